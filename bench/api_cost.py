@@ -1,0 +1,110 @@
+"""What watching costs in GitHub API requests (issue 9).
+
+    python bench/api_cost.py
+
+Prints one table and exits 0.  The real watcher (``Watcher.poll_and_steer`` through
+``GitHubForge`` over HTTP) polls the simulator on a virtual clock
+(``fullsend.testing.sim_replay``) for one hour (no watch deadline; the agent's turn outlasts the
+hour), at poll 30 s and 10 s, idle and with a burst (three authorized comments at minute 10,
+folded into one steer, then quiet).  "Counted" requests are the ones GitHub charges to the
+rate limit; "conditional" are the ``304 Not Modified`` answers to ``If-None-Match`` polls, which
+it does not (spec/ecosystem-notes.md; design.md "GitHub access").  "Unconditional" is what the
+same hour would cost if every 304 were a full answer.  Start (the watcher's own run, its jobs,
+the PR and its labels) is reported once, apart from the hour.  The last rows are the queued
+run's pre-flight: the requests it makes to decide whether a receipt lists it
+(spec/receipt-preflight-tokens.md §2.10, installation tokens resolved through GraphQL first).
+"""
+
+from __future__ import annotations
+
+import tempfile
+
+from fullsend.adapters.github import GitHubForge
+from fullsend.app.preflight import check_receipt, post_receipt
+from fullsend.core.model import Repo, parse_time
+from fullsend.core.receipt import Marker
+from fullsend.testing.fixtures import JOB_TOKEN, ROLE_TOKEN, standard_pr_scenario
+from fullsend.testing.sim_replay import ReplaySession, VirtualClock
+from fullsend.testing.sim_traces import (
+    ORIGIN, ROUTE_LAG_S, ReplayParams, TraceEvent, World, apply_event, conclude_route, facts_for, watch_config,
+)
+from fullsend.testing.simulator import GitHubSimulator
+
+HOUR_S = 3600.0
+BURST = [TraceEvent(600), TraceEvent(604, login="maintainer"), TraceEvent(608)]
+
+
+def _forge(sim: GitHubSimulator, clock: VirtualClock) -> GitHubForge:
+    return GitHubForge(Repo("org", "repo"), sim.api_url, sim.graphql_url, JOB_TOKEN, ROLE_TOKEN, clock)
+
+
+def watch_hour(poll_s: float, burst: list[TraceEvent]) -> dict[str, int]:
+    """One hour of watching; returns request counts for Start and for the hour."""
+    origin = parse_time(ORIGIN)
+    assert origin is not None
+    clock = VirtualClock(origin)
+    with GitHubSimulator(clock=clock.now) as sim, tempfile.TemporaryDirectory() as tmp:
+        fix = standard_pr_scenario(sim, created_at=ORIGIN)
+        world = World(sim, clock, _forge(sim, clock), tmp)
+        session = ReplaySession(_forge(sim, clock), clock,
+                                watch_config(clock, fix.my_run_id, ReplayParams(poll_interval_s=poll_s), deadline=False),
+                                turn_s=2 * HOUR_S)
+        session.start(0.0)
+        start = {"start_counted": sim.counted_request_count(), "start_conditional": sim.request_count(status=304)}
+        sim.reset_requests()
+        due = sorted([(e.at_s, 0, i) for i, e in enumerate(burst)] + [(e.at_s + ROUTE_LAG_S, 1, i) for i, e in enumerate(burst)])
+        fired: dict[int, int] = {}
+        for t_s, kind, i in due:  # at one instant the forge changes first, then the watcher acts
+            session.run_until_done(t_s - 1e-6)
+            clock.advance_to(t_s)
+            if kind == 0:
+                fired[i] = int(apply_event(world, burst[i], i)["id"])
+            else:
+                conclude_route(world, fired[i])
+        session.run_until_done(HOUR_S)
+        return {**start, "polls": session.polls, "steers": session.watcher.steers,
+                "counted": sim.counted_request_count(), "conditional": sim.request_count(status=304)}
+
+
+def skip_decision(listed: bool) -> dict[str, int]:
+    """The queued run's receipt check against an item with (or without) a receipt listing it."""
+    origin = parse_time(ORIGIN)
+    assert origin is not None
+    clock = VirtualClock(origin)
+    with GitHubSimulator(clock=clock.now) as sim, tempfile.TemporaryDirectory() as tmp:
+        standard_pr_scenario(sim, created_at=ORIGIN)
+        world = World(sim, clock, _forge(sim, clock), tmp)
+        queued_id = 33740015300
+        if listed:
+            post_receipt(_forge(sim, clock), facts_for(world, 1), Marker((queued_id,), "aaa111"), world.log)
+        sim.reset_requests()
+        skipped = check_receipt(_forge(sim, clock), facts_for(world, queued_id), world.log) is not None
+        assert skipped == listed
+        return {"counted": sim.counted_request_count(), "conditional": sim.request_count(status=304)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    rows = []
+    for poll_s in (30.0, 10.0):
+        for name, burst in (("idle", []), ("burst at min 10", BURST)):
+            r = watch_hour(poll_s, burst)
+            rows.append((f"watch 1 h, poll {poll_s:g} s, {name}", r["polls"], r["steers"], r["counted"],
+                         r["conditional"], r["counted"] + r["conditional"]))
+    start = watch_hour(30.0, [])
+    rows.append(("watcher Start (once per run)", 0, 0, start["start_counted"], start["start_conditional"],
+                 start["start_counted"] + start["start_conditional"]))
+    for listed in (True, False):
+        r = skip_decision(listed)
+        what = "listed: skips" if listed else "not listed: works"
+        rows.append((f"queued run decides ({what})", 0, 0, r["counted"], r["conditional"],
+                     r["counted"] + r["conditional"]))
+    head = f"{'what':<38}  {'polls':>5}  {'steers':>6}  {'counted':>7}  {'conditional (304)':>17}  {'unconditional':>13}"
+    print(head)
+    print("-" * len(head))
+    for what, polls, steers, counted, conditional, unconditional in rows:
+        print(f"{what:<38}  {polls or '-':>5}  {steers or '-':>6}  {counted:>7}  {conditional:>17}  {unconditional:>13}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

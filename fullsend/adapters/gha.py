@@ -1,0 +1,151 @@
+"""GitHub Actions runner I/O: workflow commands, ``GITHUB_OUTPUT``, ``GITHUB_STEP_SUMMARY``.
+
+spec/ecosystem-notes.md §1.5: message data escapes ``%``, ``\\r``, ``\\n``; properties also
+escape ``:`` and ``,``.  Outputs use the multi-line delimiter syntax with ``\\n`` line endings
+(implementation-notes §10).  Every secret is masked with ``::add-mask::`` before any other
+output (issue 8 "Output hygiene").
+"""
+
+from __future__ import annotations
+
+import secrets
+import sys
+import threading
+from pathlib import Path
+from typing import Iterable, Mapping, TextIO
+
+_LOCK = threading.Lock()
+
+
+def escape_data(value: str) -> str:
+    """Escape workflow-command message data (``%`` → ``%25``, CR → ``%0D``, LF → ``%0A``)."""
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(value: str) -> str:
+    """Escape a workflow-command property value (data escapes plus ``:`` and ``,``)."""
+    return escape_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+class Console:
+    """Writes log lines and workflow commands to the step log (stdout), thread-safe.
+
+    ``secrets`` registered through :meth:`mask` are also redacted from every line this console
+    writes, so a token can never reach the log even where the runner's masking would not apply
+    (e.g. under act, or a value split across lines).
+    """
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self._stream = stream or sys.stdout
+        self._secrets: list[str] = []
+
+    def mask(self, value: str) -> None:
+        """Emit ``::add-mask::`` for ``value`` (each line of it) and redact it from now on."""
+        if not value or value in self._secrets:
+            return
+        self._secrets.append(value)
+        self._secrets.sort(key=len, reverse=True)
+        for part in value.splitlines() or [value]:
+            if part.strip():
+                self._write(f"::add-mask::{part}")
+
+    def redact(self, text: str) -> str:
+        """Replace every registered secret in ``text`` with ``***``."""
+        for value in self._secrets:
+            text = text.replace(value, "***")
+        return text
+
+    def _write(self, line: str) -> None:
+        with _LOCK:
+            self._stream.write(line + "\n")
+            self._stream.flush()
+
+    def log(self, message: str) -> None:
+        """Write a plain log line (redacted)."""
+        self._write(self.redact(message))
+
+    def command(self, name: str, message: str, **props: str) -> None:
+        """Write ``::name props::message`` with escaping (``error``, ``warning``, ``notice``…)."""
+        text = escape_data(self.redact(message))
+        if props:
+            rendered = ",".join(f"{k}={escape_property(self.redact(v))}" for k, v in props.items())
+            self._write(f"::{name} {rendered}::{text}")
+        else:
+            self._write(f"::{name}::{text}")
+
+    def error(self, message: str, title: str = "") -> None:
+        self.command("error", message, **({"title": title} if title else {}))
+
+    def warning(self, message: str, title: str = "") -> None:
+        self.command("warning", message, **({"title": title} if title else {}))
+
+    def notice(self, message: str, title: str = "") -> None:
+        self.command("notice", message, **({"title": title} if title else {}))
+
+    def group(self, title: str) -> None:
+        self._write(f"::group::{escape_data(self.redact(title))}")
+
+    def endgroup(self) -> None:
+        self._write("::endgroup::")
+
+    def untrusted_block(self, lines: Iterable[str]) -> None:
+        """Print untrusted text (the agent's output) with workflow commands switched off.
+
+        Wraps the lines in ``::stop-commands::<random>`` … ``::<random>::`` so a line such as
+        ``::set-output`` or ``::add-mask::`` inside them is not processed (ecosystem §1.5).
+        """
+        token = secrets.token_hex(16)
+        with _LOCK:
+            self._stream.write(f"::stop-commands::{token}\n")
+            for line in lines:
+                self._stream.write(self.redact(line) + "\n")
+            self._stream.write(f"::{token}::\n")
+            self._stream.flush()
+
+
+class StopCommands:
+    """Context manager form of :meth:`Console.untrusted_block` for streamed agent output."""
+
+    def __init__(self, console: Console) -> None:
+        self._console = console
+        self.token = secrets.token_hex(16)
+
+    def __enter__(self) -> "StopCommands":
+        self._console._write(f"::stop-commands::{self.token}")
+        return self
+
+    def line(self, text: str) -> None:
+        self._console._write(self._console.redact(text))
+
+    def __exit__(self, *exc: object) -> None:
+        self._console._write(f"::{self.token}::")
+
+
+def write_outputs(path: str | None, outputs: Mapping[str, str]) -> None:
+    """Append outputs to ``GITHUB_OUTPUT`` with the delimiter syntax (``\\n`` endings only).
+
+    Raises ``OSError`` when the file cannot be written.  A value never contains the random
+    delimiter (it is regenerated in the astronomically unlikely case it would).
+    """
+    if not path:
+        return
+    chunks = []
+    for name, value in outputs.items():
+        delim = f"ghadelimiter_{secrets.token_hex(16)}"
+        while delim in value:
+            delim = f"ghadelimiter_{secrets.token_hex(16)}"
+        chunks.append(f"{name}<<{delim}\n{value}\n{delim}\n")
+    with open(path, "a", encoding="utf-8", newline="\n") as fh:
+        fh.write("".join(chunks))
+
+
+def write_summary(path: str | None, markdown: str, limit_bytes: int = 1_000_000) -> None:
+    """Append markdown to ``GITHUB_STEP_SUMMARY`` (capped below the runner's 1 MiB limit)."""
+    if not path:
+        return
+    data = markdown.encode("utf-8")
+    if len(data) > limit_bytes:
+        markdown = data[:limit_bytes].decode("utf-8", "ignore") + "\n\n_(summary cut at the size limit)_\n"
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a", encoding="utf-8", newline="\n") as fh:
+        fh.write(markdown)

@@ -1,0 +1,195 @@
+"""The single subprocess choke point (shared/design.md, adapters layer).
+
+Every child process the action starts goes through this module, so three rules hold in one
+place:
+
+* a process is started in a process group chosen by the caller (``process_group=0`` makes it the
+  leader of a new group in the action's session; a positive pgid joins an existing group, which is
+  how the local sandbox keeps every exec in one group, spec/runtime-transport.md §3.5);
+* a group is stopped as a whole: SIGTERM, a grace period, then SIGKILL, then verified empty
+  (BC-22: "no pid of the group left");
+* a short command always has a timeout, and on timeout it is killed, never left behind.
+
+Nothing here reads or writes the action's own environment: callers pass ``env`` explicitly.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+from pathlib import Path
+from typing import IO, Mapping, NamedTuple, Sequence
+
+from fullsend.errors import SandboxError
+
+PIPE = subprocess.PIPE
+DEVNULL = subprocess.DEVNULL
+_POLL_S = 0.02
+
+
+class ExecResult(NamedTuple):
+    """Outcome of one finished short command: decoded ``stdout``/``stderr`` and ``exit_code``."""
+
+    stdout: str
+    stderr: str
+    exit_code: int
+
+
+class CommandTimeout(SandboxError):
+    """A short command ran past its ``timeout_s`` and was killed (its output is discarded)."""
+
+
+def spawn(
+    argv: Sequence[str],
+    *,
+    env: Mapping[str, str],
+    cwd: Path | str | None = None,
+    process_group: int = 0,
+    stdin: int | IO[bytes] | None = DEVNULL,
+    stdout: int | IO[bytes] | None = PIPE,
+    stderr: int | IO[bytes] | None = PIPE,
+) -> subprocess.Popen[bytes]:
+    """Start ``argv`` with exactly ``env`` in process group ``process_group``.
+
+    ``process_group=0`` makes the child the leader of a new group (pgid == pid); a positive value
+    joins that existing group (it must live in the action's session).  Streams are binary.
+    Raises ``SandboxError`` when the program cannot be started (missing, not executable, bad cwd).
+    """
+    try:
+        return subprocess.Popen(  # noqa: S603 - argv is data, never a shell string
+            list(argv),
+            env=dict(env),
+            cwd=str(cwd) if cwd is not None else None,
+            stdin=stdin,
+            stdout=stdout,
+            stderr=stderr,
+            process_group=process_group,
+            close_fds=True,
+        )
+    except (OSError, ValueError) as exc:
+        raise SandboxError(f"could not start {Path(argv[0]).name}: {exc.strerror or exc}") from exc
+
+
+def run_command(
+    argv: Sequence[str],
+    *,
+    timeout_s: float,
+    env: Mapping[str, str],
+    cwd: Path | str | None = None,
+    input_bytes: bytes | None = None,
+    process_group: int = 0,
+) -> ExecResult:
+    """Run a short command to completion and return its ``ExecResult``.
+
+    With ``process_group=0`` the command leads its own group and the whole group is killed on
+    timeout; when it joins an existing group (a sandbox) only the command's own pid is killed, so
+    the sandbox survives.  Raises ``CommandTimeout`` after ``timeout_s`` seconds and
+    ``SandboxError`` when it cannot be started.
+    """
+    proc = spawn(
+        argv, env=env, cwd=cwd, process_group=process_group,
+        stdin=PIPE if input_bytes is not None else DEVNULL,
+    )
+    try:
+        out, err = proc.communicate(input=input_bytes, timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        if process_group == 0:
+            kill_group(proc.pid, grace_s=0.5)
+        else:
+            kill_tree(proc.pid)
+        try:
+            proc.communicate(timeout=2.0)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        raise CommandTimeout(f"{Path(argv[0]).name} did not finish within {timeout_s:g} s") from None
+    return ExecResult(_decode(out), _decode(err), proc.returncode)
+
+
+def _decode(data: bytes | None) -> str:
+    return (data or b"").decode("utf-8", errors="replace")
+
+
+def signal_group(pgid: int, sig: int) -> bool:
+    """Send ``sig`` to every process of group ``pgid``; False when the group no longer exists."""
+    if pgid <= 1:
+        raise ValueError("refusing to signal process group <= 1")
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def group_members(pgid: int) -> list[int]:
+    """Live (non-zombie) pids whose process group is ``pgid``, read from ``/proc``.
+
+    A zombie has already ended and holds nothing, so it does not count as left behind.
+    """
+    members: list[int] = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # Fields after the parenthesised command: state, ppid, pgrp, ...
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if len(fields) >= 3 and fields[0] != "Z" and int(fields[2]) == pgid:
+            members.append(int(entry.name))
+    return members
+
+
+def kill_tree(pid: int) -> None:
+    """SIGKILL ``pid`` and every descendant (found through ``/proc``), leaves first."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if len(fields) >= 2:
+            children.setdefault(int(fields[1]), []).append(int(entry.name))
+    order, stack = [], [pid]
+    while stack:
+        current = stack.pop()
+        order.append(current)
+        stack.extend(children.get(current, []))
+    for victim in reversed(order):
+        try:
+            os.kill(victim, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def kill_group(pgid: int, grace_s: float) -> bool:
+    """Stop a whole process group: SIGTERM, wait up to ``grace_s``, then SIGKILL.
+
+    Returns True once no live member is left (verified through ``/proc``), False if members
+    survive a further second after SIGKILL (for example an uninterruptible sleep).
+    """
+    if not signal_group(pgid, signal.SIGTERM):
+        return True
+    if _wait_group_empty(pgid, grace_s):
+        return True
+    signal_group(pgid, signal.SIGKILL)
+    return _wait_group_empty(pgid, 1.0)
+
+
+def _wait_group_empty(pgid: int, limit_s: float) -> bool:
+    waiter = threading.Event()
+    remaining = limit_s
+    while True:
+        if not group_members(pgid):
+            return True
+        if remaining <= 0:
+            return False
+        waiter.wait(_POLL_S)
+        remaining -= _POLL_S

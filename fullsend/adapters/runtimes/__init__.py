@@ -1,0 +1,19 @@
+"""Agent runtimes: a registry ``name -> runtime class`` (design.md, adapters/runtimes).
+
+Each class implements ``fullsend.ports.Runtime`` (and ``Steerer``).  The shared live feed is
+``feed.SteerFeed``; the live-run driver is ``live.LiveRuntime``.
+"""
+
+from __future__ import annotations
+
+from fullsend.adapters.runtimes.claude import ClaudeRuntime
+from fullsend.adapters.runtimes.codex import CodexRuntime
+from fullsend.adapters.runtimes.pi import PiRuntime
+
+RUNTIMES: dict[str, type] = {
+    "claude": ClaudeRuntime,
+    "pi": PiRuntime,
+    "codex": CodexRuntime,
+}
+
+__all__ = ["RUNTIMES", "ClaudeRuntime", "CodexRuntime", "PiRuntime"]

@@ -1,0 +1,119 @@
+"""Normalised agent events and the NDJSON line reader (spec/runtime-transport.md §1).
+
+Every runtime parser turns its CLI's stdout into these events; the live-run driver reacts to
+them.  ``iter_json_lines`` is the one stdout reader: it splits on ``b"\\n"`` only (never on
+U+2028/U+2029, which ``str.splitlines`` would), strips a trailing ``\\r``, skips lines longer
+than 1 MiB (``streamBufSize``) and skips lines that are not a JSON object.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import IO, Any, Iterator, Union
+
+STREAM_LINE_MAX_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class UserReplayEvent:
+    """The runtime consumed a line from its input (Claude: ``content``; pi: rpc ``id``)."""
+
+    at: datetime
+    id: str = ""
+    content: str = ""
+    rejected: bool = False
+
+
+@dataclass(frozen=True)
+class ResultEvent:
+    """A turn end.  Token fields are as the CLI reported them (per turn for Claude)."""
+
+    num_turns: int = 0
+    total_cost_usd: float = 0.0
+    is_error: bool = False
+    error_message: str = ""
+    subtype: str = ""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class TokensEvent:
+    """A throttled, cumulative token snapshot taken mid-stream."""
+
+    input: int = 0
+    output: int = 0
+    reasoning: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+
+
+@dataclass(frozen=True)
+class InitEvent:
+    """Session start: the model, CLI version and session (or thread) id."""
+
+    model: str = ""
+    version: str = ""
+    session_id: str = ""
+
+
+@dataclass(frozen=True)
+class TextEvent:
+    """A line of agent output worth showing (assistant text, a tool call)."""
+
+    text: str
+
+
+AgentEvent = Union[UserReplayEvent, ResultEvent, TokensEvent, InitEvent, TextEvent]
+
+
+def iter_json_lines(stream: IO[bytes], max_line_bytes: int = STREAM_LINE_MAX_BYTES) -> Iterator[dict[str, Any]]:
+    """Yield each JSON object line of a binary ``stream`` until EOF (see module docstring)."""
+    skipping = False
+    while True:
+        raw = stream.readline(max_line_bytes + 1)
+        if not raw:
+            return
+        complete = raw.endswith(b"\n")
+        if skipping:
+            skipping = not complete
+            continue
+        if not complete and len(raw) > max_line_bytes:
+            skipping = True
+            continue
+        obj = _decode_line(raw)
+        if obj is not None:
+            yield obj
+
+
+def _decode_line(raw: bytes) -> dict[str, Any] | None:
+    line = raw.rstrip(b"\n")
+    if line.endswith(b"\r"):
+        line = line[:-1]
+    if not line.strip():
+        return None
+    try:
+        obj = json.loads(line.decode("utf-8", errors="replace"))
+    except ValueError:
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
+def as_int(value: object) -> int:
+    """A JSON integer (not bool) or 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def as_float(value: object) -> float:
+    """A JSON number (not bool) or 0.0."""
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+
+
+def as_str(value: object) -> str:
+    """A JSON string or ""."""
+    return value if isinstance(value, str) else ""

@@ -1,0 +1,280 @@
+"""The live feed shared by Claude Code and pi: mailbox, feeder, acks (runtime-transport §3).
+
+A steer is one line appended to a mailbox file that a feeder tails into the agent's stdin; it is
+delivered only when the runtime echoes that very line, matched by its key (Claude: the text; pi:
+the rpc id), never by counting.  ``SteerFeed`` is the per-run state machine of §3.3; the sandbox
+commands of §3.2 are built here as data (``seed_command``, ``append_command``,
+``stop_feeder_command``) and run through an ``exec`` callable, so tests can record them.
+
+Lock order (§8): the caller's sandbox lock (outer) → ``SteerFeed._mu`` (inner).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import unicodedata
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Callable, Generic, Protocol, Sequence, TypeVar
+
+from fullsend.core.model import SteerMessage, SteerResult, format_time, parse_time
+from fullsend.errors import DuplicateSteer, FullsendError, SandboxError, SteerAfterSettle
+
+MAILBOX_NAME = "steer-inbox.ndjson"
+FEEDER_PID_NAME = "steer-feeder.pid"
+STEER_EXEC_TIMEOUT_S = 15.0
+DEFAULT_AGENT_PROMPT = "Run the agent task"
+# (WIRE) the envelope's opening line; the agent definitions match on it (§5).
+STEER_ENVELOPE_OPENING_LINE = "Runner update: your task inputs changed after this run started."
+
+ExecFn = Callable[[str, float], Sequence[object]]
+"""Runs a shell command in the sandbox: ``(command, timeout_s) -> (stdout, stderr, exit_code)``."""
+
+
+class Now(Protocol):
+    """The part of ``fullsend.ports.Clock`` the feed needs."""
+
+    def now(self) -> datetime: ...
+
+
+def shell_quote(s: str) -> str:
+    """Single-quote ``s`` for ``sh``: ``'`` + s with each ``'`` as ``'\\''`` + ``'`` (§3.1)."""
+    return "'" + s.replace("'", "'\\''") + "'"
+
+
+def seed_command(line: str, mailbox: str) -> str:
+    """Truncate the mailbox and write the opening line (§3.2, must run before the launch)."""
+    return f"printf '%s\\n' {shell_quote(line)} > {shell_quote(mailbox)}"
+
+
+def append_command(line: str, mailbox: str) -> str:
+    """Append one steer line to the mailbox (§3.2; never an upload, never a rewrite)."""
+    return f"printf '%s\\n' {shell_quote(line)} >> {shell_quote(mailbox)}"
+
+
+def stop_feeder_command(pid_path: str) -> str:
+    """Terminate the feeder whose pid the launch wrote to ``pid_path`` (§3.2)."""
+    return f'kill "$(cat {shell_quote(pid_path)})"'
+
+
+def sanitize_output(text: str) -> str:
+    """Make foreign text (stderr, error messages) safe to embed in one log line.
+
+    Control and format characters (Unicode Cc/Cf, U+2028/U+2029) become spaces; the result is
+    stripped.  Used for every error text shown to a person (§10).
+    """
+    out = [
+        " " if unicodedata.category(ch) in ("Cc", "Cf") or ch in "\u2028\u2029" else ch for ch in text
+    ]
+    return " ".join("".join(out).split())
+
+
+def steer_echo_time(raw: str, clock: Now) -> datetime:
+    """Parse an echo's RFC 3339 stamp; empty or unparsable gives ``clock.now()`` (§3.3).
+
+    Never the zero time, because ``delivered_at`` is compared against the run start.
+    """
+    parsed = parse_time(raw)
+    return parsed if parsed is not None else clock.now()
+
+
+def default_render(msg: SteerMessage) -> str:
+    """Minimal envelope: the WIRE opening line, a blank line, then the text verbatim (§5).
+
+    A stand-in until the runtime is given ``fullsend.core.envelope.render_envelope``.
+    """
+    return f"{STEER_ENVELOPE_OPENING_LINE}\n\n{msg.text}"
+
+
+def steer_result_json(result: SteerResult) -> str:
+    """``RunMetrics.Steers`` entry: ``{"follow_up_run_id":…,"delivered_at":"…Z","mode":…}`` (§1)."""
+    return json.dumps(
+        {"follow_up_run_id": result.follow_up_run_id, "delivered_at": format_time(result.delivered_at),
+         "mode": result.mode},
+        separators=(",", ":"),
+    )
+
+
+def _run_exec(exec_fn: ExecFn, command: str, what: str) -> None:
+    """Run ``command``; raise ``SandboxError("<what>: <err>")`` on exec error or non-zero exit."""
+    try:
+        _, stderr, code = exec_fn(command, STEER_EXEC_TIMEOUT_S)
+    except FullsendError as exc:
+        raise SandboxError(f"{what}: {sanitize_output(str(exc))}") from exc
+    except OSError as exc:
+        raise SandboxError(f"{what}: {sanitize_output(str(exc))}") from exc
+    if code != 0:
+        raise SandboxError(f"{what}: exit {code}: {sanitize_output(str(stderr))}")
+
+
+@dataclass
+class _Entry:
+    key: str
+    msg: SteerMessage | None
+    is_steer: bool
+    acked: bool = False
+
+
+class SteerFeed:
+    """Per-run live-feed state (runtime-transport §3.3), one mutex for every decision.
+
+    ``exec_fn`` runs the seed/append/kill commands in the sandbox; ``stop_feeder_fn`` replaces the
+    kill exec when the feeder is not a process with a pid file; ``warn`` receives warnings.
+    """
+
+    def __init__(
+        self,
+        exec_fn: ExecFn,
+        mailbox: str,
+        pid_path: str,
+        clock: Now,
+        warn: Callable[[str], None] | None = None,
+        stop_feeder_fn: Callable[[], None] | None = None,
+    ) -> None:
+        self._exec, self.mailbox, self.pid_path, self._clock = exec_fn, mailbox, pid_path, clock
+        self._warn = warn or _warn_stderr
+        self._stop_feeder_fn = stop_feeder_fn
+        self._mu = threading.Lock()
+        self._outstanding: list[_Entry] = []
+        self._in_turn = False
+        self._settled = False
+        self._closing = False
+        self._results: list[SteerResult] = []
+
+    def seed(self, line: str, key: str) -> None:
+        """Write the opening line (truncating); on success it becomes an outstanding non-steer."""
+        _run_exec(self._exec, seed_command(line, self.mailbox), "seeding the steer mailbox")
+        with self._mu:
+            self._outstanding.append(_Entry(key, None, is_steer=False))
+
+    def append_line(self, msg: SteerMessage, line: str, key: str) -> None:
+        """Append one steer (§3.3); raises ``SteerAfterSettle``, ``DuplicateSteer`` or ``SandboxError``.
+
+        The exec runs while holding the feed mutex so a concurrent settle cannot decide "nothing
+        pending" against a line in flight; only a definite success records the entry.
+        """
+        with self._mu:
+            if self._settled or self._closing:
+                raise SteerAfterSettle("the session began settling before this steer arrived; it was not written")
+            if any(not e.acked and e.key == key for e in self._outstanding):
+                raise DuplicateSteer(
+                    "an identical steer is still waiting for the agent's acknowledgement; not written twice"
+                )
+            _run_exec(self._exec, append_command(line, self.mailbox), "writing steer to the mailbox")
+            self._outstanding.append(_Entry(key, msg, is_steer=True))
+
+    def _match_locked(self, id: str, content: str) -> _Entry | None:
+        for entry in self._outstanding:
+            if entry.acked or not entry.key:
+                continue
+            if (id and entry.key == id) or (content and entry.key == content):
+                return entry
+        return None
+
+    def note_echo(self, at: datetime, id: str = "", content: str = "") -> bool:
+        """An echo of a consumed line; returns True when the feeder must now be stopped.
+
+        An echo that matches no un-acked entry is ignored entirely (the agent can write the
+        mailbox; BC-22).  A matching steer records ``SteerResult(mode="live", delivered_at=at)``.
+        """
+        with self._mu:
+            entry = self._match_locked(id, content)
+            if entry is None:
+                return False
+            entry.acked, self._in_turn = True, True
+            if entry.is_steer and entry.msg is not None:
+                self._results.append(SteerResult(entry.msg.follow_up_run_id, at, "live"))
+            return self._mark_closing_locked()
+
+    def note_nack(self, id: str) -> bool:
+        """pi refused a prompt: retire the matching entry without a result (§3.3)."""
+        with self._mu:
+            entry = self._match_locked(id, "")
+            if entry is None:
+                return False
+            entry.acked = True
+            return self._mark_closing_locked()
+
+    def note_turn_end(self) -> bool:
+        """A turn ended; returns True when the feeder must now be stopped."""
+        with self._mu:
+            self._in_turn = False
+            return self._mark_closing_locked()
+
+    def settle(self) -> bool:
+        """No more steers will come; returns True when the feeder must now be stopped."""
+        with self._mu:
+            self._settled = True
+            return self._mark_closing_locked()
+
+    def mark_terminal(self) -> None:
+        """Poison the feed at run exit (before unregistering): later appends are refused."""
+        with self._mu:
+            self._settled = True
+
+    def _mark_closing_locked(self) -> bool:
+        if self._closing or not self._settled or self._in_turn:
+            return False
+        if any(not e.acked for e in self._outstanding):
+            return False
+        self._closing = True
+        return True
+
+    def stop_feeder(self) -> None:
+        """Stop the feeder, which closes the agent's stdin; raises ``SandboxError`` on failure."""
+        if self._stop_feeder_fn is not None:
+            self._stop_feeder_fn()
+            return
+        _run_exec(self._exec, stop_feeder_command(self.pid_path), "stopping the steer feeder")
+
+    def close_if(self, should_close: bool) -> None:
+        """Stop the feeder when ``should_close``; a failure is only a warning (§3.3)."""
+        if not should_close:
+            return
+        try:
+            self.stop_feeder()
+        except FullsendError as exc:
+            self._warn(f"The steer feeder could not be stopped, so the run will end at its timeout: {exc}")
+
+    def steer_results(self) -> list[SteerResult]:
+        """A copy of the acknowledged steers, in ack order."""
+        with self._mu:
+            return list(self._results)
+
+    def pending_count(self) -> int:
+        """How many written lines still await their echo (for logs and tests)."""
+        with self._mu:
+            return sum(1 for e in self._outstanding if not e.acked)
+
+
+def _warn_stderr(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+T = TypeVar("T")
+
+
+class SessionRegistry(Generic[T]):
+    """Thread-safe ``sandbox name -> session`` map (the run registry of §1)."""
+
+    def __init__(self) -> None:
+        self._mu = threading.Lock()
+        self._items: dict[str, T] = {}
+
+    def register(self, name: str, item: T) -> None:
+        """Register ``item`` under ``name`` (replacing any previous one)."""
+        with self._mu:
+            self._items[name] = item
+
+    def lookup(self, name: str) -> T | None:
+        """The session registered under ``name``, or None."""
+        with self._mu:
+            return self._items.get(name)
+
+    def unregister(self, name: str, item: T) -> None:
+        """Remove ``name`` only if it still maps to ``item``."""
+        with self._mu:
+            if self._items.get(name) is item:
+                del self._items[name]

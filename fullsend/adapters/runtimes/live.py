@@ -1,0 +1,354 @@
+"""The live-runtime driver shared by Claude Code and pi (runtime-transport §3.4, §6 "Live").
+
+``LiveRuntime`` implements ``fullsend.ports.Runtime`` given a ``LiveDialect`` (argv, input
+lines and keys, stdout parser, metrics).  One ``run`` is: create the sandbox, seed the mailbox
+with the opening line, register the feed, launch the agent with its stdin fed from the mailbox,
+react to each parsed event, and on exit copy the acknowledged steers, poison the feed and only
+then unregister it.  The steer text reaches the agent only through the mailbox, never its argv.
+
+Registries are per runtime instance: the app must call ``steer``/``settle``/``cancel`` on the
+instance that runs the agent.  The caller holds the sandbox lock across ``steer`` and
+``settle`` (§8).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable, Protocol
+
+from fullsend.adapters.runtimes.events import (
+    AgentEvent,
+    InitEvent,
+    ResultEvent,
+    TextEvent,
+    TokensEvent,
+    UserReplayEvent,
+    iter_json_lines,
+)
+from fullsend.adapters.runtimes.feed import (
+    FEEDER_PID_NAME,
+    MAILBOX_NAME,
+    Now,
+    SessionRegistry,
+    SteerFeed,
+    _warn_stderr,
+    default_render,
+    sanitize_output,
+)
+from fullsend.adapters.sandbox.local import env_with_sandbox_flag, local_sandbox_factory
+from fullsend.core.model import SteerMessage
+from fullsend.errors import FullsendError, NoSteerSession, SandboxError
+from fullsend.ports import AgentParams, AgentRunResult
+
+CANCEL_GRACE_S = 2.0  # SIGTERM → SIGKILL on cancel (the whole cancel must fit in 7 s)
+EXIT_GRACE_S = 2.0  # after the agent exits, how long its output may still drain
+_ERROR_TEXT_MAX = 500
+
+
+class StreamParser(Protocol):
+    """Turns one stdout JSON object into events; ``finish`` gives the events owed at EOF."""
+
+    def parse(self, obj: dict[str, Any]) -> list[AgentEvent]: ...
+
+    def finish(self) -> list[AgentEvent]: ...
+
+
+class Aggregator(Protocol):
+    """Folds turn results and token snapshots into run metrics."""
+
+    turns: int
+    cost_usd: float
+    input_tokens: int
+    output_tokens: int
+
+    def add_result(self, r: ResultEvent) -> None: ...
+
+    def add_tokens(self, t: TokensEvent) -> None: ...
+
+
+class LiveDialect(Protocol):
+    """What differs between the live runtimes (Claude: content keys; pi: rpc-id keys)."""
+
+    name: str
+    config_dir_name: str
+
+    def argv(self, params: AgentParams, cfg_dir: Path) -> list[str]:
+        """The agent argv (no prompt text); ``cfg_dir`` is the runtime's config dir in the sandbox."""
+        ...
+
+    def script(self, params: AgentParams) -> str:
+        """The pinned OpenShell launch script (``runtimes.commands``; feeder spliced in, no prompt)."""
+        ...
+
+    def opening(self, params: AgentParams) -> tuple[str, str]:
+        """(mailbox line, key) of the opening prompt."""
+        ...
+
+    def steer_line(self, envelope: str) -> tuple[str, str]:
+        """(mailbox line, key) of one steer."""
+        ...
+
+    def new_parser(self, clock: Now) -> StreamParser: ...
+
+    def new_aggregator(self) -> Aggregator: ...
+
+
+@dataclass
+class _ActiveRun:
+    sandbox: Any
+    feed: SteerFeed
+    done: threading.Event = field(default_factory=threading.Event)
+    timed_out: bool = False
+    cancelled: bool = False
+    last_result: ResultEvent | None = None
+    session_id: str = ""
+
+
+SandboxFactory = Callable[[str], Any]
+
+
+class LiveRuntime:
+    """A live runtime (``fullsend.ports.Runtime`` and ``Steerer``) driving one ``LiveDialect``.
+
+    ``sandbox_factory(name)`` creates a ready sandbox (default: ``LocalSandbox`` under
+    ``sandbox_root_parent``); ``render(msg) -> str`` builds the envelope text; ``warn`` receives
+    warnings; ``clock`` gives ``now()`` (default ``SystemClock``).
+    """
+
+    def __init__(
+        self,
+        dialect: LiveDialect,
+        sandbox_root_parent: Path | None = None,
+        clock: Now | None = None,
+        render: Callable[[SteerMessage], str] | None = None,
+        warn: Callable[[str], None] | None = None,
+        sandbox_factory: SandboxFactory | None = None,
+    ) -> None:
+        from fullsend.adapters.clock import SystemClock
+
+        self.dialect = dialect
+        self.name = dialect.name
+        self._clock: Now = clock or SystemClock()
+        self._render = render or default_render
+        self._warn = warn or _warn_stderr
+        self._sandbox_factory = sandbox_factory or local_sandbox_factory(sandbox_root_parent)
+        self._feeds: SessionRegistry[SteerFeed] = SessionRegistry()
+        self._runs: SessionRegistry[_ActiveRun] = SessionRegistry()
+
+    # -- Steerer -----------------------------------------------------------------------------
+
+    def steer(self, sandbox_name: str, msg: SteerMessage) -> None:
+        """Append one steer line (§3.4); accepted, not delivered.
+
+        Raises ``NoSteerSession`` (retry later), ``SteerAfterSettle``, ``DuplicateSteer`` or
+        ``SandboxError`` (the write failed; nothing recorded).
+        """
+        feed = self._feeds.lookup(sandbox_name)
+        if feed is None:
+            raise NoSteerSession(f"no steerable {self.name} run is registered for sandbox {sandbox_name!r}")
+        line, key = self.dialect.steer_line(self._render(msg))
+        feed.append_line(msg, line, key)
+
+    def settle(self, sandbox_name: str) -> None:
+        """No more steers; stops the feeder now if nothing is pending.  Unknown sandbox: no-op.
+
+        Raises ``SandboxError`` when the feeder kill fails (the stream path only warns).
+        """
+        feed = self._feeds.lookup(sandbox_name)
+        if feed is not None and feed.settle():
+            feed.stop_feeder()
+
+    def steer_decline_reason(self, params: AgentParams) -> str | None:
+        """Live runtimes steer every run unless a dialect says otherwise."""
+        decline = getattr(self.dialect, "steer_decline_reason", None)
+        return decline(params) if decline else None
+
+    def cancel(self, sandbox_name: str) -> None:
+        """Stop the whole sandbox (every process of the group) at once; unknown name: no-op."""
+        active = self._runs.lookup(sandbox_name)
+        if active is not None:
+            active.cancelled = True
+            self._stop_quietly(active)
+
+    # -- Run ---------------------------------------------------------------------------------
+
+    def run(
+        self,
+        params: AgentParams,
+        on_turn_end: Callable[[datetime], None],
+        on_output: Callable[[str], None] | None = None,
+    ) -> AgentRunResult:
+        """Run one agent iteration to its end (§3.4) and return its ``AgentRunResult``.
+
+        Never raises for agent or sandbox failures: ``exit_code`` is -1 when the agent could
+        not start, ``timed_out``/``cancelled`` tell why a run was cut short.
+        """
+        try:
+            sandbox = self._sandbox_factory(params.sandbox_name)
+        except FullsendError as exc:
+            return AgentRunResult(exit_code=-1, is_error=True, error=sanitize_output(str(exc)))
+        try:
+            return self._run_in(sandbox, params, on_turn_end, on_output or (lambda _line: None))
+        finally:
+            try:
+                sandbox.delete()
+            except FullsendError as exc:
+                self._warn(f"The sandbox could not be cleaned up: {exc}")
+
+    def _run_in(
+        self, sandbox: Any, params: AgentParams,
+        on_turn_end: Callable[[datetime], None], on_output: Callable[[str], None],
+    ) -> AgentRunResult:
+        cfg = Path(sandbox.root) / self.dialect.config_dir_name
+        try:
+            sandbox.make_dir(cfg)
+        except FullsendError as exc:
+            return AgentRunResult(exit_code=-1, is_error=True, error=sanitize_output(str(exc)))
+        mailbox, pid_file = cfg / MAILBOX_NAME, cfg / FEEDER_PID_NAME
+        feed = SteerFeed(sandbox.exec, str(mailbox), str(pid_file), self._clock, self._warn)
+        try:
+            feed.seed(*self.dialect.opening(params))
+        except SandboxError as exc:
+            return AgentRunResult(exit_code=-1, is_error=True, error=str(exc))
+        if not params.steerable:
+            feed.settle()  # the feed closes after the opening turn
+        active = _ActiveRun(sandbox, feed)
+        self._runs.register(params.sandbox_name, active)
+        if params.steerable:
+            self._feeds.register(params.sandbox_name, feed)
+        try:
+            return self._launch_and_pump(active, params, mailbox, pid_file, on_turn_end, on_output)
+        finally:
+            active.done.set()
+            feed.mark_terminal()  # poison BEFORE unregister (§8.5)
+            self._feeds.unregister(params.sandbox_name, feed)
+            self._runs.unregister(params.sandbox_name, active)
+
+    def _launch_and_pump(
+        self, active: _ActiveRun, params: AgentParams, mailbox: Path, pid_file: Path,
+        on_turn_end: Callable[[datetime], None], on_output: Callable[[str], None],
+    ) -> AgentRunResult:
+        try:
+            process = self._launch(active.sandbox, params, mailbox, pid_file)
+        except FullsendError as exc:
+            return AgentRunResult(exit_code=-1, is_error=True, error=sanitize_output(str(exc)))
+        pumped = threading.Event()
+        threading.Thread(
+            target=self._supervise, args=(active, process, params.timeout_s, pumped),
+            name=f"supervise-{params.sandbox_name}", daemon=True,
+        ).start()
+        aggregator = self.dialect.new_aggregator()
+        self._pump(active, process.stdout, aggregator, on_turn_end, on_output)
+        pumped.set()
+        exit_code = self._wait_exit(active, process)
+        return self._result(active, process, exit_code, aggregator)
+
+    def _launch(self, sandbox: Any, params: AgentParams, mailbox: Path, pid_file: Path) -> Any:
+        """openshell: the dialect's pinned script (feeder inside it); local: argv with a feeder."""
+        env = env_with_sandbox_flag(params.env)
+        if getattr(sandbox, "kind", "local") == "openshell":
+            return sandbox.launch_pinned(self.dialect.script(params), env)
+        return sandbox.launch(self.dialect.argv(params, mailbox.parent), env, params.workdir,
+                              mailbox=mailbox, feeder_pid_file=pid_file)
+
+    def _pump(
+        self, active: _ActiveRun, stdout: Any, aggregator: Aggregator,
+        on_turn_end: Callable[[datetime], None], on_output: Callable[[str], None],
+    ) -> None:
+        parser = self.dialect.new_parser(self._clock)
+        for obj in iter_json_lines(stdout):
+            for event in parser.parse(obj):
+                self._handle(active, event, aggregator, on_turn_end, on_output)
+        for event in parser.finish():
+            self._handle(active, event, aggregator, on_turn_end, on_output)
+
+    def _handle(
+        self, active: _ActiveRun, event: AgentEvent, aggregator: Aggregator,
+        on_turn_end: Callable[[datetime], None], on_output: Callable[[str], None],
+    ) -> None:
+        feed = active.feed
+        if isinstance(event, UserReplayEvent):
+            if event.rejected:
+                feed.close_if(feed.note_nack(event.id))
+            else:
+                feed.close_if(feed.note_echo(event.at, event.id, event.content))
+        elif isinstance(event, ResultEvent):
+            aggregator.add_result(event)
+            active.last_result = event
+            self._callback(on_turn_end, self._clock.now())
+            feed.close_if(feed.note_turn_end())
+        elif isinstance(event, TokensEvent):
+            aggregator.add_tokens(event)
+        elif isinstance(event, InitEvent):
+            active.session_id = active.session_id or event.session_id
+        elif isinstance(event, TextEvent):
+            self._callback(on_output, event.text)
+
+    def _callback(self, fn: Callable[[Any], None], arg: Any) -> None:
+        try:
+            fn(arg)
+        except Exception as exc:  # noqa: BLE001 - a caller's bug must not kill the stream reader
+            self._warn(f"A run callback failed: {type(exc).__name__}: {exc}")
+
+    def _supervise(self, active: _ActiveRun, process: Any, timeout_s: float, pumped: threading.Event) -> None:
+        """Kill the group at the timeout, or when output does not drain after the agent exits."""
+        try:
+            process.wait(timeout_s=timeout_s)
+        except subprocess.TimeoutExpired:
+            if not active.done.is_set():
+                active.timed_out = True
+                self._stop_quietly(active)
+            return
+        if not pumped.wait(EXIT_GRACE_S):
+            self._stop_quietly(active)  # a leftover child still holds the agent's stdout open
+
+    def _wait_exit(self, active: _ActiveRun, process: Any) -> int:
+        try:
+            return process.wait(timeout_s=EXIT_GRACE_S)
+        except subprocess.TimeoutExpired:
+            self._stop_quietly(active)
+            return process.wait(timeout_s=EXIT_GRACE_S + CANCEL_GRACE_S)
+
+    def _stop_quietly(self, active: _ActiveRun) -> None:
+        try:
+            active.sandbox.stop(timeout_s=CANCEL_GRACE_S + 1.5)
+        except FullsendError as exc:
+            self._warn(f"Stopping the sandbox failed: {exc}")
+
+    def _result(self, active: _ActiveRun, process: Any, exit_code: int, agg: Aggregator) -> AgentRunResult:
+        last = active.last_result
+        is_error = (
+            active.timed_out or active.cancelled or exit_code != 0 or last is None or last.is_error
+        )
+        return AgentRunResult(
+            exit_code=exit_code,
+            turns=agg.turns,
+            steers=active.feed.steer_results(),
+            is_error=is_error,
+            error=self._error_text(active, process, exit_code) if is_error else "",
+            timed_out=active.timed_out,
+            cancelled=active.cancelled,
+            input_tokens=agg.input_tokens,
+            output_tokens=agg.output_tokens,
+            total_cost_usd=agg.cost_usd,
+        )
+
+    def _error_text(self, active: _ActiveRun, process: Any, exit_code: int) -> str:
+        if active.cancelled:
+            return "the run was cancelled and the agent stopped"
+        if active.timed_out:
+            return "the agent did not finish within its timeout and was stopped"
+        if exit_code != 0:
+            tail = sanitize_output(process.stderr_tail())[-_ERROR_TEXT_MAX:]
+            return f"the agent exited with code {exit_code}" + (f": {tail}" if tail else "")
+        last = active.last_result
+        if last is None:
+            return "the agent exited without finishing a turn"
+        return sanitize_output(last.error_message or last.subtype or "the agent reported an error")[
+            :_ERROR_TEXT_MAX
+        ]
+

@@ -1,0 +1,41 @@
+"""Sandboxes the agent runs in: ``local`` (default, runtime-transport §3.5) and ``openshell``.
+
+``sandbox_factory(kind, …)`` gives the ``name -> Sandbox`` callable a runtime takes as its
+``sandbox_factory``.  With ``openshell`` the runtimes launch the agent through the pinned scripts
+of ``fullsend.adapters.runtimes.commands`` (they branch on ``sandbox.kind``); with ``local`` they
+launch argv lists in the sandbox's process group.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+SANDBOX_KINDS = ("local", "openshell")
+
+
+def sandbox_factory(
+    kind: str,
+    root_parent: Path | None = None,
+    openshell_cli: str = "openshell",
+    image: str = "",
+    providers: Sequence[str] = (),
+    environ: Mapping[str, str] | None = None,
+) -> Callable[[str], Any]:
+    """``name -> sandbox`` for ``kind`` (``local``: under ``root_parent``, with the env test hook of
+    ``local.local_sandbox_factory``; ``openshell``: ``sandbox create`` through ``openshell_cli``).
+
+    Raises ``ValueError`` for an unknown kind (the settings validate the input before this).
+    """
+    if kind == "local":
+        from fullsend.adapters.sandbox.local import local_sandbox_factory
+
+        return local_sandbox_factory(root_parent, environ)
+    if kind == "openshell":
+        from fullsend.adapters.sandbox.openshell import OpenShellSandbox
+
+        return lambda name: OpenShellSandbox(name, cli=openshell_cli or "openshell", image=image, providers=providers)
+    raise ValueError(f"unknown sandbox kind {kind!r} (known: {', '.join(SANDBOX_KINDS)})")
+
+
+__all__ = ["SANDBOX_KINDS", "sandbox_factory"]

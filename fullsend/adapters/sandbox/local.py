@@ -1,0 +1,286 @@
+"""The ``local`` sandbox: the agent as a child process group of the action (runtime-transport §3.5).
+
+One sandbox is one process group.  ``create`` makes a fresh private root (``tempfile.mkdtemp``)
+and starts the group's leader (a sleeping placeholder that keeps the group alive); every exec,
+the feeder and the agent join that group.  ``stop`` ends the whole group (SIGTERM, then SIGKILL,
+then verified empty: BC-22), ``start`` starts a new leader with the same root (disk kept), and
+``phase`` is ``Ready`` while the leader lives, else ``Stopped``.  A test hook
+(``force_error_after_start``) makes the sandbox land in ``Error`` like NVIDIA/OpenShell#3308
+(BC-21): in ``Error`` stop, start and exec are refused.
+
+Test hook from the environment (for end-to-end tests that run the whole action as a
+subprocess): ``local_sandbox_factory`` arms ``force_error_after_start`` on every sandbox it makes
+when the action's environment holds BOTH ``FULLSEND_TEST_HOOKS=1`` (test mode) and
+``FULLSEND_TEST_SANDBOX_ERROR_AFTER_START=1``.  Either one alone does nothing, so a stray
+variable in a real workflow cannot break runs.  It is not part of the action's interface.
+
+Mapping of the OpenShell operations: ``sandbox exec`` = ``sh -c <command>`` in the group;
+``sandbox upload`` = a file copy under the root; the feeder is ``tail -n +1 -f <mailbox>`` in the
+group, its pid written to the feeder pid file, its stdout piped into the agent's stdin.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import IO, Callable, Mapping, Sequence
+
+from fullsend.adapters import proc
+from fullsend.errors import SandboxError
+
+PHASE_READY = "Ready"
+PHASE_STOPPED = "Stopped"
+PHASE_ERROR = "Error"
+EXEC_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C"}
+TEST_HOOKS_ENV = "FULLSEND_TEST_HOOKS"
+ERROR_AFTER_START_ENV = "FULLSEND_TEST_SANDBOX_ERROR_AFTER_START"
+_STDERR_KEEP_BYTES = 8192
+
+
+class LocalProcess:
+    """A process launched in a local sandbox (``fullsend.ports.SandboxProcess``).
+
+    ``stdout`` is the agent's binary stdout; stderr is drained by a thread and its last 8 KiB are
+    kept for error messages (``stderr_tail``).
+    """
+
+    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
+        self._popen = popen
+        self.pid = popen.pid
+        self.stdout: IO[bytes] = popen.stdout  # type: ignore[assignment]
+        self._stderr = bytearray()
+        self._drain = threading.Thread(target=self._drain_stderr, name=f"stderr-{popen.pid}", daemon=True)
+        self._drain.start()
+
+    def _drain_stderr(self) -> None:
+        stream = self._popen.stderr
+        if stream is None:
+            return
+        for chunk in iter(lambda: stream.read1(4096), b""):
+            self._stderr += chunk
+            del self._stderr[:-_STDERR_KEEP_BYTES]
+
+    def stderr_tail(self) -> str:
+        """The last ≤ 8 KiB the process wrote to stderr, decoded leniently."""
+        self._drain.join(timeout=1.0)
+        return bytes(self._stderr).decode("utf-8", errors="replace")
+
+    def wait(self, timeout_s: float | None = None) -> int:
+        """Wait for the exit code; raises ``subprocess.TimeoutExpired`` after ``timeout_s``."""
+        return self._popen.wait(timeout=timeout_s)
+
+    def poll(self) -> int | None:
+        """The exit code, or None while running."""
+        return self._popen.poll()
+
+
+class LocalSandbox:
+    """``sandbox: local`` (implements ``fullsend.ports.Sandbox``).
+
+    ``root`` is a fresh private directory under ``root_parent`` (default: the system temp dir,
+    never ``RUNNER_TEMP``).  Methods raise ``SandboxError``.
+    """
+
+    kind = "local"
+
+    def __init__(self, name: str, root_parent: Path | None = None, tail_path: str | None = None) -> None:
+        self.name = name
+        self.root = Path(tempfile.mkdtemp(prefix="fullsend-sandbox-", dir=root_parent))
+        self._tail = tail_path or shutil.which("tail", path=EXEC_ENV["PATH"]) or "tail"
+        self._lock = threading.Lock()
+        self._leader: subprocess.Popen[bytes] | None = None
+        self._children: list[subprocess.Popen[bytes]] = []
+        self._error_delay_s: float | None = None
+        self._error_at: float | None = None
+        self._start_leader()
+
+    # -- lifecycle --------------------------------------------------------------------------
+
+    @property
+    def pgid(self) -> int:
+        """The process group id of the running group (raises ``SandboxError`` when stopped)."""
+        leader = self._leader
+        if leader is None or leader.poll() is not None:
+            raise SandboxError(f"sandbox {self.name!r} is not running")
+        return leader.pid
+
+    def _start_leader(self) -> None:
+        self._leader = proc.spawn(
+            ["sleep", "infinity"], env=EXEC_ENV, cwd=self.root, process_group=0,
+            stdin=proc.DEVNULL, stdout=proc.DEVNULL, stderr=proc.DEVNULL,
+        )
+
+    def phase(self) -> str:
+        """``Ready`` while the group's leader lives, ``Stopped`` otherwise; ``Error`` if forced."""
+        if self._error_at is not None and time.monotonic() >= self._error_at:
+            self._enter_error()
+            return PHASE_ERROR
+        leader = self._leader
+        return PHASE_READY if leader is not None and leader.poll() is None else PHASE_STOPPED
+
+    def _enter_error(self) -> None:
+        leader = self._leader
+        if leader is not None and leader.poll() is None:
+            proc.kill_group(leader.pid, grace_s=0.2)
+            self._reap()
+
+    def _refuse_in_error(self, verb: str, wanted: str) -> None:
+        if self.phase() == PHASE_ERROR:
+            raise SandboxError(f"sandbox must be {wanted} to {verb} (current phase: {PHASE_ERROR})")
+
+    def stop(self, timeout_s: float) -> None:
+        """End every process of the group within ``timeout_s`` and verify none is left."""
+        self._refuse_in_error("stop", PHASE_READY)
+        with self._lock:
+            leader = self._leader
+            if leader is None or leader.poll() is not None:
+                return
+            grace_s = max(0.1, timeout_s - 1.5)
+            emptied = proc.kill_group(leader.pid, grace_s=grace_s)
+            self._reap()
+        if not emptied:
+            raise SandboxError(f"processes of sandbox {self.name!r} survived the stop")
+
+    def start(self, timeout_s: float) -> None:
+        """Start a fresh process group with the same root (disk state kept)."""
+        del timeout_s  # starting a leader is immediate
+        self._refuse_in_error("start", PHASE_STOPPED)
+        with self._lock:
+            if self._leader is not None and self._leader.poll() is None:
+                raise SandboxError(f"sandbox {self.name!r} is already running")
+            self._start_leader()
+            if self._error_delay_s is not None:
+                self._error_at = time.monotonic() + self._error_delay_s
+
+    def delete(self) -> None:
+        """Stop every process (ignoring a forced Error) and remove the root."""
+        self._error_at = None
+        self.stop(timeout_s=2.0)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def force_error_after_start(self, delay_s: float = 0.07) -> None:
+        """Test hook (BC-21): after the next ``start`` the phase flips to ``Error`` after ``delay_s``."""
+        self._error_delay_s = delay_s
+
+    def force_error_now(self) -> None:
+        """Test hook: the sandbox is in ``Error`` from now on (its processes end)."""
+        self._error_at = time.monotonic()
+
+    def _reap(self) -> None:
+        for child in [self._leader, *self._children]:
+            if child is not None:
+                try:
+                    child.wait(timeout=0.5)
+                except subprocess.TimeoutExpired:
+                    pass
+        self._children = [c for c in self._children if c.poll() is None]
+
+    # -- operations ----------------------------------------------------------------------------
+
+    def exec(self, command: str, timeout_s: float) -> proc.ExecResult:
+        """Run ``sh -c command`` in the group; raises ``SandboxError`` if not Ready or on timeout."""
+        self._refuse_in_error("exec", PHASE_READY)
+        return proc.run_command(
+            ["/bin/sh", "-c", command], timeout_s=timeout_s, env=EXEC_ENV, cwd=self.root,
+            process_group=self.pgid,
+        )
+
+    def make_dir(self, path: Path) -> None:
+        """Create a directory (and parents) under the root."""
+        Path(path).mkdir(parents=True, exist_ok=True)
+
+    def upload(self, src: Path, dest: Path) -> None:
+        """Copy ``src`` to ``dest`` (which must lie under the root)."""
+        if not Path(dest).resolve().is_relative_to(self.root.resolve()):
+            raise SandboxError("upload target is outside the sandbox root")
+        Path(dest).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, dest)
+
+    def launch(
+        self,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        cwd: Path,
+        mailbox: Path | None = None,
+        feeder_pid_file: Path | None = None,
+        stdin_bytes: bytes | None = None,
+    ) -> LocalProcess:
+        """Start the agent ``argv`` in the group with exactly ``env`` and ``cwd``.
+
+        With ``mailbox`` the agent's stdin is a feeder ``tail -n +1 -f <mailbox>`` (pid written
+        to ``feeder_pid_file``); else ``stdin_bytes`` (or nothing) is its whole stdin.
+        """
+        self._refuse_in_error("exec", PHASE_READY)
+        pgid = self.pgid
+        with self._lock:
+            if mailbox is not None:
+                return self._launch_fed(argv, env, cwd, pgid, mailbox, feeder_pid_file)
+            popen = proc.spawn(argv, env=env, cwd=cwd, process_group=pgid, stdin=proc.PIPE)
+            self._children.append(popen)
+        assert popen.stdin is not None
+        threading.Thread(target=_write_and_close, args=(popen.stdin, stdin_bytes or b""), daemon=True).start()
+        return LocalProcess(popen)
+
+    def _launch_fed(
+        self, argv: Sequence[str], env: Mapping[str, str], cwd: Path, pgid: int,
+        mailbox: Path, pid_file: Path | None,
+    ) -> LocalProcess:
+        feeder = proc.spawn(
+            [self._tail, "-n", "+1", "-s", "0.1", "-f", str(mailbox)], env=EXEC_ENV, cwd=self.root,
+            process_group=pgid, stdin=proc.DEVNULL, stdout=proc.PIPE, stderr=proc.DEVNULL,
+        )
+        self._children.append(feeder)
+        if pid_file is not None:
+            pid_file.write_text(f"{feeder.pid}\n")
+        try:
+            agent = proc.spawn(argv, env=env, cwd=cwd, process_group=pgid, stdin=feeder.stdout)
+        except SandboxError:
+            feeder.kill()
+            raise
+        finally:
+            assert feeder.stdout is not None
+            feeder.stdout.close()
+        self._children.append(agent)
+        return LocalProcess(agent)
+
+
+def _write_and_close(stream: IO[bytes], data: bytes) -> None:
+    try:
+        stream.write(data)
+        stream.close()
+    except OSError:
+        pass
+
+
+def local_sandbox_factory(
+    root_parent: Path | None = None, environ: Mapping[str, str] | None = None
+) -> Callable[[str], LocalSandbox]:
+    """``name -> LocalSandbox`` under ``root_parent``, the runtimes' default sandbox factory.
+
+    Reads ``environ`` (default: the action's ``os.environ``, read at each creation) for the
+    test hook of the module docstring: in test mode (``FULLSEND_TEST_HOOKS=1``) with
+    ``FULLSEND_TEST_SANDBOX_ERROR_AFTER_START=1`` every sandbox lands in ``Error`` right after
+    its next ``start`` (BC-21; runtime-transport §3.5 "a test hook may force Error").
+    """
+
+    def make(name: str) -> LocalSandbox:
+        env = os.environ if environ is None else environ
+        sandbox = LocalSandbox(name, root_parent)
+        if env.get(TEST_HOOKS_ENV) == "1" and env.get(ERROR_AFTER_START_ENV) == "1":
+            sandbox.force_error_after_start()
+        return sandbox
+
+    return make
+
+
+def env_with_sandbox_flag(env: Mapping[str, str]) -> dict[str, str]:
+    """The agent's environment in the local sandbox: ``env`` plus ``IS_SANDBOX=1`` (§3.5)."""
+    return {**env, "IS_SANDBOX": "1"}
+
+
+__all__ = ["LocalSandbox", "LocalProcess", "env_with_sandbox_flag", "local_sandbox_factory", "PHASE_READY", "PHASE_STOPPED", "PHASE_ERROR"]

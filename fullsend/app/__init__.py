@@ -1,0 +1,1 @@
+"""Application layer: wires ports, adapters and core into the action's lifecycle."""

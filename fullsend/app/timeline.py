@@ -1,0 +1,41 @@
+"""What the run saw and did, in order: fed to the log, the step summary and ``fullsend demo``."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class Event:
+    """One timeline row: when, what kind (``poll``, ``judge``, ``steer``, ``ack``, ``settle``,
+    ``skip``, ``receipt``, ``agent``, ``left``), the rule id when a decision is reported, and text."""
+
+    at: datetime
+    kind: str
+    text: str
+    rule_id: str = ""
+    run_ids: tuple[int, ...] = ()
+
+
+@dataclass
+class Timeline:
+    """A thread-safe list of events with an optional live listener (the demo prints as it goes)."""
+
+    events: list[Event] = field(default_factory=list)
+    listener: Callable[[Event], None] | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, at: datetime, kind: str, text: str, rule_id: str = "", run_ids: tuple[int, ...] = ()) -> Event:
+        event = Event(at, kind, text, rule_id, tuple(run_ids))
+        with self._lock:
+            self.events.append(event)
+        if self.listener:
+            self.listener(event)
+        return event
+
+    def of_kind(self, *kinds: str) -> list[Event]:
+        with self._lock:
+            return [e for e in self.events if e.kind in kinds]

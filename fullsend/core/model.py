@@ -1,0 +1,382 @@
+"""Frozen records of what the forge reports, built tolerantly from REST JSON.
+
+Every constructor here accepts the raw JSON dict GitHub returns (spec/watcher.md §2) and never
+raises on bad forge input: a missing field or a wrong type becomes the field's "unknown" value
+(empty string, ``None`` time, 0 id, empty tuple), and every later use of an unknown value fails
+safe (not fresh, not covered, not eligible, not a receipt).
+
+Times are ``datetime`` in UTC or ``None`` for unknown ("zero time" in the spec).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any, Mapping
+
+from fullsend.core.steer import DeliveredSteer, SteerMessage, SteerResult  # noqa: F401 (re-exported)
+
+INT64_MAX = 9_223_372_036_854_775_807
+
+_RFC3339 = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})",
+    re.ASCII,
+)
+
+
+def parse_time(value: object) -> datetime | None:
+    """Parse RFC 3339 with optional fractional seconds (spec/watcher.md §2, §17).
+
+    Returns an aware UTC ``datetime``, or ``None`` ("zero time", unknown) for anything that is
+    not a string in that exact form.  Never raises.
+    """
+    if not isinstance(value, str):
+        return None
+    m = _RFC3339.fullmatch(value.strip())
+    if not m:
+        return None
+    year, month, day, hour, minute, second = (int(m.group(i)) for i in range(1, 7))
+    frac, zone = m.group(7), m.group(8)
+    micro = int((frac[1:] + "000000")[:6]) if frac else 0
+    try:
+        tz = timezone.utc
+        if zone not in ("Z", "z"):
+            sign = 1 if zone[0] == "+" else -1
+            hh, mm = int(zone[1:3]), int(zone[4:6])
+
+            tz = timezone(sign * timedelta(hours=hh, minutes=mm))
+        return datetime(year, month, day, hour, minute, second, micro, tzinfo=tz).astimezone(
+            timezone.utc
+        )
+    except ValueError:
+        return None
+
+
+def format_time(value: datetime | None) -> str:
+    """Render an instant as RFC 3339 UTC to the second (``2026-09-03T10:00:00Z``); ``""`` if unknown."""
+    if value is None:
+        return ""
+    return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _str(d: Mapping[str, Any], key: str) -> str:
+    v = d.get(key) if isinstance(d, Mapping) else None
+    return v if isinstance(v, str) else ""
+
+
+def _int(d: Mapping[str, Any], key: str) -> int:
+    v = d.get(key) if isinstance(d, Mapping) else None
+    if isinstance(v, bool) or not isinstance(v, int):
+        return 0
+    return v if -INT64_MAX - 1 <= v <= INT64_MAX else 0
+
+
+def _opt_str(d: Mapping[str, Any], key: str) -> str | None:
+    v = d.get(key) if isinstance(d, Mapping) else None
+    return v if isinstance(v, str) and v != "" else None
+
+
+def _user(d: Mapping[str, Any], key: str = "user") -> tuple[str, str]:
+    u = d.get(key) if isinstance(d, Mapping) else None
+    if not isinstance(u, Mapping):
+        return "", ""
+    return _str(u, "login"), _str(u, "type")
+
+
+def _list(d: Mapping[str, Any], key: str) -> list[Any]:
+    v = d.get(key) if isinstance(d, Mapping) else None
+    return v if isinstance(v, list) else []
+
+
+@dataclass(frozen=True)
+class ReferencedWorkflow:
+    """One entry of a run's ``referenced_workflows`` (spec/watcher.md §2; sha is never compared)."""
+
+    path: str
+    ref: str
+    sha: str = ""
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> "ReferencedWorkflow":
+        if not isinstance(d, Mapping):
+            d = {}
+        return cls(path=_str(d, "path"), ref=_str(d, "ref"), sha=_str(d, "sha"))
+
+
+@dataclass(frozen=True)
+class WorkflowRun:
+    """A workflow run record (``GET …/actions/runs/{id}`` or a ``workflow_runs[]`` item).
+
+    ``conclusion`` is read but never used as a verdict (spec/watcher.md §5.3).  ``run_attempt``
+    is 0 when unknown (fails closed for amendment authority, §7.1).
+    """
+
+    id: int
+    path: str = ""
+    event: str = ""
+    status: str = ""
+    conclusion: str | None = None
+    created_at: datetime | None = None
+    run_attempt: int = 0
+    display_title: str = ""
+    actor: str = ""
+    triggering_actor: str = ""
+    pull_requests: tuple[int, ...] = ()
+    referenced_workflows: tuple[ReferencedWorkflow, ...] = ()
+    name: str = ""
+    html_url: str = ""
+    head_sha: str = ""
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> "WorkflowRun":
+        """Build from REST JSON; never raises (unknown fields get their unknown value)."""
+        if not isinstance(d, Mapping):
+            d = {}
+        prs = tuple(
+            n for n in (_int(p, "number") for p in _list(d, "pull_requests") if isinstance(p, Mapping)) if n > 0
+        )
+        chain = tuple(
+            ReferencedWorkflow.from_json(r) for r in _list(d, "referenced_workflows") if isinstance(r, Mapping)
+        )
+        actor, _ = _user(d, "actor")
+        trig, _ = _user(d, "triggering_actor")
+        return cls(
+            id=_int(d, "id"),
+            path=_str(d, "path"),
+            event=_str(d, "event"),
+            status=_str(d, "status"),
+            conclusion=_opt_str(d, "conclusion"),
+            created_at=parse_time(d.get("created_at")),
+            run_attempt=_int(d, "run_attempt"),
+            display_title=_str(d, "display_title"),
+            actor=actor,
+            triggering_actor=trig,
+            pull_requests=prs,
+            referenced_workflows=chain,
+            name=_str(d, "name"),
+            html_url=_str(d, "html_url"),
+            head_sha=_str(d, "head_sha"),
+        )
+
+
+@dataclass(frozen=True)
+class Job:
+    """A job of a workflow run; ``conclusion`` is ``None`` while queued or running."""
+
+    id: int
+    name: str
+    status: str = ""
+    conclusion: str | None = None
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> "Job":
+        if not isinstance(d, Mapping):
+            d = {}
+        return cls(
+            id=_int(d, "id"), name=_str(d, "name"), status=_str(d, "status"), conclusion=_opt_str(d, "conclusion")
+        )
+
+
+@dataclass(frozen=True)
+class Comment:
+    """An issue or pull-request comment (``GET …/issues/{n}/comments``).
+
+    ``created_at_raw`` / ``updated_at_raw`` keep the API strings for the byte-for-byte edited
+    check of receipts (spec/receipt-preflight-tokens.md §2.5).  ``author_is_app`` is exactly
+    ``user.type == "Bot"`` (spec/watcher.md §2).
+    """
+
+    id: int
+    body: str = ""
+    author: str = ""
+    author_type: str = ""
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    created_at_raw: str = ""
+    updated_at_raw: str = ""
+    html_url: str = ""
+
+    @property
+    def author_is_app(self) -> bool:
+        return self.author_type == "Bot"
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> "Comment":
+        if not isinstance(d, Mapping):
+            d = {}
+        login, typ = _user(d)
+        return cls(
+            id=_int(d, "id"),
+            body=_str(d, "body"),
+            author=login,
+            author_type=typ,
+            created_at=parse_time(d.get("created_at")),
+            updated_at=parse_time(d.get("updated_at")),
+            created_at_raw=_str(d, "created_at"),
+            updated_at_raw=_str(d, "updated_at"),
+            html_url=_str(d, "html_url"),
+        )
+
+
+@dataclass(frozen=True)
+class Review:
+    """A pull-request review (``GET …/pulls/{n}/reviews``); always context, never an amendment."""
+
+    id: int
+    author: str = ""
+    author_type: str = ""
+    state: str = ""
+    body: str = ""
+    submitted_at: datetime | None = None
+    commit_id: str = ""
+
+    @property
+    def author_is_app(self) -> bool:
+        return self.author_type == "Bot"
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> "Review":
+        if not isinstance(d, Mapping):
+            d = {}
+        login, typ = _user(d)
+        return cls(
+            id=_int(d, "id"),
+            author=login,
+            author_type=typ,
+            state=_str(d, "state"),
+            body=_str(d, "body"),
+            submitted_at=parse_time(d.get("submitted_at")),
+            commit_id=_str(d, "commit_id"),
+        )
+
+
+@dataclass(frozen=True)
+class Issue:
+    """The issue record GitHub keeps for every issue and pull request (``GET …/issues/{n}``)."""
+
+    number: int
+    title: str = ""
+    body: str = ""
+    labels: tuple[str, ...] = ()
+    is_pull_request: bool = False
+    html_url: str = ""
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> "Issue":
+        if not isinstance(d, Mapping):
+            d = {}
+        labels = tuple(
+            sorted({_str(lab, "name") for lab in _list(d, "labels") if isinstance(lab, Mapping)} - {""})
+        )
+        return cls(
+            number=_int(d, "number"),
+            title=_str(d, "title"),
+            body=_str(d, "body"),
+            labels=labels,
+            is_pull_request=isinstance(d.get("pull_request"), Mapping) if isinstance(d, Mapping) else False,
+            html_url=_str(d, "html_url"),
+        )
+
+
+@dataclass(frozen=True)
+class PullRequest:
+    """The parts of ``GET …/pulls/{n}`` the run uses."""
+
+    number: int
+    head_sha: str = ""
+    html_url: str = ""
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> "PullRequest":
+        if not isinstance(d, Mapping):
+            d = {}
+        head = d.get("head") if isinstance(d, Mapping) else None
+        sha = _str(head, "sha") if isinstance(head, Mapping) else ""
+        return cls(number=_int(d, "number"), head_sha=sha, html_url=_str(d, "html_url"))
+
+
+@dataclass(frozen=True)
+class CompareFile:
+    """One ``files[]`` entry of a comparison; ``patch`` is ``None`` for binary or oversized files."""
+
+    filename: str
+    status: str = ""
+    previous_filename: str = ""
+    additions: int = 0
+    deletions: int = 0
+    patch: str | None = None
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> "CompareFile":
+        if not isinstance(d, Mapping):
+            d = {}
+        patch = d.get("patch") if isinstance(d, Mapping) else None
+        return cls(
+            filename=_str(d, "filename"),
+            status=_str(d, "status"),
+            previous_filename=_str(d, "previous_filename"),
+            additions=_int(d, "additions"),
+            deletions=_int(d, "deletions"),
+            patch=patch if isinstance(patch, str) else None,
+        )
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """``GET …/compare/{base}...{head}`` (spec/watcher.md §2, §9.5)."""
+
+    status: str
+    ahead_by: int = 0
+    behind_by: int = 0
+    files: tuple[CompareFile, ...] = ()
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> "Comparison":
+        if not isinstance(d, Mapping):
+            d = {}
+        return cls(
+            status=_str(d, "status"),
+            ahead_by=_int(d, "ahead_by"),
+            behind_by=_int(d, "behind_by"),
+            files=tuple(CompareFile.from_json(f) for f in _list(d, "files") if isinstance(f, Mapping)),
+        )
+
+
+@dataclass(frozen=True)
+class Repo:
+    """``owner/name`` of the repository the run works in."""
+
+    owner: str
+    name: str
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.owner}/{self.name}"
+
+    @classmethod
+    def parse(cls, value: str) -> "Repo | None":
+        """Split on the first ``/`` into two non-empty parts; ``None`` if the form is wrong."""
+        owner, sep, name = (value or "").partition("/")
+        if not sep or not owner or not name or "/" in name:
+            return None
+        return cls(owner, name)
+
+
+@dataclass(frozen=True)
+class WorkItem:
+    """The issue or pull request a run works on; ``head_sha`` is empty for issues."""
+
+    repo: Repo
+    number: int
+    is_pull_request: bool = False
+    head_sha: str = ""
+    labels: tuple[str, ...] = ()
+    title: str = ""
+    body: str = ""
+    html_url: str = ""
+
+    @property
+    def run_name(self) -> str:
+        """The work-item half of the shim's run-name contract, ``owner/repo#N`` (WIRE, watcher §6)."""
+        return f"{self.repo.full_name}#{self.number}" if self.number > 0 else ""

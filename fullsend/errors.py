@@ -1,0 +1,105 @@
+"""The error tree.  Callers branch on the class, never on the message text.
+
+::
+
+    FullsendError                       base; carries a message safe to print (never a token)
+    ├── InputError                      bad action input → exit 2, one ::error:: naming the input
+    ├── ConfigError                     bad harness / configuration → exit 2
+    ├── ForgeError                      a GitHub API call failed (status, transient verdict)
+    │   └── NotFoundError               HTTP 404
+    ├── MintError                       OIDC request or token mint failed
+    ├── SandboxError                    a sandbox operation failed
+    └── SteerError                      spec/runtime-transport.md §1 sentinels
+        ├── SteerUnsupported            runtime cannot steer this run: stop trying
+        ├── NoSteerSession              no session registered yet / any more: retry later
+        ├── SteerAfterSettle            the session began settling: never delivered
+        ├── SteerSessionLost            interrupt lost the sandbox: terminal, run fails
+        └── DuplicateSteer              an identical body is still awaiting its echo
+"""
+
+from __future__ import annotations
+
+
+class FullsendError(Exception):
+    """Base of every error the action raises on purpose; ``str()`` is safe to print."""
+
+
+class InputError(FullsendError):
+    """A bad action input (interface.md "Bad input"): exit 2 before any API call.
+
+    ``input_name`` is the snake_case input, ``problem`` what was wrong, ``fix`` how to fix it.
+    The offending value is never part of the message (it may be a secret).
+    """
+
+    def __init__(self, input_name: str, problem: str, fix: str) -> None:
+        self.input_name, self.problem, self.fix = input_name, problem, fix
+        super().__init__(f"input '{input_name}': {problem}. {fix}")
+
+
+class ConfigError(FullsendError):
+    """Bad configuration outside the inputs (harness file, provider definitions): exit 2."""
+
+
+class ForgeError(FullsendError):
+    """A GitHub API call failed.
+
+    ``status`` is the HTTP status (``None`` for network or decode errors).  ``transient`` is the
+    watcher's verdict (spec/watcher.md §2): 429 and 500-504 are transient; other statuses are
+    permanent; errors without a status are treated as transient.
+    """
+
+    def __init__(self, message: str, status: int | None = None, transient: bool | None = None) -> None:
+        self.status = status
+        self._transient = transient
+        super().__init__(message)
+
+    @property
+    def transient(self) -> bool:
+        if self._transient is not None:
+            return self._transient
+        if self.status is None:
+            return True
+        return self.status == 429 or 500 <= self.status <= 504
+
+    @property
+    def permanent(self) -> bool:
+        return not self.transient
+
+
+class NotFoundError(ForgeError):
+    """HTTP 404 (not a pull request, unknown sha, deleted comment or run)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, 404)
+
+
+class MintError(FullsendError):
+    """The OIDC token request or the mint exchange failed (spec/receipt-preflight-tokens.md §4.2)."""
+
+
+class SandboxError(FullsendError):
+    """A sandbox operation (create, exec, stop, start) failed."""
+
+
+class SteerError(FullsendError):
+    """Base of the steer sentinels of spec/runtime-transport.md §1."""
+
+
+class SteerUnsupported(SteerError):
+    """The runtime cannot take messages for this run; leave the update to the queued run."""
+
+
+class NoSteerSession(SteerError):
+    """No steerable run is registered for this sandbox (not started yet, or already returned)."""
+
+
+class SteerAfterSettle(SteerError):
+    """The steer arrived after the session began settling; it is not delivered, never will be."""
+
+
+class SteerSessionLost(SteerError):
+    """The sandbox did not come back from an interrupt; terminal for the session and the run."""
+
+
+class DuplicateSteer(SteerError):
+    """A steer with an identical key is already awaiting acknowledgement."""

@@ -1,0 +1,222 @@
+"""Protocols between the app layer and the adapters (``shared/design.md``).
+
+The app layer depends on these, never on a concrete adapter; tests substitute the GitHub
+simulator (over real HTTP) or fakes shipped in ``fullsend.testing``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import IO, Callable, Literal, Mapping, Protocol, Sequence
+
+from fullsend.core.model import (
+    Comment,
+    Comparison,
+    Issue,
+    Job,
+    PullRequest,
+    Review,
+    SteerMessage,
+    SteerResult,
+    WorkflowRun,
+)
+
+Credential = Literal["job", "role"]
+
+
+class Forge(Protocol):
+    """GitHub reads and writes, returning frozen core records (spec/watcher.md §2).
+
+    Actions reads use the job token; work-item reads and the agent's own posts use the role
+    token; receipts are read and posted with ``credential="job"``.  Every method raises
+    ``fullsend.errors.ForgeError`` (``NotFoundError`` on 404) and nothing else.
+    """
+
+    def get_run(self, run_id: int) -> WorkflowRun: ...
+
+    def list_run_jobs(self, run_id: int) -> list[Job]: ...
+
+    def list_workflow_runs(self, workflow_file: str, created_since: datetime) -> list[WorkflowRun]:
+        """The shim's runs created at/after ``created_since``: ≤ 4 pages of 100 (watcher §4)."""
+        ...
+
+    def get_pull_request(self, number: int) -> PullRequest: ...
+
+    def get_issue(self, number: int) -> Issue: ...
+
+    def list_issue_comments(
+        self, number: int, since: datetime | None = None, credential: Credential = "role"
+    ) -> list[Comment]: ...
+
+    def list_reviews(self, number: int) -> list[Review]: ...
+
+    def compare(self, base: str, head: str) -> Comparison: ...
+
+    def post_comment(self, number: int, body: str, credential: Credential = "role") -> Comment: ...
+
+    def edit_comment(self, comment_id: int, body: str, credential: Credential = "role") -> Comment: ...
+
+    def viewer_login(self, credential: Credential) -> str:
+        """The login a credential posts under (spec/receipt-preflight-tokens.md §2.6)."""
+        ...
+
+
+class Clock(Protocol):
+    """The only source of time.  ``sleep`` returns False when interrupted by ``wake``/``stop``."""
+
+    def now(self) -> datetime: ...
+
+    def monotonic(self) -> float: ...
+
+    def sleep(self, seconds: float) -> bool: ...
+
+
+class Steerer(Protocol):
+    """A runtime that can take steers (spec/runtime-transport.md §1).
+
+    Caller obligation: both calls are made while holding the sandbox lock (runtime-transport
+    §8), the same lock any credential refresher takes.
+
+    ``steer`` returning normally means ACCEPTED, not delivered; delivery is proven only by a
+    ``SteerResult`` in ``steer_results()``.  It raises ``SteerUnsupported``,
+    ``NoSteerSession``, ``SteerAfterSettle``, ``SteerSessionLost`` or ``DuplicateSteer``.
+    ``settle`` on an unknown or finished sandbox is a no-op.
+    """
+
+    def steer(self, sandbox_name: str, msg: SteerMessage) -> None: ...
+
+    def settle(self, sandbox_name: str) -> None: ...
+
+
+class SteerDecliner(Protocol):
+    """Optional: a runtime that refuses some runs outright (pi with fallback models)."""
+
+    def steer_decline_reason(self, params: "AgentParams") -> str | None: ...
+
+
+@dataclass(frozen=True)
+class AgentParams:
+    """What the app hands a runtime to launch one agent iteration.
+
+    ``env`` is the complete child environment (already scrubbed of the job token, §4.4 of the
+    receipt spec).  ``prompt`` is the opening line's task text; ``steerable`` asks a Steerer
+    to keep the session open until ``settle``.  ``timeout_s`` bounds the whole iteration.
+    """
+
+    sandbox_name: str
+    agent_cli: str
+    prompt: str
+    workdir: Path
+    env: Mapping[str, str]
+    steerable: bool
+    timeout_s: float
+    model: str = ""
+    fallback_models: tuple[str, ...] = ()
+    extra_args: tuple[str, ...] = ()
+
+
+@dataclass
+class AgentRunResult:
+    """What one agent iteration produced.
+
+    ``exit_code`` is the agent's exit status (-1 when it could not start); ``turns`` counts
+    ``result`` events; ``steers`` are the acknowledged steers in order; ``error`` is a short,
+    token-free description when the run failed.
+    """
+
+    exit_code: int
+    turns: int = 0
+    steers: list[SteerResult] = field(default_factory=list)
+    is_error: bool = False
+    error: str = ""
+    session_lost: bool = False
+    timed_out: bool = False
+    cancelled: bool = False
+    input_tokens: int = 0
+    output_tokens: int = 0
+    total_cost_usd: float = 0.0
+    session_id: str = ""
+
+
+class Runtime(Steerer, Protocol):
+    """An agent runtime (claude, pi, codex): launches the agent and reports turn ends.
+
+    ``run`` blocks until the agent exits (or is settled and finishes its turn).  It calls
+    ``on_turn_end(at)`` from its reader thread for every normalized turn end (Claude
+    ``result``, pi ``agent_settled``, Codex ``turn.completed``) and ``on_output(line)`` for
+    each line of agent output worth showing.
+    """
+
+    name: str
+
+    def run(
+        self,
+        params: AgentParams,
+        on_turn_end: Callable[[datetime], None],
+        on_output: Callable[[str], None] | None = None,
+    ) -> AgentRunResult: ...
+
+    def cancel(self, sandbox_name: str) -> None:
+        """Stop the agent (its whole process group) at once; used on SIGTERM/SIGINT."""
+        ...
+
+
+class Sandbox(Protocol):
+    """Where the agent runs: ``local`` (spec/runtime-transport.md §3.5) or ``openshell`` (§11).
+
+    One sandbox is one process group (local) or one OpenShell sandbox.  ``root`` is the sandbox
+    root (``/sandbox`` mapped, §3.5); ``exec`` runs ``sh -c command`` inside it and returns
+    ``(stdout, stderr, exit_code)``; ``launch`` starts the agent with exactly ``env`` and, when
+    ``mailbox`` is given, its stdin fed by a feeder tailing that file (pid in
+    ``feeder_pid_file``).  ``stop`` ends every process and verifies none is left (BC-22);
+    ``start`` brings a stopped sandbox back with its disk kept; ``phase`` is an OpenShell phase
+    (``Ready``, ``Stopped``, ``Error`` …); ``delete`` stops it and removes its files.  Every
+    method raises ``fullsend.errors.SandboxError``.
+    """
+
+    name: str
+    root: Path
+    kind: str
+
+    def exec(self, command: str, timeout_s: float) -> tuple[str, str, int]: ...
+
+    def launch(
+        self,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        cwd: Path,
+        mailbox: Path | None = None,
+        feeder_pid_file: Path | None = None,
+        stdin_bytes: bytes | None = None,
+    ) -> "SandboxProcess": ...
+
+    def make_dir(self, path: Path) -> None: ...
+
+    def upload(self, src: Path, dest: Path) -> None: ...
+
+    def stop(self, timeout_s: float) -> None: ...
+
+    def start(self, timeout_s: float) -> None: ...
+
+    def phase(self) -> str: ...
+
+    def delete(self) -> None: ...
+
+
+class SandboxProcess(Protocol):
+    """A launched agent: binary ``stdout`` (read by the runtime's parser), exit status, stderr tail."""
+
+    pid: int
+    stdout: IO[bytes]
+
+    def wait(self, timeout_s: float | None = None) -> int:
+        """Exit status; raises ``subprocess.TimeoutExpired`` after ``timeout_s``."""
+        ...
+
+    def poll(self) -> int | None: ...
+
+    def stderr_tail(self) -> str:
+        """The last few KiB the process wrote to stderr."""
+        ...

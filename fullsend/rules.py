@@ -1,0 +1,111 @@
+"""The registry of every rule id the code emits (``shared/design.md`` "Decisions are data").
+
+Each decision the action makes — a provenance check, a pre-flight skip, a settle reason, an
+own-output rule, a defanging rule, a watcher-cycle outcome, a lint finding — has a kebab-case id
+shared by the code, its test, the log line or step-summary row that reports it, and the section
+of ``docs/rules.md`` that explains it (spec/watcher.md §5.5; the zizmor anchor of
+``shared/style/anchors.md``).  ``tests/docs`` checks that every id here has a docs section, that
+every docs section names an id here, and that every rule-id literal in ``fullsend/`` is here.
+
+Ids come from the constants the modules export; the few that no module exports as a constant
+are listed here, each with the module that writes it:
+
+* ``accept`` — the rule cell of an accepted run in the step-summary timeline
+  (``fullsend.app.steer_cycle``);
+* ``pre-script`` — the pre-script skip (``fullsend.app.runner``);
+* :data:`WATCH_RULE_IDS` — the watcher cycle's project ids, written only inside its log lines
+  (``fullsend.app.steer_cycle``).
+
+Importing this module imports the core modules; ``fullsend.app.lint`` is imported when the
+registry is first built, so app modules may import this one without a cycle.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from fullsend import harness
+from fullsend.core import defang, ownoutput, provenance, settle, skips
+
+#: The families, in the order ``docs/rules.md`` presents them.
+FAMILIES: tuple[str, ...] = ("provenance", "skip", "settle", "own-output", "defang", "watch", "lint")
+
+#: Where the rules are explained; a rule's section anchor is its id.
+DOCS_PATH = "docs/rules.md"
+
+#: Listed here: the step-summary rule cell of an accepted run (``fullsend.app.steer_cycle``).
+RULE_ACCEPT = "accept"
+#: Listed here: a ``pre_script`` exit 78 skips the run (``fullsend.app.runner``; interface.md).
+RULE_PRE_SCRIPT = "pre-script"
+#: Listed here: project ids of one poll-and-steer cycle, written only inside the log lines of
+#: ``fullsend.app.steer_cycle`` (spec/watcher.md §4, §11).
+WATCH_RULE_IDS: tuple[str, ...] = (
+    "listing-unreadable",
+    "listing-retry",
+    "listing-bound",
+    "shim-unresolvable",
+    "empty-delta",
+    "delivery-retry",
+    "steered",
+    "left-to-queued",
+    "steering-disabled",
+    "unbound",
+    "too-large",
+)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule id: its ``family`` (one of :data:`FAMILIES`) and the ``source`` module that emits it."""
+
+    id: str
+    family: str
+    source: str
+
+    @property
+    def docs_url(self) -> str:
+        """``docs/rules.md#<id>``: the section that explains the rule."""
+        return f"{DOCS_PATH}#{self.id}"
+
+
+def _family(family: str, source: str, ids: tuple[str, ...]) -> list[Rule]:
+    return [Rule(rule_id, family, source) for rule_id in ids]
+
+
+@lru_cache(maxsize=1)
+def all_rules() -> tuple[Rule, ...]:
+    """Every rule, grouped by family in :data:`FAMILIES` order, each id once.
+
+    Raises:
+        ValueError: when two modules export the same id (a registry defect, caught by the tests).
+    """
+    from fullsend.app import lint  # lazy: app modules may import this registry
+
+    rules = [
+        *_family("provenance", "fullsend.core.provenance", provenance.RULE_IDS),
+        Rule(RULE_ACCEPT, "provenance", "fullsend.app.steer_cycle"),
+        *_family("skip", "fullsend.core.skips", (skips.RULE_RECEIPT, skips.RULE_HEAD_REVIEWED)),
+        Rule(RULE_PRE_SCRIPT, "skip", "fullsend.app.runner"),
+        *_family("settle", "fullsend.core.settle", (*settle.SETTLE_REASONS, settle.STALE_TURN_END)),
+        *_family("own-output", "fullsend.core.ownoutput", (ownoutput.RULE_SELF_LOGIN, ownoutput.RULE_APP_MARKER)),
+        *_family("defang", "fullsend.core.defang", (defang.RULE_FENCE, defang.RULE_ATTRIBUTION, defang.RULE_HEADING)),
+        *_family("watch", "fullsend.app.steer_cycle", WATCH_RULE_IDS),
+        *_family("lint", "fullsend.app.lint", (lint.RULE_HARNESS_INVALID, lint.RULE_AGENT_MISSING_OPENING_LINE)),
+        *_family("lint", "fullsend.harness", (harness.RULE_STEER_ENABLED_UNSET, harness.RULE_UNKNOWN_KEY)),
+    ]
+    ids = [rule.id for rule in rules]
+    duplicated = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicated:
+        raise ValueError(f"rule ids registered twice: {', '.join(duplicated)}")
+    return tuple(rules)
+
+
+def rule_ids() -> frozenset[str]:
+    """Every registered rule id."""
+    return frozenset(rule.id for rule in all_rules())
+
+
+def find(rule_id: str) -> Rule | None:
+    """The :class:`Rule` with this id, or ``None`` when it is not registered."""
+    return next((rule for rule in all_rules() if rule.id == rule_id), None)

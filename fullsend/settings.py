@@ -1,0 +1,338 @@
+"""Action inputs (``INPUT_*`` only, pydantic-settings) and the GitHub context (``GITHUB_*``).
+
+``shared/interface.md`` "Inputs" and "Environment read".  Bad input raises
+``fullsend.errors.InputError`` naming the input, the problem and the fix — never the value,
+which may be a secret (implementation-notes §8).  Nothing here makes an API call.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Literal, Mapping
+
+from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    SettingsError,
+)
+
+from fullsend.errors import InputError
+
+STAGES = ("triage", "code", "review", "fix", "retro", "prioritize")
+RUNTIMES = ("claude", "pi", "codex")
+SANDBOXES = ("local", "openshell")
+_BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
+
+# How to fix each input, for the ::error:: line (interface.md "Bad input").
+_FIXES: dict[str, str] = {
+    "stage": f"Set 'stage' to one of: {', '.join(STAGES)}.",
+    "runtime": f"Set 'runtime' to one of: {', '.join(RUNTIMES)}, or leave it empty for claude.",
+    "sandbox": "Set 'sandbox' to 'local' (the default) or 'openshell'.",
+    "item": "Set 'item' to the issue or pull request number (a positive whole number), or leave it empty to take it from the event.",
+    "steer_enabled": "Use true/True/TRUE or false/False/FALSE, or leave it empty.",
+    "status_comment": "Use true/True/TRUE or false/False/FALSE.",
+    "max_steers": "Use a whole number from 0 to 50, or leave it empty for the harness value.",
+    "poll_interval_seconds": "Use a whole number of seconds from 0 to 600, or leave it empty.",
+    "timeout_minutes": "Use a positive whole number of minutes.",
+    "max_iterations": "Use a whole number of 1 or more.",
+    "prompt": "Set exactly one of 'prompt' or 'prompt_file' (or a harness with a 'prompt:' key).",
+    "mint_url": "Use an https:// URL (or http://127.0.0.1 / http://localhost for local tests).",
+    "role": "Use lower-case letters, digits, '-' and '_', starting with a letter.",
+}
+
+
+def _strip_empty(value: Any) -> Any:
+    if isinstance(value, str):
+        value = value.strip()
+        return value if value != "" else None
+    return value
+
+
+def _csv(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, (list, tuple)):
+        return tuple(str(v).strip() for v in value if str(v).strip())
+    return tuple(part.strip() for part in str(value).split(",") if part.strip())
+
+
+class Inputs(BaseSettings):
+    """The action's inputs as ``shared/interface.md`` lists them (snake_case only).
+
+    Empty strings mean "not set" (the runner sends every declared input, empty when unset).
+    Raises ``pydantic.ValidationError``; use :func:`load_inputs` for an ``InputError``.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="INPUT_", case_sensitive=False, extra="ignore")
+
+    github_token: str = ""
+    role_token: str = ""
+    mint_url: str = ""
+    role: str = ""
+    stage: Literal["triage", "code", "review", "fix", "retro", "prioritize"]
+    item: int | None = None
+    runtime: Literal["claude", "pi", "codex"] = "claude"
+    agent_cli: str = ""
+    model: str = ""
+    fallback_models: Annotated[tuple[str, ...], NoDecode] = ()
+    prompt: str = ""
+    prompt_file: str = ""
+    harness: str = ""
+    steer_enabled: bool | None = None
+    max_steers: int | None = Field(default=None, ge=0, le=50)
+    poll_interval_seconds: int | None = Field(default=None, ge=0, le=600)
+    timeout_minutes: int = Field(default=30, gt=0)
+    sandbox: Literal["local", "openshell"] = "local"
+    openshell_cli: str = ""
+    self_logins: Annotated[tuple[str, ...], NoDecode] = ()
+    review_bot_logins: Annotated[tuple[str, ...], NoDecode] = ()
+    pre_script: str = ""
+    post_script: str = ""
+    validation_script: str = ""
+    max_iterations: int = Field(default=1, ge=1)
+    status_comment: bool = True
+    fullsend_dir: str = ".fullsend"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _clean(cls, data: Any) -> Any:
+        """Strip every value and drop empties so defaults apply (implementation-notes §8)."""
+        if not isinstance(data, dict):
+            return data
+        cleaned = {k: _strip_empty(v) for k, v in data.items()}
+        return {k: v for k, v in cleaned.items() if v is not None}
+
+    @field_validator("steer_enabled", "status_comment", mode="before")
+    @classmethod
+    def _bool(cls, value: Any) -> Any:
+        if isinstance(value, bool) or value is None:
+            return value
+        if value in _BOOLS:
+            return _BOOLS[value]
+        raise ValueError("is not a boolean spelled true/True/TRUE or false/False/FALSE")
+
+    @field_validator("item", "max_steers", "poll_interval_seconds", "timeout_minutes", "max_iterations", mode="before")
+    @classmethod
+    def _whole(cls, value: Any) -> Any:
+        if isinstance(value, str) and not value.lstrip("-").isdigit():
+            raise ValueError("is not a whole number")
+        return value
+
+    @field_validator("item")
+    @classmethod
+    def _positive_item(cls, value: int | None) -> int | None:
+        if value is not None and value <= 0:
+            raise ValueError("must be a positive issue or pull request number")
+        return value
+
+    @field_validator("fallback_models", "self_logins", "review_bot_logins", mode="before")
+    @classmethod
+    def _split(cls, value: Any) -> tuple[str, ...]:
+        return _csv(value)
+
+    @field_validator("mint_url")
+    @classmethod
+    def _mint_url(cls, value: str) -> str:
+        ok = value.startswith("https://") or value.startswith(("http://localhost", "http://127.0.0.1"))
+        if value and not ok:
+            raise ValueError("must be https://, or http://localhost / http://127.0.0.1")
+        return value.rstrip("/")
+
+    @field_validator("role")
+    @classmethod
+    def _role(cls, value: str) -> str:
+        import re
+
+        if value and (not re.fullmatch(r"[a-z][a-z0-9_-]*", value) or "--" in value):
+            raise ValueError("is not a valid role name")
+        return value
+
+
+class _MappingEnvSource(EnvSettingsSource):
+    """An env source over a given mapping instead of ``os.environ`` (no global mutation)."""
+
+    def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> None:
+        self._environ = dict(environ)
+        super().__init__(settings_cls)
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        if self.case_sensitive:
+            return dict(self._environ)
+        return {k.lower(): v for k, v in self._environ.items()}
+
+
+def load_inputs(environ: Mapping[str, str] | None = None) -> Inputs:
+    """Read and validate the inputs from ``INPUT_*`` variables.
+
+    Raises ``InputError`` for the first invalid input; the message never contains the value.
+    """
+    env = dict(os.environ if environ is None else environ)
+    only_inputs = {k: v for k, v in env.items() if k.upper().startswith("INPUT_")}
+    try:
+        return _construct(only_inputs)
+    except ValidationError as exc:
+        err = exc.errors(include_input=False)[0]
+        name = str(err["loc"][0]) if err.get("loc") else "input"
+        problem = _problem(err)
+        raise InputError(name, problem, _FIXES.get(name, "Check the value against the action's documentation.")) from None
+    except SettingsError as exc:  # pragma: no cover - list decoding is disabled (NoDecode)
+        raise InputError("input", "could not be parsed", "Check the inputs.") from exc
+
+
+def _construct(env: Mapping[str, str]) -> Inputs:
+    class _FromMapping(Inputs):
+        @classmethod
+        def settings_customise_sources(
+            cls, settings_cls: type[BaseSettings], *args: PydanticBaseSettingsSource, **kwargs: PydanticBaseSettingsSource
+        ) -> tuple[PydanticBaseSettingsSource, ...]:
+            return (_MappingEnvSource(settings_cls, env),)
+
+    built = _FromMapping()  # type: ignore[call-arg]
+    return Inputs.model_construct(**built.model_dump())
+
+
+def _problem(err: Mapping[str, Any]) -> str:
+    kind = str(err.get("type", ""))
+    if kind == "missing":
+        return "is required but empty"
+    if kind == "literal_error":
+        return "is not one of the allowed values"
+    msg = str(err.get("msg", "is invalid"))
+    msg = msg.removeprefix("Value error, ")
+    if kind in ("greater_than_equal", "less_than_equal", "greater_than"):
+        return f"is out of range ({msg.lower()})"
+    return msg if msg.startswith(("is ", "must ")) else f"is invalid: {msg.lower()}"
+
+
+@dataclass(frozen=True)
+class GitHubContext:
+    """The ``GITHUB_*`` / ``ACTIONS_*`` environment and the event payload (interface.md).
+
+    ``graphql_url`` is ``GITHUB_GRAPHQL_URL`` when set, else derived from ``api_url``
+    (``…/api/v3`` → ``…/api/graphql``, otherwise ``<api_url>/graphql``).
+    """
+
+    api_url: str = "https://api.github.com"
+    graphql_url: str = "https://api.github.com/graphql"
+    server_url: str = "https://github.com"
+    repository: str = ""
+    run_id_raw: str = ""
+    run_attempt_raw: str = ""
+    job: str = ""
+    event_name: str = ""
+    event: Mapping[str, Any] = field(default_factory=dict)
+    event_readable: bool = True
+    workspace: Path = Path(".")
+    output_path: str = ""
+    summary_path: str = ""
+    actions: bool = False
+    id_token_request_url: str = ""
+    id_token_request_token: str = ""
+
+    @property
+    def run_id(self) -> int:
+        """``GITHUB_RUN_ID`` as a positive int64, else 0 (receipt spec §1)."""
+        raw = self.run_id_raw.strip()
+        if raw.isdigit() and 0 < int(raw) <= 9_223_372_036_854_775_807:
+            return int(raw)
+        return 0
+
+    @property
+    def run_url(self) -> str:
+        return f"{self.server_url}/{self.repository}/actions/runs/{self.run_id_raw}" if self.run_id_raw else ""
+
+
+def load_context(environ: Mapping[str, str] | None = None) -> GitHubContext:
+    """Read the GitHub context from the environment; never raises (unreadable event → empty)."""
+    env = os.environ if environ is None else environ
+    api = (env.get("GITHUB_API_URL") or "https://api.github.com").rstrip("/")
+    graphql = (env.get("GITHUB_GRAPHQL_URL") or "").rstrip("/")
+    if not graphql:
+        graphql = api[: -len("/v3")] + "/graphql" if api.endswith("/api/v3") else api + "/graphql"
+    event, readable = _read_event(env.get("GITHUB_EVENT_PATH", ""))
+    return GitHubContext(
+        api_url=api,
+        graphql_url=graphql,
+        server_url=(env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/"),
+        repository=env.get("GITHUB_REPOSITORY", ""),
+        run_id_raw=env.get("GITHUB_RUN_ID", ""),
+        run_attempt_raw=env.get("GITHUB_RUN_ATTEMPT", ""),
+        job=env.get("GITHUB_JOB", ""),
+        event_name=env.get("GITHUB_EVENT_NAME", ""),
+        event=event,
+        event_readable=readable,
+        workspace=Path(env.get("GITHUB_WORKSPACE") or os.getcwd()),
+        output_path=env.get("GITHUB_OUTPUT", ""),
+        summary_path=env.get("GITHUB_STEP_SUMMARY", ""),
+        actions=env.get("GITHUB_ACTIONS", "") == "true",
+        id_token_request_url=env.get("ACTIONS_ID_TOKEN_REQUEST_URL", ""),
+        id_token_request_token=env.get("ACTIONS_ID_TOKEN_REQUEST_TOKEN", ""),
+    )
+
+
+def api_url_problem(url: str, name: str = "GITHUB_API_URL") -> str | None:
+    """Why ``url`` cannot be an API base (not ``http(s)://host[...]``), or ``None`` when it can."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        return f"{name} is not an http(s) URL with a host; unset it for github.com or give the API base, e.g. https://HOST/api/v3"
+    return None
+
+
+def _read_event(path: str) -> tuple[Mapping[str, Any], bool]:
+    if not path:
+        return {}, False
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}, False
+    return (data, True) if isinstance(data, dict) else ({}, False)
+
+
+def dispatch_payload(event: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The normalized event of a reusable dispatch (``inputs.event_payload``, a JSON string), or {}."""
+    inputs = event.get("inputs") if isinstance(event, Mapping) else None
+    raw = inputs.get("event_payload") if isinstance(inputs, Mapping) else None
+    if isinstance(raw, str):
+        try:
+            parsed = json.loads(raw)
+        except ValueError:
+            return {}
+        return parsed if isinstance(parsed, dict) else {}
+    return raw if isinstance(raw, dict) else {}
+
+
+def item_from_event(event: Mapping[str, Any]) -> int:
+    """The issue or PR number the event is about (event payload, then the dispatch payload), else 0."""
+    for source in (event, dispatch_payload(event)):
+        for key in ("issue", "pull_request"):
+            obj = source.get(key) if isinstance(source, Mapping) else None
+            num = obj.get("number") if isinstance(obj, Mapping) else None
+            if isinstance(num, int) and not isinstance(num, bool) and num > 0:
+                return num
+        num = source.get("number") if isinstance(source, Mapping) else None
+        if isinstance(num, int) and not isinstance(num, bool) and num > 0:
+            return num
+    return 0
+
+
+def head_sha_from_event(event: Mapping[str, Any]) -> str:
+    """Run head (receipt spec §6.2): the event's ``pull_request.head.sha``, else the dispatch payload's; never GITHUB_SHA."""
+    for source in (event, dispatch_payload(event)):
+        pr = source.get("pull_request") if isinstance(source, Mapping) else None
+        head = pr.get("head") if isinstance(pr, Mapping) else None
+        sha = head.get("sha") if isinstance(head, Mapping) else None
+        if isinstance(sha, str) and sha:
+            return sha
+    return ""

@@ -1,0 +1,171 @@
+"""The GitHub adapter against the simulator over real HTTP: identity resolution (receipt spec §2.6),
+retries through the injected clock (watcher §2, §14), error classification, writes never retried."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from fullsend.adapters.github import GitHubForge
+from fullsend.core.model import Repo
+from fullsend.errors import ForgeError, NotFoundError
+from fullsend.testing.fixtures import JOB_TOKEN, ROLE_TOKEN, standard_pr_scenario
+from fullsend.testing.simulator import GitHubSimulator
+
+
+class RecordingClock:
+    """A clock whose sleeps are recorded and return at once (no real sleep in tests)."""
+
+    def __init__(self) -> None:
+        self.slept: list[float] = []
+
+    def now(self) -> datetime:
+        return datetime.now(timezone.utc)
+
+    def monotonic(self) -> float:
+        return 0.0
+
+    def sleep(self, seconds: float) -> bool:
+        self.slept.append(seconds)
+        return True
+
+
+@pytest.fixture
+def sim():
+    with GitHubSimulator() as simulator:
+        standard_pr_scenario(simulator)
+        yield simulator
+
+
+def _forge(sim, job=JOB_TOKEN, role=ROLE_TOKEN, clock=None):
+    return GitHubForge(Repo("org", "repo"), sim.api_url, sim.graphql_url, job, role, clock or RecordingClock())
+
+
+def test_installation_tokens_resolve_through_graphql_first_once_per_run(sim):
+    forge = _forge(sim)
+    sim.reset_requests()
+    assert forge.viewer_login("job") == "github-actions[bot]"
+    assert forge.viewer_login("job") == "github-actions[bot]"
+    assert forge.viewer_login("role") == "fullsend-ai-review[bot]"
+    assert [r.path for r in sim.requests] == ["/graphql", "/graphql"]
+
+
+def test_a_personal_token_resolves_through_rest_user(sim):
+    sim.add_token("pat-of-a-maintainer", "maintainer", "User")
+    forge = _forge(sim, role="pat-of-a-maintainer")
+    sim.reset_requests()
+    assert forge.viewer_login("role") == "maintainer"
+    assert [r.path for r in sim.requests] == ["/user"]
+
+
+def test_an_app_token_without_the_installation_prefix_falls_back_user_app_graphql(sim):
+    sim.add_token("v1.app-token-without-prefix", "some-app[bot]", "Bot")
+    forge = _forge(sim, role="v1.app-token-without-prefix")
+    sim.reset_requests()
+    # /user answered 403 "not accessible by integration": an App, spelled as REST spells it (§2.4).
+    assert forge.viewer_login("role") == "some-app[bot]"
+    assert [r.path for r in sim.requests] == ["/user", "/app", "/graphql"]
+
+
+def test_an_unknown_token_fails_naming_every_cause_without_the_token(sim):
+    forge = _forge(sim, role="not-a-real-token-123")
+    with pytest.raises(ForgeError) as err:
+        forge.viewer_login("role")
+    assert "not-a-real-token-123" not in str(err.value)
+    assert "/user" in str(err.value) and "/app" in str(err.value) and "GraphQL" in str(err.value)
+
+
+@pytest.mark.parametrize("status", [500, 502, 503, 504, 429])
+def test_transient_gets_are_retried_through_the_clock(sim, status):
+    clock = RecordingClock()
+    sim.fail("GET", r"/actions/runs/33740015232$", status, times=2)
+    run = _forge(sim, clock=clock).get_run(33740015232)
+    assert run.id == 33740015232
+    assert sim.request_count("GET", r"/actions/runs/33740015232$") == 3
+    assert clock.slept == [1.0, 2.0]
+
+
+def test_retry_after_is_honoured(sim):
+    clock = RecordingClock()
+    sim.fail("GET", r"/actions/runs/33740015232$", 429, times=1, headers={"Retry-After": "7"})
+    _forge(sim, clock=clock).get_run(33740015232)
+    assert clock.slept == [7.0]
+
+
+def test_primary_rate_limit_waits_until_the_reset(sim):
+    clock = RecordingClock()
+    reset = int(datetime.now(timezone.utc).timestamp()) + 20
+    sim.fail("GET", r"/actions/runs/33740015232$", 403, times=1,
+             headers={"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(reset)},
+             body={"message": "API rate limit exceeded"})
+    _forge(sim, clock=clock).get_run(33740015232)
+    assert len(clock.slept) == 1 and 18.0 <= clock.slept[0] <= 22.0
+
+
+def test_five_attempts_then_a_transient_error(sim):
+    clock = RecordingClock()
+    sim.fail("GET", r"/actions/runs/33740015232$", 503, times=None)
+    with pytest.raises(ForgeError) as err:
+        _forge(sim, clock=clock).get_run(33740015232)
+    assert err.value.transient
+    assert sim.request_count("GET", r"/actions/runs/33740015232$") == 5
+
+
+def test_permanent_errors_are_not_retried(sim):
+    sim.fail("GET", r"/actions/runs/33740015232$", 403, times=1, body={"message": "Resource not accessible by integration"})
+    with pytest.raises(ForgeError) as err:
+        _forge(sim).get_run(33740015232)
+    assert err.value.permanent and err.value.status == 403
+    assert sim.request_count("GET", r"/actions/runs/33740015232$") == 1
+
+
+def test_a_404_pull_request_means_an_issue(sim):
+    sim.add_issue(12, title="A bug")
+    with pytest.raises(NotFoundError):
+        _forge(sim).get_pull_request(12)
+    assert _forge(sim).get_issue(12).title == "A bug"
+
+
+def test_a_comment_post_is_never_retried(sim):
+    sim.fail("POST", r"/issues/7/comments$", 502, times=1)
+    with pytest.raises(ForgeError):
+        _forge(sim).post_comment(7, "hello", credential="job")
+    assert sim.request_count("POST", r"/issues/7/comments$") == 1
+    assert sim.comments(7) == []
+
+
+def test_a_comment_post_reports_its_author(sim):
+    comment = _forge(sim).post_comment(7, "hello", credential="job")
+    assert comment.author == "github-actions[bot]" and comment.author_is_app
+    assert comment.html_url.endswith(f"#issuecomment-{comment.id}")
+
+
+def test_comments_are_read_across_pages(sim):
+    for i in range(230):
+        sim.add_comment(7, f"comment {i}", "reviewer")
+    comments = _forge(sim).list_issue_comments(7, credential="job")
+    assert [c.body for c in comments] == [f"comment {i}" for i in range(230)]
+    assert sim.request_count("GET", r"/issues/7/comments$") == 3
+
+
+def test_conditional_reads_use_the_etag(sim):
+    forge = _forge(sim)
+    first = forge.get_issue(7)
+    second = forge.get_issue(7)
+    assert first == second
+    statuses = [r.status for r in sim.requests if r.path.endswith("/issues/7")]
+    assert statuses == [200, 304]
+
+
+def test_an_unchanged_run_listing_costs_only_304s_across_pages(sim):
+    for _ in range(150):
+        sim.add_workflow_run(path=".github/workflows/fullsend.yml", event="issue_comment", status="completed")
+    forge = _forge(sim)
+    since = datetime(2020, 1, 1, tzinfo=timezone.utc)
+    first = forge.list_workflow_runs("fullsend.yml", since)
+    sim.reset_requests()
+    second = forge.list_workflow_runs("fullsend.yml", since)
+    assert [r.id for r in first] == [r.id for r in second] and len(first) == 151
+    assert [r.status for r in sim.requests] == [304, 304]
+    assert sim.counted_request_count() == 0

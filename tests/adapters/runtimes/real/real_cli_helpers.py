@@ -1,0 +1,119 @@
+"""Helpers for the real-CLI transport tests (issue 5): find the pinned CLIs, build their offline
+environment, run a runtime in a thread.
+
+The CLIs come from ``tools/install_agent_clis.sh`` (CI runs it from ``.ci/run``) under
+``$FULLSEND_CLI_CACHE`` (default ``~/.cache/fullsend-clis``).  A missing CLI is a test FAILURE
+naming that script, never a silent skip.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+from fullsend.core.envelope import render_envelope
+from fullsend.core.model import SteerMessage
+from fullsend.ports import AgentParams, AgentRunResult
+from fullsend.wording import default_wording
+
+INSTALL_SCRIPT = "tools/install_agent_clis.sh"
+RUN_BOUND_S = 100.0  # a bound against hangs (each test must stay under two minutes), never a speed check
+WORDING = default_wording()
+STEER_MARKER = "cover-the-error-path-4242"
+STEER = SteerMessage(4242, f"Also cover the error path ({STEER_MARKER}).", event="issue_comment", actor="octocat")
+
+
+def cli_cache() -> Path:
+    """Where ``tools/install_agent_clis.sh`` installs the CLIs."""
+    return Path(os.environ.get("FULLSEND_CLI_CACHE") or Path.home() / ".cache" / "fullsend-clis")
+
+
+def cli_bin_dir() -> Path:
+    return cli_cache() / "node_modules" / ".bin"
+
+
+def require_cli(program: str) -> str:
+    """The path of an installed pinned CLI; FAILS the test (naming the install script) if absent."""
+    path = cli_bin_dir() / program
+    if not (path.exists() and os.access(path, os.X_OK)):
+        pytest.fail(
+            f"the {program} CLI is not installed at {path}; run `bash {INSTALL_SCRIPT}` "
+            "(CI runs it from .ci/run) to install the pinned agent CLIs",
+            pytrace=False,
+        )
+    return str(path)
+
+
+def offline_env(home: Path, **extra: str) -> dict[str, str]:
+    """A clean environment (as ``env -i``) with the cached CLIs and their Node.js first on PATH."""
+    home.mkdir(parents=True, exist_ok=True)
+    env = {
+        "PATH": f"{cli_bin_dir()}:/usr/local/bin:/usr/bin:/bin",
+        "HOME": str(home),
+        "LANG": "C.UTF-8",
+        "TMPDIR": str(home),
+        "NO_COLOR": "1",
+    }
+    env.update(extra)
+    return env
+
+
+def render(msg: SteerMessage) -> str:
+    """The envelope exactly as the app wires it (``render_envelope(m, wording)``)."""
+    return render_envelope(msg, WORDING)
+
+
+@dataclass
+class RunInThread:
+    """``runtime.run(params, …)`` in a thread; records turn ends and output lines."""
+
+    runtime: Any
+    params: AgentParams
+    turn_ends: list[datetime] = field(default_factory=list)
+    output: list[str] = field(default_factory=list)
+    result: AgentRunResult | None = None
+    error: BaseException | None = None
+
+    def start(self) -> "RunInThread":
+        self._thread = threading.Thread(target=self._go, name="real-cli-run", daemon=True)
+        self._thread.start()
+        return self
+
+    def _go(self) -> None:
+        try:
+            self.result = self.runtime.run(self.params, self.turn_ends.append, self.output.append)
+        except BaseException as exc:  # reported by join()
+            self.error = exc
+
+    def alive(self) -> bool:
+        return self._thread.is_alive()
+
+    def join(self, timeout_s: float = RUN_BOUND_S) -> AgentRunResult:
+        self._thread.join(timeout_s)
+        if self._thread.is_alive():
+            self.runtime.cancel(self.params.sandbox_name)
+            self._thread.join(10.0)
+            raise AssertionError(f"the run did not return within {timeout_s:g} s; output: {self.output[-10:]}")
+        if self.error is not None:
+            raise self.error
+        assert self.result is not None
+        return self.result
+
+
+def wait_until(predicate: Callable[[], bool], what: str, run: RunInThread, timeout_s: float = 60.0) -> None:
+    """Poll ``predicate`` until true; fail early if the run already returned."""
+    pause = threading.Event()
+    waited = 0.0
+    while not predicate():
+        if not run.alive():
+            raise AssertionError(f"the run ended before {what}: {run.result or run.error}; output: {run.output[-10:]}")
+        if waited >= timeout_s:
+            raise AssertionError(f"never happened within {timeout_s:g} s: {what}; output: {run.output[-10:]}")
+        pause.wait(0.05)
+        waited += 0.05

@@ -1,0 +1,160 @@
+"""CodexRuntime on the local sandbox against the scripted codex (§4.3; vectors 87, 90, 91, 96, 100; BC-21, BC-22)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from transport_helpers import RunThread, read_log, wait_for
+
+from fullsend.adapters.runtimes.codex import CodexRuntime
+from fullsend.adapters.runtimes.codex_interrupt import SettlePolicy
+from fullsend.adapters.runtimes.codex_loop import SESSION_LOST_NOTE, STOPPED_FOR_STEER_NOTE
+from fullsend.adapters.runtimes.feed import STEER_ENVELOPE_OPENING_LINE
+from fullsend.adapters.sandbox.local import LocalSandbox
+from fullsend.core.model import SteerMessage
+from fullsend.errors import NoSteerSession, SteerSessionLost
+from fullsend.ports import AgentParams
+
+PROMPT = "Implement issue 12"
+POLICY = SettlePolicy(window_s=0.3, confirm_s=1.0, poll_s=0.02, read_bound_s=1.0)
+
+
+def _params(cli: str, tmp_path: Path, env: dict[str, str], steerable: bool = True) -> AgentParams:
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    return AgentParams(sandbox_name="sb-codex", agent_cli=cli, prompt=PROMPT, workdir=work, env=env,
+                       steerable=steerable, timeout_s=60)
+
+
+def _thread_known(runtime: CodexRuntime) -> bool:
+    queue = runtime._queues.lookup("sb-codex")
+    return queue is not None and bool(queue.thread_id)
+
+
+def _settle_after(run: RunThread, runtime: CodexRuntime, turns: int) -> None:
+    run.on_turn = lambda at: runtime.settle("sb-codex") if len(run.turn_ends) >= turns else None
+
+
+def test_v90_steer_interrupts_then_resume_delivers_bc22(scripted_cli: str, tmp_path: Path) -> None:
+    log, pids = tmp_path / "log.ndjson", tmp_path / "pids"
+    runtime = CodexRuntime(sandbox_root_parent=tmp_path, settle_policy=POLICY)
+    env = {"SCRIPTED_AGENT_TURN_S": "2.0", "SCRIPTED_AGENT_LOG": str(log),
+           "SCRIPTED_AGENT_PID_FILE": str(pids), "SCRIPTED_AGENT_SPAWN_CHILD": "1"}
+    run = RunThread(runtime, _params(scripted_cli, tmp_path, env))
+    _settle_after(run, runtime, 1)
+    run.start()
+    wait_for(lambda: _thread_known(runtime), "codex reported its thread")
+    runtime.steer("sb-codex", SteerMessage(77, "head moved"))
+    result = run.join()
+    assert result.exit_code == 0 and not result.is_error, result.error
+    assert [(s.follow_up_run_id, s.mode) for s in result.steers] == [(77, "resume")]
+    assert STOPPED_FOR_STEER_NOTE in run.output and not any("ERROR" in line for line in run.output)
+    assert read_log(log) == [PROMPT, f"{STEER_ENVELOPE_OPENING_LINE}\n\nhead moved"]
+    alive_checks = (tmp_path / "pids.alive").read_text().splitlines()
+    assert alive_checks == ["", ""]  # the resume found no pid of the stopped sandbox alive (BC-22)
+    assert len(pids.read_text().split()) == 4  # two processes, each with a child
+
+
+def test_idle_steer_after_turn_resumes_without_interrupt(scripted_cli: str, tmp_path: Path) -> None:
+    log = tmp_path / "log.ndjson"
+    runtime = CodexRuntime(sandbox_root_parent=tmp_path, settle_policy=POLICY)
+    env = {"SCRIPTED_AGENT_TURN_S": "0.2", "SCRIPTED_AGENT_LOG": str(log)}
+    run = RunThread(runtime, _params(scripted_cli, tmp_path, env))
+    run.on_turn = lambda at: (runtime.steer("sb-codex", SteerMessage(8, "late update")) if len(run.turn_ends) == 1
+                              else runtime.settle("sb-codex"))
+    result = run.start().join()
+    assert result.exit_code == 0 and [s.follow_up_run_id for s in result.steers] == [8]
+    assert STOPPED_FOR_STEER_NOTE not in run.output and result.turns == 2
+
+
+def test_v87_failing_resume_is_dropped_after_two_tries(scripted_cli: str, tmp_path: Path) -> None:
+    warnings: list[str] = []
+    runtime = CodexRuntime(sandbox_root_parent=tmp_path, settle_policy=POLICY, warn=warnings.append)
+    env = {"SCRIPTED_AGENT_TURN_S": "0.2", "SCRIPTED_CODEX_RESUME_EXIT": "1", "SCRIPTED_AGENT_PID_FILE": str(tmp_path / "p")}
+    run = RunThread(runtime, _params(scripted_cli, tmp_path, env))
+    run.on_turn = lambda at: (runtime.steer("sb-codex", SteerMessage(4242, "x")) if len(run.turn_ends) == 1
+                              else runtime.settle("sb-codex"))
+    result = run.start().join()
+    assert result.exit_code == 0 and result.steers == []  # the failed resume costs the steer, not the run
+    assert len((tmp_path / "p").read_text().split()) == 3  # first process + 2 resume attempts
+    assert any("4242" in w and "queued run will redo" in w for w in warnings)
+
+
+def test_v91_guard_exit_on_resume_is_the_verdict(scripted_cli: str, tmp_path: Path) -> None:
+    runtime = CodexRuntime(sandbox_root_parent=tmp_path, settle_policy=POLICY)
+    env = {"SCRIPTED_AGENT_TURN_S": "0.2", "SCRIPTED_CODEX_RESUME_EXIT": "97", "SCRIPTED_AGENT_PID_FILE": str(tmp_path / "p")}
+    run = RunThread(runtime, _params(scripted_cli, tmp_path, env))
+    run.on_turn = lambda at: runtime.steer("sb-codex", SteerMessage(5, "x")) if len(run.turn_ends) == 1 else None
+    result = run.start().join()
+    assert result.exit_code == 97 and result.is_error
+    assert len((tmp_path / "p").read_text().split()) == 2  # exactly one resume, no retry
+
+
+def test_v91_first_turn_guard_and_crash_end_the_run(scripted_cli: str, tmp_path: Path) -> None:
+    runtime = CodexRuntime(sandbox_root_parent=tmp_path, settle_policy=POLICY)
+    guard = RunThread(runtime, _params(scripted_cli, tmp_path, {"SCRIPTED_CODEX_FIRST_EXIT": "98"})).start().join()
+    assert guard.exit_code == 98 and guard.is_error
+    crash = RunThread(runtime, _params(scripted_cli, tmp_path, {"SCRIPTED_CODEX_FIRST_EXIT": "1"})).start().join()
+    assert crash.exit_code == 1 and crash.is_error
+
+
+def test_v96_turn_completed_before_a_late_stop_keeps_its_success(scripted_cli: str, tmp_path: Path) -> None:
+    runtime = CodexRuntime(sandbox_root_parent=tmp_path, settle_policy=POLICY)
+    log = tmp_path / "log.ndjson"
+    env = {"SCRIPTED_AGENT_TURN_S": "0.2", "SCRIPTED_CODEX_LINGER_S": "30", "SCRIPTED_CODEX_RESUME_EXIT": "1",
+           "SCRIPTED_AGENT_LOG": str(log)}
+    run = RunThread(runtime, _params(scripted_cli, tmp_path, env))
+    _settle_after(run, runtime, 1)
+    run.start()
+    wait_for(lambda: _thread_known(runtime) and len(read_log(log)) == 1, "turn 1 ran")
+    threading_wait(0.5)  # turn.completed is out; the process lingers
+    runtime.steer("sb-codex", SteerMessage(6, "x"))
+    result = run.join()
+    assert result.exit_code == 0 and not result.is_error and result.steers == []
+    assert STOPPED_FOR_STEER_NOTE not in run.output
+
+
+def threading_wait(seconds: float) -> None:
+    import threading
+
+    threading.Event().wait(seconds)
+
+
+def test_v100_bc21_sandbox_lands_in_error_after_the_start(scripted_cli: str, tmp_path: Path) -> None:
+    sandbox = LocalSandbox("sb-codex", tmp_path)
+    sandbox.force_error_after_start(delay_s=0.07)
+    runtime = CodexRuntime(sandbox_factory=lambda _n: sandbox, settle_policy=POLICY)
+    log = tmp_path / "log.ndjson"
+    env = {"SCRIPTED_AGENT_TURN_S": "5", "SCRIPTED_AGENT_LOG": str(log)}
+    run = RunThread(runtime, _params(scripted_cli, tmp_path, env)).start()
+    wait_for(lambda: _thread_known(runtime), "codex reported its thread")
+    try:
+        runtime.steer("sb-codex", SteerMessage(2101, "update"))
+    except SteerSessionLost as exc:
+        lost = exc
+    else:
+        raise AssertionError("steer did not report the lost session")
+    assert 'phase "Error"' in str(lost)
+    result = run.join()
+    assert result.session_lost and result.exit_code == -1 and result.is_error and result.steers == []
+    assert "session lost" in result.error
+    assert SESSION_LOST_NOTE in run.output and "queued run will redo the work" in SESSION_LOST_NOTE
+    assert read_log(log) == [PROMPT]  # no resume ran
+    try:
+        runtime.steer("sb-codex", SteerMessage(2102, "later"))
+    except NoSteerSession:
+        pass  # the run returned and unregistered
+
+
+def test_codex_argv_and_env(scripted_cli: str, tmp_path: Path) -> None:
+    argv_dump, env_dump = tmp_path / "argv.json", tmp_path / "env.json"
+    env = {"SCRIPTED_AGENT_TURN_S": "0.1", "SCRIPTED_AGENT_ARGV_DUMP": str(argv_dump),
+           "SCRIPTED_AGENT_ENV_DUMP": str(env_dump), "LC_ALL": "C.UTF-8"}
+    runtime = CodexRuntime(sandbox_root_parent=tmp_path)
+    result = RunThread(runtime, _params(scripted_cli, tmp_path, env, steerable=False)).start().join()
+    assert result.exit_code == 0 and result.turns == 1
+    argv = json.loads(argv_dump.read_text())
+    assert argv[:4] == ["exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"]
+    assert argv[-1] == "-" and "resume" not in argv and PROMPT not in " ".join(argv)
+    assert json.loads(env_dump.read_text()) == {**env, "IS_SANDBOX": "1"}

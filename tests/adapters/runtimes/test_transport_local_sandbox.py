@@ -1,0 +1,93 @@
+"""The local sandbox (runtime-transport §3.5): group lifecycle, verified stop, Error hook (BC-21, BC-22)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fullsend.adapters import proc
+from fullsend.adapters.sandbox.local import LocalSandbox
+from fullsend.errors import SandboxError
+
+
+def test_stop_ends_every_exec_and_start_keeps_disk(tmp_path: Path) -> None:
+    sb = LocalSandbox("sb", tmp_path)
+    try:
+        assert sb.phase() == "Ready"
+        (sb.root / "kept.txt").write_text("disk state")
+        pgid = sb.pgid
+        child = proc.spawn(["sleep", "60"], env={"PATH": "/usr/bin:/bin"}, process_group=pgid)
+        assert child.pid in proc.group_members(pgid)
+        sb.stop(timeout_s=3.0)
+        assert sb.phase() == "Stopped" and proc.group_members(pgid) == []
+        child.wait(timeout=2)
+        sb.start(timeout_s=30)
+        assert sb.phase() == "Ready" and sb.pgid != pgid
+        assert (sb.root / "kept.txt").read_text() == "disk state"
+        out = sb.exec("printf '%s' \"$(cat kept.txt)\"", timeout_s=5)
+        assert (out.stdout, out.exit_code) == ("disk state", 0)
+    finally:
+        sb.delete()
+    assert not sb.root.exists()
+
+
+def test_forced_error_refuses_stop_start_exec(tmp_path: Path) -> None:
+    sb = LocalSandbox("sb", tmp_path)
+    try:
+        sb.force_error_now()
+        assert sb.phase() == "Error"
+        for action in (lambda: sb.stop(1.0), lambda: sb.start(1.0), lambda: sb.exec("true", 1.0)):
+            with pytest.raises(SandboxError, match="current phase: Error"):
+                action()
+    finally:
+        sb.delete()
+
+
+def test_error_after_start_hook_bc21(tmp_path: Path) -> None:
+    sb = LocalSandbox("sb", tmp_path)
+    try:
+        sb.force_error_after_start(delay_s=0.05)
+        assert sb.phase() == "Ready"  # only the NEXT start flips
+        sb.stop(2.0)
+        sb.start(30)
+        import threading
+
+        threading.Event().wait(0.1)
+        assert sb.phase() == "Error"
+    finally:
+        sb.delete()
+
+
+def test_exec_timeout_kills_only_the_command(tmp_path: Path) -> None:
+    sb = LocalSandbox("sb", tmp_path)
+    try:
+        with pytest.raises(proc.CommandTimeout):
+            sb.exec("sleep 30", timeout_s=0.3)
+        assert sb.phase() == "Ready"
+    finally:
+        sb.delete()
+
+
+@pytest.mark.parametrize(("environ", "armed"), [
+    ({"FULLSEND_TEST_HOOKS": "1", "FULLSEND_TEST_SANDBOX_ERROR_AFTER_START": "1"}, True),
+    ({"FULLSEND_TEST_SANDBOX_ERROR_AFTER_START": "1"}, False),  # not in test mode: ignored
+    ({"FULLSEND_TEST_HOOKS": "1"}, False),
+    ({"FULLSEND_TEST_HOOKS": "true", "FULLSEND_TEST_SANDBOX_ERROR_AFTER_START": "1"}, False),
+], ids=["test-mode-armed", "knob-alone", "test-mode-alone", "not-exactly-1"])
+def test_env_test_hook_arms_error_after_start_only_in_test_mode_bc21(
+    tmp_path: Path, environ: dict[str, str], armed: bool
+) -> None:
+    from fullsend.adapters.sandbox.local import local_sandbox_factory
+
+    sb = local_sandbox_factory(tmp_path, environ)("sb")
+    try:
+        assert sb.root.parent == tmp_path and sb.phase() == "Ready"
+        sb.stop(2.0)
+        sb.start(30)
+        import threading
+
+        threading.Event().wait(0.2)
+        assert sb.phase() == ("Error" if armed else "Ready")
+    finally:
+        sb.delete()

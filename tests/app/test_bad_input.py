@@ -1,0 +1,49 @@
+"""Issue 2 acceptance 5: bad inputs exit 2 with one ``::error::`` naming the input, and make no API call."""
+
+from __future__ import annotations
+
+import pytest
+
+from fullsend.testing.fixtures import standard_pr_scenario
+from fullsend.testing.simulator import GitHubSimulator
+from e2e_helpers import run_entrypoint, runner_env
+
+
+@pytest.mark.parametrize(
+    ("inputs", "named"),
+    [
+        ({"stage": "deploy"}, "stage"),
+        ({"item": "abc"}, "item"),
+        ({"prompt": ""}, "prompt"),
+        ({"prompt": "x", "prompt_file": "task.md"}, "prompt"),
+        ({"runtime": "gpt"}, "runtime"),
+        ({"steer_enabled": "yes"}, "steer_enabled"),
+        ({"max_steers": "-1"}, "max_steers"),
+        ({"agent_cli": "/nonexistent/agent"}, "agent_cli"),
+        ({"sandbox": "openshell", "openshell_cli": "/nonexistent/openshell"}, "sandbox"),
+    ],
+)
+def test_bad_input_exits_2_before_any_api_call(tmp_path, inputs, named):
+    with GitHubSimulator() as sim:
+        fix = standard_pr_scenario(sim)
+        sim.reset_requests()
+        run = run_entrypoint(runner_env(tmp_path, sim, fix, inputs=inputs), tmp_path)
+        assert run.exit_code == 2, run.stdout + run.stderr
+        errors = [line for line in run.stdout.splitlines() if line.startswith("::error")]
+        assert len(errors) == 1
+        assert f"'{named}'" in errors[0]
+        assert sim.request_count() == 0
+        leaked = [l for l in (run.stdout + run.stderr).splitlines() if fix.job_token in l and not l.startswith("::add-mask::")]
+        assert leaked == []
+
+
+@pytest.mark.parametrize("api_url", ["not-a-url", "ftp://x", "api.github.com"])
+def test_a_malformed_api_url_is_a_configuration_error_not_a_traceback(tmp_path, api_url):
+    with GitHubSimulator() as sim:
+        fix = standard_pr_scenario(sim)
+        env = runner_env(tmp_path, sim, fix)
+        env["GITHUB_API_URL"] = api_url
+        run = run_entrypoint(env, tmp_path)
+    assert run.exit_code == 2
+    assert "Traceback" not in run.stdout + run.stderr
+    assert [line for line in run.stdout.splitlines() if line.startswith("::error") and "GITHUB_API_URL" in line]

@@ -1,0 +1,48 @@
+"""spec/receipt-preflight-tokens.md §10.12 rows that concern the run's facts: the run head
+(151-153), the steer budget (156), self logins (158), the run id (161) and the run-name (162)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from fullsend.core.model import Repo, WorkItem
+from fullsend.core.settle import watch_deadline
+from fullsend.settings import GitHubContext, head_sha_from_event
+from fullsend.core.skips import review_bot_logins
+
+
+@pytest.mark.parametrize(
+    ("event", "head"),
+    [
+        ({"pull_request": {"head": {"sha": "gh123"}}}, "gh123"),  # 151
+        ({"inputs": {"event_payload": json.dumps({"pull_request": {"head": {"sha": "ev123"}}})}}, "ev123"),  # 152
+        ({}, ""),  # 153: never GITHUB_SHA
+    ],
+)
+def test_run_head_comes_from_the_event_never_github_sha(event, head):
+    assert head_sha_from_event(event) == head
+
+
+@pytest.mark.parametrize(("timeout_min", "budget_min"), [(20, 20), (50, 50), (55, 50), (360, 50)])
+def test_156_steer_budget(timeout_min, budget_min):
+    start = datetime(2026, 9, 4, 8, 30, tzinfo=timezone.utc)
+    assert watch_deadline(start, timeout_min) - start == timedelta(minutes=budget_min)
+
+
+def test_158_self_logins_include_the_review_apps_of_the_owner():
+    assert review_bot_logins((), "acme") == ("acme-review[bot]", "fullsend-ai-review[bot]")
+
+
+@pytest.mark.parametrize(("raw", "run_id"), [("33740015232", 33740015232), ("not-a-number", 0), ("", 0)])
+def test_161_run_id(raw, run_id):
+    assert GitHubContext(run_id_raw=raw).run_id == run_id
+
+
+@pytest.mark.parametrize(("repo", "number", "name"), [("org/repo", 7, "org/repo#7"), ("org/repo", 0, "")])
+def test_162_run_name(repo, number, name):
+    parsed = Repo.parse(repo)
+    assert parsed is not None
+    assert WorkItem(parsed, number).run_name == name

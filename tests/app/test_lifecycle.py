@@ -1,0 +1,123 @@
+"""Lifecycle paths through the entrypoint (interface.md "Cancellation and pre-script skip", exit codes;
+receipt spec §3.2 and BC-02): only an outright success that absorbed a run leaves a receipt."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from fullsend.core.model import format_time
+from fullsend.testing.fixtures import add_comment_follow_up, standard_pr_scenario
+from fullsend.testing.simulator import GitHubSimulator
+from e2e_helpers import REPO_ROOT, parse_outputs, run_entrypoint, runner_env
+
+COMMAND = "/fs-review please re-check the migration"
+
+
+@pytest.fixture
+def sim():
+    with GitHubSimulator() as simulator:
+        yield simulator
+
+
+def _fix(sim):
+    return standard_pr_scenario(sim, created_at=format_time(datetime.now(timezone.utc) - timedelta(seconds=60)))
+
+
+def _follow_up_on_first_listing(sim):
+    sim.on_request(sim.match("GET", r"/actions/workflows/fullsend\.yml/runs"),
+                   lambda s: add_comment_follow_up(s, COMMAND))
+
+
+def _job_comments(sim, fix):
+    return [c for c in sim.comments(fix.pr) if c["user"]["login"] == fix.job_login]
+
+
+def test_pre_script_exit_78_skips_the_run(sim, tmp_path):
+    fix = _fix(sim)
+    run = run_entrypoint(runner_env(tmp_path, sim, fix, inputs={"pre_script": "exit 78"}), tmp_path)
+    assert run.exit_code == 0, run.stdout
+    assert run.outputs["outcome"] == "skipped" and run.outputs["skip_reason"] == "pre-script"
+    assert run.agent_messages == []
+    assert _job_comments(sim, fix) == []
+
+
+def test_a_failing_pre_script_fails_the_run_without_the_agent(sim, tmp_path):
+    fix = _fix(sim)
+    run = run_entrypoint(runner_env(tmp_path, sim, fix, inputs={"pre_script": "exit 3"}), tmp_path)
+    assert run.exit_code == 1
+    assert run.outputs["outcome"] == "failed"
+    assert run.agent_messages == []
+
+
+def test_a_failing_post_script_leaves_no_receipt(sim, tmp_path):
+    fix = _fix(sim)
+    _follow_up_on_first_listing(sim)
+    run = run_entrypoint(runner_env(tmp_path, sim, fix, inputs={"post_script": "exit 1"}), tmp_path)
+    assert run.exit_code == 1
+    assert run.outputs["outcome"] == "failed" and run.outputs["receipt_url"] == ""
+    assert any(m.startswith("Runner update:") for m in run.agent_messages)  # the steer was delivered…
+    assert _job_comments(sim, fix) == []  # …but a failed run claims nothing
+
+
+def test_an_agent_failure_leaves_no_receipt(sim, tmp_path):
+    fix = _fix(sim)
+    _follow_up_on_first_listing(sim)
+    env = runner_env(tmp_path, sim, fix)
+    env["SCRIPTED_AGENT_EXIT_CODE"] = "3"
+    run = run_entrypoint(env, tmp_path)
+    assert run.exit_code == 1
+    assert run.outputs["outcome"] == "failed"
+    assert _job_comments(sim, fix) == []
+
+
+def test_validation_iterations_share_the_steer_cap_and_receipt_only_the_shipped_one(sim, tmp_path):
+    fix = _fix(sim)
+    _follow_up_on_first_listing(sim)
+    marker = tmp_path / "validated-once"
+    script = f"test -e {marker} || {{ touch {marker}; echo 'tests fail'; exit 1; }}"
+    run = run_entrypoint(runner_env(tmp_path, sim, fix, inputs={"validation_script": script, "max_iterations": "2"}),
+                         tmp_path)
+    assert run.exit_code == 0, run.stdout
+    assert run.outputs["outcome"] == "succeeded"
+    # Iteration 1 absorbed the follow-up but failed validation: iteration 2 shipped and absorbed nothing.
+    assert run.outputs["steers"] == "1"
+    assert run.outputs["consumed_run_ids"] == ""
+    assert _job_comments(sim, fix) == []
+
+
+def test_sigterm_settles_stops_the_agent_and_posts_no_receipt(sim, tmp_path):
+    """BC-02: cancelled mid-steer → exit 1 within 7 s, outcome failed, no receipt, status cancelled."""
+    fix = _fix(sim)
+    _follow_up_on_first_listing(sim)
+    env = runner_env(tmp_path, sim, fix)
+    env["SCRIPTED_AGENT_TURN_S"] = "60"
+    proc = subprocess.Popen([sys.executable, str(REPO_ROOT / "entrypoint.py")], env=env, cwd=env["GITHUB_WORKSPACE"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    log = tmp_path / "agent.log"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if log.exists() and any(json.loads(l)["text"].startswith("Runner update:") for l in log.read_text().splitlines()):
+            break
+        time.sleep(0.1)
+    else:
+        proc.kill()
+        pytest.fail("the steer never reached the agent")
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=15)
+    elapsed = time.monotonic() - sent
+    assert proc.returncode == 1, out + err
+    assert elapsed < 7.0
+    outputs = parse_outputs(Path(env["GITHUB_OUTPUT"]).read_text())
+    assert outputs["outcome"] == "failed" and outputs["receipt_url"] == ""
+    assert _job_comments(sim, fix) == []
+    terminal = [c for c in sim.comments(fix.pr) if "status:terminal" in c["body"]]
+    assert terminal and "Cancelled" in terminal[-1]["body"]

@@ -1,0 +1,63 @@
+"""spec/receipt-preflight-tokens.md §10.4 vectors 41-42 (silent guards of the receipt check) and
+§10.10 vector 141 (the pre-flight runs once, before the start comment and the pre-script)."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+
+from fullsend.adapters.clock import SystemClock
+from fullsend.adapters.github import GitHubForge
+from fullsend.app import run as run_module
+from fullsend.app.preflight import PreflightFacts, check_receipt
+from fullsend.core.model import Repo
+from fullsend.core.receipt import receipt_body
+from fullsend.testing.fixtures import JOB_LOGIN, JOB_TOKEN, ROLE_TOKEN, standard_pr_scenario
+from fullsend.testing.simulator import GitHubSimulator
+
+QUEUED = 33740015299
+
+
+def _facts(tmp_path, **changes) -> PreflightFacts:
+    base = dict(stage="review", run_id_raw=str(QUEUED), run_attempt="1", repository="org/repo", item_number=7,
+                job_token=JOB_TOKEN, role_token=ROLE_TOKEN, minted=True, fullsend_dir=str(tmp_path),
+                in_actions=True)
+    base.update(changes)
+    return PreflightFacts(**base)
+
+
+def _check(tmp_path, **changes):
+    lines: list[tuple[str, str]] = []
+    with GitHubSimulator() as sim:
+        standard_pr_scenario(sim)
+        sim.add_comment(7, receipt_body([QUEUED], "aaa111"), JOB_LOGIN)
+        sim.reset_requests()
+        forge = GitHubForge(Repo("org", "repo"), sim.api_url, sim.graphql_url, JOB_TOKEN, ROLE_TOKEN, SystemClock())
+        skip = check_receipt(forge, _facts(tmp_path, **changes), lambda lv, m: lines.append((lv, m)))
+        return skip, lines, sim.request_count()
+
+
+def test_the_genuine_receipt_is_found_when_no_guard_applies(tmp_path):
+    skip, _, _ = _check(tmp_path)
+    assert skip is not None
+
+
+def test_41_outside_github_actions_is_silent_and_makes_no_call(tmp_path):
+    assert _check(tmp_path, in_actions=False) == (None, [], 0)
+
+
+def test_42_no_receipt_token_is_silent_and_makes_no_call(tmp_path):
+    assert _check(tmp_path, minted=False, role_token="") == (None, [], 0)
+
+
+def test_141_the_preflight_runs_once_before_the_start_comment_and_the_pre_script():
+    tree = ast.parse(inspect.getsource(run_module.run_action))
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+
+    def line_of(name: str) -> list[int]:
+        return sorted(c.lineno for c in calls if getattr(c.func, "id", getattr(c.func, "attr", "")) == name)
+
+    assert len(line_of("run_preflight")) == 1
+    (preflight,) = line_of("run_preflight")
+    assert preflight < min(line_of("StatusComment"))  # the start comment is set up after it
+    assert preflight < min(line_of("ActionRun"))  # the pre-script runs inside ActionRun.execute

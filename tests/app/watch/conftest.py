@@ -1,0 +1,17 @@
+"""Fixtures of the watcher tests: a started simulator holding FIX, and the rig around it."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import pytest
+
+from fullsend.testing.simulator import GitHubSimulator
+from watch_support import Rig, SimClock, make_rig
+
+
+@pytest.fixture
+def rig() -> Iterator[Rig]:
+    clock = SimClock()
+    with GitHubSimulator(clock=clock.now) as sim:
+        yield make_rig(sim, clock)

@@ -1,0 +1,155 @@
+"""Issue 8 acceptance: the image built from the Dockerfile, run the way a GitHub runner runs a
+container action, plays the skeleton's end-to-end scenario (tests/app/test_end_to_end.py).
+
+The GitHub simulator runs on the host; the image is built by podman (tools/container/) and run
+with the runner's workdir, mounts, ``INPUT_*`` and ``GITHUB_*`` (runner_container.py).  The agent
+is the scripted stream-json agent shipped in the image, started through a wrapper script that an
+"earlier step" put in the workspace and named by ``agent_cli``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from fullsend.core.model import format_time
+from fullsend.core.receipt import parse_marker
+from fullsend.core.wire import OPENING_LINE
+from fullsend.testing.fixtures import add_comment_follow_up, standard_pr_scenario
+from fullsend.testing.simulator import GitHubSimulator
+from runner_commands import read_step_log
+from runner_container import (PODMAN_LIMITS, PODMAN_RUNTIME, REPO_ROOT, RunnerDirs, action_inputs, container_env,
+                              record, run_container)
+
+# Building the images on a fresh machine (base, then npm installs) takes minutes, not seconds.
+pytestmark = [pytest.mark.slow, pytest.mark.container, pytest.mark.timeout(1200)]
+
+COMMAND = "/fs-review please re-check the migration"
+DECLARED_OUTPUTS = {"outcome", "skip_reason", "steers", "consumed_run_ids", "receipt_url", "head_sha"}
+
+
+def _event(sim: GitHubSimulator, pr: int) -> dict:
+    return {"action": "created",
+            "issue": {"number": pr, "pull_request": {"url": f"{sim.api_url}/repos/org/repo/pulls/{pr}"}},
+            "comment": {"id": 1, "body": "/fs-review", "user": {"login": "reviewer", "type": "User"}}}
+
+
+def _play(image: str, root: Path, sim: GitHubSimulator, fix, run_id: int):
+    dirs = RunnerDirs.create(root)
+    agent = dirs.install_agent()
+    inputs = action_inputs(fix.job_token, {
+        "role_token": fix.role_token, "stage": "review", "agent_cli": agent,
+        "prompt": "Review the pull request.", "poll_interval_seconds": "1",
+    })
+    step_env = {"SCRIPTED_AGENT_LOG": "/github/workspace/.fullsend-test/agent.log", "SCRIPTED_AGENT_TURN_S": "4"}
+    env = container_env(dirs, api_url=sim.api_url, graphql_url=sim.graphql_url, run_id=run_id,
+                        inputs=inputs, event=_event(sim, fix.pr), step_env=step_env)
+    return run_container(image, dirs, env)
+
+
+def test_image_plays_the_steered_run_then_the_queued_run_skips(core_image, tmp_path):
+    with GitHubSimulator() as sim:
+        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(timezone.utc) - timedelta(seconds=60)))
+        added: dict = {}
+        first_request: list[float] = []
+        sim.on_request(lambda r: True, lambda s: first_request.append(time.monotonic()))
+        sim.on_request(sim.match("GET", r"/actions/workflows/fullsend\.yml/runs"),
+                       lambda s: added.update(zip(("comment", "run"), add_comment_follow_up(s, COMMAND))))
+
+        run = _play(core_image, tmp_path / "first", sim, fix, fix.my_run_id)
+        assert run.exit_code == 0, run.stdout + run.stderr
+        record("podman run -> first API request (core image)", f"{first_request[0] - run.started_at:.2f} s")
+        follow_up_id = added["run"]["id"]
+
+        steers = [m for m in run.agent_messages if m.split("\n", 1)[0] == OPENING_LINE]
+        assert len(steers) == 1
+        assert "Instruction from @reviewer: please re-check the migration" in steers[0]
+        assert set(run.outputs) == DECLARED_OUTPUTS
+        assert run.outputs["outcome"] == "succeeded"
+        assert run.outputs["skip_reason"] == ""
+        assert run.outputs["steers"] == "1"
+        assert run.outputs["consumed_run_ids"] == str(follow_up_id)
+        assert run.outputs["head_sha"] == "aaa111"
+        receipts = [c for c in sim.comments(fix.pr) if c["user"]["login"] == fix.job_login]
+        assert len(receipts) == 1
+        marker = parse_marker(receipts[0]["body"])
+        assert marker is not None and marker.consumed == (follow_up_id,) and marker.head == "aaa111"
+        assert run.outputs["receipt_url"] == receipts[0]["html_url"]
+        assert str(follow_up_id) in run.summary and "succeeded" in run.summary
+        log = read_step_log(run.stdout)
+        assert {fix.job_token, fix.role_token} <= log.masks
+        assert log.named("error") == []
+
+        sim.reset_requests()
+        skip = _play(core_image, tmp_path / "queued", sim, fix, follow_up_id)
+        assert skip.exit_code == 0, skip.stdout + skip.stderr
+        assert skip.outputs["outcome"] == "skipped"
+        assert skip.outputs["skip_reason"] == "receipt"
+        assert skip.outputs["receipt_url"] == ""
+        assert skip.agent_messages == []
+        assert skip.summary.strip() != ""
+        assert sim.request_count() <= 3
+        assert [c for c in sim.comments(fix.pr) if c["user"]["login"] == fix.job_login] == receipts
+
+
+def _inspect(image: str) -> dict:
+    out = subprocess.run(["podman", "image", "inspect", image], capture_output=True, text=True, check=True, timeout=60)
+    return json.loads(out.stdout)[0]["Config"]
+
+
+def _sh(image: str, script: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["podman", "run", "--runtime", PODMAN_RUNTIME, "--rm", *PODMAN_LIMITS, "--network", "none",
+                           "--entrypoint", "/bin/sh", image, "-c", script],
+                          capture_output=True, text=True, timeout=120)
+
+
+def _facts(image: str, commands: dict[str, str]) -> dict[str, str]:
+    """Run each shell command in ``image`` (one container) and return its trimmed output."""
+    script = "".join(f"echo '<<{name}>>'; {cmd} 2>&1; " for name, cmd in commands.items())
+    proc = _sh(image, script)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    found = re.findall(r"<<(\w+)>>\n(.*?)(?=<<\w+>>\n|\Z)", proc.stdout, re.S)
+    return {name: text.strip() for name, text in found}
+
+
+def _pinned(arg: str) -> str:
+    match = re.search(rf"^ARG {arg}=(\S+)$", (REPO_ROOT / "Dockerfile").read_text(), re.M)
+    assert match, f"Dockerfile has no ARG {arg}"
+    return match.group(1)
+
+
+def test_default_image_is_what_a_runner_builds(default_image):
+    """No build arguments (as on a runner): root, the entrypoint, PYTHONUNBUFFERED, Node.js and
+    the pinned Claude Code CLI on PATH, and no compiler, pip or npm left behind."""
+    config = _inspect(default_image)
+    assert config.get("User", "") in ("", "root", "0")
+    assert config["Entrypoint"] == ["python", "/app/entrypoint.py"]
+    assert "PYTHONUNBUFFERED=1" in config["Env"]
+    history = subprocess.run(["podman", "history", "--no-trunc", "--format", "{{.CreatedBy}}", default_image],
+                             capture_output=True, text=True, check=True, timeout=60).stdout
+    assert "BUILD_CA_BUNDLE" not in history and "build-ca" not in history  # the build's CA stays out
+    facts = _facts(default_image, {
+        "uid": "id -u", "claude": "claude --version", "node": "node --version", "python": "python --version",
+        "tools": "for t in gcc cc make pip pip3 npm; do command -v $t; done; true",
+        "leftovers": "ls -A /mnt; find / -xdev -name '*build-ca*' 2>/dev/null; true",
+    })
+    assert facts["uid"] == "0"
+    assert facts["claude"].startswith(_pinned("CLAUDE_CODE_VERSION") + " ")
+    assert facts["node"] == "v" + _pinned("NODE_VERSION")
+    assert facts["python"].startswith("Python 3.11.")
+    assert facts["tools"] == ""
+    assert facts["leftovers"] == ""
+
+
+def test_core_image_has_no_node_and_no_agent_cli(core_image):
+    facts = _facts(core_image, {"clis": "for t in node npm claude pi codex; do command -v $t; done; true",
+                                "python": "python --version", "entry": "python -c 'import fullsend.__main__'"})
+    assert facts["clis"] == ""
+    assert facts["python"].startswith("Python 3.11.")
+    assert facts["entry"] == ""

@@ -1,0 +1,136 @@
+"""Fixtures for the receipt / pre-flight tests: spec notation helpers and a small fake Forge."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from fullsend.core.model import Comment, PullRequest, Review, WorkflowRun
+from fullsend.errors import ForgeError
+
+R = "github-actions[bot]"  # receipt login (spec §10 notation)
+A = "fullsend[bot]"  # role / App login
+HUMAN = "_The run already working on this item absorbed follow-up run(s) {}, so a run queued for those events exits without repeating the work._"
+
+
+def M(ids: str, head: str) -> str:
+    """``M(ids,head)`` of spec §10: the WIRE marker with ``ids`` verbatim (e.g. ``"101,102"``)."""
+    return f"<!-- fullsend:steer consumed={ids} head={head} -->"
+
+
+def RB(ids: str, head: str) -> str:
+    """``R(ids,head)`` of spec §10: the whole WIRE receipt body."""
+    return M(ids, head) + "\n" + HUMAN.format(", ".join(ids.split(",")))
+
+
+def comment(
+    body: str,
+    login: str = R,
+    user_type: str = "Bot",
+    created: str = "2026-09-25T10:00:00Z",
+    updated: str | None = None,
+    cid: int = 1,
+) -> Comment:
+    """A comment built from REST JSON, unedited unless ``updated`` says otherwise."""
+    return Comment.from_json(
+        {
+            "id": cid,
+            "body": body,
+            "user": {"login": login, "type": user_type},
+            "created_at": created,
+            "updated_at": created if updated is None else updated,
+            "html_url": f"https://github.com/org/repo/issues/7#issuecomment-{cid}",
+        }
+    )
+
+
+def review(
+    login: str = "org-review[bot]",
+    user_type: str = "Bot",
+    state: str = "APPROVED",
+    commit: str = "f3af8c5a" + "0" * 32,
+    submitted: str = "2026-09-23T16:30:00Z",
+    rid: int = 1,
+) -> Review:
+    return Review.from_json(
+        {
+            "id": rid,
+            "user": {"login": login, "type": user_type},
+            "state": state,
+            "commit_id": commit,
+            "submitted_at": submitted,
+            "body": "",
+        }
+    )
+
+
+@dataclass
+class FakeForge:
+    """Implements the parts of ``fullsend.ports.Forge`` the pre-flight and writer use.
+
+    Each configured value may be an exception instance, raised when read.  ``calls`` records
+    ``(method, args, credential)`` in order.
+    """
+
+    logins: dict[str, Any] = field(default_factory=lambda: {"job": R, "role": A})
+    comments: Any = field(default_factory=list)
+    run: Any = None
+    pr_head: Any = ""
+    reviews: Any = field(default_factory=list)
+    post_result: Any = None
+    calls: list[tuple[str, Any, str]] = field(default_factory=list)
+    posted: list[tuple[int, str, str]] = field(default_factory=list)
+
+    @staticmethod
+    def _give(value: Any) -> Any:
+        if isinstance(value, BaseException):
+            raise value
+        return value
+
+    def viewer_login(self, credential: str) -> str:
+        self.calls.append(("viewer_login", None, credential))
+        return self._give(self.logins[credential])
+
+    def list_issue_comments(self, number: int, since: datetime | None = None, credential: str = "role") -> list[Comment]:
+        self.calls.append(("list_issue_comments", number, credential))
+        return list(self._give(self.comments))
+
+    def get_run(self, run_id: int) -> WorkflowRun:
+        self.calls.append(("get_run", run_id, "job"))
+        return self._give(self.run)
+
+    def get_pull_request(self, number: int) -> PullRequest:
+        self.calls.append(("get_pull_request", number, "role"))
+        return PullRequest(number=number, head_sha=self._give(self.pr_head))
+
+    def list_reviews(self, number: int) -> list[Review]:
+        self.calls.append(("list_reviews", number, "role"))
+        return list(self._give(self.reviews))
+
+    def post_comment(self, number: int, body: str, credential: str = "role") -> Comment:
+        self.calls.append(("post_comment", number, credential))
+        self.posted.append((number, body, credential))
+        result = self._give(self.post_result)
+        return result
+
+    def get_issue(self, number: int) -> Any:  # pragma: no cover - not used by the pre-flight
+        raise AssertionError("the pre-flight never reads the issue")
+
+
+def forbidden(status: int = 403, message: str = "Resource not accessible by integration") -> ForgeError:
+    return ForgeError(f"{status} {message}", status)
+
+
+@dataclass
+class LogSink:
+    """Collects ``log(level, message)`` lines."""
+
+    lines: list[tuple[str, str]] = field(default_factory=list)
+
+    def __call__(self, level: str, message: str) -> None:
+        self.lines.append((level, message))
+
+    @property
+    def text(self) -> str:
+        return "\n".join(f"{level}: {message}" for level, message in self.lines)

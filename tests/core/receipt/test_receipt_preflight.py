@@ -1,0 +1,370 @@
+"""``app/preflight.py`` against a small fake Forge: the receipt check wiring, the head-reviewed
+reads, the orchestration and the receipt writer (spec/receipt-preflight-tokens.md §2.10, §3.3,
+§8; vectors 24-48, 60-69, 113-125, 138-140; BC-13, BC-16 budget, BC-24)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from fullsend.app.preflight import PreflightFacts, check_head_reviewed, check_receipt, post_receipt, read_event_payload, run_preflight
+from fullsend.core.model import Comment, WorkflowRun
+from fullsend.core.receipt import Marker
+from fullsend.core.skips import RULE_HEAD_REVIEWED, RULE_RECEIPT
+from fullsend.errors import ForgeError, NotFoundError
+from receipt_fakes import A, R, RB, FakeForge, LogSink, M, comment, forbidden, review
+
+JOB = "ghs_JOBTOKENVALUE"
+ROLE = "ghs_ROLETOKENVALUE"
+RUN = "33740015232"
+HEAD = "f3af8c5a" + "0" * 32
+
+
+@pytest.fixture
+def facts(tmp_path: Path) -> PreflightFacts:
+    """§10 defaults: in Actions, run 33740015232 attempt 1, org/repo#7, minted, no providers dir."""
+    return PreflightFacts(
+        stage="triage",
+        run_id_raw=RUN,
+        run_attempt="1",
+        repository="org/repo",
+        item_number=7,
+        job_token=JOB,
+        role_token=ROLE,
+        minted=True,
+        fullsend_dir=str(tmp_path / ".fullsend"),
+    )
+
+
+def handled_forge(run: str = RUN) -> FakeForge:
+    return FakeForge(comments=[comment(RB(run, "abc"))])
+
+
+def assert_no_tokens(log: LogSink) -> None:
+    assert JOB not in log.text and ROLE not in log.text
+
+
+# --- §2.10 receipt check ----------------------------------------------------------------------
+
+
+def test_V44_V138_receipt_skip(facts: PreflightFacts) -> None:
+    forge, log = handled_forge(), LogSink()
+    skip = run_preflight(forge, facts, log)
+    assert skip is not None and skip.rule_id == RULE_RECEIPT and skip.skip_reason == "receipt"
+    assert log.lines[-1][0] == "done" and f"already absorbed by the run in flight (follow-up run {RUN})" in log.lines[-1][1]
+    assert_no_tokens(log)
+
+
+def test_BC16_skip_costs_three_requests_job_token_first(facts: PreflightFacts) -> None:
+    forge = handled_forge()
+    assert run_preflight(forge, facts, LogSink()) is not None
+    assert forge.calls == [("viewer_login", None, "job"), ("viewer_login", None, "role"), ("list_issue_comments", 7, "job")]
+
+
+@pytest.mark.parametrize(
+    ("vid", "forge", "expected"),
+    [
+        ("V24-listed", FakeForge(comments=[comment(RB("999,1000", "abc"))]), True),
+        ("V25-not-listed", FakeForge(comments=[comment(RB("1000", "abc"))]), False),
+        ("V26-attacker", FakeForge(comments=[comment(M("999", "abc"), login="attacker", user_type="User")]), False),
+        ("V27-hello", FakeForge(comments=[comment("hello")]), False),
+        ("V30-app-status", FakeForge(comments=[comment("<!-- fullsend:status:terminal -->\n" + M("999", "abc"), login=A)]), False),
+        ("V32-edited", FakeForge(comments=[comment(RB("999", "abc"), updated="2026-09-25T10:05:00Z")]), False),
+        ("V33-unedited", FakeForge(comments=[comment(RB("999", "abc"))]), True),
+        ("V33b-union", FakeForge(comments=[comment(RB("999", "abc"), cid=1), comment(RB("1000", "def"), cid=2)]), True),
+    ],
+)
+def test_steer_already_handled(vid: str, forge: FakeForge, expected: bool, facts: PreflightFacts) -> None:
+    log = LogSink()
+    skip = check_receipt(forge, replace(facts, run_id_raw="999"), log)
+    assert (skip is not None) is expected
+    assert not [line for line in log.lines if line[0] == "warning"]
+
+
+@pytest.mark.parametrize(
+    ("vid", "logins", "why"),
+    [
+        ("V28-same-login", {"job": A, "role": A}, "both act as fullsend[bot]"),
+        ("V29-case", {"job": "FullSend[Bot]", "role": A}, "both act as FullSend[Bot]"),
+        ("V29b-suffix", {"job": "fullsend", "role": A}, "both act as fullsend"),
+        ("V37-receipt-login-403", {"job": forbidden(), "role": A}, "resolving the receipt login: 403"),
+        ("V38-role-login-403", {"job": R, "role": forbidden()}, "resolving the role login: 403"),
+        ("V48-every-lookup-403", {"job": forbidden(), "role": forbidden()}, "resolving the receipt login"),
+        ("empty-login", {"job": "", "role": A}, "empty login"),
+    ],
+)
+def test_identity_errors_fail_open(vid: str, logins: dict, why: str, facts: PreflightFacts) -> None:
+    forge, log = FakeForge(logins=logins, comments=[comment(RB(RUN, "abc"), login=A)]), LogSink()
+    assert check_receipt(forge, facts, log) is None
+    assert log.lines == [("warning", log.lines[0][1])] and "already handled" in log.lines[0][1] and why in log.lines[0][1]
+    assert not [c for c in forge.calls if c[0] == "list_issue_comments"]
+
+
+def test_V36_repo_not_owner_repo(facts: PreflightFacts) -> None:
+    log = LogSink()
+    assert check_receipt(handled_forge(), replace(facts, repository="norepo"), log) is None
+    assert 'status repo "norepo" is not in owner/repo form' in log.text and log.lines[0][0] == "warning"
+
+
+def test_V39_listing_comments_500(facts: PreflightFacts) -> None:
+    log = LogSink()
+    assert check_receipt(FakeForge(comments=ForgeError("502 Bad Gateway", 502)), facts, log) is None
+    assert "listing comments on org/repo#7: 502" in log.text
+
+
+@pytest.mark.parametrize(
+    ("vid", "change"),
+    [
+        ("V40-steering-off", {"steering_enabled": False}),
+        ("V41-not-in-actions", {"in_actions": False}),
+        ("V42-receipt-token-empty", {"minted": False}),
+        ("V58-same-token-both-ways", {"role_token": JOB}),
+        ("no-role-token", {"role_token": ""}),
+        ("no-repo", {"repository": ""}),
+        ("no-item", {"item_number": 0}),
+        ("V35-run-id-0", {"run_id_raw": "not-a-number"}),
+    ],
+)
+def test_silent_guards(vid: str, change: dict, facts: PreflightFacts) -> None:
+    forge, log = handled_forge(), LogSink()
+    assert check_receipt(forge, replace(facts, **change), log) is None
+    assert log.lines == [] and forge.calls == []
+
+
+def test_V45_manual_rerun(facts: PreflightFacts) -> None:
+    forge, log = handled_forge(), LogSink()
+    assert check_receipt(forge, replace(facts, run_attempt="2"), log) is None
+    assert log.lines == [("info", log.lines[0][1])] and "run attempt 2 is a manual re-run" in log.text
+    assert forge.calls == []
+
+
+def test_V47_provider_exposes_workflow_token(facts: PreflightFacts) -> None:
+    providers = Path(facts.fullsend_dir) / "providers"
+    providers.mkdir(parents=True)
+    (providers / "github-packages.yaml").write_text(
+        'name: github-packages\ntype: fullsend-github-packages\ncredentials: {GITHUB_TOKEN: "${GH_WORKFLOW_TOKEN}"}\n'
+    )
+    forge, log = handled_forge(), LogSink()
+    assert check_receipt(forge, facts, log) is None
+    assert log.lines[0][0] == "info" and "Not skipping on a steer receipt" in log.text
+    assert 'provider "github-packages" delivers GH_WORKFLOW_TOKEN to a sandbox' in log.text
+    assert forge.calls == []
+
+
+def test_V55_unknown_providers_location(facts: PreflightFacts) -> None:
+    log = LogSink()
+    assert check_receipt(handled_forge(), replace(facts, fullsend_dir=""), log) is None
+    assert "provider definitions location unknown" in log.text
+
+
+def test_BC13_forged_markers_do_not_skip(facts: PreflightFacts) -> None:
+    sha = "a" * 40
+    forged = [
+        comment(RB(RUN, sha), login="fs-coder-app[bot]", cid=1),
+        comment(RB(RUN, sha), login="user-A", user_type="User", cid=2),
+        comment(RB(RUN, sha), cid=3, updated="2026-09-25T11:00:00Z"),
+        comment("```\n" + RB(RUN, sha) + "\n```", cid=4),
+    ]
+    assert check_receipt(FakeForge(comments=forged), facts, LogSink()) is None
+    genuine = forged + [comment(RB("1699," + RUN, sha), cid=5)]
+    assert check_receipt(FakeForge(comments=genuine), facts, LogSink()) is not None
+
+
+def test_unexpected_error_fails_open(facts: PreflightFacts) -> None:
+    forge, log = FakeForge(comments=RuntimeError("boom")), LogSink()
+    assert run_preflight(forge, facts, log) is None
+    assert any(level == "warning" and "RuntimeError" in msg for level, msg in log.lines)
+
+
+# --- §8 head-reviewed wiring -----------------------------------------------------------------
+
+
+def review_forge() -> FakeForge:
+    run = WorkflowRun.from_json({"id": int(RUN), "created_at": "2026-09-23T16:14:04Z"})
+    return FakeForge(comments=[], run=run, pr_head=HEAD, reviews=[review(commit=HEAD)])
+
+
+@pytest.fixture
+def review_facts(facts: PreflightFacts) -> PreflightFacts:
+    return replace(facts, stage="review", item_number=1480, event_name="pull_request_target", event_payload={"action": "labeled", "pull_request": {"number": 1480}})
+
+
+def test_V117_normalised_event_steering_off_skips(review_facts: PreflightFacts) -> None:
+    facts = replace(review_facts, normalized_kind="label_changed", event_payload=None, steering_enabled=False)
+    log = LogSink()
+    skip = run_preflight(review_forge(), facts, log)
+    assert skip is not None and skip.rule_id == RULE_HEAD_REVIEWED and skip.skip_reason == "head-reviewed"
+    assert log.lines[-1][0] == "done" and f"after run {RUN} was created" in log.lines[-1][1]
+
+
+@pytest.mark.parametrize("action", ["opened", "labeled"])
+def test_V120_builtin_stage_event_payload_skips(action: str, review_facts: PreflightFacts) -> None:
+    log = LogSink()
+    facts = replace(review_facts, event_payload={"action": action, "pull_request": {"number": 1480}})
+    assert run_preflight(review_forge(), facts, log) is not None
+    assert "not applied" not in log.text
+
+
+def test_V125_token_routing(review_facts: PreflightFacts) -> None:
+    forge = review_forge()
+    assert check_head_reviewed(forge, review_facts, LogSink()) is not None
+    assert forge.calls == [("get_run", int(RUN), "job"), ("get_pull_request", 1480, "role"), ("list_reviews", 1480, "role")]
+
+
+@pytest.mark.parametrize(
+    ("vid", "change", "text"),
+    [
+        ("V118-comment-added", {"normalized_kind": "comment_added"}, 'event "comment_added"'),
+        ("V118-no-event", {"event_payload": None}, 'event ""'),
+        ("V118-attempt-2", {"run_attempt": "2"}, "run attempt 2 is a manual re-run"),
+        ("V118-no-gha", {"in_actions": False}, "Head-reviewed skip not checked"),
+        ("V118-no-role-token", {"role_token": ""}, "Head-reviewed skip not checked"),
+        ("V121-other-pr", {"item_number": 1481}, "Head-reviewed skip not applied"),
+        ("V122-issue-comment", {"event_name": "issue_comment", "event_payload": {"action": "created"}}, 'event "comment_added"'),
+        (
+            "V123-dispatch",
+            {"event_name": "workflow_dispatch", "event_payload": None},
+            'Head-reviewed skip not applied: event "" is not one a duplicate review comes from',
+        ),
+        ("V124-no-job-token", {"job_token": ""}, "Head-reviewed skip not checked"),
+        ("V97-stage-triage", {"stage": "triage"}, 'stage "triage" is not review'),
+    ],
+)
+def test_head_reviewed_runs(vid: str, change: dict, text: str, review_facts: PreflightFacts) -> None:
+    forge, log = review_forge(), LogSink()
+    assert check_head_reviewed(forge, replace(review_facts, **change), log) is None
+    assert text in log.text and log.lines[0][0] == "info"
+    assert forge.calls == []
+
+
+@pytest.mark.parametrize(
+    ("vid", "attr", "error", "text"),
+    [
+        ("V116-run-403", "run", forbidden(), "reading this run: 403"),
+        ("V116-head-404", "pr_head", NotFoundError("404 Not Found"), "reading the pull request head: 404"),
+        ("V119-head-error", "pr_head", ForgeError("boom", None), "reading the pull request head"),
+        ("V116-reviews-502", "reviews", ForgeError("502 Bad Gateway", 502), "listing reviews: 502"),
+    ],
+)
+def test_head_reviewed_read_errors_fail_open(vid: str, attr: str, error: Exception, text: str, review_facts: PreflightFacts) -> None:
+    forge, log = review_forge(), LogSink()
+    setattr(forge, attr, error)
+    assert run_preflight(forge, review_facts, log) is None
+    warnings = [msg for level, msg in log.lines if level == "warning"]
+    assert len(warnings) == 1 and "Could not check whether this head was already reviewed" in warnings[0] and text in warnings[0]
+
+
+def test_V113_run_not_found(review_facts: PreflightFacts) -> None:
+    forge, log = review_forge(), LogSink()
+    forge.run = NotFoundError("404 Not Found")
+    assert check_head_reviewed(forge, review_facts, log) is None
+    assert log.lines == [("info", "Head-reviewed skip not applied: this run was not found [head-reviewed]")]
+
+
+def test_V139_V140_orchestration(review_facts: PreflightFacts) -> None:
+    log = LogSink()
+    assert run_preflight(review_forge(), review_facts, log) is not None
+    assert "already reviewed" in log.lines[-1][1] and "nothing to do" in log.lines[-1][1]
+    forge, log = review_forge(), LogSink()
+    forge.reviews = []
+    assert run_preflight(forge, review_facts, log) is None
+    assert "nothing to do" not in log.text
+
+
+def test_receipt_check_comes_first(review_facts: PreflightFacts) -> None:
+    forge = review_forge()
+    forge.comments = [comment(RB(RUN, "abc"))]
+    skip = run_preflight(forge, review_facts, LogSink())
+    assert skip is not None and skip.rule_id == RULE_RECEIPT
+    assert not [c for c in forge.calls if c[0] == "get_run"]
+
+
+def test_read_event_payload(tmp_path: Path) -> None:
+    path = tmp_path / "event.json"
+    path.write_text('{"action": "opened", "pull_request": {"number": 7}}')
+    assert read_event_payload(str(path)) == {"action": "opened", "pull_request": {"number": 7}}
+    path.write_text("[1]")
+    assert read_event_payload(str(path)) is None
+    path.write_text("{not json")
+    assert read_event_payload(str(path)) is None
+    assert read_event_payload("") is None and read_event_payload(str(tmp_path / "missing.json")) is None
+
+
+# --- §3.3 the writer --------------------------------------------------------------------------
+
+
+def posted(author: str = R) -> Comment:
+    return comment("x", login=author, cid=55)
+
+
+def test_V60_BC13_posts_one_receipt_with_the_job_token(facts: PreflightFacts) -> None:
+    forge, log = FakeForge(post_result=posted()), LogSink()
+    result = post_receipt(forge, facts, Marker((102, 101), "abc"), log)
+    assert result is not None and result.id == 55
+    assert len(forge.posted) == 1
+    number, body, credential = forge.posted[0]
+    assert (number, credential) == (7, "job")
+    assert body.startswith("<!-- fullsend:steer consumed=101,102 head=abc -->\n") and "101, 102" in body
+    assert log.lines == [("done", f"Posted the steer receipt as {R}")]
+    assert_no_tokens(log)
+
+
+@pytest.mark.parametrize(
+    ("vid", "marker", "change"),
+    [
+        ("V62-head-only", Marker((), "abc123"), {}),
+        ("V63-non-positive", Marker((0, -1), "abc123"), {}),
+        ("V65-empty", Marker(), {}),
+        ("no-item", Marker((101,), "abc"), {"item_number": 0}),
+    ],
+)
+def test_nothing_absorbed_posts_nothing_silently(vid: str, marker: Marker, change: dict, facts: PreflightFacts) -> None:
+    forge, log = FakeForge(post_result=posted()), LogSink()
+    assert post_receipt(forge, replace(facts, **change), marker, log) is None
+    assert forge.calls == [] and log.lines == []
+
+
+@pytest.mark.parametrize(("vid", "change"), [("V64-not-minted", {"minted": False}), ("V66-job-equals-role", {"job_token": "shared", "role_token": "shared"})])
+def test_writer_off_without_swap(vid: str, change: dict, facts: PreflightFacts) -> None:
+    forge, log = FakeForge(post_result=posted()), LogSink()
+    assert post_receipt(forge, replace(facts, **change), Marker((101,), "abc"), log) is None
+    assert forge.calls == [] and len(log.lines) == 1 and log.lines[0][0] == "info"
+
+
+def test_writer_off_for_same_identity(facts: PreflightFacts) -> None:
+    forge, log = FakeForge(logins={"job": A, "role": A}, post_result=posted()), LogSink()
+    assert post_receipt(forge, facts, Marker((101,), "abc"), log) is None
+    assert forge.posted == [] and len(log.lines) == 1 and "both act as" in log.text
+
+
+@pytest.mark.parametrize("result", [None, Comment(id=0)])
+def test_V68_no_comment_object(result: Comment | None, facts: PreflightFacts) -> None:
+    log = LogSink()
+    assert post_receipt(FakeForge(post_result=result), facts, Marker((101,), "abc"), log) is result
+    assert log.lines == [("done", "Posted the steer receipt")]
+
+
+def test_V69_BC24e_post_403_warns_and_run_goes_on(facts: PreflightFacts) -> None:
+    forge, log = FakeForge(post_result=forbidden()), LogSink()
+    assert post_receipt(forge, facts, Marker((101,), "abc"), log) is None
+    assert len(forge.posted) == 1
+    assert log.lines[0][0] == "warning" and "queued run will redo this work" in log.text and "403" in log.text
+
+
+def test_writer_malformed_repo(facts: PreflightFacts) -> None:
+    log = LogSink()
+    assert post_receipt(FakeForge(post_result=posted()), replace(facts, repository="norepo"), Marker((101,), "abc"), log) is None
+    assert log.lines[0][0] == "warning" and '"norepo"' in log.text
+
+
+def test_token_values_never_reach_a_log_line(facts: PreflightFacts) -> None:
+    forge, log = FakeForge(comments=ForgeError(f"401 Bad credentials for {JOB} / {ROLE}", 401)), LogSink()
+    assert run_preflight(forge, facts, log) is None
+    assert "401 Bad credentials" in log.text
+    assert_no_tokens(log)
+    log = LogSink()
+    post_receipt(FakeForge(post_result=ForgeError(f"403 {JOB}", 403)), facts, Marker((101,), "abc"), log)
+    assert "403" in log.text
+    assert_no_tokens(log)

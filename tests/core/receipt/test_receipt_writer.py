@@ -1,0 +1,252 @@
+"""Receipt token, writer decisions, the status-comment copy and neutralising
+(spec/receipt-preflight-tokens.md §2.7, §3, §7; vectors 56-59, 62-65, 70-88; BC-02)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import jinja2
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fullsend.core.model import DeliveredSteer
+from fullsend.core.receipt import (
+    Marker,
+    clock_label,
+    neutralize,
+    receipt_body,
+    sanitize_detail,
+    shipped_marker,
+    should_post_receipt,
+    status_commit_shas,
+    status_marker_copy,
+    visible_body,
+)
+from fullsend.core.tokens import counts_as_minted, receipt_token
+
+TEMPLATES = Path(__file__).resolve().parents[3] / "fullsend" / "templates"
+ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), undefined=jinja2.StrictUndefined)
+
+
+@pytest.mark.parametrize(
+    ("vid", "job", "role", "minted", "expected"),
+    [
+        ("V56", "job", "role", True, "job"),
+        ("V57", "job", "role", False, ""),
+        ("V58", "same", "same", True, ""),
+        ("V59", "", "role", True, ""),
+        ("no-role-token", "job", "", True, ""),
+    ],
+)
+def test_receipt_token(vid: str, job: str, role: str, minted: bool, expected: str) -> None:
+    assert receipt_token(job, role, minted) == expected
+
+
+@pytest.mark.parametrize(
+    ("mint_ok", "role_input", "job", "expected"),
+    [(True, "", "job", True), (False, "ghs_role", "job", True), (False, "job", "job", False), (False, "", "job", False)],
+)
+def test_counts_as_minted(mint_ok: bool, role_input: str, job: str, expected: bool) -> None:
+    assert counts_as_minted(mint_ok, role_input, job) is expected
+
+
+@pytest.mark.parametrize(
+    ("vid", "ids", "head"),
+    [("V62-head-only", [], "abc123"), ("V63-non-positive", [0, -1], "abc123"), ("V65-empty", [], "")],
+)
+def test_no_receipt_body_without_ids(vid: str, ids: list[int], head: str) -> None:
+    assert receipt_body(ids, head) == ""
+
+
+def test_V70_outright_success_posts() -> None:
+    assert should_post_receipt(run_failed=False, cancelled=False, skipped=False, post_script_withheld=False, transcript_error=False)
+
+
+@pytest.mark.parametrize("flag", ["run_failed", "cancelled", "skipped", "post_script_withheld", "transcript_error"])
+def test_V71_and_BC02_anything_else_posts_nothing(flag: str) -> None:
+    kwargs = dict(run_failed=False, cancelled=False, skipped=False, post_script_withheld=False, transcript_error=False)
+    kwargs[flag] = True
+    assert not should_post_receipt(**kwargs)
+
+
+A_MARK = Marker((101,), "aaa")
+B_MARK = Marker((102,), "bbb")
+
+
+@pytest.mark.parametrize(
+    ("vid", "by_iteration", "loop", "validated", "last", "expected"),
+    [
+        ("V61", {1: A_MARK, 2: B_MARK}, True, 2, 2, B_MARK),
+        ("V72", {1: A_MARK, 2: Marker()}, True, 2, 2, Marker()),
+        ("V73", {1: A_MARK, 2: B_MARK}, True, 1, 2, A_MARK),
+        ("V74", {1: A_MARK, 2: B_MARK}, True, 0, 2, Marker()),
+        ("V75", {1: A_MARK, 2: B_MARK}, False, 0, 2, B_MARK),
+        ("V76", {}, False, 0, 1, Marker()),
+    ],
+)
+def test_shipped_marker(vid: str, by_iteration: dict, loop: bool, validated: int, last: int, expected: Marker) -> None:
+    assert shipped_marker(by_iteration, validation_loop=loop, validated=validated, last=last) == expected
+
+
+def test_V61_receipt_of_shipped_iteration_only() -> None:
+    shipped = shipped_marker({1: A_MARK, 2: B_MARK}, validation_loop=True, validated=2, last=2)
+    body = receipt_body(shipped.consumed, shipped.head)
+    assert "consumed=102 head=bbb" in body and "101" not in body
+
+
+@pytest.mark.parametrize(
+    ("vid", "delivered", "acked", "head", "expected"),
+    [
+        ("V77", [DeliveredSteer(101, (101,)), DeliveredSteer(102, (102,))], [101], "abc", Marker((101,), "abc")),
+        ("V78", [DeliveredSteer(103, (101, 102, 103))], [103], "", Marker((101, 102, 103), "")),
+        ("V79", [DeliveredSteer(101, (101,))], [], "abc", Marker((), "abc")),
+        ("V80", [], [101], "abc", Marker((), "abc")),
+    ],
+)
+def test_marker_from(vid: str, delivered: list, acked: list[int], head: str, expected: Marker) -> None:
+    from fullsend.core.receipt import marker_from
+
+    assert marker_from(delivered, acked, head) == expected
+
+
+@pytest.mark.parametrize(
+    ("status", "expected"),
+    [
+        ("success", "<!-- fullsend:steer consumed=101 head=abc123 -->"),
+        ("failure", ""),
+        ("cancelled", ""),
+        ("skipped", ""),
+        ("", ""),
+    ],
+)
+def test_V81_status_copy(status: str, expected: str) -> None:
+    assert status_marker_copy(status, Marker((101,), "abc123")) == expected
+
+
+def test_V81_head_only_copy_kept_for_success() -> None:
+    assert status_marker_copy("success", Marker((), "abc123")) == "<!-- fullsend:steer consumed= head=abc123 -->"
+
+
+START = "3ab5eb6c0ffee" + "0" * 27
+MOVED = "1b53d69deadbeef" + "0" * 25
+
+
+def terminal(status: str, marker: Marker | None, start_sha: str = START, detail: str = "") -> str:
+    copy = status_marker_copy(status, marker)
+    shown, started_on = status_commit_shas(start_sha, marker if copy else None)
+    return ENV.get_template("receipt/status_terminal.md.j2").render(
+        run_id="42",
+        agent="review",
+        status=status,
+        detail=sanitize_detail(detail),
+        started="8:30 AM UTC",
+        completed="8:45 AM UTC",
+        steer_marker=copy,
+        commit7=shown,
+        started_on7=started_on,
+        run_url="https://ci/run/42",
+        footer="",
+    )
+
+
+def test_V82_completion_carries_copy_and_visible_body_drops_it() -> None:
+    body = terminal("success", Marker((101,), "abc123"))
+    lines = body.split("\n")
+    assert lines[:4] == [
+        "<!-- fullsend:agent-status:42 -->",
+        "<!-- fullsend:status:terminal -->",
+        "<!-- fullsend:steer consumed=101 head=abc123 -->",
+        "🤖 Finished Review · ✅ Success · Started 8:30 AM UTC · Completed 8:45 AM UTC",
+    ]
+    visible = visible_body(body)
+    assert "fullsend:steer" not in visible and "🤖 Finished Review" in visible
+
+
+def test_V83_commit_line_when_head_moved() -> None:
+    body = terminal("success", Marker((101,), MOVED))
+    assert body.endswith("\n\nCommit: `1b53d69` (started on `3ab5eb6`) · [View workflow run →](https://ci/run/42)")
+
+
+@pytest.mark.parametrize(
+    ("vid", "marker"),
+    [("V84-same-head", Marker((101,), START)), ("V84-no-marker", None), ("V84-head-only", Marker((), MOVED))],
+)
+def test_V84_commit_line_unchanged(vid: str, marker: Marker | None) -> None:
+    body = terminal("success", marker)
+    assert body.endswith("\n\nCommit: `3ab5eb6` · [View workflow run →](https://ci/run/42)")
+
+
+def test_failure_has_no_copy_and_escaped_detail() -> None:
+    body = terminal("failure", Marker((101,), MOVED), detail="agent said <!-- fullsend:steer consumed=1 head= --> [x]")
+    assert "fullsend:steer consumed=101" not in body
+    assert "❌ Failure (agent said &lt;!-- fullsend:steer consumed=1 head= --> &#91;x]) ·" in body
+    assert body.endswith("Commit: `3ab5eb6` · [View workflow run →](https://ci/run/42)")
+
+
+def test_start_comment() -> None:
+    body = ENV.get_template("receipt/status_start.md.j2").render(
+        run_id="42", agent="review", started=clock_label(datetime(2026, 9, 4, 8, 30, tzinfo=timezone.utc)), commit7=START[:7], run_url="https://ci/run/42"
+    )
+    assert body == "<!-- fullsend:agent-status:42 -->\n🤖 Review · Started 8:30 AM UTC\n\nCommit: `3ab5eb6` · [View workflow run →](https://ci/run/42)"
+
+
+@pytest.mark.parametrize(
+    ("at", "expected"),
+    [
+        (datetime(2026, 9, 4, 0, 5, tzinfo=timezone.utc), "12:05 AM UTC"),
+        (datetime(2026, 9, 4, 12, 0, tzinfo=timezone.utc), "12:00 PM UTC"),
+        (datetime(2026, 9, 4, 18, 30, tzinfo=timezone(timedelta(hours=5))), "1:30 PM UTC"),
+    ],
+)
+def test_clock_label(at: datetime, expected: str) -> None:
+    assert clock_label(at) == expected
+
+
+def test_sanitize_detail() -> None:
+    assert sanitize_detail("a\nb\x1bc") == "a b c"
+    long = sanitize_detail("x" * 250)
+    assert long == "x" * 200 + "…"
+    assert sanitize_detail("<" * 201) == "&lt;" * 200 + "…"
+
+
+@pytest.mark.parametrize(
+    ("vid", "text", "expected"),
+    [
+        ("V85", "LGTM.\n<!-- fullsend:steer consumed=1234 head= -->", "LGTM.\n&lt;!-- fullsend:steer consumed=1234 head= -->"),
+        ("V86-no-space", "<!--fullsend:steer x -->", "&lt;!--fullsend:steer x -->"),
+        ("V86-spaces", "<!--   fullsend:steer x -->", "&lt;!--   fullsend:steer x -->"),
+        ("V86-case", "<!-- FullSend:Steer x -->", "&lt;!-- FullSend:Steer x -->"),
+        ("V86-space-before-colon", "<!-- fullsend :steer", "&lt;!-- fullsend :steer"),
+        ("V86-newline", "<!--\nfullsend:", "&lt;!--\nfullsend:"),
+        ("V86-crlf", "<!--\r\nfullsend:", "&lt;!--\r\nfullsend:"),
+        ("V86-tab", "<!--\tfullsend:", "&lt;!--\tfullsend:"),
+        (
+            "V87-both",
+            "<!-- fullsend:steer a --> and <!--fullsend:status:terminal -->",
+            "&lt;!-- fullsend:steer a --> and &lt;!--fullsend:status:terminal -->",
+        ),
+        ("long-s-folds-like-go", "<!-- fullſend:steer -->", "&lt;!-- fullſend:steer -->"),
+    ],
+)
+def test_neutralize(vid: str, text: str, expected: str) -> None:
+    assert neutralize(text) == expected
+    assert neutralize(expected) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["&lt;!-- fullsend:steer ... --&gt;", "<!-- TODO: fix this -->", "<!-- other-tool:marker -->", "a < b && c > d", ""],
+)
+def test_V88_unchanged(text: str) -> None:
+    assert neutralize(text) == text
+
+
+@given(st.text(alphabet=st.sampled_from(list("<!- \t\n\rfullsendFULLSEND:ſ&lt;x")), max_size=60))
+def test_property_neutralize_idempotent_and_complete(text: str) -> None:
+    import re
+
+    out = neutralize(text)
+    assert neutralize(out) == out
+    assert re.search(r"<!--[\t\n\f\r ]*fullsend[\t\n\f\r ]*:", out, re.I | re.S | re.ASCII) is None

@@ -1,0 +1,27 @@
+"""Fixtures for ``fullsend explain`` tests: FIX in the simulator (spec/watcher.md §16.0) and a
+reader token."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import pytest
+from explain_helpers import ITEM_CREATED_AT, READER_LOGIN, READER_TOKEN
+
+from fullsend.testing.fixtures import StandardScenario, fix_clock, standard_pr_scenario
+from fullsend.testing.simulator import GitHubSimulator
+
+
+@pytest.fixture
+def sim() -> Iterator[GitHubSimulator]:
+    with GitHubSimulator(clock=fix_clock()) as server:
+        yield server
+
+
+@pytest.fixture
+def fix(sim: GitHubSimulator) -> StandardScenario:
+    """FIX: PR #7 at aaa111, my run 33740015232 in flight (``dispatch / Review`` in progress)."""
+    scenario = standard_pr_scenario(sim)
+    sim.update_issue(7, created_at=ITEM_CREATED_AT)
+    sim.add_token(READER_TOKEN, READER_LOGIN, "User")
+    return scenario

@@ -1,0 +1,109 @@
+"""``fullsend explain`` as a command: read-only, fail-safe per call, ``--as-of``, GHES base URLs,
+exit codes (interface.md "Commands"; spec/receipt-preflight-tokens.md §2.6 GraphQL ``viewer``)."""
+
+from __future__ import annotations
+
+import re
+
+from explain_helpers import READER_LOGIN, command, comment_of, explain_json, run_explain, run_of
+
+from fullsend.core.identity import Identity
+from fullsend.testing.fixtures import FIX_RUN_ID, StandardScenario, add_comment_follow_up, add_follow_up_run
+from fullsend.testing.fixtures import standard_pr_scenario
+from fullsend.testing.simulator import GitHubSimulator
+
+RULE_BRACKET = re.compile(r"\[[a-z][a-z0-9-]*\]")
+
+
+def test_never_posts_anything(sim: GitHubSimulator, fix: StandardScenario) -> None:
+    """Every request is a GET, or the GraphQL viewer query an installation token resolves through."""
+    sim.add_token("ghs_reader_installation", "reader-app", "Bot")
+    add_comment_follow_up(sim, "/fs-review please re-check")
+    add_follow_up_run(sim, route="failure")
+
+    doc = explain_json(sim, env={"GH_TOKEN": "ghs_reader_installation", "GITHUB_GRAPHQL_URL": sim.graphql_url})
+
+    assert doc["reader"] == "reader-app[bot]"
+    methods = {(r.method, r.path) for r in sim.requests if r.method != "GET"}
+    assert methods == {("POST", "/graphql")}
+    assert len(sim.comments(7)) == 1  # only the comment the test added
+
+
+def test_missing_permission_is_reported_per_call_and_the_rest_prints(sim: GitHubSimulator,
+                                                                     fix: StandardScenario) -> None:
+    """A 403 on the Actions listing names the permission; comments are still classified; exit 0."""
+    sim.fail("GET", r"/actions/runs$", 403, times=None, body={"message": "Resource not accessible by integration"})
+    note = sim.add_comment(7, "looks fine to me", "reviewer")
+
+    proc = run_explain(sim)
+    doc = explain_json(sim)
+
+    assert proc.returncode == 0
+    (failed,) = [c for c in doc["calls"] if not c["ok"]]
+    assert failed["status"] == 403 and failed["call"].startswith("GET /repos/org/repo/actions/runs")
+    assert "actions: read" in failed["detail"]
+    assert comment_of(doc, note["id"])["kind"] == "not-judged"
+    assert doc["item"]["kind"] == "pull-request" and doc["item"]["head_sha"] == fix.head
+    assert "FAIL GET /repos/org/repo/actions/runs" in proc.stdout
+
+
+def test_as_of_ignores_later_runs_comments_and_reviews(sim: GitHubSimulator, fix: StandardScenario) -> None:
+    """Runs, comments and reviews created after TIME are left out; an edit after TIME still shows."""
+    early, early_run = command(sim, "/fs-review first", "2026-09-03T10:04:00Z", "2026-09-03T10:04:02Z")
+    sim.edit_comment(early["id"], "/fs-review first, edited", updated_at="2026-09-03T10:40:00Z")
+    command(sim, "/fs-review second", "2026-09-03T10:30:00Z", "2026-09-03T10:30:02Z")
+    sim.add_review(7, "someone", "COMMENTED", "later", submitted_at="2026-09-03T10:31:00Z")
+
+    doc = explain_json(sim, "--as-of", "2026-09-03T10:10:00Z")
+
+    assert doc["as_of"] == "2026-09-03T10:10:00Z"
+    assert [r["run_id"] for r in doc["follow_ups"]] == [early_run["id"]]
+    assert [c["comment_id"] for c in doc["comments"]] == [early["id"]]
+    assert comment_of(doc, early["id"])["edited"] is True
+    assert run_of(doc, early_run["id"])["unbound"] is True  # edited after its run: context
+
+
+def test_ghes_base_urls() -> None:
+    """With GITHUB_API_URL at ``/api/v3`` the GraphQL endpoint is derived as ``/api/graphql``."""
+    with GitHubSimulator(prefix="/api/v3", tokens={"ghs_ghes_reader": Identity("ghes-reader[bot]")}) as ghes:
+        fix = standard_pr_scenario(ghes)
+        ghes.update_issue(7, created_at="2026-09-03T09:00:00Z")
+
+        doc = explain_json(ghes, env={"GH_TOKEN": "ghs_ghes_reader"}, url="https://ghes.example/org/repo/pull/7")
+
+        assert doc["in_flight"]["run_id"] == fix.my_run_id == FIX_RUN_ID
+        assert doc["reader"] == "ghes-reader[bot]"
+        assert ghes.request_count("POST", r"^/graphql$") == 1
+
+
+def test_GITHUB_TOKEN_is_the_fallback_token(sim: GitHubSimulator, fix: StandardScenario) -> None:
+    """With GH_TOKEN unset, GITHUB_TOKEN is read."""
+    doc = explain_json(sim, env={"GH_TOKEN": "", "GITHUB_TOKEN": "gho_explain_reader_token"})
+    assert doc["reader"] == READER_LOGIN
+
+
+def test_bad_arguments_exit_2(sim: GitHubSimulator, fix: StandardScenario) -> None:
+    """No token, a bad URL, a bad ``--as-of`` and a bad ``--run`` exit 2 before any request."""
+    cases = [
+        (run_explain(sim, env={"GH_TOKEN": ""}), "GH_TOKEN or GITHUB_TOKEN"),
+        (run_explain(sim, url="https://github.com/org/repo"), "issue or pull request"),
+        (run_explain(sim, "--as-of", "yesterday"), "RFC 3339"),
+        (run_explain(sim, "--run", "abc"), "--run"),
+    ]
+    for proc, said in cases:
+        assert proc.returncode == 2 and said in proc.stderr and proc.stdout == ""
+    assert sim.requests == []
+
+
+def test_every_decision_line_carries_its_rule_id(sim: GitHubSimulator, fix: StandardScenario) -> None:
+    """Verdict, skip and own-output lines of the text report name the rule id in brackets."""
+    add_follow_up_run(sim, route="failure")
+    add_follow_up_run(sim, pr=8)
+    sim.add_comment(7, "<!-- fullsend:agent-status:1 -->\nStarted", "fullsend-ai-review[bot]")
+
+    text = run_explain(sim).stdout
+
+    decision = [ln for ln in text.splitlines() if "verdict: reject" in ln or "verdict: pending" in ln
+                or "would skip" in ln or "does not apply" in ln or ": own-output" in ln]
+    assert len(decision) >= 7
+    assert all(RULE_BRACKET.search(ln) for ln in decision), decision

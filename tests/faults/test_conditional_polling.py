@@ -1,0 +1,71 @@
+"""Issue 9 acceptance: an idle watch of 60 simulated minutes at poll 30 s costs 0 counted requests
+after the first poll (simulator count; 304s are counted apart because they cost no rate limit).
+
+The real ``Watcher`` (``poll_and_steer`` through ``GitHubForge`` over HTTP) polls the simulator on
+a virtual clock (``fullsend.testing.sim_replay``): 120 ticks of 30 s without waiting an hour.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import pytest
+
+from fullsend.adapters.github import GitHubForge
+from fullsend.core.model import Repo, parse_time
+from fullsend.testing.fixtures import JOB_TOKEN, ROLE_TOKEN, add_comment_follow_up, standard_pr_scenario
+from fullsend.testing.sim_replay import ReplaySession, VirtualClock
+from fullsend.testing.sim_traces import ORIGIN, ReplayParams, watch_config
+from fullsend.testing.simulator import GitHubSimulator
+
+HOUR_S = 3600.0
+LISTING = r"/actions/workflows/fullsend\.yml/runs$"
+
+
+@pytest.fixture
+def world() -> Iterator[tuple[GitHubSimulator, VirtualClock, int]]:
+    origin = parse_time(ORIGIN)
+    assert origin is not None
+    clock = VirtualClock(origin)
+    with GitHubSimulator(clock=clock.now) as sim:
+        fix = standard_pr_scenario(sim, created_at=ORIGIN)
+        yield sim, clock, fix.my_run_id
+
+
+def _session(sim: GitHubSimulator, clock: VirtualClock, run_id: int, poll_s: float) -> ReplaySession:
+    """A watcher over an agent busy for two hours, without a deadline (an hour of pure watching)."""
+    forge = GitHubForge(Repo("org", "repo"), sim.api_url, sim.graphql_url, JOB_TOKEN, ROLE_TOKEN, clock)
+    config = watch_config(clock, run_id, ReplayParams(poll_interval_s=poll_s), deadline=False)
+    session = ReplaySession(forge, clock, config, turn_s=2 * HOUR_S)
+    session.start(0.0)
+    assert session.watching, session.start_error
+    return session
+
+
+@pytest.mark.parametrize(("poll_s", "polls"), [(30.0, 120), (10.0, 360)], ids=["poll-30s", "poll-10s"])
+def test_an_idle_hour_costs_no_counted_request_after_the_first_poll(world, poll_s: float, polls: int) -> None:
+    sim, clock, run_id = world
+    session = _session(sim, clock, run_id, poll_s)
+    sim.reset_requests()  # Start's four reads (own run, its jobs, PR, issue) are not polls
+    session.run_until_done(HOUR_S)
+    assert session.polls == polls and clock.monotonic() == HOUR_S
+    requests = sim.requests
+    assert [r.path for r in requests] == [requests[0].path] * polls and requests[0].path.endswith("/fullsend.yml/runs")
+    assert [r.status for r in requests] == [200] + [304] * (polls - 1)
+    assert sim.counted_request_count() == 1  # the first poll
+    first_tag = requests[0].headers.get("if-none-match")
+    assert first_tag is None and {r.headers["if-none-match"] for r in requests[1:]} == {requests[1].headers["if-none-match"]}
+
+
+def test_after_a_burst_is_absorbed_polling_is_free_again(world) -> None:
+    sim, clock, run_id = world
+    session = _session(sim, clock, run_id, 30.0)
+    session.run_until_done(600.0)
+    add_comment_follow_up(sim, "/fs-review please re-check the migration")
+    session.run_until_done(630.0)  # the tick at 630 s reads and steers
+    assert len(session.agent.pending) == 1 and session.watcher.steers == 1
+    sim.reset_requests()
+    session.run_until_done(HOUR_S)
+    assert session.polls == 120
+    assert sim.counted_request_count() == 0 and sim.request_count(status=304) == 99
+    assert {r.path for r in sim.requests} == {sim.requests[0].path} and sim.request_count("GET", LISTING) == 99

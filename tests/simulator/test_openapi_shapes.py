@@ -1,0 +1,164 @@
+"""Every simulator response, of every endpoint it serves, validates against GitHub's OpenAPI schemas.
+
+The oracle is ``tests/data/openapi/github-rest-trimmed.json`` (``tools/openapi_trim.py`` over
+``@octokit/openapi`` 23.0.2), checked with ``jsonschema`` and a FormatChecker that has
+``rfc3339-validator`` (spec/implementation-notes.md §6).  GraphQL uses a hand-written schema.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from jsonschema import Draft202012Validator, FormatChecker
+
+from fullsend.testing.fixtures import add_comment_follow_up, add_follow_up_run, standard_pr_scenario
+from fullsend.testing.simulator import GitHubSimulator
+
+APP_TOKEN = "ghs_app_token_for_tests"  # as in conftest.py
+USER_TOKEN = "gho_user_token_for_tests"
+READ_ONLY_TOKEN = "ghs_read_only_job_token"
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "openapi"
+DOC = json.loads((DATA / "github-rest-trimmed.json").read_text())
+GRAPHQL = json.loads((DATA / "graphql-viewer.schema.json").read_text())
+FORMATS = FormatChecker()
+
+# (endpoint key in the trimmed file, status, method, path, token, json body)
+R = "/repos/org/repo"
+CASES: list[tuple[str, str, str, str, str, Any]] = [
+    ("GET /repos/{owner}/{repo}/actions/runs/{run_id}", "200", "GET", f"{R}/actions/runs/33740015232", APP_TOKEN, None),
+    ("GET /repos/{owner}/{repo}/actions/runs/{run_id}", "200", "GET", f"{R}/actions/runs/33740015300", APP_TOKEN, None),
+    ("GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs", "200", "GET", f"{R}/actions/runs/33740015232/jobs", APP_TOKEN, None),
+    ("GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs", "200", "GET", f"{R}/actions/runs/33740015300/jobs", APP_TOKEN, None),
+    ("GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs", "200", "GET",
+     f"{R}/actions/workflows/fullsend.yml/runs?created=%3E%3D2026-09-03T10%3A00%3A00Z&per_page=100&page=1", APP_TOKEN, None),
+    ("GET /repos/{owner}/{repo}/issues/{issue_number}", "200", "GET", f"{R}/issues/7", APP_TOKEN, None),
+    ("GET /repos/{owner}/{repo}/issues/{issue_number}", "200", "GET", f"{R}/issues/12", APP_TOKEN, None),
+    ("GET /repos/{owner}/{repo}/issues/{issue_number}", "404", "GET", f"{R}/issues/999", APP_TOKEN, None),
+    ("GET /repos/{owner}/{repo}/pulls/{pull_number}", "200", "GET", f"{R}/pulls/7", APP_TOKEN, None),
+    ("GET /repos/{owner}/{repo}/pulls/{pull_number}", "404", "GET", f"{R}/pulls/12", APP_TOKEN, None),
+    ("GET /repos/{owner}/{repo}/issues/{issue_number}/comments", "200", "GET",
+     f"{R}/issues/7/comments?per_page=100&page=1", APP_TOKEN, None),
+    ("GET /repos/{owner}/{repo}/issues/{issue_number}/comments", "200", "GET",
+     f"{R}/issues/7/comments?since=2026-09-03T10%3A04%3A00Z", APP_TOKEN, None),
+    ("GET /repos/{owner}/{repo}/issues/{issue_number}/comments", "404", "GET", f"{R}/issues/999/comments", APP_TOKEN, None),
+    ("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", "201", "POST", f"{R}/issues/7/comments", APP_TOKEN,
+     {"body": "<!-- fullsend:steer consumed=33740015300 head=bbb222 -->"}),
+    ("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", "201", "POST", f"{R}/issues/12/comments", USER_TOKEN,
+     {"body": "a human reply"}),
+    ("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", "403", "POST", f"{R}/issues/7/comments", READ_ONLY_TOKEN,
+     {"body": "x"}),
+    ("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", "404", "POST", f"{R}/issues/999/comments", APP_TOKEN,
+     {"body": "x"}),
+    ("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", "200", "PATCH", f"{R}/issues/comments/4000000001",
+     APP_TOKEN, {"body": "edited"}),
+    ("GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews", "200", "GET", f"{R}/pulls/7/reviews?per_page=100&page=1",
+     APP_TOKEN, None),
+    ("GET /repos/{owner}/{repo}/compare/{basehead}", "200", "GET", f"{R}/compare/aaa111...ccc333?per_page=1", APP_TOKEN, None),
+    ("GET /repos/{owner}/{repo}/compare/{basehead}", "200", "GET", f"{R}/compare/aaa111...aaa111", APP_TOKEN, None),
+    ("GET /repos/{owner}/{repo}/compare/{basehead}", "200", "GET", f"{R}/compare/ccc333...aaa111", APP_TOKEN, None),
+    ("GET /repos/{owner}/{repo}/compare/{basehead}", "404", "GET", f"{R}/compare/gone000...ccc333", APP_TOKEN, None),
+    ("GET /user", "200", "GET", "/user", USER_TOKEN, None),
+    ("GET /user", "403", "GET", "/user", APP_TOKEN, None),
+    ("GET /user", "401", "GET", "/user", "not-a-known-token", None),
+]
+
+
+@pytest.fixture
+def world(new_sim: Any) -> Any:
+    """A simulator populated with realistic FIX data: an App and a human comment, an authorized
+    follow-up run, a refused one, two head moves (text, binary and renamed files), an explicit
+    404 compare, App/human/pending reviews, and a plain issue with a label."""
+    with new_sim() as sim:
+        standard_pr_scenario(sim)
+        sim.update_issue(7, labels=["ready-for-review", "area/db"])
+        sim.add_comment(7, "Please look at the migration.", "reviewer", created_at="2026-09-03T10:02:00Z")
+        sim.add_comment(7, "Review started.", "fullsend-ai-review[bot]", created_at="2026-09-03T10:03:00Z")
+        add_comment_follow_up(sim, "/fs-review please re-check the migration", run_id=33740015300,
+                              created_at="2026-09-03T10:05:00Z")
+        add_follow_up_run(sim, event="pull_request_target", pull_requests=(7,), route="failure",
+                          stage_status="completed", stage_conclusion="skipped", created_at="2026-09-03T10:06:00Z")
+        sim.move_head(7, "bbb222", files=[{"filename": "db/migrate.sql", "additions": 3, "deletions": 1,
+                                           "patch": "@@ -1 +1,3 @@\n-a\n+b\n+c\n+d"}])
+        sim.move_head(7, "ccc333", files=[{"filename": "logo.png", "status": "added"},
+                                          {"filename": "app/new.py", "previous_filename": "app/old.py",
+                                           "status": "renamed", "patch": "@@"}], ahead_by=2)
+        sim.set_compare("gone000", "ccc333", 404)
+        sim.add_review(7, "fullsend-ai-review[bot]", "APPROVED", "Looks good.", commit_id="aaa111",
+                       submitted_at="2026-09-03T10:04:00Z")
+        sim.add_review(7, "alice", "CHANGES_REQUESTED", "Please split the migration.")
+        sim.add_review(7, "bob", "PENDING")
+        sim.add_token(READ_ONLY_TOKEN, "github-actions", "Bot", read_only=True)
+        sim.add_issue(12, title="Orders are lost", body="Steps…", labels=["bug"], user="carol")
+        yield sim
+
+
+def _validate(instance: Any, schema: dict[str, Any]) -> None:
+    Draft202012Validator(schema, format_checker=FORMATS).validate(instance)
+
+
+def _schema(key: str, status: str) -> dict[str, Any]:
+    return {**DOC["endpoints"][key][status], "$defs": DOC["$defs"]}
+
+
+@pytest.mark.parametrize("key,status,method,path,token,body", CASES, ids=[f"{c[0]}-{c[1]}-{i}" for i, c in enumerate(CASES)])
+def test_response_matches_openapi(world: GitHubSimulator, client: Any, key: str, status: str, method: str, path: str,
+                                  token: str, body: Any) -> None:
+    response = client(world, token).session.request(method, world.api_url + path, json=body, timeout=10)
+    assert response.status_code == int(status), response.text
+    _validate(response.json(), _schema(key, status))
+
+
+def test_every_trimmed_endpoint_and_status_is_exercised() -> None:
+    exercised = {(c[0], c[1]) for c in CASES}
+    documented = {(k, s) for k, statuses in DOC["endpoints"].items() for s in statuses}
+    # /app answers 401 to installation tokens (spec/receipt-preflight-tokens.md §2.6); its 200 is never served.
+    assert documented - exercised == {("GET /app", "200")}
+    assert exercised <= documented
+
+
+def test_app_401_is_a_basic_error(world: GitHubSimulator, client: Any) -> None:
+    response = client(world).get("/app")
+    assert response.status_code == 401
+    _validate(response.json(), {"$ref": "#/$defs/basic-error", "$defs": DOC["$defs"]})
+
+
+def test_list_items_carry_the_same_fields_as_get_run(world: GitHubSimulator, client: Any) -> None:
+    client = client(world)
+    listed = client.get(f"{R}/actions/workflows/fullsend.yml/runs").json()["workflow_runs"]
+    for item in listed:
+        single = client.get(f"{R}/actions/runs/{item['id']}").json()
+        assert item == single
+        assert "referenced_workflows" in item  # PyGithub would re-fetch a missing one (impl-notes §3)
+
+
+@pytest.mark.parametrize("token,login", [(APP_TOKEN, "fullsend-ai-review"), (USER_TOKEN, "alice")])
+def test_graphql_viewer_matches_hand_schema(world: GitHubSimulator, client: Any, token: str, login: str) -> None:
+    response = client(world, token).session.post(world.graphql_url, json={"query": "query { viewer { login } }"}, timeout=10)
+    assert response.status_code == 200
+    _validate(response.json(), GRAPHQL)
+    assert response.json()["data"]["viewer"]["login"] == login
+
+
+def test_graphql_unknown_query_answers_errors(world: GitHubSimulator, client: Any) -> None:
+    response = client(world).session.post(world.graphql_url, json={"query": "query { rateLimit { cost } }"}, timeout=10)
+    _validate(response.json(), GRAPHQL)
+    assert response.json()["errors"][0]["message"]
+
+
+def test_oracle_can_fail_on_a_bad_time_and_a_missing_field(world: GitHubSimulator, client: Any) -> None:
+    run = client(world).get(f"{R}/actions/runs/33740015232").json()
+    schema = _schema("GET /repos/{owner}/{repo}/actions/runs/{run_id}", "200")
+    with pytest.raises(jsonschema.ValidationError, match="date-time"):
+        _validate({**run, "created_at": "2026-09-03 10:00"}, schema)
+    with pytest.raises(jsonschema.ValidationError, match="jobs_url"):
+        _validate({k: v for k, v in run.items() if k != "jobs_url"}, schema)
+    job_schema = _schema("GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs", "200")
+    jobs = client(world).get(f"{R}/actions/runs/33740015232/jobs").json()
+    jobs["jobs"][1]["conclusion"] = "exploded"
+    with pytest.raises(jsonschema.ValidationError):
+        _validate(jobs, job_schema)
