@@ -4,7 +4,7 @@
 
 Prints one table and exits 0.  The real watcher (``Watcher.poll_and_steer`` through
 ``GitHubForge`` over HTTP) polls the simulator on a virtual clock
-(``fullsend.testing.sim_replay``) for one hour (no watch deadline; the agent's turn outlasts the
+(``tests.doubles.sim_replay``) for one hour (no watch deadline; the agent's turn outlasts the
 hour), at poll 30 s and 10 s, idle and with a burst (three authorized comments at minute 10,
 folded into one steer, then quiet).  "Counted" requests are the ones GitHub charges to the
 rate limit; "conditional" are the ``304 Not Modified`` answers to ``If-None-Match`` polls, which
@@ -19,17 +19,16 @@ from __future__ import annotations
 
 import tempfile
 
-from fullsend.adapters.github import GitHubForge
-from fullsend.app.preflight import check_receipt, post_receipt
+from fullsend.adapters.github.forge import GitHubForge
+from fullsend.app.action.preflight import check_receipt, post_receipt
 from fullsend.core.model import Repo, parse_time
-from fullsend.core.receipt import Marker
-from fullsend.testing.fixtures import JOB_TOKEN, ROLE_TOKEN, standard_pr_scenario
-from fullsend.testing.sim_replay import ReplaySession, VirtualClock
-from fullsend.testing.sim_traces import (
+from fullsend.core.receipt.marker import Marker
+from fullsend.simulator.fixtures import JOB_TOKEN, ROLE_TOKEN, standard_pr_scenario
+from tests.doubles.sim_replay import ReplaySession, VirtualClock
+from tests.doubles.sim_traces import (
     ORIGIN, ROUTE_LAG_S, ReplayParams, TraceEvent, World, apply_event, conclude_route, facts_for, watch_config,
 )
-from fullsend.testing.simulator import GitHubSimulator
-
+from fullsend.simulator.server import GitHubSimulator
 HOUR_S = 3600.0
 BURST = [TraceEvent(600), TraceEvent(604, login="maintainer"), TraceEvent(608)]
 

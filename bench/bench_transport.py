@@ -21,16 +21,14 @@ import threading
 from datetime import datetime, timezone
 from pathlib import Path
 
-from fullsend.adapters.runtimes.claude import ClaudeRuntime
-from fullsend.adapters.runtimes.codex import CodexRuntime
+from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
+from fullsend.adapters.runtimes.codex.runtime import CodexRuntime
 from fullsend.core.model import SteerMessage
 from fullsend.errors import NoSteerSession
 from fullsend.ports import AgentParams
-
-
 def _cli(tmp: Path) -> str:
     path = tmp / "scripted-agent"
-    path.write_text(f"#!{sys.executable}\nimport sys\nfrom fullsend.testing.scripted_agent import main\nsys.exit(main(sys.argv[1:]))\n")
+    path.write_text(f"#!{sys.executable}\nimport sys\nfrom fullsend.simulator.agent.main import main\nsys.exit(main(sys.argv[1:]))\n")
     path.chmod(0o755)
     return str(path)
 

@@ -13,8 +13,8 @@ group.  Policies:
                waits (a newer one cancels the older waiting one) and redoes the work from the
                item's current state.
 * ``steer``    preserve + steer + receipt: every run that starts makes the real receipt
-               pre-flight, runs the agent with the real watcher (``fullsend.testing.sim_replay``:
-               ``Watcher.poll_and_steer`` against the simulator over HTTP, ``fullsend.core.settle``
+               pre-flight, runs the agent with the real watcher (``tests.doubles.sim_replay``:
+               ``Watcher.poll_and_steer`` against the simulator over HTTP, ``fullsend.core.watch.settle``
                decisions, virtual clock), and posts the real receipt of what it absorbed; a waiting
                run listed in a receipt exits at once (a skipped run).
 
@@ -34,8 +34,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
-from fullsend.testing.sim_traces import ROUTE_LAG_S, Replay, ReplayParams, TraceEvent, replay_steer_receipt
-
+from tests.doubles.sim_traces import ROUTE_LAG_S, Replay, ReplayParams, TraceEvent, replay_steer_receipt
 C, P = "comment", "push"
 TRACES: dict[str, list[TraceEvent]] = {
     # seed 001 "One run at the cap", as issue 7 states it: two comments fold into steer 1, a push and

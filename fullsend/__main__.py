@@ -12,7 +12,6 @@ from typing import Sequence
 
 from fullsend.adapters.gha import Console
 from fullsend.errors import ConfigError, InputError
-
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
 
@@ -48,8 +47,7 @@ def _run(console: Console) -> int:
     from pathlib import Path
 
     from fullsend.adapters.secrets import reexec_without_secrets, take_secrets
-    from fullsend.app.run import run_action
-
+    from fullsend.app.action.lifecycle import run_action
     package_parent = str(Path(__file__).resolve().parent.parent)
     bootstrap = f"import sys; sys.path.insert(0, {package_parent!r}); from fullsend.__main__ import main; sys.exit(main(['run']))"
     try:
@@ -67,28 +65,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "run":
             return _run(console)
         if args.command == "demo":
-            from fullsend.app.demo import run_demo
-
+            from fullsend.app.commands.demo import run_demo
             return run_demo(turn_s=args.turn_seconds)
         if args.command == "steer":
             import os
 
-            from fullsend.app.cli_steer import run_steer
-
+            from fullsend.app.commands.steer import run_steer
             return run_steer(args.url, args.text, args.stage, os.environ, sys.stdout, sys.stderr)
         if args.command == "lint":
-            from fullsend.app.lint import run_lint
-
+            from fullsend.app.commands.lint import run_lint
             return run_lint(args.harness, args.agents, sys.stdout, sys.stderr)
         if args.command == "explain":
             import os
 
-            from fullsend.app.explain import run_explain
-
+            from fullsend.app.commands.explain.command import run_explain
             return run_explain(args.url, args.run, args.as_of, args.json, os.environ, sys.stdout, sys.stderr)
         if args.command == "simulator":
-            from fullsend.app.simulator_cli import run_simulator_serve
-
+            from fullsend.app.commands.simulator import run_simulator_serve
             return run_simulator_serve(args.port, args.scenario)
     except InputError as exc:
         console.error(str(exc), title="Invalid input")

@@ -1,7 +1,7 @@
 """Protocols between the app layer and the adapters (``shared/design.md``).
 
 The app layer depends on these, never on a concrete adapter; tests substitute the GitHub
-simulator (over real HTTP) or fakes shipped in ``fullsend.testing``.
+simulator (over real HTTP) or the test doubles under ``tests/doubles``.
 """
 
 from __future__ import annotations

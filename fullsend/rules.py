@@ -11,12 +11,12 @@ Ids come from the constants the modules export; the few that no module exports a
 are listed here, each with the module that writes it:
 
 * ``accept`` — the rule cell of an accepted run in the step-summary timeline
-  (``fullsend.app.steer_cycle``);
-* ``pre-script`` — the pre-script skip (``fullsend.app.runner``);
+  (``fullsend.app.watch.cycle``);
+* ``pre-script`` — the pre-script skip (``fullsend.app.action.work``);
 * :data:`WATCH_RULE_IDS` — the watcher cycle's project ids, written only inside its log lines
-  (``fullsend.app.steer_cycle``).
+  (``fullsend.app.watch.cycle``).
 
-Importing this module imports the core modules; ``fullsend.app.lint`` is imported when the
+Importing this module imports the core modules; ``fullsend.app.commands.lint`` is imported when the
 registry is first built, so app modules may import this one without a cycle.
 """
 
@@ -26,20 +26,22 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from fullsend import harness
-from fullsend.core import defang, ownoutput, provenance, settle, skips
-
-#: The families, in the order ``docs/rules.md`` presents them.
+from fullsend.core.text import defang
+from fullsend.core.delta import ownoutput
+from fullsend.core.provenance import verdicts as provenance
+from fullsend.core.watch import settle
+from fullsend.core.receipt import skips
 FAMILIES: tuple[str, ...] = ("provenance", "skip", "settle", "own-output", "defang", "watch", "lint")
 
 #: Where the rules are explained; a rule's section anchor is its id.
 DOCS_PATH = "docs/rules.md"
 
-#: Listed here: the step-summary rule cell of an accepted run (``fullsend.app.steer_cycle``).
+#: Listed here: the step-summary rule cell of an accepted run (``fullsend.app.watch.cycle``).
 RULE_ACCEPT = "accept"
-#: Listed here: a ``pre_script`` exit 78 skips the run (``fullsend.app.runner``; interface.md).
+#: Listed here: a ``pre_script`` exit 78 skips the run (``fullsend.app.action.work``; interface.md).
 RULE_PRE_SCRIPT = "pre-script"
 #: Listed here: project ids of one poll-and-steer cycle, written only inside the log lines of
-#: ``fullsend.app.steer_cycle`` (spec/watcher.md §4, §11).
+#: ``fullsend.app.watch.cycle`` (spec/watcher.md §4, §11).
 WATCH_RULE_IDS: tuple[str, ...] = (
     "listing-unreadable",
     "listing-retry",
@@ -80,18 +82,18 @@ def all_rules() -> tuple[Rule, ...]:
     Raises:
         ValueError: when two modules export the same id (a registry defect, caught by the tests).
     """
-    from fullsend.app import lint  # lazy: app modules may import this registry
+    from fullsend.app.commands import lint
 
     rules = [
-        *_family("provenance", "fullsend.core.provenance", provenance.RULE_IDS),
-        Rule(RULE_ACCEPT, "provenance", "fullsend.app.steer_cycle"),
-        *_family("skip", "fullsend.core.skips", (skips.RULE_RECEIPT, skips.RULE_HEAD_REVIEWED)),
-        Rule(RULE_PRE_SCRIPT, "skip", "fullsend.app.runner"),
-        *_family("settle", "fullsend.core.settle", (*settle.SETTLE_REASONS, settle.STALE_TURN_END)),
-        *_family("own-output", "fullsend.core.ownoutput", (ownoutput.RULE_SELF_LOGIN, ownoutput.RULE_APP_MARKER)),
-        *_family("defang", "fullsend.core.defang", (defang.RULE_FENCE, defang.RULE_ATTRIBUTION, defang.RULE_HEADING)),
-        *_family("watch", "fullsend.app.steer_cycle", WATCH_RULE_IDS),
-        *_family("lint", "fullsend.app.lint", (lint.RULE_HARNESS_INVALID, lint.RULE_AGENT_MISSING_OPENING_LINE)),
+        *_family("provenance", "fullsend.core.provenance.verdicts", provenance.RULE_IDS),
+        Rule(RULE_ACCEPT, "provenance", "fullsend.app.watch.cycle"),
+        *_family("skip", "fullsend.core.receipt.skips", (skips.RULE_RECEIPT, skips.RULE_HEAD_REVIEWED)),
+        Rule(RULE_PRE_SCRIPT, "skip", "fullsend.app.action.work"),
+        *_family("settle", "fullsend.core.watch.settle", (*settle.SETTLE_REASONS, settle.STALE_TURN_END)),
+        *_family("own-output", "fullsend.core.delta.ownoutput", (ownoutput.RULE_SELF_LOGIN, ownoutput.RULE_APP_MARKER)),
+        *_family("defang", "fullsend.core.text.defang", (defang.RULE_FENCE, defang.RULE_ATTRIBUTION, defang.RULE_HEADING)),
+        *_family("watch", "fullsend.app.watch.cycle", WATCH_RULE_IDS),
+        *_family("lint", "fullsend.app.commands.lint", (lint.RULE_HARNESS_INVALID, lint.RULE_AGENT_MISSING_OPENING_LINE)),
         *_family("lint", "fullsend.harness", (harness.RULE_STEER_ENABLED_UNSET, harness.RULE_UNKNOWN_KEY)),
     ]
     ids = [rule.id for rule in rules]

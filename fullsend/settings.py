@@ -24,7 +24,6 @@ from pydantic_settings import (
 )
 
 from fullsend.errors import InputError
-
 STAGES = ("triage", "code", "review", "fix", "retro", "prioritize")
 RUNTIMES = ("claude", "pi", "codex")
 SANDBOXES = ("local", "openshell")

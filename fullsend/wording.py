@@ -1,9 +1,9 @@
 """Our own sentences of the steer text and the envelope, rendered from jinja2 templates.
 
 The templates live in ``fullsend/templates/envelope/`` (one sentence per file, named after the
-:class:`fullsend.core.prose.Wording` field it fills).  The pure core never imports jinja2: it
+:class:`fullsend.core.text.prose.Wording` field it fills).  The pure core never imports jinja2: it
 receives the :class:`Wording` built here as a parameter.  WIRE tokens are not templated; they are
-constants of ``fullsend.core.wire``.
+constants of ``fullsend.core.text.wire``.
 
 Every fixed sentence is checked once at construction: one line, and it does not begin with a
 structural token (spec/watcher.md §10.2), so the body keeps at most one ``Amendments`` line and one
@@ -18,8 +18,8 @@ from typing import Any, Callable
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from fullsend.core.prose import Wording
-from fullsend.core.wire import (
+from fullsend.core.text.prose import Wording
+from fullsend.core.text.wire import (
     AMENDMENTS_HEADING,
     CONTEXT_HEADING,
     FENCE_CLOSE,

@@ -1,34 +1,137 @@
-"""The dependency rule of design.md: ``fullsend.core`` imports the standard library and itself only,
-and only ``fullsend/adapters/github*.py`` imports PyGithub."""
+"""The dependency rule of docs/architecture.md ("Layers"), every arrow of it.
+
+Each test walks the imports (and, for core, the calls) of every module of the installed package
+and fails with the offending module and import named. The rule:
+
+- ``fullsend.core`` is pure: the standard library minus every module that does I/O, and
+  ``fullsend.core`` itself; no reads of the environment or the clock.
+- ``fullsend.adapters`` never imports ``fullsend.app`` or ``fullsend.simulator``.
+- ``fullsend.simulator`` never imports ``fullsend.app``.
+- Nothing in the package imports the test doubles (``tests``).
+- PyGithub and ``requests`` are imported only under ``fullsend/adapters/github/``.
+- The wall clock is read, and sleeping happens, only in ``fullsend/adapters/clock.py``.
+"""
 
 from __future__ import annotations
 
 import ast
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 PKG = Path(__file__).resolve().parents[1] / "fullsend"
 
+#: Standard-library modules that reach the environment, the clock, processes, files or the network.
+IO_MODULES = frozenset({"os", "subprocess", "socket", "time", "threading", "http", "urllib.request", "urllib.error", "shutil", "signal",
+                        "select", "selectors", "asyncio", "multiprocessing", "tempfile", "pathlib", "io", "sys",
+                        "logging", "ssl", "fcntl", "pty", "random", "secrets", "uuid"})
+#: Attribute calls that read the clock or the environment.
+IMPURE_CALLS = frozenset({"now", "utcnow", "today", "monotonic", "time", "getenv", "sleep", "perf_counter"})
+CLOCK_CALLS = frozenset({("time", "sleep"), ("time", "monotonic"), ("time", "time"), ("datetime", "now"),
+                         ("time", "perf_counter"), ("datetime", "utcnow")})
+CLOCK_MODULE = PKG / "adapters" / "clock.py"
 
-def _imports(path: Path) -> set[str]:
+
+@dataclass(frozen=True)
+class Import:
+    """One import statement: the module that holds it, the line, and the imported dotted name."""
+
+    path: Path
+    line: int
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.path.relative_to(PKG.parent)}:{self.line} imports {self.name}"
+
+
+def _modules(under: Path) -> list[Path]:
+    return sorted(under.rglob("*.py"))
+
+
+def _imports(path: Path) -> list[Import]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    names: set[str] = set()
+    found: list[Import] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
+            found += [Import(path, node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.add(node.module)
-    return names
+            found.append(Import(path, node.lineno, node.module))
+            found += [Import(path, node.lineno, f"{node.module}.{alias.name}") for alias in node.names]
+    return found
 
 
-@pytest.mark.parametrize("path", sorted((PKG / "core").glob("*.py")), ids=lambda p: p.name)
-def test_core_imports_only_stdlib_and_core(path):
-    bad = {n for n in _imports(path) if n.split(".")[0] not in sys.stdlib_module_names and not n.startswith("fullsend.core")}
-    assert bad == set(), f"{path.name} reaches out of core: {sorted(bad)}"
+def _top(name: str) -> str:
+    return name.split(".")[0]
 
 
-def test_only_the_github_adapter_imports_pygithub():
-    users = {p.name for p in PKG.rglob("*.py") if any(n == "github" or n.startswith("github.") for n in _imports(p))}
-    assert users <= {"github.py", "github_http.py"}
+def _is_under(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+def _offending(paths: list[Path], bad) -> list[str]:
+    return sorted({str(i) for p in paths for i in _imports(p) if bad(i.name)})
+
+
+def _assert_none(found: list[str]) -> None:
+    if found:
+        pytest.fail("the dependency rule is broken:\n" + "\n".join(found), pytrace=False)
+
+
+def test_core_imports_only_pure_stdlib_and_core():
+    def bad(name: str) -> bool:
+        if _is_under(name, "fullsend.core") or _is_under(name, "__future__"):
+            return False
+        if _top(name) == "fullsend":
+            return True
+        return _top(name) not in sys.stdlib_module_names or any(_is_under(name, m) for m in IO_MODULES)
+
+    _assert_none(_offending(_modules(PKG / "core"), bad))
+
+
+def test_core_reads_neither_clock_nor_environment():
+    calls = []
+    for path in _modules(PKG / "core"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and (node.attr in IMPURE_CALLS or node.attr == "environ"):
+                calls.append(f"{path.relative_to(PKG.parent)}:{node.lineno} uses .{node.attr}")
+    _assert_none(calls)
+
+
+@pytest.mark.parametrize(("layer", "forbidden"), [
+    ("adapters", "fullsend.app"),
+    ("adapters", "fullsend.simulator"),
+    ("simulator", "fullsend.app"),
+    ("core", "fullsend.adapters"),
+])
+def test_layer_does_not_import(layer, forbidden):
+    _assert_none(_offending(_modules(PKG / layer), lambda n: _is_under(n, forbidden)))
+
+
+def test_nothing_in_the_package_imports_the_test_doubles():
+    _assert_none(_offending(_modules(PKG), lambda n: _top(n) in {"tests", "conftest", "pytest", "hypothesis"}))
+
+
+def test_only_the_github_adapter_imports_pygithub_and_requests():
+    others = [p for p in _modules(PKG) if (PKG / "adapters" / "github") not in p.parents]
+    _assert_none(_offending(others, lambda n: _top(n) in {"github", "requests", "urllib3"}))
+
+
+def test_only_the_clock_adapter_reads_the_wall_clock_or_sleeps():
+    found = []
+    for path in _modules(PKG):
+        if path == CLOCK_MODULE or (PKG / "simulator") in path.parents:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                    and (node.value.id, node.attr) in CLOCK_CALLS):
+                found.append(f"{path.relative_to(PKG.parent)}:{node.lineno} uses {node.value.id}.{node.attr}")
+    _assert_none(found)
+
+
+def test_the_walker_names_an_offending_import(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text("import os\nfrom fullsend.app import lint\n", encoding="utf-8")
+    names = [i.name for i in _imports(sample)]
+    assert names == ["os", "fullsend.app", "fullsend.app.lint"]

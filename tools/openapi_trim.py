@@ -33,7 +33,7 @@ from typing import Any
 
 SOURCE = "@octokit/openapi 23.0.2 generated/api.github.com.json"
 
-# (method, OpenAPI path, statuses kept) for every endpoint fullsend/testing/simulator.py serves.
+# (method, OpenAPI path, statuses kept) for every endpoint fullsend/simulator/server.py serves.
 ENDPOINTS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("get", "/repos/{owner}/{repo}/actions/runs/{run_id}", ("200",)),
     ("get", "/repos/{owner}/{repo}/actions/runs/{run_id}/jobs", ("200",)),

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, Mapping
 
-from fullsend.core.steer import DeliveredSteer, SteerMessage, SteerResult  # noqa: F401 (re-exported)
+from fullsend.core.watch.steer import DeliveredSteer, SteerMessage, SteerResult  # noqa: F401 (re-exported)
 
 INT64_MAX = 9_223_372_036_854_775_807
 

@@ -198,3 +198,7 @@ def readme_act_block(readme: Path = REPO_ROOT / "README.md") -> str:
     if len(blocks) != 2:
         raise AssertionError(f"README's act section should hold 2 sh blocks (setup, run); it holds {len(blocks)}")
     return blocks[1]
+
+
+# Wall times of the act tier, printed at the end of the session by tests/act/conftest.py.
+TIMINGS: list[tuple[str, float]] = []

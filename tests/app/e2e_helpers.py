@@ -12,9 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fullsend.testing.fixtures import StandardScenario
-from fullsend.testing.simulator import GitHubSimulator
-
+from fullsend.simulator.fixtures import StandardScenario
+from fullsend.simulator.server import GitHubSimulator
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from fullsend.testing.fixtures import standard_pr_scenario
-from fullsend.testing.simulator import GitHubSimulator
-from e2e_helpers import run_entrypoint, runner_env
+from fullsend.simulator.fixtures import standard_pr_scenario
+from fullsend.simulator.server import GitHubSimulator
+from tests.app.e2e_helpers import run_entrypoint, runner_env
 
 
 @pytest.mark.parametrize(

@@ -10,11 +10,11 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from fullsend.core.model import format_time
-from fullsend.core.receipt import parse_marker
-from fullsend.core.wire import OPENING_LINE
-from fullsend.testing.fixtures import add_comment_follow_up, add_follow_up_run, standard_pr_scenario
-from fullsend.testing.simulator import GitHubSimulator
-from e2e_helpers import run_entrypoint, runner_env
+from fullsend.core.receipt.marker import parse_marker
+from fullsend.core.text.wire import OPENING_LINE
+from fullsend.simulator.fixtures import add_comment_follow_up, add_follow_up_run, standard_pr_scenario
+from fullsend.simulator.server import GitHubSimulator
+from tests.app.e2e_helpers import run_entrypoint, runner_env
 
 
 @pytest.fixture

@@ -10,9 +10,9 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from fullsend.core.model import format_time
-from fullsend.testing.fixtures import standard_pr_scenario
-from fullsend.testing.simulator import GitHubSimulator
-from e2e_helpers import run_entrypoint, runner_env
+from fullsend.simulator.fixtures import standard_pr_scenario
+from fullsend.simulator.server import GitHubSimulator
+from tests.app.e2e_helpers import run_entrypoint, runner_env
 
 PR_EVENT = {"action": "synchronize", "pull_request": {"number": 7, "head": {"sha": "aaa111"}}}
 

@@ -7,14 +7,13 @@ import ast
 import inspect
 
 from fullsend.adapters.clock import SystemClock
-from fullsend.adapters.github import GitHubForge
-from fullsend.app import run as run_module
-from fullsend.app.preflight import PreflightFacts, check_receipt
+from fullsend.adapters.github.forge import GitHubForge
+from fullsend.app.action import lifecycle as run_module
+from fullsend.app.action.preflight import PreflightFacts, check_receipt
 from fullsend.core.model import Repo
-from fullsend.core.receipt import receipt_body
-from fullsend.testing.fixtures import JOB_LOGIN, JOB_TOKEN, ROLE_TOKEN, standard_pr_scenario
-from fullsend.testing.simulator import GitHubSimulator
-
+from fullsend.core.receipt.marker import receipt_body
+from fullsend.simulator.fixtures import JOB_LOGIN, JOB_TOKEN, ROLE_TOKEN, standard_pr_scenario
+from fullsend.simulator.server import GitHubSimulator
 QUEUED = 33740015299
 
 

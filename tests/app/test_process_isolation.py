@@ -10,9 +10,9 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from fullsend.core.model import format_time
-from fullsend.testing.fixtures import standard_pr_scenario
-from fullsend.testing.simulator import GitHubSimulator
-from e2e_helpers import run_entrypoint, runner_env
+from fullsend.simulator.fixtures import standard_pr_scenario
+from fullsend.simulator.server import GitHubSimulator
+from tests.app.e2e_helpers import run_entrypoint, runner_env
 
 SNOOPING_AGENT = '''#!{python}
 import json, os, sys
@@ -29,7 +29,7 @@ while pid > 1:
     except (OSError, ValueError, IndexError):
         break
 json.dump(found, open({out!r}, "w"))
-os.execv({python!r}, [{python!r}, "-m", "fullsend.testing.scripted_agent", *sys.argv[1:]])
+os.execv({python!r}, [{python!r}, "-m", "fullsend.simulator.agent.main", *sys.argv[1:]])
 '''
 
 

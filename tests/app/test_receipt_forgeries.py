@@ -12,13 +12,12 @@ from pathlib import Path
 import pytest
 
 from fullsend.adapters.clock import SystemClock
-from fullsend.adapters.github import GitHubForge
-from fullsend.app.preflight import PreflightFacts, run_preflight
+from fullsend.adapters.github.forge import GitHubForge
+from fullsend.app.action.preflight import PreflightFacts, run_preflight
 from fullsend.core.model import Repo
-from fullsend.core.receipt import receipt_body
-from fullsend.testing.fixtures import JOB_LOGIN, JOB_TOKEN, ROLE_LOGIN, ROLE_TOKEN, standard_pr_scenario
-from fullsend.testing.simulator import GitHubSimulator
-
+from fullsend.core.receipt.marker import receipt_body
+from fullsend.simulator.fixtures import JOB_LOGIN, JOB_TOKEN, ROLE_LOGIN, ROLE_TOKEN, standard_pr_scenario
+from fullsend.simulator.server import GitHubSimulator
 QUEUED_RUN = 33740015299
 GENUINE = receipt_body([QUEUED_RUN], "aaa111")
 

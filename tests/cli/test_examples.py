@@ -229,6 +229,5 @@ def test_route_review_submitted(route, vid: str, env: dict[str, str], stage: str
 
 
 def test_example_harness_is_lint_clean() -> None:
-    from fullsend.app.lint import lint_harness_file
-
+    from fullsend.app.commands.lint import lint_harness_file
     assert lint_harness_file(EXAMPLES / "harness" / "review.yaml") == []

@@ -10,14 +10,13 @@ from typing import Iterator
 import pytest
 
 from fullsend.adapters.clock import SystemClock
-from fullsend.adapters.github import GitHubForge
-from fullsend.app.preflight import PreflightFacts, check_receipt
+from fullsend.adapters.github.forge import GitHubForge
+from fullsend.app.action.preflight import PreflightFacts, check_receipt
 from fullsend.core.identity import Identity
 from fullsend.core.model import Repo
-from fullsend.core.receipt import receipt_body
+from fullsend.core.receipt.marker import receipt_body
 from fullsend.harness import load_harness, with_overrides
-from fullsend.testing.simulator import GitHubSimulator
-
+from fullsend.simulator.server import GitHubSimulator
 JOB, ROLE = "ghs_job_token_v40", "ghs_role_token_v40"
 RUN = 33740015232
 

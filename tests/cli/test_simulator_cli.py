@@ -22,15 +22,14 @@ import pytest
 import requests
 
 from fullsend.adapters.clock import SystemClock
-from fullsend.adapters.mint import mint_for_run
-from fullsend.app.simulator_cli import MINT_PATH, OIDC_JWT, OIDC_REQUEST_TOKEN, run_simulator_serve
-from fullsend.app.simulator_scenario import load_scenario, parse_scenario
+from fullsend.adapters.github.mint import mint_for_run
+from fullsend.app.commands.simulator import MINT_PATH, OIDC_JWT, OIDC_REQUEST_TOKEN, run_simulator_serve
+from fullsend.simulator.scenario import load_scenario, parse_scenario
 from fullsend.core.model import parse_time
-from fullsend.core.receipt import parse_marker
-from fullsend.core.wire import OPENING_LINE
+from fullsend.core.receipt.marker import parse_marker
+from fullsend.core.text.wire import OPENING_LINE
 from fullsend.errors import ConfigError
-from fullsend.testing.fixtures import FIX_RUN_ID, JOB_LOGIN, JOB_TOKEN, ROLE_LOGIN, ROLE_TOKEN
-
+from fullsend.simulator.fixtures import FIX_RUN_ID, JOB_LOGIN, JOB_TOKEN, ROLE_LOGIN, ROLE_TOKEN
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = REPO_ROOT / "examples" / "scenarios"
 REVIEW_STEER = SCENARIOS / "review-steer.yml"
@@ -291,7 +290,7 @@ def test_ctrl_c_or_sigterm_stops_with_exit_0(signum: int) -> None:
 def test_FIX_the_action_mints_is_steered_then_the_queued_run_skips(tmp_path: Path) -> None:
     """What the act test plays, without act: the entrypoint with the env a runner gives it, the
     role token minted from the simulator's mint, the scenario's follow-up steered in."""
-    from e2e_helpers import run_entrypoint, runner_env
+    from tests.app.e2e_helpers import run_entrypoint, runner_env
 
     with serving() as s:
         web = s["web"]

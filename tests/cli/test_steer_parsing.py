@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from fullsend.app.cli_steer import (
+from fullsend.app.commands.steer import (
     SteerCommandError,
     api_base,
     check_stage,

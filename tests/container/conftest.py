@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from runner_container import MEASUREMENTS, record
+from tests.container.runner_container import MEASUREMENTS, record
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TOOLS_DIR = REPO_ROOT / "tools" / "container"

@@ -3,7 +3,7 @@ workflow commands on every channel an agent has (issue 8 "Output hygiene").
 
 ``write_agent(dir, lines)`` writes an executable usable as ``agent_cli``: it prints ``lines`` on
 stderr and as raw stdout lines, replaces the text of every assistant message with them, and
-otherwise behaves as ``fullsend.testing.scripted_agent`` (same argv, stdin, exit code).
+otherwise behaves as ``fullsend.simulator.agent.main`` (same argv, stdin, exit code).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ LINES = json.load(open(sys.argv[1], encoding="utf-8"))
 for line in LINES:
     print(line, file=sys.stderr, flush=True)
     print(line, flush=True)
-child = subprocess.Popen([sys.executable, "-m", "fullsend.testing.scripted_agent", *sys.argv[2:]],
+child = subprocess.Popen([sys.executable, "-m", "fullsend.simulator.agent.main", *sys.argv[2:]],
                          stdout=subprocess.PIPE)
 for raw in child.stdout:
     obj = json.loads(raw)

@@ -21,7 +21,7 @@ from typing import Any, Mapping
 
 import yaml
 
-from runner_commands import parse_output_file
+from tests.container.runner_commands import parse_output_file
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TOOLS_DIR = REPO_ROOT / "tools" / "container"
@@ -34,7 +34,7 @@ CONTAINER_WORKFLOW = "/github/workflow"
 CONTAINER_FILE_COMMANDS = "/github/file_commands"
 #: The scripted agent shipped in the image, started through a wrapper in the workspace (the way
 #: an earlier step of a job can put a CLI there).
-AGENT_WRAPPER = "#!/bin/sh\nexec python -m fullsend.testing.scripted_agent \"$@\"\n"
+AGENT_WRAPPER = "#!/bin/sh\nexec python -m fullsend.simulator.agent.main \"$@\"\n"
 #: Measurements of this session, printed in the closing summary (conftest.py).
 MEASUREMENTS: list[tuple[str, str]] = []
 

@@ -19,12 +19,12 @@ from pathlib import Path
 import pytest
 
 from fullsend.core.model import format_time
-from fullsend.core.receipt import parse_marker
-from fullsend.core.wire import OPENING_LINE
-from fullsend.testing.fixtures import add_comment_follow_up, standard_pr_scenario
-from fullsend.testing.simulator import GitHubSimulator
-from runner_commands import read_step_log
-from runner_container import (PODMAN_LIMITS, PODMAN_RUNTIME, REPO_ROOT, RunnerDirs, action_inputs, container_env,
+from fullsend.core.receipt.marker import parse_marker
+from fullsend.core.text.wire import OPENING_LINE
+from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
+from fullsend.simulator.server import GitHubSimulator
+from tests.container.runner_commands import read_step_log
+from tests.container.runner_container import (PODMAN_LIMITS, PODMAN_RUNTIME, REPO_ROOT, RunnerDirs, action_inputs, container_env,
                               record, run_container)
 
 # Building the images on a fresh machine (base, then npm installs) takes minutes, not seconds.

@@ -19,12 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from e2e_helpers import run_entrypoint, runner_env
+from tests.app.e2e_helpers import run_entrypoint, runner_env
 from fullsend.core.model import format_time
-from fullsend.testing.fixtures import standard_pr_scenario
-from fullsend.testing.simulator import GitHubSimulator
-from hostile_agent import HOSTILE_LINES, MARK, write_agent
-from runner_commands import StepLog, read_step_log
+from fullsend.simulator.fixtures import standard_pr_scenario
+from fullsend.simulator.server import GitHubSimulator
+from tests.container.hostile_agent import HOSTILE_LINES, MARK, write_agent
+from tests.container.runner_commands import StepLog, read_step_log
 
 
 def _run(tmp: Path, lines: list[str], exit_code: int):

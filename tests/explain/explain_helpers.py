@@ -9,8 +9,7 @@ import subprocess
 import sys
 from typing import Any
 
-from fullsend.testing.simulator import GitHubSimulator
-
+from fullsend.simulator.server import GitHubSimulator
 READER_TOKEN = "gho_explain_reader_token"
 READER_LOGIN = "octocat"
 PR_URL = "https://github.com/org/repo/pull/7"
@@ -56,7 +55,6 @@ def command(sim: GitHubSimulator, body: str, at: str, run_at: str, login: str = 
             **run: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     """A stage command by ``login`` created at ``at`` and the shim run it fired, created at
     ``run_at`` and titled ``org/repo#7 comment:<id>`` (the run-name contract); ``(comment, run)``."""
-    from fullsend.testing.fixtures import add_follow_up_run
-
+    from fullsend.simulator.fixtures import add_follow_up_run
     comment = sim.add_comment(7, body, login, created_at=at)
     return comment, add_follow_up_run(sim, comment_id=comment["id"], actor=login, created_at=run_at, **run)

@@ -4,11 +4,10 @@ binding, for the run in flight and each follow-up (spec/watcher.md §5, §7; int
 
 from __future__ import annotations
 
-from fullsend.core.receipt import receipt_body
-from fullsend.testing.fixtures import FIX_RUN_ID, REF, StandardScenario, add_comment_follow_up, add_follow_up_run
-from fullsend.testing.simulator import GitHubSimulator
-
-from explain_helpers import READER_LOGIN, READER_TOKEN, checks, command, comment_of, explain_json, run_explain, run_of
+from fullsend.core.receipt.marker import receipt_body
+from fullsend.simulator.fixtures import FIX_RUN_ID, REF, StandardScenario, add_comment_follow_up, add_follow_up_run
+from fullsend.simulator.server import GitHubSimulator
+from tests.explain.explain_helpers import READER_LOGIN, READER_TOKEN, checks, command, comment_of, explain_json, run_explain, run_of
 
 RECEIPT_LOGIN = "github-actions[bot]"
 

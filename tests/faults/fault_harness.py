@@ -20,17 +20,16 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from fullsend.adapters import github as github_adapter
+from fullsend.adapters.github import forge as github_adapter
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.gha import Console
-from fullsend.app import run as run_module
-from fullsend.app.preflight import PreflightFacts, check_receipt
-from fullsend.app.timeline import Timeline
+from fullsend.app.action import lifecycle as run_module
+from fullsend.app.action.preflight import PreflightFacts, check_receipt
+from fullsend.app.action.timeline import Timeline
 from fullsend.core.model import Repo, format_time
-from fullsend.core.receipt import whole_body_receipt
-from fullsend.testing.fixtures import StandardScenario, standard_pr_scenario
-from fullsend.testing.simulator import GitHubSimulator
-
+from fullsend.core.receipt.marker import whole_body_receipt
+from fullsend.simulator.fixtures import StandardScenario, standard_pr_scenario
+from fullsend.simulator.server import GitHubSimulator
 CLIENT_TIMEOUT_S = 3  # the adapter's per-attempt HTTP timeout in these tests (default 15 s)
 HANG_S = 5.0  # a hanging request outlasts the client's timeout
 TURN_S = "3"  # the scripted agent's turn: a steer at the 1-2 s polls lands mid-turn
@@ -127,7 +126,7 @@ def read_outputs(path: Path) -> dict[str, str]:
 
 
 def run_in_process(env: dict[str, str], tmp: Path) -> ActionResult:
-    """``fullsend.app.run.run_action`` with a ``FastClock``; the signal handlers it installs are restored."""
+    """``fullsend.app.action.lifecycle.run_action`` with a ``FastClock``; the signal handlers it installs are restored."""
     saved = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)}
     stream, timeline, clock = io.StringIO(), Timeline(), FastClock()
     try:

@@ -35,10 +35,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable
 
-from fullsend.testing.fixtures import STAGE_JOB, StandardScenario, add_comment_follow_up, add_follow_up_run
-from fullsend.testing.sim_faults import drop_field, not_json
-from fullsend.testing.simulator import GitHubSimulator
-
+from fullsend.simulator.fixtures import STAGE_JOB, StandardScenario, add_comment_follow_up, add_follow_up_run
+from fullsend.simulator.faults import drop_field, not_json
+from fullsend.simulator.server import GitHubSimulator
 PHASES = ("start", "listing", "jobs", "item-reads", "compare", "receipt-read", "receipt-post")
 TRANSIENT = ("http-500", "http-502", "http-503", "reset", "truncated", "non-json")
 RATE_LIMITS = ("rate-429", "secondary-403", "primary-403")
@@ -147,7 +146,7 @@ def arm(case: Case) -> None:
         sim.fail(method, path, 403, headers={"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(reset)},
                  body={"message": "API rate limit exceeded for installation ID 1."}, login=login)
     elif case.fault == "timeout":
-        from fault_harness import HANG_S
+        from tests.faults.fault_harness import HANG_S
 
         sim.fail_connection(method, path, "hang", times=1, hang_s=HANG_S, login=login)
     elif case.fault == "not-found":

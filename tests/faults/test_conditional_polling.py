@@ -2,7 +2,7 @@
 after the first poll (simulator count; 304s are counted apart because they cost no rate limit).
 
 The real ``Watcher`` (``poll_and_steer`` through ``GitHubForge`` over HTTP) polls the simulator on
-a virtual clock (``fullsend.testing.sim_replay``): 120 ticks of 30 s without waiting an hour.
+a virtual clock (``tests.doubles.sim_replay``): 120 ticks of 30 s without waiting an hour.
 """
 
 from __future__ import annotations
@@ -11,13 +11,12 @@ from typing import Iterator
 
 import pytest
 
-from fullsend.adapters.github import GitHubForge
+from fullsend.adapters.github.forge import GitHubForge
 from fullsend.core.model import Repo, parse_time
-from fullsend.testing.fixtures import JOB_TOKEN, ROLE_TOKEN, add_comment_follow_up, standard_pr_scenario
-from fullsend.testing.sim_replay import ReplaySession, VirtualClock
-from fullsend.testing.sim_traces import ORIGIN, ReplayParams, watch_config
-from fullsend.testing.simulator import GitHubSimulator
-
+from fullsend.simulator.fixtures import JOB_TOKEN, ROLE_TOKEN, add_comment_follow_up, standard_pr_scenario
+from tests.doubles.sim_replay import ReplaySession, VirtualClock
+from tests.doubles.sim_traces import ORIGIN, ReplayParams, watch_config
+from fullsend.simulator.server import GitHubSimulator
 HOUR_S = 3600.0
 LISTING = r"/actions/workflows/fullsend\.yml/runs$"
 

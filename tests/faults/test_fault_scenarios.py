@@ -14,10 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from fault_harness import check_invariant, fast_http, new_scenario, run_in_process, runner_env
-from fullsend.testing.fixtures import add_comment_follow_up
-from fullsend.testing.simulator import GitHubSimulator
-
+from tests.faults.fault_harness import check_invariant, fast_http, new_scenario, run_in_process, runner_env
+from fullsend.simulator.fixtures import add_comment_follow_up
+from fullsend.simulator.server import GitHubSimulator
 COMMAND = "/fs-review please re-check the migration"
 LISTING = r"/actions/workflows/fullsend\.yml/runs$"
 

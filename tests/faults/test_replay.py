@@ -1,4 +1,4 @@
-"""The virtual-time replay behind the benchmarks (fullsend/testing/sim_replay.py, sim_traces.py).
+"""The virtual-time replay behind the benchmarks (tests/doubles/sim_replay.py, sim_traces.py).
 
 The seed's "one run at the cap" trace (seeds/001, as issue 7 words it) replayed through the real
 watcher: two comments fold into steer 1 at the 60 s poll, a push and a comment into steer 2 at
@@ -17,10 +17,9 @@ from pathlib import Path
 
 from fullsend.core.model import SteerMessage
 from fullsend.errors import SteerAfterSettle
-from fullsend.testing.fixtures import FIX_RUN_ID
-from fullsend.testing.sim_replay import VirtualAgent, VirtualClock
-from fullsend.testing.sim_traces import ReplayParams, TraceEvent, replay_steer_receipt
-
+from fullsend.simulator.fixtures import FIX_RUN_ID
+from tests.doubles.sim_replay import VirtualAgent, VirtualClock
+from tests.doubles.sim_traces import ReplayParams, TraceEvent, replay_steer_receipt
 SEED = [TraceEvent(40), TraceEvent(45, login="maintainer"), TraceEvent(100, "push"), TraceEvent(110),
         TraceEvent(200), TraceEvent(210, login="maintainer")]
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "policies.py"

@@ -1,4 +1,4 @@
-"""The simulator's fault injection (fullsend/testing/sim_faults.py): per endpoint, per request
+"""The simulator's fault injection (fullsend/simulator/faults.py): per endpoint, per request
 number, per token login; truncated and mutated real answers; pages that shift between requests."""
 
 from __future__ import annotations
@@ -9,9 +9,8 @@ import pytest
 import requests
 
 from fullsend.core.identity import Identity
-from fullsend.testing.sim_faults import drop_field, not_json
-from fullsend.testing.simulator import GitHubSimulator
-
+from fullsend.simulator.faults import drop_field, not_json
+from fullsend.simulator.server import GitHubSimulator
 JOB, ROLE = "ghs_fault-mode-job", "ghs_fault-mode-role"
 ISSUE = "/repos/org/repo/issues/7"
 

@@ -13,8 +13,7 @@ import pytest
 import requests
 
 from fullsend.core.identity import Identity
-from fullsend.testing.simulator import GitHubSimulator
-
+from fullsend.simulator.server import GitHubSimulator
 APP_TOKEN = "ghs_app_token_for_tests"
 USER_TOKEN = "gho_user_token_for_tests"
 NOW = datetime(2026, 9, 3, 10, 30, 0, tzinfo=timezone.utc)

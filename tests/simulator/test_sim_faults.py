@@ -7,8 +7,7 @@ from typing import Any
 import pytest
 import requests
 
-from fullsend.testing.simulator import GitHubSimulator
-
+from fullsend.simulator.server import GitHubSimulator
 ISSUE = "/repos/org/repo/issues/7"
 
 

@@ -7,11 +7,10 @@ from typing import Any
 import pytest
 
 from fullsend.core.model import Job, WorkflowRun, parse_time
-from fullsend.testing.fixtures import (
+from fullsend.simulator.fixtures import (
     FIX_RUN_ID, REF, add_comment_follow_up, add_follow_up_run, fix_clock, standard_pr_scenario,
 )
-from fullsend.testing.simulator import GitHubSimulator
-
+from fullsend.simulator.server import GitHubSimulator
 R = "/repos/org/repo"
 
 

@@ -9,9 +9,8 @@ from typing import Any
 
 import pytest
 
-from fullsend.testing.fixtures import add_comment_follow_up, standard_pr_scenario
-from fullsend.testing.simulator import GitHubSimulator
-
+from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
+from fullsend.simulator.server import GitHubSimulator
 R = "/repos/org/repo"
 
 

@@ -6,10 +6,9 @@ Each class implements ``fullsend.ports.Runtime`` (and ``Steerer``).  The shared 
 
 from __future__ import annotations
 
-from fullsend.adapters.runtimes.claude import ClaudeRuntime
-from fullsend.adapters.runtimes.codex import CodexRuntime
-from fullsend.adapters.runtimes.pi import PiRuntime
-
+from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
+from fullsend.adapters.runtimes.codex.runtime import CodexRuntime
+from fullsend.adapters.runtimes.pi.runtime import PiRuntime
 RUNTIMES: dict[str, type] = {
     "claude": ClaudeRuntime,
     "pi": PiRuntime,

@@ -21,7 +21,6 @@ from typing import Callable, Generic, Protocol, Sequence, TypeVar
 
 from fullsend.core.model import SteerMessage, SteerResult, format_time, parse_time
 from fullsend.errors import DuplicateSteer, FullsendError, SandboxError, SteerAfterSettle
-
 MAILBOX_NAME = "steer-inbox.ndjson"
 FEEDER_PID_NAME = "steer-feeder.pid"
 STEER_EXEC_TIMEOUT_S = 15.0
@@ -83,7 +82,7 @@ def steer_echo_time(raw: str, clock: Now) -> datetime:
 def default_render(msg: SteerMessage) -> str:
     """Minimal envelope: the WIRE opening line, a blank line, then the text verbatim (§5).
 
-    A stand-in until the runtime is given ``fullsend.core.envelope.render_envelope``.
+    A stand-in until the runtime is given ``fullsend.core.text.envelope.render_envelope``.
     """
     return f"{STEER_ENVELOPE_OPENING_LINE}\n\n{msg.text}"
 

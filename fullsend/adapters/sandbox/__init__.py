@@ -2,7 +2,7 @@
 
 ``sandbox_factory(kind, …)`` gives the ``name -> Sandbox`` callable a runtime takes as its
 ``sandbox_factory``.  With ``openshell`` the runtimes launch the agent through the pinned scripts
-of ``fullsend.adapters.runtimes.commands`` (they branch on ``sandbox.kind``); with ``local`` they
+of ``fullsend.adapters.runtimes.launch`` (they branch on ``sandbox.kind``); with ``local`` they
 launch argv lists in the sandbox's process group.
 """
 
@@ -29,11 +29,9 @@ def sandbox_factory(
     """
     if kind == "local":
         from fullsend.adapters.sandbox.local import local_sandbox_factory
-
         return local_sandbox_factory(root_parent, environ)
     if kind == "openshell":
         from fullsend.adapters.sandbox.openshell import OpenShellSandbox
-
         return lambda name: OpenShellSandbox(name, cli=openshell_cli or "openshell", image=image, providers=providers)
     raise ValueError(f"unknown sandbox kind {kind!r} (known: {', '.join(SANDBOX_KINDS)})")
 

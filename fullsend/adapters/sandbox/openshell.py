@@ -16,12 +16,11 @@ from pathlib import Path, PurePosixPath
 from typing import Mapping, Sequence
 
 from fullsend.adapters import proc
-from fullsend.adapters.runtimes.commands import SANDBOX_ENV_FILE
+from fullsend.adapters.runtimes.launch import SANDBOX_ENV_FILE
 from fullsend.adapters.runtimes.feed import sanitize_output, shell_quote
-from fullsend.core.exports import env_file_lines
+from fullsend.core.tokens.exports import env_file_lines
 from fullsend.adapters.sandbox.local import LocalProcess
 from fullsend.errors import SandboxError
-
 SANDBOX_ROOT = PurePosixPath("/sandbox")
 CLI_ENV_KEYS = ("PATH", "HOME", "XDG_CONFIG_HOME", "OPENSHELL_GATEWAY", "OPENSHELL_CONFIG")
 PHASE_READ_BOUND_S = 10.0
@@ -142,7 +141,7 @@ class OpenShellSandbox:
         return self._stream(exec_argv(self.cli, self.name, script), stdin_bytes)
 
     def launch_pinned(self, script: str, env: Mapping[str, str], stdin_bytes: bytes | None = None) -> LocalProcess:
-        """Run a pinned launch script of ``fullsend.adapters.runtimes.commands`` (§3.2, §4.1-§4.3.1).
+        """Run a pinned launch script of ``fullsend.adapters.runtimes.launch`` (§3.2, §4.1-§4.3.1).
 
         ``env`` becomes ``/sandbox/workspace/.env`` (``export`` lines, ``PATH`` first; uploaded, never
         on argv), which the script sources after its PATH and binary pins.  The script itself is

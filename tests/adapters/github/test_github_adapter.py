@@ -7,13 +7,11 @@ from datetime import datetime, timezone
 
 import pytest
 
-from fullsend.adapters.github import GitHubForge
+from fullsend.adapters.github.forge import GitHubForge
 from fullsend.core.model import Repo
 from fullsend.errors import ForgeError, NotFoundError
-from fullsend.testing.fixtures import JOB_TOKEN, ROLE_TOKEN, standard_pr_scenario
-from fullsend.testing.simulator import GitHubSimulator
-
-
+from fullsend.simulator.fixtures import JOB_TOKEN, ROLE_TOKEN, standard_pr_scenario
+from fullsend.simulator.server import GitHubSimulator
 class RecordingClock:
     """A clock whose sleeps are recorded and return at once (no real sleep in tests)."""
 

@@ -7,11 +7,11 @@ from datetime import datetime, timezone
 
 import vcr
 
-from fullsend.adapters.github import GitHubForge
+from fullsend.adapters.github.forge import GitHubForge
 from fullsend.core.model import Repo
-from fullsend.testing.fixtures import JOB_TOKEN, ROLE_TOKEN, add_comment_follow_up, standard_pr_scenario
-from fullsend.testing.simulator import GitHubSimulator
-from test_github_adapter import RecordingClock
+from fullsend.simulator.fixtures import JOB_TOKEN, ROLE_TOKEN, add_comment_follow_up, standard_pr_scenario
+from fullsend.simulator.server import GitHubSimulator
+from tests.adapters.github.test_github_adapter import RecordingClock
 
 RECORDER = vcr.VCR(filter_headers=["authorization"], record_mode="once", match_on=["method", "path", "query"])
 

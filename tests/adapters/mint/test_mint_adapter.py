@@ -10,10 +10,10 @@ from datetime import datetime, timezone
 import pytest
 import requests
 
-from fullsend.adapters.mint import MintedToken, mint_for_run, mint_role_token, request_oidc_token
-from fullsend.core.tokens import child_env
+from fullsend.adapters.github.mint import MintedToken, mint_for_run, mint_role_token, request_oidc_token
+from fullsend.core.tokens.policy import child_env
 from fullsend.errors import MintError
-from mint_loopback import DROP, FakeClock, ScriptedServer
+from tests.adapters.mint.mint_loopback import DROP, FakeClock, ScriptedServer
 
 OIDC_BEARER = "idt_REQUEST_TOKEN"
 JWT = "eyJhbGciOi.payload.sig"

@@ -10,7 +10,7 @@ import pytest
 
 @pytest.fixture
 def scripted_cli(tmp_path: Path) -> str:
-    """An executable that runs ``fullsend.testing.scripted_agent`` with the test's interpreter.
+    """An executable that runs ``fullsend.simulator.agent.main`` with the test's interpreter.
 
     A Python shebang (not ``sh``) so the agent's environment is exactly what the runtime gave it.
     """
@@ -18,7 +18,7 @@ def scripted_cli(tmp_path: Path) -> str:
     path.write_text(
         f"#!{sys.executable}\n"
         "import sys\n"
-        "from fullsend.testing.scripted_agent import main\n"
+        "from fullsend.simulator.agent.main import main\n"
         "sys.exit(main(sys.argv[1:]))\n"
     )
     path.chmod(0o755)

@@ -6,9 +6,9 @@ import io
 import json
 from datetime import datetime, timezone
 
-from transport_helpers import FixedClock
+from tests.adapters.runtimes.transport_helpers import FixedClock
 
-from fullsend.adapters.runtimes.claude_stream import ClaudeSteerAggregator, ClaudeStreamParser, claude_input_line
+from fullsend.adapters.runtimes.claude.stream import ClaudeSteerAggregator, ClaudeStreamParser, claude_input_line
 from fullsend.adapters.runtimes.events import (
     STREAM_LINE_MAX_BYTES,
     InitEvent,

@@ -9,8 +9,6 @@ import pytest
 from fullsend.adapters import proc
 from fullsend.adapters.sandbox.local import LocalSandbox
 from fullsend.errors import SandboxError
-
-
 def test_stop_ends_every_exec_and_start_keeps_disk(tmp_path: Path) -> None:
     sb = LocalSandbox("sb", tmp_path)
     try:
@@ -79,7 +77,6 @@ def test_env_test_hook_arms_error_after_start_only_in_test_mode_bc21(
     tmp_path: Path, environ: dict[str, str], armed: bool
 ) -> None:
     from fullsend.adapters.sandbox.local import local_sandbox_factory
-
     sb = local_sandbox_factory(tmp_path, environ)("sb")
     try:
         assert sb.root.parent == tmp_path and sb.phase() == "Ready"

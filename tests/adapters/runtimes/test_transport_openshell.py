@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from fullsend.adapters.runtimes.codex_interrupt import SettlePolicy, stop_start_sandbox
-from fullsend.adapters.runtimes.codex_queue import InterruptNotStopped
+from fullsend.adapters.runtimes.codex.interrupt import SettlePolicy, stop_start_sandbox
+from fullsend.adapters.runtimes.codex.queue import InterruptNotStopped
 from fullsend.adapters.runtimes.feed import SteerFeed
 from fullsend.adapters.sandbox.openshell import (
     OpenShellSandbox,
@@ -22,7 +22,6 @@ from fullsend.adapters.sandbox.openshell import (
 )
 from fullsend.core.model import SteerMessage
 from fullsend.errors import SandboxError
-
 FAST = SettlePolicy(window_s=0.2, confirm_s=0.5, poll_s=0.02, read_bound_s=2.0)
 FAKE = """#!{python}
 import os, pathlib, shutil, subprocess, sys

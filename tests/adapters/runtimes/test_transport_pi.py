@@ -11,16 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from transport_helpers import FixedClock, RunThread, read_log, wait_for
+from tests.adapters.runtimes.transport_helpers import FixedClock, RunThread, read_log, wait_for
 
 from fullsend.adapters.runtimes.events import ResultEvent, UserReplayEvent
 from fullsend.adapters.runtimes.feed import SteerFeed
-from fullsend.adapters.runtimes.pi import PI_FALLBACK_DECLINE, PiRuntime, new_session_id
-from fullsend.adapters.runtimes.pi_stream import PiStreamParser, pi_input_line
+from fullsend.adapters.runtimes.pi.runtime import PI_FALLBACK_DECLINE, PiRuntime, new_session_id
+from fullsend.adapters.runtimes.pi.stream import PiStreamParser, pi_input_line
 from fullsend.core.model import SteerMessage
 from fullsend.errors import NoSteerSession, SandboxError, SteerAfterSettle, SteerUnsupported
 from fullsend.ports import AgentParams
-
 NOW = datetime(2026, 9, 16, 12, 0, 0, tzinfo=timezone.utc)
 PROMPT = "Triage issue 9"
 
@@ -192,8 +191,7 @@ def test_v65_gate_declines_fallback_chains(tmp_path: Path) -> None:
 def test_v64_turn_result_is_rendered_before_the_feeder_kill(tmp_path: Path) -> None:
     """A steered attempt forwards each result live, then takes the close decision."""
     from fullsend.adapters.runtimes.live import _ActiveRun
-    from fullsend.adapters.runtimes.pi_stream import PiAggregator
-
+    from fullsend.adapters.runtimes.pi.stream import PiAggregator
     log: list[str] = []
     feed = SteerFeed(lambda c, t: (log.append(f"exec {c}"), ("", "", 0))[1], "/cfg/in", "/cfg/pid", FixedClock(NOW))
     feed.seed("line", "p1")

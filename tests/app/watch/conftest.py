@@ -6,8 +6,8 @@ from typing import Iterator
 
 import pytest
 
-from fullsend.testing.simulator import GitHubSimulator
-from watch_support import Rig, SimClock, make_rig
+from fullsend.simulator.server import GitHubSimulator
+from tests.app.watch.watch_support import Rig, SimClock, make_rig
 
 
 @pytest.fixture

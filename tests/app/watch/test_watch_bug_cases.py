@@ -8,9 +8,9 @@ receipt once the runtime acknowledges it (spec/watcher.md §11.3).
 from __future__ import annotations
 
 from fullsend.core.model import DeliveredSteer
-from fullsend.core.settle import Outcome
-from fullsend.testing.fixtures import FIX_RUN_ID, add_follow_up_run
-from watch_support import LISTING, Rig, finish, run_watch
+from fullsend.core.watch.settle import Outcome
+from fullsend.simulator.fixtures import FIX_RUN_ID, add_follow_up_run
+from tests.app.watch.watch_support import LISTING, Rig, finish, run_watch
 
 B40 = "b" * 40
 COMMENT_BC01 = "/fs-review please also look at the migration"

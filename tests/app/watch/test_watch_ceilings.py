@@ -11,8 +11,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from fullsend.core.model import SteerMessage
-from fullsend.testing.fixtures import add_follow_up_run
-from watch_support import Rig, finish, run_watch
+from fullsend.simulator.fixtures import add_follow_up_run
+from tests.app.watch.watch_support import Rig, finish, run_watch
 
 
 def _comment(rig: Rig, text: str, login: str, at: datetime, run_id: int) -> None:

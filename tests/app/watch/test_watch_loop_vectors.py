@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from fullsend.app.watch import WatchConfig
-from fullsend.core import settle
+from fullsend.app.watch.watcher import WatchConfig
+from fullsend.core.watch import settle
 from fullsend.errors import SteerAfterSettle
-from watch_support import LISTING, Rig, at, finish, run_watch, wait_for
+from tests.app.watch.watch_support import LISTING, Rig, at, finish, run_watch, wait_for
 
 
 def _moved(rig: Rig, head: str = "bbb222") -> None:

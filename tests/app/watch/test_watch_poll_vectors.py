@@ -6,12 +6,12 @@ from datetime import timedelta
 
 import pytest
 
-from fullsend.app.watch import Carry
+from fullsend.app.watch.watcher import Carry
 from fullsend.core.model import DeliveredSteer
-from fullsend.core.settle import Outcome
+from fullsend.core.watch.settle import Outcome
 from fullsend.errors import SteerAfterSettle, SteerSessionLost, SteerUnsupported
-from fullsend.testing.fixtures import add_follow_up_run
-from watch_support import CANDIDATE_AT, LISTING, Rig, at, finish, run_watch
+from fullsend.simulator.fixtures import add_follow_up_run
+from tests.app.watch.watch_support import CANDIDATE_AT, LISTING, Rig, at, finish, run_watch
 
 REVIEW_BODY = "re-check the migration"
 

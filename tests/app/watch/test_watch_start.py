@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from fullsend.app.watch import Carry
-from fullsend.core.start import StartRefused
-from fullsend.testing.fixtures import FIX_RUN_ID, JOB_TOKEN, ROLE_TOKEN
-from watch_support import Rig, at
+from fullsend.app.watch.watcher import Carry
+from fullsend.core.watch.start import StartRefused
+from fullsend.simulator.fixtures import FIX_RUN_ID, JOB_TOKEN, ROLE_TOKEN
+from tests.app.watch.watch_support import Rig, at
 
 
 def test_start_fixes_the_facts_of_FIX(rig: Rig) -> None:

@@ -1,6 +1,6 @@
 """A watcher wired to the real GitHub simulator through the real adapter, plus a recording steerer.
 
-FIX (spec/watcher.md §16.0) is built by ``fullsend.testing.fixtures.standard_pr_scenario``: PR #7
+FIX (spec/watcher.md §16.0) is built by ``fullsend.simulator.fixtures.standard_pr_scenario``: PR #7
 at ``aaa111``, my run 33740015232 created 10:00:00Z, ``dispatch / Route`` and ``dispatch / Review``.
 The clock starts at 10:10:00Z on FIX's day (after every candidate of the vectors) and runs at real
 speed; the simulator stamps with the same clock, and the adapter's retry waits return at once.
@@ -14,15 +14,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
 
-from fullsend.adapters.github import GitHubForge
-from fullsend.app.timeline import Timeline
-from fullsend.app.watch import Carry, Watcher, WatchConfig
+from fullsend.adapters.github.forge import GitHubForge
+from fullsend.app.action.timeline import Timeline
+from fullsend.app.watch.watcher import Carry, Watcher, WatchConfig
 from fullsend.core.model import Repo, SteerMessage, parse_time
-from fullsend.testing.fixtures import (
+from fullsend.simulator.fixtures import (
     FIX_RUN_ID, JOB_TOKEN, ROLE_TOKEN, StandardScenario, add_follow_up_run, standard_pr_scenario,
 )
-from fullsend.testing.simulator import GitHubSimulator
-
+from fullsend.simulator.server import GitHubSimulator
 CLOCK_ORIGIN = "2026-09-03T10:10:00Z"
 CANDIDATE_AT = "2026-09-03T10:05:00Z"  # C(...)'s created_at in the vectors
 LISTING = r"/actions/workflows/fullsend\.yml/runs$"

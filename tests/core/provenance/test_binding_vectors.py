@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fullsend.core.binding import (
+from fullsend.core.provenance.binding import (
     MAX_DISPATCH_LAG,
     Authorization,
     authorizations,
@@ -16,8 +16,7 @@ from fullsend.core.binding import (
     parse_title,
 )
 from fullsend.core.model import Comment
-
-from prov_fixtures import C, comment, t
+from tests.core.provenance.prov_fixtures import C, comment, t
 
 
 def auth(run_id: int, clock: str, names: int = 0, login: str = "reviewer") -> Authorization:

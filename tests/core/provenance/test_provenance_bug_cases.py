@@ -10,7 +10,7 @@ import dataclasses
 
 import pytest
 
-from fullsend.core.binding import (
+from fullsend.core.provenance.binding import (
     authorizations,
     bind_triggers,
     bound_to_item,
@@ -19,10 +19,9 @@ from fullsend.core.binding import (
     parse_title,
 )
 from fullsend.core.model import Job, WorkflowRun
-from fullsend.core.provenance import judge_jobs, judge_record
-from fullsend.core.start import StartRefused, check_own_run, my_run_facts
-
-from prov_fixtures import BC_MY_RUN_JSON, REUSABLE, bc_run, comment, jobs, judge, me_bc
+from fullsend.core.provenance.verdicts import judge_jobs, judge_record
+from fullsend.core.watch.start import StartRefused, check_own_run, my_run_facts
+from tests.core.provenance.prov_fixtures import BC_MY_RUN_JSON, REUSABLE, bc_run, comment, jobs, judge, me_bc
 
 ME = me_bc()
 BC_DAY = "2026-09-18"

@@ -8,7 +8,7 @@ from typing import Any, AbstractSet, Sequence
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fullsend.core.binding import (
+from fullsend.core.provenance.binding import (
     authorizations,
     bind_triggers,
     bound_to_item,
@@ -17,7 +17,7 @@ from fullsend.core.binding import (
     parse_title,
 )
 from fullsend.core.model import Comment, Job, WorkflowRun
-from fullsend.core.provenance import (
+from fullsend.core.provenance.verdicts import (
     RULE_IDS,
     MyRun,
     Verdict,
@@ -28,10 +28,9 @@ from fullsend.core.provenance import (
     order_listing,
     same_chain,
 )
-from fullsend.core.start import StartRefused, check_own_run, resolve_route_job, resolve_stage_job
-
-import prov_strategies as S
-from prov_fixtures import MY_ID, judge, me_fix
+from fullsend.core.watch.start import StartRefused, check_own_run, resolve_route_job, resolve_stage_job
+import tests.core.provenance.prov_strategies as S
+from tests.core.provenance.prov_fixtures import MY_ID, judge, me_fix
 
 ME = me_fix()
 FAST = settings(max_examples=150, deadline=None)

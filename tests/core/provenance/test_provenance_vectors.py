@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from fullsend.core.binding import bound_to_item, parse_title
+from fullsend.core.provenance.binding import bound_to_item, parse_title
 from fullsend.core.model import ReferencedWorkflow, WorkflowRun
-from fullsend.core.provenance import (
+from fullsend.core.provenance.verdicts import (
     RULE_IDS,
     MyRun,
     is_follow_up,
@@ -15,7 +15,7 @@ from fullsend.core.provenance import (
     jobs_unreadable,
     same_chain,
 )
-from fullsend.core.start import (
+from fullsend.core.watch.start import (
     StartRefused,
     check_own_run,
     fresh_after,
@@ -25,7 +25,7 @@ from fullsend.core.start import (
     resolve_stage_job,
 )
 
-from prov_fixtures import ACCEPT_JOBS, C, MY_ID, MY_RUN_JSON, judge, jobs, me_fix, t
+from tests.core.provenance.prov_fixtures import ACCEPT_JOBS, C, MY_ID, MY_RUN_JSON, judge, jobs, me_fix, t
 
 ME = me_fix()
 

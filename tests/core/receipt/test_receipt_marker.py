@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fullsend.core.receipt import (
+from fullsend.core.receipt.marker import (
     Marker,
     build_marker,
     human_line,
@@ -19,7 +19,7 @@ from fullsend.core.receipt import (
     receipt_body,
     whole_body_receipt,
 )
-from receipt_fakes import HUMAN, RB, M
+from tests.core.receipt.receipt_fakes import HUMAN, RB, M
 
 TEMPLATES = Path(__file__).resolve().parents[3] / "fullsend" / "templates"
 ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), undefined=jinja2.StrictUndefined)

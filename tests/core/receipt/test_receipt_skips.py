@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from fullsend.core.model import parse_time
-from fullsend.core.skips import (
+from fullsend.core.receipt.skips import (
     RULE_HEAD_REVIEWED,
     HeadReviewFacts,
     NotSkipped,
@@ -20,7 +20,7 @@ from fullsend.core.skips import (
     review_bot_logins,
     transition_kind,
 )
-from receipt_fakes import review
+from tests.core.receipt.receipt_fakes import review
 
 HEAD = "f3af8c5a" + "0" * 32
 BASE = HeadReviewFacts(

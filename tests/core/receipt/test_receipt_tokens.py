@@ -10,8 +10,8 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fullsend.app.preflight import providers_refusal
-from fullsend.core.tokens import (
+from fullsend.app.action.preflight import providers_refusal
+from fullsend.core.tokens.policy import (
     DENIED_KEYS,
     child_env,
     expanded_names,

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fullsend.core.model import DeliveredSteer
-from fullsend.core.receipt import (
+from fullsend.core.receipt.marker import (
     Marker,
     clock_label,
     neutralize,
@@ -24,8 +24,7 @@ from fullsend.core.receipt import (
     status_marker_copy,
     visible_body,
 )
-from fullsend.core.tokens import counts_as_minted, receipt_token
-
+from fullsend.core.tokens.policy import counts_as_minted, receipt_token
 TEMPLATES = Path(__file__).resolve().parents[3] / "fullsend" / "templates"
 ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), undefined=jinja2.StrictUndefined)
 
@@ -106,8 +105,7 @@ def test_V61_receipt_of_shipped_iteration_only() -> None:
     ],
 )
 def test_marker_from(vid: str, delivered: list, acked: list[int], head: str, expected: Marker) -> None:
-    from fullsend.core.receipt import marker_from
-
+    from fullsend.core.receipt.marker import marker_from
     assert marker_from(delivered, acked, head) == expected
 
 

@@ -17,11 +17,10 @@ from typing import Any, Callable
 
 import pytest
 
-from fullsend.core.envelope import render_envelope
+from fullsend.core.text.envelope import render_envelope
 from fullsend.core.model import SteerMessage
 from fullsend.ports import AgentParams, AgentRunResult
 from fullsend.wording import default_wording
-
 INSTALL_SCRIPT = "tools/install_agent_clis.sh"
 RUN_BOUND_S = 100.0  # a bound against hangs (each test must stay under two minutes), never a speed check
 WORDING = default_wording()

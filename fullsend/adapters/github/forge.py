@@ -1,0 +1,230 @@
+"""The GitHub adapter: the only importer of PyGithub (through ``github_http``).
+
+Implements ``fullsend.ports.Forge`` over two credentials (``shared/design.md`` "GitHub
+access"): the job token for Actions reads and receipts, the role token for work-item reads
+and the agent's own posts.  Returns frozen ``fullsend.core.model`` records; no PyGithub object
+leaves this module.  Base URLs come from ``GITHUB_API_URL`` / ``GITHUB_GRAPHQL_URL``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Callable
+from urllib.parse import quote
+
+import requests
+
+from fullsend.adapters.github.transport import Transport, next_link
+from fullsend.core.model import (
+    Comment,
+    Comparison,
+    Issue,
+    Job,
+    PullRequest,
+    Repo,
+    Review,
+    WorkflowRun,
+    format_time,
+)
+from fullsend.errors import ForgeError
+from fullsend.ports import Clock, Credential
+RUN_PAGES_MAX = 4  # spec/watcher.md §4: a poll sees at most the newest 400 shim runs
+LIST_PAGES_MAX = 100  # jobs, comments, reviews (§14)
+INSTALLATION_PREFIX = "ghs_"  # receipt spec §2.6 Project decision
+
+
+class RunListing(list):
+    """The shim's runs of one poll; ``capped`` is True when the 4-page bound was reached (§4)."""
+
+    capped: bool = False
+
+
+class GitHubForge:
+    """``Forge`` over the REST API at ``api_url`` for one repository.
+
+    ``role_token`` may be empty: work-item reads then use the job token (receipts are off in
+    that case anyway, receipt spec §2.7).  Every method raises ``ForgeError`` only.
+    """
+
+    def __init__(
+        self,
+        repo: Repo,
+        api_url: str,
+        graphql_url: str,
+        job_token: str,
+        role_token: str,
+        clock: Clock,
+        timeout_s: int = 15,
+        on_request: Callable[[str], None] | None = None,
+    ) -> None:
+        self.repo = repo
+        self._graphql_url = graphql_url
+        self._tokens = {"job": job_token, "role": role_token or job_token}
+        self._timeout_s = timeout_s
+        self._http = {
+            "job": Transport(api_url, job_token, clock, timeout_s),
+            "role": Transport(api_url, role_token or job_token, clock, timeout_s) if role_token else None,
+        }
+        self._logins: dict[str, str] = {}
+        self._integration: set[str] = set()  # credentials known to act as an App
+        self._on_request = on_request
+
+    def _t(self, credential: Credential) -> Transport:
+        return self._http.get(credential) or self._http["job"]  # type: ignore[return-value]
+
+    @property
+    def _base(self) -> str:
+        return f"/repos/{quote(self.repo.owner, safe='')}/{quote(self.repo.name, safe='')}"
+
+    def _get(self, credential: Credential, path: str, params: dict[str, Any] | None = None, conditional: bool = False) -> Any:
+        return self._t(credential).request("GET", path, params, conditional=conditional).data
+
+    def _pages(self, credential: Credential, path: str, params: dict[str, Any], key: str | None, max_pages: int) -> list[Any]:
+        """Follow Link ``rel=next`` up to ``max_pages``; stop on a short page or ≥ total_count."""
+        items: list[Any] = []
+        url, query = path, dict(params, per_page=100)
+        for _ in range(max_pages):
+            resp = self._t(credential).request("GET", url, query, conditional=True)
+            data = resp.data
+            page = (data.get(key) if isinstance(data, dict) else None) if key else data
+            page = page if isinstance(page, list) else []
+            items.extend(page)
+            total = data.get("total_count") if key and isinstance(data, dict) else None
+            if len(page) < 100 or (isinstance(total, int) and 0 < total <= len(items)):
+                break
+            url, query = next_link(resp.headers), {}
+            if not url:
+                break
+        return items
+
+    # ---- Actions reads (job token) -------------------------------------------------------
+    def get_run(self, run_id: int) -> WorkflowRun:
+        """``GET /repos/{o}/{r}/actions/runs/{id}`` (spec/watcher.md §2)."""
+        return WorkflowRun.from_json(self._get("job", f"{self._base}/actions/runs/{run_id}") or {})
+
+    def list_run_jobs(self, run_id: int) -> list[Job]:
+        """All jobs of a run, ≤ 100 pages of 100 (spec/watcher.md §2)."""
+        rows = self._pages("job", f"{self._base}/actions/runs/{run_id}/jobs", {}, "jobs", LIST_PAGES_MAX)
+        return [Job.from_json(j) for j in rows if isinstance(j, dict)]
+
+    def list_workflow_runs(self, workflow_file: str, created_since: datetime) -> list[WorkflowRun]:
+        """The shim's runs with ``created>=<since>``, ≤ 4 pages, de-duplicated, oldest first (§4)."""
+        path = f"{self._base}/actions/workflows/{quote(workflow_file, safe='')}/runs"
+        rows = self._pages("job", path, {"created": ">=" + format_time(created_since)}, "workflow_runs", RUN_PAGES_MAX)
+        runs: dict[int, WorkflowRun] = {}
+        for row in rows:
+            if isinstance(row, dict):
+                run = WorkflowRun.from_json(row)
+                runs.setdefault(run.id, run)
+        floor = datetime.min.replace(tzinfo=created_since.tzinfo)
+        listing = RunListing(sorted(runs.values(), key=lambda r: (r.created_at or floor, r.id)))
+        listing.capped = len(rows) >= RUN_PAGES_MAX * 100
+        return listing
+
+    # ---- work-item reads (role token) ----------------------------------------------------
+    def get_pull_request(self, number: int) -> PullRequest:
+        """``GET …/pulls/{n}``; ``NotFoundError`` means the item is an issue (§3 step 10)."""
+        return PullRequest.from_json(self._get("role", f"{self._base}/pulls/{number}", conditional=True) or {})
+
+    def get_issue(self, number: int) -> Issue:
+        """``GET …/issues/{n}`` (served for pull requests too)."""
+        return Issue.from_json(self._get("role", f"{self._base}/issues/{number}", conditional=True) or {})
+
+    def list_issue_comments(self, number: int, since: datetime | None = None, credential: Credential = "role") -> list[Comment]:
+        """Every comment (``since`` = updated_at filter), ≤ 100 pages, oldest first."""
+        params = {"since": format_time(since)} if since else {}
+        rows = self._pages(credential, f"{self._base}/issues/{number}/comments", params, None, LIST_PAGES_MAX)
+        return [Comment.from_json(c) for c in rows if isinstance(c, dict)]
+
+    def list_reviews(self, number: int) -> list[Review]:
+        """Every review of a pull request, ≤ 100 pages."""
+        rows = self._pages("role", f"{self._base}/pulls/{number}/reviews", {}, None, LIST_PAGES_MAX)
+        return [Review.from_json(r) for r in rows if isinstance(r, dict)]
+
+    def compare(self, base: str, head: str) -> Comparison:
+        """``GET …/compare/{base}...{head}?per_page=1`` (both path-escaped, WIRE)."""
+        path = f"{self._base}/compare/{quote(base, safe='')}...{quote(head, safe='')}"
+        return Comparison.from_json(self._get("role", path, {"per_page": 1}) or {})
+
+    # ---- writes (never retried) ------------------------------------------------------------
+    def post_comment(self, number: int, body: str, credential: Credential = "role") -> Comment:
+        """``POST …/issues/{n}/comments``; returns the created comment as the API reports it."""
+        resp = self._t(credential).request("POST", f"{self._base}/issues/{number}/comments", body={"body": body})
+        return Comment.from_json(resp.data if isinstance(resp.data, dict) else {})
+
+    def edit_comment(self, comment_id: int, body: str, credential: Credential = "role") -> Comment:
+        """``PATCH …/issues/comments/{id}``."""
+        resp = self._t(credential).request("PATCH", f"{self._base}/issues/comments/{comment_id}", body={"body": body})
+        return Comment.from_json(resp.data if isinstance(resp.data, dict) else {})
+
+    # ---- identity (receipt spec §2.6) ------------------------------------------------------
+    def viewer_login(self, credential: Credential) -> str:
+        """Resolve the login a credential posts under, once per run.
+
+        ``ghs_`` tokens try GraphQL ``viewer`` first; others ``/user`` → ``/app`` → GraphQL.
+        Raises ``ForgeError`` naming every cause when all fail.
+        """
+        if credential in self._logins:
+            return self._logins[credential]
+        token = self._tokens[credential]
+        if not token:
+            raise ForgeError("no token to resolve a login from")
+        order = [self._graphql_viewer, self._rest_user, self._rest_app]
+        if not token.startswith(INSTALLATION_PREFIX):
+            order = [self._rest_user, self._rest_app, self._graphql_viewer]
+        causes = []
+        for step in order:
+            try:
+                login = step(credential)
+            except ForgeError as exc:
+                causes.append(str(exc))
+                if step == self._rest_user and exc.status == 403:
+                    self._integration.add(credential)  # "not accessible by integration": an App token
+                continue
+            self._logins[credential] = login
+            return login
+        raise ForgeError("could not resolve the login: " + "; ".join(causes))
+
+    def _rest_user(self, credential: Credential) -> str:
+        data = self._t(credential).request("GET", "/user").data
+        login = data.get("login") if isinstance(data, dict) else None
+        if not isinstance(login, str) or not login:
+            raise ForgeError("/user returned no login")
+        return login
+
+    def _rest_app(self, credential: Credential) -> str:
+        data = self._t(credential).request("GET", "/app").data
+        slug = data.get("slug") if isinstance(data, dict) else None
+        if not isinstance(slug, str) or not slug:
+            raise ForgeError("/app returned no slug")
+        return slug + "[bot]"
+
+    def _graphql_viewer(self, credential: Credential) -> str:
+        try:
+            resp = requests.post(
+                self._graphql_url,
+                json={"query": "query { viewer { login } }"},
+                headers={"Authorization": f"Bearer {self._tokens[credential]}"},
+                timeout=self._timeout_s,
+            )
+        except requests.RequestException as exc:
+            raise ForgeError(f"GraphQL viewer failed: {type(exc).__name__}") from None
+        try:
+            data = resp.json()
+        except ValueError:
+            data = {}
+        if resp.status_code != 200:
+            msg = data.get("message") if isinstance(data, dict) else None
+            raise ForgeError(f"GraphQL viewer: HTTP {resp.status_code} {msg or ''}".strip(), resp.status_code)
+        errors = data.get("errors") if isinstance(data, dict) else None
+        if errors:
+            first = errors[0].get("message") if isinstance(errors[0], dict) else errors[0]
+            raise ForgeError(f"GraphQL viewer: {first}")
+        viewer = (data.get("data") or {}).get("viewer") if isinstance(data, dict) else None
+        login = viewer.get("login") if isinstance(viewer, dict) else None
+        if not isinstance(login, str) or not login:
+            raise ForgeError("GraphQL viewer returned no login")
+        is_app = self._tokens[credential].startswith(INSTALLATION_PREFIX) or credential in self._integration
+        if is_app and not login.lower().endswith("[bot]"):
+            login += "[bot]"  # an installation token acts as an App: spell it as REST does (§2.4)
+        return login

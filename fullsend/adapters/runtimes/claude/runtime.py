@@ -1,0 +1,81 @@
+"""Claude Code as a live runtime (spec/runtime-transport.md §4.1; interface.md "Runtimes as launched").
+
+Launch: ``<agent_cli> --print --verbose --output-format stream-json --input-format stream-json
+--replay-user-messages [--model M] [--fallback-model F] --dangerously-skip-permissions
+<extra_args…>`` (flags WIRE), no prompt on argv; stdin is fed from the mailbox
+``<root>/claude-config/steer-inbox.ndjson``.  Keys are the message texts themselves: the opening
+prompt's key is the prompt, a steer's key is its envelope text, and a replay acks the first
+un-acked entry whose key equals its content.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from fullsend.adapters.runtimes.claude.stream import ClaudeSteerAggregator, ClaudeStreamParser, claude_input_line
+from fullsend.adapters.runtimes.launch import CLAUDE_STREAM_FLAGS, claude_command
+from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT, Now
+from fullsend.adapters.runtimes.live import LiveRuntime, SandboxFactory
+from fullsend.core.model import SteerMessage
+from fullsend.ports import AgentParams
+CLAUDE_CONFIG_DIR = "claude-config"
+CLAUDE_SKIP_PERMISSIONS_FLAG = "--dangerously-skip-permissions"
+
+
+def claude_argv(params: AgentParams) -> list[str]:
+    """The agent argv for ``params`` (data, never a shell string); carries no prompt text."""
+    argv = [params.agent_cli, *CLAUDE_STREAM_FLAGS]
+    if params.model:
+        argv += ["--model", params.model]
+    if params.fallback_models:
+        argv += ["--fallback-model", params.fallback_models[0]]
+    if CLAUDE_SKIP_PERMISSIONS_FLAG not in params.extra_args:
+        argv.append(CLAUDE_SKIP_PERMISSIONS_FLAG)
+    return argv + list(params.extra_args)
+
+
+class ClaudeDialect:
+    """The Claude Code specifics the live driver needs (``LiveDialect``)."""
+
+    name = "claude"
+    config_dir_name = CLAUDE_CONFIG_DIR
+
+    def argv(self, params: AgentParams, cfg_dir: Path) -> list[str]:
+        del cfg_dir  # Claude keeps its config where its environment says
+        return claude_argv(params)
+
+    def script(self, params: AgentParams) -> str:
+        """OpenShell: the pinned steerable launch with the same flags as ``claude_argv``."""
+        flags = claude_argv(params)[1 + len(CLAUDE_STREAM_FLAGS):]
+        return claude_command(flags, params.prompt, steerable=True, program=params.agent_cli)
+
+    def opening(self, params: AgentParams) -> tuple[str, str]:
+        prompt = params.prompt or DEFAULT_AGENT_PROMPT
+        return claude_input_line(prompt), prompt
+
+    def steer_line(self, envelope: str) -> tuple[str, str]:
+        return claude_input_line(envelope), envelope
+
+    def new_parser(self, clock: Now) -> ClaudeStreamParser:
+        return ClaudeStreamParser(clock)
+
+    def new_aggregator(self) -> ClaudeSteerAggregator:
+        return ClaudeSteerAggregator()
+
+
+class ClaudeRuntime(LiveRuntime):
+    """Claude Code runtime (``fullsend.ports.Runtime``); see ``LiveRuntime`` for the parameters.
+
+    ``steer_decline_reason(params)`` is always None: every Claude run can be steered.
+    """
+
+    def __init__(
+        self,
+        sandbox_root_parent: Path | None = None,
+        clock: Now | None = None,
+        render: Callable[[SteerMessage], str] | None = None,
+        warn: Callable[[str], None] | None = None,
+        sandbox_factory: SandboxFactory | None = None,
+    ) -> None:
+        super().__init__(ClaudeDialect(), sandbox_root_parent, clock, render, warn, sandbox_factory)

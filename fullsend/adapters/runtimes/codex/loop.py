@@ -1,0 +1,202 @@
+"""The Codex run loop (runtime-transport §4.3.4): turns, resumes, verdict, lost session.
+
+The verdict is that of the last *meaningful* process: a guard refusal (exit 97/98) is final and
+never retried; a resume that never reported its thread costs the steer, not the run; a turn that
+completed before a late stop keeps its success; a turn stopped mid-way for a steer is superseded
+by its resume.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Callable, Protocol
+
+from fullsend.adapters.runtimes.codex.queue import CodexSteerQueue, codex_turn_timeout
+from fullsend.adapters.runtimes.codex.stream import CodexSteerAggregator
+from fullsend.adapters.runtimes.events import ResultEvent
+from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT, sanitize_output
+from fullsend.core.model import SteerMessage
+from fullsend.errors import SandboxError
+from fullsend.ports import AgentParams, AgentRunResult
+GUARD_EXIT_CODES = (97, 98)  # hooks/asset guard refused, config tampered: the verdict, never retried
+STOPPED_FOR_STEER_NOTE = "The codex turn was stopped on purpose so a steer could be delivered; resuming it."
+SESSION_LOST_NOTE = (
+    "The sandbox did not come back after the interrupt, so the session is lost; the queued run will redo the work."
+)
+
+
+@dataclass(frozen=True)
+class CodexTurn:
+    """What the next process runs: its stdin text and the thread it resumes ("" = first)."""
+
+    prompt: str
+    resume_thread_id: str = ""
+
+
+@dataclass
+class CodexOutcome:
+    """How one codex process ended."""
+
+    exit_code: int
+    thread_id: str = ""
+    result: ResultEvent | None = None
+    launch_error: str = ""
+
+
+@dataclass
+class _Verdict:
+    exit_code: int = -1
+    is_error: bool = True
+    error: str = "no codex turn ran"
+
+
+@dataclass
+class CodexRunState:
+    """Per-run state shared by the loop, ``steer`` and ``cancel``."""
+
+    sandbox: Any
+    queue: CodexSteerQueue
+    cancelled: threading.Event = field(default_factory=threading.Event)
+    timed_out: bool = False
+
+
+class TurnRunner(Protocol):
+    """What the loop needs from ``CodexRuntime``."""
+
+    clock: Any
+
+    def run_turn(self, active: CodexRunState, params: AgentParams, turn: CodexTurn, budget_s: float,
+                 aggregator: CodexSteerAggregator, on_output: Callable[[str], None]) -> CodexOutcome: ...
+
+    def render(self, msg: SteerMessage) -> str: ...
+
+    def monotonic(self) -> float: ...
+
+    def call(self, fn: Callable[[Any], None], arg: Any) -> None: ...
+
+
+def opening_turn(params: AgentParams) -> CodexTurn:
+    """The zero turn: the opening prompt, no resume."""
+    return CodexTurn(params.prompt or DEFAULT_AGENT_PROMPT)
+
+
+def next_codex_turn(queue: CodexSteerQueue, cancelled: threading.Event, render: Callable[[SteerMessage], str],
+                    now: Callable[[], datetime]) -> CodexTurn | None:
+    """The next resume turn, or None when the loop should end (§4.3.4 ``next_codex_turn``).
+
+    Pending steers are drained before the settled check; a cancelled run takes nothing (the
+    steer stays for the queued run); with no thread ever started the steer is put back.
+    """
+    while True:
+        if cancelled.is_set():
+            return None
+        taken = queue.take_pending()
+        if taken is not None:
+            msg, failures = taken
+            if not queue.thread_id:
+                queue.requeue_front(msg, failures)
+                return None
+            queue.stake_delivery(msg, failures, now())
+            return CodexTurn(render(msg), queue.thread_id)
+        if queue.is_settled():
+            return None
+        if not queue.wait_for_work(cancelled):
+            return None
+
+
+class CodexLoop:
+    """One ``CodexRuntime.run``: owns the aggregator and the verdict."""
+
+    def __init__(self, runtime: TurnRunner, active: CodexRunState, params: AgentParams,
+                 on_turn_end: Callable[[datetime], None], on_output: Callable[[str], None]) -> None:
+        self.rt, self.active, self.params = runtime, active, params
+        self.on_turn_end, self.on_output = on_turn_end, on_output
+        self.aggregator = CodexSteerAggregator()
+        self.verdict: _Verdict = _Verdict()
+        self.deadline = runtime.monotonic() + params.timeout_s
+
+    def run(self) -> AgentRunResult:
+        """Run turns until done; return the run's result."""
+        queue = self.active.queue
+        turn: CodexTurn | None = opening_turn(self.params)
+        while turn is not None:
+            try:
+                budget = codex_turn_timeout(self.params.timeout_s, self.deadline, self.rt.monotonic(),
+                                            self.active.cancelled.is_set())
+            except SandboxError:
+                self.active.timed_out = self.active.timed_out or not self.active.cancelled.is_set()
+                break
+            queue.begin_turn()
+            out = self.rt.run_turn(self.active, self.params, turn, budget, self.aggregator, self.on_output)
+            queue.end_turn()
+            if turn.resume_thread_id:
+                queue.confirm_delivery(out.thread_id != "")
+            stopped = queue.take_stopped_for_steer()
+            if queue.lost_err() is not None:
+                return self._lost()  # checked first: a lost session is never announced as resuming
+            if stopped and (out.result is None or out.result.subtype == "incomplete"):
+                self.on_output(STOPPED_FOR_STEER_NOTE)
+            self._judge(turn, out, stopped)
+            if out.exit_code in GUARD_EXIT_CODES or not self.params.steerable or self._cut_short():
+                break
+            if not queue.thread_id:
+                break  # crashed before thread.started: nothing to resume
+            self.aggregator.process_ended()
+            self.rt.call(self.on_turn_end, self.rt.clock.now())
+            turn = next_codex_turn(queue, self.active.cancelled, self.rt.render, self.rt.clock.now)
+        return self._result()
+
+    def _cut_short(self) -> bool:
+        return self.active.cancelled.is_set() or self.active.timed_out
+
+    def _judge(self, turn: CodexTurn, out: CodexOutcome, stopped: bool) -> None:
+        result = out.result
+        if out.exit_code in GUARD_EXIT_CODES:
+            self.verdict = _Verdict(out.exit_code, True, f"codex refused to run (exit {out.exit_code})")
+        elif turn.resume_thread_id and not out.thread_id:
+            return  # a failed resume costs the steer, not the run
+        elif stopped and result is not None and not result.is_error:
+            self.verdict = _Verdict(0, False, "")  # completed before the late stop
+        elif stopped:
+            self.verdict = _Verdict(out.exit_code, True, "the codex turn was interrupted for a steer")
+        else:
+            self.verdict = _outcome_verdict(out)
+
+    def _lost(self) -> AgentRunResult:
+        lost = self.active.queue.lost_err()
+        self.on_output(SESSION_LOST_NOTE)
+        return AgentRunResult(
+            exit_code=-1, turns=self.aggregator.turns, steers=[], is_error=True,
+            error=f"steer session lost: {lost}", session_lost=True,
+            input_tokens=self.aggregator.input_tokens, output_tokens=self.aggregator.output_tokens,
+        )
+
+    def _result(self) -> AgentRunResult:
+        v = self.verdict
+        error = v.error
+        if self.active.cancelled.is_set():
+            error = "the run was cancelled and the agent stopped"
+        elif self.active.timed_out:
+            error = "codex did not finish within its timeout and was stopped"
+        return AgentRunResult(
+            exit_code=v.exit_code, turns=self.aggregator.turns, steers=self.active.queue.steer_results(),
+            is_error=v.is_error or self._cut_short(), error=error if (v.is_error or self._cut_short()) else "",
+            timed_out=self.active.timed_out, cancelled=self.active.cancelled.is_set(),
+            input_tokens=self.aggregator.input_tokens, output_tokens=self.aggregator.output_tokens,
+        )
+
+
+def _outcome_verdict(out: CodexOutcome) -> _Verdict:
+    if out.launch_error:
+        return _Verdict(out.exit_code, True, sanitize_output(out.launch_error))
+    result = out.result
+    if out.exit_code != 0:
+        detail = f": {sanitize_output(result.error_message)}" if result and result.error_message else ""
+        return _Verdict(out.exit_code, True, f"codex exited with code {out.exit_code}{detail}")
+    if result is None or result.is_error:
+        message = result.error_message if result else ""
+        return _Verdict(out.exit_code, True, sanitize_output(message or "the codex turn did not complete"))
+    return _Verdict(0, False, "")
+

@@ -1,0 +1,196 @@
+"""Codex steer queue (``CodexSteerQueue``, runtime-transport §4.3.2) and the turn budget.
+
+Codex has no live input: a steer is queued; if a turn is running (and its thread is known) the
+queue interrupts it by a sandbox stop+start under ONE hold of its mutex (decision and stop in
+the same critical section, so the stop cannot hit the next turn's process); the run loop then
+resumes the thread with the steer.  A steer is never dropped without a record and never retried
+without a bound (``MAX_CODEX_RESUME_ATTEMPTS``).
+"""
+
+from __future__ import annotations
+
+import collections
+import sys
+import threading
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Callable
+
+from fullsend.adapters.runtimes.feed import Now, sanitize_output
+from fullsend.core.model import SteerMessage, SteerResult
+from fullsend.errors import SandboxError, SteerSessionLost
+MAX_CODEX_RESUME_ATTEMPTS = 2
+CODEX_DEFAULT_TURN_BUDGET_S = 20 * 60.0
+
+
+class InterruptNotStopped(SandboxError):
+    """``errInterruptNotStopped``: the stop failed and the sandbox is still Ready (process alive)."""
+
+
+@dataclass
+class _Pending:
+    msg: SteerMessage
+    failures: int = 0
+
+
+class CodexSteerQueue:
+    """Per-run Codex steer state; ``interrupt(name)`` stops and restarts the sandbox.
+
+    ``interrupt`` raises ``InterruptNotStopped``, ``SteerSessionLost`` or another error (warned).
+    """
+
+    def __init__(self, name: str, interrupt: Callable[[str], None], clock: Now,
+                 warn: Callable[[str], None] | None = None) -> None:
+        self.name, self._interrupt, self._clock = name, interrupt, clock
+        self._warn = warn or (lambda text: print(text, file=sys.stderr, flush=True))
+        self._mu = threading.Lock()
+        self._wake = threading.Event()
+        self.thread_id = ""
+        self.turn_running = False
+        self._stopped_for_steer = False
+        self._lost: SteerSessionLost | None = None
+        self._pending: collections.deque[_Pending] = collections.deque()
+        self._settled = False
+        self._results: list[SteerResult] = []
+        self._in_flight: _Pending | None = None
+        self._in_flight_at: datetime | None = None
+
+    def enqueue(self, msg: SteerMessage) -> bool:
+        """Queue a steer; False when settled (the caller raises ``SteerAfterSettle``)."""
+        with self._mu:
+            if self._settled:
+                return False
+            self._pending.append(_Pending(msg))
+            return True
+
+    def interrupt_if_turn_running(self) -> None:
+        """Under one hold of the mutex: interrupt only a running turn whose thread is known."""
+        with self._mu:
+            if self.thread_id and self.turn_running:
+                self._interrupt_locked()
+
+    def _interrupt_locked(self) -> None:
+        self._stopped_for_steer = True  # set BEFORE the stop: the process's exit is ours
+        try:
+            self._interrupt(self.name)
+        except InterruptNotStopped:
+            self._stopped_for_steer = False  # still running; delivered when the turn ends
+            return
+        except SteerSessionLost as exc:
+            self.turn_running = False
+            self._lost = self._lost or exc
+            self._wake.set()
+            return
+        except Exception as exc:  # noqa: BLE001 - any other failure is a warning, the steer stays queued
+            self.turn_running = False
+            self._warn(f"  Warning: the codex turn could not be interrupted for a steer: {sanitize_output(str(exc))}")
+            return
+        self.turn_running = False
+
+    def begin_turn(self) -> None:
+        """Mark a turn running (called BEFORE the process starts; blocks behind an interrupt)."""
+        with self._mu:
+            self.turn_running = True
+
+    def end_turn(self) -> None:
+        """Mark the turn ended (blocks behind an interrupt in flight)."""
+        with self._mu:
+            self.turn_running = False
+
+    def take_stopped_for_steer(self) -> bool:
+        """Read and clear the "stopped for a steer" mark."""
+        with self._mu:
+            mark, self._stopped_for_steer = self._stopped_for_steer, False
+            return mark
+
+    def note_thread_id(self, thread_id: str) -> None:
+        """Keep the first thread id; re-stamp an in-flight steer (delivered = thread reported)."""
+        with self._mu:
+            self.thread_id = self.thread_id or thread_id
+            if self._in_flight is not None:
+                self._in_flight_at = self._clock.now()
+
+    def take_pending(self) -> tuple[SteerMessage, int] | None:
+        """Pop the oldest queued steer as (message, failures)."""
+        with self._mu:
+            if not self._pending:
+                return None
+            head = self._pending.popleft()
+            return head.msg, head.failures
+
+    def stake_delivery(self, msg: SteerMessage, failures: int, at: datetime) -> None:
+        """Remember the steer a resume is carrying; nothing is recorded yet."""
+        with self._mu:
+            self._in_flight, self._in_flight_at = _Pending(msg, failures), at
+
+    def confirm_delivery(self, delivered: bool) -> None:
+        """Record (delivered) or requeue at the front / drop after 2 failures (not delivered)."""
+        with self._mu:
+            staked, at, self._in_flight, self._in_flight_at = self._in_flight, self._in_flight_at, None, None
+            if staked is None:
+                return
+            if delivered:
+                self._results.append(SteerResult(staked.msg.follow_up_run_id, at or self._clock.now(), "resume"))
+            elif staked.failures + 1 < MAX_CODEX_RESUME_ATTEMPTS:
+                self._pending.appendleft(_Pending(staked.msg, staked.failures + 1))
+            else:
+                self._warn(
+                    f"  Warning: follow-up run {staked.msg.follow_up_run_id} was dropped after "
+                    f"{MAX_CODEX_RESUME_ATTEMPTS} failed resumes; the queued run will redo this work"
+                )
+
+    def requeue_front(self, msg: SteerMessage, failures: int) -> None:
+        """Put a steer back at the front (even when settled)."""
+        with self._mu:
+            self._pending.appendleft(_Pending(msg, failures))
+
+    def settle(self) -> None:
+        """No more steers; wakes the loop.  Never stops anything."""
+        with self._mu:
+            self._settled = True
+        self._wake.set()
+
+    def is_settled(self) -> bool:
+        with self._mu:
+            return self._settled
+
+    def signal(self) -> None:
+        """Ring the doorbell (never blocks)."""
+        self._wake.set()
+
+    def wait_for_work(self, cancelled: threading.Event) -> bool:
+        """Block until the doorbell rings (True) or ``cancelled`` is set (False)."""
+        while not cancelled.is_set():
+            if self._wake.wait(0.05):
+                self._wake.clear()
+                return True
+        return False
+
+    def lost_err(self) -> SteerSessionLost | None:
+        with self._mu:
+            return self._lost
+
+    def steer_results(self) -> list[SteerResult]:
+        with self._mu:
+            return list(self._results)
+
+    def pending_count(self) -> int:
+        with self._mu:
+            return len(self._pending)
+
+
+def codex_turn_timeout(budget_s: float, deadline: float | None, now: float, cancelled: bool) -> float:
+    """Time a Codex turn may take: ``min(budget, remaining)`` of the run's shared deadline.
+
+    ``deadline``/``now`` are monotonic seconds (no deadline: the budget).  Raises
+    ``SandboxError`` when cancelled or when the deadline has passed (a zero timeout would read as
+    unlimited).
+    """
+    if cancelled:
+        raise SandboxError("the run was cancelled before the next codex turn")
+    if deadline is None:
+        return budget_s
+    remaining = deadline - now
+    if remaining <= 0:
+        raise SandboxError("the run's deadline passed before the next codex turn")
+    return min(budget_s, remaining)

@@ -1,0 +1,120 @@
+"""Codex ``exec --json`` events: the parser and the steered-run metrics (runtime-transport §4.3.1).
+
+Events (WIRE): ``thread.started{thread_id}``, ``turn.started``, ``turn.completed{usage}``,
+``turn.failed{error{message}}``, ``item.*{item}``, ``error{message}``.  The thread id is
+published the moment it is read (``on_thread_id``), not at EOF, so a first-turn steer can
+interrupt.  Exactly one ``ResultEvent`` per process, at EOF.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from fullsend.adapters.runtimes.events import AgentEvent, InitEvent, ResultEvent, TextEvent, TokensEvent, as_int, as_str
+class CodexStreamParser:
+    """Codex stdout → events; ``thread_id`` is the first non-empty ``thread.started`` id."""
+
+    def __init__(self, on_thread_id: Callable[[str], None] | None = None) -> None:
+        self._on_thread_id = on_thread_id
+        self.thread_id = ""
+        self._terminal = ""  # "", "completed" or "failed"
+        self._failure = ""
+        self._last_error = ""
+        self._usage = [0, 0, 0, 0, 0]  # input, output, reasoning, cache_read, cache_write (high-water)
+
+    def parse(self, obj: dict[str, Any]) -> list[AgentEvent]:
+        """Events for one stdout object (possibly none)."""
+        kind = obj.get("type")
+        if kind == "thread.started":
+            return self._thread_started(as_str(obj.get("thread_id")))
+        if kind == "turn.started":
+            self._terminal, self._failure = "", ""
+        elif kind == "turn.completed":
+            self._terminal = "completed"
+            self._note_usage(obj.get("usage"))
+        elif kind == "turn.failed":
+            error = obj.get("error") if isinstance(obj.get("error"), dict) else {}
+            self._terminal, self._failure = "failed", as_str(error.get("message")) or "the turn failed"
+        elif kind == "error":
+            self._last_error = as_str(obj.get("message"))
+        elif kind == "item.completed":
+            return self._item(obj.get("item"))
+        return []
+
+    def _thread_started(self, thread_id: str) -> list[AgentEvent]:
+        if not thread_id or self.thread_id:
+            return []
+        self.thread_id = thread_id
+        if self._on_thread_id is not None:
+            self._on_thread_id(thread_id)
+        return [InitEvent(session_id=thread_id)]
+
+    def _item(self, item: object) -> list[AgentEvent]:
+        if isinstance(item, dict) and item.get("type") == "agent_message" and as_str(item.get("text")).strip():
+            return [TextEvent(as_str(item.get("text")))]
+        return []
+
+    def _note_usage(self, usage: object) -> None:
+        if not isinstance(usage, dict):
+            return
+        cached, cache_write = as_int(usage.get("cached_input_tokens")), as_int(usage.get("cache_write_input_tokens"))
+        reasoning = as_int(usage.get("reasoning_output_tokens"))
+        now = [
+            max(0, as_int(usage.get("input_tokens")) - cached - cache_write),
+            max(0, as_int(usage.get("output_tokens")) - reasoning),
+            reasoning, cached, cache_write,
+        ]
+        self._usage = [max(a, b) for a, b in zip(self._usage, now)]
+
+    def finish(self) -> list[AgentEvent]:
+        """The process's single result: clean, ``turn_failed`` or ``incomplete``."""
+        i, o, r, cr, cw = self._usage
+        common = dict(num_turns=1, input_tokens=i, output_tokens=o, reasoning_tokens=r,
+                      cache_read_input_tokens=cr, cache_creation_input_tokens=cw)
+        if self._terminal == "completed":
+            return [ResultEvent(subtype="success", **common)]  # type: ignore[arg-type]
+        if self._terminal == "failed":
+            return [ResultEvent(is_error=True, error_message=self._failure, subtype="turn_failed", **common)]  # type: ignore[arg-type]
+        return [ResultEvent(is_error=True, error_message=self._last_error, subtype="incomplete", **common)]  # type: ignore[arg-type]
+
+
+@dataclass
+class CodexSteerAggregator:
+    """``codexSteerAggregator``: within a process results replace; at process end they are
+    banked; across processes they add (§4.3.4)."""
+
+    _banked: list[int] = field(default_factory=lambda: [0, 0, 0, 0, 0])
+    _current: list[int] = field(default_factory=lambda: [0, 0, 0, 0, 0])
+    cost_usd: float = 0.0
+
+    def add_result(self, r: ResultEvent) -> None:
+        """Replace the running process's figures with this (cumulative) result."""
+        self._current = [r.num_turns, r.input_tokens, r.output_tokens, r.cache_read_input_tokens, r.reasoning_tokens]
+
+    def add_tokens(self, t: TokensEvent) -> None:
+        """Codex emits no mid-stream snapshots."""
+
+    def process_ended(self) -> None:
+        """Bank the ended process's figures."""
+        self._banked = [a + b for a, b in zip(self._banked, self._current)]
+        self._current = [0, 0, 0, 0, 0]
+
+    def _total(self, i: int) -> int:
+        return self._banked[i] + self._current[i]
+
+    @property
+    def turns(self) -> int:
+        return self._total(0)
+
+    @property
+    def input_tokens(self) -> int:
+        return self._total(1)
+
+    @property
+    def output_tokens(self) -> int:
+        return self._total(2)
+
+    @property
+    def cache_read_tokens(self) -> int:
+        return self._total(3)

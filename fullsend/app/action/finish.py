@@ -1,0 +1,91 @@
+"""The end of a run: outputs, the step summary, and the receipt (interface.md "Outputs").
+
+The receipt is posted only after outright success that absorbed ≥ 1 acknowledged run
+(spec/receipt-preflight-tokens.md §3); outputs and summary carry ``receipt_url``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import jinja2
+
+from fullsend.adapters.gha import write_outputs, write_summary
+from fullsend.app.action.timeline import Timeline
+from fullsend.core.receipt.marker import Marker
+_ENV = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(str(Path(__file__).resolve().parents[2] / "templates")),
+    undefined=jinja2.StrictUndefined,
+    autoescape=False,
+    keep_trailing_newline=True,
+)
+
+
+@dataclass
+class RunOutcome:
+    """The run's result as outputs and summary report it (interface.md)."""
+
+    outcome: str  # skipped | succeeded | failed
+    exit_code: int
+    skip_reason: str = ""
+    steers: int = 0
+    marker: Marker = field(default_factory=Marker)
+    receipt_url: str = ""
+    receipt_posted: bool = False
+    head_sha: str = ""
+    settle_reason: str = ""
+    error: str = ""
+    left: list[str] = field(default_factory=list)
+
+    @property
+    def consumed_run_ids(self) -> str:
+        """Exactly what the receipt claims; empty when no receipt was posted."""
+        return ",".join(str(i) for i in self.marker.consumed) if self.receipt_posted else ""
+
+
+def outputs_of(result: RunOutcome) -> dict[str, str]:
+    """The ``GITHUB_OUTPUT`` entries, in interface.md order."""
+    return {
+        "outcome": result.outcome,
+        "skip_reason": result.skip_reason,
+        "steers": str(result.steers),
+        "consumed_run_ids": result.consumed_run_ids,
+        "receipt_url": result.receipt_url,
+        "head_sha": result.head_sha,
+    }
+
+
+def render_summary(result: RunOutcome, stage: str, item_link: str, timeline: Timeline) -> str:
+    """The step summary markdown (jinja2 template ``summary/summary.md.j2``)."""
+    rows = [
+        {"at": e.at.strftime("%H:%M:%S"), "text": _cell(e.text), "rule_id": e.rule_id}
+        for e in timeline.events
+        if e.kind in ("judge", "steer", "ack", "settle", "skip", "receipt", "agent", "notice")
+    ]
+    labels = {"succeeded": "✅ succeeded", "failed": "❌ failed", "skipped": "⏭️ skipped"}
+    return _ENV.get_template("summary/summary.md.j2").render(
+        stage=stage, outcome=result.outcome, outcome_label=labels.get(result.outcome, result.outcome),
+        skip_reason=result.skip_reason, item_link=item_link, steers=result.steers,
+        consumed=", ".join(str(i) for i in result.marker.consumed) if result.receipt_posted else "",
+        head_sha=result.head_sha, receipt_url=result.receipt_url, settle_reason=result.settle_reason,
+        error=_cell(result.error), timeline=rows, left=[_cell(x) for x in result.left],
+    )
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ").replace("<", "&lt;")
+
+
+def publish(result: RunOutcome, output_path: str, summary_path: str, summary: str,
+            warn: Callable[[str, str], None]) -> None:
+    """Write outputs and the summary; a write failure is warned, never fatal."""
+    try:
+        write_outputs(output_path, outputs_of(result))
+    except OSError as exc:
+        warn("warning", f"Could not write the step outputs: {exc.strerror}")
+    try:
+        write_summary(summary_path, summary)
+    except OSError as exc:
+        warn("warning", f"Could not write the step summary: {exc.strerror}")

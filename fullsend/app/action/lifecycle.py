@@ -1,0 +1,135 @@
+"""The action's lifecycle, top to bottom (``shared/design.md`` "What the action does").
+
+tokens → pre-flight skips → pre-script → agent iterations with a watcher → post-script →
+receipt → outputs and step summary.  Exit codes: interface.md.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from typing import Mapping
+
+from fullsend.adapters.clock import SystemClock
+from fullsend.adapters.gha import Console
+from fullsend.adapters.github.forge import GitHubForge
+from fullsend.app.action.finish import RunOutcome, publish, render_summary
+from fullsend.app.action.plan import RunPlan, build_plan
+from fullsend.app.action.preflight import PreflightFacts, post_receipt, run_preflight
+from fullsend.app.action.work import ActionRun
+from fullsend.app.action.status import StatusComment
+from fullsend.app.action.timeline import Timeline
+from fullsend.app.action.tokens import Tokens, acquire_role_token, capture_job_token
+from fullsend.core.receipt.skips import SKIP_REASON_OUTPUT
+from fullsend.errors import MintError
+from fullsend.harness import harness_diagnostics
+from fullsend.ports import Clock
+from fullsend.settings import load_context, load_inputs
+def make_log(console: Console):  # type: ignore[no-untyped-def]
+    """``log(level, message)``: info/done → plain line, warning → ``::warning::``, error → ``::error::``."""
+
+    def log(level: str, message: str) -> None:
+        if level == "warning":
+            console.warning(message)
+        elif level == "error":
+            console.error(message)
+        else:
+            console.log(message)
+
+    return log
+
+
+def run_action(console: Console, environ: Mapping[str, str] | None = None, timeline: Timeline | None = None,
+               clock: Clock | None = None) -> int:
+    """Run the action; returns the exit code.  Raises ``InputError``/``ConfigError`` (exit 2).
+
+    ``environ`` defaults to ``os.environ``; ``timeline`` lets ``fullsend demo`` watch live;
+    ``clock`` (default ``SystemClock``) is what every wait and retry sleeps through.
+    """
+    env = dict(os.environ if environ is None else environ)
+    clock = clock or SystemClock()
+    started_at = clock.now()
+    job, role_input = capture_job_token(env, console.mask)  # before anything else (§1)
+    plan = build_plan(load_inputs(env), load_context(env))
+    log, timeline = make_log(console), timeline or Timeline()
+    for diag in harness_diagnostics(plan.harness):  # §5.7: the run goes on; warnings only
+        log("warning", f"{diag.field}: {diag.message} [{diag.rule}]")
+    try:
+        tokens = acquire_role_token(
+            job=job, role_input=role_input, mint_url=plan.inputs.mint_url, role=plan.role,
+            repository=plan.repo.full_name, oidc_url=plan.ctx.id_token_request_url,
+            oidc_bearer=plan.ctx.id_token_request_token, clock=clock, log=log, mask=console.mask)
+    except MintError as exc:
+        log("error", str(exc))
+        return _finish(plan, RunOutcome("failed", 1, error=str(exc)), timeline, log)
+    forge = GitHubForge(plan.repo, plan.ctx.api_url, plan.ctx.graphql_url, tokens.job, tokens.role, clock)
+    facts = _preflight_facts(plan, tokens)
+    skip = run_preflight(forge, facts, log)
+    if skip is not None:
+        timeline.add(clock.now(), "skip", skip.reason, rule_id=skip.rule_id)
+        return _finish(plan, RunOutcome("skipped", 0, skip_reason=SKIP_REASON_OUTPUT.get(skip.rule_id, skip.rule_id)),
+                       timeline, log)
+    status = StatusComment(forge, plan.item, plan.ctx.run_id_raw, plan.inputs.stage, plan.ctx.run_url,
+                           plan.env_head_sha, log, enabled=plan.inputs.status_comment and bool(tokens.role))
+    if plan.inputs.status_comment and not tokens.role:
+        log("info", "No status comment: there is no role token to post it under")
+    status.start(clock.now())
+    run = ActionRun(plan, tokens, forge, clock, console, log, timeline, env, started_at)
+    _install_signal_handlers(run)
+    outcome = run.execute()
+    status.finish(clock.now(), _status_of(outcome, run), outcome.error, outcome.marker)
+    if run.receipt_allowed(outcome):
+        _post_receipt(plan, forge, facts, outcome, timeline, clock, log)
+    return _finish(plan, outcome, timeline, log)
+
+
+def _post_receipt(plan: RunPlan, forge: GitHubForge, facts: PreflightFacts, outcome: RunOutcome,
+                  timeline: Timeline, clock: Clock, log) -> None:  # type: ignore[no-untyped-def]
+    """Post the receipt (job token, best effort) and record it on the outcome (receipt spec §3.3)."""
+    comment = post_receipt(forge, facts, outcome.marker, log)
+    if comment is None:
+        timeline.add(clock.now(), "notice", "the receipt was not posted; the queued run will redo the absorbed work")
+        return
+    outcome.receipt_posted = True
+    outcome.receipt_url = comment.html_url or (
+        f"{plan.ctx.server_url}/{plan.repo.full_name}/issues/{plan.item}#issuecomment-{comment.id}" if comment.id else "")
+    timeline.add(clock.now(), "receipt", f"receipt posted listing run(s) {outcome.consumed_run_ids}")
+
+
+def _status_of(outcome: RunOutcome, run: ActionRun) -> str:
+    if run.cancelled.is_set():
+        return "cancelled"
+    return {"succeeded": "success", "skipped": "skipped"}.get(outcome.outcome, "failure")
+
+
+def _preflight_facts(plan: RunPlan, tokens: Tokens) -> PreflightFacts:
+    return PreflightFacts(
+        stage=plan.inputs.stage, run_id_raw=plan.ctx.run_id_raw, run_attempt=plan.ctx.run_attempt_raw,
+        repository=plan.repo.full_name, item_number=plan.item, job_token=tokens.job, role_token=tokens.role,
+        minted=tokens.minted, fullsend_dir=str(plan.ctx.workspace / plan.inputs.fullsend_dir),
+        event_name=plan.ctx.event_name, event_payload=plan.ctx.event if plan.ctx.event_readable else None,
+        review_bot_logins=plan.inputs.review_bot_logins, steering_enabled=plan.steer.steer_enabled,
+        in_actions=plan.ctx.actions)
+
+
+def _finish(plan: RunPlan, outcome: RunOutcome, timeline: Timeline, log) -> int:  # type: ignore[no-untyped-def]
+    item = f"[{plan.run_name}]({plan.ctx.server_url}/{plan.repo.full_name}/issues/{plan.item})"
+    summary = render_summary(outcome, plan.inputs.stage, item, timeline)
+    publish(outcome, plan.ctx.output_path, plan.ctx.summary_path, summary, log)
+    if outcome.outcome == "failed" and outcome.error:
+        log("error", f"The run failed: {outcome.error}")
+    log("info", f"Outcome: {outcome.outcome}" + (f" ({outcome.skip_reason})" if outcome.skip_reason else ""))
+    return outcome.exit_code
+
+
+def _install_signal_handlers(run: ActionRun) -> None:
+    """SIGTERM/SIGINT cancel the run: settle, stop the agent's group, no receipt (interface.md)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        run.cancel()
+
+    signal.signal(signal.SIGTERM, handler)
+    signal.signal(signal.SIGINT, handler)

@@ -1,0 +1,333 @@
+"""Pre-flight: gather the facts through the ``Forge`` port, let ``core`` decide, and the receipt
+writer that is its other half.
+
+Implements spec/receipt-preflight-tokens.md §8 (``runPreflightSkips``: the receipt check, then
+the head-reviewed check, called once before any comment or script), §2.8-§2.10 (the receipt
+check with its guards), §8.1 (the head-reviewed reads) and §3.3 (posting the receipt), ADR 0120.
+Both checks fail OPEN: every error logs one line naming why and the run does the work.
+Every line goes through ``log(level, message)`` (levels ``info``, ``warning``, ``done``); no
+token is ever part of a message.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import jinja2
+import yaml
+
+from fullsend.core.identity import Identity, same_identity
+from fullsend.core.model import Comment, Repo
+from fullsend.core.receipt.marker import Marker, clean_head, normalize_ids, receipt_listing_run
+from fullsend.core.receipt.skips import (
+    RULE_RECEIPT,
+    HeadReviewFacts,
+    NotSkipped,
+    Skip,
+    head_review_decision,
+    head_review_precheck,
+    is_manual_rerun,
+    parse_run_id,
+    review_bot_logins,
+    transition_kind,
+)
+from fullsend.core.tokens.policy import provider_refusal, receipt_token
+from fullsend.errors import ForgeError, NotFoundError
+from fullsend.ports import Credential, Forge
+Log = Callable[[str, str], None]
+
+_TEMPLATES = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(str(Path(__file__).resolve().parents[2] / "templates")),
+    undefined=jinja2.StrictUndefined,
+    autoescape=False,
+)
+
+
+class _CheckFailed(Exception):
+    """A pre-flight check could not decide; the message names why (never a token)."""
+
+
+@dataclass(frozen=True)
+class PreflightFacts:
+    """Everything the pre-flight reads besides the forge (spec/receipt-preflight-tokens.md §2.10, §8).
+
+    ``run_id_raw`` / ``run_attempt`` are ``GITHUB_RUN_ID`` / ``GITHUB_RUN_ATTEMPT`` as given
+    (``""`` when unset); ``repository`` is ``GITHUB_REPOSITORY`` (the work item's repo) and
+    ``item_number`` the issue or PR number.  ``minted`` follows ``core.tokens.counts_as_minted``.
+    ``fullsend_dir`` is the path holding ``providers/`` (``""`` = unknown).  ``event_payload``
+    is the parsed ``GITHUB_EVENT_PATH`` JSON (``None`` when missing or unreadable).
+    ``review_bot_logins`` is the input (empty = default); ``in_actions`` is
+    ``GITHUB_ACTIONS == "true"``; ``steering_enabled`` is the effective ``steer.enabled``.
+    """
+
+    stage: str
+    run_id_raw: str
+    run_attempt: str
+    repository: str
+    item_number: int
+    job_token: str = field(repr=False)
+    role_token: str = field(repr=False)
+    minted: bool
+    fullsend_dir: str
+    event_name: str = ""
+    event_payload: Mapping[str, Any] | None = None
+    normalized_kind: str = ""
+    review_bot_logins: tuple[str, ...] = ()
+    steering_enabled: bool = True
+    in_actions: bool = True
+
+    @property
+    def run_id(self) -> int:
+        """``GITHUB_RUN_ID`` as int64; 0 when unset or malformed (§1)."""
+        return parse_run_id(self.run_id_raw)
+
+    @property
+    def receipt_token(self) -> str:
+        """The job token when a swap really happened, else ``""`` (§2.7 condition 1)."""
+        return receipt_token(self.job_token, self.role_token, self.minted)
+
+
+def run_preflight(forge: Forge, facts: PreflightFacts, log: Log) -> Skip | None:
+    """The two pre-flight skips, in order (§8; vectors 138-140).  Call exactly once, before the
+    start comment and the pre-script; a ``Skip`` means exit 0 with nothing posted.
+    """
+    log = _redacting(log, facts)
+    run = facts.run_id_raw
+    skip = _guarded(check_receipt, forge, facts, log, "this update was already handled")
+    if skip is not None:
+        log("done", f"This update was already absorbed by the run in flight (follow-up run {run}); nothing to do [receipt-lists-my-run]")
+        return skip
+    skip = _guarded(check_head_reviewed, forge, facts, log, "this head was already reviewed")
+    if skip is not None:
+        log("done", f"The review App already reviewed this head after run {run} was created; nothing to do [head-reviewed]")
+        return skip
+    return None
+
+
+def _redacting(log: Log, facts: PreflightFacts) -> Log:
+    """``log`` with both token values blanked out of every message (defence in depth)."""
+    secrets = [t for t in (facts.job_token, facts.role_token) if t]
+
+    def redacted(level: str, message: str) -> None:
+        for secret in secrets:
+            message = message.replace(secret, "***")
+        log(level, message)
+
+    return redacted
+
+
+Check = Callable[[Forge, PreflightFacts, Log], "Skip | None"]
+
+
+def _guarded(check: Check, forge: Forge, facts: PreflightFacts, log: Log, what: str) -> Skip | None:
+    """Run one check; an unexpected exception fails open with one warning."""
+    try:
+        return check(forge, facts, log)
+    except Exception as exc:  # noqa: BLE001 - the skip check fails open in every direction
+        log("warning", f"Could not check whether {what}: unexpected {type(exc).__name__}: {exc}")
+        return None
+
+
+def check_receipt(forge: Forge, facts: PreflightFacts, log: Log) -> Skip | None:
+    """``Skip(receipt-lists-my-run)`` when an unedited job-token receipt lists this run (§2.10).
+
+    Silent when steering is off, outside Actions, or without a work item, receipt token or
+    role token; INFO on a manual re-run or a provider refusal; WARN on any error.
+    """
+    if not (facts.steering_enabled and facts.in_actions):
+        return None
+    if not facts.repository or facts.item_number <= 0 or not facts.receipt_token or not facts.role_token:
+        return None
+    if is_manual_rerun(facts.run_attempt):
+        log("info", f"Not skipping on a steer receipt: run attempt {facts.run_attempt} is a manual re-run [receipt-lists-my-run]")
+        return None
+    refusal = providers_refusal(facts.fullsend_dir)
+    if refusal is not None:
+        log("info", f"Not skipping on a steer receipt: {refusal} [receipt-lists-my-run]")
+        return None
+    if facts.run_id <= 0:
+        return None
+    try:
+        receipt = _find_receipt(forge, facts)
+    except (ForgeError, _CheckFailed) as exc:
+        log("warning", f"Could not check whether this update was already handled: {exc} [receipt-lists-my-run]")
+        return None
+    if receipt is None:
+        return None
+    return Skip(RULE_RECEIPT, f"receipt comment {receipt.id} lists run {facts.run_id}")
+
+
+def _find_receipt(forge: Forge, facts: PreflightFacts) -> Comment | None:
+    """§2.10 steps 6-11: repo form, both logins, identity difference, comments, union."""
+    if Repo.parse(facts.repository) is None:
+        raise _CheckFailed(f'status repo "{facts.repository}" is not in owner/repo form')
+    receipt_login, role_login = _distinct_logins(forge)
+    try:
+        comments = forge.list_issue_comments(facts.item_number, credential="job")
+    except ForgeError as exc:
+        raise _CheckFailed(f"listing comments on {facts.repository}#{facts.item_number}: {exc}") from None
+    return receipt_listing_run(comments, receipt_login, facts.run_id)
+
+
+def _login(forge: Forge, credential: Credential, what: str) -> str:
+    try:
+        login = forge.viewer_login(credential)
+    except ForgeError as exc:
+        raise _CheckFailed(f"resolving the {what} login: {exc}") from None
+    if not login.strip():
+        raise _CheckFailed(f"resolving the {what} login: the token resolved to an empty login")
+    return login
+
+
+def _distinct_logins(forge: Forge) -> tuple[str, str]:
+    """The receipt login (job token, resolved first) and the role login; raises when either
+    cannot be resolved or both are the same identity (§2.7 condition 2).
+    """
+    receipt_login = _login(forge, "job", "receipt")
+    role_login = _login(forge, "role", "role")
+    if same_identity(Identity(receipt_login), Identity(role_login)):
+        raise _CheckFailed(
+            f"the job token and the role token both act as {receipt_login}, "
+            "so a receipt could have been written by the agent's own identity"
+        )
+    return receipt_login, role_login
+
+
+def providers_refusal(fullsend_dir: str) -> str | None:
+    """The §2.8 provider rule for ``<fullsend_dir>/providers`` (vectors 50-55): ``None`` when
+    receipts are honoured, else the reason.  An empty ``fullsend_dir`` refuses.
+    """
+    if not fullsend_dir:
+        return "provider definitions location unknown"
+    try:
+        files = read_provider_files(Path(fullsend_dir) / "providers")
+    except OSError as exc:
+        return f"provider definitions unreadable: {type(exc).__name__}: {exc.strerror or exc}"
+    return provider_refusal(files, load_yaml=yaml.safe_load)
+
+
+def read_provider_files(providers_dir: Path) -> dict[str, str] | None:
+    """``{name: text}`` of every ``*.yaml``/``*.yml`` non-directory entry; ``None`` when the
+    directory does not exist.  Raises ``OSError`` on any read error.
+    """
+    if not providers_dir.exists() and not providers_dir.is_symlink():
+        return None
+    files = {}
+    for entry in sorted(providers_dir.iterdir()):
+        if entry.suffix in (".yaml", ".yml") and not entry.is_dir():
+            files[entry.name] = entry.read_text(encoding="utf-8")
+    return files
+
+
+def check_head_reviewed(forge: Forge, facts: PreflightFacts, log: Log) -> Skip | None:
+    """``Skip(head-reviewed)`` when the review App reviewed the current head after this run was
+    created (§8.1).  Runs whether or not steering is enabled; INFO says why it did not apply,
+    WARN on read errors.
+    """
+    if not (facts.in_actions and facts.job_token and facts.role_token):
+        log("info", "Head-reviewed skip not checked: it needs GitHub Actions with a job token and a role token [head-reviewed]")
+        return None
+    repo = Repo.parse(facts.repository)
+    base = HeadReviewFacts(
+        stage=facts.stage,
+        kind=transition_kind(facts.normalized_kind, facts.event_name, facts.event_payload, facts.item_number),
+        run_attempt=facts.run_attempt,
+        run_id=facts.run_id,
+        run_repo=facts.repository,
+        pr_repo=facts.repository,
+        pr_number=facts.item_number,
+        review_bot_logins=review_bot_logins(facts.review_bot_logins, repo.owner if repo else ""),
+    )
+    why = head_review_precheck(base)
+    if why is None:
+        try:
+            gathered = _gather_review_facts(forge, base)
+        except _CheckFailed as exc:
+            log("warning", f"Could not check whether this head was already reviewed: {exc} [head-reviewed]")
+            return None
+        verdict = gathered if isinstance(gathered, NotSkipped) else head_review_decision(gathered)
+        if isinstance(verdict, Skip):
+            return verdict
+        why = verdict.reason
+    log("info", f"Head-reviewed skip not applied: {why} [head-reviewed]")
+    return None
+
+
+def _gather_review_facts(forge: Forge, base: HeadReviewFacts) -> HeadReviewFacts | NotSkipped:
+    """§8.1 steps 6-8: this run (job token), the PR head and every review (role token).
+
+    A 404 on this run is "not found" (no skip, no error); other read errors raise ``_CheckFailed``.
+    """
+    try:
+        run = forge.get_run(base.run_id)
+    except NotFoundError:
+        return NotSkipped("this run was not found")
+    except ForgeError as exc:
+        raise _CheckFailed(f"reading this run: {exc}") from None
+    try:
+        head = forge.get_pull_request(base.pr_number).head_sha
+    except ForgeError as exc:
+        raise _CheckFailed(f"reading the pull request head: {exc}") from None
+    try:
+        reviews = tuple(forge.list_reviews(base.pr_number))
+    except ForgeError as exc:
+        raise _CheckFailed(f"listing reviews: {exc}") from None
+    return replace(base, run_created_at=run.created_at, head_sha=head, reviews=reviews)
+
+
+def read_event_payload(path: str) -> Mapping[str, Any] | None:
+    """The ``GITHUB_EVENT_PATH`` JSON object, or ``None`` when unset, missing or invalid (§8.2)."""
+    if not path:
+        return None
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def render_template(name: str, **context: Any) -> str:
+    """Render ``fullsend/templates/<name>`` (default jinja2 settings, autoescape off, strict)."""
+    return _TEMPLATES.get_template(name).render(**context)
+
+
+def post_receipt(forge: Forge, facts: PreflightFacts, marker: Marker, log: Log) -> Comment | None:
+    """Post the steer receipt for the shipped iteration's ``marker`` under the job token (§3.3).
+
+    Call once per run, after the post-script, and only when ``core.receipt.should_post_receipt``
+    holds.  Best effort: silent when nothing was absorbed or there is no work item; one line
+    saying why when receipts are off (no swap, malformed repo, same identity, unresolvable
+    logins) or the post fails (the queued run then redoes the work; BC-24).  Returns the
+    created comment (its ``html_url`` is the ``receipt_url`` output) or ``None``.
+    """
+    ids = normalize_ids(marker.consumed)
+    if not ids or not facts.repository or facts.item_number <= 0:
+        return None
+    log = _redacting(log, facts)
+    if not facts.receipt_token:
+        log("info", "Not posting a steer receipt: no role token distinct from the job token, so it would prove nothing")
+        return None
+    if Repo.parse(facts.repository) is None:
+        log("warning", f'Not posting the steer receipt: status repo "{facts.repository}" is not in owner/repo form')
+        return None
+    try:
+        _distinct_logins(forge)
+    except _CheckFailed as exc:
+        log("info", f"Not posting a steer receipt: {exc}")
+        return None
+    body = render_template("receipt/receipt.md.j2", ids=list(ids), head=clean_head(marker.head))
+    try:
+        comment = forge.post_comment(facts.item_number, body, credential="job")
+    except ForgeError as exc:
+        if exc.status is None:  # the answer was lost: GitHub may have created the comment anyway
+            log("warning", f"Failed to post the steer receipt (no usable answer, so it may exist after all; "
+                f"if not, the queued run will redo this work): {exc}")
+        else:
+            log("warning", f"Failed to post the steer receipt; the queued run will redo this work: {exc}")
+        return None
+    author = comment.author if comment is not None else ""
+    log("done", f"Posted the steer receipt as {author}" if author else "Posted the steer receipt")
+    return comment

@@ -1,0 +1,34 @@
+"""Pre-, post- and validation scripts: ``sh -c`` in the workspace with a scrubbed environment.
+
+interface.md: run in ``GITHUB_WORKSPACE`` with the job token scrubbed by name and by value
+(spec/receipt-preflight-tokens.md §4.4); a ``pre_script`` exit 78 skips the run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+from fullsend.adapters.proc import CommandTimeout, run_command
+from fullsend.errors import SandboxError
+PRE_SCRIPT_SKIP_CODE = 78
+
+
+@dataclass(frozen=True)
+class ScriptResult:
+    """Exit code (-1 when it could not start or timed out) and the combined output."""
+
+    exit_code: int
+    output: str
+
+
+def run_script(command: str, env: Mapping[str, str], cwd: Path, timeout_s: float) -> ScriptResult:
+    """Run ``sh -c command``; never raises (a failure to start or a timeout is exit -1)."""
+    try:
+        result = run_command(["sh", "-c", command], timeout_s=timeout_s, env=env, cwd=cwd)
+    except CommandTimeout as exc:
+        return ScriptResult(-1, str(exc))
+    except SandboxError as exc:
+        return ScriptResult(-1, str(exc))
+    return ScriptResult(result.exit_code, (result.stdout + result.stderr)[-8192:])

@@ -1,0 +1,123 @@
+"""One agent iteration: launch the runtime, run the watcher beside it, collect what was absorbed.
+
+spec/receipt-preflight-tokens.md §5.5 (when a run is Steerable), §6 (env exported to the agent),
+spec/watcher.md §13 (deadline, MinRemaining, carry-over across validation iterations).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Callable, Mapping
+
+from fullsend.app.action.timeline import Timeline
+from fullsend.app.watch.watcher import Carry, Watcher, WatchConfig
+from fullsend.core.tokens import exports
+from fullsend.core.model import DeliveredSteer
+from fullsend.core.receipt.marker import Marker, marker_from
+from fullsend.core.watch.start import StartRefused
+from fullsend.errors import ForgeError
+from fullsend.ports import AgentParams, AgentRunResult, Clock, Forge, Runtime
+Log = Callable[[str, str], None]
+WATCHER_JOIN_TIMEOUT_S = 35.0
+
+
+@dataclass
+class IterationResult:
+    """What one iteration did: the agent's result, the watcher's deliveries and the consumed marker."""
+
+    agent: AgentRunResult
+    delivered: list[DeliveredSteer] = field(default_factory=list)
+    marker: Marker = field(default_factory=Marker)
+    watched: bool = False
+    settle_reason: str = ""
+    left: list[tuple[int, str]] = field(default_factory=list)  # (follow-up run id, rule id of why)
+    session_lost: bool = False
+
+
+@dataclass
+class IterationSetup:
+    """Everything one iteration needs besides the runtime and forge."""
+
+    sandbox_name: str
+    agent_cli: str
+    prompt: str
+    workdir: Path
+    env: Mapping[str, str]
+    timeout_s: float
+    model: str
+    fallback_models: tuple[str, ...]
+    watch: WatchConfig | None  # None: steering declined for this iteration
+    announce_declines: bool = False
+
+
+def run_iteration(runtime: Runtime, forge: Forge, setup: IterationSetup, carry: Carry, clock: Clock,
+                  lock: threading.Lock, log: Log, timeline: Timeline,
+                  on_output: Callable[[str], None] | None = None,
+                  register: Callable[[Watcher | None], None] | None = None) -> IterationResult:
+    """Run the agent once, with a watcher when steering is on and the watcher starts."""
+    watcher = _start_watcher(runtime, forge, setup, carry, clock, lock, log, timeline)
+    if register:
+        register(watcher)
+    env = dict(setup.env)
+    env["FULLSEND_STEER_ACTIVE"] = "1" if watcher else ""
+    if not watcher:
+        env.pop("FULLSEND_STEER_ACTIVE")
+    params = AgentParams(sandbox_name=setup.sandbox_name, agent_cli=setup.agent_cli, prompt=setup.prompt,
+                         workdir=setup.workdir, env=env, steerable=watcher is not None, timeout_s=setup.timeout_s,
+                         model=setup.model, fallback_models=setup.fallback_models)
+    thread = None
+    if watcher:
+        thread = threading.Thread(target=watcher.watch, name="fullsend-watcher", daemon=True)
+        thread.start()
+    timeline.add(clock.now(), "agent", "agent launched" + (" (steerable)" if watcher else ""))
+    try:
+        agent = runtime.run(params, watcher.turn_ended if watcher else (lambda at: None), on_output)
+    finally:
+        if watcher and thread:
+            watcher.close_turn_ends()
+            thread.join(WATCHER_JOIN_TIMEOUT_S)
+    timeline.add(clock.now(), "agent", f"agent exited with code {agent.exit_code} after {agent.turns} turn(s)")
+    for steer in agent.steers:
+        timeline.add(steer.delivered_at, "ack", f"acknowledged message {steer.follow_up_run_id}",
+                     run_ids=(steer.follow_up_run_id,))
+    return _result(agent, watcher)
+
+
+def _result(agent: AgentRunResult, watcher: Watcher | None) -> IterationResult:
+    if watcher is None:
+        return IterationResult(agent=agent)
+    acked = [s.follow_up_run_id for s in agent.steers]
+    return IterationResult(
+        agent=agent,
+        delivered=list(watcher.delivered),
+        marker=marker_from(watcher.delivered, acked, watcher.head),
+        watched=True,
+        settle_reason=watcher.settle_reason,
+        left=list(watcher.left),
+        session_lost=watcher.session_lost or agent.session_lost,
+    )
+
+
+def _start_watcher(runtime: Runtime, forge: Forge, setup: IterationSetup, carry: Carry, clock: Clock,
+                   lock: threading.Lock, log: Log, timeline: Timeline) -> Watcher | None:
+    if setup.watch is None:
+        return None
+    watcher = Watcher(forge, runtime, setup.sandbox_name, lock, clock, setup.watch, log, timeline, carry)
+    try:
+        watcher.start()
+    except (StartRefused, ForgeError) as exc:
+        log("warning", f"Steering disabled: {exc} [steering-disabled]")
+        timeline.add(clock.now(), "notice", f"steering disabled: {exc}", rule_id="steering-disabled")
+        return None
+    cfg = setup.watch
+    remaining = max(0, cfg.max_steers - carry.steers)
+    log("info", f"Watching for work-item updates ({remaining} of {cfg.max_steers} steers left, polling every {cfg.poll_interval_s:g}s)")
+    return watcher
+
+
+def run_facts_env(started_at: datetime, head_sha: str) -> dict[str, str]:
+    """``FULLSEND_RUN_STARTED_AT`` / ``FULLSEND_RUN_HEAD_SHA`` (WIRE, receipt spec §6.1)."""
+    return {exports.STARTED_AT: exports.started_at_text(started_at), exports.HEAD_SHA: head_sha}

@@ -1,0 +1,70 @@
+"""The start and terminal status comments (spec/receipt-preflight-tokens.md §3.4, §4.6, §7).
+
+Posted and edited under the role token, never the job token; with no role token (or
+``status_comment: false``) there is none and one info line says so.  The terminal comment
+carries an informational copy of the receipt marker, which the skip check never honours; the
+only free text in it (the detail) is sanitized so every ``<`` is escaped.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Callable
+
+from fullsend.app.action.preflight import render_template
+from fullsend.core.model import Comment
+from fullsend.core.receipt.marker import Marker, clock_label, sanitize_detail, status_commit_shas, status_marker_copy
+from fullsend.errors import ForgeError
+from fullsend.ports import Forge
+Log = Callable[[str, str], None]
+
+
+class StatusComment:
+    """One run's status comment.  All failures are warned and never fail the run."""
+
+    def __init__(self, forge: Forge, number: int, run_id_raw: str, stage: str, run_url: str, start_sha: str,
+                 log: Log, enabled: bool) -> None:
+        self._forge, self._number, self._run_id, self._stage = forge, number, run_id_raw or "local", stage
+        self._run_url, self._start_sha, self._log, self.enabled = run_url, start_sha, log, enabled
+        self.comment: Comment | None = None
+        self._started: datetime | None = None
+
+    def start(self, at: datetime) -> None:
+        """Post the start comment right after the pre-flight (§4.5 step 14)."""
+        if not self.enabled:
+            return
+        self._started = at
+        body = render_template("receipt/status_start.md.j2", run_id=self._run_id, agent=self._stage,
+                               started=clock_label(at), commit7=self._start_sha[:7], run_url=self._run_url)
+        try:
+            self.comment = self._forge.post_comment(self._number, body, credential="role")
+        except ForgeError as exc:
+            self._log("warning", f"Could not post the start status comment: {exc}")
+
+    def finish(self, at: datetime, status: str, detail: str, marker: Marker | None, footer: str = "") -> None:
+        """Edit the start comment to the terminal status, or post a new one (§7 placement)."""
+        if not self.enabled:
+            return
+        copy = status_marker_copy(status, marker)
+        commit7, started_on7 = status_commit_shas(self._start_sha, marker if copy else None)
+        body = render_template(
+            "receipt/status_terminal.md.j2", run_id=self._run_id, agent=self._stage, status=status,
+            detail=sanitize_detail(detail), started=clock_label(self._started or at), completed=clock_label(at),
+            steer_marker=copy, commit7=commit7, started_on7=started_on7, run_url=self._run_url, footer=footer)
+        try:
+            if self.comment is not None and self._edit_in_place():
+                self._forge.edit_comment(self.comment.id, body, credential="role")
+            else:
+                self._forge.post_comment(self._number, body, credential="role")
+        except ForgeError as exc:
+            self._log("warning", f"Could not post the terminal status comment: {exc}")
+
+    def _edit_in_place(self) -> bool:
+        """In place when the start comment is still last, or the agent's own output follows it."""
+        assert self.comment is not None
+        try:
+            comments = self._forge.list_issue_comments(self._number, credential="role")
+        except ForgeError:
+            return True
+        later = [c for c in comments if c.id > self.comment.id]
+        return not later or any(c.author.lower() == self.comment.author.lower() for c in later)

@@ -1,0 +1,61 @@
+"""Token capture and the role token (spec/receipt-preflight-tokens.md §1, §2.7, §4).
+
+The job token is read from ``INPUT_GITHUB_TOKEN`` before anything else and masked at once;
+``GH_TOKEN``/``GITHUB_TOKEN`` in the action's own environment are ignored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Callable, Mapping
+
+import requests
+
+from fullsend.adapters.github.mint import mint_for_run
+from fullsend.core.tokens.policy import counts_as_minted, mint_repos, receipt_token
+from fullsend.ports import Clock
+Log = Callable[[str, str], None]
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """The run's credentials.  ``minted``: a swap really happened (§2.7); ``expires_at`` is the
+    minted token's life when the mint reported it."""
+
+    job: str = field(repr=False)
+    role: str = field(repr=False)
+    minted: bool
+    expires_at: datetime | None = None
+
+    @property
+    def receipt(self) -> str:
+        """The receipt credential: the job token only after a real swap, else ""."""
+        return receipt_token(self.job, self.role, self.minted)
+
+
+def capture_job_token(environ: Mapping[str, str], mask: Callable[[str], None]) -> tuple[str, str]:
+    """Read and mask ``INPUT_GITHUB_TOKEN`` and ``INPUT_ROLE_TOKEN`` first thing (§1, §4.3)."""
+    job = (environ.get("INPUT_GITHUB_TOKEN") or "").strip()
+    role = (environ.get("INPUT_ROLE_TOKEN") or "").strip()
+    mask(job)
+    mask(role)
+    return job, role
+
+
+def acquire_role_token(
+    *, job: str, role_input: str, mint_url: str, role: str, repository: str, oidc_url: str, oidc_bearer: str,
+    clock: Clock, log: Log, mask: Callable[[str], None],
+) -> Tokens:
+    """Mint the role token when ``mint_url`` and ``role`` are set, else take ``role_token``.
+
+    Raises ``MintError`` when a configured mint fails (the run fails, §4.2 step 6).
+    """
+    if mint_url and role:
+        with requests.Session() as session:
+            minted = mint_for_run(oidc_url=oidc_url, oidc_bearer=oidc_bearer, mint_url=mint_url, role=role,
+                                  repos=mint_repos(repository), session=session, clock=clock, log=log, mask=mask)
+        return Tokens(job=job, role=minted.token, minted=True, expires_at=minted.expires_at)
+    if not role_input and role:
+        log("warning", f"No mint URL is set, so no role token is minted for role {role}")
+    return Tokens(job=job, role=role_input, minted=counts_as_minted(False, role_input, job))

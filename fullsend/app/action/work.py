@@ -1,0 +1,226 @@
+"""``ActionRun``: the work part of a run once the pre-flight said "go on".
+
+pre-script (exit 78 skips) → iterations (agent + watcher; validation loop) → post-script.
+Steerable only when spec/receipt-preflight-tokens.md §5.5 holds; declines announced per §5.6.
+"""
+
+from __future__ import annotations
+
+import base64
+import threading
+from datetime import datetime
+from pathlib import Path
+from typing import Callable, Mapping
+
+from fullsend.adapters.gha import Console
+from fullsend.adapters.runtimes import RUNTIMES
+from fullsend.adapters.sandbox import sandbox_factory
+from fullsend.app.action.finish import RunOutcome
+from fullsend.app.action.plan import RunPlan
+from fullsend.app.action.scripts import PRE_SCRIPT_SKIP_CODE, run_script
+from fullsend.app.action.session import IterationResult, IterationSetup, run_facts_env, run_iteration
+from fullsend.app.action.timeline import Timeline
+from fullsend.app.action.tokens import Tokens
+from fullsend.app.watch.watcher import Carry, Watcher, WatchConfig
+from fullsend.core.watch import settle
+from fullsend.core.text.envelope import render_envelope
+from fullsend.core.receipt.marker import Marker, should_post_receipt
+from fullsend.core.tokens.policy import child_env
+from fullsend.errors import ForgeError
+from fullsend.ports import Clock, Forge, Runtime
+from fullsend.wording import default_wording
+Log = Callable[[str, str], None]
+SCRIPT_TIMEOUT_S = 30 * 60
+# Runner file commands the agent must not reach: writing them would set the action's outputs, env
+# or summary behind the runner's back (the stop-commands wrapping covers only stdout).
+AGENT_HIDDEN_KEYS = ("GITHUB_OUTPUT", "GITHUB_ENV", "GITHUB_PATH", "GITHUB_STATE", "GITHUB_STEP_SUMMARY")
+
+
+class ActionRun:
+    """One run of the action after the pre-flight.  ``execute()`` returns a ``RunOutcome``."""
+
+    def __init__(self, plan: RunPlan, tokens: Tokens, forge: Forge, clock: Clock, console: Console, log: Log,
+                 timeline: Timeline, environ: Mapping[str, str], started_at: datetime) -> None:
+        self.plan, self.tokens, self.forge, self.clock = plan, tokens, forge, clock
+        self.console, self.log, self.timeline, self.started_at = console, log, timeline, started_at
+        self.env = child_env({k: v for k, v in environ.items() if not k.upper().startswith("INPUT_")},
+                             tokens.job, tokens.role, encoded_forms(tokens.job))
+        warn_persisted_credentials(plan.ctx.workspace, log)
+        self.env.update(run_facts_env(started_at, plan.env_head_sha))
+        self.lock = threading.Lock()
+        self.cancelled = threading.Event()
+        wording = default_wording()
+        self.runtime: Runtime = RUNTIMES[plan.inputs.runtime](
+            warn=lambda m: log("warning", m), render=lambda msg: render_envelope(msg, wording),
+            sandbox_factory=sandbox_factory(plan.inputs.sandbox, openshell_cli=plan.openshell_cli))
+        self.sandbox_name = f"fullsend-{plan.ctx.run_id_raw or 'local'}"
+        self._watcher: Watcher | None = None
+        self.skipped = False
+        self.acked_steers = 0  # acknowledged steers across every iteration (output ``steers``)
+
+    # ---- lifecycle ---------------------------------------------------------------------------
+    def execute(self) -> RunOutcome:
+        """pre-script → iterations → post-script; never raises for agent or script failures."""
+        pre = self._pre_script()
+        if pre is not None:
+            return pre
+        result, validated = self._iterations()
+        outcome = self._outcome(result, validated)
+        if outcome.outcome == "succeeded" and self.plan.post_script:
+            post = run_script(self.plan.post_script, self.env, self.plan.ctx.workspace, SCRIPT_TIMEOUT_S)
+            if post.exit_code != 0:
+                self.log("error", f"The post-script failed with exit code {post.exit_code}")
+                outcome.outcome, outcome.exit_code, outcome.error = "failed", 1, "post-script failed"
+        return outcome
+
+    def cancel(self) -> None:
+        """SIGTERM/SIGINT: stop the watcher (it settles) and the agent's whole process group."""
+        self.cancelled.set()
+        if self._watcher is not None:
+            self._watcher.stop()
+        try:
+            self.runtime.cancel(self.sandbox_name)
+        except Exception:  # cancellation must not raise from a signal handler
+            pass
+
+    def receipt_allowed(self, outcome: RunOutcome) -> bool:
+        """§3.2 outright success that absorbed ≥ 1 acknowledged run."""
+        return bool(outcome.marker.consumed) and should_post_receipt(
+            run_failed=outcome.outcome != "succeeded", cancelled=self.cancelled.is_set(), skipped=self.skipped,
+            post_script_withheld=False, transcript_error=False)
+
+    # ---- parts ---------------------------------------------------------------------------------
+    def _pre_script(self) -> RunOutcome | None:
+        if not self.plan.pre_script:
+            return None
+        res = run_script(self.plan.pre_script, self.env, self.plan.ctx.workspace, SCRIPT_TIMEOUT_S)
+        if res.exit_code == PRE_SCRIPT_SKIP_CODE:
+            self.skipped = True
+            self.log("info", "The pre-script exited 78: skipping the run [pre-script]")
+            self.timeline.add(self.clock.now(), "skip", "the pre-script asked to skip the run", rule_id="pre-script")
+            return RunOutcome("skipped", 0, skip_reason="pre-script")
+        if res.exit_code != 0:
+            self.log("error", f"The pre-script failed with exit code {res.exit_code}")
+            return RunOutcome("failed", 1, error="pre-script failed")
+        return None
+
+    def _iterations(self) -> tuple[IterationResult | None, bool]:
+        carry, prompt, result = Carry(), self.plan.prompt, None
+        watch_cfg = self._watch_config()
+        for iteration in range(1, self.plan.inputs.max_iterations + 1):
+            if self.cancelled.is_set():
+                break
+            setup = self._setup(prompt, watch_cfg)
+            result = run_iteration(self.runtime, self.forge, setup, carry, self.clock, self.lock, self.log,
+                                   self.timeline, self._show_output, self._register)
+            self.acked_steers += len(result.agent.steers)
+            if not _agent_ok(result) or self.cancelled.is_set() or not self.plan.inputs.validation_script:
+                return result, _agent_ok(result) and not self.cancelled.is_set()
+            check = run_script(self.plan.inputs.validation_script, self.env, self.plan.ctx.workspace, SCRIPT_TIMEOUT_S)
+            if check.exit_code == 0:
+                return result, True
+            self.log("warning", f"Validation failed after iteration {iteration} (exit {check.exit_code})")
+            prompt = f"{self.plan.prompt}\n\nThe validation script failed; its output:\n{check.output}"
+        return result, False
+
+    def _setup(self, prompt: str, watch_cfg: WatchConfig | None) -> IterationSetup:
+        agent_env = {k: v for k, v in self.env.items() if k not in AGENT_HIDDEN_KEYS}
+        return IterationSetup(
+            sandbox_name=self.sandbox_name, agent_cli=self.plan.agent_cli, prompt=prompt,
+            workdir=self.plan.ctx.workspace, env=agent_env, timeout_s=self.plan.timeout_s,
+            model=self.plan.inputs.model, fallback_models=self.plan.inputs.fallback_models, watch=watch_cfg)
+
+    def _register(self, watcher: Watcher | None) -> None:
+        self._watcher = watcher
+        if watcher is not None and self.cancelled.is_set():
+            watcher.stop()
+
+    def _show_output(self, line: str) -> None:
+        self.console.untrusted_block([line])
+
+    def _outcome(self, result: IterationResult | None, validated: bool) -> RunOutcome:
+        steers = self.acked_steers
+        head = (result.marker.head if result and result.marker.head else self.plan.env_head_sha) if result else ""
+        left = [f"follow-up run {run_id} [{why}]" for run_id, why in (result.left if result else [])]
+        if self.cancelled.is_set():
+            return RunOutcome("failed", 1, steers=steers, head_sha=head, error="the run was cancelled", left=left)
+        if result is None or not validated:
+            error = (result.agent.error if result else "") or "the agent run failed"
+            if result and result.session_lost:
+                error = "the agent session was lost during a steer interrupt; the queued run will redo the update"
+            return RunOutcome("failed", 1, steers=steers, head_sha=head, error=error, left=left,
+                              settle_reason=result.settle_reason if result else "")
+        return RunOutcome("succeeded", 0, steers=steers, marker=result.marker, head_sha=head,
+                          settle_reason=result.settle_reason, left=left)
+
+    # ---- steering eligibility (§5.5) --------------------------------------------------------
+    def _watch_config(self) -> WatchConfig | None:
+        steer = self.plan.steer
+        if not steer.steer_enabled:
+            return None
+        reason, defect = self._decline_reason()
+        if reason:
+            if defect or steer.explicitly_enabled:
+                self.log("warning", f"Steering disabled: {reason} [steering-disabled]")
+                self.timeline.add(self.clock.now(), "notice", f"steering disabled: {reason}", rule_id="steering-disabled")
+            return None
+        logins = self._self_logins()
+        if logins is None:
+            return None
+        deadline = settle.watch_deadline(self.started_at, self.plan.inputs.timeout_minutes, self.tokens.expires_at)
+        return WatchConfig(
+            run_id=self.plan.ctx.run_id, run_name=self.plan.run_name, item_number=self.plan.item,
+            self_logins=logins, started_at=self.started_at, deadline=deadline, max_steers=steer.effective_max_steers,
+            min_remaining=settle.min_remaining_for(self.plan.inputs.runtime),
+            poll_interval_s=float(steer.effective_poll_interval_s), env_head_sha=self.plan.env_head_sha,
+            stage_hints=(self.plan.ctx.job, self.plan.inputs.stage))
+
+    def _decline_reason(self) -> tuple[str, bool]:
+        if not self.plan.ctx.actions:
+            return "not running in GitHub Actions", False
+        if not self.tokens.job:
+            return "no job token to read the Actions API with", True
+        if self.plan.ctx.run_id <= 0:
+            return "GITHUB_RUN_ID is not set", True
+        decline = getattr(self.runtime, "steer_decline_reason", None)
+        if decline is not None:
+            probe = self._setup(self.plan.prompt, None)
+            from fullsend.ports import AgentParams
+            reason = decline(AgentParams(sandbox_name=probe.sandbox_name, agent_cli=probe.agent_cli, prompt="",
+                                         workdir=probe.workdir, env={}, steerable=True, timeout_s=probe.timeout_s,
+                                         model=probe.model, fallback_models=probe.fallback_models))
+            if reason:
+                return reason, True
+        return "", False
+
+    def _self_logins(self) -> frozenset[str] | None:
+        try:
+            role_login = self.forge.viewer_login("role")
+        except ForgeError as exc:
+            self.log("warning", f"Steering disabled: this run cannot resolve the login its own output is posted under ({exc}) [steering-disabled]")
+            return None
+        return frozenset({role_login, *self.plan.inputs.self_logins, *self.plan.review_bot_logins})
+
+
+def encoded_forms(token: str) -> tuple[str, ...]:
+    """Spellings of the job token a child env could hold besides its raw value: base64 of the
+    token and of ``x-access-token:<token>`` (the Basic header actions/checkout writes)."""
+    if not token:
+        return ()
+    return tuple(base64.b64encode(v.encode()).decode() for v in (token, f"x-access-token:{token}"))
+
+
+def warn_persisted_credentials(workspace: Path, log: Log) -> None:
+    """A checkout that kept its credential in ``.git/config`` hands it to the agent: say so."""
+    try:
+        config = (workspace / ".git" / "config").read_text(encoding="utf-8", errors="replace").lower()
+    except OSError:
+        return
+    if "extraheader" in config and "authorization:" in config:
+        log("warning", "The checkout kept a GitHub credential in .git/config, where the agent can read it; "
+            "set persist-credentials: false on actions/checkout")
+
+
+def _agent_ok(result: IterationResult) -> bool:
+    agent = result.agent
+    return agent.exit_code == 0 and not agent.is_error and not agent.timed_out and not result.session_lost

@@ -1,0 +1,82 @@
+"""``fullsend explain <issue-or-pr-url> [--run RUN_ID] [--as-of TIME] [--json]`` (interface.md "Commands").
+
+Read-only: why each follow-up run was or was not absorbed, and whether a queued run would skip,
+rule by rule.  For the run in flight (or ``--run``) and each follow-up run it prints the verdict
+of every provenance check by rule id, the binding and the amendment/context split of each
+comment, which receipt lists each run (which comment, by whom, edited or not) and whether the
+review-App skip would apply.  The decisions are made by the real ``fullsend.core`` functions;
+the reads go through ``fullsend.adapters.github.GitHubForge`` (see ``explain_read``).
+
+* Token: ``GH_TOKEN``, then ``GITHUB_TOKEN``; it needs read access to the repository's issues,
+  pull requests and Actions.  API base: ``GITHUB_API_URL`` (else the URL's host API);
+  GraphQL: ``GITHUB_GRAPHQL_URL`` (else derived from the API base).
+* Fail-safe: a failed call (a 403 names the missing permission) is reported per call and the
+  rest still prints.  It never posts anything.
+* Exit codes: 0 the report was printed · 2 bad arguments or no token.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, TextIO
+
+from fullsend.adapters.clock import SystemClock
+from fullsend.app.commands.steer import SteerCommandError, api_base, parse_item_url
+from fullsend.app.commands.explain.build import explain
+from fullsend.app.commands.explain.read import ExplainReader
+from fullsend.app.commands.explain.render import render_json, render_text
+from fullsend.core.model import parse_time
+EXIT_OK, EXIT_BAD_INPUT = 0, 2
+TOKEN_VARS = ("GH_TOKEN", "GITHUB_TOKEN")
+READ_TIMEOUT_S = 15
+
+
+class ExplainArgumentError(Exception):
+    """A bad argument or a missing token: exit 2 with the message on standard error."""
+
+
+def explain_token(env: Mapping[str, str]) -> str:
+    """``GH_TOKEN``, then ``GITHUB_TOKEN`` (trimmed).  Raises :class:`ExplainArgumentError` when neither is set."""
+    for name in TOKEN_VARS:
+        value = env.get(name, "").strip()
+        if value:
+            return value
+    raise ExplainArgumentError("no GitHub token: set GH_TOKEN or GITHUB_TOKEN to a token that can read the "
+                               "repository's issues, pull requests and Actions")
+
+
+def graphql_url(api_url: str, env: Mapping[str, str]) -> str:
+    """``GITHUB_GRAPHQL_URL`` when set; else ``…/api/v3`` → ``…/api/graphql`` (GHES), or ``<api>/graphql``."""
+    configured = env.get("GITHUB_GRAPHQL_URL", "").strip().rstrip("/")
+    if configured:
+        return configured
+    return api_url[: -len("/v3")] + "/graphql" if api_url.endswith("/api/v3") else api_url + "/graphql"
+
+
+def parse_run_id(raw: str | None) -> int | None:
+    """``--run``: a positive decimal run id, or ``None`` when not given."""
+    if raw is None:
+        return None
+    text = raw.strip()
+    if not (text.isascii() and text.isdigit()) or int(text) <= 0:
+        raise ExplainArgumentError(f"--run must be a workflow run id (a positive number), got {raw!r}")
+    return int(text)
+
+
+def run_explain(url: str, run: str | None, as_of: str | None, as_json: bool, env: Mapping[str, str],
+                out: TextIO, err: TextIO) -> int:
+    """The ``fullsend explain`` command: read, judge, print; returns the exit code (0 or 2)."""
+    try:
+        item = parse_item_url(url)
+        run_id = parse_run_id(run)
+        instant = parse_time(as_of) if as_of is not None else None
+        if as_of is not None and instant is None:
+            raise ExplainArgumentError(f"--as-of must be an RFC 3339 time such as 2026-09-03T10:30:00Z, got {as_of!r}")
+        token = explain_token(env)
+        api = api_base(item, env)
+    except (SteerCommandError, ExplainArgumentError) as exc:
+        err.write(f"fullsend explain: {exc}\n")
+        return EXIT_BAD_INPUT
+    reader = ExplainReader(item.repo, api, graphql_url(api, env), token, SystemClock(), timeout_s=READ_TIMEOUT_S)
+    explanation = explain(reader, item.repo, item.number, run_id, instant)
+    out.write(render_json(explanation) if as_json else render_text(explanation))
+    return EXIT_OK

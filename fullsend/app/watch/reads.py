@@ -1,0 +1,117 @@
+"""Forge reads for the watcher: Start, the baseline at Start and the snapshot behind each delta.
+
+* :func:`read_my_run` — spec/watcher.md §3 steps 3-9: my own run and its jobs (job token).
+* :func:`read_start_baseline` — §3 step 10 (``resolveItem``): a pull request or an issue, its
+  head and label baseline (PR) or title/body/labels snapshot (issue).
+* :func:`read_snapshot` — §9.1-§9.3 and the §9.5 compare.  Any read error aborts the delta:
+  ``ForgeError`` propagates with a prefix naming the read (``listing comments:``, ``reading head
+  SHA:``, ``listing reviews:``, ``reading labels:``, ``reading issue:``); the caller reports retry
+  and marks nothing judged (§11 step 5).
+
+Work-item reads use the role token (the adapter's default credential for these calls).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Callable, Sequence
+
+from fullsend.core.delta.changes import BaselineState, ForgeSnapshot, needs_compare
+from fullsend.core.delta.headmove import COMPARE_ERROR, COMPARE_NOT_FOUND
+from fullsend.core.model import Comparison
+from fullsend.core.provenance.verdicts import MyRun
+from fullsend.core.watch.start import StartRefused, check_own_run, my_run_facts, start_head_sha
+from fullsend.errors import ForgeError, NotFoundError
+from fullsend.ports import Forge
+def _read(prefix: str, call: Callable[..., Any], *args: Any) -> Any:
+    """``call(*args)``; a ``ForgeError`` is re-raised with ``prefix`` and its status/verdict kept."""
+    try:
+        return call(*args)
+    except NotFoundError as exc:
+        raise NotFoundError(f"{prefix} {exc}") from None
+    except ForgeError as exc:
+        raise ForgeError(f"{prefix} {exc}", exc.status, transient=exc.transient) from None
+
+
+def read_my_run(forge: Forge, run_id: int, run_name: str, item_number: int, started_at: datetime,
+                stage_hints: Sequence[str]) -> tuple[MyRun, list[str]]:
+    """Read my own run and its jobs and fix the facts provenance needs (spec/watcher.md §3 steps 3-9).
+
+    Returns :class:`MyRun` and log notes (title binding switched off, step 4).
+
+    Raises:
+        StartRefused: a read fails ("reading my own run <id>: …", "reading my own run's jobs: …")
+            or a rule of ``fullsend.core.watch.start`` refuses (no path, no chain, Route/stage job).
+    """
+    try:
+        run = forge.get_run(run_id)
+    except ForgeError as exc:
+        raise StartRefused(f"reading my own run {run_id}: {exc}") from None
+    check_own_run(run, run_name)  # path and chain are refused before the jobs are read
+    try:
+        jobs = forge.list_run_jobs(run_id)
+    except ForgeError as exc:
+        raise StartRefused(f"reading my own run's jobs: {exc}") from None
+    return my_run_facts(run, jobs, run_name=run_name, item_number=item_number, started_at=started_at,
+                        stage_hints=stage_hints)
+
+
+def read_start_baseline(forge: Forge, number: int, item_label: str, since: datetime, env_head_sha: str) -> BaselineState:
+    """Resolve the work item and fix its baseline (``resolveItem``, spec/watcher.md §3 step 10).
+
+    ``GET …/pulls/{n}`` succeeds → a pull request: head = ``env_head_sha`` if set, else the
+    forge's; labels from ``GET …/issues/{n}``.  404 → an issue: title, body and labels from
+    ``GET …/issues/{n}``, no head.  ``since`` is the delta window start (§3 step 6);
+    ``item_label`` (``owner/repo#N``) only names the item in messages.
+
+    Raises:
+        StartRefused: a non-404 error resolving PR-ness ("… is a pull request …"), or the issue
+            read failing ("reading labels of …" / "reading issue …").  Messages carry no token.
+    """
+    try:
+        pr = forge.get_pull_request(number)
+    except NotFoundError:
+        pr = None
+    except ForgeError as exc:
+        raise StartRefused(f"resolving whether {item_label} is a pull request: {exc}") from None
+    try:
+        issue = forge.get_issue(number)
+    except ForgeError as exc:
+        what = "reading labels of" if pr is not None else "reading issue"
+        raise StartRefused(f"{what} {item_label}: {exc}") from None
+    if pr is not None:
+        head = start_head_sha(env_head_sha, pr.head_sha)
+        return BaselineState(since=since, is_pull_request=True, last_head=head, labels=tuple(issue.labels))
+    return BaselineState(since=since, is_pull_request=False, last_head="", labels=tuple(issue.labels),
+                         title=issue.title, body=issue.body)
+
+
+def read_snapshot(forge: Forge, state: BaselineState, number: int) -> ForgeSnapshot:
+    """All reads for one delta, in the spec's order (§9.1-§9.3).  Raises ``ForgeError`` (prefixed).
+
+    Comments are listed with ``since`` = the baseline (a bandwidth filter; ``build_delta``
+    re-applies the semantics).  For a pull request: head, the comparison when the head moved from
+    a known head (its failure becomes a reason, never raw error text, §9.5), reviews, labels.
+    """
+    comments = _read("listing comments:", forge.list_issue_comments, number, state.since)
+    if not state.is_pull_request:
+        issue = _read("reading issue:", forge.get_issue, number)
+        return ForgeSnapshot(comments=comments, issue=issue)
+    head = _read("reading head SHA:", forge.get_pull_request, number).head_sha
+    comparison, compare_error = _compare(forge, state, head)
+    reviews = _read("listing reviews:", forge.list_reviews, number)
+    issue = _read("reading labels:", forge.get_issue, number)
+    return ForgeSnapshot(comments=comments, issue=issue, head_sha=head, reviews=reviews,
+                         comparison=comparison, compare_error=compare_error)
+
+
+def _compare(forge: Forge, state: BaselineState, head: str) -> tuple[Comparison | None, str]:
+    """The comparison of a head move; an error becomes a reason code, never raw error text (§9.5)."""
+    if not needs_compare(state, head):
+        return None, ""
+    try:
+        return forge.compare(state.last_head, head), ""
+    except NotFoundError:
+        return None, COMPARE_NOT_FOUND
+    except ForgeError:
+        return None, COMPARE_ERROR

@@ -1,0 +1,175 @@
+"""The delta: what changed on the work item since the baseline (spec/watcher.md §8, §9, §11.1).
+
+Pure.  The app reads the forge (comments since the baseline, the issue record, for a pull request
+its head, reviews and — when :func:`needs_compare` says so — the comparison) into a
+:class:`ForgeSnapshot`; :func:`build_delta` classifies it; :func:`fullsend.core.text.steertext.build_text`
+renders it; :func:`advance` moves the baseline after a successful delivery.
+
+Amendments are only comments bound to an authorized run (``bind_triggers`` of
+``fullsend.core.provenance.binding``); everything else that is new and not own output is context.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime
+from typing import AbstractSet, Sequence
+
+from fullsend.core.provenance.binding import Authorization, bind_triggers, binding_time, command_instruction
+from fullsend.core.delta.records import (
+    KIND_COMMENT,
+    KIND_HEAD,
+    KIND_REVIEW,
+    KIND_STATE,
+    BaselineState,
+    Delta,
+    DeltaItem,
+    ForgeSnapshot,
+    TextResult,
+)
+from fullsend.core.delta.headmove import head_move_context
+from fullsend.core.model import Comment, Issue
+from fullsend.core.delta.ownoutput import RULE_APP_MARKER, RULE_SELF_LOGIN, is_own_output
+from fullsend.core.text.prose import Wording
+from fullsend.core.text.steertext import build_text, truncate
+from fullsend.core.text.wire import NO_COMMENT
+__all__ = [
+    "RULE_APP_MARKER", "RULE_SELF_LOGIN", "BaselineState", "Delta", "DeltaItem", "ForgeSnapshot",
+    "TextResult", "advance", "build_delta", "build_text", "diff_labels", "eligible_comments",
+    "is_own_output", "needs_compare", "truncate",
+]
+
+
+def needs_compare(state: BaselineState, head_sha: str) -> bool:
+    """Whether the app must call ``compare(state.last_head, head_sha)`` for this delta (§9.5).
+
+    True only for a pull request whose head moved from a known head; a move from an unknown head
+    is reported without a comparison.
+    """
+    return state.is_pull_request and bool(head_sha) and bool(state.last_head) and head_sha != state.last_head
+
+
+def diff_labels(old: Sequence[str], new: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``(added, removed)`` label names, each sorted by code point (spec/watcher.md §9.4, §16.11)."""
+    old_set, new_set = set(old), set(new)
+    return tuple(sorted(new_set - old_set)), tuple(sorted(old_set - new_set))
+
+
+def eligible_comments(
+    comments: Sequence[Comment], since: datetime, self_logins: AbstractSet[str]
+) -> list[Comment]:
+    """Comments created strictly after ``since`` and not own output, listing order (§9.1 step 2).
+
+    ``created_at`` decides (an old comment edited later is not new); unknown → dropped.
+    """
+    return [
+        c
+        for c in comments
+        if c.created_at is not None
+        and c.created_at > since
+        and is_own_output(c.author, c.author_is_app, c.body, self_logins) is None
+    ]
+
+
+def _comment_items(
+    eligible: list[Comment], auths: Sequence[Authorization], observed: Sequence[Authorization]
+) -> tuple[list[DeltaItem], list[DeltaItem], tuple[int, ...]]:
+    """Split eligible comments into amendments and context by binding (§9.1 steps 3-4, §7.4)."""
+    binding = bind_triggers(eligible, auths, observed)
+    amendments, context = [], []
+    for c in eligible:
+        run_ids = tuple(binding.by_comment.get(c.id, ()))
+        item = DeltaItem(KIND_COMMENT, c.body, author=c.author, at=binding_time(c), id=c.id)
+        if run_ids:
+            amendments.append(replace(item, run_ids=run_ids, instruction=command_instruction(c.body)))
+        else:
+            context.append(item)
+    return amendments, context, binding.unbound
+
+
+def _review_items(state: BaselineState, snap: ForgeSnapshot, self_logins: AbstractSet[str]) -> list[DeltaItem]:
+    """New reviews, not own output, as context; a blank body reads ``(no comment)`` (§9.2 step 6)."""
+    items = []
+    for r in snap.reviews:
+        if r.submitted_at is None or r.submitted_at <= state.since:
+            continue
+        if is_own_output(r.author, r.author_is_app, r.body, self_logins) is not None:
+            continue
+        body = r.body if r.body.strip() else NO_COMMENT
+        items.append(DeltaItem(KIND_REVIEW, body, author=r.author, state=r.state, at=r.submitted_at, id=r.id))
+    return items
+
+
+def _labels_item(old: Sequence[str], issue: Issue | None, wording: Wording) -> list[DeltaItem]:
+    """The label change state item, if the label set changed (§9.4)."""
+    if issue is None:
+        return []
+    added, removed = diff_labels(old, issue.labels)
+    if not added and not removed:
+        return []
+    return [DeltaItem(KIND_STATE, wording.labels_changed(added, removed))]
+
+
+def _issue_state_items(state: BaselineState, issue: Issue | None, wording: Wording) -> list[DeltaItem]:
+    """Title, body and label edits of an issue, in that order (§9.3 steps 6'-8')."""
+    if issue is None:
+        return []
+    items = []
+    if issue.title != state.title:
+        items.append(DeltaItem(KIND_STATE, wording.title_item(issue.title)))
+    if issue.body != state.body:
+        items.append(DeltaItem(KIND_STATE, wording.body_edited + "\n" + issue.body))
+    return items + _labels_item(state.labels, issue, wording)
+
+
+def build_delta(
+    state: BaselineState,
+    snap: ForgeSnapshot,
+    auths: Sequence[Authorization],
+    observed: Sequence[Authorization],
+    self_logins: AbstractSet[str],
+    wording: Wording,
+) -> Delta:
+    """Classify what the app read against the baseline (``buildDelta``, spec/watcher.md §9).
+
+    ``auths``: ``binding.authorizations(batch)``; ``observed``: ``binding.observed_authorizations``
+    over every recorded issue_comment run.  Context order: PR → head (first), comments, reviews,
+    labels; issue → comments, then title, body, labels.  Never raises on bad forge data.
+    """
+    eligible = eligible_comments(snap.comments, state.since, self_logins)
+    amendments, comments, unbound = _comment_items(eligible, auths, observed)
+    if not state.is_pull_request:
+        context = comments + _issue_state_items(state, snap.issue, wording)
+        return Delta(tuple(amendments), tuple(context), unbound, issue=snap.issue)
+    moved = bool(snap.head_sha) and snap.head_sha != state.last_head
+    head: list[DeltaItem] = []
+    if moved:
+        body = head_move_context(state.last_head, snap.head_sha, snap.comparison, snap.compare_error, wording)
+        head.append(DeltaItem(KIND_HEAD, body))
+    reviews = _review_items(state, snap, self_logins)
+    context = head + comments + reviews + _labels_item(state.labels, snap.issue, wording)
+    return Delta(
+        tuple(amendments),
+        tuple(context),
+        unbound,
+        head_moved=moved,
+        new_head=snap.head_sha if moved else "",
+        last_head=state.last_head,
+        issue=snap.issue,
+    )
+
+
+def advance(state: BaselineState, delta: Delta, text: TextResult, snapshot: datetime) -> BaselineState:
+    """The baseline after a successful delivery (``markSteered``, spec/watcher.md §11.1).
+
+    ``since`` ← ``snapshot`` (the instant taken just before the delta was built).  The content
+    snapshot takes the delta's issue record unless the clip reached a state item; ``last_head``
+    takes the new head unless the clip reached the head item (the next delta reports it again).
+    """
+    labels, title, body = state.labels, state.title, state.body
+    if delta.issue is not None and not text.state_clipped:
+        labels, title, body = delta.issue.labels, delta.issue.title, delta.issue.body
+    last_head = state.last_head
+    if delta.head_moved and not text.head_clipped:
+        last_head = delta.new_head
+    return BaselineState(snapshot, state.is_pull_request, last_head, tuple(labels), title, body)

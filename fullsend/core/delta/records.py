@@ -1,0 +1,114 @@
+"""Records of the delta: the baseline, what the app read, the delta itself, the built text.
+
+Shapes only; the logic is in ``delta.py`` (spec/watcher.md §8-§9, §11.1) and ``steertext.py``
+(§10).  All records are frozen; times are aware UTC ``datetime`` or ``None`` (unknown).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Sequence
+
+from fullsend.core.model import Comment, Comparison, Issue, Review
+KIND_COMMENT = "comment"
+KIND_REVIEW = "review"
+KIND_HEAD = "head"
+KIND_STATE = "state"
+
+
+@dataclass(frozen=True)
+class BaselineState:
+    """State that defines the baseline (spec/watcher.md §9 "State that defines the baseline").
+
+    ``since``: the delta window start (my run's ``created_at`` or ``DeltaBaseline``, then each
+    delivered snapshot instant).  ``last_head``: the head SHA the agent was last told about (PR;
+    "" for an issue).  ``labels`` (sorted), ``title``, ``body``: the content snapshot.
+    """
+
+    since: datetime
+    is_pull_request: bool
+    last_head: str = ""
+    labels: tuple[str, ...] = ()
+    title: str = ""
+    body: str = ""
+
+
+@dataclass(frozen=True)
+class ForgeSnapshot:
+    """What the app read from the forge for one delta (spec/watcher.md §9.1-§9.3).
+
+    ``comments``: issue comments listed with ``since = state.since``, in listing order.
+    ``issue``: ``GET …/issues/{n}`` (labels for a PR; title/body/labels for an issue), ``None`` if
+    not read.  ``head_sha``: the PR's current head ("" for an issue).  ``reviews``: the PR's
+    reviews.  ``comparison`` / ``compare_error``: the compare read, made only when
+    ``needs_compare`` said so; ``compare_error`` is ``"not-found"``, ``"not-supported"``,
+    ``"error"`` or ``""``.
+    """
+
+    comments: Sequence[Comment]
+    issue: Issue | None
+    head_sha: str = ""
+    reviews: Sequence[Review] = ()
+    comparison: Comparison | None = None
+    compare_error: str = ""
+
+
+@dataclass(frozen=True)
+class DeltaItem:
+    """One item of the delta (spec/watcher.md §9.1-§9.4).
+
+    ``kind``: ``comment`` | ``review`` | ``head`` | ``state``.  ``author`` and ``state`` (review
+    state) are forge values as written; ``at`` is the binding time (comments) or ``submitted_at``
+    (reviews).  An amendment has ``run_ids`` (bound runs, ascending) and an ``instruction`` (""
+    when the comment renders as a plain body).
+    """
+
+    kind: str
+    body: str
+    author: str = ""
+    state: str = ""
+    at: datetime | None = None
+    id: int = 0
+    run_ids: tuple[int, ...] = ()
+    instruction: str = ""
+
+
+@dataclass(frozen=True)
+class Delta:
+    """What changed on the work item since the baseline (spec/watcher.md §9).
+
+    ``context`` order: PR → head, comments, reviews, labels; issue → comments, title, body,
+    labels (state items last).  ``unbound``: authorized run ids bound to no comment, ascending.
+    ``issue``: the issue record read for this delta (for :func:`fullsend.core.delta.advance`).
+    """
+
+    amendments: tuple[DeltaItem, ...] = ()
+    context: tuple[DeltaItem, ...] = ()
+    unbound: tuple[int, ...] = ()
+    head_moved: bool = False
+    new_head: str = ""
+    last_head: str = ""
+    issue: Issue | None = None
+
+    @property
+    def empty(self) -> bool:
+        """Not moved, no amendments and no context; unbound runs alone do not count (§9.5)."""
+        return not self.head_moved and not self.amendments and not self.context
+
+
+@dataclass(frozen=True)
+class TextResult:
+    """The steer text and what it means for "consumed" (spec/watcher.md §10, §10.3).
+
+    ``text``: the body handed to the runtime (no opening line).  ``findings``: characters and
+    escapes the sanitizer removed.  ``excluded``: unbound runs and runs of dropped or clipped
+    amendments (never receipted).  ``state_clipped`` / ``head_clipped``: the clip reached a state
+    item / the head item, so the snapshot of that part is not advanced (§11.1).
+    """
+
+    text: str
+    findings: int = 0
+    excluded: frozenset[int] = field(default_factory=frozenset)
+    state_clipped: bool = False
+    head_clipped: bool = False

@@ -1,0 +1,269 @@
+"""Provenance verdicts on listed follow-up runs (spec/watcher.md §5, §11.2).
+
+Each listed run is judged in two phases, in the spec's exact order:
+
+* phase A, :func:`judge_record` — the run record alone (no API call): ``self``, ``shim``,
+  ``event``, ``fresh``, ``item``, ``chain``, then (for ``issue_comment`` runs) "record as
+  observed", then ``once``;
+* phase B, :func:`judge_jobs` — the run's job listing: the one job carrying my Route job's exact
+  name concluded ``success``, and the one job carrying my stage job's exact name was not
+  ``skipped``.  The run's own ``conclusion`` is never consulted.
+
+Every outcome is a :class:`Verdict` — accept, reject (final) or pending ("judge again next poll")
+— with a kebab-case rule id from the §5.5 table.  Provenance fails CLOSED: unknown or malformed
+forge data is a named reject or pending, never an accept and never an exception.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import AbstractSet, Iterable, Literal, Sequence
+
+from fullsend.core.provenance.binding import bound_to_item
+from fullsend.core.model import Job, ReferencedWorkflow, WorkflowRun  #: Every rule id this module emits: the spec/watcher.md §5.5 table, plus two project ids for
+#: cases the table does not name (``no-run-id``: a record without a positive id cannot be judged
+#: once; ``jobs-pending``: a transient error reading the jobs, §5.3, judged again next poll).
+RULE_IDS: tuple[str, ...] = (
+    "self",
+    "shim",
+    "event",
+    "fresh",
+    "item",
+    "chain-pending",
+    "chain-differs",
+    "once",
+    "route-pending",
+    "route-not-success",
+    "route-ambiguous",
+    "route-missing",
+    "stage-pending",
+    "stage-skipped",
+    "stage-ambiguous",
+    "stage-missing",
+    "jobs-unreadable",
+    "no-run-id",
+    "jobs-pending",
+)
+
+#: Work-item update events the shim may carry (check 2, spec/watcher.md §5.1; WIRE event names).
+ALLOWED_EVENTS: frozenset[str] = frozenset(
+    {"issue_comment", "issues", "pull_request_target", "pull_request_review", "pull_request_review_comment"}
+)
+
+Outcome = Literal["accept", "reject", "pending"]
+
+
+@dataclass(frozen=True)
+class MyRun:
+    """Facts about my own run, fixed at Start (spec/watcher.md §3; built by ``fullsend.core.watch.start``).
+
+    ``path``: my shim path as the API reports it.  ``referenced_workflows``: my dispatch chain
+    (non-empty).  ``fresh_after``: the freshness cutoff (UTC; ``None`` makes nothing fresh).
+    ``run_name``: ``owner/repo#N``, or ``""`` when title binding is off.  ``route_job_name`` /
+    ``stage_job_name``: the exact job names matched in candidates.
+    """
+
+    run_id: int
+    path: str
+    referenced_workflows: tuple[ReferencedWorkflow, ...]
+    fresh_after: datetime | None
+    run_name: str
+    item_number: int
+    route_job_name: str
+    stage_job_name: str
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One provenance outcome (spec/watcher.md §5.2-§5.5).
+
+    ``outcome``: ``accept`` (from :func:`judge_record`: phase A passed, read the jobs; from
+    :func:`judge_jobs`: the run joins the batch), ``reject`` (final) or ``pending`` (judge again
+    next poll; the poll reports retry).  ``rule_id``: ``""`` on accept, else one of
+    :data:`RULE_IDS`.  ``check``: the coarse check name (``self``, ``shim``, ``event``, ``fresh``,
+    ``item``, ``chain``, ``once``, ``route``, ``stage``, ``jobs``).  ``observe``: record the run
+    into the observed map (§5.2 step 7).  ``judged``: add the run id to the judged set (§11.2).
+    """
+
+    run_id: int
+    outcome: Outcome
+    rule_id: str
+    check: str
+    detail: str
+    observe: bool = False
+    judged: bool = False
+
+    @property
+    def final(self) -> bool:
+        """True for a final rejection (not pending, not accepted)."""
+        return self.outcome == "reject"
+
+    def log_line(self) -> str:
+        """One log line in the project's wording, naming the check, the detail and the rule id."""
+        if self.outcome == "accept":
+            return f"Follow-up run {self.run_id}: {self.detail}"
+        what = "rejected" if self.outcome == "reject" else "not decided yet"
+        line = f"Follow-up run {self.run_id} {what} ({self.check}: {self.detail}) [{self.rule_id}]"
+        return line if self.outcome == "reject" else line + "; judging it again next poll"
+
+
+def _shown(value: str) -> str:
+    """A forge string made safe for one log line: quoted, control characters escaped, bounded."""
+    text = value if isinstance(value, str) else ""
+    return json.dumps(text[:200] + ("…" if len(text) > 200 else ""))
+
+
+def _reject(run: WorkflowRun, rule_id: str, check: str, detail: str, **flags: bool) -> Verdict:
+    return Verdict(run.id, "reject", rule_id, check, detail, **flags)
+
+
+def _pending(run: WorkflowRun, rule_id: str, check: str, detail: str, **flags: bool) -> Verdict:
+    return Verdict(run.id, "pending", rule_id, check, detail, **flags)
+
+
+def is_follow_up(run: WorkflowRun, me: MyRun) -> bool:
+    """Freshness (`fresh`, spec/watcher.md §5.2 step 4).
+
+    ``created_at`` strictly after ``me.fresh_after`` → yes; the same instant → yes iff the run id is
+    larger than mine (ids are monotonic); earlier, or either instant unknown → no.
+    """
+    created, cutoff = run.created_at, me.fresh_after
+    if created is None or cutoff is None:
+        return False
+    if created == cutoff:
+        return run.id > me.run_id
+    return created > cutoff
+
+
+def _chain_keys(chain: Iterable[ReferencedWorkflow]) -> list[str]:
+    return sorted(f"{rw.path}\x00{rw.ref}" for rw in chain)
+
+
+def same_chain(mine: Sequence[ReferencedWorkflow], theirs: Sequence[ReferencedWorkflow]) -> bool:
+    """Dispatch-chain equality (`chain`, spec/watcher.md §5.2 step 6).
+
+    Multiset equality of ``(path, ref)`` pairs; ``sha`` is ignored.  An empty ``mine`` equals
+    nothing, not even another empty chain.
+    """
+    if not mine or len(mine) != len(theirs):
+        return False
+    return _chain_keys(mine) == _chain_keys(theirs)
+
+
+def _record_rejection(run: WorkflowRun, me: MyRun) -> Verdict | None:
+    """Phase-A checks 1-6 in the spec's order; ``None`` when the record passes them all."""
+    if run.id <= 0:
+        return _reject(run, "no-run-id", "self", "the run record carries no usable id")
+    if run.id == me.run_id:
+        return _reject(run, "self", "self", "this is my own run")
+    if run.path != me.path:
+        return _reject(run, "shim", "shim", f"path {_shown(run.path)} is not the shim {_shown(me.path)}")
+    if run.event not in ALLOWED_EVENTS:
+        return _reject(run, "event", "event", f"event {_shown(run.event)} does not update a work item")
+    if not is_follow_up(run, me):
+        return _reject(run, "fresh", "fresh", "it was not created after my own run")
+    if not bound_to_item(run, me.item_number, me.run_name):
+        return _reject(run, "item", "item", "it is not bound to my work item")
+    if not same_chain(me.referenced_workflows, run.referenced_workflows):
+        if not run.referenced_workflows and run.status != "completed":
+            return _pending(run, "chain-pending", "chain", "GitHub has not listed its referenced_workflows yet")
+        return _reject(run, "chain-differs", "chain", "its referenced_workflows differ from mine")
+    return None
+
+
+def judge_record(run: WorkflowRun, me: MyRun, judged: AbstractSet[int]) -> Verdict:
+    """Phase A: judge a listed run from its record alone (spec/watcher.md §5.2).
+
+    Returns a rejection (``self`` … ``chain-differs``, never marking the run judged), a
+    ``chain-pending``, a ``once`` rejection for an id in ``judged``, or ``accept`` meaning "read
+    its jobs and call :func:`judge_jobs`".  ``observe`` is set on an ``issue_comment`` run that
+    passed checks 1-6 (also when it is then rejected ``once``).  Never raises.
+    """
+    rejection = _record_rejection(run, me)
+    if rejection is not None:
+        return rejection
+    observe = run.event == "issue_comment"
+    if run.id in judged:
+        return _reject(run, "once", "once", "it was judged already", observe=observe)
+    return Verdict(run.id, "accept", "", "", "passed the run-record checks", observe=observe)
+
+
+def _named(jobs: Sequence[Job], name: str) -> list[Job]:
+    return [job for job in jobs if name and job.name == name]
+
+
+def _route_verdict(run: WorkflowRun, jobs: Sequence[Job], me: MyRun) -> Verdict | None:
+    """Route verdict (spec/watcher.md §5.3); ``None`` when the Route job concluded success."""
+    name, done = me.route_job_name, run.status == "completed"
+    matches = _named(jobs, name)
+    if len(matches) >= 2:
+        return _reject(run, "route-ambiguous", "route", f"more than one job named {_shown(name)}", judged=True)
+    if not matches:
+        if done:
+            return _reject(
+                run, "route-missing", "route", "no Route job: the shim did not dispatch this event", judged=True
+            )
+        return _pending(run, "route-pending", "route", "its Route job has not concluded yet")
+    conclusion = matches[0].conclusion
+    if not conclusion:
+        return _pending(run, "route-pending", "route", "its Route job has not concluded yet")
+    if conclusion != "success":
+        detail = f"its Route job concluded {_shown(conclusion)}, not success"
+        return _reject(run, "route-not-success", "route", detail, judged=True)
+    return None
+
+
+def _stage_verdict(run: WorkflowRun, jobs: Sequence[Job], me: MyRun) -> Verdict | None:
+    """Stage verdict (spec/watcher.md §5.3); ``None`` when my stage job was selected."""
+    name, done = me.stage_job_name, run.status == "completed"
+    matches = _named(jobs, name)
+    if len(matches) >= 2:
+        return _reject(run, "stage-ambiguous", "stage", f"more than one job named {_shown(name)}", judged=True)
+    if not matches:
+        detail = f"no job named {_shown(name)} in the run"
+        if done:
+            return _reject(run, "stage-missing", "stage", detail, judged=True)
+        return _pending(run, "stage-pending", "stage", detail)
+    if matches[0].conclusion == "skipped":
+        return _reject(run, "stage-skipped", "stage", "the Route job skipped my stage", judged=True)
+    return None
+
+
+def judge_jobs(run: WorkflowRun, jobs: Sequence[Job], me: MyRun) -> Verdict:
+    """Phase B: judge a run that passed phase A by its job listing (spec/watcher.md §5.3).
+
+    Route first, then stage, each matched by EXACT job name (decoys like ``Route`` or
+    ``other / Route`` are never read).  Final rejections carry ``judged=True``; pending ones and
+    the accept do not (an accepted run is judged on delivery or an empty delta, §5.4).
+    """
+    verdict = _route_verdict(run, jobs, me) or _stage_verdict(run, jobs, me)
+    if verdict is not None:
+        return verdict
+    return Verdict(run.id, "accept", "", "", "its Route job concluded success and selected my stage")
+
+
+def jobs_unreadable(run_id: int, permanent: bool, detail: str) -> Verdict:
+    """Verdict for a failed read of a candidate's jobs (spec/watcher.md §5.3).
+
+    Permanent (403, 404, …) → final ``jobs-unreadable`` rejection, judged (never read again);
+    transient or unknown → ``jobs-pending`` (the poll reports retry; the run stays judgeable).
+    ``detail`` must already be safe to log (no token).
+    """
+    if permanent:
+        return Verdict(run_id, "reject", "jobs-unreadable", "jobs", detail, judged=True)
+    return Verdict(run_id, "pending", "jobs-pending", "jobs", detail)
+
+
+def order_listing(runs: Iterable[WorkflowRun]) -> list[WorkflowRun]:
+    """A poll's listing de-duplicated by id and sorted oldest first (spec/watcher.md §4, §17).
+
+    For an id seen twice (a page shifted between requests) the later copy wins.  The sort is
+    stable by (``created_at``, id); runs with an unknown ``created_at`` come first (they are
+    rejected ``fresh`` anyway).
+    """
+    by_id: dict[int, WorkflowRun] = {}
+    for run in runs:
+        by_id[run.id] = run
+    return sorted(by_id.values(), key=lambda r: ((0, None) if r.created_at is None else (1, r.created_at), r.id))

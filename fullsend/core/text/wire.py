@@ -1,0 +1,55 @@
+"""WIRE tokens and fixed data layouts of the steer text and the envelope.
+
+Every constant here is matched by another program (the agent definitions in fullsend-ai/agents,
+the runtimes) or is a data layout the spec fixes byte for byte (spec/watcher.md §10.2, §10.6,
+§10.7, §14; spec/runtime-transport.md §5).  Prose of our own lives in jinja2 templates under
+``fullsend/templates/envelope/`` and reaches the core as a ``fullsend.core.text.prose.Wording``.
+"""
+
+from __future__ import annotations
+
+#: The envelope's first line (WIRE; cross-repo contract, never defanged in content).
+OPENING_LINE = "Runner update: your task inputs changed after this run started."
+
+#: The amendments heading, alone on its line (WIRE, spec/watcher.md §10.6).
+AMENDMENTS_HEADING = "Amendments"
+
+#: What the context heading line begins with (WIRE); our header sentence follows after a space.
+CONTEXT_HEADING = "Work-item context."
+
+#: Fences around the untrusted block (WIRE).
+FENCE_OPEN = "[work-item-context]"
+FENCE_CLOSE = "[/work-item-context]"
+
+#: The defended attribution prefix of an amendment instruction (WIRE).
+INSTRUCTION_PREFIX = "Instruction from @"
+
+#: Layout prefixes of the non-defended attributions (exact layout, not WIRE).
+COMMENT_PREFIX = "Comment from @"
+REVIEW_PREFIX = "Review from @"
+
+#: The envelope's provenance line prefix (exact layout; exactly one line of the envelope).
+SOURCE_PREFIX = "Source: "
+
+#: Source item used when the message carries no provenance at all (exact data layout).
+SOURCE_NONE = "the work item this run is acting on"
+
+#: Body of a review whose text is empty or whitespace (exact placeholder, spec/watcher.md §14).
+NO_COMMENT = "(no comment)"
+
+#: Appended by the truncation primitive; budgets count its 12 bytes (spec/watcher.md §10.1).
+TRUNCATION_MARKER = "\n[truncated]"
+
+#: The own-output marker prefix as written by fullsend (WIRE, spec/watcher.md §8).
+OWN_OUTPUT_MARKER = "<!-- fullsend:"
+
+#: The only amendment event (WIRE, spec/watcher.md §7.1; runtime ``AmendmentEvents()``).
+AMENDMENT_EVENTS: frozenset[str] = frozenset({"issue_comment"})
+
+#: Byte budgets (spec/watcher.md §14).
+MAX_DELTA_BYTES = 16_384
+MAX_AMENDMENT_BYTES = 4_096
+MAX_HEAD_MOVE_BYTES = 6_144
+
+#: A comparison listing at this many files may be cut by the forge (spec/watcher.md §9.5).
+COMPARE_FILE_CAP = 300

@@ -1,0 +1,245 @@
+"""The settle rule as a pure state machine (spec/watcher.md §11 outcomes, §12 watch loop, §13-§14).
+
+The app's watch loop (``fullsend.app.watch.watcher``) owns the waiting; this module owns every decision.
+For each input the loop asks one question and gets a :class:`Decision`:
+
+* :func:`at_start` — before the first wait: is the per-run steer cap already spent?
+* :func:`before_tick` / :func:`before_turn_end` — may this tick / turn end poll at all?
+  (``low-on-time``; a stale turn end is ignored)
+* :func:`after_tick` / :func:`after_turn_end` — given that poll's :class:`Outcome`, keep
+  watching or settle, and with which reason;
+* :func:`deadline_reached` — the wall-clock deadline (§13).
+
+Settle reasons are the rule ids of spec/watcher.md §5.5: ``turn-end-nothing-new``,
+``verdictless-polls-exhausted``, ``cap-reached``, ``deadline``, ``low-on-time``,
+``session-closed``, ``cancelled``.  ``stale-turn-end`` names the ignored input (a project id).
+
+Project decision (beyond §12): :func:`at_start` settles at once with ``cap-reached`` when
+earlier validation iterations already spent the cap, instead of waiting for the first tick —
+no steer can come, so the session must not be held open for one.
+
+Pure: no clock reads (``now`` is always a parameter), no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from enum import Enum
+
+MAX_RETRY_POLLS = 4  # §14 maxRetryPolls: consecutive verdict-less polls after the agent finished
+DEFAULT_MAX_STEERS = 2  # §14
+DEFAULT_POLL_INTERVAL_S = 30.0  # §14
+DEFAULT_MIN_REMAINING = timedelta(minutes=5)  # §14 DefaultMinRemaining
+CODEX_INTERRUPT_COST = timedelta(seconds=12)  # §13, configurable constant (older version: 50 s)
+TOKEN_LIFE = timedelta(minutes=60)  # §14 token life
+TOKEN_MARGIN = timedelta(minutes=10)  # §14 margin: the watch ends this long before the token does
+
+# Settle reasons (spec/watcher.md §5.5).
+TURN_END_NOTHING_NEW = "turn-end-nothing-new"
+VERDICTLESS_POLLS_EXHAUSTED = "verdictless-polls-exhausted"
+CAP_REACHED = "cap-reached"
+DEADLINE = "deadline"
+LOW_ON_TIME = "low-on-time"
+SESSION_CLOSED = "session-closed"
+CANCELLED = "cancelled"
+STALE_TURN_END = "stale-turn-end"  # project id: a turn end a steer already superseded (ignored)
+
+SETTLE_REASONS = (
+    TURN_END_NOTHING_NEW,
+    VERDICTLESS_POLLS_EXHAUSTED,
+    CAP_REACHED,
+    DEADLINE,
+    LOW_ON_TIME,
+    SESSION_CLOSED,
+    CANCELLED,
+)
+
+
+class Outcome(Enum):
+    """One poll-and-steer cycle's outcome (§11)."""
+
+    EMPTY = "empty"  # a verdict was reached and there is nothing to wait for
+    STEERED = "steered"
+    RETRY = "retry"  # no verdict: a transient failure or a pending candidate
+    CLOSED = "closed"  # the session can no longer take a steer (terminal)
+
+
+class Action(Enum):
+    """What the loop does next."""
+
+    POLL = "poll"  # run one poll-and-steer cycle, then call after_tick / after_turn_end
+    CONTINUE = "continue"  # keep watching
+    IGNORE = "ignore"  # drop this input (a stale turn end) and keep watching
+    SETTLE = "settle"  # stop watching; ``reason`` is a settle reason
+
+
+@dataclass(frozen=True)
+class Decision:
+    """An :class:`Action` and, for ``SETTLE`` / ``IGNORE``, its rule id."""
+
+    action: Action
+    reason: str = ""
+
+    @property
+    def settles(self) -> bool:
+        return self.action is Action.SETTLE
+
+
+POLL = Decision(Action.POLL)
+CONTINUE = Decision(Action.CONTINUE)
+IGNORE_STALE = Decision(Action.IGNORE, STALE_TURN_END)
+
+
+def settle_for(reason: str) -> Decision:
+    """A ``SETTLE`` decision; ``reason`` must be one of :data:`SETTLE_REASONS` (``ValueError`` otherwise)."""
+    if reason not in SETTLE_REASONS:
+        raise ValueError(f"unknown settle reason {reason!r}")
+    return Decision(Action.SETTLE, reason)
+
+
+@dataclass(frozen=True)
+class SettleState:
+    """The loop's memory (§12).
+
+    ``awaiting``: a turn end's poll could not conclude, so ticks now count toward
+    :data:`MAX_RETRY_POLLS`; ``retries``: verdict-less polls since that turn end (the turn-end
+    poll counts as the first); ``last_steer_at``: the delivery instant of the last steer
+    (``steeredAt``, §11.1), against which stale turn ends are judged.
+    """
+
+    awaiting: bool = False
+    retries: int = 0
+    last_steer_at: datetime | None = None
+
+
+# ---- configuration defaults (§1 Config, §14; vector W13) ------------------------------------
+def effective_max_steers(max_steers: int) -> int:
+    """``MaxSteers``: ≤ 0 → 2."""
+    return max_steers if max_steers > 0 else DEFAULT_MAX_STEERS
+
+
+def effective_poll_interval_s(poll_interval_s: float) -> float:
+    """``PollInterval`` in seconds: ≤ 0 → 30 s."""
+    return poll_interval_s if poll_interval_s > 0 else DEFAULT_POLL_INTERVAL_S
+
+
+def effective_min_remaining(min_remaining: timedelta) -> timedelta:
+    """``MinRemaining``: ≤ 0 → 5 min."""
+    return min_remaining if min_remaining > timedelta(0) else DEFAULT_MIN_REMAINING
+
+
+def prior_steers(steers: int) -> int:
+    """``PriorSteers`` floored at 0 (§1 Config; vector S13)."""
+    return max(0, steers)
+
+
+# ---- time (§12 lowOnTime, §13 deadline) --------------------------------------------------------
+def low_on_time(deadline: datetime | None, now: datetime, min_remaining: timedelta) -> bool:
+    """§12 lowOnTime: a deadline is set and less than ``min_remaining`` is left before it (W14-W16)."""
+    return deadline is not None and (deadline - now) < min_remaining
+
+
+def deadline_reached(deadline: datetime | None, now: datetime) -> bool:
+    """The watch deadline has passed (``now`` at or after it); never without a deadline."""
+    return deadline is not None and now >= deadline
+
+
+def watch_deadline(
+    run_started_at: datetime,
+    timeout_minutes: int,
+    token_expires_at: datetime | None = None,
+    token_life: timedelta = TOKEN_LIFE,
+    margin: timedelta = TOKEN_MARGIN,
+) -> datetime:
+    """§13: run start + min(timeout, token life − margin = 50 min); no later than ``expires_at`` − margin.
+
+    ``token_expires_at`` is the minted token's expiry when known (``None`` for a ``role_token``
+    input, whose life is unknown).
+    """
+    budget = min(timedelta(minutes=timeout_minutes), token_life - margin)
+    deadline = run_started_at + budget
+    if token_expires_at is not None:
+        deadline = min(deadline, token_expires_at - margin)
+    return deadline
+
+
+def min_remaining_for(runtime: str, interrupt_cost: timedelta = CODEX_INTERRUPT_COST) -> timedelta:
+    """§13 MinRemaining: 5 min; the ``codex`` runtime adds its interrupt cost (12 s by default)."""
+    return DEFAULT_MIN_REMAINING + (interrupt_cost if runtime == "codex" else timedelta(0))
+
+
+# ---- the machine (§12) ---------------------------------------------------------------------------
+def _cap(steers: int, max_steers: int) -> Decision:
+    return settle_for(CAP_REACHED) if steers >= max_steers else CONTINUE
+
+
+def at_start(steers: int, max_steers: int) -> Decision:
+    """Before the first wait: ``cap-reached`` when the carried steers already reach the cap."""
+    return _cap(steers, max_steers)
+
+
+def before_tick(now: datetime, deadline: datetime | None, min_remaining: timedelta) -> Decision:
+    """A tick fired: ``low-on-time`` settles rather than steers; otherwise poll."""
+    return settle_for(LOW_ON_TIME) if low_on_time(deadline, now, min_remaining) else POLL
+
+
+def turn_end_is_stale(state: SettleState, turn_end_at: datetime) -> bool:
+    """A turn end not strictly after the last steer's delivery instant is stale (§12, W12)."""
+    return state.last_steer_at is not None and not turn_end_at > state.last_steer_at
+
+
+def before_turn_end(
+    state: SettleState, turn_end_at: datetime, now: datetime, deadline: datetime | None, min_remaining: timedelta
+) -> Decision:
+    """A turn end arrived: ignore it when stale, settle when low on time, else poll."""
+    if turn_end_is_stale(state, turn_end_at):
+        return IGNORE_STALE
+    return settle_for(LOW_ON_TIME) if low_on_time(deadline, now, min_remaining) else POLL
+
+
+def _steered(state: SettleState, steered_at: datetime | None) -> SettleState:
+    return replace(state, awaiting=False, retries=0, last_steer_at=steered_at or state.last_steer_at)
+
+
+def after_tick(
+    state: SettleState, outcome: Outcome, steers: int, max_steers: int, steered_at: datetime | None = None
+) -> tuple[SettleState, Decision]:
+    """Apply a tick's poll outcome (§12 "Tick").
+
+    Mid-turn (not ``awaiting``) Empty and Retry just continue: a mid-turn steer is the live path.
+    Once a turn end is awaiting a verdict, Empty settles (``turn-end-nothing-new``) and the
+    fourth consecutive Retry settles (``verdictless-polls-exhausted``).  ``steered_at`` is the
+    delivery instant when ``outcome`` is STEERED.  Then the cap is checked (``cap-reached``).
+    """
+    if outcome is Outcome.CLOSED:
+        return state, settle_for(SESSION_CLOSED)
+    if outcome is Outcome.STEERED:
+        state = _steered(state, steered_at)
+    elif state.awaiting and outcome is Outcome.EMPTY:
+        return state, settle_for(TURN_END_NOTHING_NEW)
+    elif state.awaiting:
+        state = replace(state, retries=state.retries + 1)
+        if state.retries >= MAX_RETRY_POLLS:
+            return state, settle_for(VERDICTLESS_POLLS_EXHAUSTED)
+    return state, _cap(steers, max_steers)
+
+
+def after_turn_end(
+    state: SettleState, outcome: Outcome, steers: int, max_steers: int, steered_at: datetime | None = None
+) -> tuple[SettleState, Decision]:
+    """Apply the poll made at a (non-stale) turn end (§12 "Turn end").
+
+    Empty settles (``turn-end-nothing-new``: the agent finished and nothing new is conclusively
+    pending — permanent listing errors land here too); Closed settles (``session-closed``);
+    Retry starts awaiting with one verdict-less poll counted; Steered clears it.  Then the cap.
+    """
+    if outcome is Outcome.EMPTY:
+        return state, settle_for(TURN_END_NOTHING_NEW)
+    if outcome is Outcome.CLOSED:
+        return state, settle_for(SESSION_CLOSED)
+    if outcome is Outcome.RETRY:
+        state = replace(state, awaiting=True, retries=1)
+    else:
+        state = _steered(state, steered_at)
+    return state, _cap(steers, max_steers)

@@ -1,0 +1,235 @@
+"""A scripted coding agent that speaks Claude Code's stream-json protocol (runtime-transport §4.1).
+
+With ``--mode rpc`` on its argv it speaks pi's rpc protocol instead (``scripted_rpc``), and with
+``exec`` as its first argument Codex's ``exec --json`` protocol (``scripted_codex``).
+
+Run as ``fullsend-scripted-agent`` or ``python -m fullsend.simulator.agent.main`` with the
+Claude argv (``--print --verbose --output-format stream-json --input-format stream-json
+--replay-user-messages …``; every argument is accepted and ignored).  It prints a ``system/init``,
+then reads user lines from stdin.  Each line it *consumes* is echoed at once as a ``user`` event
+with ``isReplay: true`` and the same content; the first one starts a turn that "works" for
+``SCRIPTED_AGENT_TURN_S`` seconds; lines consumed during a turn are absorbed into it; each turn
+ends with one ``result``.  It exits 0 when stdin is closed and no turn is running.
+
+Environment knobs (all optional):
+
+``SCRIPTED_AGENT_TURN_S``     seconds of work per turn (default 2.0)
+``SCRIPTED_AGENT_ECHO``       ``eager`` (default: consume and echo a line the moment it arrives)
+                              or ``boundary`` (like the real CLI, note 9: a line sent mid-turn is
+                              consumed after the running step, then absorbed with one more step)
+``SCRIPTED_AGENT_LOG``        JSON lines ``{"at": …, "text": …}``, one per consumed message
+``SCRIPTED_AGENT_ENV_DUMP``   file receiving the agent's whole environment as a JSON object
+``SCRIPTED_AGENT_ARGV_DUMP``  file receiving the agent's arguments as a JSON list
+``SCRIPTED_AGENT_INJECT``     JSON ``{"path": mailbox, "text": …}``: at its first turn the agent
+                              appends a user line of its own to that mailbox (BC-22, vector 43)
+``SCRIPTED_AGENT_SPAWN_CHILD`` when ``1``, leaves a background ``sleep`` child behind (group kill)
+``SCRIPTED_AGENT_EXIT_CODE``  exit status at the end (default 0)
+``SCRIPTED_AGENT_PID_FILE``   file the agent appends its pid (and its child's) to, one per line;
+                              before that it appends to ``<file>.alive`` the earlier pids still
+                              alive (BC-22: nothing of a stopped sandbox survives)
+
+This is a test program, not part of the action: it reads its own clock.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import uuid
+from datetime import datetime, timezone
+from typing import Any
+
+_EOF = object()
+
+
+def _now_text() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+class _Out:
+    """Line-buffered stdout writer shared by the modes."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+
+    def emit(self, obj: dict[str, Any]) -> None:
+        line = json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+        with self._lock:
+            sys.stdout.write(line + "\n")
+            sys.stdout.flush()
+
+
+def _read_stdin(inbox: "queue.Queue[object]") -> None:
+    for raw in sys.stdin.buffer:
+        try:
+            obj = json.loads(raw.decode("utf-8"))
+        except ValueError:
+            continue
+        if isinstance(obj, dict):
+            inbox.put(obj)
+    inbox.put(_EOF)
+
+
+def _log(text: str) -> None:
+    path = os.environ.get("SCRIPTED_AGENT_LOG")
+    if path:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"at": _now_text(), "text": text}, ensure_ascii=False) + "\n")
+
+
+def _content_text(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return ""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _setup_side_effects(argv: list[str]) -> None:
+    for key, value in (("SCRIPTED_AGENT_ENV_DUMP", dict(os.environ)), ("SCRIPTED_AGENT_ARGV_DUMP", argv)):
+        path = os.environ.get(key)
+        if path:
+            with open(path, "w", encoding="utf-8") as fh:
+                json.dump(value, fh)
+    pids = [os.getpid()]
+    if os.environ.get("SCRIPTED_AGENT_SPAWN_CHILD") == "1":
+        child = subprocess.Popen(["sleep", "300"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        pids.append(child.pid)
+    pid_file = os.environ.get("SCRIPTED_AGENT_PID_FILE")
+    if pid_file:
+        earlier = []
+        if os.path.exists(pid_file):
+            with open(pid_file, encoding="utf-8") as fh:
+                earlier = [int(p) for p in fh.read().split()]
+        with open(f"{pid_file}.alive", "a", encoding="utf-8") as fh:
+            fh.write(" ".join(str(p) for p in earlier if _alive(p)) + "\n")
+        with open(pid_file, "a", encoding="utf-8") as fh:
+            fh.write("".join(f"{p}\n" for p in pids))
+
+
+class ClaudeScript:
+    """The Claude stream-json behaviour (see the module docstring)."""
+
+    def __init__(self, out: _Out) -> None:
+        self.out = out
+        self.session_id = str(uuid.uuid4())
+        self.inbox: queue.Queue[object] = queue.Queue()
+        self.turn_s = float(os.environ.get("SCRIPTED_AGENT_TURN_S", "2.0"))
+        self.eager = os.environ.get("SCRIPTED_AGENT_ECHO", "eager") != "boundary"
+        self.eof = False
+        self.turns = 0
+        self.injected = False
+
+    def run(self) -> int:
+        self.out.emit({"type": "system", "subtype": "init", "session_id": self.session_id,
+                       "model": "scripted-model", "cwd": os.getcwd(), "tools": [], "claude_code_version": "scripted"})
+        threading.Thread(target=_read_stdin, args=(self.inbox,), daemon=True).start()
+        while not self.eof:
+            item = self.inbox.get()
+            if item is _EOF:
+                break
+            texts = [self._consume(item)]
+            self._turn(texts)
+        return int(os.environ.get("SCRIPTED_AGENT_EXIT_CODE", "0"))
+
+    def _consume(self, obj: object) -> str:
+        assert isinstance(obj, dict)
+        message = obj.get("message") if isinstance(obj.get("message"), dict) else {}
+        content = message.get("content", "")
+        text = _content_text(content)
+        _log(text)
+        self.out.emit({"type": "user", "message": {"role": "user", "content": content},
+                       "session_id": self.session_id, "parent_tool_use_id": None,
+                       "uuid": str(uuid.uuid4()), "timestamp": _now_text(), "isReplay": True})
+        return text
+
+    def _work(self, seconds: float, texts: list[str]) -> None:
+        """Work for ``seconds``; in eager mode consume (and absorb) lines as they arrive."""
+        deadline = threading.Event()
+        timer = threading.Timer(seconds, deadline.set)
+        timer.start()
+        while not deadline.is_set():
+            if not self.eager or self.eof:
+                deadline.wait()
+                break
+            try:
+                item = self.inbox.get(timeout=0.01)
+            except queue.Empty:
+                continue
+            if item is _EOF:
+                self.eof = True
+            else:
+                texts.append(self._consume(item))
+        timer.cancel()
+
+    def _drain_pending(self, texts: list[str]) -> bool:
+        absorbed = False
+        while True:
+            try:
+                item = self.inbox.get_nowait()
+            except queue.Empty:
+                return absorbed
+            if item is _EOF:
+                self.eof = True
+                return absorbed
+            texts.append(self._consume(item))
+            absorbed = True
+
+    def _turn(self, texts: list[str]) -> None:
+        self._maybe_inject()
+        self._work(self.turn_s, texts)
+        if not self.eager and self._drain_pending(texts):
+            self._work(self.turn_s / 2, texts)  # the absorbed steer is answered in this turn
+        self.turns += 1
+        msg_id = f"msg_{uuid.uuid4().hex[:12]}"
+        usage = {"input_tokens": 10 * len(texts), "output_tokens": 5,
+                 "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+        self.out.emit({"type": "assistant", "session_id": self.session_id, "message": {
+            "id": msg_id, "role": "assistant", "usage": usage,
+            "content": [{"type": "text", "text": f"turn {self.turns}: handled {len(texts)} message(s)"}]}})
+        self.out.emit({"type": "result", "subtype": "success", "is_error": False, "num_turns": 1,
+                       "result": f"turn {self.turns} done", "session_id": self.session_id,
+                       "total_cost_usd": round(0.01 * self.turns, 6), "usage": usage})
+
+    def _maybe_inject(self) -> None:
+        spec = os.environ.get("SCRIPTED_AGENT_INJECT")
+        if not spec or self.injected:
+            return
+        self.injected = True
+        inject = json.loads(spec)
+        line = json.dumps({"type": "user", "message": {"role": "user", "content": inject["text"]}},
+                          separators=(",", ":"), ensure_ascii=False)
+        with open(inject["path"], "a", encoding="utf-8") as fh:
+            fh.write(line + "\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point (console script ``fullsend-scripted-agent``); returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    _setup_side_effects(argv)  # other flags are accepted and ignored
+    if "rpc" in argv and "--mode" in argv:
+        from fullsend.simulator.agent.pi import PiScript
+        code = PiScript(_Out()).run()
+    elif argv[:1] == ["exec"]:
+        from fullsend.simulator.agent.codex import CodexScript
+        code = CodexScript(_Out(), argv).run()
+    else:
+        code = ClaudeScript(_Out()).run()
+    sys.stdout.flush()
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

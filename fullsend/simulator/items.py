@@ -1,0 +1,273 @@
+"""Simulator state for work items: issues, pull requests, comments, reviews, head moves, compare.
+
+Implements the data behind spec/watcher.md §2 (issue, PR head, comments, reviews, compare) and
+spec/receipt-preflight-tokens.md §2.4-§2.5 (comments with raw ``created_at``/``updated_at``
+strings), §8.1 (reviews with ``commit_id``/``submitted_at``).  Scripting calls are thread-safe
+and return copies of the stored JSON.
+"""
+
+from __future__ import annotations
+
+import copy
+from datetime import datetime
+from typing import Any, Callable, Iterable
+
+from fullsend.simulator.actions import ActionsState
+from fullsend.simulator.shapes import Urls, fake_sha, label_json, node_id, pull_request_json, stable_id
+from fullsend.simulator.compare import CompareAnswer, comparison_json, resolve_compare
+FIRST_COMMENT_ID = 4_000_000_000
+FIRST_REVIEW_ID = 2_000_000_000
+_REACTIONS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "eyes", "rocket")
+
+
+class ItemsState(ActionsState):
+    """Issues, pull requests and what hangs off them."""
+
+    def __init__(self, urls: Urls, clock: Callable[[], datetime] | None = None) -> None:
+        super().__init__(urls, clock)
+        self._issues: dict[int, dict[str, Any]] = {}
+        self._pulls: dict[int, dict[str, Any]] = {}
+        self._comments: dict[int, dict[str, Any]] = {}
+        self._comment_item: dict[int, int] = {}
+        self._reviews: dict[int, list[dict[str, Any]]] = {}
+        self._heads: dict[int, list[dict[str, Any]]] = {}
+        self._compares: dict[tuple[str, str], CompareAnswer] = {}
+
+    # ----------------------------------------------------------------------------- issues / PRs
+    def add_issue(
+        self, number: int, title: str = "", body: str = "", labels: Iterable[str] = (),
+        user: str = "author", pull_request: bool = False, **extra: Any,
+    ) -> dict[str, Any]:
+        """Add (or replace) issue ``number``; returns the ``issue`` JSON.
+
+        ``pull_request=True`` adds the ``pull_request`` link object GitHub puts on a PR's issue
+        record (``add_pull_request`` does this for you).  ``extra`` overrides any issue field.
+        """
+        with self._lock:
+            now = self.now()
+            url = f"{self.urls.repo_api}/issues/{number}"
+            web = f"{self.urls.repo_web}/{'pull' if pull_request else 'issues'}/{number}"
+            issue: dict[str, Any] = {
+                "id": stable_id("issue", number, digits=10), "node_id": node_id("I", number), "url": url,
+                "repository_url": self.urls.repo_api, "labels_url": f"{url}/labels{{/name}}",
+                "comments_url": f"{url}/comments", "events_url": f"{url}/events", "html_url": web,
+                "number": number, "state": "open", "state_reason": None, "title": title, "body": body,
+                "user": self._user(user), "labels": [label_json(self.urls, n) for n in labels],
+                "assignee": None, "assignees": [], "milestone": None, "locked": False,
+                "active_lock_reason": None, "comments": self._count_comments(number), "closed_at": None,
+                "created_at": now, "updated_at": now, "author_association": "MEMBER",
+                "timeline_url": f"{url}/timeline", "performed_via_github_app": None,
+                "reactions": self._reactions(url),
+            }
+            if pull_request:
+                pr_url = f"{self.urls.repo_api}/pulls/{number}"
+                issue["pull_request"] = {"url": pr_url, "html_url": web, "diff_url": f"{web}.diff",
+                                         "patch_url": f"{web}.patch", "merged_at": None}
+            issue.update(self._item_fields(extra))
+            self._issues[number] = issue
+            return copy.deepcopy(issue)
+
+    def add_pull_request(
+        self, number: int, head_sha: str, title: str = "", body: str = "", labels: Iterable[str] = (),
+        user: str = "author", *, base_sha: str | None = None, head_ref: str = "feature",
+        base_ref: str = "main", draft: bool = False, **extra: Any,
+    ) -> dict[str, Any]:
+        """Add pull request ``number`` at ``head_sha`` (and its issue record); returns the
+        ``pull-request`` JSON.  ``extra`` overrides any pull-request field."""
+        labels = tuple(labels)
+        with self._lock:
+            issue = self.add_issue(number, title, body, labels, user, pull_request=True)
+            self._heads[number] = [{"sha": head_sha}]
+            owner = self._user(self.urls.owner, "Organization")
+            self._pulls[number] = pull_request_json(self.urls, issue, owner, (head_ref, head_sha),
+                                                    (base_ref, base_sha or fake_sha("base", number)), draft)
+            self._pulls[number].update(self._item_fields(extra))
+            return copy.deepcopy(self._pulls[number])
+
+    def update_issue(self, number: int, **fields: Any) -> dict[str, Any]:
+        """Change an issue's ``title``, ``body``, ``labels`` (names), ``state`` or any other field;
+        a PR's record follows.  ``updated_at`` becomes now unless given.  ``KeyError`` if unknown."""
+        with self._lock:
+            issue = self._issues[number]
+            fields.setdefault("updated_at", self.now())
+            if "labels" in fields:
+                fields["labels"] = [label_json(self.urls, n) if isinstance(n, str) else n for n in fields["labels"]]
+            issue.update(self._item_fields(fields))
+            pr = self._pulls.get(number)
+            if pr is not None:
+                pr.update({k: v for k, v in self._item_fields(fields).items() if k in pr})
+            return copy.deepcopy(issue)
+
+    def move_head(
+        self, number: int, new_sha: str, files: list[dict[str, Any]] | None = None,
+        status: str = "ahead", ahead_by: int = 1, behind_by: int = 0,
+    ) -> dict[str, Any]:
+        """Push to PR ``number``: its head becomes ``new_sha``.  ``compare/{old}...{new}`` then
+        answers ``status``/``ahead_by``/``behind_by`` with ``files`` (partial ``diff-entry`` dicts,
+        ``filename`` required; omit ``patch`` for a binary file); a compare across several moves
+        adds them up.  Returns the PR JSON.  ``KeyError`` if the PR is unknown."""
+        with self._lock:
+            pr = self._pulls[number]
+            self._heads[number].append({"sha": new_sha, "files": list(files or []), "status": status,
+                                        "ahead_by": ahead_by, "behind_by": behind_by})
+            now = self.now()
+            pr["head"]["sha"] = new_sha
+            pr["statuses_url"] = pr["_links"]["statuses"]["href"] = f"{self.urls.repo_api}/statuses/{new_sha}"
+            pr["updated_at"] = now
+            pr["commits"] = int(pr.get("commits", 1)) + max(ahead_by, 0)
+            self._issues[number]["updated_at"] = now
+            return copy.deepcopy(pr)
+
+    def set_compare(self, base: str, head: str, answer: dict[str, Any] | int) -> None:
+        """Fix the answer of ``compare/{base}...{head}``: a status code (e.g. 404), or a partial
+        ``commit-comparison`` dict (``status``, ``ahead_by``, ``behind_by``, ``files`` …) that the
+        simulator completes."""
+        with self._lock:
+            self._compares[(base, head)] = answer
+
+    def _pr_head(self, number: int) -> str:
+        pr = self._pulls.get(number)
+        return str(pr["head"]["sha"]) if pr else ""
+
+    def _item_fields(self, fields: dict[str, Any]) -> dict[str, Any]:
+        out = dict(fields)
+        for key in ("created_at", "updated_at", "closed_at"):
+            if key in out:
+                out[key] = self._ts(out[key])
+        if "user" in out:
+            out["user"] = self._user(out["user"])
+        return out
+
+    def _reactions(self, url: str) -> dict[str, Any]:
+        return {"url": f"{url}/reactions", "total_count": 0, **{k: 0 for k in _REACTIONS}}
+
+    # ----------------------------------------------------------------------------- comments
+    def add_comment(
+        self, number: int, body: str, login: str, user_type: str | None = None,
+        created_at: datetime | str | None = None, updated_at: datetime | str | None = None, **extra: Any,
+    ) -> dict[str, Any]:
+        """Add a comment on issue/PR ``number`` (``KeyError`` if the item is unknown).
+
+        ``user_type`` defaults to ``Bot`` for a ``[bot]`` login, else ``User``; an App login
+        without the suffix gets it (REST spelling).  ``created_at`` defaults to now and
+        ``updated_at`` to ``created_at`` (strings are kept verbatim: the receipt reader compares
+        them byte for byte).  The item's ``comments`` count and ``updated_at`` follow.
+        """
+        with self._lock:
+            issue = self._issues[number]
+            kind = user_type or ("Bot" if login.lower().endswith("[bot]") else "User")
+            if kind == "Bot" and not login.lower().endswith("[bot]"):
+                login += "[bot]"
+            created = self._ts(created_at, self.now())
+            cid = int(extra.pop("id", 0) or max([FIRST_COMMENT_ID, *self._comments]) + 1)
+            url = f"{self.urls.repo_api}/issues/comments/{cid}"
+            comment = {
+                "id": cid, "node_id": node_id("IC", cid), "url": url,
+                "html_url": f"{issue['html_url']}#issuecomment-{cid}", "body": body,
+                "user": self._user(login, kind), "created_at": created,
+                "updated_at": self._ts(updated_at, created), "issue_url": issue["url"],
+                "author_association": "NONE" if kind == "Bot" else "MEMBER",
+                "performed_via_github_app": None, "reactions": self._reactions(url),
+            }
+            comment.update(self._item_fields(extra))
+            self._comments[cid] = comment
+            self._comment_item[cid] = number
+            self._touch_item(number, created)
+            return copy.deepcopy(comment)
+
+    def edit_comment(self, comment_id: int, body: str, updated_at: datetime | str | None = None) -> dict[str, Any]:
+        """Replace a comment's body; ``updated_at`` becomes ``updated_at`` or now.  ``KeyError`` if unknown."""
+        with self._lock:
+            comment = self._comments[comment_id]
+            comment["body"] = body
+            comment["updated_at"] = self._ts(updated_at, self.now())
+            return copy.deepcopy(comment)
+
+    def delete_comment(self, comment_id: int) -> None:
+        """Remove a comment (later reads and PATCHes answer 404)."""
+        with self._lock:
+            self._comments.pop(comment_id, None)
+            number = self._comment_item.pop(comment_id, None)
+            if number is not None:
+                self._touch_item(number, self.now())
+
+    def comments(self, number: int) -> list[dict[str, Any]]:
+        """Copies of the comments on item ``number``, oldest first (including the action's posts)."""
+        with self._lock:
+            ids = sorted(c for c, n in self._comment_item.items() if n == number)
+            return [copy.deepcopy(self._comments[c]) for c in ids]
+
+    def get_comment(self, comment_id: int) -> dict[str, Any] | None:
+        """A copy of comment ``comment_id`` or ``None``."""
+        with self._lock:
+            c = self._comments.get(comment_id)
+            return copy.deepcopy(c) if c is not None else None
+
+    def _count_comments(self, number: int) -> int:
+        return sum(1 for n in self._comment_item.values() if n == number)
+
+    def _touch_item(self, number: int, when: str | None) -> None:
+        for record in (self._issues.get(number), self._pulls.get(number)):
+            if record is not None:
+                record["comments"] = self._count_comments(number)
+                record["updated_at"] = when
+
+    # ----------------------------------------------------------------------------- reviews
+    def add_review(
+        self, number: int, login: str, state: str, body: str = "", user_type: str | None = None,
+        commit_id: str = "", submitted_at: datetime | str | None = None, **extra: Any,
+    ) -> dict[str, Any]:
+        """Add a review on PR ``number`` (``KeyError`` if not a PR).  ``commit_id`` defaults to the
+        current head, ``submitted_at`` to now (absent for ``PENDING``, as on GitHub)."""
+        with self._lock:
+            pr = self._pulls[number]
+            kind = user_type or ("Bot" if login.lower().endswith("[bot]") else "User")
+            rid = int(extra.pop("id", 0) or max([FIRST_REVIEW_ID, *self._review_ids()]) + 1)
+            review = {
+                "id": rid, "node_id": node_id("PRR", rid), "user": self._user(login, kind), "body": body,
+                "state": state, "html_url": f"{pr['html_url']}#pullrequestreview-{rid}",
+                "pull_request_url": pr["url"],
+                "_links": {"html": {"href": f"{pr['html_url']}#pullrequestreview-{rid}"},
+                           "pull_request": {"href": pr["url"]}},
+                "commit_id": commit_id or pr["head"]["sha"],
+                "author_association": "NONE" if kind == "Bot" else "MEMBER",
+            }
+            if state != "PENDING":
+                review["submitted_at"] = self._ts(submitted_at, self.now())
+            review.update(extra)
+            self._reviews.setdefault(number, []).append(review)
+            return copy.deepcopy(review)
+
+    def _review_ids(self) -> list[int]:
+        return [r["id"] for rs in self._reviews.values() for r in rs]
+
+    # ----------------------------------------------------------------------------- reads
+    def get_issue(self, number: int) -> dict[str, Any] | None:
+        """A copy of issue ``number`` (also a PR's issue record) or ``None``."""
+        with self._lock:
+            issue = self._issues.get(number)
+            return copy.deepcopy(issue) if issue is not None else None
+
+    def get_pull(self, number: int) -> dict[str, Any] | None:
+        """A copy of pull request ``number`` or ``None`` (plain issues have none)."""
+        with self._lock:
+            pr = self._pulls.get(number)
+            return copy.deepcopy(pr) if pr is not None else None
+
+    def reviews(self, number: int) -> list[dict[str, Any]] | None:
+        """Copies of the reviews on PR ``number`` in submission order; ``None`` if not a PR."""
+        with self._lock:
+            if number not in self._pulls:
+                return None
+            return copy.deepcopy(self._reviews.get(number, []))
+
+    def compare_answer(self, base: str, head: str, per_page: int = 250) -> dict[str, Any] | int:
+        """The ``commit-comparison`` JSON for ``base...head``, or an HTTP status (404 when unknown)."""
+        with self._lock:
+            explicit = self._compares.get((base, head))
+            if isinstance(explicit, int):
+                return explicit
+            answer = explicit if explicit is not None else resolve_compare(self._heads.values(), base, head)
+            if answer is None:
+                return 404
+            return comparison_json(self.urls, base, head, answer, self.now(), per_page)

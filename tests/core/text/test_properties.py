@@ -1,0 +1,98 @@
+"""Property tests (hypothesis) for the envelope and the sanitizer (issue 4 acceptance).
+
+Profiles: ``HYPOTHESIS_PROFILE=dev`` (200 examples, default), ``ci`` (10,000), ``slow`` (50,000);
+see conftest.py.  Each property is bounded by a pytest-timeout mark sized for 2 cores.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import unicodedata
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fullsend.core.text.defang import defang_context, neutralize
+from fullsend.core.delta.records import Delta, DeltaItem
+from fullsend.core.text.envelope import OPENING_LINE, render_envelope
+from fullsend.core.model import SteerMessage
+from fullsend.core.text.sanitize import sanitize_agent_text
+from fullsend.core.text.steertext import CONTEXT_CLOSE, build_text, clip_context, context_open
+from fullsend.core.text.wire import AMENDMENTS_HEADING, FENCE_CLOSE, FENCE_OPEN
+from tests.core.text.envelope_support import live_tokens, run
+
+TIMEOUT_S = {"dev": 120, "ci": 180, "slow": 900}.get(os.environ.get("HYPOTHESIS_PROFILE", "dev"), 900)
+
+FRAGMENTS = [
+    "[work-item-context]", "[/work-item-context]", "[/WORK-ITEM-CONTEXT]", "[Work-Item-Context]", "Amendments",
+    "AMENDMENTS", "Work-item context.", "work-item context", "Instruction from @", "instruction From @", "@",
+    OPENING_LINE, "\n", "\r", "\r\n", "\v", "\f", "\x85", "\u2028", "\u2029", "\u200b", "\u00ad", "\u202e",
+    "\ufeff", "\U000e0041", "\ufe0f", "\x00", "\x1b[31m", "\x1b]0;t\x07", "\x1b", "#", "## ", ">", "> ", "- ", "* ",
+    "|", "`", "```", "_", "~~", "1. ", "[ ] ", "[x]", "[!NOTE] ", "[^1]: ", "[", "![", "<br>", "<p>", "</p>",
+    "<h1>", "<!--", "-->", "<?", "?>", "<![CDATA[", "]]>", "<!DOCTYPE x>", '<a href="x>y">', "<", ">", '"', "'",
+    "\uff3b", "\uff3d", "\uff20", "\uff1c", "\uff1e", "\uff21mendments", "\uff37ork-item context.", "\u3000",
+    "\u00a0", "\t", " ", "\u2044", "\u2082", "\ufb01", "e\u0301", "Runner update:", "(at)", "\n[truncated]",
+    "Amendments are here", "Work-item contextual",
+    "\uff21\uff4d\uff45\uff4e\uff44\uff4d\uff45\uff4e\uff54\uff53 ok",
+]
+FRAGMENT = st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=6))
+BODY = st.lists(FRAGMENT, max_size=40).map("".join)
+BIG_BODY = st.one_of(BODY, st.tuples(BODY, st.integers(0, 20_000), BODY).map(lambda t: t[0] + "x" * t[1] + t[2]))
+ITEM = st.tuples(st.sampled_from(["comment", "review", "state", "head"]), BIG_BODY).map(
+    lambda t: DeltaItem(t[0], t[1], author="drive-by", state="COMMENTED"))
+AMENDMENT = DeltaItem("comment", "", author="maintainer", run_ids=(337,), instruction="cover the error path")
+AMENDMENT_SECTION = f"\n{AMENDMENTS_HEADING}\n\nInstruction from @maintainer: cover the error path\n\n"
+
+
+@pytest.mark.timeout(TIMEOUT_S)
+@given(items=st.lists(ITEM, min_size=1, max_size=3), with_amendment=st.booleans())
+def test_envelope_structure_for_any_context(wording, items, with_amendment):
+    delta = Delta(amendments=(AMENDMENT,) if with_amendment else (), context=tuple(items))
+    text = build_text([run(337, actor="maintainer")], delta, wording).text
+    env = render_envelope(SteerMessage(337, text, "issue_comment", "maintainer"), wording)
+
+    # exactly one opening and one closing fence, both where the runner writes them
+    opening = context_open(wording)
+    assert env.count(FENCE_OPEN) == 1 and env.count(FENCE_CLOSE) == 1
+    assert env.count(opening) == 1 and env.endswith(CONTEXT_CLOSE)
+    runner, inside = env.split(opening)
+    inside = inside[: -len(CONTEXT_CLOSE)]
+
+    # the opening line is the first line, and the only copy in runner text
+    assert env.startswith(OPENING_LINE + "\n\n") and runner.count(OPENING_LINE) == 1
+
+    # outside the amendments, no line reads as a heading or an "Instruction from @" attribution
+    if with_amendment:
+        assert runner.count(AMENDMENT_SECTION) == 1
+        runner = runner.replace(AMENDMENT_SECTION, "\n")
+    assert not live_tokens(runner) and not live_tokens(inside)
+    # ... not even after a (forbidden) fold over the assembled block
+    assert not live_tokens(unicodedata.normalize("NFKC", inside))
+
+
+@pytest.mark.timeout(TIMEOUT_S)
+@given(s=st.one_of(st.text(), BODY))
+def test_sanitize_is_idempotent(s):
+    once, findings = sanitize_agent_text(s)
+    assert sanitize_agent_text(once) == (once, 0)
+    if findings == 0:
+        assert once == s
+
+
+@pytest.mark.timeout(TIMEOUT_S)
+@given(s=BODY, data=st.data())
+def test_neutralize_is_idempotent_and_defang_leaves_no_live_token(s, data):
+    once = neutralize(s)
+    assert neutralize(once) == once
+    defanged = defang_context(sanitize_agent_text(s)[0])
+    assert not live_tokens(defanged)
+    assert FENCE_OPEN not in defanged.lower() and FENCE_CLOSE not in defanged.lower()
+    # wherever the budget cuts the defanged body, the cut forges no token
+    raw = defanged.encode()
+    risky = [m.end() for m in re.finditer(rb"(?i)amendments|context|\xef\xbd\x93", raw)]  # word ends, fullwidth s
+    anywhere = st.integers(0, len(raw) + 5)
+    cut = data.draw(st.one_of(st.sampled_from(risky), anywhere) if risky else anywhere)
+    clipped, _ = clip_context(defanged, cut)
+    assert not live_tokens(clipped) and not live_tokens(unicodedata.normalize("NFKC", clipped))
