@@ -13,6 +13,8 @@ from typing import Any, Iterator
 
 import pytest
 
+from tests.support.tools import missing_tool
+
 from tests.act.act_support import TIMINGS, ACT_VENV, REPO_ROOT, SimulatorProcess, missing_prerequisites, script
 
 #: Building the images on a fresh machine (debootstrap, then pip and npm inside the build): about
@@ -32,7 +34,7 @@ def act_bin() -> Path:
     """The act binary, once every prerequisite is checked (fails naming what is missing)."""
     missing = missing_prerequisites()
     if missing:
-        pytest.fail("the act tests cannot run:\n- " + "\n- ".join(missing), pytrace=False)
+        missing_tool("the act tier's tools: " + "; ".join(missing), "bash .ci/run (or the commands listed above)")
     return ACT_VENV / "bin" / "act"
 
 

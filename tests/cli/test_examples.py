@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.support.tools import missing_tool
 import yaml
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -114,7 +116,7 @@ ROLES = {"wendy": "write", "tom": "triage", "ann": "admin", "rita": "read", "aut
 @pytest.fixture
 def route(tmp_path: Path):
     if shutil.which("jq") is None:
-        pytest.fail("jq is required by the Route script (GitHub's runners have it)")
+        missing_tool("jq (the Route script uses it; GitHub's runners have it)", "apt-get install -y jq")
     script = load(DISPATCH)["jobs"]["route"]["steps"][0]["run"]
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()

@@ -16,11 +16,13 @@ from typing import Any
 
 import pytest
 
+from tests.support.tools import missing_tool
+
 from tests.container.runner_container import MEASUREMENTS, record
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TOOLS_DIR = REPO_ROOT / "tools" / "container"
-INSTALL_HINT = "install them with: apt-get install -y podman runc debootstrap (.ci/run does this)"
+INSTALL_HINT = "apt-get install -y podman runc debootstrap (.ci/run does this)"
 BUILD_TIMEOUT_S = 1200
 
 # The end-to-end helpers of tests/app (runner_env, run_entrypoint) are shared with these tests.
@@ -59,10 +61,9 @@ def podman_base() -> str:
     """The local ``debian:bookworm-slim`` (made once with debootstrap, cached as a tarball)."""
     missing = _missing_prerequisites()
     if missing:
-        pytest.fail(f"the container tests need {', '.join(missing)}, which {'is' if len(missing) == 1 else 'are'} "
-                    f"not installed; {INSTALL_HINT}")
+        missing_tool(", ".join(missing), INSTALL_HINT)
     if os.geteuid() != 0:
-        pytest.fail("the container tests run podman as root (as the CI machine does); run them as root")
+        missing_tool("root (the container tests run podman as root, as the CI machine does)", "run the tests as root")
     _script([str(TOOLS_DIR / "make-base.sh")], "tools/container/make-base.sh")
     return "debian:bookworm-slim"
 

@@ -19,6 +19,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
+from tests.support.tools import missing_tool
 import yaml
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -40,7 +42,7 @@ def workflow_files() -> list[Path]:
 def _tool(name: str) -> Path:
     path = LINT_BIN / name
     if not path.exists():
-        pytest.fail(f"{name} is not installed at {path}; make the lint venv with: {MAKE_VENV}")
+        missing_tool(f"{name} (expected at {path})", MAKE_VENV)
     return path
 
 

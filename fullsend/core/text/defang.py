@@ -27,7 +27,18 @@ RULE_FENCE = "fence"
 RULE_ATTRIBUTION = "attribution"
 RULE_HEADING = "heading"
 
-_BREAKS = re.compile("\r\n|[\r\v\f\x85]")
+# Every Unicode line boundary (those of ``str.splitlines``): a reader may start a line after any.
+_BREAKS = re.compile("\r\n|[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+# What may precede a token on its line and still leave it at the line start for a reader: tabs,
+# every Unicode space separator, every control character but the line feed, and every format
+# character (categories Zs, Zl, Zp, Cc but U+000A, and Cf of Unicode 14, the tables of Python 3.11; a test
+# fails when the interpreter's tables grow).  The sanitizer strips the format characters first; they
+# are listed so defanging does not depend on it.
+_SPACE = (
+    "[\x00-\x09\x0b-\x20\x7f-\xa0\xad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u1680\u180e"
+    "\u2000-\u200f\u2028-\u202f\u205f-\u2064\u2066-\u206f\u3000\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
+    "\U00013430-\U00013438\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]"
+)
 
 # HTML constructs whose terminator is searched with str.find (linear even when unterminated).
 # Only CDATA has letters; it is compared case-insensitively (ASCII) in ``_opens``.
@@ -41,18 +52,19 @@ _TAG = re.compile(
 _BLOCK = (
     r"(?>(?:\[[ xX]\]|\[![A-Za-z]+\]|\[\^[^\]\n]*\]:|!?\[|<!--"
     r"""|<(?:[^<>\n"']|"[^"\n]*"|'[^'\n]*')*+>|<[^<>\n]*>"""
-    r"|[>*+_~|`\-]|\#{1,6}|[0-9]+[.)])[ \t]*)"
+    r"|[>*+_~|`\-]|\#{1,6}|[0-9]+[.)])" + _SPACE + "*)"
 )
-_CLOSE = r"(?>[ \t]*(?:\#{1,6}|[*_~|`]++|</[^<>\n]*>))"
+_CLOSE = r"(?>" + _SPACE + r"*(?:\#{1,6}|[*_~|`]++|</[^<>\n]*>))"
 # Line-anchored rules match from the "\n" that ends the previous line (the text gets one prepended):
 # a literal first character lets the regex engine skip ahead instead of trying every position.
-_LEAD = rf"\n[ \t]*+{_BLOCK}*+"
+_LEAD = rf"\n{_SPACE}*+{_BLOCK}*+"
 
 _FENCE = re.compile(r"\[(/?work-item-context)\]", re.IGNORECASE)
-_ATTRIBUTION_LINE = re.compile(rf"({_LEAD})(instruction from )@", re.IGNORECASE)
-_ATTRIBUTION_PIPE = re.compile(r"(\|[ \t]*+)(instruction from )@", re.IGNORECASE)
+_WORDS_GAP = _SPACE + "++"
+_ATTRIBUTION_LINE = re.compile(rf"({_LEAD})(instruction{_WORDS_GAP}from{_WORDS_GAP})@", re.IGNORECASE)
+_ATTRIBUTION_PIPE = re.compile(rf"(\|{_SPACE}*+)(instruction{_WORDS_GAP}from{_WORDS_GAP})@", re.IGNORECASE)
 _HEADING = re.compile(
-    rf"\n[ \t]*+{_BLOCK}*+(?:(amendments){_CLOSE}*+[ \t\r]*+|(work-item context(?![A-Za-z0-9_]).*))$",
+    rf"\n{_SPACE}*+{_BLOCK}*+(?:(amendments){_CLOSE}*+{_SPACE}*+|(work-item{_WORDS_GAP}context(?![A-Za-z0-9_]).*))$",
     re.IGNORECASE | re.MULTILINE,
 )
 
@@ -124,23 +136,44 @@ def neutralize(s: str) -> str:
     return text[1:]
 
 
-def defang_context(sanitized: str) -> str:
-    """Defang an already sanitized context body (``defangContext``, spec/watcher.md §10.4).
+def reader_view(s: str) -> str:
+    """The text as a reader sees it: compatibility forms folded and combining marks dropped.
 
-    ``N(line_starts(s))`` keeps the original bytes when folding reveals no further token;
-    otherwise (a fullwidth ``［/work-item-context］`` or ``＜br＞``) the NFKC-folded form is
-    defanged and returned.  The opening line is never altered.
+    ``NFKC(NFKD(s) - marks)``: ``Work-item contex`` + ``t`` + U+0308 (or the precomposed U+1E97)
+    reads ``Work-item context``; a fullwidth ``Ａ`` reads ``A``.  Idempotent.
+    """
+    decomposed = unicodedata.normalize("NFKD", s)
+    bare = "".join(c for c in decomposed if not unicodedata.category(c).startswith("M"))
+    return unicodedata.normalize("NFKC", bare)
+
+
+def _hides_token(text: str) -> bool:
+    """True when a structural token shows at a line start once ``text`` is folded or read bare."""
+    for view in (unicodedata.normalize("NFKC", text), reader_view(text)):
+        starts = line_starts(view)
+        if neutralize(starts) != starts:
+            return True
+    return False
+
+
+def defang_context(sanitized: str) -> str:
+    """Defang an already sanitized context body (docs/rules.md#fence, #attribution, #heading).
+
+    ``N(line_starts(s))`` keeps the original bytes when neither NFKC folding nor the
+    :func:`reader_view` reveals a further token; otherwise the NFKC-folded form is defanged (a
+    fullwidth ``［/work-item-context］`` or ``＜br＞``), and when even that hides a token (a
+    combining mark composed into a letter of the token), the reader view itself is defanged and
+    returned.  The check runs on the final text.  The opening line is never altered.
     """
     body = neutralize(line_starts(sanitized))
-    refolded = line_starts(unicodedata.normalize("NFKC", body))
-    if neutralize(refolded) == refolded:
+    if not _hides_token(body):
         return body
-    return neutralize(line_starts(unicodedata.normalize("NFKC", sanitized)))
+    folded = neutralize(line_starts(unicodedata.normalize("NFKC", sanitized)))
+    if not _hides_token(folded):
+        return folded
+    return neutralize(line_starts(reader_view(sanitized)))
 
 
 def reveals_token(line: str) -> bool:
-    """True when ``line`` reads as a structural token as written or under NFKC (used after a clip)."""
-    if neutralize(line) != line:
-        return True
-    refolded = line_starts(unicodedata.normalize("NFKC", line))
-    return neutralize(refolded) != refolded
+    """True when ``line`` reads as a structural token as written, under NFKC or in the reader view."""
+    return neutralize(line) != line or _hides_token(line)

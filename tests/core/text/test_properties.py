@@ -21,7 +21,11 @@ from fullsend.core.model import SteerMessage
 from fullsend.core.text.sanitize import sanitize_agent_text
 from fullsend.core.text.steertext import CONTEXT_CLOSE, build_text, clip_context, context_open
 from fullsend.core.text.wire import AMENDMENTS_HEADING, FENCE_CLOSE, FENCE_OPEN
+from fullsend.wording import default_wording
+from hypothesis import settings
+
 from tests.core.text.envelope_support import live_tokens, run
+from tests.core.text.reader_oracle import reader_tokens
 
 TIMEOUT_S = {"dev": 120, "ci": 180, "slow": 900}.get(os.environ.get("HYPOTHESIS_PROFILE", "dev"), 900)
 
@@ -34,7 +38,8 @@ FRAGMENTS = [
     "<h1>", "<!--", "-->", "<?", "?>", "<![CDATA[", "]]>", "<!DOCTYPE x>", '<a href="x>y">', "<", ">", '"', "'",
     "\uff3b", "\uff3d", "\uff20", "\uff1c", "\uff1e", "\uff21mendments", "\uff37ork-item context.", "\u3000",
     "\u00a0", "\t", " ", "\u2044", "\u2082", "\ufb01", "e\u0301", "Runner update:", "(at)", "\n[truncated]",
-    "Amendments are here", "Work-item contextual",
+    "Amendments are here", "Work-item contextual", "\u1680", "\x1c", "\x1d", "\x1e", "\x1f", "\x7f", "\u0308",
+    "t\u0308", "\u1e97", "Work-item contex", "\u2003", "\u205f", "\x85", "Instruction\u00a0from\u3000@",
     "\uff21\uff4d\uff45\uff4e\uff44\uff4d\uff45\uff4e\uff54\uff53 ok",
 ]
 FRAGMENT = st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=6))
@@ -70,6 +75,25 @@ def test_envelope_structure_for_any_context(wording, items, with_amendment):
     assert not live_tokens(runner) and not live_tokens(inside)
     # ... not even after a (forbidden) fold over the assembled block
     assert not live_tokens(unicodedata.normalize("NFKC", inside))
+    # ... nor for any reader: after every Unicode line boundary and any run of invisible characters
+    assert reader_tokens(runner) == [] and reader_tokens(inside) == []
+
+
+def _assembled_inside(items) -> str:
+    delta = Delta(amendments=(), context=tuple(items))
+    text = build_text([run(337, actor="maintainer")], delta, default_wording()).text
+    env = render_envelope(SteerMessage(337, text, "issue_comment", "maintainer"), default_wording())
+    return env
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1800)
+@settings(max_examples=100_000)
+@given(items=st.lists(ITEM, min_size=1, max_size=3))
+def test_no_reader_sees_a_token_in_100k_assembled_envelopes(items):
+    env = _assembled_inside(items)
+    runner, inside = env.split(context_open(default_wording()))
+    assert reader_tokens(runner) == [] and reader_tokens(inside) == []
 
 
 @pytest.mark.timeout(TIMEOUT_S)
@@ -96,3 +120,4 @@ def test_neutralize_is_idempotent_and_defang_leaves_no_live_token(s, data):
     cut = data.draw(st.one_of(st.sampled_from(risky), anywhere) if risky else anywhere)
     clipped, _ = clip_context(defanged, cut)
     assert not live_tokens(clipped) and not live_tokens(unicodedata.normalize("NFKC", clipped))
+    assert reader_tokens(defanged) == [] and reader_tokens(clipped) == []

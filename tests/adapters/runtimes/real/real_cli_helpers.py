@@ -17,6 +17,8 @@ from typing import Any, Callable
 
 import pytest
 
+from tests.support.tools import missing_tool
+
 from fullsend.core.text.envelope import render_envelope
 from fullsend.core.model import SteerMessage
 from fullsend.ports import AgentParams, AgentRunResult
@@ -41,11 +43,7 @@ def require_cli(program: str) -> str:
     """The path of an installed pinned CLI; FAILS the test (naming the install script) if absent."""
     path = cli_bin_dir() / program
     if not (path.exists() and os.access(path, os.X_OK)):
-        pytest.fail(
-            f"the {program} CLI is not installed at {path}; run `bash {INSTALL_SCRIPT}` "
-            "(CI runs it from .ci/run) to install the pinned agent CLIs",
-            pytrace=False,
-        )
+        missing_tool(f"the pinned {program} CLI (expected at {path})", f"bash {INSTALL_SCRIPT}")
     return str(path)
 
 
