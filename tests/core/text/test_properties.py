@@ -47,6 +47,9 @@ BODY = st.lists(FRAGMENT, max_size=40).map("".join)
 BIG_BODY = st.one_of(BODY, st.tuples(BODY, st.integers(0, 20_000), BODY).map(lambda t: t[0] + "x" * t[1] + t[2]))
 ITEM = st.tuples(st.sampled_from(["comment", "review", "state", "head"]), BIG_BODY).map(
     lambda t: DeltaItem(t[0], t[1], author="drive-by", state="COMMENTED"))
+#: Bodies without the 20 kB filler: the 100,000-example run is about tokens, not the byte budget.
+SMALL_ITEM = st.tuples(st.sampled_from(["comment", "review", "state", "head"]), BODY).map(
+    lambda t: DeltaItem(t[0], t[1], author="drive-by", state="COMMENTED"))
 AMENDMENT = DeltaItem("comment", "", author="maintainer", run_ids=(337,), instruction="cover the error path")
 AMENDMENT_SECTION = f"\n{AMENDMENTS_HEADING}\n\nInstruction from @maintainer: cover the error path\n\n"
 
@@ -89,7 +92,7 @@ def _assembled_inside(items) -> str:
 @pytest.mark.slow
 @pytest.mark.timeout(1800)
 @settings(max_examples=100_000)
-@given(items=st.lists(ITEM, min_size=1, max_size=3))
+@given(items=st.lists(SMALL_ITEM, min_size=1, max_size=3))
 def test_no_reader_sees_a_token_in_100k_assembled_envelopes(items):
     env = _assembled_inside(items)
     runner, inside = env.split(context_open(default_wording()))
