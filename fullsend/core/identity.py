@@ -1,4 +1,4 @@
-"""Login identities (spec/receipt-preflight-tokens.md §2.4 "Identities, not strings").
+"""Login identities (docs/architecture.md "Receipt reader").
 
 GitHub spells App logins differently in REST (``name[bot]``) and GraphQL (``name``); logins are
 case-insensitive; a ``User`` account never matches a Bot identity.

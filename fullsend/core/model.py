@@ -1,11 +1,11 @@
 """Frozen records of what the forge reports, built tolerantly from REST JSON.
 
-Every constructor here accepts the raw JSON dict GitHub returns (spec/watcher.md §2) and never
-raises on bad forge input: a missing field or a wrong type becomes the field's "unknown" value
-(empty string, ``None`` time, 0 id, empty tuple), and every later use of an unknown value fails
-safe (not fresh, not covered, not eligible, not a receipt).
+Every constructor here accepts the raw JSON dict GitHub returns and never raises on bad forge
+input (docs/architecture.md "GitHub access"): a missing field or a wrong type becomes the field's
+"unknown" value (empty string, ``None`` time, 0 id, empty tuple), and every later use of an
+unknown value fails safe (not fresh, not covered, not eligible, not a receipt).
 
-Times are ``datetime`` in UTC or ``None`` for unknown ("zero time" in the spec).
+Times are ``datetime`` in UTC or ``None`` for unknown ("zero time" in Go).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ _RFC3339 = re.compile(
 
 
 def parse_time(value: object) -> datetime | None:
-    """Parse RFC 3339 with optional fractional seconds (spec/watcher.md §2, §17).
+    """Parse RFC 3339 with optional fractional seconds.
 
     Returns an aware UTC ``datetime``, or ``None`` ("zero time", unknown) for anything that is
     not a string in that exact form.  Never raises.
@@ -91,7 +91,7 @@ def _list(d: Mapping[str, Any], key: str) -> list[Any]:
 
 @dataclass(frozen=True)
 class ReferencedWorkflow:
-    """One entry of a run's ``referenced_workflows`` (spec/watcher.md §2; sha is never compared)."""
+    """One entry of a run's ``referenced_workflows`` (sha is never compared)."""
 
     path: str
     ref: str
@@ -108,8 +108,8 @@ class ReferencedWorkflow:
 class WorkflowRun:
     """A workflow run record (``GET …/actions/runs/{id}`` or a ``workflow_runs[]`` item).
 
-    ``conclusion`` is read but never used as a verdict (spec/watcher.md §5.3).  ``run_attempt``
-    is 0 when unknown (fails closed for amendment authority, §7.1).
+    ``conclusion`` is read but never used as a verdict (docs/architecture.md "Provenance").
+    ``run_attempt`` is 0 when unknown (fails closed for amendment authority).
     """
 
     id: int
@@ -183,8 +183,8 @@ class Comment:
     """An issue or pull-request comment (``GET …/issues/{n}/comments``).
 
     ``created_at_raw`` / ``updated_at_raw`` keep the API strings for the byte-for-byte edited
-    check of receipts (spec/receipt-preflight-tokens.md §2.5).  ``author_is_app`` is exactly
-    ``user.type == "Bot"`` (spec/watcher.md §2).
+    check of receipts (docs/architecture.md "Receipt reader").  ``author_is_app`` is exactly
+    ``user.type == "Bot"``.
     """
 
     id: int
@@ -324,7 +324,7 @@ class CompareFile:
 
 @dataclass(frozen=True)
 class Comparison:
-    """``GET …/compare/{base}...{head}`` (spec/watcher.md §2, §9.5)."""
+    """``GET …/compare/{base}...{head}`` (docs/architecture.md "Head moves")."""
 
     status: str
     ahead_by: int = 0
@@ -378,5 +378,5 @@ class WorkItem:
 
     @property
     def run_name(self) -> str:
-        """The work-item half of the shim's run-name contract, ``owner/repo#N`` (WIRE, watcher §6)."""
+        """The work-item half of the shim's run-name contract, ``owner/repo#N`` (WIRE)."""
         return f"{self.repo.full_name}#{self.number}" if self.number > 0 else ""

@@ -1,4 +1,4 @@
-"""The delta: what changed on the work item since the baseline (spec/watcher.md §8, §9, §11.1).
+"""The delta: what changed on the work item since the baseline (docs/architecture.md "Delta").
 
 Pure.  The app reads the forge (comments since the baseline, the issue record, for a pull request
 its head, reviews and — when :func:`needs_compare` says so — the comparison) into a
@@ -41,7 +41,8 @@ __all__ = [
 
 
 def needs_compare(state: BaselineState, head_sha: str) -> bool:
-    """Whether the app must call ``compare(state.last_head, head_sha)`` for this delta (§9.5).
+    """Whether the app must call ``compare(state.last_head, head_sha)`` for this delta
+    (docs/architecture.md "Head moves").
 
     True only for a pull request whose head moved from a known head; a move from an unknown head
     is reported without a comparison.
@@ -50,7 +51,7 @@ def needs_compare(state: BaselineState, head_sha: str) -> bool:
 
 
 def diff_labels(old: Sequence[str], new: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """``(added, removed)`` label names, each sorted by code point (spec/watcher.md §9.4, §16.11)."""
+    """``(added, removed)`` label names, each sorted by code point."""
     old_set, new_set = set(old), set(new)
     return tuple(sorted(new_set - old_set)), tuple(sorted(old_set - new_set))
 
@@ -58,7 +59,7 @@ def diff_labels(old: Sequence[str], new: Sequence[str]) -> tuple[tuple[str, ...]
 def eligible_comments(
     comments: Sequence[Comment], since: datetime, self_logins: AbstractSet[str]
 ) -> list[Comment]:
-    """Comments created strictly after ``since`` and not own output, listing order (§9.1 step 2).
+    """Comments created strictly after ``since`` and not own output, listing order.
 
     ``created_at`` decides (an old comment edited later is not new); unknown → dropped.
     """
@@ -74,7 +75,8 @@ def eligible_comments(
 def _comment_items(
     eligible: list[Comment], auths: Sequence[Authorization], observed: Sequence[Authorization]
 ) -> tuple[list[DeltaItem], list[DeltaItem], tuple[int, ...]]:
-    """Split eligible comments into amendments and context by binding (§9.1 steps 3-4, §7.4)."""
+    """Split eligible comments into amendments and context by binding
+    (docs/architecture.md "Amendments and context")."""
     binding = bind_triggers(eligible, auths, observed)
     amendments, context = [], []
     for c in eligible:
@@ -88,7 +90,7 @@ def _comment_items(
 
 
 def _review_items(state: BaselineState, snap: ForgeSnapshot, self_logins: AbstractSet[str]) -> list[DeltaItem]:
-    """New reviews, not own output, as context; a blank body reads ``(no comment)`` (§9.2 step 6)."""
+    """New reviews, not own output, as context; a blank body reads ``(no comment)``."""
     items = []
     for r in snap.reviews:
         if r.submitted_at is None or r.submitted_at <= state.since:
@@ -101,7 +103,7 @@ def _review_items(state: BaselineState, snap: ForgeSnapshot, self_logins: Abstra
 
 
 def _labels_item(old: Sequence[str], issue: Issue | None, wording: Wording) -> list[DeltaItem]:
-    """The label change state item, if the label set changed (§9.4)."""
+    """The label change state item, if the label set changed."""
     if issue is None:
         return []
     added, removed = diff_labels(old, issue.labels)
@@ -111,7 +113,7 @@ def _labels_item(old: Sequence[str], issue: Issue | None, wording: Wording) -> l
 
 
 def _issue_state_items(state: BaselineState, issue: Issue | None, wording: Wording) -> list[DeltaItem]:
-    """Title, body and label edits of an issue, in that order (§9.3 steps 6'-8')."""
+    """Title, body and label edits of an issue, in that order."""
     if issue is None:
         return []
     items = []
@@ -130,7 +132,7 @@ def build_delta(
     self_logins: AbstractSet[str],
     wording: Wording,
 ) -> Delta:
-    """Classify what the app read against the baseline (``buildDelta``, spec/watcher.md §9).
+    """Classify what the app read against the baseline (``buildDelta``).
 
     ``auths``: ``binding.authorizations(batch)``; ``observed``: ``binding.observed_authorizations``
     over every recorded issue_comment run.  Context order: PR → head (first), comments, reviews,
@@ -160,7 +162,7 @@ def build_delta(
 
 
 def advance(state: BaselineState, delta: Delta, text: TextResult, snapshot: datetime) -> BaselineState:
-    """The baseline after a successful delivery (``markSteered``, spec/watcher.md §11.1).
+    """The baseline after a successful delivery (``markSteered``).
 
     ``since`` ← ``snapshot`` (the instant taken just before the delta was built).  The content
     snapshot takes the delta's issue record unless the clip reached a state item; ``last_head``

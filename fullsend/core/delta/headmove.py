@@ -1,4 +1,4 @@
-"""What a head move tells the agent (``headMoveContext``, spec/watcher.md §9.5).
+"""What a head move tells the agent (``headMoveContext``, docs/architecture.md "Head moves").
 
 The change between the head the agent was last told about and the new head is shown only when
 the comparison is complete: status ``ahead`` and fewer than :data:`COMPARE_FILE_CAP` files.
@@ -25,7 +25,7 @@ def _utf8_len(s: str) -> int:
 
 
 def _file_line(f: CompareFile) -> str:
-    """``- <path> (<status>[ from <previous>], +<add> -<del>)\\n`` (exact layout, §9.5 step 6)."""
+    """``- <path> (<status>[ from <previous>], +<add> -<del>)\\n`` (exact layout)."""
     if f.status in _RENAMES and f.previous_filename and f.previous_filename != f.filename:
         return f"- {f.filename} ({f.status} from {f.previous_filename}, +{f.additions} -{f.deletions})\n"
     return f"- {f.filename} ({f.status}, +{f.additions} -{f.deletions})\n"
@@ -40,7 +40,7 @@ def _error_reason(compare_error: str, wording: Wording) -> str:
 
 
 def _with_patches(prefix: str, files: tuple[CompareFile, ...], wording: Wording) -> str:
-    """Append whole patches in file order until the next would pass the budget (§9.5 step 7)."""
+    """Append whole patches in file order until the next would pass the budget."""
     parts, size = [prefix], _utf8_len(prefix)
     with_patch = [f for f in files if f.patch]
     shown = 0
@@ -60,7 +60,7 @@ def _with_patches(prefix: str, files: tuple[CompareFile, ...], wording: Wording)
 def head_move_context(
     old: str, new: str, comparison: Comparison | None, compare_error: str, wording: Wording
 ) -> str:
-    """The body of the ``head`` context item for a move from ``old`` to ``new`` (spec/watcher.md §9.5).
+    """The body of the ``head`` context item for a move from ``old`` to ``new``.
 
     ``comparison`` is ``GET …/compare/{old}...{new}`` as read by the app, or ``None`` when it was
     not read; ``compare_error`` is ``"not-found"`` (404), ``"not-supported"``, ``"error"`` or ``""``.

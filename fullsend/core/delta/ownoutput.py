@@ -1,4 +1,4 @@
-"""Own-output exclusion (``ownOutput(login, isApp, body)``, spec/watcher.md §8).
+"""Own-output exclusion (``ownOutput(login, isApp, body)``, docs/architecture.md "Own output").
 
 Applied to comments and reviews before anything else.  Two rules, never the shape of a login:
 
@@ -25,12 +25,12 @@ _MARKER = re.compile(r"<!--[\t\n\f\r ]*fullsend[\t\n\f\r ]*:", re.IGNORECASE)
 
 
 def has_own_marker(body: str) -> bool:
-    """True when ``body`` carries the fullsend own-output marker opener anywhere (§8 rule 2)."""
+    """True when ``body`` carries the fullsend own-output marker opener anywhere."""
     return isinstance(body, str) and _MARKER.search(body) is not None
 
 
 def is_own_output(login: str, is_app: bool, body: str, self_logins: AbstractSet[str]) -> str | None:
-    """The own-output rule id that drops this item, or ``None`` (spec/watcher.md §8).
+    """The own-output rule id that drops this item, or ``None``.
 
     ``login``/``is_app`` are the forge author (``user.login``, ``user.type == "Bot"``);
     ``self_logins`` the resolved SelfLogins.  Returns ``"self-login"``, ``"app-marker"`` or None.

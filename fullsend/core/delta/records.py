@@ -1,7 +1,8 @@
 """Records of the delta: the baseline, what the app read, the delta itself, the built text.
 
-Shapes only; the logic is in ``delta.py`` (spec/watcher.md §8-§9, §11.1) and ``steertext.py``
-(§10).  All records are frozen; times are aware UTC ``datetime`` or ``None`` (unknown).
+Shapes only; the logic is in ``fullsend.core.delta.changes`` (docs/architecture.md "Delta") and
+``fullsend.core.text.steertext`` (docs/architecture.md "Steer text").  All records are frozen; times
+are aware UTC ``datetime`` or ``None`` (unknown).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ KIND_STATE = "state"
 
 @dataclass(frozen=True)
 class BaselineState:
-    """State that defines the baseline (spec/watcher.md §9 "State that defines the baseline").
+    """State that defines the baseline.
 
     ``since``: the delta window start (my run's ``created_at`` or ``DeltaBaseline``, then each
     delivered snapshot instant).  ``last_head``: the head SHA the agent was last told about (PR;
@@ -36,7 +37,7 @@ class BaselineState:
 
 @dataclass(frozen=True)
 class ForgeSnapshot:
-    """What the app read from the forge for one delta (spec/watcher.md §9.1-§9.3).
+    """What the app read from the forge for one delta.
 
     ``comments``: issue comments listed with ``since = state.since``, in listing order.
     ``issue``: ``GET …/issues/{n}`` (labels for a PR; title/body/labels for an issue), ``None`` if
@@ -56,7 +57,7 @@ class ForgeSnapshot:
 
 @dataclass(frozen=True)
 class DeltaItem:
-    """One item of the delta (spec/watcher.md §9.1-§9.4).
+    """One item of the delta.
 
     ``kind``: ``comment`` | ``review`` | ``head`` | ``state``.  ``author`` and ``state`` (review
     state) are forge values as written; ``at`` is the binding time (comments) or ``submitted_at``
@@ -76,7 +77,7 @@ class DeltaItem:
 
 @dataclass(frozen=True)
 class Delta:
-    """What changed on the work item since the baseline (spec/watcher.md §9).
+    """What changed on the work item since the baseline.
 
     ``context`` order: PR → head, comments, reviews, labels; issue → comments, title, body,
     labels (state items last).  ``unbound``: authorized run ids bound to no comment, ascending.
@@ -93,18 +94,18 @@ class Delta:
 
     @property
     def empty(self) -> bool:
-        """Not moved, no amendments and no context; unbound runs alone do not count (§9.5)."""
+        """Not moved, no amendments and no context; unbound runs alone do not count."""
         return not self.head_moved and not self.amendments and not self.context
 
 
 @dataclass(frozen=True)
 class TextResult:
-    """The steer text and what it means for "consumed" (spec/watcher.md §10, §10.3).
+    """The steer text and what it means for "consumed".
 
     ``text``: the body handed to the runtime (no opening line).  ``findings``: characters and
     escapes the sanitizer removed.  ``excluded``: unbound runs and runs of dropped or clipped
     amendments (never receipted).  ``state_clipped`` / ``head_clipped``: the clip reached a state
-    item / the head item, so the snapshot of that part is not advanced (§11.1).
+    item / the head item, so the snapshot of that part is not advanced.
     """
 
     text: str

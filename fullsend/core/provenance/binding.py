@@ -1,14 +1,14 @@
-"""Work-item binding and amendment binding (spec/watcher.md §6 and §7).
+"""Work-item binding and amendment binding (docs/architecture.md "Binding", "Amendments and context").
 
 Three questions, all answered from server-side records only:
 
-* Is a follow-up run bound to my work item (`item` check, §6)?  ``pull_requests[]`` decides alone
+* Is a follow-up run bound to my work item (`item` check)?  ``pull_requests[]`` decides alone
   when it is non-empty; otherwise the run's ``display_title`` must be contract-shaped (the shim's
   run-name, WIRE ``owner/repo#N`` with an optional `` comment:<id>`` suffix) and name my item.
   Nothing is ever guessed from ``head_sha`` or a branch name.
-* Which accepted runs confer amendment authority, and through whom (§7.1)?  Only
+* Which accepted runs confer amendment authority, and through whom?  Only
   ``issue_comment`` runs on ``run_attempt == 1``, through ``actor`` (never ``triggering_actor``).
-* Which comment did each authorized run carry (§7.2-§7.4)?  Exact comment-id naming first, then
+* Which comment did each authorized run carry?  Exact comment-id naming first, then
   per-login interval pairing within :data:`MAX_DISPATCH_LAG`; bursts and inversions bind nothing;
   a comment edited after its run was created loses its authority.
 
@@ -23,20 +23,20 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Iterable, Mapping, Sequence
 
-from fullsend.core.text.wire import AMENDMENT_EVENTS  # the single source (spec/watcher.md §7.1)
-from fullsend.core.model import INT64_MAX, Comment, WorkflowRun  #: Interval pairing window (spec/watcher.md §14 ``maxDispatchLag``; inclusive).
+from fullsend.core.text.wire import AMENDMENT_EVENTS  # the single source
+from fullsend.core.model import INT64_MAX, Comment, WorkflowRun  #: Interval pairing window (``maxDispatchLag``; inclusive).
 MAX_DISPATCH_LAG = timedelta(minutes=10)
 
 
-# §6: `^(?P<item>\S+#[1-9][0-9]*)( comment:(?P<id>[1-9][0-9]*))?$`, with Go's ASCII `\S`
+# The run-name contract: `^(?P<item>\S+#[1-9][0-9]*)( comment:(?P<id>[1-9][0-9]*))?$`, with Go's ASCII `\S`
 # (not one of [\t\n\f\r ]).  Used with fullmatch, so a trailing "\n" is not forgiven.
 _TITLE = re.compile(r"(?P<item>[^\t\n\f\r ]+#[1-9][0-9]*)(?: comment:(?P<id>[1-9][0-9]*))?")
 
-# §7.2: the stage-command shape, checked after lowercasing and trimming trailing punctuation.
+# The stage-command shape, checked after lowercasing and trimming trailing punctuation.
 _STAGE_COMMAND = re.compile(r"/fs-[a-z0-9-]+")
 _COMMAND_TRAILERS = ".,;:!?"
 
-# Unicode White_Space, as Go's unicode.IsSpace sees it (strings.Fields / strings.TrimSpace, §17).
+# Unicode White_Space, as Go's unicode.IsSpace sees it (strings.Fields / strings.TrimSpace).
 # Python's str.split() also splits on U+001C-U+001F, which Go does not.
 _GO_SPACE = frozenset(
     "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
@@ -47,7 +47,7 @@ _FIELD = re.compile(f"[^{re.escape(_GO_SPACE_STR)}]+")
 
 
 def parse_title(display_title: str) -> tuple[str, int] | None:
-    """Split a contract-shaped run title into (work-item half, comment id or 0) — spec/watcher.md §6.
+    """Split a contract-shaped run title into (work-item half, comment id or 0).
 
     ``"acme/widgets#7 comment:12"`` → ``("acme/widgets#7", 12)``; ``"acme/widgets#7"`` →
     ``("acme/widgets#7", 0)``.  Anything not exactly contract-shaped (an extra word, two spaces,
@@ -65,11 +65,11 @@ def parse_title(display_title: str) -> tuple[str, int] | None:
 
 
 def bound_to_item(run: WorkflowRun, item_number: int, run_name: str) -> bool:
-    """True when ``run`` belongs to my work item (`item` check, spec/watcher.md §6).
+    """True when ``run`` belongs to my work item (`item` check).
 
     A non-empty ``pull_requests[]`` is the whole verdict (bound iff it holds ``item_number``).
     Otherwise the title's work-item half must equal ``run_name`` exactly (case-sensitive); an empty
-    ``run_name`` means title binding is off (§3 step 4), so such runs never bind.
+    ``run_name`` means title binding is off (Start switched it off), so such runs never bind.
     """
     if run.pull_requests:
         return item_number in run.pull_requests
@@ -80,14 +80,14 @@ def bound_to_item(run: WorkflowRun, item_number: int, run_name: str) -> bool:
 
 
 def _first_field(body: str) -> str:
-    """The first whitespace-separated field of the body's first line ("" if none; §7.2)."""
+    """The first whitespace-separated field of the body's first line ("" if none)."""
     first_line = re.split(r"[\r\n]", body, maxsplit=1)[0]
     m = _FIELD.search(first_line)
     return m.group(0) if m else ""
 
 
 def is_stage_command(token: str) -> bool:
-    """True when one field is a stage command by SHAPE (spec/watcher.md §7.2, §16.9).
+    """True when one field is a stage command by SHAPE.
 
     Trailing ``.,;:!?`` are dropped and the rest lowercased; it must then be ``/fs-`` plus one or
     more of ``[a-z0-9-]``: ``/fs-fix:`` and ``/FS-Fix`` count, ``/fs-`` and ``/fs-fix/x`` do not.
@@ -98,7 +98,7 @@ def is_stage_command(token: str) -> bool:
 
 
 def opens_with_stage_command(body: str) -> bool:
-    """True when the first field of the body's first line is a stage command (spec/watcher.md §7.2).
+    """True when the first field of the body's first line is a stage command.
 
     A command on a later line or mid-sentence does not count; a blank first line never does.
     """
@@ -109,7 +109,7 @@ def opens_with_stage_command(body: str) -> bool:
 
 
 def command_instruction(body: str, kind: str = "comment") -> str:
-    """The instruction a command comment carries (`commandInstruction`, spec/watcher.md §7.3).
+    """The instruction a command comment carries (`commandInstruction`).
 
     ``"/fs-fix: do X"`` → ``"do X"``; ``"/fs-fix"`` → ``""``; a body that does not open with a
     stage command → ``""`` (the comment then renders as a plain amendment body).  The first field
@@ -126,7 +126,7 @@ def command_instruction(body: str, kind: str = "comment") -> str:
 
 @dataclass(frozen=True)
 class Authorization:
-    """One issue_comment run as a pairing record (spec/watcher.md §7.1, §7.4).
+    """One issue_comment run as a pairing record.
 
     ``until`` is the run's ``created_at`` (UTC; ``None`` when unknown, which covers nothing);
     ``comment_id`` is the title's ``comment:<id>`` (0 when not named); ``login`` is the run's
@@ -152,7 +152,7 @@ def _as_authorization(run: WorkflowRun) -> Authorization | None:
 
 
 def authorizations(batch: Sequence[WorkflowRun]) -> list[Authorization]:
-    """Amendment authority conferred by an accepted batch (`authorizedActors`, spec/watcher.md §7.1).
+    """Amendment authority conferred by an accepted batch (`authorizedActors`).
 
     Only ``issue_comment`` runs with ``run_attempt == 1`` exactly (0/unknown and re-runs confer
     nothing) and a non-empty ``actor`` count; ``triggering_actor`` is never read.  Batch order kept.
@@ -166,7 +166,7 @@ def authorizations(batch: Sequence[WorkflowRun]) -> list[Authorization]:
 
 
 def observed_authorizations(observed: Iterable[WorkflowRun]) -> list[Authorization]:
-    """Pairing records of every observed issue_comment run, accepted or refused (spec/watcher.md §7.4).
+    """Pairing records of every observed issue_comment run, accepted or refused.
 
     No attempt filter: a refused or re-run command still occupies its slot in the pairing.
     """
@@ -180,7 +180,7 @@ def observed_authorizations(observed: Iterable[WorkflowRun]) -> list[Authorizati
 
 @dataclass(frozen=True)
 class Binding:
-    """Result of :func:`bind_triggers` (spec/watcher.md §7.4).
+    """Result of :func:`bind_triggers`.
 
     ``by_comment`` maps a comment id to the authorized run ids bound to it (ascending): that
     comment is an amendment.  ``unbound`` lists the authorized run ids bound to no comment
@@ -192,7 +192,7 @@ class Binding:
 
 
 def binding_time(comment: Comment) -> datetime | None:
-    """``updated_at`` when it is after ``created_at``, else ``created_at`` (spec/watcher.md §7.4)."""
+    """``updated_at`` when it is after ``created_at``, else ``created_at``."""
     if comment.created_at is None:
         return None
     if comment.updated_at is not None and comment.updated_at > comment.created_at:
@@ -208,7 +208,7 @@ def _sort_time(at: datetime | None) -> tuple[int, datetime | None]:
 def _login_runs(
     login: str, auths: Sequence[Authorization], observed: Sequence[Authorization]
 ) -> list[Authorization]:
-    """`runs(L)`: L's authorizations and observed runs, once each, by (Until, RunID) (§7.4 step 1)."""
+    """`runs(L)`: L's authorizations and observed runs, once each, by (Until, RunID)."""
     runs: dict[int, Authorization] = {}
     for rec in [*observed, *auths]:  # an authorization wins over its observed copy
         if rec.login == login:
@@ -233,7 +233,7 @@ def _login_candidates(login: str, eligible: Sequence[Comment]) -> list[_Candidat
 
 
 def _pair_runs(runs: list[Authorization], cands: list[_Candidate]) -> list[tuple[Comment, Authorization]]:
-    """`pairRuns`: the named tier, then the interval tier (spec/watcher.md §7.4 step 3)."""
+    """`pairRuns`: the named tier, then the interval tier."""
     by_id = {c.id: c for _, c in cands}
     pairs: list[tuple[Comment, Authorization]] = []
     claimed: set[int] = set()
@@ -256,7 +256,7 @@ def _pair_runs(runs: list[Authorization], cands: list[_Candidate]) -> list[tuple
 
 
 def _binds(comment: Comment, run: Authorization, authorized: set[int]) -> bool:
-    """Whether a pair binds (spec/watcher.md §7.4 step 4)."""
+    """Whether a pair binds."""
     at, created, until = binding_time(comment), comment.created_at, run.until
     if run.run_id not in authorized or created is None or until is None or not run.covers(at):
         return False
@@ -268,9 +268,9 @@ def _binds(comment: Comment, run: Authorization, authorized: set[int]) -> bool:
 def bind_triggers(
     eligible: Sequence[Comment], auths: Sequence[Authorization], observed: Sequence[Authorization]
 ) -> Binding:
-    """Bind the batch's authorizations to eligible comments (`bindTriggers`, spec/watcher.md §7.4).
+    """Bind the batch's authorizations to eligible comments (`bindTriggers`).
 
-    ``eligible``: comments created after the baseline and not own output (§9.1).  ``auths``: from
+    ``eligible``: comments created after the baseline and not own output.  ``auths``: from
     :func:`authorizations` over the accepted batch.  ``observed``: from
     :func:`observed_authorizations` over every recorded issue_comment run (this and earlier
     iterations).  Logins are compared lowercased.  Never raises on unknown times.

@@ -1,6 +1,6 @@
-"""Provenance verdicts on listed follow-up runs (spec/watcher.md §5, §11.2).
+"""Provenance verdicts on listed follow-up runs (docs/architecture.md "Provenance").
 
-Each listed run is judged in two phases, in the spec's exact order:
+Each listed run is judged in two phases, in a fixed order:
 
 * phase A, :func:`judge_record` — the run record alone (no API call): ``self``, ``shim``,
   ``event``, ``fresh``, ``item``, ``chain``, then (for ``issue_comment`` runs) "record as
@@ -10,8 +10,8 @@ Each listed run is judged in two phases, in the spec's exact order:
   ``skipped``.  The run's own ``conclusion`` is never consulted.
 
 Every outcome is a :class:`Verdict` — accept, reject (final) or pending ("judge again next poll")
-— with a kebab-case rule id from the §5.5 table.  Provenance fails CLOSED: unknown or malformed
-forge data is a named reject or pending, never an accept and never an exception.
+— with a kebab-case rule id that has a section in docs/rules.md.  Provenance fails CLOSED: unknown
+or malformed forge data is a named reject or pending, never an accept and never an exception.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from datetime import datetime
 from typing import AbstractSet, Iterable, Literal, Sequence
 
 from fullsend.core.provenance.binding import bound_to_item
-from fullsend.core.model import Job, ReferencedWorkflow, WorkflowRun  #: Every rule id this module emits: the spec/watcher.md §5.5 table, plus two project ids for
-#: cases the table does not name (``no-run-id``: a record without a positive id cannot be judged
-#: once; ``jobs-pending``: a transient error reading the jobs, §5.3, judged again next poll).
+from fullsend.core.model import Job, ReferencedWorkflow, WorkflowRun  #: Every rule id this module emits (docs/rules.md#provenance); the last two are project ids for
+#: cases the provenance checks do not name (``no-run-id``: a record without a positive id cannot be judged
+#: once; ``jobs-pending``: a transient error reading the jobs, judged again next poll).
 RULE_IDS: tuple[str, ...] = (
     "self",
     "shim",
@@ -47,7 +47,7 @@ RULE_IDS: tuple[str, ...] = (
     "jobs-pending",
 )
 
-#: Work-item update events the shim may carry (check 2, spec/watcher.md §5.1; WIRE event names).
+#: Work-item update events the shim may carry (check 2, ``event``; WIRE event names).
 ALLOWED_EVENTS: frozenset[str] = frozenset(
     {"issue_comment", "issues", "pull_request_target", "pull_request_review", "pull_request_review_comment"}
 )
@@ -57,7 +57,7 @@ Outcome = Literal["accept", "reject", "pending"]
 
 @dataclass(frozen=True)
 class MyRun:
-    """Facts about my own run, fixed at Start (spec/watcher.md §3; built by ``fullsend.core.watch.start``).
+    """Facts about my own run, fixed at Start (built by ``fullsend.core.watch.start``).
 
     ``path``: my shim path as the API reports it.  ``referenced_workflows``: my dispatch chain
     (non-empty).  ``fresh_after``: the freshness cutoff (UTC; ``None`` makes nothing fresh).
@@ -77,14 +77,14 @@ class MyRun:
 
 @dataclass(frozen=True)
 class Verdict:
-    """One provenance outcome (spec/watcher.md §5.2-§5.5).
+    """One provenance outcome.
 
     ``outcome``: ``accept`` (from :func:`judge_record`: phase A passed, read the jobs; from
     :func:`judge_jobs`: the run joins the batch), ``reject`` (final) or ``pending`` (judge again
     next poll; the poll reports retry).  ``rule_id``: ``""`` on accept, else one of
     :data:`RULE_IDS`.  ``check``: the coarse check name (``self``, ``shim``, ``event``, ``fresh``,
     ``item``, ``chain``, ``once``, ``route``, ``stage``, ``jobs``).  ``observe``: record the run
-    into the observed map (§5.2 step 7).  ``judged``: add the run id to the judged set (§11.2).
+    into the observed map.  ``judged``: add the run id to the judged set.
     """
 
     run_id: int
@@ -124,7 +124,7 @@ def _pending(run: WorkflowRun, rule_id: str, check: str, detail: str, **flags: b
 
 
 def is_follow_up(run: WorkflowRun, me: MyRun) -> bool:
-    """Freshness (`fresh`, spec/watcher.md §5.2 step 4).
+    """Freshness (`fresh`, the second half of check 4).
 
     ``created_at`` strictly after ``me.fresh_after`` → yes; the same instant → yes iff the run id is
     larger than mine (ids are monotonic); earlier, or either instant unknown → no.
@@ -142,7 +142,7 @@ def _chain_keys(chain: Iterable[ReferencedWorkflow]) -> list[str]:
 
 
 def same_chain(mine: Sequence[ReferencedWorkflow], theirs: Sequence[ReferencedWorkflow]) -> bool:
-    """Dispatch-chain equality (`chain`, spec/watcher.md §5.2 step 6).
+    """Dispatch-chain equality (`chain`, check 3).
 
     Multiset equality of ``(path, ref)`` pairs; ``sha`` is ignored.  An empty ``mine`` equals
     nothing, not even another empty chain.
@@ -153,7 +153,7 @@ def same_chain(mine: Sequence[ReferencedWorkflow], theirs: Sequence[ReferencedWo
 
 
 def _record_rejection(run: WorkflowRun, me: MyRun) -> Verdict | None:
-    """Phase-A checks 1-6 in the spec's order; ``None`` when the record passes them all."""
+    """Phase A's record checks, ``self`` to ``chain`` in order; ``None`` when the record passes them all."""
     if run.id <= 0:
         return _reject(run, "no-run-id", "self", "the run record carries no usable id")
     if run.id == me.run_id:
@@ -174,12 +174,12 @@ def _record_rejection(run: WorkflowRun, me: MyRun) -> Verdict | None:
 
 
 def judge_record(run: WorkflowRun, me: MyRun, judged: AbstractSet[int]) -> Verdict:
-    """Phase A: judge a listed run from its record alone (spec/watcher.md §5.2).
+    """Phase A: judge a listed run from its record alone.
 
     Returns a rejection (``self`` … ``chain-differs``, never marking the run judged), a
     ``chain-pending``, a ``once`` rejection for an id in ``judged``, or ``accept`` meaning "read
     its jobs and call :func:`judge_jobs`".  ``observe`` is set on an ``issue_comment`` run that
-    passed checks 1-6 (also when it is then rejected ``once``).  Never raises.
+    passed the record checks (also when it is then rejected ``once``).  Never raises.
     """
     rejection = _record_rejection(run, me)
     if rejection is not None:
@@ -195,7 +195,8 @@ def _named(jobs: Sequence[Job], name: str) -> list[Job]:
 
 
 def _route_verdict(run: WorkflowRun, jobs: Sequence[Job], me: MyRun) -> Verdict | None:
-    """Route verdict (spec/watcher.md §5.3); ``None`` when the Route job concluded success."""
+    """Route verdict, check 4 (docs/architecture.md "Provenance"); ``None`` when the Route job
+    concluded success."""
     name, done = me.route_job_name, run.status == "completed"
     matches = _named(jobs, name)
     if len(matches) >= 2:
@@ -216,7 +217,7 @@ def _route_verdict(run: WorkflowRun, jobs: Sequence[Job], me: MyRun) -> Verdict 
 
 
 def _stage_verdict(run: WorkflowRun, jobs: Sequence[Job], me: MyRun) -> Verdict | None:
-    """Stage verdict (spec/watcher.md §5.3); ``None`` when my stage job was selected."""
+    """Stage verdict, check 5; ``None`` when my stage job was selected."""
     name, done = me.stage_job_name, run.status == "completed"
     matches = _named(jobs, name)
     if len(matches) >= 2:
@@ -232,11 +233,11 @@ def _stage_verdict(run: WorkflowRun, jobs: Sequence[Job], me: MyRun) -> Verdict 
 
 
 def judge_jobs(run: WorkflowRun, jobs: Sequence[Job], me: MyRun) -> Verdict:
-    """Phase B: judge a run that passed phase A by its job listing (spec/watcher.md §5.3).
+    """Phase B: judge a run that passed phase A by its job listing.
 
     Route first, then stage, each matched by EXACT job name (decoys like ``Route`` or
     ``other / Route`` are never read).  Final rejections carry ``judged=True``; pending ones and
-    the accept do not (an accepted run is judged on delivery or an empty delta, §5.4).
+    the accept do not (an accepted run is judged on delivery or an empty delta).
     """
     verdict = _route_verdict(run, jobs, me) or _stage_verdict(run, jobs, me)
     if verdict is not None:
@@ -245,7 +246,7 @@ def judge_jobs(run: WorkflowRun, jobs: Sequence[Job], me: MyRun) -> Verdict:
 
 
 def jobs_unreadable(run_id: int, permanent: bool, detail: str) -> Verdict:
-    """Verdict for a failed read of a candidate's jobs (spec/watcher.md §5.3).
+    """Verdict for a failed read of a candidate's jobs.
 
     Permanent (403, 404, …) → final ``jobs-unreadable`` rejection, judged (never read again);
     transient or unknown → ``jobs-pending`` (the poll reports retry; the run stays judgeable).
@@ -257,7 +258,7 @@ def jobs_unreadable(run_id: int, permanent: bool, detail: str) -> Verdict:
 
 
 def order_listing(runs: Iterable[WorkflowRun]) -> list[WorkflowRun]:
-    """A poll's listing de-duplicated by id and sorted oldest first (spec/watcher.md §4, §17).
+    """A poll's listing de-duplicated by id and sorted oldest first (docs/architecture.md "Listing").
 
     For an id seen twice (a page shifted between requests) the later copy wins.  The sort is
     stable by (``created_at``, id); runs with an unknown ``created_at`` come first (they are

@@ -1,13 +1,14 @@
 """The steer receipt: WIRE format, parser, whole-body grammar, selection, neutralising.
 
-Implements spec/receipt-preflight-tokens.md §2.1-§2.5 and §3.4 (neutralising), ADR 0120
-(seeds/000).  A receipt is a stand-alone comment whose *whole* body is::
+Implements docs/architecture.md "Receipt" and "Receipt reader", and the neutralising of
+docs/architecture.md "Status comments".  A receipt is a stand-alone comment whose *whole* body is::
 
     <!-- fullsend:steer consumed=<ids> head=<sha> -->\\n_The run already working on ..._
 
 Every parse defect degrades to "my run is not listed" (do the work), never to "listed".
-The writer's pure decisions (§3: what the shipped iteration absorbed, whether to post, the
-status-comment copy) follow the reader.  Pure: standard library and ``fullsend.core`` only.
+The writer's pure decisions (what the shipped iteration absorbed, whether to post, the
+status-comment copy; docs/architecture.md "Receipt writer") follow the reader.  Pure: standard library
+and ``fullsend.core`` only.
 """
 
 from __future__ import annotations
@@ -19,22 +20,22 @@ from datetime import datetime, timezone
 from typing import Iterable, Mapping, Sequence
 
 from fullsend.core.identity import Identity, from_rest, same_identity
-from fullsend.core.model import INT64_MAX, Comment, DeliveredSteer  #: The WIRE marker grammar (§2.3): exact single spaces, lower-case, ``head=`` after ``consumed=``.
+from fullsend.core.model import INT64_MAX, Comment, DeliveredSteer  #: The WIRE marker grammar: exact single spaces, lower-case, ``head=`` after ``consumed=``.
 MARKER_RE = re.compile(r"<!-- fullsend:steer consumed=([0-9,]*) head=([0-9a-fA-F]*) -->")
 
-#: The WIRE human line (§2.1), split around the ids joined by ``", "``.
+#: The WIRE human line, split around the ids joined by ``", "``.
 HUMAN_PREFIX = "_The run already working on this item absorbed follow-up run(s) "
 HUMAN_SUFFIX = ", so a run queued for those events exits without repeating the work._"
 _HUMAN_RE = re.compile(re.escape(HUMAN_PREFIX) + r"([0-9]+(?:, [0-9]+)*)" + re.escape(HUMAN_SUFFIX))
 
-#: §2.3 limits: a longer body, or a longer consumed list, is never a receipt.
+#: Limits: a longer body, or a longer consumed list, is never a receipt.
 MAX_RECEIPT_BODY_BYTES = 65_536
 MAX_RECEIPT_IDS = 1_000
 
 _HEX_RE = re.compile(r"[0-9a-fA-F]+")
 _TRAILING_ASCII_WS = " \t\n\r\f\v"
 
-#: §3.4 neutraliser.  Go's ``(?is)<!--\s*fullsend\s*:``: whitespace is an explicit ASCII class
+#: The neutraliser.  Go's ``(?is)<!--\s*fullsend\s*:``: whitespace is an explicit ASCII class
 #: (Go's ``\s`` plus ``\v``); case folding is Unicode-aware so ``ſ`` (U+017F) and ``K`` (U+212A)
 #: spellings are escaped too.  Both widenings only escape more, never less.
 _NEUTRALIZE_RE = re.compile(r"<(?=!--[\t\n\v\f\r ]*fullsend[\t\n\v\f\r ]*:)", re.IGNORECASE)
@@ -44,31 +45,31 @@ _NEUTRALIZE_RE = re.compile(r"<(?=!--[\t\n\v\f\r ]*fullsend[\t\n\v\f\r ]*:)", re
 class Marker:
     """A parsed marker: ``consumed`` run ids (body order, duplicates kept) and the ``head`` SHA.
 
-    ``head`` is ``""`` for issues.  spec/receipt-preflight-tokens.md §2.3.
+    ``head`` is ``""`` for issues.
     """
 
     consumed: tuple[int, ...] = ()
     head: str = ""
 
     def lists(self, run_id: int) -> bool:
-        """True when ``run_id`` (> 0) is one of the consumed ids (linear scan, §2.3)."""
+        """True when ``run_id`` (> 0) is one of the consumed ids (linear scan)."""
         return run_id > 0 and run_id in self.consumed
 
 
 def normalize_ids(ids: Iterable[int]) -> tuple[int, ...]:
-    """Drop ids ``<= 0`` (and non-int64 values), deduplicate, sort ascending (§2.2 rule 1)."""
+    """Drop ids ``<= 0`` (and non-int64 values), deduplicate, sort ascending."""
     return tuple(sorted({i for i in ids if isinstance(i, int) and 0 < i <= INT64_MAX}))
 
 
 def clean_head(head: str) -> str:
-    """Keep ``head`` only when it is non-empty pure hex, else ``""`` (§2.2 rule 2)."""
+    """Keep ``head`` only when it is non-empty pure hex, else ``""``."""
     return head if isinstance(head, str) and _HEX_RE.fullmatch(head) else ""
 
 
 def build_marker(ids: Iterable[int], head: str) -> str:
     """The WIRE marker line for normalised ``ids`` and ``head``, or ``""`` when both are empty.
 
-    A head-only marker is rendered (status-comment copy), a receipt never is (§2.2 rules 3-4).
+    A head-only marker is rendered (status-comment copy), a receipt never is.
     """
     norm, sha = normalize_ids(ids), clean_head(head)
     if not norm and not sha:
@@ -88,7 +89,7 @@ def _parse_ids(field: str) -> tuple[int, ...]:
 
 
 def parse_marker(body: str) -> Marker | None:
-    """The leftmost WIRE marker anywhere in ``body``, or ``None`` (§2.3, vectors 8-13).
+    """The leftmost WIRE marker anywhere in ``body``, or ``None``.
 
     This is the parser as a function; whether a comment is a receipt is decided only by
     :func:`whole_body_receipt`.
@@ -100,7 +101,7 @@ def parse_marker(body: str) -> Marker | None:
 
 
 def human_line(ids: Iterable[int]) -> str:
-    """The WIRE human line for normalised ``ids``; ``""`` when none remain (§2.1)."""
+    """The WIRE human line for normalised ``ids``; ``""`` when none remain."""
     norm = normalize_ids(ids)
     if not norm:
         return ""
@@ -108,7 +109,7 @@ def human_line(ids: Iterable[int]) -> str:
 
 
 def receipt_body(ids: Iterable[int], head: str) -> str:
-    """The whole WIRE receipt body (marker, ``\\n``, human line); ``""`` with no ids (§2.1, §3.3).
+    """The whole WIRE receipt body (marker, ``\\n``, human line); ``""`` with no ids.
 
     ``templates/receipt/receipt.md.j2`` renders byte-identically (tested).
     """
@@ -119,11 +120,11 @@ def receipt_body(ids: Iterable[int], head: str) -> str:
 
 
 def whole_body_receipt(body: str) -> Marker | None:
-    """The receipt a comment body *is*, or ``None`` (§2.4 Project decision "Whole-body grammar").
+    """The receipt a comment body *is*, or ``None``.
 
     The body must be exactly: the marker line, one ``\\n`` or ``\\r\\n``, the human line listing
     the same normalised id set, then at most trailing ASCII white space.  Bodies over
-    65,536 bytes, lists over 1,000 ids and id-less markers are not receipts (§2.3, BC-14).
+    65,536 bytes, lists over 1,000 ids and id-less markers are not receipts.
     """
     if not isinstance(body, str) or len(body.encode("utf-8", "surrogatepass")) > MAX_RECEIPT_BODY_BYTES:
         return None
@@ -145,16 +146,16 @@ def whole_body_receipt(body: str) -> Marker | None:
 
 
 def is_unedited(comment: Comment) -> bool:
-    """True when the raw ``updated_at`` equals the raw, non-empty ``created_at`` (§2.5)."""
+    """True when the raw ``updated_at`` equals the raw, non-empty ``created_at``."""
     return bool(comment.created_at_raw) and comment.updated_at_raw == comment.created_at_raw
 
 
 def receipt_listing_run(comments: Sequence[Comment], receipt_login: str, my_run_id: int) -> Comment | None:
     """The first unedited receipt by the receipt login that lists ``my_run_id``, or ``None``.
 
-    Union of every receipt (§2.4 Project decision), identities compared as in
+    Union of every receipt, identities compared as in
     ``fullsend.core.identity`` (case-insensitive, ``[bot]`` optional, a User never matches a Bot),
-    edited comments dropped (§2.5).  Empty login or ``my_run_id <= 0`` ⇒ ``None``.
+    edited comments dropped.  Empty login or ``my_run_id <= 0`` ⇒ ``None``.
     """
     if not receipt_login.strip() or my_run_id <= 0:
         return None
@@ -173,27 +174,27 @@ def receipt_listing_run(comments: Sequence[Comment], receipt_login: str, my_run_
 def receipts_list_run(comments: Sequence[Comment], receipt_login: str, my_run_id: int) -> bool:
     """True when any unedited whole-body receipt by ``receipt_login`` lists ``my_run_id``.
 
-    spec/receipt-preflight-tokens.md §2.4-§2.5, §2.10 step 11; see :func:`receipt_listing_run`.
+    See :func:`receipt_listing_run`.
     """
     return receipt_listing_run(comments, receipt_login, my_run_id) is not None
 
 
 def neutralize(text: str) -> str:
-    """Escape the ``<`` of every ``<!--\\s*fullsend\\s*:`` opener as ``&lt;`` (§3.4).
+    """Escape the ``<`` of every ``<!--\\s*fullsend\\s*:`` opener as ``&lt;``.
 
-    Case-insensitive, whitespace may span lines; idempotent; other HTML comments untouched
-    (vectors 85-88).  Applied to agent-written text the runner posts.
+    Case-insensitive, whitespace may span lines; idempotent; other HTML comments untouched.
+    Applied to agent-written text the runner posts.
     """
     return _NEUTRALIZE_RE.sub("&lt;", text) if text else text
 
 
-# --- writer decisions (spec/receipt-preflight-tokens.md §3) ------------------------------------
+# --- writer decisions (docs/architecture.md "Receipt writer") ---------------------------------
 
 
 def should_post_receipt(
     *, run_failed: bool, cancelled: bool, skipped: bool, post_script_withheld: bool, transcript_error: bool
 ) -> bool:
-    """True only for an outright success whose output was published (§3.2, vectors 70-71, BC-02).
+    """True only for an outright success whose output was published.
 
     Any run error (agent, validation, timeout, post-script), cancellation, a pre-script skip, a
     withheld post-script or an agent-reported transcript error ⇒ no receipt.
@@ -204,7 +205,7 @@ def should_post_receipt(
 def shipped_marker(
     by_iteration: Mapping[int, Marker], *, validation_loop: bool, validated: int, last: int
 ) -> Marker:
-    """What the shipped iteration absorbed; never a union across iterations (§3.1, vectors 72-76).
+    """What the shipped iteration absorbed; never a union across iterations.
 
     With a validation loop: the marker of iteration ``validated`` (0 = none passed ⇒ empty);
     without one: the marker of iteration ``last``.  Missing entries ⇒ the empty ``Marker()``.
@@ -217,7 +218,7 @@ def shipped_marker(
 
 def marker_from(delivered: Sequence[DeliveredSteer], acked: Iterable[int], head: str) -> Marker:
     """The consumed set of one iteration: run ids of every delivered batch whose message id was
-    acknowledged, normalised, with the settled ``head`` (§3.1, vectors 77-80).
+    acknowledged, normalised, with the settled ``head``.
     """
     acked_ids = set(acked)
     ids = [rid for batch in delivered if batch.message_id in acked_ids for rid in batch.run_ids]
@@ -226,7 +227,7 @@ def marker_from(delivered: Sequence[DeliveredSteer], acked: Iterable[int], head:
 
 def status_marker_copy(status: str, marker: Marker | None) -> str:
     """The informational marker for the terminal status comment: kept only for ``success``
-    (may be head-only); ``""`` otherwise (§3.4, vector 81).  The skip check never honours it.
+    (may be head-only); ``""`` otherwise.  The skip check never honours it.
     """
     if status != "success" or marker is None:
         return ""
@@ -234,7 +235,7 @@ def status_marker_copy(status: str, marker: Marker | None) -> str:
 
 
 def status_commit_shas(start_sha: str, copy: Marker | None) -> tuple[str, str]:
-    """``(shown7, started_on7)`` for the status comment's commit line (§3.4, vectors 83-84).
+    """``(shown7, started_on7)`` for the status comment's commit line.
 
     When the copy lists ≥ 1 run and its head differs from the start SHA the line shows the
     settled head and ``started_on7`` is the start SHA; otherwise ``(start7, "")``.
@@ -251,7 +252,7 @@ _MARKER_LINE_RE = re.compile(r"<!-- fullsend:[^\n]*-->\r?")
 
 def visible_body(body: str) -> str:
     """``body`` without its own ``<!-- fullsend:… -->`` marker lines, for trackers that keep
-    metadata apart (§3.4, vector 82).
+    metadata apart.
     """
     return "\n".join(line for line in body.split("\n") if not _MARKER_LINE_RE.fullmatch(line))
 
@@ -261,7 +262,7 @@ MAX_DETAIL_RUNES = 200
 
 def sanitize_detail(detail: str) -> str:
     """Status-comment detail: control characters → space, at most 200 code points + ``…``,
-    then ``<`` → ``&lt;`` and ``[`` → ``&#91;`` (spec/receipt-preflight-tokens.md §7).
+    then ``<`` → ``&lt;`` and ``[`` → ``&#91;``.
     """
     text = "".join(" " if unicodedata.category(ch) == "Cc" else ch for ch in detail)
     if len(text) > MAX_DETAIL_RUNES:
@@ -270,6 +271,6 @@ def sanitize_detail(detail: str) -> str:
 
 
 def clock_label(at: datetime) -> str:
-    """``h:mm AM/PM UTC`` of an aware instant, e.g. ``8:30 AM UTC`` (§7)."""
+    """``h:mm AM/PM UTC`` of an aware instant, e.g. ``8:30 AM UTC``."""
     utc = at.astimezone(timezone.utc)
     return f"{utc.hour % 12 or 12}:{utc.minute:02d} {'AM' if utc.hour < 12 else 'PM'} UTC"

@@ -1,8 +1,8 @@
 """Pre-flight skip decisions as data: ``Skip(rule_id, reason)`` or a reason to do the work.
 
-Implements spec/receipt-preflight-tokens.md §2.9 (manual re-run), §8.1 (the review-App
-head-reviewed skip) and §8.2 (event kind), with the rule ids of spec/watcher.md §5.5
-(``receipt-lists-my-run``, ``head-reviewed``).  Every doubt runs the work.  Pure.
+Implements docs/architecture.md "Pre-flight skips": the manual re-run rule, the review-App
+head-reviewed skip and its event kind, with the rule ids ``receipt-lists-my-run`` and
+``head-reviewed`` (docs/rules.md#receipt-lists-my-run, docs/rules.md#head-reviewed).  Every doubt runs the work.  Pure.
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ from typing import Any, Mapping, Sequence
 from fullsend.core.model import INT64_MAX, Repo, Review, format_time
 RULE_RECEIPT = "receipt-lists-my-run"
 RULE_HEAD_REVIEWED = "head-reviewed"
-#: ``skip_reason`` output values (interface.md "Outputs") per rule id.
+#: ``skip_reason`` output values (docs/architecture.md "Outputs and step summary") per rule id.
 SKIP_REASON_OUTPUT = {RULE_RECEIPT: "receipt", RULE_HEAD_REVIEWED: "head-reviewed"}
 
-#: §8.1 rule 2: the event kinds a duplicate review comes from.
+#: The event kinds a duplicate review comes from.
 DUPLICATE_REVIEW_KINDS = frozenset({"opened", "reopened", "synchronized", "marked_ready", "label_changed"})
-#: §8.1 rule 10: review states that count (PENDING, DISMISSED and anything unknown do not).
+#: Review states that count (PENDING, DISMISSED and anything unknown do not).
 COUNTED_REVIEW_STATES = frozenset({"APPROVED", "CHANGES_REQUESTED", "COMMENTED"})
-#: §8.2 step 3: pull_request(_target) payload ``action`` → kind.
+#: The pull_request(_target) payload ``action`` → kind.
 PR_ACTION_KINDS = {
     "opened": "opened",
     "reopened": "reopened",
@@ -31,14 +31,14 @@ PR_ACTION_KINDS = {
     "labeled": "label_changed",
     "unlabeled": "label_changed",
 }
-SHARED_REVIEW_BOT = "fullsend-ai-review[bot]"  # WIRE (spec/watcher.md §8)
+SHARED_REVIEW_BOT = "fullsend-ai-review[bot]"  # WIRE (docs/architecture.md "Own output")
 
 _RUN_ID_RE = re.compile(r"[+-]?[0-9]+")
 
 
 @dataclass(frozen=True)
 class Skip:
-    """The run has nothing to do: exit 0 before any comment or script (§8).
+    """The run has nothing to do: exit 0 before any comment or script.
 
     ``rule_id`` is ``receipt-lists-my-run`` or ``head-reviewed``; ``reason`` is a log-ready
     sentence without the rule id.
@@ -61,7 +61,7 @@ class NotSkipped:
 
 
 def parse_run_id(raw: str) -> int:
-    """``GITHUB_RUN_ID`` as Go's base-10 int64; unset, unparseable or ``<= 0`` ⇒ 0 (§1, vector 161)."""
+    """``GITHUB_RUN_ID`` as Go's base-10 int64; unset, unparseable or ``<= 0`` ⇒ 0."""
     if not isinstance(raw, str) or not _RUN_ID_RE.fullmatch(raw):
         return 0
     value = int(raw)
@@ -69,13 +69,13 @@ def parse_run_id(raw: str) -> int:
 
 
 def is_manual_rerun(run_attempt: str) -> bool:
-    """True when ``GITHUB_RUN_ATTEMPT`` is set, non-empty and not exactly ``"1"`` (§2.9)."""
+    """True when ``GITHUB_RUN_ATTEMPT`` is set, non-empty and not exactly ``"1"``."""
     return bool(run_attempt) and run_attempt != "1"
 
 
 def review_bot_logins(configured: Sequence[str], owner: str) -> tuple[str, ...]:
     """The review App logins: the ``review_bot_logins`` input, else ``<owner>-review[bot]`` and
-    ``fullsend-ai-review[bot]`` (§1; spec/watcher.md §8).
+    ``fullsend-ai-review[bot]`` (docs/architecture.md "Own output").
     """
     given = tuple(login.strip() for login in configured if login.strip())
     if given:
@@ -86,7 +86,7 @@ def review_bot_logins(configured: Sequence[str], owner: str) -> tuple[str, ...]:
 def transition_kind(
     normalized_kind: str, event_name: str, payload: Mapping[str, Any] | None, status_number: int
 ) -> str:
-    """The event kind of this run for the head-reviewed skip (§8.2, vectors 126-137).
+    """The event kind of this run for the head-reviewed skip.
 
     A non-empty normalised kind wins; otherwise the ``GITHUB_EVENT_PATH`` payload (``None`` when
     missing or unreadable ⇒ ``""``) by ``GITHUB_EVENT_NAME``.  Pull-request events require the
@@ -110,7 +110,7 @@ def transition_kind(
 
 @dataclass(frozen=True)
 class HeadReviewFacts:
-    """What the head-reviewed decision reads (§8.1).
+    """What the head-reviewed decision reads.
 
     ``stage`` is the ``stage`` input; ``kind`` from :func:`transition_kind`; ``run_attempt`` the
     raw ``GITHUB_RUN_ATTEMPT``; ``run_repo`` ``GITHUB_REPOSITORY``; ``pr_repo``/``pr_number``
@@ -132,7 +132,7 @@ class HeadReviewFacts:
 
 
 def head_review_precheck(facts: HeadReviewFacts) -> str | None:
-    """Rules 1-5 of §8.1, decided before any API call: why the skip does not apply, or ``None``."""
+    """The rules decided before any API call: why the skip does not apply, or ``None``."""
     if facts.stage != "review":
         return f'stage "{facts.stage}" is not review'
     if facts.kind not in DUPLICATE_REVIEW_KINDS:
@@ -151,7 +151,7 @@ def head_review_precheck(facts: HeadReviewFacts) -> str | None:
 
 
 def _review_counts(review: Review, head: str, after: datetime, logins: Sequence[str]) -> bool:
-    """§8.1 rule 10 for one review: counted state, forge-reported Bot, exact review App login,
+    """Whether one review counts: counted state, forge-reported Bot, exact review App login,
     on ``head``, submitted strictly after ``after``.
     """
     wanted = {login.lower() for login in logins}
@@ -167,7 +167,7 @@ def _review_counts(review: Review, head: str, after: datetime, logins: Sequence[
 
 
 def head_review_decision(facts: HeadReviewFacts) -> Skip | NotSkipped:
-    """The whole §8.1 decision over gathered facts (vectors 89-115).
+    """The whole decision over gathered facts.
 
     Skip iff the pre-checks pass, this run's ``created_at`` is known, the PR head is known and
     any review of it by a review App login was submitted strictly after the run was created.
@@ -187,6 +187,6 @@ def head_review_decision(facts: HeadReviewFacts) -> Skip | NotSkipped:
 
 
 def head_reviewed(facts: HeadReviewFacts) -> Skip | None:
-    """``Skip`` when the review App already reviewed the current head (§8.1), else ``None``."""
+    """``Skip`` when the review App already reviewed the current head, else ``None``."""
     verdict = head_review_decision(facts)
     return verdict if isinstance(verdict, Skip) else None

@@ -1,7 +1,7 @@
-"""Defanging a stranger's text before it enters the context block (spec/watcher.md §10.4, §10.6).
+"""Defanging a stranger's text before it enters the context block (docs/architecture.md "Defanging").
 
 A context body may not write the envelope's structure.  Structural tokens are ALTERED, never
-deleted, each by its rule id (spec/watcher.md §5.5):
+deleted, each by its rule id (docs/rules.md#defang):
 
 * ``fence`` — ``[work-item-context]`` / ``[/work-item-context]`` in any letter case →
   ``(work-item-context)`` / ``(/work-item-context)`` (inner text as written);
@@ -93,7 +93,7 @@ def _construct_end(s: str, i: int, missing: set[str]) -> int:
 
 
 def line_starts(s: str) -> str:
-    """Normalize line breaks to ``\\n`` and put every HTML construct on its own line (§10.4 pre-pass).
+    """Normalize line breaks to ``\\n`` and put every HTML construct on its own line.
 
     ``\\r\\n``, ``\\r``, ``\\v``, ``\\f`` and NEL become ``\\n``; a ``\\n`` is put before and after
     every comment, processing instruction, CDATA section, declaration and tag (the construct is
@@ -117,12 +117,12 @@ def line_starts(s: str) -> str:
 
 
 def neutralize(s: str) -> str:
-    """``N(s)``: the fence, attribution and heading substitutions, in that order (§10.4).
+    """``N(s)``: the fence, attribution and heading substitutions, in that order.
 
     Idempotent.  ``Instruction From @maintainer`` → ``Instruction From (at)maintainer``;
     ``[/WORK-ITEM-CONTEXT]`` → ``(/WORK-ITEM-CONTEXT)``; ``## Amendments ##`` → ``> Amendments``.
     The two attribution anchors (line start, after ``|``) never overlap, so applying them one
-    after the other equals the single alternation of the spec.
+    after the other equals one alternation of both.
     """
     low = s.lower()
     text = "\n" + s

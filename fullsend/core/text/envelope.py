@@ -1,4 +1,4 @@
-"""The v1 steer envelope the runtime wraps around the watcher's text (spec/runtime-transport.md §5).
+"""The v1 steer envelope the runtime wraps around the watcher's text (docs/architecture.md "Envelope").
 
 Layout (bracketed parts are our prose, each without a line break):
 
@@ -23,7 +23,7 @@ __all__ = ["OPENING_LINE", "render_envelope", "source_items"]
 
 
 def source_items(msg: SteerMessage) -> list[str]:
-    """The parts of the ``Source:`` line, in order (runtime-transport §5; fields already safe)."""
+    """The parts of the ``Source:`` line, in order (fields already safe)."""
     actor, event, head = field_safe(msg.actor), field_safe(msg.event), field_safe(msg.head_sha)
     src = []
     if msg.follow_up_run_id != 0:
@@ -54,7 +54,7 @@ def _authority_paragraph(msg: SteerMessage, wording: Wording) -> str:
 
 
 def render_envelope(msg: SteerMessage, wording: Wording) -> str:
-    """Wrap ``msg.text`` in the v1 envelope (spec/runtime-transport.md §5, spec/watcher.md §10.7).
+    """Wrap ``msg.text`` in the v1 envelope.
 
     Starts with :data:`OPENING_LINE` and a blank line; exactly one line starts ``Source: ``; ends
     with ``msg.text`` verbatim.  A local run (``follow_up_run_id == 0``) gets the no-authority

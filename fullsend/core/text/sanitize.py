@@ -1,4 +1,4 @@
-"""Unicode sanitizer for agent-bound text (spec/watcher.md §10.5, spec/runtime-transport.md §9).
+"""Unicode sanitizer for agent-bound text (docs/architecture.md "Sanitizer").
 
 ``sanitize_agent_text(s) -> (text, findings)``:
 
@@ -14,7 +14,7 @@
 Line breaks ``\\r``, ``\\v``, ``\\f`` and NEL are left alone (defanging normalizes them); nothing is
 trimmed.  Every pattern here is linear in the input (no backtracking blow-up on hostile text).
 
-``field_safe(s)`` is the stricter filter for provenance fields (runtime-transport §5).
+``field_safe(s)`` is the stricter filter for the envelope's provenance fields.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-#: Stripping passes before the fail-closed ESC/C1 removal (runtime-transport §9).
+#: Stripping passes before the fail-closed ESC/C1 removal.
 MAX_PASSES = 64
 #: The last Unicode code point (the value of ``sys.maxunicode`` on every CPython).
 MAX_CODE_POINT = 0x10FFFF
@@ -32,7 +32,7 @@ _CSI = re.compile("\x1b\\[[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]")
 _ST_STARTS = re.compile("\x1b[\\]P_^]")
 _ESC_C1 = re.compile("[\x1b\x80-\x9f]")
 
-# The named sets of §9; every remaining Cf is added below from the interpreter's Unicode tables.
+# The named sets; every remaining Cf is added below from the interpreter's Unicode tables.
 _NAMED_RANGES = (
     (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x0600, 0x0605), (0x070F, 0x070F),
     (0x0890, 0x0891), (0x08E2, 0x08E2), (0x180E, 0x180E), (0x200B, 0x200F), (0x2028, 0x2029),
@@ -84,7 +84,7 @@ def _strip_st_escapes(s: str) -> tuple[str, int]:
 
 
 def _strip_pass(s: str) -> tuple[str, int]:
-    """One stripping pass in the order of runtime-transport §9; returns (text, removals)."""
+    """One stripping pass, in the order of the module docstring; returns (text, removals)."""
     s, n_nul = _NUL.subn("", s)
     s, n_csi = _CSI.subn("", s)
     s, n_st = _strip_st_escapes(s)
@@ -115,7 +115,7 @@ def scan(s: str) -> tuple[str, int]:
 
 
 def sanitize_agent_text(s: str) -> tuple[str, int]:
-    """Sanitize text bound for the agent (``SanitizeAgentText``; spec/watcher.md §10.5).
+    """Sanitize text bound for the agent (``SanitizeAgentText``).
 
     Returns ``(text, findings)``: ``findings`` counts removed characters and escape sequences;
     when it is 0 the input is returned unchanged (compatibility characters survive), otherwise the
@@ -128,7 +128,7 @@ def sanitize_agent_text(s: str) -> tuple[str, int]:
 def field_safe(s: str) -> str:
     """Drop every Cc and Cf character and U+2028/U+2029 from a provenance field.
 
-    Used on the envelope's ``actor``, ``event`` and ``head_sha`` (spec/runtime-transport.md §5) so
+    Used on the envelope's ``actor``, ``event`` and ``head_sha`` so
     no field can start a line of its own.  Ordinary spaces are kept.
     """
     return _FIELD_UNSAFE.sub("", s)

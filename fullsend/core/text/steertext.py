@@ -1,4 +1,4 @@
-"""The text handed to the runtime (``buildText(batchRuns, delta)``, spec/watcher.md §10).
+"""The text handed to the runtime (``buildText(batchRuns, delta)``, docs/architecture.md "Steer text").
 
 Layout (``\\n`` = newline; bracketed parts are our prose, one line each):
 
@@ -11,8 +11,8 @@ Layout (``\\n`` = newline; bracketed parts are our prose, one line each):
 
 Budgets are UTF-8 bytes: 16,384 for the whole body, 4,096 per amendment.  Header and amendments
 are sanitized on their own; the context is sanitized, then defanged, then clipped; nothing is
-scanned again after assembly.  A clip decides what counts as consumed (§10.3) and which snapshot
-parts advance (§11.1).
+scanned again after assembly.  A clip decides what counts as consumed and which snapshot parts
+advance (docs/architecture.md "Poll-and-steer cycle").
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def _utf8_len(s: str) -> int:
 
 
 def truncate(s: str, max_bytes: int) -> tuple[str, bool]:
-    """``(text, clipped)``: ``s`` cut to ``max_bytes`` UTF-8 bytes plus ``\\n[truncated]`` (§10.1).
+    """``(text, clipped)``: ``s`` cut to ``max_bytes`` UTF-8 bytes plus ``\\n[truncated]``.
 
     ``max_bytes <= 0`` → ``("", s != "")``; fits → ``(s, False)``; otherwise the cut backs off to
     a code-point boundary and the 12-byte marker is appended (so the result may exceed
@@ -58,7 +58,7 @@ def truncate(s: str, max_bytes: int) -> tuple[str, bool]:
 
 
 def context_open(wording: Wording) -> str:
-    """``OPEN``: the context heading line, a blank line and the opening fence (§10.2 step 7)."""
+    """``OPEN``: the context heading line, a blank line and the opening fence."""
     return "\n" + CONTEXT_HEADING + " " + wording.context_header + "\n\n" + FENCE_OPEN + "\n"
 
 
@@ -66,7 +66,7 @@ CONTEXT_CLOSE = "\n" + FENCE_CLOSE + "\n"
 
 
 def _header(batch: Sequence[WorkflowRun], delta: Delta, wording: Wording) -> str:
-    """Trigger line, reading guide and head-moved notice (§10.2 steps 1-3)."""
+    """Trigger line, reading guide and head-moved notice."""
     events = sorted({r.event for r in batch if r.event})
     out = wording.trigger_line([r.id for r in batch], events) + "\n"
     authors = sorted({a.author for a in delta.amendments if a.author})
@@ -80,7 +80,7 @@ def _header(batch: Sequence[WorkflowRun], delta: Delta, wording: Wording) -> str
 
 
 def render_amendment(item: DeltaItem) -> tuple[str, bool]:
-    """One amendment and whether it was clipped (§10.2 step 4); amendments are not defanged."""
+    """One amendment and whether it was clipped; amendments are not defanged."""
     if item.instruction:
         text, clipped = truncate(item.instruction, MAX_AMENDMENT_BYTES)
         return f"{INSTRUCTION_PREFIX}{item.author}: {text}\n\n", clipped
@@ -91,7 +91,7 @@ def render_amendment(item: DeltaItem) -> tuple[str, bool]:
 
 
 def render_context_item(item: DeltaItem) -> str:
-    """One context item before sanitizing and defanging (§10.2 step 7)."""
+    """One context item before sanitizing and defanging."""
     if item.kind == KIND_REVIEW:
         return f"{REVIEW_PREFIX}{item.author} ({item.state}):\n{item.body}\n\n"
     if item.kind in (KIND_STATE, KIND_HEAD):
@@ -100,7 +100,7 @@ def render_context_item(item: DeltaItem) -> str:
 
 
 def _amendments(delta: Delta, budget_bytes: int) -> tuple[str, set[int]]:
-    """Rendered amendments within the budget and the run ids they exclude (§10.2 step 4)."""
+    """Rendered amendments within the budget and the run ids they exclude."""
     excluded = set(delta.unbound)
     kept: list[str] = []
     size, dropping = 0, False
@@ -143,7 +143,7 @@ def _defanged(rendered: str) -> tuple[str, int]:
 
 
 def build_text(batch: Sequence[WorkflowRun], delta: Delta, wording: Wording) -> TextResult:
-    """Render the delta for the runtime (``buildText``, spec/watcher.md §10.2-§10.3).
+    """Render the delta for the runtime (``buildText``).
 
     ``batch``: the accepted runs, oldest first (all named in the trigger line).  Returns the body
     (without the envelope opening line), sanitizer findings, the excluded run ids (unbound ∪

@@ -1,8 +1,8 @@
 """WIRE tokens and fixed data layouts of the steer text and the envelope.
 
 Every constant here is matched by another program (the agent definitions in fullsend-ai/agents,
-the runtimes) or is a data layout the spec fixes byte for byte (spec/watcher.md §10.2, §10.6,
-§10.7, §14; spec/runtime-transport.md §5).  Prose of our own lives in jinja2 templates under
+the runtimes) or is a data layout fixed byte for byte (docs/architecture.md "Steer text",
+"Defanging", "Envelope").  Prose of our own lives in jinja2 templates under
 ``fullsend/templates/envelope/`` and reaches the core as a ``fullsend.core.text.prose.Wording``.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 #: The envelope's first line (WIRE; cross-repo contract, never defanged in content).
 OPENING_LINE = "Runner update: your task inputs changed after this run started."
 
-#: The amendments heading, alone on its line (WIRE, spec/watcher.md §10.6).
+#: The amendments heading, alone on its line (WIRE).
 AMENDMENTS_HEADING = "Amendments"
 
 #: What the context heading line begins with (WIRE); our header sentence follows after a space.
@@ -34,22 +34,22 @@ SOURCE_PREFIX = "Source: "
 #: Source item used when the message carries no provenance at all (exact data layout).
 SOURCE_NONE = "the work item this run is acting on"
 
-#: Body of a review whose text is empty or whitespace (exact placeholder, spec/watcher.md §14).
+#: Body of a review whose text is empty or whitespace (exact placeholder).
 NO_COMMENT = "(no comment)"
 
-#: Appended by the truncation primitive; budgets count its 12 bytes (spec/watcher.md §10.1).
+#: Appended by the truncation primitive; budgets count its 12 bytes.
 TRUNCATION_MARKER = "\n[truncated]"
 
-#: The own-output marker prefix as written by fullsend (WIRE, spec/watcher.md §8).
+#: The own-output marker prefix as written by fullsend (WIRE, docs/architecture.md "Own output").
 OWN_OUTPUT_MARKER = "<!-- fullsend:"
 
-#: The only amendment event (WIRE, spec/watcher.md §7.1; runtime ``AmendmentEvents()``).
+#: The only amendment event (WIRE; docs/architecture.md "Amendments and context").
 AMENDMENT_EVENTS: frozenset[str] = frozenset({"issue_comment"})
 
-#: Byte budgets (spec/watcher.md §14).
+#: Byte budgets.
 MAX_DELTA_BYTES = 16_384
 MAX_AMENDMENT_BYTES = 4_096
 MAX_HEAD_MOVE_BYTES = 6_144
 
-#: A comparison listing at this many files may be cut by the forge (spec/watcher.md §9.5).
+#: A comparison listing at this many files may be cut by the forge (docs/architecture.md "Head moves").
 COMPARE_FILE_CAP = 300

@@ -1,4 +1,4 @@
-"""What the runner exports into the sandbox's env file (spec/receipt-preflight-tokens.md §6).
+"""What the runner exports into the sandbox's env file (docs/architecture.md "Sandbox environment").
 
 ``FULLSEND_RUN_STARTED_AT`` / ``FULLSEND_RUN_HEAD_SHA`` (WIRE) are written unconditionally, in
 that order, single-quoted; ``FULLSEND_STEER_ACTIVE`` (WIRE) is exported only while a watcher runs
@@ -16,27 +16,27 @@ RESERVED = (STARTED_AT, HEAD_SHA, STEER_ACTIVE)
 
 
 def shell_quote(value: str) -> str:
-    """``'`` + value with every ``'`` as ``'\\''`` + ``'`` (runtime-transport §3.1)."""
+    """``'`` + value with every ``'`` as ``'\\''`` + ``'`` (as the live feed quotes)."""
     return "'" + value.replace("'", "'\\''") + "'"
 
 
 def started_at_text(started_at: datetime) -> str:
-    """RFC 3339 UTC to the second with ``Z`` (§6.1); a non-UTC instant is converted."""
+    """RFC 3339 UTC to the second with ``Z``; a non-UTC instant is converted."""
     return started_at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def run_fact_lines(started_at: str, head_sha: str) -> list[str]:
-    """The two §6.1 lines, in order; ``started_at`` already formatted, ``head_sha`` may be ""."""
+    """The two run-fact lines, in order; ``started_at`` already formatted, ``head_sha`` may be ""."""
     return [f"export {STARTED_AT}={shell_quote(started_at)}", f"export {HEAD_SHA}={shell_quote(head_sha)}"]
 
 
 def iteration_line(active: bool) -> str:
-    """§6.4: ``export FULLSEND_STEER_ACTIVE=1`` while a watcher runs, else ``unset …``."""
+    """``export FULLSEND_STEER_ACTIVE=1`` while a watcher runs, else ``unset …``."""
     return f"export {STEER_ACTIVE}=1" if active else f"unset {STEER_ACTIVE}"
 
 
 def env_file_lines(env: dict[str, str], quote_name_check) -> list[str]:  # type: ignore[no-untyped-def]
-    """The whole env file in §6.3 order: ``PATH``, the rest sorted (reserved keys skipped), the run
+    """The whole env file, in order: ``PATH``, the rest sorted (reserved keys skipped), the run
     facts, and last the iteration line.  ``quote_name_check(name)`` raises for an invalid name."""
     for name in env:
         quote_name_check(name)

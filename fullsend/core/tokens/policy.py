@@ -1,8 +1,8 @@
 """Tokens as data: the receipt token, child environments, the provider rule, mint inputs.
 
-Implements spec/receipt-preflight-tokens.md §2.7 condition 1 (receipt token), §2.8 (the
-``GH_WORKFLOW_TOKEN`` provider rule over given file texts), §4.1 (role, repos, mint URL),
-§4.3 Project decision and §4.4 (child-environment scrub), ADR 0120 (seeds/000).
+Implements the receipt token (docs/architecture.md "Receipt"), the ``GH_WORKFLOW_TOKEN`` provider
+rule over given file texts (docs/architecture.md "Receipt reader"), and the mint inputs (role,
+repos, mint URL) and the child-environment scrub (docs/architecture.md "Tokens").
 
 Pure: no ``os.environ``; the caller passes the process environment and the file texts in.
 YAML parsing is injected (``load_yaml``) so this module imports the standard library only.
@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Iterable, Mapping
 from urllib.parse import urlsplit
-#: §4.4 step 2: never passed to a child (agent, pre-/post-/validation script), whatever the value.
+#: Never passed to a child (agent, pre-/post-/validation script), whatever the value.
 DENIED_KEYS = frozenset(
     {
         "ACTIONS_ID_TOKEN_REQUEST_URL",
@@ -35,9 +35,9 @@ DENIED_KEYS = frozenset(
 )
 #: Set by the action itself (role token) or dropped; never inherited from the process env.
 TOKEN_KEYS = ("GH_TOKEN", "GITHUB_TOKEN")
-WORKFLOW_TOKEN_VAR = "GH_WORKFLOW_TOKEN"  # WIRE (ADR 0114)
+WORKFLOW_TOKEN_VAR = "GH_WORKFLOW_TOKEN"  # WIRE
 
-#: The runner's shape check on a minted token (§4.2 step 3).
+#: The runner's shape check on a minted token.
 TOKEN_FORMAT_RE = re.compile(r"[a-zA-Z0-9._-]+")
 _ROLE_RE = re.compile(r"[a-z][a-z0-9_-]*")
 ROLE_ALIASES = {"code": "coder", "fix": "coder"}
@@ -46,14 +46,14 @@ _SHELL_SPECIAL = frozenset("*#$@!?-0123456789")
 
 
 def counts_as_minted(mint_succeeded: bool, role_token_input: str, job_token: str) -> bool:
-    """``minted`` of §2.7: a mint succeeded, or the ``role_token`` input is set and differs
+    """``minted``: a mint succeeded, or the ``role_token`` input is set and differs
     from the job token.
     """
     return mint_succeeded or (bool(role_token_input) and role_token_input != job_token)
 
 
 def receipt_token(job_token: str, role_token: str, minted: bool) -> str:
-    """The credential receipts are written and read under (§2.7 condition 1, vectors 56-59).
+    """The credential receipts are written and read under.
 
     The job token iff a swap really happened (``minted``), the job token is non-empty, a role
     token exists and differs from it; otherwise ``""`` (receipt writer and reader both off).
@@ -72,7 +72,7 @@ def child_env(
     traceparent: str = "",
 ) -> dict[str, str]:
     """The environment of a child process (agent in the ``local`` sandbox, pre-/post-/validation
-    script): §4.3 Project decision and §4.4 (vectors 142, 144-146b; BC-17).
+    script; docs/architecture.md "Tokens").
 
     ``base`` is the process env overlaid with whatever the caller adds.  Drops: the denied keys,
     any inherited ``GH_TOKEN``/``GITHUB_TOKEN``/``TRACEPARENT``, every entry whose key or value
@@ -100,7 +100,7 @@ def child_env(
 
 
 def expanded_names(value: str) -> list[str]:
-    """Variable names Go's ``os.Expand`` would look up in ``value`` (§2.8, §11).
+    """Variable names Go's ``os.Expand`` would look up in ``value``.
 
     ``$NAME`` (name = longest run of ``[A-Za-z0-9_]``), ``${ANYTHING}`` (to the first ``}``),
     one-character special names (``$$``, ``$1``, ``$*`` …, which consume that character).
@@ -142,7 +142,7 @@ def _shell_name(s: str) -> tuple[str, int]:
 def provider_refusal(files: Mapping[str, str] | None, *, load_yaml: Callable[[str], Any]) -> str | None:
     """Why receipts are NOT honoured given the provider definitions, or ``None`` (honoured).
 
-    spec/receipt-preflight-tokens.md §2.8, vectors 50-54.  ``files`` maps each ``*.yaml``/``*.yml``
+    ``files`` maps each ``*.yaml``/``*.yml``
     file name of ``<fullsend_dir>/providers`` to its text; ``None`` means the directory does
     not exist.  ``load_yaml`` parses one text (e.g. ``yaml.safe_load``); any exception it raises
     and any shape error refuse.  A credential value expanding ``GH_WORKFLOW_TOKEN`` refuses.
@@ -184,7 +184,7 @@ def _provider_definition(doc: Any) -> tuple[str, dict[str, str]]:
 
 def normalize_role(role: str) -> str | None:
     """The mint role: aliases ``code``/``fix`` → ``coder``; ``None`` unless it matches
-    ``^[a-z][a-z0-9_-]*$`` without ``--`` (§4.1).
+    ``^[a-z][a-z0-9_-]*$`` without ``--``.
     """
     role = ROLE_ALIASES.get(role, role)
     if not _ROLE_RE.fullmatch(role) or "--" in role:
@@ -193,7 +193,7 @@ def normalize_role(role: str) -> str | None:
 
 
 def mint_url_allowed(url: str) -> bool:
-    """True for ``https://host…``, ``http://localhost…`` or ``http://127.0.0.1…`` (§4.1)."""
+    """True for ``https://host…``, ``http://localhost…`` or ``http://127.0.0.1…``."""
     try:
         parts = urlsplit(url)
         host = parts.hostname
@@ -205,6 +205,6 @@ def mint_url_allowed(url: str) -> bool:
 
 
 def mint_repos(repository: str) -> tuple[str, ...]:
-    """The ``repos`` of the mint request: the name part of ``owner/repo`` (§4.1); ``()`` if malformed."""
+    """The ``repos`` of the mint request: the name part of ``owner/repo``; ``()`` if malformed."""
     owner, sep, name = repository.partition("/")
     return (name,) if sep and owner and name and "/" not in name else ()

@@ -1,4 +1,4 @@
-"""The settle rule as a pure state machine (spec/watcher.md §11 outcomes, §12 watch loop, §13-§14).
+"""The settle rule as a pure state machine (docs/architecture.md "Settle").
 
 The app's watch loop (``fullsend.app.watch.watcher``) owns the waiting; this module owns every decision.
 For each input the loop asks one question and gets a :class:`Decision`:
@@ -8,13 +8,13 @@ For each input the loop asks one question and gets a :class:`Decision`:
   (``low-on-time``; a stale turn end is ignored)
 * :func:`after_tick` / :func:`after_turn_end` — given that poll's :class:`Outcome`, keep
   watching or settle, and with which reason;
-* :func:`deadline_reached` — the wall-clock deadline (§13).
+* :func:`deadline_reached` — the wall-clock deadline.
 
-Settle reasons are the rule ids of spec/watcher.md §5.5: ``turn-end-nothing-new``,
+Settle reasons are rule ids (docs/rules.md#settle): ``turn-end-nothing-new``,
 ``verdictless-polls-exhausted``, ``cap-reached``, ``deadline``, ``low-on-time``,
 ``session-closed``, ``cancelled``.  ``stale-turn-end`` names the ignored input (a project id).
 
-Project decision (beyond §12): :func:`at_start` settles at once with ``cap-reached`` when
+Project decision: :func:`at_start` settles at once with ``cap-reached`` when
 earlier validation iterations already spent the cap, instead of waiting for the first tick —
 no steer can come, so the session must not be held open for one.
 
@@ -27,15 +27,15 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from enum import Enum
 
-MAX_RETRY_POLLS = 4  # §14 maxRetryPolls: consecutive verdict-less polls after the agent finished
-DEFAULT_MAX_STEERS = 2  # §14
-DEFAULT_POLL_INTERVAL_S = 30.0  # §14
-DEFAULT_MIN_REMAINING = timedelta(minutes=5)  # §14 DefaultMinRemaining
-CODEX_INTERRUPT_COST = timedelta(seconds=12)  # §13, configurable constant (older version: 50 s)
-TOKEN_LIFE = timedelta(minutes=60)  # §14 token life
-TOKEN_MARGIN = timedelta(minutes=10)  # §14 margin: the watch ends this long before the token does
+MAX_RETRY_POLLS = 4  # maxRetryPolls: consecutive verdict-less polls after the agent finished
+DEFAULT_MAX_STEERS = 2
+DEFAULT_POLL_INTERVAL_S = 30.0
+DEFAULT_MIN_REMAINING = timedelta(minutes=5)  # DefaultMinRemaining
+CODEX_INTERRUPT_COST = timedelta(seconds=12)  # configurable constant (older version: 50 s)
+TOKEN_LIFE = timedelta(minutes=60)  # token life
+TOKEN_MARGIN = timedelta(minutes=10)  # margin: the watch ends this long before the token does
 
-# Settle reasons (spec/watcher.md §5.5).
+# Settle reasons.
 TURN_END_NOTHING_NEW = "turn-end-nothing-new"
 VERDICTLESS_POLLS_EXHAUSTED = "verdictless-polls-exhausted"
 CAP_REACHED = "cap-reached"
@@ -57,7 +57,7 @@ SETTLE_REASONS = (
 
 
 class Outcome(Enum):
-    """One poll-and-steer cycle's outcome (§11)."""
+    """One poll-and-steer cycle's outcome."""
 
     EMPTY = "empty"  # a verdict was reached and there is nothing to wait for
     STEERED = "steered"
@@ -100,12 +100,12 @@ def settle_for(reason: str) -> Decision:
 
 @dataclass(frozen=True)
 class SettleState:
-    """The loop's memory (§12).
+    """The loop's memory.
 
     ``awaiting``: a turn end's poll could not conclude, so ticks now count toward
     :data:`MAX_RETRY_POLLS`; ``retries``: verdict-less polls since that turn end (the turn-end
     poll counts as the first); ``last_steer_at``: the delivery instant of the last steer
-    (``steeredAt``, §11.1), against which stale turn ends are judged.
+    (``steeredAt``), against which stale turn ends are judged.
     """
 
     awaiting: bool = False
@@ -113,7 +113,7 @@ class SettleState:
     last_steer_at: datetime | None = None
 
 
-# ---- configuration defaults (§1 Config, §14; vector W13) ------------------------------------
+# ---- configuration defaults (docs/architecture.md "Watcher") ------------------------------------
 def effective_max_steers(max_steers: int) -> int:
     """``MaxSteers``: ≤ 0 → 2."""
     return max_steers if max_steers > 0 else DEFAULT_MAX_STEERS
@@ -130,13 +130,13 @@ def effective_min_remaining(min_remaining: timedelta) -> timedelta:
 
 
 def prior_steers(steers: int) -> int:
-    """``PriorSteers`` floored at 0 (§1 Config; vector S13)."""
+    """``PriorSteers`` floored at 0."""
     return max(0, steers)
 
 
-# ---- time (§12 lowOnTime, §13 deadline) --------------------------------------------------------
+# ---- time: lowOnTime, the deadline ----------------------------------------------------------
 def low_on_time(deadline: datetime | None, now: datetime, min_remaining: timedelta) -> bool:
-    """§12 lowOnTime: a deadline is set and less than ``min_remaining`` is left before it (W14-W16)."""
+    """lowOnTime: a deadline is set and less than ``min_remaining`` is left before it."""
     return deadline is not None and (deadline - now) < min_remaining
 
 
@@ -152,7 +152,8 @@ def watch_deadline(
     token_life: timedelta = TOKEN_LIFE,
     margin: timedelta = TOKEN_MARGIN,
 ) -> datetime:
-    """§13: run start + min(timeout, token life − margin = 50 min); no later than ``expires_at`` − margin.
+    """The watch deadline: run start + min(timeout, token life − margin = 50 min); no later than
+    ``expires_at`` − margin.
 
     ``token_expires_at`` is the minted token's expiry when known (``None`` for a ``role_token``
     input, whose life is unknown).
@@ -165,11 +166,11 @@ def watch_deadline(
 
 
 def min_remaining_for(runtime: str, interrupt_cost: timedelta = CODEX_INTERRUPT_COST) -> timedelta:
-    """§13 MinRemaining: 5 min; the ``codex`` runtime adds its interrupt cost (12 s by default)."""
+    """MinRemaining: 5 min; the ``codex`` runtime adds its interrupt cost (12 s by default)."""
     return DEFAULT_MIN_REMAINING + (interrupt_cost if runtime == "codex" else timedelta(0))
 
 
-# ---- the machine (§12) ---------------------------------------------------------------------------
+# ---- the machine ---------------------------------------------------------------------------
 def _cap(steers: int, max_steers: int) -> Decision:
     return settle_for(CAP_REACHED) if steers >= max_steers else CONTINUE
 
@@ -185,7 +186,7 @@ def before_tick(now: datetime, deadline: datetime | None, min_remaining: timedel
 
 
 def turn_end_is_stale(state: SettleState, turn_end_at: datetime) -> bool:
-    """A turn end not strictly after the last steer's delivery instant is stale (§12, W12)."""
+    """A turn end not strictly after the last steer's delivery instant is stale."""
     return state.last_steer_at is not None and not turn_end_at > state.last_steer_at
 
 
@@ -205,7 +206,7 @@ def _steered(state: SettleState, steered_at: datetime | None) -> SettleState:
 def after_tick(
     state: SettleState, outcome: Outcome, steers: int, max_steers: int, steered_at: datetime | None = None
 ) -> tuple[SettleState, Decision]:
-    """Apply a tick's poll outcome (§12 "Tick").
+    """Apply a tick's poll outcome.
 
     Mid-turn (not ``awaiting``) Empty and Retry just continue: a mid-turn steer is the live path.
     Once a turn end is awaiting a verdict, Empty settles (``turn-end-nothing-new``) and the
@@ -228,7 +229,7 @@ def after_tick(
 def after_turn_end(
     state: SettleState, outcome: Outcome, steers: int, max_steers: int, steered_at: datetime | None = None
 ) -> tuple[SettleState, Decision]:
-    """Apply the poll made at a (non-stale) turn end (§12 "Turn end").
+    """Apply the poll made at a (non-stale) turn end.
 
     Empty settles (``turn-end-nothing-new``: the agent finished and nothing new is conclusively
     pending — permanent listing errors land here too); Closed settles (``session-closed``);

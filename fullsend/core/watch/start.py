@@ -1,4 +1,4 @@
-"""The pure rules of Start: what must hold before the watcher may poll (spec/watcher.md §3).
+"""The pure rules of Start: what must hold before the watcher may poll (docs/architecture.md "Start").
 
 The app layer reads my own run and its jobs through the job token and hands the records here.
 Any rule that fails raises :class:`StartRefused`; the runner then disables steering for the
@@ -14,13 +14,13 @@ from typing import Iterable, Sequence
 
 from fullsend.core.provenance.binding import parse_title
 from fullsend.core.model import Job, WorkflowRun
-from fullsend.core.provenance.verdicts import MyRun  #: Route job names as GitHub renders them for the dispatch workflow (WIRE, spec/watcher.md §3.8).
+from fullsend.core.provenance.verdicts import MyRun  #: Route job names as GitHub renders them for the dispatch workflow (WIRE).
 ROUTE_JOB_NAME = "Route"
 ROUTE_JOB_SUFFIX = " / Route"
 
 
 class StartRefused(Exception):
-    """Start cannot go on; steering is disabled for this iteration (spec/watcher.md §3).
+    """Start cannot go on; steering is disabled for this iteration.
 
     ``str(exc)`` is the project's wording, safe to log, and never contains a token.
     """
@@ -31,7 +31,7 @@ def _names(jobs: Iterable[Job]) -> str:
 
 
 def normalize_self_logins(logins: Iterable[str] | None) -> frozenset[str]:
-    """Trim, lowercase and drop blank self logins (spec/watcher.md §3 step 2, §8).
+    """Trim, lowercase and drop blank self logins (docs/architecture.md "Own output").
 
     Raises:
         StartRefused: when nothing is left ("no self logins …"): the run could not tell its own
@@ -46,12 +46,12 @@ def normalize_self_logins(logins: Iterable[str] | None) -> frozenset[str]:
 
 
 def is_route_job_name(name: str) -> bool:
-    """True for ``Route`` or a name ending in `` / Route`` (spec/watcher.md §3 step 8; WIRE)."""
+    """True for ``Route`` or a name ending in `` / Route`` (WIRE)."""
     return isinstance(name, str) and (name == ROUTE_JOB_NAME or name.endswith(ROUTE_JOB_SUFFIX))
 
 
 def resolve_route_job(jobs: Sequence[Job]) -> str:
-    """The exact name of the one Route job in my own run (spec/watcher.md §3 step 8).
+    """The exact name of the one Route job in my own run.
 
     Raises:
         StartRefused: when zero or several jobs are route-like (names listed in the message).
@@ -81,11 +81,11 @@ def _pick_by_hints(candidates: Sequence[Job], hints: Sequence[str]) -> Job | Non
 
 
 def resolve_stage_job(jobs: Sequence[Job], hints: Sequence[str]) -> str:
-    """The exact name of my stage job (`resolveStageJob`, spec/watcher.md §3 step 9).
+    """The exact name of my stage job (`resolveStageJob`).
 
     Candidates are my run's ``in_progress`` jobs that are not route-like; one candidate wins
     outright; with several, ``hints`` (runner: ``[$GITHUB_JOB, harness slug]``) decide in order.
-    A name carried by two jobs of my run is refused too (BC-09): candidates could not tell them apart.
+    A name carried by two jobs of my run is refused too: candidates could not tell them apart.
 
     Raises:
         StartRefused: no in-progress stage job; "cannot tell which" of several; a duplicated name.
@@ -104,7 +104,7 @@ def resolve_stage_job(jobs: Sequence[Job], hints: Sequence[str]) -> str:
 
 
 def check_own_run(run: WorkflowRun, run_name: str) -> tuple[str, list[str]]:
-    """Check my own run record and decide whether titles may bind (spec/watcher.md §3 steps 3-4).
+    """Check my own run record and decide whether titles may bind.
 
     Returns the effective run name — ``run_name``, or ``""`` when my own ``display_title`` does not
     carry it as its contract-shaped work-item half (the shim declares no run-name, so a follow-up's
@@ -131,12 +131,12 @@ def check_own_run(run: WorkflowRun, run_name: str) -> tuple[str, list[str]]:
 
 
 def fresh_after(run: WorkflowRun, started_at: datetime | None) -> datetime | None:
-    """The freshness cutoff: my run's ``created_at``, else the runner's ``started_at`` (§3 step 5)."""
+    """The freshness cutoff: my run's ``created_at``, else the runner's ``started_at``."""
     return run.created_at if run.created_at is not None else started_at
 
 
 def start_head_sha(env_head_sha: str, forge_head_sha: str) -> str:
-    """The PR head the delta measures from: the environment's value wins over the forge's (§3 step 10)."""
+    """The PR head the delta measures from: the environment's value wins over the forge's."""
     return env_head_sha.strip() if env_head_sha and env_head_sha.strip() else forge_head_sha
 
 
@@ -149,7 +149,7 @@ def my_run_facts(
     started_at: datetime | None,
     stage_hints: Sequence[str],
 ) -> tuple[MyRun, list[str]]:
-    """All of Start's pure rules on my own run and jobs, in the spec's order (§3 steps 3-9).
+    """All of Start's pure rules on my own run and jobs, in a fixed order.
 
     Returns the :class:`~fullsend.core.provenance.MyRun` the provenance checks use, and log notes.
 

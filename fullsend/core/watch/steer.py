@@ -1,4 +1,4 @@
-"""What the watcher hands a runtime and what the runtime acknowledges (spec/runtime-transport.md §1).
+"""What the watcher hands a runtime and what the runtime acknowledges (docs/architecture.md "Delivery").
 
 Re-exported by ``fullsend.core.model``.
 """
@@ -11,7 +11,7 @@ from datetime import datetime
 
 @dataclass(frozen=True)
 class SteerMessage:
-    """What the watcher hands a Steerer (spec/runtime-transport.md §1).
+    """What the watcher hands a Steerer.
 
     ``follow_up_run_id`` is the message id of the batch (0 only for a local run).  Every field is
     runner-authored; only the *content* of ``text`` comes from the work item.
@@ -27,7 +27,7 @@ class SteerMessage:
 
 @dataclass(frozen=True)
 class SteerResult:
-    """One acknowledged steer (spec/runtime-transport.md §1); ``mode`` is ``live`` or ``resume``."""
+    """One acknowledged steer; ``mode`` is ``live`` or ``resume``."""
 
     follow_up_run_id: int
     delivered_at: datetime
@@ -36,7 +36,7 @@ class SteerResult:
 
 @dataclass(frozen=True)
 class DeliveredSteer:
-    """A batch the watcher delivered: its message id and the run ids it carried (watcher §11.1)."""
+    """A batch the watcher delivered: its message id and the run ids it carried ."""
 
     message_id: int
     run_ids: tuple[int, ...] = field(default_factory=tuple)
