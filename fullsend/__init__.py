@@ -1,6 +1,6 @@
 """steer-action: steer an AI agent run in flight with authorized follow-up updates.
 
-The package layout follows ``shared/design.md``: ``core`` is pure, ``adapters`` talk to the
+The package layout follows docs/architecture.md "Layers": ``core`` is pure, ``adapters`` talk to the
 world, ``app`` wires them, ``testing`` ships the GitHub simulator and scripted agents.
 """
 

@@ -1,7 +1,7 @@
-"""The one error boundary: subcommands, exit codes and ``::error::`` lines (interface.md).
+"""The one error boundary: subcommands, exit codes and ``::error::`` lines.
 
-Exit codes: 0 success or skip · 1 the agent or a script failed, the session was lost, or the
-run was cancelled · 2 bad input or configuration.
+Exit codes (docs/architecture.md "Exit codes"): 0 success or skip · 1 the agent or a script
+failed, the session was lost, or the run was cancelled · 2 bad input or configuration.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@
     │   └── NotFoundError               HTTP 404
     ├── MintError                       OIDC request or token mint failed
     ├── SandboxError                    a sandbox operation failed
-    └── SteerError                      spec/runtime-transport.md §1 sentinels
+    └── SteerError                      the steer sentinels a runtime raises
         ├── SteerUnsupported            runtime cannot steer this run: stop trying
         ├── NoSteerSession              no session registered yet / any more: retry later
         ├── SteerAfterSettle            the session began settling: never delivered
@@ -25,7 +25,7 @@ class FullsendError(Exception):
 
 
 class InputError(FullsendError):
-    """A bad action input (interface.md "Bad input"): exit 2 before any API call.
+    """A bad action input (docs/architecture.md "Inputs and settings"): exit 2 before any API call.
 
     ``input_name`` is the snake_case input, ``problem`` what was wrong, ``fix`` how to fix it.
     The offending value is never part of the message (it may be a secret).
@@ -44,7 +44,7 @@ class ForgeError(FullsendError):
     """A GitHub API call failed.
 
     ``status`` is the HTTP status (``None`` for network or decode errors).  ``transient`` is the
-    watcher's verdict (spec/watcher.md §2): 429 and 500-504 are transient; other statuses are
+    watcher's verdict (docs/architecture.md "GitHub access"): 429 and 500-504 are transient; other statuses are
     permanent; errors without a status are treated as transient.
     """
 
@@ -74,7 +74,7 @@ class NotFoundError(ForgeError):
 
 
 class MintError(FullsendError):
-    """The OIDC token request or the mint exchange failed (spec/receipt-preflight-tokens.md §4.2)."""
+    """The OIDC token request or the mint exchange failed (docs/architecture.md "Tokens")."""
 
 
 class SandboxError(FullsendError):
@@ -82,7 +82,7 @@ class SandboxError(FullsendError):
 
 
 class SteerError(FullsendError):
-    """Base of the steer sentinels of spec/runtime-transport.md §1."""
+    """Base of the steer sentinels (docs/architecture.md "Delivery")."""
 
 
 class SteerUnsupported(SteerError):

@@ -1,13 +1,13 @@
 """The harness file: ``steer:``, ``role:``, ``prompt:``, ``pre_script:``, ``post_script:``.
 
-spec/receipt-preflight-tokens.md §5 (keys WIRE) and interface.md input ``harness``.
+docs/architecture.md "Harness" (keys WIRE).
 
-* ``enabled`` absent ≠ false (§5.2): a block that sets only a cap or a cadence still steers;
+* ``enabled`` absent ≠ false: a block that sets only a cap or a cadence still steers;
   ``steer: {enabled: false}`` is the only way off.  Defaults: on, ``max_steers`` 2,
   ``poll_interval_seconds`` 30.
-* Loading fails with ``ConfigError`` for an unreadable file or a block outside the §5.3 bounds.
+* Loading fails with ``ConfigError`` for an unreadable file or a block outside the bounds.
 * Every other key (top level, or inside ``steer:``) is ignored; :func:`harness_diagnostics`
-  names it so ``fullsend lint`` can warn.  Base composition (§5.4) is not supported: interface.md
+  names it so ``fullsend lint`` can warn.  Base composition is not supported: the action
   names no key for it, so a harness is always read on its own.
 * Action inputs override the harness keys (:func:`with_overrides`).
 """
@@ -21,11 +21,11 @@ from typing import Any, Mapping
 import yaml
 
 from fullsend.errors import ConfigError
-DEFAULT_STEER_ENABLED = True  # ADR 0121: on by default; the one place this constant lives
+DEFAULT_STEER_ENABLED = True  # on by default; the one place this constant lives
 DEFAULT_MAX_STEERS = 2
 DEFAULT_POLL_INTERVAL_S = 30
 MAX_MAX_STEERS = 50
-MAX_POLL_INTERVAL_S = 600  # 10 min, checked on the effective interval (§5.3)
+MAX_POLL_INTERVAL_S = 600  # 10 min, checked on the effective interval
 TEXT_KEYS = ("role", "prompt", "pre_script", "post_script")
 KNOWN_KEYS = frozenset({"steer", *TEXT_KEYS})
 STEER_KEYS = ("enabled", "max_steers", "poll_interval_seconds")
@@ -37,10 +37,10 @@ RULE_UNKNOWN_KEY = "unknown-key"
 
 @dataclass(frozen=True)
 class SteerBlock:
-    """The ``steer:`` block as written (§5.1); ``None`` means the key was absent.
+    """The ``steer:`` block as written; ``None`` means the key was absent.
 
     ``present`` is False when the harness has no block (or ``steer:`` with no value).  The
-    ``effective_*`` properties apply the §5.2 defaults; ``steer_enabled`` is ``SteerEnabled()``.
+    ``effective_*`` properties apply the defaults; ``steer_enabled`` is ``SteerEnabled()``.
     """
 
     present: bool = False
@@ -50,22 +50,22 @@ class SteerBlock:
 
     @property
     def steer_enabled(self) -> bool:
-        """``SteerEnabled()`` of §5.2: ``enabled`` when set, else the default (on)."""
+        """``SteerEnabled()``: ``enabled`` when set, else the default (on)."""
         return DEFAULT_STEER_ENABLED if self.enabled is None else self.enabled
 
     @property
     def explicitly_enabled(self) -> bool:
-        """``SteerExplicitlyEnabled()`` of §5.2: block present and ``enabled: true`` (§5.6)."""
+        """``SteerExplicitlyEnabled()``: block present and ``enabled: true``."""
         return self.present and self.enabled is True
 
     @property
     def effective_max_steers(self) -> int:
-        """``SteerMaxSteers()``: the block's value when > 0, else 2; counted per run (§5.2)."""
+        """``SteerMaxSteers()``: the block's value when > 0, else 2; counted per run."""
         return self.max_steers if self.max_steers and self.max_steers > 0 else DEFAULT_MAX_STEERS
 
     @property
     def effective_poll_interval_s(self) -> int:
-        """``SteerPollInterval()`` in seconds: the block's value when > 0, else 30 (§5.2)."""
+        """``SteerPollInterval()`` in seconds: the block's value when > 0, else 30."""
         value = self.poll_interval_seconds
         return value if value and value > 0 else DEFAULT_POLL_INTERVAL_S
 
@@ -88,7 +88,7 @@ class Harness:
 
 @dataclass(frozen=True)
 class Diagnostic:
-    """One lint finding about a harness (§5.7): ``severity`` ``warning``, the ``field`` it is
+    """One lint finding about a harness: ``severity`` ``warning``, the ``field`` it is
     about (``steer.enabled``, an unknown key), a kebab-case ``rule`` id and our ``message``."""
 
     rule: str
@@ -98,10 +98,10 @@ class Diagnostic:
 
 
 def load_harness(path: Path) -> Harness:
-    """Read and validate the harness YAML at ``path`` (interface.md input ``harness``).
+    """Read and validate the harness YAML at ``path``.
 
     An empty file is a harness with no keys.  Raises ``ConfigError`` naming the file when it
-    cannot be read or parsed, its top level is not a mapping, or a key is invalid (§5.3).
+    cannot be read or parsed, its top level is not a mapping, or a key is invalid.
     """
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -127,7 +127,7 @@ def _where(exc: yaml.YAMLError) -> str:
 
 
 def parse_harness(data: Mapping[str, Any]) -> Harness:
-    """Build a ``Harness`` from parsed YAML.  Raises ``ConfigError`` (§5.3 messages)."""
+    """Build a ``Harness`` from parsed YAML.  Raises ``ConfigError`` (messages of :func:`validate_steer_numbers`)."""
     steer, steer_unknown = parse_steer(data.get("steer"))
     texts = {}
     for key in TEXT_KEYS:
@@ -141,10 +141,10 @@ def parse_harness(data: Mapping[str, Any]) -> Harness:
 
 
 def parse_steer(block: Any) -> tuple[SteerBlock, tuple[str, ...]]:
-    """Validate a ``steer:`` block (§5.1-§5.3); returns it and its unknown keys.
+    """Validate a ``steer:`` block; returns it and its unknown keys.
 
     ``None`` (no block, or ``steer:`` with no value) is the absent block.  Raises ``ConfigError``
-    for a non-mapping block, a non-boolean ``enabled``, a non-integer number or the §5.3 bounds.
+    for a non-mapping block, a non-boolean ``enabled``, a non-integer number or the bounds.
     """
     if block is None:
         return SteerBlock(), ()
@@ -161,9 +161,9 @@ def parse_steer(block: Any) -> tuple[SteerBlock, tuple[str, ...]]:
 
 
 def validate_steer_numbers(max_steers: int | None, poll_interval_s: int | None) -> None:
-    """The §5.3 bounds: ``max_steers`` in 0..50; effective poll interval in 0..600 s.
+    """The bounds: ``max_steers`` in 0..50; effective poll interval in 0..600 s.
 
-    Raises ``ConfigError`` with the §5.3 messages (our wording carries the key and the value).
+    Raises ``ConfigError`` with messages in our wording (it carries the key and the value).
     """
     if max_steers is not None and max_steers < 0:
         raise ConfigError(f"steer.max_steers must not be negative, got {max_steers}")
@@ -189,8 +189,8 @@ def with_overrides(block: SteerBlock, enabled: bool | None, max_steers: int | No
     """Apply the ``steer_enabled`` / ``max_steers`` / ``poll_interval_seconds`` inputs.
 
     ``None`` (an empty input) keeps the harness value (absent ≠ false); a set input replaces it
-    and makes the block present, so ``steer_enabled: true`` counts as explicitly enabled (§5.6).
-    Raises ``ConfigError`` when the result is outside the §5.3 bounds.
+    and makes the block present, so ``steer_enabled: true`` counts as explicitly enabled.
+    Raises ``ConfigError`` when the result is outside the bounds.
     """
     result = SteerBlock(
         present=block.present or any(v is not None for v in (enabled, max_steers, poll_s)),
@@ -203,7 +203,7 @@ def with_overrides(block: SteerBlock, enabled: bool | None, max_steers: int | No
 
 
 def harness_diagnostics(harness: Harness) -> tuple[Diagnostic, ...]:
-    """The harness's lint findings, in a stable order (§5.7, interface.md input ``harness``).
+    """The harness's lint findings, in a stable order.
 
     * ``steer-enabled-unset``: ``pre_script`` is set while ``steer.enabled`` is absent (setting
       it to either value silences the warning);

@@ -1,4 +1,4 @@
-"""Protocols between the app layer and the adapters (``shared/design.md``).
+"""Protocols between the app layer and the adapters (docs/architecture.md "Layers").
 
 The app layer depends on these, never on a concrete adapter; tests substitute the GitHub
 simulator (over real HTTP) or the test doubles under ``tests/doubles``.
@@ -27,7 +27,7 @@ Credential = Literal["job", "role"]
 
 
 class Forge(Protocol):
-    """GitHub reads and writes, returning frozen core records (spec/watcher.md §2).
+    """GitHub reads and writes, returning frozen core records (docs/architecture.md "GitHub access").
 
     Actions reads use the job token; work-item reads and the agent's own posts use the role
     token; receipts are read and posted with ``credential="job"``.  Every method raises
@@ -39,7 +39,7 @@ class Forge(Protocol):
     def list_run_jobs(self, run_id: int) -> list[Job]: ...
 
     def list_workflow_runs(self, workflow_file: str, created_since: datetime) -> list[WorkflowRun]:
-        """The shim's runs created at/after ``created_since``: ≤ 4 pages of 100 (watcher §4)."""
+        """The shim's runs created at/after ``created_since``: ≤ 4 pages of 100 (docs/architecture.md "Listing")."""
         ...
 
     def get_pull_request(self, number: int) -> PullRequest: ...
@@ -59,7 +59,7 @@ class Forge(Protocol):
     def edit_comment(self, comment_id: int, body: str, credential: Credential = "role") -> Comment: ...
 
     def viewer_login(self, credential: Credential) -> str:
-        """The login a credential posts under (spec/receipt-preflight-tokens.md §2.6)."""
+        """The login a credential posts under (docs/architecture.md "Receipt reader")."""
         ...
 
 
@@ -74,10 +74,10 @@ class Clock(Protocol):
 
 
 class Steerer(Protocol):
-    """A runtime that can take steers (spec/runtime-transport.md §1).
+    """A runtime that can take steers (docs/architecture.md "Delivery").
 
-    Caller obligation: both calls are made while holding the sandbox lock (runtime-transport
-    §8), the same lock any credential refresher takes.
+    Caller obligation: both calls are made while holding the sandbox lock
+    (docs/architecture.md "Threads and time"), the same lock any credential refresher takes.
 
     ``steer`` returning normally means ACCEPTED, not delivered; delivery is proven only by a
     ``SteerResult`` in ``steer_results()``.  It raises ``SteerUnsupported``,
@@ -100,8 +100,8 @@ class SteerDecliner(Protocol):
 class AgentParams:
     """What the app hands a runtime to launch one agent iteration.
 
-    ``env`` is the complete child environment (already scrubbed of the job token, §4.4 of the
-    receipt spec).  ``prompt`` is the opening line's task text; ``steerable`` asks a Steerer
+    ``env`` is the complete child environment (already scrubbed of the job token;
+    docs/architecture.md "Tokens").  ``prompt`` is the opening line's task text; ``steerable`` asks a Steerer
     to keep the session open until ``settle``.  ``timeout_s`` bounds the whole iteration.
     """
 
@@ -164,13 +164,13 @@ class Runtime(Steerer, Protocol):
 
 
 class Sandbox(Protocol):
-    """Where the agent runs: ``local`` (spec/runtime-transport.md §3.5) or ``openshell`` (§11).
+    """Where the agent runs: ``local`` or ``openshell`` (docs/architecture.md "Sandboxes").
 
     One sandbox is one process group (local) or one OpenShell sandbox.  ``root`` is the sandbox
-    root (``/sandbox`` mapped, §3.5); ``exec`` runs ``sh -c command`` inside it and returns
+    root (``/sandbox`` mapped); ``exec`` runs ``sh -c command`` inside it and returns
     ``(stdout, stderr, exit_code)``; ``launch`` starts the agent with exactly ``env`` and, when
     ``mailbox`` is given, its stdin fed by a feeder tailing that file (pid in
-    ``feeder_pid_file``).  ``stop`` ends every process and verifies none is left (BC-22);
+    ``feeder_pid_file``).  ``stop`` ends every process and verifies none is left;
     ``start`` brings a stopped sandbox back with its disk kept; ``phase`` is an OpenShell phase
     (``Ready``, ``Stopped``, ``Error`` …); ``delete`` stops it and removes its files.  Every
     method raises ``fullsend.errors.SandboxError``.

@@ -1,10 +1,10 @@
-"""The registry of every rule id the code emits (``shared/design.md`` "Decisions are data").
+"""The registry of every rule id the code emits (docs/architecture.md "Decisions are data").
 
 Each decision the action makes — a provenance check, a pre-flight skip, a settle reason, an
 own-output rule, a defanging rule, a watcher-cycle outcome, a lint finding — has a kebab-case id
 shared by the code, its test, the log line or step-summary row that reports it, and the section
-of ``docs/rules.md`` that explains it (spec/watcher.md §5.5; the zizmor anchor of
-``shared/style/anchors.md``).  ``tests/docs`` checks that every id here has a docs section, that
+of ``docs/rules.md`` that explains it (docs/architecture.md "Decisions are data"; zizmor
+documents its audits the same way).  ``tests/docs`` checks that every id here has a docs section, that
 every docs section names an id here, and that every rule-id literal in ``fullsend/`` is here.
 
 Ids come from the constants the modules export; the few that no module exports as a constant
@@ -38,10 +38,10 @@ DOCS_PATH = "docs/rules.md"
 
 #: Listed here: the step-summary rule cell of an accepted run (``fullsend.app.watch.cycle``).
 RULE_ACCEPT = "accept"
-#: Listed here: a ``pre_script`` exit 78 skips the run (``fullsend.app.action.work``; interface.md).
+#: Listed here: a ``pre_script`` exit 78 skips the run (``fullsend.app.action.work``).
 RULE_PRE_SCRIPT = "pre-script"
 #: Listed here: project ids of one poll-and-steer cycle, written only inside the log lines of
-#: ``fullsend.app.watch.cycle`` (spec/watcher.md §4, §11).
+#: ``fullsend.app.watch.cycle`` (docs/architecture.md "Listing", "Poll-and-steer cycle").
 WATCH_RULE_IDS: tuple[str, ...] = (
     "listing-unreadable",
     "listing-retry",

@@ -1,8 +1,8 @@
 """Action inputs (``INPUT_*`` only, pydantic-settings) and the GitHub context (``GITHUB_*``).
 
-``shared/interface.md`` "Inputs" and "Environment read".  Bad input raises
+docs/architecture.md "Inputs and settings".  Bad input raises
 ``fullsend.errors.InputError`` naming the input, the problem and the fix — never the value,
-which may be a secret (implementation-notes §8).  Nothing here makes an API call.
+which may be a secret.  Nothing here makes an API call.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ RUNTIMES = ("claude", "pi", "codex")
 SANDBOXES = ("local", "openshell")
 _BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
 
-# How to fix each input, for the ::error:: line (interface.md "Bad input").
+# How to fix each input, for the ::error:: line.
 _FIXES: dict[str, str] = {
     "stage": f"Set 'stage' to one of: {', '.join(STAGES)}.",
     "runtime": f"Set 'runtime' to one of: {', '.join(RUNTIMES)}, or leave it empty for claude.",
@@ -63,7 +63,7 @@ def _csv(value: Any) -> tuple[str, ...]:
 
 
 class Inputs(BaseSettings):
-    """The action's inputs as ``shared/interface.md`` lists them (snake_case only).
+    """The action's inputs as ``action.yml`` lists them (snake_case only).
 
     Empty strings mean "not set" (the runner sends every declared input, empty when unset).
     Raises ``pydantic.ValidationError``; use :func:`load_inputs` for an ``InputError``.
@@ -102,7 +102,7 @@ class Inputs(BaseSettings):
     @model_validator(mode="before")
     @classmethod
     def _clean(cls, data: Any) -> Any:
-        """Strip every value and drop empties so defaults apply (implementation-notes §8)."""
+        """Strip every value and drop empties so defaults apply."""
         if not isinstance(data, dict):
             return data
         cleaned = {k: _strip_empty(v) for k, v in data.items()}
@@ -212,7 +212,7 @@ def _problem(err: Mapping[str, Any]) -> str:
 
 @dataclass(frozen=True)
 class GitHubContext:
-    """The ``GITHUB_*`` / ``ACTIONS_*`` environment and the event payload (interface.md).
+    """The ``GITHUB_*`` / ``ACTIONS_*`` environment and the event payload.
 
     ``graphql_url`` is ``GITHUB_GRAPHQL_URL`` when set, else derived from ``api_url``
     (``…/api/v3`` → ``…/api/graphql``, otherwise ``<api_url>/graphql``).
@@ -237,7 +237,7 @@ class GitHubContext:
 
     @property
     def run_id(self) -> int:
-        """``GITHUB_RUN_ID`` as a positive int64, else 0 (receipt spec §1)."""
+        """``GITHUB_RUN_ID`` as a positive int64, else 0."""
         raw = self.run_id_raw.strip()
         if raw.isdigit() and 0 < int(raw) <= 9_223_372_036_854_775_807:
             return int(raw)
@@ -327,7 +327,7 @@ def item_from_event(event: Mapping[str, Any]) -> int:
 
 
 def head_sha_from_event(event: Mapping[str, Any]) -> str:
-    """Run head (receipt spec §6.2): the event's ``pull_request.head.sha``, else the dispatch payload's; never GITHUB_SHA."""
+    """Run head: the event's ``pull_request.head.sha``, else the dispatch payload's; never GITHUB_SHA."""
     for source in (event, dispatch_payload(event)):
         pr = source.get("pull_request") if isinstance(source, Mapping) else None
         head = pr.get("head") if isinstance(pr, Mapping) else None

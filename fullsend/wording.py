@@ -6,7 +6,7 @@ receives the :class:`Wording` built here as a parameter.  WIRE tokens are not te
 constants of ``fullsend.core.text.wire``.
 
 Every fixed sentence is checked once at construction: one line, and it does not begin with a
-structural token (spec/watcher.md §10.2), so the body keeps at most one ``Amendments`` line and one
+structural token (docs/architecture.md "Steer text"), so the body keeps at most one ``Amendments`` line and one
 line starting ``Work-item context.``.
 """
 

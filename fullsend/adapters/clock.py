@@ -1,4 +1,4 @@
-"""The system clock: the only place that reads wall time or sleeps (``shared/design.md``)."""
+"""The system clock: the only place that reads wall time or sleeps (docs/architecture.md "Layers")."""
 
 from __future__ import annotations
 

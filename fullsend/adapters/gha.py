@@ -1,8 +1,8 @@
 """GitHub Actions runner I/O: workflow commands, ``GITHUB_OUTPUT``, ``GITHUB_STEP_SUMMARY``.
 
-spec/ecosystem-notes.md §1.5: message data escapes ``%``, ``\\r``, ``\\n``; properties also
-escape ``:`` and ``,``.  Outputs use the multi-line delimiter syntax with ``\\n`` line endings
-(implementation-notes §10).  Every secret is masked with ``::add-mask::`` before any other
+docs/architecture.md "Runner I/O": message data escapes ``%``, ``\\r``, ``\\n``; properties also
+escape ``:`` and ``,``.  Outputs use the multi-line delimiter syntax with ``\\n`` line endings.
+Every secret is masked with ``::add-mask::`` before any other
 output (issue 8 "Output hygiene").
 """
 
@@ -92,7 +92,7 @@ class Console:
         """Print untrusted text (the agent's output) with workflow commands switched off.
 
         Wraps the lines in ``::stop-commands::<random>`` … ``::<random>::`` so a line such as
-        ``::set-output`` or ``::add-mask::`` inside them is not processed (ecosystem §1.5).
+        ``::set-output`` or ``::add-mask::`` inside them is not processed.
         """
         token = secrets.token_hex(16)
         with _LOCK:

@@ -1,13 +1,13 @@
-"""The single subprocess choke point (shared/design.md, adapters layer).
+"""The single subprocess choke point (docs/architecture.md "Sandboxes").
 
 Every child process the action starts goes through this module, so three rules hold in one
 place:
 
 * a process is started in a process group chosen by the caller (``process_group=0`` makes it the
   leader of a new group in the action's session; a positive pgid joins an existing group, which is
-  how the local sandbox keeps every exec in one group, spec/runtime-transport.md §3.5);
+  how the local sandbox keeps every exec in one group);
 * a group is stopped as a whole: SIGTERM, a grace period, then SIGKILL, then verified empty
-  (BC-22: "no pid of the group left");
+  ("no pid of the group left");
 * a short command always has a timeout, and on timeout it is killed, never left behind.
 
 Nothing here reads or writes the action's own environment: callers pass ``env`` explicitly.

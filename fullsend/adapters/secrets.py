@@ -5,8 +5,8 @@ same user, so it could read ``/proc/<action pid>/environ`` — the environment t
 *started* with, which ``os.environ`` edits do not erase.  So ``fullsend run`` re-executes itself
 once, first thing: the secrets travel to the new image through a pipe, the new process starts
 with an environment that holds none of them, and it marks itself non-dumpable so a process
-without ``CAP_SYS_PTRACE`` cannot read its memory either (BC-17; spec/receipt-preflight-tokens.md
-§4.4; interface.md ``github_token``).
+without ``CAP_SYS_PTRACE`` cannot read its memory either
+(docs/architecture.md "Tokens").
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The GitHub adapter: the only importer of PyGithub (through ``github_http``).
 
-Implements ``fullsend.ports.Forge`` over two credentials (``shared/design.md`` "GitHub
-access"): the job token for Actions reads and receipts, the role token for work-item reads
+Implements ``fullsend.ports.Forge`` over two credentials
+(docs/architecture.md "GitHub access"): the job token for Actions reads and receipts, the role token for work-item reads
 and the agent's own posts.  Returns frozen ``fullsend.core.model`` records; no PyGithub object
 leaves this module.  Base URLs come from ``GITHUB_API_URL`` / ``GITHUB_GRAPHQL_URL``.
 """
@@ -28,13 +28,13 @@ from fullsend.core.model import (
 )
 from fullsend.errors import ForgeError
 from fullsend.ports import Clock, Credential
-RUN_PAGES_MAX = 4  # spec/watcher.md §4: a poll sees at most the newest 400 shim runs
-LIST_PAGES_MAX = 100  # jobs, comments, reviews (§14)
-INSTALLATION_PREFIX = "ghs_"  # receipt spec §2.6 Project decision
+RUN_PAGES_MAX = 4  # a poll sees at most the newest 400 shim runs
+LIST_PAGES_MAX = 100  # jobs, comments, reviews
+INSTALLATION_PREFIX = "ghs_"  # an installation token: its login is read through GraphQL first
 
 
 class RunListing(list):
-    """The shim's runs of one poll; ``capped`` is True when the 4-page bound was reached (§4)."""
+    """The shim's runs of one poll; ``capped`` is True when the 4-page bound was reached."""
 
     capped: bool = False
 
@@ -43,7 +43,7 @@ class GitHubForge:
     """``Forge`` over the REST API at ``api_url`` for one repository.
 
     ``role_token`` may be empty: work-item reads then use the job token (receipts are off in
-    that case anyway, receipt spec §2.7).  Every method raises ``ForgeError`` only.
+    that case anyway: docs/architecture.md "Receipt").  Every method raises ``ForgeError`` only.
     """
 
     def __init__(
@@ -99,16 +99,16 @@ class GitHubForge:
 
     # ---- Actions reads (job token) -------------------------------------------------------
     def get_run(self, run_id: int) -> WorkflowRun:
-        """``GET /repos/{o}/{r}/actions/runs/{id}`` (spec/watcher.md §2)."""
+        """``GET /repos/{o}/{r}/actions/runs/{id}``."""
         return WorkflowRun.from_json(self._get("job", f"{self._base}/actions/runs/{run_id}") or {})
 
     def list_run_jobs(self, run_id: int) -> list[Job]:
-        """All jobs of a run, ≤ 100 pages of 100 (spec/watcher.md §2)."""
+        """All jobs of a run, ≤ 100 pages of 100."""
         rows = self._pages("job", f"{self._base}/actions/runs/{run_id}/jobs", {}, "jobs", LIST_PAGES_MAX)
         return [Job.from_json(j) for j in rows if isinstance(j, dict)]
 
     def list_workflow_runs(self, workflow_file: str, created_since: datetime) -> list[WorkflowRun]:
-        """The shim's runs with ``created>=<since>``, ≤ 4 pages, de-duplicated, oldest first (§4)."""
+        """The shim's runs with ``created>=<since>``, ≤ 4 pages, de-duplicated, oldest first."""
         path = f"{self._base}/actions/workflows/{quote(workflow_file, safe='')}/runs"
         rows = self._pages("job", path, {"created": ">=" + format_time(created_since)}, "workflow_runs", RUN_PAGES_MAX)
         runs: dict[int, WorkflowRun] = {}
@@ -123,7 +123,7 @@ class GitHubForge:
 
     # ---- work-item reads (role token) ----------------------------------------------------
     def get_pull_request(self, number: int) -> PullRequest:
-        """``GET …/pulls/{n}``; ``NotFoundError`` means the item is an issue (§3 step 10)."""
+        """``GET …/pulls/{n}``; ``NotFoundError`` means the item is an issue."""
         return PullRequest.from_json(self._get("role", f"{self._base}/pulls/{number}", conditional=True) or {})
 
     def get_issue(self, number: int) -> Issue:
@@ -157,7 +157,7 @@ class GitHubForge:
         resp = self._t(credential).request("PATCH", f"{self._base}/issues/comments/{comment_id}", body={"body": body})
         return Comment.from_json(resp.data if isinstance(resp.data, dict) else {})
 
-    # ---- identity (receipt spec §2.6) ------------------------------------------------------
+    # ---- identity (docs/architecture.md "Receipt reader") ------------------------------------
     def viewer_login(self, credential: Credential) -> str:
         """Resolve the login a credential posts under, once per run.
 
@@ -226,5 +226,5 @@ class GitHubForge:
             raise ForgeError("GraphQL viewer returned no login")
         is_app = self._tokens[credential].startswith(INSTALLATION_PREFIX) or credential in self._integration
         if is_app and not login.lower().endswith("[bot]"):
-            login += "[bot]"  # an installation token acts as an App: spell it as REST does (§2.4)
+            login += "[bot]"  # an installation token acts as an App: spell it as REST does
         return login

@@ -1,6 +1,6 @@
 """The token mint client: GitHub OIDC token request, then the mint exchange.
 
-Implements spec/receipt-preflight-tokens.md §4.2 (WIRE request and response shapes) with
+Implements docs/architecture.md "Tokens" (WIRE request and response shapes) with
 ``requests`` and ``tenacity``.  Every wait goes through the injected ``fullsend.ports.Clock``
 (its ``sleep`` and ``monotonic``), so tests never really sleep.  Errors are
 ``fullsend.errors.MintError`` with messages that never carry a token.
@@ -53,7 +53,7 @@ class MintedToken:
 
     @property
     def expires_label(self) -> str:
-        """``expires_at_raw`` filtered to ``[0-9-:TZ+.]`` for a log line (§4.2 step 5)."""
+        """``expires_at_raw`` filtered to ``[0-9-:TZ+.]`` for a log line."""
         return _EXPIRES_KEEP.sub("", self.expires_at_raw)
 
 
@@ -120,7 +120,7 @@ def request_oidc_token(
 
     Retries transport errors and HTTP >= 500 up to 10 attempts, waits 1 s doubling capped at
     8 s, none started more than 60 s after the first.  Raises ``MintError`` (also on other
-    non-200 statuses and an empty value).  spec/receipt-preflight-tokens.md §4.2 step 1.
+    non-200 statuses and an empty value).
     """
     if not url or not bearer:
         raise MintError("the OIDC token request URL or token is not set (the job needs id-token: write)")
@@ -160,7 +160,7 @@ def _mint_once(
 
 
 def _retry_warning(log: Log | None) -> Callable[[tenacity.RetryCallState], None]:
-    """The WARN line before another mint exchange (§4.2 step 3); the token is never in it."""
+    """The WARN line before another mint exchange; the token is never in it."""
 
     def warn(state: tenacity.RetryCallState) -> None:
         if log is not None and state.outcome is not None:
@@ -185,7 +185,7 @@ def mint_role_token(
     log: Log | None = None,
 ) -> MintedToken:
     """Exchange the OIDC ``jwt`` for a role token: ``POST <mint_url>/v1/token`` with
-    ``{"role", "level", "repos"}`` (WIRE; ``level`` omitted when empty), §4.2 steps 2-4.
+    ``{"role", "level", "repos"}`` (WIRE; ``level`` omitted when empty).
 
     Transport errors and 5xx are retried inside one exchange; a token that fails the format
     check, or an exchange whose retries ran out, is retried up to 4 exchanges in all (waits 2,
@@ -223,10 +223,10 @@ def mint_for_run(
     log: Log,
     mask: Callable[[str], None],
 ) -> MintedToken:
-    """The whole §4.2 sequence for a run: START line, OIDC JWT, exchange, DONE line.
+    """The whole sequence for a run: START line, OIDC JWT, exchange, DONE line.
 
     ``mask`` (the ``::add-mask::`` writer) is called with the JWT and the role token before any
-    later output.  Raises ``MintError`` prefixed so the run can fail with it (§4.2 step 6).
+    later output.  Raises ``MintError`` prefixed so the run can fail with it.
     """
     log("info", f"Minting the agent token (role: {role}, level: {level})")
     try:

@@ -1,10 +1,10 @@
 """HTTP transport for the GitHub adapter: PyGithub's ``Requester``, retries, conditional GETs.
 
-PyGithub's own retry and throttling are switched off (implementation-notes §1-§2: its retry
-re-sends POSTs and sleeps behind the clock's back).  GETs are retried here with tenacity,
+PyGithub's own retry and throttling are switched off (docs/architecture.md "GitHub access"): its
+retry re-sends POSTs and sleeps behind the clock's back.  GETs are retried here with tenacity,
 sleeping through the injected ``Clock``: up to 5 attempts on 429, 500-504 and rate-limit 403,
-honouring ``Retry-After`` and ``x-ratelimit-reset`` (spec/watcher.md §2, §14).  Writes are
-never retried.  Every failure surfaces as ``ForgeError`` (``NotFoundError`` on 404).
+honouring ``Retry-After`` and ``x-ratelimit-reset``.  Writes are never retried.  Every failure
+surfaces as ``ForgeError`` (``NotFoundError`` on 404).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ MAX_WAIT_S = 60.0
 
 
 class _Bearer(Auth.Token):
-    """``Authorization: Bearer <token>`` (spec/watcher.md §4 headers, WIRE)."""
+    """``Authorization: Bearer <token>`` (WIRE)."""
 
     @property
     def token_type(self) -> str:

@@ -1,4 +1,4 @@
-"""Agent runtimes: a registry ``name -> runtime class`` (design.md, adapters/runtimes).
+"""Agent runtimes: a registry ``name -> runtime class`` (docs/architecture.md "Runtimes").
 
 Each class implements ``fullsend.ports.Runtime`` (and ``Steerer``).  The shared live feed is
 ``feed.SteerFeed``; the live-run driver is ``live.LiveRuntime``.

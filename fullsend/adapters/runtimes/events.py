@@ -1,4 +1,4 @@
-"""Normalised agent events and the NDJSON line reader (spec/runtime-transport.md §1).
+"""Normalised agent events and the NDJSON line reader (docs/architecture.md "Delivery").
 
 Every runtime parser turns its CLI's stdout into these events; the live-run driver reacts to
 them.  ``iter_json_lines`` is the one stdout reader: it splits on ``b"\\n"`` only (never on

@@ -1,12 +1,13 @@
-"""The live feed shared by Claude Code and pi: mailbox, feeder, acks (runtime-transport §3).
+"""The live feed shared by Claude Code and pi: mailbox, feeder, acks (docs/architecture.md "Live feed").
 
 A steer is one line appended to a mailbox file that a feeder tails into the agent's stdin; it is
 delivered only when the runtime echoes that very line, matched by its key (Claude: the text; pi:
-the rpc id), never by counting.  ``SteerFeed`` is the per-run state machine of §3.3; the sandbox
-commands of §3.2 are built here as data (``seed_command``, ``append_command``,
-``stop_feeder_command``) and run through an ``exec`` callable, so tests can record them.
+the rpc id), never by counting.  ``SteerFeed`` is the per-run state machine; the sandbox commands
+are built here as data (``seed_command``, ``append_command``, ``stop_feeder_command``) and run
+through an ``exec`` callable, so tests can record them.
 
-Lock order (§8): the caller's sandbox lock (outer) → ``SteerFeed._mu`` (inner).
+Lock order (docs/architecture.md "Threads and time"):
+the caller's sandbox lock (outer) → ``SteerFeed._mu`` (inner).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ MAILBOX_NAME = "steer-inbox.ndjson"
 FEEDER_PID_NAME = "steer-feeder.pid"
 STEER_EXEC_TIMEOUT_S = 15.0
 DEFAULT_AGENT_PROMPT = "Run the agent task"
-# (WIRE) the envelope's opening line; the agent definitions match on it (§5).
+# (WIRE) the envelope's opening line; the agent definitions match on it.
 STEER_ENVELOPE_OPENING_LINE = "Runner update: your task inputs changed after this run started."
 
 ExecFn = Callable[[str, float], Sequence[object]]
@@ -39,22 +40,22 @@ class Now(Protocol):
 
 
 def shell_quote(s: str) -> str:
-    """Single-quote ``s`` for ``sh``: ``'`` + s with each ``'`` as ``'\\''`` + ``'`` (§3.1)."""
+    """Single-quote ``s`` for ``sh``: ``'`` + s with each ``'`` as ``'\\''`` + ``'``."""
     return "'" + s.replace("'", "'\\''") + "'"
 
 
 def seed_command(line: str, mailbox: str) -> str:
-    """Truncate the mailbox and write the opening line (§3.2, must run before the launch)."""
+    """Truncate the mailbox and write the opening line (must run before the launch)."""
     return f"printf '%s\\n' {shell_quote(line)} > {shell_quote(mailbox)}"
 
 
 def append_command(line: str, mailbox: str) -> str:
-    """Append one steer line to the mailbox (§3.2; never an upload, never a rewrite)."""
+    """Append one steer line to the mailbox (never an upload, never a rewrite)."""
     return f"printf '%s\\n' {shell_quote(line)} >> {shell_quote(mailbox)}"
 
 
 def stop_feeder_command(pid_path: str) -> str:
-    """Terminate the feeder whose pid the launch wrote to ``pid_path`` (§3.2)."""
+    """Terminate the feeder whose pid the launch wrote to ``pid_path``."""
     return f'kill "$(cat {shell_quote(pid_path)})"'
 
 
@@ -62,7 +63,7 @@ def sanitize_output(text: str) -> str:
     """Make foreign text (stderr, error messages) safe to embed in one log line.
 
     Control and format characters (Unicode Cc/Cf, U+2028/U+2029) become spaces; the result is
-    stripped.  Used for every error text shown to a person (§10).
+    stripped.  Used for every error text shown to a person.
     """
     out = [
         " " if unicodedata.category(ch) in ("Cc", "Cf") or ch in "\u2028\u2029" else ch for ch in text
@@ -71,7 +72,7 @@ def sanitize_output(text: str) -> str:
 
 
 def steer_echo_time(raw: str, clock: Now) -> datetime:
-    """Parse an echo's RFC 3339 stamp; empty or unparsable gives ``clock.now()`` (§3.3).
+    """Parse an echo's RFC 3339 stamp; empty or unparsable gives ``clock.now()``.
 
     Never the zero time, because ``delivered_at`` is compared against the run start.
     """
@@ -80,7 +81,8 @@ def steer_echo_time(raw: str, clock: Now) -> datetime:
 
 
 def default_render(msg: SteerMessage) -> str:
-    """Minimal envelope: the WIRE opening line, a blank line, then the text verbatim (§5).
+    """Minimal envelope: the WIRE opening line, a blank line, then the text verbatim
+    (docs/architecture.md "Envelope").
 
     A stand-in until the runtime is given ``fullsend.core.text.envelope.render_envelope``.
     """
@@ -88,7 +90,7 @@ def default_render(msg: SteerMessage) -> str:
 
 
 def steer_result_json(result: SteerResult) -> str:
-    """``RunMetrics.Steers`` entry: ``{"follow_up_run_id":…,"delivered_at":"…Z","mode":…}`` (§1)."""
+    """``RunMetrics.Steers`` entry: ``{"follow_up_run_id":…,"delivered_at":"…Z","mode":…}``."""
     return json.dumps(
         {"follow_up_run_id": result.follow_up_run_id, "delivered_at": format_time(result.delivered_at),
          "mode": result.mode},
@@ -117,7 +119,7 @@ class _Entry:
 
 
 class SteerFeed:
-    """Per-run live-feed state (runtime-transport §3.3), one mutex for every decision.
+    """Per-run live-feed state, one mutex for every decision.
 
     ``exec_fn`` runs the seed/append/kill commands in the sandbox; ``stop_feeder_fn`` replaces the
     kill exec when the feeder is not a process with a pid file; ``warn`` receives warnings.
@@ -149,7 +151,7 @@ class SteerFeed:
             self._outstanding.append(_Entry(key, None, is_steer=False))
 
     def append_line(self, msg: SteerMessage, line: str, key: str) -> None:
-        """Append one steer (§3.3); raises ``SteerAfterSettle``, ``DuplicateSteer`` or ``SandboxError``.
+        """Append one steer; raises ``SteerAfterSettle``, ``DuplicateSteer`` or ``SandboxError``.
 
         The exec runs while holding the feed mutex so a concurrent settle cannot decide "nothing
         pending" against a line in flight; only a definite success records the entry.
@@ -176,7 +178,7 @@ class SteerFeed:
         """An echo of a consumed line; returns True when the feeder must now be stopped.
 
         An echo that matches no un-acked entry is ignored entirely (the agent can write the
-        mailbox; BC-22).  A matching steer records ``SteerResult(mode="live", delivered_at=at)``.
+        mailbox).  A matching steer records ``SteerResult(mode="live", delivered_at=at)``.
         """
         with self._mu:
             entry = self._match_locked(id, content)
@@ -188,7 +190,7 @@ class SteerFeed:
             return self._mark_closing_locked()
 
     def note_nack(self, id: str) -> bool:
-        """pi refused a prompt: retire the matching entry without a result (§3.3)."""
+        """pi refused a prompt: retire the matching entry without a result."""
         with self._mu:
             entry = self._match_locked(id, "")
             if entry is None:
@@ -229,7 +231,7 @@ class SteerFeed:
         _run_exec(self._exec, stop_feeder_command(self.pid_path), "stopping the steer feeder")
 
     def close_if(self, should_close: bool) -> None:
-        """Stop the feeder when ``should_close``; a failure is only a warning (§3.3)."""
+        """Stop the feeder when ``should_close``; a failure is only a warning."""
         if not should_close:
             return
         try:
@@ -256,7 +258,7 @@ T = TypeVar("T")
 
 
 class SessionRegistry(Generic[T]):
-    """Thread-safe ``sandbox name -> session`` map (the run registry of §1)."""
+    """Thread-safe ``sandbox name -> session`` map (the run registry)."""
 
     def __init__(self) -> None:
         self._mu = threading.Lock()

@@ -1,9 +1,9 @@
-"""In-sandbox launch scripts for the ``openshell`` sandbox (runtime-transport §3.2, §4.1-§4.3.1).
+"""In-sandbox launch scripts for the ``openshell`` sandbox (docs/architecture.md "Runtimes").
 
 On OpenShell the runner reaches the agent only through ``sandbox exec``, so each launch is one
 ``sh -c`` script built here as data: PATH pin and binary pin *before* the agent-writable
 ``.env``; loader hygiene *after* it; then (steerable) the feeder fragment piped into the pinned
-binary.  The local sandbox launches argv lists instead (§3.5).  Every data word is quoted; the
+binary.  The local sandbox launches argv lists instead.  Every data word is quoted; the
 prompt never appears in a steerable script (it goes through the mailbox).
 """
 
@@ -21,8 +21,8 @@ CODEX_CFG = "/sandbox/codex-config"
 STEER_PATH_PIN = 'readonly FULLSEND_STEER_PATH="$PATH"'
 CLAUDE_STEER_UNSET = "unset NODE_OPTIONS NODE_PATH LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT"
 PI_STEER_UNSET = "unset LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT"
-# Ordinary (non-steered) launches: the longer list of §4.1 step 5, ordered apart from the steer
-# list so the two are told apart (vector 21).
+# Ordinary (non-steered) launches: the longer list, ordered apart from the steer
+# list so the two are told apart.
 PLAIN_UNSET = (
     "unset NODE_PATH NODE_OPTIONS PYTHONPATH PYTHONHOME PYTHONSTARTUP BUN_OPTIONS "
     "LD_AUDIT LD_LIBRARY_PATH LD_PRELOAD"
@@ -46,7 +46,7 @@ def words(args: Sequence[str]) -> str:
 
 
 def feeder_fragment(cfg_dir: str) -> str:
-    """The feeder spliced into a steerable launch (§3.2, newest form)."""
+    """The feeder spliced into a steerable launch (newest form)."""
     mailbox, pid = f"{cfg_dir}/{MAILBOX_NAME}", f"{cfg_dir}/{FEEDER_PID_NAME}"
     return (
         f'{{ unset -f tail echo wait; PATH="$FULLSEND_STEER_PATH" tail -n +1 -f {shell_quote(mailbox)} & '
@@ -69,7 +69,7 @@ def _script(repo_dir: str, pins: Sequence[str], after_env: Sequence[str], env_so
 
 def claude_command(extra_flags: Sequence[str], prompt: str, steerable: bool, program: str = "claude",
                    repo_dir: str = SANDBOX_WORKSPACE) -> str:
-    """Claude launch (§4.1); ``extra_flags`` are the flags after the stream flags (model, …).
+    """Claude launch; ``extra_flags`` are the flags after the stream flags (model, …).
 
     Steerable: feeder | ``"$FULLSEND_CLAUDE_BIN"`` with the stream-json flags, no prompt.
     Otherwise the plain ``--print`` flags and the quoted prompt last.
@@ -85,7 +85,7 @@ def claude_command(extra_flags: Sequence[str], prompt: str, steerable: bool, pro
 
 def pi_command(flags: Sequence[str], session_id: str, prompt: str, program: str = "pi",
                repo_dir: str = SANDBOX_WORKSPACE) -> str:
-    """pi launch (§4.2).  A session id makes it steerable (``--mode rpc``, feeder, no prompt);
+    """pi launch.  A session id makes it steerable (``--mode rpc``, feeder, no prompt);
     an empty one gives exactly the ordinary ``--print --mode json … '<prompt>' </dev/null``."""
     common = ["--session-dir", f"{PI_CFG}/sessions", "--no-approve", "--no-extensions",
               "--no-prompt-templates", "--no-themes", *flags]
@@ -102,7 +102,7 @@ def pi_command(flags: Sequence[str], session_id: str, prompt: str, program: str 
 
 
 def codex_args(flags: Sequence[str], repo_dir: str, last_message_path: str, resume_thread_id: str = "") -> list[str]:
-    """Codex exec argv after the binary (§4.3.1): every flag before ``resume``; ``-`` last.
+    """Codex exec argv after the binary: every flag before ``resume``; ``-`` last.
 
     ``flags`` holds ``--model``/``-c`` options.  A resume inserts ``resume <thread_id>`` before the
     final ``-``; the zero turn (no thread id) renders the first-process argv exactly.
@@ -115,7 +115,7 @@ def codex_args(flags: Sequence[str], repo_dir: str, last_message_path: str, resu
 
 def codex_command(flags: Sequence[str], prompt: str, resume_thread_id: str = "", program: str = "codex",
                   repo_dir: str = SANDBOX_WORKSPACE, last_message_file: str = "last-message.txt") -> str:
-    """Codex launch (§4.3.1): ``printf '%s' '<prompt>' | "$FULLSEND_CODEX_BIN" exec … -``.
+    """Codex launch: ``printf '%s' '<prompt>' | "$FULLSEND_CODEX_BIN" exec … -``.
 
     The piped text is the opening prompt, or the steer envelope for a resume; it is never an
     argument of codex itself.

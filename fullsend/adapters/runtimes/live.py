@@ -1,4 +1,4 @@
-"""The live-runtime driver shared by Claude Code and pi (runtime-transport §3.4, §6 "Live").
+"""The live-runtime driver shared by Claude Code and pi (docs/architecture.md "Live feed").
 
 ``LiveRuntime`` implements ``fullsend.ports.Runtime`` given a ``LiveDialect`` (argv, input
 lines and keys, stdout parser, metrics).  One ``run`` is: create the sandbox, seed the mailbox
@@ -8,7 +8,7 @@ then unregister it.  The steer text reaches the agent only through the mailbox, 
 
 Registries are per runtime instance: the app must call ``steer``/``settle``/``cancel`` on the
 instance that runs the agent.  The caller holds the sandbox lock across ``steer`` and
-``settle`` (§8).
+``settle`` (docs/architecture.md "Threads and time").
 """
 
 from __future__ import annotations
@@ -140,7 +140,7 @@ class LiveRuntime:
     # -- Steerer -----------------------------------------------------------------------------
 
     def steer(self, sandbox_name: str, msg: SteerMessage) -> None:
-        """Append one steer line (§3.4); accepted, not delivered.
+        """Append one steer line; accepted, not delivered.
 
         Raises ``NoSteerSession`` (retry later), ``SteerAfterSettle``, ``DuplicateSteer`` or
         ``SandboxError`` (the write failed; nothing recorded).
@@ -180,7 +180,7 @@ class LiveRuntime:
         on_turn_end: Callable[[datetime], None],
         on_output: Callable[[str], None] | None = None,
     ) -> AgentRunResult:
-        """Run one agent iteration to its end (§3.4) and return its ``AgentRunResult``.
+        """Run one agent iteration to its end and return its ``AgentRunResult``.
 
         Never raises for agent or sandbox failures: ``exit_code`` is -1 when the agent could
         not start, ``timed_out``/``cancelled`` tell why a run was cut short.
@@ -222,7 +222,7 @@ class LiveRuntime:
             return self._launch_and_pump(active, params, mailbox, pid_file, on_turn_end, on_output)
         finally:
             active.done.set()
-            feed.mark_terminal()  # poison BEFORE unregister (§8.5)
+            feed.mark_terminal()  # poison BEFORE unregister
             self._feeds.unregister(params.sandbox_name, feed)
             self._runs.unregister(params.sandbox_name, active)
 

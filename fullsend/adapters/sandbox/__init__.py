@@ -1,4 +1,5 @@
-"""Sandboxes the agent runs in: ``local`` (default, runtime-transport §3.5) and ``openshell``.
+"""Sandboxes the agent runs in: ``local`` (default) and ``openshell``
+(docs/architecture.md "Sandboxes").
 
 ``sandbox_factory(kind, …)`` gives the ``name -> Sandbox`` callable a runtime takes as its
 ``sandbox_factory``.  With ``openshell`` the runtimes launch the agent through the pinned scripts

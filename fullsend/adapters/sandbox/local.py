@@ -1,12 +1,13 @@
-"""The ``local`` sandbox: the agent as a child process group of the action (runtime-transport §3.5).
+"""The ``local`` sandbox: the agent as a child process group of the action 
+(docs/architecture.md "Sandboxes").
 
 One sandbox is one process group.  ``create`` makes a fresh private root (``tempfile.mkdtemp``)
 and starts the group's leader (a sleeping placeholder that keeps the group alive); every exec,
 the feeder and the agent join that group.  ``stop`` ends the whole group (SIGTERM, then SIGKILL,
-then verified empty: BC-22), ``start`` starts a new leader with the same root (disk kept), and
+then verified empty), ``start`` starts a new leader with the same root (disk kept), and
 ``phase`` is ``Ready`` while the leader lives, else ``Stopped``.  A test hook
-(``force_error_after_start``) makes the sandbox land in ``Error`` like NVIDIA/OpenShell#3308
-(BC-21): in ``Error`` stop, start and exec are refused.
+(``force_error_after_start``) makes the sandbox land in ``Error`` like NVIDIA/OpenShell#3308: in
+``Error`` stop, start and exec are refused.
 
 Test hook from the environment (for end-to-end tests that run the whole action as a
 subprocess): ``local_sandbox_factory`` arms ``force_error_after_start`` on every sandbox it makes
@@ -163,7 +164,7 @@ class LocalSandbox:
         shutil.rmtree(self.root, ignore_errors=True)
 
     def force_error_after_start(self, delay_s: float = 0.07) -> None:
-        """Test hook (BC-21): after the next ``start`` the phase flips to ``Error`` after ``delay_s``."""
+        """Test hook: after the next ``start`` the phase flips to ``Error`` after ``delay_s``."""
         self._error_delay_s = delay_s
 
     def force_error_now(self) -> None:
@@ -264,7 +265,7 @@ def local_sandbox_factory(
     Reads ``environ`` (default: the action's ``os.environ``, read at each creation) for the
     test hook of the module docstring: in test mode (``FULLSEND_TEST_HOOKS=1``) with
     ``FULLSEND_TEST_SANDBOX_ERROR_AFTER_START=1`` every sandbox lands in ``Error`` right after
-    its next ``start`` (BC-21; runtime-transport §3.5 "a test hook may force Error").
+    its next ``start``.
     """
 
     def make(name: str) -> LocalSandbox:
@@ -278,7 +279,7 @@ def local_sandbox_factory(
 
 
 def env_with_sandbox_flag(env: Mapping[str, str]) -> dict[str, str]:
-    """The agent's environment in the local sandbox: ``env`` plus ``IS_SANDBOX=1`` (§3.5)."""
+    """The agent's environment in the local sandbox: ``env`` plus ``IS_SANDBOX=1``."""
     return {**env, "IS_SANDBOX": "1"}
 
 

@@ -1,4 +1,4 @@
-"""The ``openshell`` sandbox: drives the NVIDIA OpenShell CLI (runtime-transport §2, §4.3.3, §11).
+"""The ``openshell`` sandbox: drives the NVIDIA OpenShell CLI (docs/architecture.md "Sandboxes").
 
 Every CLI call is an argv built as data by the ``*_argv`` functions below (tested as data) and
 run through ``fullsend.adapters.proc``.  The runner reaches the sandbox only through
@@ -128,7 +128,7 @@ class OpenShellSandbox:
         """Start ``argv`` inside the sandbox through a streaming ``sandbox exec``.
 
         ``env`` travels in an uploaded file (sourced, then removed), never on argv; with
-        ``mailbox`` the feeder fragment of §3.2 feeds the agent's stdin, else ``stdin_bytes``.
+        ``mailbox`` the feeder fragment feeds the agent's stdin, else ``stdin_bytes``.
         """
         env_path = f"{SANDBOX_ROOT}/.fullsend-launch-{os.getpid()}.env"
         with tempfile.NamedTemporaryFile("w", delete=False, suffix=".env") as fh:
@@ -141,7 +141,7 @@ class OpenShellSandbox:
         return self._stream(exec_argv(self.cli, self.name, script), stdin_bytes)
 
     def launch_pinned(self, script: str, env: Mapping[str, str], stdin_bytes: bytes | None = None) -> LocalProcess:
-        """Run a pinned launch script of ``fullsend.adapters.runtimes.launch`` (§3.2, §4.1-§4.3.1).
+        """Run a pinned launch script of ``fullsend.adapters.runtimes.launch`` (docs/architecture.md "Runtimes").
 
         ``env`` becomes ``/sandbox/workspace/.env`` (``export`` lines, ``PATH`` first; uploaded, never
         on argv), which the script sources after its PATH and binary pins.  The script itself is
@@ -164,7 +164,8 @@ class OpenShellSandbox:
 
 
 def workspace_env_text(env: Mapping[str, str]) -> str:
-    """``/sandbox/workspace/.env`` for a pinned launch in the receipt spec's §6.3 order: ``PATH``,
+    """``/sandbox/workspace/.env`` for a pinned launch in the order of
+    docs/architecture.md "Sandbox environment": ``PATH``,
     the rest sorted, the two run facts, and last the ``FULLSEND_STEER_ACTIVE`` export or unset."""
     def check(name: str) -> None:
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):

@@ -1,4 +1,4 @@
-"""Claude Code as a live runtime (spec/runtime-transport.md §4.1; interface.md "Runtimes as launched").
+"""Claude Code as a live runtime (docs/architecture.md "Claude Code").
 
 Launch: ``<agent_cli> --print --verbose --output-format stream-json --input-format stream-json
 --replay-user-messages [--model M] [--fallback-model F] --dangerously-skip-permissions

@@ -1,4 +1,5 @@
-"""Claude Code stream-json: the input line, the output parser, the steered-run metrics (§4.1).
+"""Claude Code stream-json: the input line, the output parser, the steered-run metrics
+(docs/architecture.md "Claude Code").
 
 Input (WIRE): ``{"type":"user","message":{"role":"user","content":"<text>"}}`` on one line.
 Output lines (WIRE): ``system/init``, ``assistant``, ``user`` (tool results and, with
@@ -27,7 +28,7 @@ TOKEN_THRESHOLD = 5000  # Claude `tokenThreshold`: tokens between two TokensEven
 
 
 def compact_json(obj: object) -> str:
-    """One-line JSON as the mailbox needs it (§13): compact, UTF-8, U+2028/U+2029 escaped."""
+    """One-line JSON as the mailbox needs it: compact, UTF-8, U+2028/U+2029 escaped."""
     text = json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
     return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
@@ -52,7 +53,7 @@ class ClaudeStreamParser:
     """Turns Claude stream-json objects into ``AgentEvent``s.
 
     A replay's ``at`` is the runner's own observation time (``clock.now()``), not the CLI's
-    stamp, which is the time the line was queued (§3.3 note).  Assistant usage is summed per
+    stamp, which is the time the line was queued.  Assistant usage is summed per
     distinct message id and a ``TokensEvent`` is emitted each time it grew by ≥ 5 000 tokens.
     """
 
@@ -127,7 +128,7 @@ def parse_result(obj: dict[str, Any]) -> ResultEvent:
 
 @dataclass
 class ClaudeSteerAggregator:
-    """Metrics of a steered Claude run (``claudeSteerAggregator``, §4.1).
+    """Metrics of a steered Claude run (``claudeSteerAggregator``).
 
     ``num_turns`` and usage are per turn → summed; ``total_cost_usd`` is cumulative → latest;
     reasoning is a running total → latest result's, never raised by a ``TokensEvent``; each token

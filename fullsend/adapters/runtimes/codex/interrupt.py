@@ -1,9 +1,9 @@
-"""Codex interrupt: sandbox stop + start + settle check (runtime-transport §4.3.3, BC-21, BC-22).
+"""Codex interrupt: sandbox stop + start + settle check (docs/architecture.md "Codex").
 
 Stopping the whole sandbox (not killing an exec client) is what ends the running codex process
-and everything it started (BC-22).  After the start, only a ``Ready`` phase read that *began*
+and everything it started.  After the start, only a ``Ready`` phase read that *began*
 after the settle window confirms the sandbox stays up; a flip to any other phase, or no
-confirming read before the deadline, loses the session (``SteerSessionLost``, BC-21).  Nothing is
+confirming read before the deadline, loses the session (``SteerSessionLost``).  Nothing is
 retried after a lost session.  Every step has its own bound; the whole is ≤ 97 s.
 """
 
@@ -29,7 +29,7 @@ PHASE_READY = "Ready"
 
 @dataclass(frozen=True)
 class SettlePolicy:
-    """Bounds of one interrupt (§7); tests shrink the window, confirm and poll."""
+    """Bounds of one interrupt; tests shrink the window, confirm and poll."""
 
     window_s: float = CODEX_START_SETTLE_WINDOW_S
     confirm_s: float = CODEX_START_SETTLE_CONFIRM_S

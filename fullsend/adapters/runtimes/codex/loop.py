@@ -1,4 +1,4 @@
-"""The Codex run loop (runtime-transport §4.3.4): turns, resumes, verdict, lost session.
+"""The Codex run loop (docs/architecture.md "Codex"): turns, resumes, verdict, lost session.
 
 The verdict is that of the last *meaningful* process: a guard refusal (exit 97/98) is final and
 never retried; a resume that never reported its thread costs the steer, not the run; a turn that
@@ -84,7 +84,7 @@ def opening_turn(params: AgentParams) -> CodexTurn:
 
 def next_codex_turn(queue: CodexSteerQueue, cancelled: threading.Event, render: Callable[[SteerMessage], str],
                     now: Callable[[], datetime]) -> CodexTurn | None:
-    """The next resume turn, or None when the loop should end (§4.3.4 ``next_codex_turn``).
+    """The next resume turn, or None when the loop should end (``next_codex_turn``).
 
     Pending steers are drained before the settled check; a cancelled run takes nothing (the
     steer stays for the queued run); with no thread ever started the steer is put back.

@@ -1,4 +1,4 @@
-"""Codex steer queue (``CodexSteerQueue``, runtime-transport §4.3.2) and the turn budget.
+"""Codex steer queue (``CodexSteerQueue``, docs/architecture.md "Codex") and the turn budget.
 
 Codex has no live input: a steer is queued; if a turn is running (and its thread is known) the
 queue interrupts it by a sandbox stop+start under ONE hold of its mutex (decision and stop in

@@ -1,4 +1,4 @@
-"""Codex as an interrupt-and-resume runtime (spec/runtime-transport.md §4.3; interface.md).
+"""Codex as an interrupt-and-resume runtime (docs/architecture.md "Codex").
 
 Each turn is one ``<agent_cli> exec --json … -C <workdir> … -o <cfg>/last-message.txt
 [resume <thread_id>] -`` process with its prompt (or, for a resume, the steer envelope) on
@@ -64,7 +64,7 @@ class CodexRuntime:
     # -- Steerer -----------------------------------------------------------------------------
 
     def steer(self, sandbox_name: str, msg: SteerMessage) -> None:
-        """Queue a steer and interrupt a running turn (§4.3.2 ``Steer``).
+        """Queue a steer and interrupt a running turn (``Steer``).
 
         Raises ``NoSteerSession``, ``SteerSessionLost`` (terminal; before queueing anything, and
         for the steer whose interrupt lost the sandbox) or ``SteerAfterSettle``.
@@ -109,7 +109,7 @@ class CodexRuntime:
         on_turn_end: Callable[[datetime], None],
         on_output: Callable[[str], None] | None = None,
     ) -> AgentRunResult:
-        """Run the codex loop of §4.3.4 to its end; never raises for agent or sandbox failures."""
+        """Run the codex loop to its end; never raises for agent or sandbox failures."""
         try:
             sandbox = self._sandbox_factory(params.sandbox_name)
         except FullsendError as exc:

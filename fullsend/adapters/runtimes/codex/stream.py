@@ -1,4 +1,4 @@
-"""Codex ``exec --json`` events: the parser and the steered-run metrics (runtime-transport §4.3.1).
+"""Codex ``exec --json`` events: the parser and the steered-run metrics (docs/architecture.md "Codex").
 
 Events (WIRE): ``thread.started{thread_id}``, ``turn.started``, ``turn.completed{usage}``,
 ``turn.failed{error{message}}``, ``item.*{item}``, ``error{message}``.  The thread id is
@@ -82,7 +82,7 @@ class CodexStreamParser:
 @dataclass
 class CodexSteerAggregator:
     """``codexSteerAggregator``: within a process results replace; at process end they are
-    banked; across processes they add (§4.3.4)."""
+    banked; across processes they add."""
 
     _banked: list[int] = field(default_factory=lambda: [0, 0, 0, 0, 0])
     _current: list[int] = field(default_factory=lambda: [0, 0, 0, 0, 0])

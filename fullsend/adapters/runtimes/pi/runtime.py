@@ -1,4 +1,4 @@
-"""pi as a live runtime (``pi --mode rpc``; spec/runtime-transport.md §4.2, interface.md).
+"""pi as a live runtime (``pi --mode rpc``; docs/architecture.md "pi").
 
 Launch: ``<agent_cli> --mode rpc --session-dir <cfg>/sessions --no-approve --no-extensions
 --no-prompt-templates --no-themes [--model M] <extra_args…> --session-id <uuid4>`` (flags WIRE),
@@ -79,7 +79,7 @@ class PiDialect:
         return PiAggregator()
 
     def steer_decline_reason(self, params: AgentParams) -> str | None:
-        """Declines a run that can fall back across models (the only decline, §4.2)."""
+        """Declines a run that can fall back across models (the only decline)."""
         return PI_FALLBACK_DECLINE if len(model_chain(params)) > 1 else None
 
 

@@ -1,4 +1,4 @@
-"""pi rpc: input lines, the stdout parser and metrics (runtime-transport §4.2, probed on pi 0.84.4).
+"""pi rpc: input lines, the stdout parser and metrics (docs/architecture.md "pi", probed on pi 0.84.4).
 
 Input (WIRE): ``{"id":…,"type":"prompt","message":…[,"streamingBehavior":"steer"]}``.
 Acks (WIRE): ``{"id":…,"type":"response","command":"prompt","success":true|false}``; responses
@@ -130,7 +130,7 @@ def _assistant_text(message: dict[str, Any]) -> str:
 
 @dataclass
 class PiAggregator:
-    """pi results carry run-wide totals, so each one is *assigned*, never folded (§4.2)."""
+    """pi results carry run-wide totals, so each one is *assigned*, never folded."""
 
     turns: int = 0
     cost_usd: float = 0.0
