@@ -1,4 +1,4 @@
-"""Simulator state for GitHub Actions: workflow runs and their jobs (spec/watcher.md §2, §4).
+"""Simulator state for GitHub Actions: workflow runs and their jobs (docs/architecture.md "The simulator").
 
 ``StateBase`` holds what every part of the simulator shares (the lock, the clock, the URLs, id
 counters); ``ActionsState`` adds the scripting calls for runs and jobs.  Every scripting call is

@@ -1,4 +1,5 @@
-"""Compare answers of the GitHub simulator (``GET …/compare/{base}...{head}``, spec/watcher.md §2, §9.5).
+"""Compare answers of the GitHub simulator (``GET …/compare/{base}...{head}``;
+docs/architecture.md "Head moves").
 
 A pull request's head history is a list of moves ``[{sha}, {sha, files, status, ahead_by,
 behind_by}, …]`` (``ItemsState.move_head``).  ``resolve_compare`` answers ``base...head`` for two
@@ -13,7 +14,7 @@ from typing import Any, Iterable
 from fullsend.simulator.shapes import Urls, commit_json, diff_entry_json, fake_sha
 CompareAnswer = dict[str, Any] | int
 
-# GitHub lists at most 300 files in a comparison (spec/watcher.md §2).
+# GitHub lists at most 300 files in a comparison.
 MAX_FILES = 300
 
 

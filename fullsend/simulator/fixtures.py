@@ -1,4 +1,4 @@
-"""The standard scenario of spec/watcher.md §16.0 ("FIX"), built in a ``GitHubSimulator``.
+"""The standard scenario ("FIX", docs/architecture.md "The simulator"), built in a ``GitHubSimulator``.
 
 Typical end-to-end use::
 
@@ -37,7 +37,7 @@ REF: dict[str, str] = {
 }
 ROUTE_JOB = "dispatch / Route"
 STAGE_JOB = "dispatch / Review"
-# Installation-style fake tokens (prefix ghs_, spec/implementation-notes.md §7) and their logins.
+# Installation-style fake tokens (prefix ghs_) and their logins.
 JOB_TOKEN = "ghs_sim-job-token-0001"
 ROLE_TOKEN = "ghs_sim-role-token-0002"
 JOB_LOGIN = "github-actions[bot]"
@@ -104,7 +104,8 @@ def add_follow_up_run(
     """Add a shim run (a follow-up event) and its jobs the way GitHub shows them; returns the run JSON.
 
     - ``display_title``: ``title`` if given, else ``org/repo#<pr>`` plus `` comment:<comment_id>``
-      when ``comment_id`` is given (the WIRE run-name contract, spec/watcher.md §6).
+      when ``comment_id`` is given (the WIRE run-name contract,
+      docs/architecture.md "Binding").
     - ``route``: conclusion of ``dispatch / Route`` (``success``, ``failure`` … ⇒ completed), or
       ``queued``/``in_progress`` (not concluded), or ``None`` for no Route job.
     - ``stage_status``: status of ``dispatch / Review`` (``queued`` = waiting behind my run, the

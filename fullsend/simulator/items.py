@@ -1,9 +1,9 @@
 """Simulator state for work items: issues, pull requests, comments, reviews, head moves, compare.
 
-Implements the data behind spec/watcher.md §2 (issue, PR head, comments, reviews, compare) and
-spec/receipt-preflight-tokens.md §2.4-§2.5 (comments with raw ``created_at``/``updated_at``
-strings), §8.1 (reviews with ``commit_id``/``submitted_at``).  Scripting calls are thread-safe
-and return copies of the stored JSON.
+Holds what the watcher and the pre-flight read (docs/architecture.md "GitHub access"): issue, PR
+head, comments with raw ``created_at``/``updated_at`` strings (for the receipt's "unedited" test),
+reviews with ``commit_id``/``submitted_at``, compare.  Scripting calls are thread-safe and return
+copies of the stored JSON.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Query semantics of the GitHub simulator: ``created`` filters, page/per_page with Link headers, ETags.
 
-``created`` follows GitHub's search date syntax (spec/ecosystem-notes.md §6): ``>=T``, ``>T``,
+``created`` follows GitHub's search date syntax: ``>=T``, ``>T``,
 ``<=T``, ``<T``, ``A..B`` (``*`` for an open end) and a bare value; a date without a time means
-the whole UTC day.  Pagination follows spec/ecosystem-notes.md §6: ``per_page`` defaults to 30 and
+the whole UTC day.  Pagination follows GitHub: ``per_page`` defaults to 30 and
 is capped at 100; Link carries ``prev``/``next``/``last``/``first`` and is absent on a single page.
 """
 

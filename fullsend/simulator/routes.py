@@ -1,4 +1,4 @@
-"""Endpoint handlers of the GitHub simulator (spec/watcher.md §2-§4; receipt-preflight-tokens.md §2.5-§2.6, §3.3, §8).
+"""Endpoint handlers of the GitHub simulator (docs/architecture.md "The simulator").
 
 Each handler takes the simulator state, the parsed ``Call`` and the path match, and returns a
 ``Reply`` (status, JSON body, headers).  Authentication, faults, ETags and recording live in
@@ -70,13 +70,13 @@ def _listing(sim: "ItemsState", call: Call, items: list[Any], sub: str, wrap: st
 
 
 def get_run(sim: "ItemsState", call: Call, m: "re.Match[str]") -> Reply:
-    """``GET …/actions/runs/{id}`` (watcher §2, §3 step 3; receipt-preflight §8.1 step 6)."""
+    """``GET …/actions/runs/{id}``."""
     run = sim.get_run(int(m["id"]))
     return Reply(200, run) if run is not None else not_found()
 
 
 def list_jobs(sim: "ItemsState", call: Call, m: "re.Match[str]") -> Reply:
-    """``GET …/actions/runs/{id}/jobs``: ``{total_count, jobs}``, creation order, Link pages (watcher §2, §5.3)."""
+    """``GET …/actions/runs/{id}/jobs``: ``{total_count, jobs}``, creation order, Link pages."""
     run_id = int(m["id"])
     if sim.get_run(run_id) is None:
         return not_found()
@@ -128,13 +128,13 @@ def get_repo(sim: "ItemsState", call: Call, m: "re.Match[str]") -> Reply:
 
 
 def get_issue(sim: "ItemsState", call: Call, m: "re.Match[str]") -> Reply:
-    """``GET …/issues/{n}``: issues and pull requests alike (watcher §2, §3 step 10)."""
+    """``GET …/issues/{n}``: issues and pull requests alike."""
     issue = sim.get_issue(int(m["n"]))
     return Reply(200, issue) if issue is not None else not_found()
 
 
 def get_pull(sim: "ItemsState", call: Call, m: "re.Match[str]") -> Reply:
-    """``GET …/pulls/{n}``: 404 for a plain issue, which is how the watcher tells (watcher §3 step 10)."""
+    """``GET …/pulls/{n}``: 404 for a plain issue, which is how the watcher tells."""
     pr = sim.get_pull(int(m["n"]))
     return Reply(200, pr) if pr is not None else error(404, "Not Found", DOCS + "/pulls/pulls#get-a-pull-request")
 
@@ -154,7 +154,7 @@ def list_comments(sim: "ItemsState", call: Call, m: "re.Match[str]") -> Reply:
 
 
 def create_comment(sim: "ItemsState", call: Call, m: "re.Match[str]") -> Reply:
-    """``POST …/issues/{n}/comments``: authored by the token's identity, stamped now; 201 (receipt §3.3)."""
+    """``POST …/issues/{n}/comments``: authored by the token's identity, stamped now; 201."""
     number = int(m["n"])
     if sim.get_issue(number) is None:
         return not_found()
@@ -192,13 +192,13 @@ def delete_comment(sim: "ItemsState", call: Call, m: "re.Match[str]") -> Reply:
 
 
 def list_reviews(sim: "ItemsState", call: Call, m: "re.Match[str]") -> Reply:
-    """``GET …/pulls/{n}/reviews``: submission order, Link pages (receipt-preflight §8.1 step 8)."""
+    """``GET …/pulls/{n}/reviews``: submission order, Link pages."""
     reviews = sim.reviews(int(m["n"]))
     return not_found() if reviews is None else _listing(sim, call, reviews, m["sub"], None)
 
 
 def compare(sim: "ItemsState", call: Call, m: "re.Match[str]") -> Reply:
-    """``GET …/compare/{base}...{head}``: 404 for an unknown base (watcher §2, §9.5)."""
+    """``GET …/compare/{base}...{head}``: 404 for an unknown base."""
     base, sep, head = unquote(m["bh"]).partition("...")
     if not sep or not base or not head:
         return not_found()
@@ -210,14 +210,14 @@ def compare(sim: "ItemsState", call: Call, m: "re.Match[str]") -> Reply:
 
 
 def get_user(sim: "ItemsState", call: Call, m: "re.Match[str]") -> Reply:
-    """``GET /user``: 403 for an App (installation token), the user for a ``User`` token (receipt §2.6)."""
+    """``GET /user``: 403 for an App (installation token), the user for a ``User`` token."""
     if call.is_bot:
         return error(403, "Resource not accessible by integration", DOCS + "/users/users#get-the-authenticated-user")
     return Reply(200, public_user_json(sim.urls, call.login, "2020-01-01T00:00:00Z"))
 
 
 def get_app(sim: "ItemsState", call: Call, m: "re.Match[str]") -> Reply:
-    """``GET /app``: 401, as for any non-JWT token (receipt §2.6)."""
+    """``GET /app``: 401, as for any non-JWT token."""
     return error(401, "A JSON web token could not be decoded", DOCS)
 
 

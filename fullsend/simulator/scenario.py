@@ -22,7 +22,7 @@ A scenario is a YAML (or JSON) mapping; every key is optional::
         sha: bbb222
         files: [db/migrate.sql]
 
-The setup is the standard scenario of spec/watcher.md §16.0 (``fullsend.simulator.fixtures``):
+The setup is the standard scenario (``fullsend.simulator.fixtures``):
 the run in flight from ``.github/workflows/fullsend.yml`` with its jobs ``dispatch / Route``
 (success) and ``dispatch / Review`` (in progress), and the job and role tokens.  A timeline
 entry has exactly one trigger (``on_request: "METHOD PATH-REGEX"``, searched in the API path,

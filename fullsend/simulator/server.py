@@ -1,8 +1,8 @@
 """A stateful GitHub REST simulator: a real HTTP server on 127.0.0.1 (stdlib ``ThreadingHTTPServer``).
 
 Used by the adapter tests, the end-to-end tests (the action runs as a subprocess against it) and
-``fullsend demo``.  It serves what the action reads and writes (spec/watcher.md §2-§4,
-spec/receipt-preflight-tokens.md §2.5-§2.6, §3.3, §8): a run and its jobs, the shim's runs
+``fullsend demo``.  It serves what the action reads and writes (docs/architecture.md "GitHub access"): a run and
+its jobs, the shim's runs
 (``created`` filter, newest first, Link pagination), issue, pull request, comments (GET with
 ``since``, POST, PATCH), reviews, compare, ``/user``, ``/app`` and GraphQL ``viewer``.  Response
 bodies follow GitHub's OpenAPI description (tests/simulator/test_openapi_shapes.py checks that).
@@ -45,7 +45,7 @@ class GitHubSimulator(FaultInjection, ItemsState):
     """The simulator.  The socket is bound at construction, so ``api_url`` is known before
     ``start()``; ``start()`` serves on a daemon thread, ``stop()`` shuts down (also a context
     manager).  ``prefix`` ``""`` serves at ``/`` with GraphQL at ``/graphql``; ``"/api/v3"``
-    serves GHES-style with GraphQL at ``/api/graphql`` (spec/implementation-notes.md §5).
+    serves GHES-style with GraphQL at ``/api/graphql``.
     ``tokens`` maps bearer tokens to identities (``Identity.bot`` true ⇒ an App).  ``clock``
     (default: real UTC now) stamps everything the server creates.  ``repository_links`` writes
     Link headers as GitHub does, under ``/repositories/{id}/…`` (both forms are served)."""

@@ -2,7 +2,7 @@
 
 Every builder returns a plain ``dict`` shaped like GitHub's REST answer (the schemas of
 ``@octokit/openapi``, trimmed in ``tests/data/openapi/github-rest-trimmed.json``).  Every URL is
-written with the simulator's own host, port and prefix (spec/implementation-notes.md §5): API URLs
+written with the simulator's own host, port and prefix: API URLs
 under ``Urls.api``, web URLs (``html_url``, avatars) under ``Urls.web`` — the server root, as on
 GHES where the API lives under ``/api/v3`` and the web pages at ``/``.
 """
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-# The Actions app's real account id (spec/ecosystem-notes.md §6).
+# The Actions app's real account id.
 _KNOWN_USER_IDS = {"github-actions[bot]": 41898282}
 _BOT_SUFFIX = "[bot]"
 
@@ -25,7 +25,7 @@ class Urls:
     """Base URLs of one simulator: ``api`` (with prefix) and ``web`` (server root), no trailing ``/``.
 
     ``link_base`` is where Link headers point: ``…/repos/{o}/{r}`` or, with
-    ``repository_links``, GitHub's ``…/repositories/{id}`` form (spec/ecosystem-notes.md §6).
+    ``repository_links``, GitHub's ``…/repositories/{id}`` form.
     """
 
     api: str

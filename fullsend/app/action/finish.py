@@ -1,7 +1,7 @@
-"""The end of a run: outputs, the step summary, and the receipt (interface.md "Outputs").
+"""The end of a run: outputs, the step summary, and the receipt (docs/architecture.md "Outputs and step summary").
 
 The receipt is posted only after outright success that absorbed ≥ 1 acknowledged run
-(spec/receipt-preflight-tokens.md §3); outputs and summary carry ``receipt_url``.
+(docs/architecture.md "Receipt writer"); outputs and summary carry ``receipt_url``.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ _ENV = jinja2.Environment(
 
 @dataclass
 class RunOutcome:
-    """The run's result as outputs and summary report it (interface.md)."""
+    """The run's result as outputs and summary report it."""
 
     outcome: str  # skipped | succeeded | failed
     exit_code: int
@@ -46,7 +46,7 @@ class RunOutcome:
 
 
 def outputs_of(result: RunOutcome) -> dict[str, str]:
-    """The ``GITHUB_OUTPUT`` entries, in interface.md order."""
+    """The ``GITHUB_OUTPUT`` entries, in the order of ``action.yml``."""
     return {
         "outcome": result.outcome,
         "skip_reason": result.skip_reason,

@@ -1,7 +1,7 @@
-"""The action's lifecycle, top to bottom (``shared/design.md`` "What the action does").
+"""The action's lifecycle, top to bottom (docs/architecture.md "Action lifecycle").
 
 tokens → pre-flight skips → pre-script → agent iterations with a watcher → post-script →
-receipt → outputs and step summary.  Exit codes: interface.md.
+receipt → outputs and step summary.  Exit codes: docs/architecture.md "Exit codes".
 """
 
 from __future__ import annotations
@@ -50,10 +50,10 @@ def run_action(console: Console, environ: Mapping[str, str] | None = None, timel
     env = dict(os.environ if environ is None else environ)
     clock = clock or SystemClock()
     started_at = clock.now()
-    job, role_input = capture_job_token(env, console.mask)  # before anything else (§1)
+    job, role_input = capture_job_token(env, console.mask)  # before anything else (docs/architecture.md "Tokens")
     plan = build_plan(load_inputs(env), load_context(env))
     log, timeline = make_log(console), timeline or Timeline()
-    for diag in harness_diagnostics(plan.harness):  # §5.7: the run goes on; warnings only
+    for diag in harness_diagnostics(plan.harness):  # docs/architecture.md "Harness": the run goes on; warnings only
         log("warning", f"{diag.field}: {diag.message} [{diag.rule}]")
     try:
         tokens = acquire_role_token(
@@ -86,7 +86,7 @@ def run_action(console: Console, environ: Mapping[str, str] | None = None, timel
 
 def _post_receipt(plan: RunPlan, forge: GitHubForge, facts: PreflightFacts, outcome: RunOutcome,
                   timeline: Timeline, clock: Clock, log) -> None:  # type: ignore[no-untyped-def]
-    """Post the receipt (job token, best effort) and record it on the outcome (receipt spec §3.3)."""
+    """Post the receipt (job token, best effort) and record it on the outcome (docs/architecture.md "Receipt writer")."""
     comment = post_receipt(forge, facts, outcome.marker, log)
     if comment is None:
         timeline.add(clock.now(), "notice", "the receipt was not posted; the queued run will redo the absorbed work")
@@ -124,7 +124,7 @@ def _finish(plan: RunPlan, outcome: RunOutcome, timeline: Timeline, log) -> int:
 
 
 def _install_signal_handlers(run: ActionRun) -> None:
-    """SIGTERM/SIGINT cancel the run: settle, stop the agent's group, no receipt (interface.md)."""
+    """SIGTERM/SIGINT cancel the run: settle, stop the agent's group, no receipt."""
     if threading.current_thread() is not threading.main_thread():
         return
 

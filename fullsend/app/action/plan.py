@@ -1,4 +1,4 @@
-"""Everything resolved before the first API call (interface.md "Bad input").
+"""Everything resolved before the first API call (docs/architecture.md "Inputs and settings").
 
 ``build_plan`` turns inputs, the GitHub context and the harness into a frozen ``RunPlan`` or
 raises ``InputError`` / ``ConfigError`` (exit 2).  Nothing here touches the network.
@@ -50,7 +50,7 @@ class RunPlan:
 
     @property
     def run_name(self) -> str:
-        """``owner/repo#N`` (WIRE run-name half, spec/watcher.md §6)."""
+        """``owner/repo#N`` (WIRE run-name half, docs/architecture.md "Binding")."""
         return f"{self.repo.full_name}#{self.item}"
 
 
@@ -127,7 +127,7 @@ def _agent_cli(inputs: Inputs, workspace: Path) -> str:
 
 
 def _openshell_cli(inputs: Inputs, workspace: Path) -> str:
-    """The ``openshell`` CLI for ``sandbox: openshell`` (interface.md); "" for the local sandbox."""
+    """The ``openshell`` CLI for ``sandbox: openshell``; "" for the local sandbox."""
     if inputs.sandbox != "openshell":
         return ""
     name = inputs.openshell_cli or "openshell"

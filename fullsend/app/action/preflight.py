@@ -1,9 +1,10 @@
 """Pre-flight: gather the facts through the ``Forge`` port, let ``core`` decide, and the receipt
 writer that is its other half.
 
-Implements spec/receipt-preflight-tokens.md §8 (``runPreflightSkips``: the receipt check, then
-the head-reviewed check, called once before any comment or script), §2.8-§2.10 (the receipt
-check with its guards), §8.1 (the head-reviewed reads) and §3.3 (posting the receipt), ADR 0120.
+Implements docs/architecture.md "Pre-flight skips" (``runPreflightSkips``: the receipt check, then
+the head-reviewed check, called once before any comment or script), the receipt check with its
+guards and the head-reviewed reads (docs/architecture.md "Receipt reader"), and posting the
+receipt (docs/architecture.md "Receipt writer").
 Both checks fail OPEN: every error logs one line naming why and the run does the work.
 Every line goes through ``log(level, message)`` (levels ``info``, ``warning``, ``done``); no
 token is ever part of a message.
@@ -52,7 +53,7 @@ class _CheckFailed(Exception):
 
 @dataclass(frozen=True)
 class PreflightFacts:
-    """Everything the pre-flight reads besides the forge (spec/receipt-preflight-tokens.md §2.10, §8).
+    """Everything the pre-flight reads besides the forge.
 
     ``run_id_raw`` / ``run_attempt`` are ``GITHUB_RUN_ID`` / ``GITHUB_RUN_ATTEMPT`` as given
     (``""`` when unset); ``repository`` is ``GITHUB_REPOSITORY`` (the work item's repo) and
@@ -81,17 +82,17 @@ class PreflightFacts:
 
     @property
     def run_id(self) -> int:
-        """``GITHUB_RUN_ID`` as int64; 0 when unset or malformed (§1)."""
+        """``GITHUB_RUN_ID`` as int64; 0 when unset or malformed."""
         return parse_run_id(self.run_id_raw)
 
     @property
     def receipt_token(self) -> str:
-        """The job token when a swap really happened, else ``""`` (§2.7 condition 1)."""
+        """The job token when a swap really happened, else ``""`` (docs/architecture.md "Receipt")."""
         return receipt_token(self.job_token, self.role_token, self.minted)
 
 
 def run_preflight(forge: Forge, facts: PreflightFacts, log: Log) -> Skip | None:
-    """The two pre-flight skips, in order (§8; vectors 138-140).  Call exactly once, before the
+    """The two pre-flight skips, in order.  Call exactly once, before the
     start comment and the pre-script; a ``Skip`` means exit 0 with nothing posted.
     """
     log = _redacting(log, facts)
@@ -132,7 +133,7 @@ def _guarded(check: Check, forge: Forge, facts: PreflightFacts, log: Log, what: 
 
 
 def check_receipt(forge: Forge, facts: PreflightFacts, log: Log) -> Skip | None:
-    """``Skip(receipt-lists-my-run)`` when an unedited job-token receipt lists this run (§2.10).
+    """``Skip(receipt-lists-my-run)`` when an unedited job-token receipt lists this run.
 
     Silent when steering is off, outside Actions, or without a work item, receipt token or
     role token; INFO on a manual re-run or a provider refusal; WARN on any error.
@@ -161,7 +162,7 @@ def check_receipt(forge: Forge, facts: PreflightFacts, log: Log) -> Skip | None:
 
 
 def _find_receipt(forge: Forge, facts: PreflightFacts) -> Comment | None:
-    """§2.10 steps 6-11: repo form, both logins, identity difference, comments, union."""
+    """The receipt check's reads: repo form, both logins, identity difference, comments, union."""
     if Repo.parse(facts.repository) is None:
         raise _CheckFailed(f'status repo "{facts.repository}" is not in owner/repo form')
     receipt_login, role_login = _distinct_logins(forge)
@@ -184,7 +185,7 @@ def _login(forge: Forge, credential: Credential, what: str) -> str:
 
 def _distinct_logins(forge: Forge) -> tuple[str, str]:
     """The receipt login (job token, resolved first) and the role login; raises when either
-    cannot be resolved or both are the same identity (§2.7 condition 2).
+    cannot be resolved or both are the same identity (docs/architecture.md "Receipt").
     """
     receipt_login = _login(forge, "job", "receipt")
     role_login = _login(forge, "role", "role")
@@ -197,7 +198,7 @@ def _distinct_logins(forge: Forge) -> tuple[str, str]:
 
 
 def providers_refusal(fullsend_dir: str) -> str | None:
-    """The §2.8 provider rule for ``<fullsend_dir>/providers`` (vectors 50-55): ``None`` when
+    """The provider rule for ``<fullsend_dir>/providers``: ``None`` when
     receipts are honoured, else the reason.  An empty ``fullsend_dir`` refuses.
     """
     if not fullsend_dir:
@@ -224,7 +225,7 @@ def read_provider_files(providers_dir: Path) -> dict[str, str] | None:
 
 def check_head_reviewed(forge: Forge, facts: PreflightFacts, log: Log) -> Skip | None:
     """``Skip(head-reviewed)`` when the review App reviewed the current head after this run was
-    created (§8.1).  Runs whether or not steering is enabled; INFO says why it did not apply,
+    created.  Runs whether or not steering is enabled; INFO says why it did not apply,
     WARN on read errors.
     """
     if not (facts.in_actions and facts.job_token and facts.role_token):
@@ -257,7 +258,7 @@ def check_head_reviewed(forge: Forge, facts: PreflightFacts, log: Log) -> Skip |
 
 
 def _gather_review_facts(forge: Forge, base: HeadReviewFacts) -> HeadReviewFacts | NotSkipped:
-    """§8.1 steps 6-8: this run (job token), the PR head and every review (role token).
+    """The head-reviewed reads: this run (job token), the PR head and every review (role token).
 
     A 404 on this run is "not found" (no skip, no error); other read errors raise ``_CheckFailed``.
     """
@@ -279,7 +280,7 @@ def _gather_review_facts(forge: Forge, base: HeadReviewFacts) -> HeadReviewFacts
 
 
 def read_event_payload(path: str) -> Mapping[str, Any] | None:
-    """The ``GITHUB_EVENT_PATH`` JSON object, or ``None`` when unset, missing or invalid (§8.2)."""
+    """The ``GITHUB_EVENT_PATH`` JSON object, or ``None`` when unset, missing or invalid."""
     if not path:
         return None
     try:
@@ -295,12 +296,12 @@ def render_template(name: str, **context: Any) -> str:
 
 
 def post_receipt(forge: Forge, facts: PreflightFacts, marker: Marker, log: Log) -> Comment | None:
-    """Post the steer receipt for the shipped iteration's ``marker`` under the job token (§3.3).
+    """Post the steer receipt for the shipped iteration's ``marker`` under the job token.
 
     Call once per run, after the post-script, and only when ``core.receipt.should_post_receipt``
     holds.  Best effort: silent when nothing was absorbed or there is no work item; one line
     saying why when receipts are off (no swap, malformed repo, same identity, unresolvable
-    logins) or the post fails (the queued run then redoes the work; BC-24).  Returns the
+    logins) or the post fails (the queued run then redoes the work).  Returns the
     created comment (its ``html_url`` is the ``receipt_url`` output) or ``None``.
     """
     ids = normalize_ids(marker.consumed)

@@ -1,7 +1,7 @@
 """Pre-, post- and validation scripts: ``sh -c`` in the workspace with a scrubbed environment.
 
-interface.md: run in ``GITHUB_WORKSPACE`` with the job token scrubbed by name and by value
-(spec/receipt-preflight-tokens.md §4.4); a ``pre_script`` exit 78 skips the run.
+run in ``GITHUB_WORKSPACE`` with the job token scrubbed by name and by value
+(docs/architecture.md "Tokens"); a ``pre_script`` exit 78 skips the run.
 """
 
 from __future__ import annotations

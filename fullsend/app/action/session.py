@@ -1,7 +1,8 @@
 """One agent iteration: launch the runtime, run the watcher beside it, collect what was absorbed.
 
-spec/receipt-preflight-tokens.md §5.5 (when a run is Steerable), §6 (env exported to the agent),
-spec/watcher.md §13 (deadline, MinRemaining, carry-over across validation iterations).
+docs/architecture.md "Agent iterations" (carry-over across validation iterations), "Harness" (when a
+run is steerable), "Sandbox environment" (env exported to the agent) and "Settle" (deadline,
+MinRemaining).
 """
 
 from __future__ import annotations
@@ -119,5 +120,5 @@ def _start_watcher(runtime: Runtime, forge: Forge, setup: IterationSetup, carry:
 
 
 def run_facts_env(started_at: datetime, head_sha: str) -> dict[str, str]:
-    """``FULLSEND_RUN_STARTED_AT`` / ``FULLSEND_RUN_HEAD_SHA`` (WIRE, receipt spec §6.1)."""
+    """``FULLSEND_RUN_STARTED_AT`` / ``FULLSEND_RUN_HEAD_SHA`` (WIRE)."""
     return {exports.STARTED_AT: exports.started_at_text(started_at), exports.HEAD_SHA: head_sha}

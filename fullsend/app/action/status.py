@@ -1,4 +1,4 @@
-"""The start and terminal status comments (spec/receipt-preflight-tokens.md §3.4, §4.6, §7).
+"""The start and terminal status comments (docs/architecture.md "Status comments").
 
 Posted and edited under the role token, never the job token; with no role token (or
 ``status_comment: false``) there is none and one info line says so.  The terminal comment
@@ -30,7 +30,7 @@ class StatusComment:
         self._started: datetime | None = None
 
     def start(self, at: datetime) -> None:
-        """Post the start comment right after the pre-flight (§4.5 step 14)."""
+        """Post the start comment right after the pre-flight."""
         if not self.enabled:
             return
         self._started = at
@@ -42,7 +42,7 @@ class StatusComment:
             self._log("warning", f"Could not post the start status comment: {exc}")
 
     def finish(self, at: datetime, status: str, detail: str, marker: Marker | None, footer: str = "") -> None:
-        """Edit the start comment to the terminal status, or post a new one (§7 placement)."""
+        """Edit the start comment to the terminal status, or post a new one."""
         if not self.enabled:
             return
         copy = status_marker_copy(status, marker)

@@ -1,4 +1,4 @@
-"""Token capture and the role token (spec/receipt-preflight-tokens.md §1, §2.7, §4).
+"""Token capture and the role token (docs/architecture.md "Tokens").
 
 The job token is read from ``INPUT_GITHUB_TOKEN`` before anything else and masked at once;
 ``GH_TOKEN``/``GITHUB_TOKEN`` in the action's own environment are ignored.
@@ -20,7 +20,7 @@ Log = Callable[[str, str], None]
 
 @dataclass(frozen=True)
 class Tokens:
-    """The run's credentials.  ``minted``: a swap really happened (§2.7); ``expires_at`` is the
+    """The run's credentials.  ``minted``: a swap really happened; ``expires_at`` is the
     minted token's life when the mint reported it."""
 
     job: str = field(repr=False)
@@ -35,7 +35,7 @@ class Tokens:
 
 
 def capture_job_token(environ: Mapping[str, str], mask: Callable[[str], None]) -> tuple[str, str]:
-    """Read and mask ``INPUT_GITHUB_TOKEN`` and ``INPUT_ROLE_TOKEN`` first thing (§1, §4.3)."""
+    """Read and mask ``INPUT_GITHUB_TOKEN`` and ``INPUT_ROLE_TOKEN`` first thing."""
     job = (environ.get("INPUT_GITHUB_TOKEN") or "").strip()
     role = (environ.get("INPUT_ROLE_TOKEN") or "").strip()
     mask(job)
@@ -49,7 +49,7 @@ def acquire_role_token(
 ) -> Tokens:
     """Mint the role token when ``mint_url`` and ``role`` are set, else take ``role_token``.
 
-    Raises ``MintError`` when a configured mint fails (the run fails, §4.2 step 6).
+    Raises ``MintError`` when a configured mint fails (the run fails).
     """
     if mint_url and role:
         with requests.Session() as session:

@@ -1,7 +1,8 @@
 """``ActionRun``: the work part of a run once the pre-flight said "go on".
 
 pre-script (exit 78 skips) → iterations (agent + watcher; validation loop) → post-script.
-Steerable only when spec/receipt-preflight-tokens.md §5.5 holds; declines announced per §5.6.
+Steerable only when the conditions of docs/architecture.md "Harness" hold; a decline is announced
+when it is a defect or the harness enabled steering explicitly.
 """
 
 from __future__ import annotations
@@ -84,7 +85,7 @@ class ActionRun:
             pass
 
     def receipt_allowed(self, outcome: RunOutcome) -> bool:
-        """§3.2 outright success that absorbed ≥ 1 acknowledged run."""
+        """Outright success that absorbed ≥ 1 acknowledged run (docs/architecture.md "Receipt writer")."""
         return bool(outcome.marker.consumed) and should_post_receipt(
             run_failed=outcome.outcome != "succeeded", cancelled=self.cancelled.is_set(), skipped=self.skipped,
             post_script_withheld=False, transcript_error=False)
@@ -153,7 +154,7 @@ class ActionRun:
         return RunOutcome("succeeded", 0, steers=steers, marker=result.marker, head_sha=head,
                           settle_reason=result.settle_reason, left=left)
 
-    # ---- steering eligibility (§5.5) --------------------------------------------------------
+    # ---- steering eligibility (docs/architecture.md "Harness") ------------------------------
     def _watch_config(self) -> WatchConfig | None:
         steer = self.plan.steer
         if not steer.steer_enabled:

@@ -1,11 +1,11 @@
-"""``fullsend lint [--harness FILE]… [--agents DIR]`` (interface.md "Commands").
+"""``fullsend lint [--harness FILE]… [--agents DIR]`` (docs/architecture.md "Commands").
 
 Checks, each with a kebab-case rule id:
 
 * ``steer-enabled-unset`` — a harness sets ``pre_script`` but not ``steer.enabled``
-  (spec/receipt-preflight-tokens.md §5.7, vectors 163-164);
-* ``unknown-key`` — a harness key steer-action ignores (interface.md input ``harness``);
-* ``harness-invalid`` — a harness the action would refuse to load (§5.3, bad YAML);
+  (docs/architecture.md "Harness");
+* ``unknown-key`` — a harness key steer-action ignores;
+* ``harness-invalid`` — a harness the action would refuse to load (bad YAML, a value out of bounds);
 * ``agent-missing-opening-line`` — an agent definition (``<agents>/*.md``) that does not contain
   the envelope's opening line (WIRE ``fullsend.core.text.wire.OPENING_LINE``), so it would read a
   delivered update as ordinary content.
@@ -54,7 +54,7 @@ class LintInputError(Exception):
 
 
 def lint_harness_file(path: Path) -> list[Finding]:
-    """The findings for one harness file (§5.7 and unknown keys), or ``harness-invalid``.
+    """The findings for one harness file (its diagnostics and unknown keys), or ``harness-invalid``.
 
     Raises ``LintInputError`` when the file does not exist.
     """

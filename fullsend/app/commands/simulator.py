@@ -1,5 +1,5 @@
 """``fullsend simulator serve [--port P] [--scenario FILE]``: the built-in GitHub simulator on
-127.0.0.1, playing a scripted timeline (interface.md "Commands"; README "Run it locally with act").
+127.0.0.1, playing a scripted timeline (docs/architecture.md "Commands"; README "Run it locally with act").
 
 Besides the GitHub REST API of ``fullsend.simulator.server`` it answers what a whole example
 workflow needs when act runs it locally (issue 10):
@@ -8,7 +8,7 @@ workflow needs when act runs it locally (issue 10):
   (the Route job's ``gh api``);
 - a token mint (``<base>/_fullsend/mint``, the action's ``mint_url``) and a GitHub OIDC token
   endpoint (``ACTIONS_ID_TOKEN_REQUEST_URL``/``_TOKEN``), so the stage job mints its role token
-  as configured (spec/receipt-preflight-tokens.md §4.2); the mint hands out the role token;
+  as configured (docs/architecture.md "Tokens"); the mint hands out the role token;
 - requests in proxy form for ``api.github.localhost``: the GitHub CLI sends its requests there
   when ``GH_HOST=github.localhost`` (plain HTTP), and ``HTTP_PROXY`` pointing here routes them in.
 
@@ -115,7 +115,7 @@ class ServeHandler(SimHandler):
                      "user": user_json(sim.urls, m["login"])}
 
     def _mint(self, token: str, extras: Extras) -> tuple[int, Any]:
-        """``POST <mint_url>/v1/token`` (spec/receipt-preflight-tokens.md §4.2): the OIDC JWT of
+        """``POST <mint_url>/v1/token``: the OIDC JWT of
         ``OIDC_PATH`` as bearer, a JSON body with a ``role``; answers the role token for an hour."""
         length = int(self.headers.get("Content-Length") or 0)
         try:

@@ -1,9 +1,9 @@
-"""``fullsend steer <issue-or-pr-url> "<text>" [--stage S]`` (spec/receipt-preflight-tokens.md §9.5).
+"""``fullsend steer <issue-or-pr-url> "<text>" [--stage S]`` (docs/architecture.md "Commands").
 
 Posts one comment ``<command> <text>`` on the work item, as the user, where the command is
 ``/fs-review`` (a pull request's default), ``/fs-triage`` (an issue's default) or the ``--stage``
 given (``review``, ``fix``, ``triage``).  There is no steer-specific command: the comment fires
-the shim, the Route job authorizes it with its normal permission floors (§9.3), and the run in
+the shim, the Route job authorizes it with its normal permission floors, and the run in
 flight absorbs the follow-up run on provenance.
 
 * The URL decides pull request (``/pull/N``) or issue (``/issues/N``).  ``/issues/N`` is
@@ -26,7 +26,7 @@ from fullsend.adapters.github.forge import GitHubForge
 from fullsend.adapters.proc import ExecResult, run_command
 from fullsend.core.model import Repo
 from fullsend.settings import api_url_problem
-from fullsend.errors import ForgeError, FullsendError, NotFoundError, SandboxError  #: ``--stage`` → the slash command the dispatch workflow routes (WIRE, §9.3).
+from fullsend.errors import ForgeError, FullsendError, NotFoundError, SandboxError  #: ``--stage`` → the slash command the dispatch workflow routes (WIRE).
 STAGE_COMMANDS = {"review": "/fs-review", "fix": "/fs-fix", "triage": "/fs-triage"}
 PULL_REQUEST_STAGES = frozenset({"review", "fix"})
 GITHUB_COM_HOSTS = frozenset({"github.com", "www.github.com"})
@@ -62,7 +62,7 @@ class ItemUrl:
 
 
 def parse_item_url(url: str) -> ItemUrl:
-    """Parse ``http(s)://<host>/…/{owner}/{repo}/{issues|pull}/{n}[/…][#…]`` (§9.5).
+    """Parse ``http(s)://<host>/…/{owner}/{repo}/{issues|pull}/{n}[/…][#…]``.
 
     The first ``issues``/``pull`` segment preceded by two segments and followed by a decimal
     ``n > 0`` wins; later segments, the query and the anchor are ignored.  GitLab URLs are
@@ -100,10 +100,10 @@ def _is_gitlab(hostname: str, path: str) -> bool:
 
 
 def api_base(item: ItemUrl, env: Mapping[str, str]) -> str:
-    """``GITHUB_API_URL`` when set, else the API of the URL's host (§9.5).
+    """``GITHUB_API_URL`` when set, else the API of the URL's host.
 
     github.com → ``https://api.github.com``; any other host is GHES: ``<scheme>://<host>/api/v3``
-    (the spec writes ``https``; an ``http`` item URL keeps ``http``, so a plain-HTTP GHES or the
+    (normally ``https``; an ``http`` item URL keeps ``http``, so a plain-HTTP GHES or the
     simulator works without ``GITHUB_API_URL``).
     """
     configured = env.get("GITHUB_API_URL", "").strip()
@@ -139,13 +139,13 @@ def resolve_token(env: Mapping[str, str], hostname: str, run: RunCommand = run_c
 
 
 def check_stage(stage: str | None) -> None:
-    """Refuse a ``--stage`` outside review, fix, triage (§9.5; vector 169).  Exit 2."""
+    """Refuse a ``--stage`` outside review, fix, triage.  Exit 2."""
     if stage is not None and stage not in STAGE_COMMANDS:
         raise SteerCommandError(f'--stage must be review, fix or triage, got "{stage}"')
 
 
 def choose_command(stage: str | None, is_pull_request: bool) -> str:
-    """The slash command for ``stage`` on this kind of item (§9.5; vectors 165-169).
+    """The slash command for ``stage`` on this kind of item.
 
     No stage: ``/fs-review`` on a pull request, ``/fs-triage`` on an issue.  A pull-request
     stage on an issue raises ``SteerCommandError`` (exit 2).
@@ -158,7 +158,7 @@ def choose_command(stage: str | None, is_pull_request: bool) -> str:
 
 
 def check_text(text: str) -> str:
-    """The steer text trimmed; empty or blank raises ``SteerCommandError`` (vector 170, exit 2)."""
+    """The steer text trimmed; empty or blank raises ``SteerCommandError`` (exit 2)."""
     trimmed = text.strip()
     if not trimmed:
         raise SteerCommandError("the steer text is empty; say what the agent should do differently")
@@ -166,7 +166,7 @@ def check_text(text: str) -> str:
 
 
 def steer_body(command: str, text: str) -> str:
-    """The comment body ``<command> <text>`` (§9.5; vectors 165-167); text as :func:`check_text`."""
+    """The comment body ``<command> <text>``; text as :func:`check_text`."""
     return f"{command} {check_text(text)}"
 
 
@@ -187,7 +187,7 @@ def _is_pull_request(item: ItemUrl, stage: str | None, forge: GitHubForge) -> bo
 
 
 def post_steer(url: str, text: str, stage: str | None, env: Mapping[str, str], run: RunCommand = run_command) -> str:
-    """Validate, post the steer comment and return its ``html_url`` (§9.5).
+    """Validate, post the steer comment and return its ``html_url``.
 
     Raises ``SteerCommandError`` (exit 2 for input and token problems, 1 for API failures).
     """

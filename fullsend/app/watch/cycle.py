@@ -1,12 +1,12 @@
-"""One poll-and-steer cycle for a ``Watcher`` (spec/watcher.md §4, §5, §11).
+"""One poll-and-steer cycle for a ``Watcher`` (docs/architecture.md "Poll-and-steer cycle").
 
 Outcomes (``fullsend.core.watch.settle.Outcome``): EMPTY (verdict reached, nothing to wait for),
 STEERED, RETRY (no verdict: a transient failure or a pending candidate), CLOSED (the session can
-no longer take a steer).  Judged-set rules: §11.2; what may be receipted: §11.3 (the runner
+no longer take a steer).  Only runs whose content reached the agent may be receipted (the runner
 intersects ``Watcher.delivered`` with the runtime's acknowledgements).
 
-Every decision logged here carries its rule id in brackets: the provenance ids of §5.5, and the
-project ids ``listing-unreadable`` (a permanent listing error: a verdict, §4), ``listing-retry``
+Every decision logged here carries its rule id in brackets: the provenance ids (docs/rules.md#provenance), and
+the project ids ``listing-unreadable`` (a permanent listing error: a verdict), ``listing-retry``
 (a transient one), ``listing-bound`` (the 4-page cap was reached), ``shim-unresolvable``,
 ``empty-delta``, ``delivery-retry``, ``steered`` and ``left-to-queued``.
 """
@@ -26,21 +26,21 @@ from fullsend.core.text.wire import AMENDMENT_EVENTS
 from fullsend.errors import ForgeError, SteerAfterSettle, SteerSessionLost, SteerUnsupported
 if TYPE_CHECKING:
     from fullsend.app.watch.watcher import Watcher
-LISTING_PAGES = 4  # spec/watcher.md §4: at most 4 pages …
+LISTING_PAGES = 4  # at most 4 pages …
 LISTING_PER_PAGE = 100  # … of 100 runs: a poll sees at most the newest 400
 LISTING_BOUND_RUNS = LISTING_PAGES * LISTING_PER_PAGE
 
 
 def shim_file(path: str) -> str:
-    """The workflow file to list: the basename of my run's ``path`` ("" when it has none, §4)."""
+    """The workflow file to list: the basename of my run's ``path`` ("" when it has none)."""
     return path.rsplit("/", 1)[-1].strip() if isinstance(path, str) else ""
 
 
 def poll(w: "Watcher") -> tuple[list[WorkflowRun], bool]:
-    """List and judge the shim's runs (§4-§5).  Returns (accepted batch oldest first, retry flag).
+    """List and judge the shim's runs.  Returns (accepted batch oldest first, retry flag).
 
     A permanent listing failure (403, 404, an unresolvable shim path) is a verdict: an empty
-    batch without retry, so a turn end settles (§4, §12; BC-24).  A transient one asks for retry.
+    batch without retry, so a turn end settles.  A transient one asks for retry.
     """
     me = w.me
     assert me is not None
@@ -67,7 +67,7 @@ def poll(w: "Watcher") -> tuple[list[WorkflowRun], bool]:
 
 
 def _note_bound(w: "Watcher", runs: Sequence[WorkflowRun]) -> None:
-    """Log once per watcher when the listing reached its page cap (§4: older runs fall to the queued run).
+    """Log once per watcher when the listing reached its page cap (older runs fall to the queued run).
 
     The adapter may mark its result with ``capped``; otherwise a full 400 runs is taken as capped.
     """
@@ -80,7 +80,7 @@ def _note_bound(w: "Watcher", runs: Sequence[WorkflowRun]) -> None:
 
 
 def _judge(w: "Watcher", run: WorkflowRun) -> provenance.Verdict:
-    """Phase A, then (if it passed) phase B with one jobs read (§5.2-§5.3); records observed/judged."""
+    """Phase A, then (if it passed) phase B with one jobs read; records observed/judged."""
     me = w.me
     assert me is not None
     verdict = provenance.judge_record(run, me, w.carry.seen)
@@ -118,7 +118,7 @@ def _report(w: "Watcher", verdict: provenance.Verdict) -> None:
 
 
 def poll_and_steer(w: "Watcher") -> Outcome:
-    """One cycle, spec/watcher.md §11 steps 1-12.  Never raises for forge or delivery errors.
+    """One cycle.  Never raises for forge or delivery errors.
 
     A cancelled watcher (``stop()``) makes no call and delivers nothing: the cycle reports RETRY
     and the loop returns ``cancelled`` (as a cancelled context fails the Go watcher's calls).
@@ -152,7 +152,7 @@ def poll_and_steer(w: "Watcher") -> Outcome:
 
 
 def steer_message(batch: Sequence[WorkflowRun], included: Sequence[WorkflowRun], delta: Delta, text: str) -> SteerMessage:
-    """The message for a batch (§11 steps 9-10).
+    """The message for a batch.
 
     Its id is the newest included run, or the newest of the batch when nothing is included (an
     acknowledgement key only, never receipted; never 0, which would claim no follow-up run).
@@ -171,7 +171,8 @@ def steer_message(batch: Sequence[WorkflowRun], included: Sequence[WorkflowRun],
 
 
 def _confers_authority(run: WorkflowRun) -> bool:
-    """An amendment-event run on its first attempt with a known actor (spec/watcher.md §7.1)."""
+    """An amendment-event run on its first attempt with a known actor
+    (docs/architecture.md "Amendments and context")."""
     return run.event in AMENDMENT_EVENTS and run.run_attempt == 1 and bool(run.actor)
 
 
@@ -203,7 +204,7 @@ def _deliver(w: "Watcher", batch: list[WorkflowRun], delta: Delta, snapshot: dat
 
 
 def _send(w: "Watcher", msg: SteerMessage) -> Outcome | None:
-    """Deliver under the sandbox lock; map the sentinels (by class) to outcomes (§11 step 11)."""
+    """Deliver under the sandbox lock; map the sentinels (by class) to outcomes."""
     try:
         with w.lock:
             w.steerer.steer(w.sandbox_name, msg)
@@ -226,7 +227,7 @@ def _send(w: "Watcher", msg: SteerMessage) -> Outcome | None:
 
 def _mark_steered(w: "Watcher", message_id: int, included: list[int], delta: Delta, text: TextResult,
                   snapshot: datetime) -> None:
-    """``markSteered`` (§11.1): record the delivery, judge its runs, spend a steer only if it carried any."""
+    """``markSteered``: record the delivery, judge its runs, spend a steer only if it carried any."""
     w.delivered.append(DeliveredSteer(message_id, tuple(included)))
     _judged(w, included)
     w.last_steer_at = w.clock.now()

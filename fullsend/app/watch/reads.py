@@ -1,12 +1,13 @@
 """Forge reads for the watcher: Start, the baseline at Start and the snapshot behind each delta.
 
-* :func:`read_my_run` — spec/watcher.md §3 steps 3-9: my own run and its jobs (job token).
-* :func:`read_start_baseline` — §3 step 10 (``resolveItem``): a pull request or an issue, its
+* :func:`read_my_run` — Start (docs/architecture.md "Start"): my own run and its jobs (job token).
+* :func:`read_start_baseline` — the end of Start (``resolveItem``): a pull request or an issue, its
   head and label baseline (PR) or title/body/labels snapshot (issue).
-* :func:`read_snapshot` — §9.1-§9.3 and the §9.5 compare.  Any read error aborts the delta:
+* :func:`read_snapshot` — the reads behind a delta and the head-move compare
+  (docs/architecture.md "Delta").  Any read error aborts the delta:
   ``ForgeError`` propagates with a prefix naming the read (``listing comments:``, ``reading head
   SHA:``, ``listing reviews:``, ``reading labels:``, ``reading issue:``); the caller reports retry
-  and marks nothing judged (§11 step 5).
+  and marks nothing judged.
 
 Work-item reads use the role token (the adapter's default credential for these calls).
 """
@@ -35,7 +36,7 @@ def _read(prefix: str, call: Callable[..., Any], *args: Any) -> Any:
 
 def read_my_run(forge: Forge, run_id: int, run_name: str, item_number: int, started_at: datetime,
                 stage_hints: Sequence[str]) -> tuple[MyRun, list[str]]:
-    """Read my own run and its jobs and fix the facts provenance needs (spec/watcher.md §3 steps 3-9).
+    """Read my own run and its jobs and fix the facts provenance needs.
 
     Returns :class:`MyRun` and log notes (title binding switched off, step 4).
 
@@ -57,11 +58,11 @@ def read_my_run(forge: Forge, run_id: int, run_name: str, item_number: int, star
 
 
 def read_start_baseline(forge: Forge, number: int, item_label: str, since: datetime, env_head_sha: str) -> BaselineState:
-    """Resolve the work item and fix its baseline (``resolveItem``, spec/watcher.md §3 step 10).
+    """Resolve the work item and fix its baseline (``resolveItem``).
 
     ``GET …/pulls/{n}`` succeeds → a pull request: head = ``env_head_sha`` if set, else the
     forge's; labels from ``GET …/issues/{n}``.  404 → an issue: title, body and labels from
-    ``GET …/issues/{n}``, no head.  ``since`` is the delta window start (§3 step 6);
+    ``GET …/issues/{n}``, no head.  ``since`` is the delta window start;
     ``item_label`` (``owner/repo#N``) only names the item in messages.
 
     Raises:
@@ -87,11 +88,11 @@ def read_start_baseline(forge: Forge, number: int, item_label: str, since: datet
 
 
 def read_snapshot(forge: Forge, state: BaselineState, number: int) -> ForgeSnapshot:
-    """All reads for one delta, in the spec's order (§9.1-§9.3).  Raises ``ForgeError`` (prefixed).
+    """All reads for one delta, in a fixed order.  Raises ``ForgeError`` (prefixed).
 
     Comments are listed with ``since`` = the baseline (a bandwidth filter; ``build_delta``
     re-applies the semantics).  For a pull request: head, the comparison when the head moved from
-    a known head (its failure becomes a reason, never raw error text, §9.5), reviews, labels.
+    a known head (its failure becomes a reason, never raw error text), reviews, labels.
     """
     comments = _read("listing comments:", forge.list_issue_comments, number, state.since)
     if not state.is_pull_request:
@@ -106,7 +107,7 @@ def read_snapshot(forge: Forge, state: BaselineState, number: int) -> ForgeSnaps
 
 
 def _compare(forge: Forge, state: BaselineState, head: str) -> tuple[Comparison | None, str]:
-    """The comparison of a head move; an error becomes a reason code, never raw error text (§9.5)."""
+    """The comparison of a head move; an error becomes a reason code, never raw error text."""
     if not needs_compare(state, head):
         return None, ""
     try:

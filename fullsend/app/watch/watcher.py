@@ -1,11 +1,11 @@
-"""The watcher: Start, the watch loop and settle (spec/watcher.md §1, §3, §12, §13).
+"""The watcher: Start, the watch loop and settle (docs/architecture.md "Watcher").
 
 Ports and core only.  One ``Watcher`` serves one agent iteration; it owns no global state.
 Provenance is judged by ``fullsend.core.provenance.verdicts`` (fail closed), one cycle is
 ``fullsend.app.watch.cycle``, every settle decision is ``fullsend.core.watch.settle``'s.  Every
-``steer``/``settle`` call is made holding the sandbox lock (runtime-transport §8).
+``steer``/``settle`` call is made holding the sandbox lock (docs/architecture.md "Threads and time").
 
-Threads and time (design.md): ``watch()`` runs on its own thread; turn ends reach it through a
+Threads and time: ``watch()`` runs on its own thread; turn ends reach it through a
 bounded queue (16, fed non-blockingly); it waits on that queue with a timeout computed from
 ``Clock.monotonic`` (ticks) and ``Clock.now`` (the deadline), and never sleeps otherwise.
 """
@@ -31,14 +31,14 @@ from fullsend.core.watch.start import normalize_self_logins
 from fullsend.ports import Clock, Forge, Steerer
 from fullsend.wording import default_wording
 Log = Callable[[str, str], None]
-TURN_END_BUFFER = 16  # §12: the runner sends turn ends non-blockingly into a buffer of 16
-SETTLE_TIMEOUT_S = 30.0  # §14 settle timeout
+TURN_END_BUFFER = 16  # the runner sends turn ends non-blockingly into a buffer of 16
+SETTLE_TIMEOUT_S = 30.0  # the bound on settling the steerer
 _WAKE = object()  # queue sentinel: stop() or close_turn_ends() was called
 
 
 @dataclass
 class Carry:
-    """State carried from one iteration's watcher to the next (§13 validation loop).
+    """State carried from one iteration's watcher to the next (docs/architecture.md "Agent iterations").
 
     ``seen``: the judged set (``AlreadySeen``); ``observed``: issue_comment runs by id
     (``AlreadyObserved``); ``baseline``: the delta baseline and content snapshot after the last
@@ -54,11 +54,11 @@ class Carry:
 
 @dataclass(frozen=True)
 class WatchConfig:
-    """Inputs the runner supplies (spec/watcher.md §1 Config), units in names.
+    """Inputs the runner supplies, units in names.
 
     ``deadline``: wall-clock end of the watch (``settle.watch_deadline``), ``None`` for none.
-    ``max_steers`` ≤ 0 → 2; ``min_remaining`` ≤ 0 → 5 min; ``poll_interval_s`` ≤ 0 → 30 s (W13).
-    ``stage_hints``: ``[$GITHUB_JOB, harness slug]`` for resolving my stage job (§3 step 9).
+    ``max_steers`` ≤ 0 → 2; ``min_remaining`` ≤ 0 → 5 min; ``poll_interval_s`` ≤ 0 → 30 s.
+    ``stage_hints``: ``[$GITHUB_JOB, harness slug]`` for resolving my stage job.
     """
 
     run_id: int
@@ -85,9 +85,10 @@ class Watcher:
     Use: ``start()`` (raises ``StartRefused`` or ``ForgeError``: steering is then disabled for
     the iteration), then ``watch()`` on its own thread; feed turn ends with ``turn_ended(at)``;
     ``close_turn_ends()`` when the agent exits; ``stop()`` on cancellation.  ``watch()`` settles
-    the steerer exactly once on every exit path; ``settle_reason`` then holds the §5.5 rule id.
+    the steerer exactly once on every exit path; ``settle_reason`` then holds its rule id
+    (docs/rules.md#settle).
 
-    Outputs (§1): ``delivered``, ``seen_run_ids``, ``observed_runs``, ``steers``, ``baseline``,
+    Outputs: ``delivered``, ``seen_run_ids``, ``observed_runs``, ``steers``, ``baseline``,
     ``head``; and for the step summary ``left`` ((run id, why) pairs left to the queued run),
     ``left_to_queued`` (ids dropped from a delivered steer) and ``session_lost``.
     """
@@ -122,12 +123,12 @@ class Watcher:
         self._settled = False
         self._settle_lock = threading.Lock()
 
-    # ---- start (§3) ----------------------------------------------------------------------
+    # ---- start ----------------------------------------------------------------------
     def start(self) -> MyRun:
-        """Read my own run, its jobs and the work item; fix the facts provenance needs (§3 steps 2-10).
+        """Read my own run, its jobs and the work item; fix the facts provenance needs.
 
         Raises:
-            StartRefused: any rule of §3 fails (the message is safe to log and names the cause).
+            StartRefused: any rule fails (the message is safe to log and names the cause).
         """
         self.self_logins = normalize_self_logins(self.config.self_logins)
         cfg = self.config
@@ -168,9 +169,9 @@ class Watcher:
         except queue.Full:
             pass
 
-    # ---- the loop (§12) --------------------------------------------------------------------
+    # ---- the loop --------------------------------------------------------------------
     def watch(self) -> None:
-        """Run until a settle decision; always settles exactly once (§12)."""
+        """Run until a settle decision; always settles exactly once."""
         try:
             self.settle_reason = self._loop()
         except Exception as exc:  # a watcher fault must never crash the agent run
@@ -259,12 +260,12 @@ class Watcher:
         self.log("info", f"{says.get(reason, 'Settling the run')} [{reason}]")
         return reason
 
-    # ---- settle (§12) -------------------------------------------------------------------------
+    # ---- settle -------------------------------------------------------------------------
     def settle(self) -> None:
         """Tell the steerer no more steers will come; exactly once (idempotent), bounded by 30 s.
 
         Runs on a helper thread so a cancelled watch still settles on its own; an error or a
-        timeout is warned, never raised (§12).
+        timeout is warned, never raised.
         """
         with self._settle_lock:
             if self._settled:
@@ -288,13 +289,13 @@ class Watcher:
         except Exception as exc:
             errors.append(exc)
 
-    # ---- one cycle (§11) --------------------------------------------------------------------
+    # ---- one cycle --------------------------------------------------------------------
     def poll_and_steer(self) -> Outcome:
-        """One poll-and-steer cycle; see spec/watcher.md §11 and ``fullsend.app.watch.cycle``."""
+        """One poll-and-steer cycle; see docs/architecture.md "Poll-and-steer cycle" and ``fullsend.app.watch.cycle``."""
         return poll_and_steer(self)
 
     def warn_once(self, kind: str, message: str) -> None:
-        """Warn the first time a failure of ``kind`` happens in this watcher (BC-24: one warning per kind)."""
+        """Warn the first time a failure of ``kind`` happens in this watcher (one warning per kind)."""
         self._say_once("warning", kind, message)
 
     def info_once(self, kind: str, message: str) -> None:
@@ -306,7 +307,7 @@ class Watcher:
             self._once.add(kind)
             self.log(level, message)
 
-    # ---- outputs (§1) -----------------------------------------------------------------------
+    # ---- outputs -----------------------------------------------------------------------
     @property
     def cancelled(self) -> bool:
         """``stop()`` was called: a poll in flight delivers nothing more."""

@@ -1,4 +1,4 @@
-"""The scripted agent's Codex mode (``exec --json … [resume <thread_id>] -``; runtime-transport §4.3.1).
+"""The scripted agent's Codex mode (``exec --json … [resume <thread_id>] -``; docs/architecture.md "Codex").
 
 Selected by ``fullsend.simulator.agent.main`` when ``exec`` is its first argument.  It reads
 its whole stdin (the prompt, or the steer envelope for a resume), logs it like the Claude mode,

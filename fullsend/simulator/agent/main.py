@@ -1,4 +1,4 @@
-"""A scripted coding agent that speaks Claude Code's stream-json protocol (runtime-transport §4.1).
+"""A scripted coding agent that speaks Claude Code's stream-json protocol (docs/architecture.md "Claude Code").
 
 With ``--mode rpc`` on its argv it speaks pi's rpc protocol instead (``scripted_rpc``), and with
 ``exec`` as its first argument Codex's ``exec --json`` protocol (``scripted_codex``).
@@ -15,18 +15,18 @@ Environment knobs (all optional):
 
 ``SCRIPTED_AGENT_TURN_S``     seconds of work per turn (default 2.0)
 ``SCRIPTED_AGENT_ECHO``       ``eager`` (default: consume and echo a line the moment it arrives)
-                              or ``boundary`` (like the real CLI, note 9: a line sent mid-turn is
+                              or ``boundary`` (like the real CLI: a line sent mid-turn is
                               consumed after the running step, then absorbed with one more step)
 ``SCRIPTED_AGENT_LOG``        JSON lines ``{"at": …, "text": …}``, one per consumed message
 ``SCRIPTED_AGENT_ENV_DUMP``   file receiving the agent's whole environment as a JSON object
 ``SCRIPTED_AGENT_ARGV_DUMP``  file receiving the agent's arguments as a JSON list
 ``SCRIPTED_AGENT_INJECT``     JSON ``{"path": mailbox, "text": …}``: at its first turn the agent
-                              appends a user line of its own to that mailbox (BC-22, vector 43)
+                              appends a user line of its own to that mailbox
 ``SCRIPTED_AGENT_SPAWN_CHILD`` when ``1``, leaves a background ``sleep`` child behind (group kill)
 ``SCRIPTED_AGENT_EXIT_CODE``  exit status at the end (default 0)
 ``SCRIPTED_AGENT_PID_FILE``   file the agent appends its pid (and its child's) to, one per line;
                               before that it appends to ``<file>.alive`` the earlier pids still
-                              alive (BC-22: nothing of a stopped sandbox survives)
+                              alive (nothing of a stopped sandbox survives)
 
 This is a test program, not part of the action: it reads its own clock.
 """

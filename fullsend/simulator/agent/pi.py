@@ -1,4 +1,4 @@
-"""The scripted agent's pi rpc mode (``--mode rpc``; runtime-transport §4.2).
+"""The scripted agent's pi rpc mode (``--mode rpc``; docs/architecture.md "pi").
 
 Selected by ``fullsend.simulator.agent.main`` when ``--mode rpc`` is on its argv.  Each
 ``prompt`` command read on stdin is answered with a ``response`` (``success:true``, or

@@ -2,8 +2,9 @@
 
 Order of reads: the item, its pull request, comments, reviews, the login the token reads as,
 the repository's runs since the item was created (to find the item's shim runs), the jobs of the
-newest of them (to find the run in flight, spec/watcher.md §3), the shim's listing as the run in
-flight's watcher sees it (§4) and the jobs of each follow-up that passes phase A (§5.3).  Every
+newest of them (to find the run in flight), the shim's listing as the run in flight's watcher sees
+it (docs/architecture.md "Listing") and the jobs of each follow-up that passes phase A
+(docs/architecture.md "Provenance").  Every
 read that fails is recorded and skipped; whatever could be read is still judged.
 
 ``as_of`` drops runs, comments and reviews created after it.  An edit cannot be undone: a comment

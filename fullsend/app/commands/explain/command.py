@@ -1,4 +1,4 @@
-"""``fullsend explain <issue-or-pr-url> [--run RUN_ID] [--as-of TIME] [--json]`` (interface.md "Commands").
+"""``fullsend explain <issue-or-pr-url> [--run RUN_ID] [--as-of TIME] [--json]`` (docs/architecture.md "Commands").
 
 Read-only: why each follow-up run was or was not absorbed, and whether a queued run would skip,
 rule by rule.  For the run in flight (or ``--run``) and each follow-up run it prints the verdict

@@ -1,4 +1,5 @@
-"""Comments for ``fullsend explain``: own output, amendment or context, and why (spec/watcher.md §7-§9).
+"""Comments for ``fullsend explain``: own output, amendment or context, and why
+(docs/architecture.md "Amendments and context").
 
 Uses the real rules: ``fullsend.core.delta.ownoutput`` (rule ids ``self-login``, ``app-marker``),
 ``fullsend.core.delta.eligible_comments`` and ``fullsend.core.provenance.binding.bind_triggers`` over the
@@ -27,7 +28,7 @@ STATUS_MARKER = "<!-- fullsend:agent-status:"  # WIRE prefix of the status comme
 
 
 def inferred_self_logins(comments: Sequence[Comment]) -> list[str]:
-    """App authors of status comments: the role login the runs post under (spec/watcher.md §8).
+    """App authors of status comments: the role login the runs post under.
 
     Explain cannot resolve the role token; a status comment is posted under it, so its author
     stands in for the role login.  First-seen order, no duplicates.
@@ -40,7 +41,8 @@ def inferred_self_logins(comments: Sequence[Comment]) -> list[str]:
 
 
 def receipt_reports(comments: Sequence[Comment]) -> list[ReceiptReport]:
-    """Every comment whose whole body is a receipt (§2.4); ``counts`` only when unedited and by an App."""
+    """Every comment whose whole body is a receipt; ``counts`` only when unedited and by an App
+    (docs/architecture.md "Receipt reader")."""
     out = []
     for c in comments:
         marker = whole_body_receipt(c.body)
@@ -99,7 +101,7 @@ def _after_baseline(c: Comment, binding: Binding | None, named: Mapping[int, Wor
 
 
 def why_context(c: Comment, named: Mapping[int, WorkflowRun], verdicts: Mapping[int, Verdict]) -> str:
-    """Why a comment after the baseline is context, not an amendment (spec/watcher.md §7.1-§7.4)."""
+    """Why a comment after the baseline is context, not an amendment."""
     if not opens_with_stage_command(c.body):
         return "not a stage command: data the agent may read and must not obey"
     run = named.get(c.id)

@@ -4,7 +4,7 @@
   (``fullsend.core.watch.start.my_run_facts``: one Route job, one in-progress stage job), or the
   ``--run`` run, whose stage job may have finished (then it is the one non-Route job that ran).
 * Each follow-up: ``fullsend.core.provenance.judge_record`` then ``judge_jobs`` — the verdict by
-  rule id (spec/watcher.md §5.5), spread over the check table in the watcher's order.
+  rule id (docs/rules.md#provenance), spread over the check table in the watcher's order.
 * Each run id: whether a queued run with that id would skip, by ``receipt-lists-my-run``
   (``fullsend.core.receipt.marker``) and by ``head-reviewed`` (``fullsend.core.receipt.skips``).
 
@@ -32,7 +32,7 @@ from fullsend.core.watch.start import (
     StartRefused, check_own_run, fresh_after, is_route_job_name, my_run_facts, resolve_route_job,
 )
 
-#: The checks in the order the watcher runs them (spec/watcher.md §5.2, §5.3).
+#: The checks in the order the watcher runs them (docs/architecture.md "Provenance").
 CHECK_ORDER = ("self", "shim", "event", "fresh", "item", "chain", "once", "jobs", "route", "stage")
 #: How many of the item's newest shim runs are probed for the run in flight (one jobs read each).
 IN_FLIGHT_PROBES = 10
@@ -67,10 +67,10 @@ def check_table(verdict: Verdict) -> tuple[CheckReport, ...]:
 
 
 def judge(run: WorkflowRun, me: MyRun, reader: ExplainReader) -> tuple[Verdict, bool]:
-    """Phase A, then phase B on the run's jobs (one recorded read), as the watcher does (§5).
+    """Phase A, then phase B on the run's jobs (one recorded read), as the watcher does.
 
-    Returns the deciding verdict and whether phase A records the run as observed (§5.2 step 7:
-    an ``issue_comment`` run that passed checks 1-6 keeps its slot in comment pairing).
+    Returns the deciding verdict and whether phase A records the run as observed (an
+    ``issue_comment`` run that passed the record checks keeps its slot in comment pairing).
     """
     verdict = provenance.judge_record(run, me, frozenset())
     observe = verdict.observe
@@ -99,7 +99,7 @@ def run_report(run: WorkflowRun, role: str, verdict: Verdict | None = None, **ex
 def find_in_flight(candidates: Sequence[WorkflowRun], reader: ExplainReader, run_name: str,
                    number: int) -> tuple[WorkflowRun | None, MyRun | None, list[str]]:
     """The newest candidate whose Start succeeds: its own record and one Route job and one
-    in-progress stage job (spec/watcher.md §3 steps 3-9).  Returns ``(run, facts, notes)``;
+    in-progress stage job (docs/architecture.md "Start").  Returns ``(run, facts, notes)``;
     ``(None, None, reasons)`` when none qualifies."""
     reasons: list[str] = []
     for run in candidates[:IN_FLIGHT_PROBES]:
@@ -143,7 +143,7 @@ def _attempt_text(run: WorkflowRun) -> str:
 
 
 def receipt_skip(run: WorkflowRun, comments: Sequence[Comment]) -> SkipReport:
-    """Would a queued run with this id skip on a receipt (spec/receipt-preflight-tokens.md §2.4-§2.10)?
+    """Would a queued run with this id skip on a receipt (docs/architecture.md "Receipt reader")?
 
     Explain cannot resolve the job token's login, so any App author of a receipt stands in for
     it; the report names that author so it can be compared.  Edited receipts never count.
@@ -192,7 +192,7 @@ def stage_of(stage_job_name: str) -> str:
 def head_reviewed_skip(run: WorkflowRun, stage_job_name: str, repository: str, number: int, is_pr: bool,
                        head_sha: str, reviews: Sequence[Review], review_logins: Sequence[str]) -> SkipReport:
     """Would a queued run with this id skip because the review App already reviewed the head
-    (spec/receipt-preflight-tokens.md §8.1)?  The run record has the event but not its action:
+    (docs/architecture.md "Pre-flight skips")?  The run record has the event but not its action:
     a pull-request event is evaluated as one a duplicate review comes from, and says so."""
     if not is_pr:
         return SkipReport(RULE_HEAD_REVIEWED, False, "the item is an issue; this skip is for pull request reviews")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-#: Outcomes of one provenance check in a run's check table (spec/watcher.md §5.2-§5.3).
+#: Outcomes of one provenance check in a run's check table (docs/architecture.md "Provenance").
 PASS, ACCEPT, REJECT_FINAL, PENDING, NOT_REACHED, NOT_KNOWN = (
     "pass", "accept", "reject-final", "pending", "not-reached", "not-known",
 )
@@ -31,7 +31,7 @@ class CallReport:
 class CheckReport:
     """One provenance check of one run: ``check`` (``self``, ``shim``, ``event``, ``fresh``,
     ``item``, ``chain``, ``once``, ``jobs``, ``route``, ``stage``), its ``outcome`` (one of the
-    constants above), the rule id when it decided (spec/watcher.md §5.5) and the detail."""
+    constants above), the rule id when it decided (docs/rules.md) and the detail."""
 
     check: str
     outcome: str
@@ -44,7 +44,7 @@ class SkipReport:
     """Whether a pre-flight skip rule would apply to a queued run with this run id.
 
     ``rule_id`` is ``receipt-lists-my-run`` or ``head-reviewed``
-    (spec/receipt-preflight-tokens.md §2, §8.1); ``applies`` says whether it would skip;
+    (docs/architecture.md "Pre-flight skips"); ``applies`` says whether it would skip;
     ``reason`` says why in the project's words.  For the receipt rule, ``comment_id`` /
     ``author`` / ``edited`` name the receipt comment that decided (0 / "" / False when none).
     """
@@ -64,7 +64,8 @@ class RunReport:
     ``role``: ``in-flight``, ``follow-up`` or ``item-run``.  ``outcome`` / ``rule_id`` /
     ``check`` / ``detail``: the deciding provenance verdict (follow-ups only; "" otherwise).
     ``checks``: every check in the watcher's order.  ``amendments``: ids of the comments bound
-    to this run (§7.4); ``unbound``: an authorized run bound to no comment (never consumed).
+    to this run; ``unbound``: an authorized run bound to no comment (never consumed;
+    docs/architecture.md "Amendments and context").
     ``receipt`` / ``head_reviewed``: the two pre-flight skip rules for a queued run with this id.
     """
 
@@ -91,7 +92,8 @@ class RunReport:
 
 @dataclass(frozen=True)
 class CommentReport:
-    """One comment on the item, as the run in flight's delta would classify it (§7-§9).
+    """One comment on the item, as the run in flight's delta would classify it
+    (docs/architecture.md "Amendments and context").
 
     ``kind``: ``own-output`` (``rule_id`` ``self-login`` or ``app-marker``), ``before-baseline``
     (created before the run in flight: part of its task, not of a steer), ``amendment`` (bound to
@@ -114,9 +116,9 @@ class CommentReport:
 
 @dataclass(frozen=True)
 class ReceiptReport:
-    """A comment whose whole body is a steer receipt (spec/receipt-preflight-tokens.md §2.4).
+    """A comment whose whole body is a steer receipt (docs/architecture.md "Receipt reader").
 
-    ``counts`` is false when it can never make a run skip: edited (§2.5) or not written by an
+    ``counts`` is false when it can never make a run skip: edited or not written by an
     App.  ``consumed``: the run ids it lists; ``head``: the head it names ("" for issues).
     """
 
@@ -148,7 +150,7 @@ class Explanation:
     ``as_of``: the ``--as-of`` instant ("" = now).  ``reader``: the login the token reads as.
     ``in_flight``: the run in flight or the ``--run`` run (``None`` with ``in_flight_note``
     saying why); ``route_job`` / ``stage_job`` / ``baseline`` / ``run_name``: the facts its Start
-    fixed (spec/watcher.md §3).  ``follow_ups``: the shim runs it judges, oldest first.
+    fixed (docs/architecture.md "Start").  ``follow_ups``: the shim runs it judges, oldest first.
     ``item_runs``: the item's shim runs, newest first (when no run is in flight).
     ``limits``: what explain cannot see through the API.
     """

@@ -136,7 +136,7 @@ class ExplainReader:
         return self._jobs[run_id]
 
     def shim_runs(self, workflow_file: str, created_since: datetime) -> list[WorkflowRun] | None:
-        """The watcher's own listing (spec/watcher.md §4): the shim's runs created at or after
+        """The watcher's own listing (docs/architecture.md "Listing"): the shim's runs created at or after
         ``created_since``, at most 4 pages of 100."""
         path = f"{self._base}/actions/workflows/{quote(workflow_file, safe='')}/runs"
         found, _ = self._attempt(f"GET {path}?created>={format_time(created_since)}", PERMISSION_ACTIONS,
