@@ -219,7 +219,7 @@ def harness_diagnostics(harness: Harness) -> tuple[Diagnostic, ...]:
 
 STEER_ENABLED_UNSET_MESSAGE = (
     "pre_script is set but steer.enabled is not: steering is on by default, and the updates a "
-    "running agent absorbs never go through the pre-script (ADR 0113, ADR 0121); "
+    "running agent absorbs never go through the pre-script; "
     "set steer.enabled to true or false to say which you want"
 )
 

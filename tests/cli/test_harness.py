@@ -154,7 +154,9 @@ def test_V163_steer_warning_names_field_and_reason(tmp_path: Path) -> None:
     (diag,) = harness_diagnostics(load(tmp_path, "pre_script: ./pre.sh\n"))
     assert diag.field == "steer.enabled"
     assert "pre_script is set but steer.enabled is not" in diag.message
-    assert "pre-script" in diag.message and "ADR 0121" in diag.message
+    assert diag.message == (
+        "pre_script is set but steer.enabled is not: steering is on by default, and the updates a running "
+        "agent absorbs never go through the pre-script; set steer.enabled to true or false to say which you want")
 
 
 def test_unknown_key_diagnostics_name_each_key(tmp_path: Path) -> None:

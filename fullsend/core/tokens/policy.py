@@ -156,7 +156,7 @@ def provider_refusal(files: Mapping[str, str] | None, *, load_yaml: Callable[[st
             return f"provider definitions unreadable: {filename}: {exc}"
         for value in credentials.values():
             if WORKFLOW_TOKEN_VAR in expanded_names(value):
-                return f'provider "{name}" delivers {WORKFLOW_TOKEN_VAR} to a sandbox (ADR 0114)'
+                return f'provider "{name}" delivers {WORKFLOW_TOKEN_VAR} to a sandbox'
     return None
 
 

@@ -120,7 +120,7 @@ def why_context(c: Comment, named: Mapping[int, WorkflowRun], verdicts: Mapping[
     if at is not None and run.created_at is not None and at > run.created_at:
         return (f"edited at {format_time(at)}, after its run {run.id} was created at "
                 f"{format_time(run.created_at)}: the Route job never saw this text, so its run is unbound")
-    return f"not bound to its run {run.id} (spec/watcher.md §7.4)"
+    return f"not bound to its run {run.id} [unbound]"
 
 
 def runs_naming_comments(runs: Sequence[WorkflowRun], run_name: str) -> dict[int, WorkflowRun]:
