@@ -1,4 +1,4 @@
-# steer-action container image (interface.md "How GitHub runs it").
+# steer-action container image (docs/architecture.md "Action lifecycle"; action.yml runs it).
 #
 # A GitHub runner builds this file on every job with NO build arguments, so the defaults below
 # make the image the action needs: Python from Debian with the hash-pinned lock in a venv,

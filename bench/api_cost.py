@@ -8,11 +8,11 @@ Prints one table and exits 0.  The real watcher (``Watcher.poll_and_steer`` thro
 hour), at poll 30 s and 10 s, idle and with a burst (three authorized comments at minute 10,
 folded into one steer, then quiet).  "Counted" requests are the ones GitHub charges to the
 rate limit; "conditional" are the ``304 Not Modified`` answers to ``If-None-Match`` polls, which
-it does not (spec/ecosystem-notes.md; design.md "GitHub access").  "Unconditional" is what the
+it does not (docs/architecture.md "GitHub access").  "Unconditional" is what the
 same hour would cost if every 304 were a full answer.  Start (the watcher's own run, its jobs,
 the PR and its labels) is reported once, apart from the hour.  The last rows are the queued
 run's pre-flight: the requests it makes to decide whether a receipt lists it
-(spec/receipt-preflight-tokens.md §2.10, installation tokens resolved through GraphQL first).
+(docs/architecture.md "Receipt reader"; installation tokens resolved through GraphQL first).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""CPU time to judge a 400-run listing (spec/watcher.md §4-§5): all judged before vs. all new.
+"""CPU time to judge a 400-run listing (docs/architecture.md "Listing", "Provenance"): all
+judged before vs. all new.
 
 A plain script, not a test: ``python bench/bench_provenance.py``.  It prints one table and exits 0.
 "All judged before" is the steady state of a long run (every listed id stops at the `once` check);
@@ -16,7 +17,7 @@ from typing import Callable
 from fullsend.core.provenance.binding import authorizations, bind_triggers, observed_authorizations
 from fullsend.core.model import Comment, Job, ReferencedWorkflow, WorkflowRun
 from fullsend.core.provenance.verdicts import MyRun, judge_jobs, judge_record, order_listing
-LISTING_SIZE = 400  # the page cap: 4 pages of 100 (spec/watcher.md §4)
+LISTING_SIZE = 400  # the page cap: 4 pages of 100 (docs/architecture.md "Listing")
 REPEATS = 30
 MY_ID = 33740015232
 START = datetime(2026, 9, 3, 10, 0, tzinfo=timezone.utc)

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from tests.doubles.sim_traces import ROUTE_LAG_S, Replay, ReplayParams, TraceEvent, replay_steer_receipt
 C, P = "comment", "push"
 TRACES: dict[str, list[TraceEvent]] = {
-    # seed 001 "One run at the cap", as issue 7 states it: two comments fold into steer 1, a push and
+    # "One run at the cap", as issue 7 states it: two comments fold into steer 1, a push and
     # a comment into steer 2 (the cap), two later comments fall to the platform's pending slot.
     "one run at the cap (seed)": [TraceEvent(40, C), TraceEvent(45, C, "maintainer"), TraceEvent(100, P),
                                   TraceEvent(110, C), TraceEvent(200, C), TraceEvent(210, C, "maintainer")],
@@ -142,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     rows, notes, absorbable_ok = [], [], True
     for name, trace in TRACES.items():
         replay = replay_steer_receipt(trace, params)
-        assert replay.lost() == [], f"{name}: events lost {replay.lost()}"  # the seed's promise
+        assert replay.lost() == [], f"{name}: events lost {replay.lost()}"  # no event is ever lost
         stats = {"cancel": cancel_in_progress(trace, args.turn_s), "preserve": preserve(trace, args.turn_s),
                  "steer": steer_receipt(replay)}
         for policy, st in stats.items():

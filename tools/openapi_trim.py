@@ -17,7 +17,7 @@ Every ``#/components/schemas/X`` reference becomes ``#/$defs/X`` and only the de
 from the kept endpoints are copied.  Validate a body with
 ``{**doc["endpoints"][key][status], "$defs": doc["$defs"]}``.
 
-OpenAPI 3.0 → JSON Schema (spec/implementation-notes.md §6): ``nullable: true`` becomes a type list
+OpenAPI 3.0 → JSON Schema: ``nullable: true`` becomes a type list
 with ``"null"`` (and ``None`` joins the field's ``enum``); a nullable ``$ref`` / ``oneOf`` /
 ``anyOf`` / ``allOf`` is wrapped as ``anyOf: [<schema>, {"type": "null"}]``; boolean
 ``exclusiveMinimum``/``exclusiveMaximum`` become numeric; documentation keywords are dropped.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Start or stop podman's Docker-compatible API service for act (spec/ecosystem-notes.md,
-# appendix "act for local runs, without a Docker engine").
+# Start or stop podman's Docker-compatible API service for act (README.md "Run it locally with
+# act": no Docker engine is needed).
 #
 # Usage: tools/act/podman-service.sh start|stop|status [SOCKET]
 #   SOCKET  default $FULLSEND_ACT_SOCKET, else $TMPDIR (or the system temp dir)/fullsend-act/podman.sock
