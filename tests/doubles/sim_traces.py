@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from fullsend.adapters.github.forge import GitHubForge
-from fullsend.app.action.preflight import PreflightFacts, check_receipt, post_receipt
+from fullsend.app.action.preflight import PreflightFacts, check_receipt
+from fullsend.app.action.receipt import post_receipt
 from fullsend.app.watch.watcher import WatchConfig
 from fullsend.core.watch import settle
 from fullsend.core.model import Repo, format_time, parse_time

@@ -1,7 +1,8 @@
-"""The end of a run: outputs, the step summary, and the receipt (docs/architecture.md "Outputs and step summary").
+"""The end of a run: the receipt, outputs and the step summary (docs/architecture.md "Outputs and step summary").
 
 The receipt is posted only after outright success that absorbed ≥ 1 acknowledged run
-(docs/architecture.md "Receipt writer"); outputs and summary carry ``receipt_url``.
+(docs/architecture.md "Receipt writer"), by ``fullsend.app.action.receipt``; outputs and
+summary carry ``receipt_url``.
 """
 
 from __future__ import annotations
@@ -13,8 +14,13 @@ from typing import Callable
 import jinja2
 
 from fullsend.adapters.gha import write_outputs, write_summary
+from fullsend.app.action.preflight import PreflightFacts
+from fullsend.app.action.receipt import post_receipt
 from fullsend.app.action.timeline import Timeline
 from fullsend.core.receipt.marker import Marker
+from fullsend.ports import Clock, Forge
+
+Log = Callable[[str, str], None]
 _ENV = jinja2.Environment(
     loader=jinja2.FileSystemLoader(str(Path(__file__).resolve().parents[2] / "templates")),
     undefined=jinja2.StrictUndefined,
@@ -43,6 +49,24 @@ class RunOutcome:
     def consumed_run_ids(self) -> str:
         """Exactly what the receipt claims; empty when no receipt was posted."""
         return ",".join(str(i) for i in self.marker.consumed) if self.receipt_posted else ""
+
+
+def record_receipt(forge: Forge, facts: PreflightFacts, outcome: RunOutcome, item_url: str,
+                   timeline: Timeline, clock: Clock, log: Log) -> None:
+    """Post the receipt for ``outcome.marker`` (job token, best effort) and record it on ``outcome``.
+
+    ``item_url`` is the work item's web URL (``<server>/<owner>/<repo>/issues/<n>``), used for
+    ``receipt_url`` when the API reported no ``html_url``.  Sets ``receipt_posted`` and
+    ``receipt_url`` and adds a ``receipt`` timeline row, or a ``notice`` row when nothing was
+    posted (docs/architecture.md "Receipt writer").  Never raises ``ForgeError``.
+    """
+    comment = post_receipt(forge, facts, outcome.marker, log)
+    if comment is None:
+        timeline.add(clock.now(), "notice", "the receipt was not posted; the queued run will redo the absorbed work")
+        return
+    outcome.receipt_posted = True
+    outcome.receipt_url = comment.html_url or (f"{item_url}#issuecomment-{comment.id}" if comment.id else "")
+    timeline.add(clock.now(), "receipt", f"receipt posted listing run(s) {outcome.consumed_run_ids}")
 
 
 def outputs_of(result: RunOutcome) -> dict[str, str]:

@@ -14,9 +14,9 @@ from typing import Mapping
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.gha import Console
 from fullsend.adapters.github.forge import GitHubForge
-from fullsend.app.action.finish import RunOutcome, publish, render_summary
+from fullsend.app.action.finish import RunOutcome, publish, record_receipt, render_summary
 from fullsend.app.action.plan import RunPlan, build_plan
-from fullsend.app.action.preflight import PreflightFacts, post_receipt, run_preflight
+from fullsend.app.action.preflight import PreflightFacts, run_preflight
 from fullsend.app.action.work import ActionRun
 from fullsend.app.action.status import StatusComment
 from fullsend.app.action.timeline import Timeline
@@ -80,21 +80,12 @@ def run_action(console: Console, environ: Mapping[str, str] | None = None, timel
     outcome = run.execute()
     status.finish(clock.now(), _status_of(outcome, run), outcome.error, outcome.marker)
     if run.receipt_allowed(outcome):
-        _post_receipt(plan, forge, facts, outcome, timeline, clock, log)
+        record_receipt(forge, facts, outcome, _item_url(plan), timeline, clock, log)
     return _finish(plan, outcome, timeline, log)
 
 
-def _post_receipt(plan: RunPlan, forge: GitHubForge, facts: PreflightFacts, outcome: RunOutcome,
-                  timeline: Timeline, clock: Clock, log) -> None:  # type: ignore[no-untyped-def]
-    """Post the receipt (job token, best effort) and record it on the outcome (docs/architecture.md "Receipt writer")."""
-    comment = post_receipt(forge, facts, outcome.marker, log)
-    if comment is None:
-        timeline.add(clock.now(), "notice", "the receipt was not posted; the queued run will redo the absorbed work")
-        return
-    outcome.receipt_posted = True
-    outcome.receipt_url = comment.html_url or (
-        f"{plan.ctx.server_url}/{plan.repo.full_name}/issues/{plan.item}#issuecomment-{comment.id}" if comment.id else "")
-    timeline.add(clock.now(), "receipt", f"receipt posted listing run(s) {outcome.consumed_run_ids}")
+def _item_url(plan: RunPlan) -> str:
+    return f"{plan.ctx.server_url}/{plan.repo.full_name}/issues/{plan.item}"
 
 
 def _status_of(outcome: RunOutcome, run: ActionRun) -> str:
@@ -114,7 +105,7 @@ def _preflight_facts(plan: RunPlan, tokens: Tokens) -> PreflightFacts:
 
 
 def _finish(plan: RunPlan, outcome: RunOutcome, timeline: Timeline, log) -> int:  # type: ignore[no-untyped-def]
-    item = f"[{plan.run_name}]({plan.ctx.server_url}/{plan.repo.full_name}/issues/{plan.item})"
+    item = f"[{plan.run_name}]({_item_url(plan)})"
     summary = render_summary(outcome, plan.inputs.stage, item, timeline)
     publish(outcome, plan.ctx.output_path, plan.ctx.summary_path, summary, log)
     if outcome.outcome == "failed" and outcome.error:

@@ -1,10 +1,9 @@
-"""Pre-flight: gather the facts through the ``Forge`` port, let ``core`` decide, and the receipt
-writer that is its other half.
+"""Pre-flight: gather the facts through the ``Forge`` port and let ``core`` decide.
 
 Implements docs/architecture.md "Pre-flight skips" (``runPreflightSkips``: the receipt check, then
 the head-reviewed check, called once before any comment or script), the receipt check with its
-guards and the head-reviewed reads (docs/architecture.md "Receipt reader"), and posting the
-receipt (docs/architecture.md "Receipt writer").
+guards and the head-reviewed reads (docs/architecture.md "Receipt reader").  The receipt writer,
+its other half, is ``fullsend.app.action.receipt``; it shares :func:`distinct_logins`.
 Both checks fail OPEN: every error logs one line naming why and the run does the work.
 Every line goes through ``log(level, message)`` (levels ``info``, ``warning``, ``done``); no
 token is ever part of a message.
@@ -17,12 +16,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-import jinja2
 import yaml
 
 from fullsend.core.identity import Identity, same_identity
 from fullsend.core.model import Comment, Repo
-from fullsend.core.receipt.marker import Marker, clean_head, normalize_ids, receipt_listing_run
+from fullsend.core.receipt.marker import receipt_listing_run
 from fullsend.core.receipt.skips import (
     RULE_RECEIPT,
     HeadReviewFacts,
@@ -40,14 +38,8 @@ from fullsend.errors import ForgeError, NotFoundError
 from fullsend.ports import Credential, Forge
 Log = Callable[[str, str], None]
 
-_TEMPLATES = jinja2.Environment(
-    loader=jinja2.FileSystemLoader(str(Path(__file__).resolve().parents[2] / "templates")),
-    undefined=jinja2.StrictUndefined,
-    autoescape=False,
-)
 
-
-class _CheckFailed(Exception):
+class CheckFailed(Exception):
     """A pre-flight check could not decide; the message names why (never a token)."""
 
 
@@ -95,7 +87,7 @@ def run_preflight(forge: Forge, facts: PreflightFacts, log: Log) -> Skip | None:
     """The two pre-flight skips, in order.  Call exactly once, before the
     start comment and the pre-script; a ``Skip`` means exit 0 with nothing posted.
     """
-    log = _redacting(log, facts)
+    log = redacting(log, facts)
     run = facts.run_id_raw
     skip = _guarded(check_receipt, forge, facts, log, "this update was already handled")
     if skip is not None:
@@ -108,8 +100,9 @@ def run_preflight(forge: Forge, facts: PreflightFacts, log: Log) -> Skip | None:
     return None
 
 
-def _redacting(log: Log, facts: PreflightFacts) -> Log:
-    """``log`` with both token values blanked out of every message (defence in depth)."""
+def redacting(log: Log, facts: PreflightFacts) -> Log:
+    """``log(level, message)`` with both token values of ``facts`` blanked out as ``***`` in every
+    message (defence in depth; the messages are built never to hold a token)."""
     secrets = [t for t in (facts.job_token, facts.role_token) if t]
 
     def redacted(level: str, message: str) -> None:
@@ -153,7 +146,7 @@ def check_receipt(forge: Forge, facts: PreflightFacts, log: Log) -> Skip | None:
         return None
     try:
         receipt = _find_receipt(forge, facts)
-    except (ForgeError, _CheckFailed) as exc:
+    except (ForgeError, CheckFailed) as exc:
         log("warning", f"Could not check whether this update was already handled: {exc} [receipt-lists-my-run]")
         return None
     if receipt is None:
@@ -164,12 +157,12 @@ def check_receipt(forge: Forge, facts: PreflightFacts, log: Log) -> Skip | None:
 def _find_receipt(forge: Forge, facts: PreflightFacts) -> Comment | None:
     """The receipt check's reads: repo form, both logins, identity difference, comments, union."""
     if Repo.parse(facts.repository) is None:
-        raise _CheckFailed(f'status repo "{facts.repository}" is not in owner/repo form')
-    receipt_login, role_login = _distinct_logins(forge)
+        raise CheckFailed(f'status repo "{facts.repository}" is not in owner/repo form')
+    receipt_login, role_login = distinct_logins(forge)
     try:
         comments = forge.list_issue_comments(facts.item_number, credential="job")
     except ForgeError as exc:
-        raise _CheckFailed(f"listing comments on {facts.repository}#{facts.item_number}: {exc}") from None
+        raise CheckFailed(f"listing comments on {facts.repository}#{facts.item_number}: {exc}") from None
     return receipt_listing_run(comments, receipt_login, facts.run_id)
 
 
@@ -177,20 +170,22 @@ def _login(forge: Forge, credential: Credential, what: str) -> str:
     try:
         login = forge.viewer_login(credential)
     except ForgeError as exc:
-        raise _CheckFailed(f"resolving the {what} login: {exc}") from None
+        raise CheckFailed(f"resolving the {what} login: {exc}") from None
     if not login.strip():
-        raise _CheckFailed(f"resolving the {what} login: the token resolved to an empty login")
+        raise CheckFailed(f"resolving the {what} login: the token resolved to an empty login")
     return login
 
 
-def _distinct_logins(forge: Forge) -> tuple[str, str]:
-    """The receipt login (job token, resolved first) and the role login; raises when either
-    cannot be resolved or both are the same identity (docs/architecture.md "Receipt").
+def distinct_logins(forge: Forge) -> tuple[str, str]:
+    """``(receipt_login, role_login)``: the job token's login (resolved first), then the role
+    token's.  Raises ``CheckFailed`` when either cannot be resolved or both are the same
+    identity (docs/architecture.md "Receipt"); the receipt check and the receipt writer both
+    need them apart.
     """
     receipt_login = _login(forge, "job", "receipt")
     role_login = _login(forge, "role", "role")
     if same_identity(Identity(receipt_login), Identity(role_login)):
-        raise _CheckFailed(
+        raise CheckFailed(
             f"the job token and the role token both act as {receipt_login}, "
             "so a receipt could have been written by the agent's own identity"
         )
@@ -246,7 +241,7 @@ def check_head_reviewed(forge: Forge, facts: PreflightFacts, log: Log) -> Skip |
     if why is None:
         try:
             gathered = _gather_review_facts(forge, base)
-        except _CheckFailed as exc:
+        except CheckFailed as exc:
             log("warning", f"Could not check whether this head was already reviewed: {exc} [head-reviewed]")
             return None
         verdict = gathered if isinstance(gathered, NotSkipped) else head_review_decision(gathered)
@@ -260,22 +255,22 @@ def check_head_reviewed(forge: Forge, facts: PreflightFacts, log: Log) -> Skip |
 def _gather_review_facts(forge: Forge, base: HeadReviewFacts) -> HeadReviewFacts | NotSkipped:
     """The head-reviewed reads: this run (job token), the PR head and every review (role token).
 
-    A 404 on this run is "not found" (no skip, no error); other read errors raise ``_CheckFailed``.
+    A 404 on this run is "not found" (no skip, no error); other read errors raise ``CheckFailed``.
     """
     try:
         run = forge.get_run(base.run_id)
     except NotFoundError:
         return NotSkipped("this run was not found")
     except ForgeError as exc:
-        raise _CheckFailed(f"reading this run: {exc}") from None
+        raise CheckFailed(f"reading this run: {exc}") from None
     try:
         head = forge.get_pull_request(base.pr_number).head_sha
     except ForgeError as exc:
-        raise _CheckFailed(f"reading the pull request head: {exc}") from None
+        raise CheckFailed(f"reading the pull request head: {exc}") from None
     try:
         reviews = tuple(forge.list_reviews(base.pr_number))
     except ForgeError as exc:
-        raise _CheckFailed(f"listing reviews: {exc}") from None
+        raise CheckFailed(f"listing reviews: {exc}") from None
     return replace(base, run_created_at=run.created_at, head_sha=head, reviews=reviews)
 
 
@@ -288,47 +283,3 @@ def read_event_payload(path: str) -> Mapping[str, Any] | None:
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
-
-
-def render_template(name: str, **context: Any) -> str:
-    """Render ``fullsend/templates/<name>`` (default jinja2 settings, autoescape off, strict)."""
-    return _TEMPLATES.get_template(name).render(**context)
-
-
-def post_receipt(forge: Forge, facts: PreflightFacts, marker: Marker, log: Log) -> Comment | None:
-    """Post the steer receipt for the shipped iteration's ``marker`` under the job token.
-
-    Call once per run, after the post-script, and only when ``core.receipt.should_post_receipt``
-    holds.  Best effort: silent when nothing was absorbed or there is no work item; one line
-    saying why when receipts are off (no swap, malformed repo, same identity, unresolvable
-    logins) or the post fails (the queued run then redoes the work).  Returns the
-    created comment (its ``html_url`` is the ``receipt_url`` output) or ``None``.
-    """
-    ids = normalize_ids(marker.consumed)
-    if not ids or not facts.repository or facts.item_number <= 0:
-        return None
-    log = _redacting(log, facts)
-    if not facts.receipt_token:
-        log("info", "Not posting a steer receipt: no role token distinct from the job token, so it would prove nothing")
-        return None
-    if Repo.parse(facts.repository) is None:
-        log("warning", f'Not posting the steer receipt: status repo "{facts.repository}" is not in owner/repo form')
-        return None
-    try:
-        _distinct_logins(forge)
-    except _CheckFailed as exc:
-        log("info", f"Not posting a steer receipt: {exc}")
-        return None
-    body = render_template("receipt/receipt.md.j2", ids=list(ids), head=clean_head(marker.head))
-    try:
-        comment = forge.post_comment(facts.item_number, body, credential="job")
-    except ForgeError as exc:
-        if exc.status is None:  # the answer was lost: GitHub may have created the comment anyway
-            log("warning", f"Failed to post the steer receipt (no usable answer, so it may exist after all; "
-                f"if not, the queued run will redo this work): {exc}")
-        else:
-            log("warning", f"Failed to post the steer receipt; the queued run will redo this work: {exc}")
-        return None
-    author = comment.author if comment is not None else ""
-    log("done", f"Posted the steer receipt as {author}" if author else "Posted the steer receipt")
-    return comment

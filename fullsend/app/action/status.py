@@ -9,14 +9,28 @@ only free text in it (the detail) is sanitized so every ``<`` is escaped.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Callable
+from pathlib import Path
+from typing import Any, Callable
 
-from fullsend.app.action.preflight import render_template
+import jinja2
+
 from fullsend.core.model import Comment
 from fullsend.core.receipt.marker import Marker, clock_label, sanitize_detail, status_commit_shas, status_marker_copy
 from fullsend.errors import ForgeError
 from fullsend.ports import Forge
 Log = Callable[[str, str], None]
+
+_TEMPLATES = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(str(Path(__file__).resolve().parents[2] / "templates")),
+    undefined=jinja2.StrictUndefined,
+    autoescape=False,
+)
+
+
+def _render(name: str, **context: Any) -> str:
+    """Render ``fullsend/templates/<name>`` (default jinja2 settings, autoescape off, strict);
+    raises ``jinja2.UndefinedError`` when the context lacks a name the template uses."""
+    return _TEMPLATES.get_template(name).render(**context)
 
 
 class StatusComment:
@@ -34,7 +48,7 @@ class StatusComment:
         if not self.enabled:
             return
         self._started = at
-        body = render_template("receipt/status_start.md.j2", run_id=self._run_id, agent=self._stage,
+        body = _render("receipt/status_start.md.j2", run_id=self._run_id, agent=self._stage,
                                started=clock_label(at), commit7=self._start_sha[:7], run_url=self._run_url)
         try:
             self.comment = self._forge.post_comment(self._number, body, credential="role")
@@ -47,7 +61,7 @@ class StatusComment:
             return
         copy = status_marker_copy(status, marker)
         commit7, started_on7 = status_commit_shas(self._start_sha, marker if copy else None)
-        body = render_template(
+        body = _render(
             "receipt/status_terminal.md.j2", run_id=self._run_id, agent=self._stage, status=status,
             detail=sanitize_detail(detail), started=clock_label(self._started or at), completed=clock_label(at),
             steer_marker=copy, commit7=commit7, started_on7=started_on7, run_url=self._run_url, footer=footer)

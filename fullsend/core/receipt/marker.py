@@ -111,7 +111,8 @@ def human_line(ids: Iterable[int]) -> str:
 def receipt_body(ids: Iterable[int], head: str) -> str:
     """The whole WIRE receipt body (marker, ``\\n``, human line); ``""`` with no ids.
 
-    ``templates/receipt/receipt.md.j2`` renders byte-identically (tested).
+    The one renderer of the receipt: the writer (``fullsend.app.action.receipt``) posts exactly
+    this, and :func:`whole_body_receipt` reads it back (tested as a property).
     """
     norm = normalize_ids(ids)
     if not norm:

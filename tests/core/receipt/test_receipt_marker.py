@@ -3,9 +3,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import jinja2
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -21,8 +18,6 @@ from fullsend.core.receipt.marker import (
 )
 from tests.core.receipt.receipt_fakes import HUMAN, RB, M
 
-TEMPLATES = Path(__file__).resolve().parents[3] / "fullsend" / "templates"
-ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), undefined=jinja2.StrictUndefined)
 SHA = "a" * 40
 
 
@@ -168,30 +163,8 @@ def test_BC14f_limits() -> None:
     assert whole_body_receipt(huge) is None
 
 
-# --- template agrees with the pure function (WIRE, byte for byte) ------------------------
-
-
-def render_receipt(ids: list[int], head: str) -> str:
-    return ENV.get_template("receipt/receipt.md.j2").render(ids=list(normalize_ids(ids)), head=head)
-
-
-def test_template_wire_example() -> None:
-    assert render_receipt([101, 102], "abc") == receipt_body([101, 102], "abc")
-
-
-def test_template_keep_trailing_newline_setting_does_not_matter() -> None:
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), keep_trailing_newline=True)
-    assert env.get_template("receipt/receipt.md.j2").render(ids=[5], head="ab") == receipt_body([5], "ab")
-
-
 ids_strategy = st.lists(st.integers(min_value=-5, max_value=2**63 - 1), min_size=1, max_size=20)
 head_strategy = st.one_of(st.just(""), st.text(alphabet="0123456789abcdefABCDEF", min_size=1, max_size=40))
-
-
-@given(ids_strategy, head_strategy)
-def test_property_template_equals_pure_body(ids: list[int], head: str) -> None:
-    if normalize_ids(ids):
-        assert render_receipt(ids, head) == receipt_body(ids, head)
 
 
 @given(ids_strategy, head_strategy)

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from fullsend.app.action.preflight import PreflightFacts, check_head_reviewed, check_receipt, post_receipt, read_event_payload, run_preflight
+from fullsend.app.action.preflight import PreflightFacts, check_head_reviewed, check_receipt, read_event_payload, run_preflight
+from fullsend.app.action.receipt import post_receipt
 from fullsend.core.model import Comment, WorkflowRun
 from fullsend.core.receipt.marker import Marker
 from fullsend.core.receipt.skips import RULE_HEAD_REVIEWED, RULE_RECEIPT
@@ -306,7 +307,8 @@ def test_V60_BC13_posts_one_receipt_with_the_job_token(facts: PreflightFacts) ->
     assert len(forge.posted) == 1
     number, body, credential = forge.posted[0]
     assert (number, credential) == (7, "job")
-    assert body.startswith("<!-- fullsend:steer consumed=101,102 head=abc -->\n") and "101, 102" in body
+    assert body == ("<!-- fullsend:steer consumed=101,102 head=abc -->\n_The run already working on this item absorbed "
+                    "follow-up run(s) 101, 102, so a run queued for those events exits without repeating the work._")
     assert log.lines == [("done", f"Posted the steer receipt as {R}")]
     assert_no_tokens(log)
 
