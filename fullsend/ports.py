@@ -39,7 +39,9 @@ class Forge(Protocol):
     def list_run_jobs(self, run_id: int) -> list[Job]: ...
 
     def list_workflow_runs(self, workflow_file: str, created_since: datetime) -> list[WorkflowRun]:
-        """The shim's runs created at/after ``created_since``: ≤ 4 pages of 100 (docs/architecture.md "Listing")."""
+        """The shim's runs created at/after ``created_since``: ≤ 4 pages of 100, each id once
+        (``core.provenance.verdicts.order_listing``: the fresher copy), oldest first
+        (docs/architecture.md "Listing")."""
         ...
 
     def get_pull_request(self, number: int) -> PullRequest: ...

@@ -109,7 +109,8 @@ class WorkflowRun:
     """A workflow run record (``GET …/actions/runs/{id}`` or a ``workflow_runs[]`` item).
 
     ``conclusion`` is read but never used as a verdict (docs/architecture.md "Provenance").
-    ``run_attempt`` is 0 when unknown (fails closed for amendment authority).
+    ``run_attempt`` is 0 when unknown (fails closed for amendment authority).  ``updated_at``
+    (``None`` when unknown) only picks the fresher of two copies of one run in a listing.
     """
 
     id: int
@@ -127,6 +128,7 @@ class WorkflowRun:
     name: str = ""
     html_url: str = ""
     head_sha: str = ""
+    updated_at: datetime | None = None
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> "WorkflowRun":
@@ -157,6 +159,7 @@ class WorkflowRun:
             name=_str(d, "name"),
             html_url=_str(d, "html_url"),
             head_sha=_str(d, "head_sha"),
+            updated_at=parse_time(d.get("updated_at")),
         )
 
 

@@ -26,6 +26,7 @@ from fullsend.core.model import (
     WorkflowRun,
     format_time,
 )
+from fullsend.core.provenance.verdicts import order_listing
 from fullsend.errors import ForgeError
 from fullsend.ports import Clock, Credential
 RUN_PAGES_MAX = 4  # a poll sees at most the newest 400 shim runs
@@ -108,16 +109,11 @@ class GitHubForge:
         return [Job.from_json(j) for j in rows if isinstance(j, dict)]
 
     def list_workflow_runs(self, workflow_file: str, created_since: datetime) -> list[WorkflowRun]:
-        """The shim's runs with ``created>=<since>``, ≤ 4 pages, de-duplicated, oldest first."""
+        """The shim's runs with ``created>=<since>``, ≤ 4 pages, oldest first; a run read twice
+        (the listing shifted between page reads) is kept once by ``core``'s ``order_listing``."""
         path = f"{self._base}/actions/workflows/{quote(workflow_file, safe='')}/runs"
         rows = self._pages("job", path, {"created": ">=" + format_time(created_since)}, "workflow_runs", RUN_PAGES_MAX)
-        runs: dict[int, WorkflowRun] = {}
-        for row in rows:
-            if isinstance(row, dict):
-                run = WorkflowRun.from_json(row)
-                runs.setdefault(run.id, run)
-        floor = datetime.min.replace(tzinfo=created_since.tzinfo)
-        listing = RunListing(sorted(runs.values(), key=lambda r: (r.created_at or floor, r.id)))
+        listing = RunListing(order_listing(WorkflowRun.from_json(row) for row in rows if isinstance(row, dict)))
         listing.capped = len(rows) >= RUN_PAGES_MAX * 100
         return listing
 

@@ -1,6 +1,5 @@
 """The receipt writer: post what the shipped iteration absorbed, under the job token.
 
-Implements spec/receipt-preflight-tokens.md §3.3 (posting the receipt), ADR 0120 (seeds/000).
 The body is ``fullsend.core.receipt.marker.receipt_body``, the one renderer of the WIRE receipt,
 kept beside the parser that reads it back.  The login checks are the pre-flight's
 (``fullsend.app.action.preflight.distinct_logins``): a receipt is written only where the receipt

@@ -258,13 +258,25 @@ def jobs_unreadable(run_id: int, permanent: bool, detail: str) -> Verdict:
 
 
 def order_listing(runs: Iterable[WorkflowRun]) -> list[WorkflowRun]:
-    """A poll's listing de-duplicated by id and sorted oldest first (docs/architecture.md "Listing").
+    """A poll's listing, each run id once, sorted oldest first (docs/architecture.md "Listing").
 
-    For an id seen twice (a page shifted between requests) the later copy wins.  The sort is
-    stable by (``created_at``, id); runs with an unknown ``created_at`` come first (they are
-    rejected ``fresh`` anyway).
+    ``runs`` is in read order: page 1 first, each page as GitHub served it.  The one place the
+    run listing is de-duplicated.  GitHub lists newest first, so a run created between two page
+    reads shifts every older run down one place and the last run of page N comes back first on
+    page N+1: the same id twice, two snapshots of one run.  The copy kept is the fresher one:
+    the newer ``updated_at`` (GitHub moves it on every status change and re-run), and on a tie
+    or an unknown ``updated_at`` the later read, which saw the run no earlier than the first.
+    The sort is stable by (``created_at``, id); runs with an unknown ``created_at`` come first
+    (they are rejected ``fresh`` anyway).  Returns a new list; ``runs`` is not changed.
     """
     by_id: dict[int, WorkflowRun] = {}
     for run in runs:
-        by_id[run.id] = run
+        kept = by_id.get(run.id)
+        if kept is None or not _strictly_newer(kept, run):
+            by_id[run.id] = run
     return sorted(by_id.values(), key=lambda r: ((0, None) if r.created_at is None else (1, r.created_at), r.id))
+
+
+def _strictly_newer(a: WorkflowRun, b: WorkflowRun) -> bool:
+    """True when both ``updated_at`` are known and ``a``'s is later than ``b``'s."""
+    return a.updated_at is not None and b.updated_at is not None and a.updated_at > b.updated_at

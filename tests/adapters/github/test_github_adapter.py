@@ -167,3 +167,22 @@ def test_an_unchanged_run_listing_costs_only_304s_across_pages(sim):
     assert [r.id for r in first] == [r.id for r in second] and len(first) == 151
     assert [r.status for r in sim.requests] == [304, 304]
     assert sim.counted_request_count() == 0
+
+
+def test_a_run_read_twice_while_the_listing_shifts_is_kept_once_as_its_later_copy(sim):
+    """A run created between two page reads pushes the last run of page 1 onto page 2; that run
+    changed meanwhile, and the listing keeps the fresher copy (``order_listing``)."""
+    created = [sim.add_workflow_run(path=".github/workflows/fullsend.yml", event="issue_comment", status="queued",
+                                    created_at=f"2030-01-01T10:{i // 60:02d}:{i % 60:02d}Z")["id"] for i in range(100)]
+    shifted = created[0]  # the oldest of the 100 newest: last on page 1
+
+    def shift(s):
+        s.add_workflow_run(path=".github/workflows/fullsend.yml", event="issue_comment", created_at="2030-01-01T11:00:00Z")
+        s.update_workflow_run(shifted, status="in_progress", updated_at="2030-01-01T11:00:01Z")
+
+    sim.on_request(sim.match("GET", r"/actions/workflows/fullsend\.yml/runs$", page=1), shift)
+    listing = _forge(sim).list_workflow_runs("fullsend.yml", datetime(2020, 1, 1, tzinfo=timezone.utc))
+    pages = [r.query.get("page", ["1"])[0] for r in sim.requests if r.path.endswith("/fullsend.yml/runs")]
+    ids = [r.id for r in listing]
+    assert pages == ["1", "2"] and len(ids) == len(set(ids)) and set(created) <= set(ids)
+    assert next(r for r in listing if r.id == shifted).status == "in_progress"
