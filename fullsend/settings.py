@@ -23,6 +23,7 @@ from pydantic_settings import (
     SettingsError,
 )
 
+from fullsend.core.tokens.policy import mint_url_allowed
 from fullsend.errors import InputError
 STAGES = ("triage", "code", "review", "fix", "retro", "prioritize")
 RUNTIMES = ("claude", "pi", "codex")
@@ -42,7 +43,7 @@ _FIXES: dict[str, str] = {
     "timeout_minutes": "Use a positive whole number of minutes.",
     "max_iterations": "Use a whole number of 1 or more.",
     "prompt": "Set exactly one of 'prompt' or 'prompt_file' (or a harness with a 'prompt:' key).",
-    "mint_url": "Use an https:// URL (or http://127.0.0.1 / http://localhost for local tests).",
+    "mint_url": "Use an https:// URL (or http://127.0.0.1 / http://localhost for local tests), without user@.",
     "role": "Use lower-case letters, digits, '-' and '_', starting with a letter.",
 }
 
@@ -139,9 +140,8 @@ class Inputs(BaseSettings):
     @field_validator("mint_url")
     @classmethod
     def _mint_url(cls, value: str) -> str:
-        ok = value.startswith("https://") or value.startswith(("http://localhost", "http://127.0.0.1"))
-        if value and not ok:
-            raise ValueError("must be https://, or http://localhost / http://127.0.0.1")
+        if value and not mint_url_allowed(value):
+            raise ValueError("must be https://, or http://localhost / http://127.0.0.1, with no user@ part")
         return value.rstrip("/")
 
     @field_validator("role")

@@ -47,3 +47,20 @@ def test_a_malformed_api_url_is_a_configuration_error_not_a_traceback(tmp_path, 
     assert run.exit_code == 2
     assert "Traceback" not in run.stdout + run.stderr
     assert [line for line in run.stdout.splitlines() if line.startswith("::error") and "GITHUB_API_URL" in line]
+
+
+@pytest.mark.parametrize("shape", ["http://localhost@{host}/_fullsend/mint", "https://user:pw@{host}/_fullsend/mint"])
+def test_a_refused_mint_url_exits_2_before_any_request(tmp_path, shape):
+    """The old string-prefix check let these through; the parsed-URL check refuses them before
+    the OIDC request, although both point at the simulator itself."""
+    with GitHubSimulator() as sim:
+        fix = standard_pr_scenario(sim)
+        host = sim.urls.web.split("://", 1)[1]
+        env = runner_env(tmp_path, sim, fix, inputs={"mint_url": shape.format(host=host), "role": "review"})
+        env.update({"ACTIONS_ID_TOKEN_REQUEST_URL": f"{sim.urls.web}/_fullsend/oidc", "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "x"})
+        sim.reset_requests()
+        run = run_entrypoint(env, tmp_path)
+        assert run.exit_code == 2, run.stdout + run.stderr
+        errors = [line for line in run.stdout.splitlines() if line.startswith("::error")]
+        assert len(errors) == 1 and "'mint_url'" in errors[0] and "pw" not in errors[0]
+        assert sim.request_count() == 0

@@ -17,8 +17,8 @@ import requests
 import tenacity
 
 from fullsend.core.model import parse_time
-from fullsend.core.tokens.policy import TOKEN_FORMAT_RE
-from fullsend.errors import MintError
+from fullsend.core.tokens.policy import TOKEN_FORMAT_RE, mint_url_allowed
+from fullsend.errors import ConfigError, MintError
 from fullsend.ports import Clock
 OIDC_AUDIENCE = "fullsend-mint"
 OIDC_MAX_ATTEMPTS = 10
@@ -189,8 +189,10 @@ def mint_role_token(
 
     Transport errors and 5xx are retried inside one exchange; a token that fails the format
     check, or an exchange whose retries ran out, is retried up to 4 exchanges in all (waits 2,
-    4, 8 s, WARN through ``log``); the whole call stays within 120 s.  Raises ``MintError``.
+    4, 8 s, WARN through ``log``); the whole call stays within 120 s.  Raises ``MintError``,
+    or ``ConfigError`` before any request when ``mint_url_allowed`` refuses ``mint_url``.
     """
+    _check_mint_url(mint_url)
     body: dict[str, Any] = {"role": role}
     if level:
         body["level"] = level
@@ -210,6 +212,16 @@ def mint_role_token(
         raise MintError(str(exc)) from None
 
 
+def _check_mint_url(mint_url: str) -> None:
+    """Raise ``ConfigError`` (exit 2) when ``core.tokens.policy.mint_url_allowed`` refuses ``mint_url``.
+
+    The URL itself is never part of the message (it may carry a password).
+    """
+    if not mint_url_allowed(mint_url):
+        raise ConfigError("mint_url must be an https:// URL, or http://localhost / http://127.0.0.1, "
+                          "with no user@ part; no token was requested")
+
+
 def mint_for_run(
     *,
     oidc_url: str,
@@ -218,7 +230,7 @@ def mint_for_run(
     role: str,
     repos: Sequence[str],
     level: str = "write",
-    session: requests.Session,
+    session: requests.Session | None = None,
     clock: Clock,
     log: Log,
     mask: Callable[[str], None],
@@ -226,8 +238,16 @@ def mint_for_run(
     """The whole sequence for a run: START line, OIDC JWT, exchange, DONE line.
 
     ``mask`` (the ``::add-mask::`` writer) is called with the JWT and the role token before any
-    later output.  Raises ``MintError`` prefixed so the run can fail with it.
+    later output.  ``session`` defaults to a fresh ``requests.Session`` closed on return.
+    Raises ``ConfigError`` before any request when ``mint_url`` is refused
+    (``core.tokens.policy.mint_url_allowed``), else ``MintError`` prefixed so the run can fail
+    with it.
     """
+    _check_mint_url(mint_url)
+    if session is None:
+        with requests.Session() as own:
+            return mint_for_run(oidc_url=oidc_url, oidc_bearer=oidc_bearer, mint_url=mint_url, role=role,
+                                repos=repos, level=level, session=own, clock=clock, log=log, mask=mask)
     log("info", f"Minting the agent token (role: {role}, level: {level})")
     try:
         jwt = request_oidc_token(oidc_url, oidc_bearer, session=session, clock=clock)

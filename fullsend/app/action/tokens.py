@@ -10,8 +10,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Callable, Mapping
 
-import requests
-
 from fullsend.adapters.github.mint import mint_for_run
 from fullsend.core.tokens.policy import counts_as_minted, mint_repos, receipt_token
 from fullsend.ports import Clock
@@ -49,12 +47,12 @@ def acquire_role_token(
 ) -> Tokens:
     """Mint the role token when ``mint_url`` and ``role`` are set, else take ``role_token``.
 
-    Raises ``MintError`` when a configured mint fails (the run fails).
+    Raises ``MintError`` when a configured mint fails (the run fails), and ``ConfigError``
+    (exit 2) before any request when ``mint_url`` is not an allowed mint URL.
     """
     if mint_url and role:
-        with requests.Session() as session:
-            minted = mint_for_run(oidc_url=oidc_url, oidc_bearer=oidc_bearer, mint_url=mint_url, role=role,
-                                  repos=mint_repos(repository), session=session, clock=clock, log=log, mask=mask)
+        minted = mint_for_run(oidc_url=oidc_url, oidc_bearer=oidc_bearer, mint_url=mint_url, role=role,
+                              repos=mint_repos(repository), clock=clock, log=log, mask=mask)
         return Tokens(job=job, role=minted.token, minted=True, expires_at=minted.expires_at)
     if not role_input and role:
         log("warning", f"No mint URL is set, so no role token is minted for role {role}")

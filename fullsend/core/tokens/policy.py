@@ -192,16 +192,33 @@ def normalize_role(role: str) -> str | None:
     return role
 
 
+#: The only hosts a mint may be reached on over plain ``http://`` (local tests and the simulator).
+LOCAL_MINT_HOSTS = ("localhost", "127.0.0.1")
+
+
 def mint_url_allowed(url: str) -> bool:
-    """True for ``https://host…``, ``http://localhost…`` or ``http://127.0.0.1…``."""
+    """True when ``url`` may be the mint (docs/architecture.md "Tokens"): the one check every
+    caller uses.
+
+    Decided on the parsed URL, never on a string prefix: ``https://<host>…`` with a host, or
+    ``http://`` whose parsed hostname is exactly ``localhost`` or ``127.0.0.1``.  Refused: any
+    userinfo (``user@``, ``user:pw@``), white space or control characters anywhere, an invalid
+    port, any other scheme — so ``http://localhost@evil.example`` (host ``evil.example``),
+    ``http://localhost.evil.example`` and ``http://127.0.0.10:8080`` are all refused.
+    """
+    if not isinstance(url, str) or any(ch.isspace() or ord(ch) < 0x20 or ord(ch) == 0x7F for ch in url):
+        return False
     try:
         parts = urlsplit(url)
         host = parts.hostname
+        parts.port  # noqa: B018 - raises ValueError on a port that is not a number in range
     except ValueError:
         return False
+    if not host or "@" in parts.netloc:
+        return False
     if parts.scheme == "https":
-        return bool(host)
-    return parts.scheme == "http" and host in ("localhost", "127.0.0.1")
+        return True
+    return parts.scheme == "http" and host in LOCAL_MINT_HOSTS
 
 
 def mint_repos(repository: str) -> tuple[str, ...]:

@@ -12,7 +12,7 @@ import requests
 
 from fullsend.adapters.github.mint import MintedToken, mint_for_run, mint_role_token, request_oidc_token
 from fullsend.core.tokens.policy import child_env
-from fullsend.errors import MintError
+from fullsend.errors import ConfigError, MintError
 from tests.adapters.mint.mint_loopback import DROP, FakeClock, ScriptedServer
 
 OIDC_BEARER = "idt_REQUEST_TOKEN"
@@ -214,3 +214,35 @@ def test_mint_for_run_failure_is_prefixed(server: ScriptedServer, session: reque
             oidc_url=server.url + "/oidc", oidc_bearer=OIDC_BEARER, mint_url=server.url, role="coder", repos=["repo"],
             session=session, clock=clock, log=lambda *_: None, mask=lambda _: None,
         )
+
+
+# --- the one mint-URL check (core.tokens.policy.mint_url_allowed) -------------------------------
+
+
+def _shapes(server: ScriptedServer) -> list[str]:
+    """Refused mint URLs that all still name the loopback server somewhere in the string."""
+    port = server.url.rsplit(":", 1)[1]
+    return [f"http://localhost@127.0.0.1:{port}", f"http://127.0.0.1:{port}@evil.example", f"ftp://127.0.0.1:{port}",
+            f"https://user:pw@127.0.0.1:{port}", f"http://localhost.evil.example:{port}", f"http://127.0.0.10:{port}"]
+
+
+def test_a_refused_mint_url_is_a_configuration_error_before_any_request(server: ScriptedServer, clock: FakeClock) -> None:
+    server.script["/oidc"] = [(200, {"value": JWT})]
+    server.script["/v1/token"] = [(200, {"token": "ghs_role_token"})]
+    lines: list[tuple[str, str]] = []
+    for url in _shapes(server):
+        with pytest.raises(ConfigError, match="^mint_url must be an https:// URL") as raised:
+            mint_for_run(oidc_url=server.url + "/oidc", oidc_bearer=OIDC_BEARER, mint_url=url, role="coder",
+                         repos=["repo"], clock=clock, log=lambda level, msg: lines.append((level, msg)), mask=lambda _: None)
+        assert url not in str(raised.value)
+        with pytest.raises(ConfigError):
+            mint_role_token(url, JWT, "coder", ["repo"], session=requests.Session(), clock=clock)
+    assert server.seen == [] and lines == []
+
+
+def test_mint_for_run_opens_its_own_session_when_none_is_given(server: ScriptedServer, clock: FakeClock) -> None:
+    server.script["/oidc"] = [(200, {"value": JWT})]
+    server.script["/v1/token"] = [(200, {"token": "ghs_role_token"})]
+    minted = mint_for_run(oidc_url=server.url + "/oidc", oidc_bearer=OIDC_BEARER, mint_url=server.url, role="coder",
+                          repos=["repo"], clock=clock, log=lambda *_: None, mask=lambda _: None)
+    assert minted.token == "ghs_role_token" and [s.path for s in server.seen] == ["/oidc", "/v1/token"]
