@@ -1,7 +1,6 @@
 """The one error boundary: subcommands, exit codes and ``::error::`` lines.
 
-Exit codes (docs/architecture.md "Exit codes"): 0 success or skip · 1 the agent or a script
-failed, the session was lost, or the run was cancelled · 2 bad input or configuration.
+Exit codes: ``fullsend.errors.ExitCode`` (docs/architecture.md "Exit codes").
 """
 
 from __future__ import annotations
@@ -11,8 +10,7 @@ import sys
 from typing import Sequence
 
 from fullsend.adapters.gha import Console
-from fullsend.errors import ConfigError, InputError
-EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+from fullsend.errors import ConfigError, ExitCode, InputError
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -85,11 +83,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_simulator_serve(args.port, args.scenario)
     except InputError as exc:
         console.error(str(exc), title="Invalid input")
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     except ConfigError as exc:
         console.error(str(exc), title="Invalid configuration")
-        return EXIT_BAD_INPUT
-    return EXIT_FAILED
+        return ExitCode.BAD_INPUT
+    return ExitCode.FAILED
 
 
 if __name__ == "__main__":

@@ -1,10 +1,10 @@
-"""The error tree.  Callers branch on the class, never on the message text.
+"""The error tree and the exit-code table.  Callers branch on the class, never on the message text.
 
 ::
 
     FullsendError                       base; carries a message safe to print (never a token)
-    ├── InputError                      bad action input → exit 2, one ::error:: naming the input
-    ├── ConfigError                     bad harness / configuration → exit 2
+    ├── InputError                      bad action input → ExitCode.BAD_INPUT, one ::error:: naming the input
+    ├── ConfigError                     bad harness / configuration → ExitCode.BAD_INPUT
     ├── ForgeError                      a GitHub API call failed (status, transient verdict)
     │   └── NotFoundError               HTTP 404
     ├── MintError                       OIDC request or token mint failed
@@ -18,6 +18,37 @@
 """
 
 from __future__ import annotations
+
+import enum
+
+
+class ExitCode(enum.IntEnum):
+    """Every process exit code steer-action uses (docs/architecture.md "Exit codes"): the one table.
+
+    ``OK`` (0)
+        success or a skip; ``lint`` found nothing; ``explain`` printed its report.
+    ``FAILED`` (1)
+        the agent or a script failed, the session was lost or the run was cancelled; ``lint``
+        found something; a GitHub call of ``steer`` failed; ``demo`` did not behave as expected.
+    ``BAD_INPUT`` (2)
+        bad input or configuration, before any API call: an ``InputError`` or ``ConfigError``,
+        or a bad command-line argument of a command.
+
+    Read from child processes, never returned by steer-action:
+
+    ``PRE_SCRIPT_SKIP`` (78)
+        a ``pre_script`` asks to skip the run (``action.yml`` input ``pre_script``).
+    ``CODEX_GUARD_REFUSED`` (97), ``CODEX_CONFIG_TAMPERED`` (98)
+        a codex turn stopped by the hooks/asset guard, or by a tampered configuration: the
+        run's verdict, never retried (``fullsend.adapters.runtimes.codex.loop``).
+    """
+
+    OK = 0
+    FAILED = 1
+    BAD_INPUT = 2
+    PRE_SCRIPT_SKIP = 78
+    CODEX_GUARD_REFUSED = 97
+    CODEX_CONFIG_TAMPERED = 98
 
 
 class FullsendError(Exception):

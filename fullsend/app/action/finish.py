@@ -18,6 +18,7 @@ from fullsend.app.action.preflight import PreflightFacts
 from fullsend.app.action.receipt import post_receipt
 from fullsend.app.action.timeline import Timeline
 from fullsend.core.receipt.marker import Marker
+from fullsend.errors import ExitCode
 from fullsend.ports import Clock, Forge
 
 Log = Callable[[str, str], None]
@@ -34,7 +35,7 @@ class RunOutcome:
     """The run's result as outputs and summary report it."""
 
     outcome: str  # skipped | succeeded | failed
-    exit_code: int
+    exit_code: ExitCode
     skip_reason: str = ""
     steers: int = 0
     marker: Marker = field(default_factory=Marker)

@@ -22,7 +22,7 @@ from fullsend.app.action.status import StatusComment
 from fullsend.app.action.timeline import Timeline
 from fullsend.app.action.tokens import Tokens, acquire_role_token, capture_job_token
 from fullsend.core.receipt.skips import SKIP_REASON_OUTPUT
-from fullsend.errors import MintError
+from fullsend.errors import ExitCode, MintError
 from fullsend.harness import harness_diagnostics
 from fullsend.ports import Clock
 from fullsend.settings import load_context, load_inputs
@@ -62,13 +62,13 @@ def run_action(console: Console, environ: Mapping[str, str] | None = None, timel
             oidc_bearer=plan.ctx.id_token_request_token, clock=clock, log=log, mask=console.mask)
     except MintError as exc:
         log("error", str(exc))
-        return _finish(plan, RunOutcome("failed", 1, error=str(exc)), timeline, log)
+        return _finish(plan, RunOutcome("failed", ExitCode.FAILED, error=str(exc)), timeline, log)
     forge = GitHubForge(plan.repo, plan.ctx.api_url, plan.ctx.graphql_url, tokens.job, tokens.role, clock)
     facts = _preflight_facts(plan, tokens)
     skip = run_preflight(forge, facts, log)
     if skip is not None:
         timeline.add(clock.now(), "skip", skip.reason, rule_id=skip.rule_id)
-        return _finish(plan, RunOutcome("skipped", 0, skip_reason=SKIP_REASON_OUTPUT.get(skip.rule_id, skip.rule_id)),
+        return _finish(plan, RunOutcome("skipped", ExitCode.OK, skip_reason=SKIP_REASON_OUTPUT.get(skip.rule_id, skip.rule_id)),
                        timeline, log)
     status = StatusComment(forge, plan.item, plan.ctx.run_id_raw, plan.inputs.stage, plan.ctx.run_url,
                            plan.env_head_sha, log, enabled=plan.inputs.status_comment and bool(tokens.role))

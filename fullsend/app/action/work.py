@@ -18,7 +18,7 @@ from fullsend.adapters.runtimes import RUNTIMES
 from fullsend.adapters.sandbox import sandbox_factory
 from fullsend.app.action.finish import RunOutcome
 from fullsend.app.action.plan import RunPlan
-from fullsend.app.action.scripts import PRE_SCRIPT_SKIP_CODE, run_script
+from fullsend.app.action.scripts import run_script
 from fullsend.app.action.session import IterationResult, IterationSetup, run_facts_env, run_iteration
 from fullsend.app.action.timeline import Timeline
 from fullsend.app.action.tokens import Tokens
@@ -27,7 +27,7 @@ from fullsend.core.watch import settle
 from fullsend.core.text.envelope import render_envelope
 from fullsend.core.receipt.marker import Marker, should_post_receipt
 from fullsend.core.tokens.policy import child_env
-from fullsend.errors import ForgeError
+from fullsend.errors import ExitCode, ForgeError
 from fullsend.ports import Clock, Forge, Runtime
 from fullsend.wording import default_wording
 Log = Callable[[str, str], None]
@@ -71,7 +71,7 @@ class ActionRun:
             post = run_script(self.plan.post_script, self.env, self.plan.ctx.workspace, SCRIPT_TIMEOUT_S)
             if post.exit_code != 0:
                 self.log("error", f"The post-script failed with exit code {post.exit_code}")
-                outcome.outcome, outcome.exit_code, outcome.error = "failed", 1, "post-script failed"
+                outcome.outcome, outcome.exit_code, outcome.error = "failed", ExitCode.FAILED, "post-script failed"
         return outcome
 
     def cancel(self) -> None:
@@ -95,14 +95,14 @@ class ActionRun:
         if not self.plan.pre_script:
             return None
         res = run_script(self.plan.pre_script, self.env, self.plan.ctx.workspace, SCRIPT_TIMEOUT_S)
-        if res.exit_code == PRE_SCRIPT_SKIP_CODE:
+        if res.exit_code == ExitCode.PRE_SCRIPT_SKIP:
             self.skipped = True
             self.log("info", "The pre-script exited 78: skipping the run [pre-script]")
             self.timeline.add(self.clock.now(), "skip", "the pre-script asked to skip the run", rule_id="pre-script")
-            return RunOutcome("skipped", 0, skip_reason="pre-script")
+            return RunOutcome("skipped", ExitCode.OK, skip_reason="pre-script")
         if res.exit_code != 0:
             self.log("error", f"The pre-script failed with exit code {res.exit_code}")
-            return RunOutcome("failed", 1, error="pre-script failed")
+            return RunOutcome("failed", ExitCode.FAILED, error="pre-script failed")
         return None
 
     def _iterations(self) -> tuple[IterationResult | None, bool]:
@@ -144,14 +144,14 @@ class ActionRun:
         head = (result.marker.head if result and result.marker.head else self.plan.env_head_sha) if result else ""
         left = [f"follow-up run {run_id} [{why}]" for run_id, why in (result.left if result else [])]
         if self.cancelled.is_set():
-            return RunOutcome("failed", 1, steers=steers, head_sha=head, error="the run was cancelled", left=left)
+            return RunOutcome("failed", ExitCode.FAILED, steers=steers, head_sha=head, error="the run was cancelled", left=left)
         if result is None or not validated:
             error = (result.agent.error if result else "") or "the agent run failed"
             if result and result.session_lost:
                 error = "the agent session was lost during a steer interrupt; the queued run will redo the update"
-            return RunOutcome("failed", 1, steers=steers, head_sha=head, error=error, left=left,
+            return RunOutcome("failed", ExitCode.FAILED, steers=steers, head_sha=head, error=error, left=left,
                               settle_reason=result.settle_reason if result else "")
-        return RunOutcome("succeeded", 0, steers=steers, marker=result.marker, head_sha=head,
+        return RunOutcome("succeeded", ExitCode.OK, steers=steers, marker=result.marker, head_sha=head,
                           settle_reason=result.settle_reason, left=left)
 
     # ---- steering eligibility (docs/architecture.md "Harness") ------------------------------

@@ -21,6 +21,7 @@ from fullsend.adapters.gha import Console
 from fullsend.app.action.lifecycle import run_action
 from fullsend.app.action.timeline import Timeline
 from fullsend.core.model import format_time
+from fullsend.errors import ExitCode
 from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 COMMAND = "/fs-review please re-check the migration"
@@ -85,7 +86,7 @@ def run_demo(turn_s: float = 3.0) -> int:
             print(f"Receipt posted under the job token by {c['user']['login']}:\n    " + c["body"].replace("\n", "\n    "))
         if not added or not receipts:
             print("The demo did not produce a receipt; see the timeline above.")
-            return 1
+            return ExitCode.FAILED
         queued_id = added["run"]["id"]
         print(f"\nThe queued run {queued_id} starts:")
         (tmp / "b").mkdir()
@@ -93,4 +94,4 @@ def run_demo(turn_s: float = 3.0) -> int:
         code_b = run_action(quiet, _env(tmp / "b", sim, fix, queued_id, turn_s), timeline)
         _print_timeline(timeline, t0)
         print(f"Run {queued_id} exited {code_b} without starting the agent." if code_b == 0 else f"Run {queued_id} exited {code_b}.")
-        return 0 if code == 0 and code_b == 0 else 1
+        return ExitCode.OK if code == ExitCode.OK and code_b == ExitCode.OK else ExitCode.FAILED

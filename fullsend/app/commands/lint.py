@@ -23,13 +23,12 @@ from pathlib import Path
 from typing import Iterable, Sequence, TextIO
 
 from fullsend.core.text.wire import OPENING_LINE
-from fullsend.errors import ConfigError
+from fullsend.errors import ConfigError, ExitCode
 from fullsend.harness import harness_diagnostics, load_harness
 RULE_HARNESS_INVALID = "harness-invalid"
 RULE_AGENT_MISSING_OPENING_LINE = "agent-missing-opening-line"
 DEFAULT_HARNESS_DIR = Path(".fullsend/harness")
 DEFAULT_AGENTS_DIR = Path(".fullsend/agents")
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
 
 
 @dataclass(frozen=True)
@@ -129,9 +128,9 @@ def run_lint(harness: Sequence[str] | None, agents: str | None, out: TextIO, err
         findings = collect_findings(files, agents_dir)
     except LintInputError as exc:
         err.write(f"fullsend lint: {exc}\n")
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     for finding in findings:
         out.write(finding.line() + "\n")
     checked = f"{len(files)} harness file(s)" + (f" and the agent definitions in {agents_dir}" if agents_dir else "")
     err.write(f"fullsend lint: {len(findings)} finding(s) in {checked}\n")
-    return EXIT_FINDINGS if findings else EXIT_CLEAN
+    return ExitCode.FAILED if findings else ExitCode.OK

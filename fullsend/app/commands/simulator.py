@@ -33,7 +33,7 @@ from urllib.parse import urlsplit
 
 from fullsend.simulator.scenario import Scenario, build, load_scenario
 from fullsend.core.model import format_time
-from fullsend.errors import ConfigError
+from fullsend.errors import ConfigError, ExitCode
 from fullsend.simulator.fixtures import ROLE_TOKEN, StandardScenario
 from fullsend.simulator.http import SimHandler, bearer
 from fullsend.simulator.shapes import user_json
@@ -270,7 +270,7 @@ def run_simulator_serve(port: int, scenario_path: str | None, out: TextIO | None
     for error in served.sim.errors:
         say(f"a timeline event failed: {error!r}")
     say("stopped")
-    return 0
+    return ExitCode.OK
 
 
 def _on_sigterm(stop: threading.Event) -> Any:

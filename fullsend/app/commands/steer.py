@@ -26,13 +26,14 @@ from fullsend.adapters.github.forge import GitHubForge
 from fullsend.adapters.proc import ExecResult, run_command
 from fullsend.core.model import Repo
 from fullsend.settings import api_url_problem
-from fullsend.errors import ForgeError, FullsendError, NotFoundError, SandboxError  #: ``--stage`` → the slash command the dispatch workflow routes (WIRE).
+from fullsend.errors import ExitCode, ForgeError, FullsendError, NotFoundError, SandboxError
+
+#: ``--stage`` → the slash command the dispatch workflow routes (WIRE).
 STAGE_COMMANDS = {"review": "/fs-review", "fix": "/fs-fix", "triage": "/fs-triage"}
 PULL_REQUEST_STAGES = frozenset({"review", "fix"})
 GITHUB_COM_HOSTS = frozenset({"github.com", "www.github.com"})
 GH_AUTH_TIMEOUT_S = 10.0
 POST_TIMEOUT_S = 15
-EXIT_OK, EXIT_API_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
 NOT_HTTP = "the URL is not an http(s) URL of an issue or pull request"
 _NAME = re.compile(r"[A-Za-z0-9_.-]+")
@@ -42,9 +43,10 @@ RunCommand = Callable[..., ExecResult]
 
 
 class SteerCommandError(FullsendError):
-    """``fullsend steer`` cannot go on; ``exit_code`` is 2 (bad input) or 1 (the API failed)."""
+    """``fullsend steer`` cannot go on; ``exit_code`` is ``ExitCode.BAD_INPUT`` or
+    ``ExitCode.FAILED`` (a GitHub call failed)."""
 
-    def __init__(self, message: str, exit_code: int = EXIT_BAD_INPUT) -> None:
+    def __init__(self, message: str, exit_code: ExitCode = ExitCode.BAD_INPUT) -> None:
         self.exit_code = exit_code
         super().__init__(message)
 
@@ -180,10 +182,10 @@ def _is_pull_request(item: ItemUrl, stage: str | None, forge: GitHubForge) -> bo
         return forge.get_issue(item.number).is_pull_request
     except NotFoundError:
         raise SteerCommandError(
-            f"{item.repo.full_name}#{item.number} was not found, or the token cannot see it", EXIT_API_FAILED
+            f"{item.repo.full_name}#{item.number} was not found, or the token cannot see it", ExitCode.FAILED
         ) from None
     except ForgeError as exc:
-        raise SteerCommandError(f"could not read {item.repo.full_name}#{item.number}: {exc}", EXIT_API_FAILED) from None
+        raise SteerCommandError(f"could not read {item.repo.full_name}#{item.number}: {exc}", ExitCode.FAILED) from None
 
 
 def post_steer(url: str, text: str, stage: str | None, env: Mapping[str, str], run: RunCommand = run_command) -> str:
@@ -201,7 +203,7 @@ def post_steer(url: str, text: str, stage: str | None, env: Mapping[str, str], r
     try:
         comment = forge.post_comment(item.number, body)
     except ForgeError as exc:
-        raise SteerCommandError(f"could not post the steer comment: {exc}{_hint(exc.status)}", EXIT_API_FAILED) from None
+        raise SteerCommandError(f"could not post the steer comment: {exc}{_hint(exc.status)}", ExitCode.FAILED) from None
     return comment.html_url or f"{item.repo.full_name}#{item.number} (comment {comment.id})"
 
 
@@ -226,5 +228,5 @@ def run_steer(url: str, text: str, stage: str | None, env: Mapping[str, str], ou
         err.write(f"fullsend steer: {exc}\n")
         return exc.exit_code
     out.write(f"Posted the steer comment: {html_url}\n")
-    return EXIT_OK
+    return ExitCode.OK
 

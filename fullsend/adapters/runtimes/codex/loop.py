@@ -18,9 +18,10 @@ from fullsend.adapters.runtimes.codex.stream import CodexSteerAggregator
 from fullsend.adapters.runtimes.events import ResultEvent
 from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT, sanitize_output
 from fullsend.core.model import SteerMessage
-from fullsend.errors import SandboxError
+from fullsend.errors import ExitCode, SandboxError
 from fullsend.ports import AgentParams, AgentRunResult
-GUARD_EXIT_CODES = (97, 98)  # hooks/asset guard refused, config tampered: the verdict, never retried
+#: A codex process refused by a guard: the verdict, never retried.
+GUARD_EXIT_CODES = (ExitCode.CODEX_GUARD_REFUSED, ExitCode.CODEX_CONFIG_TAMPERED)
 STOPPED_FOR_STEER_NOTE = "The codex turn was stopped on purpose so a steer could be delivered; resuming it."
 SESSION_LOST_NOTE = (
     "The sandbox did not come back after the interrupt, so the session is lost; the queued run will redo the work."

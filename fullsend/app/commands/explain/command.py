@@ -25,7 +25,8 @@ from fullsend.app.commands.explain.build import explain
 from fullsend.app.commands.explain.read import ExplainReader
 from fullsend.app.commands.explain.render import render_json, render_text
 from fullsend.core.model import parse_time
-EXIT_OK, EXIT_BAD_INPUT = 0, 2
+from fullsend.errors import ExitCode
+
 TOKEN_VARS = ("GH_TOKEN", "GITHUB_TOKEN")
 READ_TIMEOUT_S = 15
 
@@ -75,8 +76,8 @@ def run_explain(url: str, run: str | None, as_of: str | None, as_json: bool, env
         api = api_base(item, env)
     except (SteerCommandError, ExplainArgumentError) as exc:
         err.write(f"fullsend explain: {exc}\n")
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     reader = ExplainReader(item.repo, api, graphql_url(api, env), token, SystemClock(), timeout_s=READ_TIMEOUT_S)
     explanation = explain(reader, item.repo, item.number, run_id, instant)
     out.write(render_json(explanation) if as_json else render_text(explanation))
-    return EXIT_OK
+    return ExitCode.OK
