@@ -39,11 +39,11 @@ sys.path.insert(0, str(REPO_ROOT / "tests" / "app"))
 
 
 @contextmanager
-def serving(scenario: Path | None = REVIEW_STEER) -> Iterator[dict[str, Any]]:
+def serving(scenario: Path | None = REVIEW_STEER, clock: Any = None) -> Iterator[dict[str, Any]]:
     """Run the command in a thread on a free port; yields ``{api, web, out}`` (``out()`` is the
-    text printed so far)."""
+    text printed so far).  ``clock`` is passed to the command (default: its ``SystemClock``)."""
     out, stop = io.StringIO(), threading.Event()
-    thread = threading.Thread(target=run_simulator_serve, args=(0, str(scenario) if scenario else None, out, stop),
+    thread = threading.Thread(target=run_simulator_serve, args=(0, str(scenario) if scenario else None, out, stop, clock),
                               daemon=True)
     thread.start()
     deadline = time.monotonic() + 10
@@ -218,6 +218,23 @@ def test_oidc_and_mint_hand_out_the_role_token_to_the_real_client() -> None:
     assert minted.expires_at is not None and 3500 <= minted.expires_at.timestamp() - time.time() <= 3700
     assert viewer == {"data": {"viewer": {"login": "fullsend-ai-review"}}}
     assert "mint: role token for role 'review' handed out" in said
+
+
+class _FrozenWallClock(SystemClock):
+    """Real monotonic time and sleeps, a wall clock stopped at one instant."""
+
+    NOW = parse_time("2026-09-03T10:00:00Z")
+
+    def now(self):  # type: ignore[no-untyped-def]
+        return self.NOW
+
+
+def test_the_mint_dates_its_tokens_on_the_injected_clock() -> None:
+    with serving(None, clock=_FrozenWallClock()) as s:
+        minted = mint_for_run(oidc_url=f"{s['web']}/_fullsend/oidc/token?api-version=2.0", oidc_bearer=OIDC_REQUEST_TOKEN,
+                              mint_url=f"{s['web']}{MINT_PATH}", role="review", repos=["repo"], clock=SystemClock(),
+                              log=lambda *a: None, mask=lambda _: None)
+    assert minted.expires_at_raw == "2026-09-03T11:00:00Z"
 
 
 def test_timeline_comment_follow_up_after_the_first_listing() -> None:

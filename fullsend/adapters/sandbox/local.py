@@ -27,12 +27,14 @@ import shutil
 import subprocess
 import tempfile
 import threading
-import time
 from pathlib import Path
 from typing import IO, Callable, Mapping, Sequence
 
 from fullsend.adapters import proc
+from fullsend.adapters.clock import SystemClock
 from fullsend.errors import SandboxError
+from fullsend.ports import Clock
+
 PHASE_READY = "Ready"
 PHASE_STOPPED = "Stopped"
 PHASE_ERROR = "Error"
@@ -83,13 +85,16 @@ class LocalSandbox:
     """``sandbox: local`` (implements ``fullsend.ports.Sandbox``).
 
     ``root`` is a fresh private directory under ``root_parent`` (default: the system temp dir,
-    never ``RUNNER_TEMP``).  Methods raise ``SandboxError``.
+    never ``RUNNER_TEMP``); ``clock`` (default ``SystemClock()``) times the forced ``Error`` of
+    the test hooks.  Methods raise ``SandboxError``.
     """
 
     kind = "local"
 
-    def __init__(self, name: str, root_parent: Path | None = None, tail_path: str | None = None) -> None:
+    def __init__(self, name: str, root_parent: Path | None = None, tail_path: str | None = None,
+                 clock: Clock | None = None) -> None:
         self.name = name
+        self._clock: Clock = clock or SystemClock()
         self.root = Path(tempfile.mkdtemp(prefix="fullsend-sandbox-", dir=root_parent))
         self._tail = tail_path or shutil.which("tail", path=EXEC_ENV["PATH"]) or "tail"
         self._lock = threading.Lock()
@@ -117,7 +122,7 @@ class LocalSandbox:
 
     def phase(self) -> str:
         """``Ready`` while the group's leader lives, ``Stopped`` otherwise; ``Error`` if forced."""
-        if self._error_at is not None and time.monotonic() >= self._error_at:
+        if self._error_at is not None and self._clock.monotonic() >= self._error_at:
             self._enter_error()
             return PHASE_ERROR
         leader = self._leader
@@ -155,7 +160,7 @@ class LocalSandbox:
                 raise SandboxError(f"sandbox {self.name!r} is already running")
             self._start_leader()
             if self._error_delay_s is not None:
-                self._error_at = time.monotonic() + self._error_delay_s
+                self._error_at = self._clock.monotonic() + self._error_delay_s
 
     def delete(self) -> None:
         """Stop every process (ignoring a forced Error) and remove the root."""
@@ -169,7 +174,7 @@ class LocalSandbox:
 
     def force_error_now(self) -> None:
         """Test hook: the sandbox is in ``Error`` from now on (its processes end)."""
-        self._error_at = time.monotonic()
+        self._error_at = self._clock.monotonic()
 
     def _reap(self) -> None:
         for child in [self._leader, *self._children]:
@@ -258,9 +263,10 @@ def _write_and_close(stream: IO[bytes], data: bytes) -> None:
 
 
 def local_sandbox_factory(
-    root_parent: Path | None = None, environ: Mapping[str, str] | None = None
+    root_parent: Path | None = None, environ: Mapping[str, str] | None = None, clock: Clock | None = None
 ) -> Callable[[str], LocalSandbox]:
-    """``name -> LocalSandbox`` under ``root_parent``, the runtimes' default sandbox factory.
+    """``name -> LocalSandbox`` under ``root_parent``, the runtimes' default sandbox factory;
+    every sandbox gets ``clock`` (default ``SystemClock()``).
 
     Reads ``environ`` (default: the action's ``os.environ``, read at each creation) for the
     test hook of the module docstring: in test mode (``FULLSEND_TEST_HOOKS=1``) with
@@ -270,7 +276,7 @@ def local_sandbox_factory(
 
     def make(name: str) -> LocalSandbox:
         env = os.environ if environ is None else environ
-        sandbox = LocalSandbox(name, root_parent)
+        sandbox = LocalSandbox(name, root_parent, clock=clock)
         if env.get(TEST_HOOKS_ENV) == "1" and env.get(ERROR_AFTER_START_ENV) == "1":
             sandbox.force_error_after_start()
         return sandbox

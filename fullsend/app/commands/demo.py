@@ -13,15 +13,17 @@ import json
 import os
 import sys
 import tempfile
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.gha import Console
 from fullsend.app.action.lifecycle import run_action
 from fullsend.app.action.timeline import Timeline
 from fullsend.core.model import format_time
 from fullsend.errors import ExitCode
+from fullsend.ports import Clock
 from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 COMMAND = "/fs-review please re-check the migration"
@@ -62,11 +64,15 @@ def _print_timeline(timeline: Timeline, t0: datetime) -> None:
         print(f"  +{offset:5.1f}s  {event.kind:<8} {event.text}{rule}", flush=True)
 
 
-def run_demo(turn_s: float = 3.0) -> int:
-    """Play the scenario and print the timeline; returns 0 when both runs behaved as expected."""
+def run_demo(turn_s: float = 3.0, clock: Clock | None = None) -> int:
+    """Play the scenario and print the timeline; returns ``ExitCode.OK`` when both runs behaved
+    as expected, else ``ExitCode.FAILED``.  ``turn_s`` is the scripted agent's first turn in
+    seconds; ``clock`` (default ``SystemClock()``) dates the scenario and the timeline's start.
+    """
+    clock = clock or SystemClock()
     with GitHubSimulator() as sim, tempfile.TemporaryDirectory(prefix="fullsend-demo-") as tmp_dir:
         tmp = Path(tmp_dir)
-        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(timezone.utc) - timedelta(seconds=60)))
+        fix = standard_pr_scenario(sim, created_at=format_time(clock.now() - timedelta(seconds=60)))
         added: dict[str, Any] = {}
 
         def follow_up(s: GitHubSimulator) -> None:
@@ -77,7 +83,7 @@ def run_demo(turn_s: float = 3.0) -> int:
         print(f"Run {fix.my_run_id} reviews {fix.run_name} at {fix.head} (simulator at {sim.api_url})")
         quiet = Console(io.StringIO())
         (tmp / "a").mkdir()
-        t0, timeline = datetime.now(timezone.utc), Timeline()
+        t0, timeline = clock.now(), Timeline()
         code = run_action(quiet, _env(tmp / "a", sim, fix, fix.my_run_id, turn_s), timeline)
         _print_timeline(timeline, t0)
         receipts = [c for c in sim.comments(fix.pr) if c["user"]["login"] == fix.job_login]
@@ -90,7 +96,7 @@ def run_demo(turn_s: float = 3.0) -> int:
         queued_id = added["run"]["id"]
         print(f"\nThe queued run {queued_id} starts:")
         (tmp / "b").mkdir()
-        t0, timeline = datetime.now(timezone.utc), Timeline()
+        t0, timeline = clock.now(), Timeline()
         code_b = run_action(quiet, _env(tmp / "b", sim, fix, queued_id, turn_s), timeline)
         _print_timeline(timeline, t0)
         print(f"Run {queued_id} exited {code_b} without starting the agent." if code_b == 0 else f"Run {queued_id} exited {code_b}.")

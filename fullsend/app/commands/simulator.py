@@ -24,16 +24,17 @@ import re
 import signal
 import sys
 import threading
-import time
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Callable, TextIO
 from urllib.parse import urlsplit
 
+from fullsend.adapters.clock import SystemClock
 from fullsend.simulator.scenario import Scenario, build, load_scenario
 from fullsend.core.model import format_time
 from fullsend.errors import ConfigError, ExitCode
+from fullsend.ports import Clock
 from fullsend.simulator.fixtures import ROLE_TOKEN, StandardScenario
 from fullsend.simulator.http import SimHandler, bearer
 from fullsend.simulator.shapes import user_json
@@ -54,11 +55,13 @@ Say = Callable[[str], None]
 @dataclasses.dataclass(frozen=True)
 class Extras:
     """What the serve handler answers beyond the simulator: scenario collaborators, the role
-    token the mint hands out, and ``say`` for the event lines."""
+    token the mint hands out, ``say`` for the event lines and the ``clock`` that dates minted
+    tokens."""
 
     collaborators: dict[str, str]
     role_token: str
     say: Say
+    clock: Clock = dataclasses.field(default_factory=SystemClock)
 
 
 class ServeHandler(SimHandler):
@@ -126,7 +129,7 @@ class ServeHandler(SimHandler):
             return 401, {"message": "the mint accepts only the simulator's OIDC token"}
         if not isinstance(body, dict) or not isinstance(body.get("role"), str):
             return 400, {"message": "the body needs a role"}
-        expires = datetime.now(timezone.utc) + timedelta(seconds=MINTED_LIFE_S)
+        expires = extras.clock.now() + timedelta(seconds=MINTED_LIFE_S)
         extras.say(f"mint: role token for role {body['role']!r} handed out")
         return 200, {"token": extras.role_token, "expires_at": format_time(expires)}
 
@@ -159,13 +162,15 @@ class Served:
         return f"{self.web_url}{OIDC_PATH}?api-version=2.0"
 
 
-def start_simulator(scenario: Scenario, port: int, say: Say) -> Served:
-    """Bind 127.0.0.1:``port`` (0: any free port), lay the scenario and start serving.
+def start_simulator(scenario: Scenario, port: int, say: Say, clock: Clock | None = None) -> Served:
+    """Bind 127.0.0.1:``port`` (0: any free port), lay the scenario dated from ``clock.now()``
+    (default ``SystemClock()``) and start serving.
 
     Raises ``ConfigError`` when the port cannot be bound."""
+    clock = clock or SystemClock()
     sim = GitHubSimulator(scenario.owner, scenario.repo)
-    _bind(sim, port, Extras(dict(scenario.collaborators), ROLE_TOKEN, say))
-    fix = build(sim, scenario, datetime.now(timezone.utc), say)
+    _bind(sim, port, Extras(dict(scenario.collaborators), ROLE_TOKEN, say, clock))
+    fix = build(sim, scenario, clock.now(), say)
     sim.start()
     return Served(sim, fix, scenario)
 
@@ -230,14 +235,15 @@ def describe(served: Served, scenario_path: str | None) -> list[str]:
 
 
 class _Printer:
-    """Thread-safe ``say``: one line with the seconds since start."""
+    """Thread-safe ``say``: one line with the seconds since start (``clock.monotonic``)."""
 
-    def __init__(self, out: TextIO) -> None:
-        self._out, self._lock, self._t0 = out, threading.Lock(), time.monotonic()
+    def __init__(self, out: TextIO, clock: Clock) -> None:
+        self._out, self._lock, self._clock = out, threading.Lock(), clock
+        self._t0 = clock.monotonic()
 
     def __call__(self, text: str) -> None:
         with self._lock:
-            self._out.write(f"[+{time.monotonic() - self._t0:6.1f}s] {text}\n")
+            self._out.write(f"[+{self._clock.monotonic() - self._t0:6.1f}s] {text}\n")
             self._out.flush()
 
     def lines(self, lines: list[str]) -> None:
@@ -247,15 +253,18 @@ class _Printer:
 
 
 def run_simulator_serve(port: int, scenario_path: str | None, out: TextIO | None = None,
-                        stop: threading.Event | None = None) -> int:
+                        stop: threading.Event | None = None, clock: Clock | None = None) -> int:
     """The ``fullsend simulator serve`` command: serve until ``stop`` is set, Ctrl-C or SIGTERM.
 
-    Returns 0 after a clean stop; raises ``ConfigError`` for a bad scenario or port (exit 2)."""
+    ``clock`` (default ``SystemClock()``) dates the scenario and minted tokens and times the
+    printed lines.  Returns ``ExitCode.OK`` after a clean stop; raises ``ConfigError`` for a
+    bad scenario or port (exit 2)."""
     out = out or sys.stdout
     stop = stop or threading.Event()
+    clock = clock or SystemClock()
     scenario = load_scenario(Path(scenario_path)) if scenario_path else Scenario()
-    say = _Printer(out)
-    served = start_simulator(scenario, port, say)
+    say = _Printer(out, clock)
+    served = start_simulator(scenario, port, say, clock)
     previous = _on_sigterm(stop)
     try:
         say.lines(describe(served, scenario_path))

@@ -57,6 +57,37 @@ def test_error_after_start_hook_bc21(tmp_path: Path) -> None:
         sb.delete()
 
 
+class _SteppedClock:
+    """A ``fullsend.ports.Clock`` whose monotonic seconds move only when the test says so."""
+
+    def __init__(self) -> None:
+        self.seconds = 100.0
+
+    def now(self):  # pragma: no cover - the sandbox reads only monotonic
+        raise AssertionError("the local sandbox reads only monotonic time")
+
+    def monotonic(self) -> float:
+        return self.seconds
+
+    def sleep(self, seconds: float) -> bool:  # pragma: no cover
+        raise AssertionError("the local sandbox never sleeps on the clock")
+
+
+def test_the_error_after_start_hook_runs_on_the_injected_clock(tmp_path: Path) -> None:
+    clock = _SteppedClock()
+    sb = LocalSandbox("sb", tmp_path, clock=clock)
+    try:
+        sb.force_error_after_start(delay_s=5.0)
+        sb.stop(2.0)
+        sb.start(30)
+        clock.seconds += 4.9
+        assert sb.phase() == "Ready"
+        clock.seconds += 0.1
+        assert sb.phase() == "Error"
+    finally:
+        sb.delete()
+
+
 def test_exec_timeout_kills_only_the_command(tmp_path: Path) -> None:
     sb = LocalSandbox("sb", tmp_path)
     try:

@@ -16,50 +16,54 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
 
+from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.runtimes.codex.interrupt import SettlePolicy, stop_start_sandbox
 from fullsend.adapters.runtimes.codex.loop import CodexLoop, CodexOutcome, CodexRunState, CodexTurn
 from fullsend.adapters.runtimes.codex.queue import CodexSteerQueue
 from fullsend.adapters.runtimes.codex.stream import CodexSteerAggregator, CodexStreamParser
 from fullsend.adapters.runtimes.launch import codex_args, codex_command
 from fullsend.adapters.runtimes.events import ResultEvent, TextEvent, iter_json_lines
-from fullsend.adapters.runtimes.feed import Now, SessionRegistry, _warn_stderr, default_render
+from fullsend.adapters.runtimes.feed import SessionRegistry, _warn_stderr, default_render
 from fullsend.adapters.runtimes.live import CANCEL_GRACE_S, EXIT_GRACE_S, SandboxFactory
 from fullsend.adapters.sandbox.local import env_with_sandbox_flag, local_sandbox_factory
 from fullsend.core.model import SteerMessage
 from fullsend.errors import FullsendError, NoSteerSession, SteerAfterSettle
-from fullsend.ports import AgentParams, AgentRunResult
+from fullsend.ports import AgentParams, AgentRunResult, Clock
 CODEX_CONFIG_DIR = "codex-config"
 LAST_MESSAGE_FILE = "last-message.txt"
 
 
 class CodexRuntime:
     """Codex runtime (``fullsend.ports.Runtime`` and ``Steerer``); parameters as ``LiveRuntime`` plus
-    ``settle_policy`` (interrupt bounds) and ``interrupt(sandbox)`` (default: stop+start+settle)."""
+    ``settle_policy`` (interrupt bounds) and ``interrupt(sandbox)`` (default: stop+start+settle).
+
+    ``clock`` is a whole ``fullsend.ports.Clock`` (default ``SystemClock()``): its ``now`` stamps
+    turn ends, its ``monotonic`` bounds each turn and the interrupt.
+    """
 
     name = "codex"
 
     def __init__(
         self,
         sandbox_root_parent: Path | None = None,
-        clock: Now | None = None,
+        clock: Clock | None = None,
         render: Callable[[SteerMessage], str] | None = None,
         warn: Callable[[str], None] | None = None,
         sandbox_factory: SandboxFactory | None = None,
         settle_policy: SettlePolicy | None = None,
         interrupt: Callable[[Any], None] | None = None,
     ) -> None:
-        from fullsend.adapters.clock import SystemClock
-        self._clock: Any = clock or SystemClock()
+        self._clock: Clock = clock or SystemClock()
         self._render = render or default_render
         self._warn = warn or _warn_stderr
-        self._sandbox_factory = sandbox_factory or local_sandbox_factory(sandbox_root_parent)
+        self._sandbox_factory = sandbox_factory or local_sandbox_factory(sandbox_root_parent, clock=self._clock)
         self._policy = settle_policy or SettlePolicy()
         self._interrupt = interrupt or self._stop_start
         self._queues: SessionRegistry[CodexSteerQueue] = SessionRegistry()
         self._runs: SessionRegistry[CodexRunState] = SessionRegistry()
 
     def _stop_start(self, sandbox: Any) -> None:
-        stop_start_sandbox(sandbox, self._policy, _monotonic(self._clock))
+        stop_start_sandbox(sandbox, self._policy, self._clock.monotonic)
 
     # -- Steerer -----------------------------------------------------------------------------
 
@@ -194,10 +198,11 @@ class CodexRuntime:
         return self._render(msg)
 
     def monotonic(self) -> float:
-        return _monotonic(self._clock)()
+        """Monotonic seconds of the injected clock (turn budgets)."""
+        return self._clock.monotonic()
 
     @property
-    def clock(self) -> Any:
+    def clock(self) -> Clock:
         return self._clock
 
     def call(self, fn: Callable[[Any], None], arg: Any) -> None:
@@ -206,13 +211,6 @@ class CodexRuntime:
             fn(arg)
         except Exception as exc:  # noqa: BLE001 - a caller's bug must not kill the reader
             self._warn(f"A run callback failed: {type(exc).__name__}: {exc}")
-
-
-def _monotonic(clock: Any) -> Callable[[], float]:
-    import time
-
-    fn = getattr(clock, "monotonic", None)
-    return fn if callable(fn) else time.monotonic
 
 
 def _stop_quietly(sandbox: Any, warn: Callable[[str], None]) -> None:
