@@ -13,11 +13,13 @@ are listed here, each with the module that writes it:
 * ``accept`` — the rule cell of an accepted run in the step-summary timeline
   (``fullsend.app.watch.cycle``);
 * ``pre-script`` — the pre-script skip (``fullsend.app.action.work``);
+* ``harness-invalid`` and ``agent-missing-opening-line`` — the findings of ``fullsend lint``
+  of its own (``fullsend.app.commands.lint``, which imports them from here);
 * :data:`WATCH_RULE_IDS` — the watcher cycle's project ids, written only inside its log lines
   (``fullsend.app.watch.cycle``).
 
-Importing this module imports the core modules; ``fullsend.app.commands.lint`` is imported when the
-registry is first built, so app modules may import this one without a cycle.
+Importing this module imports the core modules and ``fullsend.harness``, never ``fullsend.app``:
+the registry sits below the app layer, so any app module may import it.
 """
 
 from __future__ import annotations
@@ -40,6 +42,10 @@ DOCS_PATH = "docs/rules.md"
 RULE_ACCEPT = "accept"
 #: Listed here: a ``pre_script`` exit 78 skips the run (``fullsend.app.action.work``).
 RULE_PRE_SCRIPT = "pre-script"
+#: Listed here: a harness the action would refuse to load (``fullsend lint``).
+RULE_HARNESS_INVALID = "harness-invalid"
+#: Listed here: an agent definition without the envelope's opening line (``fullsend lint``).
+RULE_AGENT_MISSING_OPENING_LINE = "agent-missing-opening-line"
 #: Listed here: project ids of one poll-and-steer cycle, written only inside the log lines of
 #: ``fullsend.app.watch.cycle`` (docs/architecture.md "Listing", "Poll-and-steer cycle").
 WATCH_RULE_IDS: tuple[str, ...] = (
@@ -82,8 +88,6 @@ def all_rules() -> tuple[Rule, ...]:
     Raises:
         ValueError: when two modules export the same id (a registry defect, caught by the tests).
     """
-    from fullsend.app.commands import lint
-
     rules = [
         *_family("provenance", "fullsend.core.provenance.verdicts", provenance.RULE_IDS),
         Rule(RULE_ACCEPT, "provenance", "fullsend.app.watch.cycle"),
@@ -93,7 +97,7 @@ def all_rules() -> tuple[Rule, ...]:
         *_family("own-output", "fullsend.core.delta.ownoutput", (ownoutput.RULE_SELF_LOGIN, ownoutput.RULE_APP_MARKER)),
         *_family("defang", "fullsend.core.text.defang", (defang.RULE_FENCE, defang.RULE_ATTRIBUTION, defang.RULE_HEADING)),
         *_family("watch", "fullsend.app.watch.cycle", WATCH_RULE_IDS),
-        *_family("lint", "fullsend.app.commands.lint", (lint.RULE_HARNESS_INVALID, lint.RULE_AGENT_MISSING_OPENING_LINE)),
+        *_family("lint", "fullsend.app.commands.lint", (RULE_HARNESS_INVALID, RULE_AGENT_MISSING_OPENING_LINE)),
         *_family("lint", "fullsend.harness", (harness.RULE_STEER_ENABLED_UNSET, harness.RULE_UNKNOWN_KEY)),
     ]
     ids = [rule.id for rule in rules]

@@ -7,6 +7,7 @@ and fails with the offending module and import named. The rule:
   ``fullsend.core`` itself; no reads of the environment or the clock.
 - ``fullsend.adapters`` never imports ``fullsend.app`` or ``fullsend.simulator``.
 - ``fullsend.simulator`` never imports ``fullsend.app``.
+- The rule registry (``fullsend/rules.py``) never imports ``fullsend.app``.
 - Nothing in the package imports the test doubles (``tests``).
 - PyGithub and ``requests`` are imported only under ``fullsend/adapters/github/``.
 - The wall clock is read, and sleeping happens, only in ``fullsend/adapters/clock.py``.
@@ -107,6 +108,10 @@ def test_core_reads_neither_clock_nor_environment():
 ])
 def test_layer_does_not_import(layer, forbidden):
     _assert_none(_offending(_modules(PKG / layer), lambda n: _is_under(n, forbidden)))
+
+
+def test_the_rule_registry_does_not_import_the_app_layer():
+    _assert_none(_offending([PKG / "rules.py"], lambda n: _is_under(n, "fullsend.app")))
 
 
 def test_nothing_in_the_package_imports_the_test_doubles():

@@ -25,8 +25,8 @@ from typing import Iterable, Sequence, TextIO
 from fullsend.core.text.wire import OPENING_LINE
 from fullsend.errors import ConfigError, ExitCode
 from fullsend.harness import harness_diagnostics, load_harness
-RULE_HARNESS_INVALID = "harness-invalid"
-RULE_AGENT_MISSING_OPENING_LINE = "agent-missing-opening-line"
+from fullsend.rules import RULE_AGENT_MISSING_OPENING_LINE, RULE_HARNESS_INVALID
+
 DEFAULT_HARNESS_DIR = Path(".fullsend/harness")
 DEFAULT_AGENTS_DIR = Path(".fullsend/agents")
 
