@@ -44,6 +44,15 @@ class Forge(Protocol):
         (docs/architecture.md "Listing")."""
         ...
 
+    def list_repository_runs(
+        self, created_since: datetime | None, created_until: datetime | None = None
+    ) -> tuple[list[WorkflowRun], bool]:
+        """``(runs, capped)``: every workflow run of the repository created in
+        ``[created_since, created_until]`` (a ``None`` bound is open), newest first as GitHub
+        lists them (a run may repeat when the listing shifts), ≤ 10 pages of 100; ``capped``
+        is True when the page cap was reached, so older runs may be missing."""
+        ...
+
     def get_pull_request(self, number: int) -> PullRequest: ...
 
     def get_issue(self, number: int) -> Issue: ...

@@ -8,6 +8,7 @@ and fails with the offending module and import named. The rule:
 - ``fullsend.adapters`` never imports ``fullsend.app`` or ``fullsend.simulator``.
 - ``fullsend.simulator`` never imports ``fullsend.app``.
 - The rule registry (``fullsend/rules.py``) never imports ``fullsend.app``.
+- ``fullsend explain`` reads through the ``Forge`` port: only its command module names an adapter.
 - Nothing in the package imports the test doubles (``tests``).
 - PyGithub and ``requests`` are imported only under ``fullsend/adapters/github/``.
 - The wall clock is read, and sleeping happens, only in ``fullsend/adapters/clock.py``.
@@ -112,6 +113,14 @@ def test_layer_does_not_import(layer, forbidden):
 
 def test_the_rule_registry_does_not_import_the_app_layer():
     _assert_none(_offending([PKG / "rules.py"], lambda n: _is_under(n, "fullsend.app")))
+
+
+def test_explain_reads_only_through_the_forge_port():
+    """Only the command (the composition root) names an adapter; the reader, judge and renderer
+    see the ``fullsend.ports.Forge`` port."""
+    explain = PKG / "app" / "commands" / "explain"
+    readers = [p for p in _modules(explain) if p.name != "command.py"]
+    _assert_none(_offending(readers, lambda n: _is_under(n, "fullsend.adapters")))
 
 
 def test_nothing_in_the_package_imports_the_test_doubles():

@@ -60,6 +60,18 @@ def format_time(value: datetime | None) -> str:
     return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def created_query(since: datetime | None, until: datetime | None) -> str:
+    """GitHub's ``created`` search qualifier for the bounds given: ``a..b``, ``>=a``, ``<=b``,
+    or ``""`` when neither is (each bound as :func:`format_time`)."""
+    if since is not None and until is not None:
+        return f"{format_time(since)}..{format_time(until)}"
+    if since is not None:
+        return f">={format_time(since)}"
+    if until is not None:
+        return f"<={format_time(until)}"
+    return ""
+
+
 def _str(d: Mapping[str, Any], key: str) -> str:
     v = d.get(key) if isinstance(d, Mapping) else None
     return v if isinstance(v, str) else ""
@@ -256,7 +268,10 @@ class Review:
 
 @dataclass(frozen=True)
 class Issue:
-    """The issue record GitHub keeps for every issue and pull request (``GET …/issues/{n}``)."""
+    """The issue record GitHub keeps for every issue and pull request (``GET …/issues/{n}``).
+
+    ``created_at`` is ``None`` when unknown or malformed.
+    """
 
     number: int
     title: str = ""
@@ -264,6 +279,7 @@ class Issue:
     labels: tuple[str, ...] = ()
     is_pull_request: bool = False
     html_url: str = ""
+    created_at: datetime | None = None
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> "Issue":
@@ -279,6 +295,7 @@ class Issue:
             labels=labels,
             is_pull_request=isinstance(d.get("pull_request"), Mapping) if isinstance(d, Mapping) else False,
             html_url=_str(d, "html_url"),
+            created_at=parse_time(d.get("created_at")),
         )
 
 

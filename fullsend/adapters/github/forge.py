@@ -24,12 +24,14 @@ from fullsend.core.model import (
     Repo,
     Review,
     WorkflowRun,
+    created_query,
     format_time,
 )
 from fullsend.core.provenance.verdicts import order_listing
 from fullsend.errors import ForgeError
 from fullsend.ports import Clock, Credential
 RUN_PAGES_MAX = 4  # a poll sees at most the newest 400 shim runs
+REPO_RUN_PAGES_MAX = 10  # GitHub serves at most 1,000 results of a filtered run listing
 LIST_PAGES_MAX = 100  # jobs, comments, reviews
 INSTALLATION_PREFIX = "ghs_"  # an installation token: its login is read through GraphQL first
 
@@ -82,6 +84,12 @@ class GitHubForge:
 
     def _pages(self, credential: Credential, path: str, params: dict[str, Any], key: str | None, max_pages: int) -> list[Any]:
         """Follow Link ``rel=next`` up to ``max_pages``; stop on a short page or ≥ total_count."""
+        return self._walk(credential, path, params, key, max_pages)[0]
+
+    def _walk(self, credential: Credential, path: str, params: dict[str, Any], key: str | None,
+              max_pages: int) -> tuple[list[Any], bool]:
+        """``(items, capped)`` of :meth:`_pages`; ``capped`` when ``max_pages`` full pages were
+        read and GitHub still announced a next one."""
         items: list[Any] = []
         url, query = path, dict(params, per_page=100)
         for _ in range(max_pages):
@@ -92,11 +100,11 @@ class GitHubForge:
             items.extend(page)
             total = data.get("total_count") if key and isinstance(data, dict) else None
             if len(page) < 100 or (isinstance(total, int) and 0 < total <= len(items)):
-                break
+                return items, False
             url, query = next_link(resp.headers), {}
             if not url:
-                break
-        return items
+                return items, False
+        return items, True
 
     # ---- Actions reads (job token) -------------------------------------------------------
     def get_run(self, run_id: int) -> WorkflowRun:
@@ -116,6 +124,15 @@ class GitHubForge:
         listing = RunListing(order_listing(WorkflowRun.from_json(row) for row in rows if isinstance(row, dict)))
         listing.capped = len(rows) >= RUN_PAGES_MAX * 100
         return listing
+
+    def list_repository_runs(self, created_since: datetime | None,
+                             created_until: datetime | None = None) -> tuple[list[WorkflowRun], bool]:
+        """``GET …/actions/runs?created=…``: ``(runs, capped)``, ≤ 10 pages, newest first as
+        GitHub lists them (``fullsend.ports.Forge.list_repository_runs``)."""
+        created = created_query(created_since, created_until)
+        rows, capped = self._walk("job", f"{self._base}/actions/runs", {"created": created} if created else {},
+                                  "workflow_runs", REPO_RUN_PAGES_MAX)
+        return [WorkflowRun.from_json(r) for r in rows if isinstance(r, dict)], capped
 
     # ---- work-item reads (role token) ----------------------------------------------------
     def get_pull_request(self, number: int) -> PullRequest:

@@ -186,3 +186,23 @@ def test_a_run_read_twice_while_the_listing_shifts_is_kept_once_as_its_later_cop
     ids = [r.id for r in listing]
     assert pages == ["1", "2"] and len(ids) == len(set(ids)) and set(created) <= set(ids)
     assert next(r for r in listing if r.id == shifted).status == "in_progress"
+
+
+def test_the_repository_run_listing_pages_newest_first_and_reports_its_cap(sim):
+    for i in range(1001):
+        sim.add_workflow_run(path=".github/workflows/ci.yml", event="push", status="completed",
+                             created_at=f"2030-01-01T{10 + i // 3600:02d}:{i // 60 % 60:02d}:{i % 60:02d}Z")
+    forge = _forge(sim)
+    sim.reset_requests()
+    runs, capped = forge.list_repository_runs(None)
+    assert capped and len(runs) == 1000 and len(sim.requests) == 10 and "created" not in sim.requests[0].query
+    assert [r.created_at for r in runs] == sorted((r.created_at for r in runs), reverse=True)
+    since, until = datetime(2030, 1, 1, tzinfo=timezone.utc), datetime(2030, 1, 1, 10, 0, 9, tzinfo=timezone.utc)
+    few, capped = forge.list_repository_runs(since, until)
+    assert not capped and len(few) == 10
+    assert sim.requests[-1].query["created"] == ["2030-01-01T00:00:00Z..2030-01-01T10:00:09Z"]
+
+
+def test_the_issue_record_carries_its_created_at(sim):
+    issue = _forge(sim).get_issue(7)
+    assert issue.created_at is not None and issue.created_at.tzinfo is not None

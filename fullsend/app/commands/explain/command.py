@@ -5,7 +5,8 @@ rule by rule.  For the run in flight (or ``--run``) and each follow-up run it pr
 of every provenance check by rule id, the binding and the amendment/context split of each
 comment, which receipt lists each run (which comment, by whom, edited or not) and whether the
 review-App skip would apply.  The decisions are made by the real ``fullsend.core`` functions;
-the reads go through ``fullsend.adapters.github.GitHubForge`` (see ``explain_read``).
+the reads go through the ``Forge`` port, served by ``fullsend.adapters.github.forge.GitHubForge``
+(see ``fullsend.app.commands.explain.read``).
 
 * Token: ``GH_TOKEN``, then ``GITHUB_TOKEN``; it needs read access to the repository's issues,
   pull requests and Actions.  API base: ``GITHUB_API_URL`` (else the URL's host API);
@@ -20,6 +21,7 @@ from __future__ import annotations
 from typing import Mapping, TextIO
 
 from fullsend.adapters.clock import SystemClock
+from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.commands.steer import SteerCommandError, api_base, parse_item_url
 from fullsend.app.commands.explain.build import explain
 from fullsend.app.commands.explain.read import ExplainReader
@@ -77,7 +79,8 @@ def run_explain(url: str, run: str | None, as_of: str | None, as_json: bool, env
     except (SteerCommandError, ExplainArgumentError) as exc:
         err.write(f"fullsend explain: {exc}\n")
         return ExitCode.BAD_INPUT
-    reader = ExplainReader(item.repo, api, graphql_url(api, env), token, SystemClock(), timeout_s=READ_TIMEOUT_S)
+    forge = GitHubForge(item.repo, api, graphql_url(api, env), token, token, SystemClock(), READ_TIMEOUT_S)
+    reader = ExplainReader(item.repo, forge)
     explanation = explain(reader, item.repo, item.number, run_id, instant)
     out.write(render_json(explanation) if as_json else render_text(explanation))
     return ExitCode.OK

@@ -1,32 +1,25 @@
 """Read-only forge access for ``fullsend explain``: every call is recorded, none can stop the report.
 
-All reads go through :class:`fullsend.adapters.github.GitHubForge` with one token as both
-credentials, except two the adapter does not offer, which use the adapter's public
-``Transport``: the issue record with its ``created_at`` and the repository-wide run listing
-(:meth:`ExplainReader.list_repository_runs`).  Only ``GET`` requests are made, plus the GraphQL
-``viewer`` query when the login is resolved; nothing is ever posted.  A failed call is recorded
-as a :class:`~fullsend.app.commands.explain.model.CallReport` naming the missing permission on a 403, and
-the reader returns ``None`` so the rest of the report still prints (fail-safe, per call).
+Every read goes through the ``fullsend.ports.Forge`` port (the command hands in a
+``GitHubForge`` with one token as both credentials).  Only ``GET`` requests are made, plus the
+GraphQL ``viewer`` query when the login is resolved; nothing is ever posted.  A failed call is
+recorded as a :class:`~fullsend.app.commands.explain.model.CallReport` naming the missing
+permission on a 403, and the reader returns ``None`` so the rest of the report still prints
+(fail-safe, per call).
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Callable, TypeVar
+from typing import Callable, TypeVar
 from urllib.parse import quote
 
-from fullsend.adapters.github.forge import GitHubForge
-from fullsend.adapters.github.transport import Transport, next_link
 from fullsend.app.commands.explain.model import CallReport
-from fullsend.core.model import Comment, Issue, Job, PullRequest, Repo, Review, WorkflowRun, format_time, parse_time
+from fullsend.core.model import Comment, Issue, Job, PullRequest, Repo, Review, WorkflowRun, created_query, format_time
 from fullsend.errors import ForgeError, NotFoundError
-from fullsend.ports import Clock
-T = TypeVar("T")
+from fullsend.ports import Forge
 
-#: The repository-wide listing reads at most this many pages of 100 (GitHub serves at most
-#: 1,000 results for a filtered run search).
-REPO_RUN_PAGES_MAX = 10
-PER_PAGE = 100
+T = TypeVar("T")
 
 #: The permission a read needs, named in the report when GitHub answers 403.
 PERMISSION_ACTIONS = "actions: read"
@@ -51,16 +44,12 @@ def _hint(status: int | None, permission: str) -> str:
 class ExplainReader:
     """The reads of ``fullsend explain`` for one repository, each recorded in :attr:`calls`.
 
-    ``api_url`` is ``GITHUB_API_URL`` (or the URL's host API), ``graphql_url``
-    ``GITHUB_GRAPHQL_URL``; ``token`` serves as both the job and the role credential.
-    ``transport`` may be injected by tests; by default it is built like the adapter's own.
+    ``forge`` serves ``repo`` with one read token as both the job and the role credential.
     """
 
-    def __init__(self, repo: Repo, api_url: str, graphql_url: str, token: str, clock: Clock,
-                 timeout_s: int = 15, transport: Transport | None = None) -> None:
+    def __init__(self, repo: Repo, forge: Forge) -> None:
         self.repo = repo
-        self.forge = GitHubForge(repo, api_url, graphql_url, token, token, clock, timeout_s)
-        self._transport = transport or Transport(api_url, token, clock, timeout_s)
+        self.forge = forge
         self.calls: list[CallReport] = []
         self._jobs: dict[int, tuple[list[Job] | None, ForgeError | None]] = {}
 
@@ -90,12 +79,9 @@ class ExplainReader:
     def item(self, number: int) -> tuple[Issue | None, datetime | None]:
         """``GET /repos/{o}/{r}/issues/{n}``: the issue record (served for pull requests too) and
         its ``created_at`` (``None`` when unknown)."""
-        path = f"{self._base}/issues/{number}"
-        data, _ = self._attempt(f"GET {path}", PERMISSION_ISSUES,
-                                lambda: self._transport.request("GET", path).data)
-        if not isinstance(data, dict):
-            return None, None
-        return Issue.from_json(data), parse_time(data.get("created_at"))
+        issue, _ = self._attempt(f"GET {self._base}/issues/{number}", PERMISSION_ISSUES,
+                                 lambda: self.forge.get_issue(number))
+        return issue, issue.created_at if issue is not None else None
 
     def pull_request(self, number: int) -> tuple[PullRequest | None, bool]:
         """``GET …/pulls/{n}``: ``(record, known)``; a 404 is ``(None, True)``: the item is an issue."""
@@ -147,46 +133,15 @@ class ExplainReader:
                              created_until: datetime | None = None) -> tuple[list[WorkflowRun] | None, bool]:
         """``GET /repos/{o}/{r}/actions/runs?created=…``: every workflow run of the repository
         created in ``[created_since, created_until]`` (either bound may be ``None``), newest first
-        as GitHub lists them, at most :data:`REPO_RUN_PAGES_MAX` pages of 100.
+        as GitHub lists them, at most 10 pages of 100 (``Forge.list_repository_runs``).
 
         Returns ``(runs, capped)``: ``capped`` is true when the page cap was reached (older runs
         may be missing); ``(None, False)`` when the listing failed (recorded in :attr:`calls`).
         """
-        path = f"{self._base}/actions/runs"
-        created = _created_query(created_since, created_until)
-        params = {"created": created} if created else {}
-        label = f"GET {path}" + (f"?created={created}" if created else "")
-        found, _ = self._attempt(label, PERMISSION_ACTIONS, lambda: self._run_pages(path, params))
+        created = created_query(created_since, created_until)
+        label = f"GET {self._base}/actions/runs" + (f"?created={created}" if created else "")
+        found, _ = self._attempt(label, PERMISSION_ACTIONS,
+                                 lambda: self.forge.list_repository_runs(created_since, created_until))
         if found is None:
             return None, False
-        rows, capped = found
-        return [WorkflowRun.from_json(r) for r in rows if isinstance(r, dict)], capped
-
-    def _run_pages(self, path: str, params: dict[str, Any]) -> tuple[list[Any], bool]:
-        """Follow ``Link: rel="next"``; stop on a short page, ``total_count`` or the page cap."""
-        rows: list[Any] = []
-        url, query = path, {**params, "per_page": PER_PAGE}
-        for _ in range(REPO_RUN_PAGES_MAX):
-            resp = self._transport.request("GET", url, query)
-            data = resp.data if isinstance(resp.data, dict) else {}
-            page = data.get("workflow_runs")
-            page = page if isinstance(page, list) else []
-            rows.extend(page)
-            total = data.get("total_count")
-            if len(page) < PER_PAGE or (isinstance(total, int) and 0 < total <= len(rows)):
-                return rows, False
-            url, query = next_link(resp.headers), {}
-            if not url:
-                return rows, False
-        return rows, True
-
-
-def _created_query(since: datetime | None, until: datetime | None) -> str:
-    """GitHub's ``created`` search qualifier for the bounds given ("" when neither is)."""
-    if since is not None and until is not None:
-        return f"{format_time(since)}..{format_time(until)}"
-    if since is not None:
-        return f">={format_time(since)}"
-    if until is not None:
-        return f"<={format_time(until)}"
-    return ""
+        return found
