@@ -71,11 +71,6 @@ class Rule:
     family: str
     source: str
 
-    @property
-    def docs_url(self) -> str:
-        """``docs/rules.md#<id>``: the section that explains the rule."""
-        return f"{DOCS_PATH}#{self.id}"
-
 
 def _family(family: str, source: str, ids: tuple[str, ...]) -> list[Rule]:
     return [Rule(rule_id, family, source) for rule_id in ids]

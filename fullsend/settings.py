@@ -23,7 +23,7 @@ from pydantic_settings import (
     SettingsError,
 )
 
-from fullsend.core.tokens.policy import mint_url_allowed
+from fullsend.core.tokens.policy import mint_url_allowed, normalize_role
 from fullsend.errors import InputError
 STAGES = ("triage", "code", "review", "fix", "retro", "prioritize")
 RUNTIMES = ("claude", "pi", "codex")
@@ -147,9 +147,7 @@ class Inputs(BaseSettings):
     @field_validator("role")
     @classmethod
     def _role(cls, value: str) -> str:
-        import re
-
-        if value and (not re.fullmatch(r"[a-z][a-z0-9_-]*", value) or "--" in value):
+        if value and normalize_role(value) is None:
             raise ValueError("is not a valid role name")
         return value
 

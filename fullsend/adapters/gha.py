@@ -82,12 +82,6 @@ class Console:
     def notice(self, message: str, title: str = "") -> None:
         self.command("notice", message, **({"title": title} if title else {}))
 
-    def group(self, title: str) -> None:
-        self._write(f"::group::{escape_data(self.redact(title))}")
-
-    def endgroup(self) -> None:
-        self._write("::endgroup::")
-
     def untrusted_block(self, lines: Iterable[str]) -> None:
         """Print untrusted text (the agent's output) with workflow commands switched off.
 

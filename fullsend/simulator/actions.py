@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import threading
 from datetime import datetime, timezone
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 from fullsend.simulator.shapes import (
     Urls, fake_sha, format_ts, minimal_repo_json, node_id, simple_commit_json, stable_id, user_json,
@@ -256,7 +256,3 @@ class ActionsState(StateBase):
         """Copies of every run, in id order."""
         with self._lock:
             return [copy.deepcopy(self._runs[k]) for k in sorted(self._runs)]
-
-    def _select_runs(self, keep: Callable[[dict[str, Any]], bool]) -> Iterable[dict[str, Any]]:
-        with self._lock:
-            return [copy.deepcopy(r) for r in self._runs.values() if keep(r)]

@@ -12,7 +12,6 @@ the caller's sandbox lock (outer) → ``SteerFeed._mu`` (inner).
 
 from __future__ import annotations
 
-import json
 import sys
 import threading
 import unicodedata
@@ -20,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Callable, Generic, Protocol, Sequence, TypeVar
 
-from fullsend.core.model import SteerMessage, SteerResult, format_time, parse_time
+from fullsend.core.model import SteerMessage, SteerResult
 from fullsend.errors import DuplicateSteer, FullsendError, SandboxError, SteerAfterSettle
 MAILBOX_NAME = "steer-inbox.ndjson"
 FEEDER_PID_NAME = "steer-feeder.pid"
@@ -71,15 +70,6 @@ def sanitize_output(text: str) -> str:
     return " ".join("".join(out).split())
 
 
-def steer_echo_time(raw: str, clock: Now) -> datetime:
-    """Parse an echo's RFC 3339 stamp; empty or unparsable gives ``clock.now()``.
-
-    Never the zero time, because ``delivered_at`` is compared against the run start.
-    """
-    parsed = parse_time(raw)
-    return parsed if parsed is not None else clock.now()
-
-
 def default_render(msg: SteerMessage) -> str:
     """Minimal envelope: the WIRE opening line, a blank line, then the text verbatim
     (docs/architecture.md "Envelope").
@@ -87,15 +77,6 @@ def default_render(msg: SteerMessage) -> str:
     A stand-in until the runtime is given ``fullsend.core.text.envelope.render_envelope``.
     """
     return f"{STEER_ENVELOPE_OPENING_LINE}\n\n{msg.text}"
-
-
-def steer_result_json(result: SteerResult) -> str:
-    """``RunMetrics.Steers`` entry: ``{"follow_up_run_id":…,"delivered_at":"…Z","mode":…}``."""
-    return json.dumps(
-        {"follow_up_run_id": result.follow_up_run_id, "delivered_at": format_time(result.delivered_at),
-         "mode": result.mode},
-        separators=(",", ":"),
-    )
 
 
 def _run_exec(exec_fn: ExecFn, command: str, what: str) -> None:

@@ -11,7 +11,6 @@ token is ever part of a message.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -272,14 +271,3 @@ def _gather_review_facts(forge: Forge, base: HeadReviewFacts) -> HeadReviewFacts
     except ForgeError as exc:
         raise CheckFailed(f"listing reviews: {exc}") from None
     return replace(base, run_created_at=run.created_at, head_sha=head, reviews=reviews)
-
-
-def read_event_payload(path: str) -> Mapping[str, Any] | None:
-    """The ``GITHUB_EVENT_PATH`` JSON object, or ``None`` when unset, missing or invalid."""
-    if not path:
-        return None
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None

@@ -95,11 +95,6 @@ class Verdict:
     observe: bool = False
     judged: bool = False
 
-    @property
-    def final(self) -> bool:
-        """True for a final rejection (not pending, not accepted)."""
-        return self.outcome == "reject"
-
     def log_line(self) -> str:
         """One log line in the project's wording, naming the check, the detail and the rule id."""
         if self.outcome == "accept":

@@ -17,10 +17,12 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Sequence
 
 from fullsend.core.identity import Identity, from_rest, same_identity
-from fullsend.core.model import INT64_MAX, Comment, DeliveredSteer  #: The WIRE marker grammar: exact single spaces, lower-case, ``head=`` after ``consumed=``.
+from fullsend.core.model import INT64_MAX, Comment, DeliveredSteer
+
+#: The WIRE marker grammar: exact single spaces, lower-case, ``head=`` after ``consumed=``.
 MARKER_RE = re.compile(r"<!-- fullsend:steer consumed=([0-9,]*) head=([0-9a-fA-F]*) -->")
 
 #: The WIRE human line, split around the ids joined by ``", "``.
@@ -172,14 +174,6 @@ def receipt_listing_run(comments: Sequence[Comment], receipt_login: str, my_run_
     return None
 
 
-def receipts_list_run(comments: Sequence[Comment], receipt_login: str, my_run_id: int) -> bool:
-    """True when any unedited whole-body receipt by ``receipt_login`` lists ``my_run_id``.
-
-    See :func:`receipt_listing_run`.
-    """
-    return receipt_listing_run(comments, receipt_login, my_run_id) is not None
-
-
 def neutralize(text: str) -> str:
     """Escape the ``<`` of every ``<!--\\s*fullsend\\s*:`` opener as ``&lt;``.
 
@@ -201,20 +195,6 @@ def should_post_receipt(
     withheld post-script or an agent-reported transcript error ⇒ no receipt.
     """
     return not (run_failed or cancelled or skipped or post_script_withheld or transcript_error)
-
-
-def shipped_marker(
-    by_iteration: Mapping[int, Marker], *, validation_loop: bool, validated: int, last: int
-) -> Marker:
-    """What the shipped iteration absorbed; never a union across iterations.
-
-    With a validation loop: the marker of iteration ``validated`` (0 = none passed ⇒ empty);
-    without one: the marker of iteration ``last``.  Missing entries ⇒ the empty ``Marker()``.
-    """
-    iteration = validated if validation_loop else last
-    if iteration <= 0:
-        return Marker()
-    return by_iteration.get(iteration, Marker())
 
 
 def marker_from(delivered: Sequence[DeliveredSteer], acked: Iterable[int], head: str) -> Marker:
@@ -246,16 +226,6 @@ def status_commit_shas(start_sha: str, copy: Marker | None) -> tuple[str, str]:
         if copy.head.lower() != start_sha.lower():
             return copy.head[:7], start7
     return start7, ""
-
-
-_MARKER_LINE_RE = re.compile(r"<!-- fullsend:[^\n]*-->\r?")
-
-
-def visible_body(body: str) -> str:
-    """``body`` without its own ``<!-- fullsend:… -->`` marker lines, for trackers that keep
-    metadata apart.
-    """
-    return "\n".join(line for line in body.split("\n") if not _MARKER_LINE_RE.fullmatch(line))
 
 
 MAX_DETAIL_RUNES = 200

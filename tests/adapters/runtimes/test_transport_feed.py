@@ -19,8 +19,6 @@ from fullsend.adapters.runtimes.feed import (
     append_command,
     seed_command,
     shell_quote,
-    steer_echo_time,
-    steer_result_json,
     stop_feeder_command,
 )
 from fullsend.core.model import SteerMessage, SteerResult
@@ -55,11 +53,6 @@ def _msg(n: int, text: str = "t") -> SteerMessage:
     return SteerMessage(n, text)
 
 
-def test_v1_steer_result_serializes_exactly() -> None:
-    r = SteerResult(101, datetime(2026, 9, 16, 12, 0, 0, tzinfo=timezone.utc), "live")
-    assert steer_result_json(r) == '{"follow_up_run_id":101,"delivered_at":"2026-09-16T12:00:00Z","mode":"live"}'
-
-
 def test_v2_poisoned_feed_refuses_append_without_exec() -> None:
     registry: SessionRegistry[SteerFeed] = SessionRegistry()
     feed, exec_ = _feed()
@@ -71,13 +64,6 @@ def test_v2_poisoned_feed_refuses_append_without_exec() -> None:
     with pytest.raises(SteerAfterSettle):
         held.append_line(_msg(1), "line", "k")  # type: ignore[union-attr]
     assert exec_.calls == []
-
-
-def test_v8_steer_echo_time() -> None:
-    clock = FixedClock(T0)
-    assert steer_echo_time("2026-09-03T10:48:29Z", clock) == datetime(2026, 9, 3, 10, 48, 29, tzinfo=timezone.utc)
-    assert steer_echo_time("", clock) == T0
-    assert steer_echo_time("not-a-time", clock) == T0
 
 
 def test_v9_seed_truncates_and_prompt_is_pending() -> None:

@@ -82,8 +82,8 @@ def test_P10_P11_chain_finality() -> None:
     """P10 is pending (the poll retries), P11 is final; both checks are named `chain`."""
     p10 = judge_record(C(id=9, pull_requests=[7], referenced_workflows=[], status="in_progress"), ME, set())
     p11 = judge_record(C(id=9, pull_requests=[7], referenced_workflows=[], status="completed"), ME, set())
-    assert (p10.check, p10.final, p10.outcome) == ("chain", False, "pending")
-    assert (p11.check, p11.final) == ("chain", True)
+    assert (p10.check, p10.outcome) == ("chain", "pending")
+    assert (p11.check, p11.outcome) == ("chain", "reject")
 
 
 def test_P12_P13_observed_map() -> None:

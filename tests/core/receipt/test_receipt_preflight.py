@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from fullsend.app.action.preflight import PreflightFacts, check_head_reviewed, check_receipt, read_event_payload, run_preflight
+from fullsend.app.action.preflight import PreflightFacts, check_head_reviewed, check_receipt, run_preflight
 from fullsend.app.action.receipt import post_receipt
 from fullsend.core.model import Comment, WorkflowRun
 from fullsend.core.receipt.marker import Marker
 from fullsend.core.receipt.skips import RULE_HEAD_REVIEWED, RULE_RECEIPT
 from fullsend.errors import ForgeError, NotFoundError
+from fullsend.settings import load_context
 from tests.core.receipt.receipt_fakes import A, R, RB, FakeForge, LogSink, M, comment, forbidden, review
 
 JOB = "ghs_JOBTOKENVALUE"
@@ -282,15 +283,19 @@ def test_receipt_check_comes_first(review_facts: PreflightFacts) -> None:
     assert not [c for c in forge.calls if c[0] == "get_run"]
 
 
-def test_read_event_payload(tmp_path: Path) -> None:
+def test_the_event_payload_is_read_once_in_the_context(tmp_path: Path) -> None:
+    """§8.2: the ``GITHUB_EVENT_PATH`` object, or nothing when unset, missing or not an object."""
     path = tmp_path / "event.json"
     path.write_text('{"action": "opened", "pull_request": {"number": 7}}')
-    assert read_event_payload(str(path)) == {"action": "opened", "pull_request": {"number": 7}}
-    path.write_text("[1]")
-    assert read_event_payload(str(path)) is None
-    path.write_text("{not json")
-    assert read_event_payload(str(path)) is None
-    assert read_event_payload("") is None and read_event_payload(str(tmp_path / "missing.json")) is None
+    ctx = load_context({"GITHUB_EVENT_PATH": str(path)})
+    assert (dict(ctx.event), ctx.event_readable) == ({"action": "opened", "pull_request": {"number": 7}}, True)
+    for text in ("[1]", "{not json"):
+        path.write_text(text)
+        ctx = load_context({"GITHUB_EVENT_PATH": str(path)})
+        assert (dict(ctx.event), ctx.event_readable) == ({}, False)
+    for where in ("", str(tmp_path / "missing.json")):
+        ctx = load_context({"GITHUB_EVENT_PATH": where})
+        assert (dict(ctx.event), ctx.event_readable) == ({}, False)
 
 
 # --- §3.3 the writer --------------------------------------------------------------------------

@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import pytest
 
-from fullsend.core.receipt.marker import receipt_listing_run, receipts_list_run
+from fullsend.core.receipt.marker import receipt_listing_run
 from tests.core.receipt.receipt_fakes import A, R, RB, M, comment
 
 STATUS = "<!-- fullsend:agent-status:42 -->\n<!-- fullsend:status:terminal -->\n{}\n🤖 Finished Review · ✅ Success"
 SHA = "a" * 40
+
+
+def receipts_list_run(comments, login, run_id) -> bool:  # type: ignore[no-untyped-def]
+    """Whether any receipt lists ``run_id``: ``receipt_listing_run`` found one."""
+    return receipt_listing_run(comments, login, run_id) is not None
 
 
 def test_V16_union_of_whole_body_receipts() -> None:

@@ -18,11 +18,9 @@ from fullsend.core.receipt.marker import (
     neutralize,
     receipt_body,
     sanitize_detail,
-    shipped_marker,
     should_post_receipt,
     status_commit_shas,
     status_marker_copy,
-    visible_body,
 )
 from fullsend.core.tokens.policy import counts_as_minted, receipt_token
 TEMPLATES = Path(__file__).resolve().parents[3] / "fullsend" / "templates"
@@ -68,31 +66,6 @@ def test_V71_and_BC02_anything_else_posts_nothing(flag: str) -> None:
     kwargs = dict(run_failed=False, cancelled=False, skipped=False, post_script_withheld=False, transcript_error=False)
     kwargs[flag] = True
     assert not should_post_receipt(**kwargs)
-
-
-A_MARK = Marker((101,), "aaa")
-B_MARK = Marker((102,), "bbb")
-
-
-@pytest.mark.parametrize(
-    ("vid", "by_iteration", "loop", "validated", "last", "expected"),
-    [
-        ("V61", {1: A_MARK, 2: B_MARK}, True, 2, 2, B_MARK),
-        ("V72", {1: A_MARK, 2: Marker()}, True, 2, 2, Marker()),
-        ("V73", {1: A_MARK, 2: B_MARK}, True, 1, 2, A_MARK),
-        ("V74", {1: A_MARK, 2: B_MARK}, True, 0, 2, Marker()),
-        ("V75", {1: A_MARK, 2: B_MARK}, False, 0, 2, B_MARK),
-        ("V76", {}, False, 0, 1, Marker()),
-    ],
-)
-def test_shipped_marker(vid: str, by_iteration: dict, loop: bool, validated: int, last: int, expected: Marker) -> None:
-    assert shipped_marker(by_iteration, validation_loop=loop, validated=validated, last=last) == expected
-
-
-def test_V61_receipt_of_shipped_iteration_only() -> None:
-    shipped = shipped_marker({1: A_MARK, 2: B_MARK}, validation_loop=True, validated=2, last=2)
-    body = receipt_body(shipped.consumed, shipped.head)
-    assert "consumed=102 head=bbb" in body and "101" not in body
 
 
 @pytest.mark.parametrize(
@@ -149,7 +122,7 @@ def terminal(status: str, marker: Marker | None, start_sha: str = START, detail:
     )
 
 
-def test_V82_completion_carries_copy_and_visible_body_drops_it() -> None:
+def test_V82_completion_carries_the_marker_copy() -> None:
     body = terminal("success", Marker((101,), "abc123"))
     lines = body.split("\n")
     assert lines[:4] == [
@@ -158,8 +131,6 @@ def test_V82_completion_carries_copy_and_visible_body_drops_it() -> None:
         "<!-- fullsend:steer consumed=101 head=abc123 -->",
         "🤖 Finished Review · ✅ Success · Started 8:30 AM UTC · Completed 8:45 AM UTC",
     ]
-    visible = visible_body(body)
-    assert "fullsend:steer" not in visible and "🤖 Finished Review" in visible
 
 
 def test_V83_commit_line_when_head_moved() -> None:

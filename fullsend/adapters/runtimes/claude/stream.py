@@ -164,11 +164,3 @@ class ClaudeSteerAggregator:
     @property
     def output_tokens(self) -> int:
         return self._field(1)
-
-    @property
-    def cache_read_tokens(self) -> int:
-        return self._field(2)
-
-    @property
-    def cache_write_tokens(self) -> int:
-        return self._field(3)

@@ -114,7 +114,3 @@ class CodexSteerAggregator:
     @property
     def output_tokens(self) -> int:
         return self._total(2)
-
-    @property
-    def cache_read_tokens(self) -> int:
-        return self._total(3)
