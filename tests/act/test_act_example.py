@@ -28,7 +28,9 @@ from tests.act.act_support import (FIRST_EVENT, FOLLOW_UP_RUN, MY_RUN, QUEUED_EV
 from tests.act.act_support import TIMINGS
 from fullsend.core.receipt.marker import parse_marker
 from fullsend.core.text.wire import OPENING_LINE
-from fullsend.simulator.fixtures import JOB_LOGIN, JOB_TOKEN, ROLE_LOGIN  # Issue 10: within 10 minutes on a fresh machine, image builds included (measured: about 3.5 min
+from fullsend.simulator.fixtures import JOB_LOGIN, JOB_TOKEN, ROLE_LOGIN
+
+# Issue 10: within 10 minutes on a fresh machine, image builds included (measured: about 3.5 min
 # for this directory with an empty podman store and cache).
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 

@@ -26,7 +26,9 @@ from fullsend.adapters.github.forge import GitHubForge
 from fullsend.adapters.proc import ExecResult, run_command
 from fullsend.core.model import Repo
 from fullsend.settings import api_url_problem
-from fullsend.errors import ForgeError, FullsendError, NotFoundError, SandboxError  #: ``--stage`` → the slash command the dispatch workflow routes (WIRE).
+from fullsend.errors import ForgeError, FullsendError, NotFoundError, SandboxError
+
+#: ``--stage`` → the slash command the dispatch workflow routes (WIRE).
 STAGE_COMMANDS = {"review": "/fs-review", "fix": "/fs-fix", "triage": "/fs-triage"}
 PULL_REQUEST_STAGES = frozenset({"review", "fix"})
 GITHUB_COM_HOSTS = frozenset({"github.com", "www.github.com"})

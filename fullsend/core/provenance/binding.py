@@ -24,7 +24,9 @@ from datetime import datetime, timedelta
 from typing import Iterable, Mapping, Sequence
 
 from fullsend.core.text.wire import AMENDMENT_EVENTS  # the single source
-from fullsend.core.model import INT64_MAX, Comment, WorkflowRun  #: Interval pairing window (``maxDispatchLag``; inclusive).
+from fullsend.core.model import INT64_MAX, Comment, WorkflowRun
+
+#: Interval pairing window (``maxDispatchLag``; inclusive).
 MAX_DISPATCH_LAG = timedelta(minutes=10)
 
 

@@ -20,7 +20,9 @@ from datetime import datetime, timezone
 from typing import Iterable, Mapping, Sequence
 
 from fullsend.core.identity import Identity, from_rest, same_identity
-from fullsend.core.model import INT64_MAX, Comment, DeliveredSteer  #: The WIRE marker grammar: exact single spaces, lower-case, ``head=`` after ``consumed=``.
+from fullsend.core.model import INT64_MAX, Comment, DeliveredSteer
+
+#: The WIRE marker grammar: exact single spaces, lower-case, ``head=`` after ``consumed=``.
 MARKER_RE = re.compile(r"<!-- fullsend:steer consumed=([0-9,]*) head=([0-9a-fA-F]*) -->")
 
 #: The WIRE human line, split around the ids joined by ``", "``.

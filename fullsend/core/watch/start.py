@@ -14,7 +14,9 @@ from typing import Iterable, Sequence
 
 from fullsend.core.provenance.binding import parse_title
 from fullsend.core.model import Job, WorkflowRun
-from fullsend.core.provenance.verdicts import MyRun  #: Route job names as GitHub renders them for the dispatch workflow (WIRE).
+from fullsend.core.provenance.verdicts import MyRun
+
+#: Route job names as GitHub renders them for the dispatch workflow (WIRE).
 ROUTE_JOB_NAME = "Route"
 ROUTE_JOB_SUFFIX = " / Route"
 
