@@ -24,11 +24,20 @@ from fullsend.app.action.preflight import check_receipt, post_receipt
 from fullsend.core.model import Repo, parse_time
 from fullsend.core.receipt.marker import Marker
 from fullsend.simulator.fixtures import JOB_TOKEN, ROLE_TOKEN, standard_pr_scenario
+from fullsend.simulator.server import GitHubSimulator
 from tests.doubles.sim_replay import ReplaySession, VirtualClock
 from tests.doubles.sim_traces import (
-    ORIGIN, ROUTE_LAG_S, ReplayParams, TraceEvent, World, apply_event, conclude_route, facts_for, watch_config,
+    ORIGIN,
+    ROUTE_LAG_S,
+    ReplayParams,
+    TraceEvent,
+    World,
+    apply_event,
+    conclude_route,
+    facts_for,
+    watch_config,
 )
-from fullsend.simulator.server import GitHubSimulator
+
 HOUR_S = 3600.0
 BURST = [TraceEvent(600), TraceEvent(604, login="maintainer"), TraceEvent(608)]
 

@@ -16,12 +16,13 @@ import time
 import tracemalloc
 from datetime import datetime, timedelta, timezone
 
-from fullsend.core.provenance.binding import authorizations
 from fullsend.core.delta.changes import build_delta, build_text
 from fullsend.core.delta.records import BaselineState, ForgeSnapshot
-from fullsend.core.text.envelope import render_envelope
 from fullsend.core.model import Comment, CompareFile, Comparison, SteerMessage, WorkflowRun
+from fullsend.core.provenance.binding import authorizations
+from fullsend.core.text.envelope import render_envelope
 from fullsend.wording import default_wording
+
 T0 = datetime(2026, 9, 3, 10, 0, tzinfo=timezone.utc)
 COMMENT_BYTES = 64 * 1024
 PIECES = [

@@ -14,9 +14,10 @@ import time
 from datetime import datetime, timedelta, timezone
 from typing import Callable
 
-from fullsend.core.provenance.binding import authorizations, bind_triggers, observed_authorizations
 from fullsend.core.model import Comment, Job, ReferencedWorkflow, WorkflowRun
+from fullsend.core.provenance.binding import authorizations, bind_triggers, observed_authorizations
 from fullsend.core.provenance.verdicts import MyRun, judge_jobs, judge_record, order_listing
+
 LISTING_SIZE = 400  # the page cap: 4 pages of 100 (docs/architecture.md "Listing")
 REPEATS = 30
 MY_ID = 33740015232

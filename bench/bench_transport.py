@@ -26,6 +26,8 @@ from fullsend.adapters.runtimes.codex.runtime import CodexRuntime
 from fullsend.core.model import SteerMessage
 from fullsend.errors import NoSteerSession
 from fullsend.ports import AgentParams
+
+
 def _cli(tmp: Path) -> str:
     path = tmp / "scripted-agent"
     path.write_text(f"#!{sys.executable}\nimport sys\nfrom fullsend.simulator.agent.main import main\nsys.exit(main(sys.argv[1:]))\n")

@@ -35,6 +35,7 @@ import argparse
 from dataclasses import dataclass
 
 from tests.doubles.sim_traces import ROUTE_LAG_S, Replay, ReplayParams, TraceEvent, replay_steer_receipt
+
 C, P = "comment", "push"
 TRACES: dict[str, list[TraceEvent]] = {
     # "One run at the cap", as issue 7 states it: two comments fold into steer 1, a push and

@@ -12,6 +12,7 @@ from typing import Sequence
 
 from fullsend.adapters.gha import Console
 from fullsend.errors import ConfigError, InputError
+
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
 

@@ -21,6 +21,7 @@ from typing import Any, Mapping
 import yaml
 
 from fullsend.errors import ConfigError
+
 DEFAULT_STEER_ENABLED = True  # on by default; the one place this constant lives
 DEFAULT_MAX_STEERS = 2
 DEFAULT_POLL_INTERVAL_S = 30

@@ -26,11 +26,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from fullsend import harness
-from fullsend.core.text import defang
 from fullsend.core.delta import ownoutput
 from fullsend.core.provenance import verdicts as provenance
-from fullsend.core.watch import settle
 from fullsend.core.receipt import skips
+from fullsend.core.text import defang
+from fullsend.core.watch import settle
+
 FAMILIES: tuple[str, ...] = ("provenance", "skip", "settle", "own-output", "defang", "watch", "lint")
 
 #: Where the rules are explained; a rule's section anchor is its id.

@@ -24,6 +24,7 @@ from pydantic_settings import (
 )
 
 from fullsend.errors import InputError
+
 STAGES = ("triage", "code", "review", "fix", "retro", "prioritize")
 RUNTIMES = ("claude", "pi", "codex")
 SANDBOXES = ("local", "openshell")

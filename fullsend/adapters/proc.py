@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO, Mapping, NamedTuple, Sequence
 
 from fullsend.errors import SandboxError
+
 PIPE = subprocess.PIPE
 DEVNULL = subprocess.DEVNULL
 _POLL_S = 0.02

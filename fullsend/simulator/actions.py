@@ -13,7 +13,14 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Iterable
 
 from fullsend.simulator.shapes import (
-    Urls, fake_sha, format_ts, minimal_repo_json, node_id, simple_commit_json, stable_id, user_json,
+    Urls,
+    fake_sha,
+    format_ts,
+    minimal_repo_json,
+    node_id,
+    simple_commit_json,
+    stable_id,
+    user_json,
 )
 
 FIRST_RUN_ID = 30_000_000_000

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from fullsend.simulator.shapes import Urls, commit_json, diff_entry_json, fake_sha
+
 CompareAnswer = dict[str, Any] | int
 
 # GitHub lists at most 300 files in a comparison.

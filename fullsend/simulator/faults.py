@@ -32,6 +32,7 @@ import re
 from typing import Any, Callable
 
 from fullsend.simulator.http import FAULT_MODES, Fault
+
 Transform = Callable[[Any], Any]
 
 

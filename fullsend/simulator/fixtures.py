@@ -26,6 +26,7 @@ from typing import Any, Callable
 
 from fullsend.core.model import parse_time
 from fullsend.simulator.server import GitHubSimulator
+
 FIX_RUN_ID = 33740015232
 FIX_CREATED_AT = "2026-09-03T10:00:00Z"
 FIX_HEAD = "aaa111"

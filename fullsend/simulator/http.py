@@ -22,6 +22,7 @@ from urllib.parse import parse_qs, parse_qsl
 
 from fullsend.simulator.query import etag_matches, etag_of
 from fullsend.simulator.routes import Call, Reply, dispatch, error, graphql
+
 if TYPE_CHECKING:  # pragma: no cover
     from fullsend.simulator.server import GitHubSimulator
 RATE_LIMIT = 5000

@@ -13,8 +13,9 @@ from datetime import datetime
 from typing import Any, Callable, Iterable
 
 from fullsend.simulator.actions import ActionsState
-from fullsend.simulator.shapes import Urls, fake_sha, label_json, node_id, pull_request_json, stable_id
 from fullsend.simulator.compare import CompareAnswer, comparison_json, resolve_compare
+from fullsend.simulator.shapes import Urls, fake_sha, label_json, node_id, pull_request_json, stable_id
+
 FIRST_COMMENT_ID = 4_000_000_000
 FIRST_REVIEW_ID = 2_000_000_000
 _REACTIONS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "eyes", "rocket")

@@ -15,6 +15,7 @@ from typing import Any, Callable, Sequence
 from urllib.parse import quote, urlencode
 
 from fullsend.core.model import parse_time
+
 DEFAULT_PER_PAGE = 30
 MAX_PER_PAGE = 100
 

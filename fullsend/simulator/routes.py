@@ -16,6 +16,7 @@ from urllib.parse import quote, unquote
 from fullsend.core.model import parse_time
 from fullsend.simulator.query import created_filter, page_params, paginate
 from fullsend.simulator.shapes import full_repo_json, public_user_json
+
 if TYPE_CHECKING:  # pragma: no cover
     from fullsend.simulator.items import ItemsState
 DOCS = "https://docs.github.com/rest"

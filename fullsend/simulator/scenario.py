@@ -41,9 +41,9 @@ import yaml
 
 from fullsend.core.model import format_time
 from fullsend.errors import ConfigError
-from fullsend.simulator.fixtures import (FIX_HEAD, FIX_RUN_ID, StandardScenario, add_follow_up_run,
-                                      standard_pr_scenario)
+from fullsend.simulator.fixtures import FIX_HEAD, FIX_RUN_ID, StandardScenario, add_follow_up_run, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
+
 ACTIONS = ("comment-follow-up", "push-follow-up")
 ROLES = ("admin", "maintain", "write", "triage", "read", "none")
 _TOP_KEYS = ("repository", "pull_request", "head", "title", "run_id", "run_created_s_ago", "collaborators", "timeline")

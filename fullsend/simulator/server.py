@@ -36,6 +36,7 @@ from fullsend.simulator.faults import FaultInjection
 from fullsend.simulator.http import Fault, RecordedRequest, SimHandler
 from fullsend.simulator.items import ItemsState
 from fullsend.simulator.shapes import Urls, rest_login, stable_id
+
 Predicate = Callable[[RecordedRequest], bool]
 Action = Callable[["GitHubSimulator"], None]
 HOST = "127.0.0.1"

@@ -16,9 +16,21 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.act.act_support import (ACT_HINT, APT_HINT, FIRST_EVENT, FOLLOW_UP_RUN, MY_RUN, QUEUED_EVENT, REPO_ROOT, SCENARIO,
-                         ActRun, missing_prerequisites, readme_act_block)
 from fullsend.app.commands.simulator import run_simulator_serve
+from tests.act.act_support import (
+    ACT_HINT,
+    APT_HINT,
+    FIRST_EVENT,
+    FOLLOW_UP_RUN,
+    MY_RUN,
+    QUEUED_EVENT,
+    REPO_ROOT,
+    SCENARIO,
+    ActRun,
+    missing_prerequisites,
+    readme_act_block,
+)
+
 TOOLS = REPO_ROOT / "tools" / "act"
 
 

@@ -9,9 +9,11 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from fullsend.core.model import Repo, WorkItem
+from fullsend.core.receipt.skips import review_bot_logins
 from fullsend.core.watch.settle import watch_deadline
 from fullsend.settings import GitHubContext, head_sha_from_event
-from fullsend.core.receipt.skips import review_bot_logins
+
+
 @pytest.mark.parametrize(
     ("event", "head"),
     [

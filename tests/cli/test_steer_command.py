@@ -14,6 +14,7 @@ from typing import Iterator
 import pytest
 
 from fullsend.simulator.server import GitHubSimulator
+
 USER_TOKEN = "gho_steering_user_token"
 READ_ONLY_TOKEN = "gho_read_only_user_token"
 PR, ISSUE, MISSING = 7, 12, 99

@@ -24,8 +24,16 @@ from fullsend.core.text.wire import OPENING_LINE
 from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 from tests.container.runner_commands import read_step_log
-from tests.container.runner_container import (PODMAN_LIMITS, PODMAN_RUNTIME, REPO_ROOT, RunnerDirs, action_inputs, container_env,
-                              record, run_container)
+from tests.container.runner_container import (
+    PODMAN_LIMITS,
+    PODMAN_RUNTIME,
+    REPO_ROOT,
+    RunnerDirs,
+    action_inputs,
+    container_env,
+    record,
+    run_container,
+)
 
 # Building the images on a fresh machine (base, then npm installs) takes minutes, not seconds.
 pytestmark = [pytest.mark.slow, pytest.mark.container, pytest.mark.timeout(1200)]

@@ -9,12 +9,13 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from tests.app.e2e_helpers import run_entrypoint, runner_env
 from fullsend.core.model import format_time
 from fullsend.core.receipt.marker import parse_marker
 from fullsend.core.text.wire import OPENING_LINE
 from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
+from tests.app.e2e_helpers import run_entrypoint, runner_env
+
 COMMAND = "/fs-review please re-check the migration"
 
 

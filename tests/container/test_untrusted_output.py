@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.app.e2e_helpers import run_entrypoint, runner_env
 from fullsend.core.model import format_time
 from fullsend.simulator.fixtures import standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
+from tests.app.e2e_helpers import run_entrypoint, runner_env
 from tests.container.hostile_agent import HOSTILE_LINES, MARK, write_agent
 from tests.container.runner_commands import StepLog, read_step_log
 

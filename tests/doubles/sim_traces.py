@@ -24,14 +24,21 @@ from typing import Any, Sequence
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.action.preflight import PreflightFacts, check_receipt, post_receipt
 from fullsend.app.watch.watcher import WatchConfig
-from fullsend.core.watch import settle
 from fullsend.core.model import Repo, format_time, parse_time
 from fullsend.core.receipt.marker import marker_from
+from fullsend.core.watch import settle
 from fullsend.simulator.fixtures import (
-    FIX_RUN_ID, JOB_TOKEN, ROLE_LOGIN, ROLE_TOKEN, STAGE_JOB, add_follow_up_run, standard_pr_scenario,
+    FIX_RUN_ID,
+    JOB_TOKEN,
+    ROLE_LOGIN,
+    ROLE_TOKEN,
+    STAGE_JOB,
+    add_follow_up_run,
+    standard_pr_scenario,
 )
-from tests.doubles.sim_replay import ReplaySession, VirtualClock
 from fullsend.simulator.server import GitHubSimulator
+from tests.doubles.sim_replay import ReplaySession, VirtualClock
+
 ORIGIN = "2026-09-03T10:00:00Z"  # run A's creation (FIX)
 ROUTE_LAG_S = 5.0  # a shim run's Route job concludes this long after the event
 PR = 7

@@ -35,9 +35,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable
 
-from fullsend.simulator.fixtures import STAGE_JOB, StandardScenario, add_comment_follow_up, add_follow_up_run
 from fullsend.simulator.faults import drop_field, not_json
+from fullsend.simulator.fixtures import STAGE_JOB, StandardScenario, add_comment_follow_up, add_follow_up_run
 from fullsend.simulator.server import GitHubSimulator
+
 PHASES = ("start", "listing", "jobs", "item-reads", "compare", "receipt-read", "receipt-post")
 TRANSIENT = ("http-500", "http-502", "http-503", "reset", "truncated", "non-json")
 RATE_LIMITS = ("rate-429", "secondary-403", "primary-403")

@@ -14,9 +14,10 @@ import pytest
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.core.model import Repo, parse_time
 from fullsend.simulator.fixtures import JOB_TOKEN, ROLE_TOKEN, add_comment_follow_up, standard_pr_scenario
+from fullsend.simulator.server import GitHubSimulator
 from tests.doubles.sim_replay import ReplaySession, VirtualClock
 from tests.doubles.sim_traces import ORIGIN, ReplayParams, watch_config
-from fullsend.simulator.server import GitHubSimulator
+
 HOUR_S = 3600.0
 LISTING = r"/actions/workflows/fullsend\.yml/runs$"
 

@@ -26,8 +26,16 @@ from pathlib import Path
 import pytest
 
 import tests.faults.fault_plan as plan
-from tests.faults.fault_harness import ActionResult, check_invariant, fast_http, new_scenario, run_in_process, runner_env
 from fullsend.simulator.server import GitHubSimulator
+from tests.faults.fault_harness import (
+    ActionResult,
+    check_invariant,
+    fast_http,
+    new_scenario,
+    run_in_process,
+    runner_env,
+)
+
 pytestmark = pytest.mark.slow  # the fault matrix is in .ci/run's slow tier (design.md "Tests"): ~6 min on 2 cores
 
 SAYS = {  # what the log must say when a phase's request failed for good (the project's wording)

@@ -20,6 +20,7 @@ from fullsend.errors import SteerAfterSettle
 from fullsend.simulator.fixtures import FIX_RUN_ID
 from tests.doubles.sim_replay import VirtualAgent, VirtualClock
 from tests.doubles.sim_traces import ReplayParams, TraceEvent, replay_steer_receipt
+
 SEED = [TraceEvent(40), TraceEvent(45, login="maintainer"), TraceEvent(100, "push"), TraceEvent(110),
         TraceEvent(200), TraceEvent(210, login="maintainer")]
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "policies.py"

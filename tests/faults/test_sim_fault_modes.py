@@ -11,6 +11,7 @@ import requests
 from fullsend.core.identity import Identity
 from fullsend.simulator.faults import drop_field, not_json
 from fullsend.simulator.server import GitHubSimulator
+
 JOB, ROLE = "ghs_fault-mode-job", "ghs_fault-mode-role"
 ISSUE = "/repos/org/repo/issues/7"
 

@@ -14,6 +14,7 @@ import requests
 
 from fullsend.core.identity import Identity
 from fullsend.simulator.server import GitHubSimulator
+
 APP_TOKEN = "ghs_app_token_for_tests"
 USER_TOKEN = "gho_user_token_for_tests"
 NOW = datetime(2026, 9, 3, 10, 30, 0, tzinfo=timezone.utc)

@@ -10,6 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from fullsend.simulator.server import GitHubSimulator
+
 SHIM = ".github/workflows/fullsend.yml"
 T0 = datetime(2026, 9, 3, 10, 0, 0, tzinfo=timezone.utc)
 LIST = "/repos/org/repo/actions/workflows/fullsend.yml/runs"

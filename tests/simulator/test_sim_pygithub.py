@@ -9,6 +9,7 @@ from typing import Any
 from github import Auth, Github
 
 from fullsend.simulator.fixtures import add_follow_up_run, standard_pr_scenario
+
 T0 = datetime(2026, 9, 3, 10, 0, 0, tzinfo=timezone.utc)
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
+
 R = "/repos/org/repo"
 
 

@@ -28,6 +28,7 @@ from fullsend.core.model import (
 )
 from fullsend.errors import ForgeError
 from fullsend.ports import Clock, Credential
+
 RUN_PAGES_MAX = 4  # a poll sees at most the newest 400 shim runs
 LIST_PAGES_MAX = 100  # jobs, comments, reviews
 INSTALLATION_PREFIX = "ghs_"  # an installation token: its login is read through GraphQL first

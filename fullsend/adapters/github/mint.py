@@ -20,6 +20,7 @@ from fullsend.core.model import parse_time
 from fullsend.core.tokens.policy import TOKEN_FORMAT_RE
 from fullsend.errors import MintError
 from fullsend.ports import Clock
+
 OIDC_AUDIENCE = "fullsend-mint"
 OIDC_MAX_ATTEMPTS = 10
 OIDC_WINDOW_S = 60.0  # no new OIDC attempt starts later than this after the first

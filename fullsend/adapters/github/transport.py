@@ -20,6 +20,7 @@ from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_at
 
 from fullsend.errors import ForgeError, NotFoundError
 from fullsend.ports import Clock
+
 API_VERSION = "2022-11-28"  # WIRE: X-GitHub-Api-Version
 MAX_ATTEMPTS = 5
 MAX_WAIT_S = 60.0

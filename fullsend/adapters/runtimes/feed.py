@@ -22,6 +22,7 @@ from typing import Callable, Generic, Protocol, Sequence, TypeVar
 
 from fullsend.core.model import SteerMessage, SteerResult, format_time, parse_time
 from fullsend.errors import DuplicateSteer, FullsendError, SandboxError, SteerAfterSettle
+
 MAILBOX_NAME = "steer-inbox.ndjson"
 FEEDER_PID_NAME = "steer-feeder.pid"
 STEER_EXEC_TIMEOUT_S = 15.0

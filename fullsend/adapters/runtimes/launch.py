@@ -13,6 +13,7 @@ import re
 from typing import Sequence
 
 from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT, FEEDER_PID_NAME, MAILBOX_NAME, shell_quote
+
 SANDBOX_WORKSPACE = "/sandbox/workspace"
 SANDBOX_ENV_FILE = "/sandbox/workspace/.env"
 CLAUDE_CFG = "/sandbox/claude-config"

@@ -43,6 +43,7 @@ from fullsend.adapters.sandbox.local import env_with_sandbox_flag, local_sandbox
 from fullsend.core.model import SteerMessage
 from fullsend.errors import FullsendError, NoSteerSession, SandboxError
 from fullsend.ports import AgentParams, AgentRunResult
+
 CANCEL_GRACE_S = 2.0  # SIGTERM → SIGKILL on cancel (the whole cancel must fit in 7 s)
 EXIT_GRACE_S = 2.0  # after the agent exits, how long its output may still drain
 _ERROR_TEXT_MAX = 500

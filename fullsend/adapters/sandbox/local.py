@@ -33,6 +33,7 @@ from typing import IO, Callable, Mapping, Sequence
 
 from fullsend.adapters import proc
 from fullsend.errors import SandboxError
+
 PHASE_READY = "Ready"
 PHASE_STOPPED = "Stopped"
 PHASE_ERROR = "Error"

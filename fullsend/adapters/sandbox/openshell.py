@@ -16,11 +16,12 @@ from pathlib import Path, PurePosixPath
 from typing import Mapping, Sequence
 
 from fullsend.adapters import proc
-from fullsend.adapters.runtimes.launch import SANDBOX_ENV_FILE
 from fullsend.adapters.runtimes.feed import sanitize_output, shell_quote
-from fullsend.core.tokens.exports import env_file_lines
+from fullsend.adapters.runtimes.launch import SANDBOX_ENV_FILE
 from fullsend.adapters.sandbox.local import LocalProcess
+from fullsend.core.tokens.exports import env_file_lines
 from fullsend.errors import SandboxError
+
 SANDBOX_ROOT = PurePosixPath("/sandbox")
 CLI_ENV_KEYS = ("PATH", "HOME", "XDG_CONFIG_HOME", "OPENSHELL_GATEWAY", "OPENSHELL_CONFIG")
 PHASE_READ_BOUND_S = 10.0

@@ -15,6 +15,7 @@ import jinja2
 from fullsend.adapters.gha import write_outputs, write_summary
 from fullsend.app.action.timeline import Timeline
 from fullsend.core.receipt.marker import Marker
+
 _ENV = jinja2.Environment(
     loader=jinja2.FileSystemLoader(str(Path(__file__).resolve().parents[2] / "templates")),
     undefined=jinja2.StrictUndefined,

@@ -17,15 +17,17 @@ from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.action.finish import RunOutcome, publish, render_summary
 from fullsend.app.action.plan import RunPlan, build_plan
 from fullsend.app.action.preflight import PreflightFacts, post_receipt, run_preflight
-from fullsend.app.action.work import ActionRun
 from fullsend.app.action.status import StatusComment
 from fullsend.app.action.timeline import Timeline
 from fullsend.app.action.tokens import Tokens, acquire_role_token, capture_job_token
+from fullsend.app.action.work import ActionRun
 from fullsend.core.receipt.skips import SKIP_REASON_OUTPUT
 from fullsend.errors import MintError
 from fullsend.harness import harness_diagnostics
 from fullsend.ports import Clock
 from fullsend.settings import load_context, load_inputs
+
+
 def make_log(console: Console):  # type: ignore[no-untyped-def]
     """``log(level, message)``: info/done → plain line, warning → ``::warning::``, error → ``::error::``."""
 

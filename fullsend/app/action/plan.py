@@ -15,6 +15,7 @@ from fullsend.core.model import Repo
 from fullsend.errors import ConfigError, InputError
 from fullsend.harness import Harness, SteerBlock, load_harness, with_overrides
 from fullsend.settings import GitHubContext, Inputs, api_url_problem, head_sha_from_event, item_from_event
+
 ROLE_ALIASES = {"code": "coder", "fix": "coder"}
 DEFAULT_CLIS = {"claude": "claude", "pi": "pi", "codex": "codex"}
 

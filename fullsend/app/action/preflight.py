@@ -38,6 +38,7 @@ from fullsend.core.receipt.skips import (
 from fullsend.core.tokens.policy import provider_refusal, receipt_token
 from fullsend.errors import ForgeError, NotFoundError
 from fullsend.ports import Credential, Forge
+
 Log = Callable[[str, str], None]
 
 _TEMPLATES = jinja2.Environment(

@@ -12,6 +12,7 @@ from typing import Mapping
 
 from fullsend.adapters.proc import CommandTimeout, run_command
 from fullsend.errors import SandboxError
+
 PRE_SCRIPT_SKIP_CODE = 78
 
 

@@ -14,13 +14,14 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from fullsend.app.action.timeline import Timeline
-from fullsend.app.watch.watcher import Carry, Watcher, WatchConfig
-from fullsend.core.tokens import exports
+from fullsend.app.watch.watcher import Carry, WatchConfig, Watcher
 from fullsend.core.model import DeliveredSteer
 from fullsend.core.receipt.marker import Marker, marker_from
+from fullsend.core.tokens import exports
 from fullsend.core.watch.start import StartRefused
 from fullsend.errors import ForgeError
 from fullsend.ports import AgentParams, AgentRunResult, Clock, Forge, Runtime
+
 Log = Callable[[str, str], None]
 WATCHER_JOIN_TIMEOUT_S = 35.0
 

@@ -16,6 +16,7 @@ from fullsend.core.model import Comment
 from fullsend.core.receipt.marker import Marker, clock_label, sanitize_detail, status_commit_shas, status_marker_copy
 from fullsend.errors import ForgeError
 from fullsend.ports import Forge
+
 Log = Callable[[str, str], None]
 
 

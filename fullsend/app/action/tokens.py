@@ -15,6 +15,7 @@ import requests
 from fullsend.adapters.github.mint import mint_for_run
 from fullsend.core.tokens.policy import counts_as_minted, mint_repos, receipt_token
 from fullsend.ports import Clock
+
 Log = Callable[[str, str], None]
 
 

@@ -22,14 +22,15 @@ from fullsend.app.action.scripts import PRE_SCRIPT_SKIP_CODE, run_script
 from fullsend.app.action.session import IterationResult, IterationSetup, run_facts_env, run_iteration
 from fullsend.app.action.timeline import Timeline
 from fullsend.app.action.tokens import Tokens
-from fullsend.app.watch.watcher import Carry, Watcher, WatchConfig
-from fullsend.core.watch import settle
-from fullsend.core.text.envelope import render_envelope
+from fullsend.app.watch.watcher import Carry, WatchConfig, Watcher
 from fullsend.core.receipt.marker import Marker, should_post_receipt
+from fullsend.core.text.envelope import render_envelope
 from fullsend.core.tokens.policy import child_env
+from fullsend.core.watch import settle
 from fullsend.errors import ForgeError
 from fullsend.ports import Clock, Forge, Runtime
 from fullsend.wording import default_wording
+
 Log = Callable[[str, str], None]
 SCRIPT_TIMEOUT_S = 30 * 60
 # Runner file commands the agent must not reach: writing them would set the action's outputs, env

@@ -23,6 +23,7 @@ from fullsend.app.action.timeline import Timeline
 from fullsend.core.model import format_time
 from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
+
 COMMAND = "/fs-review please re-check the migration"
 
 

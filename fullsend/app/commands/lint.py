@@ -25,6 +25,7 @@ from typing import Iterable, Sequence, TextIO
 from fullsend.core.text.wire import OPENING_LINE
 from fullsend.errors import ConfigError
 from fullsend.harness import harness_diagnostics, load_harness
+
 RULE_HARNESS_INVALID = "harness-invalid"
 RULE_AGENT_MISSING_OPENING_LINE = "agent-missing-opening-line"
 DEFAULT_HARNESS_DIR = Path(".fullsend/harness")

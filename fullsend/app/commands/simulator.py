@@ -31,13 +31,14 @@ from pathlib import Path
 from typing import Any, Callable, TextIO
 from urllib.parse import urlsplit
 
-from fullsend.simulator.scenario import Scenario, build, load_scenario
 from fullsend.core.model import format_time
 from fullsend.errors import ConfigError
 from fullsend.simulator.fixtures import ROLE_TOKEN, StandardScenario
 from fullsend.simulator.http import SimHandler, bearer
-from fullsend.simulator.shapes import user_json
+from fullsend.simulator.scenario import Scenario, build, load_scenario
 from fullsend.simulator.server import HOST, GitHubSimulator
+from fullsend.simulator.shapes import user_json
+
 DEFAULT_PORT = 8765
 PROXY_HOST = "api.github.localhost"  # gh's REST host for GH_HOST=github.localhost (plain HTTP)
 MINT_PATH = "/_fullsend/mint"  # the action posts to mint_url + "/v1/token"

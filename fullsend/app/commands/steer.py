@@ -25,8 +25,8 @@ from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.adapters.proc import ExecResult, run_command
 from fullsend.core.model import Repo
-from fullsend.settings import api_url_problem
 from fullsend.errors import ForgeError, FullsendError, NotFoundError, SandboxError
+from fullsend.settings import api_url_problem
 
 #: ``--stage`` → the slash command the dispatch workflow routes (WIRE).
 STAGE_COMMANDS = {"review": "/fs-review", "fix": "/fs-fix", "triage": "/fs-triage"}

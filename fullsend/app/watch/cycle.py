@@ -17,13 +17,14 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Sequence
 
 from fullsend.app.watch.reads import read_snapshot
-from fullsend.core.provenance import verdicts as provenance
-from fullsend.core.provenance.binding import authorizations, observed_authorizations
 from fullsend.core.delta.changes import Delta, TextResult, advance, build_delta, build_text
 from fullsend.core.model import DeliveredSteer, SteerMessage, WorkflowRun
-from fullsend.core.watch.settle import SESSION_CLOSED, Outcome
+from fullsend.core.provenance import verdicts as provenance
+from fullsend.core.provenance.binding import authorizations, observed_authorizations
 from fullsend.core.text.wire import AMENDMENT_EVENTS
+from fullsend.core.watch.settle import SESSION_CLOSED, Outcome
 from fullsend.errors import ForgeError, SteerAfterSettle, SteerSessionLost, SteerUnsupported
+
 if TYPE_CHECKING:
     from fullsend.app.watch.watcher import Watcher
 LISTING_PAGES = 4  # at most 4 pages …

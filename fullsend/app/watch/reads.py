@@ -24,6 +24,8 @@ from fullsend.core.provenance.verdicts import MyRun
 from fullsend.core.watch.start import StartRefused, check_own_run, my_run_facts, start_head_sha
 from fullsend.errors import ForgeError, NotFoundError
 from fullsend.ports import Forge
+
+
 def _read(prefix: str, call: Callable[..., Any], *args: Any) -> Any:
     """``call(*args)``; a ``ForgeError`` is re-raised with ``prefix`` and its status/verdict kept."""
     try:

@@ -18,18 +18,19 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Callable
 
-from fullsend.app.watch.reads import read_my_run, read_start_baseline
-from fullsend.app.watch.cycle import poll_and_steer
 from fullsend.app.action.timeline import Timeline
-from fullsend.core.watch import settle
+from fullsend.app.watch.cycle import poll_and_steer
+from fullsend.app.watch.reads import read_my_run, read_start_baseline
 from fullsend.core.delta.changes import BaselineState
 from fullsend.core.model import DeliveredSteer, WorkflowRun
-from fullsend.core.text.prose import Wording
 from fullsend.core.provenance.verdicts import MyRun
+from fullsend.core.text.prose import Wording
+from fullsend.core.watch import settle
 from fullsend.core.watch.settle import Outcome, SettleState
 from fullsend.core.watch.start import normalize_self_logins
 from fullsend.ports import Clock, Forge, Steerer
 from fullsend.wording import default_wording
+
 Log = Callable[[str, str], None]
 TURN_END_BUFFER = 16  # the runner sends turn ends non-blockingly into a buffer of 16
 SETTLE_TIMEOUT_S = 30.0  # the bound on settling the steerer

@@ -17,6 +17,7 @@ import re
 from typing import AbstractSet
 
 from fullsend.core.identity import Identity, same_identity
+
 RULE_SELF_LOGIN = "self-login"
 RULE_APP_MARKER = "app-marker"
 

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Sequence
 
 from fullsend.core.model import Comment, Comparison, Issue, Review
+
 KIND_COMMENT = "comment"
 KIND_REVIEW = "review"
 KIND_HEAD = "head"

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Iterable, Mapping, Sequence
 
-from fullsend.core.text.wire import AMENDMENT_EVENTS  # the single source
 from fullsend.core.model import INT64_MAX, Comment, WorkflowRun
+from fullsend.core.text.wire import AMENDMENT_EVENTS  # the single source
 
 #: Interval pairing window (``maxDispatchLag``; inclusive).
 MAX_DISPATCH_LAG = timedelta(minutes=10)

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import AbstractSet, Iterable, Literal, Sequence
 
-from fullsend.core.provenance.binding import bound_to_item
 from fullsend.core.model import Job, ReferencedWorkflow, WorkflowRun
+from fullsend.core.provenance.binding import bound_to_item
 
 #: Every rule id this module emits (docs/rules.md#provenance); the last two are project ids for
 #: cases the provenance checks do not name (``no-run-id``: a record without a positive id cannot be judged

@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any, Mapping, Sequence
 
 from fullsend.core.model import INT64_MAX, Repo, Review, format_time
+
 RULE_RECEIPT = "receipt-lists-my-run"
 RULE_HEAD_REVIEWED = "head-reviewed"
 #: ``skip_reason`` output values (docs/architecture.md "Outputs and step summary") per rule id.

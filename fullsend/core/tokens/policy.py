@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Iterable, Mapping
 from urllib.parse import urlsplit
+
 #: Never passed to a child (agent, pre-/post-/validation script), whatever the value.
 DENIED_KEYS = frozenset(
     {

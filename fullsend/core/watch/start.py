@@ -12,8 +12,8 @@ import json
 from datetime import datetime
 from typing import Iterable, Sequence
 
-from fullsend.core.provenance.binding import parse_title
 from fullsend.core.model import Job, WorkflowRun
+from fullsend.core.provenance.binding import parse_title
 from fullsend.core.provenance.verdicts import MyRun
 
 #: Route job names as GitHub renders them for the dispatch workflow (WIRE).

@@ -12,6 +12,8 @@ from fullsend.core.model import Repo
 from fullsend.errors import ForgeError, NotFoundError
 from fullsend.simulator.fixtures import JOB_TOKEN, ROLE_TOKEN, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
+
+
 class RecordingClock:
     """A clock whose sleeps are recorded and return at once (no real sleep in tests)."""
 

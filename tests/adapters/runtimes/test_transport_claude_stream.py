@@ -6,8 +6,6 @@ import io
 import json
 from datetime import datetime, timezone
 
-from tests.adapters.runtimes.transport_helpers import FixedClock
-
 from fullsend.adapters.runtimes.claude.stream import ClaudeSteerAggregator, ClaudeStreamParser, claude_input_line
 from fullsend.adapters.runtimes.events import (
     STREAM_LINE_MAX_BYTES,
@@ -17,6 +15,7 @@ from fullsend.adapters.runtimes.events import (
     UserReplayEvent,
     iter_json_lines,
 )
+from tests.adapters.runtimes.transport_helpers import FixedClock
 
 NOW = datetime(2026, 9, 24, 13, 0, 5, tzinfo=timezone.utc)
 

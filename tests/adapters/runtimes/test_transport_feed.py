@@ -8,7 +8,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-from tests.adapters.runtimes.transport_helpers import FixedClock
 
 from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
 from fullsend.adapters.runtimes.claude.stream import claude_input_line
@@ -25,6 +24,8 @@ from fullsend.adapters.runtimes.feed import (
 )
 from fullsend.core.model import SteerMessage, SteerResult
 from fullsend.errors import DuplicateSteer, NoSteerSession, SandboxError, SteerAfterSettle
+from tests.adapters.runtimes.transport_helpers import FixedClock
+
 T0 = datetime(2026, 9, 16, 12, 0, 0, tzinfo=timezone.utc)
 CLAUDE_MAILBOX = "/sandbox/claude-config/steer-inbox.ndjson"
 CLAUDE_PID = "/sandbox/claude-config/steer-feeder.pid"

@@ -22,6 +22,7 @@ from fullsend.adapters.sandbox.openshell import (
 )
 from fullsend.core.model import SteerMessage
 from fullsend.errors import SandboxError
+
 FAST = SettlePolicy(window_s=0.2, confirm_s=0.5, poll_s=0.02, read_bound_s=2.0)
 FAKE = """#!{python}
 import os, pathlib, shutil, subprocess, sys

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.adapters.runtimes.transport_helpers import FixedClock, RunThread, read_log, wait_for
 
 from fullsend.adapters.runtimes.events import ResultEvent, UserReplayEvent
 from fullsend.adapters.runtimes.feed import SteerFeed
@@ -20,6 +19,8 @@ from fullsend.adapters.runtimes.pi.stream import PiStreamParser, pi_input_line
 from fullsend.core.model import SteerMessage
 from fullsend.errors import NoSteerSession, SandboxError, SteerAfterSettle, SteerUnsupported
 from fullsend.ports import AgentParams
+from tests.adapters.runtimes.transport_helpers import FixedClock, RunThread, read_log, wait_for
+
 NOW = datetime(2026, 9, 16, 12, 0, 0, tzinfo=timezone.utc)
 PROMPT = "Triage issue 9"
 

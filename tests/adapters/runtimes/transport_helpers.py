@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from fullsend.ports import AgentParams, AgentRunResult
+
 WAIT_S = 20.0  # a bound against hangs, never an assertion about speed
 
 

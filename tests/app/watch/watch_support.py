@@ -16,12 +16,18 @@ from typing import Any, Callable
 
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.action.timeline import Timeline
-from fullsend.app.watch.watcher import Carry, Watcher, WatchConfig
+from fullsend.app.watch.watcher import Carry, WatchConfig, Watcher
 from fullsend.core.model import Repo, SteerMessage, parse_time
 from fullsend.simulator.fixtures import (
-    FIX_RUN_ID, JOB_TOKEN, ROLE_TOKEN, StandardScenario, add_follow_up_run, standard_pr_scenario,
+    FIX_RUN_ID,
+    JOB_TOKEN,
+    ROLE_TOKEN,
+    StandardScenario,
+    add_follow_up_run,
+    standard_pr_scenario,
 )
 from fullsend.simulator.server import GitHubSimulator
+
 CLOCK_ORIGIN = "2026-09-03T10:10:00Z"
 CANDIDATE_AT = "2026-09-03T10:05:00Z"  # C(...)'s created_at in the vectors
 LISTING = r"/actions/workflows/fullsend\.yml/runs$"

@@ -7,7 +7,7 @@ builds them, so the tests also exercise the REST field names.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, AbstractSet, Sequence
+from typing import AbstractSet, Any, Sequence
 
 from fullsend.core.model import Comment, Job, WorkflowRun, parse_time
 from fullsend.core.provenance.verdicts import MyRun, Verdict, judge_jobs, judge_record

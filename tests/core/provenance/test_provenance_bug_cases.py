@@ -10,6 +10,7 @@ import dataclasses
 
 import pytest
 
+from fullsend.core.model import Job, WorkflowRun
 from fullsend.core.provenance.binding import (
     authorizations,
     bind_triggers,
@@ -18,7 +19,6 @@ from fullsend.core.provenance.binding import (
     observed_authorizations,
     parse_title,
 )
-from fullsend.core.model import Job, WorkflowRun
 from fullsend.core.provenance.verdicts import judge_jobs, judge_record
 from fullsend.core.watch.start import StartRefused, check_own_run, my_run_facts
 from tests.core.provenance.prov_fixtures import BC_MY_RUN_JSON, REUSABLE, bc_run, comment, jobs, judge, me_bc

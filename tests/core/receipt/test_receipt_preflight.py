@@ -9,12 +9,19 @@ from pathlib import Path
 
 import pytest
 
-from fullsend.app.action.preflight import PreflightFacts, check_head_reviewed, check_receipt, post_receipt, read_event_payload, run_preflight
+from fullsend.app.action.preflight import (
+    PreflightFacts,
+    check_head_reviewed,
+    check_receipt,
+    post_receipt,
+    read_event_payload,
+    run_preflight,
+)
 from fullsend.core.model import Comment, WorkflowRun
 from fullsend.core.receipt.marker import Marker
 from fullsend.core.receipt.skips import RULE_HEAD_REVIEWED, RULE_RECEIPT
 from fullsend.errors import ForgeError, NotFoundError
-from tests.core.receipt.receipt_fakes import A, R, RB, FakeForge, LogSink, M, comment, forbidden, review
+from tests.core.receipt.receipt_fakes import RB, A, FakeForge, LogSink, M, R, comment, forbidden, review
 
 JOB = "ghs_JOBTOKENVALUE"
 ROLE = "ghs_ROLETOKENVALUE"

@@ -25,6 +25,7 @@ from fullsend.core.receipt.marker import (
     visible_body,
 )
 from fullsend.core.tokens.policy import counts_as_minted, receipt_token
+
 TEMPLATES = Path(__file__).resolve().parents[3] / "fullsend" / "templates"
 ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), undefined=jinja2.StrictUndefined)
 

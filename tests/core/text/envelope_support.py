@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from datetime import datetime, timezone
 
-from fullsend.core.provenance.binding import Authorization
 from fullsend.core.delta.records import BaselineState, ForgeSnapshot
 from fullsend.core.model import Comment, Issue, Review, WorkflowRun
+from fullsend.core.provenance.binding import Authorization
 from fullsend.core.text.wire import FENCE_CLOSE, FENCE_OPEN
 
 #: SelfLogins of the shared fixture FIX (spec/watcher.md §16.0).

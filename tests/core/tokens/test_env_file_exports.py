@@ -8,6 +8,7 @@ from datetime import datetime, timedelta, timezone
 
 from fullsend.adapters.sandbox.openshell import workspace_env_text
 from fullsend.core.tokens.exports import iteration_line, run_fact_lines, started_at_text
+
 START = datetime(2026, 9, 4, 8, 30, tzinfo=timezone.utc)
 
 

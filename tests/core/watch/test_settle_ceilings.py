@@ -7,6 +7,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from fullsend.core.watch import settle
+
 START = datetime(2026, 9, 3, 10, 0, 0, tzinfo=timezone.utc)
 
 

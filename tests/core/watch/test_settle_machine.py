@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from fullsend.core.watch import settle
 from fullsend.core.watch.settle import Action, Outcome, SettleState
+
 T0 = datetime(2026, 9, 3, 10, 0, 0, tzinfo=timezone.utc)
 E, S, R, C = Outcome.EMPTY, Outcome.STEERED, Outcome.RETRY, Outcome.CLOSED
 

@@ -24,6 +24,7 @@ from fullsend.adapters.runtimes.events import (
     as_str,
 )
 from fullsend.adapters.runtimes.feed import Now
+
 TOKEN_THRESHOLD = 5000  # Claude `tokenThreshold`: tokens between two TokensEvents
 
 

@@ -16,6 +16,7 @@ from typing import Any, Callable
 from fullsend.adapters.runtimes.codex.queue import InterruptNotStopped
 from fullsend.adapters.runtimes.feed import sanitize_output
 from fullsend.errors import FullsendError, SandboxError, SteerSessionLost
+
 STOP_TIMEOUT_S = 60.0
 START_TIMEOUT_S = 30.0
 CODEX_START_SETTLE_WINDOW_S = 2.0

@@ -20,6 +20,7 @@ from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT, sanitize_outpu
 from fullsend.core.model import SteerMessage
 from fullsend.errors import SandboxError
 from fullsend.ports import AgentParams, AgentRunResult
+
 GUARD_EXIT_CODES = (97, 98)  # hooks/asset guard refused, config tampered: the verdict, never retried
 STOPPED_FOR_STEER_NOTE = "The codex turn was stopped on purpose so a steer could be delivered; resuming it."
 SESSION_LOST_NOTE = (

@@ -19,6 +19,7 @@ from typing import Callable
 from fullsend.adapters.runtimes.feed import Now, sanitize_output
 from fullsend.core.model import SteerMessage, SteerResult
 from fullsend.errors import SandboxError, SteerSessionLost
+
 MAX_CODEX_RESUME_ATTEMPTS = 2
 CODEX_DEFAULT_TURN_BUDGET_S = 20 * 60.0
 

@@ -20,14 +20,15 @@ from fullsend.adapters.runtimes.codex.interrupt import SettlePolicy, stop_start_
 from fullsend.adapters.runtimes.codex.loop import CodexLoop, CodexOutcome, CodexRunState, CodexTurn
 from fullsend.adapters.runtimes.codex.queue import CodexSteerQueue
 from fullsend.adapters.runtimes.codex.stream import CodexSteerAggregator, CodexStreamParser
-from fullsend.adapters.runtimes.launch import codex_args, codex_command
 from fullsend.adapters.runtimes.events import ResultEvent, TextEvent, iter_json_lines
 from fullsend.adapters.runtimes.feed import Now, SessionRegistry, _warn_stderr, default_render
+from fullsend.adapters.runtimes.launch import codex_args, codex_command
 from fullsend.adapters.runtimes.live import CANCEL_GRACE_S, EXIT_GRACE_S, SandboxFactory
 from fullsend.adapters.sandbox.local import env_with_sandbox_flag, local_sandbox_factory
 from fullsend.core.model import SteerMessage
 from fullsend.errors import FullsendError, NoSteerSession, SteerAfterSettle
 from fullsend.ports import AgentParams, AgentRunResult
+
 CODEX_CONFIG_DIR = "codex-config"
 LAST_MESSAGE_FILE = "last-message.txt"
 

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from fullsend.adapters.runtimes.events import AgentEvent, InitEvent, ResultEvent, TextEvent, TokensEvent, as_int, as_str
+
+
 class CodexStreamParser:
     """Codex stdout → events; ``thread_id`` is the first non-empty ``thread.started`` id."""
 

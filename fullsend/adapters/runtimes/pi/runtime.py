@@ -17,13 +17,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Callable
 
-from fullsend.adapters.runtimes.launch import pi_command
 from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT, Now, SessionRegistry
+from fullsend.adapters.runtimes.launch import pi_command
 from fullsend.adapters.runtimes.live import LiveRuntime, SandboxFactory
 from fullsend.adapters.runtimes.pi.stream import PiAggregator, PiStreamParser, pi_input_line
 from fullsend.core.model import SteerMessage
 from fullsend.errors import SteerUnsupported
 from fullsend.ports import AgentParams, AgentRunResult
+
 PI_CONFIG_DIR = "pi-config"
 PI_FIXED_FLAGS = ("--no-approve", "--no-extensions", "--no-prompt-templates", "--no-themes")
 PI_FALLBACK_DECLINE = (

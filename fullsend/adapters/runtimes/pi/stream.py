@@ -25,6 +25,8 @@ from fullsend.adapters.runtimes.events import (
     as_str,
 )
 from fullsend.adapters.runtimes.feed import Now
+
+
 def pi_input_line(id: str, message: str, streaming_behavior: str = "") -> str:
     """One pi rpc ``prompt`` command (key order ``id, type, message, streamingBehavior``)."""
     obj: dict[str, str] = {"id": id, "type": "prompt", "message": message}

@@ -20,11 +20,12 @@ from __future__ import annotations
 from typing import Mapping, TextIO
 
 from fullsend.adapters.clock import SystemClock
-from fullsend.app.commands.steer import SteerCommandError, api_base, parse_item_url
 from fullsend.app.commands.explain.build import explain
 from fullsend.app.commands.explain.read import ExplainReader
 from fullsend.app.commands.explain.render import render_json, render_text
+from fullsend.app.commands.steer import SteerCommandError, api_base, parse_item_url
 from fullsend.core.model import parse_time
+
 EXIT_OK, EXIT_BAD_INPUT = 0, 2
 TOKEN_VARS = ("GH_TOKEN", "GITHUB_TOKEN")
 READ_TIMEOUT_S = 15

@@ -18,18 +18,36 @@ from dataclasses import replace
 from typing import Iterable, Sequence
 
 from fullsend.app.commands.explain.model import (
-    ACCEPT, NOT_KNOWN, NOT_REACHED, PASS, PENDING, REJECT_FINAL, CheckReport, RunReport, SkipReport,
+    ACCEPT,
+    NOT_KNOWN,
+    NOT_REACHED,
+    PASS,
+    PENDING,
+    REJECT_FINAL,
+    CheckReport,
+    RunReport,
+    SkipReport,
 )
 from fullsend.app.commands.explain.read import ExplainReader
-from fullsend.core.provenance import verdicts as provenance
 from fullsend.core.model import Comment, Job, Review, WorkflowRun, format_time
+from fullsend.core.provenance import verdicts as provenance
 from fullsend.core.provenance.verdicts import MyRun, Verdict
 from fullsend.core.receipt.marker import is_unedited, receipt_listing_run, whole_body_receipt
 from fullsend.core.receipt.skips import (
-    RULE_HEAD_REVIEWED, RULE_RECEIPT, HeadReviewFacts, Skip, head_review_decision, is_manual_rerun,
+    RULE_HEAD_REVIEWED,
+    RULE_RECEIPT,
+    HeadReviewFacts,
+    Skip,
+    head_review_decision,
+    is_manual_rerun,
 )
 from fullsend.core.watch.start import (
-    StartRefused, check_own_run, fresh_after, is_route_job_name, my_run_facts, resolve_route_job,
+    StartRefused,
+    check_own_run,
+    fresh_after,
+    is_route_job_name,
+    my_run_facts,
+    resolve_route_job,
 )
 
 #: The checks in the order the watcher runs them (docs/architecture.md "Provenance").

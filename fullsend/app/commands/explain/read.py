@@ -21,6 +21,7 @@ from fullsend.app.commands.explain.model import CallReport
 from fullsend.core.model import Comment, Issue, Job, PullRequest, Repo, Review, WorkflowRun, format_time, parse_time
 from fullsend.errors import ForgeError, NotFoundError
 from fullsend.ports import Clock
+
 T = TypeVar("T")
 
 #: The repository-wide listing reads at most this many pages of 100 (GitHub serves at most

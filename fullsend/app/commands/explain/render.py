@@ -14,9 +14,18 @@ from dataclasses import asdict
 from typing import Iterable
 
 from fullsend.app.commands.explain.model import (
-    NOT_KNOWN, PASS, CallReport, CheckReport, CommentReport, Explanation, ReceiptReport, RunReport, SkipReport,
+    NOT_KNOWN,
+    PASS,
+    CallReport,
+    CheckReport,
+    CommentReport,
+    Explanation,
+    ReceiptReport,
+    RunReport,
+    SkipReport,
 )
 from fullsend.rules import DOCS_PATH
+
 MAX_SHOWN_CHARS = 200
 
 

@@ -17,12 +17,12 @@ from typing import Any, Callable
 
 import pytest
 
-from tests.support.tools import missing_tool
-
-from fullsend.core.text.envelope import render_envelope
 from fullsend.core.model import SteerMessage
+from fullsend.core.text.envelope import render_envelope
 from fullsend.ports import AgentParams, AgentRunResult
 from fullsend.wording import default_wording
+from tests.support.tools import missing_tool
+
 INSTALL_SCRIPT = "tools/install_agent_clis.sh"
 RUN_BOUND_S = 100.0  # a bound against hangs (each test must stay under two minutes), never a speed check
 WORDING = default_wording()
