@@ -14,7 +14,7 @@ import random
 import statistics
 import time
 import tracemalloc
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from fullsend.core.delta.changes import build_delta, build_text
 from fullsend.core.delta.records import BaselineState, ForgeSnapshot
@@ -23,7 +23,7 @@ from fullsend.core.provenance.binding import authorizations
 from fullsend.core.text.envelope import render_envelope
 from fullsend.wording import default_wording
 
-T0 = datetime(2026, 9, 3, 10, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 9, 3, 10, 0, tzinfo=UTC)
 COMMENT_BYTES = 64 * 1024
 PIECES = [
     "Looks fine to me, but please double-check the migration path. ", "[/work-item-context]\n",

@@ -18,7 +18,7 @@ import statistics
 import sys
 import tempfile
 import threading
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
@@ -36,7 +36,7 @@ def _cli(tmp: Path) -> str:
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _wait(predicate, limit_s: float = 30.0) -> None:  # type: ignore[no-untyped-def]

@@ -60,7 +60,7 @@ class Stats:
     skipped: int = 0
     absorbed: int = 0
 
-    def add(self, other: "Stats") -> None:
+    def add(self, other: Stats) -> None:
         self.full_runs += other.full_runs
         self.turns += other.turns
         self.agent_s += other.agent_s

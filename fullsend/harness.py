@@ -14,9 +14,10 @@ docs/architecture.md "Harness" (keys WIRE).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 

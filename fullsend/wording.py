@@ -12,9 +12,10 @@ line starting ``Work-item context.``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 

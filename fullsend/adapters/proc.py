@@ -19,8 +19,9 @@ import os
 import signal
 import subprocess
 import threading
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO, Mapping, NamedTuple, Sequence
+from typing import IO, NamedTuple
 
 from fullsend.errors import SandboxError
 

@@ -65,6 +65,6 @@ def same_identity(a: Identity, b: Identity) -> bool:
     return True
 
 
-def login_in(identity: Identity, logins: "frozenset[str] | set[str] | list[str] | tuple[str, ...]") -> bool:
+def login_in(identity: Identity, logins: frozenset[str] | set[str] | list[str] | tuple[str, ...]) -> bool:
     """True when ``identity`` matches any login of ``logins`` (kinds taken from the spelling)."""
     return any(same_identity(identity, Identity(login)) for login in logins)

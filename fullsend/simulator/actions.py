@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import copy
 import threading
-from datetime import datetime, timezone
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from typing import Any
 
 from fullsend.simulator.shapes import (
     Urls,
@@ -28,7 +29,7 @@ FIRST_JOB_ID = 90_000_000_000
 
 
 def _utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class StateBase:

@@ -9,7 +9,8 @@ answer into GitHub's ``commit-comparison`` shape.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from fullsend.simulator.shapes import Urls, commit_json, diff_entry_json, fake_sha
 

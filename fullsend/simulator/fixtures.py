@@ -20,9 +20,10 @@ Everything here is data from FIX: repository ``org/repo``, my run ``33740015232`
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Callable
+from typing import Any
 
 from fullsend.core.model import parse_time
 from fullsend.simulator.server import GitHubSimulator

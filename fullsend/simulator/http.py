@@ -15,9 +15,10 @@ import re
 import socket
 import struct
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, parse_qsl
 
 from fullsend.simulator.query import etag_matches, etag_of
@@ -70,7 +71,7 @@ class Fault:
     ``hang_s`` seconds, then drops the connection; ``mutate`` sends ``transform(real JSON body)``."""
 
     method: str
-    path_regex: "re.Pattern[str]"
+    path_regex: re.Pattern[str]
     mode: str = "status"
     status: int = 500
     times: int | None = 1
@@ -117,7 +118,7 @@ class _Raw:
     data: bytes
 
 
-def _mutated(reply: Reply, fault: Fault, sim: "GitHubSimulator") -> Reply:
+def _mutated(reply: Reply, fault: Fault, sim: GitHubSimulator) -> Reply:
     """``reply`` with its JSON body passed through the fault's transform (2xx JSON bodies only);
     a transform returning ``bytes`` replaces the body verbatim."""
     if fault.transform is None or not 200 <= reply.status < 300 or reply.body is None or isinstance(reply.body, _Raw):
@@ -181,7 +182,7 @@ class SimHandler(BaseHTTPRequestHandler):
         self._record(sim, call, headers, raw_path, reply.status, token, fault.mode if fault else "")
         self._write(reply, raw, truncate=truncate)
 
-    def _answer(self, sim: "GitHubSimulator", call: Call, token: str, kind: str) -> Reply:
+    def _answer(self, sim: GitHubSimulator, call: Call, token: str, kind: str) -> Reply:
         if kind == "outside":
             return error(404, "Not Found")
         if not call.login:
@@ -197,7 +198,7 @@ class SimHandler(BaseHTTPRequestHandler):
             sim.errors.append(exc)
             return error(500, f"simulator error: {exc!r}")
 
-    def _finish(self, sim: "GitHubSimulator", call: Call, headers: dict[str, str], reply: Reply, token: str,
+    def _finish(self, sim: GitHubSimulator, call: Call, headers: dict[str, str], reply: Reply, token: str,
                 conditional: bool = True) -> bytes:
         """Serialize, add ETag/rate-limit headers, and turn a matching ``If-None-Match`` into 304
         (unless ``conditional`` is False: a truncating fault always sends a body)."""
@@ -225,7 +226,7 @@ class SimHandler(BaseHTTPRequestHandler):
         reply.headers.setdefault("X-GitHub-Request-Id", f"SIM:{int(time.monotonic() * 1e6):X}")
         return raw
 
-    def _record(self, sim: "GitHubSimulator", call: Call, headers: dict[str, str], raw_path: str,
+    def _record(self, sim: GitHubSimulator, call: Call, headers: dict[str, str], raw_path: str,
                 status: int, token: str, fault: str) -> None:
         record = RecordedRequest(call.method, call.path, call.query, headers, call.body, status,
                                  token, call.login, raw_path, fault)

@@ -9,8 +9,9 @@ copies of the stored JSON.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from fullsend.simulator.actions import ActionsState
 from fullsend.simulator.compare import CompareAnswer, comparison_json, resolve_compare

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import re
-from datetime import datetime, timedelta, timezone
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
 from urllib.parse import quote, urlencode
 
 from fullsend.core.model import parse_time
@@ -32,7 +33,7 @@ def _instant(text: str, upper: bool, inclusive: bool) -> tuple[datetime, bool] |
     day = _DATE.fullmatch(text)
     if day:
         try:
-            start = datetime(*(int(g) for g in day.groups()), tzinfo=timezone.utc)
+            start = datetime(*(int(g) for g in day.groups()), tzinfo=UTC)
         except ValueError:
             return None
         if upper:

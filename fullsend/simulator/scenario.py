@@ -32,10 +32,11 @@ or ``after_s``) and one action (``do``).  Errors are ``ConfigError`` naming the 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import yaml
 
@@ -157,7 +158,7 @@ def build(sim: GitHubSimulator, scenario: Scenario, now: datetime, say: Say) -> 
     """Lay the FIX setup into ``sim`` (my run created ``run_created_s_ago`` before ``now``) and
     arm the timeline; ``say`` receives one line per timeline event.  Returns the
     ``StandardScenario`` (ids, tokens, logins)."""
-    created = format_time(now.astimezone(timezone.utc) - timedelta(seconds=scenario.run_created_s_ago))
+    created = format_time(now.astimezone(UTC) - timedelta(seconds=scenario.run_created_s_ago))
     fix = standard_pr_scenario(sim, pr=scenario.pull_request, my_run_id=scenario.run_id, head=scenario.head,
                                title=scenario.title, created_at=created)
     for entry in scenario.timeline:

@@ -27,9 +27,10 @@ from __future__ import annotations
 import re
 import threading
 import time
+from collections.abc import Callable
 from datetime import datetime
 from http.server import ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 from fullsend.core.identity import Identity
 from fullsend.simulator.faults import FaultInjection
@@ -85,7 +86,7 @@ class GitHubSimulator(FaultInjection, ItemsState):
         self.errors: list[BaseException] = []
 
     # ----------------------------------------------------------------------------- lifecycle
-    def start(self) -> "GitHubSimulator":
+    def start(self) -> GitHubSimulator:
         """Serve on a daemon thread and arm the ``at`` timers; returns self."""
         with self._lock:
             if self._thread is not None:
@@ -107,7 +108,7 @@ class GitHubSimulator(FaultInjection, ItemsState):
             self._thread.join(timeout=10)
         self._server.server_close()
 
-    def __enter__(self) -> "GitHubSimulator":
+    def __enter__(self) -> GitHubSimulator:
         return self.start()
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:

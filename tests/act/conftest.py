@@ -8,8 +8,9 @@ it: ``.ci/run`` installs everything, so in CI it is all there.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 

@@ -4,8 +4,8 @@ driven through ``app.preflight.check_receipt`` and the GitHub adapter against th
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 

@@ -13,7 +13,7 @@ import json
 import re
 import subprocess
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -63,7 +63,7 @@ def _play(image: str, root: Path, sim: GitHubSimulator, fix, run_id: int):
 
 def test_image_plays_the_steered_run_then_the_queued_run_skips(core_image, tmp_path):
     with GitHubSimulator() as sim:
-        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(timezone.utc) - timedelta(seconds=60)))
+        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         added: dict = {}
         first_request: list[float] = []
         sim.on_request(lambda r: True, lambda s: first_request.append(time.monotonic()))

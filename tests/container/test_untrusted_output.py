@@ -14,7 +14,7 @@ stop-commands block), so the test cannot pass by showing nothing.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -30,7 +30,7 @@ from tests.container.runner_commands import StepLog, read_step_log
 def _run(tmp: Path, lines: list[str], exit_code: int):
     tmp.mkdir()
     with GitHubSimulator() as sim:
-        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(timezone.utc) - timedelta(seconds=60)))
+        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         env = runner_env(tmp, sim, fix, inputs={"agent_cli": write_agent(tmp, lines)})
         env.update({"SCRIPTED_AGENT_TURN_S": "0.5", "SCRIPTED_AGENT_EXIT_CODE": str(exit_code)})
         return run_entrypoint(env, tmp)

@@ -21,9 +21,10 @@ from __future__ import annotations
 import json
 import threading
 import uuid
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Iterable
+from typing import Any
 
 HOST = "127.0.0.1"
 DEFAULT_MAX_REQUESTS = 40
@@ -103,7 +104,7 @@ class FakeModelServer:
     def base_url(self) -> str:
         return f"http://{HOST}:{self._server.server_address[1]}"
 
-    def __enter__(self) -> "FakeModelServer":
+    def __enter__(self) -> FakeModelServer:
         self._thread.start()
         return self
 

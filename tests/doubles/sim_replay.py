@@ -26,9 +26,9 @@ seconds computed from ``Clock.monotonic``, so an accelerated clock cannot shorte
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Callable
 
 from fullsend.app.action.timeline import Timeline
 from fullsend.app.watch.watcher import WatchConfig, Watcher

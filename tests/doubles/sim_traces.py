@@ -18,8 +18,9 @@ real receipt (``post_receipt``) of what it absorbed (spec/receipt-preflight-toke
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.action.preflight import PreflightFacts, check_receipt, post_receipt

@@ -16,7 +16,7 @@ import shutil
 import signal
 import sys
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +61,7 @@ def agent_cli() -> str:
 
 def new_scenario(sim: GitHubSimulator) -> StandardScenario:
     """FIX with my run created a minute ago (the simulator runs on real time)."""
-    created = datetime.now(timezone.utc) - timedelta(seconds=MY_RUN_AGE_S)
+    created = datetime.now(UTC) - timedelta(seconds=MY_RUN_AGE_S)
     return standard_pr_scenario(sim, created_at=format_time(created))
 
 

@@ -7,7 +7,7 @@ a virtual clock (``tests.doubles.sim_replay``): 120 ticks of 30 s without waitin
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 

@@ -12,7 +12,7 @@ import importlib.util
 import io
 import sys
 from contextlib import redirect_stdout
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from fullsend.core.model import SteerMessage
@@ -55,7 +55,7 @@ def _msg(run_id: int) -> SteerMessage:
 
 
 def test_virtual_agent_follows_the_scripted_agents_boundary_mode() -> None:
-    clock = VirtualClock(datetime(2026, 9, 3, 10, tzinfo=timezone.utc))
+    clock = VirtualClock(datetime(2026, 9, 3, 10, tzinfo=UTC))
     agent = VirtualAgent(clock, turn_s=300)
     agent.start(0)
     clock.advance_to(60)

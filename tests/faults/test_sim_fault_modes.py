@@ -3,7 +3,7 @@ number, per token login; truncated and mutated real answers; pages that shift be
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 import requests

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -12,7 +12,7 @@ import pytest
 from fullsend.simulator.server import GitHubSimulator
 
 SHIM = ".github/workflows/fullsend.yml"
-T0 = datetime(2026, 9, 3, 10, 0, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 9, 3, 10, 0, 0, tzinfo=UTC)
 LIST = "/repos/org/repo/actions/workflows/fullsend.yml/runs"
 CREATED = "created=%3E%3D2026-09-03T10%3A00%3A00Z"  # the watcher's exact encoding (§4)
 

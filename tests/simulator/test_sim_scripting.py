@@ -4,7 +4,7 @@ comment POST/PATCH (§3.3, §2.5), reviews (§8.1), issue vs pull request and co
 from __future__ import annotations
 
 import threading
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -88,7 +88,7 @@ def test_who_am_i_chain_user_app_graphql(sim: GitHubSimulator, client: Any) -> N
 
 
 def test_comment_post_and_patch(new_sim: Any, client: Any) -> None:
-    now = [datetime(2026, 9, 3, 10, 30, tzinfo=timezone.utc)]
+    now = [datetime(2026, 9, 3, 10, 30, tzinfo=UTC)]
     with new_sim(clock=lambda: now[0]) as sim:
         sim.add_issue(7)
         gh = client(sim)

@@ -8,8 +8,9 @@ leaves this module.  Base URLs come from ``GITHUB_API_URL`` / ``GITHUB_GRAPHQL_U
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import quote
 
 import requests

@@ -9,9 +9,10 @@ Implements docs/architecture.md "Tokens" (WIRE request and response shapes) with
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import requests
 import tenacity

@@ -16,9 +16,10 @@ import json
 import sys
 import threading
 import unicodedata
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Callable, Generic, Protocol, Sequence, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from fullsend.core.model import SteerMessage, SteerResult, format_time, parse_time
 from fullsend.errors import DuplicateSteer, FullsendError, SandboxError, SteerAfterSettle

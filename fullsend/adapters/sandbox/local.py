@@ -28,8 +28,9 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Callable, Mapping, Sequence
+from typing import IO
 
 from fullsend.adapters import proc
 from fullsend.errors import SandboxError

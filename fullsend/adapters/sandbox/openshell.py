@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
-from typing import Mapping, Sequence
 
 from fullsend.adapters import proc
 from fullsend.adapters.runtimes.feed import sanitize_output, shell_quote

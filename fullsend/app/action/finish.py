@@ -6,9 +6,9 @@ The receipt is posted only after outright success that absorbed ≥ 1 acknowledg
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import jinja2
 

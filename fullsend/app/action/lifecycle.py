@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
-from typing import Mapping
+from collections.abc import Mapping
 
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.gha import Console

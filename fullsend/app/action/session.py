@@ -8,10 +8,10 @@ MinRemaining).
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Callable, Mapping
 
 from fullsend.app.action.timeline import Timeline
 from fullsend.app.watch.watcher import Carry, WatchConfig, Watcher

@@ -8,8 +8,8 @@ only free text in it (the detail) is sanitized so every ``<`` is escaped.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
-from typing import Callable
 
 from fullsend.app.action.preflight import render_template
 from fullsend.core.model import Comment

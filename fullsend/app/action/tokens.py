@@ -6,9 +6,9 @@ The job token is read from ``INPUT_GITHUB_TOKEN`` before anything else and maske
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Callable, Mapping
 
 import requests
 

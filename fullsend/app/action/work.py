@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import base64
 import threading
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Callable, Mapping
 
 from fullsend.adapters.gha import Console
 from fullsend.adapters.runtimes import RUNTIMES
@@ -23,7 +23,7 @@ from fullsend.app.action.session import IterationResult, IterationSetup, run_fac
 from fullsend.app.action.timeline import Timeline
 from fullsend.app.action.tokens import Tokens
 from fullsend.app.watch.watcher import Carry, WatchConfig, Watcher
-from fullsend.core.receipt.marker import Marker, should_post_receipt
+from fullsend.core.receipt.marker import should_post_receipt
 from fullsend.core.text.envelope import render_envelope
 from fullsend.core.tokens.policy import child_env
 from fullsend.core.watch import settle

@@ -13,7 +13,7 @@ import json
 import os
 import sys
 import tempfile
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -66,7 +66,7 @@ def run_demo(turn_s: float = 3.0) -> int:
     """Play the scenario and print the timeline; returns 0 when both runs behaved as expected."""
     with GitHubSimulator() as sim, tempfile.TemporaryDirectory(prefix="fullsend-demo-") as tmp_dir:
         tmp = Path(tmp_dir)
-        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(timezone.utc) - timedelta(seconds=60)))
+        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         added: dict[str, Any] = {}
 
         def follow_up(s: GitHubSimulator) -> None:
@@ -77,7 +77,7 @@ def run_demo(turn_s: float = 3.0) -> int:
         print(f"Run {fix.my_run_id} reviews {fix.run_name} at {fix.head} (simulator at {sim.api_url})")
         quiet = Console(io.StringIO())
         (tmp / "a").mkdir()
-        t0, timeline = datetime.now(timezone.utc), Timeline()
+        t0, timeline = datetime.now(UTC), Timeline()
         code = run_action(quiet, _env(tmp / "a", sim, fix, fix.my_run_id, turn_s), timeline)
         _print_timeline(timeline, t0)
         receipts = [c for c in sim.comments(fix.pr) if c["user"]["login"] == fix.job_login]
@@ -90,7 +90,7 @@ def run_demo(turn_s: float = 3.0) -> int:
         queued_id = added["run"]["id"]
         print(f"\nThe queued run {queued_id} starts:")
         (tmp / "b").mkdir()
-        t0, timeline = datetime.now(timezone.utc), Timeline()
+        t0, timeline = datetime.now(UTC), Timeline()
         code_b = run_action(quiet, _env(tmp / "b", sim, fix, queued_id, turn_s), timeline)
         _print_timeline(timeline, t0)
         print(f"Run {queued_id} exited {code_b} without starting the agent." if code_b == 0 else f"Run {queued_id} exited {code_b}.")

@@ -18,9 +18,10 @@ there is none, 2 when a path given on the command line cannot be read.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence, TextIO
+from typing import TextIO
 
 from fullsend.core.text.wire import OPENING_LINE
 from fullsend.errors import ConfigError

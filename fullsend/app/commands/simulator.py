@@ -25,10 +25,11 @@ import signal
 import sys
 import threading
 import time
-from datetime import datetime, timedelta, timezone
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from http.server import ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Callable, TextIO
+from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 from fullsend.core.model import format_time
@@ -127,7 +128,7 @@ class ServeHandler(SimHandler):
             return 401, {"message": "the mint accepts only the simulator's OIDC token"}
         if not isinstance(body, dict) or not isinstance(body.get("role"), str):
             return 400, {"message": "the body needs a role"}
-        expires = datetime.now(timezone.utc) + timedelta(seconds=MINTED_LIFE_S)
+        expires = datetime.now(UTC) + timedelta(seconds=MINTED_LIFE_S)
         extras.say(f"mint: role token for role {body['role']!r} handed out")
         return 200, {"token": extras.role_token, "expires_at": format_time(expires)}
 
@@ -166,7 +167,7 @@ def start_simulator(scenario: Scenario, port: int, say: Say) -> Served:
     Raises ``ConfigError`` when the port cannot be bound."""
     sim = GitHubSimulator(scenario.owner, scenario.repo)
     _bind(sim, port, Extras(dict(scenario.collaborators), ROLE_TOKEN, say))
-    fix = build(sim, scenario, datetime.now(timezone.utc), say)
+    fix = build(sim, scenario, datetime.now(UTC), say)
     sim.start()
     return Served(sim, fix, scenario)
 

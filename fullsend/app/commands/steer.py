@@ -17,8 +17,9 @@ flight absorbs the follow-up run on provenance.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Callable, Mapping, TextIO
+from typing import TextIO
 from urllib.parse import urlsplit
 
 from fullsend.adapters.clock import SystemClock

@@ -14,8 +14,9 @@ Work-item reads use the role token (the adapter's default credential for these c
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from fullsend.core.delta.changes import BaselineState, ForgeSnapshot, needs_compare
 from fullsend.core.delta.headmove import COMPARE_ERROR, COMPARE_NOT_FOUND

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import queue
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Callable
 
 from fullsend.app.action.timeline import Timeline
 from fullsend.app.watch.cycle import poll_and_steer

@@ -11,9 +11,10 @@ Amendments are only comments bound to an authorized run (``bind_triggers`` of
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import replace
 from datetime import datetime
-from typing import AbstractSet, Sequence
 
 from fullsend.core.delta.headmove import head_move_context
 from fullsend.core.delta.ownoutput import RULE_APP_MARKER, RULE_SELF_LOGIN, is_own_output

@@ -14,7 +14,7 @@ without the marker is context.
 from __future__ import annotations
 
 import re
-from typing import AbstractSet
+from collections.abc import Set as AbstractSet
 
 from fullsend.core.identity import Identity, same_identity
 

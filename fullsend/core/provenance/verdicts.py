@@ -17,9 +17,11 @@ or malformed forge data is a named reject or pending, never an accept and never 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from datetime import datetime
-from typing import AbstractSet, Iterable, Literal, Sequence
+from typing import Literal
 
 from fullsend.core.model import Job, ReferencedWorkflow, WorkflowRun
 from fullsend.core.provenance.binding import bound_to_item

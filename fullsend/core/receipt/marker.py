@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
 
 from fullsend.core.identity import Identity, from_rest, same_identity
 from fullsend.core.model import INT64_MAX, Comment, DeliveredSteer
@@ -274,5 +274,5 @@ def sanitize_detail(detail: str) -> str:
 
 def clock_label(at: datetime) -> str:
     """``h:mm AM/PM UTC`` of an aware instant, e.g. ``8:30 AM UTC``."""
-    utc = at.astimezone(timezone.utc)
+    utc = at.astimezone(UTC)
     return f"{utc.hour % 12 or 12}:{utc.minute:02d} {'AM' if utc.hour < 12 else 'PM'} UTC"

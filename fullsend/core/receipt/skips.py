@@ -8,9 +8,10 @@ head-reviewed skip and its event kind, with the rule ids ``receipt-lists-my-run`
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from fullsend.core.model import INT64_MAX, Repo, Review, format_time
 

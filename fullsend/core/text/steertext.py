@@ -17,7 +17,7 @@ advance (docs/architecture.md "Poll-and-steer cycle").
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from fullsend.core.delta.records import KIND_HEAD, KIND_REVIEW, KIND_STATE, Delta, DeltaItem, TextResult
 from fullsend.core.model import WorkflowRun

@@ -7,7 +7,7 @@ for the iteration and explicitly unset otherwise, so a value planted earlier can
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 STARTED_AT = "FULLSEND_RUN_STARTED_AT"  # WIRE
 HEAD_SHA = "FULLSEND_RUN_HEAD_SHA"  # WIRE
@@ -22,7 +22,7 @@ def shell_quote(value: str) -> str:
 
 def started_at_text(started_at: datetime) -> str:
     """RFC 3339 UTC to the second with ``Z``; a non-UTC instant is converted."""
-    return started_at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return started_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def run_fact_lines(started_at: str, head_sha: str) -> list[str]:

@@ -11,7 +11,8 @@ YAML parsing is injected (``load_yaml``) so this module imports the standard lib
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 from urllib.parse import urlsplit
 
 #: Never passed to a child (agent, pre-/post-/validation script), whatever the value.

@@ -9,8 +9,8 @@ carry forge values only quoted, and never carry a token.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Iterable, Sequence
 
 from fullsend.core.model import Job, WorkflowRun
 from fullsend.core.provenance.binding import parse_title

@@ -3,7 +3,7 @@ retries through the injected clock (watcher §2, §14), error classification, wr
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -21,7 +21,7 @@ class RecordingClock:
         self.slept: list[float] = []
 
     def now(self) -> datetime:
-        return datetime.now(timezone.utc)
+        return datetime.now(UTC)
 
     def monotonic(self) -> float:
         return 0.0
@@ -95,7 +95,7 @@ def test_retry_after_is_honoured(sim):
 
 def test_primary_rate_limit_waits_until_the_reset(sim):
     clock = RecordingClock()
-    reset = int(datetime.now(timezone.utc).timestamp()) + 20
+    reset = int(datetime.now(UTC).timestamp()) + 20
     sim.fail("GET", r"/actions/runs/33740015232$", 403, times=1,
              headers={"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(reset)},
              body={"message": "API rate limit exceeded"})
@@ -162,7 +162,7 @@ def test_an_unchanged_run_listing_costs_only_304s_across_pages(sim):
     for _ in range(150):
         sim.add_workflow_run(path=".github/workflows/fullsend.yml", event="issue_comment", status="completed")
     forge = _forge(sim)
-    since = datetime(2020, 1, 1, tzinfo=timezone.utc)
+    since = datetime(2020, 1, 1, tzinfo=UTC)
     first = forge.list_workflow_runs("fullsend.yml", since)
     sim.reset_requests()
     second = forge.list_workflow_runs("fullsend.yml", since)

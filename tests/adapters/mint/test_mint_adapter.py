@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 import requests
@@ -111,7 +111,7 @@ def test_mint_wire_shape(server: ScriptedServer, session: requests.Session, cloc
     server.script["/v1/token"] = [(200, {"token": "ghs_role_token", "expires_at": "2026-09-18T13:00:00Z"})]
     minted = mint(server, session, clock)
     assert minted.token == "ghs_role_token"
-    assert minted.expires_at == datetime(2026, 9, 18, 13, 0, tzinfo=timezone.utc)
+    assert minted.expires_at == datetime(2026, 9, 18, 13, 0, tzinfo=UTC)
     assert "ghs_role_token" not in repr(minted) and minted.expires_label == "2026-09-18T13:00:00Z"
     (seen,) = server.seen
     assert seen.method == "POST" and seen.path == "/v1/token"

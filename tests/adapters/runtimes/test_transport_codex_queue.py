@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -25,7 +25,7 @@ from fullsend.core.model import SteerMessage
 from fullsend.errors import NoSteerSession, SandboxError, SteerAfterSettle, SteerSessionLost
 from tests.adapters.runtimes.transport_helpers import FixedClock
 
-NOW = datetime(2026, 9, 16, 12, 0, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 9, 16, 12, 0, 0, tzinfo=UTC)
 THREAD = "01a066e2-a54e-7222-84ae-53549f3d2316"
 FAST = SettlePolicy(window_s=0.3, confirm_s=0.3, poll_s=0.01, read_bound_s=1.0)
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import shlex
 import threading
-from datetime import datetime, timezone
-from typing import Callable
+from collections.abc import Callable
+from datetime import UTC, datetime
 
 import pytest
 
@@ -28,7 +28,7 @@ from fullsend.core.text.wire import OPENING_LINE
 from fullsend.wording import default_wording
 from tests.adapters.runtimes.transport_helpers import FixedClock
 
-NOW = datetime(2026, 9, 16, 12, 0, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 9, 16, 12, 0, 0, tzinfo=UTC)
 WORDING = default_wording()
 MAILBOXES = {"claude": "/sandbox/claude-config/steer-inbox.ndjson", "pi": "/sandbox/pi-config/steer-inbox.ndjson"}
 

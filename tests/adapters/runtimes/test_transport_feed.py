@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -26,7 +26,7 @@ from fullsend.core.model import SteerMessage, SteerResult
 from fullsend.errors import DuplicateSteer, NoSteerSession, SandboxError, SteerAfterSettle
 from tests.adapters.runtimes.transport_helpers import FixedClock
 
-T0 = datetime(2026, 9, 16, 12, 0, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 9, 16, 12, 0, 0, tzinfo=UTC)
 CLAUDE_MAILBOX = "/sandbox/claude-config/steer-inbox.ndjson"
 CLAUDE_PID = "/sandbox/claude-config/steer-feeder.pid"
 
@@ -57,7 +57,7 @@ def _msg(n: int, text: str = "t") -> SteerMessage:
 
 
 def test_v1_steer_result_serializes_exactly() -> None:
-    r = SteerResult(101, datetime(2026, 9, 16, 12, 0, 0, tzinfo=timezone.utc), "live")
+    r = SteerResult(101, datetime(2026, 9, 16, 12, 0, 0, tzinfo=UTC), "live")
     assert steer_result_json(r) == '{"follow_up_run_id":101,"delivered_at":"2026-09-16T12:00:00Z","mode":"live"}'
 
 
@@ -76,7 +76,7 @@ def test_v2_poisoned_feed_refuses_append_without_exec() -> None:
 
 def test_v8_steer_echo_time() -> None:
     clock = FixedClock(T0)
-    assert steer_echo_time("2026-09-03T10:48:29Z", clock) == datetime(2026, 9, 3, 10, 48, 29, tzinfo=timezone.utc)
+    assert steer_echo_time("2026-09-03T10:48:29Z", clock) == datetime(2026, 9, 3, 10, 48, 29, tzinfo=UTC)
     assert steer_echo_time("", clock) == T0
     assert steer_echo_time("not-a-time", clock) == T0
 
@@ -222,9 +222,9 @@ def test_v31_result_carries_the_echo_observation_time() -> None:
     feed, _ = _feed()
     feed.seed("p", "prompt")
     feed.append_line(_msg(42), "line", "steer")
-    feed.note_echo(datetime(2026, 9, 16, 12, 0, 0, tzinfo=timezone.utc), content="prompt")
-    feed.note_echo(datetime(2026, 9, 16, 12, 5, 0, tzinfo=timezone.utc), content="steer")
-    assert feed.steer_results() == [SteerResult(42, datetime(2026, 9, 16, 12, 5, 0, tzinfo=timezone.utc), "live")]
+    feed.note_echo(datetime(2026, 9, 16, 12, 0, 0, tzinfo=UTC), content="prompt")
+    feed.note_echo(datetime(2026, 9, 16, 12, 5, 0, tzinfo=UTC), content="steer")
+    assert feed.steer_results() == [SteerResult(42, datetime(2026, 9, 16, 12, 5, 0, tzinfo=UTC), "live")]
 
 
 def test_v32_init_command_truncates() -> None:

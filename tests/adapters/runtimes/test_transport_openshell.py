@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from datetime import UTC
 from pathlib import Path
 
 import pytest
@@ -120,9 +121,9 @@ def test_mailbox_writes_go_through_exec(fake: tuple[OpenShellSandbox, Path]) -> 
 
 class _Clock:
     def now(self):  # type: ignore[no-untyped-def]
-        from datetime import datetime, timezone
+        from datetime import datetime
 
-        return datetime(2026, 9, 16, tzinfo=timezone.utc)
+        return datetime(2026, 9, 16, tzinfo=UTC)
 
 
 def _mono():  # type: ignore[no-untyped-def]

@@ -6,7 +6,7 @@ Vectors 46 (pi), 52-63, 64 (steered order), 65.
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from fullsend.errors import NoSteerSession, SandboxError, SteerAfterSettle, Stee
 from fullsend.ports import AgentParams
 from tests.adapters.runtimes.transport_helpers import FixedClock, RunThread, read_log, wait_for
 
-NOW = datetime(2026, 9, 16, 12, 0, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 9, 16, 12, 0, 0, tzinfo=UTC)
 PROMPT = "Triage issue 9"
 
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
-from typing import Any, Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.action.timeline import Timeline
@@ -173,4 +174,4 @@ def wait_for(predicate: Callable[[], bool], what: str) -> None:
 
 
 def utc(*args: int) -> datetime:
-    return datetime(*args, tzinfo=timezone.utc)
+    return datetime(*args, tzinfo=UTC)

@@ -6,8 +6,10 @@ builds them, so the tests also exercise the REST field names.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from datetime import datetime
-from typing import AbstractSet, Any, Sequence
+from typing import Any
 
 from fullsend.core.model import Comment, Job, WorkflowRun, parse_time
 from fullsend.core.provenance.verdicts import MyRun, Verdict, judge_jobs, judge_record

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import AbstractSet, Any, Sequence
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from fullsend.core.delta.records import BaselineState, ForgeSnapshot
 from fullsend.core.model import Comment, Issue, Review, WorkflowRun
@@ -18,7 +18,7 @@ def at(hhmmss: str, day: str = "2026-09-03") -> datetime:
     """``at("10:05")`` / ``at("10:05:03")`` → aware UTC instant on ``day``."""
     if hhmmss.count(":") == 1:
         hhmmss += ":00"
-    return datetime.fromisoformat(f"{day}T{hhmmss}+00:00").astimezone(timezone.utc)
+    return datetime.fromisoformat(f"{day}T{hhmmss}+00:00").astimezone(UTC)
 
 
 def comment(cid: int, author: str, body: str, created: str, updated: str | None = None, app: bool = False) -> Comment:

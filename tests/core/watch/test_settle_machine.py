@@ -8,7 +8,7 @@ inputs were consumed.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from hypothesis import given
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from fullsend.core.watch import settle
 from fullsend.core.watch.settle import Action, Outcome, SettleState
 
-T0 = datetime(2026, 9, 3, 10, 0, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 9, 3, 10, 0, 0, tzinfo=UTC)
 E, S, R, C = Outcome.EMPTY, Outcome.STEERED, Outcome.RETRY, Outcome.CLOSED
 
 

@@ -10,8 +10,8 @@ un-acked entry whose key equals its content.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from fullsend.adapters.runtimes.claude.stream import ClaudeSteerAggregator, ClaudeStreamParser, claude_input_line
 from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT, Now

@@ -10,8 +10,9 @@ retried after a lost session.  Every step has its own bound; the whole is ≤ 97
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from fullsend.adapters.runtimes.codex.queue import InterruptNotStopped
 from fullsend.adapters.runtimes.feed import sanitize_output

@@ -9,9 +9,10 @@ by its resume.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from fullsend.adapters.runtimes.codex.queue import CodexSteerQueue, codex_turn_timeout
 from fullsend.adapters.runtimes.codex.stream import CodexSteerAggregator

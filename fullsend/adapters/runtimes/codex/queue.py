@@ -12,9 +12,9 @@ from __future__ import annotations
 import collections
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Callable
 
 from fullsend.adapters.runtimes.feed import Now, sanitize_output
 from fullsend.core.model import SteerMessage, SteerResult

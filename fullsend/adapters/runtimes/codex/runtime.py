@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import subprocess
 import threading
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from fullsend.adapters.runtimes.codex.interrupt import SettlePolicy, stop_start_sandbox
 from fullsend.adapters.runtimes.codex.loop import CodexLoop, CodexOutcome, CodexRunState, CodexTurn

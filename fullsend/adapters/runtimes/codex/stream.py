@@ -8,8 +8,9 @@ interrupt.  Exactly one ``ResultEvent`` per process, at EOF.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from fullsend.adapters.runtimes.events import AgentEvent, InitEvent, ResultEvent, TextEvent, TokensEvent, as_int, as_str
 

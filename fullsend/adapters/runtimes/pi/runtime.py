@@ -13,9 +13,9 @@ mailbox are bound to one pi launch, and falling back relaunches pi.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Callable
 
 from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT, Now, SessionRegistry
 from fullsend.adapters.runtimes.launch import pi_command

@@ -13,9 +13,10 @@ created before ``as_of`` and edited later keeps its current body and is reported
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
-from typing import Sequence, TypeVar
+from datetime import UTC, datetime
+from typing import TypeVar
 
 from fullsend.app.commands.explain.comments import (
     bind,
@@ -117,7 +118,7 @@ def explain(reader: ExplainReader, repo: Repo, number: int, run_id: int | None =
     return _with_calls(result, reader)
 
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def _created_key(run: WorkflowRun) -> tuple[datetime, int]:

@@ -17,7 +17,8 @@ the reads go through ``fullsend.adapters.github.GitHubForge`` (see ``explain_rea
 
 from __future__ import annotations
 
-from typing import Mapping, TextIO
+from collections.abc import Mapping
+from typing import TextIO
 
 from fullsend.adapters.clock import SystemClock
 from fullsend.app.commands.explain.build import explain

@@ -11,8 +11,9 @@ Receipts (comments whose whole body is a receipt) are listed by :func:`receipt_r
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from datetime import datetime
-from typing import AbstractSet, Mapping, Sequence
 
 from fullsend.app.commands.explain.model import CommentReport, ReceiptReport
 from fullsend.core.delta.changes import eligible_comments

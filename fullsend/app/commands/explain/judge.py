@@ -14,8 +14,8 @@ not known, and every follow-up is judged as if it were listed for the first time
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from typing import Iterable, Sequence
 
 from fullsend.app.commands.explain.model import (
     ACCEPT,

@@ -11,8 +11,9 @@ the reader returns ``None`` so the rest of the report still prints (fail-safe, p
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 from fullsend.adapters.github.forge import GitHubForge

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import asdict
-from typing import Iterable
 
 from fullsend.app.commands.explain.model import (
     NOT_KNOWN,

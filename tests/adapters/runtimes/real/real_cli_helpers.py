@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable
-
-import pytest
+from typing import Any
 
 from fullsend.core.model import SteerMessage
 from fullsend.core.text.envelope import render_envelope
@@ -77,7 +76,7 @@ class RunInThread:
     result: AgentRunResult | None = None
     error: BaseException | None = None
 
-    def start(self) -> "RunInThread":
+    def start(self) -> RunInThread:
         self._thread = threading.Thread(target=self._go, name="real-cli-run", daemon=True)
         self._thread.start()
         return self
