@@ -60,7 +60,7 @@ def scenario(files: int, patch_bytes: int, comments: int, short_names: bool):
     batch = [WorkflowRun(id=501, event="issue_comment", actor="maintainer", run_attempt=1,
                          created_at=T0 + timedelta(minutes=5, seconds=3), display_title="org/repo#7")]
     state = BaselineState(T0, True, "aaa111", ("bug",))
-    snap = ForgeSnapshot(body_comments + [cmd], None, "bbb222", comparison=Comparison("ahead", 3, files=cmp_files))
+    snap = ForgeSnapshot([*body_comments, cmd], None, "bbb222", comparison=Comparison("ahead", 3, files=cmp_files))
     return state, snap, batch, authorizations(batch)
 
 

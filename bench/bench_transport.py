@@ -70,11 +70,11 @@ def bench_live(n: int, tmp: Path) -> list[float]:
     for i in range(n):
         sent.append(_now())
         runtime.steer("bench", SteerMessage(i + 1, f"steer number {i}"))
-        _wait(lambda: len(feed.steer_results()) == i + 1)  # type: ignore[union-attr]
+        _wait(lambda i=i: len(feed.steer_results()) == i + 1)  # type: ignore[union-attr]
     results = feed.steer_results()  # type: ignore[union-attr]
     runtime.settle("bench")
     worker.join(60)
-    return [(r.delivered_at - s).total_seconds() * 1000 for r, s in zip(results, sent)]
+    return [(r.delivered_at - s).total_seconds() * 1000 for r, s in zip(results, sent, strict=False)]
 
 
 def bench_codex(n: int, tmp: Path) -> list[float]:
@@ -83,10 +83,10 @@ def bench_codex(n: int, tmp: Path) -> list[float]:
     for i in range(n):
         runtime = CodexRuntime(sandbox_root_parent=tmp)
         box: dict[str, object] = {}
-        worker = threading.Thread(target=lambda: box.setdefault(
+        worker = threading.Thread(target=lambda box=box, runtime=runtime: box.setdefault(
             "r", runtime.run(_params(_cli(tmp), tmp, "1.0"), lambda at: runtime.settle("bench"))))
         worker.start()
-        _wait(lambda: _registered(runtime, "_queues") and bool(runtime._queues.lookup("bench").thread_id))
+        _wait(lambda runtime=runtime: _registered(runtime, "_queues") and bool(runtime._queues.lookup("bench").thread_id))
         sent = _now()
         try:
             runtime.steer("bench", SteerMessage(100 + i, "head moved"))

@@ -116,7 +116,7 @@ def steer_receipt(replay: Replay) -> Stats:
 def why(name: str, replay: Replay, steer: Stats, kept: Stats, turn_s: float) -> str:
     """One sentence: why steer + receipt won or lost against preserve on this trace."""
     absorbed = replay.absorbed()
-    late = [e for e, rid in zip(replay.trace, replay.event_runs) if rid not in absorbed]
+    late = [e for e, rid in zip(replay.trace, replay.event_runs, strict=False) if rid not in absorbed]
     extra = steer.agent_s - steer.full_runs * turn_s  # what the steered turns added
     saved = kept.full_runs - steer.full_runs
     if not late:

@@ -67,7 +67,7 @@ def _renderer(env: Environment, name: str, *params: str) -> Callable[..., str]:
     template = env.get_template(f"{name}.j2")
 
     def render(*args: Any) -> str:
-        return template.render(**dict(zip(params, args)))
+        return template.render(**dict(zip(params, args, strict=False)))
 
     render.__name__ = name
     return render

@@ -59,7 +59,7 @@ def spawn(
     Raises ``SandboxError`` when the program cannot be started (missing, not executable, bad cwd).
     """
     try:
-        return subprocess.Popen(  # noqa: S603 - argv is data, never a shell string
+        return subprocess.Popen(  # argv is data, never a shell string
             list(argv),
             env=dict(env),
             cwd=str(cwd) if cwd is not None else None,

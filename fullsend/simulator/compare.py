@@ -64,7 +64,7 @@ def comparison_json(
     ahead = int(answer.get("ahead_by", 0))
     shas = [fake_sha("commit", head, k) for k in range(ahead - 1)] + ([head] if ahead > 0 else [])
     parents = [base, *shas[:-1]]
-    shown = list(zip(shas, parents))[: max(per_page, 0)]
+    shown = list(zip(shas, parents, strict=False))[: max(per_page, 0)]
     merge_base = base if answer.get("status", "ahead") in ("ahead", "identical") else fake_sha("merge-base", base, head)
     spec = f"{base}...{head}"
     out: dict[str, Any] = {

@@ -145,7 +145,7 @@ class SimHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "GitHub.com-simulator"
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:  # stdlib signature
         return
 
     def do_GET(self) -> None:
@@ -171,10 +171,7 @@ class SimHandler(BaseHTTPRequestHandler):
                 sim._stopping.wait(fault.hang_s)
             self._drop()
             return
-        if fault is not None and fault.mode == "status":
-            reply = fault.reply()
-        else:
-            reply = self._answer(sim, call, token, kind)
+        reply = fault.reply() if fault is not None and fault.mode == "status" else self._answer(sim, call, token, kind)
         if fault is not None and fault.mode == "mutate":
             reply = _mutated(reply, fault, sim)
         truncate = fault is not None and fault.mode == "truncate"

@@ -104,7 +104,7 @@ def test_sigterm_settles_stops_the_agent_and_posts_no_receipt(sim, tmp_path):
     log = tmp_path / "agent.log"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        if log.exists() and any(json.loads(l)["text"].startswith("Runner update:") for l in log.read_text().splitlines()):
+        if log.exists() and any(json.loads(line)["text"].startswith("Runner update:") for line in log.read_text().splitlines()):
             break
         time.sleep(0.1)
     else:

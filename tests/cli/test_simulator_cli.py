@@ -231,7 +231,7 @@ def test_timeline_comment_follow_up_after_the_first_listing() -> None:
         comments = get(f"{s['api']}/repos/org/repo/issues/7/comments").json()
         said = s["out"]()
     assert first == [FIX_RUN_ID]
-    assert [(r["id"], r["display_title"], r["actor"]["login"]) for r in second][0] == (
+    assert next((r["id"], r["display_title"], r["actor"]["login"]) for r in second) == (
         FOLLOW_UP_RUN, f"org/repo#7 comment:{FOLLOW_UP_COMMENT}", "reviewer")
     assert [(j["name"], j["status"], j["conclusion"]) for j in jobs] == [
         ("dispatch / Route", "completed", "success"), ("dispatch / Review", "queued", None)]

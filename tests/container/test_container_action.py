@@ -68,7 +68,7 @@ def test_image_plays_the_steered_run_then_the_queued_run_skips(core_image, tmp_p
         first_request: list[float] = []
         sim.on_request(lambda r: True, lambda s: first_request.append(time.monotonic()))
         sim.on_request(sim.match("GET", r"/actions/workflows/fullsend\.yml/runs"),
-                       lambda s: added.update(zip(("comment", "run"), add_comment_follow_up(s, COMMAND))))
+                       lambda s: added.update(zip(("comment", "run"), add_comment_follow_up(s, COMMAND), strict=True)))
 
         run = _play(core_image, tmp_path / "first", sim, fix, fix.my_run_id)
         assert run.exit_code == 0, run.stdout + run.stderr

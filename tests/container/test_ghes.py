@@ -32,7 +32,7 @@ def test_the_end_to_end_scenario_passes_on_a_ghes_layout(tmp_path):
         fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         added: dict = {}
         sim.on_request(sim.match("GET", r"/actions/workflows/fullsend\.yml/runs"),
-                       lambda s: added.update(zip(("comment", "run"), add_comment_follow_up(s, COMMAND))))
+                       lambda s: added.update(zip(("comment", "run"), add_comment_follow_up(s, COMMAND), strict=True)))
 
         first = _fresh(tmp_path, "first")
         run = run_entrypoint(runner_env(first, sim, fix), first)

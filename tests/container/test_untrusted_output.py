@@ -42,7 +42,7 @@ def assert_same_commands(hostile: StepLog, harmless: StepLog) -> None:
     agent's diagnostics appended as data (``<harmless message>: <one line>``), as when the
     action quotes a failing agent's stderr inside its own ``::error::``."""
     assert [(c.name, c.props) for c in hostile.commands] == [(c.name, c.props) for c in harmless.commands]
-    for mine, theirs in zip(hostile.commands, harmless.commands):
+    for mine, theirs in zip(hostile.commands, harmless.commands, strict=True):
         if mine.message != theirs.message:
             assert mine.name in ("error", "warning", "notice"), mine
             assert mine.message.startswith(theirs.message + ": ") and "\n" not in mine.message, mine

@@ -202,7 +202,7 @@ def _handler_for(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        def log_message(self, format: str, *args: Any) -> None:  # stdlib signature
             pass
 
         def _read_body(self) -> dict[str, Any]:

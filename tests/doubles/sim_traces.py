@@ -171,7 +171,7 @@ class Replay:
         """Trace indexes whose event was neither absorbed nor seen by a run started after it (must be [])."""
         absorbed = self.absorbed()
         starts = [r.started_at_s for r in self.runs if r.outcome == "ran" and r.started_at_s is not None]
-        return [i for i, (e, rid) in enumerate(zip(self.trace, self.event_runs))
+        return [i for i, (e, rid) in enumerate(zip(self.trace, self.event_runs, strict=False))
                 if rid not in absorbed and not any(s >= e.at_s for s in starts)]
 
 
@@ -277,7 +277,7 @@ def _drive(world: World, group: _Group, trace: list[TraceEvent], record_a: RunRe
                 run = apply_event(world, trace[index], index)
                 event_runs[index] = int(run["id"])
                 world.runs[int(run["id"])] = RunRecord(int(run["id"]), trace[index].at_s, t_s + ROUTE_LAG_S)
-                due = sorted(due + [(t_s + ROUTE_LAG_S, 1, int(run["id"]))])
+                due = sorted([*due, (t_s + ROUTE_LAG_S, 1, int(run["id"]))])
             else:
                 record = world.runs[index]
                 record.stage_job_id = conclude_route(world, index)

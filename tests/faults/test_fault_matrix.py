@@ -113,7 +113,7 @@ def _check_what_was_said(fault: str, phase: str, result: ActionResult) -> None:
     warnings = "\n".join(result.warnings())
     if phase in SAYS and _fails_for_good(fault, phase):
         assert SAYS[phase] in warnings, result.console
-    if phase == "receipt-post" or fault not in plan.RATE_LIMITS + ("timeout",):
+    if phase == "receipt-post" or fault not in (*plan.RATE_LIMITS, "timeout"):
         return
     assert SAYS.get(phase, "\0") not in warnings, result.console
     if fault == "primary-403":  # X-RateLimit-Reset was 30 s ahead when armed: wait until then + 1 s
@@ -126,5 +126,5 @@ def _check_what_was_said(fault: str, phase: str, result: ActionResult) -> None:
 def _check_head_move(fault: str, result: ActionResult) -> None:
     """compare: the steer names the new head either way; the file list only when the compare was read."""
     steer = next(m for m in result.agent_messages if plan.PUSH_HEAD in m)  # the first head move
-    readable = fault in plan.RATE_LIMITS + ("timeout", "page-shift")
+    readable = fault in (*plan.RATE_LIMITS, "timeout", "page-shift")
     assert ("db/migrate.sql" in steer) == readable, steer

@@ -147,7 +147,7 @@ def test_comments_page_oldest_first_and_since_filters_on_updated_at(sim: GitHubS
     second = gh.get(_links(first.headers["Link"])["next"])
     assert [c["id"] for c in first.json() + second.json()] == ids
     since = gh.get(path, params={"since": "2026-09-03T12:00:00Z", "per_page": 100}).json()
-    assert [c["id"] for c in since] == [ids[0]] + ids[120:]  # updated_at >= since; order stays by creation
+    assert [c["id"] for c in since] == [ids[0], *ids[120:]]  # updated_at >= since; order stays by creation
     assert gh.get(path, params={"since": "soon"}).status_code == 422
 
 

@@ -51,10 +51,9 @@ def test_at_runs_after_start_on_a_timer(new_sim: Any) -> None:
 
 
 def test_errors_in_scripted_actions_surface_at_exit(new_sim: Any, client: Any) -> None:
-    with pytest.raises(KeyError):
-        with new_sim() as sim:
-            sim.on_request(sim.match("GET"), lambda s: s.update_issue(404))
-            client(sim).get(f"{R}/issues/1")
+    with pytest.raises(KeyError), new_sim() as sim:
+        sim.on_request(sim.match("GET"), lambda s: s.update_issue(404))
+        client(sim).get(f"{R}/issues/1")
 
 
 def test_token_identity_is_recorded_and_unknown_tokens_get_401(sim: GitHubSimulator, client: Any) -> None:

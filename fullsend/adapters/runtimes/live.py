@@ -291,7 +291,7 @@ class LiveRuntime:
     def _callback(self, fn: Callable[[Any], None], arg: Any) -> None:
         try:
             fn(arg)
-        except Exception as exc:  # noqa: BLE001 - a caller's bug must not kill the stream reader
+        except Exception as exc:  # a caller's bug must not kill the stream reader
             self._warn(f"A run callback failed: {type(exc).__name__}: {exc}")
 
     def _supervise(self, active: _ActiveRun, process: Any, timeout_s: float, pumped: threading.Event) -> None:

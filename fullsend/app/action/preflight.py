@@ -129,7 +129,7 @@ def _guarded(check: Check, forge: Forge, facts: PreflightFacts, log: Log, what: 
     """Run one check; an unexpected exception fails open with one warning."""
     try:
         return check(forge, facts, log)
-    except Exception as exc:  # noqa: BLE001 - the skip check fails open in every direction
+    except Exception as exc:  # the skip check fails open in every direction
         log("warning", f"Could not check whether {what}: unexpected {type(exc).__name__}: {exc}")
         return None
 
@@ -167,7 +167,7 @@ def _find_receipt(forge: Forge, facts: PreflightFacts) -> Comment | None:
     """The receipt check's reads: repo form, both logins, identity difference, comments, union."""
     if Repo.parse(facts.repository) is None:
         raise _CheckFailed(f'status repo "{facts.repository}" is not in owner/repo form')
-    receipt_login, role_login = _distinct_logins(forge)
+    receipt_login, _role_login = _distinct_logins(forge)
     try:
         comments = forge.list_issue_comments(facts.item_number, credential="job")
     except ForgeError as exc:

@@ -243,9 +243,8 @@ def status_commit_shas(start_sha: str, copy: Marker | None) -> tuple[str, str]:
     settled head and ``started_on7`` is the start SHA; otherwise ``(start7, "")``.
     """
     start7 = start_sha[:7]
-    if copy is not None and normalize_ids(copy.consumed) and copy.head:
-        if copy.head.lower() != start_sha.lower():
-            return copy.head[:7], start7
+    if copy is not None and normalize_ids(copy.consumed) and copy.head and copy.head.lower() != start_sha.lower():
+        return copy.head[:7], start7
     return start7, ""
 
 

@@ -209,7 +209,7 @@ def test_V142_mint_then_child_env(server: ScriptedServer, session: requests.Sess
 
 def test_mint_for_run_failure_is_prefixed(server: ScriptedServer, session: requests.Session, clock: FakeClock) -> None:
     server.script["/oidc"] = [(401, {"message": "bad"})]
-    with pytest.raises(MintError, match="^agent token minting failed: the OIDC token request returned HTTP 401"):
+    with pytest.raises(MintError, match=r"^agent token minting failed: the OIDC token request returned HTTP 401"):
         mint_for_run(
             oidc_url=server.url + "/oidc", oidc_bearer=OIDC_BEARER, mint_url=server.url, role="coder", repos=["repo"],
             session=session, clock=clock, log=lambda *_: None, mask=lambda _: None,

@@ -175,7 +175,7 @@ def test_BC13_forged_markers_do_not_skip(facts: PreflightFacts) -> None:
         comment("```\n" + RB(RUN, sha) + "\n```", cid=4),
     ]
     assert check_receipt(FakeForge(comments=forged), facts, LogSink()) is None
-    genuine = forged + [comment(RB("1699," + RUN, sha), cid=5)]
+    genuine = [*forged, comment(RB("1699," + RUN, sha), cid=5)]
     assert check_receipt(FakeForge(comments=genuine), facts, LogSink()) is not None
 
 

@@ -68,7 +68,7 @@ def test_BC_19_tokens_defanged_in_any_case_and_under_nfkc(wording):
 
 def test_BC_19_backtick_runs_cannot_close_the_block(wording):
     _, env = _bc19_envelope(wording)
-    _, inside, after = fenced(env)
+    _, inside, _after = fenced(env)
     assert "```````" in inside and env.endswith(FENCE_CLOSE + "\n")
 
 

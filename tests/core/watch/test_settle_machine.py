@@ -141,7 +141,7 @@ def test_properties_of_any_script(script, max_steers) -> None:
         assert tail is None or tail[1] is not C  # Closed always settles
     else:
         assert reason in settle.SETTLE_REASONS
-        last_kind, last_outcome = script[consumed - 1]
+        _last_kind, last_outcome = script[consumed - 1]
         if reason == "verdictless-polls-exhausted":
             # exactly four consecutive verdict-less polls: a turn end's Retry and three ticks' Retries
             assert [o for _, o in script[consumed - 4:consumed]] == [R] * 4

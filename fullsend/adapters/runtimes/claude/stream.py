@@ -148,7 +148,7 @@ class ClaudeSteerAggregator:
         self.cost_usd = r.total_cost_usd
         self.reasoning = r.reasoning_tokens
         parts = (r.input_tokens, r.output_tokens, r.cache_read_input_tokens, r.cache_creation_input_tokens)
-        self._sums = [a + b for a, b in zip(self._sums, parts)]
+        self._sums = [a + b for a, b in zip(self._sums, parts, strict=True)]
 
     def add_tokens(self, t: TokensEvent) -> None:
         """Remember the latest cumulative snapshot."""

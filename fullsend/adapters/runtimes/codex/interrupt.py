@@ -48,7 +48,7 @@ def read_phase_bounded(sandbox: Any, bound_s: float) -> str:
     def read() -> None:
         try:
             box["phase"] = sandbox.phase()
-        except Exception as exc:  # noqa: BLE001 - reported as a read error below
+        except Exception as exc:  # reported as a read error below
             box["error"] = exc
 
     worker = threading.Thread(target=read, daemon=True)

@@ -82,7 +82,7 @@ class CodexSteerQueue:
             self._lost = self._lost or exc
             self._wake.set()
             return
-        except Exception as exc:  # noqa: BLE001 - any other failure is a warning, the steer stays queued
+        except Exception as exc:  # any other failure is a warning, the steer stays queued
             self.turn_running = False
             self._warn(f"  Warning: the codex turn could not be interrupted for a steer: {sanitize_output(str(exc))}")
             return

@@ -206,7 +206,7 @@ class CodexRuntime:
         """Call a caller's callback; its failure is a warning, never the reader's death."""
         try:
             fn(arg)
-        except Exception as exc:  # noqa: BLE001 - a caller's bug must not kill the reader
+        except Exception as exc:  # a caller's bug must not kill the reader
             self._warn(f"A run callback failed: {type(exc).__name__}: {exc}")
 
 

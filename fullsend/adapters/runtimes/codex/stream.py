@@ -68,7 +68,7 @@ class CodexStreamParser:
             max(0, as_int(usage.get("output_tokens")) - reasoning),
             reasoning, cached, cache_write,
         ]
-        self._usage = [max(a, b) for a, b in zip(self._usage, now)]
+        self._usage = [max(a, b) for a, b in zip(self._usage, now, strict=True)]
 
     def finish(self) -> list[AgentEvent]:
         """The process's single result: clean, ``turn_failed`` or ``incomplete``."""
@@ -100,7 +100,7 @@ class CodexSteerAggregator:
 
     def process_ended(self) -> None:
         """Bank the ended process's figures."""
-        self._banked = [a + b for a, b in zip(self._banked, self._current)]
+        self._banked = [a + b for a, b in zip(self._banked, self._current, strict=True)]
         self._current = [0, 0, 0, 0, 0]
 
     def _total(self, i: int) -> int:

@@ -94,7 +94,7 @@ class PiStreamParser:
             return []
         usage = message.get("usage") if isinstance(message.get("usage"), dict) else {}
         parts = (usage.get("input"), usage.get("output"), usage.get("cacheRead"), usage.get("cacheWrite"))
-        self._totals = [t + as_int(p) for t, p in zip(self._totals, parts)]
+        self._totals = [t + as_int(p) for t, p in zip(self._totals, parts, strict=True)]
         cost = usage.get("cost")
         self._cost += as_float(cost.get("total")) if isinstance(cost, dict) else 0.0
         current = self._current = self._current or _Prompt()
