@@ -195,7 +195,7 @@ def _construct(env: Mapping[str, str]) -> Inputs:
         ) -> tuple[PydanticBaseSettingsSource, ...]:
             return (_MappingEnvSource(settings_cls, env),)
 
-    built = _FromMapping()  # type: ignore[call-arg]
+    built = _FromMapping()  # type: ignore[call-arg]  # the fields come from the mapping source, not arguments
     return Inputs.model_construct(**built.model_dump())
 
 

@@ -70,7 +70,7 @@ def spawn(
             close_fds=True,
         )
     except (OSError, ValueError) as exc:
-        raise SandboxError(f"could not start {Path(argv[0]).name}: {exc.strerror or exc}") from exc
+        raise SandboxError(f"could not start {Path(argv[0]).name}: {(exc.strerror if isinstance(exc, OSError) else None) or exc}") from exc
 
 
 def run_command(

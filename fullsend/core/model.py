@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
-from fullsend.core.watch.steer import DeliveredSteer, SteerMessage, SteerResult  # noqa: F401 (re-exported)
+from fullsend.core.watch.steer import DeliveredSteer as DeliveredSteer  # re-exported
+from fullsend.core.watch.steer import SteerMessage as SteerMessage  # re-exported
+from fullsend.core.watch.steer import SteerResult as SteerResult  # re-exported
 
 INT64_MAX = 9_223_372_036_854_775_807
 

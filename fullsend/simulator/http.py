@@ -154,7 +154,7 @@ class SimHandler(BaseHTTPRequestHandler):
     do_POST = do_PATCH = do_DELETE = do_PUT = do_GET
 
     def _serve(self) -> None:
-        sim: GitHubSimulator = self.server.sim  # type: ignore[attr-defined]
+        sim: GitHubSimulator = self.server.sim  # type: ignore[attr-defined]  # set by GitHubSimulator on its server
         raw_path, _, raw_query = self.path.partition("?")
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length > 0 else b""

@@ -33,7 +33,8 @@ def _instant(text: str, upper: bool, inclusive: bool) -> tuple[datetime, bool] |
     day = _DATE.fullmatch(text)
     if day:
         try:
-            start = datetime(*(int(g) for g in day.groups()), tzinfo=UTC)
+            year, month, mday = (int(g) for g in day.groups())
+            start = datetime(year, month, mday, tzinfo=UTC)
         except ValueError:
             return None
         if upper:

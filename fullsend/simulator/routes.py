@@ -223,7 +223,7 @@ def get_app(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
     return error(401, "A JSON web token could not be decoded", DOCS)
 
 
-def graphql(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
+def graphql(sim: ItemsState, call: Call, m: re.Match[str] | None) -> Reply:
     """``query { viewer { login } }``: an App's login comes back WITHOUT ``[bot]`` (GitHub's behaviour)."""
     try:
         query = json.loads(call.body or b"null").get("query")

@@ -59,7 +59,7 @@ class GitHubSimulator(FaultInjection, ItemsState):
     ) -> None:
         self._server = ThreadingHTTPServer((HOST, 0), SimHandler)
         self._server.daemon_threads = True
-        self._server.sim = self  # type: ignore[attr-defined]
+        self._server.sim = self  # type: ignore[attr-defined]  # read back by SimHandler; http.server has no typed slot
         port = self._server.server_address[1]
         self.prefix = prefix.rstrip("/")
         web = f"http://{HOST}:{port}"

@@ -72,7 +72,7 @@ class GitHubForge:
         self._on_request = on_request
 
     def _t(self, credential: Credential) -> Transport:
-        return self._http.get(credential) or self._http["job"]  # type: ignore[return-value]
+        return self._http.get(credential) or self._http["job"]  # type: ignore[return-value]  # "job" is never None
 
     @property
     def _base(self) -> str:

@@ -105,7 +105,7 @@ class Transport:
             stop=stop_after_attempt(MAX_ATTEMPTS),
             retry=retry_if_exception(lambda e: isinstance(e, _Retryable)),
             wait=self._wait,
-            sleep=self._clock.sleep,
+            sleep=self._clock.sleep,  # type: ignore[arg-type]  # tenacity drops the return value; Clock.sleep's bool is unused here
             reraise=True,
         )
         try:

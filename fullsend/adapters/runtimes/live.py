@@ -63,8 +63,12 @@ class Aggregator(Protocol):
 
     turns: int
     cost_usd: float
-    input_tokens: int
-    output_tokens: int
+
+    @property
+    def input_tokens(self) -> int: ...
+
+    @property
+    def output_tokens(self) -> int: ...
 
     def add_result(self, r: ResultEvent) -> None: ...
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.gha import Console
@@ -27,8 +27,10 @@ from fullsend.harness import harness_diagnostics
 from fullsend.ports import Clock
 from fullsend.settings import load_context, load_inputs
 
+Log = Callable[[str, str], None]
 
-def make_log(console: Console):  # type: ignore[no-untyped-def]
+
+def make_log(console: Console) -> Log:
     """``log(level, message)``: info/done → plain line, warning → ``::warning::``, error → ``::error::``."""
 
     def log(level: str, message: str) -> None:
@@ -87,7 +89,7 @@ def run_action(console: Console, environ: Mapping[str, str] | None = None, timel
 
 
 def _post_receipt(plan: RunPlan, forge: GitHubForge, facts: PreflightFacts, outcome: RunOutcome,
-                  timeline: Timeline, clock: Clock, log) -> None:  # type: ignore[no-untyped-def]
+                  timeline: Timeline, clock: Clock, log: Log) -> None:
     """Post the receipt (job token, best effort) and record it on the outcome (docs/architecture.md "Receipt writer")."""
     comment = post_receipt(forge, facts, outcome.marker, log)
     if comment is None:
@@ -115,7 +117,7 @@ def _preflight_facts(plan: RunPlan, tokens: Tokens) -> PreflightFacts:
         in_actions=plan.ctx.actions)
 
 
-def _finish(plan: RunPlan, outcome: RunOutcome, timeline: Timeline, log) -> int:  # type: ignore[no-untyped-def]
+def _finish(plan: RunPlan, outcome: RunOutcome, timeline: Timeline, log: Log) -> int:
     item = f"[{plan.run_name}]({plan.ctx.server_url}/{plan.repo.full_name}/issues/{plan.item})"
     summary = render_summary(outcome, plan.inputs.stage, item, timeline)
     publish(outcome, plan.ctx.output_path, plan.ctx.summary_path, summary, log)

@@ -125,7 +125,7 @@ def run_lint(harness: Sequence[str] | None, agents: str | None, out: TextIO, err
     """
     files = [Path(h) for h in harness] if harness else default_harness_files(root)
     agents_dir: Path | None = Path(agents) if agents else root / DEFAULT_AGENTS_DIR
-    if agents is None and not agents_dir.is_dir():
+    if agents is None and not (root / DEFAULT_AGENTS_DIR).is_dir():
         agents_dir = None
     try:
         findings = collect_findings(files, agents_dir)

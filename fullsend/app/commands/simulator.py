@@ -70,7 +70,7 @@ class ServeHandler(SimHandler):
     def _serve(self) -> None:
         if not self._origin_form():
             return
-        extras: Extras = self.server.extras  # type: ignore[attr-defined]
+        extras: Extras = self.server.extras  # type: ignore[attr-defined]  # set by serve() on its server
         answer = self._extra(self.path.partition("?")[0], extras)
         if answer is None:
             super()._serve()
@@ -96,7 +96,7 @@ class ServeHandler(SimHandler):
 
     def _extra(self, path: str, extras: Extras) -> tuple[int, Any] | None:
         """(status, JSON body) for the OIDC, mint and collaborator-permission paths; None otherwise."""
-        sim: GitHubSimulator = self.server.sim  # type: ignore[attr-defined]
+        sim: GitHubSimulator = self.server.sim  # type: ignore[attr-defined]  # set by serve() on its server
         token = bearer(self.headers.get("Authorization", ""))
         if path == OIDC_PATH and self.command == "GET":
             if token != OIDC_REQUEST_TOKEN:
@@ -136,7 +136,8 @@ class ServeHandler(SimHandler):
                 status: int, token: str, fault: str) -> None:
         super()._record(sim, call, headers, raw_path, status, token, fault)
         if call.method != "GET":
-            self.server.extras.say(f"{call.method} {call.path} -> {status} ({call.login or 'no token'})")  # type: ignore[attr-defined]
+            extras: Extras = self.server.extras  # type: ignore[attr-defined]  # set by serve() on its server
+            extras.say(f"{call.method} {call.path} -> {status} ({call.login or 'no token'})")
 
 
 # ------------------------------------------------------------------------------------ the service
@@ -181,6 +182,7 @@ def _bind(sim: GitHubSimulator, port: int, extras: Extras) -> None:
     except OSError as exc:
         raise ConfigError(f"cannot listen on {HOST}:{port} ({exc.strerror}); choose another --port, or --port 0 for any free one") from None
     server.daemon_threads = True
+    # The handlers read these two back; http.server has no typed slot for a server's payload.
     server.sim = sim  # type: ignore[attr-defined]
     server.extras = extras  # type: ignore[attr-defined]
     sim._server.server_close()

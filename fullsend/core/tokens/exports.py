@@ -7,6 +7,7 @@ for the iteration and explicitly unset otherwise, so a value planted earlier can
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 STARTED_AT = "FULLSEND_RUN_STARTED_AT"  # WIRE
@@ -35,7 +36,7 @@ def iteration_line(active: bool) -> str:
     return f"export {STEER_ACTIVE}=1" if active else f"unset {STEER_ACTIVE}"
 
 
-def env_file_lines(env: dict[str, str], quote_name_check) -> list[str]:  # type: ignore[no-untyped-def]
+def env_file_lines(env: dict[str, str], quote_name_check: Callable[[str], None]) -> list[str]:
     """The whole env file, in order: ``PATH``, the rest sorted (reserved keys skipped), the run
     facts, and last the iteration line.  ``quote_name_check(name)`` raises for an invalid name."""
     for name in env:

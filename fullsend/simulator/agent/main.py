@@ -146,7 +146,7 @@ class ClaudeScript:
 
     def _consume(self, obj: object) -> str:
         assert isinstance(obj, dict)
-        message = obj.get("message") if isinstance(obj.get("message"), dict) else {}
+        message = m if isinstance(m := obj.get("message"), dict) else {}
         content = message.get("content", "")
         text = _content_text(content)
         _log(text)

@@ -82,7 +82,7 @@ class ClaudeStreamParser:
         return []
 
     def _assistant(self, obj: dict[str, Any]) -> list[AgentEvent]:
-        message = obj.get("message") if isinstance(obj.get("message"), dict) else {}
+        message = m if isinstance(m := obj.get("message"), dict) else {}
         events: list[AgentEvent] = []
         for block in message.get("content") or []:
             if not isinstance(block, dict):
@@ -111,7 +111,7 @@ class ClaudeStreamParser:
 
 def parse_result(obj: dict[str, Any]) -> ResultEvent:
     """A ``result`` line as a ``ResultEvent`` (``result`` is the error message when ``is_error``)."""
-    usage = obj.get("usage") if isinstance(obj.get("usage"), dict) else {}
+    usage = u if isinstance(u := obj.get("usage"), dict) else {}
     is_error = obj.get("is_error") is True
     return ResultEvent(
         num_turns=as_int(obj.get("num_turns")),

@@ -67,7 +67,8 @@ class CodexRunState:
 class TurnRunner(Protocol):
     """What the loop needs from ``CodexRuntime``."""
 
-    clock: Any
+    @property
+    def clock(self) -> Any: ...
 
     def run_turn(self, active: CodexRunState, params: AgentParams, turn: CodexTurn, budget_s: float,
                  aggregator: CodexSteerAggregator, on_output: Callable[[str], None]) -> CodexOutcome: ...

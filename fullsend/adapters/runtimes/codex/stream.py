@@ -37,7 +37,7 @@ class CodexStreamParser:
             self._terminal = "completed"
             self._note_usage(obj.get("usage"))
         elif kind == "turn.failed":
-            error = obj.get("error") if isinstance(obj.get("error"), dict) else {}
+            error = e if isinstance(e := obj.get("error"), dict) else {}
             self._terminal, self._failure = "failed", as_str(error.get("message")) or "the turn failed"
         elif kind == "error":
             self._last_error = as_str(obj.get("message"))
@@ -73,13 +73,13 @@ class CodexStreamParser:
     def finish(self) -> list[AgentEvent]:
         """The process's single result: clean, ``turn_failed`` or ``incomplete``."""
         i, o, r, cr, cw = self._usage
-        common = dict(num_turns=1, input_tokens=i, output_tokens=o, reasoning_tokens=r,
-                      cache_read_input_tokens=cr, cache_creation_input_tokens=cw)
+        common: dict[str, Any] = dict(num_turns=1, input_tokens=i, output_tokens=o, reasoning_tokens=r,
+                                      cache_read_input_tokens=cr, cache_creation_input_tokens=cw)
         if self._terminal == "completed":
-            return [ResultEvent(subtype="success", **common)]  # type: ignore[arg-type]
+            return [ResultEvent(subtype="success", **common)]
         if self._terminal == "failed":
-            return [ResultEvent(is_error=True, error_message=self._failure, subtype="turn_failed", **common)]  # type: ignore[arg-type]
-        return [ResultEvent(is_error=True, error_message=self._last_error, subtype="incomplete", **common)]  # type: ignore[arg-type]
+            return [ResultEvent(is_error=True, error_message=self._failure, subtype="turn_failed", **common)]
+        return [ResultEvent(is_error=True, error_message=self._last_error, subtype="incomplete", **common)]
 
 
 @dataclass

@@ -92,6 +92,8 @@ class PiRuntime(LiveRuntime):
     ``SteerUnsupported`` (not ``NoSteerSession``) until the run returns.
     """
 
+    dialect: PiDialect
+
     def __init__(
         self,
         sandbox_root_parent: Path | None = None,
@@ -107,7 +109,7 @@ class PiRuntime(LiveRuntime):
         """True when the run may be steered; a declined steerable run is announced and recorded."""
         if not params.steerable:
             return False
-        reason = self.dialect.steer_decline_reason(params)  # type: ignore[attr-defined]
+        reason = self.dialect.steer_decline_reason(params)
         if reason is None:
             return True
         self._warn(f"Steering disabled: {reason}")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from typing import Any
 
 from fullsend.app.commands.explain.model import (
     ACCEPT,
@@ -101,7 +102,7 @@ def judge(run: WorkflowRun, me: MyRun, reader: ExplainReader) -> tuple[Verdict, 
     return provenance.judge_jobs(run, jobs, me), observe
 
 
-def run_report(run: WorkflowRun, role: str, verdict: Verdict | None = None, **extra: object) -> RunReport:
+def run_report(run: WorkflowRun, role: str, verdict: Verdict | None = None, **extra: Any) -> RunReport:
     """A :class:`RunReport` of ``run``; with ``verdict``, its outcome and check table."""
     base = RunReport(
         run_id=run.id, role=role, event=run.event, actor=run.actor, created_at=format_time(run.created_at),
@@ -110,7 +111,7 @@ def run_report(run: WorkflowRun, role: str, verdict: Verdict | None = None, **ex
     if verdict is not None:
         base = replace(base, outcome=outcome_of(verdict), rule_id=verdict.rule_id, check=verdict.check,
                        detail=verdict.detail, checks=check_table(verdict))
-    return replace(base, **extra)  # type: ignore[arg-type]
+    return replace(base, **extra)
 
 
 # ---- the run in flight ---------------------------------------------------------------------
