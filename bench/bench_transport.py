@@ -30,7 +30,8 @@ from fullsend.ports import AgentParams
 
 def _cli(tmp: Path) -> str:
     path = tmp / "scripted-agent"
-    path.write_text(f"#!{sys.executable}\nimport sys\nfrom fullsend.simulator.agent.main import main\nsys.exit(main(sys.argv[1:]))\n")
+    path.write_text(f"#!{sys.executable}\nimport sys\n"
+                    "from fullsend.simulator.agent.main import main\nsys.exit(main(sys.argv[1:]))\n")
     path.chmod(0o755)
     return str(path)
 
@@ -86,7 +87,8 @@ def bench_codex(n: int, tmp: Path) -> list[float]:
         worker = threading.Thread(target=lambda box=box, runtime=runtime: box.setdefault(
             "r", runtime.run(_params(_cli(tmp), tmp, "1.0"), lambda at: runtime.settle("bench"))))
         worker.start()
-        _wait(lambda runtime=runtime: _registered(runtime, "_queues") and bool(runtime._queues.lookup("bench").thread_id))
+        _wait(lambda runtime=runtime: _registered(runtime, "_queues")
+              and bool(runtime._queues.lookup("bench").thread_id))
         sent = _now()
         try:
             runtime.steer("bench", SteerMessage(100 + i, "head moved"))

@@ -173,7 +173,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def print_table(rows: list[tuple[str, str, Stats, int]], totals: dict[str, Stats], events: int) -> None:
     width = max(len(r[0]) for r in rows)
-    head = f"{'trace':<{width}}  {'policy':<8}  {'full runs':>9}  {'turns':>5}  {'agent-min':>9}  {'skipped':>7}  {'absorbed':>8}"
+    head = (f"{'trace':<{width}}  {'policy':<8}  {'full runs':>9}  {'turns':>5}  {'agent-min':>9}  "
+            f"{'skipped':>7}  {'absorbed':>8}")
     print(head)
     print("-" * len(head))
     for name, policy, st, n in rows:

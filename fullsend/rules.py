@@ -92,9 +92,11 @@ def all_rules() -> tuple[Rule, ...]:
         Rule(RULE_PRE_SCRIPT, "skip", "fullsend.app.action.work"),
         *_family("settle", "fullsend.core.watch.settle", (*settle.SETTLE_REASONS, settle.STALE_TURN_END)),
         *_family("own-output", "fullsend.core.delta.ownoutput", (ownoutput.RULE_SELF_LOGIN, ownoutput.RULE_APP_MARKER)),
-        *_family("defang", "fullsend.core.text.defang", (defang.RULE_FENCE, defang.RULE_ATTRIBUTION, defang.RULE_HEADING)),
+        *_family("defang", "fullsend.core.text.defang",
+                 (defang.RULE_FENCE, defang.RULE_ATTRIBUTION, defang.RULE_HEADING)),
         *_family("watch", "fullsend.app.watch.cycle", WATCH_RULE_IDS),
-        *_family("lint", "fullsend.app.commands.lint", (lint.RULE_HARNESS_INVALID, lint.RULE_AGENT_MISSING_OPENING_LINE)),
+        *_family("lint", "fullsend.app.commands.lint",
+                 (lint.RULE_HARNESS_INVALID, lint.RULE_AGENT_MISSING_OPENING_LINE)),
         *_family("lint", "fullsend.harness", (harness.RULE_STEER_ENABLED_UNSET, harness.RULE_UNKNOWN_KEY)),
     ]
     ids = [rule.id for rule in rules]

@@ -70,7 +70,8 @@ def spawn(
             close_fds=True,
         )
     except (OSError, ValueError) as exc:
-        raise SandboxError(f"could not start {Path(argv[0]).name}: {(exc.strerror if isinstance(exc, OSError) else None) or exc}") from exc
+        reason = (exc.strerror if isinstance(exc, OSError) else None) or exc
+        raise SandboxError(f"could not start {Path(argv[0]).name}: {reason}") from exc
 
 
 def run_command(

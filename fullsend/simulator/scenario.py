@@ -130,7 +130,8 @@ def _entry(raw: object, index: int) -> TimelineEntry:
         return TimelineEntry(kind, params, after_s=_seconds(entry["after_s"], f"{where}.after_s"))
     match = _REQUEST.fullmatch(str(entry["on_request"]).strip())
     if match is None:
-        raise ConfigError(f"{where}.on_request must read 'METHOD PATH-REGEX', e.g. 'GET /actions/workflows/fullsend\\.yml/runs'")
+        raise ConfigError(f"{where}.on_request must read 'METHOD PATH-REGEX', "
+                          "e.g. 'GET /actions/workflows/fullsend\\.yml/runs'")
     try:
         re.compile(match["path"])
     except re.error as exc:

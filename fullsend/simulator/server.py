@@ -91,7 +91,8 @@ class GitHubSimulator(FaultInjection, ItemsState):
         with self._lock:
             if self._thread is not None:
                 return self
-            self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="github-sim", daemon=True)
+            self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="github-sim",
+                                            daemon=True)
             self._thread.start()
             self._started_at = time.monotonic()
             for delay_s, action in self._timers:

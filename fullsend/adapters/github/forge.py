@@ -78,10 +78,12 @@ class GitHubForge:
     def _base(self) -> str:
         return f"/repos/{quote(self.repo.owner, safe='')}/{quote(self.repo.name, safe='')}"
 
-    def _get(self, credential: Credential, path: str, params: dict[str, Any] | None = None, conditional: bool = False) -> Any:
+    def _get(self, credential: Credential, path: str, params: dict[str, Any] | None = None,
+             conditional: bool = False) -> Any:
         return self._t(credential).request("GET", path, params, conditional=conditional).data
 
-    def _pages(self, credential: Credential, path: str, params: dict[str, Any], key: str | None, max_pages: int) -> list[Any]:
+    def _pages(self, credential: Credential, path: str, params: dict[str, Any], key: str | None,
+               max_pages: int) -> list[Any]:
         """Follow Link ``rel=next`` up to ``max_pages``; stop on a short page or ≥ total_count."""
         items: list[Any] = []
         url, query = path, dict(params, per_page=100)
@@ -132,7 +134,8 @@ class GitHubForge:
         """``GET …/issues/{n}`` (served for pull requests too)."""
         return Issue.from_json(self._get("role", f"{self._base}/issues/{number}", conditional=True) or {})
 
-    def list_issue_comments(self, number: int, since: datetime | None = None, credential: Credential = "role") -> list[Comment]:
+    def list_issue_comments(self, number: int, since: datetime | None = None,
+                            credential: Credential = "role") -> list[Comment]:
         """Every comment (``since`` = updated_at filter), ≤ 100 pages, oldest first."""
         params = {"since": format_time(since)} if since else {}
         rows = self._pages(credential, f"{self._base}/issues/{number}/comments", params, None, LIST_PAGES_MAX)

@@ -286,4 +286,7 @@ def env_with_sandbox_flag(env: Mapping[str, str]) -> dict[str, str]:
     return {**env, "IS_SANDBOX": "1"}
 
 
-__all__ = ["PHASE_ERROR", "PHASE_READY", "PHASE_STOPPED", "LocalProcess", "LocalSandbox", "env_with_sandbox_flag", "local_sandbox_factory"]
+__all__ = [
+    "PHASE_ERROR", "PHASE_READY", "PHASE_STOPPED",
+    "LocalProcess", "LocalSandbox", "env_with_sandbox_flag", "local_sandbox_factory",
+]

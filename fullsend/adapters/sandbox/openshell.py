@@ -82,7 +82,8 @@ class OpenShellSandbox:
     def __init__(self, name: str, cli: str = "openshell", image: str = "", policy: str = "",
                  providers: Sequence[str] = (), cli_env: Mapping[str, str] | None = None, create: bool = True) -> None:
         self.name, self.cli, self.root = name, cli, Path(SANDBOX_ROOT)
-        self._env = dict(cli_env) if cli_env is not None else {k: os.environ[k] for k in CLI_ENV_KEYS if k in os.environ}
+        self._env = (dict(cli_env) if cli_env is not None
+                     else {k: os.environ[k] for k in CLI_ENV_KEYS if k in os.environ})
         if create:
             self._run(create_argv(cli, name, image, policy, providers), 120.0, "creating the sandbox")
 

@@ -90,14 +90,16 @@ def run_action(console: Console, environ: Mapping[str, str] | None = None, timel
 
 def _post_receipt(plan: RunPlan, forge: GitHubForge, facts: PreflightFacts, outcome: RunOutcome,
                   timeline: Timeline, clock: Clock, log: Log) -> None:
-    """Post the receipt (job token, best effort) and record it on the outcome (docs/architecture.md "Receipt writer")."""
+    """Post the receipt (job token, best effort) and record it on the outcome
+    (docs/architecture.md "Receipt writer")."""
     comment = post_receipt(forge, facts, outcome.marker, log)
     if comment is None:
         timeline.add(clock.now(), "notice", "the receipt was not posted; the queued run will redo the absorbed work")
         return
     outcome.receipt_posted = True
     outcome.receipt_url = comment.html_url or (
-        f"{plan.ctx.server_url}/{plan.repo.full_name}/issues/{plan.item}#issuecomment-{comment.id}" if comment.id else "")
+        f"{plan.ctx.server_url}/{plan.repo.full_name}/issues/{plan.item}#issuecomment-{comment.id}"
+        if comment.id else "")
     timeline.add(clock.now(), "receipt", f"receipt posted listing run(s) {outcome.consumed_run_ids}")
 
 

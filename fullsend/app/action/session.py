@@ -116,7 +116,8 @@ def _start_watcher(runtime: Runtime, forge: Forge, setup: IterationSetup, carry:
         return None
     cfg = setup.watch
     remaining = max(0, cfg.max_steers - carry.steers)
-    log("info", f"Watching for work-item updates ({remaining} of {cfg.max_steers} steers left, polling every {cfg.poll_interval_s:g}s)")
+    log("info", f"Watching for work-item updates ({remaining} of {cfg.max_steers} steers left, "
+                f"polling every {cfg.poll_interval_s:g}s)")
     return watcher
 
 

@@ -164,7 +164,8 @@ class ActionRun:
         if reason:
             if defect or steer.explicitly_enabled:
                 self.log("warning", f"Steering disabled: {reason} [steering-disabled]")
-                self.timeline.add(self.clock.now(), "notice", f"steering disabled: {reason}", rule_id="steering-disabled")
+                self.timeline.add(self.clock.now(), "notice", f"steering disabled: {reason}",
+                                  rule_id="steering-disabled")
             return None
         logins = self._self_logins()
         if logins is None:
@@ -199,7 +200,8 @@ class ActionRun:
         try:
             role_login = self.forge.viewer_login("role")
         except ForgeError as exc:
-            self.log("warning", f"Steering disabled: this run cannot resolve the login its own output is posted under ({exc}) [steering-disabled]")
+            self.log("warning", "Steering disabled: this run cannot resolve the login its own output is posted under "
+                                f"({exc}) [steering-disabled]")
             return None
         return frozenset({role_login, *self.plan.inputs.self_logins, *self.plan.review_bot_logins})
 

@@ -83,7 +83,8 @@ def run_demo(turn_s: float = 3.0) -> int:
         receipts = [c for c in sim.comments(fix.pr) if c["user"]["login"] == fix.job_login]
         print(f"Run {fix.my_run_id} exited {code}.")
         for c in receipts:
-            print(f"Receipt posted under the job token by {c['user']['login']}:\n    " + c["body"].replace("\n", "\n    "))
+            print(f"Receipt posted under the job token by {c['user']['login']}:\n    "
+                  + c["body"].replace("\n", "\n    "))
         if not added or not receipts:
             print("The demo did not produce a receipt; see the timeline above.")
             return 1
@@ -93,5 +94,6 @@ def run_demo(turn_s: float = 3.0) -> int:
         t0, timeline = datetime.now(UTC), Timeline()
         code_b = run_action(quiet, _env(tmp / "b", sim, fix, queued_id, turn_s), timeline)
         _print_timeline(timeline, t0)
-        print(f"Run {queued_id} exited {code_b} without starting the agent." if code_b == 0 else f"Run {queued_id} exited {code_b}.")
+        print(f"Run {queued_id} exited {code_b} without starting the agent." if code_b == 0
+              else f"Run {queued_id} exited {code_b}.")
         return 0 if code == 0 and code_b == 0 else 1

@@ -180,7 +180,8 @@ def _bind(sim: GitHubSimulator, port: int, extras: Extras) -> None:
     try:
         server = ThreadingHTTPServer((HOST, port), ServeHandler)
     except OSError as exc:
-        raise ConfigError(f"cannot listen on {HOST}:{port} ({exc.strerror}); choose another --port, or --port 0 for any free one") from None
+        raise ConfigError(f"cannot listen on {HOST}:{port} ({exc.strerror}); "
+                          "choose another --port, or --port 0 for any free one") from None
     server.daemon_threads = True
     # The handlers read these two back; http.server has no typed slot for a server's payload.
     server.sim = sim  # type: ignore[attr-defined]

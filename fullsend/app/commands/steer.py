@@ -204,7 +204,8 @@ def post_steer(url: str, text: str, stage: str | None, env: Mapping[str, str], r
     try:
         comment = forge.post_comment(item.number, body)
     except ForgeError as exc:
-        raise SteerCommandError(f"could not post the steer comment: {exc}{_hint(exc.status)}", EXIT_API_FAILED) from None
+        raise SteerCommandError(f"could not post the steer comment: {exc}{_hint(exc.status)}",
+                                EXIT_API_FAILED) from None
     return comment.html_url or f"{item.repo.full_name}#{item.number} (comment {comment.id})"
 
 

@@ -153,7 +153,8 @@ def poll_and_steer(w: Watcher) -> Outcome:
     return _deliver(w, batch, delta, snapshot)
 
 
-def steer_message(batch: Sequence[WorkflowRun], included: Sequence[WorkflowRun], delta: Delta, text: str) -> SteerMessage:
+def steer_message(batch: Sequence[WorkflowRun], included: Sequence[WorkflowRun], delta: Delta,
+                  text: str) -> SteerMessage:
     """The message for a batch.
 
     Its id is the newest included run, or the newest of the batch when nothing is included (an
@@ -214,7 +215,8 @@ def _send(w: Watcher, msg: SteerMessage) -> Outcome | None:
         w.log("warning", f"Runtime cannot steer; leaving the update to the queued run [{SESSION_CLOSED}]")
         return Outcome.CLOSED
     except SteerAfterSettle:
-        w.log("warning", f"The agent session had already settled; leaving the update to the queued run [{SESSION_CLOSED}]")
+        w.log("warning", "The agent session had already settled; leaving the update to the queued run "
+                         f"[{SESSION_CLOSED}]")
         return Outcome.CLOSED
     except SteerSessionLost:
         w.log("warning", "The agent session was lost during the steer interrupt; leaving the update to the "

@@ -60,7 +60,8 @@ def read_my_run(forge: Forge, run_id: int, run_name: str, item_number: int, star
                         stage_hints=stage_hints)
 
 
-def read_start_baseline(forge: Forge, number: int, item_label: str, since: datetime, env_head_sha: str) -> BaselineState:
+def read_start_baseline(forge: Forge, number: int, item_label: str, since: datetime,
+                        env_head_sha: str) -> BaselineState:
     """Resolve the work item and fix its baseline (``resolveItem``).
 
     ``GET …/pulls/{n}`` succeeds → a pull request: head = ``env_head_sha`` if set, else the

@@ -140,8 +140,8 @@ class Watcher:
         self.me = me
         if self.carry.baseline is None:  # a later iteration keeps the baseline of the last delivery
             since = me.fresh_after or cfg.started_at
-            self.carry.baseline = read_start_baseline(self.forge, cfg.item_number, cfg.run_name or f"#{cfg.item_number}",
-                                                      since, cfg.env_head_sha)
+            self.carry.baseline = read_start_baseline(self.forge, cfg.item_number,
+                                                      cfg.run_name or f"#{cfg.item_number}", since, cfg.env_head_sha)
         self.state = self.carry.baseline
         return me
 
@@ -235,7 +235,8 @@ class Watcher:
         decision = settle.before_turn_end(st, at, self.clock.now(), self.config.deadline, self.min_remaining)
         if decision.action is settle.Action.IGNORE:
             self.log("info", f"Ignoring a turn end at {at.isoformat()}: it is not after the steer delivered at "
-                     f"{st.last_steer_at.isoformat() if st.last_steer_at else '?'}, which superseded it [{decision.reason}]")
+                     f"{st.last_steer_at.isoformat() if st.last_steer_at else '?'}, "
+                     f"which superseded it [{decision.reason}]")
             return st, decision
         if decision.settles:
             return st, decision
@@ -292,7 +293,8 @@ class Watcher:
 
     # ---- one cycle --------------------------------------------------------------------
     def poll_and_steer(self) -> Outcome:
-        """One poll-and-steer cycle; see docs/architecture.md "Poll-and-steer cycle" and ``fullsend.app.watch.cycle``."""
+        """One poll-and-steer cycle; see docs/architecture.md "Poll-and-steer cycle" and
+        ``fullsend.app.watch.cycle``."""
         return poll_and_steer(self)
 
     def warn_once(self, kind: str, message: str) -> None:
