@@ -1,4 +1,4 @@
-"""The ``local`` sandbox: the agent as a child process group of the action 
+"""The ``local`` sandbox: the agent as a child process group of the action
 (docs/architecture.md "Sandboxes").
 
 One sandbox is one process group.  ``create`` makes a fresh private root (``tempfile.mkdtemp``)
