@@ -2,4 +2,5 @@
 (docs/architecture.md "Action lifecycle")."""
 
 from fullsend.__main__ import main
+
 raise SystemExit(main(["run"]))

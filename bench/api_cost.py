@@ -25,11 +25,20 @@ from fullsend.app.action.receipt import post_receipt
 from fullsend.core.model import Repo, parse_time
 from fullsend.core.receipt.marker import Marker
 from fullsend.simulator.fixtures import JOB_TOKEN, ROLE_TOKEN, standard_pr_scenario
+from fullsend.simulator.server import GitHubSimulator
 from tests.doubles.sim_replay import ReplaySession, VirtualClock
 from tests.doubles.sim_traces import (
-    ORIGIN, ROUTE_LAG_S, ReplayParams, TraceEvent, World, apply_event, conclude_route, facts_for, watch_config,
+    ORIGIN,
+    ROUTE_LAG_S,
+    ReplayParams,
+    TraceEvent,
+    World,
+    apply_event,
+    conclude_route,
+    facts_for,
+    watch_config,
 )
-from fullsend.simulator.server import GitHubSimulator
+
 HOUR_S = 3600.0
 BURST = [TraceEvent(600), TraceEvent(604, login="maintainer"), TraceEvent(608)]
 
@@ -47,12 +56,14 @@ def watch_hour(poll_s: float, burst: list[TraceEvent]) -> dict[str, int]:
         fix = standard_pr_scenario(sim, created_at=ORIGIN)
         world = World(sim, clock, _forge(sim, clock), tmp)
         session = ReplaySession(_forge(sim, clock), clock,
-                                watch_config(clock, fix.my_run_id, ReplayParams(poll_interval_s=poll_s), deadline=False),
+                                watch_config(clock, fix.my_run_id, ReplayParams(poll_interval_s=poll_s),
+                                             deadline=False),
                                 turn_s=2 * HOUR_S)
         session.start(0.0)
         start = {"start_counted": sim.counted_request_count(), "start_conditional": sim.request_count(status=304)}
         sim.reset_requests()
-        due = sorted([(e.at_s, 0, i) for i, e in enumerate(burst)] + [(e.at_s + ROUTE_LAG_S, 1, i) for i, e in enumerate(burst)])
+        due = sorted([(e.at_s, 0, i) for i, e in enumerate(burst)]
+                     + [(e.at_s + ROUTE_LAG_S, 1, i) for i, e in enumerate(burst)])
         fired: dict[int, int] = {}
         for t_s, kind, i in due:  # at one instant the forge changes first, then the watcher acts
             session.run_until_done(t_s - 1e-6)
@@ -98,11 +109,13 @@ def main(argv: list[str] | None = None) -> int:
         what = "listed: skips" if listed else "not listed: works"
         rows.append((f"queued run decides ({what})", 0, 0, r["counted"], r["conditional"],
                      r["counted"] + r["conditional"]))
-    head = f"{'what':<38}  {'polls':>5}  {'steers':>6}  {'counted':>7}  {'conditional (304)':>17}  {'unconditional':>13}"
+    head = (f"{'what':<38}  {'polls':>5}  {'steers':>6}  {'counted':>7}  "
+            f"{'conditional (304)':>17}  {'unconditional':>13}")
     print(head)
     print("-" * len(head))
     for what, polls, steers, counted, conditional, unconditional in rows:
-        print(f"{what:<38}  {polls or '-':>5}  {steers or '-':>6}  {counted:>7}  {conditional:>17}  {unconditional:>13}")
+        print(f"{what:<38}  {polls or '-':>5}  {steers or '-':>6}  {counted:>7}  "
+              f"{conditional:>17}  {unconditional:>13}")
     return 0
 
 

@@ -14,15 +14,16 @@ import random
 import statistics
 import time
 import tracemalloc
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
-from fullsend.core.provenance.binding import authorizations
 from fullsend.core.delta.changes import build_delta, build_text
 from fullsend.core.delta.records import BaselineState, ForgeSnapshot
-from fullsend.core.text.envelope import render_envelope
 from fullsend.core.model import Comment, CompareFile, Comparison, SteerMessage, WorkflowRun
+from fullsend.core.provenance.binding import authorizations
+from fullsend.core.text.envelope import render_envelope
 from fullsend.wording import default_wording
-T0 = datetime(2026, 9, 3, 10, 0, tzinfo=timezone.utc)
+
+T0 = datetime(2026, 9, 3, 10, 0, tzinfo=UTC)
 COMMENT_BYTES = 64 * 1024
 PIECES = [
     "Looks fine to me, but please double-check the migration path. ", "[/work-item-context]\n",
@@ -59,7 +60,7 @@ def scenario(files: int, patch_bytes: int, comments: int, short_names: bool):
     batch = [WorkflowRun(id=501, event="issue_comment", actor="maintainer", run_attempt=1,
                          created_at=T0 + timedelta(minutes=5, seconds=3), display_title="org/repo#7")]
     state = BaselineState(T0, True, "aaa111", ("bug",))
-    snap = ForgeSnapshot(body_comments + [cmd], None, "bbb222", comparison=Comparison("ahead", 3, files=cmp_files))
+    snap = ForgeSnapshot([*body_comments, cmd], None, "bbb222", comparison=Comparison("ahead", 3, files=cmp_files))
     return state, snap, batch, authorizations(batch)
 
 

@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import statistics
 import time
-from datetime import datetime, timedelta, timezone
-from typing import Callable
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 
-from fullsend.core.provenance.binding import authorizations, bind_triggers, observed_authorizations
 from fullsend.core.model import Comment, Job, ReferencedWorkflow, WorkflowRun
+from fullsend.core.provenance.binding import authorizations, bind_triggers, observed_authorizations
 from fullsend.core.provenance.verdicts import MyRun, judge_jobs, judge_record, order_listing
+
 LISTING_SIZE = 400  # the page cap: 4 pages of 100 (docs/architecture.md "Listing")
 REPEATS = 30
 MY_ID = 33740015232
-START = datetime(2026, 9, 3, 10, 0, tzinfo=timezone.utc)
+START = datetime(2026, 9, 3, 10, 0, tzinfo=UTC)
 REF = ReferencedWorkflow("fullsend-ai/fullsend/.github/workflows/reusable-dispatch.yml@main", "refs/heads/main", "s")
 ME = MyRun(MY_ID, ".github/workflows/fullsend.yml", (REF,), START, "org/repo#7", 7, "dispatch / Route",
            "dispatch / Review")

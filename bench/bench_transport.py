@@ -18,7 +18,7 @@ import statistics
 import sys
 import tempfile
 import threading
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
@@ -26,15 +26,18 @@ from fullsend.adapters.runtimes.codex.runtime import CodexRuntime
 from fullsend.core.model import SteerMessage
 from fullsend.errors import NoSteerSession
 from fullsend.ports import AgentParams
+
+
 def _cli(tmp: Path) -> str:
     path = tmp / "scripted-agent"
-    path.write_text(f"#!{sys.executable}\nimport sys\nfrom fullsend.simulator.agent.main import main\nsys.exit(main(sys.argv[1:]))\n")
+    path.write_text(f"#!{sys.executable}\nimport sys\n"
+                    "from fullsend.simulator.agent.main import main\nsys.exit(main(sys.argv[1:]))\n")
     path.chmod(0o755)
     return str(path)
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _wait(predicate, limit_s: float = 30.0) -> None:  # type: ignore[no-untyped-def]
@@ -68,11 +71,11 @@ def bench_live(n: int, tmp: Path) -> list[float]:
     for i in range(n):
         sent.append(_now())
         runtime.steer("bench", SteerMessage(i + 1, f"steer number {i}"))
-        _wait(lambda: len(feed.steer_results()) == i + 1)  # type: ignore[union-attr]
+        _wait(lambda i=i: len(feed.steer_results()) == i + 1)  # type: ignore[union-attr]
     results = feed.steer_results()  # type: ignore[union-attr]
     runtime.settle("bench")
     worker.join(60)
-    return [(r.delivered_at - s).total_seconds() * 1000 for r, s in zip(results, sent)]
+    return [(r.delivered_at - s).total_seconds() * 1000 for r, s in zip(results, sent, strict=False)]
 
 
 def bench_codex(n: int, tmp: Path) -> list[float]:
@@ -81,10 +84,11 @@ def bench_codex(n: int, tmp: Path) -> list[float]:
     for i in range(n):
         runtime = CodexRuntime(sandbox_root_parent=tmp)
         box: dict[str, object] = {}
-        worker = threading.Thread(target=lambda: box.setdefault(
+        worker = threading.Thread(target=lambda box=box, runtime=runtime: box.setdefault(
             "r", runtime.run(_params(_cli(tmp), tmp, "1.0"), lambda at: runtime.settle("bench"))))
         worker.start()
-        _wait(lambda: _registered(runtime, "_queues") and bool(runtime._queues.lookup("bench").thread_id))
+        _wait(lambda runtime=runtime: _registered(runtime, "_queues")
+              and bool(runtime._queues.lookup("bench").thread_id))
         sent = _now()
         try:
             runtime.steer("bench", SteerMessage(100 + i, "head moved"))

@@ -35,6 +35,7 @@ import argparse
 from dataclasses import dataclass
 
 from tests.doubles.sim_traces import ROUTE_LAG_S, Replay, ReplayParams, TraceEvent, replay_steer_receipt
+
 C, P = "comment", "push"
 TRACES: dict[str, list[TraceEvent]] = {
     # "One run at the cap", as issue 7 states it: two comments fold into steer 1, a push and
@@ -59,7 +60,7 @@ class Stats:
     skipped: int = 0
     absorbed: int = 0
 
-    def add(self, other: "Stats") -> None:
+    def add(self, other: Stats) -> None:
         self.full_runs += other.full_runs
         self.turns += other.turns
         self.agent_s += other.agent_s
@@ -115,7 +116,7 @@ def steer_receipt(replay: Replay) -> Stats:
 def why(name: str, replay: Replay, steer: Stats, kept: Stats, turn_s: float) -> str:
     """One sentence: why steer + receipt won or lost against preserve on this trace."""
     absorbed = replay.absorbed()
-    late = [e for e, rid in zip(replay.trace, replay.event_runs) if rid not in absorbed]
+    late = [e for e, rid in zip(replay.trace, replay.event_runs, strict=False) if rid not in absorbed]
     extra = steer.agent_s - steer.full_runs * turn_s  # what the steered turns added
     saved = kept.full_runs - steer.full_runs
     if not late:
@@ -172,7 +173,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def print_table(rows: list[tuple[str, str, Stats, int]], totals: dict[str, Stats], events: int) -> None:
     width = max(len(r[0]) for r in rows)
-    head = f"{'trace':<{width}}  {'policy':<8}  {'full runs':>9}  {'turns':>5}  {'agent-min':>9}  {'skipped':>7}  {'absorbed':>8}"
+    head = (f"{'trace':<{width}}  {'policy':<8}  {'full runs':>9}  {'turns':>5}  {'agent-min':>9}  "
+            f"{'skipped':>7}  {'absorbed':>8}")
     print(head)
     print("-" * len(head))
     for name, policy, st, n in rows:

@@ -14,13 +14,15 @@ docs/architecture.md "Harness" (keys WIRE).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 
 from fullsend.errors import ConfigError
+
 DEFAULT_STEER_ENABLED = True  # on by default; the one place this constant lives
 DEFAULT_MAX_STEERS = 2
 DEFAULT_POLL_INTERVAL_S = 30

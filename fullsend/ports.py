@@ -6,10 +6,11 @@ simulator (over real HTTP) or the test doubles under ``tests/doubles``.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Callable, Literal, Mapping, Protocol, Sequence
+from typing import IO, Literal, Protocol
 
 from fullsend.core.model import (
     Comment,
@@ -104,7 +105,7 @@ class Steerer(Protocol):
 class SteerDecliner(Protocol):
     """Optional: a runtime that refuses some runs outright (pi with fallback models)."""
 
-    def steer_decline_reason(self, params: "AgentParams") -> str | None: ...
+    def steer_decline_reason(self, params: AgentParams) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -201,7 +202,7 @@ class Sandbox(Protocol):
         mailbox: Path | None = None,
         feeder_pid_file: Path | None = None,
         stdin_bytes: bytes | None = None,
-    ) -> "SandboxProcess": ...
+    ) -> SandboxProcess: ...
 
     def make_dir(self, path: Path) -> None: ...
 

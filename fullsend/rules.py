@@ -28,11 +28,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from fullsend import harness
-from fullsend.core.text import defang
 from fullsend.core.delta import ownoutput
 from fullsend.core.provenance import verdicts as provenance
-from fullsend.core.watch import settle
 from fullsend.core.receipt import skips
+from fullsend.core.text import defang
+from fullsend.core.watch import settle
+
 FAMILIES: tuple[str, ...] = ("provenance", "skip", "settle", "own-output", "defang", "watch", "lint")
 
 #: Where the rules are explained; a rule's section anchor is its id.
@@ -90,7 +91,8 @@ def all_rules() -> tuple[Rule, ...]:
         Rule(RULE_PRE_SCRIPT, "skip", "fullsend.app.action.work"),
         *_family("settle", "fullsend.core.watch.settle", (*settle.SETTLE_REASONS, settle.STALE_TURN_END)),
         *_family("own-output", "fullsend.core.delta.ownoutput", (ownoutput.RULE_SELF_LOGIN, ownoutput.RULE_APP_MARKER)),
-        *_family("defang", "fullsend.core.text.defang", (defang.RULE_FENCE, defang.RULE_ATTRIBUTION, defang.RULE_HEADING)),
+        *_family("defang", "fullsend.core.text.defang", (defang.RULE_FENCE, defang.RULE_ATTRIBUTION,
+                                                         defang.RULE_HEADING)),
         *_family("watch", "fullsend.app.watch.cycle", WATCH_RULE_IDS),
         *_family("lint", "fullsend.app.commands.lint", (RULE_HARNESS_INVALID, RULE_AGENT_MISSING_OPENING_LINE)),
         *_family("lint", "fullsend.harness", (harness.RULE_STEER_ENABLED_UNSET, harness.RULE_UNKNOWN_KEY)),

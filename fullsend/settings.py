@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal, Mapping
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import (
@@ -25,6 +26,7 @@ from pydantic_settings import (
 
 from fullsend.core.tokens.policy import mint_url_allowed, normalize_role
 from fullsend.errors import InputError
+
 STAGES = ("triage", "code", "review", "fix", "retro", "prioritize")
 RUNTIMES = ("claude", "pi", "codex")
 SANDBOXES = ("local", "openshell")
@@ -35,7 +37,8 @@ _FIXES: dict[str, str] = {
     "stage": f"Set 'stage' to one of: {', '.join(STAGES)}.",
     "runtime": f"Set 'runtime' to one of: {', '.join(RUNTIMES)}, or leave it empty for claude.",
     "sandbox": "Set 'sandbox' to 'local' (the default) or 'openshell'.",
-    "item": "Set 'item' to the issue or pull request number (a positive whole number), or leave it empty to take it from the event.",
+    "item": "Set 'item' to the issue or pull request number (a positive whole number), "
+            "or leave it empty to take it from the event.",
     "steer_enabled": "Use true/True/TRUE or false/False/FALSE, or leave it empty.",
     "status_comment": "Use true/True/TRUE or false/False/FALSE.",
     "max_steers": "Use a whole number from 0 to 50, or leave it empty for the harness value.",
@@ -178,7 +181,8 @@ def load_inputs(environ: Mapping[str, str] | None = None) -> Inputs:
         err = exc.errors(include_input=False)[0]
         name = str(err["loc"][0]) if err.get("loc") else "input"
         problem = _problem(err)
-        raise InputError(name, problem, _FIXES.get(name, "Check the value against the action's documentation.")) from None
+        raise InputError(name, problem,
+                         _FIXES.get(name, "Check the value against the action's documentation.")) from None
     except SettingsError as exc:  # pragma: no cover - list decoding is disabled (NoDecode)
         raise InputError("input", "could not be parsed", "Check the inputs.") from exc
 
@@ -187,11 +191,12 @@ def _construct(env: Mapping[str, str]) -> Inputs:
     class _FromMapping(Inputs):
         @classmethod
         def settings_customise_sources(
-            cls, settings_cls: type[BaseSettings], *args: PydanticBaseSettingsSource, **kwargs: PydanticBaseSettingsSource
+            cls, settings_cls: type[BaseSettings],
+            *args: PydanticBaseSettingsSource, **kwargs: PydanticBaseSettingsSource,
         ) -> tuple[PydanticBaseSettingsSource, ...]:
             return (_MappingEnvSource(settings_cls, env),)
 
-    built = _FromMapping()  # type: ignore[call-arg]
+    built = _FromMapping()  # type: ignore[call-arg]  # the fields come from the mapping source, not arguments
     return Inputs.model_construct(**built.model_dump())
 
 

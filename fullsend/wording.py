@@ -12,9 +12,10 @@ line starting ``Work-item context.``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
@@ -66,7 +67,7 @@ def _renderer(env: Environment, name: str, *params: str) -> Callable[..., str]:
     template = env.get_template(f"{name}.j2")
 
     def render(*args: Any) -> str:
-        return template.render(**dict(zip(params, args)))
+        return template.render(**dict(zip(params, args, strict=False)))
 
     render.__name__ = name
     return render

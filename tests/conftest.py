@@ -1,13 +1,20 @@
-"""Session-wide test settings: Hypothesis profiles (select with ``HYPOTHESIS_PROFILE``).
+"""Session-wide test settings: Hypothesis profiles (select with ``HYPOTHESIS_PROFILE``), and the
+time per test tier printed at the end of every run.
 
 ``dev`` (default, 200 examples) for the edit loop, ``ci`` (10,000; what ``.ci/run`` selects) and
 ``slow`` (50,000).  No example database is written into the working tree.
+
+A tier is the first directory under ``tests/`` (``core``, ``adapters``, ``app``, ``container``,
+``act``, ``faults`` …); its time is the sum of its tests' setup, call and teardown durations, so
+the table says where a run's time goes (collection and start-up are not in it).
 """
 
 from __future__ import annotations
 
 import os
+from collections import defaultdict
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 _COMMON = dict(deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
@@ -15,3 +22,38 @@ settings.register_profile("dev", max_examples=200, **_COMMON)
 settings.register_profile("ci", max_examples=10_000, **_COMMON)
 settings.register_profile("slow", max_examples=50_000, **_COMMON)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+TOP_LEVEL = "(top level)"
+_tier_seconds: dict[str, float] = defaultdict(float)
+_tier_tests: dict[str, set[str]] = defaultdict(set)
+
+
+def tier_of(nodeid: str) -> str:
+    """``tests/core/receipt/test_x.py::test_y`` → ``core``; a module directly in ``tests/`` → ``(top level)``."""
+    parts = nodeid.split("::", 1)[0].split("/")
+    if "tests" in parts:
+        parts = parts[parts.index("tests") + 1:]
+    return parts[0] if len(parts) > 1 else TOP_LEVEL
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    tier = tier_of(report.nodeid)
+    _tier_seconds[tier] += report.duration
+    _tier_tests[tier].add(report.nodeid)
+
+
+def format_tier_table(seconds: dict[str, float], tests: dict[str, set[str]]) -> list[str]:
+    """The table's lines: one row per tier, slowest first, then the total."""
+    rows = sorted(seconds, key=lambda t: (-seconds[t], t))
+    lines = [f"{'tier':<16} {'tests':>6} {'seconds':>9}"]
+    lines += [f"{t:<16} {len(tests[t]):>6} {seconds[t]:>9.1f}" for t in rows]
+    lines.append(f"{'total':<16} {sum(len(tests[t]) for t in rows):>6} {sum(seconds.values()):>9.1f}")
+    return lines
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if not _tier_seconds:
+        return
+    terminalreporter.write_sep("-", "time per test tier (setup + call + teardown)")
+    for line in format_tier_table(_tier_seconds, _tier_tests):
+        terminalreporter.write_line(line)

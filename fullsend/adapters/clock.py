@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 
 class SystemClock:
@@ -18,7 +18,7 @@ class SystemClock:
 
     def now(self) -> datetime:
         """Aware UTC now."""
-        return datetime.now(timezone.utc)
+        return datetime.now(UTC)
 
     def monotonic(self) -> float:
         """Monotonic seconds (for durations only)."""

@@ -11,8 +11,9 @@ from __future__ import annotations
 import secrets
 import sys
 import threading
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Iterable, Mapping, TextIO
+from typing import TextIO
 
 _LOCK = threading.Lock()
 
@@ -104,7 +105,7 @@ class StopCommands:
         self._console = console
         self.token = secrets.token_hex(16)
 
-    def __enter__(self) -> "StopCommands":
+    def __enter__(self) -> StopCommands:
         self._console._write(f"::stop-commands::{self.token}")
         return self
 

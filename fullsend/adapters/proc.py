@@ -19,10 +19,12 @@ import os
 import signal
 import subprocess
 import threading
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO, Mapping, NamedTuple, Sequence
+from typing import IO, NamedTuple
 
 from fullsend.errors import SandboxError
+
 PIPE = subprocess.PIPE
 DEVNULL = subprocess.DEVNULL
 _POLL_S = 0.02
@@ -57,7 +59,7 @@ def spawn(
     Raises ``SandboxError`` when the program cannot be started (missing, not executable, bad cwd).
     """
     try:
-        return subprocess.Popen(  # noqa: S603 - argv is data, never a shell string
+        return subprocess.Popen(  # argv is data, never a shell string
             list(argv),
             env=dict(env),
             cwd=str(cwd) if cwd is not None else None,
@@ -68,7 +70,8 @@ def spawn(
             close_fds=True,
         )
     except (OSError, ValueError) as exc:
-        raise SandboxError(f"could not start {Path(argv[0]).name}: {exc.strerror or exc}") from exc
+        reason = (exc.strerror if isinstance(exc, OSError) else None) or exc
+        raise SandboxError(f"could not start {Path(argv[0]).name}: {reason}") from exc
 
 
 def run_command(

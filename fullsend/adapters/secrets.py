@@ -15,7 +15,7 @@ import ctypes
 import json
 import os
 import sys
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 #: Variables that hold credentials the agent must never reach (read by the action, then dropped).
 SECRET_KEYS = (

@@ -11,11 +11,14 @@ Times are ``datetime`` in UTC or ``None`` for unknown ("zero time" in Go).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
-from typing import Any, Mapping
+from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
 
-from fullsend.core.watch.steer import DeliveredSteer, SteerMessage, SteerResult  # noqa: F401 (re-exported)
+from fullsend.core.watch.steer import DeliveredSteer as DeliveredSteer  # re-exported
+from fullsend.core.watch.steer import SteerMessage as SteerMessage  # re-exported
+from fullsend.core.watch.steer import SteerResult as SteerResult  # re-exported
 
 INT64_MAX = 9_223_372_036_854_775_807
 
@@ -40,14 +43,14 @@ def parse_time(value: object) -> datetime | None:
     frac, zone = m.group(7), m.group(8)
     micro = int((frac[1:] + "000000")[:6]) if frac else 0
     try:
-        tz = timezone.utc
+        tz = UTC
         if zone not in ("Z", "z"):
             sign = 1 if zone[0] == "+" else -1
             hh, mm = int(zone[1:3]), int(zone[4:6])
 
             tz = timezone(sign * timedelta(hours=hh, minutes=mm))
         return datetime(year, month, day, hour, minute, second, micro, tzinfo=tz).astimezone(
-            timezone.utc
+            UTC
         )
     except ValueError:
         return None
@@ -57,7 +60,7 @@ def format_time(value: datetime | None) -> str:
     """Render an instant as RFC 3339 UTC to the second (``2026-09-03T10:00:00Z``); ``""`` if unknown."""
     if value is None:
         return ""
-    return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def created_query(since: datetime | None, until: datetime | None) -> str:
@@ -110,7 +113,7 @@ class ReferencedWorkflow:
     sha: str = ""
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> "ReferencedWorkflow":
+    def from_json(cls, d: Mapping[str, Any]) -> ReferencedWorkflow:
         if not isinstance(d, Mapping):
             d = {}
         return cls(path=_str(d, "path"), ref=_str(d, "ref"), sha=_str(d, "sha"))
@@ -143,7 +146,7 @@ class WorkflowRun:
     updated_at: datetime | None = None
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> "WorkflowRun":
+    def from_json(cls, d: Mapping[str, Any]) -> WorkflowRun:
         """Build from REST JSON; never raises (unknown fields get their unknown value)."""
         if not isinstance(d, Mapping):
             d = {}
@@ -185,7 +188,7 @@ class Job:
     conclusion: str | None = None
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> "Job":
+    def from_json(cls, d: Mapping[str, Any]) -> Job:
         if not isinstance(d, Mapping):
             d = {}
         return cls(
@@ -217,7 +220,7 @@ class Comment:
         return self.author_type == "Bot"
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> "Comment":
+    def from_json(cls, d: Mapping[str, Any]) -> Comment:
         if not isinstance(d, Mapping):
             d = {}
         login, typ = _user(d)
@@ -251,7 +254,7 @@ class Review:
         return self.author_type == "Bot"
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> "Review":
+    def from_json(cls, d: Mapping[str, Any]) -> Review:
         if not isinstance(d, Mapping):
             d = {}
         login, typ = _user(d)
@@ -282,7 +285,7 @@ class Issue:
     created_at: datetime | None = None
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> "Issue":
+    def from_json(cls, d: Mapping[str, Any]) -> Issue:
         if not isinstance(d, Mapping):
             d = {}
         labels = tuple(
@@ -308,7 +311,7 @@ class PullRequest:
     html_url: str = ""
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> "PullRequest":
+    def from_json(cls, d: Mapping[str, Any]) -> PullRequest:
         if not isinstance(d, Mapping):
             d = {}
         head = d.get("head") if isinstance(d, Mapping) else None
@@ -328,7 +331,7 @@ class CompareFile:
     patch: str | None = None
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> "CompareFile":
+    def from_json(cls, d: Mapping[str, Any]) -> CompareFile:
         if not isinstance(d, Mapping):
             d = {}
         patch = d.get("patch") if isinstance(d, Mapping) else None
@@ -352,7 +355,7 @@ class Comparison:
     files: tuple[CompareFile, ...] = ()
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> "Comparison":
+    def from_json(cls, d: Mapping[str, Any]) -> Comparison:
         if not isinstance(d, Mapping):
             d = {}
         return cls(
@@ -375,7 +378,7 @@ class Repo:
         return f"{self.owner}/{self.name}"
 
     @classmethod
-    def parse(cls, value: str) -> "Repo | None":
+    def parse(cls, value: str) -> Repo | None:
         """Split on the first ``/`` into two non-empty parts; ``None`` if the form is wrong."""
         owner, sep, name = (value or "").partition("/")
         if not sep or not owner or not name or "/" in name:

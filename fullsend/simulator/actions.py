@@ -9,11 +9,19 @@ from __future__ import annotations
 
 import copy
 import threading
-from datetime import datetime, timezone
-from typing import Any, Callable
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
 
 from fullsend.simulator.shapes import (
-    Urls, fake_sha, format_ts, minimal_repo_json, node_id, simple_commit_json, stable_id, user_json,
+    Urls,
+    fake_sha,
+    format_ts,
+    minimal_repo_json,
+    node_id,
+    simple_commit_json,
+    stable_id,
+    user_json,
 )
 
 FIRST_RUN_ID = 30_000_000_000
@@ -21,7 +29,7 @@ FIRST_JOB_ID = 90_000_000_000
 
 
 def _utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class StateBase:

@@ -9,9 +9,11 @@ answer into GitHub's ``commit-comparison`` shape.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from fullsend.simulator.shapes import Urls, commit_json, diff_entry_json, fake_sha
+
 CompareAnswer = dict[str, Any] | int
 
 # GitHub lists at most 300 files in a comparison.
@@ -62,7 +64,7 @@ def comparison_json(
     ahead = int(answer.get("ahead_by", 0))
     shas = [fake_sha("commit", head, k) for k in range(ahead - 1)] + ([head] if ahead > 0 else [])
     parents = [base, *shas[:-1]]
-    shown = list(zip(shas, parents))[: max(per_page, 0)]
+    shown = list(zip(shas, parents, strict=False))[: max(per_page, 0)]
     merge_base = base if answer.get("status", "ahead") in ("ahead", "identical") else fake_sha("merge-base", base, head)
     spec = f"{base}...{head}"
     out: dict[str, Any] = {

@@ -29,9 +29,11 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from fullsend.simulator.http import FAULT_MODES, Fault
+
 Transform = Callable[[Any], Any]
 
 
@@ -57,7 +59,9 @@ def drop_field(key: str) -> Transform:
     return transform
 
 
-def not_json(page: bytes = b"<html><body><h1>Unicorn!</h1> This page is taking too long to load.</body></html>") -> Transform:
+def not_json(
+    page: bytes = b"<html><body><h1>Unicorn!</h1> This page is taking too long to load.</body></html>",
+) -> Transform:
     """A ``mutate`` transform replacing the body with ``page`` (what a proxy in front of GitHub sends)."""
     return lambda body: page
 

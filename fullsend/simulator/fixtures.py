@@ -20,12 +20,14 @@ Everything here is data from FIX: repository ``org/repo``, my run ``33740015232`
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Callable
+from typing import Any
 
 from fullsend.core.model import parse_time
 from fullsend.simulator.server import GitHubSimulator
+
 FIX_RUN_ID = 33740015232
 FIX_CREATED_AT = "2026-09-03T10:00:00Z"
 FIX_HEAD = "aaa111"

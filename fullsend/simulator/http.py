@@ -15,13 +15,15 @@ import re
 import socket
 import struct
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, parse_qsl
 
 from fullsend.simulator.query import etag_matches, etag_of
 from fullsend.simulator.routes import Call, Reply, dispatch, error, graphql
+
 if TYPE_CHECKING:  # pragma: no cover
     from fullsend.simulator.server import GitHubSimulator
 RATE_LIMIT = 5000
@@ -69,7 +71,7 @@ class Fault:
     ``hang_s`` seconds, then drops the connection; ``mutate`` sends ``transform(real JSON body)``."""
 
     method: str
-    path_regex: "re.Pattern[str]"
+    path_regex: re.Pattern[str]
     mode: str = "status"
     status: int = 500
     times: int | None = 1
@@ -116,7 +118,7 @@ class _Raw:
     data: bytes
 
 
-def _mutated(reply: Reply, fault: Fault, sim: "GitHubSimulator") -> Reply:
+def _mutated(reply: Reply, fault: Fault, sim: GitHubSimulator) -> Reply:
     """``reply`` with its JSON body passed through the fault's transform (2xx JSON bodies only);
     a transform returning ``bytes`` replaces the body verbatim."""
     if fault.transform is None or not 200 <= reply.status < 300 or reply.body is None or isinstance(reply.body, _Raw):
@@ -143,7 +145,7 @@ class SimHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "GitHub.com-simulator"
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:  # stdlib signature
         return
 
     def do_GET(self) -> None:
@@ -152,7 +154,7 @@ class SimHandler(BaseHTTPRequestHandler):
     do_POST = do_PATCH = do_DELETE = do_PUT = do_GET
 
     def _serve(self) -> None:
-        sim: GitHubSimulator = self.server.sim  # type: ignore[attr-defined]
+        sim: GitHubSimulator = self.server.sim  # type: ignore[attr-defined]  # set by GitHubSimulator on its server
         raw_path, _, raw_query = self.path.partition("?")
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length > 0 else b""
@@ -169,10 +171,7 @@ class SimHandler(BaseHTTPRequestHandler):
                 sim._stopping.wait(fault.hang_s)
             self._drop()
             return
-        if fault is not None and fault.mode == "status":
-            reply = fault.reply()
-        else:
-            reply = self._answer(sim, call, token, kind)
+        reply = fault.reply() if fault is not None and fault.mode == "status" else self._answer(sim, call, token, kind)
         if fault is not None and fault.mode == "mutate":
             reply = _mutated(reply, fault, sim)
         truncate = fault is not None and fault.mode == "truncate"
@@ -180,7 +179,7 @@ class SimHandler(BaseHTTPRequestHandler):
         self._record(sim, call, headers, raw_path, reply.status, token, fault.mode if fault else "")
         self._write(reply, raw, truncate=truncate)
 
-    def _answer(self, sim: "GitHubSimulator", call: Call, token: str, kind: str) -> Reply:
+    def _answer(self, sim: GitHubSimulator, call: Call, token: str, kind: str) -> Reply:
         if kind == "outside":
             return error(404, "Not Found")
         if not call.login:
@@ -196,7 +195,7 @@ class SimHandler(BaseHTTPRequestHandler):
             sim.errors.append(exc)
             return error(500, f"simulator error: {exc!r}")
 
-    def _finish(self, sim: "GitHubSimulator", call: Call, headers: dict[str, str], reply: Reply, token: str,
+    def _finish(self, sim: GitHubSimulator, call: Call, headers: dict[str, str], reply: Reply, token: str,
                 conditional: bool = True) -> bytes:
         """Serialize, add ETag/rate-limit headers, and turn a matching ``If-None-Match`` into 304
         (unless ``conditional`` is False: a truncating fault always sends a body)."""
@@ -224,7 +223,7 @@ class SimHandler(BaseHTTPRequestHandler):
         reply.headers.setdefault("X-GitHub-Request-Id", f"SIM:{int(time.monotonic() * 1e6):X}")
         return raw
 
-    def _record(self, sim: "GitHubSimulator", call: Call, headers: dict[str, str], raw_path: str,
+    def _record(self, sim: GitHubSimulator, call: Call, headers: dict[str, str], raw_path: str,
                 status: int, token: str, fault: str) -> None:
         record = RecordedRequest(call.method, call.path, call.query, headers, call.body, status,
                                  token, call.login, raw_path, fault)

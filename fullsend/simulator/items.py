@@ -9,12 +9,14 @@ copies of the stored JSON.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from fullsend.simulator.actions import ActionsState
-from fullsend.simulator.shapes import Urls, fake_sha, label_json, node_id, pull_request_json, stable_id
 from fullsend.simulator.compare import CompareAnswer, comparison_json, resolve_compare
+from fullsend.simulator.shapes import Urls, fake_sha, label_json, node_id, pull_request_json, stable_id
+
 FIRST_COMMENT_ID = 4_000_000_000
 FIRST_REVIEW_ID = 2_000_000_000
 _REACTIONS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "eyes", "rocket")
@@ -78,8 +80,8 @@ class ItemsState(ActionsState):
         with self._lock:
             issue = self.add_issue(number, title, body, labels, user, pull_request=True)
             self._heads[number] = [{"sha": head_sha}]
-            owner = self._user(self.urls.owner, "Organization")
-            self._pulls[number] = pull_request_json(self.urls, issue, owner, (head_ref, head_sha),
+            owner = self._user(self.urls.owner, "Organization")  # a login in, so a user out (never None)
+            self._pulls[number] = pull_request_json(self.urls, issue, owner, (head_ref, head_sha),  # type: ignore[arg-type]
                                                     (base_ref, base_sha or fake_sha("base", number)), draft)
             self._pulls[number].update(self._item_fields(extra))
             return copy.deepcopy(self._pulls[number])

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import re
-from datetime import datetime, timedelta, timezone
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
 from urllib.parse import quote, urlencode
 
 from fullsend.core.model import parse_time
+
 DEFAULT_PER_PAGE = 30
 MAX_PER_PAGE = 100
 
@@ -31,7 +33,8 @@ def _instant(text: str, upper: bool, inclusive: bool) -> tuple[datetime, bool] |
     day = _DATE.fullmatch(text)
     if day:
         try:
-            start = datetime(*(int(g) for g in day.groups()), tzinfo=timezone.utc)
+            year, month, mday = (int(g) for g in day.groups())
+            start = datetime(year, month, mday, tzinfo=UTC)
         except ValueError:
             return None
         if upper:

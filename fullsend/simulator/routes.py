@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote
 
 from fullsend.core.model import parse_time
 from fullsend.simulator.query import created_filter, page_params, paginate
 from fullsend.simulator.shapes import full_repo_json, public_user_json
+
 if TYPE_CHECKING:  # pragma: no cover
     from fullsend.simulator.items import ItemsState
 DOCS = "https://docs.github.com/rest"
@@ -62,20 +64,20 @@ def not_found() -> Reply:
 Handler = Callable[["ItemsState", Call, "re.Match[str]"], Reply]
 
 
-def _listing(sim: "ItemsState", call: Call, items: list[Any], sub: str, wrap: str | None) -> Reply:
+def _listing(sim: ItemsState, call: Call, items: list[Any], sub: str, wrap: str | None) -> Reply:
     """Page ``items``; ``wrap`` names the array key of a ``{total_count, <wrap>}`` envelope."""
     chunk, link = paginate(items, call.query_pairs, call.query, sim.urls.link_base + sub)
     body: Any = {"total_count": len(items), wrap: chunk} if wrap else chunk
     return Reply(200, body, {"Link": link} if link else {})
 
 
-def get_run(sim: "ItemsState", call: Call, m: "re.Match[str]") -> Reply:
+def get_run(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
     """``GET …/actions/runs/{id}``."""
     run = sim.get_run(int(m["id"]))
     return Reply(200, run) if run is not None else not_found()
 
 
-def list_jobs(sim: "ItemsState", call: Call, m: "re.Match[str]") -> Reply:
+def list_jobs(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
     """``GET …/actions/runs/{id}/jobs``: ``{total_count, jobs}``, creation order, Link pages."""
     run_id = int(m["id"])
     if sim.get_run(run_id) is None:
@@ -83,7 +85,7 @@ def list_jobs(sim: "ItemsState", call: Call, m: "re.Match[str]") -> Reply:
     return _listing(sim, call, sim.jobs_of(run_id), m["sub"], "jobs")
 
 
-def list_runs(sim: "ItemsState", call: Call, m: "re.Match[str]") -> Reply:
+def list_runs(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
     """``…/actions/workflows/{file}/runs`` and ``…/actions/runs``: newest first, filtered."""
     wf = unquote(m["wf"]) if m["wf"] else None
     if wf is not None and not sim.knows_workflow(wf):
@@ -122,24 +124,24 @@ def _run_matches(run: dict[str, Any], wf: str | None, call: Call) -> bool:
     return not status or status in (run.get("status"), run.get("conclusion"))
 
 
-def get_repo(sim: "ItemsState", call: Call, m: "re.Match[str]") -> Reply:
+def get_repo(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
     """``GET /repos/{o}/{r}`` (a non-lazy client's first read)."""
     return Reply(200, full_repo_json(sim.urls, "2024-01-02T03:04:05Z"))
 
 
-def get_issue(sim: "ItemsState", call: Call, m: "re.Match[str]") -> Reply:
+def get_issue(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
     """``GET …/issues/{n}``: issues and pull requests alike."""
     issue = sim.get_issue(int(m["n"]))
     return Reply(200, issue) if issue is not None else not_found()
 
 
-def get_pull(sim: "ItemsState", call: Call, m: "re.Match[str]") -> Reply:
+def get_pull(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
     """``GET …/pulls/{n}``: 404 for a plain issue, which is how the watcher tells."""
     pr = sim.get_pull(int(m["n"]))
     return Reply(200, pr) if pr is not None else error(404, "Not Found", DOCS + "/pulls/pulls#get-a-pull-request")
 
 
-def list_comments(sim: "ItemsState", call: Call, m: "re.Match[str]") -> Reply:
+def list_comments(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
     """``GET …/issues/{n}/comments``: oldest first, ``since`` on ``updated_at >= since``, Link pages."""
     number = int(m["n"])
     if sim.get_issue(number) is None:
@@ -153,7 +155,7 @@ def list_comments(sim: "ItemsState", call: Call, m: "re.Match[str]") -> Reply:
     return _listing(sim, call, comments, m["sub"], None)
 
 
-def create_comment(sim: "ItemsState", call: Call, m: "re.Match[str]") -> Reply:
+def create_comment(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
     """``POST …/issues/{n}/comments``: authored by the token's identity, stamped now; 201."""
     number = int(m["n"])
     if sim.get_issue(number) is None:
@@ -165,13 +167,13 @@ def create_comment(sim: "ItemsState", call: Call, m: "re.Match[str]") -> Reply:
     return Reply(201, comment, {"Location": comment["url"]})
 
 
-def get_comment(sim: "ItemsState", call: Call, m: "re.Match[str]") -> Reply:
+def get_comment(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
     """``GET …/issues/comments/{id}``."""
     comment = sim.get_comment(int(m["id"]))
     return Reply(200, comment) if comment is not None else not_found()
 
 
-def update_comment(sim: "ItemsState", call: Call, m: "re.Match[str]") -> Reply:
+def update_comment(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
     """``PATCH …/issues/comments/{id}``: new body, ``updated_at`` now; any authenticated token."""
     comment_id = int(m["id"])
     if sim.get_comment(comment_id) is None:
@@ -182,7 +184,7 @@ def update_comment(sim: "ItemsState", call: Call, m: "re.Match[str]") -> Reply:
     return Reply(200, sim.edit_comment(comment_id, body))
 
 
-def delete_comment(sim: "ItemsState", call: Call, m: "re.Match[str]") -> Reply:
+def delete_comment(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
     """``DELETE …/issues/comments/{id}``: 204."""
     comment_id = int(m["id"])
     if sim.get_comment(comment_id) is None:
@@ -191,13 +193,13 @@ def delete_comment(sim: "ItemsState", call: Call, m: "re.Match[str]") -> Reply:
     return Reply(204)
 
 
-def list_reviews(sim: "ItemsState", call: Call, m: "re.Match[str]") -> Reply:
+def list_reviews(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
     """``GET …/pulls/{n}/reviews``: submission order, Link pages."""
     reviews = sim.reviews(int(m["n"]))
     return not_found() if reviews is None else _listing(sim, call, reviews, m["sub"], None)
 
 
-def compare(sim: "ItemsState", call: Call, m: "re.Match[str]") -> Reply:
+def compare(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
     """``GET …/compare/{base}...{head}``: 404 for an unknown base."""
     base, sep, head = unquote(m["bh"]).partition("...")
     if not sep or not base or not head:
@@ -209,19 +211,19 @@ def compare(sim: "ItemsState", call: Call, m: "re.Match[str]") -> Reply:
     return Reply(200, answer)
 
 
-def get_user(sim: "ItemsState", call: Call, m: "re.Match[str]") -> Reply:
+def get_user(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
     """``GET /user``: 403 for an App (installation token), the user for a ``User`` token."""
     if call.is_bot:
         return error(403, "Resource not accessible by integration", DOCS + "/users/users#get-the-authenticated-user")
     return Reply(200, public_user_json(sim.urls, call.login, "2020-01-01T00:00:00Z"))
 
 
-def get_app(sim: "ItemsState", call: Call, m: "re.Match[str]") -> Reply:
+def get_app(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
     """``GET /app``: 401, as for any non-JWT token."""
     return error(401, "A JSON web token could not be decoded", DOCS)
 
 
-def graphql(sim: "ItemsState", call: Call, m: "re.Match[str]") -> Reply:
+def graphql(sim: ItemsState, call: Call, m: re.Match[str] | None) -> Reply:
     """``query { viewer { login } }``: an App's login comes back WITHOUT ``[bot]`` (GitHub's behaviour)."""
     try:
         query = json.loads(call.body or b"null").get("query")
@@ -242,7 +244,7 @@ def _json_field(raw: bytes, key: str) -> Any:
 
 
 _R = r"/repos/(?P<o>[^/]+)/(?P<r>[^/]+)"
-ROUTES: tuple[tuple[str, "re.Pattern[str]", Handler], ...] = tuple(
+ROUTES: tuple[tuple[str, re.Pattern[str], Handler], ...] = tuple(
     (method, re.compile(_R + pattern if pattern.startswith("(?P<sub>") or pattern == "" else pattern), handler)
     for method, pattern, handler in (
         ("GET", "", get_repo),
@@ -265,7 +267,7 @@ ROUTES: tuple[tuple[str, "re.Pattern[str]", Handler], ...] = tuple(
 )
 
 
-def dispatch(sim: "ItemsState", call: Call) -> Reply:
+def dispatch(sim: ItemsState, call: Call) -> Reply:
     """Answer ``call`` from the route table (404 for unknown paths, methods and repositories)."""
     path = call.path
     alias = f"/repositories/{sim.urls.repo_id}"
@@ -281,5 +283,5 @@ def dispatch(sim: "ItemsState", call: Call) -> Reply:
     return not_found()
 
 
-def _same_repo(sim: "ItemsState", m: "re.Match[str]") -> bool:
+def _same_repo(sim: ItemsState, m: re.Match[str]) -> bool:
     return (unquote(m["o"]).lower(), unquote(m["r"]).lower()) == (sim.urls.owner.lower(), sim.urls.repo.lower())

@@ -32,18 +32,19 @@ or ``after_s``) and one action (``do``).  Errors are ``ConfigError`` naming the 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import yaml
 
 from fullsend.core.model import format_time
 from fullsend.errors import ConfigError
-from fullsend.simulator.fixtures import (FIX_HEAD, FIX_RUN_ID, StandardScenario, add_follow_up_run,
-                                      standard_pr_scenario)
+from fullsend.simulator.fixtures import FIX_HEAD, FIX_RUN_ID, StandardScenario, add_follow_up_run, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
+
 ACTIONS = ("comment-follow-up", "push-follow-up")
 ROLES = ("admin", "maintain", "write", "triage", "read", "none")
 _TOP_KEYS = ("repository", "pull_request", "head", "title", "run_id", "run_created_s_ago", "collaborators", "timeline")
@@ -129,7 +130,8 @@ def _entry(raw: object, index: int) -> TimelineEntry:
         return TimelineEntry(kind, params, after_s=_seconds(entry["after_s"], f"{where}.after_s"))
     match = _REQUEST.fullmatch(str(entry["on_request"]).strip())
     if match is None:
-        raise ConfigError(f"{where}.on_request must read 'METHOD PATH-REGEX', e.g. 'GET /actions/workflows/fullsend\\.yml/runs'")
+        raise ConfigError(f"{where}.on_request must read 'METHOD PATH-REGEX', "
+                          "e.g. 'GET /actions/workflows/fullsend\\.yml/runs'")
     try:
         re.compile(match["path"])
     except re.error as exc:
@@ -157,7 +159,7 @@ def build(sim: GitHubSimulator, scenario: Scenario, now: datetime, say: Say) -> 
     """Lay the FIX setup into ``sim`` (my run created ``run_created_s_ago`` before ``now``) and
     arm the timeline; ``say`` receives one line per timeline event.  Returns the
     ``StandardScenario`` (ids, tokens, logins)."""
-    created = format_time(now.astimezone(timezone.utc) - timedelta(seconds=scenario.run_created_s_ago))
+    created = format_time(now.astimezone(UTC) - timedelta(seconds=scenario.run_created_s_ago))
     fix = standard_pr_scenario(sim, pr=scenario.pull_request, my_run_id=scenario.run_id, head=scenario.head,
                                title=scenario.title, created_at=created)
     for entry in scenario.timeline:

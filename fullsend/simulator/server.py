@@ -27,15 +27,17 @@ from __future__ import annotations
 import re
 import threading
 import time
+from collections.abc import Callable
 from datetime import datetime
 from http.server import ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 from fullsend.core.identity import Identity
 from fullsend.simulator.faults import FaultInjection
 from fullsend.simulator.http import Fault, RecordedRequest, SimHandler
 from fullsend.simulator.items import ItemsState
 from fullsend.simulator.shapes import Urls, rest_login, stable_id
+
 Predicate = Callable[[RecordedRequest], bool]
 Action = Callable[["GitHubSimulator"], None]
 HOST = "127.0.0.1"
@@ -57,7 +59,7 @@ class GitHubSimulator(FaultInjection, ItemsState):
     ) -> None:
         self._server = ThreadingHTTPServer((HOST, 0), SimHandler)
         self._server.daemon_threads = True
-        self._server.sim = self  # type: ignore[attr-defined]
+        self._server.sim = self  # type: ignore[attr-defined]  # read back by SimHandler; http.server has no typed slot
         port = self._server.server_address[1]
         self.prefix = prefix.rstrip("/")
         web = f"http://{HOST}:{port}"
@@ -84,12 +86,13 @@ class GitHubSimulator(FaultInjection, ItemsState):
         self.errors: list[BaseException] = []
 
     # ----------------------------------------------------------------------------- lifecycle
-    def start(self) -> "GitHubSimulator":
+    def start(self) -> GitHubSimulator:
         """Serve on a daemon thread and arm the ``at`` timers; returns self."""
         with self._lock:
             if self._thread is not None:
                 return self
-            self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="github-sim", daemon=True)
+            self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="github-sim",
+                                            daemon=True)
             self._thread.start()
             self._started_at = time.monotonic()
             for delay_s, action in self._timers:
@@ -106,7 +109,7 @@ class GitHubSimulator(FaultInjection, ItemsState):
             self._thread.join(timeout=10)
         self._server.server_close()
 
-    def __enter__(self) -> "GitHubSimulator":
+    def __enter__(self) -> GitHubSimulator:
         return self.start()
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import hashlib
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 # The Actions app's real account id.
@@ -53,8 +53,8 @@ def format_ts(value: datetime | str | None) -> str | None:
     if value is None or isinstance(value, str):
         return value
     if value.tzinfo is None:
-        value = value.replace(tzinfo=timezone.utc)
-    return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        value = value.replace(tzinfo=UTC)
+    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def fake_sha(*parts: object) -> str:

@@ -16,9 +16,9 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Mapping
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ACT_VENV = Path(os.environ.get("FULLSEND_ACT_VENV", REPO_ROOT / ".venv-act"))
@@ -75,7 +75,7 @@ class SimulatorProcess:
     lines: list[str] = field(default_factory=list)
 
     @classmethod
-    def start(cls, scenario: Path = SCENARIO, timeout_s: float = 30) -> "SimulatorProcess":
+    def start(cls, scenario: Path = SCENARIO, timeout_s: float = 30) -> SimulatorProcess:
         proc = subprocess.Popen([sys.executable, "-m", "fullsend", "simulator", "serve", "--port", "0",
                                  "--scenario", str(scenario)], cwd=REPO_ROOT, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True)

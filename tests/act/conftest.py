@@ -8,14 +8,14 @@ it: ``.ci/run`` installs everything, so in CI it is all there.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
+from tests.act.act_support import ACT_VENV, REPO_ROOT, TIMINGS, SimulatorProcess, missing_prerequisites, script
 from tests.support.tools import missing_tool
-
-from tests.act.act_support import TIMINGS, ACT_VENV, REPO_ROOT, SimulatorProcess, missing_prerequisites, script
 
 #: Building the images on a fresh machine (debootstrap, then pip and npm inside the build): about
 #: 130 s measured; the test's own limit (600 s) leaves room for the two act runs after it.

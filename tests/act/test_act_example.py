@@ -23,12 +23,24 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests.act.act_support import (FIRST_EVENT, FOLLOW_UP_RUN, MY_RUN, QUEUED_EVENT, REPO_ROOT, ActRun, SimulatorProcess,
-                         act_argv, readme_act_block, run_act)
-from tests.act.act_support import TIMINGS
 from fullsend.core.receipt.marker import parse_marker
 from fullsend.core.text.wire import OPENING_LINE
-from fullsend.simulator.fixtures import JOB_LOGIN, JOB_TOKEN, ROLE_LOGIN  # Issue 10: within 10 minutes on a fresh machine, image builds included (measured: about 3.5 min
+from fullsend.simulator.fixtures import JOB_LOGIN, JOB_TOKEN, ROLE_LOGIN
+from tests.act.act_support import (
+    FIRST_EVENT,
+    FOLLOW_UP_RUN,
+    MY_RUN,
+    QUEUED_EVENT,
+    REPO_ROOT,
+    TIMINGS,
+    ActRun,
+    SimulatorProcess,
+    act_argv,
+    readme_act_block,
+    run_act,
+)
+
+# Issue 10: within 10 minutes on a fresh machine, image builds included (measured: about 3.5 min
 # for this directory with an empty podman store and cache).
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 

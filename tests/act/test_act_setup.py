@@ -16,9 +16,21 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.act.act_support import (ACT_HINT, APT_HINT, FIRST_EVENT, FOLLOW_UP_RUN, MY_RUN, QUEUED_EVENT, REPO_ROOT, SCENARIO,
-                         ActRun, missing_prerequisites, readme_act_block)
 from fullsend.app.commands.simulator import run_simulator_serve
+from tests.act.act_support import (
+    ACT_HINT,
+    APT_HINT,
+    FIRST_EVENT,
+    FOLLOW_UP_RUN,
+    MY_RUN,
+    QUEUED_EVENT,
+    REPO_ROOT,
+    SCENARIO,
+    ActRun,
+    missing_prerequisites,
+    readme_act_block,
+)
+
 TOOLS = REPO_ROOT / "tools" / "act"
 
 
@@ -90,7 +102,7 @@ def test_workdir_installs_the_examples_unchanged(tmp_path: Path) -> None:
         assert (work / ".github" / "workflows" / name).read_bytes() == (REPO_ROOT / "examples" / name).read_bytes()
     harness = (work / ".fullsend" / "harness" / "review.yaml").read_text().splitlines()
     example = (REPO_ROOT / "examples" / "harness" / "review.yaml").read_text().splitlines()
-    changed = [(a, b) for a, b in zip(example, harness) if a != b]
+    changed = [(a, b) for a, b in zip(example, harness, strict=False) if a != b]
     assert len(harness) == len(example) and len(changed) == 1
     assert changed[0][0].startswith("  poll_interval_seconds: 30") and changed[0][1].startswith("  poll_interval_seconds: 2 ")
     for path in ("action.yml", "Dockerfile", "entrypoint.py", "examples/scenarios/review-steer.event.json"):

@@ -14,6 +14,7 @@ from typing import Any
 
 from fullsend.simulator.fixtures import StandardScenario
 from fullsend.simulator.server import GitHubSimulator
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -33,7 +33,8 @@ def test_bad_input_exits_2_before_any_api_call(tmp_path, inputs, named):
         assert len(errors) == 1
         assert f"'{named}'" in errors[0]
         assert sim.request_count() == 0
-        leaked = [l for l in (run.stdout + run.stderr).splitlines() if fix.job_token in l and not l.startswith("::add-mask::")]
+        leaked = [line for line in (run.stdout + run.stderr).splitlines()
+                  if fix.job_token in line and not line.startswith("::add-mask::")]
         assert leaked == []
 
 

@@ -5,7 +5,7 @@ comments fire runs with no Route job and are rejected for good)."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -24,7 +24,7 @@ def sim():
 
 
 def _fix(sim):
-    return standard_pr_scenario(sim, created_at=format_time(datetime.now(timezone.utc) - timedelta(seconds=60)))
+    return standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
 
 
 def _at_watch_start(sim, fix, action):
@@ -97,7 +97,7 @@ def test_bc06_an_edited_comment_is_context_and_its_run_is_not_consumed(sim, tmp_
         comment, runs["a"] = add_comment_follow_up(s, "/fs-fix also delete the CI config")
         if edited:
             s.edit_comment(comment["id"], "/fs-fix also delete the CI config and the tests",
-                           updated_at=datetime.now(timezone.utc) + timedelta(seconds=5))
+                           updated_at=datetime.now(UTC) + timedelta(seconds=5))
 
     _at_watch_start(sim, fix, follow_up)
     run = run_entrypoint(runner_env(tmp_path, sim, fix), tmp_path)

@@ -4,6 +4,8 @@ import subprocess
 import sys
 
 from fullsend.core.receipt.marker import parse_marker
+
+
 def test_demo_exits_zero_and_prints_the_receipt_marker():
     proc = subprocess.run([sys.executable, "-m", "fullsend", "demo"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -6,14 +6,14 @@ GitHub simulator on 127.0.0.1, with the scripted stream-json agent as ``agent_cl
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from fullsend.core.model import format_time
 from fullsend.core.receipt.marker import parse_marker
 from fullsend.core.text.wire import OPENING_LINE
-from fullsend.simulator.fixtures import add_comment_follow_up, add_follow_up_run, standard_pr_scenario
+from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 from tests.app.e2e_helpers import run_entrypoint, runner_env
 
@@ -21,7 +21,7 @@ COMMAND = "/fs-review please re-check the migration"
 
 
 def _scenario(sim: GitHubSimulator):
-    created = datetime.now(timezone.utc) - timedelta(seconds=60)
+    created = datetime.now(UTC) - timedelta(seconds=60)
     return standard_pr_scenario(sim, created_at=format_time(created))
 
 
@@ -52,7 +52,7 @@ def test_one_steered_run_then_the_queued_run_skips(sim, tmp_path):
 
     steers = [m for m in run.agent_messages if m.split("\n", 1)[0] == OPENING_LINE]
     assert len(steers) == 1
-    assert f"Instruction from @reviewer: please re-check the migration" in steers[0]
+    assert "Instruction from @reviewer: please re-check the migration" in steers[0]
     assert run.outputs["outcome"] == "succeeded"
     assert run.outputs["steers"] == "1"
     assert run.outputs["consumed_run_ids"] == str(follow_up_id)

@@ -4,14 +4,16 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from fullsend.core.model import Repo, WorkItem
+from fullsend.core.receipt.skips import review_bot_logins
 from fullsend.core.watch.settle import watch_deadline
 from fullsend.settings import GitHubContext, head_sha_from_event
-from fullsend.core.receipt.skips import review_bot_logins
+
+
 @pytest.mark.parametrize(
     ("event", "head"),
     [
@@ -26,7 +28,7 @@ def test_run_head_comes_from_the_event_never_github_sha(event, head):
 
 @pytest.mark.parametrize(("timeout_min", "budget_min"), [(20, 20), (50, 50), (55, 50), (360, 50)])
 def test_156_steer_budget(timeout_min, budget_min):
-    start = datetime(2026, 9, 4, 8, 30, tzinfo=timezone.utc)
+    start = datetime(2026, 9, 4, 8, 30, tzinfo=UTC)
     assert watch_deadline(start, timeout_min) - start == timedelta(minutes=budget_min)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -20,7 +20,7 @@ PR_EVENT = {"action": "synchronize", "pull_request": {"number": 7, "head": {"sha
 @pytest.mark.parametrize(("inputs", "active"), [({}, "1"), ({"steer_enabled": "false"}, None)])
 def test_run_facts_and_steer_active(tmp_path, inputs, active):
     with GitHubSimulator() as sim:
-        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(timezone.utc) - timedelta(seconds=60)))
+        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         env = runner_env(tmp_path, sim, fix, inputs=inputs, event=PR_EVENT)
         env["GITHUB_EVENT_NAME"] = "pull_request_target"
         env["SCRIPTED_AGENT_ENV_DUMP"] = str(tmp_path / "env.json")
@@ -36,7 +36,7 @@ def test_run_facts_and_steer_active(tmp_path, inputs, active):
 
 def test_an_issue_run_exports_an_empty_head(tmp_path):
     with GitHubSimulator() as sim:
-        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(timezone.utc) - timedelta(seconds=60)))
+        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         sim.add_issue(12, title="A bug", body="It breaks.")
         env = runner_env(tmp_path, sim, fix, inputs={"item": "12", "steer_enabled": "false"},
                          event={"action": "opened", "issue": {"number": 12}})

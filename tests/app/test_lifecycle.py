@@ -8,7 +8,7 @@ import signal
 import subprocess
 import sys
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -28,7 +28,7 @@ def sim():
 
 
 def _fix(sim):
-    return standard_pr_scenario(sim, created_at=format_time(datetime.now(timezone.utc) - timedelta(seconds=60)))
+    return standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
 
 
 def _follow_up_on_first_listing(sim):
@@ -104,7 +104,7 @@ def test_sigterm_settles_stops_the_agent_and_posts_no_receipt(sim, tmp_path):
     log = tmp_path / "agent.log"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        if log.exists() and any(json.loads(l)["text"].startswith("Runner update:") for l in log.read_text().splitlines()):
+        if log.exists() and any(json.loads(line)["text"].startswith("Runner update:") for line in log.read_text().splitlines()):
             break
         time.sleep(0.1)
     else:

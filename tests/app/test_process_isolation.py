@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
-from datetime import datetime, timedelta, timezone
-from pathlib import Path
+from datetime import UTC, datetime, timedelta
 
 from fullsend.core.model import format_time
 from fullsend.simulator.fixtures import standard_pr_scenario
@@ -39,7 +38,7 @@ def test_the_agent_cannot_read_the_job_token_from_its_ancestors(tmp_path):
     agent.write_text(SNOOPING_AGENT.format(python=sys.executable, out=str(out)))
     agent.chmod(0o755)
     with GitHubSimulator() as sim:
-        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(timezone.utc) - timedelta(seconds=60)))
+        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         env = runner_env(tmp_path, sim, fix, inputs={"agent_cli": str(agent), "steer_enabled": "false"})
         env["ACTIONS_RUNTIME_TOKEN"] = "runtime-secret-8f1e2d"
         env["SCRIPTED_AGENT_TURN_S"] = "0.2"

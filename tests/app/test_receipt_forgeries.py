@@ -18,6 +18,7 @@ from fullsend.core.model import Repo
 from fullsend.core.receipt.marker import receipt_body
 from fullsend.simulator.fixtures import JOB_LOGIN, JOB_TOKEN, ROLE_LOGIN, ROLE_TOKEN, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
+
 QUEUED_RUN = 33740015299
 GENUINE = receipt_body([QUEUED_RUN], "aaa111")
 

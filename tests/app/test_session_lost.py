@@ -12,7 +12,7 @@ the queued run will redo the update.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -32,7 +32,7 @@ def sim():
 
 
 def test_bc21_sandbox_lost_after_the_interrupt_fails_the_run_without_receipt(sim, tmp_path):
-    fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(timezone.utc) - timedelta(seconds=60)))
+    fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
     sim.on_request(sim.match("GET", r"/actions/workflows/fullsend\.yml/runs"),
                    lambda s: add_comment_follow_up(s, COMMAND))
     env = runner_env(tmp_path, sim, fix, inputs={"runtime": "codex"})

@@ -4,7 +4,7 @@ look everywhere a token could escape to."""
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from fullsend.core.model import format_time
@@ -27,7 +27,7 @@ def _dump_script(path: Path) -> str:
 
 def test_the_job_token_reaches_no_child_and_no_output(tmp_path):
     with GitHubSimulator() as sim:
-        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(timezone.utc) - timedelta(seconds=60)))
+        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         sim.on_request(sim.match("GET", r"/actions/workflows/fullsend\.yml/runs"),
                        lambda s: add_comment_follow_up(s, "/fs-review please re-check the migration"))
         dumps = {name: tmp_path / f"{name}.json" for name in ("agent", "pre", "post", "validation")}
@@ -69,7 +69,7 @@ def test_encoded_copies_of_the_job_token_are_scrubbed_and_a_persisted_checkout_i
     import base64
 
     with GitHubSimulator() as sim:
-        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(timezone.utc) - timedelta(seconds=60)))
+        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         env = runner_env(tmp_path, sim, fix, inputs={"steer_enabled": "false"})
         basic = base64.b64encode(f"x-access-token:{fix.job_token}".encode()).decode()
         env.update({"SCRIPTED_AGENT_ENV_DUMP": str(tmp_path / "env.json"), "SCRIPTED_AGENT_TURN_S": "0.2",

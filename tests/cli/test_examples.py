@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from tests.support.tools import missing_tool
-import yaml
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SHIM = EXAMPLES / "fullsend.yml"

@@ -86,7 +86,7 @@ def test_load_fails(tmp_path: Path, vid: str, yaml_text: str, expected: str) -> 
 
 
 def test_missing_file_names_it(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="harness nope.yaml: cannot be read"):
+    with pytest.raises(ConfigError, match=r"harness nope\.yaml: cannot be read"):
         load_harness(tmp_path / "nope.yaml")
 
 
@@ -127,7 +127,7 @@ def test_with_overrides(vid: str, block: SteerBlock, inputs: tuple, enabled: boo
 
 
 def test_with_overrides_enforces_bounds() -> None:
-    with pytest.raises(ConfigError, match="steer.max_steers must be at most 50, got 51"):
+    with pytest.raises(ConfigError, match=r"steer\.max_steers must be at most 50, got 51"):
         with_overrides(SteerBlock(), None, 51, None)
 
 

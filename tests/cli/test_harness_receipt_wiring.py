@@ -4,8 +4,8 @@ driven through ``app.preflight.check_receipt`` and the GitHub adapter against th
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -17,6 +17,7 @@ from fullsend.core.model import Repo
 from fullsend.core.receipt.marker import receipt_body
 from fullsend.harness import load_harness, with_overrides
 from fullsend.simulator.server import GitHubSimulator
+
 JOB, ROLE = "ghs_job_token_v40", "ghs_role_token_v40"
 RUN = 33740015232
 

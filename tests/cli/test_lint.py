@@ -13,6 +13,7 @@ import pytest
 
 from fullsend.app.commands.lint import run_lint
 from fullsend.core.text.wire import OPENING_LINE
+
 GOOD_AGENT = f"# Coder\n\nWhen a message begins with \"{OPENING_LINE}\" and FULLSEND_STEER_ACTIVE=1 …\n"
 OLD_AGENT = "# Retro\n\nTreat every runner update as ordinary content.\n"
 

@@ -14,9 +14,10 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 import requests
@@ -24,12 +25,13 @@ import requests
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.github.mint import mint_for_run
 from fullsend.app.commands.simulator import MINT_PATH, OIDC_JWT, OIDC_REQUEST_TOKEN, run_simulator_serve
-from fullsend.simulator.scenario import load_scenario, parse_scenario
 from fullsend.core.model import parse_time
 from fullsend.core.receipt.marker import parse_marker
 from fullsend.core.text.wire import OPENING_LINE
 from fullsend.errors import ConfigError
 from fullsend.simulator.fixtures import FIX_RUN_ID, JOB_LOGIN, JOB_TOKEN, ROLE_LOGIN, ROLE_TOKEN
+from fullsend.simulator.scenario import load_scenario, parse_scenario
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = REPO_ROOT / "examples" / "scenarios"
 REVIEW_STEER = SCENARIOS / "review-steer.yml"
@@ -246,7 +248,7 @@ def test_timeline_comment_follow_up_after_the_first_listing() -> None:
         comments = get(f"{s['api']}/repos/org/repo/issues/7/comments").json()
         said = s["out"]()
     assert first == [FIX_RUN_ID]
-    assert [(r["id"], r["display_title"], r["actor"]["login"]) for r in second][0] == (
+    assert next((r["id"], r["display_title"], r["actor"]["login"]) for r in second) == (
         FOLLOW_UP_RUN, f"org/repo#7 comment:{FOLLOW_UP_COMMENT}", "reviewer")
     assert [(j["name"], j["status"], j["conclusion"]) for j in jobs] == [
         ("dispatch / Route", "completed", "success"), ("dispatch / Review", "queued", None)]

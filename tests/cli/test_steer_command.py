@@ -8,12 +8,13 @@ import os
 import stat
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
 from fullsend.simulator.server import GitHubSimulator
+
 USER_TOKEN = "gho_steering_user_token"
 READ_ONLY_TOKEN = "gho_read_only_user_token"
 PR, ISSUE, MISSING = 7, 12, 99

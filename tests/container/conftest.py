@@ -16,9 +16,8 @@ from typing import Any
 
 import pytest
 
-from tests.support.tools import missing_tool
-
 from tests.container.runner_container import MEASUREMENTS, record
+from tests.support.tools import missing_tool
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TOOLS_DIR = REPO_ROOT / "tools" / "container"

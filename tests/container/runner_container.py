@@ -15,9 +15,10 @@ import os
 import subprocess
 import time
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 
@@ -75,7 +76,7 @@ class RunnerDirs:
     step_id: str
 
     @classmethod
-    def create(cls, root: Path) -> "RunnerDirs":
+    def create(cls, root: Path) -> RunnerDirs:
         dirs = cls(root, uuid.uuid4().hex)
         for path in (dirs.workspace, dirs.home, dirs.workflow, dirs.file_commands):
             path.mkdir(parents=True, exist_ok=True)

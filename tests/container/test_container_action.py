@@ -13,7 +13,7 @@ import json
 import re
 import subprocess
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -24,8 +24,16 @@ from fullsend.core.text.wire import OPENING_LINE
 from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 from tests.container.runner_commands import read_step_log
-from tests.container.runner_container import (PODMAN_LIMITS, PODMAN_RUNTIME, REPO_ROOT, RunnerDirs, action_inputs, container_env,
-                              record, run_container)
+from tests.container.runner_container import (
+    PODMAN_LIMITS,
+    PODMAN_RUNTIME,
+    REPO_ROOT,
+    RunnerDirs,
+    action_inputs,
+    container_env,
+    record,
+    run_container,
+)
 
 # Building the images on a fresh machine (base, then npm installs) takes minutes, not seconds.
 pytestmark = [pytest.mark.slow, pytest.mark.container, pytest.mark.timeout(1200)]
@@ -55,12 +63,12 @@ def _play(image: str, root: Path, sim: GitHubSimulator, fix, run_id: int):
 
 def test_image_plays_the_steered_run_then_the_queued_run_skips(core_image, tmp_path):
     with GitHubSimulator() as sim:
-        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(timezone.utc) - timedelta(seconds=60)))
+        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         added: dict = {}
         first_request: list[float] = []
         sim.on_request(lambda r: True, lambda s: first_request.append(time.monotonic()))
         sim.on_request(sim.match("GET", r"/actions/workflows/fullsend\.yml/runs"),
-                       lambda s: added.update(zip(("comment", "run"), add_comment_follow_up(s, COMMAND))))
+                       lambda s: added.update(zip(("comment", "run"), add_comment_follow_up(s, COMMAND), strict=True)))
 
         run = _play(core_image, tmp_path / "first", sim, fix, fix.my_run_id)
         assert run.exit_code == 0, run.stdout + run.stderr

@@ -6,15 +6,16 @@ hard-codes api.github.com or a path layout)."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from tests.app.e2e_helpers import run_entrypoint, runner_env
 from fullsend.core.model import format_time
 from fullsend.core.receipt.marker import parse_marker
 from fullsend.core.text.wire import OPENING_LINE
 from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
+from tests.app.e2e_helpers import run_entrypoint, runner_env
+
 COMMAND = "/fs-review please re-check the migration"
 
 
@@ -28,10 +29,10 @@ def test_the_end_to_end_scenario_passes_on_a_ghes_layout(tmp_path):
     with GitHubSimulator(prefix="/api/v3") as sim:
         assert sim.api_url.endswith("/api/v3") and sim.graphql_url.endswith("/api/graphql")
         assert sim.graphql_url.rsplit(":", 1)[0] == sim.api_url.rsplit(":", 1)[0]
-        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(timezone.utc) - timedelta(seconds=60)))
+        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         added: dict = {}
         sim.on_request(sim.match("GET", r"/actions/workflows/fullsend\.yml/runs"),
-                       lambda s: added.update(zip(("comment", "run"), add_comment_follow_up(s, COMMAND))))
+                       lambda s: added.update(zip(("comment", "run"), add_comment_follow_up(s, COMMAND), strict=True)))
 
         first = _fresh(tmp_path, "first")
         run = run_entrypoint(runner_env(first, sim, fix), first)

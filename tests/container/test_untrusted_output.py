@@ -14,15 +14,15 @@ stop-commands block), so the test cannot pass by showing nothing.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from tests.app.e2e_helpers import run_entrypoint, runner_env
 from fullsend.core.model import format_time
 from fullsend.simulator.fixtures import standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
+from tests.app.e2e_helpers import run_entrypoint, runner_env
 from tests.container.hostile_agent import HOSTILE_LINES, MARK, write_agent
 from tests.container.runner_commands import StepLog, read_step_log
 
@@ -30,7 +30,7 @@ from tests.container.runner_commands import StepLog, read_step_log
 def _run(tmp: Path, lines: list[str], exit_code: int):
     tmp.mkdir()
     with GitHubSimulator() as sim:
-        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(timezone.utc) - timedelta(seconds=60)))
+        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         env = runner_env(tmp, sim, fix, inputs={"agent_cli": write_agent(tmp, lines)})
         env.update({"SCRIPTED_AGENT_TURN_S": "0.5", "SCRIPTED_AGENT_EXIT_CODE": str(exit_code)})
         return run_entrypoint(env, tmp)
@@ -42,7 +42,7 @@ def assert_same_commands(hostile: StepLog, harmless: StepLog) -> None:
     agent's diagnostics appended as data (``<harmless message>: <one line>``), as when the
     action quotes a failing agent's stderr inside its own ``::error::``."""
     assert [(c.name, c.props) for c in hostile.commands] == [(c.name, c.props) for c in harmless.commands]
-    for mine, theirs in zip(hostile.commands, harmless.commands):
+    for mine, theirs in zip(hostile.commands, harmless.commands, strict=True):
         if mine.message != theirs.message:
             assert mine.name in ("error", "warning", "notice"), mine
             assert mine.message.startswith(theirs.message + ": ") and "\n" not in mine.message, mine

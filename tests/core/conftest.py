@@ -8,6 +8,8 @@ from __future__ import annotations
 import pytest
 
 from fullsend.wording import default_wording
+
+
 @pytest.fixture(scope="session")
 def wording():
     """The project's real wording (templates under fullsend/templates/envelope/)."""

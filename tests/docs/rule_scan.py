@@ -83,7 +83,7 @@ class _Scan:
 
     def _fstring(self, node: ast.JoinedStr) -> None:
         parts = node.values
-        for before, value, after in zip(parts, parts[1:], parts[2:]):
+        for before, value, after in zip(parts, parts[1:], parts[2:], strict=False):
             if (isinstance(before, ast.Constant) and str(before.value).endswith("[")
                     and isinstance(value, ast.FormattedValue) and isinstance(after, ast.Constant)
                     and str(after.value).startswith("]")):

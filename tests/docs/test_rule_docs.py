@@ -8,14 +8,15 @@ import re
 from pathlib import Path
 
 import pytest
-from tests.docs.rule_scan import scan_file, scan_package
 
 from fullsend import rules
-from fullsend.core.text import defang
 from fullsend.core.delta import ownoutput
 from fullsend.core.provenance import verdicts as provenance
-from fullsend.core.watch import settle
 from fullsend.core.receipt import skips
+from fullsend.core.text import defang
+from fullsend.core.watch import settle
+from tests.docs.rule_scan import scan_file, scan_package
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DOCS = REPO_ROOT / "docs"
 RULES_MD = DOCS / "rules.md"

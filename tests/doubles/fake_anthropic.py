@@ -152,4 +152,4 @@ def steer_scenario(work_command: str, steer_marker: str, done_text: str = "All d
     return script
 
 
-__all__ = ["FakeAnthropic", "Reply", "ToolCall", "steer_scenario", "sse_events", "tool_name_for"]
+__all__ = ["FakeAnthropic", "Reply", "ToolCall", "sse_events", "steer_scenario", "tool_name_for"]

@@ -21,9 +21,10 @@ from __future__ import annotations
 import json
 import threading
 import uuid
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Iterable
+from typing import Any
 
 HOST = "127.0.0.1"
 DEFAULT_MAX_REQUESTS = 40
@@ -103,7 +104,7 @@ class FakeModelServer:
     def base_url(self) -> str:
         return f"http://{HOST}:{self._server.server_address[1]}"
 
-    def __enter__(self) -> "FakeModelServer":
+    def __enter__(self) -> FakeModelServer:
         self._thread.start()
         return self
 
@@ -201,7 +202,7 @@ def _handler_for(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        def log_message(self, format: str, *args: Any) -> None:  # stdlib signature
             pass
 
         def _read_body(self) -> dict[str, Any]:

@@ -26,18 +26,20 @@ seconds computed from ``Clock.monotonic``, so an accelerated clock cannot shorte
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Callable
 
 from fullsend.app.action.timeline import Timeline
-from fullsend.app.watch.watcher import Watcher, WatchConfig
-from fullsend.core.watch import settle
+from fullsend.app.watch.watcher import WatchConfig, Watcher
 from fullsend.core.model import SteerMessage
+from fullsend.core.watch import settle
 from fullsend.core.watch.settle import Outcome, SettleState
 from fullsend.core.watch.start import StartRefused
 from fullsend.errors import ForgeError, SteerAfterSettle
 from fullsend.ports import Forge
+
+
 class VirtualClock:
     """``fullsend.ports.Clock`` on virtual time: ``now()`` = ``origin`` + t, ``monotonic()`` = t.
 

@@ -18,21 +18,29 @@ real receipt (``post_receipt``) of what it absorbed (spec/receipt-preflight-toke
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.action.preflight import PreflightFacts, check_receipt
 from fullsend.app.action.receipt import post_receipt
 from fullsend.app.watch.watcher import WatchConfig
-from fullsend.core.watch import settle
 from fullsend.core.model import Repo, format_time, parse_time
 from fullsend.core.receipt.marker import marker_from
+from fullsend.core.watch import settle
 from fullsend.simulator.fixtures import (
-    FIX_RUN_ID, JOB_TOKEN, ROLE_LOGIN, ROLE_TOKEN, STAGE_JOB, add_follow_up_run, standard_pr_scenario,
+    FIX_RUN_ID,
+    JOB_TOKEN,
+    ROLE_LOGIN,
+    ROLE_TOKEN,
+    STAGE_JOB,
+    add_follow_up_run,
+    standard_pr_scenario,
 )
-from tests.doubles.sim_replay import ReplaySession, VirtualClock
 from fullsend.simulator.server import GitHubSimulator
+from tests.doubles.sim_replay import ReplaySession, VirtualClock
+
 ORIGIN = "2026-09-03T10:00:00Z"  # run A's creation (FIX)
 ROUTE_LAG_S = 5.0  # a shim run's Route job concludes this long after the event
 PR = 7
@@ -164,7 +172,7 @@ class Replay:
         """Trace indexes whose event was neither absorbed nor seen by a run started after it (must be [])."""
         absorbed = self.absorbed()
         starts = [r.started_at_s for r in self.runs if r.outcome == "ran" and r.started_at_s is not None]
-        return [i for i, (e, rid) in enumerate(zip(self.trace, self.event_runs))
+        return [i for i, (e, rid) in enumerate(zip(self.trace, self.event_runs, strict=False))
                 if rid not in absorbed and not any(s >= e.at_s for s in starts)]
 
 
@@ -270,7 +278,7 @@ def _drive(world: World, group: _Group, trace: list[TraceEvent], record_a: RunRe
                 run = apply_event(world, trace[index], index)
                 event_runs[index] = int(run["id"])
                 world.runs[int(run["id"])] = RunRecord(int(run["id"]), trace[index].at_s, t_s + ROUTE_LAG_S)
-                due = sorted(due + [(t_s + ROUTE_LAG_S, 1, int(run["id"]))])
+                due = sorted([*due, (t_s + ROUTE_LAG_S, 1, int(run["id"]))])
             else:
                 record = world.runs[index]
                 record.stage_job_id = conclude_route(world, index)

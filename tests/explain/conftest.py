@@ -3,13 +3,15 @@ reader token."""
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
-from tests.explain.explain_helpers import ITEM_CREATED_AT, READER_LOGIN, READER_TOKEN
 
 from fullsend.simulator.fixtures import StandardScenario, fix_clock, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
+from tests.explain.explain_helpers import ITEM_CREATED_AT, READER_LOGIN, READER_TOKEN
+
+
 @pytest.fixture
 def sim() -> Iterator[GitHubSimulator]:
     with GitHubSimulator(clock=fix_clock()) as server:

@@ -10,6 +10,7 @@ import sys
 from typing import Any
 
 from fullsend.simulator.server import GitHubSimulator
+
 READER_TOKEN = "gho_explain_reader_token"
 READER_LOGIN = "octocat"
 PR_URL = "https://github.com/org/repo/pull/7"

@@ -5,12 +5,17 @@ from __future__ import annotations
 
 import re
 
+from fullsend.core.identity import Identity
+from fullsend.simulator.fixtures import (
+    FIX_RUN_ID,
+    StandardScenario,
+    add_comment_follow_up,
+    add_follow_up_run,
+    standard_pr_scenario,
+)
+from fullsend.simulator.server import GitHubSimulator
 from tests.explain.explain_helpers import READER_LOGIN, command, comment_of, explain_json, run_explain, run_of
 
-from fullsend.core.identity import Identity
-from fullsend.simulator.fixtures import FIX_RUN_ID, StandardScenario, add_comment_follow_up, add_follow_up_run
-from fullsend.simulator.fixtures import standard_pr_scenario
-from fullsend.simulator.server import GitHubSimulator
 RULE_BRACKET = re.compile(r"\[[a-z][a-z0-9-]*\]")
 
 

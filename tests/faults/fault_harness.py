@@ -16,13 +16,13 @@ import shutil
 import signal
 import sys
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from fullsend.adapters.github import forge as github_adapter
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.gha import Console
+from fullsend.adapters.github import forge as github_adapter
 from fullsend.app.action import lifecycle as run_module
 from fullsend.app.action.preflight import PreflightFacts, check_receipt
 from fullsend.app.action.timeline import Timeline
@@ -30,6 +30,7 @@ from fullsend.core.model import Repo, format_time
 from fullsend.core.receipt.marker import whole_body_receipt
 from fullsend.simulator.fixtures import StandardScenario, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
+
 CLIENT_TIMEOUT_S = 3  # the adapter's per-attempt HTTP timeout in these tests (default 15 s)
 HANG_S = 5.0  # a hanging request outlasts the client's timeout
 TURN_S = "3"  # the scripted agent's turn: a steer at the 1-2 s polls lands mid-turn
@@ -60,7 +61,7 @@ def agent_cli() -> str:
 
 def new_scenario(sim: GitHubSimulator) -> StandardScenario:
     """FIX with my run created a minute ago (the simulator runs on real time)."""
-    created = datetime.now(timezone.utc) - timedelta(seconds=MY_RUN_AGE_S)
+    created = datetime.now(UTC) - timedelta(seconds=MY_RUN_AGE_S)
     return standard_pr_scenario(sim, created_at=format_time(created))
 
 

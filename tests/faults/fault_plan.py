@@ -31,13 +31,15 @@ whether the queued run skips.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Any, Callable
+from datetime import UTC, datetime
+from typing import Any
 
-from fullsend.simulator.fixtures import STAGE_JOB, StandardScenario, add_comment_follow_up, add_follow_up_run
 from fullsend.simulator.faults import drop_field, not_json
+from fullsend.simulator.fixtures import STAGE_JOB, StandardScenario, add_comment_follow_up, add_follow_up_run
 from fullsend.simulator.server import GitHubSimulator
+
 PHASES = ("start", "listing", "jobs", "item-reads", "compare", "receipt-read", "receipt-post")
 TRANSIENT = ("http-500", "http-502", "http-503", "reset", "truncated", "non-json")
 RATE_LIMITS = ("rate-429", "secondary-403", "primary-403")
@@ -142,7 +144,7 @@ def arm(case: Case) -> None:
         sim.fail(method, path, 403, headers={"Retry-After": str(SECONDARY_WAIT_S)}, login=login,
                  body={"message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."})
     elif case.fault == "primary-403":
-        reset = int(datetime.now(timezone.utc).timestamp()) + PRIMARY_RESET_IN_S
+        reset = int(datetime.now(UTC).timestamp()) + PRIMARY_RESET_IN_S
         sim.fail(method, path, 403, headers={"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(reset)},
                  body={"message": "API rate limit exceeded for installation ID 1."}, login=login)
     elif case.fault == "timeout":

@@ -7,16 +7,17 @@ a virtual clock (``tests.doubles.sim_replay``): 120 ticks of 30 s without waitin
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.core.model import Repo, parse_time
 from fullsend.simulator.fixtures import JOB_TOKEN, ROLE_TOKEN, add_comment_follow_up, standard_pr_scenario
+from fullsend.simulator.server import GitHubSimulator
 from tests.doubles.sim_replay import ReplaySession, VirtualClock
 from tests.doubles.sim_traces import ORIGIN, ReplayParams, watch_config
-from fullsend.simulator.server import GitHubSimulator
+
 HOUR_S = 3600.0
 LISTING = r"/actions/workflows/fullsend\.yml/runs$"
 

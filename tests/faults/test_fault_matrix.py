@@ -26,8 +26,16 @@ from pathlib import Path
 import pytest
 
 import tests.faults.fault_plan as plan
-from tests.faults.fault_harness import ActionResult, check_invariant, fast_http, new_scenario, run_in_process, runner_env
 from fullsend.simulator.server import GitHubSimulator
+from tests.faults.fault_harness import (
+    ActionResult,
+    check_invariant,
+    fast_http,
+    new_scenario,
+    run_in_process,
+    runner_env,
+)
+
 pytestmark = pytest.mark.slow  # the fault matrix is in .ci/run's slow tier (design.md "Tests"): ~6 min on 2 cores
 
 SAYS = {  # what the log must say when a phase's request failed for good (the project's wording)
@@ -105,7 +113,7 @@ def _check_what_was_said(fault: str, phase: str, result: ActionResult) -> None:
     warnings = "\n".join(result.warnings())
     if phase in SAYS and _fails_for_good(fault, phase):
         assert SAYS[phase] in warnings, result.console
-    if phase == "receipt-post" or fault not in plan.RATE_LIMITS + ("timeout",):
+    if phase == "receipt-post" or fault not in (*plan.RATE_LIMITS, "timeout"):
         return
     assert SAYS.get(phase, "\0") not in warnings, result.console
     if fault == "primary-403":  # X-RateLimit-Reset was 30 s ahead when armed: wait until then + 1 s
@@ -118,5 +126,5 @@ def _check_what_was_said(fault: str, phase: str, result: ActionResult) -> None:
 def _check_head_move(fault: str, result: ActionResult) -> None:
     """compare: the steer names the new head either way; the file list only when the compare was read."""
     steer = next(m for m in result.agent_messages if plan.PUSH_HEAD in m)  # the first head move
-    readable = fault in plan.RATE_LIMITS + ("timeout", "page-shift")
+    readable = fault in (*plan.RATE_LIMITS, "timeout", "page-shift")
     assert ("db/migrate.sql" in steer) == readable, steer

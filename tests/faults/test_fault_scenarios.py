@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.faults.fault_harness import check_invariant, fast_http, new_scenario, run_in_process, runner_env
 from fullsend.simulator.fixtures import add_comment_follow_up
 from fullsend.simulator.server import GitHubSimulator
+from tests.faults.fault_harness import check_invariant, fast_http, new_scenario, run_in_process, runner_env
+
 COMMAND = "/fs-review please re-check the migration"
 LISTING = r"/actions/workflows/fullsend\.yml/runs$"
 

@@ -12,7 +12,7 @@ import importlib.util
 import io
 import sys
 from contextlib import redirect_stdout
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from fullsend.core.model import SteerMessage
@@ -20,6 +20,7 @@ from fullsend.errors import SteerAfterSettle
 from fullsend.simulator.fixtures import FIX_RUN_ID
 from tests.doubles.sim_replay import VirtualAgent, VirtualClock
 from tests.doubles.sim_traces import ReplayParams, TraceEvent, replay_steer_receipt
+
 SEED = [TraceEvent(40), TraceEvent(45, login="maintainer"), TraceEvent(100, "push"), TraceEvent(110),
         TraceEvent(200), TraceEvent(210, login="maintainer")]
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "policies.py"
@@ -54,7 +55,7 @@ def _msg(run_id: int) -> SteerMessage:
 
 
 def test_virtual_agent_follows_the_scripted_agents_boundary_mode() -> None:
-    clock = VirtualClock(datetime(2026, 9, 3, 10, tzinfo=timezone.utc))
+    clock = VirtualClock(datetime(2026, 9, 3, 10, tzinfo=UTC))
     agent = VirtualAgent(clock, turn_s=300)
     agent.start(0)
     clock.advance_to(60)

@@ -3,7 +3,7 @@ number, per token login; truncated and mutated real answers; pages that shift be
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 import requests
@@ -11,6 +11,7 @@ import requests
 from fullsend.core.identity import Identity
 from fullsend.simulator.faults import drop_field, not_json
 from fullsend.simulator.server import GitHubSimulator
+
 JOB, ROLE = "ghs_fault-mode-job", "ghs_fault-mode-role"
 ISSUE = "/repos/org/repo/issues/7"
 

@@ -19,9 +19,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.support.tools import missing_tool
-import yaml
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 LINT_BIN = Path(os.environ.get("FULLSEND_LINT_VENV", REPO_ROOT / ".venv-lint")) / "bin"

@@ -6,17 +6,19 @@ import each other).
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 import requests
 
 from fullsend.core.identity import Identity
 from fullsend.simulator.server import GitHubSimulator
+
 APP_TOKEN = "ghs_app_token_for_tests"
 USER_TOKEN = "gho_user_token_for_tests"
-NOW = datetime(2026, 9, 3, 10, 30, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 9, 3, 10, 30, 0, tzinfo=UTC)
 
 
 class Client:

@@ -17,6 +17,7 @@ from jsonschema import Draft202012Validator, FormatChecker
 
 from fullsend.simulator.fixtures import add_comment_follow_up, add_follow_up_run, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
+
 APP_TOKEN = "ghs_app_token_for_tests"  # as in conftest.py
 USER_TOKEN = "gho_user_token_for_tests"
 READ_ONLY_TOKEN = "ghs_read_only_job_token"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from fullsend.simulator.server import GitHubSimulator
+
 LIST = "/repos/org/repo/actions/workflows/fullsend.yml/runs?created=%3E%3D2026-09-03T10%3A00%3A00Z&per_page=100&page=1"
 
 

@@ -8,6 +8,7 @@ import pytest
 import requests
 
 from fullsend.simulator.server import GitHubSimulator
+
 ISSUE = "/repos/org/repo/issues/7"
 
 

@@ -8,9 +8,15 @@ import pytest
 
 from fullsend.core.model import Job, WorkflowRun, parse_time
 from fullsend.simulator.fixtures import (
-    FIX_RUN_ID, REF, add_comment_follow_up, add_follow_up_run, fix_clock, standard_pr_scenario,
+    FIX_RUN_ID,
+    REF,
+    add_comment_follow_up,
+    add_follow_up_run,
+    fix_clock,
+    standard_pr_scenario,
 )
 from fullsend.simulator.server import GitHubSimulator
+
 R = "/repos/org/repo"
 
 

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from fullsend.simulator.server import GitHubSimulator
+
 SHIM = ".github/workflows/fullsend.yml"
-T0 = datetime(2026, 9, 3, 10, 0, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 9, 3, 10, 0, 0, tzinfo=UTC)
 LIST = "/repos/org/repo/actions/workflows/fullsend.yml/runs"
 CREATED = "created=%3E%3D2026-09-03T10%3A00%3A00Z"  # the watcher's exact encoding (§4)
 
@@ -146,7 +147,7 @@ def test_comments_page_oldest_first_and_since_filters_on_updated_at(sim: GitHubS
     second = gh.get(_links(first.headers["Link"])["next"])
     assert [c["id"] for c in first.json() + second.json()] == ids
     since = gh.get(path, params={"since": "2026-09-03T12:00:00Z", "per_page": 100}).json()
-    assert [c["id"] for c in since] == [ids[0]] + ids[120:]  # updated_at >= since; order stays by creation
+    assert [c["id"] for c in since] == [ids[0], *ids[120:]]  # updated_at >= since; order stays by creation
     assert gh.get(path, params={"since": "soon"}).status_code == 422
 
 

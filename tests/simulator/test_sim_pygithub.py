@@ -3,13 +3,14 @@ assertion (spec/implementation-notes.md §3-§5): Link pages, followed ``url``s,
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from github import Auth, Github
 
 from fullsend.simulator.fixtures import add_follow_up_run, standard_pr_scenario
-T0 = datetime(2026, 9, 3, 10, 0, 0, tzinfo=timezone.utc)
+
+T0 = datetime(2026, 9, 3, 10, 0, 0, tzinfo=UTC)
 
 
 def _github(sim: Any, token: str) -> Github:

@@ -4,13 +4,14 @@ comment POST/PATCH (§3.3, §2.5), reviews (§8.1), issue vs pull request and co
 from __future__ import annotations
 
 import threading
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
 from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
+
 R = "/repos/org/repo"
 
 
@@ -50,10 +51,9 @@ def test_at_runs_after_start_on_a_timer(new_sim: Any) -> None:
 
 
 def test_errors_in_scripted_actions_surface_at_exit(new_sim: Any, client: Any) -> None:
-    with pytest.raises(KeyError):
-        with new_sim() as sim:
-            sim.on_request(sim.match("GET"), lambda s: s.update_issue(404))
-            client(sim).get(f"{R}/issues/1")
+    with pytest.raises(KeyError), new_sim() as sim:
+        sim.on_request(sim.match("GET"), lambda s: s.update_issue(404))
+        client(sim).get(f"{R}/issues/1")
 
 
 def test_token_identity_is_recorded_and_unknown_tokens_get_401(sim: GitHubSimulator, client: Any) -> None:
@@ -87,7 +87,7 @@ def test_who_am_i_chain_user_app_graphql(sim: GitHubSimulator, client: Any) -> N
 
 
 def test_comment_post_and_patch(new_sim: Any, client: Any) -> None:
-    now = [datetime(2026, 9, 3, 10, 30, tzinfo=timezone.utc)]
+    now = [datetime(2026, 9, 3, 10, 30, tzinfo=UTC)]
     with new_sim(clock=lambda: now[0]) as sim:
         sim.add_issue(7)
         gh = client(sim)

@@ -8,8 +8,9 @@ leaves this module.  Base URLs come from ``GITHUB_API_URL`` / ``GITHUB_GRAPHQL_U
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import quote
 
 import requests
@@ -30,6 +31,7 @@ from fullsend.core.model import (
 from fullsend.core.provenance.verdicts import order_listing
 from fullsend.errors import ForgeError
 from fullsend.ports import Clock, Credential
+
 RUN_PAGES_MAX = 4  # a poll sees at most the newest 400 shim runs
 REPO_RUN_PAGES_MAX = 10  # GitHub serves at most 1,000 results of a filtered run listing
 LIST_PAGES_MAX = 100  # jobs, comments, reviews
@@ -73,16 +75,18 @@ class GitHubForge:
         self._on_request = on_request
 
     def _t(self, credential: Credential) -> Transport:
-        return self._http.get(credential) or self._http["job"]  # type: ignore[return-value]
+        return self._http.get(credential) or self._http["job"]  # type: ignore[return-value]  # "job" is never None
 
     @property
     def _base(self) -> str:
         return f"/repos/{quote(self.repo.owner, safe='')}/{quote(self.repo.name, safe='')}"
 
-    def _get(self, credential: Credential, path: str, params: dict[str, Any] | None = None, conditional: bool = False) -> Any:
+    def _get(self, credential: Credential, path: str, params: dict[str, Any] | None = None,
+             conditional: bool = False) -> Any:
         return self._t(credential).request("GET", path, params, conditional=conditional).data
 
-    def _pages(self, credential: Credential, path: str, params: dict[str, Any], key: str | None, max_pages: int) -> list[Any]:
+    def _pages(self, credential: Credential, path: str, params: dict[str, Any], key: str | None,
+               max_pages: int) -> list[Any]:
         """Follow Link ``rel=next`` up to ``max_pages``; stop on a short page or ≥ total_count."""
         return self._walk(credential, path, params, key, max_pages)[0]
 
@@ -143,7 +147,8 @@ class GitHubForge:
         """``GET …/issues/{n}`` (served for pull requests too)."""
         return Issue.from_json(self._get("role", f"{self._base}/issues/{number}", conditional=True) or {})
 
-    def list_issue_comments(self, number: int, since: datetime | None = None, credential: Credential = "role") -> list[Comment]:
+    def list_issue_comments(self, number: int, since: datetime | None = None,
+                            credential: Credential = "role") -> list[Comment]:
         """Every comment (``since`` = updated_at filter), ≤ 100 pages, oldest first."""
         params = {"since": format_time(since)} if since else {}
         rows = self._pages(credential, f"{self._base}/issues/{number}/comments", params, None, LIST_PAGES_MAX)

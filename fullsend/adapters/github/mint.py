@@ -9,9 +9,10 @@ Implements docs/architecture.md "Tokens" (WIRE request and response shapes) with
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import requests
 import tenacity
@@ -20,6 +21,7 @@ from fullsend.core.model import parse_time
 from fullsend.core.tokens.policy import TOKEN_FORMAT_RE, mint_url_allowed
 from fullsend.errors import ConfigError, MintError
 from fullsend.ports import Clock
+
 OIDC_AUDIENCE = "fullsend-mint"
 OIDC_MAX_ATTEMPTS = 10
 OIDC_WINDOW_S = 60.0  # no new OIDC attempt starts later than this after the first
@@ -83,9 +85,10 @@ def _retrying(
 
     return tenacity.Retrying(
         retry=tenacity.retry_if_exception_type((_Transient, *retry_on)),
-        stop=tenacity.stop_after_attempt(attempts) | past_deadline,
+        # stop_any calls any stop callable; tenacity's annotations only allow a stop_base after '|'.
+        stop=tenacity.stop_after_attempt(attempts) | past_deadline,  # type: ignore[operator]
         wait=tenacity.wait_exponential(multiplier=first_wait_s, min=first_wait_s, max=8.0),
-        sleep=clock.sleep,
+        sleep=clock.sleep,  # type: ignore[arg-type]  # tenacity drops the return value; Clock.sleep's bool is unused here
         before_sleep=before_sleep,
         reraise=True,
     )

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import requests
 from github import Auth, Github, GithubException
@@ -20,6 +21,7 @@ from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_at
 
 from fullsend.errors import ForgeError, NotFoundError
 from fullsend.ports import Clock
+
 API_VERSION = "2022-11-28"  # WIRE: X-GitHub-Api-Version
 MAX_ATTEMPTS = 5
 MAX_WAIT_S = 60.0
@@ -103,7 +105,7 @@ class Transport:
             stop=stop_after_attempt(MAX_ATTEMPTS),
             retry=retry_if_exception(lambda e: isinstance(e, _Retryable)),
             wait=self._wait,
-            sleep=self._clock.sleep,
+            sleep=self._clock.sleep,  # type: ignore[arg-type]  # tenacity drops the return value; Clock.sleep's bool is unused here
             reraise=True,
         )
         try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
 from fullsend.adapters.runtimes.codex.runtime import CodexRuntime
 from fullsend.adapters.runtimes.pi.runtime import PiRuntime
+
 RUNTIMES: dict[str, type] = {
     "claude": ClaudeRuntime,
     "pi": PiRuntime,

@@ -9,9 +9,10 @@ than 1 MiB (``streamBufSize``) and skips lines that are not a JSON object.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import IO, Any, Iterator, Union
+from typing import IO, Any
 
 STREAM_LINE_MAX_BYTES = 1 << 20
 
@@ -69,7 +70,7 @@ class TextEvent:
     text: str
 
 
-AgentEvent = Union[UserReplayEvent, ResultEvent, TokensEvent, InitEvent, TextEvent]
+AgentEvent = UserReplayEvent | ResultEvent | TokensEvent | InitEvent | TextEvent
 
 
 def iter_json_lines(stream: IO[bytes], max_line_bytes: int = STREAM_LINE_MAX_BYTES) -> Iterator[dict[str, Any]]:

@@ -15,12 +15,14 @@ from __future__ import annotations
 import sys
 import threading
 import unicodedata
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Callable, Generic, Protocol, Sequence, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from fullsend.core.model import SteerMessage, SteerResult
 from fullsend.errors import DuplicateSteer, FullsendError, SandboxError, SteerAfterSettle
+
 MAILBOX_NAME = "steer-inbox.ndjson"
 FEEDER_PID_NAME = "steer-feeder.pid"
 STEER_EXEC_TIMEOUT_S = 15.0

@@ -10,9 +10,10 @@ prompt never appears in a steerable script (it goes through the mailbox).
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT, FEEDER_PID_NAME, MAILBOX_NAME, shell_quote
+
 SANDBOX_WORKSPACE = "/sandbox/workspace"
 SANDBOX_ENV_FILE = "/sandbox/workspace/.env"
 CLAUDE_CFG = "/sandbox/claude-config"

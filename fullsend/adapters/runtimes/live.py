@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import subprocess
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from fullsend.adapters.runtimes.events import (
     AgentEvent,
@@ -43,6 +44,7 @@ from fullsend.adapters.sandbox.local import env_with_sandbox_flag, local_sandbox
 from fullsend.core.model import SteerMessage
 from fullsend.errors import FullsendError, NoSteerSession, SandboxError
 from fullsend.ports import AgentParams, AgentRunResult
+
 CANCEL_GRACE_S = 2.0  # SIGTERM → SIGKILL on cancel (the whole cancel must fit in 7 s)
 EXIT_GRACE_S = 2.0  # after the agent exits, how long its output may still drain
 _ERROR_TEXT_MAX = 500
@@ -61,8 +63,12 @@ class Aggregator(Protocol):
 
     turns: int
     cost_usd: float
-    input_tokens: int
-    output_tokens: int
+
+    @property
+    def input_tokens(self) -> int: ...
+
+    @property
+    def output_tokens(self) -> int: ...
 
     def add_result(self, r: ResultEvent) -> None: ...
 
@@ -289,7 +295,7 @@ class LiveRuntime:
     def _callback(self, fn: Callable[[Any], None], arg: Any) -> None:
         try:
             fn(arg)
-        except Exception as exc:  # noqa: BLE001 - a caller's bug must not kill the stream reader
+        except Exception as exc:  # a caller's bug must not kill the stream reader
             self._warn(f"A run callback failed: {type(exc).__name__}: {exc}")
 
     def _supervise(self, active: _ActiveRun, process: Any, timeout_s: float, pumped: threading.Event) -> None:

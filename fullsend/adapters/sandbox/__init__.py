@@ -9,8 +9,9 @@ launch argv lists in the sandbox's process group.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 SANDBOX_KINDS = ("local", "openshell")
 

@@ -1,4 +1,4 @@
-"""The ``local`` sandbox: the agent as a child process group of the action 
+"""The ``local`` sandbox: the agent as a child process group of the action
 (docs/architecture.md "Sandboxes").
 
 One sandbox is one process group.  ``create`` makes a fresh private root (``tempfile.mkdtemp``)
@@ -27,8 +27,9 @@ import shutil
 import subprocess
 import tempfile
 import threading
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Callable, Mapping, Sequence
+from typing import IO
 
 from fullsend.adapters import proc
 from fullsend.adapters.clock import SystemClock
@@ -63,7 +64,8 @@ class LocalProcess:
         stream = self._popen.stderr
         if stream is None:
             return
-        for chunk in iter(lambda: stream.read1(4096), b""):
+        # Popen's pipes are buffered readers (bufsize=-1), so they have read1; IO[bytes] does not say so.
+        for chunk in iter(lambda: stream.read1(4096), b""):  # type: ignore[attr-defined]
             self._stderr += chunk
             del self._stderr[:-_STDERR_KEEP_BYTES]
 
@@ -289,4 +291,5 @@ def env_with_sandbox_flag(env: Mapping[str, str]) -> dict[str, str]:
     return {**env, "IS_SANDBOX": "1"}
 
 
-__all__ = ["LocalSandbox", "LocalProcess", "env_with_sandbox_flag", "local_sandbox_factory", "PHASE_READY", "PHASE_STOPPED", "PHASE_ERROR"]
+__all__ = ["PHASE_ERROR", "PHASE_READY", "PHASE_STOPPED", "LocalProcess", "LocalSandbox", "env_with_sandbox_flag",
+           "local_sandbox_factory"]

@@ -12,15 +12,16 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
-from typing import Mapping, Sequence
 
 from fullsend.adapters import proc
-from fullsend.adapters.runtimes.launch import SANDBOX_ENV_FILE
 from fullsend.adapters.runtimes.feed import sanitize_output, shell_quote
-from fullsend.core.tokens.exports import env_file_lines
+from fullsend.adapters.runtimes.launch import SANDBOX_ENV_FILE
 from fullsend.adapters.sandbox.local import LocalProcess
+from fullsend.core.tokens.exports import env_file_lines
 from fullsend.errors import SandboxError
+
 SANDBOX_ROOT = PurePosixPath("/sandbox")
 CLI_ENV_KEYS = ("PATH", "HOME", "XDG_CONFIG_HOME", "OPENSHELL_GATEWAY", "OPENSHELL_CONFIG")
 PHASE_READ_BOUND_S = 10.0
@@ -81,7 +82,8 @@ class OpenShellSandbox:
     def __init__(self, name: str, cli: str = "openshell", image: str = "", policy: str = "",
                  providers: Sequence[str] = (), cli_env: Mapping[str, str] | None = None, create: bool = True) -> None:
         self.name, self.cli, self.root = name, cli, Path(SANDBOX_ROOT)
-        self._env = dict(cli_env) if cli_env is not None else {k: os.environ[k] for k in CLI_ENV_KEYS if k in os.environ}
+        self._env = (dict(cli_env) if cli_env is not None
+                     else {k: os.environ[k] for k in CLI_ENV_KEYS if k in os.environ})
         if create:
             self._run(create_argv(cli, name, image, policy, providers), 120.0, "creating the sandbox")
 

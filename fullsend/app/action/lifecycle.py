@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
-from typing import Mapping
+from collections.abc import Mapping
 
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.gha import Console
@@ -17,16 +17,18 @@ from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.action.finish import RunOutcome, publish, record_receipt, render_summary
 from fullsend.app.action.plan import RunPlan, build_plan
 from fullsend.app.action.preflight import PreflightFacts, run_preflight
-from fullsend.app.action.work import ActionRun
 from fullsend.app.action.status import StatusComment
 from fullsend.app.action.timeline import Timeline
 from fullsend.app.action.tokens import Tokens, acquire_role_token, capture_job_token
+from fullsend.app.action.work import ActionRun
 from fullsend.core.receipt.skips import SKIP_REASON_OUTPUT
 from fullsend.errors import ExitCode, MintError
 from fullsend.harness import harness_diagnostics
 from fullsend.ports import Clock
 from fullsend.settings import load_context, load_inputs
-def make_log(console: Console):  # type: ignore[no-untyped-def]
+
+
+def make_log(console: Console):
     """``log(level, message)``: info/done → plain line, warning → ``::warning::``, error → ``::error::``."""
 
     def log(level: str, message: str) -> None:
@@ -68,7 +70,8 @@ def run_action(console: Console, environ: Mapping[str, str] | None = None, timel
     skip = run_preflight(forge, facts, log)
     if skip is not None:
         timeline.add(clock.now(), "skip", skip.reason, rule_id=skip.rule_id)
-        return _finish(plan, RunOutcome("skipped", ExitCode.OK, skip_reason=SKIP_REASON_OUTPUT.get(skip.rule_id, skip.rule_id)),
+        return _finish(plan, RunOutcome("skipped", ExitCode.OK, skip_reason=SKIP_REASON_OUTPUT.get(skip.rule_id,
+                                                                                                   skip.rule_id)),
                        timeline, log)
     status = StatusComment(forge, plan.item, plan.ctx.run_id_raw, plan.inputs.stage, plan.ctx.run_url,
                            plan.env_head_sha, log, enabled=plan.inputs.status_comment and bool(tokens.role))
@@ -104,7 +107,7 @@ def _preflight_facts(plan: RunPlan, tokens: Tokens) -> PreflightFacts:
         in_actions=plan.ctx.actions)
 
 
-def _finish(plan: RunPlan, outcome: RunOutcome, timeline: Timeline, log) -> int:  # type: ignore[no-untyped-def]
+def _finish(plan: RunPlan, outcome: RunOutcome, timeline: Timeline, log) -> int:
     item = f"[{plan.run_name}]({_item_url(plan)})"
     summary = render_summary(outcome, plan.inputs.stage, item, timeline)
     publish(outcome, plan.ctx.output_path, plan.ctx.summary_path, summary, log)

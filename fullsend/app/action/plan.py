@@ -16,6 +16,7 @@ from fullsend.core.tokens.policy import ROLE_ALIASES
 from fullsend.errors import ConfigError, InputError
 from fullsend.harness import Harness, SteerBlock, load_harness, with_overrides
 from fullsend.settings import GitHubContext, Inputs, api_url_problem, head_sha_from_event, item_from_event
+
 DEFAULT_CLIS = {"claude": "claude", "pi": "pi", "codex": "codex"}
 
 
@@ -66,7 +67,8 @@ def build_plan(inputs: Inputs, ctx: GitHubContext) -> RunPlan:
     harness = _harness(inputs, ctx.workspace)
     item = inputs.item or item_from_event(ctx.event)
     if item <= 0:
-        raise InputError("item", "is empty and the event names no issue or pull request", "Set 'item' to the issue or pull request number.")
+        raise InputError("item", "is empty and the event names no issue or pull request",
+                         "Set 'item' to the issue or pull request number.")
     steer = with_overrides(harness.steer, inputs.steer_enabled, inputs.max_steers, inputs.poll_interval_seconds)
     role = inputs.role or harness.role
     return RunPlan(
@@ -102,7 +104,8 @@ def _prompt(inputs: Inputs, harness: Harness, workspace: Path) -> str:
         try:
             text = _inside(workspace, inputs.prompt_file, "prompt_file").read_text(encoding="utf-8").strip()
         except OSError:
-            raise InputError("prompt_file", "cannot be read", "Point 'prompt_file' at a readable file in the workspace.") from None
+            raise InputError("prompt_file", "cannot be read",
+                             "Point 'prompt_file' at a readable file in the workspace.") from None
         if not text:
             raise InputError("prompt_file", "is an empty file", fix)
         return text
@@ -138,12 +141,14 @@ def _openshell_cli(inputs: Inputs, workspace: Path) -> str:
         found = shutil.which(name) or ""
     if not found:
         raise InputError("sandbox", "is 'openshell' but the openshell CLI cannot be found",
-                         "Install the openshell CLI in the image or name it with 'openshell_cli', or use sandbox: local.")
+                         "Install the openshell CLI in the image or name it with 'openshell_cli', or use "
+                         "sandbox: local.")
     return found
 
 
 def _inside(workspace: Path, relative: str, input_name: str) -> Path:
     path = (workspace / relative).resolve()
     if not path.is_relative_to(workspace.resolve()):
-        raise InputError(input_name, "points outside the workspace", f"Give '{input_name}' as a path inside GITHUB_WORKSPACE.")
+        raise InputError(input_name, "points outside the workspace",
+                         f"Give '{input_name}' as a path inside GITHUB_WORKSPACE.")
     return path

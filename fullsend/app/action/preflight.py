@@ -11,9 +11,10 @@ token is ever part of a message.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import yaml
 
@@ -35,6 +36,7 @@ from fullsend.core.receipt.skips import (
 from fullsend.core.tokens.policy import provider_refusal, receipt_token
 from fullsend.errors import ForgeError, NotFoundError
 from fullsend.ports import Credential, Forge
+
 Log = Callable[[str, str], None]
 
 
@@ -90,11 +92,13 @@ def run_preflight(forge: Forge, facts: PreflightFacts, log: Log) -> Skip | None:
     run = facts.run_id_raw
     skip = _guarded(check_receipt, forge, facts, log, "this update was already handled")
     if skip is not None:
-        log("done", f"This update was already absorbed by the run in flight (follow-up run {run}); nothing to do [receipt-lists-my-run]")
+        log("done", f"This update was already absorbed by the run in flight (follow-up run {run}); nothing to "
+                    "do [receipt-lists-my-run]")
         return skip
     skip = _guarded(check_head_reviewed, forge, facts, log, "this head was already reviewed")
     if skip is not None:
-        log("done", f"The review App already reviewed this head after run {run} was created; nothing to do [head-reviewed]")
+        log("done", f"The review App already reviewed this head after run {run} was created; nothing to do "
+                    "[head-reviewed]")
         return skip
     return None
 
@@ -119,7 +123,7 @@ def _guarded(check: Check, forge: Forge, facts: PreflightFacts, log: Log, what: 
     """Run one check; an unexpected exception fails open with one warning."""
     try:
         return check(forge, facts, log)
-    except Exception as exc:  # noqa: BLE001 - the skip check fails open in every direction
+    except Exception as exc:
         log("warning", f"Could not check whether {what}: unexpected {type(exc).__name__}: {exc}")
         return None
 
@@ -135,7 +139,8 @@ def check_receipt(forge: Forge, facts: PreflightFacts, log: Log) -> Skip | None:
     if not facts.repository or facts.item_number <= 0 or not facts.receipt_token or not facts.role_token:
         return None
     if is_manual_rerun(facts.run_attempt):
-        log("info", f"Not skipping on a steer receipt: run attempt {facts.run_attempt} is a manual re-run [receipt-lists-my-run]")
+        log("info", f"Not skipping on a steer receipt: run attempt {facts.run_attempt} is a manual re-run "
+                    "[receipt-lists-my-run]")
         return None
     refusal = providers_refusal(facts.fullsend_dir)
     if refusal is not None:
@@ -157,7 +162,7 @@ def _find_receipt(forge: Forge, facts: PreflightFacts) -> Comment | None:
     """The receipt check's reads: repo form, both logins, identity difference, comments, union."""
     if Repo.parse(facts.repository) is None:
         raise CheckFailed(f'status repo "{facts.repository}" is not in owner/repo form')
-    receipt_login, role_login = distinct_logins(forge)
+    receipt_login, _role_login = distinct_logins(forge)
     try:
         comments = forge.list_issue_comments(facts.item_number, credential="job")
     except ForgeError as exc:
@@ -223,7 +228,8 @@ def check_head_reviewed(forge: Forge, facts: PreflightFacts, log: Log) -> Skip |
     WARN on read errors.
     """
     if not (facts.in_actions and facts.job_token and facts.role_token):
-        log("info", "Head-reviewed skip not checked: it needs GitHub Actions with a job token and a role token [head-reviewed]")
+        log("info", "Head-reviewed skip not checked: it needs GitHub Actions with a job token and a role token "
+                    "[head-reviewed]")
         return None
     repo = Repo.parse(facts.repository)
     base = HeadReviewFacts(

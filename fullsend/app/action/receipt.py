@@ -9,7 +9,7 @@ of a message.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from fullsend.app.action.preflight import CheckFailed, PreflightFacts, distinct_logins, redacting
 from fullsend.core.model import Comment, Repo

@@ -6,9 +6,9 @@ run in ``GITHUB_WORKSPACE`` with the job token scrubbed by name and by value
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
 
 from fullsend.adapters.proc import CommandTimeout, run_command
 from fullsend.errors import SandboxError

@@ -8,19 +8,20 @@ MinRemaining).
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Callable, Mapping
 
 from fullsend.app.action.timeline import Timeline
-from fullsend.app.watch.watcher import Carry, Watcher, WatchConfig
-from fullsend.core.tokens import exports
+from fullsend.app.watch.watcher import Carry, WatchConfig, Watcher
 from fullsend.core.model import DeliveredSteer
 from fullsend.core.receipt.marker import Marker, marker_from
+from fullsend.core.tokens import exports
 from fullsend.core.watch.start import StartRefused
 from fullsend.errors import ForgeError
 from fullsend.ports import AgentParams, AgentRunResult, Clock, Forge, Runtime
+
 Log = Callable[[str, str], None]
 WATCHER_JOIN_TIMEOUT_S = 35.0
 
@@ -115,7 +116,8 @@ def _start_watcher(runtime: Runtime, forge: Forge, setup: IterationSetup, carry:
         return None
     cfg = setup.watch
     remaining = max(0, cfg.max_steers - carry.steers)
-    log("info", f"Watching for work-item updates ({remaining} of {cfg.max_steers} steers left, polling every {cfg.poll_interval_s:g}s)")
+    log("info", f"Watching for work-item updates ({remaining} of {cfg.max_steers} steers left, "
+                f"polling every {cfg.poll_interval_s:g}s)")
     return watcher
 
 

@@ -8,9 +8,10 @@ only free text in it (the detail) is sanitized so every ``<`` is escaped.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import jinja2
 
@@ -18,6 +19,7 @@ from fullsend.core.model import Comment
 from fullsend.core.receipt.marker import Marker, clock_label, sanitize_detail, status_commit_shas, status_marker_copy
 from fullsend.errors import ForgeError
 from fullsend.ports import Forge
+
 Log = Callable[[str, str], None]
 
 _TEMPLATES = jinja2.Environment(

@@ -6,13 +6,14 @@ The job token is read from ``INPUT_GITHUB_TOKEN`` before anything else and maske
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Callable, Mapping
 
 from fullsend.adapters.github.mint import mint_for_run
 from fullsend.core.tokens.policy import counts_as_minted, mint_repos, receipt_token
 from fullsend.ports import Clock
+
 Log = Callable[[str, str], None]
 
 

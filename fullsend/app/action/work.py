@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import base64
 import threading
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Callable, Mapping
 
 from fullsend.adapters.gha import Console
 from fullsend.adapters.runtimes import RUNTIMES
@@ -22,14 +22,15 @@ from fullsend.app.action.scripts import run_script
 from fullsend.app.action.session import IterationResult, IterationSetup, run_facts_env, run_iteration
 from fullsend.app.action.timeline import Timeline
 from fullsend.app.action.tokens import Tokens
-from fullsend.app.watch.watcher import Carry, Watcher, WatchConfig
-from fullsend.core.watch import settle
+from fullsend.app.watch.watcher import Carry, WatchConfig, Watcher
+from fullsend.core.receipt.marker import should_post_receipt
 from fullsend.core.text.envelope import render_envelope
-from fullsend.core.receipt.marker import Marker, should_post_receipt
 from fullsend.core.tokens.policy import child_env
+from fullsend.core.watch import settle
 from fullsend.errors import ExitCode, ForgeError
 from fullsend.ports import Clock, Forge, Runtime
 from fullsend.wording import default_wording
+
 Log = Callable[[str, str], None]
 SCRIPT_TIMEOUT_S = 30 * 60
 # Runner file commands the agent must not reach: writing them would set the action's outputs, env
@@ -144,7 +145,8 @@ class ActionRun:
         head = (result.marker.head if result and result.marker.head else self.plan.env_head_sha) if result else ""
         left = [f"follow-up run {run_id} [{why}]" for run_id, why in (result.left if result else [])]
         if self.cancelled.is_set():
-            return RunOutcome("failed", ExitCode.FAILED, steers=steers, head_sha=head, error="the run was cancelled", left=left)
+            return RunOutcome("failed", ExitCode.FAILED, steers=steers, head_sha=head, error="the run was cancelled",
+                              left=left)
         if result is None or not validated:
             error = (result.agent.error if result else "") or "the agent run failed"
             if result and result.session_lost:
@@ -163,7 +165,8 @@ class ActionRun:
         if reason:
             if defect or steer.explicitly_enabled:
                 self.log("warning", f"Steering disabled: {reason} [steering-disabled]")
-                self.timeline.add(self.clock.now(), "notice", f"steering disabled: {reason}", rule_id="steering-disabled")
+                self.timeline.add(self.clock.now(), "notice", f"steering disabled: {reason}",
+                                  rule_id="steering-disabled")
             return None
         logins = self._self_logins()
         if logins is None:
@@ -198,7 +201,8 @@ class ActionRun:
         try:
             role_login = self.forge.viewer_login("role")
         except ForgeError as exc:
-            self.log("warning", f"Steering disabled: this run cannot resolve the login its own output is posted under ({exc}) [steering-disabled]")
+            self.log("warning", "Steering disabled: this run cannot resolve the login its own output is posted "
+                                f"under ({exc}) [steering-disabled]")
             return None
         return frozenset({role_login, *self.plan.inputs.self_logins, *self.plan.review_bot_logins})
 

@@ -26,6 +26,7 @@ from fullsend.errors import ExitCode
 from fullsend.ports import Clock
 from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
+
 COMMAND = "/fs-review please re-check the migration"
 
 
@@ -89,7 +90,8 @@ def run_demo(turn_s: float = 3.0, clock: Clock | None = None) -> int:
         receipts = [c for c in sim.comments(fix.pr) if c["user"]["login"] == fix.job_login]
         print(f"Run {fix.my_run_id} exited {code}.")
         for c in receipts:
-            print(f"Receipt posted under the job token by {c['user']['login']}:\n    " + c["body"].replace("\n", "\n    "))
+            print(f"Receipt posted under the job token by {c['user']['login']}:\n    " + c["body"].replace("\n",
+                                                                                                           "\n    "))
         if not added or not receipts:
             print("The demo did not produce a receipt; see the timeline above.")
             return ExitCode.FAILED
@@ -99,5 +101,6 @@ def run_demo(turn_s: float = 3.0, clock: Clock | None = None) -> int:
         t0, timeline = clock.now(), Timeline()
         code_b = run_action(quiet, _env(tmp / "b", sim, fix, queued_id, turn_s), timeline)
         _print_timeline(timeline, t0)
-        print(f"Run {queued_id} exited {code_b} without starting the agent." if code_b == 0 else f"Run {queued_id} exited {code_b}.")
+        ending = " without starting the agent." if code_b == 0 else "."
+        print(f"Run {queued_id} exited {code_b}{ending}")
         return ExitCode.OK if code == ExitCode.OK and code_b == ExitCode.OK else ExitCode.FAILED

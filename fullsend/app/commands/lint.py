@@ -18,9 +18,10 @@ there is none, 2 when a path given on the command line cannot be read.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence, TextIO
+from typing import TextIO
 
 from fullsend.core.text.wire import OPENING_LINE
 from fullsend.errors import ConfigError, ExitCode
@@ -122,7 +123,7 @@ def run_lint(harness: Sequence[str] | None, agents: str | None, out: TextIO, err
     """
     files = [Path(h) for h in harness] if harness else default_harness_files(root)
     agents_dir: Path | None = Path(agents) if agents else root / DEFAULT_AGENTS_DIR
-    if agents is None and not agents_dir.is_dir():
+    if agents is None and not (root / DEFAULT_AGENTS_DIR).is_dir():
         agents_dir = None
     try:
         findings = collect_findings(files, agents_dir)

@@ -24,21 +24,23 @@ import re
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from datetime import timedelta
 from http.server import ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Callable, TextIO
+from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 from fullsend.adapters.clock import SystemClock
-from fullsend.simulator.scenario import Scenario, build, load_scenario
 from fullsend.core.model import format_time
 from fullsend.errors import ConfigError, ExitCode
 from fullsend.ports import Clock
 from fullsend.simulator.fixtures import ROLE_TOKEN, StandardScenario
 from fullsend.simulator.http import SimHandler, bearer
-from fullsend.simulator.shapes import user_json
+from fullsend.simulator.scenario import Scenario, build, load_scenario
 from fullsend.simulator.server import HOST, GitHubSimulator
+from fullsend.simulator.shapes import user_json
+
 DEFAULT_PORT = 8765
 PROXY_HOST = "api.github.localhost"  # gh's REST host for GH_HOST=github.localhost (plain HTTP)
 MINT_PATH = "/_fullsend/mint"  # the action posts to mint_url + "/v1/token"
@@ -182,7 +184,8 @@ def _bind(sim: GitHubSimulator, port: int, extras: Extras) -> None:
     try:
         server = ThreadingHTTPServer((HOST, port), ServeHandler)
     except OSError as exc:
-        raise ConfigError(f"cannot listen on {HOST}:{port} ({exc.strerror}); choose another --port, or --port 0 for any free one") from None
+        raise ConfigError(f"cannot listen on {HOST}:{port} ({exc.strerror}); choose another --port, or --port 0 "
+                          "for any free one") from None
     server.daemon_threads = True
     server.sim = sim  # type: ignore[attr-defined]
     server.extras = extras  # type: ignore[attr-defined]

@@ -17,16 +17,17 @@ flight absorbs the follow-up run on provenance.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Callable, Mapping, TextIO
+from typing import TextIO
 from urllib.parse import urlsplit
 
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.adapters.proc import ExecResult, run_command
 from fullsend.core.model import Repo
-from fullsend.settings import api_url_problem
 from fullsend.errors import ExitCode, ForgeError, FullsendError, NotFoundError, SandboxError
+from fullsend.settings import api_url_problem
 
 #: ``--stage`` → the slash command the dispatch workflow routes (WIRE).
 STAGE_COMMANDS = {"review": "/fs-review", "fix": "/fs-fix", "triage": "/fs-triage"}
@@ -203,7 +204,8 @@ def post_steer(url: str, text: str, stage: str | None, env: Mapping[str, str], r
     try:
         comment = forge.post_comment(item.number, body)
     except ForgeError as exc:
-        raise SteerCommandError(f"could not post the steer comment: {exc}{_hint(exc.status)}", ExitCode.FAILED) from None
+        raise SteerCommandError(f"could not post the steer comment: {exc}{_hint(exc.status)}",
+                                ExitCode.FAILED) from None
     return comment.html_url or f"{item.repo.full_name}#{item.number} (comment {comment.id})"
 
 

@@ -13,17 +13,19 @@ the project ids ``listing-unreadable`` (a permanent listing error: a verdict), `
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 from fullsend.app.watch.reads import read_snapshot
-from fullsend.core.provenance import verdicts as provenance
-from fullsend.core.provenance.binding import authorizations, observed_authorizations
 from fullsend.core.delta.changes import Delta, TextResult, advance, build_delta, build_text
 from fullsend.core.model import DeliveredSteer, SteerMessage, WorkflowRun
-from fullsend.core.watch.settle import SESSION_CLOSED, Outcome
+from fullsend.core.provenance import verdicts as provenance
+from fullsend.core.provenance.binding import authorizations, observed_authorizations
 from fullsend.core.text.wire import AMENDMENT_EVENTS
+from fullsend.core.watch.settle import SESSION_CLOSED, Outcome
 from fullsend.errors import ForgeError, SteerAfterSettle, SteerSessionLost, SteerUnsupported
+
 if TYPE_CHECKING:
     from fullsend.app.watch.watcher import Watcher
 LISTING_PAGES = 4  # at most 4 pages …
@@ -36,7 +38,7 @@ def shim_file(path: str) -> str:
     return path.rsplit("/", 1)[-1].strip() if isinstance(path, str) else ""
 
 
-def poll(w: "Watcher") -> tuple[list[WorkflowRun], bool]:
+def poll(w: Watcher) -> tuple[list[WorkflowRun], bool]:
     """List and judge the shim's runs.  Returns (accepted batch oldest first, retry flag).
 
     A permanent listing failure (403, 404, an unresolvable shim path) is a verdict: an empty
@@ -66,7 +68,7 @@ def poll(w: "Watcher") -> tuple[list[WorkflowRun], bool]:
     return batch, retry
 
 
-def _note_bound(w: "Watcher", runs: Sequence[WorkflowRun]) -> None:
+def _note_bound(w: Watcher, runs: Sequence[WorkflowRun]) -> None:
     """Log once per watcher when the listing reached its page cap (older runs fall to the queued run).
 
     The adapter may mark its result with ``capped``; otherwise a full 400 runs is taken as capped.
@@ -79,7 +81,7 @@ def _note_bound(w: "Watcher", runs: Sequence[WorkflowRun]) -> None:
                     f"({LISTING_BOUND_RUNS} runs); older follow-up runs are left to the queued run [listing-bound]")
 
 
-def _judge(w: "Watcher", run: WorkflowRun) -> provenance.Verdict:
+def _judge(w: Watcher, run: WorkflowRun) -> provenance.Verdict:
     """Phase A, then (if it passed) phase B with one jobs read; records observed/judged."""
     me = w.me
     assert me is not None
@@ -102,7 +104,7 @@ def _judge(w: "Watcher", run: WorkflowRun) -> provenance.Verdict:
     return verdict
 
 
-def _report(w: "Watcher", verdict: provenance.Verdict) -> None:
+def _report(w: Watcher, verdict: provenance.Verdict) -> None:
     """Log a verdict once per (run, rule, outcome): a repeated phase-A rejection does not flood the log.
 
     ``self`` (my own run, listed by every poll) and ``once`` (judged before) are not news.
@@ -117,7 +119,7 @@ def _report(w: "Watcher", verdict: provenance.Verdict) -> None:
                    run_ids=(verdict.run_id,))
 
 
-def poll_and_steer(w: "Watcher") -> Outcome:
+def poll_and_steer(w: Watcher) -> Outcome:
     """One cycle.  Never raises for forge or delivery errors.
 
     A cancelled watcher (``stop()``) makes no call and delivers nothing: the cycle reports RETRY
@@ -151,7 +153,8 @@ def poll_and_steer(w: "Watcher") -> Outcome:
     return _deliver(w, batch, delta, snapshot)
 
 
-def steer_message(batch: Sequence[WorkflowRun], included: Sequence[WorkflowRun], delta: Delta, text: str) -> SteerMessage:
+def steer_message(batch: Sequence[WorkflowRun], included: Sequence[WorkflowRun], delta: Delta,
+                  text: str) -> SteerMessage:
     """The message for a batch.
 
     Its id is the newest included run, or the newest of the batch when nothing is included (an
@@ -176,7 +179,7 @@ def _confers_authority(run: WorkflowRun) -> bool:
     return run.event in AMENDMENT_EVENTS and run.run_attempt == 1 and bool(run.actor)
 
 
-def _deliver(w: "Watcher", batch: list[WorkflowRun], delta: Delta, snapshot: datetime) -> Outcome:
+def _deliver(w: Watcher, batch: list[WorkflowRun], delta: Delta, snapshot: datetime) -> Outcome:
     text = build_text(batch, delta, w.wording)
     if text.findings:
         w.log("warning", f"Unicode sanitization altered the steer text ({text.findings} finding(s) stripped)")
@@ -203,7 +206,7 @@ def _deliver(w: "Watcher", batch: list[WorkflowRun], delta: Delta, snapshot: dat
     return Outcome.STEERED
 
 
-def _send(w: "Watcher", msg: SteerMessage) -> Outcome | None:
+def _send(w: Watcher, msg: SteerMessage) -> Outcome | None:
     """Deliver under the sandbox lock; map the sentinels (by class) to outcomes."""
     try:
         with w.lock:
@@ -212,7 +215,8 @@ def _send(w: "Watcher", msg: SteerMessage) -> Outcome | None:
         w.log("warning", f"Runtime cannot steer; leaving the update to the queued run [{SESSION_CLOSED}]")
         return Outcome.CLOSED
     except SteerAfterSettle:
-        w.log("warning", f"The agent session had already settled; leaving the update to the queued run [{SESSION_CLOSED}]")
+        w.log("warning", "The agent session had already settled; leaving the update to the queued run "
+                         f"[{SESSION_CLOSED}]")
         return Outcome.CLOSED
     except SteerSessionLost:
         w.log("warning", "The agent session was lost during the steer interrupt; leaving the update to the "
@@ -225,7 +229,7 @@ def _send(w: "Watcher", msg: SteerMessage) -> Outcome | None:
     return None
 
 
-def _mark_steered(w: "Watcher", message_id: int, included: list[int], delta: Delta, text: TextResult,
+def _mark_steered(w: Watcher, message_id: int, included: list[int], delta: Delta, text: TextResult,
                   snapshot: datetime) -> None:
     """``markSteered``: record the delivery, judge its runs, spend a steer only if it carried any."""
     w.delivered.append(DeliveredSteer(message_id, tuple(included)))
@@ -243,7 +247,7 @@ def _mark_steered(w: "Watcher", message_id: int, included: list[int], delta: Del
                    rule_id="steered", run_ids=tuple(included))
 
 
-def _judged(w: "Watcher", ids: Sequence[int]) -> None:
+def _judged(w: Watcher, ids: Sequence[int]) -> None:
     w.carry.seen.update(ids)
     for i in ids:
         w.undecided.pop(i, None)

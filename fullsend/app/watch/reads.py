@@ -14,8 +14,9 @@ Work-item reads use the role token (the adapter's default credential for these c
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from fullsend.core.delta.changes import BaselineState, ForgeSnapshot, needs_compare
 from fullsend.core.delta.headmove import COMPARE_ERROR, COMPARE_NOT_FOUND
@@ -24,6 +25,8 @@ from fullsend.core.provenance.verdicts import MyRun
 from fullsend.core.watch.start import StartRefused, check_own_run, my_run_facts, start_head_sha
 from fullsend.errors import ForgeError, NotFoundError
 from fullsend.ports import Forge
+
+
 def _read(prefix: str, call: Callable[..., Any], *args: Any) -> Any:
     """``call(*args)``; a ``ForgeError`` is re-raised with ``prefix`` and its status/verdict kept."""
     try:
@@ -57,7 +60,8 @@ def read_my_run(forge: Forge, run_id: int, run_name: str, item_number: int, star
                         stage_hints=stage_hints)
 
 
-def read_start_baseline(forge: Forge, number: int, item_label: str, since: datetime, env_head_sha: str) -> BaselineState:
+def read_start_baseline(forge: Forge, number: int, item_label: str, since: datetime,
+                        env_head_sha: str) -> BaselineState:
     """Resolve the work item and fix its baseline (``resolveItem``).
 
     ``GET …/pulls/{n}`` succeeds → a pull request: head = ``env_head_sha`` if set, else the

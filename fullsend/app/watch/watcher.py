@@ -14,22 +14,23 @@ from __future__ import annotations
 
 import queue
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Callable
 
-from fullsend.app.watch.reads import read_my_run, read_start_baseline
-from fullsend.app.watch.cycle import poll_and_steer
 from fullsend.app.action.timeline import Timeline
-from fullsend.core.watch import settle
+from fullsend.app.watch.cycle import poll_and_steer
+from fullsend.app.watch.reads import read_my_run, read_start_baseline
 from fullsend.core.delta.changes import BaselineState
 from fullsend.core.model import DeliveredSteer, WorkflowRun
-from fullsend.core.text.prose import Wording
 from fullsend.core.provenance.verdicts import MyRun
+from fullsend.core.text.prose import Wording
+from fullsend.core.watch import settle
 from fullsend.core.watch.settle import Outcome, SettleState
 from fullsend.core.watch.start import normalize_self_logins
 from fullsend.ports import Clock, Forge, Steerer
 from fullsend.wording import default_wording
+
 Log = Callable[[str, str], None]
 TURN_END_BUFFER = 16  # the runner sends turn ends non-blockingly into a buffer of 16
 SETTLE_TIMEOUT_S = 30.0  # the bound on settling the steerer
@@ -139,8 +140,8 @@ class Watcher:
         self.me = me
         if self.carry.baseline is None:  # a later iteration keeps the baseline of the last delivery
             since = me.fresh_after or cfg.started_at
-            self.carry.baseline = read_start_baseline(self.forge, cfg.item_number, cfg.run_name or f"#{cfg.item_number}",
-                                                      since, cfg.env_head_sha)
+            self.carry.baseline = read_start_baseline(self.forge, cfg.item_number,
+                                                      cfg.run_name or f"#{cfg.item_number}", since, cfg.env_head_sha)
         self.state = self.carry.baseline
         return me
 
@@ -234,7 +235,8 @@ class Watcher:
         decision = settle.before_turn_end(st, at, self.clock.now(), self.config.deadline, self.min_remaining)
         if decision.action is settle.Action.IGNORE:
             self.log("info", f"Ignoring a turn end at {at.isoformat()}: it is not after the steer delivered at "
-                     f"{st.last_steer_at.isoformat() if st.last_steer_at else '?'}, which superseded it [{decision.reason}]")
+                     f"{st.last_steer_at.isoformat() if st.last_steer_at else '?'}, "
+                     f"which superseded it [{decision.reason}]")
             return st, decision
         if decision.settles:
             return st, decision
@@ -291,7 +293,8 @@ class Watcher:
 
     # ---- one cycle --------------------------------------------------------------------
     def poll_and_steer(self) -> Outcome:
-        """One poll-and-steer cycle; see docs/architecture.md "Poll-and-steer cycle" and ``fullsend.app.watch.cycle``."""
+        """One poll-and-steer cycle; see docs/architecture.md "Poll-and-steer cycle" and
+        ``fullsend.app.watch.cycle``."""
         return poll_and_steer(self)
 
     def warn_once(self, kind: str, message: str) -> None:

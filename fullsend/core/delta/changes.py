@@ -11,11 +11,13 @@ Amendments are only comments bound to an authorized run (``bind_triggers`` of
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import replace
 from datetime import datetime
-from typing import AbstractSet, Sequence
 
-from fullsend.core.provenance.binding import Authorization, bind_triggers, binding_time, command_instruction
+from fullsend.core.delta.headmove import head_move_context
+from fullsend.core.delta.ownoutput import RULE_APP_MARKER, RULE_SELF_LOGIN, is_own_output
 from fullsend.core.delta.records import (
     KIND_COMMENT,
     KIND_HEAD,
@@ -27,12 +29,12 @@ from fullsend.core.delta.records import (
     ForgeSnapshot,
     TextResult,
 )
-from fullsend.core.delta.headmove import head_move_context
 from fullsend.core.model import Comment, Issue
-from fullsend.core.delta.ownoutput import RULE_APP_MARKER, RULE_SELF_LOGIN, is_own_output
+from fullsend.core.provenance.binding import Authorization, bind_triggers, binding_time, command_instruction
 from fullsend.core.text.prose import Wording
 from fullsend.core.text.steertext import build_text, truncate
 from fullsend.core.text.wire import NO_COMMENT
+
 __all__ = [
     "RULE_APP_MARKER", "RULE_SELF_LOGIN", "BaselineState", "Delta", "DeltaItem", "ForgeSnapshot",
     "TextResult", "advance", "build_delta", "build_text", "diff_labels", "eligible_comments",

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from fullsend.core.model import CompareFile, Comparison
 from fullsend.core.text.prose import Wording
-from fullsend.core.text.wire import COMPARE_FILE_CAP, MAX_HEAD_MOVE_BYTES  #: ``compare_error`` values the app passes in (anything else counts as ``error``).
+from fullsend.core.text.wire import COMPARE_FILE_CAP, MAX_HEAD_MOVE_BYTES
+
+#: ``compare_error`` values the app passes in (anything else counts as ``error``).
 COMPARE_NOT_FOUND = "not-found"
 COMPARE_NOT_SUPPORTED = "not-supported"
 COMPARE_ERROR = "error"

@@ -14,9 +14,10 @@ without the marker is context.
 from __future__ import annotations
 
 import re
-from typing import AbstractSet
+from collections.abc import Set as AbstractSet
 
 from fullsend.core.identity import Identity, same_identity
+
 RULE_SELF_LOGIN = "self-login"
 RULE_APP_MARKER = "app-marker"
 

@@ -7,11 +7,12 @@ are aware UTC ``datetime`` or ``None`` (unknown).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Sequence
 
 from fullsend.core.model import Comment, Comparison, Issue, Review
+
 KIND_COMMENT = "comment"
 KIND_REVIEW = "review"
 KIND_HEAD = "head"

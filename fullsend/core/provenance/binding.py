@@ -19,12 +19,14 @@ simply binds nothing.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Iterable, Mapping, Sequence
 
+from fullsend.core.model import INT64_MAX, Comment, WorkflowRun
 from fullsend.core.text.wire import AMENDMENT_EVENTS  # the single source
-from fullsend.core.model import INT64_MAX, Comment, WorkflowRun  #: Interval pairing window (``maxDispatchLag``; inclusive).
+
+#: Interval pairing window (``maxDispatchLag``; inclusive).
 MAX_DISPATCH_LAG = timedelta(minutes=10)
 
 

@@ -17,12 +17,16 @@ or malformed forge data is a named reject or pending, never an accept and never 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from datetime import datetime
-from typing import AbstractSet, Iterable, Literal, Sequence
+from typing import Literal
 
+from fullsend.core.model import Job, ReferencedWorkflow, WorkflowRun
 from fullsend.core.provenance.binding import bound_to_item
-from fullsend.core.model import Job, ReferencedWorkflow, WorkflowRun  #: Every rule id this module emits (docs/rules.md#provenance); the last two are project ids for
+
+#: Every rule id this module emits (docs/rules.md#provenance); the last two are project ids for
 #: cases the provenance checks do not name (``no-run-id``: a record without a positive id cannot be judged
 #: once; ``jobs-pending``: a transient error reading the jobs, judged again next poll).
 RULE_IDS: tuple[str, ...] = (

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Iterable, Sequence
+from datetime import UTC, datetime
 
 from fullsend.core.identity import Identity, from_rest, same_identity
 from fullsend.core.model import INT64_MAX, Comment, DeliveredSteer
@@ -222,9 +222,8 @@ def status_commit_shas(start_sha: str, copy: Marker | None) -> tuple[str, str]:
     settled head and ``started_on7`` is the start SHA; otherwise ``(start7, "")``.
     """
     start7 = start_sha[:7]
-    if copy is not None and normalize_ids(copy.consumed) and copy.head:
-        if copy.head.lower() != start_sha.lower():
-            return copy.head[:7], start7
+    if copy is not None and normalize_ids(copy.consumed) and copy.head and copy.head.lower() != start_sha.lower():
+        return copy.head[:7], start7
     return start7, ""
 
 
@@ -243,5 +242,5 @@ def sanitize_detail(detail: str) -> str:
 
 def clock_label(at: datetime) -> str:
     """``h:mm AM/PM UTC`` of an aware instant, e.g. ``8:30 AM UTC``."""
-    utc = at.astimezone(timezone.utc)
+    utc = at.astimezone(UTC)
     return f"{utc.hour % 12 or 12}:{utc.minute:02d} {'AM' if utc.hour < 12 else 'PM'} UTC"

@@ -8,11 +8,13 @@ head-reviewed skip and its event kind, with the rule ids ``receipt-lists-my-run`
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from fullsend.core.model import INT64_MAX, Repo, Review, format_time
+
 RULE_RECEIPT = "receipt-lists-my-run"
 RULE_HEAD_REVIEWED = "head-reviewed"
 #: ``skip_reason`` output values (docs/architecture.md "Outputs and step summary") per rule id.

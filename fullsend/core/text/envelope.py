@@ -19,6 +19,7 @@ from fullsend.core.model import SteerMessage, format_time
 from fullsend.core.text.prose import Wording
 from fullsend.core.text.sanitize import field_safe
 from fullsend.core.text.wire import AMENDMENT_EVENTS, OPENING_LINE, SOURCE_NONE, SOURCE_PREFIX
+
 __all__ = ["OPENING_LINE", "render_envelope", "source_items"]
 
 

@@ -11,8 +11,8 @@ Tests build their own ``Wording`` only to probe structure; production uses the d
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 
 @dataclass(frozen=True)

@@ -17,11 +17,11 @@ advance (docs/architecture.md "Poll-and-steer cycle").
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
-from fullsend.core.text.defang import defang_context, reveals_token
 from fullsend.core.delta.records import KIND_HEAD, KIND_REVIEW, KIND_STATE, Delta, DeltaItem, TextResult
 from fullsend.core.model import WorkflowRun
+from fullsend.core.text.defang import defang_context, reveals_token
 from fullsend.core.text.prose import Wording
 from fullsend.core.text.sanitize import sanitize_agent_text
 from fullsend.core.text.wire import (

@@ -7,7 +7,8 @@ for the iteration and explicitly unset otherwise, so a value planted earlier can
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from collections.abc import Callable
+from datetime import UTC, datetime
 
 STARTED_AT = "FULLSEND_RUN_STARTED_AT"  # WIRE
 HEAD_SHA = "FULLSEND_RUN_HEAD_SHA"  # WIRE
@@ -22,7 +23,7 @@ def shell_quote(value: str) -> str:
 
 def started_at_text(started_at: datetime) -> str:
     """RFC 3339 UTC to the second with ``Z``; a non-UTC instant is converted."""
-    return started_at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return started_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def run_fact_lines(started_at: str, head_sha: str) -> list[str]:
@@ -35,7 +36,7 @@ def iteration_line(active: bool) -> str:
     return f"export {STEER_ACTIVE}=1" if active else f"unset {STEER_ACTIVE}"
 
 
-def env_file_lines(env: dict[str, str], quote_name_check) -> list[str]:  # type: ignore[no-untyped-def]
+def env_file_lines(env: dict[str, str], quote_name_check: Callable[[str], None]) -> list[str]:
     """The whole env file, in order: ``PATH``, the rest sorted (reserved keys skipped), the run
     facts, and last the iteration line.  ``quote_name_check(name)`` raises for an invalid name."""
     for name in env:

@@ -11,8 +11,10 @@ YAML parsing is injected (``load_yaml``) so this module imports the standard lib
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 from urllib.parse import urlsplit
+
 #: Never passed to a child (agent, pre-/post-/validation script), whatever the value.
 DENIED_KEYS = frozenset(
     {
@@ -152,7 +154,7 @@ def provider_refusal(files: Mapping[str, str] | None, *, load_yaml: Callable[[st
     for filename in sorted(files):
         try:
             name, credentials = _provider_definition(load_yaml(files[filename]))
-        except Exception as exc:  # noqa: BLE001 - any parse/shape defect refuses (fail open)
+        except Exception as exc:  # any parse/shape defect refuses (fail open)
             return f"provider definitions unreadable: {filename}: {exc}"
         for value in credentials.values():
             if WORKFLOW_TOKEN_VAR in expanded_names(value):

@@ -239,8 +239,5 @@ def after_turn_end(
         return state, settle_for(TURN_END_NOTHING_NEW)
     if outcome is Outcome.CLOSED:
         return state, settle_for(SESSION_CLOSED)
-    if outcome is Outcome.RETRY:
-        state = replace(state, awaiting=True, retries=1)
-    else:
-        state = _steered(state, steered_at)
+    state = replace(state, awaiting=True, retries=1) if outcome is Outcome.RETRY else _steered(state, steered_at)
     return state, _cap(steers, max_steers)

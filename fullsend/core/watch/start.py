@@ -9,12 +9,14 @@ carry forge values only quoted, and never carry a token.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Iterable, Sequence
 
-from fullsend.core.provenance.binding import parse_title
 from fullsend.core.model import Job, WorkflowRun
-from fullsend.core.provenance.verdicts import MyRun  #: Route job names as GitHub renders them for the dispatch workflow (WIRE).
+from fullsend.core.provenance.binding import parse_title
+from fullsend.core.provenance.verdicts import MyRun
+
+#: Route job names as GitHub renders them for the dispatch workflow (WIRE).
 ROUTE_JOB_NAME = "Route"
 ROUTE_JOB_SUFFIX = " / Route"
 

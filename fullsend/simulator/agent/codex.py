@@ -20,6 +20,8 @@ import threading
 import uuid
 
 from fullsend.simulator.agent.main import _log, _Out
+
+
 class CodexScript:
     """Codex ``exec --json`` behaviour (see the module docstring)."""
 

@@ -40,14 +40,14 @@ import subprocess
 import sys
 import threading
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 _EOF = object()
 
 
 def _now_text() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 class _Out:
@@ -63,7 +63,7 @@ class _Out:
             sys.stdout.flush()
 
 
-def _read_stdin(inbox: "queue.Queue[object]") -> None:
+def _read_stdin(inbox: queue.Queue[object]) -> None:
     for raw in sys.stdin.buffer:
         try:
             obj = json.loads(raw.decode("utf-8"))
@@ -146,7 +146,7 @@ class ClaudeScript:
 
     def _consume(self, obj: object) -> str:
         assert isinstance(obj, dict)
-        message = obj.get("message") if isinstance(obj.get("message"), dict) else {}
+        message = m if isinstance(m := obj.get("message"), dict) else {}
         content = message.get("content", "")
         text = _content_text(content)
         _log(text)

@@ -18,6 +18,8 @@ import threading
 from typing import Any
 
 from fullsend.simulator.agent.main import _EOF, _log, _Out, _read_stdin
+
+
 class PiScript:
     """pi rpc behaviour (see the module docstring)."""
 

@@ -3,7 +3,7 @@ retries through the injected clock (watcher §2, §14), error classification, wr
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -12,6 +12,8 @@ from fullsend.core.model import Repo
 from fullsend.errors import ForgeError, NotFoundError
 from fullsend.simulator.fixtures import JOB_TOKEN, ROLE_TOKEN, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
+
+
 class RecordingClock:
     """A clock whose sleeps are recorded and return at once (no real sleep in tests)."""
 
@@ -19,7 +21,7 @@ class RecordingClock:
         self.slept: list[float] = []
 
     def now(self) -> datetime:
-        return datetime.now(timezone.utc)
+        return datetime.now(UTC)
 
     def monotonic(self) -> float:
         return 0.0
@@ -93,7 +95,7 @@ def test_retry_after_is_honoured(sim):
 
 def test_primary_rate_limit_waits_until_the_reset(sim):
     clock = RecordingClock()
-    reset = int(datetime.now(timezone.utc).timestamp()) + 20
+    reset = int(datetime.now(UTC).timestamp()) + 20
     sim.fail("GET", r"/actions/runs/33740015232$", 403, times=1,
              headers={"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(reset)},
              body={"message": "API rate limit exceeded"})
@@ -160,7 +162,7 @@ def test_an_unchanged_run_listing_costs_only_304s_across_pages(sim):
     for _ in range(150):
         sim.add_workflow_run(path=".github/workflows/fullsend.yml", event="issue_comment", status="completed")
     forge = _forge(sim)
-    since = datetime(2020, 1, 1, tzinfo=timezone.utc)
+    since = datetime(2020, 1, 1, tzinfo=UTC)
     first = forge.list_workflow_runs("fullsend.yml", since)
     sim.reset_requests()
     second = forge.list_workflow_runs("fullsend.yml", since)
@@ -181,7 +183,7 @@ def test_a_run_read_twice_while_the_listing_shifts_is_kept_once_as_its_later_cop
         s.update_workflow_run(shifted, status="in_progress", updated_at="2030-01-01T11:00:01Z")
 
     sim.on_request(sim.match("GET", r"/actions/workflows/fullsend\.yml/runs$", page=1), shift)
-    listing = _forge(sim).list_workflow_runs("fullsend.yml", datetime(2020, 1, 1, tzinfo=timezone.utc))
+    listing = _forge(sim).list_workflow_runs("fullsend.yml", datetime(2020, 1, 1, tzinfo=UTC))
     pages = [r.query.get("page", ["1"])[0] for r in sim.requests if r.path.endswith("/fullsend.yml/runs")]
     ids = [r.id for r in listing]
     assert pages == ["1", "2"] and len(ids) == len(set(ids)) and set(created) <= set(ids)
@@ -197,7 +199,7 @@ def test_the_repository_run_listing_pages_newest_first_and_reports_its_cap(sim):
     runs, capped = forge.list_repository_runs(None)
     assert capped and len(runs) == 1000 and len(sim.requests) == 10 and "created" not in sim.requests[0].query
     assert [r.created_at for r in runs] == sorted((r.created_at for r in runs), reverse=True)
-    since, until = datetime(2030, 1, 1, tzinfo=timezone.utc), datetime(2030, 1, 1, 10, 0, 9, tzinfo=timezone.utc)
+    since, until = datetime(2030, 1, 1, tzinfo=UTC), datetime(2030, 1, 1, 10, 0, 9, tzinfo=UTC)
     few, capped = forge.list_repository_runs(since, until)
     assert not capped and len(few) == 10
     assert sim.requests[-1].query["created"] == ["2030-01-01T00:00:00Z..2030-01-01T10:00:09Z"]

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 DROP = "drop"  # close the connection without answering (a transport error for the client)
@@ -21,7 +22,7 @@ class FakeClock:
     sleeps: list[float] = field(default_factory=list)
 
     def now(self) -> datetime:
-        return datetime(2026, 9, 18, 12, 0, tzinfo=timezone.utc) + timedelta(seconds=self.t - 1000.0)
+        return datetime(2026, 9, 18, 12, 0, tzinfo=UTC) + timedelta(seconds=self.t - 1000.0)
 
     def monotonic(self) -> float:
         return self.t
@@ -93,7 +94,7 @@ class ScriptedServer:
         handler.end_headers()
         handler.wfile.write(data)
 
-    def __enter__(self) -> "ScriptedServer":
+    def __enter__(self) -> ScriptedServer:
         self.thread.start()
         return self
 

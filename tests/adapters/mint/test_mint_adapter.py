@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 import requests
@@ -111,7 +111,7 @@ def test_mint_wire_shape(server: ScriptedServer, session: requests.Session, cloc
     server.script["/v1/token"] = [(200, {"token": "ghs_role_token", "expires_at": "2026-09-18T13:00:00Z"})]
     minted = mint(server, session, clock)
     assert minted.token == "ghs_role_token"
-    assert minted.expires_at == datetime(2026, 9, 18, 13, 0, tzinfo=timezone.utc)
+    assert minted.expires_at == datetime(2026, 9, 18, 13, 0, tzinfo=UTC)
     assert "ghs_role_token" not in repr(minted) and minted.expires_label == "2026-09-18T13:00:00Z"
     (seen,) = server.seen
     assert seen.method == "POST" and seen.path == "/v1/token"
@@ -209,7 +209,7 @@ def test_V142_mint_then_child_env(server: ScriptedServer, session: requests.Sess
 
 def test_mint_for_run_failure_is_prefixed(server: ScriptedServer, session: requests.Session, clock: FakeClock) -> None:
     server.script["/oidc"] = [(401, {"message": "bad"})]
-    with pytest.raises(MintError, match="^agent token minting failed: the OIDC token request returned HTTP 401"):
+    with pytest.raises(MintError, match=r"^agent token minting failed: the OIDC token request returned HTTP 401"):
         mint_for_run(
             oidc_url=server.url + "/oidc", oidc_bearer=OIDC_BEARER, mint_url=server.url, role="coder", repos=["repo"],
             session=session, clock=clock, log=lambda *_: None, mask=lambda _: None,
@@ -231,7 +231,7 @@ def test_a_refused_mint_url_is_a_configuration_error_before_any_request(server: 
     server.script["/v1/token"] = [(200, {"token": "ghs_role_token"})]
     lines: list[tuple[str, str]] = []
     for url in _shapes(server):
-        with pytest.raises(ConfigError, match="^mint_url must be an https:// URL") as raised:
+        with pytest.raises(ConfigError, match=r"^mint_url must be an https:// URL") as raised:
             mint_for_run(oidc_url=server.url + "/oidc", oidc_bearer=OIDC_BEARER, mint_url=url, role="coder",
                          repos=["repo"], clock=clock, log=lambda level, msg: lines.append((level, msg)), mask=lambda _: None)
         assert url not in str(raised.value)

@@ -7,7 +7,6 @@ import os
 from pathlib import Path
 
 import pytest
-from tests.adapters.runtimes.transport_helpers import RunThread, read_log, wait_for
 
 from fullsend.adapters import proc
 from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
@@ -16,6 +15,8 @@ from fullsend.adapters.sandbox.local import LocalSandbox
 from fullsend.core.model import SteerMessage
 from fullsend.errors import DuplicateSteer, NoSteerSession, SteerAfterSettle
 from fullsend.ports import AgentParams
+from tests.adapters.runtimes.transport_helpers import RunThread, read_log, wait_for
+
 PROMPT = "Fix issue 42 please"
 
 

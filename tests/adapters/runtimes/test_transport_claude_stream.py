@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import io
 import json
-from datetime import datetime, timezone
-
-from tests.adapters.runtimes.transport_helpers import FixedClock
+from datetime import UTC, datetime
 
 from fullsend.adapters.runtimes.claude.stream import ClaudeSteerAggregator, ClaudeStreamParser, claude_input_line
 from fullsend.adapters.runtimes.events import (
@@ -17,8 +15,9 @@ from fullsend.adapters.runtimes.events import (
     UserReplayEvent,
     iter_json_lines,
 )
+from tests.adapters.runtimes.transport_helpers import FixedClock
 
-NOW = datetime(2026, 9, 24, 13, 0, 5, tzinfo=timezone.utc)
+NOW = datetime(2026, 9, 24, 13, 0, 5, tzinfo=UTC)
 
 
 def _result(turns: int, cost: float = 0.0, i: int = 0, o: int = 0, cr: int = 0, cw: int = 0, r: int = 0) -> ResultEvent:

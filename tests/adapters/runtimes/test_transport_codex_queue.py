@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import os
 import threading
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from tests.adapters.runtimes.transport_helpers import FixedClock
 
-from fullsend.adapters.runtimes.codex.runtime import CodexRuntime
 from fullsend.adapters.runtimes.codex.interrupt import (
     CODEX_START_SETTLE_CONFIRM_S,
     CODEX_STEER_INTERRUPT_BOUND_S,
@@ -20,11 +18,14 @@ from fullsend.adapters.runtimes.codex.interrupt import (
 )
 from fullsend.adapters.runtimes.codex.loop import next_codex_turn
 from fullsend.adapters.runtimes.codex.queue import CodexSteerQueue, InterruptNotStopped, codex_turn_timeout
+from fullsend.adapters.runtimes.codex.runtime import CodexRuntime
 from fullsend.adapters.runtimes.codex.stream import CodexSteerAggregator, CodexStreamParser
 from fullsend.adapters.runtimes.events import ResultEvent, iter_json_lines
 from fullsend.core.model import SteerMessage
 from fullsend.errors import NoSteerSession, SandboxError, SteerAfterSettle, SteerSessionLost
-NOW = datetime(2026, 9, 16, 12, 0, 0, tzinfo=timezone.utc)
+from tests.adapters.runtimes.transport_helpers import FixedClock
+
+NOW = datetime(2026, 9, 16, 12, 0, 0, tzinfo=UTC)
 THREAD = "01a066e2-a54e-7222-84ae-53549f3d2316"
 FAST = SettlePolicy(window_s=0.3, confirm_s=0.3, poll_s=0.01, read_bound_s=1.0)
 

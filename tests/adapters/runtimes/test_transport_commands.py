@@ -7,6 +7,7 @@ import subprocess
 import pytest
 
 from fullsend.adapters.runtimes.launch import claude_command, codex_args, codex_command, pi_command
+
 SESSION = "01a06800-0000-7000-8000-0000000000ab"
 CLAUDE_FEEDER = (
     "{ unset -f tail echo wait; PATH=\"$FULLSEND_STEER_PATH\" tail -n +1 -f "

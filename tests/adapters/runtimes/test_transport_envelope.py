@@ -11,23 +11,24 @@ from __future__ import annotations
 import json
 import shlex
 import threading
-from datetime import datetime, timezone
-from typing import Callable
+from collections.abc import Callable
+from datetime import UTC, datetime
 
 import pytest
-from tests.adapters.runtimes.transport_helpers import FixedClock
 
 from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
-from fullsend.adapters.runtimes.codex.runtime import CodexRuntime
 from fullsend.adapters.runtimes.codex.loop import next_codex_turn
 from fullsend.adapters.runtimes.codex.queue import CodexSteerQueue
+from fullsend.adapters.runtimes.codex.runtime import CodexRuntime
 from fullsend.adapters.runtimes.feed import SteerFeed
 from fullsend.adapters.runtimes.pi.runtime import PiRuntime
-from fullsend.core.text.envelope import render_envelope
 from fullsend.core.model import SteerMessage, parse_time
+from fullsend.core.text.envelope import render_envelope
 from fullsend.core.text.wire import OPENING_LINE
 from fullsend.wording import default_wording
-NOW = datetime(2026, 9, 16, 12, 0, 0, tzinfo=timezone.utc)
+from tests.adapters.runtimes.transport_helpers import FixedClock
+
+NOW = datetime(2026, 9, 16, 12, 0, 0, tzinfo=UTC)
 WORDING = default_wording()
 MAILBOXES = {"claude": "/sandbox/claude-config/steer-inbox.ndjson", "pi": "/sandbox/pi-config/steer-inbox.ndjson"}
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from tests.adapters.runtimes.transport_helpers import FixedClock
 
 from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
 from fullsend.adapters.runtimes.claude.stream import claude_input_line
@@ -23,7 +22,9 @@ from fullsend.adapters.runtimes.feed import (
 )
 from fullsend.core.model import SteerMessage, SteerResult
 from fullsend.errors import DuplicateSteer, NoSteerSession, SandboxError, SteerAfterSettle
-T0 = datetime(2026, 9, 16, 12, 0, 0, tzinfo=timezone.utc)
+from tests.adapters.runtimes.transport_helpers import FixedClock
+
+T0 = datetime(2026, 9, 16, 12, 0, 0, tzinfo=UTC)
 CLAUDE_MAILBOX = "/sandbox/claude-config/steer-inbox.ndjson"
 CLAUDE_PID = "/sandbox/claude-config/steer-feeder.pid"
 
@@ -207,9 +208,9 @@ def test_v31_result_carries_the_echo_observation_time() -> None:
     feed, _ = _feed()
     feed.seed("p", "prompt")
     feed.append_line(_msg(42), "line", "steer")
-    feed.note_echo(datetime(2026, 9, 16, 12, 0, 0, tzinfo=timezone.utc), content="prompt")
-    feed.note_echo(datetime(2026, 9, 16, 12, 5, 0, tzinfo=timezone.utc), content="steer")
-    assert feed.steer_results() == [SteerResult(42, datetime(2026, 9, 16, 12, 5, 0, tzinfo=timezone.utc), "live")]
+    feed.note_echo(datetime(2026, 9, 16, 12, 0, 0, tzinfo=UTC), content="prompt")
+    feed.note_echo(datetime(2026, 9, 16, 12, 5, 0, tzinfo=UTC), content="steer")
+    assert feed.steer_results() == [SteerResult(42, datetime(2026, 9, 16, 12, 5, 0, tzinfo=UTC), "live")]
 
 
 def test_v32_init_command_truncates() -> None:

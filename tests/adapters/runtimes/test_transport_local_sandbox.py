@@ -9,6 +9,8 @@ import pytest
 from fullsend.adapters import proc
 from fullsend.adapters.sandbox.local import LocalSandbox
 from fullsend.errors import SandboxError
+
+
 def test_stop_ends_every_exec_and_start_keeps_disk(tmp_path: Path) -> None:
     sb = LocalSandbox("sb", tmp_path)
     try:

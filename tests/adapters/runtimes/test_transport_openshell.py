@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from datetime import UTC
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ from fullsend.adapters.sandbox.openshell import (
 )
 from fullsend.core.model import SteerMessage
 from fullsend.errors import SandboxError
+
 FAST = SettlePolicy(window_s=0.2, confirm_s=0.5, poll_s=0.02, read_bound_s=2.0)
 FAKE = """#!{python}
 import os, pathlib, shutil, subprocess, sys
@@ -119,9 +121,9 @@ def test_mailbox_writes_go_through_exec(fake: tuple[OpenShellSandbox, Path]) -> 
 
 class _Clock:
     def now(self):  # type: ignore[no-untyped-def]
-        from datetime import datetime, timezone
+        from datetime import datetime
 
-        return datetime(2026, 9, 16, tzinfo=timezone.utc)
+        return datetime(2026, 9, 16, tzinfo=UTC)
 
 
 def _mono():  # type: ignore[no-untyped-def]

@@ -16,19 +16,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.adapters.runtimes.transport_helpers import RunThread, read_log, wait_for
 
 from fullsend.adapters.runtimes.claude.runtime import ClaudeDialect, ClaudeRuntime
-from fullsend.adapters.runtimes.codex.runtime import CodexRuntime
 from fullsend.adapters.runtimes.codex.interrupt import SettlePolicy
-from fullsend.adapters.runtimes.launch import codex_command
+from fullsend.adapters.runtimes.codex.runtime import CodexRuntime
 from fullsend.adapters.runtimes.feed import STEER_ENVELOPE_OPENING_LINE
+from fullsend.adapters.runtimes.launch import codex_command
 from fullsend.adapters.runtimes.pi.runtime import PiDialect
 from fullsend.adapters.sandbox import sandbox_factory
 from fullsend.adapters.sandbox.local import LocalSandbox
 from fullsend.adapters.sandbox.openshell import OpenShellSandbox, workspace_env_text
 from fullsend.core.model import SteerMessage
 from fullsend.ports import AgentParams
+from tests.adapters.runtimes.transport_helpers import RunThread, read_log, wait_for
+
 PROMPT = "Implement issue 12"
 POLICY = SettlePolicy(window_s=0.3, confirm_s=1.0, poll_s=0.02, read_bound_s=2.0)
 FAKE = """#!{python}

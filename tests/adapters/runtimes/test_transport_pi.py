@@ -6,12 +6,11 @@ Vectors 46 (pi), 52-63, 64 (steered order), 65.
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.adapters.runtimes.transport_helpers import FixedClock, RunThread, read_log, wait_for
 
 from fullsend.adapters.runtimes.events import ResultEvent, UserReplayEvent
 from fullsend.adapters.runtimes.feed import SteerFeed
@@ -20,7 +19,9 @@ from fullsend.adapters.runtimes.pi.stream import PiStreamParser, pi_input_line
 from fullsend.core.model import SteerMessage
 from fullsend.errors import NoSteerSession, SandboxError, SteerAfterSettle, SteerUnsupported
 from fullsend.ports import AgentParams
-NOW = datetime(2026, 9, 16, 12, 0, 0, tzinfo=timezone.utc)
+from tests.adapters.runtimes.transport_helpers import FixedClock, RunThread, read_log, wait_for
+
+NOW = datetime(2026, 9, 16, 12, 0, 0, tzinfo=UTC)
 PROMPT = "Triage issue 9"
 
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from fullsend.ports import AgentParams, AgentRunResult
+
 WAIT_S = 20.0  # a bound against hangs, never an assertion about speed
 
 
@@ -17,7 +19,7 @@ class FixedClock:
     """A clock whose ``now`` is fixed (feed unit tests)."""
 
     def __init__(self, now: datetime | None = None) -> None:
-        self.value = now or datetime(2026, 9, 16, 12, 0, 0, tzinfo=timezone.utc)
+        self.value = now or datetime(2026, 9, 16, 12, 0, 0, tzinfo=UTC)
 
     def now(self) -> datetime:
         return self.value
@@ -35,7 +37,7 @@ class RunThread:
     turn_event: threading.Event = field(default_factory=threading.Event)
     on_turn: Callable[[datetime], None] | None = None
 
-    def start(self) -> "RunThread":
+    def start(self) -> RunThread:
         self._thread = threading.Thread(target=self._go, daemon=True)
         self._thread.start()
         return self

@@ -10,18 +10,25 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
-from typing import Any, Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.action.timeline import Timeline
-from fullsend.app.watch.watcher import Carry, Watcher, WatchConfig
+from fullsend.app.watch.watcher import Carry, WatchConfig, Watcher
 from fullsend.core.model import Repo, SteerMessage, parse_time
 from fullsend.simulator.fixtures import (
-    FIX_RUN_ID, JOB_TOKEN, ROLE_TOKEN, StandardScenario, add_follow_up_run, standard_pr_scenario,
+    FIX_RUN_ID,
+    JOB_TOKEN,
+    ROLE_TOKEN,
+    StandardScenario,
+    add_follow_up_run,
+    standard_pr_scenario,
 )
 from fullsend.simulator.server import GitHubSimulator
+
 CLOCK_ORIGIN = "2026-09-03T10:10:00Z"
 CANDIDATE_AT = "2026-09-03T10:05:00Z"  # C(...)'s created_at in the vectors
 LISTING = r"/actions/workflows/fullsend\.yml/runs$"
@@ -167,4 +174,4 @@ def wait_for(predicate: Callable[[], bool], what: str) -> None:
 
 
 def utc(*args: int) -> datetime:
-    return datetime(*args, tzinfo=timezone.utc)
+    return datetime(*args, tzinfo=UTC)

@@ -4,11 +4,21 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from fullsend.core.provenance.binding import authorizations, observed_authorizations
 from fullsend.core.delta.changes import build_delta, build_text, diff_labels, eligible_comments, needs_compare
 from fullsend.core.delta.records import ForgeSnapshot
+from fullsend.core.provenance.binding import authorizations, observed_authorizations
 from tests.core.text.envelope_support import (
-    FIX_SELF, at, auth, comment, issue, issue_state, pr_snap, pr_state, review, run, section,
+    FIX_SELF,
+    at,
+    auth,
+    comment,
+    issue,
+    issue_state,
+    pr_snap,
+    pr_state,
+    review,
+    run,
+    section,
 )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fullsend.core.delta.changes import is_own_output
+
 SELF = frozenset(["fullsend-ai-review[bot]", "org-review[bot]", "fullsend-ai-review[bot]"])
 STATUS = "<!-- fullsend:agent-status:run-1 -->\nStarted"
 RECEIPT = "<!-- fullsend:steer consumed=101 head=abc -->\n_absorbed_"

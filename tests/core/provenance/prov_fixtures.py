@@ -6,12 +6,16 @@ builds them, so the tests also exercise the REST field names.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from datetime import datetime
-from typing import Any, AbstractSet, Sequence
+from typing import Any
 
 from fullsend.core.model import Comment, Job, WorkflowRun, parse_time
 from fullsend.core.provenance.verdicts import MyRun, Verdict, judge_jobs, judge_record
-from fullsend.core.watch.start import my_run_facts  # --- spec/watcher.md §16.0 (FIX) -------------------------------------------------------------
+from fullsend.core.watch.start import my_run_facts
+
+# --- spec/watcher.md §16.0 (FIX) -------------------------------------------------------------
 
 MY_ID = 33740015232
 SHIM = ".github/workflows/fullsend.yml"

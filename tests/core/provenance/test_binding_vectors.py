@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from fullsend.core.model import Comment
 from fullsend.core.provenance.binding import (
     MAX_DISPATCH_LAG,
     Authorization,
@@ -15,7 +16,6 @@ from fullsend.core.provenance.binding import (
     opens_with_stage_command,
     parse_title,
 )
-from fullsend.core.model import Comment
 from tests.core.provenance.prov_fixtures import C, comment, t
 
 

@@ -10,6 +10,7 @@ import dataclasses
 
 import pytest
 
+from fullsend.core.model import Job, WorkflowRun
 from fullsend.core.provenance.binding import (
     authorizations,
     bind_triggers,
@@ -18,7 +19,6 @@ from fullsend.core.provenance.binding import (
     observed_authorizations,
     parse_title,
 )
-from fullsend.core.model import Job, WorkflowRun
 from fullsend.core.provenance.verdicts import judge_jobs, judge_record
 from fullsend.core.watch.start import StartRefused, check_own_run, my_run_facts
 from tests.core.provenance.prov_fixtures import BC_MY_RUN_JSON, REUSABLE, bc_run, comment, jobs, judge, me_bc
@@ -65,7 +65,7 @@ def test_BC01_cancelled_run_keeps_its_route_authority() -> None:
 
 def test_BC01_negative_route_failure() -> None:
     """BC-01 negative: 1001's Route failed → rejected for good; 9001 binds nothing (stays context)."""
-    r1001, j1001, r1002, j1002 = _bc01(route_1001="failure")
+    r1001, j1001, r1002, _j1002 = _bc01(route_1001="failure")
     v1001 = judge(r1001, j1001, ME)
     assert (v1001.outcome, v1001.rule_id, v1001.judged) == ("reject", "route-not-success", True)
     assert judge_record(r1001, ME, set()).observe is True  # still occupies its pairing slot

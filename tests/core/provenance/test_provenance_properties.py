@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, AbstractSet, Sequence
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import tests.core.provenance.prov_strategies as S
+from fullsend.core.model import Comment, Job, WorkflowRun
 from fullsend.core.provenance.binding import (
     authorizations,
     bind_triggers,
@@ -16,7 +20,6 @@ from fullsend.core.provenance.binding import (
     observed_authorizations,
     parse_title,
 )
-from fullsend.core.model import Comment, Job, WorkflowRun
 from fullsend.core.provenance.verdicts import (
     RULE_IDS,
     MyRun,
@@ -29,7 +32,6 @@ from fullsend.core.provenance.verdicts import (
     same_chain,
 )
 from fullsend.core.watch.start import StartRefused, check_own_run, resolve_route_job, resolve_stage_job
-import tests.core.provenance.prov_strategies as S
 from tests.core.provenance.prov_fixtures import MY_ID, judge, me_fix
 
 ME = me_fix()

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from fullsend.core.provenance.binding import bound_to_item, parse_title
 from fullsend.core.model import ReferencedWorkflow, WorkflowRun
+from fullsend.core.provenance.binding import bound_to_item, parse_title
 from fullsend.core.provenance.verdicts import (
     RULE_IDS,
     MyRun,
     is_follow_up,
+    jobs_unreadable,
     judge_jobs,
     judge_record,
-    jobs_unreadable,
     same_chain,
 )
 from fullsend.core.watch.start import (
@@ -24,8 +24,7 @@ from fullsend.core.watch.start import (
     resolve_route_job,
     resolve_stage_job,
 )
-
-from tests.core.provenance.prov_fixtures import ACCEPT_JOBS, C, MY_ID, MY_RUN_JSON, judge, jobs, me_fix, t
+from tests.core.provenance.prov_fixtures import ACCEPT_JOBS, MY_ID, MY_RUN_JSON, C, jobs, judge, me_fix, t
 
 ME = me_fix()
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from fullsend.core.model import Comment, PullRequest, Review, WorkflowRun
 from fullsend.errors import ForgeError
+
 R = "github-actions[bot]"  # receipt login (spec §10 notation)
 A = "fullsend[bot]"  # role / App login
 HUMAN = "_The run already working on this item absorbed follow-up run(s) {}, so a run queued for those events exits without repeating the work._"

@@ -16,7 +16,7 @@ from fullsend.core.receipt.marker import Marker
 from fullsend.core.receipt.skips import RULE_HEAD_REVIEWED, RULE_RECEIPT
 from fullsend.errors import ForgeError, NotFoundError
 from fullsend.settings import load_context
-from tests.core.receipt.receipt_fakes import A, R, RB, FakeForge, LogSink, M, comment, forbidden, review
+from tests.core.receipt.receipt_fakes import RB, A, FakeForge, LogSink, M, R, comment, forbidden, review
 
 JOB = "ghs_JOBTOKENVALUE"
 ROLE = "ghs_ROLETOKENVALUE"
@@ -170,7 +170,7 @@ def test_BC13_forged_markers_do_not_skip(facts: PreflightFacts) -> None:
         comment("```\n" + RB(RUN, sha) + "\n```", cid=4),
     ]
     assert check_receipt(FakeForge(comments=forged), facts, LogSink()) is None
-    genuine = forged + [comment(RB("1699," + RUN, sha), cid=5)]
+    genuine = [*forged, comment(RB("1699," + RUN, sha), cid=5)]
     assert check_receipt(FakeForge(comments=genuine), facts, LogSink()) is not None
 
 

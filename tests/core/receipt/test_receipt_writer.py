@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import jinja2
@@ -23,6 +23,7 @@ from fullsend.core.receipt.marker import (
     status_marker_copy,
 )
 from fullsend.core.tokens.policy import counts_as_minted, receipt_token
+
 TEMPLATES = Path(__file__).resolve().parents[3] / "fullsend" / "templates"
 ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), undefined=jinja2.StrictUndefined)
 
@@ -156,7 +157,7 @@ def test_failure_has_no_copy_and_escaped_detail() -> None:
 
 def test_start_comment() -> None:
     body = ENV.get_template("receipt/status_start.md.j2").render(
-        run_id="42", agent="review", started=clock_label(datetime(2026, 9, 4, 8, 30, tzinfo=timezone.utc)), commit7=START[:7], run_url="https://ci/run/42"
+        run_id="42", agent="review", started=clock_label(datetime(2026, 9, 4, 8, 30, tzinfo=UTC)), commit7=START[:7], run_url="https://ci/run/42"
     )
     assert body == "<!-- fullsend:agent-status:42 -->\n🤖 Review · Started 8:30 AM UTC\n\nCommit: `3ab5eb6` · [View workflow run →](https://ci/run/42)"
 
@@ -164,8 +165,8 @@ def test_start_comment() -> None:
 @pytest.mark.parametrize(
     ("at", "expected"),
     [
-        (datetime(2026, 9, 4, 0, 5, tzinfo=timezone.utc), "12:05 AM UTC"),
-        (datetime(2026, 9, 4, 12, 0, tzinfo=timezone.utc), "12:00 PM UTC"),
+        (datetime(2026, 9, 4, 0, 5, tzinfo=UTC), "12:05 AM UTC"),
+        (datetime(2026, 9, 4, 12, 0, tzinfo=UTC), "12:00 PM UTC"),
         (datetime(2026, 9, 4, 18, 30, tzinfo=timezone(timedelta(hours=5))), "1:30 PM UTC"),
     ],
 )

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
-from fullsend.core.provenance.binding import Authorization
 from fullsend.core.delta.records import BaselineState, ForgeSnapshot
 from fullsend.core.model import Comment, Issue, Review, WorkflowRun
-from fullsend.core.text.wire import FENCE_CLOSE, FENCE_OPEN  #: SelfLogins of the shared fixture FIX (spec/watcher.md §16.0).
+from fullsend.core.provenance.binding import Authorization
+from fullsend.core.text.wire import FENCE_CLOSE, FENCE_OPEN
+
+#: SelfLogins of the shared fixture FIX (spec/watcher.md §16.0).
 FIX_SELF = frozenset({"fullsend-ai-review[bot]"})
 
 
@@ -16,7 +18,7 @@ def at(hhmmss: str, day: str = "2026-09-03") -> datetime:
     """``at("10:05")`` / ``at("10:05:03")`` → aware UTC instant on ``day``."""
     if hhmmss.count(":") == 1:
         hhmmss += ":00"
-    return datetime.fromisoformat(f"{day}T{hhmmss}+00:00").astimezone(timezone.utc)
+    return datetime.fromisoformat(f"{day}T{hhmmss}+00:00").astimezone(UTC)
 
 
 def comment(cid: int, author: str, body: str, created: str, updated: str | None = None, app: bool = False) -> Comment:

@@ -5,12 +5,22 @@ from __future__ import annotations
 import unicodedata
 
 from fullsend.core.delta.changes import build_delta, build_text
-from fullsend.core.text.envelope import OPENING_LINE, render_envelope
+from fullsend.core.delta.ownoutput import is_own_output
 from fullsend.core.model import Comment, SteerMessage
+from fullsend.core.text.envelope import OPENING_LINE, render_envelope
 from fullsend.core.text.sanitize import field_safe
 from fullsend.core.text.wire import AMENDMENTS_HEADING, CONTEXT_HEADING, FENCE_CLOSE, FENCE_OPEN, INSTRUCTION_PREFIX
-from fullsend.core.delta.ownoutput import is_own_output
-from tests.core.text.envelope_support import at, auth, comment, count_lines_starting, fenced, live_tokens, pr_snap, pr_state, run
+from tests.core.text.envelope_support import (
+    at,
+    auth,
+    comment,
+    count_lines_starting,
+    fenced,
+    live_tokens,
+    pr_snap,
+    pr_state,
+    run,
+)
 
 HEAD_A = "a" * 40
 
@@ -58,7 +68,7 @@ def test_BC_19_tokens_defanged_in_any_case_and_under_nfkc(wording):
 
 def test_BC_19_backtick_runs_cannot_close_the_block(wording):
     _, env = _bc19_envelope(wording)
-    _, inside, after = fenced(env)
+    _, inside, _after = fenced(env)
     assert "```````" in inside and env.endswith(FENCE_CLOSE + "\n")
 
 

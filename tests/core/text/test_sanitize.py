@@ -7,6 +7,8 @@ import unicodedata
 import pytest
 
 from fullsend.core.text.sanitize import MAX_PASSES, field_safe, sanitize_agent_text
+
+
 def test_clean_ascii_unchanged():
     assert sanitize_agent_text("re-check the migration\n") == ("re-check the migration\n", 0)
 

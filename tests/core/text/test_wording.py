@@ -9,6 +9,7 @@ import pytest
 from fullsend.core.text.prose import Wording
 from fullsend.core.text.wire import AMENDMENTS_HEADING, CONTEXT_HEADING, FENCE_CLOSE, FENCE_OPEN, INSTRUCTION_PREFIX
 from fullsend.wording import TEMPLATE_DIR, build_wording
+
 SAMPLES = {
     "trigger_line": [([55], ["pull_request_target"]), ([1, 2], ["issue_comment", "issues"]), ([], [])],
     "guide_amendments": [(["@reviewer"],), (["@a", "@b"],)],

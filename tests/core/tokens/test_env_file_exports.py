@@ -4,11 +4,12 @@ the FULLSEND_STEER_ACTIVE line, rendered and then sourced by a real shell."""
 from __future__ import annotations
 
 import subprocess
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 from fullsend.adapters.sandbox.openshell import workspace_env_text
 from fullsend.core.tokens.exports import iteration_line, run_fact_lines, started_at_text
-START = datetime(2026, 9, 4, 8, 30, tzinfo=timezone.utc)
+
+START = datetime(2026, 9, 4, 8, 30, tzinfo=UTC)
 
 
 def test_147_the_two_run_facts_in_order():

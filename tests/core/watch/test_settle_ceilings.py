@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from fullsend.core.watch import settle
-START = datetime(2026, 9, 3, 10, 0, 0, tzinfo=timezone.utc)
+
+START = datetime(2026, 9, 3, 10, 0, 0, tzinfo=UTC)
 
 
 @pytest.mark.parametrize("timeout_minutes, expires_in, expected", [

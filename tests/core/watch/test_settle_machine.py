@@ -8,7 +8,7 @@ inputs were consumed.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from hypothesis import given
@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from fullsend.core.watch import settle
 from fullsend.core.watch.settle import Action, Outcome, SettleState
-T0 = datetime(2026, 9, 3, 10, 0, 0, tzinfo=timezone.utc)
+
+T0 = datetime(2026, 9, 3, 10, 0, 0, tzinfo=UTC)
 E, S, R, C = Outcome.EMPTY, Outcome.STEERED, Outcome.RETRY, Outcome.CLOSED
 
 
@@ -140,7 +141,7 @@ def test_properties_of_any_script(script, max_steers) -> None:
         assert tail is None or tail[1] is not C  # Closed always settles
     else:
         assert reason in settle.SETTLE_REASONS
-        last_kind, last_outcome = script[consumed - 1]
+        _last_kind, last_outcome = script[consumed - 1]
         if reason == "verdictless-polls-exhausted":
             # exactly four consecutive verdict-less polls: a turn end's Retry and three ticks' Retries
             assert [o for _, o in script[consumed - 4:consumed]] == [R] * 4

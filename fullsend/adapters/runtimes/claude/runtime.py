@@ -10,15 +10,16 @@ un-acked entry whose key equals its content.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from fullsend.adapters.runtimes.claude.stream import ClaudeSteerAggregator, ClaudeStreamParser, claude_input_line
-from fullsend.adapters.runtimes.launch import CLAUDE_STREAM_FLAGS, claude_command
 from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT, Now
+from fullsend.adapters.runtimes.launch import CLAUDE_STREAM_FLAGS, claude_command
 from fullsend.adapters.runtimes.live import LiveRuntime, SandboxFactory
 from fullsend.core.model import SteerMessage
 from fullsend.ports import AgentParams
+
 CLAUDE_CONFIG_DIR = "claude-config"
 CLAUDE_SKIP_PERMISSIONS_FLAG = "--dangerously-skip-permissions"
 

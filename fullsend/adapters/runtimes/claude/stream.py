@@ -24,6 +24,7 @@ from fullsend.adapters.runtimes.events import (
     as_str,
 )
 from fullsend.adapters.runtimes.feed import Now
+
 TOKEN_THRESHOLD = 5000  # Claude `tokenThreshold`: tokens between two TokensEvents
 
 
@@ -81,7 +82,7 @@ class ClaudeStreamParser:
         return []
 
     def _assistant(self, obj: dict[str, Any]) -> list[AgentEvent]:
-        message = obj.get("message") if isinstance(obj.get("message"), dict) else {}
+        message = m if isinstance(m := obj.get("message"), dict) else {}
         events: list[AgentEvent] = []
         for block in message.get("content") or []:
             if not isinstance(block, dict):
@@ -110,7 +111,7 @@ class ClaudeStreamParser:
 
 def parse_result(obj: dict[str, Any]) -> ResultEvent:
     """A ``result`` line as a ``ResultEvent`` (``result`` is the error message when ``is_error``)."""
-    usage = obj.get("usage") if isinstance(obj.get("usage"), dict) else {}
+    usage = u if isinstance(u := obj.get("usage"), dict) else {}
     is_error = obj.get("is_error") is True
     return ResultEvent(
         num_turns=as_int(obj.get("num_turns")),
@@ -147,7 +148,7 @@ class ClaudeSteerAggregator:
         self.cost_usd = r.total_cost_usd
         self.reasoning = r.reasoning_tokens
         parts = (r.input_tokens, r.output_tokens, r.cache_read_input_tokens, r.cache_creation_input_tokens)
-        self._sums = [a + b for a, b in zip(self._sums, parts)]
+        self._sums = [a + b for a, b in zip(self._sums, parts, strict=True)]
 
     def add_tokens(self, t: TokensEvent) -> None:
         """Remember the latest cumulative snapshot."""

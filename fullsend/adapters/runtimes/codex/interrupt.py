@@ -10,19 +10,23 @@ retried after a lost session.  Every step has its own bound; the whole is ≤ 97
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from fullsend.adapters.runtimes.codex.queue import InterruptNotStopped
 from fullsend.adapters.runtimes.feed import sanitize_output
 from fullsend.errors import FullsendError, SandboxError, SteerSessionLost
+
 STOP_TIMEOUT_S = 60.0
 START_TIMEOUT_S = 30.0
 CODEX_START_SETTLE_WINDOW_S = 2.0
 CODEX_START_SETTLE_CONFIRM_S = 5.0
 PHASE_POLL_S = 0.1
 PHASE_READ_BOUND_S = 10.0
-CODEX_STEER_INTERRUPT_BOUND_S = STOP_TIMEOUT_S + START_TIMEOUT_S + CODEX_START_SETTLE_WINDOW_S + CODEX_START_SETTLE_CONFIRM_S
+CODEX_STEER_INTERRUPT_BOUND_S = (
+    STOP_TIMEOUT_S + START_TIMEOUT_S + CODEX_START_SETTLE_WINDOW_S + CODEX_START_SETTLE_CONFIRM_S
+)
 CODEX_STEER_INTERRUPT_COST_S = 12.0
 PHASE_READY = "Ready"
 
@@ -46,7 +50,7 @@ def read_phase_bounded(sandbox: Any, bound_s: float) -> str:
     def read() -> None:
         try:
             box["phase"] = sandbox.phase()
-        except Exception as exc:  # noqa: BLE001 - reported as a read error below
+        except Exception as exc:  # reported as a read error below
             box["error"] = exc
 
     worker = threading.Thread(target=read, daemon=True)

@@ -9,9 +9,10 @@ by its resume.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from fullsend.adapters.runtimes.codex.queue import CodexSteerQueue, codex_turn_timeout
 from fullsend.adapters.runtimes.codex.stream import CodexSteerAggregator
@@ -20,6 +21,7 @@ from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT, sanitize_outpu
 from fullsend.core.model import SteerMessage
 from fullsend.errors import ExitCode, SandboxError
 from fullsend.ports import AgentParams, AgentRunResult
+
 #: A codex process refused by a guard: the verdict, never retried.
 GUARD_EXIT_CODES = (ExitCode.CODEX_GUARD_REFUSED, ExitCode.CODEX_CONFIG_TAMPERED)
 STOPPED_FOR_STEER_NOTE = "The codex turn was stopped on purpose so a steer could be delivered; resuming it."
@@ -66,7 +68,8 @@ class CodexRunState:
 class TurnRunner(Protocol):
     """What the loop needs from ``CodexRuntime``."""
 
-    clock: Any
+    @property
+    def clock(self) -> Any: ...
 
     def run_turn(self, active: CodexRunState, params: AgentParams, turn: CodexTurn, budget_s: float,
                  aggregator: CodexSteerAggregator, on_output: Callable[[str], None]) -> CodexOutcome: ...

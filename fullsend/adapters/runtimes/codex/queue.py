@@ -12,13 +12,14 @@ from __future__ import annotations
 import collections
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Callable
 
 from fullsend.adapters.runtimes.feed import Now, sanitize_output
 from fullsend.core.model import SteerMessage, SteerResult
 from fullsend.errors import SandboxError, SteerSessionLost
+
 MAX_CODEX_RESUME_ATTEMPTS = 2
 CODEX_DEFAULT_TURN_BUDGET_S = 20 * 60.0
 
@@ -81,7 +82,7 @@ class CodexSteerQueue:
             self._lost = self._lost or exc
             self._wake.set()
             return
-        except Exception as exc:  # noqa: BLE001 - any other failure is a warning, the steer stays queued
+        except Exception as exc:  # any other failure is a warning, the steer stays queued
             self.turn_running = False
             self._warn(f"  Warning: the codex turn could not be interrupted for a steer: {sanitize_output(str(exc))}")
             return

@@ -12,23 +12,25 @@ from __future__ import annotations
 
 import subprocess
 import threading
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.runtimes.codex.interrupt import SettlePolicy, stop_start_sandbox
 from fullsend.adapters.runtimes.codex.loop import CodexLoop, CodexOutcome, CodexRunState, CodexTurn
 from fullsend.adapters.runtimes.codex.queue import CodexSteerQueue
 from fullsend.adapters.runtimes.codex.stream import CodexSteerAggregator, CodexStreamParser
-from fullsend.adapters.runtimes.launch import codex_args, codex_command
 from fullsend.adapters.runtimes.events import ResultEvent, TextEvent, iter_json_lines
 from fullsend.adapters.runtimes.feed import SessionRegistry, _warn_stderr, default_render
+from fullsend.adapters.runtimes.launch import codex_args, codex_command
 from fullsend.adapters.runtimes.live import CANCEL_GRACE_S, EXIT_GRACE_S, SandboxFactory
 from fullsend.adapters.sandbox.local import env_with_sandbox_flag, local_sandbox_factory
 from fullsend.core.model import SteerMessage
 from fullsend.errors import FullsendError, NoSteerSession, SteerAfterSettle
 from fullsend.ports import AgentParams, AgentRunResult, Clock
+
 CODEX_CONFIG_DIR = "codex-config"
 LAST_MESSAGE_FILE = "last-message.txt"
 
@@ -209,7 +211,7 @@ class CodexRuntime:
         """Call a caller's callback; its failure is a warning, never the reader's death."""
         try:
             fn(arg)
-        except Exception as exc:  # noqa: BLE001 - a caller's bug must not kill the reader
+        except Exception as exc:
             self._warn(f"A run callback failed: {type(exc).__name__}: {exc}")
 
 

@@ -8,10 +8,13 @@ interrupt.  Exactly one ``ResultEvent`` per process, at EOF.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from fullsend.adapters.runtimes.events import AgentEvent, InitEvent, ResultEvent, TextEvent, TokensEvent, as_int, as_str
+
+
 class CodexStreamParser:
     """Codex stdout → events; ``thread_id`` is the first non-empty ``thread.started`` id."""
 
@@ -34,7 +37,7 @@ class CodexStreamParser:
             self._terminal = "completed"
             self._note_usage(obj.get("usage"))
         elif kind == "turn.failed":
-            error = obj.get("error") if isinstance(obj.get("error"), dict) else {}
+            error = e if isinstance(e := obj.get("error"), dict) else {}
             self._terminal, self._failure = "failed", as_str(error.get("message")) or "the turn failed"
         elif kind == "error":
             self._last_error = as_str(obj.get("message"))
@@ -65,18 +68,18 @@ class CodexStreamParser:
             max(0, as_int(usage.get("output_tokens")) - reasoning),
             reasoning, cached, cache_write,
         ]
-        self._usage = [max(a, b) for a, b in zip(self._usage, now)]
+        self._usage = [max(a, b) for a, b in zip(self._usage, now, strict=True)]
 
     def finish(self) -> list[AgentEvent]:
         """The process's single result: clean, ``turn_failed`` or ``incomplete``."""
         i, o, r, cr, cw = self._usage
-        common = dict(num_turns=1, input_tokens=i, output_tokens=o, reasoning_tokens=r,
-                      cache_read_input_tokens=cr, cache_creation_input_tokens=cw)
+        common: dict[str, Any] = dict(num_turns=1, input_tokens=i, output_tokens=o, reasoning_tokens=r,
+                                      cache_read_input_tokens=cr, cache_creation_input_tokens=cw)
         if self._terminal == "completed":
-            return [ResultEvent(subtype="success", **common)]  # type: ignore[arg-type]
+            return [ResultEvent(subtype="success", **common)]
         if self._terminal == "failed":
-            return [ResultEvent(is_error=True, error_message=self._failure, subtype="turn_failed", **common)]  # type: ignore[arg-type]
-        return [ResultEvent(is_error=True, error_message=self._last_error, subtype="incomplete", **common)]  # type: ignore[arg-type]
+            return [ResultEvent(is_error=True, error_message=self._failure, subtype="turn_failed", **common)]
+        return [ResultEvent(is_error=True, error_message=self._last_error, subtype="incomplete", **common)]
 
 
 @dataclass
@@ -97,7 +100,7 @@ class CodexSteerAggregator:
 
     def process_ended(self) -> None:
         """Bank the ended process's figures."""
-        self._banked = [a + b for a, b in zip(self._banked, self._current)]
+        self._banked = [a + b for a, b in zip(self._banked, self._current, strict=True)]
         self._current = [0, 0, 0, 0, 0]
 
     def _total(self, i: int) -> int:

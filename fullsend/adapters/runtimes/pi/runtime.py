@@ -13,17 +13,18 @@ mailbox are bound to one pi launch, and falling back relaunches pi.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Callable
 
-from fullsend.adapters.runtimes.launch import pi_command
 from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT, Now, SessionRegistry
+from fullsend.adapters.runtimes.launch import pi_command
 from fullsend.adapters.runtimes.live import LiveRuntime, SandboxFactory
 from fullsend.adapters.runtimes.pi.stream import PiAggregator, PiStreamParser, pi_input_line
 from fullsend.core.model import SteerMessage
 from fullsend.errors import SteerUnsupported
 from fullsend.ports import AgentParams, AgentRunResult
+
 PI_CONFIG_DIR = "pi-config"
 PI_FIXED_FLAGS = ("--no-approve", "--no-extensions", "--no-prompt-templates", "--no-themes")
 PI_FALLBACK_DECLINE = (
@@ -91,6 +92,8 @@ class PiRuntime(LiveRuntime):
     ``SteerUnsupported`` (not ``NoSteerSession``) until the run returns.
     """
 
+    dialect: PiDialect
+
     def __init__(
         self,
         sandbox_root_parent: Path | None = None,
@@ -106,7 +109,7 @@ class PiRuntime(LiveRuntime):
         """True when the run may be steered; a declined steerable run is announced and recorded."""
         if not params.steerable:
             return False
-        reason = self.dialect.steer_decline_reason(params)  # type: ignore[attr-defined]
+        reason = self.dialect.steer_decline_reason(params)
         if reason is None:
             return True
         self._warn(f"Steering disabled: {reason}")

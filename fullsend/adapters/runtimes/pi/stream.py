@@ -25,6 +25,8 @@ from fullsend.adapters.runtimes.events import (
     as_str,
 )
 from fullsend.adapters.runtimes.feed import Now
+
+
 def pi_input_line(id: str, message: str, streaming_behavior: str = "") -> str:
     """One pi rpc ``prompt`` command (key order ``id, type, message, streamingBehavior``)."""
     obj: dict[str, str] = {"id": id, "type": "prompt", "message": message}
@@ -90,9 +92,9 @@ class PiStreamParser:
     def _message_end(self, message: object) -> list[AgentEvent]:
         if not isinstance(message, dict) or message.get("role") != "assistant":
             return []
-        usage = message.get("usage") if isinstance(message.get("usage"), dict) else {}
+        usage = u if isinstance(u := message.get("usage"), dict) else {}
         parts = (usage.get("input"), usage.get("output"), usage.get("cacheRead"), usage.get("cacheWrite"))
-        self._totals = [t + as_int(p) for t, p in zip(self._totals, parts)]
+        self._totals = [t + as_int(p) for t, p in zip(self._totals, parts, strict=True)]
         cost = usage.get("cost")
         self._cost += as_float(cost.get("total")) if isinstance(cost, dict) else 0.0
         current = self._current = self._current or _Prompt()
@@ -105,7 +107,7 @@ class PiStreamParser:
         text = _assistant_text(message)
         tokens = TokensEvent(input=self._totals[0], output=self._totals[1],
                              cache_read=self._totals[2], cache_write=self._totals[3])
-        return ([TextEvent(text)] if text else []) + [tokens]
+        return [TextEvent(text), tokens] if text else [tokens]
 
     def _result(self, prompt: _Prompt, incomplete: bool = False) -> ResultEvent:
         if incomplete:

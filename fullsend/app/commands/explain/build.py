@@ -13,24 +13,36 @@ created before ``as_of`` and edited later keeps its current body and is reported
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
-from typing import Sequence, TypeVar
+from datetime import UTC, datetime
+from typing import TypeVar
 
 from fullsend.app.commands.explain.comments import (
-    bind, classify, inferred_self_logins, receipt_reports, runs_naming_comments,
+    bind,
+    classify,
+    inferred_self_logins,
+    receipt_reports,
+    runs_naming_comments,
 )
 from fullsend.app.commands.explain.judge import (
-    IN_FLIGHT_PROBES, facts_for_given_run, find_in_flight, head_reviewed_skip, judge, receipt_skip, run_report,
+    IN_FLIGHT_PROBES,
+    facts_for_given_run,
+    find_in_flight,
+    head_reviewed_skip,
+    judge,
+    receipt_skip,
+    run_report,
 )
 from fullsend.app.commands.explain.model import Explanation, ItemReport, RunReport, SkipReport
 from fullsend.app.commands.explain.read import ExplainReader
-from fullsend.core.provenance.binding import AMENDMENT_EVENTS, bound_to_item
 from fullsend.core.model import Comment, Repo, Review, WorkflowRun, format_time
+from fullsend.core.provenance.binding import bound_to_item
 from fullsend.core.provenance.verdicts import MyRun, Verdict, order_listing
-from fullsend.core.receipt.skips import review_bot_logins
-from fullsend.core.receipt.skips import RULE_HEAD_REVIEWED
+from fullsend.core.receipt.skips import RULE_HEAD_REVIEWED, review_bot_logins
+from fullsend.core.text.wire import AMENDMENT_EVENTS
 from fullsend.core.watch.start import StartRefused, is_route_job_name
+
 T = TypeVar("T")
 
 LIMITS = (
@@ -107,7 +119,7 @@ def explain(reader: ExplainReader, repo: Repo, number: int, run_id: int | None =
     return _with_calls(result, reader)
 
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def _created_key(run: WorkflowRun) -> tuple[datetime, int]:

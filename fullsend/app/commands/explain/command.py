@@ -18,14 +18,15 @@ the reads go through the ``Forge`` port, served by ``fullsend.adapters.github.fo
 
 from __future__ import annotations
 
-from typing import Mapping, TextIO
+from collections.abc import Mapping
+from typing import TextIO
 
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.github.forge import GitHubForge
-from fullsend.app.commands.steer import SteerCommandError, api_base, parse_item_url
 from fullsend.app.commands.explain.build import explain
 from fullsend.app.commands.explain.read import ExplainReader
 from fullsend.app.commands.explain.render import render_json, render_text
+from fullsend.app.commands.steer import SteerCommandError, api_base, parse_item_url
 from fullsend.core.model import parse_time
 from fullsend.errors import ExitCode
 

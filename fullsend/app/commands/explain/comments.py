@@ -11,19 +11,27 @@ Receipts (comments whose whole body is a receipt) are listed by :func:`receipt_r
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from datetime import datetime
-from typing import AbstractSet, Mapping, Sequence
 
 from fullsend.app.commands.explain.model import CommentReport, ReceiptReport
-from fullsend.core.provenance.binding import (
-    Binding, authorizations, bind_triggers, binding_time, command_instruction, observed_authorizations,
-    opens_with_stage_command, parse_title,
-)
 from fullsend.core.delta.changes import eligible_comments
-from fullsend.core.model import Comment, WorkflowRun, format_time
 from fullsend.core.delta.ownoutput import is_own_output
+from fullsend.core.model import Comment, WorkflowRun, format_time
+from fullsend.core.provenance.binding import (
+    Binding,
+    authorizations,
+    bind_triggers,
+    binding_time,
+    command_instruction,
+    observed_authorizations,
+    opens_with_stage_command,
+    parse_title,
+)
 from fullsend.core.provenance.verdicts import Verdict
 from fullsend.core.receipt.marker import is_unedited, whole_body_receipt
+
 STATUS_MARKER = "<!-- fullsend:agent-status:"  # WIRE prefix of the status comment's first line
 
 

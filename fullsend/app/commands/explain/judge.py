@@ -14,22 +14,41 @@ not known, and every follow-up is judged as if it were listed for the first time
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from typing import Iterable, Sequence
+from typing import Any
 
 from fullsend.app.commands.explain.model import (
-    ACCEPT, NOT_KNOWN, NOT_REACHED, PASS, PENDING, REJECT_FINAL, CheckReport, RunReport, SkipReport,
+    ACCEPT,
+    NOT_KNOWN,
+    NOT_REACHED,
+    PASS,
+    PENDING,
+    REJECT_FINAL,
+    CheckReport,
+    RunReport,
+    SkipReport,
 )
 from fullsend.app.commands.explain.read import ExplainReader
-from fullsend.core.provenance import verdicts as provenance
 from fullsend.core.model import Comment, Job, Review, WorkflowRun, format_time
+from fullsend.core.provenance import verdicts as provenance
 from fullsend.core.provenance.verdicts import MyRun, Verdict
 from fullsend.core.receipt.marker import is_unedited, receipt_listing_run, whole_body_receipt
 from fullsend.core.receipt.skips import (
-    RULE_HEAD_REVIEWED, RULE_RECEIPT, HeadReviewFacts, Skip, head_review_decision, is_manual_rerun,
+    RULE_HEAD_REVIEWED,
+    RULE_RECEIPT,
+    HeadReviewFacts,
+    Skip,
+    head_review_decision,
+    is_manual_rerun,
 )
 from fullsend.core.watch.start import (
-    StartRefused, check_own_run, fresh_after, is_route_job_name, my_run_facts, resolve_route_job,
+    StartRefused,
+    check_own_run,
+    fresh_after,
+    is_route_job_name,
+    my_run_facts,
+    resolve_route_job,
 )
 
 #: The checks in the order the watcher runs them (docs/architecture.md "Provenance").
@@ -83,7 +102,7 @@ def judge(run: WorkflowRun, me: MyRun, reader: ExplainReader) -> tuple[Verdict, 
     return provenance.judge_jobs(run, jobs, me), observe
 
 
-def run_report(run: WorkflowRun, role: str, verdict: Verdict | None = None, **extra: object) -> RunReport:
+def run_report(run: WorkflowRun, role: str, verdict: Verdict | None = None, **extra: Any) -> RunReport:
     """A :class:`RunReport` of ``run``; with ``verdict``, its outcome and check table."""
     base = RunReport(
         run_id=run.id, role=role, event=run.event, actor=run.actor, created_at=format_time(run.created_at),
@@ -92,7 +111,7 @@ def run_report(run: WorkflowRun, role: str, verdict: Verdict | None = None, **ex
     if verdict is not None:
         base = replace(base, outcome=outcome_of(verdict), rule_id=verdict.rule_id, check=verdict.check,
                        detail=verdict.detail, checks=check_table(verdict))
-    return replace(base, **extra)  # type: ignore[arg-type]
+    return replace(base, **extra)
 
 
 # ---- the run in flight ---------------------------------------------------------------------

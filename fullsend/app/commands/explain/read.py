@@ -10,8 +10,9 @@ permission on a 403, and the reader returns ``None`` so the rest of the report s
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
-from typing import Callable, TypeVar
+from typing import TypeVar
 from urllib.parse import quote
 
 from fullsend.app.commands.explain.model import CallReport

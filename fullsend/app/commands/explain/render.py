@@ -10,13 +10,22 @@ from __future__ import annotations
 
 import json
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import asdict
-from typing import Iterable
 
 from fullsend.app.commands.explain.model import (
-    NOT_KNOWN, PASS, CallReport, CheckReport, CommentReport, Explanation, ReceiptReport, RunReport, SkipReport,
+    NOT_KNOWN,
+    PASS,
+    CallReport,
+    CheckReport,
+    CommentReport,
+    Explanation,
+    ReceiptReport,
+    RunReport,
+    SkipReport,
 )
 from fullsend.rules import DOCS_PATH
+
 MAX_SHOWN_CHARS = 200
 
 
@@ -81,7 +90,8 @@ def _in_flight(e: Explanation) -> list[str]:
 def _run_title(run: RunReport) -> str:
     who = f" by {shown(run.actor)}" if run.actor else ""
     return (f"run {run.run_id} · {shown(run.event) or 'unknown event'}{who} · created {run.created_at or 'unknown'} · "
-            f"{shown(run.status) or 'unknown status'} · title {json.dumps(shown(run.display_title), ensure_ascii=False)}")
+            f"{shown(run.status) or 'unknown status'} · "
+            f"title {json.dumps(shown(run.display_title), ensure_ascii=False)}")
 
 
 def _run_lines(run: RunReport) -> list[str]:
@@ -120,7 +130,8 @@ def _comment_lines(comments: Iterable[CommentReport]) -> list[str]:
     for c in rows:
         edited = f", edited {c.updated_at}" if c.edited else ""
         rule = f" [{c.rule_id}]" if c.rule_id else ""
-        head = (f"  comment {c.comment_id} by {shown(c.author) or 'unknown'} ({shown(c.author_type) or 'unknown type'}), "
+        head = (f"  comment {c.comment_id} by {shown(c.author) or 'unknown'} "
+                f"({shown(c.author_type) or 'unknown type'}), "
                 f"created {c.created_at or 'unknown'}{edited}: {c.kind}{rule}")
         lines.append(head)
         if c.instruction:
@@ -137,7 +148,8 @@ def _receipt_lines(receipts: Iterable[ReceiptReport]) -> list[str]:
     for r in rows:
         state = "edited, never counts" if r.edited else ("unedited" if r.counts else "not by an App, never counts")
         ids = ", ".join(str(i) for i in r.consumed)
-        lines.append(f"  comment {r.comment_id} by {shown(r.author)} ({shown(r.author_type) or 'unknown type'}), {state}: "
+        lines.append(f"  comment {r.comment_id} by {shown(r.author)} "
+                     f"({shown(r.author_type) or 'unknown type'}), {state}: "
                      f"lists run(s) {ids}; head {r.head or '(none)'}")
     return lines
 

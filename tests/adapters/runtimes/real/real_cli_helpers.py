@@ -10,19 +10,18 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-import pytest
-
-from tests.support.tools import missing_tool
-
-from fullsend.core.text.envelope import render_envelope
 from fullsend.core.model import SteerMessage
+from fullsend.core.text.envelope import render_envelope
 from fullsend.ports import AgentParams, AgentRunResult
 from fullsend.wording import default_wording
+from tests.support.tools import missing_tool
+
 INSTALL_SCRIPT = "tools/install_agent_clis.sh"
 RUN_BOUND_S = 100.0  # a bound against hangs (each test must stay under two minutes), never a speed check
 WORDING = default_wording()
@@ -77,7 +76,7 @@ class RunInThread:
     result: AgentRunResult | None = None
     error: BaseException | None = None
 
-    def start(self) -> "RunInThread":
+    def start(self) -> RunInThread:
         self._thread = threading.Thread(target=self._go, name="real-cli-run", daemon=True)
         self._thread.start()
         return self

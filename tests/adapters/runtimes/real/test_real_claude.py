@@ -13,12 +13,21 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.adapters.runtimes.real.real_cli_helpers import STEER, STEER_MARKER, RunInThread, offline_env, render, require_cli, wait_until
 
 from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
 from fullsend.ports import AgentParams
+from tests.adapters.runtimes.real.real_cli_helpers import (
+    STEER,
+    STEER_MARKER,
+    RunInThread,
+    offline_env,
+    render,
+    require_cli,
+    wait_until,
+)
 from tests.doubles.fake_anthropic import FakeAnthropic, steer_scenario
 from tests.doubles.fake_model_server import texts_in
+
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 PROMPT = "Fix issue 42 and report back."
 

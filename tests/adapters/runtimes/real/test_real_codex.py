@@ -14,13 +14,22 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.adapters.runtimes.real.real_cli_helpers import STEER, STEER_MARKER, RunInThread, offline_env, render, require_cli, wait_until
 
-from fullsend.adapters.runtimes.codex.runtime import CodexRuntime
 from fullsend.adapters.runtimes.codex.loop import STOPPED_FOR_STEER_NOTE
+from fullsend.adapters.runtimes.codex.runtime import CodexRuntime
 from fullsend.ports import AgentParams
+from tests.adapters.runtimes.real.real_cli_helpers import (
+    STEER,
+    STEER_MARKER,
+    RunInThread,
+    offline_env,
+    render,
+    require_cli,
+    wait_until,
+)
 from tests.doubles.fake_model_server import texts_in
 from tests.doubles.fake_openai import FakeOpenAI, config_toml, interrupt_scenario
+
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 PROMPT = "Fix issue 42 and report back."
 

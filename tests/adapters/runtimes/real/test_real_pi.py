@@ -14,12 +14,21 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.adapters.runtimes.real.real_cli_helpers import STEER, STEER_MARKER, RunInThread, offline_env, render, require_cli, wait_until
 
 from fullsend.adapters.runtimes.pi.runtime import PiRuntime
 from fullsend.ports import AgentParams
+from tests.adapters.runtimes.real.real_cli_helpers import (
+    STEER,
+    STEER_MARKER,
+    RunInThread,
+    offline_env,
+    render,
+    require_cli,
+    wait_until,
+)
 from tests.doubles.fake_anthropic import FakeAnthropic, steer_scenario
 from tests.doubles.fake_model_server import texts_in
+
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 PROMPT = "Triage issue 9 and report back."
 PROVIDER, MODEL = "fakeanthropic", "claude-fake-1"
