@@ -6,6 +6,7 @@ simulator (over real HTTP) or the test doubles under ``tests/doubles``.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -76,13 +77,26 @@ class Forge(Protocol):
 
 
 class Clock(Protocol):
-    """The only source of time.  ``sleep`` returns False when interrupted by ``wake``/``stop``."""
+    """The only source of time and the only way to wait (docs/architecture.md "Threads and time").
+
+    ``now()`` is aware UTC; ``monotonic()`` is seconds for durations only.  ``sleep(seconds)``
+    is a pause (the adapters' retry backoff); it returns False when the clock's own ``wake()``
+    interrupted it.  ``wait(wake, timeout_s)`` waits until the event ``wake`` is set or
+    ``timeout_s`` seconds pass and returns True when it was woken: the watcher waits for its
+    next tick this way, and a turn end, a closed session or a cancellation sets ``wake``.
+    ``join(thread, timeout_s)`` waits at most ``timeout_s`` for a helper thread the caller
+    started and returns True when the thread finished.
+    """
 
     def now(self) -> datetime: ...
 
     def monotonic(self) -> float: ...
 
     def sleep(self, seconds: float) -> bool: ...
+
+    def wait(self, wake: threading.Event, timeout_s: float) -> bool: ...
+
+    def join(self, thread: threading.Thread, timeout_s: float) -> bool: ...
 
 
 class Steerer(Protocol):
