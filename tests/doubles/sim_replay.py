@@ -1,73 +1,40 @@
-"""Replay a watched agent run on virtual time: the real ``Watcher`` against the simulator.
+"""Replay a watched agent run on virtual time: the real ``Watcher`` and its real loop against the simulator.
 
 Used by the conditional-polling test (issue 9: an idle hour costs no counted request) and by the
 benchmarks (``bench/policies.py``, ``bench/api_cost.py``).  Nothing here sleeps: a
-:class:`VirtualClock` is the one clock of the simulator, the GitHub adapter and the watcher, and
-:class:`ReplaySession` moves it from one event to the next.
+:class:`~fullsend.adapters.clock.VirtualClock` is the one clock of the simulator, the GitHub
+adapter and the watcher, and :class:`ReplaySession` moves it from one event to the next.
 
 What is real and what is modelled:
 
-* real: every poll is ``Watcher.poll_and_steer`` (listing, provenance, binding, delta, envelope
-  text, cap) through ``GitHubForge`` over HTTP to the simulator; every keep-watching / settle
-  decision is ``fullsend.core.watch.settle``'s (``before_tick`` / ``after_tick`` /
-  ``before_turn_end`` / ``after_turn_end``), applied in the order of ``Watcher.watch``'s loop
-  (spec/watcher.md §12); the watcher's own ``settle()`` is called on the way out.
+* real: ``Watcher.start`` and ``Watcher.watch`` — the watch loop (docs/architecture.md "Watcher") with its
+  waits (``Clock.wait``), ticks, turn-end handling, ``fullsend.core.watch.settle`` decisions and
+  settle call — on its own thread, a participant of the virtual clock; every poll is
+  ``GitHubForge`` over HTTP to the simulator (listing, provenance, binding, delta, envelope text,
+  cap).  The watcher runs only while the driver waits in the clock, so a replay is deterministic.
 * modelled: the agent.  :class:`VirtualAgent` replays the scripted agent's ``boundary`` echo
   (``fullsend.simulator.agent.main`` with ``SCRIPTED_AGENT_ECHO=boundary``, the real CLI's
-  order, implementation-notes §9): a turn works ``turn_s``; lines that arrived meanwhile are
+  order): a turn works ``turn_s``; lines that arrived meanwhile are
   consumed (acknowledged) at the end of that step and answered with one more ``turn_s / 2``; a
   line arriving while the agent is idle is consumed at once and starts a new turn of ``turn_s``;
   after ``settle`` the agent finishes what it holds and exits.
-
-Why not ``Watcher.watch`` itself: its loop waits on the turn-end queue with a timeout in real
-seconds computed from ``Clock.monotonic``, so an accelerated clock cannot shorten its waits.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from typing import Callable
 
+from fullsend.adapters.clock import VirtualClock
 from fullsend.app.action.timeline import Timeline
-from fullsend.app.watch.watcher import WatchConfig, Watcher
+from fullsend.app.watch.watcher import Watcher, WatchConfig
 from fullsend.core.model import SteerMessage
-from fullsend.core.watch import settle
-from fullsend.core.watch.settle import Outcome, SettleState
 from fullsend.core.watch.start import StartRefused
 from fullsend.errors import ForgeError, SteerAfterSettle
 from fullsend.ports import Forge
 
-
-class VirtualClock:
-    """``fullsend.ports.Clock`` on virtual time: ``now()`` = ``origin`` + t, ``monotonic()`` = t.
-
-    ``sleep(s)`` (the adapter's retry backoff) advances t and returns at once; ``advance_to``
-    moves t forward (never back).  Safe to read from the simulator's threads.
-    """
-
-    def __init__(self, origin: datetime) -> None:
-        self.origin = origin
-        self.t_s = 0.0
-        self.slept_s: list[float] = []
-        self._lock = threading.Lock()
-
-    def now(self) -> datetime:
-        return self.origin + timedelta(seconds=self.t_s)
-
-    def monotonic(self) -> float:
-        return self.t_s
-
-    def sleep(self, seconds: float) -> bool:
-        with self._lock:
-            self.slept_s.append(seconds)
-            self.t_s += max(0.0, seconds)
-        return True
-
-    def advance_to(self, t_s: float) -> None:
-        with self._lock:
-            self.t_s = max(self.t_s, t_s)
+__all__ = ["ReplaySession", "VirtualAgent", "VirtualClock"]
 
 
 @dataclass
@@ -75,7 +42,8 @@ class VirtualAgent:
     """The scripted agent's ``boundary`` behaviour on virtual time; a ``Steerer`` for the watcher.
 
     ``acked`` lists ``(message id, t_s)`` in consumption order (what the runtime acknowledges);
-    ``turns`` counts ``result`` events; ``exited_at_s`` is set when the agent has exited.
+    ``turns`` counts ``result`` events; ``settled_at_s`` is when the watcher settled it;
+    ``exited_at_s`` is set when the agent has exited.
     ``absorb_s`` is what answering the lines drained at a step boundary costs (default: the
     scripted agent's ``turn_s / 2``; a sensitivity knob for the benchmarks).
     """
@@ -87,6 +55,7 @@ class VirtualAgent:
     acked: list[tuple[int, float]] = field(default_factory=list)
     turns: int = 0
     settled: bool = False
+    settled_at_s: float | None = None
     started_at_s: float | None = None
     exited_at_s: float | None = None
     boundary_at_s: float | None = None  # end of the running step: pending lines are drained here
@@ -102,7 +71,8 @@ class VirtualAgent:
             self._consume_next_and_work(self.clock.monotonic())
 
     def settle(self, sandbox_name: str) -> None:
-        self.settled = True
+        if not self.settled:
+            self.settled, self.settled_at_s = True, self.clock.monotonic()
 
     # ---- the agent's own time line -------------------------------------------------------------
     @property
@@ -158,12 +128,13 @@ Log = Callable[[str, str], None]
 
 
 class ReplaySession:
-    """One agent run with its watcher on virtual time (the real watch loop's order, §12).
+    """One agent run with the real watcher on virtual time.
 
     ``config`` is the watcher's ``WatchConfig`` (its ``started_at`` should be the clock's now).
     ``start(t_s)`` starts the watcher (a ``StartRefused``/``ForgeError`` leaves the run
-    unwatched, as the runner does) and the agent; then the owner calls :meth:`next_at_s` and
-    :meth:`step` until :attr:`done`.
+    unwatched, as the runner does), runs ``Watcher.watch`` on a thread of the clock, and launches
+    the agent; then the owner calls :meth:`next_at_s` and :meth:`step` until :attr:`done`, or
+    :meth:`run_until_done`; :meth:`close` cancels a watch still running.
     """
 
     def __init__(self, forge: Forge, clock: VirtualClock, config: WatchConfig, turn_s: float,
@@ -174,93 +145,71 @@ class ReplaySession:
         self.watcher = Watcher(forge, self.agent, "replay", threading.Lock(), clock, config,
                                log or (lambda level, message: self.logs.append((level, message))),
                                timeline or Timeline())
-        self.watching = False
         self.start_error = ""
-        self.state = SettleState()
-        self.next_tick_s = 0.0
-        self.polls = 0
-        self.settled_at_s: float | None = None
+        self.thread: threading.Thread | None = None
+        self._watch_ended = False
+
+    @property
+    def watching(self) -> bool:
+        """The watch loop runs (it started and has not settled)."""
+        return self.thread is not None and not self._watch_ended
+
+    @property
+    def polls(self) -> int:
+        """Listings the watcher made (``WatchState.polls``)."""
+        return self.watcher.state.polls
+
+    @property
+    def settled_at_s(self) -> float | None:
+        """When the watcher settled the agent (``None`` for an unwatched run or a watch still running)."""
+        return self.agent.settled_at_s if self.thread is not None else None
 
     @property
     def done(self) -> bool:
         return self.agent.exited_at_s is not None
 
     def start(self, t_s: float) -> None:
-        """Start the watcher (Start reads, spec/watcher.md §3) and launch the agent at ``t_s``."""
+        """Start the watcher (its Start reads) and its loop, and launch the agent at ``t_s``."""
         try:
             self.watcher.start()
-            self.watching = True
         except (StartRefused, ForgeError) as exc:
             self.start_error = str(exc)
-        self.next_tick_s = t_s + self.watcher.poll_interval_s
         self.agent.start(t_s)
-        if self.watching:
-            decision = settle.at_start(self.watcher.steers, self.watcher.max_steers)
-            if decision.settles:
-                self._settle(decision.reason)
-        else:
+        if self.start_error:
             self.agent.settle("replay")
+            return
+        self.thread = self.clock.spawn(self._watch, "replay-watcher")
+
+    def _watch(self) -> None:
+        try:
+            self.watcher.watch()
+        finally:
+            self._watch_ended = True
 
     def next_at_s(self) -> float | None:
-        """The next instant this session acts at: an agent event, a tick or the deadline."""
+        """The next instant this session acts at: an agent event, or the watcher's next tick or deadline."""
         times = [t for t in (self.agent.next_at_s(),) if t is not None]
-        if self.watching:
-            times.append(self.next_tick_s)
-            if self.config.deadline is not None:
-                times.append((self.config.deadline - self.clock.origin).total_seconds())
+        due = self.clock.next_due_s() if self.watching else None
+        if due is not None:
+            times.append(due)
         return min(times) if times else None
 
     def step(self, t_s: float) -> None:
-        """Handle everything due at ``t_s`` (agent events first, then the deadline, then a tick)."""
+        """Handle everything due at ``t_s``: the agent's events first (a turn end reaches the watcher
+        and is handled before the agent goes on), then whatever the watcher has due (a tick, the deadline)."""
         self.clock.advance_to(t_s)
-        if self.agent.boundary_at_s is not None and self.agent.boundary_at_s <= t_s:
-            self.agent.on_boundary(t_s)
-        if self.agent.turn_end_at_s is not None and self.agent.turn_end_at_s <= t_s:
-            self.agent.on_turn_end(t_s)
+        agent = self.agent
+        if agent.boundary_at_s is not None and agent.boundary_at_s <= t_s:
+            agent.on_boundary(t_s)
+        if agent.turn_end_at_s is not None and agent.turn_end_at_s <= t_s:
+            agent.on_turn_end(t_s)
             if self.watching:
-                self._turn_end(self.clock.now())
-            self.agent.after_turn_end(t_s)
-        if self.watching and settle.deadline_reached(self.config.deadline, self.clock.now()):
-            self._settle(settle.DEADLINE)
-        if self.watching and self.next_tick_s <= t_s:
-            self.next_tick_s += self.watcher.poll_interval_s
-            self._tick()
-        if self.agent.idle and self.agent.settled and not self.agent.pending:
-            self.agent.exited_at_s = t_s
-
-    def _tick(self) -> None:
-        decision = settle.before_tick(self.clock.now(), self.config.deadline, self.watcher.min_remaining)
-        if not decision.settles:
-            outcome = self._poll()
-            self.state, decision = settle.after_tick(self.state, outcome, self.watcher.steers,
-                                                     self.watcher.max_steers, self._steered_at(outcome))
-        if decision.settles:
-            self._settle(decision.reason)
-
-    def _turn_end(self, at: datetime) -> None:
-        decision = settle.before_turn_end(self.state, at, self.clock.now(), self.config.deadline,
-                                          self.watcher.min_remaining)
-        if decision.action is settle.Action.IGNORE:
-            return
-        if not decision.settles:
-            outcome = self._poll()
-            self.state, decision = settle.after_turn_end(self.state, outcome, self.watcher.steers,
-                                                         self.watcher.max_steers, self._steered_at(outcome))
-        if decision.settles:
-            self._settle(decision.reason)
-
-    def _poll(self) -> Outcome:
-        self.polls += 1
-        return self.watcher.poll_and_steer()
-
-    def _steered_at(self, outcome: Outcome) -> datetime | None:
-        return self.watcher.last_steer_at if outcome is Outcome.STEERED else None
-
-    def _settle(self, reason: str) -> None:
-        self.watching = False
-        self.settled_at_s = self.clock.monotonic()
-        self.watcher.settle_reason = reason
-        self.watcher.settle()
+                self.watcher.turn_ended(self.clock.now())
+                self.clock.run_due()
+            agent.after_turn_end(t_s)
+        self.clock.run_due()
+        if agent.idle and agent.settled and not agent.pending:
+            agent.exited_at_s = t_s
 
     def run_until_done(self, limit_s: float) -> None:
         """Drive this session alone (no other events) until the agent exits or ``limit_s``."""
@@ -269,3 +218,9 @@ class ReplaySession:
             if t_s is None or t_s > limit_s:
                 return
             self.step(t_s)
+
+    def close(self) -> None:
+        """Cancel a watch still running (``Watcher.stop``) and let it settle; the measurement is over."""
+        if self.watching:
+            self.watcher.stop()
+            self.clock.run_due()

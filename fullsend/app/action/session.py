@@ -80,7 +80,7 @@ def run_iteration(runtime: Runtime, forge: Forge, setup: IterationSetup, carry: 
     finally:
         if watcher and thread:
             watcher.close_turn_ends()
-            thread.join(WATCHER_JOIN_TIMEOUT_S)
+            clock.join(thread, WATCHER_JOIN_TIMEOUT_S)
     timeline.add(clock.now(), "agent", f"agent exited with code {agent.exit_code} after {agent.turns} turn(s)")
     for steer in agent.steers:
         timeline.add(steer.delivered_at, "ack", f"acknowledged message {steer.follow_up_run_id}",

@@ -29,7 +29,7 @@ def test_D11_a_non_404_pull_request_lookup_at_start_refuses(rig: Rig) -> None:
 def test_D12_no_head_from_the_environment_takes_the_forge_head(rig: Rig) -> None:
     rig.sim.move_head(7, "live111")
     w = rig.watcher(env_head_sha="")
-    assert w.state is not None and w.state.is_pull_request
+    assert w.state.baseline is not None and w.state.baseline.is_pull_request
     assert w.head == "live111"
 
 

@@ -15,7 +15,7 @@ def test_start_fixes_the_facts_of_FIX(rig: Rig) -> None:
     assert w.me is not None
     assert (w.me.route_job_name, w.me.stage_job_name) == ("dispatch / Route", "dispatch / Review")
     assert w.me.fresh_after == at("2026-09-03T10:00:00Z") and w.baseline == w.me.fresh_after
-    assert w.head == "aaa111" and w.state is not None and w.state.is_pull_request
+    assert w.head == "aaa111" and w.state.baseline is not None and w.state.baseline.is_pull_request
 
 
 def test_own_run_403_refuses_with_the_status_and_never_the_token(rig: Rig) -> None:
@@ -42,8 +42,8 @@ def test_a_non_404_error_resolving_the_item_refuses(rig: Rig) -> None:
 def test_an_issue_is_resolved_by_the_pulls_404_and_snapshots_title_body_labels(rig: Rig) -> None:
     rig.sim.add_issue(8, title="Crash on save", body="Steps…", labels=["bug"])
     w = rig.watcher(item_number=8, run_name="", env_head_sha="")
-    assert w.state is not None and not w.state.is_pull_request
-    assert (w.state.title, w.state.body, w.state.labels, w.head) == ("Crash on save", "Steps…", ("bug",), "")
+    assert w.state.baseline is not None and not w.state.baseline.is_pull_request
+    assert (w.state.baseline.title, w.state.baseline.body, w.state.baseline.labels, w.head) == ("Crash on save", "Steps…", ("bug",), "")
     assert rig.lines("Title binding is off")
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.action.timeline import Timeline
 from fullsend.app.watch.watcher import Carry, WatchConfig, Watcher
@@ -43,7 +44,8 @@ def at(text: str) -> datetime:
 
 class SimClock:
     """``Clock`` for tests: wall time = ``origin`` + real elapsed (strictly increasing), real
-    monotonic time, and a ``sleep`` that returns at once (the adapter's retry backoff)."""
+    monotonic time, a ``sleep`` that returns at once (the adapter's retry backoff), and the
+    system clock's ``wait`` and ``join`` (the watcher's waits, ended early by its inputs)."""
 
     def __init__(self, origin: str = CLOCK_ORIGIN) -> None:
         self._origin, self._t0 = at(origin), time.monotonic()
@@ -65,6 +67,12 @@ class SimClock:
     def sleep(self, seconds: float) -> bool:
         self.sleeps.append(seconds)
         return True
+
+    def wait(self, wake: threading.Event, timeout_s: float) -> bool:
+        return SystemClock().wait(wake, timeout_s)
+
+    def join(self, thread: threading.Thread, timeout_s: float) -> bool:
+        return SystemClock().join(thread, timeout_s)
 
 
 @dataclass

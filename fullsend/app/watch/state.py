@@ -1,0 +1,138 @@
+"""What a watcher is given and what it remembers (docs/architecture.md "Watcher").
+
+* :class:`WatchConfig` — the runner's inputs, units in names.
+* :class:`WatchPorts` — what the watcher talks to: the forge, the agent's steerer under the
+  sandbox lock, the clock, the run's log and timeline, the wording of the steer text.
+* :class:`Carry` — what one iteration's watcher hands the next (docs/architecture.md "Agent iterations").
+* :class:`WatchState` — everything one watcher knows and has done.  The watch loop
+  (``fullsend.app.watch.watcher``) and one poll-and-steer cycle (``fullsend.app.watch.cycle``)
+  read and update this record and nothing else.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Callable, Iterable
+
+from fullsend.app.action.timeline import Timeline
+from fullsend.core.delta.changes import BaselineState
+from fullsend.core.model import DeliveredSteer, WorkflowRun
+from fullsend.core.provenance.verdicts import MyRun
+from fullsend.core.text.prose import Wording
+from fullsend.core.watch.settle import SettleState
+from fullsend.ports import Clock, Forge, Steerer
+
+Log = Callable[[str, str], None]
+
+
+@dataclass(frozen=True)
+class WatchConfig:
+    """Inputs the runner supplies, units in names.
+
+    ``deadline``: wall-clock end of the watch (``settle.watch_deadline``), ``None`` for none.
+    ``max_steers`` ≤ 0 → 2; ``min_remaining`` ≤ 0 → 5 min; ``poll_interval_s`` ≤ 0 → 30 s (W13).
+    ``stage_hints``: ``[$GITHUB_JOB, harness slug]`` for resolving my stage job.
+    """
+
+    run_id: int
+    run_name: str
+    item_number: int
+    self_logins: frozenset[str]
+    started_at: datetime
+    deadline: datetime | None = None
+    max_steers: int = 0
+    min_remaining: timedelta = timedelta(0)
+    poll_interval_s: float = 0.0
+    env_head_sha: str = ""
+    stage_hints: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class WatchPorts:
+    """What a watcher talks to.  Every ``steerer`` call is made holding ``lock``
+    (docs/architecture.md "Threads and time")."""
+
+    forge: Forge
+    steerer: Steerer
+    sandbox_name: str
+    lock: threading.Lock
+    clock: Clock
+    log: Log
+    timeline: Timeline
+    wording: Wording
+
+
+@dataclass
+class Carry:
+    """State carried from one iteration's watcher to the next (docs/architecture.md "Agent iterations").
+
+    ``seen``: the judged set (``AlreadySeen``); ``observed``: issue_comment runs by id
+    (``AlreadyObserved``); ``baseline``: the delta baseline and content snapshot after the last
+    delivery (``DeltaBaseline``, plus head/labels/title/body); ``steers``: steers spent in the run
+    (``PriorSteers``, floored at 0 when a watcher takes it).  Watchers update it in place.
+    """
+
+    seen: set[int] = field(default_factory=set)
+    observed: dict[int, WorkflowRun] = field(default_factory=dict)
+    baseline: BaselineState | None = None
+    steers: int = 0
+
+
+@dataclass
+class WatchState:
+    """Everything one watcher knows and has done.
+
+    Across iterations (in ``carry``): the judged set, observed runs, the delta baseline, steers
+    spent.  Fixed at Start: ``me`` (my run's facts) and ``self_logins``.  Per cycle:
+    ``undecided`` (run id → rule id of a pending verdict, or ``accepted`` while its batch is in
+    delivery), ``reported`` ((run, rule, outcome) already logged), ``said`` (kinds already
+    warned once), ``polls`` (listings made) and ``last_poll_at``.  Deliveries: ``delivered``,
+    ``last_steer_at``, ``left_to_queued`` (ids dropped from a delivered steer), ``left`` ((run
+    id, why) pairs left to the queued run), ``session_lost``.  The loop: ``settle`` (the
+    settle machine's memory), ``next_tick_s`` (``Clock.monotonic`` seconds of the next tick)
+    and, once it ends, ``settle_reason`` (a rule id of docs/rules.md#settle).
+    """
+
+    carry: Carry = field(default_factory=Carry)
+    me: MyRun | None = None
+    self_logins: frozenset[str] = frozenset()
+    undecided: dict[int, str] = field(default_factory=dict)
+    reported: set[tuple[int, str, str]] = field(default_factory=set)
+    said: set[str] = field(default_factory=set)
+    polls: int = 0
+    last_poll_at: datetime | None = None
+    delivered: list[DeliveredSteer] = field(default_factory=list)
+    last_steer_at: datetime | None = None
+    left_to_queued: list[int] = field(default_factory=list)
+    left: list[tuple[int, str]] = field(default_factory=list)
+    session_lost: bool = False
+    settle: SettleState = field(default_factory=SettleState)
+    next_tick_s: float = 0.0
+    settle_reason: str = ""
+
+    @property
+    def baseline(self) -> BaselineState | None:
+        """The delta baseline and content snapshot (the carry's; ``None`` before Start)."""
+        return self.carry.baseline
+
+    @property
+    def steers(self) -> int:
+        """Steers spent across the run, including earlier iterations (``PriorSteers``)."""
+        return self.carry.steers
+
+    def judged(self, run_ids: Iterable[int]) -> None:
+        """Add ``run_ids`` to the judged set; they are no longer undecided."""
+        for run_id in run_ids:
+            self.carry.seen.add(run_id)
+            self.undecided.pop(run_id, None)
+
+    def leave_undecided(self, reason: str) -> None:
+        """At the end of the watch: every undecided, unjudged run is left to the queued run.
+
+        Its why is its pending rule id, or ``reason`` (the settle reason) for a run that was
+        accepted but never delivered.
+        """
+        self.left.extend((run_id, why if why != "accepted" else reason)
+                         for run_id, why in sorted(self.undecided.items()) if run_id not in self.carry.seen)
