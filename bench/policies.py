@@ -14,8 +14,8 @@ group.  Policies:
                item's current state.
 * ``steer``    preserve + steer + receipt: every run that starts makes the real receipt
                pre-flight, runs the agent with the real watcher (``tests.doubles.sim_replay``:
-               ``Watcher.poll_and_steer`` against the simulator over HTTP, ``fullsend.core.watch.settle``
-               decisions, virtual clock), and posts the real receipt of what it absorbed; a waiting
+               ``Watcher.watch``, its own loop and settle decisions, against the simulator over
+               HTTP on a virtual clock), and posts the real receipt of what it absorbed; a waiting
                run listed in a receipt exits at once (a skipped run).
 
 The agent is the scripted agent in ``boundary`` mode on virtual time: a run's task is one turn of
