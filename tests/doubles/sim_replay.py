@@ -23,12 +23,12 @@ What is real and what is modelled:
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from fullsend.adapters.clock import VirtualClock
 from fullsend.app.action.timeline import Timeline
-from fullsend.app.watch.watcher import Watcher, WatchConfig
+from fullsend.app.watch.watcher import WatchConfig, Watcher
 from fullsend.core.model import SteerMessage
 from fullsend.core.watch.start import StartRefused
 from fullsend.errors import ForgeError, SteerAfterSettle

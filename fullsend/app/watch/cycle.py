@@ -14,8 +14,8 @@ the project ids ``listing-unreadable`` (a permanent listing error: a verdict), `
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Sequence
 
 from fullsend.app.watch.reads import read_snapshot
 from fullsend.app.watch.state import WatchConfig, WatchPorts, WatchState
@@ -37,7 +37,8 @@ def shim_file(path: str) -> str:
     return path.rsplit("/", 1)[-1].strip() if isinstance(path, str) else ""
 
 
-def steer_message(batch: Sequence[WorkflowRun], included: Sequence[WorkflowRun], delta: Delta, text: str) -> SteerMessage:
+def steer_message(batch: Sequence[WorkflowRun], included: Sequence[WorkflowRun], delta: Delta,
+                  text: str) -> SteerMessage:
     """The message for a batch.
 
     Its id is the newest included run, or the newest of the batch when nothing is included (an
@@ -108,7 +109,8 @@ class Cycle:
         ids = [r.id for r in batch]
         if delta.empty:
             st.judged(ids)
-            self.ports.log("info", f"Follow-up run(s) {_ids(ids)} carried no visible change; not steering [empty-delta]")
+            self.ports.log("info", f"Follow-up run(s) {_ids(ids)} carried no visible change; "
+                                   "not steering [empty-delta]")
             return Outcome.RETRY if retry else Outcome.EMPTY
         return self._deliver(batch, delta, snapshot)
 
@@ -152,7 +154,8 @@ class Cycle:
             capped = len(runs) >= LISTING_BOUND_RUNS
         if capped:
             self.say_once("info", "listing-bound", f"The follow-up listing reached its bound of {LISTING_PAGES} pages "
-                          f"({LISTING_BOUND_RUNS} runs); older follow-up runs are left to the queued run [listing-bound]")
+                          f"({LISTING_BOUND_RUNS} runs); older follow-up runs are left to the queued run "
+                          "[listing-bound]")
 
     def _judge(self, run: WorkflowRun) -> provenance.Verdict:
         """Phase A, then (if it passed) phase B with one jobs read; records observed/judged."""
@@ -186,8 +189,8 @@ class Cycle:
         self.state.reported.add(key)
         level = "warning" if verdict.check == "jobs" else "info"
         self.ports.log(level, verdict.log_line())
-        self.ports.timeline.add(self.ports.clock.now(), "judge", verdict.log_line(), rule_id=verdict.rule_id or "accept",
-                                run_ids=(verdict.run_id,))
+        self.ports.timeline.add(self.ports.clock.now(), "judge", verdict.log_line(),
+                                rule_id=verdict.rule_id or "accept", run_ids=(verdict.run_id,))
 
     def say_once(self, level: str, kind: str, message: str) -> None:
         """Log ``message`` the first time ``kind`` happens in this watcher (one warning per kind)."""
@@ -199,7 +202,8 @@ class Cycle:
     def _deliver(self, batch: list[WorkflowRun], delta: Delta, snapshot: datetime) -> Outcome:
         text = build_text(batch, delta, self.ports.wording)
         if text.findings:
-            self.ports.log("warning", f"Unicode sanitization altered the steer text ({text.findings} finding(s) stripped)")
+            self.ports.log("warning", f"Unicode sanitization altered the steer text ({text.findings} finding(s) "
+                                      "stripped)")
         # Project decision (safe direction): an issue_comment run that confers no authority (a re-run,
         # or an unknown attempt) carried its command as context at most, so it is never claimed as
         # absorbed; the queued run redoes it.
@@ -215,8 +219,9 @@ class Cycle:
         if dropped:
             st = self.state
             st.judged(dropped)
-            self.ports.log("warning", f"Follow-up run(s) {_ids(dropped)} did not reach the agent in full (too large for "
-                           "the steer text, or bound to no comment); leaving them to the queued run [left-to-queued]")
+            self.ports.log("warning", f"Follow-up run(s) {_ids(dropped)} did not reach the agent in full (too large "
+                           "for the steer text, or bound to no comment); leaving them to the queued run "
+                           "[left-to-queued]")
             st.left_to_queued.extend(dropped)
             unbound = set(delta.unbound) | powerless
             st.left.extend((i, "unbound" if i in unbound else "too-large") for i in dropped)

@@ -12,9 +12,9 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Callable, Iterable
 
 from fullsend.app.action.timeline import Timeline
 from fullsend.core.delta.changes import BaselineState

@@ -33,7 +33,7 @@ from fullsend.core.watch.start import normalize_self_logins
 from fullsend.ports import Clock, Forge, Steerer
 from fullsend.wording import default_wording
 
-__all__ = ["Carry", "SETTLE_TIMEOUT_S", "TURN_END_BUFFER", "WatchConfig", "WatchState", "Watcher"]
+__all__ = ["SETTLE_TIMEOUT_S", "TURN_END_BUFFER", "Carry", "WatchConfig", "WatchState", "Watcher"]
 
 
 class Watcher:
@@ -165,7 +165,8 @@ class Watcher:
         if decision.settles:
             return decision
         outcome = self.poll_and_steer()
-        st.settle, decision = settle.after_tick(st.settle, outcome, st.steers, self.max_steers, self._steered_at(outcome))
+        st.settle, decision = settle.after_tick(st.settle, outcome, st.steers, self.max_steers,
+                                                self._steered_at(outcome))
         return decision
 
     def _turn_end(self, at: datetime) -> settle.Decision:

@@ -9,8 +9,8 @@ instants are asserted, never wall time.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from datetime import timedelta
-from typing import Iterator
 
 import pytest
 
