@@ -2,7 +2,7 @@
 
     python bench/api_cost.py
 
-Prints one table and exits 0.  The real watcher (``Watcher.poll_and_steer`` through
+Prints one table and exits 0.  The real watch loop (``Watcher.watch`` through
 ``GitHubForge`` over HTTP) polls the simulator on a virtual clock
 (``tests.doubles.sim_replay``) for one hour (no watch deadline; the agent's turn outlasts the
 hour), at poll 30 s and 10 s, idle and with a burst (three authorized comments at minute 10,
