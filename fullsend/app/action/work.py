@@ -7,7 +7,6 @@ when it is a defect or the harness enabled steering explicitly.
 
 from __future__ import annotations
 
-import base64
 import threading
 from collections.abc import Callable, Mapping
 from datetime import datetime
@@ -25,7 +24,7 @@ from fullsend.app.action.tokens import Tokens
 from fullsend.app.watch.watcher import Carry, WatchConfig, Watcher
 from fullsend.core.receipt.marker import should_post_receipt
 from fullsend.core.text.envelope import render_envelope
-from fullsend.core.tokens.policy import child_env
+from fullsend.core.tokens.policy import child_env, encoded_forms
 from fullsend.core.watch import settle
 from fullsend.errors import ExitCode, ForgeError
 from fullsend.ports import Clock, Forge, Runtime
@@ -205,14 +204,6 @@ class ActionRun:
                                 f"under ({exc}) [steering-disabled]")
             return None
         return frozenset({role_login, *self.plan.inputs.self_logins, *self.plan.review_bot_logins})
-
-
-def encoded_forms(token: str) -> tuple[str, ...]:
-    """Spellings of the job token a child env could hold besides its raw value: base64 of the
-    token and of ``x-access-token:<token>`` (the Basic header actions/checkout writes)."""
-    if not token:
-        return ()
-    return tuple(base64.b64encode(v.encode()).decode() for v in (token, f"x-access-token:{token}"))
 
 
 def warn_persisted_credentials(workspace: Path, log: Log) -> None:

@@ -10,6 +10,7 @@ YAML parsing is injected (``load_yaml``) so this module imports the standard lib
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -99,6 +100,22 @@ def child_env(
         for key in TOKEN_KEYS:
             out[key] = role_token
     return out
+
+
+def encoded_forms(token: str) -> tuple[str, ...]:
+    """Spellings of ``token`` an environment could hold besides its raw value: base64 of the
+    token and of ``x-access-token:<token>`` (the Basic header actions/checkout writes); ``()``
+    for an empty token."""
+    if not token:
+        return ()
+    return tuple(base64.b64encode(v.encode()).decode() for v in (token, f"x-access-token:{token}"))
+
+
+def holds_token(key: str, value: str, token: str) -> bool:
+    """True when ``key`` or ``value`` contains ``token`` raw or in one of its ``encoded_forms``
+    (False for an empty token)."""
+    forms = (token, *encoded_forms(token)) if token else ()
+    return any(form in value or form in key for form in forms)
 
 
 def expanded_names(value: str) -> list[str]:
