@@ -104,7 +104,7 @@ def _preflight_facts(plan: RunPlan, tokens: Tokens) -> PreflightFacts:
         minted=tokens.minted, fullsend_dir=str(plan.ctx.workspace / plan.inputs.fullsend_dir),
         event_name=plan.ctx.event_name, event_payload=plan.ctx.event if plan.ctx.event_readable else None,
         review_bot_logins=plan.inputs.review_bot_logins, steering_enabled=plan.steer.steer_enabled,
-        in_actions=plan.ctx.actions)
+        in_actions=plan.ctx.actions, workspace=str(plan.ctx.workspace))
 
 
 def _finish(plan: RunPlan, outcome: RunOutcome, timeline: Timeline, log) -> int:

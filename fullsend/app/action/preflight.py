@@ -16,8 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from fullsend.app.action.providers import providers_refusal
 from fullsend.core.identity import Identity, same_identity
 from fullsend.core.model import Comment, Repo
 from fullsend.core.receipt.marker import receipt_listing_run
@@ -33,7 +32,7 @@ from fullsend.core.receipt.skips import (
     review_bot_logins,
     transition_kind,
 )
-from fullsend.core.tokens.policy import provider_refusal, receipt_token
+from fullsend.core.tokens.policy import receipt_token
 from fullsend.errors import ForgeError, NotFoundError
 from fullsend.ports import Credential, Forge
 
@@ -51,7 +50,8 @@ class PreflightFacts:
     ``run_id_raw`` / ``run_attempt`` are ``GITHUB_RUN_ID`` / ``GITHUB_RUN_ATTEMPT`` as given
     (``""`` when unset); ``repository`` is ``GITHUB_REPOSITORY`` (the work item's repo) and
     ``item_number`` the issue or PR number.  ``minted`` follows ``core.tokens.counts_as_minted``.
-    ``fullsend_dir`` is the path holding ``providers/`` (``""`` = unknown).  ``event_payload``
+    ``fullsend_dir`` is the path holding ``providers/`` (``""`` = unknown); ``workspace`` is
+    ``GITHUB_WORKSPACE``, the tree provider definitions must lie in (``""``: not checked).  ``event_payload``
     is the parsed ``GITHUB_EVENT_PATH`` JSON (``None`` when missing or unreadable).
     ``review_bot_logins`` is the input (empty = default); ``in_actions`` is
     ``GITHUB_ACTIONS == "true"``; ``steering_enabled`` is the effective ``steer.enabled``.
@@ -72,6 +72,7 @@ class PreflightFacts:
     review_bot_logins: tuple[str, ...] = ()
     steering_enabled: bool = True
     in_actions: bool = True
+    workspace: str = ""
 
     @property
     def run_id(self) -> int:
@@ -142,7 +143,7 @@ def check_receipt(forge: Forge, facts: PreflightFacts, log: Log) -> Skip | None:
         log("info", f"Not skipping on a steer receipt: run attempt {facts.run_attempt} is a manual re-run "
                     "[receipt-lists-my-run]")
         return None
-    refusal = providers_refusal(facts.fullsend_dir)
+    refusal = providers_refusal(facts.fullsend_dir, facts.workspace)
     if refusal is not None:
         log("info", f"Not skipping on a steer receipt: {refusal} [receipt-lists-my-run]")
         return None
@@ -194,32 +195,6 @@ def distinct_logins(forge: Forge) -> tuple[str, str]:
             "so a receipt could have been written by the agent's own identity"
         )
     return receipt_login, role_login
-
-
-def providers_refusal(fullsend_dir: str) -> str | None:
-    """The provider rule for ``<fullsend_dir>/providers``: ``None`` when
-    receipts are honoured, else the reason.  An empty ``fullsend_dir`` refuses.
-    """
-    if not fullsend_dir:
-        return "provider definitions location unknown"
-    try:
-        files = read_provider_files(Path(fullsend_dir) / "providers")
-    except OSError as exc:
-        return f"provider definitions unreadable: {type(exc).__name__}: {exc.strerror or exc}"
-    return provider_refusal(files, load_yaml=yaml.safe_load)
-
-
-def read_provider_files(providers_dir: Path) -> dict[str, str] | None:
-    """``{name: text}`` of every ``*.yaml``/``*.yml`` non-directory entry; ``None`` when the
-    directory does not exist.  Raises ``OSError`` on any read error.
-    """
-    if not providers_dir.exists() and not providers_dir.is_symlink():
-        return None
-    files = {}
-    for entry in sorted(providers_dir.iterdir()):
-        if entry.suffix in (".yaml", ".yml") and not entry.is_dir():
-            files[entry.name] = entry.read_text(encoding="utf-8")
-    return files
 
 
 def check_head_reviewed(forge: Forge, facts: PreflightFacts, log: Log) -> Skip | None:
