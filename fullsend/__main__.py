@@ -46,7 +46,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _run(console: Console) -> int:
-    """``fullsend run``: first move the runner's secrets out of this process's environment."""
+    """``fullsend run``: hold SIGTERM/SIGINT, move the runner's secrets out of this process's
+    environment (a re-exec), install the cancellation handlers, then run the action."""
+    from fullsend.app.action.cancel import Cancellation, block_signals
+
+    block_signals()  # first: a signal from here on is held, across the re-exec, until install()
     import os
     from pathlib import Path
 
@@ -59,7 +63,10 @@ def _run(console: Console) -> int:
         reexec_without_secrets(["-c", bootstrap])
     except OSError as exc:
         console.warning(f"Could not move the runner's secrets out of the environment ({exc.strerror}); going on")
-    return run_action(console, {**os.environ, **take_secrets()})
+    environ = {**os.environ, **take_secrets()}
+    cancellation = Cancellation()
+    cancellation.install()  # from here a signal cancels the run; one held since the start lands now
+    return run_action(console, environ, cancellation=cancellation)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

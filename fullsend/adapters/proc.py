@@ -97,16 +97,24 @@ def run_command(
     try:
         out, err = proc.communicate(input=input_bytes, timeout=timeout_s)
     except subprocess.TimeoutExpired:
-        if process_group == 0:
-            kill_group(proc.pid, grace_s=0.5)
-        else:
-            kill_tree(proc.pid)
-        try:
-            proc.communicate(timeout=2.0)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        _end(proc, process_group)
         raise CommandTimeout(f"{Path(argv[0]).name} did not finish within {timeout_s:g} s") from None
+    except BaseException:  # e.g. the run was cancelled while waiting: never leave the command behind
+        _end(proc, process_group)
+        raise
     return ExecResult(_decode(out), _decode(err), proc.returncode)
+
+
+def _end(proc: subprocess.Popen[bytes], process_group: int) -> None:
+    """Kill a short command (its whole group when it leads one, else its tree) and reap it."""
+    if process_group == 0:
+        kill_group(proc.pid, grace_s=0.5)
+    else:
+        kill_tree(proc.pid)
+    try:
+        proc.communicate(timeout=2.0)
+    except subprocess.TimeoutExpired:
+        proc.kill()
 
 
 def _decode(data: bytes | None) -> str:

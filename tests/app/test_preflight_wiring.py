@@ -51,7 +51,7 @@ def test_42_no_receipt_token_is_silent_and_makes_no_call(tmp_path):
 
 
 def test_141_the_preflight_runs_once_before_the_start_comment_and_the_pre_script():
-    tree = ast.parse(inspect.getsource(run_module.run_action))
+    tree = ast.parse(inspect.getsource(run_module._steps))  # the steps of run_action, in order
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
 
     def line_of(name: str) -> list[int]:
@@ -59,5 +59,5 @@ def test_141_the_preflight_runs_once_before_the_start_comment_and_the_pre_script
 
     assert len(line_of("run_preflight")) == 1
     (preflight,) = line_of("run_preflight")
-    assert preflight < min(line_of("StatusComment"))  # the start comment is set up after it
+    assert preflight < min(line_of("_status_comment"))  # the start comment is set up after it
     assert preflight < min(line_of("ActionRun"))  # the pre-script runs inside ActionRun.execute

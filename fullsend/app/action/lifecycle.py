@@ -7,13 +7,14 @@ receipt → outputs and step summary.  Exit codes: docs/architecture.md "Exit co
 from __future__ import annotations
 
 import os
-import signal
-import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
 
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.gha import Console
 from fullsend.adapters.github.forge import GitHubForge
+from fullsend.app.action.cancel import Cancellation, RunCancelled
 from fullsend.app.action.finish import RunOutcome, publish, record_receipt, render_summary
 from fullsend.app.action.plan import RunPlan, build_plan
 from fullsend.app.action.preflight import PreflightFacts, run_preflight
@@ -27,8 +28,10 @@ from fullsend.harness import harness_diagnostics
 from fullsend.ports import Clock
 from fullsend.settings import load_context, load_inputs
 
+Log = Callable[[str, str], None]
 
-def make_log(console: Console):
+
+def make_log(console: Console) -> Log:
     """``log(level, message)``: info/done → plain line, warning → ``::warning::``, error → ``::error::``."""
 
     def log(level: str, message: str) -> None:
@@ -42,49 +45,106 @@ def make_log(console: Console):
     return log
 
 
+@dataclass
+class _Progress:
+    """How far a run got: what the cancel path finds set (``None``: that step was not reached)."""
+
+    plan: RunPlan
+    timeline: Timeline
+    clock: Clock
+    log: Log
+    cancel: Cancellation
+    tokens: Tokens | None = None
+    forge: GitHubForge | None = None
+    status: StatusComment | None = None
+    run: ActionRun | None = None
+
+
 def run_action(console: Console, environ: Mapping[str, str] | None = None, timeline: Timeline | None = None,
-               clock: Clock | None = None) -> int:
+               clock: Clock | None = None, cancellation: Cancellation | None = None) -> int:
     """Run the action; returns the exit code.  Raises ``InputError``/``ConfigError`` (exit 2).
 
     ``environ`` defaults to ``os.environ``; ``timeline`` lets ``fullsend demo`` watch live;
     ``clock`` (default ``SystemClock``) is what every wait and retry sleeps through.
+    ``cancellation``: an installed ``Cancellation`` (``fullsend run`` installs it first thing);
+    without one, SIGTERM/SIGINT handlers are installed here (main thread) and given back at the end.
     """
     env = dict(os.environ if environ is None else environ)
-    clock = clock or SystemClock()
-    started_at = clock.now()
-    job, role_input = capture_job_token(env, console.mask)  # before anything else (docs/architecture.md "Tokens")
-    plan = build_plan(load_inputs(env), load_context(env))
-    log, timeline = make_log(console), timeline or Timeline()
-    for diag in harness_diagnostics(plan.harness):  # docs/architecture.md "Harness": the run goes on; warnings only
-        log("warning", f"{diag.field}: {diag.message} [{diag.rule}]")
+    cancel, clock, timeline = cancellation or Cancellation(), clock or SystemClock(), timeline or Timeline()
+    installed = cancellation is None and cancel.install()
     try:
-        tokens = acquire_role_token(
-            job=job, role_input=role_input, mint_url=plan.inputs.mint_url, role=plan.role,
+        started_at = clock.now()
+        job, role_input = capture_job_token(env, console.mask)  # before anything else (docs/architecture.md "Tokens")
+        plan = build_plan(load_inputs(env), load_context(env))
+        log = make_log(console)
+        for diag in harness_diagnostics(plan.harness):  # docs/architecture.md "Harness": the run goes on
+            log("warning", f"{diag.field}: {diag.message} [{diag.rule}]")
+        progress = _Progress(plan, timeline, clock, log, cancel)
+        try:
+            with cancel.raising():
+                outcome = _steps(progress, console, env, (job, role_input), started_at)
+        except RunCancelled:
+            with cancel.deferred():
+                outcome = _cancelled(progress)
+        with cancel.deferred():
+            return _finish(plan, outcome, timeline, log)
+    finally:
+        if installed:
+            cancel.uninstall()
+
+
+def _steps(p: _Progress, console: Console, env: Mapping[str, str], captured: tuple[str, str],
+           started_at: datetime) -> RunOutcome:
+    """Mint → pre-flight → start comment → the work → terminal comment → receipt
+    (docs/architecture.md "Action lifecycle")."""
+    plan, clock, log, timeline = p.plan, p.clock, p.log, p.timeline
+    try:
+        p.tokens = tokens = acquire_role_token(
+            job=captured[0], role_input=captured[1], mint_url=plan.inputs.mint_url, role=plan.role,
             repository=plan.repo.full_name, oidc_url=plan.ctx.id_token_request_url,
             oidc_bearer=plan.ctx.id_token_request_token, clock=clock, log=log, mask=console.mask)
     except MintError as exc:
         log("error", str(exc))
-        return _finish(plan, RunOutcome("failed", ExitCode.FAILED, error=str(exc)), timeline, log)
-    forge = GitHubForge(plan.repo, plan.ctx.api_url, plan.ctx.graphql_url, tokens.job, tokens.role, clock)
+        return RunOutcome("failed", ExitCode.FAILED, error=str(exc))
+    p.forge = forge = GitHubForge(plan.repo, plan.ctx.api_url, plan.ctx.graphql_url, tokens.job, tokens.role, clock)
     facts = _preflight_facts(plan, tokens)
     skip = run_preflight(forge, facts, log)
     if skip is not None:
         timeline.add(clock.now(), "skip", skip.reason, rule_id=skip.rule_id)
-        return _finish(plan, RunOutcome("skipped", ExitCode.OK, skip_reason=SKIP_REASON_OUTPUT.get(skip.rule_id,
-                                                                                                   skip.rule_id)),
-                       timeline, log)
-    status = StatusComment(forge, plan.item, plan.ctx.run_id_raw, plan.inputs.stage, plan.ctx.run_url,
-                           plan.env_head_sha, log, enabled=plan.inputs.status_comment and bool(tokens.role))
+        return RunOutcome("skipped", ExitCode.OK, skip_reason=SKIP_REASON_OUTPUT.get(skip.rule_id, skip.rule_id))
+    p.status = status = _status_comment(plan, forge, tokens, log)
     if plan.inputs.status_comment and not tokens.role:
         log("info", "No status comment: there is no role token to post it under")
     status.start(clock.now())
-    run = ActionRun(plan, tokens, forge, clock, console, log, timeline, env, started_at)
-    _install_signal_handlers(run)
+    p.run = run = ActionRun(plan, tokens, forge, clock, console, log, timeline, env, started_at, cancellation=p.cancel)
+    p.cancel.on_cancel(run.cancel)
     outcome = run.execute()
     status.finish(clock.now(), _status_of(outcome, run), outcome.error, outcome.marker)
     if run.receipt_allowed(outcome):
         record_receipt(forge, facts, outcome, _item_url(plan), timeline, clock, log)
-    return _finish(plan, outcome, timeline, log)
+    return outcome
+
+
+def _status_comment(plan: RunPlan, forge: GitHubForge, tokens: Tokens, log: Log) -> StatusComment:
+    return StatusComment(forge, plan.item, plan.ctx.run_id_raw, plan.inputs.stage, plan.ctx.run_url,
+                         plan.env_head_sha, log, enabled=plan.inputs.status_comment and bool(tokens.role))
+
+
+def _cancelled(p: _Progress) -> RunOutcome:
+    """The cancel path: the agent and the watcher are already stopped (``ActionRun.cancel``); no
+    receipt; the status comment marked cancelled when there is a role token to write it;
+    ``outcome=failed``, exit 1."""
+    why = f"the run was cancelled ({p.cancel.signal_name})" if p.cancel.signal_name else "the run was cancelled"
+    p.log("warning", f"{why[0].upper()}{why[1:]}; no receipt is posted")
+    p.timeline.add(p.clock.now(), "notice", why)
+    outcome = (p.run.cancelled_outcome() if p.run is not None
+               else RunOutcome("failed", ExitCode.FAILED, error="the run was cancelled"))
+    status = p.status
+    if status is None and p.forge is not None and p.tokens is not None:
+        status = _status_comment(p.plan, p.forge, p.tokens, p.log)
+    if status is not None:
+        status.finish(p.clock.now(), "cancelled", outcome.error, None)
+    return outcome
 
 
 def _item_url(plan: RunPlan) -> str:
@@ -107,7 +167,7 @@ def _preflight_facts(plan: RunPlan, tokens: Tokens) -> PreflightFacts:
         in_actions=plan.ctx.actions, workspace=str(plan.ctx.workspace))
 
 
-def _finish(plan: RunPlan, outcome: RunOutcome, timeline: Timeline, log) -> int:
+def _finish(plan: RunPlan, outcome: RunOutcome, timeline: Timeline, log: Log) -> int:
     item = f"[{plan.run_name}]({_item_url(plan)})"
     summary = render_summary(outcome, plan.inputs.stage, item, timeline)
     publish(outcome, plan.ctx.output_path, plan.ctx.summary_path, summary, log)
@@ -115,15 +175,3 @@ def _finish(plan: RunPlan, outcome: RunOutcome, timeline: Timeline, log) -> int:
         log("error", f"The run failed: {outcome.error}")
     log("info", f"Outcome: {outcome.outcome}" + (f" ({outcome.skip_reason})" if outcome.skip_reason else ""))
     return outcome.exit_code
-
-
-def _install_signal_handlers(run: ActionRun) -> None:
-    """SIGTERM/SIGINT cancel the run: settle, stop the agent's group, no receipt."""
-    if threading.current_thread() is not threading.main_thread():
-        return
-
-    def handler(signum: int, frame: object) -> None:
-        run.cancel()
-
-    signal.signal(signal.SIGTERM, handler)
-    signal.signal(signal.SIGINT, handler)

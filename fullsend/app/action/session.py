@@ -24,6 +24,10 @@ from fullsend.ports import AgentParams, AgentRunResult, Clock, Forge, Runtime
 
 Log = Callable[[str, str], None]
 WATCHER_JOIN_TIMEOUT_S = 35.0
+#: How long a cancelled run still waits for the stopped watcher to settle (the whole
+#: cancellation fits in 7 s).
+CANCELLED_JOIN_TIMEOUT_S = 2.0
+_JOIN_STEP_S = 0.05
 
 
 @dataclass
@@ -53,6 +57,7 @@ class IterationSetup:
     fallback_models: tuple[str, ...]
     watch: WatchConfig | None  # None: steering declined for this iteration
     announce_declines: bool = False
+    cancelled: threading.Event | None = None  # set on SIGTERM/SIGINT: stop waiting for the watcher
 
 
 def run_iteration(runtime: Runtime, forge: Forge, setup: IterationSetup, carry: Carry, clock: Clock,
@@ -80,12 +85,24 @@ def run_iteration(runtime: Runtime, forge: Forge, setup: IterationSetup, carry: 
     finally:
         if watcher and thread:
             watcher.close_turn_ends()
-            clock.join(thread, WATCHER_JOIN_TIMEOUT_S)
+            _join_watcher(clock, thread, setup.cancelled)
     timeline.add(clock.now(), "agent", f"agent exited with code {agent.exit_code} after {agent.turns} turn(s)")
     for steer in agent.steers:
         timeline.add(steer.delivered_at, "ack", f"acknowledged message {steer.follow_up_run_id}",
                      run_ids=(steer.follow_up_run_id,))
     return _result(agent, watcher)
+
+
+def _join_watcher(clock: Clock, thread: threading.Thread, cancelled: threading.Event | None) -> None:
+    """Wait through ``clock`` up to ``WATCHER_JOIN_TIMEOUT_S`` for the watcher; once ``cancelled``
+    is set, at most ``CANCELLED_JOIN_TIMEOUT_S`` more (a request it is blocked in must not hold
+    the cancellation up)."""
+    left_s = WATCHER_JOIN_TIMEOUT_S
+    while left_s > 0 and not clock.join(thread, min(_JOIN_STEP_S, left_s)):
+        left_s -= _JOIN_STEP_S
+        if cancelled is not None and cancelled.is_set():
+            left_s = min(left_s, CANCELLED_JOIN_TIMEOUT_S)
+            cancelled = None
 
 
 def _result(agent: AgentRunResult, watcher: Watcher | None) -> IterationResult:

@@ -21,6 +21,8 @@ from fullsend.errors import ForgeError
 from fullsend.ports import Forge
 
 Log = Callable[[str, str], None]
+STATUS_MARKER = "<!-- fullsend:agent-status:"  # WIRE prefix of both status comments
+TERMINAL_TAG = "<!-- fullsend:status:terminal -->"  # WIRE
 
 _TEMPLATES = jinja2.Environment(
     loader=jinja2.FileSystemLoader(str(Path(__file__).resolve().parents[2] / "templates")),
@@ -43,6 +45,7 @@ class StatusComment:
         self._forge, self._number, self._run_id, self._stage = forge, number, run_id_raw or "local", stage
         self._run_url, self._start_sha, self._log, self.enabled = run_url, start_sha, log, enabled
         self.comment: Comment | None = None
+        self.terminal: Comment | None = None  # the comment holding the terminal status, once written
         self._started: datetime | None = None
 
     def start(self, at: datetime) -> None:
@@ -58,7 +61,8 @@ class StatusComment:
             self._log("warning", f"Could not post the start status comment: {exc}")
 
     def finish(self, at: datetime, status: str, detail: str, marker: Marker | None, footer: str = "") -> None:
-        """Edit the start comment to the terminal status, or post a new one."""
+        """Edit the start comment to the terminal status, or post a new one; a later call (a
+        cancelled run whose terminal status was already written) edits that one."""
         if not self.enabled:
             return
         copy = status_marker_copy(status, marker)
@@ -68,19 +72,35 @@ class StatusComment:
             detail=sanitize_detail(detail), started=clock_label(self._started or at), completed=clock_label(at),
             steer_marker=copy, commit7=commit7, started_on7=started_on7, run_url=self._run_url, footer=footer)
         try:
-            if self.comment is not None and self._edit_in_place():
-                self._forge.edit_comment(self.comment.id, body, credential="role")
+            target = self._target()
+            if target is None:
+                self.terminal = self._forge.post_comment(self._number, body, credential="role")
             else:
-                self._forge.post_comment(self._number, body, credential="role")
+                self.terminal = self._forge.edit_comment(target, body, credential="role")
         except ForgeError as exc:
             self._log("warning", f"Could not post the terminal status comment: {exc}")
 
-    def _edit_in_place(self) -> bool:
-        """In place when the start comment is still last, or the agent's own output follows it."""
-        assert self.comment is not None
+    def _target(self) -> int | None:
+        """The comment id to edit, or ``None`` to post a new one.  A terminal status this run
+        already wrote is replaced (a run cancelled while or after writing it, even when the answer
+        to that write was lost); else the start comment is edited in place when it is still last,
+        or the agent's own output follows it (§7)."""
+        if self.terminal is not None:
+            return self.terminal.id
+        if self.comment is None:
+            return None
         try:
             comments = self._forge.list_issue_comments(self._number, credential="role")
         except ForgeError:
-            return True
+            return self.comment.id
+        author = self.comment.author.lower()
         later = [c for c in comments if c.id > self.comment.id]
-        return not later or any(c.author.lower() == self.comment.author.lower() for c in later)
+        mine = [c for c in later if c.author.lower() == author and c.body.startswith(self._marker)
+                and TERMINAL_TAG in c.body]
+        if mine:
+            return mine[-1].id
+        return self.comment.id if not later or any(c.author.lower() == author for c in later) else None
+
+    @property
+    def _marker(self) -> str:
+        return f"{STATUS_MARKER}{self._run_id} -->"

@@ -15,6 +15,7 @@ from pathlib import Path
 from fullsend.adapters.gha import Console
 from fullsend.adapters.runtimes import RUNTIMES
 from fullsend.adapters.sandbox import sandbox_factory
+from fullsend.app.action.cancel import Cancellation
 from fullsend.app.action.finish import RunOutcome
 from fullsend.app.action.plan import RunPlan
 from fullsend.app.action.scripts import run_script
@@ -41,7 +42,8 @@ class ActionRun:
     """One run of the action after the pre-flight.  ``execute()`` returns a ``RunOutcome``."""
 
     def __init__(self, plan: RunPlan, tokens: Tokens, forge: Forge, clock: Clock, console: Console, log: Log,
-                 timeline: Timeline, environ: Mapping[str, str], started_at: datetime) -> None:
+                 timeline: Timeline, environ: Mapping[str, str], started_at: datetime,
+                 cancellation: Cancellation | None = None) -> None:
         self.plan, self.tokens, self.forge, self.clock = plan, tokens, forge, clock
         self.console, self.log, self.timeline, self.started_at = console, log, timeline, started_at
         self.env = child_env({k: v for k, v in environ.items() if not k.upper().startswith("INPUT_")},
@@ -50,6 +52,8 @@ class ActionRun:
         self.env.update(run_facts_env(started_at, plan.env_head_sha))
         self.lock = threading.Lock()
         self.cancelled = threading.Event()
+        self.cancellation = cancellation or Cancellation()
+        self._last_result: IterationResult | None = None
         wording = default_wording()
         self.runtime: Runtime = RUNTIMES[plan.inputs.runtime](
             warn=lambda m: log("warning", m), render=lambda msg: render_envelope(msg, wording),
@@ -84,6 +88,11 @@ class ActionRun:
         except Exception:  # cancellation must not raise from a signal handler
             pass
 
+    def cancelled_outcome(self) -> RunOutcome:
+        """The outcome of a cancelled run: ``failed``, exit 1, with the steers acknowledged so far."""
+        self.cancelled.set()
+        return self._outcome(self._last_result, False)
+
     def receipt_allowed(self, outcome: RunOutcome) -> bool:
         """Outright success that absorbed ≥ 1 acknowledged run (docs/architecture.md "Receipt writer")."""
         return bool(outcome.marker.consumed) and should_post_receipt(
@@ -112,9 +121,11 @@ class ActionRun:
             if self.cancelled.is_set():
                 break
             setup = self._setup(prompt, watch_cfg)
-            result = run_iteration(self.runtime, self.forge, setup, carry, self.clock, self.lock, self.log,
-                                   self.timeline, self._show_output, self._register)
-            self.acked_steers += len(result.agent.steers)
+            with self.cancellation.deferred():  # a signal stops the agent and the watcher (cancel)
+                result = run_iteration(self.runtime, self.forge, setup, carry, self.clock, self.lock, self.log,
+                                       self.timeline, self._show_output, self._register)
+                self._last_result = result
+                self.acked_steers += len(result.agent.steers)
             if not _agent_ok(result) or self.cancelled.is_set() or not self.plan.inputs.validation_script:
                 return result, _agent_ok(result) and not self.cancelled.is_set()
             check = run_script(self.plan.inputs.validation_script, self.env, self.plan.ctx.workspace, SCRIPT_TIMEOUT_S)
@@ -129,7 +140,8 @@ class ActionRun:
         return IterationSetup(
             sandbox_name=self.sandbox_name, agent_cli=self.plan.agent_cli, prompt=prompt,
             workdir=self.plan.ctx.workspace, env=agent_env, timeout_s=self.plan.timeout_s,
-            model=self.plan.inputs.model, fallback_models=self.plan.inputs.fallback_models, watch=watch_cfg)
+            model=self.plan.inputs.model, fallback_models=self.plan.inputs.fallback_models, watch=watch_cfg,
+            cancelled=self.cancelled)
 
     def _register(self, watcher: Watcher | None) -> None:
         self._watcher = watcher
