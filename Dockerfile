@@ -3,12 +3,15 @@
 # A GitHub runner builds this file on every job with NO build arguments, so the defaults below
 # make the image the action needs: Python from Debian with the hash-pinned lock in a venv,
 # Node.js and the pinned Claude Code CLI (the default runtime).  It runs as root, as GitHub
-# requires for container actions (no USER; the agent process may drop privileges inside).
+# requires for container actions (no USER); every child the action starts (the agent, the pre-,
+# post- and validation scripts) runs as the unprivileged user fullsend-agent created below,
+# through setpriv (util-linux, already in the base) without capabilities and with no_new_privs.
 #
 # Build arguments (for users who build or prebuild their own image, and for the tests):
 #   RUNTIMES          agent CLIs to install, among "claude pi codex" (default "claude")
 #   CORE_ONLY=1       leave Node.js and every agent CLI out: only for measuring the core image
 #   CLAUDE_CODE_VERSION, PI_VERSION, CODEX_VERSION, NODE_VERSION   the pinned versions
+#   CHILD_UID         uid and gid of the user fullsend-agent every child runs as (default 61000)
 #   BUILD_CA_BUNDLE   path, inside the build, of an extra CA bundle for pip and npm, for machines
 #                     whose registry traffic passes a TLS proxy; the bundle itself is mounted by
 #                     the builder (tools/container/build-image.sh: podman build -v DIR:/mnt:ro)
@@ -85,10 +88,18 @@ ENV PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
     LANG=C.UTF-8 \
     PATH=/app/.venv/bin:/opt/fullsend/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+# The child user: a fixed uid/gid above every account a runner image creates (the runner's own
+# uid owns the workspace and the file-command files); no home of its own (HOME stays the
+# runner's /github/home, handed to it for the run), no login shell.
+ARG CHILD_UID=61000
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 ca-certificates git \
  && rm -rf /var/lib/apt/lists/* /var/cache/apt/* \
- && git config --system --add safe.directory '*'
+ && git config --system --add safe.directory '*' \
+ && groupadd --system --gid "$CHILD_UID" fullsend-agent \
+ && useradd --system --uid "$CHILD_UID" --gid "$CHILD_UID" --no-create-home --home-dir /nonexistent \
+      --shell /usr/sbin/nologin fullsend-agent \
+ && test -x /usr/bin/setpriv
 COPY --from=clis /opt/fullsend /opt/fullsend
 COPY --from=venv /app /app
 ENTRYPOINT ["python", "/app/entrypoint.py"]

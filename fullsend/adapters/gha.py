@@ -8,10 +8,13 @@ output (issue 8 "Output hygiene").
 
 from __future__ import annotations
 
+import os
 import secrets
+import stat
 import sys
 import threading
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
@@ -144,3 +147,73 @@ def write_summary(path: str | None, markdown: str, limit_bytes: int = 1_000_000)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a", encoding="utf-8", newline="\n") as fh:
         fh.write(markdown)
+
+
+#: The runner's file-command files: only the action writes them, after its children are gone.
+FILE_COMMAND_KEYS = ("GITHUB_OUTPUT", "GITHUB_ENV", "GITHUB_PATH", "GITHUB_STATE", "GITHUB_STEP_SUMMARY")
+_GUARD_LIMIT_BYTES = 1 << 20
+
+
+@dataclass
+class FileCommandSnapshot:
+    """The file-command files as they were before any child ran: ``{variable: (path, bytes or
+    None when the file did not exist)}``; files over 1 MiB are not kept."""
+
+    files: dict[str, tuple[str, bytes | None]] = field(default_factory=dict)
+
+    @classmethod
+    def take(cls, environ: Mapping[str, str]) -> "FileCommandSnapshot":
+        """Read every ``FILE_COMMAND_KEYS`` file named in ``environ`` (never raises)."""
+        snapshot = cls()
+        for key in FILE_COMMAND_KEYS:
+            path = environ.get(key, "")
+            if path:
+                try:
+                    snapshot.files[key] = (path, _read_guarded(path))
+                except (OSError, ValueError):
+                    continue
+        return snapshot
+
+    def restore(self) -> list[str]:
+        """Undo every change a child made to the files; returns the variables of the files it had
+        changed (each is back as it was), in ``FILE_COMMAND_KEYS`` order.  Never raises."""
+        changed = []
+        for key, (path, before) in self.files.items():
+            try:
+                now = _read_guarded(path)
+            except (OSError, ValueError):
+                now = b"" if before != b"" else None  # unreadable now (a link, a FIFO…): rewrite it
+            if now == before:
+                continue
+            changed.append(key)
+            try:
+                _put_back(path, before)
+            except OSError:
+                pass
+        return changed
+
+
+def _read_guarded(path: str) -> bytes | None:
+    """The bytes of a regular file (``None`` when missing); ``ValueError`` for anything else."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        info = os.fstat(fh.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_size > _GUARD_LIMIT_BYTES:
+            raise ValueError(f"{path} is not a regular file of at most 1 MiB")
+        return fh.read(_GUARD_LIMIT_BYTES + 1)
+
+
+def _put_back(path: str, content: bytes | None) -> None:
+    """Make ``path`` a regular file holding ``content`` again (removed when ``None``); a link or
+    other non-regular entry put in its place is removed, never written through."""
+    if os.path.islink(path) or (os.path.lexists(path) and not os.path.isfile(path)) or content is None:
+        if os.path.lexists(path):
+            os.unlink(path)
+    if content is None:
+        return
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(content)

@@ -8,7 +8,10 @@ place:
   how the local sandbox keeps every exec in one group);
 * a group is stopped as a whole: SIGTERM, a grace period, then SIGKILL, then verified empty
   ("no pid of the group left");
-* a short command always has a timeout, and on timeout it is killed, never left behind.
+* a short command always has a timeout, and on timeout it is killed, never left behind;
+* with a ``user`` (``fullsend.adapters.isolation.ChildUser``) the process runs under that uid,
+  without capabilities and with ``no_new_privs`` (started through ``setpriv``, which execs in
+  place: the pid, and so the process group, are the same).
 
 Nothing here reads or writes the action's own environment: callers pass ``env`` explicitly.
 """
@@ -23,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, NamedTuple
 
+from fullsend.adapters.isolation import ChildUser
 from fullsend.errors import SandboxError
 
 PIPE = subprocess.PIPE
@@ -51,16 +55,19 @@ def spawn(
     stdin: int | IO[bytes] | None = DEVNULL,
     stdout: int | IO[bytes] | None = PIPE,
     stderr: int | IO[bytes] | None = PIPE,
+    user: ChildUser | None = None,
 ) -> subprocess.Popen[bytes]:
-    """Start ``argv`` with exactly ``env`` in process group ``process_group``.
+    """Start ``argv`` with exactly ``env`` in process group ``process_group``, as ``user`` when
+    given (else as the action's own user).
 
     ``process_group=0`` makes the child the leader of a new group (pgid == pid); a positive value
     joins that existing group (it must live in the action's session).  Streams are binary.
-    Raises ``SandboxError`` when the program cannot be started (missing, not executable, bad cwd).
+    Raises ``SandboxError`` when the program cannot be started (missing, not executable, bad cwd;
+    under a ``user``, a missing program is instead ``setpriv``'s exit 127).
     """
     try:
         return subprocess.Popen(  # argv is data, never a shell string
-            list(argv),
+            user.argv(argv) if user is not None else list(argv),
             env=dict(env),
             cwd=str(cwd) if cwd is not None else None,
             stdin=stdin,
@@ -82,8 +89,9 @@ def run_command(
     cwd: Path | str | None = None,
     input_bytes: bytes | None = None,
     process_group: int = 0,
+    user: ChildUser | None = None,
 ) -> ExecResult:
-    """Run a short command to completion and return its ``ExecResult``.
+    """Run a short command to completion (as ``user`` when given) and return its ``ExecResult``.
 
     With ``process_group=0`` the command leads its own group and the whole group is killed on
     timeout; when it joins an existing group (a sandbox) only the command's own pid is killed, so
@@ -92,7 +100,7 @@ def run_command(
     """
     proc = spawn(
         argv, env=env, cwd=cwd, process_group=process_group,
-        stdin=PIPE if input_bytes is not None else DEVNULL,
+        stdin=PIPE if input_bytes is not None else DEVNULL, user=user,
     )
     try:
         out, err = proc.communicate(input=input_bytes, timeout=timeout_s)

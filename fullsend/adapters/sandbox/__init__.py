@@ -23,15 +23,17 @@ def sandbox_factory(
     image: str = "",
     providers: Sequence[str] = (),
     environ: Mapping[str, str] | None = None,
+    user: Any = None,
 ) -> Callable[[str], Any]:
-    """``name -> sandbox`` for ``kind`` (``local``: under ``root_parent``, with the env test hook of
+    """``name -> sandbox`` for ``kind`` (``local``: under ``root_parent``, every process as ``user``
+    (a ``fullsend.adapters.isolation.ChildUser``) when given, with the env test hook of
     ``local.local_sandbox_factory``; ``openshell``: ``sandbox create`` through ``openshell_cli``).
 
     Raises ``ValueError`` for an unknown kind (the settings validate the input before this).
     """
     if kind == "local":
         from fullsend.adapters.sandbox.local import local_sandbox_factory
-        return local_sandbox_factory(root_parent, environ)
+        return local_sandbox_factory(root_parent, environ, user=user)
     if kind == "openshell":
         from fullsend.adapters.sandbox.openshell import OpenShellSandbox
         return lambda name: OpenShellSandbox(name, cli=openshell_cli or "openshell", image=image, providers=providers)

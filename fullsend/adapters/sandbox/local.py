@@ -15,6 +15,10 @@ when the action's environment holds BOTH ``FULLSEND_TEST_HOOKS=1`` (test mode) a
 ``FULLSEND_TEST_SANDBOX_ERROR_AFTER_START=1``.  Either one alone does nothing, so a stray
 variable in a real workflow cannot break runs.  It is not part of the action's interface.
 
+With a child user (``fullsend.adapters.isolation``), every process of the group — the leader,
+each exec, the feeder and the agent — runs under that uid without capabilities, and the root
+and everything the sandbox makes under it belong to that user.
+
 Mapping of the OpenShell operations: ``sandbox exec`` = ``sh -c <command>`` in the group;
 ``sandbox upload`` = a file copy under the root; the feeder is ``tail -n +1 -f <mailbox>`` in the
 group, its pid written to the feeder pid file, its stdout piped into the agent's stdin.
@@ -33,6 +37,7 @@ from typing import IO
 
 from fullsend.adapters import proc
 from fullsend.adapters.clock import SystemClock
+from fullsend.adapters.isolation import ChildUser
 from fullsend.errors import SandboxError
 from fullsend.ports import Clock
 
@@ -88,16 +93,19 @@ class LocalSandbox:
 
     ``root`` is a fresh private directory under ``root_parent`` (default: the system temp dir,
     never ``RUNNER_TEMP``); ``clock`` (default ``SystemClock()``) times the forced ``Error`` of
-    the test hooks.  Methods raise ``SandboxError``.
+    the test hooks; with ``user`` the root belongs to that user and every process runs as it.
+    Methods raise ``SandboxError``.
     """
 
     kind = "local"
 
     def __init__(self, name: str, root_parent: Path | None = None, tail_path: str | None = None,
-                 clock: Clock | None = None) -> None:
+                 clock: Clock | None = None, user: ChildUser | None = None) -> None:
         self.name = name
         self._clock: Clock = clock or SystemClock()
+        self.user = user
         self.root = Path(tempfile.mkdtemp(prefix="fullsend-sandbox-", dir=root_parent))
+        self._give(self.root)
         self._tail = tail_path or shutil.which("tail", path=EXEC_ENV["PATH"]) or "tail"
         self._lock = threading.Lock()
         self._leader: subprocess.Popen[bytes] | None = None
@@ -119,7 +127,7 @@ class LocalSandbox:
     def _start_leader(self) -> None:
         self._leader = proc.spawn(
             ["sleep", "infinity"], env=EXEC_ENV, cwd=self.root, process_group=0,
-            stdin=proc.DEVNULL, stdout=proc.DEVNULL, stderr=proc.DEVNULL,
+            stdin=proc.DEVNULL, stdout=proc.DEVNULL, stderr=proc.DEVNULL, user=self.user,
         )
 
     def phase(self) -> str:
@@ -194,12 +202,13 @@ class LocalSandbox:
         self._refuse_in_error("exec", PHASE_READY)
         return proc.run_command(
             ["/bin/sh", "-c", command], timeout_s=timeout_s, env=EXEC_ENV, cwd=self.root,
-            process_group=self.pgid,
+            process_group=self.pgid, user=self.user,
         )
 
     def make_dir(self, path: Path) -> None:
-        """Create a directory (and parents) under the root."""
+        """Create a directory (and parents) under the root (the child user's, when there is one)."""
         Path(path).mkdir(parents=True, exist_ok=True)
+        self._give(Path(path))
 
     def upload(self, src: Path, dest: Path) -> None:
         """Copy ``src`` to ``dest`` (which must lie under the root)."""
@@ -207,6 +216,22 @@ class LocalSandbox:
             raise SandboxError("upload target is outside the sandbox root")
         Path(dest).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(src, dest)
+        self._give(Path(dest))
+
+    def _give(self, path: Path) -> None:
+        """With a child user: ``path`` and its parents up to the root become that user's."""
+        if self.user is None:
+            return
+        root = self.root.resolve()
+        current = path.resolve()
+        try:
+            while current.is_relative_to(root):
+                os.chown(current, self.user.uid, self.user.gid, follow_symlinks=False)
+                if current == root:
+                    break
+                current = current.parent
+        except OSError as exc:
+            raise SandboxError(f"could not hand {current.name} to the child user: {exc.strerror}") from exc
 
     def launch(
         self,
@@ -227,7 +252,7 @@ class LocalSandbox:
         with self._lock:
             if mailbox is not None:
                 return self._launch_fed(argv, env, cwd, pgid, mailbox, feeder_pid_file)
-            popen = proc.spawn(argv, env=env, cwd=cwd, process_group=pgid, stdin=proc.PIPE)
+            popen = proc.spawn(argv, env=env, cwd=cwd, process_group=pgid, stdin=proc.PIPE, user=self.user)
             self._children.append(popen)
         assert popen.stdin is not None
         threading.Thread(target=_write_and_close, args=(popen.stdin, stdin_bytes or b""), daemon=True).start()
@@ -239,13 +264,13 @@ class LocalSandbox:
     ) -> LocalProcess:
         feeder = proc.spawn(
             [self._tail, "-n", "+1", "-s", "0.1", "-f", str(mailbox)], env=EXEC_ENV, cwd=self.root,
-            process_group=pgid, stdin=proc.DEVNULL, stdout=proc.PIPE, stderr=proc.DEVNULL,
+            process_group=pgid, stdin=proc.DEVNULL, stdout=proc.PIPE, stderr=proc.DEVNULL, user=self.user,
         )
         self._children.append(feeder)
         if pid_file is not None:
             pid_file.write_text(f"{feeder.pid}\n")
         try:
-            agent = proc.spawn(argv, env=env, cwd=cwd, process_group=pgid, stdin=feeder.stdout)
+            agent = proc.spawn(argv, env=env, cwd=cwd, process_group=pgid, stdin=feeder.stdout, user=self.user)
         except SandboxError:
             feeder.kill()
             raise
@@ -265,10 +290,12 @@ def _write_and_close(stream: IO[bytes], data: bytes) -> None:
 
 
 def local_sandbox_factory(
-    root_parent: Path | None = None, environ: Mapping[str, str] | None = None, clock: Clock | None = None
+    root_parent: Path | None = None, environ: Mapping[str, str] | None = None, clock: Clock | None = None,
+    user: ChildUser | None = None,
 ) -> Callable[[str], LocalSandbox]:
     """``name -> LocalSandbox`` under ``root_parent``, the runtimes' default sandbox factory;
-    every sandbox gets ``clock`` (default ``SystemClock()``).
+    every sandbox gets ``clock`` (default ``SystemClock()``), and its processes run as ``user``
+    when given.
 
     Reads ``environ`` (default: the action's ``os.environ``, read at each creation) for the
     test hook of the module docstring: in test mode (``FULLSEND_TEST_HOOKS=1``) with
@@ -278,7 +305,7 @@ def local_sandbox_factory(
 
     def make(name: str) -> LocalSandbox:
         env = os.environ if environ is None else environ
-        sandbox = LocalSandbox(name, root_parent, clock=clock)
+        sandbox = LocalSandbox(name, root_parent, clock=clock, user=user)
         if env.get(TEST_HOOKS_ENV) == "1" and env.get(ERROR_AFTER_START_ENV) == "1":
             sandbox.force_error_after_start()
         return sandbox

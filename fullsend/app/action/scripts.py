@@ -1,7 +1,8 @@
 """Pre-, post- and validation scripts: ``sh -c`` in the workspace with a scrubbed environment.
 
 run in ``GITHUB_WORKSPACE`` with the job token scrubbed by name and by value
-(docs/architecture.md "Tokens"); a ``pre_script`` exit 78 skips the run.
+(docs/architecture.md "Tokens"), under the child user when the action has one
+(``fullsend.adapters.isolation``); a ``pre_script`` exit 78 skips the run.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from fullsend.adapters.isolation import ChildUser
 from fullsend.adapters.proc import CommandTimeout, run_command
 from fullsend.errors import SandboxError
 
@@ -22,10 +24,12 @@ class ScriptResult:
     output: str
 
 
-def run_script(command: str, env: Mapping[str, str], cwd: Path, timeout_s: float) -> ScriptResult:
-    """Run ``sh -c command``; never raises (a failure to start or a timeout is exit -1)."""
+def run_script(command: str, env: Mapping[str, str], cwd: Path, timeout_s: float,
+               user: ChildUser | None = None) -> ScriptResult:
+    """Run ``sh -c command`` (as ``user`` when given, issue 19); never raises for the script (a
+    failure to start or a timeout is exit -1)."""
     try:
-        result = run_command(["sh", "-c", command], timeout_s=timeout_s, env=env, cwd=cwd)
+        result = run_command(["sh", "-c", command], timeout_s=timeout_s, env=env, cwd=cwd, user=user)
     except CommandTimeout as exc:
         return ScriptResult(-1, str(exc))
     except SandboxError as exc:

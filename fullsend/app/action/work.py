@@ -12,13 +12,14 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
 
-from fullsend.adapters.gha import Console
+from fullsend.adapters.gha import FILE_COMMAND_KEYS, Console
 from fullsend.adapters.runtimes import RUNTIMES
 from fullsend.adapters.sandbox import sandbox_factory
 from fullsend.app.action.cancel import Cancellation
+from fullsend.app.action.children import Children
 from fullsend.app.action.finish import RunOutcome
 from fullsend.app.action.plan import RunPlan
-from fullsend.app.action.scripts import run_script
+from fullsend.app.action.scripts import ScriptResult, run_script
 from fullsend.app.action.session import IterationResult, IterationSetup, run_facts_env, run_iteration
 from fullsend.app.action.timeline import Timeline
 from fullsend.app.action.tokens import Tokens
@@ -33,9 +34,10 @@ from fullsend.wording import default_wording
 
 Log = Callable[[str, str], None]
 SCRIPT_TIMEOUT_S = 30 * 60
-# Runner file commands the agent must not reach: writing them would set the action's outputs, env
-# or summary behind the runner's back (the stop-commands wrapping covers only stdout).
-AGENT_HIDDEN_KEYS = ("GITHUB_OUTPUT", "GITHUB_ENV", "GITHUB_PATH", "GITHUB_STATE", "GITHUB_STEP_SUMMARY")
+# Runner file commands no child may reach: writing them would set the action's outputs, env or
+# summary behind the runner's back (the stop-commands wrapping covers only stdout).  Their
+# variables are dropped; the files themselves are guarded by ``Children``.
+AGENT_HIDDEN_KEYS = FILE_COMMAND_KEYS
 
 
 class ActionRun:
@@ -46,8 +48,10 @@ class ActionRun:
                  cancellation: Cancellation | None = None) -> None:
         self.plan, self.tokens, self.forge, self.clock = plan, tokens, forge, clock
         self.console, self.log, self.timeline, self.started_at = console, log, timeline, started_at
-        self.env = child_env({k: v for k, v in environ.items() if not k.upper().startswith("INPUT_")},
+        self.env = child_env({k: v for k, v in environ.items()
+                              if not k.upper().startswith("INPUT_") and k not in AGENT_HIDDEN_KEYS},
                              tokens.job, tokens.role, encoded_forms(tokens.job))
+        self.children = Children(environ, plan.ctx.workspace, self.env.get("HOME", ""), log)
         warn_persisted_credentials(plan.ctx.workspace, log)
         self.env.update(run_facts_env(started_at, plan.env_head_sha))
         self.lock = threading.Lock()
@@ -57,7 +61,8 @@ class ActionRun:
         wording = default_wording()
         self.runtime: Runtime = RUNTIMES[plan.inputs.runtime](
             warn=lambda m: log("warning", m), render=lambda msg: render_envelope(msg, wording),
-            sandbox_factory=sandbox_factory(plan.inputs.sandbox, openshell_cli=plan.openshell_cli))
+            sandbox_factory=sandbox_factory(plan.inputs.sandbox, openshell_cli=plan.openshell_cli,
+                                            user=self.children.user))
         self.sandbox_name = f"fullsend-{plan.ctx.run_id_raw or 'local'}"
         self._watcher: Watcher | None = None
         self.skipped = False
@@ -65,14 +70,23 @@ class ActionRun:
 
     # ---- lifecycle ---------------------------------------------------------------------------
     def execute(self) -> RunOutcome:
-        """pre-script → iterations → post-script; never raises for agent or script failures."""
+        """pre-script → iterations → post-script, the children fenced in (``Children``); never
+        raises for agent or script failures (``RunCancelled`` passes through)."""
+        self.children.open()
+        try:
+            return self._work()
+        finally:
+            with self.cancellation.deferred():  # the trees go back whole, even on a second signal
+                self.children.close()
+
+    def _work(self) -> RunOutcome:
         pre = self._pre_script()
         if pre is not None:
             return pre
         result, validated = self._iterations()
         outcome = self._outcome(result, validated)
         if outcome.outcome == "succeeded" and self.plan.post_script:
-            post = run_script(self.plan.post_script, self.env, self.plan.ctx.workspace, SCRIPT_TIMEOUT_S)
+            post = self._script(self.plan.post_script)
             if post.exit_code != 0:
                 self.log("error", f"The post-script failed with exit code {post.exit_code}")
                 outcome.outcome, outcome.exit_code, outcome.error = "failed", ExitCode.FAILED, "post-script failed"
@@ -103,7 +117,7 @@ class ActionRun:
     def _pre_script(self) -> RunOutcome | None:
         if not self.plan.pre_script:
             return None
-        res = run_script(self.plan.pre_script, self.env, self.plan.ctx.workspace, SCRIPT_TIMEOUT_S)
+        res = self._script(self.plan.pre_script)
         if res.exit_code == ExitCode.PRE_SCRIPT_SKIP:
             self.skipped = True
             self.log("info", "The pre-script exited 78: skipping the run [pre-script]")
@@ -113,6 +127,9 @@ class ActionRun:
             self.log("error", f"The pre-script failed with exit code {res.exit_code}")
             return RunOutcome("failed", ExitCode.FAILED, error="pre-script failed")
         return None
+
+    def _script(self, command: str) -> ScriptResult:
+        return run_script(command, self.env, self.plan.ctx.workspace, SCRIPT_TIMEOUT_S, self.children.user)
 
     def _iterations(self) -> tuple[IterationResult | None, bool]:
         carry, prompt, result = Carry(), self.plan.prompt, None
@@ -128,7 +145,7 @@ class ActionRun:
                 self.acked_steers += len(result.agent.steers)
             if not _agent_ok(result) or self.cancelled.is_set() or not self.plan.inputs.validation_script:
                 return result, _agent_ok(result) and not self.cancelled.is_set()
-            check = run_script(self.plan.inputs.validation_script, self.env, self.plan.ctx.workspace, SCRIPT_TIMEOUT_S)
+            check = self._script(self.plan.inputs.validation_script)
             if check.exit_code == 0:
                 return result, True
             self.log("warning", f"Validation failed after iteration {iteration} (exit {check.exit_code})")
@@ -136,10 +153,9 @@ class ActionRun:
         return result, False
 
     def _setup(self, prompt: str, watch_cfg: WatchConfig | None) -> IterationSetup:
-        agent_env = {k: v for k, v in self.env.items() if k not in AGENT_HIDDEN_KEYS}
         return IterationSetup(
             sandbox_name=self.sandbox_name, agent_cli=self.plan.agent_cli, prompt=prompt,
-            workdir=self.plan.ctx.workspace, env=agent_env, timeout_s=self.plan.timeout_s,
+            workdir=self.plan.ctx.workspace, env=self.env, timeout_s=self.plan.timeout_s,
             model=self.plan.inputs.model, fallback_models=self.plan.inputs.fallback_models, watch=watch_cfg,
             cancelled=self.cancelled)
 

@@ -1,0 +1,76 @@
+"""What the action's children run as and may touch, for the length of ``ActionRun.execute``
+(issue 19; docs: "What the agent can reach").
+
+``open`` — before the first child (the pre-script): the runner's file-command files are read as
+they are, and with a child user the workspace and ``HOME`` are handed to it.  ``close`` — once the
+last child ended: every process of the child uid is killed, the trees are handed back (files the
+children created go to the workspace's owner), and any change a child made to a file-command file
+is undone, so only the action writes outputs, env, path and summary, after its children.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Callable, Mapping
+
+from fullsend.adapters.gha import FileCommandSnapshot
+from fullsend.adapters.isolation import ChildUser, Handover, end_processes_of, hand_over, resolve_child_user
+
+Log = Callable[[str, str], None]
+#: A tree handed to the child user must lie at least this deep (never ``/``, ``/tmp`` or ``/root``).
+_MIN_TREE_DEPTH = 2
+
+
+class Children:
+    """The child user (``None``: children run as the action's user) and the guards around them."""
+
+    def __init__(self, environ: Mapping[str, str], workspace: Path, home: str, log: Log) -> None:
+        self.user: ChildUser | None
+        self.user, why = resolve_child_user(environ)
+        self._trees = [tree for tree in (workspace, Path(home) if home else None) if tree is not None]
+        self._environ, self._log = environ, log
+        if self.user is None:
+            level = "info" if os.geteuid() != 0 else "warning"  # by hand as a developer: expected
+            log(level, f"Per-uid isolation of the agent and the scripts is unavailable: {why}; "
+                       "they run as the action's own user")
+        elif not _deep_enough(workspace):
+            log("warning", f"Per-uid isolation is unavailable: the workspace {workspace} is too close to / "
+                           "to hand over; the agent and the scripts run as the action's own user")
+            self.user = None
+        self._snapshot: FileCommandSnapshot | None = None
+        self._handover: Handover | None = None
+
+    def open(self) -> None:
+        """Before the first child: keep the file-command files; hand the trees to the child user."""
+        self._snapshot = FileCommandSnapshot.take(self._environ)
+        if self.user is not None:
+            trees = [t for t in self._trees if _deep_enough(t)]
+            self._handover = hand_over(trees, self.user)
+            if self._handover.failures:
+                self._log("warning", f"{self._handover.failures} workspace entries could not be handed to the "
+                                     "agent's user; the agent may not be able to write them")
+
+    def close(self) -> None:
+        """After the last child: end the child uid's processes, hand the trees back, undo any
+        change to a file-command file (one warning naming them)."""
+        if self.user is not None:
+            end_processes_of(self.user.uid)
+        if self._handover is not None:
+            failures = self._handover.hand_back()
+            self._handover = None
+            if failures:
+                self._log("warning", f"{failures} workspace entries could not be given back to the workspace's owner")
+        if self._snapshot is not None:
+            changed = self._snapshot.restore()
+            self._snapshot = None
+            if changed:
+                self._log("warning", f"A child process wrote the runner's file-command files ({', '.join(changed)}); "
+                                     "its changes were undone: only the action writes them")
+
+
+def _deep_enough(tree: Path) -> bool:
+    try:
+        return len(tree.resolve().parts) > _MIN_TREE_DEPTH
+    except (OSError, RuntimeError):
+        return False

@@ -1,0 +1,98 @@
+"""Issue 19 acceptance, local sandbox on this machine: a hostile agent and a hostile post-script,
+each under the child uid, hunt for the job token (handed to the step's env as well, as many
+workflows do) and the runner's secrets in ``/proc`` of every process they can see, the descriptors
+they inherited, the workspace, ``HOME`` and the temp dirs, and try to write every file-command
+file.  They find nothing and change no output; afterwards every file they created belongs to the
+workspace's owner.  (The same hunt runs in the real container: tests/container.)
+
+The child uid comes from the isolation test hook (this machine has no ``fullsend-agent`` user);
+the run's directories live in a fresh directory the child uid can traverse.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import sys
+import tempfile
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from fullsend.core.model import format_time
+from fullsend.simulator.fixtures import standard_pr_scenario
+from fullsend.simulator.server import GitHubSimulator
+from tests.app.e2e_helpers import run_entrypoint, runner_env
+from tests.container.hostile_agent import HUNTER, hunt_env
+from tests.support.tools import missing_tool
+
+pytestmark = pytest.mark.timeout(240)
+CHILD_UID = 61999
+#: An interpreter the child uid may execute (this machine's test venv may live under a private
+#: home); the package comes from the checkout through PYTHONPATH.
+PYTHON = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
+REPO_ROOT = Path(__file__).resolve().parents[2]
+FILE_COMMANDS = {"GITHUB_OUTPUT": "output", "GITHUB_STEP_SUMMARY": "summary", "GITHUB_ENV": "env",
+                 "GITHUB_PATH": "path", "GITHUB_STATE": "state"}
+
+
+@pytest.fixture
+def run_dir():
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        missing_tool("root and setpriv (util-linux)", "run the tests as root on Linux (apt-get install -y util-linux)")
+    root = Path(tempfile.mkdtemp(prefix="fullsend-hunt-"))
+    root.chmod(0o755)
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def test_a_hostile_agent_and_post_script_under_their_own_uid_find_no_secret_and_change_no_output(run_dir):
+    job_token, runtime_token = f"ghs_hunt{secrets.token_hex(16)}", f"rt-{secrets.token_hex(16)}"
+    hunter = run_dir / "hunter.py"
+    hunter.write_text(HUNTER)
+    agent = run_dir / "agent"
+    agent.write_text(f"#!/bin/sh\nexec '{PYTHON}' '{hunter}' agent \"$@\"\n")
+    agent.chmod(0o755)
+    with GitHubSimulator() as sim:
+        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(timezone.utc) - timedelta(seconds=60)))
+        sim.add_token(job_token, fix.job_login, "Bot")
+        env = runner_env(run_dir, sim, fix, inputs={
+            "github_token": job_token, "agent_cli": str(agent), "post_script": f"'{PYTHON}' '{hunter}' post"})
+        workspace, home = Path(env["GITHUB_WORKSPACE"]), Path(env["HOME"])
+        reports, decoy = workspace / ".hunt", f"decoy-{secrets.token_hex(8)}"
+        for path in (reports, home):
+            path.mkdir()
+        (workspace / "notes.txt").write_text(decoy)
+        for key, name in FILE_COMMANDS.items():
+            env[key] = str(run_dir / "file_commands" / name)
+            Path(env[key]).touch()
+        env.update({"GITHUB_TOKEN": job_token, "GH_TOKEN": job_token, "ACTIONS_RUNTIME_TOKEN": runtime_token,
+                    "FULLSEND_TEST_HOOKS": "1", "FULLSEND_TEST_CHILD_UID": str(CHILD_UID),
+                    "SCRIPTED_AGENT_LOG": str(reports / "agent.log"), "SCRIPTED_AGENT_TURN_S": "0.5",
+                    "PYTHONPATH": str(REPO_ROOT)})
+        env.update(hunt_env({"job token": job_token, "runtime token": runtime_token, "decoy": decoy}, str(reports),
+                            [str(run_dir / "file_commands")], [str(workspace), str(home), str(run_dir),
+                                                                "/tmp/fullsend-sandbox-*"]))
+        run = run_entrypoint(env, run_dir)
+    assert run.exit_code == 0, run.stdout + run.stderr
+    assert run.outputs["outcome"] == "succeeded"
+    assert set(run.outputs) == {"outcome", "skip_reason", "steers", "consumed_run_ids", "receipt_url", "head_sha"}
+    assert "HUNTER-WROTE-THIS" not in run.summary
+    for key in ("GITHUB_ENV", "GITHUB_PATH", "GITHUB_STATE"):
+        assert Path(env[key]).read_text() == "", key
+    assert sorted(p.name for p in (run_dir / "file_commands").iterdir()) == sorted(FILE_COMMANDS.values())
+
+    for who in ("agent", "post"):
+        report = json.loads((reports / f"{who}.json").read_text())
+        assert (report["uid"], report["euid"]) == (CHILD_UID, CHILD_UID), who
+        assert report["found"] == [f"decoy in {workspace / 'notes.txt'}"], (who, report["found"])
+        assert report["wrote"] == [], who
+        assert report["processes"] > 0 and report["files"] > 0, who
+        assert any(p.startswith("/proc/") and p.endswith("/environ") for p in report["denied"]), who
+
+    left = [p for p in workspace.rglob("*") if p.lstat().st_uid == CHILD_UID or p.lstat().st_gid == CHILD_UID]
+    assert left == []  # everything the children made is the workspace owner's again
+    assert (reports / "agent.json").stat().st_uid == workspace.stat().st_uid
