@@ -90,6 +90,7 @@ def test_a_hostile_agent_and_post_script_under_their_own_uid_find_no_secret_and_
         assert (report["uid"], report["euid"]) == (CHILD_UID, CHILD_UID), who
         assert report["found"] == [f"decoy in {workspace / 'notes.txt'}"], (who, report["found"])
         assert report["wrote"] == [], who
+        assert report["home_writable"] is True, who
         assert report["processes"] > 0 and report["files"] > 0, who
         assert any(p.startswith("/proc/") and p.endswith("/environ") for p in report["denied"]), who
 

@@ -1,5 +1,7 @@
-"""A hostile agent for the output-hygiene tests: the scripted agent behind a filter that prints
-workflow commands on every channel an agent has (issue 8 "Output hygiene").
+"""Hostile agents: for the output-hygiene tests, the scripted agent behind a filter that prints
+workflow commands on every channel an agent has (issue 8 "Output hygiene"); for the isolation
+tests, ``HUNTER``, which hunts for the job token and tries to write the file-command files
+(issue 19).
 
 ``write_agent(dir, lines)`` writes an executable usable as ``agent_cli``: it prints ``lines`` on
 stderr and as raw stdout lines, replaces the text of every assistant message with them, and
@@ -76,7 +78,7 @@ NEEDLES = {name: a + b for name, (a, b) in json.loads(os.environ["HUNT_NEEDLES"]
 MARK = "HUNTER-WROTE-THIS"
 LIMIT = 8 << 20
 report = {"who": WHO, "uid": os.getuid(), "euid": os.geteuid(), "found": [], "wrote": [], "denied": [],
-          "processes": 0, "files": 0, "mem_read": []}
+          "processes": 0, "files": 0, "mem_read": [], "home_writable": None}
 
 
 def check(data, where):
@@ -194,6 +196,12 @@ def write_file_commands(dirs):
 processes()
 descriptors()
 home = os.environ.get("HOME", "")
+try:
+    with open(os.path.join(home, f".hunter-{WHO}"), "w") as fh:  # the CLIs write their config there
+        fh.write("ok")
+    report["home_writable"] = True
+except OSError:
+    report["home_writable"] = False
 default_roots = [os.getcwd(), home, "/tmp", "/var/tmp", os.environ.get("TMPDIR", ""), "/github"]
 roots = os.environ["HUNT_ROOTS"].split(os.pathsep) if os.environ.get("HUNT_ROOTS") else default_roots
 trees([t for pattern in roots if pattern for t in sorted(glob.glob(pattern)) if os.path.isdir(t)])

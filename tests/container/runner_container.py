@@ -142,22 +142,26 @@ class ContainerRun:
     started_at: float
 
 
-def podman_run_argv(image: str, dirs: RunnerDirs, env_names: list[str], name: str) -> list[str]:
+def podman_run_argv(image: str, dirs: RunnerDirs, env_names: list[str], name: str,
+                    extra_args: tuple[str, ...] = ()) -> list[str]:
     """``podman run`` as the runner's ``docker run`` (values of ``env_names`` come from the
-    podman process's environment, never the command line)."""
+    podman process's environment, never the command line); ``extra_args`` (e.g. ``--cap-add``)
+    go before the image."""
     env_args = [arg for key in env_names for arg in ("-e", key)]
     return ["podman", "run", "--runtime", PODMAN_RUNTIME, "--name", name, "--rm", *PODMAN_LIMITS,
-            "--workdir", CONTAINER_WORKSPACE, "--network", "host", *env_args, *dirs.mounts(), image]
+            "--workdir", CONTAINER_WORKSPACE, "--network", "host", *env_args, *dirs.mounts(), *extra_args, image]
 
 
-def run_container(image: str, dirs: RunnerDirs, env: Mapping[str, str], timeout_s: float = 240) -> ContainerRun:
-    """Run the action's image once and collect what it wrote (kills it after ``timeout_s``)."""
+def run_container(image: str, dirs: RunnerDirs, env: Mapping[str, str], timeout_s: float = 240,
+                  extra_args: tuple[str, ...] = ()) -> ContainerRun:
+    """Run the action's image once (``extra_args`` added to ``podman run``) and collect what it
+    wrote (kills it after ``timeout_s``)."""
     name = f"fullsend-test-{uuid.uuid4().hex[:12]}"
     host_env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "TMPDIR", "XDG_RUNTIME_DIR")}
     host_env.setdefault("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")
     started = time.monotonic()
     try:
-        proc = subprocess.run(podman_run_argv(image, dirs, sorted(env), name), env={**host_env, **env},
+        proc = subprocess.run(podman_run_argv(image, dirs, sorted(env), name, extra_args), env={**host_env, **env},
                               capture_output=True, text=True, timeout=timeout_s)
     except subprocess.TimeoutExpired:
         subprocess.run(["podman", "rm", "--force", "--time", "0", name], capture_output=True, timeout=60)
