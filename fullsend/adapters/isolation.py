@@ -1,4 +1,4 @@
-"""Every child of the action under a uid of its own (issue 19; receipt spec §4.3-§4.4).
+"""Every child of the action under a uid of its own, out of reach of the action's secrets.
 
 The agent and the pre-, post- and validation scripts (which often run workspace files the agent
 just edited) run as the dedicated unprivileged user ``fullsend-agent`` that the image creates:

@@ -1,12 +1,13 @@
 """Keep the runner's credentials out of reach of everything the action starts.
 
-The agent runs as a child of the action (``sandbox: local``), in the same container and as the
-same user, so it could read ``/proc/<action pid>/environ`` — the environment the action was
-*started* with, which ``os.environ`` edits do not erase.  So ``fullsend run`` re-executes itself
-once, first thing: the secrets travel to the new image through a memory file, the new process starts
-with an environment that holds none of them, and it marks itself non-dumpable so a process
-without ``CAP_SYS_PTRACE`` cannot read its memory either
-(docs/architecture.md "Tokens").
+The agent runs as a child of the action (``sandbox: local``), in the same container.  Under its
+own uid (``fullsend.adapters.isolation``) it cannot read the action's ``/proc/<pid>/environ``;
+without that isolation (the action not root) it runs as the same user and could — and that file
+holds the environment the action was *started* with, which ``os.environ`` edits do not erase.
+So ``fullsend run`` re-executes itself once, first thing: the secrets travel to the new image
+through a memory file, the new process starts with an environment that holds none of them, and
+it marks itself non-dumpable so a process without ``CAP_SYS_PTRACE`` cannot read its memory
+either (docs/architecture.md "Tokens").
 
 What moves is every entry a child must never see and the action still needs: the four runner
 credentials by name, and every entry whose value (or name) holds the job token, raw or encoded,

@@ -1,5 +1,4 @@
-"""Cancellation from the first instruction of ``fullsend run`` to the last (interface.md
-"Cancellation and pre-script skip").
+"""Cancellation from the first instruction of ``fullsend run`` to the last.
 
 Any SIGTERM or SIGINT, whenever it lands, gives ``outcome=failed``, exit 1, outputs and step
 summary written, no receipt, no traceback, and the status comment marked cancelled.  Three

@@ -1,5 +1,4 @@
-"""What the action's children run as and may touch, for the length of ``ActionRun.execute``
-(issue 19; docs: "What the agent can reach").
+"""What the action's children run as and may touch, for the length of ``ActionRun.execute``.
 
 ``open`` — before the first child (the pre-script): the runner's file-command files are read as
 they are, and with a child user the workspace and ``HOME`` are handed to it.  ``close`` — once the

@@ -26,7 +26,7 @@ class ScriptResult:
 
 def run_script(command: str, env: Mapping[str, str], cwd: Path, timeout_s: float,
                user: ChildUser | None = None) -> ScriptResult:
-    """Run ``sh -c command`` (as ``user`` when given, issue 19); never raises for the script (a
+    """Run ``sh -c command`` (as ``user`` when given); never raises for the script (a
     failure to start or a timeout is exit -1)."""
     try:
         result = run_command(["sh", "-c", command], timeout_s=timeout_s, env=env, cwd=cwd, user=user)

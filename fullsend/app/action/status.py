@@ -84,7 +84,7 @@ class StatusComment:
         """The comment id to edit, or ``None`` to post a new one.  A terminal status this run
         already wrote is replaced (a run cancelled while or after writing it, even when the answer
         to that write was lost); else the start comment is edited in place when it is still last,
-        or the agent's own output follows it (§7)."""
+        or the agent's own output follows it."""
         if self.terminal is not None:
             return self.terminal.id
         if self.comment is None:
