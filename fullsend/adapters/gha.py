@@ -162,7 +162,7 @@ class FileCommandSnapshot:
     files: dict[str, tuple[str, bytes | None]] = field(default_factory=dict)
 
     @classmethod
-    def take(cls, environ: Mapping[str, str]) -> "FileCommandSnapshot":
+    def take(cls, environ: Mapping[str, str]) -> FileCommandSnapshot:
         """Read every ``FILE_COMMAND_KEYS`` file named in ``environ`` (never raises)."""
         snapshot = cls()
         for key in FILE_COMMAND_KEYS:
@@ -209,9 +209,9 @@ def _read_guarded(path: str) -> bytes | None:
 def _put_back(path: str, content: bytes | None) -> None:
     """Make ``path`` a regular file holding ``content`` again (removed when ``None``); a link or
     other non-regular entry put in its place is removed, never written through."""
-    if os.path.islink(path) or (os.path.lexists(path) and not os.path.isfile(path)) or content is None:
-        if os.path.lexists(path):
-            os.unlink(path)
+    replace = os.path.islink(path) or not os.path.isfile(path) or content is None
+    if replace and os.path.lexists(path):
+        os.unlink(path)
     if content is None:
         return
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)

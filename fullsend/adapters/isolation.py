@@ -29,9 +29,9 @@ import shutil
 import signal
 import subprocess
 import threading
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Sequence
 
 #: The child user the Dockerfile creates (the uid is fixed there, above every runner account).
 CHILD_USER = "fullsend-agent"
@@ -81,7 +81,7 @@ def resolve_child_user(environ: Mapping[str, str]) -> tuple[ChildUser | None, st
     if user.uid == 0:
         return None, f"{CHILD_USER} is root"
     try:
-        probe = subprocess.run(user.argv(["true"]), env={"PATH": _SYSTEM_PATH}, capture_output=True,  # noqa: S603
+        probe = subprocess.run(user.argv(["true"]), env={"PATH": _SYSTEM_PATH}, capture_output=True,
                                timeout=_PROBE_TIMEOUT_S, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return None, f"setpriv could not be run ({exc})"
@@ -142,9 +142,15 @@ class Handover:
         child) to the owner of its tree's root.  Call once no child process is left.  Returns
         how many entries could not be changed."""
         failures = 0
+        uid = self.user.uid
         for root, owner in self.owners.items():
             kept = self.kept.get(root, {})
-            failures += _walk_chown(root, lambda rel, st: kept.get(rel, owner) if st.st_uid == self.user.uid else None)
+
+            def give_back(rel: str, st: os.stat_result, kept: dict[str, tuple[int, int]] = kept,
+                          owner: tuple[int, int] = owner) -> tuple[int, int] | None:
+                return kept.get(rel, owner) if st.st_uid == uid else None
+
+            failures += _walk_chown(root, give_back)
         return failures
 
 
@@ -173,7 +179,10 @@ def hand_over(roots: Sequence[Path], user: ChildUser) -> Handover:
     return handover
 
 
-def _walk_chown(root: Path, decide) -> int:  # type: ignore[no-untyped-def]
+Decide = Callable[[str, os.stat_result], "tuple[int, int] | None"]
+
+
+def _walk_chown(root: Path, decide: Decide) -> int:
     """``lchown`` the root and every entry below it to ``decide(relative path, lstat)`` (``None``:
     leave it).  Never follows a link; returns how many entries could not be changed."""
     failures = _chown_one(str(root), ".", decide, None)
@@ -184,7 +193,7 @@ def _walk_chown(root: Path, decide) -> int:  # type: ignore[no-untyped-def]
     return failures
 
 
-def _chown_one(name: str, rel: str, decide, dirfd: int | None) -> int:  # type: ignore[no-untyped-def]
+def _chown_one(name: str, rel: str, decide: Decide, dirfd: int | None) -> int:
     try:
         st = os.stat(name, dir_fd=dirfd, follow_symlinks=False)
         target = decide(rel, st)

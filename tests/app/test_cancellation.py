@@ -18,10 +18,10 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
@@ -98,7 +98,7 @@ PHASES = [
 def test_a_signal_at_any_phase_cancels_the_run_cleanly(tmp_path, phase, signum):
     hold = Hold()
     with GitHubSimulator() as sim:
-        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(timezone.utc) - timedelta(seconds=60)))
+        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         if phase.steered:
             sim.on_request(sim.match("GET", LISTING), lambda s: add_comment_follow_up(s, "/fs-review re-check it"))
         reached = phase.arm(sim, fix, hold, tmp_path)
@@ -145,7 +145,7 @@ def test_a_signal_during_the_pre_script_ends_the_script_too(tmp_path):
     started = tmp_path / "pre-script-started"
     marker = f"sleep\x0060.{os.getpid()}"  # the argv of the script's sleep, as /proc shows it
     with GitHubSimulator() as sim:
-        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(timezone.utc) - timedelta(seconds=60)))
+        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         env = runner_env(tmp_path, sim, fix, inputs={"pre_script": f"touch {started}; sleep 60.{os.getpid()}"})
         proc = subprocess.Popen([sys.executable, str(REPO_ROOT / "entrypoint.py")], env=env,
                                 cwd=env["GITHUB_WORKSPACE"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -4,8 +4,7 @@ children run as the action's own user: no isolation) has its writes undone, with
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
-from pathlib import Path
+from datetime import UTC, datetime, timedelta
 
 from fullsend.adapters.gha import FileCommandSnapshot
 from fullsend.core.model import format_time
@@ -17,7 +16,7 @@ from tests.app.e2e_helpers import run_entrypoint, runner_env
 def test_a_child_writing_the_file_command_files_by_path_changes_no_output(tmp_path):
     files = tmp_path / "file_commands"
     with GitHubSimulator() as sim:
-        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(timezone.utc) - timedelta(seconds=60)))
+        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         env = runner_env(tmp_path, sim, fix, inputs={
             "steer_enabled": "false",
             "post_script": (f"test -z \"$GITHUB_OUTPUT$GITHUB_ENV$GITHUB_PATH$GITHUB_STATE$GITHUB_STEP_SUMMARY\" && "

@@ -17,7 +17,7 @@ import secrets
 import shutil
 import sys
 import tempfile
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -57,7 +57,7 @@ def test_a_hostile_agent_and_post_script_under_their_own_uid_find_no_secret_and_
     agent.write_text(f"#!/bin/sh\nexec '{PYTHON}' '{hunter}' agent \"$@\"\n")
     agent.chmod(0o755)
     with GitHubSimulator() as sim:
-        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(timezone.utc) - timedelta(seconds=60)))
+        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         sim.add_token(job_token, fix.job_login, "Bot")
         env = runner_env(run_dir, sim, fix, inputs={
             "github_token": job_token, "agent_cli": str(agent), "post_script": f"'{PYTHON}' '{hunter}' post"})

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -25,8 +25,14 @@ from fullsend.core.model import format_time
 from fullsend.simulator.fixtures import standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 from tests.container.hostile_agent import HUNTER, hunt_env
-from tests.container.runner_container import (CONTAINER_FILE_COMMANDS, CONTAINER_WORKSPACE, RunnerDirs, action_inputs,
-                                              container_env, run_container)
+from tests.container.runner_container import (
+    CONTAINER_FILE_COMMANDS,
+    CONTAINER_WORKSPACE,
+    RunnerDirs,
+    action_inputs,
+    container_env,
+    run_container,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.container, pytest.mark.timeout(1200)]
 RUNNER_UID = 1001  # the runner's account on GitHub's images: it owns the mounted directories
@@ -68,7 +74,7 @@ def _hunt(image: str, root: Path, extra_args: tuple[str, ...]):
     for path in (dirs.workspace, dirs.home, dirs.file_commands, *dirs.workspace.rglob("*"), *files.values()):
         os.chown(path, RUNNER_UID, RUNNER_UID)
     with GitHubSimulator() as sim:
-        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(timezone.utc) - timedelta(seconds=60)))
+        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         sim.add_token(job_token, fix.job_login, "Bot")
         inputs = action_inputs(job_token, {
             "role_token": fix.role_token, "stage": "review", "agent_cli": f"{TEST_DIR}/agent",

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import signal
 import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import Any
 
 #: The signals a cancelled job's runner sends (SIGINT first, then SIGTERM, then a kill).
 SIGNALS = (signal.SIGTERM, signal.SIGINT)
@@ -114,5 +115,5 @@ class Cancellation:
 def _quietly(callback: Callable[[], None]) -> None:
     try:
         callback()
-    except Exception:  # noqa: BLE001 - nothing may escape a signal handler
+    except Exception:
         pass

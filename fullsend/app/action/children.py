@@ -10,8 +10,8 @@ is undone, so only the action writes outputs, env, path and summary, after its c
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Callable, Mapping
 
 from fullsend.adapters.gha import FileCommandSnapshot
 from fullsend.adapters.isolation import ChildUser, Handover, end_processes_of, hand_over, resolve_child_user
