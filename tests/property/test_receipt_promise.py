@@ -22,9 +22,11 @@ from hypothesis.stateful import run_state_machine_as_test
 from tests.property.promise_machine import ReceiptPromise
 
 EXAMPLES_DB = DirectoryBasedExampleDatabase(str(Path(__file__).parent / "examples-db"))
-FAST = settings(max_examples=300, stateful_step_count=25, deadline=None, database=EXAMPLES_DB, print_blob=True,
+FAST = settings(max_examples=200, stateful_step_count=25, deadline=None, database=EXAMPLES_DB, print_blob=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-LONG = settings(FAST, max_examples=10_000)
+# Measured at about 0.35 s an interleaving on one core (most of it the simulator's HTTP round
+# trips), so 1,500 fit the slow tier's 10-minute budget; the 10,000 do not yet.
+LONG = settings(FAST, max_examples=1_500)
 
 
 def _seed() -> int:
