@@ -1,0 +1,185 @@
+"""The receipt's promise as a hypothesis state machine (issue 23; docs/architecture.md "The receipt's promise").
+
+Each example is one run of the action (:class:`~tests.property.receipt_world.World`): the rules
+add follow-up comments and shim runs, move the head, edit and delete comments, inject faults,
+move virtual time, and make the agent acknowledge, drop or end its turn; ``finish`` ends the run
+in a drawn end state (or teardown ends it in success), posts the receipt as the lifecycle does and
+runs every queued follow-up's pre-flight.  The invariant is checked after every step and at the end.
+"""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+from fullsend.core.receipt.marker import normalize_ids
+from fullsend.simulator.faults import drop_field, not_json
+from fullsend.simulator.fixtures import FIX_RUN_ID, JOB_TOKEN, add_comment_follow_up, add_follow_up_run
+from tests.property.receipt_world import END_STATES, FollowUp, World
+
+# kind -> (add_follow_up_run keyword arguments, may the watcher accept it)
+KINDS: dict[str, tuple[dict[str, object], bool]] = {
+    "comment": ({}, True),
+    "review": ({"event": "pull_request_review", "pull_requests": (7,)}, True),
+    "unauthorized": ({"route": "failure"}, False),
+    "route-pending": ({"route": "in_progress"}, False),
+    "other-item": ({"pr": 8}, False),
+    "other-workflow": ({"path": ".github/workflows/other.yml"}, False),
+    "re-run": ({"run_attempt": 2}, True),
+}
+ENDPOINTS = [r"/actions/workflows/[^/]+/runs$", r"/actions/runs/\d+/jobs$", r"/actions/runs/\d+$",
+             r"/issues/7/comments", r"/issues/comments/\d+$", r"/pulls/7$", r"/compare/", r"/user$"]
+MIN_STEPS = 8  # a run ends (rule ``finish``) only after this many steps; teardown ends it in success
+FAULTS = ["500", "502", "429", "rate-limit", "not-json", "drop-id", "drop-created_at", "reset"]
+
+
+class ReceiptPromise(RuleBasedStateMachine):
+    """Random interleavings of one run; fails on any false "already handled" or lost update."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.world = World()
+        self.steps = 0
+
+    # ---- the work item and the shim's runs ----------------------------------------------------
+    @precondition(lambda self: self.world.outcome is None)
+    @rule(kind=st.sampled_from(sorted(KINDS)), with_comment=st.booleans())
+    def add_follow_up(self, kind: str, with_comment: bool) -> None:
+        fields, acceptable = KINDS[kind]
+        sim, comment_id = self.world.sim, 0
+        if with_comment and kind != "other-item":
+            comment, run = add_comment_follow_up(sim, f"/fs-review please also check case {len(self.world.follow_ups)}",
+                                                 **fields)  # type: ignore[arg-type]
+            comment_id = int(comment["id"])
+        else:
+            run = add_follow_up_run(sim, **fields)  # type: ignore[arg-type]
+        attempt = int(fields.get("run_attempt", 1))  # type: ignore[call-overload]
+        self.world.follow_ups.append(FollowUp(int(run["id"]), kind, attempt, acceptable, comment_id))
+
+    @precondition(lambda self: self.world.outcome is None)
+    @rule(sha=st.sampled_from(["bbb222", "ccc333", "ddd444"]))
+    def move_head(self, sha: str) -> None:
+        if self.world.head != sha:
+            self.world.sim.move_head(7, sha, files=[{"filename": "orders.sql", "patch": "@@ -1 +1 @@\n-a\n+b"}])
+            self.world.head = sha
+
+    @precondition(lambda self: self.world.outcome is None and any(f.comment_id for f in self.world.follow_ups))
+    @rule(data=st.data(), delete=st.booleans())
+    def edit_or_delete_comment(self, data: st.DataObject, delete: bool) -> None:
+        follow_up = data.draw(st.sampled_from([f for f in self.world.follow_ups if f.comment_id]))
+        if delete:
+            self.world.sim.delete_comment(follow_up.comment_id)
+            follow_up.comment_id = 0
+        else:
+            self.world.sim.edit_comment(follow_up.comment_id, "edited: never mind")
+
+    @precondition(lambda self: self.world.outcome is None and self.world.faults < 2)
+    @rule(endpoint=st.sampled_from(ENDPOINTS), fault=st.sampled_from(FAULTS), times=st.integers(1, 3),
+          post=st.booleans(), now=st.integers(0, 5))
+    def inject_fault(self, endpoint: str, fault: str, times: int, post: bool, now: int) -> None:
+        if now:  # five draws in six inject nothing: most runs stay fault-free, so the strict checks apply
+            return
+        sim, method = self.world.sim, "POST" if post and "comments" in endpoint else "GET"
+        self.world.faults += 1
+        if fault in ("500", "502"):
+            sim.fail(method, endpoint, int(fault), times)
+        elif fault == "429":
+            sim.fail(method, endpoint, 429, times, headers={"Retry-After": "2"})
+        elif fault == "rate-limit":
+            sim.fail(method, endpoint, 403, times, headers={"X-RateLimit-Remaining": "0",
+                                                            "X-RateLimit-Reset": "1788429720"})
+        elif fault == "not-json":
+            sim.mutate(method, endpoint, not_json(), times)
+        elif fault.startswith("drop-"):
+            sim.mutate(method, endpoint, drop_field(fault.removeprefix("drop-")), times)
+        else:
+            sim.fail_connection(method, endpoint, "reset", times)
+
+    # ---- time and the agent -------------------------------------------------------------------
+    @precondition(lambda self: self.world.outcome is None)
+    @rule(seconds=st.sampled_from([1.0, 10.0, 30.0, 61.0, 300.0]))
+    def advance(self, seconds: float) -> None:
+        self.world.advance(seconds)
+
+    @precondition(lambda self: self.world.outcome is None and bool(self.world.agent.pending))
+    @rule(how=st.sampled_from(["ack", "ack", "ack", "fold", "drop"]))
+    def agent_reads_a_line(self, how: str) -> None:
+        agent = self.world.agent
+        if how == "fold":  # two lines answered together: both echoed
+            agent.ack()
+            agent.ack()
+        elif how == "ack":
+            agent.ack()
+        else:
+            agent.drop()
+
+    @precondition(lambda self: self.world.outcome is None)
+    @rule(now=st.integers(0, 2))
+    def turn_end(self, now: int) -> None:
+        if not now:  # one draw in three: a turn end with nothing pending settles the run early
+            self.world.turn_end()
+
+    @precondition(lambda self: self.world.outcome is None and self.steps >= MIN_STEPS)
+    @rule(end_state=st.sampled_from(sorted(END_STATES) + ["success"] * 6))  # success about half the time
+    def finish(self, end_state: str) -> None:
+        self.world.finish(end_state)
+        self.check_the_end()
+
+    @precondition(lambda self: self.world.outcome is not None)
+    @rule()
+    def replay_a_queued_run(self) -> None:
+        """After the run: a queued run that starts again (a replay) decides as it did the first time."""
+        for follow_up in self.world.follow_ups[:1]:
+            again = self.world.preflight(follow_up)
+            assert (again is None) == (self.world.skips[follow_up.run_id] is None) or self.world.faults
+
+    # ---- the invariant ------------------------------------------------------------------------
+    @invariant()
+    def count_the_step(self) -> None:
+        self.steps += 1
+
+    @invariant()
+    def nothing_unacceptable_is_delivered(self) -> None:
+        if self.world.outcome is None and self.world.thread is not None:
+            refused = {f.run_id for f in self.world.follow_ups if not f.acceptable}
+            delivered = {rid for batch in self.world.watcher.delivered for rid in batch.run_ids}
+            assert not delivered & refused, f"delivered runs that never passed provenance: {delivered & refused}"
+
+    @invariant()
+    def the_job_token_stays_out_of_reach(self) -> None:
+        assert not any(JOB_TOKEN in m.text for m in self.world.agent.seen), "the job token reached the agent"
+        assert not any(JOB_TOKEN in line for _, line in self.world.logs), "the job token is in a log line"
+
+    def check_the_end(self) -> None:
+        """The invariant of docs/architecture.md "The receipt's promise", once the run is over."""
+        world, outcome = self.world, self.world.outcome
+        assert outcome is not None
+        receipts = world.receipts()
+        assert len(receipts) <= 1, f"{len(receipts)} receipts for one run"
+        acked = {a.follow_up_run_id for a in world.agent.acks}
+        absorbed = normalize_ids(rid for batch in (world.watcher.delivered if world.thread else [])
+                                 if batch.message_id in acked for rid in batch.run_ids)
+        listed = receipts[0].consumed if receipts else ()
+        if receipts:
+            assert world.end_state == "success", f"a receipt after the agent ended {world.end_state}"
+            assert listed == absorbed, f"the receipt lists {listed}, the agent acknowledged {absorbed}"
+            assert outcome.consumed_run_ids == ",".join(map(str, listed)), "the outputs differ from the receipt"
+        acceptable = {f.run_id for f in world.follow_ups if f.acceptable}
+        assert set(listed) <= acceptable, f"the receipt names runs never accepted: {set(listed) - acceptable}"
+        if world.end_state == "success" and absorbed and not world.faults:
+            assert listed == absorbed, "an outright success that absorbed updates posted no receipt"
+        for follow_up in world.follow_ups:
+            should_skip = follow_up.run_id in listed and follow_up.attempt == 1
+            skipped = world.skips[follow_up.run_id] is not None
+            if not world.faults or skipped:
+                assert skipped == should_skip, (f"queued run {follow_up.run_id} ({follow_up.kind}) "
+                                                f"{'skipped' if skipped else 'did the work'}; receipt lists {listed}")
+        assert FIX_RUN_ID not in listed
+
+    def teardown(self) -> None:
+        try:
+            if self.world.outcome is None:
+                self.world.finish("success")
+                self.check_the_end()
+        finally:
+            self.world.close()
