@@ -102,7 +102,9 @@ def measure(label: str, repeat: int, wording, **kw) -> tuple:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
-    repeat = parser.parse_args().repeat
+    parser.add_argument("--quick", action="store_true", help="one repeat (the CI mode of bench/run_all.py)")
+    args = parser.parse_args()
+    repeat = 1 if args.quick else args.repeat
     wording = default_wording()
     rows = [
         measure("maximal: 299-file move + 100 x 64 KiB", repeat, wording, files=299, patch_bytes=4096, comments=100,

@@ -104,7 +104,10 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--steers", type=int, default=20)
     parser.add_argument("--interrupts", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="5 steers, 1 interrupt (the CI mode of run_all.py)")
     args = parser.parse_args()
+    if args.quick:
+        args.steers, args.interrupts = 5, 1
     with tempfile.TemporaryDirectory() as tmp:
         live = bench_live(args.steers, Path(tmp))
         print(f"live feed steer->ack: n={len(live)} median={statistics.median(live):.1f} ms "

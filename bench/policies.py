@@ -134,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--turn-s", type=float, default=300.0, help="the agent's turn (a run's task)")
     parser.add_argument("--poll-s", type=float, default=30.0, help="poll_interval_seconds")
     parser.add_argument("--max-steers", type=int, default=2)
+    parser.add_argument("--quick", action="store_true", help="accepted for bench/run_all.py; the same table")
     parser.add_argument("--steer-s", type=float, default=None,
                         help="what answering the steers drained at a step boundary costs (default: half a turn)")
     args = parser.parse_args(argv)

@@ -1,6 +1,6 @@
 """Run every benchmark in ``bench/`` and print one summary.
 
-    python bench/run_all.py [--only NAME ...] [--skip NAME ...] [--markdown]
+    python bench/run_all.py [--quick] [--only NAME ...] [--skip NAME ...] [--markdown]
 
 Each ``bench/*.py`` script other than this one (``bench_provenance``, ``bench_envelope``,
 ``bench_transport``, ``policies``, ``api_cost`` and any added later) runs as its own process
@@ -8,7 +8,9 @@ with this interpreter, from the repository root; its table is printed under its 
 summary lists every benchmark with its exit status and wall time.  ``--markdown`` prints the
 tables as fenced blocks with the date, ready to paste into ``bench/README.md``.  The container
 figures are measured by ``tests/container`` (see the "Container" section of the README), not
-here.  Exits 0 when every benchmark exited 0, else 1.
+here.  ``--quick`` (the CI mode) passes ``--quick`` to every benchmark: fewer repeats and
+smaller grids, the same tables; without it the full mode runs (the one recorded in the README).
+Exits 0 when every benchmark exited 0, else 1.
 """
 
 from __future__ import annotations
@@ -30,11 +32,12 @@ def benchmarks() -> list[Path]:
     return sorted(p for p in BENCH.glob("*.py") if p.name != Path(__file__).name and not p.name.startswith("_"))
 
 
-def run(path: Path) -> tuple[int, float, str]:
-    """(exit status, wall seconds, stdout + stderr) of one benchmark."""
+def run(path: Path, quick: bool = False) -> tuple[int, float, str]:
+    """(exit status, wall seconds, stdout + stderr) of one benchmark; ``quick`` passes ``--quick``."""
     started = time.monotonic()
     try:
-        proc = subprocess.run([sys.executable, str(path)], cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT_S)
+        command = [sys.executable, str(path), *(["--quick"] if quick else [])]
+        proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT_S)
         code, out = proc.returncode, proc.stdout + (f"\n[stderr]\n{proc.stderr}" if proc.returncode else "")
     except subprocess.TimeoutExpired:
         code, out = -1, f"timed out after {TIMEOUT_S} s"
@@ -45,12 +48,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--only", nargs="*", default=[], help="run just these (names without .py)")
     parser.add_argument("--skip", nargs="*", default=[], help="leave these out")
+    parser.add_argument("--quick", action="store_true", help="the CI mode: fewer repeats, smaller grids")
     parser.add_argument("--markdown", action="store_true", help="fenced blocks with the date")
     args = parser.parse_args(argv)
     chosen = [p for p in benchmarks() if (not args.only or p.stem in args.only) and p.stem not in args.skip]
     results = []
     for path in chosen:
-        code, seconds, out = run(path)
+        code, seconds, out = run(path, args.quick)
         results.append((path.stem, code, seconds))
         if args.markdown:
             print(f"### {path.stem} ({date.today().isoformat()})\n\n```text\n{out}\n```\n")

@@ -73,6 +73,9 @@ class GitHubForge:
         self._logins: dict[str, str] = {}
         self._integration: set[str] = set()  # credentials known to act as an App
         self._on_request = on_request
+        # The last shim listing parsed, keyed by (path, created filter, page ETags): a poll whose
+        # pages all answer 304 (same ETags) reuses it instead of re-parsing up to 400 rows.
+        self._parsed_listing: tuple[tuple[str, str, tuple[str, ...]], RunListing] | None = None
 
     def _t(self, credential: Credential) -> Transport:
         return self._http.get(credential) or self._http["job"]  # type: ignore[return-value]  # "job" is never None
@@ -91,13 +94,16 @@ class GitHubForge:
         return self._walk(credential, path, params, key, max_pages)[0]
 
     def _walk(self, credential: Credential, path: str, params: dict[str, Any], key: str | None,
-              max_pages: int) -> tuple[list[Any], bool]:
+              max_pages: int, etags: list[str] | None = None) -> tuple[list[Any], bool]:
         """``(items, capped)`` of :meth:`_pages`; ``capped`` when ``max_pages`` full pages were
-        read and GitHub still announced a next one."""
+        read and GitHub still announced a next one.  ``etags``, when given, receives each page's
+        ETag ("" for a page without one), in page order."""
         items: list[Any] = []
         url, query = path, dict(params, per_page=100)
         for _ in range(max_pages):
             resp = self._t(credential).request("GET", url, query, conditional=True)
+            if etags is not None:
+                etags.append(resp.headers.get("etag", ""))
             data = resp.data
             page = (data.get(key) if isinstance(data, dict) else None) if key else data
             page = page if isinstance(page, list) else []
@@ -122,12 +128,21 @@ class GitHubForge:
 
     def list_workflow_runs(self, workflow_file: str, created_since: datetime) -> list[WorkflowRun]:
         """The shim's runs with ``created>=<since>``, ≤ 4 pages, oldest first; a run read twice
-        (the listing shifted between page reads) is kept once by ``core``'s ``order_listing``."""
+        (the listing shifted between page reads) is kept once by ``core``'s ``order_listing``.
+        A poll whose pages carry the ETags of the last parse (all 304s) returns those records again
+        in a new list, without re-parsing a row."""
         path = f"{self._base}/actions/workflows/{quote(workflow_file, safe='')}/runs"
-        rows = self._pages("job", path, {"created": ">=" + format_time(created_since)}, "workflow_runs", RUN_PAGES_MAX)
-        listing = RunListing(order_listing(WorkflowRun.from_json(row) for row in rows if isinstance(row, dict)))
-        listing.capped = len(rows) >= RUN_PAGES_MAX * 100
-        return listing
+        created, etags = ">=" + format_time(created_since), list[str]()
+        rows = self._walk("job", path, {"created": created}, "workflow_runs", RUN_PAGES_MAX, etags)[0]
+        key = (path, created, tuple(etags))
+        parsed = self._parsed_listing
+        if parsed is None or parsed[0] != key or not all(etags):
+            listing = RunListing(order_listing(WorkflowRun.from_json(row) for row in rows if isinstance(row, dict)))
+            listing.capped = len(rows) >= RUN_PAGES_MAX * 100
+            parsed = self._parsed_listing = (key, listing)
+        copy = RunListing(parsed[1])  # the caller may change its list; the cached one stays whole
+        copy.capped = parsed[1].capped
+        return copy
 
     def list_repository_runs(self, created_since: datetime | None,
                              created_until: datetime | None = None) -> tuple[list[WorkflowRun], bool]:
