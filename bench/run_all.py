@@ -4,7 +4,8 @@
 
 Each ``bench/*.py`` script other than this one (``bench_provenance``, ``bench_envelope``,
 ``bench_transport``, ``policies``, ``api_cost`` and any added later) runs as its own process
-with this interpreter, from the repository root; its table is printed under its name, then a
+with this interpreter, from the repository root with it on ``PYTHONPATH`` (the policy and API
+benchmarks import the test doubles, ``tests.doubles``); its table is printed under its name, then a
 summary lists every benchmark with its exit status and wall time.  ``--markdown`` prints the
 tables as fenced blocks with the date, ready to paste into ``bench/README.md``.  The container
 figures are measured by ``tests/container`` (see the "Container" section of the README), not
@@ -16,6 +17,7 @@ Exits 0 when every benchmark exited 0, else 1.
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import time
@@ -37,7 +39,8 @@ def run(path: Path, quick: bool = False) -> tuple[int, float, str]:
     started = time.monotonic()
     try:
         command = [sys.executable, str(path), *(["--quick"] if quick else [])]
-        proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT_S)
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+        proc = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=TIMEOUT_S)
         code, out = proc.returncode, proc.stdout + (f"\n[stderr]\n{proc.stderr}" if proc.returncode else "")
     except subprocess.TimeoutExpired:
         code, out = -1, f"timed out after {TIMEOUT_S} s"
