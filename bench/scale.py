@@ -1,0 +1,99 @@
+"""How many concurrently watched runs one repository's job-token budget holds (issue 22).
+
+    PYTHONPATH=. python bench/scale.py [--quick]
+
+GitHub gives a repository's ``GITHUB_TOKEN`` 1,000 REST requests per hour (``BUDGET_PER_H``); every
+watched run polls the same shim listing with it.  For N watched runs (N = 1 … 100), each with K
+authorized comments per hour on its own item, one real watcher (``Watcher.watch`` over HTTP to
+the simulator, virtual clock, poll 30 s, no deadline, ``max_steers`` 1000 so it watches the whole
+hour, the agent's turn outlasting it) is run for one hour while the simulator also receives the
+other N - 1 items' K events per hour (their shim runs change the listing every watcher polls, so
+they break its ETag).  The runs are alike, so the repository spends N times one watcher's hour.
+Fixed before the results: K = 10, events evenly spaced (own at (i + 1/2) x 3600/K s, the others'
+at (j + 1/4) x 3600/((N - 1) K) s), Route lag 5 s.  "Conditional" counts what GitHub charges with
+``If-None-Match`` polling (304s free); "unconditional" counts every request.  Start and the
+receipt (a few requests once per run) are not in the hour.  Goal: >= 20 watched runs within the
+budget at K = 10.  Exits 0 either way.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+
+from fullsend.adapters.github.forge import GitHubForge
+from fullsend.core.model import Repo, parse_time
+from fullsend.simulator.fixtures import JOB_TOKEN, ROLE_TOKEN, add_follow_up_run, standard_pr_scenario
+from fullsend.simulator.server import GitHubSimulator
+from tests.doubles.sim_replay import ReplaySession, VirtualClock
+from tests.doubles.sim_traces import (
+    ORIGIN,
+    ROUTE_LAG_S,
+    ReplayParams,
+    TraceEvent,
+    World,
+    apply_event,
+    conclude_route,
+    watch_config,
+)
+
+BUDGET_PER_H, HOUR_S, K_PER_H, POLL_S, GOAL_N = 1000, 3600.0, 10, 30.0, 20
+FULL_N, QUICK_N = (1, 2, 3, 5, 10, 20, 50, 100), (1, 10, 20)
+
+
+def one_watcher_hour(n_runs: int, k_per_h: int) -> tuple[int, int]:
+    """``(counted, 304s)`` of one watcher's hour among ``n_runs`` watched runs with ``k_per_h`` events each."""
+    origin = parse_time(ORIGIN)
+    assert origin is not None
+    clock = VirtualClock(origin)
+    with GitHubSimulator(clock=clock.now) as sim, tempfile.TemporaryDirectory() as tmp:
+        fix = standard_pr_scenario(sim, created_at=ORIGIN)
+        forge = GitHubForge(Repo("org", "repo"), sim.api_url, sim.graphql_url, JOB_TOKEN, ROLE_TOKEN, clock)
+        world = World(sim, clock, forge, tmp)
+        session = ReplaySession(forge, clock, watch_config(clock, fix.my_run_id, ReplayParams(
+            poll_interval_s=POLL_S, max_steers=1000), deadline=False), turn_s=2 * HOUR_S)
+        session.start(0.0)
+        sim.reset_requests()
+        own = [(HOUR_S * (i + 0.5) / k_per_h, "own", i) for i in range(k_per_h)]
+        others = (n_runs - 1) * k_per_h
+        due = sorted(own + [(t + ROUTE_LAG_S, "route", i) for t, _, i in own]
+                     + [(HOUR_S * (j + 0.25) / others, "other", j) for j in range(others)])
+        fired: dict[int, int] = {}
+        for t_s, kind, i in due:  # at one instant the forge changes first, then the watcher acts
+            session.run_until_done(t_s - 1e-6)
+            clock.advance_to(t_s)
+            if kind == "own":
+                fired[i] = int(apply_event(world, TraceEvent(t_s), i)["id"])
+            elif kind == "route":
+                conclude_route(world, fired[i])
+            else:
+                add_follow_up_run(sim, pr=1000 + i % max(n_runs - 1, 1), route="success", stage_status="queued")
+        session.run_until_done(HOUR_S)
+        session.close()
+        return sim.counted_request_count(), sim.request_count(status=304)
+
+
+def main(argv: list[str]) -> int:
+    sizes = QUICK_N if "--quick" in argv else FULL_N
+    print(f"{'watched runs N':>14}  {'events/h':>8}  {'one watcher (counted + 304)':>27}  "
+          f"{'repo req/h conditional':>22}  {'unconditional':>13}")
+    print("-" * 94)
+    fits = {"conditional": 0, "unconditional": 0}
+    for n in sizes:
+        counted, free = one_watcher_hour(n, K_PER_H)
+        conditional, unconditional = n * counted, n * (counted + free)
+        for name, value in (("conditional", conditional), ("unconditional", unconditional)):
+            if value <= BUDGET_PER_H:
+                fits[name] = max(fits[name], n)
+        print(f"{n:>14}  {n * K_PER_H:>8}  {f'{counted} + {free}':>27}  {conditional:>22}  {unconditional:>13}")
+    print(f"\nBudget {BUDGET_PER_H} requests/hour per repository, K = {K_PER_H} events/hour per run, "
+          f"poll {POLL_S:g} s.")
+    print(f"Largest N measured within the budget: conditional {fits['conditional']}, "
+          f"unconditional {fits['unconditional']} (N measured: {', '.join(map(str, sizes))}).")
+    print(f"Goal >= {GOAL_N} watched runs within the budget at K = {K_PER_H}: "
+          f"{'met' if fits['conditional'] >= GOAL_N else 'NOT met'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
