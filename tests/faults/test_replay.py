@@ -1,4 +1,4 @@
-"""The virtual-time replay behind the benchmarks (tests/doubles/sim_replay.py, sim_traces.py).
+"""The virtual-time replay behind the benchmarks (tests/doubles/sim_replay.py, sim_traces.py, sim_group.py).
 
 The seed's "one run at the cap" trace (seeds/001, as issue 7 words it) replayed through the real
 watcher: two comments fold into steer 1 at the 60 s poll, a push and a comment into steer 2 at
