@@ -20,6 +20,7 @@ make defanging slow.  Uses Python 3.11 atomic groups and possessive quantifiers.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -142,9 +143,27 @@ def reader_view(s: str) -> str:
     ``NFKC(NFKD(s) - marks)``: ``Work-item contex`` + ``t`` + U+0308 (or the precomposed U+1E97)
     reads ``Work-item context``; a fullwidth ``Ａ`` reads ``A``.  Idempotent.
     """
-    decomposed = unicodedata.normalize("NFKD", s)
-    bare = "".join(c for c in decomposed if not unicodedata.category(c).startswith("M"))
+    if s.isascii():
+        return s
+    bare = _marks_pattern().sub("", unicodedata.normalize("NFKD", s))
     return unicodedata.normalize("NFKC", bare)
+
+
+@functools.cache
+def _marks_pattern() -> re.Pattern[str]:
+    """Every combining mark (categories Mn, Mc, Me) of this interpreter's Unicode tables.
+
+    Built on first use (one pass over the code points, a fraction of a second), never at import:
+    the skip path does not defang.
+    """
+    ranges: list[list[int]] = []
+    for cp in range(0x110000):
+        if unicodedata.category(chr(cp)).startswith("M"):
+            if ranges and ranges[-1][1] == cp - 1:
+                ranges[-1][1] = cp
+            else:
+                ranges.append([cp, cp])
+    return re.compile("[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges) + "]")
 
 
 def _hides_token(text: str) -> bool:

@@ -25,7 +25,7 @@ from fullsend.wording import default_wording
 from tests.core.text.envelope_support import live_tokens, run
 from tests.core.text.reader_oracle import reader_tokens
 
-TIMEOUT_S = {"dev": 120, "ci": 180, "slow": 900}.get(os.environ.get("HYPOTHESIS_PROFILE", "dev"), 900)
+TIMEOUT_S = {"dev": 120, "ci": 600, "slow": 900}.get(os.environ.get("HYPOTHESIS_PROFILE", "dev"), 900)
 
 FRAGMENTS = [
     "[work-item-context]", "[/work-item-context]", "[/WORK-ITEM-CONTEXT]", "[Work-Item-Context]", "Amendments",
