@@ -15,6 +15,7 @@ from pathlib import Path
 from fullsend.adapters.gha import FILE_COMMAND_KEYS, Console
 from fullsend.adapters.runtimes import RUNTIMES
 from fullsend.adapters.sandbox import sandbox_factory
+from fullsend.app.action.agent_env import agent_provider_env, runner_secrets
 from fullsend.app.action.cancel import Cancellation
 from fullsend.app.action.children import Children
 from fullsend.app.action.finish import RunOutcome
@@ -48,12 +49,15 @@ class ActionRun:
                  cancellation: Cancellation | None = None) -> None:
         self.plan, self.tokens, self.forge, self.clock = plan, tokens, forge, clock
         self.console, self.log, self.timeline, self.started_at = console, log, timeline, started_at
+        secrets = runner_secrets(environ)
         self.env = child_env({k: v for k, v in environ.items()
                               if not k.upper().startswith("INPUT_") and k not in AGENT_HIDDEN_KEYS},
-                             tokens.job, tokens.role, encoded_forms(tokens.job))
+                             tokens.job, tokens.role, (*encoded_forms(tokens.job), *secrets))
         self.children = Children(environ, plan.ctx.workspace, self.env.get("HOME", ""), log)
         warn_persisted_credentials(plan.ctx.workspace, log)
         self.env.update(run_facts_env(started_at, plan.env_head_sha))
+        self.agent_env = agent_provider_env(self.env, plan.inputs.runtime, environ,
+                                            (tokens.job, tokens.role, *secrets), log)
         self.lock = threading.Lock()
         self.cancelled = threading.Event()
         self.cancellation = cancellation or Cancellation()
@@ -155,7 +159,7 @@ class ActionRun:
     def _setup(self, prompt: str, watch_cfg: WatchConfig | None) -> IterationSetup:
         return IterationSetup(
             sandbox_name=self.sandbox_name, agent_cli=self.plan.agent_cli, prompt=prompt,
-            workdir=self.plan.ctx.workspace, env=self.env, timeout_s=self.plan.timeout_s,
+            workdir=self.plan.ctx.workspace, env=self.agent_env, timeout_s=self.plan.timeout_s,
             model=self.plan.inputs.model, fallback_models=self.plan.inputs.fallback_models, watch=watch_cfg,
             cancelled=self.cancelled)
 

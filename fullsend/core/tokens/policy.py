@@ -16,7 +16,8 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-#: Never passed to a child (agent, pre-/post-/validation script), whatever the value.
+#: Never passed to a child (agent, pre-/post-/validation script), whatever the value: what belongs to
+#: the runner and the mint.  Model-provider keys are per runtime (``fullsend.core.tokens.providers``).
 DENIED_KEYS = frozenset(
     {
         "ACTIONS_ID_TOKEN_REQUEST_URL",
@@ -26,7 +27,6 @@ DENIED_KEYS = frozenset(
         "FULLSEND_OPENAI_AUDIENCE",
         "FULLSEND_OPENAI_IDENTITY_PROVIDER_ID",
         "FULLSEND_OPENAI_SERVICE_ACCOUNT_ID",
-        "OPENAI_API_KEY",
         "GH_WORKFLOW_TOKEN",
         "INPUT_GITHUB_TOKEN",
         "INPUT_ROLE_TOKEN",
