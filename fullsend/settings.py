@@ -24,6 +24,7 @@ from pydantic_settings import (
     SettingsError,
 )
 
+from fullsend.core.agent_args import owned_flags_in, split_agent_args
 from fullsend.core.tokens.policy import mint_url_allowed, normalize_role
 from fullsend.errors import InputError
 
@@ -48,6 +49,8 @@ _FIXES: dict[str, str] = {
     "prompt": "Set exactly one of 'prompt' or 'prompt_file' (or a harness with a 'prompt:' key).",
     "mint_url": "Use an https:// URL (or http://127.0.0.1 / http://localhost for local tests), without user@.",
     "role": "Use lower-case letters, digits, '-' and '_', starting with a letter.",
+    "agent_args": "Remove the flags the action sets itself (formats, print mode, session plumbing); "
+                  "put one argument per line.",
 }
 
 
@@ -85,6 +88,7 @@ class Inputs(BaseSettings):
     agent_cli: str = ""
     model: str = ""
     fallback_models: Annotated[tuple[str, ...], NoDecode] = ()
+    agent_args: Annotated[tuple[str, ...], NoDecode] = ()
     prompt: str = ""
     prompt_file: str = ""
     harness: str = ""
@@ -140,6 +144,20 @@ class Inputs(BaseSettings):
     def _split(cls, value: Any) -> tuple[str, ...]:
         return _csv(value)
 
+    @field_validator("agent_args", mode="before")
+    @classmethod
+    def _lines(cls, value: Any) -> tuple[str, ...]:
+        if isinstance(value, (list, tuple)):
+            return tuple(str(v) for v in value)
+        return split_agent_args(str(value or ""))
+
+    @model_validator(mode="after")
+    def _owned_flags(self) -> Inputs:
+        owned = owned_flags_in(self.agent_args, self.runtime)
+        if owned:
+            raise ValueError(f"agent_args: names {', '.join(owned)}, which the action sets itself for {self.runtime}")
+        return self
+
     @field_validator("mint_url")
     @classmethod
     def _mint_url(cls, value: str) -> str:
@@ -181,6 +199,8 @@ def load_inputs(environ: Mapping[str, str] | None = None) -> Inputs:
         err = exc.errors(include_input=False)[0]
         name = str(err["loc"][0]) if err.get("loc") else "input"
         problem = _problem(err)
+        if name == "input" and problem.startswith("is invalid: agent_args: "):  # the model-level check
+            name, problem = "agent_args", problem.removeprefix("is invalid: agent_args: ")
         raise InputError(name, problem,
                          _FIXES.get(name, "Check the value against the action's documentation.")) from None
     except SettingsError as exc:  # pragma: no cover - list decoding is disabled (NoDecode)

@@ -77,7 +77,7 @@ def runner_env(tmp: Path, sim: GitHubSimulator, fix: StandardScenario, *, run_id
     agent = shutil.which("fullsend-scripted-agent") or str(Path(sys.executable).parent / "fullsend-scripted-agent")
     all_inputs = {
         "github_token": fix.job_token, "role_token": fix.role_token, "mint_url": "", "role": "", "stage": "review",
-        "item": "", "runtime": "claude", "agent_cli": agent, "model": "", "fallback_models": "",
+        "item": "", "runtime": "claude", "agent_cli": agent, "model": "", "fallback_models": "", "agent_args": "",
         "prompt": "Review the pull request.", "prompt_file": "", "harness": "", "steer_enabled": "",
         "max_steers": "", "poll_interval_seconds": "1", "timeout_minutes": "30", "sandbox": "local",
         "openshell_cli": "", "self_logins": "", "review_bot_logins": "", "pre_script": "", "post_script": "",

@@ -21,6 +21,9 @@ from tests.app.e2e_helpers import run_entrypoint, runner_env
         ({"max_steers": "-1"}, "max_steers"),
         ({"agent_cli": "/nonexistent/agent"}, "agent_cli"),
         ({"sandbox": "openshell", "openshell_cli": "/nonexistent/openshell"}, "sandbox"),
+        ({"agent_args": "--max-turns\n5\n--output-format=json"}, "agent_args"),
+        ({"runtime": "pi", "agent_args": "--session\nmine"}, "agent_args"),
+        ({"runtime": "codex", "agent_args": "resume\n--last"}, "agent_args"),
     ],
 )
 def test_bad_input_exits_2_before_any_api_call(tmp_path, inputs, named):

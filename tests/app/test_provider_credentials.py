@@ -68,3 +68,28 @@ def test_a_workload_identity_file_embedding_the_oidc_request_token_is_not_handed
     assert "GOOGLE_APPLICATION_CREDENTIALS" not in agent
     assert any(line.startswith("::warning") and "GOOGLE_APPLICATION_CREDENTIALS names a credentials file" in line
                for line in run.stdout.splitlines())
+
+
+@pytest.mark.parametrize(("runtime", "agent_args", "expected"), [
+    ("claude", "--allowedTools\nRead,Grep\n--max-turns\n7", ["--allowedTools", "Read,Grep", "--max-turns", "7",
+                                                             "--dangerously-skip-permissions"]),
+    ("claude", "--permission-mode\nacceptEdits", ["--permission-mode", "acceptEdits"]),
+    ("codex", "--profile\nci", ["--profile", "ci"]),
+    ("pi", "--provider\nopenai", ["--provider", "openai"]),
+])
+def test_agent_args_reach_the_cli(tmp_path, runtime, agent_args, expected):
+    """Issue 21 B: each line of ``agent_args`` is one argument of the agent's argv."""
+    with GitHubSimulator() as sim:
+        fix = standard_pr_scenario(sim)
+        env = runner_env(tmp_path, sim, fix, inputs={"runtime": runtime, "steer_enabled": "false",
+                                                     "agent_args": agent_args})
+        env.update({"SCRIPTED_AGENT_ARGV_DUMP": str(tmp_path / "argv.json"), "SCRIPTED_AGENT_TURN_S": "0.2"})
+        run = run_entrypoint(env, tmp_path)
+    assert run.exit_code == 0, run.stdout + run.stderr
+    argv = json.loads((tmp_path / "argv.json").read_text())
+    for arg in expected:
+        assert arg in argv
+    start = argv.index(expected[0])
+    assert argv[start:start + 2] == expected[:2]
+    if runtime == "claude" and "--permission-mode" in expected:
+        assert "--dangerously-skip-permissions" not in argv

@@ -58,6 +58,7 @@ class IterationSetup:
     watch: WatchConfig | None  # None: steering declined for this iteration
     announce_declines: bool = False
     cancelled: threading.Event | None = None  # set on SIGTERM/SIGINT: stop waiting for the watcher
+    extra_args: tuple[str, ...] = ()  # the ``agent_args`` input, one argument each
 
 
 def run_iteration(runtime: Runtime, forge: Forge, setup: IterationSetup, carry: Carry, clock: Clock,
@@ -74,7 +75,7 @@ def run_iteration(runtime: Runtime, forge: Forge, setup: IterationSetup, carry: 
         env.pop("FULLSEND_STEER_ACTIVE")
     params = AgentParams(sandbox_name=setup.sandbox_name, agent_cli=setup.agent_cli, prompt=setup.prompt,
                          workdir=setup.workdir, env=env, steerable=watcher is not None, timeout_s=setup.timeout_s,
-                         model=setup.model, fallback_models=setup.fallback_models)
+                         model=setup.model, fallback_models=setup.fallback_models, extra_args=setup.extra_args)
     thread = None
     if watcher:
         thread = threading.Thread(target=watcher.watch, name="fullsend-watcher", daemon=True)

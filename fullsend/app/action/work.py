@@ -161,7 +161,7 @@ class ActionRun:
             sandbox_name=self.sandbox_name, agent_cli=self.plan.agent_cli, prompt=prompt,
             workdir=self.plan.ctx.workspace, env=self.agent_env, timeout_s=self.plan.timeout_s,
             model=self.plan.inputs.model, fallback_models=self.plan.inputs.fallback_models, watch=watch_cfg,
-            cancelled=self.cancelled)
+            cancelled=self.cancelled, extra_args=self.plan.inputs.agent_args)
 
     def _register(self, watcher: Watcher | None) -> None:
         self._watcher = watcher

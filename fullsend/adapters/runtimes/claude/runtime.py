@@ -2,7 +2,8 @@
 
 Launch: ``<agent_cli> --print --verbose --output-format stream-json --input-format stream-json
 --replay-user-messages [--model M] [--fallback-model F] --dangerously-skip-permissions
-<extra_args…>`` (flags WIRE), no prompt on argv; stdin is fed from the mailbox
+<extra_args…>`` (flags WIRE; the bypass is left out when ``extra_args`` sets ``--permission-mode``),
+no prompt on argv; stdin is fed from the mailbox
 ``<root>/claude-config/steer-inbox.ndjson``.  Keys are the message texts themselves: the opening
 prompt's key is the prompt, a steer's key is its envelope text, and a replay acks the first
 un-acked entry whose key equals its content.
@@ -22,6 +23,8 @@ from fullsend.ports import AgentParams
 
 CLAUDE_CONFIG_DIR = "claude-config"
 CLAUDE_SKIP_PERMISSIONS_FLAG = "--dangerously-skip-permissions"
+#: A permission mode of the user's own (``agent_args``) replaces the default bypass.
+CLAUDE_PERMISSION_FLAGS = ("--permission-mode",)
 
 
 def claude_argv(params: AgentParams) -> list[str]:
@@ -31,7 +34,8 @@ def claude_argv(params: AgentParams) -> list[str]:
         argv += ["--model", params.model]
     if params.fallback_models:
         argv += ["--fallback-model", params.fallback_models[0]]
-    if CLAUDE_SKIP_PERMISSIONS_FLAG not in params.extra_args:
+    if not any(a == CLAUDE_SKIP_PERMISSIONS_FLAG or a.split("=", 1)[0] in CLAUDE_PERMISSION_FLAGS
+               for a in params.extra_args):
         argv.append(CLAUDE_SKIP_PERMISSIONS_FLAG)
     return argv + list(params.extra_args)
 
