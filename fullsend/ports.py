@@ -164,6 +164,7 @@ class AgentRunResult:
     output_tokens: int = 0
     total_cost_usd: float = 0.0
     session_id: str = ""
+    model: str = ""  # as the agent reported it at session start; "" when it did not
 
 
 class Runtime(Steerer, Protocol):

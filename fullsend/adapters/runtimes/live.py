@@ -111,6 +111,7 @@ class _ActiveRun:
     cancelled: bool = False
     last_result: ResultEvent | None = None
     session_id: str = ""
+    model: str = ""
 
 
 SandboxFactory = Callable[[str], Any]
@@ -289,6 +290,7 @@ class LiveRuntime:
             aggregator.add_tokens(event)
         elif isinstance(event, InitEvent):
             active.session_id = active.session_id or event.session_id
+            active.model = active.model or event.model
         elif isinstance(event, TextEvent):
             self._callback(on_output, event.text)
 
@@ -339,6 +341,8 @@ class LiveRuntime:
             input_tokens=agg.input_tokens,
             output_tokens=agg.output_tokens,
             total_cost_usd=agg.cost_usd,
+            session_id=active.session_id,
+            model=active.model,
         )
 
     def _error_text(self, active: _ActiveRun, process: Any, exit_code: int) -> str:

@@ -19,7 +19,7 @@ from fullsend.app.action.receipt import post_receipt
 from fullsend.app.action.timeline import Timeline
 from fullsend.core.receipt.marker import Marker
 from fullsend.errors import ExitCode
-from fullsend.ports import Clock, Forge
+from fullsend.ports import AgentRunResult, Clock, Forge
 
 Log = Callable[[str, str], None]
 _ENV = jinja2.Environment(
@@ -28,6 +28,31 @@ _ENV = jinja2.Environment(
     autoescape=False,
     keep_trailing_newline=True,
 )
+
+
+@dataclass
+class AgentUsage:
+    """What the agent iterations cost, summed over iterations: ``cost_usd`` (US dollars, as the
+    runtime reported it), tokens, ``turns``; ``session_id`` and ``model`` of the last iteration
+    that reported them.  ``ran`` is False when no agent ran (a skip)."""
+
+    ran: bool = False
+    cost_usd: float = 0.0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    turns: int = 0
+    session_id: str = ""
+    model: str = ""
+
+    def add(self, result: AgentRunResult, model_input: str = "") -> None:
+        """Count one iteration's ``AgentRunResult``; ``model_input`` stands in for an unreported model."""
+        self.ran = True
+        self.cost_usd += result.total_cost_usd
+        self.input_tokens += result.input_tokens
+        self.output_tokens += result.output_tokens
+        self.turns += result.turns
+        self.session_id = result.session_id or self.session_id
+        self.model = result.model or model_input or self.model
 
 
 @dataclass
@@ -45,6 +70,9 @@ class RunOutcome:
     settle_reason: str = ""
     error: str = ""
     left: list[str] = field(default_factory=list)
+    usage: AgentUsage = field(default_factory=AgentUsage)
+    duration_s: float = 0.0  # wall time from the action's start to its outputs
+    skip_receipt_url: str = ""  # the receipt a ``receipt`` skip rests on (summary only)
 
     @property
     def consumed_run_ids(self) -> str:
@@ -79,7 +107,19 @@ def outputs_of(result: RunOutcome) -> dict[str, str]:
         "consumed_run_ids": result.consumed_run_ids,
         "receipt_url": result.receipt_url,
         "head_sha": result.head_sha,
+        **usage_outputs(result.usage),
+        "duration_s": f"{result.duration_s:.1f}",
     }
+
+
+def usage_outputs(usage: AgentUsage) -> dict[str, str]:
+    """``cost_usd`` (6 decimals), ``input_tokens``, ``output_tokens``, ``turns``, ``session_id``,
+    ``model``; all empty when no agent ran."""
+    if not usage.ran:
+        return dict.fromkeys(("cost_usd", "input_tokens", "output_tokens", "turns", "session_id", "model"), "")
+    return {"cost_usd": f"{usage.cost_usd:.6f}", "input_tokens": str(usage.input_tokens),
+            "output_tokens": str(usage.output_tokens), "turns": str(usage.turns), "session_id": usage.session_id,
+            "model": usage.model}
 
 
 def render_summary(result: RunOutcome, stage: str, item_link: str, timeline: Timeline) -> str:
@@ -96,6 +136,8 @@ def render_summary(result: RunOutcome, stage: str, item_link: str, timeline: Tim
         consumed=", ".join(str(i) for i in result.marker.consumed) if result.receipt_posted else "",
         head_sha=result.head_sha, receipt_url=result.receipt_url, settle_reason=result.settle_reason,
         error=_cell(result.error), timeline=rows, left=[_cell(x) for x in result.left],
+        usage=result.usage, usage_cells={k: _cell(v) for k, v in usage_outputs(result.usage).items()},
+        duration_s=f"{result.duration_s:.0f}", skip_receipt_url=result.skip_receipt_url,
     )
 
 

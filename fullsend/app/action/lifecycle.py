@@ -87,6 +87,7 @@ def run_action(console: Console, environ: Mapping[str, str] | None = None, timel
             with cancel.deferred():
                 outcome = _cancelled(progress)
         with cancel.deferred():
+            outcome.duration_s = max(0.0, (clock.now() - started_at).total_seconds())
             return _finish(plan, outcome, timeline, log)
     finally:
         if installed:
@@ -111,7 +112,8 @@ def _steps(p: _Progress, console: Console, env: Mapping[str, str], captured: tup
     skip = run_preflight(forge, facts, log)
     if skip is not None:
         timeline.add(clock.now(), "skip", skip.reason, rule_id=skip.rule_id)
-        return RunOutcome("skipped", ExitCode.OK, skip_reason=SKIP_REASON_OUTPUT.get(skip.rule_id, skip.rule_id))
+        return RunOutcome("skipped", ExitCode.OK, skip_reason=SKIP_REASON_OUTPUT.get(skip.rule_id, skip.rule_id),
+                          skip_receipt_url=skip.receipt_url)
     p.status = status = _status_comment(plan, forge, tokens, log)
     if plan.inputs.status_comment and not tokens.role:
         log("info", "No status comment: there is no role token to post it under")

@@ -155,7 +155,7 @@ def check_receipt(forge: Forge, facts: PreflightFacts, log: Log) -> Skip | None:
         return None
     if receipt is None:
         return None
-    return Skip(RULE_RECEIPT, f"receipt comment {receipt.id} lists run {facts.run_id}")
+    return Skip(RULE_RECEIPT, f"receipt comment {receipt.id} lists run {facts.run_id}", receipt.html_url)
 
 
 def _find_receipt(forge: Forge, facts: PreflightFacts) -> Comment | None:

@@ -18,7 +18,7 @@ from fullsend.adapters.sandbox import sandbox_factory
 from fullsend.app.action.agent_env import agent_provider_env, runner_secrets
 from fullsend.app.action.cancel import Cancellation
 from fullsend.app.action.children import Children
-from fullsend.app.action.finish import RunOutcome
+from fullsend.app.action.finish import AgentUsage, RunOutcome
 from fullsend.app.action.plan import RunPlan
 from fullsend.app.action.scripts import ScriptResult, run_script
 from fullsend.app.action.session import IterationResult, IterationSetup, run_facts_env, run_iteration
@@ -71,6 +71,7 @@ class ActionRun:
         self._watcher: Watcher | None = None
         self.skipped = False
         self.acked_steers = 0  # acknowledged steers across every iteration (output ``steers``)
+        self.usage = AgentUsage()  # cost and tokens across every iteration (outputs ``cost_usd`` …)
 
     # ---- lifecycle ---------------------------------------------------------------------------
     def execute(self) -> RunOutcome:
@@ -147,6 +148,7 @@ class ActionRun:
                                        self.timeline, self._show_output, self._register)
                 self._last_result = result
                 self.acked_steers += len(result.agent.steers)
+                self.usage.add(result.agent, self.plan.inputs.model)
             if not _agent_ok(result) or self.cancelled.is_set() or not self.plan.inputs.validation_script:
                 return result, _agent_ok(result) and not self.cancelled.is_set()
             check = self._script(self.plan.inputs.validation_script)
@@ -172,6 +174,11 @@ class ActionRun:
         self.console.untrusted_block([line])
 
     def _outcome(self, result: IterationResult | None, validated: bool) -> RunOutcome:
+        outcome = self._bare_outcome(result, validated)
+        outcome.usage = self.usage
+        return outcome
+
+    def _bare_outcome(self, result: IterationResult | None, validated: bool) -> RunOutcome:
         steers = self.acked_steers
         head = (result.marker.head if result and result.marker.head else self.plan.env_head_sha) if result else ""
         left = [f"follow-up run {run_id} [{why}]" for run_id, why in (result.left if result else [])]

@@ -48,6 +48,7 @@ class Skip:
 
     rule_id: str
     reason: str
+    receipt_url: str = ""  # the receipt comment a ``receipt-lists-my-run`` skip rests on
 
     @property
     def skip_reason(self) -> str:

@@ -189,6 +189,7 @@ class CodexLoop:
             is_error=v.is_error or self._cut_short(), error=error if (v.is_error or self._cut_short()) else "",
             timed_out=self.active.timed_out, cancelled=self.active.cancelled.is_set(),
             input_tokens=self.aggregator.input_tokens, output_tokens=self.aggregator.output_tokens,
+            total_cost_usd=self.aggregator.cost_usd, session_id=self.active.queue.thread_id,
         )
 
 
