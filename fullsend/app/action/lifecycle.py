@@ -23,6 +23,7 @@ from fullsend.app.action.timeline import Timeline
 from fullsend.app.action.tokens import Tokens, acquire_role_token, capture_job_token
 from fullsend.app.action.work import ActionRun
 from fullsend.core.receipt.skips import SKIP_REASON_OUTPUT
+from fullsend.core.restricted import restricted_run
 from fullsend.errors import ExitCode, MintError
 from fullsend.harness import harness_diagnostics
 from fullsend.ports import Clock
@@ -58,6 +59,7 @@ class _Progress:
     forge: GitHubForge | None = None
     status: StatusComment | None = None
     run: ActionRun | None = None
+    restricted: bool = False  # a fork pull request or a Dependabot run (no status comment, no receipt)
 
 
 def run_action(console: Console, environ: Mapping[str, str] | None = None, timeline: Timeline | None = None,
@@ -107,6 +109,7 @@ def _steps(p: _Progress, console: Console, env: Mapping[str, str], captured: tup
     except MintError as exc:
         log("error", str(exc))
         return RunOutcome("failed", ExitCode.FAILED, error=str(exc))
+    p.tokens, p.restricted = tokens, restricted = _restricted(plan, tokens, env.get("GITHUB_ACTOR", ""), log)
     p.forge = forge = GitHubForge(plan.repo, plan.ctx.api_url, plan.ctx.graphql_url, tokens.job, tokens.role, clock)
     facts = _preflight_facts(plan, tokens)
     skip = run_preflight(forge, facts, log)
@@ -114,22 +117,23 @@ def _steps(p: _Progress, console: Console, env: Mapping[str, str], captured: tup
         timeline.add(clock.now(), "skip", skip.reason, rule_id=skip.rule_id)
         return RunOutcome("skipped", ExitCode.OK, skip_reason=SKIP_REASON_OUTPUT.get(skip.rule_id, skip.rule_id),
                           skip_receipt_url=skip.receipt_url)
-    p.status = status = _status_comment(plan, forge, tokens, log)
-    if plan.inputs.status_comment and not tokens.role:
+    p.status = status = _status_comment(plan, forge, tokens, log, restricted)
+    if plan.inputs.status_comment and not tokens.role and not restricted:
         log("info", "No status comment: there is no role token to post it under")
     status.start(clock.now())
     p.run = run = ActionRun(plan, tokens, forge, clock, console, log, timeline, env, started_at, cancellation=p.cancel)
     p.cancel.on_cancel(run.cancel)
     outcome = run.execute()
     status.finish(clock.now(), _status_of(outcome, run), outcome.error, outcome.marker)
-    if run.receipt_allowed(outcome):
+    if run.receipt_allowed(outcome) and not restricted:
         record_receipt(forge, facts, outcome, _item_url(plan), timeline, clock, log)
     return outcome
 
 
-def _status_comment(plan: RunPlan, forge: GitHubForge, tokens: Tokens, log: Log) -> StatusComment:
+def _status_comment(plan: RunPlan, forge: GitHubForge, tokens: Tokens, log: Log, restricted: bool) -> StatusComment:
     return StatusComment(forge, plan.item, plan.ctx.run_id_raw, plan.inputs.stage, plan.ctx.run_url,
-                         plan.env_head_sha, log, enabled=plan.inputs.status_comment and bool(tokens.role))
+                         plan.env_head_sha, log,
+                         enabled=plan.inputs.status_comment and bool(tokens.role) and not restricted)
 
 
 def _cancelled(p: _Progress) -> RunOutcome:
@@ -143,10 +147,21 @@ def _cancelled(p: _Progress) -> RunOutcome:
                else RunOutcome("failed", ExitCode.FAILED, error="the run was cancelled"))
     status = p.status
     if status is None and p.forge is not None and p.tokens is not None:
-        status = _status_comment(p.plan, p.forge, p.tokens, p.log)
+        status = _status_comment(p.plan, p.forge, p.tokens, p.log, p.restricted)
     if status is not None:
         status.finish(p.clock.now(), "cancelled", outcome.error, None)
     return outcome
+
+
+def _restricted(plan: RunPlan, tokens: Tokens, actor: str, log) -> tuple[Tokens, bool]:
+    """A fork pull request or a Dependabot run: say once that receipts and the status comment are
+    off and why, and take the swap back (no receipt is read or written)."""
+    why = restricted_run(plan.ctx.event_name, plan.ctx.event, plan.repo.full_name, actor)
+    if not why:
+        return tokens, False
+    log("info", f"Receipts and the status comment are off: this is {why}, which GitHub gives a read-only "
+                "job token and no secrets; the work is done all the same")
+    return Tokens(job=tokens.job, role=tokens.role, minted=False, expires_at=tokens.expires_at), True
 
 
 def _item_url(plan: RunPlan) -> str:
