@@ -54,9 +54,10 @@ def test_workflow_commands_printed_by_the_agent_change_nothing(tmp_path, agent_e
     hostile = _run(tmp_path / "hostile", HOSTILE_LINES, agent_exit)
     assert harmless.exit_code == hostile.exit_code == (0 if agent_exit == 0 else 1), hostile.stdout + hostile.stderr
 
-    receipt = "receipt_url"
-    assert {k: v for k, v in hostile.outputs.items() if k != receipt} == \
-           {k: v for k, v in harmless.outputs.items() if k != receipt}
+    per_run = ("receipt_url", "session_id", "duration_s")  # differ between any two runs
+    assert {k: v for k, v in hostile.outputs.items() if k not in per_run} == \
+           {k: v for k, v in harmless.outputs.items() if k not in per_run}
+    assert hostile.outputs["session_id"] and hostile.outputs["session_id"] != harmless.outputs["session_id"]
     assert hostile.outputs["outcome"] == ("succeeded" if agent_exit == 0 else "failed")
     assert "x" not in hostile.outputs
 
