@@ -103,6 +103,9 @@ class _RunFacts:
     cancelled: threading.Event = field(default_factory=threading.Event)
     skipped: bool = False
     acked_steers: int = 0
+    usage: Any = None
+    # The real decision, bound as a method of these facts (``_outcome`` calls it on ``self``).
+    _bare_outcome = work.ActionRun._bare_outcome
 
 
 @dataclass
