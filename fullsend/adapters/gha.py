@@ -3,7 +3,9 @@
 docs/architecture.md "Runner I/O": message data escapes ``%``, ``\\r``, ``\\n``; properties also
 escape ``:`` and ``,``.  Outputs use the multi-line delimiter syntax with ``\\n`` line endings.
 Every secret is masked with ``::add-mask::`` before any other
-output (issue 8 "Output hygiene").
+output (issue 8 "Output hygiene").  Every line, output and summary is made valid Unicode first
+(``runner_safe``: a lone surrogate in agent text would make the write fail), and a
+``::stop-commands::`` block is always closed, even when writing a line inside it fails (issue 16).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
+
+from fullsend.core.text.sanitize import runner_safe
 
 _LOCK = threading.Lock()
 
@@ -61,8 +65,17 @@ class Console:
 
     def _write(self, line: str) -> None:
         with _LOCK:
-            self._stream.write(line + "\n")
+            self._emit(line)
             self._stream.flush()
+
+    def _emit(self, line: str) -> None:
+        """Write one line (lock held): valid Unicode, and ``?`` for what the stream cannot encode."""
+        text = runner_safe(line) + "\n"
+        try:
+            self._stream.write(text)
+        except UnicodeEncodeError:
+            encoding = getattr(self._stream, "encoding", None) or "ascii"
+            self._stream.write(text.encode(encoding, "replace").decode(encoding))
 
     def log(self, message: str) -> None:
         """Write a plain log line (redacted)."""
@@ -94,11 +107,13 @@ class Console:
         """
         token = secrets.token_hex(16)
         with _LOCK:
-            self._stream.write(f"::stop-commands::{token}\n")
-            for line in lines:
-                self._stream.write(self.redact(line) + "\n")
-            self._stream.write(f"::{token}::\n")
-            self._stream.flush()
+            self._emit(f"::stop-commands::{token}")
+            try:
+                for line in lines:
+                    self._emit(self.redact(runner_safe(line)))
+            finally:
+                self._emit(f"::{token}::")
+                self._stream.flush()
 
 
 class StopCommands:
@@ -113,7 +128,7 @@ class StopCommands:
         return self
 
     def line(self, text: str) -> None:
-        self._console._write(self._console.redact(text))
+        self._console._write(self._console.redact(runner_safe(text)))
 
     def __exit__(self, *exc: object) -> None:
         self._console._write(f"::{self.token}::")
@@ -128,7 +143,7 @@ def write_outputs(path: str | None, outputs: Mapping[str, str]) -> None:
     if not path:
         return
     chunks = []
-    for name, value in outputs.items():
+    for name, value in ((n, runner_safe(v)) for n, v in outputs.items()):
         delim = f"ghadelimiter_{secrets.token_hex(16)}"
         while delim in value:
             delim = f"ghadelimiter_{secrets.token_hex(16)}"
@@ -138,9 +153,13 @@ def write_outputs(path: str | None, outputs: Mapping[str, str]) -> None:
 
 
 def write_summary(path: str | None, markdown: str, limit_bytes: int = 1_000_000) -> None:
-    """Append markdown to ``GITHUB_STEP_SUMMARY`` (capped below the runner's 1 MiB limit)."""
+    """Append markdown to ``GITHUB_STEP_SUMMARY`` (valid Unicode, capped below the runner's 1 MiB limit).
+
+    Raises ``OSError`` when the file cannot be written.
+    """
     if not path:
         return
+    markdown = runner_safe(markdown)
     data = markdown.encode("utf-8")
     if len(data) > limit_bytes:
         markdown = data[:limit_bytes].decode("utf-8", "ignore") + "\n\n_(summary cut at the size limit)_\n"

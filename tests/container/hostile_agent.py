@@ -41,7 +41,11 @@ for line in LINES:
 child = subprocess.Popen([sys.executable, "-m", "fullsend.simulator.agent.main", *sys.argv[2:]],
                          stdout=subprocess.PIPE)
 for raw in child.stdout:
-    obj = json.loads(raw)
+    try:
+        obj = json.loads(raw)
+    except ValueError:  # not a stream line (e.g. the --version answer): passed through
+        sys.stdout.write(raw.decode("utf-8", "replace"))
+        continue
     if obj.get("type") == "assistant" and LINES:
         obj["message"]["content"] = [{"type": "text", "text": "\\n".join(LINES)}]
     print(json.dumps(obj), flush=True)
@@ -74,6 +78,8 @@ HUNTER = r'''
 import glob, json, os, stat, sys
 
 WHO = sys.argv[1]
+if WHO == "agent" and sys.argv[2:] == ["--version"]:  # the action's version check, not the agent at work
+    os.execv(sys.executable, [sys.executable, "-m", "fullsend.simulator.agent.main", "--version"])
 NEEDLES = {name: a + b for name, (a, b) in json.loads(os.environ["HUNT_NEEDLES"]).items()}
 MARK = "HUNTER-WROTE-THIS"
 LIMIT = 8 << 20

@@ -14,6 +14,7 @@ stop-commands block), so the test cannot pass by showing nothing.
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -25,6 +26,8 @@ from fullsend.simulator.server import GitHubSimulator
 from tests.app.e2e_helpers import run_entrypoint, runner_env
 from tests.container.hostile_agent import HOSTILE_LINES, MARK, write_agent
 from tests.container.runner_commands import StepLog, read_step_log
+
+RULE_TAG = re.compile(r" \[[a-z][a-z0-9-]*\]$")
 
 
 def _run(tmp: Path, lines: list[str], exit_code: int):
@@ -40,12 +43,17 @@ def assert_same_commands(hostile: StepLog, harmless: StepLog) -> None:
     """The same commands, in order, with the same names and properties (so the same
     annotations, titles, locations, masks and outputs).  A message may differ only by the
     agent's diagnostics appended as data (``<harmless message>: <one line>``), as when the
-    action quotes a failing agent's stderr inside its own ``::error::``."""
+    action quotes a failing agent's stderr inside its own ``::error::``; a rule id closing the
+    line (`` [agent-error]``) stays last, after the data."""
     assert [(c.name, c.props) for c in hostile.commands] == [(c.name, c.props) for c in harmless.commands]
     for mine, theirs in zip(hostile.commands, harmless.commands, strict=True):
         if mine.message != theirs.message:
             assert mine.name in ("error", "warning", "notice"), mine
-            assert mine.message.startswith(theirs.message + ": ") and "\n" not in mine.message, mine
+            tag = RULE_TAG.search(theirs.message)
+            rule = tag.group(0) if tag else ""
+            head = theirs.message.removesuffix(rule)
+            assert mine.message.endswith(rule) and "\n" not in mine.message, mine
+            assert mine.message.removesuffix(rule).startswith(head + ": "), mine
 
 
 @pytest.mark.parametrize("agent_exit", [0, 1], ids=["agent-succeeds", "agent-fails"])

@@ -21,6 +21,7 @@ from typing import Any
 from tests.doubles.fake_model_server import (
     FakeModelServer,
     ModelCall,
+    ModelError,
     Reply,
     Script,
     ToolCall,
@@ -117,11 +118,14 @@ class FakeAnthropic(FakeModelServer):
 
     def answer(self, handler: BaseHTTPRequestHandler, call: ModelCall) -> None:
         body = call.body
-        reply = self.script(body)
-        call.reply = reply
+        reply = self.scripted_reply(call)
+        if reply.error is not None:
+            error = reply.error
+            send_json(handler, error.status, {"type": "error", "error": {"type": error.type, "message": error.message}})
+            return
         call.tool_id = new_tool_id("toolu_") if reply.tool is not None else ""
         blocks = _blocks(reply, body, call.tool_id)
-        stop_reason = "tool_use" if reply.tool is not None else "end_turn"
+        stop_reason = "tool_use" if reply.tool is not None else reply.stop or "end_turn"
         model = str(body.get("model") or "claude-fake")
         message_id = new_tool_id("msg_")
         if body.get("stream"):
@@ -152,4 +156,4 @@ def steer_scenario(work_command: str, steer_marker: str, done_text: str = "All d
     return script
 
 
-__all__ = ["FakeAnthropic", "Reply", "ToolCall", "sse_events", "steer_scenario", "tool_name_for"]
+__all__ = ["FakeAnthropic", "ModelError", "Reply", "ToolCall", "sse_events", "steer_scenario", "tool_name_for"]

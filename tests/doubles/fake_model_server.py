@@ -40,11 +40,30 @@ class ToolCall:
 
 
 @dataclass(frozen=True)
+class ModelError:
+    """A scripted model failure: the HTTP ``status`` (200: an error event inside the stream, where
+    the dialect has one), the API's error ``type`` and ``code``, and its ``message``."""
+
+    status: int
+    type: str
+    message: str
+    code: str = ""
+
+
+@dataclass(frozen=True)
 class Reply:
-    """A scripted model answer: some text, then optionally one tool call (stop = tool use)."""
+    """A scripted model answer: some text, then optionally one tool call (stop = tool use).
+
+    ``stop`` overrides the stop reason of a text answer (e.g. ``max_tokens``); ``error`` makes
+    the call fail instead (see ``ModelError``); ``delay_s`` holds the answer back that long (the
+    CLI's turn is busy waiting for its model meanwhile).
+    """
 
     text: str = ""
     tool: ToolCall | None = None
+    stop: str = ""
+    error: ModelError | None = None
+    delay_s: float = 0.0
 
 
 Script = Callable[[dict[str, Any]], Reply]
@@ -75,6 +94,14 @@ def texts_in(value: object) -> Iterable[str]:
     elif isinstance(value, list):
         for item in value:
             yield from texts_in(item)
+
+
+def assistant_turns_done(body: dict[str, Any]) -> int:
+    """How many assistant answers (messages or tool calls) the request's conversation holds, in
+    either dialect: Messages API ``messages`` or Responses API ``input``."""
+    items = body.get("messages") or body.get("input") or []
+    return sum(1 for item in (items if isinstance(items, list) else [])
+               if isinstance(item, dict) and (item.get("role") == "assistant" or item.get("type") == "function_call"))
 
 
 @dataclass
@@ -142,6 +169,14 @@ class FakeModelServer:
         return any(needle in text for call in self.calls for text in texts_in(call.body))
 
     # -- hooks for the dialects ---------------------------------------------------------------
+
+    def scripted_reply(self, call: ModelCall) -> Reply:
+        """The script's reply to ``call`` (recorded on it), after its ``delay_s``."""
+        reply = self.script(call.body)
+        call.reply = reply
+        if reply.delay_s:
+            threading.Event().wait(reply.delay_s)
+        return reply
 
     def is_model_call(self, method: str, path: str) -> bool:
         raise NotImplementedError

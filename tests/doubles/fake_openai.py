@@ -20,10 +20,12 @@ from typing import Any
 from tests.doubles.fake_model_server import (
     FakeModelServer,
     ModelCall,
+    ModelError,
     Reply,
     Script,
     ToolCall,
     new_tool_id,
+    send_json,
     send_sse,
     texts_in,
 )
@@ -84,8 +86,10 @@ class FakeOpenAI(FakeModelServer):
 
     def answer(self, handler: BaseHTTPRequestHandler, call: ModelCall) -> None:
         body = call.body
-        reply = self.script(body)
-        call.reply = reply
+        reply = self.scripted_reply(call)
+        if reply.error is not None:
+            self._fail(handler, body, reply.error)
+            return
         response_id = new_tool_id("resp_")
         items: list[dict[str, Any]] = []
         if reply.text or reply.tool is None:
@@ -104,6 +108,20 @@ class FakeOpenAI(FakeModelServer):
         events.append(("response.completed", {"type": "response.completed", "response": {
             **base, "status": "completed", "output": items, "usage": _usage(body)}}))
         send_sse(handler, events)
+
+
+    def _fail(self, handler: BaseHTTPRequestHandler, body: dict[str, Any], error: ModelError) -> None:
+        """An HTTP error answer, or (status 200) a stream that ends in ``response.failed``."""
+        detail = {"type": error.type, "code": error.code or None, "message": error.message}
+        if error.status != 200:
+            send_json(handler, error.status, {"error": detail})
+            return
+        base = {"id": new_tool_id("resp_"), "object": "response", "model": str(body.get("model") or self.model)}
+        send_sse(handler, [
+            ("response.created", {"type": "response.created", "response": {**base, "status": "in_progress", "output": []}}),
+            ("response.failed", {"type": "response.failed", "response": {**base, "status": "failed", "output": [],
+                                                                        "error": detail}}),
+        ])
 
 
 def config_toml(base_url: str, env_key: str = "FAKE_OPENAI_KEY", model: str = FakeOpenAI.model) -> str:

@@ -14,22 +14,45 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import IO, Any
 
+from fullsend.core.agent_end import EndVerdict
+
 STREAM_LINE_MAX_BYTES = 1 << 20
+
+#: ``UserReplayEvent.disposition`` values (pi rpc ``data.disposition``, issue 16).
+DELIVERED = "delivered"  # the line reached the model: an ack
+QUEUED = "queued"  # accepted and waiting in the CLI's queue: not yet an ack
+REJECTED = "rejected"  # refused or consumed elsewhere: never an ack
 
 
 @dataclass(frozen=True)
 class UserReplayEvent:
-    """The runtime consumed a line from its input (Claude: ``content``; pi: rpc ``id``)."""
+    """The runtime consumed a line from its input, or reported what it did with one.
+
+    Identity is ``id`` (pi rpc id) or ``content`` (the message text); ``parts`` are the texts of
+    a replay's text blocks, each of which may carry a queued message of its own (Claude folds
+    several queued messages into one replay).  ``disposition`` is :data:`DELIVERED`,
+    :data:`QUEUED` or :data:`REJECTED`.
+    """
 
     at: datetime
     id: str = ""
     content: str = ""
-    rejected: bool = False
+    disposition: str = DELIVERED
+    parts: tuple[str, ...] = ()
+
+    @property
+    def rejected(self) -> bool:
+        """True when the CLI refused the line (pi ``success:false``) or consumed it elsewhere."""
+        return self.disposition == REJECTED
 
 
 @dataclass(frozen=True)
 class ResultEvent:
-    """A turn end.  Token fields are as the CLI reported them (per turn for Claude)."""
+    """A turn end.  Token fields are as the CLI reported them (per turn for Claude).
+
+    ``verdict`` is the turn's class from the runtime's terminal-state table; ``is_error`` is
+    True exactly when that class is not outright success.
+    """
 
     num_turns: int = 0
     total_cost_usd: float = 0.0
@@ -41,6 +64,7 @@ class ResultEvent:
     reasoning_tokens: int = 0
     cache_creation_input_tokens: int = 0
     cache_read_input_tokens: int = 0
+    verdict: EndVerdict | None = None  # how the turn ended (the runtime's table); None: unclassified
 
 
 @dataclass(frozen=True)

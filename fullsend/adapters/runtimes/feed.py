@@ -16,11 +16,13 @@ import sys
 import threading
 import unicodedata
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Generic, Protocol, TypeVar
+from typing import Protocol
 
+from fullsend.adapters.runtimes.acks import DELIVERED, PENDING, QUEUED, REJECTED, Entry, delivered, match
+from fullsend.adapters.runtimes.registry import SessionRegistry  # noqa: F401 - re-exported
 from fullsend.core.model import SteerMessage, SteerResult
+from fullsend.core.text.sanitize import runner_safe
 from fullsend.errors import DuplicateSteer, FullsendError, SandboxError, SteerAfterSettle
 
 MAILBOX_NAME = "steer-inbox.ndjson"
@@ -63,9 +65,11 @@ def stop_feeder_command(pid_path: str) -> str:
 def sanitize_output(text: str) -> str:
     """Make foreign text (stderr, error messages) safe to embed in one log line.
 
-    Control and format characters (Unicode Cc/Cf, U+2028/U+2029) become spaces; the result is
-    stripped.  Used for every error text shown to a person.
+    Control and format characters (Unicode Cc/Cf, U+2028/U+2029) become spaces and a lone
+    surrogate becomes U+FFFD; the result is stripped.  Used for every error text shown to a
+    person.
     """
+    text = runner_safe(text)
     out = [
         " " if unicodedata.category(ch) in ("Cc", "Cf") or ch in "\u2028\u2029" else ch for ch in text
     ]
@@ -93,14 +97,6 @@ def _run_exec(exec_fn: ExecFn, command: str, what: str) -> None:
         raise SandboxError(f"{what}: exit {code}: {sanitize_output(str(stderr))}")
 
 
-@dataclass
-class _Entry:
-    key: str
-    msg: SteerMessage | None
-    is_steer: bool
-    acked: bool = False
-
-
 class SteerFeed:
     """Per-run live-feed state, one mutex for every decision.
 
@@ -121,65 +117,82 @@ class SteerFeed:
         self._warn = warn or _warn_stderr
         self._stop_feeder_fn = stop_feeder_fn
         self._mu = threading.Lock()
-        self._outstanding: list[_Entry] = []
+        self._outstanding: list[Entry] = []
         self._in_turn = False
         self._settled = False
         self._closing = False
         self._results: list[SteerResult] = []
 
-    def seed(self, line: str, key: str) -> None:
+    def seed(self, line: str, key: str, text: str = "") -> None:
         """Write the opening line (truncating); on success it becomes an outstanding non-steer."""
         _run_exec(self._exec, seed_command(line, self.mailbox), "seeding the steer mailbox")
         with self._mu:
-            self._outstanding.append(_Entry(key, None, is_steer=False))
+            self._outstanding.append(Entry(key, None, is_steer=False, text=text))
 
-    def append_line(self, msg: SteerMessage, line: str, key: str) -> None:
+    def append_line(self, msg: SteerMessage, line: str, key: str, text: str = "") -> None:
         """Append one steer; raises ``SteerAfterSettle``, ``DuplicateSteer`` or ``SandboxError``.
 
-        The exec runs while holding the feed mutex so a concurrent settle cannot decide "nothing
-        pending" against a line in flight; only a definite success records the entry.
+        ``text`` is the message as the agent will read it (its identity in a delivery that names
+        no key).  The exec runs while holding the feed mutex so a concurrent settle cannot decide
+        "nothing pending" against a line in flight; only a definite success records the entry.
         """
         with self._mu:
             if self._settled or self._closing:
                 raise SteerAfterSettle("the session began settling before this steer arrived; it was not written")
-            if any(not e.acked and e.key == key for e in self._outstanding):
+            if any(e.outstanding and e.key == key for e in self._outstanding):
                 raise DuplicateSteer(
                     "an identical steer is still waiting for the agent's acknowledgement; not written twice"
                 )
             _run_exec(self._exec, append_command(line, self.mailbox), "writing steer to the mailbox")
-            self._outstanding.append(_Entry(key, msg, is_steer=True))
+            self._outstanding.append(Entry(key, msg, is_steer=True, text=text))
 
-    def _match_locked(self, id: str, content: str) -> _Entry | None:
-        for entry in self._outstanding:
-            if entry.acked or not entry.key:
-                continue
-            if (id and entry.key == id) or (content and entry.key == content):
-                return entry
-        return None
+    def note_echo(self, at: datetime, id: str = "", content: str = "", parts: tuple[str, ...] = ()) -> bool:
+        """A delivery of consumed line(s); returns True when the feeder must now be stopped.
 
-    def note_echo(self, at: datetime, id: str = "", content: str = "") -> bool:
-        """An echo of a consumed line; returns True when the feeder must now be stopped.
-
-        An echo that matches no un-acked entry is ignored entirely (the agent can write the
-        mailbox).  A matching steer records ``SteerResult(mode="live", delivered_at=at)``.
+        A delivery acknowledges, by identity and exactly once, the entry whose key (``id``) or
+        text (``content``) it names; a folded replay that matches none as a whole acknowledges
+        each entry one of its ``parts`` (text blocks) names, or each of the queued messages its
+        text joins with ``\\n``.  A delivery that matches no outstanding entry is ignored
+        entirely (the agent can write the mailbox).  Each delivered steer records
+        ``SteerResult(mode="live", delivered_at=at)``.
         """
         with self._mu:
-            entry = self._match_locked(id, content)
-            if entry is None:
-                return False
-            entry.acked, self._in_turn = True, True
-            if entry.is_steer and entry.msg is not None:
-                self._results.append(SteerResult(entry.msg.follow_up_run_id, at, "live"))
-            return self._mark_closing_locked()
+            entries = delivered(self._outstanding, id, content, parts)
+            for entry in entries:
+                entry.state, self._in_turn = DELIVERED, True
+                if entry.is_steer and entry.msg is not None:
+                    self._results.append(SteerResult(entry.msg.follow_up_run_id, at, "live"))
+            return bool(entries) and self._mark_closing_locked()
+
+    def note_queued(self, id: str) -> None:
+        """The CLI queued the line with key ``id``: accepted, not yet delivered (pi ``queued``)."""
+        with self._mu:
+            entry = match(self._outstanding, id, "")
+            if entry is not None and entry.state == PENDING:
+                entry.state = QUEUED
 
     def note_nack(self, id: str) -> bool:
-        """pi refused a prompt: retire the matching entry without a result."""
+        """The CLI refused the line ``id``: retire it without a result.
+
+        A refusal after an acceptance is a conflict: the steer is not delivered (its result is
+        withdrawn, and a warning says so).  Returns True when the feeder must now be stopped.
+        """
         with self._mu:
-            entry = self._match_locked(id, "")
+            entry = next((e for e in self._outstanding if id and e.key == id and e.state != REJECTED), None)
             if entry is None:
                 return False
-            entry.acked = True
+            if entry.state == DELIVERED and entry.is_steer and entry.msg is not None:
+                run_id = entry.msg.follow_up_run_id
+                self._results = [r for r in self._results if r.follow_up_run_id != run_id]
+                self._warn(f"The agent accepted and then rejected the update from follow-up run {run_id}; "
+                           "it counts as not delivered")
+            entry.state = REJECTED
             return self._mark_closing_locked()
+
+    def turn_open(self) -> bool:
+        """True while the turn of an acknowledged message has not ended."""
+        with self._mu:
+            return self._in_turn
 
     def note_turn_end(self) -> bool:
         """A turn ended; returns True when the feeder must now be stopped."""
@@ -201,7 +214,7 @@ class SteerFeed:
     def _mark_closing_locked(self) -> bool:
         if self._closing or not self._settled or self._in_turn:
             return False
-        if any(not e.acked for e in self._outstanding):
+        if any(e.outstanding for e in self._outstanding):
             return False
         self._closing = True
         return True
@@ -230,35 +243,8 @@ class SteerFeed:
     def pending_count(self) -> int:
         """How many written lines still await their echo (for logs and tests)."""
         with self._mu:
-            return sum(1 for e in self._outstanding if not e.acked)
+            return sum(1 for e in self._outstanding if e.outstanding)
 
 
 def _warn_stderr(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
-
-
-T = TypeVar("T")
-
-
-class SessionRegistry(Generic[T]):
-    """Thread-safe ``sandbox name -> session`` map (the run registry)."""
-
-    def __init__(self) -> None:
-        self._mu = threading.Lock()
-        self._items: dict[str, T] = {}
-
-    def register(self, name: str, item: T) -> None:
-        """Register ``item`` under ``name`` (replacing any previous one)."""
-        with self._mu:
-            self._items[name] = item
-
-    def lookup(self, name: str) -> T | None:
-        """The session registered under ``name``, or None."""
-        with self._mu:
-            return self._items.get(name)
-
-    def unregister(self, name: str, item: T) -> None:
-        """Remove ``name`` only if it still maps to ``item``."""
-        with self._mu:
-            if self._items.get(name) is item:
-                del self._items[name]

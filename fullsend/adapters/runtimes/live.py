@@ -19,9 +19,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
+from fullsend.adapters.runtimes.dialect import Aggregator, LiveDialect, StreamParser  # noqa: F401 - re-exported
 from fullsend.adapters.runtimes.events import (
+    QUEUED,
     AgentEvent,
     InitEvent,
     ResultEvent,
@@ -31,6 +33,7 @@ from fullsend.adapters.runtimes.events import (
     iter_json_lines,
 )
 from fullsend.adapters.runtimes.feed import (
+    DEFAULT_AGENT_PROMPT,
     FEEDER_PID_NAME,
     MAILBOX_NAME,
     Now,
@@ -38,68 +41,16 @@ from fullsend.adapters.runtimes.feed import (
     SteerFeed,
     _warn_stderr,
     default_render,
-    sanitize_output,
 )
+from fullsend.adapters.runtimes.verdict import error_text, launch_failed, process_verdict
 from fullsend.adapters.sandbox.local import env_with_sandbox_flag, local_sandbox_factory
+from fullsend.core.agent_end import EndVerdict
 from fullsend.core.model import SteerMessage
 from fullsend.errors import FullsendError, NoSteerSession, SandboxError
 from fullsend.ports import AgentParams, AgentRunResult
 
 CANCEL_GRACE_S = 2.0  # SIGTERM → SIGKILL on cancel (the whole cancel must fit in 7 s)
 EXIT_GRACE_S = 2.0  # after the agent exits, how long its output may still drain
-_ERROR_TEXT_MAX = 500
-
-
-class StreamParser(Protocol):
-    """Turns one stdout JSON object into events; ``finish`` gives the events owed at EOF."""
-
-    def parse(self, obj: dict[str, Any]) -> list[AgentEvent]: ...
-
-    def finish(self) -> list[AgentEvent]: ...
-
-
-class Aggregator(Protocol):
-    """Folds turn results and token snapshots into run metrics."""
-
-    turns: int
-    cost_usd: float
-
-    @property
-    def input_tokens(self) -> int: ...
-
-    @property
-    def output_tokens(self) -> int: ...
-
-    def add_result(self, r: ResultEvent) -> None: ...
-
-    def add_tokens(self, t: TokensEvent) -> None: ...
-
-
-class LiveDialect(Protocol):
-    """What differs between the live runtimes (Claude: content keys; pi: rpc-id keys)."""
-
-    name: str
-    config_dir_name: str
-
-    def argv(self, params: AgentParams, cfg_dir: Path) -> list[str]:
-        """The agent argv (no prompt text); ``cfg_dir`` is the runtime's config dir in the sandbox."""
-        ...
-
-    def script(self, params: AgentParams) -> str:
-        """The pinned OpenShell launch script (``runtimes.commands``; feeder spliced in, no prompt)."""
-        ...
-
-    def opening(self, params: AgentParams) -> tuple[str, str]:
-        """(mailbox line, key) of the opening prompt."""
-        ...
-
-    def steer_line(self, envelope: str) -> tuple[str, str]:
-        """(mailbox line, key) of one steer."""
-        ...
-
-    def new_parser(self, clock: Now) -> StreamParser: ...
-
-    def new_aggregator(self) -> Aggregator: ...
 
 
 @dataclass
@@ -155,8 +106,9 @@ class LiveRuntime:
         feed = self._feeds.lookup(sandbox_name)
         if feed is None:
             raise NoSteerSession(f"no steerable {self.name} run is registered for sandbox {sandbox_name!r}")
-        line, key = self.dialect.steer_line(self._render(msg))
-        feed.append_line(msg, line, key)
+        envelope = self._render(msg)
+        line, key = self.dialect.steer_line(envelope)
+        feed.append_line(msg, line, key, text=envelope)
 
     def settle(self, sandbox_name: str) -> None:
         """No more steers; stops the feeder now if nothing is pending.  Unknown sandbox: no-op.
@@ -195,7 +147,7 @@ class LiveRuntime:
         try:
             sandbox = self._sandbox_factory(params.sandbox_name)
         except FullsendError as exc:
-            return AgentRunResult(exit_code=-1, is_error=True, error=sanitize_output(str(exc)))
+            return launch_failed(str(exc))
         try:
             return self._run_in(sandbox, params, on_turn_end, on_output or (lambda _line: None))
         finally:
@@ -212,13 +164,13 @@ class LiveRuntime:
         try:
             sandbox.make_dir(cfg)
         except FullsendError as exc:
-            return AgentRunResult(exit_code=-1, is_error=True, error=sanitize_output(str(exc)))
+            return launch_failed(str(exc))
         mailbox, pid_file = cfg / MAILBOX_NAME, cfg / FEEDER_PID_NAME
         feed = SteerFeed(sandbox.exec, str(mailbox), str(pid_file), self._clock, self._warn)
         try:
-            feed.seed(*self.dialect.opening(params))
+            feed.seed(*self.dialect.opening(params), text=params.prompt or DEFAULT_AGENT_PROMPT)
         except SandboxError as exc:
-            return AgentRunResult(exit_code=-1, is_error=True, error=str(exc))
+            return launch_failed(str(exc))
         if not params.steerable:
             feed.settle()  # the feed closes after the opening turn
         active = _ActiveRun(sandbox, feed)
@@ -240,7 +192,7 @@ class LiveRuntime:
         try:
             process = self._launch(active.sandbox, params, mailbox, pid_file)
         except FullsendError as exc:
-            return AgentRunResult(exit_code=-1, is_error=True, error=sanitize_output(str(exc)))
+            return launch_failed(str(exc))
         pumped = threading.Event()
         threading.Thread(
             target=self._supervise, args=(active, process, params.timeout_s, pumped),
@@ -270,6 +222,11 @@ class LiveRuntime:
                 self._handle(active, event, aggregator, on_turn_end, on_output)
         for event in parser.finish():
             self._handle(active, event, aggregator, on_turn_end, on_output)
+        if active.feed.turn_open():
+            row = self.dialect.incomplete
+            owed = ResultEvent(is_error=True, error_message=row.says, subtype=row.reason,
+                               verdict=EndVerdict(row.end, row.reason, row.says))
+            self._handle(active, owed, aggregator, on_turn_end, on_output)
 
     def _handle(
         self, active: _ActiveRun, event: AgentEvent, aggregator: Aggregator,
@@ -279,8 +236,10 @@ class LiveRuntime:
         if isinstance(event, UserReplayEvent):
             if event.rejected:
                 feed.close_if(feed.note_nack(event.id))
+            elif event.disposition == QUEUED:
+                feed.note_queued(event.id)
             else:
-                feed.close_if(feed.note_echo(event.at, event.id, event.content))
+                feed.close_if(feed.note_echo(event.at, event.id, event.content, event.parts))
         elif isinstance(event, ResultEvent):
             aggregator.add_result(event)
             active.last_result = event
@@ -326,16 +285,14 @@ class LiveRuntime:
             self._warn(f"Stopping the sandbox failed: {exc}")
 
     def _result(self, active: _ActiveRun, process: Any, exit_code: int, agg: Aggregator) -> AgentRunResult:
-        last = active.last_result
-        is_error = (
-            active.timed_out or active.cancelled or exit_code != 0 or last is None or last.is_error
-        )
+        verdict = process_verdict(cancelled=active.cancelled, timed_out=active.timed_out, exit_code=exit_code,
+                                  last=active.last_result, stderr_tail=process.stderr_tail() if exit_code else "")
         return AgentRunResult(
             exit_code=exit_code,
             turns=agg.turns,
             steers=active.feed.steer_results(),
-            is_error=is_error,
-            error=self._error_text(active, process, exit_code) if is_error else "",
+            is_error=not verdict.succeeded,
+            error=error_text(verdict),
             timed_out=active.timed_out,
             cancelled=active.cancelled,
             input_tokens=agg.input_tokens,
@@ -343,20 +300,5 @@ class LiveRuntime:
             total_cost_usd=agg.cost_usd,
             session_id=active.session_id,
             model=active.model,
+            end=verdict.end,
         )
-
-    def _error_text(self, active: _ActiveRun, process: Any, exit_code: int) -> str:
-        if active.cancelled:
-            return "the run was cancelled and the agent stopped"
-        if active.timed_out:
-            return "the agent did not finish within its timeout and was stopped"
-        if exit_code != 0:
-            tail = sanitize_output(process.stderr_tail())[-_ERROR_TEXT_MAX:]
-            return f"the agent exited with code {exit_code}" + (f": {tail}" if tail else "")
-        last = active.last_result
-        if last is None:
-            return "the agent exited without finishing a turn"
-        return sanitize_output(last.error_message or last.subtype or "the agent reported an error")[
-            :_ERROR_TEXT_MAX
-        ]
-

@@ -17,6 +17,7 @@ from fullsend.adapters.gha import write_outputs, write_summary
 from fullsend.app.action.preflight import PreflightFacts
 from fullsend.app.action.receipt import post_receipt
 from fullsend.app.action.timeline import Timeline
+from fullsend.core.agent_end import AgentEnd
 from fullsend.core.receipt.marker import Marker
 from fullsend.errors import ExitCode
 from fullsend.ports import AgentRunResult, Clock, Forge
@@ -73,6 +74,8 @@ class RunOutcome:
     usage: AgentUsage = field(default_factory=AgentUsage)
     duration_s: float = 0.0  # wall time from the action's start to its outputs
     skip_receipt_url: str = ""  # the receipt a ``receipt`` skip rests on (summary only)
+    agent_end: AgentEnd | None = None  # the shipped iteration's end; None when no agent ran
+    error_rule: str = ""  # the rule id closing the ``::error::`` line (docs/rules.md#agent-error and its family)
 
     @property
     def consumed_run_ids(self) -> str:

@@ -64,7 +64,8 @@ class _Progress:
 
 def run_action(console: Console, environ: Mapping[str, str] | None = None, timeline: Timeline | None = None,
                clock: Clock | None = None, cancellation: Cancellation | None = None) -> int:
-    """Run the action; returns the exit code.  Raises ``InputError``/``ConfigError`` (exit 2).
+    """Run the action; returns the exit code.  Raises ``InputError``/``ConfigError`` (exit 2; also an
+    unsupported agent CLI).
 
     ``environ`` defaults to ``os.environ``; ``timeline`` lets ``fullsend demo`` watch live;
     ``clock`` (default ``SystemClock``) is what every wait and retry sleeps through.
@@ -117,11 +118,12 @@ def _steps(p: _Progress, console: Console, env: Mapping[str, str], captured: tup
         timeline.add(clock.now(), "skip", skip.reason, rule_id=skip.rule_id)
         return RunOutcome("skipped", ExitCode.OK, skip_reason=SKIP_REASON_OUTPUT.get(skip.rule_id, skip.rule_id),
                           skip_receipt_url=skip.receipt_url)
+    p.run = run = ActionRun(plan, tokens, forge, clock, console, log, timeline, env, started_at, cancellation=p.cancel)
+    run.check_agent_cli()  # an unsupported CLI: ConfigError (exit 2) before anything is posted or started
     p.status = status = _status_comment(plan, forge, tokens, log, restricted)
     if plan.inputs.status_comment and not tokens.role and not restricted:
         log("info", "No status comment: there is no role token to post it under")
     status.start(clock.now())
-    p.run = run = ActionRun(plan, tokens, forge, clock, console, log, timeline, env, started_at, cancellation=p.cancel)
     p.cancel.on_cancel(run.cancel)
     outcome = run.execute()
     status.finish(clock.now(), _status_of(outcome, run), outcome.error, outcome.marker)
@@ -189,6 +191,6 @@ def _finish(plan: RunPlan, outcome: RunOutcome, timeline: Timeline, log: Log) ->
     summary = render_summary(outcome, plan.inputs.stage, item, timeline)
     publish(outcome, plan.ctx.output_path, plan.ctx.summary_path, summary, log)
     if outcome.outcome == "failed" and outcome.error:
-        log("error", f"The run failed: {outcome.error}")
+        log("error", f"The run failed: {outcome.error}" + (f" [{outcome.error_rule}]" if outcome.error_rule else ""))
     log("info", f"Outcome: {outcome.outcome}" + (f" ({outcome.skip_reason})" if outcome.skip_reason else ""))
     return outcome.exit_code

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from fullsend.app.action.timeline import Timeline
 from fullsend.app.watch.watcher import Carry, WatchConfig, Watcher
+from fullsend.core.agent_end import AgentEnd
 from fullsend.core.model import DeliveredSteer
 from fullsend.core.receipt.marker import Marker, marker_from
 from fullsend.core.tokens import exports
@@ -87,7 +88,9 @@ def run_iteration(runtime: Runtime, forge: Forge, setup: IterationSetup, carry: 
         if watcher and thread:
             watcher.close_turn_ends()
             _join_watcher(clock, thread, setup.cancelled)
-    timeline.add(clock.now(), "agent", f"agent exited with code {agent.exit_code} after {agent.turns} turn(s)")
+    ended = "" if agent.end is AgentEnd.SUCCESS else f": {agent.error or agent.end.value}"
+    timeline.add(clock.now(), "agent", f"agent exited with code {agent.exit_code} after {agent.turns} turn(s){ended}",
+                 rule_id="" if agent.end is AgentEnd.SUCCESS else agent.end.value)
     for steer in agent.steers:
         timeline.add(steer.delivered_at, "ack", f"acknowledged message {steer.follow_up_run_id}",
                      run_ids=(steer.follow_up_run_id,))

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from fullsend.adapters.gha import FILE_COMMAND_KEYS, Console
 from fullsend.adapters.runtimes import RUNTIMES
+from fullsend.adapters.runtimes.versions import check_cli_version, version_text
 from fullsend.adapters.sandbox import sandbox_factory
 from fullsend.app.action.agent_env import agent_provider_env, runner_secrets
 from fullsend.app.action.cancel import Cancellation
@@ -25,6 +26,7 @@ from fullsend.app.action.session import IterationResult, IterationSetup, run_fac
 from fullsend.app.action.timeline import Timeline
 from fullsend.app.action.tokens import Tokens
 from fullsend.app.watch.watcher import Carry, WatchConfig, Watcher
+from fullsend.core.agent_end import AgentEnd
 from fullsend.core.receipt.marker import should_post_receipt
 from fullsend.core.text.envelope import render_envelope
 from fullsend.core.tokens.policy import child_env, encoded_forms
@@ -74,6 +76,20 @@ class ActionRun:
         self.usage = AgentUsage()  # cost and tokens across every iteration (outputs ``cost_usd`` …)
 
     # ---- lifecycle ---------------------------------------------------------------------------
+    def check_agent_cli(self) -> None:
+        """Refuse an agent CLI whose ``--version`` its runtime does not support (issue 16).
+
+        Raises ``ConfigError`` (exit 2, before the agent starts).  The command runs as the agent
+        would: its scrubbed environment, the child user (from ``/``, before the workspace is
+        handed over).
+        """
+        wanted = getattr(self.runtime, "cli_versions", None)
+        if wanted is None:
+            return
+        found = check_cli_version(wanted, self.plan.inputs.runtime, self.plan.agent_cli, self.env, Path("/"),
+                                  user=self.children.user)
+        self.log("info", f"Agent CLI: {wanted.cli} {version_text(found)} (supported {wanted.range_text})")
+
     def execute(self) -> RunOutcome:
         """pre-script → iterations → post-script, the children fenced in (``Children``); never
         raises for agent or script failures (``RunCancelled`` passes through)."""
@@ -113,10 +129,11 @@ class ActionRun:
         return self._outcome(self._last_result, False)
 
     def receipt_allowed(self, outcome: RunOutcome) -> bool:
-        """Outright success that absorbed ≥ 1 acknowledged run (docs/architecture.md "Receipt writer")."""
+        """Outright success that absorbed ≥ 1 acknowledged run (docs/architecture.md "Receipt writer");
+        the shipped iteration's agent end must be ``AgentEnd.SUCCESS`` (issue 16)."""
         return bool(outcome.marker.consumed) and should_post_receipt(
             run_failed=outcome.outcome != "succeeded", cancelled=self.cancelled.is_set(), skipped=self.skipped,
-            post_script_withheld=False, transcript_error=False)
+            post_script_withheld=False, transcript_error=False, agent_end=outcome.agent_end)
 
     # ---- parts ---------------------------------------------------------------------------------
     def _pre_script(self) -> RunOutcome | None:
@@ -182,17 +199,19 @@ class ActionRun:
         steers = self.acked_steers
         head = (result.marker.head if result and result.marker.head else self.plan.env_head_sha) if result else ""
         left = [f"follow-up run {run_id} [{why}]" for run_id, why in (result.left if result else [])]
+        end = result.agent.end if result else None
         if self.cancelled.is_set():
             return RunOutcome("failed", ExitCode.FAILED, steers=steers, head_sha=head, error="the run was cancelled",
-                              left=left)
+                              left=left, agent_end=end)
         if result is None or not validated:
             error = (result.agent.error if result else "") or "the agent run failed"
+            rule = end.value if end is not None and end is not AgentEnd.SUCCESS else ""
             if result and result.session_lost:
                 error = "the agent session was lost during a steer interrupt; the queued run will redo the update"
             return RunOutcome("failed", ExitCode.FAILED, steers=steers, head_sha=head, error=error, left=left,
-                              settle_reason=result.settle_reason if result else "")
+                              settle_reason=result.settle_reason if result else "", agent_end=end, error_rule=rule)
         return RunOutcome("succeeded", ExitCode.OK, steers=steers, marker=result.marker, head_sha=head,
-                          settle_reason=result.settle_reason, left=left)
+                          settle_reason=result.settle_reason, left=left, agent_end=end)
 
     # ---- steering eligibility (docs/architecture.md "Harness") ------------------------------
     def _watch_config(self) -> WatchConfig | None:
@@ -257,5 +276,7 @@ def warn_persisted_credentials(workspace: Path, log: Log) -> None:
 
 
 def _agent_ok(result: IterationResult) -> bool:
+    """Outright success only: exit 0, no error, not cut short, session kept, end ``SUCCESS``."""
     agent = result.agent
-    return agent.exit_code == 0 and not agent.is_error and not agent.timed_out and not result.session_lost
+    return (agent.exit_code == 0 and not agent.is_error and not agent.timed_out and not result.session_lost
+            and agent.end is AgentEnd.SUCCESS)

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from fullsend.core.agent_end import AgentEnd
 from fullsend.core.identity import Identity, from_rest, same_identity
 from fullsend.core.model import INT64_MAX, Comment, DeliveredSteer
 
@@ -187,13 +188,17 @@ def neutralize(text: str) -> str:
 
 
 def should_post_receipt(
-    *, run_failed: bool, cancelled: bool, skipped: bool, post_script_withheld: bool, transcript_error: bool
+    *, run_failed: bool, cancelled: bool, skipped: bool, post_script_withheld: bool, transcript_error: bool,
+    agent_end: AgentEnd | None = None,
 ) -> bool:
     """True only for an outright success whose output was published.
 
     Any run error (agent, validation, timeout, post-script), cancellation, a pre-script skip, a
-    withheld post-script or an agent-reported transcript error ⇒ no receipt.
+    withheld post-script or an agent-reported transcript error ⇒ no receipt; and so does any
+    end of the shipped iteration other than ``AgentEnd.SUCCESS`` (issue 16), including none.
     """
+    if agent_end is not AgentEnd.SUCCESS:
+        return False
     return not (run_failed or cancelled or skipped or post_script_withheld or transcript_error)
 
 

@@ -132,3 +132,19 @@ def field_safe(s: str) -> str:
     no field can start a line of its own.  Ordinary spaces are kept.
     """
     return _FIELD_UNSAFE.sub("", s)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def runner_safe(s: str) -> str:
+    """``s`` as valid Unicode the runner can take: each lone surrogate becomes U+FFFD.
+
+    Text decoded from an agent (a JSON ``\\ud800`` escape, bytes read with ``surrogateescape``)
+    can hold surrogate code points that no UTF-8 writer accepts; a surrogate pair split over two
+    code points is joined back.  Everything else is returned unchanged (issue 16).
+    """
+    if not _SURROGATE.search(s):
+        return s
+    return s.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+

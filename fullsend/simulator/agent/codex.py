@@ -9,11 +9,15 @@ prints ``thread.started`` (the resumed id, or a fresh one), ``turn.started``, wo
 Knobs besides the common ones: ``SCRIPTED_CODEX_FIRST_EXIT`` (the first process exits with it
 at once, before any event), ``SCRIPTED_CODEX_RESUME_EXIT`` (a resume does the same),
 ``SCRIPTED_CODEX_RESUME_TURN_S`` (seconds of work of a resume; default ``SCRIPTED_AGENT_TURN_S``),
-``SCRIPTED_CODEX_LINGER_S`` (seconds to stay alive after ``turn.completed``).
+``SCRIPTED_CODEX_LINGER_S`` (seconds to stay alive after ``turn.completed``),
+``SCRIPTED_AGENT_RESULT`` (a JSON object written instead of ``turn.completed``, e.g.
+``{"type": "turn.failed", "error": {"message": "…"}}``; ``{}`` writes no terminal event, as codex
+does for an interrupted turn).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import threading
@@ -44,8 +48,12 @@ class CodexScript:
         self.out.emit({"type": "turn.started"})
         threading.Event().wait(self.turn_s)
         self.out.emit({"type": "item.completed", "item": {"id": "item_0", "type": "agent_message", "text": "done"}})
-        self.out.emit({"type": "turn.completed", "usage": {
+        terminal = {"type": "turn.completed", "usage": {
             "input_tokens": 100, "cached_input_tokens": 40, "cache_write_input_tokens": 0,
-            "output_tokens": 12, "reasoning_output_tokens": 2}})
+            "output_tokens": 12, "reasoning_output_tokens": 2}}
+        patch = os.environ.get("SCRIPTED_AGENT_RESULT")
+        terminal = json.loads(patch) if patch else terminal
+        if terminal:
+            self.out.emit(terminal)
         threading.Event().wait(float(os.environ.get("SCRIPTED_CODEX_LINGER_S", "0")))
         return int(os.environ.get("SCRIPTED_AGENT_EXIT_CODE", "0"))

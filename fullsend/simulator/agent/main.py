@@ -24,6 +24,17 @@ Environment knobs (all optional):
                               appends a user line of its own to that mailbox
 ``SCRIPTED_AGENT_SPAWN_CHILD`` when ``1``, leaves a background ``sleep`` child behind (group kill)
 ``SCRIPTED_AGENT_EXIT_CODE``  exit status at the end (default 0)
+``SCRIPTED_AGENT_RESULT``     JSON object merged into every ``result`` line (issue 16: e.g.
+                              ``{"subtype": "error_max_turns", "is_error": false}``)
+``SCRIPTED_AGENT_SAY``        a JSON string: the assistant text of every turn (JSON escapes allowed,
+                              so a test can make the agent say a lone surrogate)
+``SCRIPTED_AGENT_VERSION``    what ``--version`` prints (default: one line per CLI it stands for,
+                              each the version the action pins: ``2.1.332 (Claude Code)``,
+                              ``1.6.0``, ``codex-cli 0.171.0``, so every runtime finds its own)
+``SCRIPTED_AGENT_FOLD``       with ``boundary``, the lines pending at a step boundary are replayed as
+                              ONE user message: ``string`` joins their texts with ``\\n`` (as the
+                              pinned Claude Code replays a batch of queued messages), ``blocks``
+                              (or ``1``) gives one text block per line
 ``SCRIPTED_AGENT_PID_FILE``   file the agent appends its pid (and its child's) to, one per line;
                               before that it appends to ``<file>.alive`` the earlier pids still
                               alive (nothing of a stopped sandbox survives)
@@ -58,9 +69,15 @@ class _Out:
 
     def emit(self, obj: dict[str, Any]) -> None:
         line = json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+        if not line.isascii() and _has_surrogate(line):
+            line = json.dumps(obj, separators=(",", ":"))  # a lone surrogate as "\\udXXX", as JSON.stringify writes it
         with self._lock:
             sys.stdout.write(line + "\n")
             sys.stdout.flush()
+
+
+def _has_surrogate(text: str) -> bool:
+    return any("\ud800" <= ch <= "\udfff" for ch in text)
 
 
 def _read_stdin(inbox: queue.Queue[object]) -> None:
@@ -131,6 +148,9 @@ class ClaudeScript:
         self.eof = False
         self.turns = 0
         self.injected = False
+        self.fold = os.environ.get("SCRIPTED_AGENT_FOLD", "")
+        self.result_patch = json.loads(os.environ.get("SCRIPTED_AGENT_RESULT") or "{}")
+        self.say = json.loads(os.environ.get("SCRIPTED_AGENT_SAY") or "null")
 
     def run(self) -> int:
         self.out.emit({"type": "system", "subtype": "init", "session_id": self.session_id,
@@ -145,15 +165,24 @@ class ClaudeScript:
         return int(os.environ.get("SCRIPTED_AGENT_EXIT_CODE", "0"))
 
     def _consume(self, obj: object) -> str:
-        assert isinstance(obj, dict)
-        message = m if isinstance(m := obj.get("message"), dict) else {}
-        content = message.get("content", "")
-        text = _content_text(content)
-        _log(text)
-        self.out.emit({"type": "user", "message": {"role": "user", "content": content},
-                       "session_id": self.session_id, "parent_tool_use_id": None,
-                       "uuid": str(uuid.uuid4()), "timestamp": _now_text(), "isReplay": True})
-        return text
+        return self._consume_all([obj])[0]
+
+    def _consume_all(self, objs: list[object]) -> list[str]:
+        """Log and replay consumed lines: one replay each, or one folded replay (see SCRIPTED_AGENT_FOLD)."""
+        contents = [m.get("content", "") if isinstance(o, dict) and isinstance(m := o.get("message"), dict) else ""
+                    for o in objs]
+        texts = [_content_text(c) for c in contents]
+        for text in texts:
+            _log(text)
+        if len(objs) > 1 and self.fold == "string":
+            contents = ["\n".join(texts)]
+        elif len(objs) > 1 and self.fold:
+            contents = [[{"type": "text", "text": text} for text in texts]]
+        for content in contents:
+            self.out.emit({"type": "user", "message": {"role": "user", "content": content},
+                           "session_id": self.session_id, "parent_tool_use_id": None,
+                           "uuid": str(uuid.uuid4()), "timestamp": _now_text(), "isReplay": True})
+        return texts
 
     def _work(self, seconds: float, texts: list[str]) -> None:
         """Work for ``seconds``; in eager mode consume (and absorb) lines as they arrive."""
@@ -175,17 +204,19 @@ class ClaudeScript:
         timer.cancel()
 
     def _drain_pending(self, texts: list[str]) -> bool:
-        absorbed = False
+        items: list[object] = []
         while True:
             try:
                 item = self.inbox.get_nowait()
             except queue.Empty:
-                return absorbed
+                break
             if item is _EOF:
                 self.eof = True
-                return absorbed
-            texts.append(self._consume(item))
-            absorbed = True
+                break
+            items.append(item)
+        if items:
+            texts += self._consume_all(items)
+        return bool(items)
 
     def _turn(self, texts: list[str]) -> None:
         self._maybe_inject()
@@ -198,10 +229,10 @@ class ClaudeScript:
                  "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
         self.out.emit({"type": "assistant", "session_id": self.session_id, "message": {
             "id": msg_id, "role": "assistant", "usage": usage,
-            "content": [{"type": "text", "text": f"turn {self.turns}: handled {len(texts)} message(s)"}]}})
+            "content": [{"type": "text", "text": self.say or f"turn {self.turns}: handled {len(texts)} message(s)"}]}})
         self.out.emit({"type": "result", "subtype": "success", "is_error": False, "num_turns": 1,
                        "result": f"turn {self.turns} done", "session_id": self.session_id,
-                       "total_cost_usd": round(0.01 * self.turns, 6), "usage": usage})
+                       "total_cost_usd": round(0.01 * self.turns, 6), "usage": usage, **self.result_patch})
 
     def _maybe_inject(self) -> None:
         spec = os.environ.get("SCRIPTED_AGENT_INJECT")
@@ -215,9 +246,22 @@ class ClaudeScript:
             fh.write(line + "\n")
 
 
+def _pinned_versions() -> str:
+    from fullsend.adapters.runtimes.claude.runtime import CLAUDE_VERSIONS
+    from fullsend.adapters.runtimes.codex.runtime import CODEX_VERSIONS
+    from fullsend.adapters.runtimes.pi.runtime import PI_VERSIONS
+    from fullsend.adapters.runtimes.versions import version_text
+
+    return "\n".join((f"{version_text(CLAUDE_VERSIONS.pinned)} (Claude Code)", version_text(PI_VERSIONS.pinned),
+                      f"codex-cli {version_text(CODEX_VERSIONS.pinned)}"))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point (console script ``fullsend-scripted-agent``); returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv == ["--version"]:
+        print(os.environ.get("SCRIPTED_AGENT_VERSION") or _pinned_versions())
+        return 0
     _setup_side_effects(argv)  # other flags are accepted and ignored
     if "rpc" in argv and "--mode" in argv:
         from fullsend.simulator.agent.pi import PiScript

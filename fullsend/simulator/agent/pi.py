@@ -1,23 +1,35 @@
-"""The scripted agent's pi rpc mode (``--mode rpc``; docs/architecture.md "pi").
+"""The scripted agent's pi rpc mode (``--mode rpc``; docs/architecture.md "pi", the pi 1.x rpc contract).
 
 Selected by ``fullsend.simulator.agent.main`` when ``--mode rpc`` is on its argv.  Each
-``prompt`` command read on stdin is answered with a ``response`` (``success:true``, or
-``success:false`` when its message contains ``SCRIPTED_AGENT_REJECT``, or when it arrives while
-the agent is streaming without ``streamingBehavior``).  An accepted prompt while idle starts an
-``agent_start … agent_settled`` cycle of ``SCRIPTED_AGENT_TURN_S`` seconds; a ``steer`` prompt
-during a cycle is acknowledged at once (``queue_update``) and answered as one more turn before
-``agent_end``.  Every other command gets a successful response and is otherwise ignored.  It
-exits 0 when stdin closes and no cycle is running.
+``prompt`` command read on stdin is answered with a ``response``: ``success:false`` when its
+message contains ``SCRIPTED_AGENT_REJECT`` or when it arrives while the agent is streaming
+without ``streamingBehavior``; otherwise ``success:true`` with ``data.disposition`` ``started``
+(idle: it starts a cycle) or ``queued`` (streaming: a steer).  A delivered prompt is written as
+a user ``message_start``/``message_end`` with its text, as pi does: the opening prompt when its
+cycle starts, a queued steer when the next turn takes it.  An accepted prompt while idle starts
+an ``agent_start … agent_settled`` cycle of ``SCRIPTED_AGENT_TURN_S`` seconds; each queued steer
+is answered as one more turn before ``agent_end``.  Every other command gets a successful
+response and is otherwise ignored.  It exits 0 when stdin closes and no cycle is running.
+
+Terminal-state knobs (issue 16): ``SCRIPTED_AGENT_RESULT`` (a JSON object merged into the last
+assistant message of every cycle, e.g. ``{"stopReason": "aborted", "content": []}``) and
+``SCRIPTED_PI_SETTLED`` (a JSON object merged into every ``agent_settled``).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import threading
 from typing import Any
 
 from fullsend.simulator.agent.main import _EOF, _log, _Out, _read_stdin
+
+
+def _knob(name: str) -> dict[str, Any]:
+    raw = os.environ.get(name, "")
+    return json.loads(raw) if raw else {}
 
 
 class PiScript:
@@ -28,6 +40,8 @@ class PiScript:
         self.inbox: queue.Queue[object] = queue.Queue()
         self.turn_s = float(os.environ.get("SCRIPTED_AGENT_TURN_S", "2.0"))
         self.reject = os.environ.get("SCRIPTED_AGENT_REJECT", "")
+        self.result_patch = _knob("SCRIPTED_AGENT_RESULT")
+        self.settled_patch = _knob("SCRIPTED_PI_SETTLED")
         self.eof = False
         self.turns = 0
 
@@ -39,15 +53,17 @@ class PiScript:
                 break
             assert isinstance(item, dict)
             if self._accept(item, streaming=False):
-                self._cycle([str(item.get("message", ""))])
+                self._cycle(str(item.get("message", "")))
         return int(os.environ.get("SCRIPTED_AGENT_EXIT_CODE", "0"))
 
-    def _respond(self, cmd: dict[str, Any], success: bool, error: str = "") -> None:
+    def _respond(self, cmd: dict[str, Any], success: bool, error: str = "", disposition: str = "") -> None:
         resp: dict[str, Any] = {"type": "response", "command": cmd.get("type", ""), "success": success}
         if "id" in cmd:
             resp = {"id": cmd["id"], **resp}
         if error:
             resp["error"] = error
+        if disposition:
+            resp["data"] = {"disposition": disposition}
         self.out.emit(resp)
 
     def _accept(self, cmd: dict[str, Any], streaming: bool) -> bool:
@@ -61,9 +77,15 @@ class PiScript:
         if streaming and cmd.get("streamingBehavior") not in ("steer", "followUp"):
             self._respond(cmd, False, "Agent is already processing")
             return False
-        _log(message)
-        self._respond(cmd, True)
+        self._respond(cmd, True, disposition="queued" if streaming else "started")
         return True
+
+    def _deliver(self, text: str) -> None:
+        """pi writes a delivered prompt as a user message; the log records what the model got."""
+        _log(text)
+        message = {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 0}
+        self.out.emit({"type": "message_start", "message": message})
+        self.out.emit({"type": "message_end", "message": message})
 
     def _work(self, queued: list[str]) -> None:
         done = threading.Event()
@@ -79,7 +101,7 @@ class PiScript:
                 done.wait()
             elif isinstance(item, dict) and self._accept(item, streaming=True):
                 queued.append(str(item.get("message", "")))
-                self.out.emit({"type": "queue_update", "steering": [item.get("message", "")], "followUp": []})
+                self.out.emit({"type": "queue_update", "steering": list(queued), "followUp": []})
         timer.cancel()
 
     def _turn(self, queued: list[str]) -> None:
@@ -89,15 +111,20 @@ class PiScript:
         message = {"role": "assistant", "stopReason": "stop",
                    "content": [{"type": "text", "text": f"turn {self.turns} done"}],
                    "usage": {"input": 10, "output": 2, "cacheRead": 0, "cacheWrite": 0, "cost": {"total": 0.001}}}
+        if not queued:  # the cycle's last turn
+            message.update(self.result_patch)
         self.out.emit({"type": "message_end", "message": message})
         self.out.emit({"type": "turn_end", "message": message, "toolResults": []})
 
-    def _cycle(self, first: list[str]) -> None:
+    def _cycle(self, first: str) -> None:
         self.out.emit({"type": "agent_start"})
+        self._deliver(first)
         queued: list[str] = []
         self._turn(queued)
         while queued:
-            queued.pop(0)
+            steer = queued.pop(0)
+            self.out.emit({"type": "queue_update", "steering": list(queued), "followUp": []})
+            self._deliver(steer)
             self._turn(queued)
         self.out.emit({"type": "agent_end", "messages": [], "willRetry": False})
-        self.out.emit({"type": "agent_settled"})
+        self.out.emit({"type": "agent_settled", "aborted": False, **self.settled_patch})

@@ -15,6 +15,7 @@ from fullsend.adapters.runtimes.events import (
     UserReplayEvent,
     iter_json_lines,
 )
+from fullsend.core.agent_end import AgentEnd
 from tests.adapters.runtimes.transport_helpers import FixedClock
 
 NOW = datetime(2026, 9, 24, 13, 0, 5, tzinfo=UTC)
@@ -67,7 +68,8 @@ def test_replay_string_and_block_content_and_observation_time() -> None:
             "parent_tool_use_id": None, "uuid": "u", "timestamp": "2026-09-24T13:00:00Z", "isReplay": True}
     assert parser.parse(echo) == [UserReplayEvent(at=NOW, content="same text")]
     blocks = {**echo, "message": {"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}}
-    assert parser.parse(blocks) == [UserReplayEvent(at=NOW, content="a\nb")]
+    # Several text blocks: each may be a queued message of its own (a folded replay, issue 16).
+    assert parser.parse(blocks) == [UserReplayEvent(at=NOW, content="a\nb", parts=("a", "b"))]
     tool_result = {"type": "user", "message": {"role": "user", "content": [{"type": "tool_result"}]}}
     assert parser.parse(tool_result) == []
 
@@ -79,7 +81,9 @@ def test_result_and_init_lines() -> None:
     res = {"type": "result", "subtype": "error_max_turns", "is_error": True, "num_turns": 3, "result": "too many",
            "total_cost_usd": 0.5, "usage": {"input_tokens": 7, "output_tokens": 8,
                                             "cache_creation_input_tokens": 1, "cache_read_input_tokens": 2}}
-    assert parser.parse(res) == [ResultEvent(3, 0.5, True, "too many", "error_max_turns", 7, 8, 0, 1, 2)]
+    [event] = parser.parse(res)
+    assert event == ResultEvent(3, 0.5, True, "too many", "error_max_turns", 7, 8, 0, 1, 2, verdict=event.verdict)
+    assert event.verdict is not None and event.verdict.end is AgentEnd.LIMIT_REACHED
 
 
 def test_tokens_event_every_5000_tokens_per_distinct_message() -> None:

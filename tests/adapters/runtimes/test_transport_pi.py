@@ -94,7 +94,7 @@ def test_v57_rejected_prompt_and_other_commands() -> None:
         {"id": "p1", "type": "response", "command": "prompt", "success": False, "error": "nope"},
         {"id": "p2", "type": "response", "command": "interrupt", "success": True},
     ])
-    assert events == [UserReplayEvent(at=NOW, id="p1", rejected=True)]
+    assert events == [UserReplayEvent(at=NOW, id="p1", disposition="rejected")]
 
 
 def test_v58_error_state_is_per_prompt() -> None:

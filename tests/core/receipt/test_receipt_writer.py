@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from fullsend.core.agent_end import AgentEnd
 from fullsend.core.model import DeliveredSteer
 from fullsend.core.receipt.marker import (
     Marker,
@@ -58,15 +59,24 @@ def test_no_receipt_body_without_ids(vid: str, ids: list[int], head: str) -> Non
     assert receipt_body(ids, head) == ""
 
 
+_CLEAN = dict(run_failed=False, cancelled=False, skipped=False, post_script_withheld=False, transcript_error=False)
+
+
 def test_V70_outright_success_posts() -> None:
-    assert should_post_receipt(run_failed=False, cancelled=False, skipped=False, post_script_withheld=False, transcript_error=False)
+    assert should_post_receipt(**_CLEAN, agent_end=AgentEnd.SUCCESS)
 
 
 @pytest.mark.parametrize("flag", ["run_failed", "cancelled", "skipped", "post_script_withheld", "transcript_error"])
 def test_V71_and_BC02_anything_else_posts_nothing(flag: str) -> None:
-    kwargs = dict(run_failed=False, cancelled=False, skipped=False, post_script_withheld=False, transcript_error=False)
+    kwargs: dict = {**_CLEAN, "agent_end": AgentEnd.SUCCESS}
     kwargs[flag] = True
     assert not should_post_receipt(**kwargs)
+
+
+@pytest.mark.parametrize("end", [e for e in AgentEnd if e is not AgentEnd.SUCCESS] + [None])
+def test_only_an_outright_agent_success_posts(end: AgentEnd | None) -> None:
+    """Issue 16: every other end of the shipped iteration, or none at all, posts nothing."""
+    assert not should_post_receipt(**_CLEAN, agent_end=end)
 
 
 @pytest.mark.parametrize(

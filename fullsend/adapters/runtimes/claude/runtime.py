@@ -14,10 +14,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from fullsend.adapters.runtimes.claude.stream import ClaudeSteerAggregator, ClaudeStreamParser, claude_input_line
+from fullsend.adapters.runtimes.claude.stream import (
+    CLAUDE_INCOMPLETE,
+    ClaudeSteerAggregator,
+    ClaudeStreamParser,
+    claude_input_line,
+)
 from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT, Now
 from fullsend.adapters.runtimes.launch import CLAUDE_STREAM_FLAGS, claude_command
 from fullsend.adapters.runtimes.live import LiveRuntime, SandboxFactory
+from fullsend.adapters.runtimes.versions import CliVersions, semver_line
 from fullsend.core.model import SteerMessage
 from fullsend.ports import AgentParams
 
@@ -45,6 +51,7 @@ class ClaudeDialect:
 
     name = "claude"
     config_dir_name = CLAUDE_CONFIG_DIR
+    incomplete = CLAUDE_INCOMPLETE
 
     def argv(self, params: AgentParams, cfg_dir: Path) -> list[str]:
         del cfg_dir  # Claude keeps its config where its environment says
@@ -69,11 +76,18 @@ class ClaudeDialect:
         return ClaudeSteerAggregator()
 
 
+#: Claude Code versions this runtime supports (the real-CLI tests ran on 2.1.296 and 2.1.332).
+CLAUDE_VERSIONS = CliVersions("Claude Code", "@anthropic-ai/claude-code", semver_line(suffix=r" \(Claude Code\)"),
+                              minimum=(2, 1, 296), below=(2, 2, 0), pinned=(2, 1, 332))
+
+
 class ClaudeRuntime(LiveRuntime):
     """Claude Code runtime (``fullsend.ports.Runtime``); see ``LiveRuntime`` for the parameters.
 
     ``steer_decline_reason(params)`` is always None: every Claude run can be steered.
     """
+
+    cli_versions = CLAUDE_VERSIONS
 
     def __init__(
         self,

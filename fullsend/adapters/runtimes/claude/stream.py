@@ -1,9 +1,14 @@
-"""Claude Code stream-json: the input line, the output parser, the steered-run metrics
+"""Claude Code stream-json: the input line, the output parser, the terminal-state table, metrics
 (docs/architecture.md "Claude Code").
 
 Input (WIRE): ``{"type":"user","message":{"role":"user","content":"<text>"}}`` on one line.
 Output lines (WIRE): ``system/init``, ``assistant``, ``user`` (tool results and, with
 ``--replay-user-messages``, replays carrying ``isReplay: true``), ``result`` (one per turn).
+
+A ``result`` is classified by :data:`CLAUDE_RESULT_SUBTYPES` (its ``subtype``) and, where the CLI
+writes one, :data:`CLAUDE_TERMINAL_REASONS` (its ``terminal_reason``); both tables come from
+the CLI's own result schema (docs/runtimes.md "Claude Code").  A replay of several queued
+messages folded into one user message carries one text block per message (``parts``).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from fullsend.adapters.runtimes.events import (
     as_str,
 )
 from fullsend.adapters.runtimes.feed import Now
+from fullsend.core.agent_end import AgentEnd, EndVerdict, TerminalState, verdict_of
 
 TOKEN_THRESHOLD = 5000  # Claude `tokenThreshold`: tokens between two TokensEvents
 
@@ -39,15 +45,77 @@ def claude_input_line(text: str) -> str:
     return compact_json({"type": "user", "message": {"role": "user", "content": text}})
 
 
-def replay_content(message: object) -> str:
-    """The text of a replayed message: a string, or the ``text`` of its text blocks joined by ``\\n``."""
+_E, _L, _I = AgentEnd.AGENT_ERROR, AgentEnd.LIMIT_REACHED, AgentEnd.INTERRUPTED
+#: ``result.subtype`` → class (the CLI's result schema: one success and four error variants).
+CLAUDE_RESULT_SUBTYPES: tuple[TerminalState, ...] = (
+    TerminalState("result subtype=success is_error=false", "success", AgentEnd.SUCCESS, "the agent finished"),
+    TerminalState("result subtype=success is_error=true", "success is_error", _E, "the agent reported an error"),
+    TerminalState("result subtype=error_max_turns", "error_max_turns", _L, "the agent stopped at its turn limit"),
+    TerminalState("result subtype=error_max_budget_usd", "error_max_budget_usd", _L,
+                  "the agent stopped at its spending limit"),
+    TerminalState("result subtype=error_max_structured_output_retries", "error_max_structured_output_retries", _L,
+                  "the agent ran out of structured-output retries"),
+    TerminalState("result subtype=error_during_execution", "error_during_execution", _E,
+                  "the agent's turn failed while it ran"),
+)
+#: ``result.terminal_reason`` → class (why the CLI's query loop ended; absent on older CLIs).
+CLAUDE_TERMINAL_REASONS: tuple[TerminalState, ...] = (
+    TerminalState("terminal_reason=completed", "completed", AgentEnd.SUCCESS, "the agent finished"),
+    *(TerminalState(f"terminal_reason={r}", r, _L, says) for r, says in (
+        ("max_turns", "the agent stopped at its turn limit"),
+        ("budget_exhausted", "the agent stopped at its spending limit"),
+        ("structured_output_retry_exhausted", "the agent ran out of structured-output retries"),
+        ("blocking_limit", "the conversation reached the model's context limit"),
+        ("prompt_too_long", "the prompt is too long for the model"))),
+    *(TerminalState(f"terminal_reason={r}", r, _E, says) for r, says in (
+        ("model_error", "the model failed"), ("api_error", "the model API returned an error"),
+        ("image_error", "an image could not be sent to the model"),
+        ("malformed_tool_use_exhausted", "the model kept sending malformed tool calls"),
+        ("rapid_refill_breaker", "the agent's context refilled too fast and its breaker stopped it"),
+        ("tool_deferred_unavailable", "a deferred tool was not available"),
+        ("turn_setup_failed", "the agent's turn could not be set up"))),
+    *(TerminalState(f"terminal_reason={r}", r, _I, says) for r, says in (
+        ("aborted_streaming", "the agent's turn was aborted"), ("aborted_tools", "the agent's turn was aborted"),
+        ("stop_hook_prevented", "a stop hook ended the agent's turn"), ("hook_stopped", "a hook stopped the agent"),
+        ("tool_deferred", "the agent's turn stopped at a deferred tool call"),
+        ("background_requested", "the agent's turn was sent to the background"))),
+)
+#: Claude Code's output ended while the turn of an acknowledged message was still open (owed by
+#: the live driver at EOF, which knows which replays acknowledged a message).
+CLAUDE_INCOMPLETE = TerminalState("EOF after a replay, before its result", "incomplete", _I,
+                                  "the agent's output ended in the middle of a turn")
+
+
+def classify_result(subtype: str, is_error: bool, terminal_reason: str, detail: str = "") -> EndVerdict:
+    """One ``result`` line's class: ``subtype`` (and ``is_error``) first, then ``terminal_reason``.
+
+    An unknown subtype or terminal reason is protocol-broken.  A success whose ``terminal_reason``
+    is not ``completed`` takes that reason's class; an execution error whose reason is an abort
+    is interrupted.
+    """
+    key = "success is_error" if subtype == "success" and is_error else subtype
+    verdict = verdict_of(CLAUDE_RESULT_SUBTYPES, key, detail, "subtype")
+    if not terminal_reason:
+        return verdict
+    by_reason = verdict_of(CLAUDE_TERMINAL_REASONS, terminal_reason, detail, "terminal_reason")
+    if verdict.succeeded or (verdict.end is _E and by_reason.end is _I):
+        return by_reason
+    return verdict
+
+
+def replay_parts(message: object) -> tuple[str, ...]:
+    """The texts a replayed message carries: its string content, or each of its text blocks."""
     content = message.get("content") if isinstance(message, dict) else None
     if isinstance(content, str):
-        return content
+        return (content,)
     if isinstance(content, list):
-        texts = [as_str(b.get("text")) for b in content if isinstance(b, dict) and b.get("type") == "text"]
-        return "\n".join(texts)
-    return ""
+        return tuple(as_str(b.get("text")) for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return ()
+
+
+def replay_content(message: object) -> str:
+    """The text of a replayed message: a string, or the ``text`` of its text blocks joined by ``\\n``."""
+    return "\n".join(replay_parts(message))
 
 
 class ClaudeStreamParser:
@@ -67,7 +135,7 @@ class ClaudeStreamParser:
         """Events for one stdout object (possibly none)."""
         kind = obj.get("type")
         if kind == "user" and obj.get("isReplay") is True:
-            return [UserReplayEvent(at=self._clock.now(), content=replay_content(obj.get("message")))]
+            return self._replay(obj.get("message"))
         if kind == "result":
             return [parse_result(obj)]
         if kind == "system" and obj.get("subtype") == "init":
@@ -78,8 +146,14 @@ class ClaudeStreamParser:
         return []
 
     def finish(self) -> list[AgentEvent]:
-        """Events owed at EOF (none for Claude)."""
+        """Events owed at EOF: none (the driver owes :data:`CLAUDE_INCOMPLETE` for an acked, open turn)."""
         return []
+
+    def _replay(self, message: object) -> list[AgentEvent]:
+        parts = replay_parts(message)
+        if not any(parts):
+            return []
+        return [UserReplayEvent(at=self._clock.now(), content="\n".join(parts), parts=parts if len(parts) > 1 else ())]
 
     def _assistant(self, obj: dict[str, Any]) -> list[AgentEvent]:
         message = m if isinstance(m := obj.get("message"), dict) else {}
@@ -110,20 +184,29 @@ class ClaudeStreamParser:
 
 
 def parse_result(obj: dict[str, Any]) -> ResultEvent:
-    """A ``result`` line as a ``ResultEvent`` (``result`` is the error message when ``is_error``)."""
+    """A ``result`` line as a classified ``ResultEvent``.
+
+    The error message is the ``errors`` list of an error variant, or ``result`` of a success
+    that ``is_error``; empty for outright success.
+    """
     usage = u if isinstance(u := obj.get("usage"), dict) else {}
-    is_error = obj.get("is_error") is True
+    subtype = as_str(obj.get("subtype"))
+    errors = e if isinstance(e := obj.get("errors"), list) else []
+    detail = "; ".join(as_str(x) for x in errors if as_str(x)) or (
+        as_str(obj.get("result")) if obj.get("is_error") is True else "")
+    verdict = classify_result(subtype, obj.get("is_error") is True, as_str(obj.get("terminal_reason")), detail)
     return ResultEvent(
         num_turns=as_int(obj.get("num_turns")),
         total_cost_usd=as_float(obj.get("total_cost_usd")),
-        is_error=is_error,
-        error_message=as_str(obj.get("result")) if is_error else "",
-        subtype=as_str(obj.get("subtype")),
+        is_error=not verdict.succeeded,
+        error_message=detail if not verdict.succeeded else "",
+        subtype=subtype,
         input_tokens=as_int(usage.get("input_tokens")),
         output_tokens=as_int(usage.get("output_tokens")),
         reasoning_tokens=as_int(usage.get("reasoning_tokens")),
         cache_creation_input_tokens=as_int(usage.get("cache_creation_input_tokens")),
         cache_read_input_tokens=as_int(usage.get("cache_read_input_tokens")),
+        verdict=verdict,
     )
 
 

@@ -18,6 +18,8 @@ from fullsend.adapters.runtimes.codex.queue import CodexSteerQueue, codex_turn_t
 from fullsend.adapters.runtimes.codex.stream import CodexSteerAggregator
 from fullsend.adapters.runtimes.events import ResultEvent
 from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT, sanitize_output
+from fullsend.adapters.runtimes.verdict import CANCELLED, NO_TURN, error_text, process_verdict
+from fullsend.core.agent_end import AgentEnd, EndVerdict
 from fullsend.core.model import SteerMessage
 from fullsend.errors import ExitCode, SandboxError
 from fullsend.ports import AgentParams, AgentRunResult
@@ -28,6 +30,8 @@ STOPPED_FOR_STEER_NOTE = "The codex turn was stopped on purpose so a steer could
 SESSION_LOST_NOTE = (
     "The sandbox did not come back after the interrupt, so the session is lost; the queued run will redo the work."
 )
+STOPPED_FOR_STEER = EndVerdict(AgentEnd.INTERRUPTED, "", "the codex turn was interrupted for a steer")
+CODEX_TIMED_OUT = EndVerdict(AgentEnd.LIMIT_REACHED, "", "codex did not finish within its timeout and was stopped")
 
 
 @dataclass(frozen=True)
@@ -51,8 +55,7 @@ class CodexOutcome:
 @dataclass
 class _Verdict:
     exit_code: int = -1
-    is_error: bool = True
-    error: str = "no codex turn ran"
+    end: EndVerdict = NO_TURN
 
 
 @dataclass
@@ -158,13 +161,14 @@ class CodexLoop:
     def _judge(self, turn: CodexTurn, out: CodexOutcome, stopped: bool) -> None:
         result = out.result
         if out.exit_code in GUARD_EXIT_CODES:
-            self.verdict = _Verdict(out.exit_code, True, f"codex refused to run (exit {out.exit_code})")
+            refused = EndVerdict(AgentEnd.AGENT_ERROR, "", f"codex refused to run (exit {out.exit_code})")
+            self.verdict = _Verdict(out.exit_code, refused)
         elif turn.resume_thread_id and not out.thread_id:
             return  # a failed resume costs the steer, not the run
-        elif stopped and result is not None and not result.is_error:
-            self.verdict = _Verdict(0, False, "")  # completed before the late stop
+        elif stopped and result is not None and result.verdict is not None and result.verdict.succeeded:
+            self.verdict = _Verdict(0, result.verdict)  # completed before the late stop
         elif stopped:
-            self.verdict = _Verdict(out.exit_code, True, "the codex turn was interrupted for a steer")
+            self.verdict = _Verdict(out.exit_code, STOPPED_FOR_STEER)
         else:
             self.verdict = _outcome_verdict(out)
 
@@ -173,35 +177,30 @@ class CodexLoop:
         self.on_output(SESSION_LOST_NOTE)
         return AgentRunResult(
             exit_code=-1, turns=self.aggregator.turns, steers=[], is_error=True,
-            error=f"steer session lost: {lost}", session_lost=True,
+            error=f"steer session lost: {lost}", session_lost=True, end=AgentEnd.INTERRUPTED,
             input_tokens=self.aggregator.input_tokens, output_tokens=self.aggregator.output_tokens,
         )
 
     def _result(self) -> AgentRunResult:
         v = self.verdict
-        error = v.error
+        end = v.end
         if self.active.cancelled.is_set():
-            error = "the run was cancelled and the agent stopped"
+            end = CANCELLED
         elif self.active.timed_out:
-            error = "codex did not finish within its timeout and was stopped"
+            end = CODEX_TIMED_OUT
         return AgentRunResult(
             exit_code=v.exit_code, turns=self.aggregator.turns, steers=self.active.queue.steer_results(),
-            is_error=v.is_error or self._cut_short(), error=error if (v.is_error or self._cut_short()) else "",
+            is_error=not end.succeeded, error=error_text(end),
             timed_out=self.active.timed_out, cancelled=self.active.cancelled.is_set(),
             input_tokens=self.aggregator.input_tokens, output_tokens=self.aggregator.output_tokens,
-            total_cost_usd=self.aggregator.cost_usd, session_id=self.active.queue.thread_id,
+            total_cost_usd=self.aggregator.cost_usd, session_id=self.active.queue.thread_id, end=end.end,
         )
 
 
 def _outcome_verdict(out: CodexOutcome) -> _Verdict:
+    """One finished process's verdict: a launch failure is an agent error; otherwise ``process_verdict``."""
     if out.launch_error:
-        return _Verdict(out.exit_code, True, sanitize_output(out.launch_error))
-    result = out.result
-    if out.exit_code != 0:
-        detail = f": {sanitize_output(result.error_message)}" if result and result.error_message else ""
-        return _Verdict(out.exit_code, True, f"codex exited with code {out.exit_code}{detail}")
-    if result is None or result.is_error:
-        message = result.error_message if result else ""
-        return _Verdict(out.exit_code, True, sanitize_output(message or "the codex turn did not complete"))
-    return _Verdict(0, False, "")
-
+        return _Verdict(out.exit_code, EndVerdict(AgentEnd.AGENT_ERROR, "", "codex could not be started",
+                                                  sanitize_output(out.launch_error)))
+    verdict = process_verdict(cancelled=False, timed_out=False, exit_code=out.exit_code, last=out.result)
+    return _Verdict(out.exit_code, verdict)

@@ -26,6 +26,8 @@ from fullsend.adapters.runtimes.events import ResultEvent, TextEvent, iter_json_
 from fullsend.adapters.runtimes.feed import SessionRegistry, _warn_stderr, default_render
 from fullsend.adapters.runtimes.launch import codex_args, codex_command
 from fullsend.adapters.runtimes.live import CANCEL_GRACE_S, EXIT_GRACE_S, SandboxFactory
+from fullsend.adapters.runtimes.verdict import launch_failed
+from fullsend.adapters.runtimes.versions import CliVersions, semver_line
 from fullsend.adapters.sandbox.local import env_with_sandbox_flag, local_sandbox_factory
 from fullsend.core.model import SteerMessage
 from fullsend.errors import FullsendError, NoSteerSession, SteerAfterSettle
@@ -35,6 +37,11 @@ CODEX_CONFIG_DIR = "codex-config"
 LAST_MESSAGE_FILE = "last-message.txt"
 
 
+#: Codex versions this runtime supports (the real-CLI tests ran on 0.152.1 and 0.171.0).
+CODEX_VERSIONS = CliVersions("Codex", "@openai/codex", semver_line(prefix="codex-cli "),
+                             minimum=(0, 152, 1), below=(0, 172, 0), pinned=(0, 171, 0))
+
+
 class CodexRuntime:
     """Codex runtime (``fullsend.ports.Runtime`` and ``Steerer``); parameters as ``LiveRuntime`` plus
     ``settle_policy`` (interrupt bounds) and ``interrupt(sandbox)`` (default: stop+start+settle).
@@ -42,6 +49,8 @@ class CodexRuntime:
     ``clock`` is a whole ``fullsend.ports.Clock`` (default ``SystemClock()``): its ``now`` stamps
     turn ends, its ``monotonic`` bounds each turn and the interrupt.
     """
+
+    cli_versions = CODEX_VERSIONS
 
     name = "codex"
 
@@ -119,7 +128,7 @@ class CodexRuntime:
         try:
             sandbox = self._sandbox_factory(params.sandbox_name)
         except FullsendError as exc:
-            return AgentRunResult(exit_code=-1, is_error=True, error=str(exc))
+            return launch_failed(str(exc))
         queue = CodexSteerQueue(params.sandbox_name, lambda _n: self._interrupt(sandbox), self._clock, self._warn)
         active = CodexRunState(sandbox, queue)
         self._runs.register(params.sandbox_name, active)

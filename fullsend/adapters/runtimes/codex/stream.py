@@ -3,7 +3,9 @@
 Events (WIRE): ``thread.started{thread_id}``, ``turn.started``, ``turn.completed{usage}``,
 ``turn.failed{error{message}}``, ``item.*{item}``, ``error{message}``.  The thread id is
 published the moment it is read (``on_thread_id``), not at EOF, so a first-turn steer can
-interrupt.  Exactly one ``ResultEvent`` per process, at EOF.
+interrupt.  Exactly one ``ResultEvent`` per process, at EOF, classified by
+:data:`CODEX_TERMINAL_STATES` (the CLI's ``exec_events.rs`` and its JSONL mapper: a turn ends in
+``turn.completed`` or ``turn.failed``; an interrupted turn writes neither).
 """
 
 from __future__ import annotations
@@ -13,6 +15,32 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fullsend.adapters.runtimes.events import AgentEvent, InitEvent, ResultEvent, TextEvent, TokensEvent, as_int, as_str
+from fullsend.core.agent_end import AgentEnd, EndVerdict, TerminalState, lookup
+
+#: How one ``codex exec --json`` process can end → the class of its turn.
+CODEX_TERMINAL_STATES: tuple[TerminalState, ...] = (
+    TerminalState("turn.completed", "turn.completed", AgentEnd.SUCCESS, "the agent finished"),
+    TerminalState("turn.failed", "turn.failed", AgentEnd.AGENT_ERROR, "the codex turn failed"),
+    TerminalState("turn.failed naming a usage, quota, budget or context-window limit", "turn.failed limit",
+                  AgentEnd.LIMIT_REACHED, "codex reached a usage or context limit"),
+    TerminalState("EOF after turn.started, with neither turn.completed nor turn.failed", "incomplete",
+                  AgentEnd.INTERRUPTED, "the codex turn ended before it completed"),
+    TerminalState("EOF after an error event and no turn.started", "error", AgentEnd.AGENT_ERROR,
+                  "codex reported an error before its turn"),
+    TerminalState("EOF without any turn or error event", "no_turn", AgentEnd.PROTOCOL_BROKEN,
+                  "codex wrote no turn"),
+)
+#: Phrases of codex's own limit errors (its error texts: usage limit, quota, context window).
+CODEX_LIMIT_PHRASES = ("usage limit", "quota exceeded", "context window", "budget exceeded")
+
+
+def codex_verdict(reason: str, detail: str = "") -> EndVerdict:
+    """The verdict of the row ``reason`` of :data:`CODEX_TERMINAL_STATES`, a limit if ``detail`` names one."""
+    if reason == "turn.failed" and any(p in detail.lower() for p in CODEX_LIMIT_PHRASES):
+        reason = "turn.failed limit"
+    row = lookup(CODEX_TERMINAL_STATES, reason)
+    assert row is not None, reason
+    return EndVerdict(row.end, "turn.failed" if row.reason == "turn.failed limit" else row.reason, row.says, detail)
 
 
 class CodexStreamParser:
@@ -24,6 +52,7 @@ class CodexStreamParser:
         self._terminal = ""  # "", "completed" or "failed"
         self._failure = ""
         self._last_error = ""
+        self._turn_started = False
         self._usage = [0, 0, 0, 0, 0]  # input, output, reasoning, cache_read, cache_write (high-water)
 
     def parse(self, obj: dict[str, Any]) -> list[AgentEvent]:
@@ -32,7 +61,7 @@ class CodexStreamParser:
         if kind == "thread.started":
             return self._thread_started(as_str(obj.get("thread_id")))
         if kind == "turn.started":
-            self._terminal, self._failure = "", ""
+            self._terminal, self._failure, self._turn_started = "", "", True
         elif kind == "turn.completed":
             self._terminal = "completed"
             self._note_usage(obj.get("usage"))
@@ -71,15 +100,19 @@ class CodexStreamParser:
         self._usage = [max(a, b) for a, b in zip(self._usage, now, strict=True)]
 
     def finish(self) -> list[AgentEvent]:
-        """The process's single result: clean, ``turn_failed`` or ``incomplete``."""
+        """The process's single result: clean, ``turn_failed`` or ``incomplete`` (see the table)."""
         i, o, r, cr, cw = self._usage
         common: dict[str, Any] = dict(num_turns=1, input_tokens=i, output_tokens=o, reasoning_tokens=r,
                                       cache_read_input_tokens=cr, cache_creation_input_tokens=cw)
         if self._terminal == "completed":
-            return [ResultEvent(subtype="success", **common)]
+            return [ResultEvent(subtype="success", verdict=codex_verdict("turn.completed"), **common)]
         if self._terminal == "failed":
-            return [ResultEvent(is_error=True, error_message=self._failure, subtype="turn_failed", **common)]
-        return [ResultEvent(is_error=True, error_message=self._last_error, subtype="incomplete", **common)]
+            verdict = codex_verdict("turn.failed", self._failure)
+            return [ResultEvent(is_error=True, error_message=self._failure, subtype="turn_failed", verdict=verdict,
+                                **common)]
+        reason = "incomplete" if self._turn_started else "error" if self._last_error else "no_turn"
+        return [ResultEvent(is_error=True, error_message=self._last_error, subtype="incomplete",
+                            verdict=codex_verdict(reason, self._last_error), **common)]
 
 
 @dataclass

@@ -3,8 +3,11 @@
 Launch: ``<agent_cli> --mode rpc --session-dir <cfg>/sessions --no-approve --no-extensions
 --no-prompt-templates --no-themes [--model M] <extra_args…> --session-id <uuid4>`` (flags WIRE),
 stdin fed from ``<root>/pi-config/steer-inbox.ndjson``.  Keys are rpc ids: the opening prompt
-and each steer get a fresh uuid4; ``response`` with ``success:true`` acks, ``success:false``
-retires the line without a result.  A steer is a ``prompt`` with ``streamingBehavior:"steer"``.
+and each steer get a fresh uuid4.  A ``response`` with disposition ``started`` acks; ``queued``
+waits for the delivery (a user ``message_start`` with the line's text); ``handled`` and
+``success:false`` retire the line without a result.  A steer is a ``prompt`` with
+``streamingBehavior:"steer"`` (it also starts a cycle when pi is idle, which pi's ``steer``
+command would not).
 
 A run whose model chain has more than one model (fallbacks) is declined: the session and its
 mailbox are bound to one pi launch, and falling back relaunches pi.
@@ -20,7 +23,8 @@ from pathlib import Path
 from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT, Now, SessionRegistry
 from fullsend.adapters.runtimes.launch import pi_command
 from fullsend.adapters.runtimes.live import LiveRuntime, SandboxFactory
-from fullsend.adapters.runtimes.pi.stream import PiAggregator, PiStreamParser, pi_input_line
+from fullsend.adapters.runtimes.pi.stream import PI_INCOMPLETE, PiAggregator, PiStreamParser, pi_input_line
+from fullsend.adapters.runtimes.versions import CliVersions, semver_line
 from fullsend.core.model import SteerMessage
 from fullsend.errors import SteerUnsupported
 from fullsend.ports import AgentParams, AgentRunResult
@@ -56,6 +60,7 @@ class PiDialect:
 
     name = "pi"
     config_dir_name = PI_CONFIG_DIR
+    incomplete = PI_INCOMPLETE
 
     def argv(self, params: AgentParams, cfg_dir: Path) -> list[str]:
         return pi_argv(params, cfg_dir, new_session_id())
@@ -84,6 +89,12 @@ class PiDialect:
         return PI_FALLBACK_DECLINE if len(model_chain(params)) > 1 else None
 
 
+#: pi versions this runtime supports: the 1.x rpc contract with input dispositions and
+#: ``agent_settled`` ``aborted`` (the real-CLI tests ran on 1.6.0).
+PI_VERSIONS = CliVersions("pi", "@earendil-works/pi-coding-agent", semver_line(),
+                          minimum=(1, 6, 0), below=(1, 7, 0), pinned=(1, 6, 0))
+
+
 class PiRuntime(LiveRuntime):
     """pi runtime (``fullsend.ports.Runtime``, ``SteerDecliner``); parameters as ``LiveRuntime``.
 
@@ -93,6 +104,7 @@ class PiRuntime(LiveRuntime):
     """
 
     dialect: PiDialect
+    cli_versions = PI_VERSIONS
 
     def __init__(
         self,

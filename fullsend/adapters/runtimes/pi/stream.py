@@ -1,10 +1,17 @@
-"""pi rpc: input lines, the stdout parser and metrics (docs/architecture.md "pi", probed on pi 0.84.4).
+"""pi rpc: input lines, the stdout parser, the terminal-state table and metrics (docs/architecture.md
+"pi"; the pi 1.x rpc contract, docs/runtimes.md).
 
 Input (WIRE): ``{"id":…,"type":"prompt","message":…[,"streamingBehavior":"steer"]}``.
-Acks (WIRE): ``{"id":…,"type":"response","command":"prompt","success":true|false}``; responses
-to any other command are ignored.  Turn end: one ``ResultEvent`` per ``agent_settled`` in
-per-prompt (rpc) mode, carrying run-wide totals (counters are never reset); in default mode one
-result at EOF.  EOF after a new ``agent_start`` owes an ``incomplete`` error result.
+Responses (WIRE): ``{"id":…,"type":"response","command":"prompt","success":true,
+"data":{"disposition":"started"|"queued"|"handled"}}`` or ``"success":false``; responses to any
+other command are ignored.  Only delivery is an ack: ``started`` is one; ``queued`` waits for the
+delivery, which is the ``message_start`` of a user message with the prompt's text;
+``handled`` (consumed by an input handler) and ``success:false`` never are.
+
+Turn end: one ``ResultEvent`` per ``agent_settled`` in per-prompt (rpc) mode, carrying run-wide
+totals (counters are never reset) and the cycle's class from :data:`PI_STOP_REASONS` (the last
+assistant message's ``stopReason``), unless ``agent_settled`` says ``aborted``; in default mode
+one result at EOF.  EOF after a new ``agent_start`` owes an ``incomplete`` (interrupted) result.
 """
 
 from __future__ import annotations
@@ -14,6 +21,9 @@ from typing import Any
 
 from fullsend.adapters.runtimes.claude.stream import compact_json
 from fullsend.adapters.runtimes.events import (
+    DELIVERED,
+    QUEUED,
+    REJECTED,
     AgentEvent,
     InitEvent,
     ResultEvent,
@@ -25,6 +35,32 @@ from fullsend.adapters.runtimes.events import (
     as_str,
 )
 from fullsend.adapters.runtimes.feed import Now
+from fullsend.core.agent_end import AgentEnd, EndVerdict, TerminalState, verdict_of
+
+_E, _L, _I, _P = AgentEnd.AGENT_ERROR, AgentEnd.LIMIT_REACHED, AgentEnd.INTERRUPTED, AgentEnd.PROTOCOL_BROKEN
+#: The last assistant message's ``stopReason`` (pi-ai ``StopReason``) → the class of its cycle.
+PI_STOP_REASONS: tuple[TerminalState, ...] = (
+    TerminalState("agent_settled after stopReason=stop", "stop", AgentEnd.SUCCESS, "the agent finished"),
+    TerminalState("agent_settled after stopReason=length", "length", _L, "the model stopped at its output limit"),
+    TerminalState("agent_settled after stopReason=error", "error", _E, "the model request failed"),
+    TerminalState("agent_settled after stopReason=aborted", "aborted", _I, "the agent's turn was aborted"),
+    TerminalState("agent_settled after stopReason=deferred", "deferred", _I, "the model deferred its answer"),
+    TerminalState("agent_settled after stopReason=toolUse", "toolUse", _P,
+                  "the agent settled with its tool calls unanswered"),
+    TerminalState("agent_settled after stopReason=pending", "pending", _P,
+                  "the agent settled while its answer was still pending"),
+)
+#: ``agent_settled`` with ``aborted: true`` (pi ≥ 1.1): the run was aborted, whatever its last message.
+PI_SETTLED_ABORTED = TerminalState("agent_settled aborted=true", "agent_settled aborted", _I,
+                                   "the agent's run was aborted")
+#: ``agent_settled`` of a cycle without any assistant message.
+PI_NO_MESSAGE = TerminalState("agent_settled without an assistant message", "no_message", _P,
+                              "the prompt settled without any assistant message")
+#: EOF after ``agent_start`` and before its ``agent_settled``.
+PI_INCOMPLETE = TerminalState("EOF after agent_start, before agent_settled", "incomplete", _I,
+                              "the pi session ended before the prompt settled")
+#: ``data.disposition`` of a successful ``prompt`` response → what it means for the ack.
+PI_DISPOSITIONS = {"started": DELIVERED, "queued": QUEUED, "handled": REJECTED}
 
 
 def pi_input_line(id: str, message: str, streaming_behavior: str = "") -> str:
@@ -42,6 +78,7 @@ class _Prompt:
     assistant_seen: bool = False
     error_message: str = ""
     stop_reason: str = ""
+    aborted: bool = False
 
 
 class PiStreamParser:
@@ -66,13 +103,21 @@ class PiStreamParser:
             return [InitEvent(session_id=self.session_id)]
         if kind == "agent_start":
             self._current = _Prompt()
+        elif kind == "message_start":
+            return self._user_message(obj.get("message"))
         elif kind == "message_end":
             return self._message_end(obj.get("message"))
-        elif kind == "agent_settled" and self._per_prompt and self._current is not None:
+        elif kind == "agent_settled":
+            return self._settled(obj.get("aborted") is True)
+        return []
+
+    def _settled(self, aborted: bool) -> list[AgentEvent]:
+        if self._current is not None:
+            self._current.aborted = aborted
+        if self._per_prompt and self._current is not None:
             done, self._current = self._current, None
             return [self._result(done)]
-        elif kind == "agent_settled":
-            self._last, self._current = self._current or self._last, None
+        self._last, self._current = self._current or self._last, None
         return []
 
     def finish(self) -> list[AgentEvent]:
@@ -86,8 +131,19 @@ class PiStreamParser:
     def _response(self, obj: dict[str, Any]) -> list[AgentEvent]:
         if obj.get("command") != "prompt":
             return []
-        rejected = obj.get("success") is not True
-        return [UserReplayEvent(at=self._clock.now(), id=as_str(obj.get("id")), rejected=rejected)]
+        disposition = REJECTED
+        if obj.get("success") is True:
+            data = d if isinstance(d := obj.get("data"), dict) else {}
+            # No disposition (pi < 0.99): accepted says nothing of delivery, so wait for it.
+            disposition = PI_DISPOSITIONS.get(as_str(data.get("disposition")), QUEUED)
+        return [UserReplayEvent(at=self._clock.now(), id=as_str(obj.get("id")), disposition=disposition)]
+
+    def _user_message(self, message: object) -> list[AgentEvent]:
+        """A user message starting is the delivery of the prompt or steer with that text."""
+        if not isinstance(message, dict) or message.get("role") != "user":
+            return []
+        text = _text_of(message.get("content"))
+        return [UserReplayEvent(at=self._clock.now(), content=text)] if text else []
 
     def _message_end(self, message: object) -> list[AgentEvent]:
         if not isinstance(message, dict) or message.get("role") != "assistant":
@@ -100,34 +156,41 @@ class PiStreamParser:
         current = self._current = self._current or _Prompt()
         current.assistant_seen = True
         current.stop_reason = as_str(message.get("stopReason"))
-        if current.stop_reason == "error":
-            current.error_message = as_str(message.get("errorMessage")) or "the model request failed"
-        else:
-            current.error_message = ""
-        text = _assistant_text(message)
+        current.error_message = as_str(message.get("errorMessage"))
+        text = _text_of(message.get("content")).strip()
         tokens = TokensEvent(input=self._totals[0], output=self._totals[1],
                              cache_read=self._totals[2], cache_write=self._totals[3])
         return [TextEvent(text), tokens] if text else [tokens]
 
     def _result(self, prompt: _Prompt, incomplete: bool = False) -> ResultEvent:
-        if incomplete:
-            is_error, message, subtype = True, "the pi session ended before the prompt settled", "incomplete"
-        elif not prompt.assistant_seen:
-            is_error, message, subtype = True, "the prompt settled without any assistant message", "no_message"
-        else:
-            is_error, message, subtype = bool(prompt.error_message), prompt.error_message, prompt.stop_reason
+        verdict = classify_prompt(prompt.stop_reason, prompt.assistant_seen, prompt.aborted, incomplete,
+                                  prompt.error_message)
         return ResultEvent(
-            num_turns=1, total_cost_usd=self._cost, is_error=is_error, error_message=message, subtype=subtype,
+            num_turns=1, total_cost_usd=self._cost, is_error=not verdict.succeeded,
+            error_message="" if verdict.succeeded else (prompt.error_message or verdict.says),
+            subtype=verdict.reason,
             input_tokens=self._totals[0], output_tokens=self._totals[1],
-            cache_read_input_tokens=self._totals[2], cache_creation_input_tokens=self._totals[3],
+            cache_read_input_tokens=self._totals[2], cache_creation_input_tokens=self._totals[3], verdict=verdict,
         )
 
 
-def _assistant_text(message: dict[str, Any]) -> str:
-    content = message.get("content")
+def classify_prompt(stop_reason: str, assistant_seen: bool, aborted: bool, incomplete: bool,
+                    detail: str = "") -> EndVerdict:
+    """The class of one prompt's cycle: EOF first, then ``aborted``, then the last ``stopReason``."""
+    for applies, row in ((incomplete, PI_INCOMPLETE), (aborted, PI_SETTLED_ABORTED),
+                         (not assistant_seen, PI_NO_MESSAGE)):
+        if applies:
+            return EndVerdict(row.end, row.reason, row.says, detail)
+    return verdict_of(PI_STOP_REASONS, stop_reason, detail, "stopReason")
+
+
+def _text_of(content: object) -> str:
+    """A pi message's text: a string content, or its text blocks joined by ``\\n``."""
+    if isinstance(content, str):
+        return content
     if not isinstance(content, list):
         return ""
-    return "\n".join(as_str(b.get("text")) for b in content if isinstance(b, dict) and b.get("type") == "text").strip()
+    return "\n".join(as_str(b.get("text")) for b in content if isinstance(b, dict) and b.get("type") == "text")
 
 
 @dataclass

@@ -1,11 +1,13 @@
-"""The real pi CLI (``@earendil-works/pi-coding-agent@0.84.4``) in rpc mode on the local sandbox
-against a scripted Anthropic-compatible server (issue 5 acceptance; runtime-transport §4.2).
+"""The real pi CLI (the pinned 1.x ``@earendil-works/pi-coding-agent``) in rpc mode on the local
+sandbox against a scripted Anthropic-compatible server (issue 5 acceptance; runtime-transport
+§4.2; issue 16: the 1.x rpc contract).
 
 pi reads its provider from ``$HOME/.pi/agent/models.json`` (``api: anthropic-messages``).  The
 model's first answer is a bash tool call that marks its start and sleeps; the steer, a
-``prompt`` with ``streamingBehavior:"steer"`` and a fresh rpc id, is appended then.  pi
-acknowledges it with its ``response`` (vector 62: one ``live`` result for run 4242), delivers it
-as a new turn before ``agent_end``, settles, and exits 0 once the feeder is stopped.
+``prompt`` with ``streamingBehavior:"steer"`` and a fresh rpc id, is appended then.  pi answers
+it with disposition ``queued`` (not yet an ack), delivers it as a new turn before
+``agent_end`` (a user ``message_start`` with the envelope's text: the ack, vector 62: one
+``live`` result for run 4242), settles, and exits 0 once the feeder is stopped.
 """
 
 from __future__ import annotations

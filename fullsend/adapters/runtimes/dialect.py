@@ -1,0 +1,68 @@
+"""What a live runtime (Claude Code, pi) must say about its CLI (docs/architecture.md "Live feed").
+
+``LiveDialect`` is implemented by ``claude.runtime.ClaudeDialect`` and ``pi.runtime.PiDialect``
+and driven by ``live.LiveRuntime``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Protocol
+
+from fullsend.adapters.runtimes.events import AgentEvent, ResultEvent, TokensEvent
+from fullsend.adapters.runtimes.feed import Now
+from fullsend.core.agent_end import TerminalState
+from fullsend.ports import AgentParams
+
+
+class StreamParser(Protocol):
+    """Turns one stdout JSON object into events; ``finish`` gives the events owed at EOF."""
+
+    def parse(self, obj: dict[str, Any]) -> list[AgentEvent]: ...
+
+    def finish(self) -> list[AgentEvent]: ...
+
+
+class Aggregator(Protocol):
+    """Folds turn results and token snapshots into run metrics."""
+
+    turns: int
+    cost_usd: float
+
+    @property
+    def input_tokens(self) -> int: ...
+
+    @property
+    def output_tokens(self) -> int: ...
+
+    def add_result(self, r: ResultEvent) -> None: ...
+
+    def add_tokens(self, t: TokensEvent) -> None: ...
+
+
+class LiveDialect(Protocol):
+    """What differs between the live runtimes (Claude: content keys; pi: rpc-id keys)."""
+
+    name: str
+    config_dir_name: str
+    incomplete: TerminalState  # the end owed at EOF while an acknowledged message's turn is open
+
+    def argv(self, params: AgentParams, cfg_dir: Path) -> list[str]:
+        """The agent argv (no prompt text); ``cfg_dir`` is the runtime's config dir in the sandbox."""
+        ...
+
+    def script(self, params: AgentParams) -> str:
+        """The pinned OpenShell launch script (``runtimes.commands``; feeder spliced in, no prompt)."""
+        ...
+
+    def opening(self, params: AgentParams) -> tuple[str, str]:
+        """(mailbox line, key) of the opening prompt."""
+        ...
+
+    def steer_line(self, envelope: str) -> tuple[str, str]:
+        """(mailbox line, key) of one steer."""
+        ...
+
+    def new_parser(self, clock: Now) -> StreamParser: ...
+
+    def new_aggregator(self) -> Aggregator: ...

@@ -1,0 +1,54 @@
+"""The end of one agent process, whatever the CLI: cut short, exited, or its last turn's class.
+
+The per-CLI tables classify each turn end (``<cli>/stream.py``); this module adds what the CLI
+cannot say about itself — the action stopped it (cancel, timeout), it exited non-zero, or it
+exited without ever ending a turn — in that order of precedence (docs/runtimes.md).
+"""
+
+from __future__ import annotations
+
+from fullsend.adapters.runtimes.events import ResultEvent
+from fullsend.adapters.runtimes.feed import sanitize_output
+from fullsend.core.agent_end import AgentEnd, EndVerdict
+from fullsend.ports import AgentRunResult
+
+ERROR_TEXT_MAX = 500
+
+CANCELLED = EndVerdict(AgentEnd.INTERRUPTED, "", "the run was cancelled and the agent stopped")
+TIMED_OUT = EndVerdict(AgentEnd.LIMIT_REACHED, "", "the agent did not finish within its timeout and was stopped")
+NO_TURN = EndVerdict(AgentEnd.PROTOCOL_BROKEN, "", "the agent exited without finishing a turn")
+UNCLASSIFIED = EndVerdict(AgentEnd.PROTOCOL_BROKEN, "", "the agent's last turn end could not be classified")
+
+
+def process_verdict(*, cancelled: bool, timed_out: bool, exit_code: int, last: ResultEvent | None,
+                    stderr_tail: str = "") -> EndVerdict:
+    """How one agent process ended.
+
+    Precedence: cancelled, timed out, the last turn's own failure (its class and reason, even
+    when the CLI then exited non-zero), a non-zero exit (with the tail of stderr), no turn end
+    at all, an unclassified turn end; otherwise the last turn's success.
+    """
+    if cancelled:
+        return CANCELLED
+    if timed_out:
+        return TIMED_OUT
+    verdict = last.verdict if last is not None else None
+    if verdict is not None and not verdict.succeeded:
+        return verdict
+    if exit_code != 0:
+        tail = sanitize_output(stderr_tail)[-ERROR_TEXT_MAX:]
+        return EndVerdict(AgentEnd.AGENT_ERROR, "", f"the agent exited with code {exit_code}", tail)
+    if last is None:
+        return NO_TURN
+    return verdict if verdict is not None else UNCLASSIFIED
+
+
+def error_text(verdict: EndVerdict) -> str:
+    """The run's error line for a failed ``verdict`` ("" for success), safe for one log line."""
+    return "" if verdict.succeeded else sanitize_output(verdict.message())[:ERROR_TEXT_MAX]
+
+
+def launch_failed(text: str) -> AgentRunResult:
+    """The result of an agent that could not be started (``exit_code`` -1; an agent error)."""
+    return AgentRunResult(exit_code=-1, is_error=True, error=sanitize_output(text)[:ERROR_TEXT_MAX],
+                          end=AgentEnd.AGENT_ERROR)

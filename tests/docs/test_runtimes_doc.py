@@ -1,0 +1,35 @@
+"""docs/runtimes.md shows the terminal-state tables and the version ranges the code has (issue 16):
+every row of every runtime's table, with its class, and each runtime's supported range and pin."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fullsend.adapters.runtimes import RUNTIMES
+from fullsend.adapters.runtimes.claude.stream import CLAUDE_INCOMPLETE, CLAUDE_RESULT_SUBTYPES, CLAUDE_TERMINAL_REASONS
+from fullsend.adapters.runtimes.codex.stream import CODEX_TERMINAL_STATES
+from fullsend.adapters.runtimes.pi.stream import PI_INCOMPLETE, PI_NO_MESSAGE, PI_SETTLED_ABORTED, PI_STOP_REASONS
+from fullsend.adapters.runtimes.versions import version_text
+from fullsend.core.agent_end import AgentEnd, TerminalState
+
+DOC = (Path(__file__).resolve().parents[2] / "docs" / "runtimes.md").read_text(encoding="utf-8")
+ROWS = [*CLAUDE_RESULT_SUBTYPES, *CLAUDE_TERMINAL_REASONS, CLAUDE_INCOMPLETE, PI_SETTLED_ABORTED, PI_NO_MESSAGE,
+        *PI_STOP_REASONS, PI_INCOMPLETE, *CODEX_TERMINAL_STATES]
+
+
+def _cell(end: AgentEnd) -> str:
+    return "**success**" if end is AgentEnd.SUCCESS else f"[`{end.value}`](rules.md#{end.value})"
+
+
+@pytest.mark.parametrize("row", ROWS, ids=lambda r: r.shape)
+def test_every_terminal_state_has_its_row(row: TerminalState) -> None:
+    assert f"| `{row.shape}` | {_cell(row.end)} | {row.says} |" in DOC
+
+
+@pytest.mark.parametrize("runtime", sorted(RUNTIMES))
+def test_every_runtime_shows_its_range_and_pin(runtime: str) -> None:
+    wanted = RUNTIMES[runtime].cli_versions
+    assert f"| `{runtime}` | {wanted.cli} (`{wanted.package}`) |" in DOC
+    assert f"| {wanted.range_text} | {version_text(wanted.pinned)} |" in DOC
