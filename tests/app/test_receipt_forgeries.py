@@ -45,12 +45,23 @@ def sim():
         yield simulator
 
 
-def test_the_genuine_receipt_skips_in_three_requests(sim, tmp_path):
+def test_the_genuine_receipt_skips_in_two_requests(sim, tmp_path):
+    """Issue 18: GraphQL reads the job login and the comments at once; the role login is the second."""
     sim.add_comment(7, GENUINE, JOB_LOGIN)
     sim.reset_requests()
     skip, _ = _decide(sim, _facts(tmp_path))
     assert skip is not None and skip.rule_id == "receipt-lists-my-run"
-    assert sim.request_count() == 3
+    assert [(r.method, r.path, r.login) for r in sim.requests] == [("POST", "/graphql", JOB_LOGIN),
+                                                                   ("POST", "/graphql", ROLE_LOGIN)]
+
+
+def test_without_graphql_the_genuine_receipt_skips_in_three_rest_reads(sim, tmp_path):
+    sim.add_comment(7, GENUINE, JOB_LOGIN)
+    sim.graphql_errors(login=JOB_LOGIN)  # as a GHES without fullDatabaseId answers the receipt view
+    sim.reset_requests()
+    skip, _ = _decide(sim, _facts(tmp_path))
+    assert skip is not None and skip.rule_id == "receipt-lists-my-run"
+    assert sim.request_count() == 4 and sim.request_count("GET", r"/issues/7/comments$") == 1
 
 
 @pytest.mark.parametrize(
@@ -61,7 +72,10 @@ def test_the_genuine_receipt_skips_in_three_requests(sim, tmp_path):
         pytest.param(lambda s: s.add_comment(7, GENUINE, "github-actions", user_type="User"), id="human-named-like-the-bot"),
         pytest.param(
             lambda s: s.add_comment(7, GENUINE, JOB_LOGIN, created_at="2026-09-25T10:00:00Z",
-                                    updated_at="2026-09-25T10:05:00Z"), id="job-login-but-edited"),
+                                    updated_at="2026-09-25T10:05:00Z", last_edited_at="2026-09-25T10:05:00Z"),
+            id="job-login-but-edited"),
+        pytest.param(lambda s: s.edit_comment(int(s.add_comment(7, "working on it", JOB_LOGIN)["id"]), GENUINE),
+                     id="job-login-edited-into-a-receipt"),
         pytest.param(lambda s: s.add_review(7, ROLE_LOGIN, "COMMENTED", body=GENUINE), id="inside-a-review-body"),
         pytest.param(lambda s: s.add_comment(7, "```\n" + GENUINE + "\n```", JOB_LOGIN), id="in-a-code-fence"),
         pytest.param(lambda s: s.add_comment(7, "Looks done:\n" + GENUINE, JOB_LOGIN), id="quoted-in-other-text"),
