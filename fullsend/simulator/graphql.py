@@ -1,6 +1,6 @@
 """The GraphQL endpoint of the GitHub simulator: the two queries the action sends.
 
-* ``viewer { login }`` (receipt spec §2.6): an App's login comes back WITHOUT ``[bot]``, as on GitHub;
+* ``viewer { login }`` (docs/architecture.md "Receipt reader"): an App's login comes back WITHOUT ``[bot]``, as on GitHub;
 * the receipt view (``fullsend.adapters.github.graphql.RECEIPT_VIEW_QUERY``; issue 18):
   ``viewer`` plus ``repository(owner, name).issueOrPullRequest(number).comments(first: 100,
   after)`` with ``fullDatabaseId`` (a BigInt, sent as a string), ``createdAt``, ``updatedAt``,

@@ -54,6 +54,7 @@ def run_record(run: wire.WorkflowRun, repo: Repo) -> WorkflowRun:
         created_at=parse_time(run.created_at), run_attempt=run.run_attempt or 0, display_title=run.display_title,
         actor=_login(run.actor), triggering_actor=_login(run.triggering_actor), pull_requests=prs,
         referenced_workflows=chain, name=run.name or "", html_url=run.html_url, head_sha=run.head_sha,
+        updated_at=parse_time(run.updated_at),
     )
 
 
@@ -80,7 +81,8 @@ def review_record(review: wire.Review) -> Review:
 def issue_record(issue: wire.Issue) -> Issue:
     names = {label if isinstance(label, str) else label.name for label in issue.labels}
     return Issue(number=issue.number, title=issue.title, body=issue.body or "", labels=tuple(sorted(names - {""})),
-                 is_pull_request=issue.pull_request is not None, html_url=issue.html_url)
+                 is_pull_request=issue.pull_request is not None, html_url=issue.html_url,
+                 created_at=parse_time(issue.created_at))
 
 
 def pull_record(pr: wire.PullRequest) -> PullRequest:

@@ -78,6 +78,7 @@ class WorkflowRun(Wire):
     status: str | None
     conclusion: str | None
     created_at: Time
+    updated_at: Time
     display_title: str
     head_sha: str
     html_url: str
@@ -134,6 +135,7 @@ class Issue(Wire):
     title: str
     html_url: str
     labels: list[str | Label]
+    created_at: Time
     body: str | None = None
     pull_request: dict[str, Any] | None = None
 

@@ -35,6 +35,8 @@ from fullsend.wording import default_wording
 
 __all__ = ["SETTLE_TIMEOUT_S", "TURN_END_BUFFER", "Carry", "WatchConfig", "WatchState", "Watcher"]
 
+WAIT_IN_REQUEST_MAX_S = 60.0  # a rate limit a poll's request may wait out in place; a longer one pauses polling
+
 
 class Watcher:
     """Finds authorized follow-up runs for one agent iteration and steers the agent with them.
@@ -54,7 +56,10 @@ class Watcher:
     def __init__(self, forge: Forge, steerer: Steerer, sandbox_name: str, lock: threading.Lock,
                  clock: Clock, config: WatchConfig, log: Log, timeline: Timeline, carry: Carry | None = None,
                  wording: Wording | None = None) -> None:
-        self.ports = WatchPorts(forge, steerer, sandbox_name, lock, clock, log, timeline, wording or default_wording())
+        # Rate limits (docs/rules.md#rate-limited): a request waits out at most a minute, never past
+        # the steer window; a longer limit pauses the polls (``paused_until``) or settles the run.
+        bounded = forge.bounded(max_wait_s=WAIT_IN_REQUEST_MAX_S, until=config.deadline)
+        self.ports = WatchPorts(bounded, steerer, sandbox_name, lock, clock, log, timeline, wording or default_wording())
         self.config = config
         carry = carry if carry is not None else Carry()
         carry.steers = settle.prior_steers(carry.steers)
@@ -158,6 +163,12 @@ class Watcher:
                 decision = self._turn_end(event)
             if decision.settles:
                 return self._settling(decision.reason)
+            st.next_tick_s = max(st.next_tick_s, self._pause_ends())
+
+    def _pause_ends(self) -> float:
+        """The ``Clock.monotonic`` instant a rate-limit pause ends (now when there is none)."""
+        now, until = self.clock.monotonic(), self.state.paused_until
+        return now if until is None else now + max(0.0, (until - self.clock.now()).total_seconds())
 
     def _tick(self) -> settle.Decision:
         st = self.state
@@ -189,7 +200,7 @@ class Watcher:
 
     def _settling(self, reason: str) -> str:
         """Log the settle decision in the project's words, tagged with its rule id; return it."""
-        self.ports.log("info", settle_words(reason, self.max_steers, self.min_remaining))
+        self.ports.log("info", settle_words(reason, self.max_steers, self.min_remaining, self.state.paused_until))
         return reason
 
     # ---- settle -------------------------------------------------------------------------
