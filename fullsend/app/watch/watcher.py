@@ -16,6 +16,7 @@ its helper thread through ``Clock.join`` (``fullsend.app.watch.settling``).
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from fullsend.app.action.timeline import Timeline
@@ -112,8 +113,10 @@ class Watcher:
         st.me = me
         if st.carry.baseline is None:  # a later iteration keeps the baseline of the last delivery
             since = me.fresh_after or cfg.started_at
-            st.carry.baseline = read_start_baseline(self.forge, cfg.item_number, cfg.run_name or f"#{cfg.item_number}",
-                                                    since, cfg.env_head_sha)
+            baseline = read_start_baseline(self.forge, cfg.item_number, cfg.run_name or f"#{cfg.item_number}",
+                                           since, cfg.env_head_sha)
+            # The window opens at my run's second, inclusively: my own trigger is not news (issue 18).
+            st.carry.baseline = replace(baseline, delivered_comment_ids=frozenset({me.trigger_comment_id} - {0}))
         return me
 
     # ---- inputs from other threads ----------------------------------------------------------
