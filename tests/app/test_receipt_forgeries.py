@@ -114,3 +114,26 @@ def test_a_user_named_like_the_bot_never_passes_for_a_plain_job_token(sim, tmp_p
     sim.add_comment(7, GENUINE, JOB_LOGIN)
     skip, _ = _decide(sim, facts)
     assert skip is not None and skip.rule_id == "receipt-lists-my-run"
+
+
+def test_a_receipt_whose_updated_at_trails_by_a_second_but_never_edited_skips(sim, tmp_path):
+    """Issue 18 (policy-bot, trailer): GitHub bumps updated_at a second past created_at on comments
+    nobody edited.  GraphQL's lastEditedAt stays null: the receipt counts (docs/rules.md#receipt-lists-my-run)."""
+    sim.add_comment(7, GENUINE, JOB_LOGIN, created_at="2026-09-25T10:00:00Z", updated_at="2026-09-25T10:00:01Z")
+    skip, _ = _decide(sim, _facts(tmp_path))
+    assert skip is not None and skip.rule_id == "receipt-lists-my-run"
+
+
+def test_where_graphql_cannot_answer_the_trailing_updated_at_still_fails_open(sim, tmp_path):
+    """The REST fallback stays as strict as before: every doubt does the work."""
+    sim.add_comment(7, GENUINE, JOB_LOGIN, created_at="2026-09-25T10:00:00Z", updated_at="2026-09-25T10:00:01Z")
+    sim.graphql_errors(times=None, login=JOB_LOGIN)
+    skip, _ = _decide(sim, _facts(tmp_path))
+    assert skip is None
+
+
+def test_a_graphql_answer_of_the_wrong_shape_falls_back_to_rest(sim, tmp_path):
+    sim.add_comment(7, GENUINE, JOB_LOGIN)
+    sim.graphql_errors({"data": {"viewer": {"login": "github-actions"}, "repository": "x"}}, login=JOB_LOGIN)
+    skip, _ = _decide(sim, _facts(tmp_path))
+    assert skip is not None and sim.request_count("GET", r"/issues/7/comments$") == 1
