@@ -4,6 +4,8 @@ receipt writer (wait up to a bound, then give up, logged), through the simulator
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,7 @@ from fullsend.core.model import Repo
 from fullsend.core.receipt.marker import Marker, receipt_body
 from fullsend.simulator.fixtures import JOB_LOGIN, JOB_TOKEN, ROLE_TOKEN, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.doubles.virtual_clock import VirtualClock
+from tests.doubles.sim_replay import VirtualClock
 
 QUEUED_RUN = 33740015299
 COMMENTS = r"/issues/7/comments$"
@@ -23,7 +25,7 @@ COMMENTS = r"/issues/7/comments$"
 
 @pytest.fixture
 def clock() -> VirtualClock:
-    return VirtualClock()
+    return VirtualClock(datetime.now(timezone.utc).replace(microsecond=0))
 
 
 @pytest.fixture
@@ -50,7 +52,7 @@ def test_the_preflight_waits_out_a_limit_within_its_bound_and_still_skips(sim, c
     lines: list[tuple[str, str]] = []
     skip = run_preflight(_forge(sim, clock), _facts(tmp_path), lambda level, msg: lines.append((level, msg)))
     assert skip is not None and skip.rule_id == "receipt-lists-my-run"
-    assert clock.slept == [100.0]  # more than the default 60 s: the pre-flight allows 120 s
+    assert clock.slept_s == [100.0]  # more than the default 60 s: the pre-flight allows 120 s
 
 
 def test_the_preflight_fails_open_when_a_limit_outlasts_its_bound(sim, clock, tmp_path):
@@ -62,7 +64,7 @@ def test_the_preflight_fails_open_when_a_limit_outlasts_its_bound(sim, clock, tm
     assert len(warnings) == 1 and "Could not check whether this update was already handled" in warnings[0]
     assert "rate limit" in warnings[0]
     assert [(r.method, r.path) for r in sim.requests if r.login == JOB_LOGIN] == [("POST", "/graphql")]
-    assert clock.slept == []  # nothing was sent into the limit, and nothing waited for it
+    assert clock.slept_s == []  # nothing was sent into the limit, and nothing waited for it
 
 
 def test_the_receipt_writer_waits_out_a_short_limit(sim, clock, tmp_path):
@@ -70,7 +72,7 @@ def test_the_receipt_writer_waits_out_a_short_limit(sim, clock, tmp_path):
     lines: list[tuple[str, str]] = []
     comment = post_receipt(_forge(sim, clock), _facts(tmp_path), Marker((101,), "aaa111"),
                            lambda level, msg: lines.append((level, msg)))
-    assert comment is not None and comment.html_url and clock.slept == [30.0]
+    assert comment is not None and comment.html_url and clock.slept_s == [30.0]
     assert sim.request_count("POST", COMMENTS) == 2 and len(sim.comments(7)) == 2
 
 

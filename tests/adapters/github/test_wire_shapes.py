@@ -8,6 +8,8 @@ ids outside GitHub's range are malformed; an author without a type is unknown; a
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import pytest
 
 from fullsend.adapters.github.forge import GitHubForge
@@ -16,7 +18,7 @@ from fullsend.errors import ForgeError, MalformedResponse
 from fullsend.simulator.faults import MISSING, replace_body, set_field
 from fullsend.simulator.fixtures import FIX_RUN_ID, JOB_LOGIN, JOB_TOKEN, ROLE_TOKEN, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.doubles.virtual_clock import VirtualClock
+from tests.doubles.sim_replay import VirtualClock
 
 RUN = rf"/actions/runs/{FIX_RUN_ID}$"
 JOBS = rf"/actions/runs/{FIX_RUN_ID}/jobs$"
@@ -30,7 +32,8 @@ def sim():
 
 
 def _forge(sim: GitHubSimulator) -> GitHubForge:
-    return GitHubForge(Repo("org", "repo"), sim.api_url, sim.graphql_url, JOB_TOKEN, ROLE_TOKEN, VirtualClock())
+    clock = VirtualClock(datetime.now(timezone.utc).replace(microsecond=0))
+    return GitHubForge(Repo("org", "repo"), sim.api_url, sim.graphql_url, JOB_TOKEN, ROLE_TOKEN, clock)
 
 
 @pytest.mark.parametrize("body", [{"data": "x"}, {"errors": {"message": "boom"}}, {"data": {"viewer": []}},

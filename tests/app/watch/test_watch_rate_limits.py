@@ -16,7 +16,7 @@ from fullsend.core.model import format_time
 from fullsend.core.watch.settle import Outcome
 from fullsend.simulator.server import GitHubSimulator
 from tests.app.watch.watch_support import CLOCK_ORIGIN, LISTING, Rig, at, finish, make_rig, run_watch
-from tests.doubles.virtual_clock import VirtualClock
+from tests.doubles.sim_replay import VirtualClock
 
 
 @pytest.fixture
@@ -37,7 +37,7 @@ def test_a_short_limit_is_waited_out_inside_the_poll(vrig: Rig) -> None:
     vrig.sim.secondary_limit("GET", LISTING, retry_after=40)
     w = vrig.watcher(deadline=vrig.clock.now() + timedelta(minutes=30))
     assert w.poll_and_steer() is Outcome.STEERED
-    assert vrig.clock.slept == [40.0] and vrig.listings() == 2
+    assert vrig.clock.slept_s == [40.0] and vrig.listings() == 2
 
 
 def test_a_longer_limit_pauses_the_polls_and_nothing_is_sent_into_it(vrig: Rig) -> None:
@@ -52,8 +52,8 @@ def test_a_longer_limit_pauses_the_polls_and_nothing_is_sent_into_it(vrig: Rig) 
                       "[rate-limited]")
     assert w._pause_ends() == pytest.approx(vrig.clock.monotonic() + (until - vrig.clock.now()).total_seconds())
     assert w.poll_and_steer() is Outcome.RETRY  # a turn end meanwhile: refused before it is sent
-    assert vrig.listings() == 1 and vrig.clock.slept == []
-    vrig.clock.advance((until - vrig.clock.now()).total_seconds())
+    assert vrig.listings() == 1 and vrig.clock.slept_s == []
+    vrig.clock.advance_to(vrig.clock.t_s + (until - vrig.clock.now()).total_seconds())
     assert w.poll_and_steer() is Outcome.STEERED  # the pause is over: the follow-up is steered
     assert vrig.listings() == 2
 
