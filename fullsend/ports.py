@@ -38,7 +38,7 @@ class Forge(Protocol):
     write means it took effect), ``RateLimited`` when a known rate limit outlasts the wait bound.
     """
 
-    def bounded(self, max_wait_s: float | None = None, until: datetime | None = None) -> "Forge":
+    def bounded(self, max_wait_s: float | None = None, until: datetime | None = None) -> Forge:
         """The same forge waiting out rate limits at most ``max_wait_s`` s per call and never past
         ``until`` (docs/rules.md#rate-limited); the caller decides what a refusal means."""
         ...

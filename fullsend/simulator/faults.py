@@ -39,7 +39,7 @@ import copy
 import json
 import re
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email.utils import format_datetime
 from typing import Any
 
@@ -162,7 +162,7 @@ class FaultInjection:
         as seconds (int), an HTTP-date (datetime), a raw header value (str) or no header (None)."""
         headers: dict[str, str] = {}
         if isinstance(retry_after, datetime):
-            headers["Retry-After"] = format_datetime(retry_after.astimezone(timezone.utc), usegmt=True)
+            headers["Retry-After"] = format_datetime(retry_after.astimezone(UTC), usegmt=True)
         elif retry_after is not None:
             headers["Retry-After"] = str(retry_after)
         return self.fail(method, path_regex, status, times, headers, {"message": SECONDARY_MESSAGE},
@@ -173,7 +173,8 @@ class FaultInjection:
         """The primary limit spent: 403, ``X-RateLimit-Remaining: 0`` and ``X-RateLimit-Reset`` at ``reset_at``."""
         headers = {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(reset_at.timestamp())),
                    "X-RateLimit-Resource": resource}
-        return self.fail(method, path_regex, 403, times, headers, {"message": PRIMARY_MESSAGE}, after=after, login=login)
+        return self.fail(method, path_regex, 403, times, headers, {"message": PRIMARY_MESSAGE}, after=after,
+                         login=login)
 
     def graphql_rate_limited(self, reset_at: datetime, times: int | None = 1, *, login: str | None = None) -> Fault:
         """GraphQL's primary limit: HTTP 200, an error of type ``RATE_LIMITED``, remaining 0 until ``reset_at``."""

@@ -1,6 +1,7 @@
 """The GraphQL endpoint of the GitHub simulator: the two queries the action sends.
 
-* ``viewer { login }`` (docs/architecture.md "Receipt reader"): an App's login comes back WITHOUT ``[bot]``, as on GitHub;
+* ``viewer { login }`` (docs/architecture.md "Receipt reader"): an App's login comes back WITHOUT
+  ``[bot]``, as on GitHub;
 * the receipt view (``fullsend.adapters.github.graphql.RECEIPT_VIEW_QUERY``; issue 18):
   ``viewer`` plus ``repository(owner, name).issueOrPullRequest(number).comments(first: 100,
   after)`` with ``fullDatabaseId`` (a BigInt, sent as a string), ``createdAt``, ``updatedAt``,
@@ -26,7 +27,7 @@ PAGE_SIZE = 100
 _DOCS = "https://docs.github.com/graphql"
 
 
-def answer(sim: "ItemsState", call: Call) -> Reply:
+def answer(sim: ItemsState, call: Call) -> Reply:
     """Answer one GraphQL POST (HTTP 200 with ``data`` or ``errors``; 400 for a body that is not JSON)."""
     try:
         payload = json.loads(call.body or b"null")
@@ -47,7 +48,7 @@ def _graphql_login(login: str, is_bot: bool) -> str:
     return login[: -len("[bot]")] if is_bot and login.lower().endswith("[bot]") else login
 
 
-def _repository(sim: "ItemsState", variables: dict[str, Any]) -> dict[str, Any] | None:
+def _repository(sim: ItemsState, variables: dict[str, Any]) -> dict[str, Any] | None:
     owner, name, number = variables.get("owner"), variables.get("name"), variables.get("number")
     if not (isinstance(owner, str) and isinstance(name, str)) or (owner.lower(), name.lower()) != (
             sim.urls.owner.lower(), sim.urls.repo.lower()):
@@ -65,7 +66,7 @@ def _repository(sim: "ItemsState", variables: dict[str, Any]) -> dict[str, Any] 
     }}}
 
 
-def _node(sim: "ItemsState", comment: dict[str, Any]) -> dict[str, Any]:
+def _node(sim: ItemsState, comment: dict[str, Any]) -> dict[str, Any]:
     user = comment.get("user")
     author = None
     if isinstance(user, dict):

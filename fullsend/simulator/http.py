@@ -21,8 +21,8 @@ from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, parse_qsl
 
-from fullsend.simulator.query import etag_matches, etag_of
 from fullsend.simulator import graphql
+from fullsend.simulator.query import etag_matches, etag_of
 from fullsend.simulator.routes import Call, Reply, dispatch, error
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -18,7 +18,13 @@ from fullsend.simulator.faults import replace_body
 from fullsend.simulator.fixtures import JOB_LOGIN, add_comment_follow_up
 from fullsend.simulator.server import GitHubSimulator
 from tests.faults.fault_harness import (
-    ActionResult, check_invariant, new_scenario, queued_run_skips, receipts, run_in_process, runner_env,
+    ActionResult,
+    check_invariant,
+    new_scenario,
+    queued_run_skips,
+    receipts,
+    run_in_process,
+    runner_env,
 )
 
 COMMAND = "/fs-review please re-check the migration"

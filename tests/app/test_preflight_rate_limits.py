@@ -4,8 +4,6 @@ receipt writer (wait up to a bound, then give up, logged), through the simulator
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-
 from pathlib import Path
 
 import pytest
@@ -17,19 +15,19 @@ from fullsend.core.model import Repo
 from fullsend.core.receipt.marker import Marker, receipt_body
 from fullsend.simulator.fixtures import JOB_LOGIN, JOB_TOKEN, ROLE_TOKEN, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.doubles.sim_replay import VirtualClock
+from tests.doubles.recording_clock import RecordingVirtualClock
 
 QUEUED_RUN = 33740015299
 COMMENTS = r"/issues/7/comments$"
 
 
 @pytest.fixture
-def clock() -> VirtualClock:
-    return VirtualClock(datetime.now(timezone.utc).replace(microsecond=0))
+def clock() -> RecordingVirtualClock:
+    return RecordingVirtualClock()
 
 
 @pytest.fixture
-def sim(clock: VirtualClock):
+def sim(clock: RecordingVirtualClock):
     with GitHubSimulator(clock=clock.now) as simulator:
         standard_pr_scenario(simulator)
         simulator.add_comment(7, receipt_body([QUEUED_RUN], "aaa111"), JOB_LOGIN)
@@ -43,7 +41,7 @@ def _facts(tmp_path: Path) -> PreflightFacts:
                           fullsend_dir=str(tmp_path / ".fullsend"), event_name="issue_comment", in_actions=True)
 
 
-def _forge(sim: GitHubSimulator, clock: VirtualClock) -> GitHubForge:
+def _forge(sim: GitHubSimulator, clock: RecordingVirtualClock) -> GitHubForge:
     return GitHubForge(Repo("org", "repo"), sim.api_url, sim.graphql_url, JOB_TOKEN, ROLE_TOKEN, clock)
 
 

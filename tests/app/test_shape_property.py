@@ -75,7 +75,7 @@ class Shape:
 @st.composite
 def shapes(draw: st.DrawFn) -> Shape:
     method, path, login, fields = draw(st.sampled_from(ENDPOINTS))
-    field = draw(st.sampled_from(("",) + fields))
+    field = draw(st.sampled_from(("", *fields)))
     wrong = st.sampled_from([MISSING, None, [], {}, "x", 0, -1, True, 2**53, [{}]]) | JSON
     value = draw(wrong if field else st.sampled_from([[], {}, "x", None, 5, [{}], {"data": "x"}]) | JSON)
     return Shape(method, path, login, field, value, draw(st.booleans()))

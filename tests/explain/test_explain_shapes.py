@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from tests.explain.explain_helpers import run_explain
-
 from fullsend.simulator.fixtures import StandardScenario
 from fullsend.simulator.server import GitHubSimulator
+from tests.explain.explain_helpers import run_explain
 
 HUGE_ID = "9" * 4301
 

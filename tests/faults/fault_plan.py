@@ -99,7 +99,7 @@ def expected_fate(fault: str, phase: str) -> str:
     if phase == "receipt-read":
         return "skipped" if recovers else "works"
     if phase == "receipt-post":  # the POST took effect, or a rate limit was waited out (issue 18)
-        return "absorbed" if fault in ("truncated", "non-json", "missing-field") + RATE_LIMITS else "left"
+        return "absorbed" if fault in ("truncated", "non-json", "missing-field", *RATE_LIMITS) else "left"
     if phase == "start":
         return "absorbed" if recovers else "left"  # steering disabled for the run
     if phase == "compare":

@@ -13,15 +13,16 @@ No PyGithub object leaves this package.  Base URLs come from ``GITHUB_API_URL`` 
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 from pydantic import BaseModel
 
 from fullsend.adapters.github import records, wire
 from fullsend.adapters.github.graphql import RECEIPT_VIEW_QUERY, GraphQLClient, receipt_page
-from fullsend.adapters.github.logins import INSTALLATION_PREFIX, LoginResolution  # noqa: F401 (re-exported)
+from fullsend.adapters.github.logins import INSTALLATION_PREFIX, LoginResolution
 from fullsend.adapters.github.ratelimit import RateLimitPolicy, WaitBound
 from fullsend.adapters.github.transport import Transport, next_link
 from fullsend.core.model import (
@@ -92,7 +93,7 @@ class GitHubForge(LoginResolution):
         # pages all answer 304 (same ETags) reuses it instead of re-parsing up to 400 rows.
         self._parsed_listing: tuple[tuple[str, str, tuple[str, ...]], RunListing] | None = None
 
-    def bounded(self, max_wait_s: float | None = None, until: datetime | None = None) -> "GitHubForge":
+    def bounded(self, max_wait_s: float | None = None, until: datetime | None = None) -> GitHubForge:
         """This forge (same tokens, limits and caches) waiting out rate limits for at most
         ``max_wait_s`` seconds per call and never past ``until``; ``None`` lifts that bound."""
         view = copy.copy(self)
@@ -201,13 +202,15 @@ class GitHubForge(LoginResolution):
     # ---- work-item reads (role token) ----------------------------------------------------
     def get_pull_request(self, number: int) -> PullRequest:
         """``GET …/pulls/{n}``; ``NotFoundError`` means the item is an issue."""
-        return records.pull_record(self._get(wire.PullRequest, "role", f"{self._base}/pulls/{number}", conditional=True))
+        path = f"{self._base}/pulls/{number}"
+        return records.pull_record(self._get(wire.PullRequest, "role", path, conditional=True))
 
     def get_issue(self, number: int) -> Issue:
         """``GET …/issues/{n}`` (served for pull requests too)."""
         return records.issue_record(self._get(wire.Issue, "role", f"{self._base}/issues/{number}", conditional=True))
 
-    def list_issue_comments(self, number: int, since: datetime | None = None, credential: Credential = "role") -> list[Comment]:
+    def list_issue_comments(self, number: int, since: datetime | None = None,
+                            credential: Credential = "role") -> list[Comment]:
         """Every comment (``since`` = updated_at filter), ≤ 100 pages, oldest first."""
         params = {"since": format_time(since)} if since else {}
         rows = self._pages(credential, f"{self._base}/issues/{number}/comments", params, wire.IssueComment, None,

@@ -15,7 +15,8 @@ the token acts as and every comment of the item with ``lastEditedAt`` (docs/rule
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Mapping
+from collections.abc import Mapping
+from typing import Annotated, Any
 
 import requests
 from pydantic import Field
@@ -168,7 +169,8 @@ def receipt_page(data: Mapping[str, Any], label: str) -> tuple[str, list[Comment
     info = item.comments.pageInfo
     cursor = (info.endCursor or "") if info.hasNextPage else ""
     if info.hasNextPage and not cursor:
-        raise MalformedResponse(label, "repository.issueOrPullRequest.comments.pageInfo.endCursor", "null with a next page")
+        raise MalformedResponse(label, "repository.issueOrPullRequest.comments.pageInfo.endCursor",
+                                "null with a next page")
     return view.viewer.login, comments, cursor
 
 

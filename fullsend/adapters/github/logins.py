@@ -7,23 +7,34 @@ object, a login of the wrong type are causes like any failed request, never an e
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from fullsend.adapters.github.graphql import VIEWER_QUERY, viewer_login
+from fullsend.adapters.github.graphql import VIEWER_QUERY, GraphQLClient, viewer_login
+from fullsend.adapters.github.ratelimit import WaitBound
+from fullsend.adapters.github.transport import Transport
 from fullsend.adapters.github.wire import App, AuthenticatedUser, parse
 from fullsend.errors import ForgeError, RateLimited
 from fullsend.ports import Credential
-
-if TYPE_CHECKING:
-    from fullsend.adapters.github.forge import GitHubForge
 
 INSTALLATION_PREFIX = "ghs_"  # an installation token: its login is read through GraphQL first
 
 
 class LoginResolution:
-    """Mixin of ``GitHubForge``: ``viewer_login`` and the App spelling of a GraphQL login."""
+    """Mixin of ``GitHubForge``: ``viewer_login`` and the App spelling of a GraphQL login.
 
-    def viewer_login(self: "GitHubForge", credential: Credential) -> str:
+    The forge provides the attributes below and the two clients of a credential.
+    """
+
+    _logins: dict[str, str]
+    _tokens: dict[str, str]
+    _integration: set[str]
+    _bound: WaitBound
+
+    def _t(self, credential: Credential) -> Transport:
+        raise NotImplementedError
+
+    def _gql(self, credential: Credential) -> GraphQLClient:
+        raise NotImplementedError
+
+    def viewer_login(self, credential: Credential) -> str:
         """Resolve the login a credential posts under, once per run.
 
         ``ghs_`` tokens try GraphQL ``viewer`` first; others ``/user`` → ``/app`` → GraphQL.
@@ -56,19 +67,19 @@ class LoginResolution:
             raise RateLimited(message, limited.until, limited.wait_s, limited.status)
         raise ForgeError(message)
 
-    def _rest_user(self: "GitHubForge", credential: Credential) -> str:
+    def _rest_user(self, credential: Credential) -> str:
         data = self._t(credential).request("GET", "/user", bound=self._bound).data
         return parse(AuthenticatedUser, data, "GET /user").login
 
-    def _rest_app(self: "GitHubForge", credential: Credential) -> str:
+    def _rest_app(self, credential: Credential) -> str:
         data = self._t(credential).request("GET", "/app", bound=self._bound).data
         return parse(App, data, "GET /app").slug + "[bot]"
 
-    def _graphql_viewer(self: "GitHubForge", credential: Credential) -> str:
+    def _graphql_viewer(self, credential: Credential) -> str:
         data = self._gql(credential).query("viewer", VIEWER_QUERY, None, self._bound)
         return self.app_spelling(credential, viewer_login(data))
 
-    def app_spelling(self: "GitHubForge", credential: Credential, login: str) -> str:
+    def app_spelling(self, credential: Credential, login: str) -> str:
         """A GraphQL login as REST spells it: an installation token acts as an App, ``name[bot]``."""
         is_app = self._tokens[credential].startswith(INSTALLATION_PREFIX) or credential in self._integration
         if is_app and not login.lower().endswith("[bot]"):

@@ -21,9 +21,9 @@ from __future__ import annotations
 import email.utils
 import math
 import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
-from typing import Callable, Mapping
+from datetime import UTC, datetime, timedelta
 
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
@@ -89,7 +89,7 @@ def retry_after_s(value: str, now: datetime) -> float | None:
         when = email.utils.parsedate_to_datetime(text)
     except (TypeError, ValueError, IndexError, OverflowError):
         return None
-    when = when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)  # HTTP-dates are GMT
+    when = when if when.tzinfo is not None else when.replace(tzinfo=UTC)  # HTTP-dates are GMT
     return max(0.0, (when - now).total_seconds())
 
 
@@ -99,7 +99,7 @@ def reset_at(headers: Mapping[str, str]) -> datetime | None:
     if not (text.isascii() and text.isdigit()) or len(text) > _DIGITS_MAX:
         return None
     try:
-        return datetime.fromtimestamp(int(text), timezone.utc)
+        return datetime.fromtimestamp(int(text), UTC)
     except (OverflowError, OSError, ValueError):
         return None
 
@@ -196,9 +196,14 @@ def send_within_limits(policy: RateLimitPolicy, clock: Clock, label: str, resour
             raise _Limited(f"{label}{last[0]}", answer.status)
         return answer
 
+    def sleep(seconds: float) -> None:
+        if seconds > 0:
+            clock.sleep(seconds)
+
     repeat = _Limited if not retry_transient else Transient
-    retrying = Retrying(stop=stop_after_attempt(MAX_ATTEMPTS), retry=retry_if_exception(lambda e: isinstance(e, repeat)),
-                        wait=_backoff_s, sleep=lambda s: None if s <= 0 else clock.sleep(s), reraise=True)
+    retrying = Retrying(stop=stop_after_attempt(MAX_ATTEMPTS),
+                        retry=retry_if_exception(lambda e: isinstance(e, repeat)),
+                        wait=_backoff_s, sleep=sleep, reraise=True)
     try:
         return retrying(attempt)
     except _Limited as exc:

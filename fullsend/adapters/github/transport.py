@@ -14,14 +14,19 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import requests
 from github import Auth, Github, GithubException
 
 from fullsend.adapters.github.ratelimit import (
-    Answer, RateLimitPolicy, Transient, WaitBound, send_within_limits,
+    Answer,
+    RateLimitPolicy,
+    Transient,
+    WaitBound,
+    send_within_limits,
 )
 from fullsend.errors import ForgeError, MalformedResponse, NotFoundError
 from fullsend.ports import Clock
@@ -92,7 +97,8 @@ class Transport:
                 decoded[:] = [self._decode(verb, url, answer, cached, key if conditional else "")]
             return answer
 
-        answer = send_within_limits(self.policy, self._clock, f"{verb} {url}", "core", bound, send, retry_transient=read)
+        answer = send_within_limits(self.policy, self._clock, f"{verb} {url}", "core", bound, send,
+                                    retry_transient=read)
         if decoded:
             return decoded[0]
         raise self._failure(verb, url, answer)

@@ -212,4 +212,5 @@ def parse_list(model: type[M], data: Any, endpoint: str) -> list[M]:
 
 def _malformed(exc: ValidationError, endpoint: str, status: int | None) -> MalformedResponse:
     first = exc.errors()[0]
-    return MalformedResponse(endpoint, field_path(tuple(first.get("loc", ()))), str(first.get("msg", "invalid")), status)
+    field = field_path(tuple(first.get("loc", ())))
+    return MalformedResponse(endpoint, field, str(first.get("msg", "invalid")), status)

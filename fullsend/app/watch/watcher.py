@@ -60,7 +60,8 @@ class Watcher:
         # Rate limits (docs/rules.md#rate-limited): a request waits out at most a minute, never past
         # the steer window; a longer limit pauses the polls (``paused_until``) or settles the run.
         bounded = forge.bounded(max_wait_s=WAIT_IN_REQUEST_MAX_S, until=config.deadline)
-        self.ports = WatchPorts(bounded, steerer, sandbox_name, lock, clock, log, timeline, wording or default_wording())
+        self.ports = WatchPorts(bounded, steerer, sandbox_name, lock, clock, log, timeline,
+                                wording or default_wording())
         self.config = config
         carry = carry if carry is not None else Carry()
         carry.steers = settle.prior_steers(carry.steers)

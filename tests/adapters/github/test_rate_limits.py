@@ -8,7 +8,7 @@ goes through a virtual clock (nothing sleeps), and every test counts the request
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 
 import pytest
 
@@ -17,25 +17,25 @@ from fullsend.core.model import Repo
 from fullsend.errors import RateLimited
 from fullsend.simulator.fixtures import FIX_RUN_ID, JOB_LOGIN, JOB_TOKEN, ROLE_LOGIN, ROLE_TOKEN, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.doubles.sim_replay import VirtualClock
+from tests.doubles.recording_clock import RecordingVirtualClock
 
 RUN = rf"/actions/runs/{FIX_RUN_ID}$"
 
 
 @pytest.fixture
-def clock() -> VirtualClock:
-    return VirtualClock(datetime.now(timezone.utc).replace(microsecond=0))
+def clock() -> RecordingVirtualClock:
+    return RecordingVirtualClock()
 
 
 @pytest.fixture
-def sim(clock: VirtualClock):
+def sim(clock: RecordingVirtualClock):
     with GitHubSimulator(clock=clock.now) as simulator:
         standard_pr_scenario(simulator)
         simulator.reset_requests()
         yield simulator
 
 
-def _forge(sim: GitHubSimulator, clock: VirtualClock) -> GitHubForge:
+def _forge(sim: GitHubSimulator, clock: RecordingVirtualClock) -> GitHubForge:
     return GitHubForge(Repo("org", "repo"), sim.api_url, sim.graphql_url, JOB_TOKEN, ROLE_TOKEN, clock)
 
 

@@ -8,8 +8,6 @@ ids outside GitHub's range are malformed; an author without a type is unknown; a
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-
 import pytest
 
 from fullsend.adapters.github.forge import GitHubForge
@@ -18,7 +16,7 @@ from fullsend.errors import ForgeError, MalformedResponse
 from fullsend.simulator.faults import MISSING, replace_body, set_field
 from fullsend.simulator.fixtures import FIX_RUN_ID, JOB_LOGIN, JOB_TOKEN, ROLE_TOKEN, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.doubles.sim_replay import VirtualClock
+from tests.doubles.recording_clock import RecordingVirtualClock
 
 RUN = rf"/actions/runs/{FIX_RUN_ID}$"
 JOBS = rf"/actions/runs/{FIX_RUN_ID}/jobs$"
@@ -32,7 +30,7 @@ def sim():
 
 
 def _forge(sim: GitHubSimulator) -> GitHubForge:
-    clock = VirtualClock(datetime.now(timezone.utc).replace(microsecond=0))
+    clock = RecordingVirtualClock()
     return GitHubForge(Repo("org", "repo"), sim.api_url, sim.graphql_url, JOB_TOKEN, ROLE_TOKEN, clock)
 
 

@@ -29,7 +29,7 @@ def test_a_comment_later_in_the_second_of_a_steer_is_delivered_exactly_once(rig:
     second = format_time(baseline)  # GitHub's stamp of a comment posted later in that same second
     _command(rig, "/fs-review second ask, same second", second, format_time(rig.clock.now()))
     assert w.poll_and_steer() is Outcome.STEERED  # not an empty delta
-    first, again = rig.steerer.messages
+    _first, again = rig.steerer.messages
     assert "second ask, same second" in again.text and "first ask" not in again.text
     rig.sim.move_head(7, "b" * 40)
     rig.accept(90, created_at=format_time(rig.clock.now()))

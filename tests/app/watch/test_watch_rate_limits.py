@@ -7,8 +7,8 @@ the run with ``rate-limited``, logged once with the reset time.  Time is virtual
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import timedelta
-from typing import Iterator
 
 import pytest
 
@@ -16,12 +16,12 @@ from fullsend.core.model import format_time
 from fullsend.core.watch.settle import Outcome
 from fullsend.simulator.server import GitHubSimulator
 from tests.app.watch.watch_support import CLOCK_ORIGIN, LISTING, Rig, at, finish, make_rig, run_watch
-from tests.doubles.sim_replay import VirtualClock
+from tests.doubles.recording_clock import RecordingVirtualClock
 
 
 @pytest.fixture
 def vrig() -> Iterator[Rig]:
-    clock = VirtualClock(at(CLOCK_ORIGIN))
+    clock = RecordingVirtualClock(at(CLOCK_ORIGIN))
     with GitHubSimulator(clock=clock.now) as sim:
         yield make_rig(sim, clock)  # type: ignore[arg-type]
 
@@ -47,13 +47,13 @@ def test_a_longer_limit_pauses_the_polls_and_nothing_is_sent_into_it(vrig: Rig) 
     w = vrig.watcher(deadline=vrig.clock.now() + timedelta(minutes=30))
     assert w.poll_and_steer() is Outcome.RETRY
     until = reset + timedelta(seconds=1)
-    assert w.paused_until == until
+    assert w.state.paused_until == until
     assert vrig.lines(f"GitHub's rate limit holds until {format_time(until)}; pausing the polls until then "
                       "[rate-limited]")
     assert w._pause_ends() == pytest.approx(vrig.clock.monotonic() + (until - vrig.clock.now()).total_seconds())
     assert w.poll_and_steer() is Outcome.RETRY  # a turn end meanwhile: refused before it is sent
     assert vrig.listings() == 1 and vrig.clock.slept_s == []
-    vrig.clock.advance_to(vrig.clock.t_s + (until - vrig.clock.now()).total_seconds())
+    vrig.clock.advance_to(vrig.clock.monotonic() + (until - vrig.clock.now()).total_seconds())
     assert w.poll_and_steer() is Outcome.STEERED  # the pause is over: the follow-up is steered
     assert vrig.listings() == 2
 

@@ -90,7 +90,7 @@ class FakeForge:
             raise value
         return value
 
-    def bounded(self, max_wait_s: float | None = None, until: datetime | None = None) -> "FakeForge":
+    def bounded(self, max_wait_s: float | None = None, until: datetime | None = None) -> FakeForge:
         self.bounds.append((max_wait_s, until))
         return self
 

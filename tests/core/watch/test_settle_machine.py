@@ -133,7 +133,7 @@ def test_settle_reasons_are_the_spec_ids() -> None:
 
 def test_a_rate_limit_past_the_window_settles_after_a_tick_or_a_turn_end() -> None:
     for after in (settle.after_tick, settle.after_turn_end):
-        state, decision = after(SettleState(), Outcome.LIMITED, 0, 2)
+        _state, decision = after(SettleState(), Outcome.LIMITED, 0, 2)
         assert decision == settle.Decision(settle.Action.SETTLE, "rate-limited")
 
 
