@@ -12,7 +12,8 @@ it does not (docs/architecture.md "GitHub access").  "Unconditional" is what the
 same hour would cost if every 304 were a full answer.  Start (the watcher's own run, its jobs,
 the PR and its labels) is reported once, apart from the hour.  The last rows are the queued
 run's pre-flight: the requests it makes to decide whether a receipt lists it
-(docs/architecture.md "Receipt reader"; installation tokens resolved through GraphQL first).
+(docs/architecture.md "Receipt reader": GraphQL's receipt view, then the role login;
+``bench/skip_requests.py`` has the details).
 """
 
 from __future__ import annotations

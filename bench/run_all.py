@@ -3,7 +3,7 @@
     python bench/run_all.py [--quick] [--only NAME ...] [--skip NAME ...] [--markdown]
 
 Each ``bench/*.py`` script other than this one (``bench_provenance``, ``bench_envelope``,
-``bench_transport``, ``policies``, ``api_cost`` and any added later) runs as its own process
+``bench_transport``, ``policies``, ``api_cost``, ``skip_requests`` and any added later) runs as its own process
 with this interpreter, from the repository root with it on ``PYTHONPATH`` (the policy and API
 benchmarks import the test doubles, ``tests.doubles``); its table is printed under its name, then a
 summary lists every benchmark with its exit status and wall time.  ``--markdown`` prints the

@@ -6,7 +6,9 @@
     ├── InputError                      bad action input → ExitCode.BAD_INPUT, one ::error:: naming the input
     ├── ConfigError                     bad harness / configuration → ExitCode.BAD_INPUT
     ├── ForgeError                      a GitHub API call failed (status, transient verdict)
-    │   └── NotFoundError               HTTP 404
+    │   ├── NotFoundError               HTTP 404
+    │   ├── MalformedResponse           an answer that is not the documented shape (endpoint, field)
+    │   └── RateLimited                 a known rate limit outlasts the caller's wait bound
     ├── MintError                       OIDC request or token mint failed
     ├── SandboxError                    a sandbox operation failed
     └── SteerError                      the steer sentinels a runtime raises
@@ -20,6 +22,7 @@
 from __future__ import annotations
 
 import enum
+from datetime import datetime
 
 
 class ExitCode(enum.IntEnum):
@@ -102,6 +105,35 @@ class NotFoundError(ForgeError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message, 404)
+
+
+class MalformedResponse(ForgeError):
+    """GitHub answered, but not with the documented shape: a missing or wrong-typed field, an id
+    outside GitHub's range, a list for an object, a body that is not JSON.
+
+    ``endpoint`` names the call (``GET /repos/{owner}/{repo}/issues/{issue_number}/comments``),
+    ``field`` the offending field as a dotted path (``[3].user.type``; ``""`` for the whole body).
+    ``status`` is the HTTP status of the answer: a 2xx write took effect although its answer is
+    unusable.  Transient: a later read may be well-formed.
+    """
+
+    def __init__(self, endpoint: str, field: str, problem: str, status: int | None = None) -> None:
+        self.endpoint, self.field, self.problem = endpoint, field, problem
+        where = f" field {field}" if field else " body"
+        super().__init__(f"{endpoint}: malformed answer:{where}: {problem}", status, transient=True)
+
+
+class RateLimited(ForgeError):
+    """A rate limit GitHub reported is still active and outlasts the wait the caller allows.
+
+    Nothing was sent into it.  ``until`` is the aware UTC instant before which no request may be
+    sent (``x-ratelimit-reset``, ``Retry-After`` or the backoff); ``wait_s`` what remained of it
+    when the call gave up.  Transient.
+    """
+
+    def __init__(self, message: str, until: datetime, wait_s: float, status: int | None = None) -> None:
+        self.until, self.wait_s = until, wait_s
+        super().__init__(message, status, transient=True)
 
 
 class MintError(FullsendError):

@@ -34,12 +34,21 @@ class Forge(Protocol):
 
     Actions reads use the job token; work-item reads and the agent's own posts use the role
     token; receipts are read and posted with ``credential="job"``.  Every method raises
-    ``fullsend.errors.ForgeError`` (``NotFoundError`` on 404) and nothing else.
+    ``fullsend.errors.ForgeError`` and nothing else: ``NotFoundError`` on 404,
+    ``MalformedResponse`` for an answer that is not the documented shape (a 2xx status on a
+    write means it took effect), ``RateLimited`` when a known rate limit outlasts the wait bound.
     """
+
+    def bounded(self, max_wait_s: float | None = None, until: datetime | None = None) -> Forge:
+        """The same forge waiting out rate limits at most ``max_wait_s`` s per call and never past
+        ``until`` (docs/rules.md#rate-limited); the caller decides what a refusal means."""
+        ...
 
     def get_run(self, run_id: int) -> WorkflowRun: ...
 
-    def list_run_jobs(self, run_id: int) -> list[Job]: ...
+    def list_run_jobs(self, run_id: int) -> list[Job]:
+        """The run's jobs across its attempts, each name's record from the latest attempt that ran it."""
+        ...
 
     def list_workflow_runs(self, workflow_file: str, created_since: datetime) -> list[WorkflowRun]:
         """The shim's runs created at/after ``created_since``: ≤ 4 pages of 100, each id once
@@ -74,6 +83,11 @@ class Forge(Protocol):
 
     def viewer_login(self, credential: Credential) -> str:
         """The login a credential posts under (docs/architecture.md "Receipt reader")."""
+        ...
+
+    def receipt_view(self, number: int) -> tuple[str, list[Comment]]:
+        """The job token's login and the item's comments with GraphQL's ``lastEditedAt`` (each
+        ``Comment.edited`` set); ``ForgeError`` when GraphQL cannot answer."""
         ...
 
 

@@ -37,8 +37,14 @@ class Identity:
 
 
 def from_rest(login: str, user_type: str) -> Identity:
-    """Identity of a REST author (``user.login``, ``user.type``)."""
-    return Identity(login, user_type == "Bot" if user_type else None)
+    """Identity of a REST author (``user.login``, ``user.type``).
+
+    An author whose ``type`` GitHub did not send is unknown and matches nobody (issue 18: a
+    ``github-actions[bot]`` login without a type is not taken for the job bot).
+    """
+    if not user_type:
+        return Identity("")
+    return Identity(login, user_type == "Bot")
 
 
 def same_identity(a: Identity, b: Identity) -> bool:

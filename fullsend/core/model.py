@@ -11,7 +11,7 @@ Times are ``datetime`` in UTC or ``None`` for unknown ("zero time" in Go).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
@@ -21,6 +21,7 @@ from fullsend.core.watch.steer import SteerMessage as SteerMessage  # re-exporte
 from fullsend.core.watch.steer import SteerResult as SteerResult  # re-exported
 
 INT64_MAX = 9_223_372_036_854_775_807
+_INT64_DIGITS = 19
 
 _RFC3339 = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})",
@@ -54,6 +55,20 @@ def parse_time(value: object) -> datetime | None:
         )
     except ValueError:
         return None
+
+
+def decimal_id(text: str) -> int:
+    """A run or comment id written in base 10 (ASCII digits only) as an int in ``1 … INT64_MAX``;
+    0 for anything else: empty, signed, zero, too large — and never ``int()`` on a string long
+    enough to exceed Python's digit limit (a 4,301-digit id is simply not an id).
+    """
+    if not isinstance(text, str) or not text or not (text.isascii() and text.isdigit()):
+        return 0
+    digits = text.lstrip("0")
+    if not digits or len(digits) > _INT64_DIGITS:
+        return 0
+    value = int(digits)
+    return value if value <= INT64_MAX else 0
 
 
 def format_time(value: datetime | None) -> str:
@@ -186,14 +201,31 @@ class Job:
     name: str
     status: str = ""
     conclusion: str | None = None
+    run_attempt: int = 0
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Job:
         if not isinstance(d, Mapping):
             d = {}
         return cls(
-            id=_int(d, "id"), name=_str(d, "name"), status=_str(d, "status"), conclusion=_opt_str(d, "conclusion")
+            id=_int(d, "id"), name=_str(d, "name"), status=_str(d, "status"), conclusion=_opt_str(d, "conclusion"),
+            run_attempt=_int(d, "run_attempt"),
         )
+
+
+def latest_attempt_jobs(jobs: Sequence[Job]) -> list[Job]:
+    """Each job name's record from the latest attempt that ran it (issue 18).
+
+    A run's jobs listed across attempts (``filter=all``) hold one record per attempt for every
+    job a re-run repeated; a job that succeeded before "re-run failed jobs" appears only in its
+    own attempt.  Keeps, per name, the records of the highest ``run_attempt`` (0 = unknown, the
+    lowest), so two jobs of one name in one attempt stay two (ambiguity is not resolved here).
+    Listing order is kept.
+    """
+    latest: dict[str, int] = {}
+    for job in jobs:
+        latest[job.name] = max(latest.get(job.name, job.run_attempt), job.run_attempt)
+    return [job for job in jobs if job.run_attempt == latest[job.name]]
 
 
 @dataclass(frozen=True)
@@ -201,8 +233,10 @@ class Comment:
     """An issue or pull-request comment (``GET …/issues/{n}/comments``).
 
     ``created_at_raw`` / ``updated_at_raw`` keep the API strings for the byte-for-byte edited
-    check of receipts (docs/architecture.md "Receipt reader").  ``author_is_app`` is exactly
-    ``user.type == "Bot"``.
+    check of receipts (docs/architecture.md "Receipt reader").  ``edited`` is what GraphQL's
+    ``lastEditedAt`` says (``True`` once a person or token edited the body, ``False`` while it is
+    ``null``); ``None`` when the comment was read over REST, which does not say.
+    ``author_is_app`` is exactly ``user.type == "Bot"``.
     """
 
     id: int
@@ -214,6 +248,7 @@ class Comment:
     created_at_raw: str = ""
     updated_at_raw: str = ""
     html_url: str = ""
+    edited: bool | None = None
 
     @property
     def author_is_app(self) -> bool:

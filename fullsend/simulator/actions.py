@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -216,9 +216,34 @@ class ActionsState(StateBase):
                 self._run_jobs.get(int(job["run_id"]), []).remove(job_id)
 
     def jobs_of(self, run_id: int) -> list[dict[str, Any]]:
-        """Copies of the jobs of run ``run_id`` in creation order (``KeyError`` if unknown)."""
+        """Copies of the jobs of run ``run_id`` in creation order, every attempt (``KeyError`` if unknown)."""
         with self._lock:
             return [copy.deepcopy(self._jobs[j]) for j in self._run_jobs[run_id]]
+
+    def jobs_listing(self, run_id: int, job_filter: str = "latest", attempt: int | None = None) -> list[dict[str, Any]]:
+        """What GitHub lists for a run's jobs (issue 18): ``filter=latest`` (the default) only the
+        jobs of the run's latest attempt, ``filter=all`` those of every attempt, and
+        ``…/attempts/{n}/jobs`` (``attempt``) those of attempt ``n``.  ``KeyError`` if unknown."""
+        with self._lock:
+            latest = int(self._runs[run_id].get("run_attempt") or 1)
+            wanted = attempt if attempt is not None else (None if job_filter == "all" else latest)
+            return [j for j in self.jobs_of(run_id) if wanted is None or int(j.get("run_attempt") or 1) == wanted]
+
+    def rerun_workflow_run(self, run_id: int, job_names: Iterable[str] | None = None) -> list[dict[str, Any]]:
+        """Re-run a run as GitHub's "Re-run failed jobs" does: a new attempt (``run_attempt`` + 1,
+        queued again) holding new records of the jobs named in ``job_names`` (default: those that
+        did not conclude success, skipped or neutral), queued.  The jobs not re-run keep their
+        records in the earlier attempt only, so the default listing no longer shows them.
+        Returns the new job records.  ``KeyError`` for an unknown run."""
+        with self._lock:
+            run = self._runs[run_id]
+            previous = int(run.get("run_attempt") or 1)
+            done = {"success", "skipped", "neutral"}
+            olds = [j for j in self.jobs_listing(run_id, attempt=previous)
+                    if (j["name"] in job_names if job_names is not None else j.get("conclusion") not in done)]
+            run.update(run_attempt=previous + 1, status="queued", conclusion=None, updated_at=self.now(),
+                       previous_attempt_url=f"{run['url']}/attempts/{previous}")
+            return [self.add_job(run_id, old["name"], "queued") for old in olds]
 
     def _default_job(
         self, run: dict[str, Any], job_id: int, name: str, status: str, conclusion: str | None

@@ -20,6 +20,14 @@ Modes (``Fault.mode``):
                :func:`drop_field`: a field GitHub normally sends is missing; :func:`not_json`:
                the request took effect but the body is an HTML error page).
 
+Rate limits as GitHub answers them (issue 18; docs/rules.md#rate-limited): :meth:`secondary_limit`
+(403 or 429, with ``Retry-After`` in seconds, as an HTTP-date, unreadable, or no header at all),
+:meth:`primary_limit` (403 with ``X-RateLimit-Remaining: 0`` and ``X-RateLimit-Reset``),
+:meth:`graphql_rate_limited` (GraphQL's 200 with an error of type ``RATE_LIMITED``) and
+:meth:`graphql_errors` (an ``errors`` answer, or any other body).  Shapes GitHub does not
+document, for the property test: :func:`set_field` (a field missing, ``null``, of another type,
+a list for an object) and :func:`replace_body`.
+
 Pages that shift between requests and deleted comments or runs are state changes, scripted with
 ``GitHubSimulator.on_request`` (``match(..., page=1)``) and ``delete_comment`` /
 ``delete_workflow_run`` / ``delete_job``.
@@ -27,9 +35,12 @@ Pages that shift between requests and deleted comments or runs are state changes
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from collections.abc import Callable
+from datetime import UTC, datetime
+from email.utils import format_datetime
 from typing import Any
 
 from fullsend.simulator.http import FAULT_MODES, Fault
@@ -57,6 +68,48 @@ def drop_field(key: str) -> Transform:
         return body
 
     return transform
+
+
+MISSING = object()  # set_field's value for "the field is not there"
+SECONDARY_MESSAGE = "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
+PRIMARY_MESSAGE = "API rate limit exceeded for installation ID 1."
+
+
+def set_field(path: str, value: Any) -> Transform:
+    """A ``mutate`` transform setting the field at dotted ``path`` (``"user.type"``) to ``value``,
+    or removing it when ``value`` is :data:`MISSING`.  A leading ``*.`` applies the rest to every
+    item of a top-level array, or of every array a top-level object holds (``jobs``, ``workflow_runs``).
+    Absent parents are left alone."""
+    each = path.startswith("*.")
+    keys = (path[2:] if each else path).split(".")
+
+    def apply(target: Any) -> None:
+        for key in keys[:-1]:
+            target = target.get(key) if isinstance(target, dict) else None
+        if isinstance(target, dict):
+            if value is MISSING:
+                target.pop(keys[-1], None)
+            else:
+                target[keys[-1]] = copy.deepcopy(value)
+
+    def transform(body: Any) -> Any:
+        if not each:
+            apply(body)
+        elif isinstance(body, list):
+            for item in body:
+                apply(item)
+        elif isinstance(body, dict):
+            for items in [v for v in body.values() if isinstance(v, list)]:
+                for item in items:
+                    apply(item)
+        return body
+
+    return transform
+
+
+def replace_body(value: Any) -> Transform:
+    """A ``mutate`` transform answering ``value`` (any JSON value: a list for an object, a string …)."""
+    return lambda body: value
 
 
 def not_json(
@@ -102,6 +155,41 @@ class FaultInjection:
         answers pass untouched).  The request itself is processed (a POST takes effect)."""
         return self._add_fault(Fault(method, re.compile(path_regex), "mutate", 200, times, after,
                                      login=login, transform=transform))
+
+    def secondary_limit(self, method: str, path_regex: str, retry_after: int | datetime | str | None = None,
+                        times: int | None = 1, *, status: int = 403, after: int = 0, login: str | None = None) -> Fault:
+        """A secondary rate limit: ``status`` (403 or 429) with GitHub's message and ``Retry-After``
+        as seconds (int), an HTTP-date (datetime), a raw header value (str) or no header (None)."""
+        headers: dict[str, str] = {}
+        if isinstance(retry_after, datetime):
+            headers["Retry-After"] = format_datetime(retry_after.astimezone(UTC), usegmt=True)
+        elif retry_after is not None:
+            headers["Retry-After"] = str(retry_after)
+        return self.fail(method, path_regex, status, times, headers, {"message": SECONDARY_MESSAGE},
+                         after=after, login=login)
+
+    def primary_limit(self, method: str, path_regex: str, reset_at: datetime, times: int | None = 1, *,
+                      resource: str = "core", after: int = 0, login: str | None = None) -> Fault:
+        """The primary limit spent: 403, ``X-RateLimit-Remaining: 0`` and ``X-RateLimit-Reset`` at ``reset_at``."""
+        headers = {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(reset_at.timestamp())),
+                   "X-RateLimit-Resource": resource}
+        return self.fail(method, path_regex, 403, times, headers, {"message": PRIMARY_MESSAGE}, after=after,
+                         login=login)
+
+    def graphql_rate_limited(self, reset_at: datetime, times: int | None = 1, *, login: str | None = None) -> Fault:
+        """GraphQL's primary limit: HTTP 200, an error of type ``RATE_LIMITED``, remaining 0 until ``reset_at``."""
+        body = {"data": None, "errors": [{"type": "RATE_LIMITED", "message": "API rate limit exceeded for user ID 1."}]}
+        headers = {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(reset_at.timestamp())),
+                   "X-RateLimit-Resource": "graphql"}
+        return self.fail("POST", r"^/graphql$", 200, times, headers, body, login=login)
+
+    def graphql_errors(self, body: Any = None, times: int | None = 1, *, login: str | None = None) -> Fault:
+        """GraphQL answering HTTP 200 with ``body`` (default: an ``errors`` list naming a field the
+        schema lacks, as GHES answers a newer query)."""
+        body = body if body is not None else {"errors": [{"message": "Field 'fullDatabaseId' doesn't exist on type "
+                                                                     "'IssueComment'", "extensions": {}}]}
+        raw = json.dumps(body).encode()
+        return self._add_fault(Fault("POST", re.compile(r"^/graphql$"), "status", 200, times, 0, {}, raw, login=login))
 
     def clear_faults(self) -> None:
         """Drop every injected fault."""

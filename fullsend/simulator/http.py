@@ -21,8 +21,9 @@ from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, parse_qsl
 
+from fullsend.simulator import graphql
 from fullsend.simulator.query import etag_matches, etag_of
-from fullsend.simulator.routes import Call, Reply, dispatch, error, graphql
+from fullsend.simulator.routes import Call, Reply, dispatch, error
 
 if TYPE_CHECKING:  # pragma: no cover
     from fullsend.simulator.server import GitHubSimulator
@@ -190,7 +191,7 @@ class SimHandler(BaseHTTPRequestHandler):
             return Reply(401, {"message": "Bad credentials", "documentation_url": doc, "status": "401"})
         try:
             if kind == "graphql":
-                return graphql(sim, call, None) if call.method == "POST" else error(404, "Not Found")
+                return graphql.answer(sim, call) if call.method == "POST" else error(404, "Not Found")
             if call.method != "GET" and not sim._may_write(token):
                 return error(403, "Resource not accessible by integration")
             return dispatch(sim, call)

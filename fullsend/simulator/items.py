@@ -31,6 +31,7 @@ class ItemsState(ActionsState):
         self._pulls: dict[int, dict[str, Any]] = {}
         self._comments: dict[int, dict[str, Any]] = {}
         self._comment_item: dict[int, int] = {}
+        self._edited_at: dict[int, str] = {}  # GraphQL lastEditedAt: set by an edit of the body
         self._reviews: dict[int, list[dict[str, Any]]] = {}
         self._heads: dict[int, list[dict[str, Any]]] = {}
         self._compares: dict[tuple[str, str], CompareAnswer] = {}
@@ -146,14 +147,17 @@ class ItemsState(ActionsState):
     # ----------------------------------------------------------------------------- comments
     def add_comment(
         self, number: int, body: str, login: str, user_type: str | None = None,
-        created_at: datetime | str | None = None, updated_at: datetime | str | None = None, **extra: Any,
+        created_at: datetime | str | None = None, updated_at: datetime | str | None = None,
+        last_edited_at: datetime | str | None = None, **extra: Any,
     ) -> dict[str, Any]:
         """Add a comment on issue/PR ``number`` (``KeyError`` if the item is unknown).
 
         ``user_type`` defaults to ``Bot`` for a ``[bot]`` login, else ``User``; an App login
         without the suffix gets it (REST spelling).  ``created_at`` defaults to now and
         ``updated_at`` to ``created_at`` (strings are kept verbatim: the receipt reader compares
-        them byte for byte).  The item's ``comments`` count and ``updated_at`` follow.
+        them byte for byte; GitHub often answers an ``updated_at`` a second later on a comment
+        nobody edited).  ``last_edited_at`` is GraphQL's ``lastEditedAt`` (default ``null``:
+        never edited).  The item's ``comments`` count and ``updated_at`` follow.
         """
         with self._lock:
             issue = self._issues[number]
@@ -174,6 +178,8 @@ class ItemsState(ActionsState):
             comment.update(self._item_fields(extra))
             self._comments[cid] = comment
             self._comment_item[cid] = number
+            if last_edited_at is not None:
+                self._edited_at[cid] = self._ts(last_edited_at) or ""
             self._touch_item(number, created)
             return copy.deepcopy(comment)
 
@@ -183,7 +189,13 @@ class ItemsState(ActionsState):
             comment = self._comments[comment_id]
             comment["body"] = body
             comment["updated_at"] = self._ts(updated_at, self.now())
+            self._edited_at[comment_id] = comment["updated_at"]
             return copy.deepcopy(comment)
+
+    def last_edited_at(self, comment_id: int) -> str | None:
+        """GraphQL's ``lastEditedAt`` of a comment: when its body was last edited, ``None`` if never."""
+        with self._lock:
+            return self._edited_at.get(comment_id)
 
     def delete_comment(self, comment_id: int) -> None:
         """Remove a comment (later reads and PATCHes answer 404)."""

@@ -78,11 +78,16 @@ def get_run(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
 
 
 def list_jobs(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
-    """``GET …/actions/runs/{id}/jobs``: ``{total_count, jobs}``, creation order, Link pages."""
+    """``GET …/actions/runs/{id}/jobs`` (``filter=latest`` by default, or ``all``) and
+    ``…/attempts/{n}/jobs``: ``{total_count, jobs}``, creation order, Link pages."""
     run_id = int(m["id"])
     if sim.get_run(run_id) is None:
         return not_found()
-    return _listing(sim, call, sim.jobs_of(run_id), m["sub"], "jobs")
+    job_filter = call.param("filter", "latest")
+    if job_filter not in ("latest", "all"):
+        return error(422, "Validation Failed: filter must be latest or all")
+    attempt = int(m["attempt"]) if m["attempt"] else None
+    return _listing(sim, call, sim.jobs_listing(run_id, job_filter, attempt), m["sub"], "jobs")
 
 
 def list_runs(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
@@ -223,18 +228,6 @@ def get_app(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
     return error(401, "A JSON web token could not be decoded", DOCS)
 
 
-def graphql(sim: ItemsState, call: Call, m: re.Match[str] | None) -> Reply:
-    """``query { viewer { login } }``: an App's login comes back WITHOUT ``[bot]`` (GitHub's behaviour)."""
-    try:
-        query = json.loads(call.body or b"null").get("query")
-    except (ValueError, AttributeError):
-        return Reply(400, {"message": "Problems parsing JSON", "documentation_url": "https://docs.github.com/graphql"})
-    if not isinstance(query, str) or not re.search(r"\bviewer\s*\{[^}]*\blogin\b", query):
-        return Reply(200, {"errors": [{"message": "The simulator answers only query { viewer { login } }"}]})
-    login = call.login[: -len("[bot]")] if call.is_bot and call.login.lower().endswith("[bot]") else call.login
-    return Reply(200, {"data": {"viewer": {"login": login}}})
-
-
 def _json_field(raw: bytes, key: str) -> Any:
     try:
         data = json.loads(raw or b"null")
@@ -249,7 +242,7 @@ ROUTES: tuple[tuple[str, re.Pattern[str], Handler], ...] = tuple(
     for method, pattern, handler in (
         ("GET", "", get_repo),
         ("GET", r"(?P<sub>/actions/runs/(?P<id>\d+))", get_run),
-        ("GET", r"(?P<sub>/actions/runs/(?P<id>\d+)(?:/attempts/\d+)?/jobs)", list_jobs),
+        ("GET", r"(?P<sub>/actions/runs/(?P<id>\d+)(?:/attempts/(?P<attempt>\d+))?/jobs)", list_jobs),
         ("GET", r"(?P<sub>/actions/workflows/(?P<wf>[^/]+)/runs)", list_runs),
         ("GET", r"(?P<sub>/actions/runs)(?P<wf>)", list_runs),
         ("GET", r"(?P<sub>/issues/(?P<n>\d+))", get_issue),

@@ -32,6 +32,7 @@ from tests.app.e2e_helpers import REPO_ROOT, parse_outputs, runner_env
 
 COMMENTS = r"/issues/\d+/comments$"
 LISTING = r"/actions/workflows/fullsend\.yml/runs"
+GRAPHQL = r"^/graphql$"
 
 
 @dataclass
@@ -84,7 +85,7 @@ def _receipt_hangs(sim, fix, hold, tmp):
 
 
 PHASES = [
-    Phase("pre-flight", _hold_request("GET", COMMENTS, "job")),
+    Phase("pre-flight", _hold_request("POST", GRAPHQL, "job")),  # the receipt view (issue 18)
     Phase("start-comment", _hold_request("POST", COMMENTS, "role")),
     Phase("agent", _agent_running, turn_s="30"),
     Phase("settle", _hold_request("GET", LISTING, "job")),

@@ -45,12 +45,23 @@ def sim():
         yield simulator
 
 
-def test_the_genuine_receipt_skips_in_three_requests(sim, tmp_path):
+def test_the_genuine_receipt_skips_in_two_requests(sim, tmp_path):
+    """Issue 18: GraphQL reads the job login and the comments at once; the role login is the second."""
     sim.add_comment(7, GENUINE, JOB_LOGIN)
     sim.reset_requests()
     skip, _ = _decide(sim, _facts(tmp_path))
     assert skip is not None and skip.rule_id == "receipt-lists-my-run"
-    assert sim.request_count() == 3
+    assert [(r.method, r.path, r.login) for r in sim.requests] == [("POST", "/graphql", JOB_LOGIN),
+                                                                   ("POST", "/graphql", ROLE_LOGIN)]
+
+
+def test_without_graphql_the_genuine_receipt_skips_in_three_rest_reads(sim, tmp_path):
+    sim.add_comment(7, GENUINE, JOB_LOGIN)
+    sim.graphql_errors(login=JOB_LOGIN)  # as a GHES without fullDatabaseId answers the receipt view
+    sim.reset_requests()
+    skip, _ = _decide(sim, _facts(tmp_path))
+    assert skip is not None and skip.rule_id == "receipt-lists-my-run"
+    assert sim.request_count() == 4 and sim.request_count("GET", r"/issues/7/comments$") == 1
 
 
 @pytest.mark.parametrize(
@@ -61,7 +72,10 @@ def test_the_genuine_receipt_skips_in_three_requests(sim, tmp_path):
         pytest.param(lambda s: s.add_comment(7, GENUINE, "github-actions", user_type="User"), id="human-named-like-the-bot"),
         pytest.param(
             lambda s: s.add_comment(7, GENUINE, JOB_LOGIN, created_at="2026-09-25T10:00:00Z",
-                                    updated_at="2026-09-25T10:05:00Z"), id="job-login-but-edited"),
+                                    updated_at="2026-09-25T10:05:00Z", last_edited_at="2026-09-25T10:05:00Z"),
+            id="job-login-but-edited"),
+        pytest.param(lambda s: s.edit_comment(int(s.add_comment(7, "working on it", JOB_LOGIN)["id"]), GENUINE),
+                     id="job-login-edited-into-a-receipt"),
         pytest.param(lambda s: s.add_review(7, ROLE_LOGIN, "COMMENTED", body=GENUINE), id="inside-a-review-body"),
         pytest.param(lambda s: s.add_comment(7, "```\n" + GENUINE + "\n```", JOB_LOGIN), id="in-a-code-fence"),
         pytest.param(lambda s: s.add_comment(7, "Looks done:\n" + GENUINE, JOB_LOGIN), id="quoted-in-other-text"),
@@ -100,3 +114,26 @@ def test_a_user_named_like_the_bot_never_passes_for_a_plain_job_token(sim, tmp_p
     sim.add_comment(7, GENUINE, JOB_LOGIN)
     skip, _ = _decide(sim, facts)
     assert skip is not None and skip.rule_id == "receipt-lists-my-run"
+
+
+def test_a_receipt_whose_updated_at_trails_by_a_second_but_never_edited_skips(sim, tmp_path):
+    """Issue 18 (policy-bot, trailer): GitHub bumps updated_at a second past created_at on comments
+    nobody edited.  GraphQL's lastEditedAt stays null: the receipt counts (docs/rules.md#receipt-lists-my-run)."""
+    sim.add_comment(7, GENUINE, JOB_LOGIN, created_at="2026-09-25T10:00:00Z", updated_at="2026-09-25T10:00:01Z")
+    skip, _ = _decide(sim, _facts(tmp_path))
+    assert skip is not None and skip.rule_id == "receipt-lists-my-run"
+
+
+def test_where_graphql_cannot_answer_the_trailing_updated_at_still_fails_open(sim, tmp_path):
+    """The REST fallback stays as strict as before: every doubt does the work."""
+    sim.add_comment(7, GENUINE, JOB_LOGIN, created_at="2026-09-25T10:00:00Z", updated_at="2026-09-25T10:00:01Z")
+    sim.graphql_errors(times=None, login=JOB_LOGIN)
+    skip, _ = _decide(sim, _facts(tmp_path))
+    assert skip is None
+
+
+def test_a_graphql_answer_of_the_wrong_shape_falls_back_to_rest(sim, tmp_path):
+    sim.add_comment(7, GENUINE, JOB_LOGIN)
+    sim.graphql_errors({"data": {"viewer": {"login": "github-actions"}, "repository": "x"}}, login=JOB_LOGIN)
+    skip, _ = _decide(sim, _facts(tmp_path))
+    assert skip is not None and sim.request_count("GET", r"/issues/7/comments$") == 1

@@ -56,7 +56,8 @@ def test_V40_opted_out_harness_never_reads_the_receipt(sim: GitHubSimulator, tmp
 def test_V49_harness_without_steer_block_is_default_on(sim: GitHubSimulator, tmp_path: Path) -> None:
     skip, _ = receipt_check(sim, tmp_path, "prompt: x\npre_script: ./pre.sh\n")
     assert skip is not None and skip.rule_id == "receipt-lists-my-run"
-    assert sim.request_count("GET", r"/issues/7/comments$") == 1  # it read the timeline
+    timeline_reads = [r for r in sim.requests if r.path == "/graphql" and "issueOrPullRequest" in r.body.decode()]
+    assert len(timeline_reads) == 1  # it read the timeline (GraphQL's receipt view, issue 18)
 
 
 def test_cap_only_block_still_checks_receipts(sim: GitHubSimulator, tmp_path: Path) -> None:

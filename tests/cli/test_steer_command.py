@@ -169,3 +169,13 @@ def test_api_failures_exit_1(sim: GitHubSimulator, vid: str, token: str, url: st
     assert status_text in proc.stderr
     assert token not in proc.stdout + proc.stderr
     assert posted(sim, PR) == [] and posted(sim, ISSUE) == []
+
+
+def test_a_post_answered_with_a_list_was_still_posted(sim: GitHubSimulator) -> None:
+    """Issue 18: a 201 whose answer is not a comment is "posted, URL unknown", not a failure."""
+    from fullsend.simulator.faults import replace_body
+    sim.mutate("POST", rf"/issues/{PR}/comments$", replace_body([]))
+    proc = steer(f"{WEB}/pull/{PR}", "head moved; re-check", env=api_env(sim))
+    assert proc.returncode == 0, proc.stderr
+    assert posted(sim, PR) == [("/fs-review head moved; re-check", "octocat")]
+    assert "GitHub's answer did not say where" in proc.stdout

@@ -32,7 +32,7 @@ whether the queued run skips.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -65,6 +65,7 @@ class Case:
     sim: GitHubSimulator
     fix: StandardScenario
     follow_ups: list[int] = field(default_factory=list)
+    graphql: bool = False  # the receipt-read twin: the same fault on GraphQL's receipt view
 
     @property
     def login(self) -> str:
@@ -72,10 +73,12 @@ class Case:
 
     @property
     def method(self) -> str:
-        return "POST" if self.phase == "receipt-post" else "GET"
+        return "POST" if self.phase == "receipt-post" or self.graphql else "GET"
 
     def path(self) -> str:
         """The regex of the phase's requests."""
+        if self.graphql:
+            return r"^/graphql$"
         return {
             "start": rf"/actions/runs/{self.fix.my_run_id}(/jobs)?$",
             "listing": r"/actions/workflows/fullsend\.yml/runs$",
@@ -95,13 +98,13 @@ def expected_fate(fault: str, phase: str) -> str:
     recovers = fault in RATE_LIMITS or fault == "timeout"
     if phase == "receipt-read":
         return "skipped" if recovers else "works"
-    if phase == "receipt-post":
-        return "absorbed" if fault in ("truncated", "non-json", "missing-field") else "left"  # the POST took effect
+    if phase == "receipt-post":  # the POST took effect, or a rate limit was waited out (issue 18)
+        return "absorbed" if fault in ("truncated", "non-json", "missing-field", *RATE_LIMITS) else "left"
     if phase == "start":
         return "absorbed" if recovers else "left"  # steering disabled for the run
     if phase == "compare":
         return "absorbed"  # an unreadable head move still steers, with its reason (§9.5)
-    if fault in PERMANENT or (phase == "item-reads" and fault == "missing-field"):
+    if fault in PERMANENT:  # a missing field is a malformed read now (issue 18): retried next poll
         return "left"
     return "absorbed"  # a transient failure costs one poll; the next poll steers
 
@@ -127,7 +130,13 @@ def add_follow_up(case: Case) -> None:
 
 
 def arm(case: Case) -> None:
-    """Inject the case's fault (before the run; the receipt-read fault before the queued run)."""
+    """Inject the case's fault (before the run; the receipt-read fault before the queued run).
+
+    The receipt check reads GraphQL's receipt view first and REST where GraphQL cannot answer
+    (issue 18), so a receipt-read fault is armed on both; page-shift there keeps GraphQL out, so
+    the REST pages shift as before."""
+    if case.phase == "receipt-read" and not case.graphql:
+        arm(replace(case, graphql=True))
     sim, method, path, login = case.sim, case.method, case.path(), case.login
     if case.fault in TRANSIENT:
         if case.fault == "reset":
@@ -155,8 +164,25 @@ def arm(case: Case) -> None:
         sim.fail(method, path, 404, times=None, login=login)
     elif case.fault == "forbidden-403":
         sim.fail(method, path, 403, times=None, login=login, body={"message": "Resource not accessible by integration"})
+    elif case.graphql:
+        _graphql_special(case)
     else:
         _special[(case.fault, case.phase)](case)
+
+
+def _graphql_special(case: Case) -> None:
+    """The receipt view's missing field (``updatedAt`` of every comment), or GraphQL unavailable."""
+    if case.fault == "page-shift":
+        case.sim.graphql_errors(times=None, login=case.login)
+        return
+
+    def drop_updated_at(body: Any) -> Any:
+        item = ((body.get("data") or {}).get("repository") or {}).get("issueOrPullRequest") or {}
+        for node in (item.get("comments") or {}).get("nodes") or []:
+            node.pop("updatedAt", None)
+        return body
+
+    case.sim.mutate("POST", r"^/graphql$", drop_updated_at, times=1, login=case.login)
 
 
 # ---- missing fields: one per phase, each a field the phase's decision reads -------------------

@@ -102,9 +102,10 @@ def _check_queued_run(queued: ActionResult, expected: str, fate: dict[int, str])
 
 
 def _fails_for_good(fault: str, phase: str) -> bool:
-    """The phase's request failed after every attempt (a POST is never retried)."""
+    """The phase's request failed after every attempt (a POST is repeated only after a rate limit;
+    a POST whose 2xx answer is not a comment was posted, its URL unknown)."""
     if phase == "receipt-post":
-        return fault != "missing-field"
+        return fault not in ("missing-field", "non-json", *plan.RATE_LIMITS)
     return fault in plan.TRANSIENT + plan.PERMANENT
 
 

@@ -1,20 +1,29 @@
 """The GitHub adapter: the only importer of PyGithub (through ``github_http``).
 
-Implements ``fullsend.ports.Forge`` over two credentials
-(docs/architecture.md "GitHub access"): the job token for Actions reads and receipts, the role token for work-item reads
-and the agent's own posts.  Returns frozen ``fullsend.core.model`` records; no PyGithub object
-leaves this module.  Base URLs come from ``GITHUB_API_URL`` / ``GITHUB_GRAPHQL_URL``.
+Implements ``fullsend.ports.Forge`` over two credentials (docs/architecture.md "GitHub
+access"): the job token for Actions reads and receipts, the role token for work-item reads
+and the agent's own posts.  Every answer is checked at this seam (``wire``) and returned as a
+frozen ``fullsend.core.model`` record (``records``); a malformed one is a ``MalformedResponse``
+naming the endpoint and the field.  Every request goes through its token's rate-limit policy
+(``ratelimit``), waiting within the bound the caller chose with :meth:`GitHubForge.bounded`.
+No PyGithub object leaves this package.  Base URLs come from ``GITHUB_API_URL`` /
+``GITHUB_GRAPHQL_URL``.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote
 
-import requests
+from pydantic import BaseModel
 
+from fullsend.adapters.github import records, wire
+from fullsend.adapters.github.graphql import RECEIPT_VIEW_QUERY, GraphQLClient, receipt_page
+from fullsend.adapters.github.logins import INSTALLATION_PREFIX, LoginResolution
+from fullsend.adapters.github.ratelimit import RateLimitPolicy, WaitBound
 from fullsend.adapters.github.transport import Transport, next_link
 from fullsend.core.model import (
     Comment,
@@ -27,15 +36,16 @@ from fullsend.core.model import (
     WorkflowRun,
     created_query,
     format_time,
+    latest_attempt_jobs,
 )
 from fullsend.core.provenance.verdicts import order_listing
-from fullsend.errors import ForgeError
 from fullsend.ports import Clock, Credential
 
 RUN_PAGES_MAX = 4  # a poll sees at most the newest 400 shim runs
 REPO_RUN_PAGES_MAX = 10  # GitHub serves at most 1,000 results of a filtered run listing
 LIST_PAGES_MAX = 100  # jobs, comments, reviews
-INSTALLATION_PREFIX = "ghs_"  # an installation token: its login is read through GraphQL first
+PER_PAGE = 100
+P = TypeVar("P", bound=BaseModel)
 
 
 class RunListing(list):
@@ -44,11 +54,12 @@ class RunListing(list):
     capped: bool = False
 
 
-class GitHubForge:
-    """``Forge`` over the REST API at ``api_url`` for one repository.
+class GitHubForge(LoginResolution):
+    """``Forge`` over the REST and GraphQL APIs at ``api_url`` / ``graphql_url`` for one repository.
 
     ``role_token`` may be empty: work-item reads then use the job token (receipts are off in
-    that case anyway: docs/architecture.md "Receipt").  Every method raises ``ForgeError`` only.
+    that case anyway: docs/architecture.md "Receipt").  Every method raises ``ForgeError`` only.  A rate limit
+    is waited out through ``clock`` for at most 60 s per call unless :meth:`bounded` says otherwise.
     """
 
     def __init__(
@@ -63,13 +74,18 @@ class GitHubForge:
         on_request: Callable[[str], None] | None = None,
     ) -> None:
         self.repo = repo
-        self._graphql_url = graphql_url
         self._tokens = {"job": job_token, "role": role_token or job_token}
-        self._timeout_s = timeout_s
+        job_policy = RateLimitPolicy(clock)
+        role_policy = RateLimitPolicy(clock) if role_token else job_policy
         self._http = {
-            "job": Transport(api_url, job_token, clock, timeout_s),
-            "role": Transport(api_url, role_token or job_token, clock, timeout_s) if role_token else None,
+            "job": Transport(api_url, job_token, clock, timeout_s, job_policy),
+            "role": Transport(api_url, role_token, clock, timeout_s, role_policy) if role_token else None,
         }
+        self._graphql = {
+            "job": GraphQLClient(graphql_url, job_token, clock, timeout_s, job_policy),
+            "role": GraphQLClient(graphql_url, role_token or job_token, clock, timeout_s, role_policy),
+        }
+        self._bound = WaitBound()
         self._logins: dict[str, str] = {}
         self._integration: set[str] = set()  # credentials known to act as an App
         self._on_request = on_request
@@ -77,68 +93,98 @@ class GitHubForge:
         # pages all answer 304 (same ETags) reuses it instead of re-parsing up to 400 rows.
         self._parsed_listing: tuple[tuple[str, str, tuple[str, ...]], RunListing] | None = None
 
+    def bounded(self, max_wait_s: float | None = None, until: datetime | None = None) -> GitHubForge:
+        """This forge (same tokens, limits and caches) waiting out rate limits for at most
+        ``max_wait_s`` seconds per call and never past ``until``; ``None`` lifts that bound."""
+        view = copy.copy(self)
+        view._bound = WaitBound(max_wait_s, until)
+        return view
+
     def _t(self, credential: Credential) -> Transport:
-        return self._http.get(credential) or self._http["job"]  # type: ignore[return-value]  # "job" is never None
+        return self._http.get(credential) or self._http["job"]  # type: ignore[return-value]
+
+    def _gql(self, credential: Credential) -> GraphQLClient:
+        return self._graphql[credential]
 
     @property
     def _base(self) -> str:
         return f"/repos/{quote(self.repo.owner, safe='')}/{quote(self.repo.name, safe='')}"
 
-    def _get(self, credential: Credential, path: str, params: dict[str, Any] | None = None,
-             conditional: bool = False) -> Any:
-        return self._t(credential).request("GET", path, params, conditional=conditional).data
+    def _get(self, model: type[P], credential: Credential, path: str, params: dict[str, Any] | None = None,
+             conditional: bool = False) -> P:
+        data = self._t(credential).request("GET", path, params, conditional=conditional, bound=self._bound).data
+        return wire.parse(model, data, f"GET {path}")
 
-    def _pages(self, credential: Credential, path: str, params: dict[str, Any], key: str | None,
-               max_pages: int) -> list[Any]:
-        """Follow Link ``rel=next`` up to ``max_pages``; stop on a short page or ≥ total_count."""
-        return self._walk(credential, path, params, key, max_pages)[0]
+    def _pages(self, credential: Credential, path: str, params: dict[str, Any], item: type[P],
+               envelope: tuple[type[BaseModel], str] | None, max_pages: int) -> list[P]:
+        """Follow Link ``rel=next`` up to ``max_pages`` while pages are full (``total_count`` is
+        not trusted: GitHub's can understate the list).  Each page is checked whole."""
+        return self._walk(credential, path, params, item, envelope, max_pages)[0]
 
-    def _walk(self, credential: Credential, path: str, params: dict[str, Any], key: str | None,
-              max_pages: int, etags: list[str] | None = None) -> tuple[list[Any], bool]:
+    def _walk(self, credential: Credential, path: str, params: dict[str, Any], item: type[P],
+              envelope: tuple[type[BaseModel], str] | None, max_pages: int) -> tuple[list[P], bool]:
         """``(items, capped)`` of :meth:`_pages`; ``capped`` when ``max_pages`` full pages were
-        read and GitHub still announced a next one.  ``etags``, when given, receives each page's
-        ETag ("" for a page without one), in page order."""
-        items: list[Any] = []
-        url, query = path, dict(params, per_page=100)
+        read and GitHub still announced a next one."""
+        pages, capped = self._fetch(credential, path, params, envelope[1] if envelope else None, max_pages)
+        return self._parse_pages(pages, item, envelope), capped
+
+    def _fetch(self, credential: Credential, path: str, params: dict[str, Any], key: str | None, max_pages: int,
+               etags: list[str] | None = None) -> tuple[list[tuple[str, Any]], bool]:
+        """The raw pages, ``[(endpoint, JSON)]``, and whether ``max_pages`` full pages were read
+        with a next one announced.  A page is full when its array (``key`` of an envelope, or the
+        body) holds 100 items; ``etags``, when given, receives each page's ETag ("" for none)."""
+        pages: list[tuple[str, Any]] = []
+        url, query = path, dict(params, per_page=PER_PAGE)
         for _ in range(max_pages):
-            resp = self._t(credential).request("GET", url, query, conditional=True)
+            resp = self._t(credential).request("GET", url, query, conditional=True, bound=self._bound)
             if etags is not None:
                 etags.append(resp.headers.get("etag", ""))
-            data = resp.data
-            page = (data.get(key) if isinstance(data, dict) else None) if key else data
-            page = page if isinstance(page, list) else []
-            items.extend(page)
-            total = data.get("total_count") if key and isinstance(data, dict) else None
-            if len(page) < 100 or (isinstance(total, int) and 0 < total <= len(items)):
-                return items, False
+            pages.append((f"GET {url}", resp.data))
+            rows = resp.data.get(key) if key and isinstance(resp.data, dict) else resp.data
             url, query = next_link(resp.headers), {}
-            if not url:
-                return items, False
-        return items, True
+            if not isinstance(rows, list) or len(rows) < PER_PAGE or not url:
+                return pages, False
+        return pages, True
+
+    @staticmethod
+    def _parse_pages(pages: list[tuple[str, Any]], item: type[P],
+                     envelope: tuple[type[BaseModel], str] | None) -> list[P]:
+        """Every page checked whole at the seam; ``MalformedResponse`` names the page and the field."""
+        items: list[P] = []
+        for endpoint, data in pages:
+            if envelope is not None:
+                items.extend(getattr(wire.parse(envelope[0], data, endpoint), envelope[1]))
+            else:
+                items.extend(wire.parse_list(item, data, endpoint))
+        return items
 
     # ---- Actions reads (job token) -------------------------------------------------------
     def get_run(self, run_id: int) -> WorkflowRun:
         """``GET /repos/{o}/{r}/actions/runs/{id}``."""
-        return WorkflowRun.from_json(self._get("job", f"{self._base}/actions/runs/{run_id}") or {})
+        return records.run_record(self._get(wire.WorkflowRun, "job", f"{self._base}/actions/runs/{run_id}"), self.repo)
 
     def list_run_jobs(self, run_id: int) -> list[Job]:
-        """All jobs of a run, ≤ 100 pages of 100."""
-        rows = self._pages("job", f"{self._base}/actions/runs/{run_id}/jobs", {}, "jobs", LIST_PAGES_MAX)
-        return [Job.from_json(j) for j in rows if isinstance(j, dict)]
+        """The jobs of every attempt of a run (``filter=all``, ≤ 100 pages of 100), each job name's
+        record from the latest attempt that ran it (issue 18: after "re-run failed jobs" the Route
+        job of attempt 1 is still the run's Route job; docs/architecture.md "Provenance")."""
+        path = f"{self._base}/actions/runs/{run_id}/jobs"
+        rows = self._pages("job", path, {"filter": "all"}, wire.Job, (wire.JobsPage, "jobs"), LIST_PAGES_MAX)
+        return latest_attempt_jobs([records.job_record(j) for j in rows])
 
     def list_workflow_runs(self, workflow_file: str, created_since: datetime) -> list[WorkflowRun]:
         """The shim's runs with ``created>=<since>``, ≤ 4 pages, oldest first; a run read twice
         (the listing shifted between page reads) is kept once by ``core``'s ``order_listing``.
         A poll whose pages carry the ETags of the last parse (all 304s) returns those records again
-        in a new list, without re-parsing a row."""
+        in a new list, without checking or converting a row again."""
         path = f"{self._base}/actions/workflows/{quote(workflow_file, safe='')}/runs"
         created, etags = ">=" + format_time(created_since), list[str]()
-        rows = self._walk("job", path, {"created": created}, "workflow_runs", RUN_PAGES_MAX, etags)[0]
+        pages, _ = self._fetch("job", path, {"created": created}, "workflow_runs", RUN_PAGES_MAX, etags)
         key = (path, created, tuple(etags))
         parsed = self._parsed_listing
         if parsed is None or parsed[0] != key or not all(etags):
-            listing = RunListing(order_listing(WorkflowRun.from_json(row) for row in rows if isinstance(row, dict)))
-            listing.capped = len(rows) >= RUN_PAGES_MAX * 100
+            rows = self._parse_pages(pages, wire.WorkflowRun, (wire.WorkflowRunsPage, "workflow_runs"))
+            listing = RunListing(order_listing(records.run_record(row, self.repo) for row in rows))
+            listing.capped = len(rows) >= RUN_PAGES_MAX * PER_PAGE
             parsed = self._parsed_listing = (key, listing)
         copy = RunListing(parsed[1])  # the caller may change its list; the cached one stays whole
         copy.capped = parsed[1].capped
@@ -150,114 +196,72 @@ class GitHubForge:
         GitHub lists them (``fullsend.ports.Forge.list_repository_runs``)."""
         created = created_query(created_since, created_until)
         rows, capped = self._walk("job", f"{self._base}/actions/runs", {"created": created} if created else {},
-                                  "workflow_runs", REPO_RUN_PAGES_MAX)
-        return [WorkflowRun.from_json(r) for r in rows if isinstance(r, dict)], capped
+                                  wire.WorkflowRun, (wire.WorkflowRunsPage, "workflow_runs"), REPO_RUN_PAGES_MAX)
+        return [records.run_record(r, self.repo) for r in rows], capped
 
     # ---- work-item reads (role token) ----------------------------------------------------
     def get_pull_request(self, number: int) -> PullRequest:
         """``GET …/pulls/{n}``; ``NotFoundError`` means the item is an issue."""
-        return PullRequest.from_json(self._get("role", f"{self._base}/pulls/{number}", conditional=True) or {})
+        path = f"{self._base}/pulls/{number}"
+        return records.pull_record(self._get(wire.PullRequest, "role", path, conditional=True))
 
     def get_issue(self, number: int) -> Issue:
         """``GET …/issues/{n}`` (served for pull requests too)."""
-        return Issue.from_json(self._get("role", f"{self._base}/issues/{number}", conditional=True) or {})
+        return records.issue_record(self._get(wire.Issue, "role", f"{self._base}/issues/{number}", conditional=True))
 
     def list_issue_comments(self, number: int, since: datetime | None = None,
                             credential: Credential = "role") -> list[Comment]:
         """Every comment (``since`` = updated_at filter), ≤ 100 pages, oldest first."""
         params = {"since": format_time(since)} if since else {}
-        rows = self._pages(credential, f"{self._base}/issues/{number}/comments", params, None, LIST_PAGES_MAX)
-        return [Comment.from_json(c) for c in rows if isinstance(c, dict)]
+        rows = self._pages(credential, f"{self._base}/issues/{number}/comments", params, wire.IssueComment, None,
+                           LIST_PAGES_MAX)
+        return [records.comment_record(c) for c in rows]
 
     def list_reviews(self, number: int) -> list[Review]:
         """Every review of a pull request, ≤ 100 pages."""
-        rows = self._pages("role", f"{self._base}/pulls/{number}/reviews", {}, None, LIST_PAGES_MAX)
-        return [Review.from_json(r) for r in rows if isinstance(r, dict)]
+        rows = self._pages("role", f"{self._base}/pulls/{number}/reviews", {}, wire.Review, None, LIST_PAGES_MAX)
+        return [records.review_record(r) for r in rows]
 
     def compare(self, base: str, head: str) -> Comparison:
         """``GET …/compare/{base}...{head}?per_page=1`` (both path-escaped, WIRE)."""
         path = f"{self._base}/compare/{quote(base, safe='')}...{quote(head, safe='')}"
-        return Comparison.from_json(self._get("role", path, {"per_page": 1}) or {})
+        return records.comparison_record(self._get(wire.Comparison, "role", path, {"per_page": 1}))
 
-    # ---- writes (never retried) ------------------------------------------------------------
+    def receipt_view(self, number: int) -> tuple[str, list[Comment]]:
+        """The job token's login and every comment of the item with GraphQL's ``lastEditedAt``, in
+        one request per 100 comments (docs/rules.md#receipt-lists-my-run).  The viewer login read
+        alongside is used only for an installation token (``ghs_``: an App, spelled ``name[bot]``);
+        another token's kind is resolved as :meth:`viewer_login` does, so a person named like the
+        App never passes for it.  Raises ``ForgeError`` when GraphQL cannot answer (the caller
+        falls back to REST and its strict edited rule)."""
+        comments: list[Comment] = []
+        cursor, login = "", ""
+        for _ in range(LIST_PAGES_MAX):
+            variables = {"owner": self.repo.owner, "name": self.repo.name, "number": number, "after": cursor or None}
+            data = self._gql("job").query("receipt view", RECEIPT_VIEW_QUERY, variables, self._bound)
+            login, page, cursor = receipt_page(data, "GraphQL receipt view")
+            comments.extend(page)
+            if not cursor:
+                break
+        if "job" in self._logins or not self._tokens["job"].startswith(INSTALLATION_PREFIX):
+            return self.viewer_login("job"), comments  # only an installation token's kind is known here
+        self._logins["job"] = self.app_spelling("job", login)
+        return self._logins["job"], comments
+
+    # ---- writes (repeated only after a rate-limited answer) ---------------------------------
     def post_comment(self, number: int, body: str, credential: Credential = "role") -> Comment:
-        """``POST …/issues/{n}/comments``; returns the created comment as the API reports it."""
-        resp = self._t(credential).request("POST", f"{self._base}/issues/{number}/comments", body={"body": body})
-        return Comment.from_json(resp.data if isinstance(resp.data, dict) else {})
+        """``POST …/issues/{n}/comments``; returns the created comment as the API reports it.
+
+        Raises ``MalformedResponse`` with the 2xx ``status`` when the comment was created but the
+        answer does not describe it (the caller knows it was posted, not where).
+        """
+        path = f"{self._base}/issues/{number}/comments"
+        resp = self._t(credential).request("POST", path, body={"body": body}, bound=self._bound)
+        return records.comment_record(wire.parse(wire.IssueComment, resp.data, f"POST {path}", resp.status))
 
     def edit_comment(self, comment_id: int, body: str, credential: Credential = "role") -> Comment:
-        """``PATCH …/issues/comments/{id}``."""
-        resp = self._t(credential).request("PATCH", f"{self._base}/issues/comments/{comment_id}", body={"body": body})
-        return Comment.from_json(resp.data if isinstance(resp.data, dict) else {})
+        """``PATCH …/issues/comments/{id}``; ``MalformedResponse`` (2xx status) as for a post."""
+        path = f"{self._base}/issues/comments/{comment_id}"
+        resp = self._t(credential).request("PATCH", path, body={"body": body}, bound=self._bound)
+        return records.comment_record(wire.parse(wire.IssueComment, resp.data, f"PATCH {path}", resp.status))
 
-    # ---- identity (docs/architecture.md "Receipt reader") ------------------------------------
-    def viewer_login(self, credential: Credential) -> str:
-        """Resolve the login a credential posts under, once per run.
-
-        ``ghs_`` tokens try GraphQL ``viewer`` first; others ``/user`` → ``/app`` → GraphQL.
-        Raises ``ForgeError`` naming every cause when all fail.
-        """
-        if credential in self._logins:
-            return self._logins[credential]
-        token = self._tokens[credential]
-        if not token:
-            raise ForgeError("no token to resolve a login from")
-        order = [self._graphql_viewer, self._rest_user, self._rest_app]
-        if not token.startswith(INSTALLATION_PREFIX):
-            order = [self._rest_user, self._rest_app, self._graphql_viewer]
-        causes = []
-        for step in order:
-            try:
-                login = step(credential)
-            except ForgeError as exc:
-                causes.append(str(exc))
-                if step == self._rest_user and exc.status == 403:
-                    self._integration.add(credential)  # "not accessible by integration": an App token
-                continue
-            self._logins[credential] = login
-            return login
-        raise ForgeError("could not resolve the login: " + "; ".join(causes))
-
-    def _rest_user(self, credential: Credential) -> str:
-        data = self._t(credential).request("GET", "/user").data
-        login = data.get("login") if isinstance(data, dict) else None
-        if not isinstance(login, str) or not login:
-            raise ForgeError("/user returned no login")
-        return login
-
-    def _rest_app(self, credential: Credential) -> str:
-        data = self._t(credential).request("GET", "/app").data
-        slug = data.get("slug") if isinstance(data, dict) else None
-        if not isinstance(slug, str) or not slug:
-            raise ForgeError("/app returned no slug")
-        return slug + "[bot]"
-
-    def _graphql_viewer(self, credential: Credential) -> str:
-        try:
-            resp = requests.post(
-                self._graphql_url,
-                json={"query": "query { viewer { login } }"},
-                headers={"Authorization": f"Bearer {self._tokens[credential]}"},
-                timeout=self._timeout_s,
-            )
-        except requests.RequestException as exc:
-            raise ForgeError(f"GraphQL viewer failed: {type(exc).__name__}") from None
-        try:
-            data = resp.json()
-        except ValueError:
-            data = {}
-        if resp.status_code != 200:
-            msg = data.get("message") if isinstance(data, dict) else None
-            raise ForgeError(f"GraphQL viewer: HTTP {resp.status_code} {msg or ''}".strip(), resp.status_code)
-        errors = data.get("errors") if isinstance(data, dict) else None
-        if errors:
-            first = errors[0].get("message") if isinstance(errors[0], dict) else errors[0]
-            raise ForgeError(f"GraphQL viewer: {first}")
-        viewer = (data.get("data") or {}).get("viewer") if isinstance(data, dict) else None
-        login = viewer.get("login") if isinstance(viewer, dict) else None
-        if not isinstance(login, str) or not login:
-            raise ForgeError("GraphQL viewer returned no login")
-        is_app = self._tokens[credential].startswith(INSTALLATION_PREFIX) or credential in self._integration
-        if is_app and not login.lower().endswith("[bot]"):
-            login += "[bot]"  # an installation token acts as an App: spell it as REST does
-        return login

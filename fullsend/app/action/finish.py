@@ -89,8 +89,9 @@ def record_receipt(forge: Forge, facts: PreflightFacts, outcome: RunOutcome, ite
 
     ``item_url`` is the work item's web URL (``<server>/<owner>/<repo>/issues/<n>``), used for
     ``receipt_url`` when the API reported no ``html_url``.  Sets ``receipt_posted`` and
-    ``receipt_url`` and adds a ``receipt`` timeline row, or a ``notice`` row when nothing was
-    posted (docs/architecture.md "Receipt writer").  Never raises ``ForgeError``.
+    ``receipt_url`` (empty when GitHub's answer did not say where: "posted, URL unknown", which
+    the summary says too) and adds a ``receipt`` timeline row, or a ``notice`` row when nothing
+    was posted (docs/architecture.md "Receipt writer").  Never raises ``ForgeError``.
     """
     comment = post_receipt(forge, facts, outcome.marker, log)
     if comment is None:
@@ -98,7 +99,8 @@ def record_receipt(forge: Forge, facts: PreflightFacts, outcome: RunOutcome, ite
         return
     outcome.receipt_posted = True
     outcome.receipt_url = comment.html_url or (f"{item_url}#issuecomment-{comment.id}" if comment.id else "")
-    timeline.add(clock.now(), "receipt", f"receipt posted listing run(s) {outcome.consumed_run_ids}")
+    unknown = "" if outcome.receipt_url else "; GitHub's answer did not say where (URL unknown)"
+    timeline.add(clock.now(), "receipt", f"receipt posted listing run(s) {outcome.consumed_run_ids}{unknown}")
 
 
 def outputs_of(result: RunOutcome) -> dict[str, str]:
@@ -137,7 +139,8 @@ def render_summary(result: RunOutcome, stage: str, item_link: str, timeline: Tim
         stage=stage, outcome=result.outcome, outcome_label=labels.get(result.outcome, result.outcome),
         skip_reason=result.skip_reason, item_link=item_link, steers=result.steers,
         consumed=", ".join(str(i) for i in result.marker.consumed) if result.receipt_posted else "",
-        head_sha=result.head_sha, receipt_url=result.receipt_url, settle_reason=result.settle_reason,
+        head_sha=result.head_sha, receipt_url=result.receipt_url, receipt_posted=result.receipt_posted,
+        settle_reason=result.settle_reason,
         error=_cell(result.error), timeline=rows, left=[_cell(x) for x in result.left],
         usage=result.usage, usage_cells={k: _cell(v) for k, v in usage_outputs(result.usage).items()},
         duration_s=f"{result.duration_s:.0f}", skip_receipt_url=result.skip_receipt_url,

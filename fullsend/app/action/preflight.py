@@ -84,11 +84,18 @@ class PreflightFacts:
         return receipt_token(self.job_token, self.role_token, self.minted)
 
 
+#: How long the pre-flight waits out a rate limit before it fails open (docs/rules.md#rate-limited).
+PREFLIGHT_MAX_WAIT_S = 120.0
+
+
 def run_preflight(forge: Forge, facts: PreflightFacts, log: Log) -> Skip | None:
-    """The two pre-flight skips, in order.  Call exactly once, before the
-    start comment and the pre-script; a ``Skip`` means exit 0 with nothing posted.
+    """The two pre-flight skips, in order.  Call exactly once, before the start comment and the
+    pre-script; a ``Skip`` means exit 0 with nothing posted.  A rate limit is waited out for at
+    most :data:`PREFLIGHT_MAX_WAIT_S` per read; beyond that the check fails open
+    (docs/rules.md#rate-limited).
     """
     log = redacting(log, facts)
+    forge = forge.bounded(max_wait_s=PREFLIGHT_MAX_WAIT_S)
     run = facts.run_id_raw
     skip = _guarded(check_receipt, forge, facts, log, "this update was already handled")
     if skip is not None:
@@ -159,9 +166,21 @@ def check_receipt(forge: Forge, facts: PreflightFacts, log: Log) -> Skip | None:
 
 
 def _find_receipt(forge: Forge, facts: PreflightFacts) -> Comment | None:
-    """The receipt check's reads: repo form, both logins, identity difference, comments, union."""
+    """The receipt check's reads: repo form, both logins, identity difference, comments, union.
+
+    GraphQL first (issue 18): one request reads the job token's login and every comment with
+    ``lastEditedAt``, a second resolves the role login.  Where GraphQL cannot answer, REST as
+    before, with the strict edited rule (docs/rules.md#receipt-lists-my-run).
+    """
     if Repo.parse(facts.repository) is None:
         raise CheckFailed(f'status repo "{facts.repository}" is not in owner/repo form')
+    try:
+        receipt_login, comments = forge.receipt_view(facts.item_number)
+    except ForgeError:
+        pass  # GraphQL unavailable or malformed: REST below, where only an equal updated_at counts
+    else:
+        distinct_logins(forge, receipt_login)
+        return receipt_listing_run(comments, receipt_login, facts.run_id)
     receipt_login, _role_login = distinct_logins(forge)
     try:
         comments = forge.list_issue_comments(facts.item_number, credential="job")
@@ -180,13 +199,13 @@ def _login(forge: Forge, credential: Credential, what: str) -> str:
     return login
 
 
-def distinct_logins(forge: Forge) -> tuple[str, str]:
-    """``(receipt_login, role_login)``: the job token's login (resolved first), then the role
-    token's.  Raises ``CheckFailed`` when either cannot be resolved or both are the same
-    identity (docs/architecture.md "Receipt"); the receipt check and the receipt writer both
-    need them apart.
+def distinct_logins(forge: Forge, receipt_login: str = "") -> tuple[str, str]:
+    """``(receipt_login, role_login)``: the job token's login (resolved first, unless the caller
+    read it already), then the role token's.  Raises ``CheckFailed`` when either cannot be
+    resolved or both are the same identity (docs/architecture.md "Receipt"); the receipt check
+    and the receipt writer both need them apart.
     """
-    receipt_login = _login(forge, "job", "receipt")
+    receipt_login = receipt_login.strip() or _login(forge, "job", "receipt")
     role_login = _login(forge, "role", "role")
     if same_identity(Identity(receipt_login), Identity(role_login)):
         raise CheckFailed(

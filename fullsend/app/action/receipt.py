@@ -12,12 +12,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from fullsend.app.action.preflight import CheckFailed, PreflightFacts, distinct_logins, redacting
-from fullsend.core.model import Comment, Repo
+from fullsend.core.model import Comment, Repo, format_time
 from fullsend.core.receipt.marker import Marker, normalize_ids, receipt_body
-from fullsend.errors import ForgeError
+from fullsend.errors import ForgeError, MalformedResponse, RateLimited
 from fullsend.ports import Forge
 
 Log = Callable[[str, str], None]
+
+#: How long the receipt writer waits out a rate limit before it gives up (best effort;
+#: docs/rules.md#rate-limited).
+RECEIPT_MAX_WAIT_S = 120.0
 
 
 def post_receipt(forge: Forge, facts: PreflightFacts, marker: Marker, log: Log) -> Comment | None:
@@ -26,14 +30,17 @@ def post_receipt(forge: Forge, facts: PreflightFacts, marker: Marker, log: Log) 
     Call once per run, after the post-script, and only when ``core.receipt.should_post_receipt``
     holds.  Best effort: silent when nothing was absorbed or there is no work item; one line
     saying why when receipts are off (no swap, malformed repo, same identity, unresolvable
-    logins) or the post fails (the queued run then redoes the work).  Returns the created
-    comment (its ``html_url`` is the ``receipt_url`` output) or ``None``; never raises
+    logins) or the post fails (the queued run then redoes the work).  A rate limit is waited out
+    for at most :data:`RECEIPT_MAX_WAIT_S`.  Returns the created comment (its ``html_url`` is the
+    ``receipt_url`` output), ``Comment(id=0)`` when it was posted but GitHub's answer did not
+    describe it ("posted, URL unknown"), or ``None`` when nothing was posted; never raises
     ``ForgeError``.  docs/architecture.md "Receipt writer".
     """
     ids = normalize_ids(marker.consumed)
     if not ids or not facts.repository or facts.item_number <= 0:
         return None
     log = redacting(log, facts)
+    forge = forge.bounded(max_wait_s=RECEIPT_MAX_WAIT_S)
     if not facts.receipt_token:
         log("info", "Not posting a steer receipt: no role token distinct from the job token, so it would prove nothing")
         return None
@@ -48,12 +55,26 @@ def post_receipt(forge: Forge, facts: PreflightFacts, marker: Marker, log: Log) 
     try:
         comment = forge.post_comment(facts.item_number, receipt_body(ids, marker.head), credential="job")
     except ForgeError as exc:
-        if exc.status is None:  # the answer was lost: GitHub may have created the comment anyway
-            log("warning", f"Failed to post the steer receipt (no usable answer, so it may exist after all; "
-                f"if not, the queued run will redo this work): {exc}")
-        else:
-            log("warning", f"Failed to post the steer receipt; the queued run will redo this work: {exc}")
-        return None
+        return _post_failed(exc, log)
     author = comment.author if comment is not None else ""
     log("done", f"Posted the steer receipt as {author}" if author else "Posted the steer receipt")
     return comment
+
+
+def _post_failed(exc: ForgeError, log: Log) -> Comment | None:
+    """What a failed receipt POST means: posted with its URL unknown (a 2xx whose answer is not a
+    comment), given up on a rate limit, or not posted / maybe posted (the answer was lost)."""
+    if isinstance(exc, MalformedResponse) and exc.status is not None and 200 <= exc.status < 300:
+        log("done", f"Posted the steer receipt; GitHub's answer did not describe the comment ({exc.field or 'body'}: "
+            f"{exc.problem}), so its URL is unknown")
+        return Comment(id=0)
+    if isinstance(exc, RateLimited):
+        log("warning", f"Gave up posting the steer receipt: GitHub's rate limit for the job token holds until "
+            f"{format_time(exc.until)}, longer than the {RECEIPT_MAX_WAIT_S:g} s the writer waits; the queued run "
+            "will redo this work")
+    elif exc.status is None:  # the answer was lost: GitHub may have created the comment anyway
+        log("warning", f"Failed to post the steer receipt (no usable answer, so it may exist after all; "
+            f"if not, the queued run will redo this work): {exc}")
+    else:
+        log("warning", f"Failed to post the steer receipt; the queued run will redo this work: {exc}")
+    return None

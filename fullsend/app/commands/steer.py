@@ -26,7 +26,7 @@ from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.adapters.proc import ExecResult, run_command
 from fullsend.core.model import Repo
-from fullsend.errors import ExitCode, ForgeError, FullsendError, NotFoundError, SandboxError
+from fullsend.errors import ExitCode, ForgeError, FullsendError, MalformedResponse, NotFoundError, SandboxError
 from fullsend.settings import api_url_problem
 
 #: ``--stage`` → the slash command the dispatch workflow routes (WIRE).
@@ -203,6 +203,10 @@ def post_steer(url: str, text: str, stage: str | None, env: Mapping[str, str], r
     body = steer_body(choose_command(stage, _is_pull_request(item, stage, forge)), text)
     try:
         comment = forge.post_comment(item.number, body)
+    except MalformedResponse as exc:
+        if exc.status is None or not 200 <= exc.status < 300:
+            raise SteerCommandError(f"could not post the steer comment: {exc}", ExitCode.FAILED) from None
+        return f"{item.repo.full_name}#{item.number} (posted; GitHub's answer did not say where)"
     except ForgeError as exc:
         raise SteerCommandError(f"could not post the steer comment: {exc}{_hint(exc.status)}",
                                 ExitCode.FAILED) from None

@@ -9,6 +9,11 @@ Every decision logged here carries its rule id in brackets: the provenance ids (
 the project ids ``listing-unreadable`` (a permanent listing error: a verdict), ``listing-retry``
 (a transient one), ``listing-bound`` (the 4-page cap was reached), ``shim-unresolvable``,
 ``empty-delta``, ``delivery-retry``, ``steered`` and ``left-to-queued``.
+
+A read refused because GitHub's rate limit holds longer than the watcher's forge may wait inside a
+request (``RateLimited``, nothing sent; docs/rules.md#rate-limited) pauses polling until the limit
+ends (``WatchState.paused_until``), or, when it ends after the steer window, makes the cycle
+LIMITED: the watcher settles and leaves later updates to the queued run.
 """
 
 from __future__ import annotations
@@ -20,12 +25,12 @@ from datetime import datetime
 from fullsend.app.watch.reads import read_snapshot
 from fullsend.app.watch.state import WatchConfig, WatchPorts, WatchState
 from fullsend.core.delta.changes import Delta, TextResult, advance, build_delta, build_text
-from fullsend.core.model import DeliveredSteer, SteerMessage, WorkflowRun
+from fullsend.core.model import DeliveredSteer, SteerMessage, WorkflowRun, format_time
 from fullsend.core.provenance import verdicts as provenance
 from fullsend.core.provenance.binding import authorizations, observed_authorizations
 from fullsend.core.text.wire import AMENDMENT_EVENTS
 from fullsend.core.watch.settle import SESSION_CLOSED, Outcome
-from fullsend.errors import ForgeError, SteerAfterSettle, SteerSessionLost, SteerUnsupported
+from fullsend.errors import ForgeError, RateLimited, SteerAfterSettle, SteerSessionLost, SteerUnsupported
 
 LISTING_PAGES = 4  # at most 4 pages …
 LISTING_PER_PAGE = 100  # … of 100 runs: a poll sees at most the newest 400
@@ -90,6 +95,8 @@ class Cycle:
         if self.cancelled.is_set():
             return Outcome.RETRY
         batch, retry = self.poll()
+        if self._past_window():
+            return Outcome.LIMITED
         st.polls, st.last_poll_at = st.polls + 1, clock.now()
         said = f"poll: {len(batch)} accepted" + (", some pending" if retry else "")
         self.ports.timeline.add(st.last_poll_at, "poll", said, run_ids=tuple(r.id for r in batch))
@@ -103,7 +110,9 @@ class Cycle:
             snap = read_snapshot(self.ports.forge, st.baseline, self.config.item_number)
         except ForgeError as exc:
             self.ports.log("warning", f"Building the work-item delta failed: {exc} [delivery-retry]")
-            return Outcome.RETRY
+            if isinstance(exc, RateLimited):
+                self._pause(exc)
+            return Outcome.LIMITED if self._past_window() else Outcome.RETRY
         observed = observed_authorizations(st.carry.observed.values())
         delta = build_delta(st.baseline, snap, authorizations(batch), observed, st.self_logins, self.ports.wording)
         ids = [r.id for r in batch]
@@ -130,6 +139,9 @@ class Cycle:
             return [], False
         try:
             runs = self.ports.forge.list_workflow_runs(workflow, me.fresh_after or self.config.started_at)
+        except RateLimited as exc:
+            self._pause(exc)
+            return [], True
         except ForgeError as exc:
             rule = "listing-retry" if exc.transient else "listing-unreadable"
             self.say_once("warning", f"listing:{exc.status}", f"Listing follow-up runs failed: {exc} [{rule}]")
@@ -168,6 +180,8 @@ class Cycle:
             try:
                 jobs = self.ports.forge.list_run_jobs(run.id)
             except ForgeError as exc:
+                if isinstance(exc, RateLimited):
+                    self._pause(exc)
                 verdict = provenance.jobs_unreadable(run.id, exc.permanent, f"reading its jobs failed: {exc}")
             else:
                 verdict = provenance.judge_jobs(run, jobs, st.me)
@@ -191,6 +205,23 @@ class Cycle:
         self.ports.log(level, verdict.log_line())
         self.ports.timeline.add(self.ports.clock.now(), "judge", verdict.log_line(),
                                 rule_id=verdict.rule_id or "accept", run_ids=(verdict.run_id,))
+
+    def _pause(self, exc: RateLimited) -> None:
+        """Hold the polls until GitHub's limit ends (the loop reads ``paused_until``); said once per limit.
+
+        A read the limit refused was not sent; its candidates stay undecided and are judged again
+        after the pause.  A limit that outlasts the steer window is reported by the settle line.
+        """
+        st = self.state
+        st.paused_until = max(st.paused_until or exc.until, exc.until)
+        if not self._past_window():
+            self.say_once("info", f"rate-limited:{format_time(exc.until)}", "GitHub's rate limit holds until "
+                          f"{format_time(exc.until)}; pausing the polls until then [rate-limited]")
+
+    def _past_window(self) -> bool:
+        """True when a known rate limit ends after the steer window (the watch deadline)."""
+        deadline, until = self.config.deadline, self.state.paused_until
+        return until is not None and deadline is not None and until >= deadline
 
     def say_once(self, level: str, kind: str, message: str) -> None:
         """Log ``message`` the first time ``kind`` happens in this watcher (one warning per kind)."""

@@ -23,16 +23,19 @@ from fullsend.core.delta.headmove import COMPARE_ERROR, COMPARE_NOT_FOUND
 from fullsend.core.model import Comparison
 from fullsend.core.provenance.verdicts import MyRun
 from fullsend.core.watch.start import StartRefused, check_own_run, my_run_facts, start_head_sha
-from fullsend.errors import ForgeError, NotFoundError
+from fullsend.errors import ForgeError, NotFoundError, RateLimited
 from fullsend.ports import Forge
 
 
 def _read(prefix: str, call: Callable[..., Any], *args: Any) -> Any:
-    """``call(*args)``; a ``ForgeError`` is re-raised with ``prefix`` and its status/verdict kept."""
+    """``call(*args)``; a ``ForgeError`` is re-raised with ``prefix`` and its status/verdict kept
+    (a ``RateLimited`` stays one, with its end: the cycle pauses or settles on it)."""
     try:
         return call(*args)
     except NotFoundError as exc:
         raise NotFoundError(f"{prefix} {exc}") from None
+    except RateLimited as exc:
+        raise RateLimited(f"{prefix} {exc}", exc.until, exc.wait_s, exc.status) from None
     except ForgeError as exc:
         raise ForgeError(f"{prefix} {exc}", exc.status, transient=exc.transient) from None
 

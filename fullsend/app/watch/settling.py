@@ -8,9 +8,10 @@ for at most :data:`SETTLE_TIMEOUT_S`, so a hung runtime cannot hold the watcher.
 from __future__ import annotations
 
 import threading
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from fullsend.app.watch.state import WatchPorts
+from fullsend.core.model import format_time
 from fullsend.core.watch import settle
 
 SETTLE_TIMEOUT_S = 30.0  # the bound on settling the steerer
@@ -21,8 +22,10 @@ def _minutes(span: timedelta) -> str:
     return f"{minutes} min" + (f" {seconds} s" if seconds else "")
 
 
-def settle_words(reason: str, max_steers: int, min_remaining: timedelta) -> str:
-    """The log line of a settle decision: what happened in the project's words, then ``[reason]``."""
+def settle_words(reason: str, max_steers: int, min_remaining: timedelta, paused_until: datetime | None = None) -> str:
+    """The log line of a settle decision: what happened in the project's words, then ``[reason]``.
+
+    ``paused_until`` is when the rate limit that settled the run ends (``rate-limited``)."""
     says = {
         settle.TURN_END_NOTHING_NEW: "The agent's turn ended and nothing new is pending; settling the run",
         settle.VERDICTLESS_POLLS_EXHAUSTED: f"No verdict after {settle.MAX_RETRY_POLLS} polls; settling rather "
@@ -33,6 +36,8 @@ def settle_words(reason: str, max_steers: int, min_remaining: timedelta) -> str:
                             "of steering",
         settle.SESSION_CLOSED: "The agent session can take no more steers; settling the run",
         settle.CANCELLED: "The watch was cancelled; settling the run",
+        settle.RATE_LIMITED: f"GitHub's rate limit holds until {format_time(paused_until)}, past this run's "
+                             "steer window; settling and leaving later updates to the queued run",
     }
     return f"{says.get(reason, 'Settling the run')} [{reason}]"
 

@@ -92,7 +92,8 @@ class WatchState:
     ``last_steer_at``, ``left_to_queued`` (ids dropped from a delivered steer), ``left`` ((run
     id, why) pairs left to the queued run), ``session_lost``.  The loop: ``settle`` (the
     settle machine's memory), ``next_tick_s`` (``Clock.monotonic`` seconds of the next tick)
-    and, once it ends, ``settle_reason`` (a rule id of docs/rules.md#settle).
+    and, once it ends, ``settle_reason`` (a rule id of docs/rules.md#settle).  ``paused_until``:
+    when a rate limit GitHub reported ends (the polls wait for it; docs/rules.md#rate-limited).
     """
 
     carry: Carry = field(default_factory=Carry)
@@ -111,6 +112,7 @@ class WatchState:
     settle: SettleState = field(default_factory=SettleState)
     next_tick_s: float = 0.0
     settle_reason: str = ""
+    paused_until: datetime | None = None
 
     @property
     def baseline(self) -> BaselineState | None:

@@ -16,6 +16,7 @@ its helper thread through ``Clock.join`` (``fullsend.app.watch.settling``).
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from fullsend.app.action.timeline import Timeline
@@ -34,6 +35,8 @@ from fullsend.ports import Clock, Forge, Steerer
 from fullsend.wording import default_wording
 
 __all__ = ["SETTLE_TIMEOUT_S", "TURN_END_BUFFER", "Carry", "WatchConfig", "WatchState", "Watcher"]
+
+WAIT_IN_REQUEST_MAX_S = 60.0  # a rate limit a poll's request may wait out in place; a longer one pauses polling
 
 
 class Watcher:
@@ -54,7 +57,11 @@ class Watcher:
     def __init__(self, forge: Forge, steerer: Steerer, sandbox_name: str, lock: threading.Lock,
                  clock: Clock, config: WatchConfig, log: Log, timeline: Timeline, carry: Carry | None = None,
                  wording: Wording | None = None) -> None:
-        self.ports = WatchPorts(forge, steerer, sandbox_name, lock, clock, log, timeline, wording or default_wording())
+        # Rate limits (docs/rules.md#rate-limited): a request waits out at most a minute, never past
+        # the steer window; a longer limit pauses the polls (``paused_until``) or settles the run.
+        bounded = forge.bounded(max_wait_s=WAIT_IN_REQUEST_MAX_S, until=config.deadline)
+        self.ports = WatchPorts(bounded, steerer, sandbox_name, lock, clock, log, timeline,
+                                wording or default_wording())
         self.config = config
         carry = carry if carry is not None else Carry()
         carry.steers = settle.prior_steers(carry.steers)
@@ -107,8 +114,10 @@ class Watcher:
         st.me = me
         if st.carry.baseline is None:  # a later iteration keeps the baseline of the last delivery
             since = me.fresh_after or cfg.started_at
-            st.carry.baseline = read_start_baseline(self.forge, cfg.item_number, cfg.run_name or f"#{cfg.item_number}",
-                                                    since, cfg.env_head_sha)
+            baseline = read_start_baseline(self.forge, cfg.item_number, cfg.run_name or f"#{cfg.item_number}",
+                                           since, cfg.env_head_sha)
+            # The window opens at my run's second, inclusively: my own trigger is not news (issue 18).
+            st.carry.baseline = replace(baseline, delivered_comment_ids=frozenset({me.trigger_comment_id} - {0}))
         return me
 
     # ---- inputs from other threads ----------------------------------------------------------
@@ -158,6 +167,12 @@ class Watcher:
                 decision = self._turn_end(event)
             if decision.settles:
                 return self._settling(decision.reason)
+            st.next_tick_s = max(st.next_tick_s, self._pause_ends())
+
+    def _pause_ends(self) -> float:
+        """The ``Clock.monotonic`` instant a rate-limit pause ends (now when there is none)."""
+        now, until = self.clock.monotonic(), self.state.paused_until
+        return now if until is None else now + max(0.0, (until - self.clock.now()).total_seconds())
 
     def _tick(self) -> settle.Decision:
         st = self.state
@@ -189,7 +204,7 @@ class Watcher:
 
     def _settling(self, reason: str) -> str:
         """Log the settle decision in the project's words, tagged with its rule id; return it."""
-        self.ports.log("info", settle_words(reason, self.max_steers, self.min_remaining))
+        self.ports.log("info", settle_words(reason, self.max_steers, self.min_remaining, self.state.paused_until))
         return reason
 
     # ---- settle -------------------------------------------------------------------------

@@ -58,18 +58,32 @@ def diff_labels(old: Sequence[str], new: Sequence[str]) -> tuple[tuple[str, ...]
     return tuple(sorted(new_set - old_set)), tuple(sorted(old_set - new_set))
 
 
+def to_second(at: datetime) -> datetime:
+    """``at`` at GitHub's resolution: comments and reviews are stamped to the whole second."""
+    return at.replace(microsecond=0)
+
+
+def is_new(at: datetime | None, since: datetime) -> bool:
+    """Created in ``since``'s second or later (issue 18): compared at the forge's one-second
+    resolution, inclusively, so a comment posted later in the second of a steer is not lost.
+    What already reached the agent is excluded by id, not by time.  Unknown → not new."""
+    return at is not None and to_second(at) >= to_second(since)
+
+
 def eligible_comments(
-    comments: Sequence[Comment], since: datetime, self_logins: AbstractSet[str]
+    comments: Sequence[Comment], since: datetime, self_logins: AbstractSet[str],
+    delivered: AbstractSet[int] = frozenset(),
 ) -> list[Comment]:
-    """Comments created strictly after ``since`` and not own output, listing order.
+    """Comments created in ``since``'s second or later (:func:`is_new`), not in ``delivered``
+    and not own output, listing order.
 
     ``created_at`` decides (an old comment edited later is not new); unknown → dropped.
     """
     return [
         c
         for c in comments
-        if c.created_at is not None
-        and c.created_at > since
+        if is_new(c.created_at, since)
+        and c.id not in delivered
         and is_own_output(c.author, c.author_is_app, c.body, self_logins) is None
     ]
 
@@ -95,7 +109,7 @@ def _review_items(state: BaselineState, snap: ForgeSnapshot, self_logins: Abstra
     """New reviews, not own output, as context; a blank body reads ``(no comment)``."""
     items = []
     for r in snap.reviews:
-        if r.submitted_at is None or r.submitted_at <= state.since:
+        if not is_new(r.submitted_at, state.since) or r.id in state.delivered_review_ids:
             continue
         if is_own_output(r.author, r.author_is_app, r.body, self_logins) is not None:
             continue
@@ -140,7 +154,7 @@ def build_delta(
     over every recorded issue_comment run.  Context order: PR → head (first), comments, reviews,
     labels; issue → comments, then title, body, labels.  Never raises on bad forge data.
     """
-    eligible = eligible_comments(snap.comments, state.since, self_logins)
+    eligible = eligible_comments(snap.comments, state.since, self_logins, state.delivered_comment_ids)
     amendments, comments, unbound = _comment_items(eligible, auths, observed)
     if not state.is_pull_request:
         context = comments + _issue_state_items(state, snap.issue, wording)
@@ -166,9 +180,11 @@ def build_delta(
 def advance(state: BaselineState, delta: Delta, text: TextResult, snapshot: datetime) -> BaselineState:
     """The baseline after a successful delivery (``markSteered``).
 
-    ``since`` ← ``snapshot`` (the instant taken just before the delta was built).  The content
-    snapshot takes the delta's issue record unless the clip reached a state item; ``last_head``
-    takes the new head unless the clip reached the head item (the next delta reports it again).
+    ``since`` ← ``snapshot`` (the instant taken just before the delta was built); the delta's
+    comments and reviews join the delivered ids, so the next delta, which opens at that
+    instant's second, never carries them twice.  The content snapshot takes the delta's issue
+    record unless the clip reached a state item; ``last_head`` takes the new head unless the
+    clip reached the head item (the next delta reports it again).
     """
     labels, title, body = state.labels, state.title, state.body
     if delta.issue is not None and not text.state_clipped:
@@ -176,4 +192,6 @@ def advance(state: BaselineState, delta: Delta, text: TextResult, snapshot: date
     last_head = state.last_head
     if delta.head_moved and not text.head_clipped:
         last_head = delta.new_head
-    return BaselineState(snapshot, state.is_pull_request, last_head, tuple(labels), title, body)
+    return BaselineState(snapshot, state.is_pull_request, last_head, tuple(labels), title, body,
+                         state.delivered_comment_ids | delta.comment_ids,
+                         state.delivered_review_ids | delta.review_ids)

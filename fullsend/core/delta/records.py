@@ -26,6 +26,10 @@ class BaselineState:
     ``since``: the delta window start (my run's ``created_at`` or ``DeltaBaseline``, then each
     delivered snapshot instant).  ``last_head``: the head SHA the agent was last told about (PR;
     "" for an issue).  ``labels`` (sorted), ``title``, ``body``: the content snapshot.
+    ``delivered_comment_ids`` / ``delivered_review_ids``: what already reached the agent (and my
+    own run's triggering comment), excluded by identity: GitHub stamps comments and reviews to
+    the second, so the window opens at ``since``'s second, inclusively (issue 18;
+    docs/architecture.md "Delta").
     """
 
     since: datetime
@@ -34,6 +38,8 @@ class BaselineState:
     labels: tuple[str, ...] = ()
     title: str = ""
     body: str = ""
+    delivered_comment_ids: frozenset[int] = frozenset()
+    delivered_review_ids: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -92,6 +98,16 @@ class Delta:
     new_head: str = ""
     last_head: str = ""
     issue: Issue | None = None
+
+    @property
+    def comment_ids(self) -> frozenset[int]:
+        """Ids of the comments this delta carries, as amendments or context."""
+        return frozenset(i.id for i in (*self.amendments, *self.context) if i.kind == KIND_COMMENT)
+
+    @property
+    def review_ids(self) -> frozenset[int]:
+        """Ids of the reviews this delta carries (always context)."""
+        return frozenset(i.id for i in self.context if i.kind == KIND_REVIEW)
 
     @property
     def empty(self) -> bool:

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from fullsend.core.model import INT64_MAX, Comment, WorkflowRun
+from fullsend.core.model import Comment, WorkflowRun, decimal_id
 from fullsend.core.text.wire import AMENDMENT_EVENTS  # the single source
 
 #: Interval pairing window (``maxDispatchLag``; inclusive).
@@ -60,8 +60,8 @@ def parse_title(display_title: str) -> tuple[str, int] | None:
     m = _TITLE.fullmatch(display_title)
     if m is None:
         return None
-    comment_id = int(m.group("id")) if m.group("id") else 0
-    if comment_id > INT64_MAX:
+    comment_id = decimal_id(m.group("id")) if m.group("id") else 0
+    if m.group("id") and comment_id == 0:  # beyond 64 bits (never int() on thousands of digits)
         return None
     return m.group("item"), comment_id
 

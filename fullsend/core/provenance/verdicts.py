@@ -66,7 +66,9 @@ class MyRun:
     ``path``: my shim path as the API reports it.  ``referenced_workflows``: my dispatch chain
     (non-empty).  ``fresh_after``: the freshness cutoff (UTC; ``None`` makes nothing fresh).
     ``run_name``: ``owner/repo#N``, or ``""`` when title binding is off.  ``route_job_name`` /
-    ``stage_job_name``: the exact job names matched in candidates.
+    ``stage_job_name``: the exact job names matched in candidates.  ``trigger_comment_id``: the
+    ``comment:<id>`` of my own run's title (0 when it names none): the comment my run is already
+    working on, never news to it.
     """
 
     run_id: int
@@ -77,6 +79,7 @@ class MyRun:
     item_number: int
     route_job_name: str
     stage_job_name: str
+    trigger_comment_id: int = 0
 
 
 @dataclass(frozen=True)

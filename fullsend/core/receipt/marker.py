@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 
 from fullsend.core.agent_end import AgentEnd
 from fullsend.core.identity import Identity, from_rest, same_identity
-from fullsend.core.model import INT64_MAX, Comment, DeliveredSteer
+from fullsend.core.model import INT64_MAX, Comment, DeliveredSteer, decimal_id
 
 #: The WIRE marker grammar: exact single spaces, lower-case, ``head=`` after ``consumed=``.
 MARKER_RE = re.compile(r"<!-- fullsend:steer consumed=([0-9,]*) head=([0-9a-fA-F]*) -->")
@@ -84,10 +84,9 @@ def _parse_ids(field: str) -> tuple[int, ...]:
     """Comma-separated base-10 ids; empty, overflowing (> int64) and ``<= 0`` fields skipped."""
     out = []
     for part in field.split(","):
-        if part:
-            n = int(part)  # only [0-9]+ reaches here
-            if 1 <= n <= INT64_MAX:
-                out.append(n)
+        n = decimal_id(part)  # never int() on a 4,301-digit part: it is simply not an id
+        if n:
+            out.append(n)
     return tuple(out)
 
 
@@ -150,7 +149,15 @@ def whole_body_receipt(body: str) -> Marker | None:
 
 
 def is_unedited(comment: Comment) -> bool:
-    """True when the raw ``updated_at`` equals the raw, non-empty ``created_at``."""
+    """Whether a comment counts as never edited (docs/rules.md#receipt-lists-my-run).
+
+    Project decision (issue 18): when GraphQL said (``comment.edited`` is not ``None``), its
+    ``lastEditedAt`` decides: ``null`` is unedited, whatever ``updated_at`` says (GitHub bumps
+    ``updated_at`` a second past ``created_at`` on comments nobody edited).  Read over REST,
+    the strict rule stays: the raw ``updated_at`` equals the raw, non-empty ``created_at``.
+    """
+    if comment.edited is not None:
+        return not comment.edited
     return bool(comment.created_at_raw) and comment.updated_at_raw == comment.created_at_raw
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from fullsend.core.model import INT64_MAX, Repo, Review, format_time
+from fullsend.core.model import Repo, Review, decimal_id, format_time
 
 RULE_RECEIPT = "receipt-lists-my-run"
 RULE_HEAD_REVIEWED = "head-reviewed"
@@ -67,8 +67,7 @@ def parse_run_id(raw: str) -> int:
     """``GITHUB_RUN_ID`` as Go's base-10 int64; unset, unparseable or ``<= 0`` ⇒ 0."""
     if not isinstance(raw, str) or not _RUN_ID_RE.fullmatch(raw):
         return 0
-    value = int(raw)
-    return value if 0 < value <= INT64_MAX else 0
+    return decimal_id(raw[1:] if raw[0] == "+" else raw)  # "-5" and 4,301-digit strings alike ⇒ 0
 
 
 def is_manual_rerun(run_attempt: str) -> bool:

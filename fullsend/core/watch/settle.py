@@ -12,7 +12,8 @@ For each input the loop asks one question and gets a :class:`Decision`:
 
 Settle reasons are rule ids (docs/rules.md#settle): ``turn-end-nothing-new``,
 ``verdictless-polls-exhausted``, ``cap-reached``, ``deadline``, ``low-on-time``,
-``session-closed``, ``cancelled``.  ``stale-turn-end`` names the ignored input (a project id).
+``session-closed``, ``cancelled``, and the project id ``rate-limited`` (a poll found GitHub's rate
+limit holding past the steer window).  ``stale-turn-end`` names the ignored input (a project id).
 
 Project decision: :func:`at_start` settles at once with ``cap-reached`` when
 earlier validation iterations already spent the cap, instead of waiting for the first tick —
@@ -43,6 +44,7 @@ DEADLINE = "deadline"
 LOW_ON_TIME = "low-on-time"
 SESSION_CLOSED = "session-closed"
 CANCELLED = "cancelled"
+RATE_LIMITED = "rate-limited"  # project id: GitHub's rate limit outlasts the steer window (issue 18)
 STALE_TURN_END = "stale-turn-end"  # project id: a turn end a steer already superseded (ignored)
 
 SETTLE_REASONS = (
@@ -53,6 +55,7 @@ SETTLE_REASONS = (
     LOW_ON_TIME,
     SESSION_CLOSED,
     CANCELLED,
+    RATE_LIMITED,
 )
 
 
@@ -63,6 +66,7 @@ class Outcome(Enum):
     STEERED = "steered"
     RETRY = "retry"  # no verdict: a transient failure or a pending candidate
     CLOSED = "closed"  # the session can no longer take a steer (terminal)
+    LIMITED = "limited"  # GitHub's rate limit holds past the steer window: nothing more can be read (terminal)
 
 
 class Action(Enum):
@@ -215,6 +219,8 @@ def after_tick(
     """
     if outcome is Outcome.CLOSED:
         return state, settle_for(SESSION_CLOSED)
+    if outcome is Outcome.LIMITED:
+        return state, settle_for(RATE_LIMITED)
     if outcome is Outcome.STEERED:
         state = _steered(state, steered_at)
     elif state.awaiting and outcome is Outcome.EMPTY:
@@ -239,5 +245,7 @@ def after_turn_end(
         return state, settle_for(TURN_END_NOTHING_NEW)
     if outcome is Outcome.CLOSED:
         return state, settle_for(SESSION_CLOSED)
+    if outcome is Outcome.LIMITED:
+        return state, settle_for(RATE_LIMITED)
     state = replace(state, awaiting=True, retries=1) if outcome is Outcome.RETRY else _steered(state, steered_at)
     return state, _cap(steers, max_steers)

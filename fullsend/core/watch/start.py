@@ -171,5 +171,6 @@ def my_run_facts(
         item_number=item_number,
         route_job_name=route,
         stage_job_name=stage,
+        trigger_comment_id=(parse_title(run.display_title) or ("", 0))[1],
     )
     return me, notes

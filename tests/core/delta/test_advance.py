@@ -87,6 +87,15 @@ def test_advance_without_issue_keeps_snapshot(wording):
     state = pr_state(labels=("x",))
     d = build_delta(state, pr_snap("aaa111", [comment(1, "a", "hi", "10:05")]), [], [], FIX_SELF, wording)
     t = build_text([run(1)], d, wording)
-    assert advance(state, d, t, at("10:40")) == replace(state, since=at("10:40"))
+    assert advance(state, d, t, at("10:40")) == replace(state, since=at("10:40"), delivered_comment_ids=frozenset({1}))
+
+
+def test_advance_adds_what_the_delta_carried_to_the_delivered_ids(wording):
+    """Issue 18: the next delta opens at the snapshot's second; what this one carried is excluded by id."""
+    state = replace(pr_state(), delivered_comment_ids=frozenset({7}))
+    d = build_delta(state, pr_snap("aaa111", [comment(1, "a", "hi", "10:05"), comment(2, "b", "yo", "10:06")]),
+                    [], [], FIX_SELF, wording)
+    after = advance(state, d, build_text([run(1)], d, wording), at("10:40"))
+    assert after.delivered_comment_ids == {1, 2, 7}
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import timedelta
 
 from fullsend.core.delta.changes import build_delta, build_text, diff_labels, eligible_comments, needs_compare
 from fullsend.core.delta.records import ForgeSnapshot
@@ -237,8 +238,18 @@ def test_D26_command_by_an_unauthorized_login(wording):
 
 def test_eligible_uses_created_at_not_updated_at():
     comments = [comment(1, "a", "old, edited later", "09:00", updated="10:30"), comment(2, "a", "new", "10:00:01"),
-                comment(3, "a", "at the baseline", "10:00")]
+                comment(3, "a", "a second before", "09:59:59")]
     assert [c.id for c in eligible_comments(comments, at("10:00"), FIX_SELF)] == [2]
+
+
+def test_eligible_compares_to_the_second_inclusively_and_excludes_the_delivered_by_id():
+    """Issue 18: GitHub stamps comments to the second.  A baseline set mid-second by a steer keeps
+    a comment posted later in that second; the one the steer carried is excluded by its id."""
+    comments = [comment(1, "a", "carried by the steer", "10:00:07"), comment(2, "a", "later that second", "10:00:07"),
+                comment(3, "a", "the second before", "10:00:06")]
+    since = at("10:00:07") + timedelta(milliseconds=400)
+    assert [c.id for c in eligible_comments(comments, since, FIX_SELF, delivered={1})] == [2]
+    assert [c.id for c in eligible_comments(comments, at("10:00:07"), FIX_SELF)] == [1, 2]
 
 
 def test_16_11_diff_labels():
@@ -248,5 +259,13 @@ def test_16_11_diff_labels():
 
 def test_own_reviews_are_dropped(wording):
     reviews = [review(1, "fullsend-ai-review[bot]", "APPROVED", "ok", "10:05", app=True),
-               review(2, "old", "APPROVED", "before", "10:00")]
+               review(2, "old", "APPROVED", "before", "09:59:59")]
     assert delta(pr_state(), pr_snap(reviews=reviews), wording=wording).empty
+
+
+def test_a_review_of_the_baselines_second_is_new_unless_delivered(wording):
+    """Issue 18: reviews are compared at the second too, and excluded by id once delivered."""
+    reviews = [review(2, "reviewer", "APPROVED", "in the same second", "10:00")]
+    assert [i.id for i in delta(pr_state(), pr_snap(reviews=reviews), wording=wording).context] == [2]
+    delivered = replace(pr_state(), delivered_review_ids=frozenset({2}))
+    assert delta(delivered, pr_snap(reviews=reviews), wording=wording).empty

@@ -79,7 +79,9 @@ class FakeForge:
     pr_head: Any = ""
     reviews: Any = field(default_factory=list)
     post_result: Any = None
+    view: Any = field(default_factory=lambda: ForgeError("GraphQL is not available here"))
     calls: list[tuple[str, Any, str]] = field(default_factory=list)
+    bounds: list[tuple[float | None, datetime | None]] = field(default_factory=list)
     posted: list[tuple[int, str, str]] = field(default_factory=list)
 
     @staticmethod
@@ -87,6 +89,17 @@ class FakeForge:
         if isinstance(value, BaseException):
             raise value
         return value
+
+    def bounded(self, max_wait_s: float | None = None, until: datetime | None = None) -> FakeForge:
+        self.bounds.append((max_wait_s, until))
+        return self
+
+    def receipt_view(self, number: int) -> tuple[str, list[Comment]]:
+        """GraphQL's receipt view: ``view`` is ``(login, comments)`` or an exception (default:
+        GraphQL unavailable, so the pre-flight reads over REST)."""
+        self.calls.append(("receipt_view", number, "job"))
+        login, comments = self._give(self.view)
+        return login, list(comments)
 
     def viewer_login(self, credential: str) -> str:
         self.calls.append(("viewer_login", None, credential))

@@ -60,9 +60,32 @@ def test_V44_V138_receipt_skip(facts: PreflightFacts) -> None:
 
 
 def test_BC16_skip_costs_three_requests_job_token_first(facts: PreflightFacts) -> None:
+    """Where GraphQL cannot answer, the REST reads of BC-16, job token first."""
     forge = handled_forge()
     assert run_preflight(forge, facts, LogSink()) is not None
-    assert forge.calls == [("viewer_login", None, "job"), ("viewer_login", None, "role"), ("list_issue_comments", 7, "job")]
+    assert forge.calls == [("receipt_view", 7, "job"), ("viewer_login", None, "job"), ("viewer_login", None, "role"),
+                           ("list_issue_comments", 7, "job")]
+
+
+def test_the_graphql_receipt_view_decides_in_two_reads(facts: PreflightFacts) -> None:
+    """Issue 18: the job login and the comments in one GraphQL read, the role login in a second."""
+    receipt = replace(comment(RB(RUN, "abc")), updated_at_raw="2026-09-25T10:00:01Z", edited=False)
+    forge = FakeForge(view=(R, [receipt]))
+    assert run_preflight(forge, facts, LogSink()) is not None
+    assert forge.calls == [("receipt_view", 7, "job"), ("viewer_login", None, "role")]
+    assert forge.bounds == [(120.0, None)]
+
+
+def test_a_receipt_graphql_reports_edited_never_counts(facts: PreflightFacts) -> None:
+    """``lastEditedAt`` set: edited, whatever the timestamps say (docs/rules.md#receipt-lists-my-run)."""
+    receipt = replace(comment(RB(RUN, "abc")), edited=True)
+    assert run_preflight(FakeForge(view=(R, [receipt])), facts, LogSink()) is None
+
+
+def test_over_rest_a_second_between_created_and_updated_still_counts_as_edited(facts: PreflightFacts) -> None:
+    """Where GraphQL is unavailable the REST rule stays strict: every doubt fails open."""
+    forge = FakeForge(comments=[comment(RB(RUN, "abc"), updated="2026-09-25T10:00:01Z")])
+    assert run_preflight(forge, facts, LogSink()) is None
 
 
 @pytest.mark.parametrize(

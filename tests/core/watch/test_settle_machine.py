@@ -124,10 +124,17 @@ def test_S13_prior_steers_floor_at_zero() -> None:
 
 
 def test_settle_reasons_are_the_spec_ids() -> None:
+    """The spec's seven, and the project id ``rate-limited`` (issue 18)."""
     assert settle.SETTLE_REASONS == ("turn-end-nothing-new", "verdictless-polls-exhausted", "cap-reached",
-                                     "deadline", "low-on-time", "session-closed", "cancelled")
+                                     "deadline", "low-on-time", "session-closed", "cancelled", "rate-limited")
     with pytest.raises(ValueError):
         settle.settle_for("tired")
+
+
+def test_a_rate_limit_past_the_window_settles_after_a_tick_or_a_turn_end() -> None:
+    for after in (settle.after_tick, settle.after_turn_end):
+        _state, decision = after(SettleState(), Outcome.LIMITED, 0, 2)
+        assert decision == settle.Decision(settle.Action.SETTLE, "rate-limited")
 
 
 @given(st.lists(st.tuples(st.sampled_from([T, U]), st.sampled_from([E, S, R, C])), max_size=40),

@@ -1,0 +1,99 @@
+"""From checked answers (``fullsend.adapters.github.wire``) to the frozen core records.
+
+Only values that passed the seam's checks get here, so these conversions cannot fail.  Two rules
+of issue 18 live here because they need the adapter's knowledge of the repository:
+
+* a run's ``pull_requests[]`` entry binds only when its base repository is this repository
+  (``base.repo.url`` ends in ``/repos/{owner}/{name}``, compared without case): GitHub lists a
+  PR of another repository, a fork's for instance, under the same number;
+* an author without ``login`` or ``type`` is unknown (``""``), never a match for anyone.
+"""
+
+from __future__ import annotations
+
+from fullsend.adapters.github import wire
+from fullsend.core.model import (
+    Comment,
+    CompareFile,
+    Comparison,
+    Issue,
+    Job,
+    PullRequest,
+    ReferencedWorkflow,
+    Repo,
+    Review,
+    WorkflowRun,
+    parse_time,
+)
+
+
+def _author(user: wire.User | None) -> tuple[str, str]:
+    if user is None or not user.login or not user.type:
+        return "", ""
+    return user.login, user.type
+
+
+def _login(user: wire.User | None) -> str:
+    return (user.login or "") if user is not None else ""
+
+
+def in_repository(pr: wire.PullRequestMinimal, repo: Repo) -> bool:
+    """True when the entry's base repository is ``repo`` (its API URL names ``owner/name``)."""
+    url = pr.base.repo.url if pr.base is not None and pr.base.repo is not None else None
+    if not url:
+        return False
+    return url.rstrip("/").lower().endswith(f"/repos/{repo.owner}/{repo.name}".lower())
+
+
+def run_record(run: wire.WorkflowRun, repo: Repo) -> WorkflowRun:
+    """A checked run as the core's ``WorkflowRun`` (``run_attempt`` 0 when GitHub did not say)."""
+    prs = tuple(pr.number for pr in (run.pull_requests or ()) if in_repository(pr, repo))
+    chain = tuple(ReferencedWorkflow(r.path, r.ref or "", r.sha or "") for r in (run.referenced_workflows or ()))
+    return WorkflowRun(
+        id=run.id, path=run.path, event=run.event, status=run.status or "", conclusion=run.conclusion or None,
+        created_at=parse_time(run.created_at), run_attempt=run.run_attempt or 0, display_title=run.display_title,
+        actor=_login(run.actor), triggering_actor=_login(run.triggering_actor), pull_requests=prs,
+        referenced_workflows=chain, name=run.name or "", html_url=run.html_url, head_sha=run.head_sha,
+        updated_at=parse_time(run.updated_at),
+    )
+
+
+def job_record(job: wire.Job) -> Job:
+    return Job(id=job.id, name=job.name, status=job.status, conclusion=job.conclusion or None,
+               run_attempt=job.run_attempt or 0)
+
+
+def comment_record(comment: wire.IssueComment) -> Comment:
+    login, kind = _author(comment.user)
+    return Comment(
+        id=comment.id, body=comment.body or "", author=login, author_type=kind,
+        created_at=parse_time(comment.created_at), updated_at=parse_time(comment.updated_at),
+        created_at_raw=comment.created_at, updated_at_raw=comment.updated_at, html_url=comment.html_url,
+    )
+
+
+def review_record(review: wire.Review) -> Review:
+    login, kind = _author(review.user)
+    return Review(id=review.id, author=login, author_type=kind, state=review.state, body=review.body or "",
+                  submitted_at=parse_time(review.submitted_at), commit_id=review.commit_id or "")
+
+
+def issue_record(issue: wire.Issue) -> Issue:
+    names = {label if isinstance(label, str) else label.name for label in issue.labels}
+    return Issue(number=issue.number, title=issue.title, body=issue.body or "", labels=tuple(sorted(names - {""})),
+                 is_pull_request=issue.pull_request is not None, html_url=issue.html_url,
+                 created_at=parse_time(issue.created_at))
+
+
+def pull_record(pr: wire.PullRequest) -> PullRequest:
+    return PullRequest(number=pr.number, head_sha=pr.head.sha, html_url=pr.html_url)
+
+
+def comparison_record(comparison: wire.Comparison) -> Comparison:
+    files = tuple(
+        CompareFile(filename=f.filename, status=f.status, previous_filename=f.previous_filename or "",
+                    additions=f.additions, deletions=f.deletions, patch=f.patch)
+        for f in (comparison.files or ())
+    )
+    return Comparison(status=comparison.status, ahead_by=comparison.ahead_by, behind_by=comparison.behind_by,
+                      files=files)
