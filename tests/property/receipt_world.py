@@ -25,6 +25,7 @@ from fullsend.app.action.finish import RunOutcome, record_receipt
 from fullsend.app.action.preflight import PreflightFacts, run_preflight
 from fullsend.app.action.timeline import Timeline
 from fullsend.app.watch.watcher import WatchConfig, Watcher
+from fullsend.core.agent_end import AgentEnd
 from fullsend.core.model import Repo, SteerMessage, parse_time
 from fullsend.core.receipt.marker import Marker, whole_body_receipt
 from fullsend.core.receipt.skips import Skip
@@ -55,6 +56,15 @@ END_STATES: dict[str, tuple[int, bool, bool, bool, bool]] = {
     "timed-out": (124, False, True, False, False),
     "session-lost": (1, False, False, True, False),
     "cancelled": (143, False, False, False, True),
+    "limit-reached": (0, False, False, False, False),  # exit 0, no error flag: the turn limit (issue 16)
+    "protocol-broken": (0, False, False, False, False),  # exit 0 with no recognisable end event
+}
+#: The class each end state's runtime reports (fullsend.core.agent_end.AgentEnd).
+END_CLASSES: dict[str, AgentEnd] = {
+    "success": AgentEnd.SUCCESS, "failure": AgentEnd.AGENT_ERROR, "crash": AgentEnd.PROTOCOL_BROKEN,
+    "error-result": AgentEnd.AGENT_ERROR, "timed-out": AgentEnd.INTERRUPTED, "session-lost": AgentEnd.PROTOCOL_BROKEN,
+    "cancelled": AgentEnd.INTERRUPTED, "limit-reached": AgentEnd.LIMIT_REACHED,
+    "protocol-broken": AgentEnd.PROTOCOL_BROKEN,
 }
 
 
@@ -145,6 +155,7 @@ class World:
         self.agent = PromiseAgent(self.clock)
         self.follow_ups: list[FollowUp] = []
         self.faults = 0
+        self.comments_changed = 0
         self.head = "aaa111"
         self.watcher = Watcher(self.forge, self.agent, "sandbox-1", threading.Lock(), self.clock, self._config(),
                                self.log, self.timeline)
@@ -199,7 +210,8 @@ class World:
         self.agent.exited = True
         agent = AgentRunResult(exit_code=exit_code, turns=1, steers=list(self.agent.acks), is_error=is_error,
                                timed_out=timed_out, session_lost=lost, cancelled=cancelled,
-                               error="" if exit_code == 0 and not is_error else f"the agent ended: {end_state}")
+                               error="" if exit_code == 0 and not is_error else f"the agent ended: {end_state}",
+                               end=END_CLASSES[end_state])
         result = session._result(agent, self.watcher) if self.thread is not None else session.IterationResult(agent)
         run.acked_steers = len(agent.steers)
         validated = work._agent_ok(result) and not run.cancelled.is_set()
