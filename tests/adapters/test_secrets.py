@@ -8,7 +8,7 @@ import os
 
 from fullsend.adapters import secrets
 
-JOB = "ghs_jobTokenValue0123456789abcdefABCDEF"
+JOB = "ghs_sim-job-token-for-the-scrub-tests"
 
 
 def test_every_entry_holding_the_job_token_moves_whatever_its_name():
