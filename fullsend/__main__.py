@@ -1,47 +1,89 @@
-"""The one error boundary: subcommands, exit codes and ``::error::`` lines.
+"""The one error boundary: subcommands, exit codes and error lines.
 
 Exit codes: ``fullsend.errors.ExitCode`` (docs/architecture.md "Exit codes").
+
+Errors are ``::error::`` workflow commands inside a runner (``GITHUB_ACTIONS=true``) and one
+plain line ``fullsend <command>: <what is wrong, naming the value or path, and the fix>`` on
+standard error for a person at a terminal.  No input makes any command print a traceback: a bad
+argument is exit 2 with one line, an unexpected error exit 1 with one line.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
-from fullsend.adapters.gha import Console
+from fullsend.adapters.gha import Console, in_runner
 from fullsend.errors import ConfigError, ExitCode, InputError
+
+PORT_MAX = 65535
+#: ``fullsend demo --turn-seconds``: shorter, the follow-up cannot arrive within the first turn
+#: (one poll a second); longer is only waiting.
+TURN_S_MIN, TURN_S_MAX = 2.0, 60.0
+
+
+class _Parser(argparse.ArgumentParser):
+    """``argparse`` with a one-line error: ``<prog>: <message> (see '<prog> --help')``, exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(ExitCode.BAD_INPUT, f"{self.prog}: {message} (see '{self.prog} --help')\n")
+
+
+def port_number(text: str) -> int:
+    """``--port``: a whole number 0-65535 (0 picks a free port).  Raises ``ArgumentTypeError``."""
+    value = text.strip()
+    if not (value.isascii() and value.isdigit()) or int(value) > PORT_MAX:
+        raise argparse.ArgumentTypeError(
+            f"must be a TCP port from 0 to {PORT_MAX} (0 picks a free one), got {text!r}")
+    return int(value)
+
+
+def turn_seconds(text: str) -> float:
+    """``--turn-seconds``: a number of seconds from 2 to 60.  Raises ``ArgumentTypeError``."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and TURN_S_MIN <= value <= TURN_S_MAX):
+        raise argparse.ArgumentTypeError(
+            f"must be a number of seconds from {TURN_S_MIN:g} to {TURN_S_MAX:g} (the scripted "
+            f"agent's first turn; the follow-up must arrive within it), got {text!r}")
+    return value
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="fullsend", description="steer-action: steer an agent run in flight.")
+    from fullsend.app.commands.run_help import run_epilog
+
+    parser = _Parser(prog="fullsend", description="steer-action: steer an agent run in flight.")
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("run", help="the action itself (what entrypoint.py runs)")
+    sub.add_parser("run", help="the action itself (what entrypoint.py runs)",
+                   description="Run the action: the agent on one issue or pull request, steered by the "
+                               "follow-up runs that arrive while it works.",
+                   epilog=run_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
     demo = sub.add_parser("demo", help="one steered run on the built-in GitHub simulator, printed as a timeline")
-    demo.add_argument("--turn-seconds", type=float, default=3.0, help="how long the scripted agent's first turn lasts")
+    demo.add_argument("--turn-seconds", type=turn_seconds, default=3.0,
+                      help=f"how long the scripted agent's first turn lasts ({TURN_S_MIN:g}-{TURN_S_MAX:g}; default 3)")
     steer = sub.add_parser("steer", help="post a stage command with your text, so the run in flight absorbs it")
     steer.add_argument("url", help="the issue or pull request URL")
     steer.add_argument("text", help="what the agent should do differently")
-    steer.add_argument("--stage", default=None,
-                       help="review, fix or triage (default: review on a PR, triage on an issue)")
+    steer.add_argument("--stage", default=None, help="review, fix or triage (default: review on a PR, triage on an issue)")
     lint = sub.add_parser("lint", help="harness warnings, and agent definitions lacking the envelope's opening line")
-    lint.add_argument("--harness", action="append", metavar="FILE",
-                      help="a harness YAML (repeatable; default: .fullsend/harness/*.yaml)")
-    lint.add_argument("--agents", metavar="DIR", default=None,
-                      help="agent definitions directory (default: .fullsend/agents)")
+    lint.add_argument("--harness", action="append", metavar="FILE", help="a harness YAML (repeatable; default: .fullsend/harness/*.yaml)")
+    lint.add_argument("--agents", metavar="DIR", default=None, help="agent definitions directory (default: .fullsend/agents)")
     explain = sub.add_parser("explain", help="read-only: why each follow-up run was or was not absorbed, rule by rule")
     explain.add_argument("url", help="the issue or pull request URL")
     explain.add_argument("--run", metavar="RUN_ID", default=None, help="explain this run instead of the run in flight")
-    explain.add_argument("--as-of", metavar="TIME", default=None,
-                         help="ignore runs, comments and reviews created after TIME (RFC 3339)")
+    explain.add_argument("--as-of", metavar="TIME", default=None, help="ignore runs, comments and reviews created after TIME (RFC 3339)")
     explain.add_argument("--json", action="store_true", help="print one JSON document")
     simulator = sub.add_parser("simulator", help="the built-in GitHub simulator (for act runs, demos and debugging)")
     simulator_sub = simulator.add_subparsers(dest="simulator_command", required=True)
     serve = simulator_sub.add_parser("serve", help="serve the simulator on 127.0.0.1, playing a scripted timeline")
-    serve.add_argument("--port", type=int, default=8765,
-                       help="TCP port on 127.0.0.1 (default 8765; 0 picks a free one)")
-    serve.add_argument("--scenario", metavar="FILE", default=None,
-                       help="scenario YAML/JSON (e.g. examples/scenarios/review-steer.yml)")
+    serve.add_argument("--port", type=port_number, default=8765, help="TCP port on 127.0.0.1 (default 8765; 0 picks a free one)")
+    serve.add_argument("--scenario", metavar="FILE", default=None, help="scenario YAML/JSON (e.g. examples/scenarios/review-steer.yml)")
     return parser
 
 
@@ -51,7 +93,6 @@ def _run(console: Console) -> int:
     from fullsend.app.action.cancel import Cancellation, block_signals
 
     block_signals()  # first: a signal from here on is held, across the re-exec, until install()
-    import os
     from pathlib import Path
 
     from fullsend.adapters.secrets import reexec_without_secrets, take_secrets
@@ -69,39 +110,64 @@ def _run(console: Console) -> int:
     return run_action(console, environ, cancellation=cancellation)
 
 
+def _dispatch(args: argparse.Namespace, console: Console) -> int:
+    """Run the parsed subcommand; returns its exit code (errors propagate to :func:`main`)."""
+    if args.command == "run":
+        return _run(console)
+    if args.command == "demo":
+        from fullsend.app.commands.demo import run_demo
+        return run_demo(turn_s=args.turn_seconds)
+    if args.command == "steer":
+        from fullsend.app.commands.steer import run_steer
+        return run_steer(args.url, args.text, args.stage, os.environ, sys.stdout, sys.stderr)
+    if args.command == "lint":
+        from fullsend.app.commands.lint import run_lint
+        return run_lint(args.harness, args.agents, sys.stdout, sys.stderr)
+    if args.command == "explain":
+        from fullsend.app.commands.explain.command import run_explain
+        return run_explain(args.url, args.run, args.as_of, args.json, os.environ, sys.stdout, sys.stderr)
+    if args.command == "simulator":
+        from fullsend.app.commands.simulator import run_simulator_serve
+        return run_simulator_serve(args.port, args.scenario)
+    return ExitCode.FAILED
+
+
+def _report(console: Console, command: str, message: str, title: str) -> None:
+    """One error: ``::error title=…::`` in a runner, else one plain line on standard error."""
+    if console.plain:
+        one_line = " ".join(part.strip() for part in message.splitlines() if part.strip())
+        console.stderr_line(f"fullsend {command}: {one_line}")
+    else:
+        console.error(message, title=title)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Parse ``argv`` and run one subcommand; returns the process exit code."""
+    """Parse ``argv`` and run one subcommand; returns the process exit code (never raises)."""
     args = _parser().parse_args(list(argv) if argv is not None else None)
-    console = Console()
+    console = Console(plain=not in_runner(os.environ))
+    command = args.command + (f" {args.simulator_command}" if args.command == "simulator" else "")
     try:
-        if args.command == "run":
-            return _run(console)
-        if args.command == "demo":
-            from fullsend.app.commands.demo import run_demo
-            return run_demo(turn_s=args.turn_seconds)
-        if args.command == "steer":
-            import os
-
-            from fullsend.app.commands.steer import run_steer
-            return run_steer(args.url, args.text, args.stage, os.environ, sys.stdout, sys.stderr)
-        if args.command == "lint":
-            from fullsend.app.commands.lint import run_lint
-            return run_lint(args.harness, args.agents, sys.stdout, sys.stderr)
-        if args.command == "explain":
-            import os
-
-            from fullsend.app.commands.explain.command import run_explain
-            return run_explain(args.url, args.run, args.as_of, args.json, os.environ, sys.stdout, sys.stderr)
-        if args.command == "simulator":
-            from fullsend.app.commands.simulator import run_simulator_serve
-            return run_simulator_serve(args.port, args.scenario)
+        return _dispatch(args, console)
     except InputError as exc:
-        console.error(str(exc), title="Invalid input")
+        where = f" (Outside a workflow this input is INPUT_{exc.input_name.upper()}; see 'fullsend run --help'.)"
+        _report(console, command, str(exc) + (where if console.plain else ""), "Invalid input")
         return ExitCode.BAD_INPUT
     except ConfigError as exc:
-        console.error(str(exc), title="Invalid configuration")
+        _report(console, command, str(exc), "Invalid configuration")
         return ExitCode.BAD_INPUT
-    return ExitCode.FAILED
+    except KeyboardInterrupt:
+        console.stderr_line(f"fullsend {command}: interrupted")
+        return ExitCode.INTERRUPTED
+    except Exception as exc:  # the last resort: one line, and the traceback only inside a runner's group
+        _report(console, command, f"unexpected error ({type(exc).__name__}: {exc}); please report it", "Unexpected error")
+        if not console.plain:
+            import traceback
+
+            console.group("Traceback (for the bug report)")
+            for line in traceback.format_exc().splitlines():
+                console.log(line)
+            console.endgroup()
+        return ExitCode.FAILED
 
 
 if __name__ == "__main__":

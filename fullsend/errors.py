@@ -36,6 +36,8 @@ class ExitCode(enum.IntEnum):
     ``BAD_INPUT`` (2)
         bad input or configuration, before any API call: an ``InputError`` or ``ConfigError``,
         or a bad command-line argument of a command.
+    ``INTERRUPTED`` (130)
+        a command other than ``run`` stopped by Ctrl-C (``run`` cancels and exits ``FAILED``).
 
     Read from child processes, never returned by steer-action:
 
@@ -49,6 +51,7 @@ class ExitCode(enum.IntEnum):
     OK = 0
     FAILED = 1
     BAD_INPUT = 2
+    INTERRUPTED = 130
     PRE_SCRIPT_SKIP = 78
     CODEX_GUARD_REFUSED = 97
     CODEX_CONFIG_TAMPERED = 98
@@ -62,7 +65,8 @@ class InputError(FullsendError):
     """A bad action input (docs/architecture.md "Inputs and settings"): exit 2 before any API call.
 
     ``input_name`` is the snake_case input, ``problem`` what was wrong, ``fix`` how to fix it.
-    The offending value is never part of the message (it may be a secret).
+    The offending value is part of ``problem`` only for inputs that cannot hold a secret
+    (``fullsend.settings.VALUE_SHOWN``) and for paths (``prompt_file``, ``agent_cli``).
     """
 
     def __init__(self, input_name: str, problem: str, fix: str) -> None:

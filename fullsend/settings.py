@@ -186,10 +186,17 @@ class _MappingEnvSource(EnvSettingsSource):
         return {k.lower(): v for k, v in self._environ.items()}
 
 
+#: Inputs whose value can never be a secret: an error about one of them quotes the value given.
+VALUE_SHOWN = frozenset({"stage", "runtime", "sandbox", "item", "steer_enabled", "status_comment", "max_steers",
+                         "poll_interval_seconds", "timeout_minutes", "max_iterations"})
+_VALUE_SHOWN_MAX = 40
+
+
 def load_inputs(environ: Mapping[str, str] | None = None) -> Inputs:
     """Read and validate the inputs from ``INPUT_*`` variables.
 
-    Raises ``InputError`` for the first invalid input; the message never contains the value.
+    Raises ``InputError`` for the first invalid input.  The message quotes the value given only
+    for the inputs in :data:`VALUE_SHOWN` (none of them can hold a secret), cut at 40 characters.
     """
     env = dict(os.environ if environ is None else environ)
     only_inputs = {k: v for k, v in env.items() if k.upper().startswith("INPUT_")}
@@ -201,6 +208,9 @@ def load_inputs(environ: Mapping[str, str] | None = None) -> Inputs:
         problem = _problem(err)
         if name == "input" and problem.startswith("is invalid: agent_args: "):  # the model-level check
             name, problem = "agent_args", problem.removeprefix("is invalid: agent_args: ")
+        given = _given(only_inputs, name)
+        if given is not None and err.get("type") != "missing":
+            problem = f"{given} {problem}"
         raise InputError(name, problem,
                          _FIXES.get(name, "Check the value against the action's documentation.")) from None
     except SettingsError as exc:  # pragma: no cover - list decoding is disabled (NoDecode)
@@ -218,6 +228,17 @@ def _construct(env: Mapping[str, str]) -> Inputs:
 
     built = _FromMapping()  # type: ignore[call-arg]  # the fields come from the mapping source, not arguments
     return Inputs.model_construct(**built.model_dump())
+
+
+def _given(env: Mapping[str, str], name: str) -> str | None:
+    """The value of input ``name`` as given, quoted and cut (``None`` when it may be a secret)."""
+    if name not in VALUE_SHOWN:
+        return None
+    raw = next((v for k, v in env.items() if k.upper() == f"INPUT_{name.upper()}"), None)
+    if raw is None:
+        return None
+    text = raw.strip()
+    return repr(text if len(text) <= _VALUE_SHOWN_MAX else text[:_VALUE_SHOWN_MAX] + "…")
 
 
 def _problem(err: Mapping[str, Any]) -> str:
@@ -308,7 +329,9 @@ def api_url_problem(url: str, name: str = "GITHUB_API_URL") -> str | None:
     except ValueError:
         parts = None
     if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
-        return f"{name} is not an http(s) URL with a host; unset it for github.com or give the API base, e.g. https://HOST/api/v3"
+        shown = repr(url if len(url) <= _VALUE_SHOWN_MAX else url[:_VALUE_SHOWN_MAX] + "…")
+        return (f"{name} {shown} is not an http(s) URL with a host; unset it for github.com or give the API base, "
+                "e.g. https://HOST/api/v3")
     return None
 
 

@@ -6,6 +6,11 @@ Every secret is masked with ``::add-mask::`` before any other
 output (issue 8 "Output hygiene").  Every line, output and summary is made valid Unicode first
 (``runner_safe``: a lone surrogate in agent text would make the write fail), and a
 ``::stop-commands::`` block is always closed, even when writing a line inside it fails (issue 16).
+
+Workflow commands mean something only inside a runner (``GITHUB_ACTIONS=true``, see
+:func:`in_runner`).  For a person at a terminal a ``Console(plain=True)`` writes errors and
+warnings as plain text on standard error instead (no ``::error::``, no ``%0A`` escapes) and
+never echoes a secret in an ``::add-mask::`` line; it still redacts every registered secret.
 """
 
 from __future__ import annotations
@@ -25,6 +30,11 @@ from fullsend.core.text.sanitize import runner_safe
 _LOCK = threading.Lock()
 
 
+def in_runner(environ: Mapping[str, str]) -> bool:
+    """True inside a GitHub Actions runner (or act), where ``GITHUB_ACTIONS`` is ``"true"``."""
+    return environ.get("GITHUB_ACTIONS", "") == "true"
+
+
 def escape_data(value: str) -> str:
     """Escape workflow-command message data (``%`` → ``%25``, CR → ``%0D``, LF → ``%0A``)."""
     return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
@@ -41,10 +51,17 @@ class Console:
     ``secrets`` registered through :meth:`mask` are also redacted from every line this console
     writes, so a token can never reach the log even where the runner's masking would not apply
     (e.g. under act, or a value split across lines).
+
+    ``plain=True`` is the terminal form (module docstring): ``error``/``warning`` become
+    ``error: …``/``warning: …`` lines on ``err_stream`` (default standard error), ``notice`` a
+    ``notice: …`` line, groups a plain heading, and :meth:`mask` only redacts.
     """
 
-    def __init__(self, stream: TextIO | None = None) -> None:
+    def __init__(self, stream: TextIO | None = None, *, plain: bool = False,
+                 err_stream: TextIO | None = None) -> None:
         self._stream = stream or sys.stdout
+        self._err = err_stream or (sys.stderr if stream is None else self._stream)
+        self.plain = plain
         self._secrets: list[str] = []
 
     def mask(self, value: str) -> None:
@@ -53,6 +70,8 @@ class Console:
             return
         self._secrets.append(value)
         self._secrets.sort(key=len, reverse=True)
+        if self.plain:
+            return
         for part in value.splitlines() or [value]:
             if part.strip():
                 self._write(f"::add-mask::{part}")
@@ -63,26 +82,40 @@ class Console:
             text = text.replace(value, "***")
         return text
 
-    def _write(self, line: str) -> None:
+    def _write(self, line: str, stream: TextIO | None = None) -> None:
+        out = stream or self._stream
         with _LOCK:
-            self._emit(line)
-            self._stream.flush()
+            self._emit(line, out)
+            out.flush()
 
-    def _emit(self, line: str) -> None:
+    def _emit(self, line: str, stream: TextIO | None = None) -> None:
         """Write one line (lock held): valid Unicode, and ``?`` for what the stream cannot encode."""
+        out = stream or self._stream
         text = runner_safe(line) + "\n"
         try:
-            self._stream.write(text)
+            out.write(text)
         except UnicodeEncodeError:
-            encoding = getattr(self._stream, "encoding", None) or "ascii"
-            self._stream.write(text.encode(encoding, "replace").decode(encoding))
+            encoding = getattr(out, "encoding", None) or "ascii"
+            out.write(text.encode(encoding, "replace").decode(encoding))
+
+    def stderr_line(self, message: str) -> None:
+        """Write ``message`` (redacted) as it is to the error stream: a terminal's error line."""
+        self._write(self.redact(message), self._err)
 
     def log(self, message: str) -> None:
         """Write a plain log line (redacted)."""
         self._write(self.redact(message))
 
     def command(self, name: str, message: str, **props: str) -> None:
-        """Write ``::name props::message`` with escaping (``error``, ``warning``, ``notice``…)."""
+        """Write ``::name props::message`` with escaping (``error``, ``warning``, ``notice``…).
+
+        In plain mode: ``name: message`` as text (``title`` ahead of the message when given),
+        on the error stream for ``error`` and ``warning``."""
+        if self.plain:
+            title = props.get("title", "")
+            line = f"{name}: " + (f"{title}: " if title else "") + message
+            self._write(self.redact(line), self._err if name in ("error", "warning") else None)
+            return
         text = escape_data(self.redact(message))
         if props:
             rendered = ",".join(f"{k}={escape_property(self.redact(v))}" for k, v in props.items())
@@ -98,6 +131,13 @@ class Console:
 
     def notice(self, message: str, title: str = "") -> None:
         self.command("notice", message, **({"title": title} if title else {}))
+
+    def group(self, title: str) -> None:
+        self._write(self.redact(title) if self.plain else f"::group::{escape_data(self.redact(title))}")
+
+    def endgroup(self) -> None:
+        if not self.plain:
+            self._write("::endgroup::")
 
     def untrusted_block(self, lines: Iterable[str]) -> None:
         """Print untrusted text (the agent's output) with workflow commands switched off.

@@ -90,13 +90,24 @@ def load_scenario(path: Path) -> Scenario:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise ConfigError(f"scenario {path}: cannot be read ({exc.strerror})") from None
+        raise ConfigError(f"scenario {path}: cannot be read ({exc.strerror or type(exc).__name__})") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"scenario {path}: cannot be read (the file is not UTF-8 text)") from None
     except yaml.YAMLError as exc:
-        raise ConfigError(f"scenario {path}: not valid YAML or JSON ({exc})") from None
+        raise ConfigError(f"scenario {path}: not valid YAML or JSON{_yaml_where(exc)}; "
+                          "compare it with examples/scenarios/review-steer.yml") from None
     try:
         return parse_scenario(data if data is not None else {})
     except ConfigError as exc:
         raise ConfigError(f"scenario {path}: {exc}") from None
+
+
+def _yaml_where(exc: yaml.YAMLError) -> str:
+    """`` at line L, column C: <problem>`` from a YAML error, on one line ("" when unknown)."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = " ".join(str(getattr(exc, "problem", "") or "").split())
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    return where + (f": {problem}" if problem else "")
 
 
 def parse_scenario(data: object) -> Scenario:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from fullsend.errors import InputError
+from fullsend.settings import load_inputs
 from fullsend.simulator.fixtures import standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 from tests.app.e2e_helpers import run_entrypoint, runner_env
@@ -68,3 +70,33 @@ def test_a_refused_mint_url_exits_2_before_any_request(tmp_path, shape):
         errors = [line for line in run.stdout.splitlines() if line.startswith("::error")]
         assert len(errors) == 1 and "'mint_url'" in errors[0] and "pw" not in errors[0]
         assert sim.request_count() == 0
+
+
+# --- issue 15: the value is named where it cannot be a secret -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("inputs", "expected"),
+    [
+        ({"INPUT_STAGE": "bogus"}, "input 'stage': 'bogus' is not one of the allowed values. Set 'stage' to one of: "
+                                   "triage, code, review, fix, retro, prioritize."),
+        ({"INPUT_STAGE": "review", "INPUT_RUNTIME": " gpt "}, "input 'runtime': 'gpt' is not one of the allowed values. "
+                                                            "Set 'runtime' to one of: claude, pi, codex, or leave it "
+                                                            "empty for claude."),
+        ({"INPUT_STAGE": "review", "INPUT_TIMEOUT_MINUTES": "x" * 60}, f"input 'timeout_minutes': '{'x' * 40}…' is "
+                                                                       "not a whole number. Use a positive whole "
+                                                                       "number of minutes."),
+        ({}, "input 'stage': is required but empty. Set 'stage' to one of: triage, code, review, fix, retro, prioritize."),
+    ],
+)
+def test_an_input_error_names_the_value_of_an_input_that_cannot_be_secret(inputs, expected):
+    with pytest.raises(InputError) as err:
+        load_inputs(inputs)
+    assert str(err.value) == expected
+
+
+def test_an_input_that_may_hold_a_secret_is_never_quoted():
+    with pytest.raises(InputError) as err:
+        load_inputs({"INPUT_STAGE": "review", "INPUT_MINT_URL": "ftp://user:s3cret-value@mint.example"})
+    assert err.value.input_name == "mint_url"
+    assert "s3cret" not in str(err.value) and "mint.example" not in str(err.value)

@@ -13,8 +13,9 @@ PKG = Path(__file__).resolve().parents[2] / "fullsend"
 
 
 def test_the_table_holds_the_documented_codes() -> None:
-    assert {code.name: int(code) for code in ExitCode} == {"OK": 0, "FAILED": 1, "BAD_INPUT": 2, "PRE_SCRIPT_SKIP": 78,
-                                                               "CODEX_GUARD_REFUSED": 97, "CODEX_CONFIG_TAMPERED": 98}
+    assert {code.name: int(code) for code in ExitCode} == {"OK": 0, "FAILED": 1, "BAD_INPUT": 2, "INTERRUPTED": 130,
+                                                           "PRE_SCRIPT_SKIP": 78, "CODEX_GUARD_REFUSED": 97,
+                                                           "CODEX_CONFIG_TAMPERED": 98}
 
 
 def test_no_module_but_errors_defines_an_exit_code() -> None:

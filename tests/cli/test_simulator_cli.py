@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import signal
 import socket
@@ -122,14 +123,35 @@ def test_bad_scenarios_name_the_key(vid: str, data: dict[str, Any], message: str
     assert message in str(err.value)
 
 
+def _serve(*args: str, runner: bool = False) -> subprocess.CompletedProcess[str]:
+    """``fullsend simulator serve`` at a terminal, or inside a runner (``GITHUB_ACTIONS=true``)."""
+    env = {k: v for k, v in os.environ.items() if k != "GITHUB_ACTIONS"} | ({"GITHUB_ACTIONS": "true"} if runner else {})
+    return subprocess.run([sys.executable, "-m", "fullsend", "simulator", "serve", *args],
+                          capture_output=True, text=True, timeout=30, env=env)
+
+
 def test_bad_scenario_file_exits_2_naming_file_and_key(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yml"
     bad.write_text("timeline:\n  - do: comment-follow-up\n    body: hi\n")
-    proc = subprocess.run([sys.executable, "-m", "fullsend", "simulator", "serve", "--port", "0", "--scenario", str(bad)],
-                          capture_output=True, text=True, timeout=30)
+    proc = _serve("--port", "0", "--scenario", str(bad))
     assert proc.returncode == 2
-    assert f"scenario {bad}: timeline[0] needs exactly one trigger" in proc.stdout
-    assert proc.stdout.startswith("::error")
+    assert proc.stderr == f"fullsend simulator serve: scenario {bad}: timeline[0] needs exactly one trigger: on_request or after_s\n"
+    runner = _serve("--port", "0", "--scenario", str(bad), runner=True)
+    assert runner.returncode == 2
+    assert runner.stdout.startswith("::error title=Invalid configuration::")
+    assert f"scenario {bad}: timeline[0] needs exactly one trigger" in runner.stdout
+
+
+def test_a_yaml_error_is_one_plain_line_at_a_terminal_and_escaped_in_a_runner(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yml"
+    bad.write_text("timeline: [\n  - do: x\n")
+    proc = _serve("--port", "0", "--scenario", str(bad))
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == (f"fullsend simulator serve: scenario {bad}: not valid YAML or JSON at line 2, column 3: "
+                           "expected the node content, but found '-'; compare it with examples/scenarios/review-steer.yml\n")
+    runner = _serve("--port", "0", "--scenario", str(bad), runner=True)
+    assert runner.returncode == 2
+    assert runner.stdout.count("\n") == 1 and "%0A" not in runner.stdout and runner.stdout.startswith("::error")
 
 
 def test_port_in_use_exits_2_with_a_hint() -> None:
@@ -137,10 +159,9 @@ def test_port_in_use_exits_2_with_a_hint() -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        proc = subprocess.run([sys.executable, "-m", "fullsend", "simulator", "serve", "--port", str(port)],
-                              capture_output=True, text=True, timeout=30)
+        proc = _serve("--port", str(port))
     assert proc.returncode == 2
-    assert f"cannot listen on 127.0.0.1:{port}" in proc.stdout and "--port 0" in proc.stdout
+    assert f"cannot listen on 127.0.0.1:{port}" in proc.stderr and "--port 0" in proc.stderr
 
 
 # --- serving ------------------------------------------------------------------------------------

@@ -127,7 +127,7 @@ def test_gh_auth_token_last(sim: GitHubSimulator, tmp_path: Path) -> None:
     ("vid", "args", "message"),
     [
         ("V168", (f"{WEB}/pull/{PR}", "x", "--stage", "bogus"), '--stage must be review, fix or triage, got "bogus"'),
-        ("V169", (f"{WEB}/issues/{ISSUE}", "x", "--stage", "code"), '--stage must be review, fix or triage, got "code"'),
+        ("V169", (f"{WEB}/issues/{ISSUE}", "x", "--stage", "code"), '--stage must be review, fix or triage, got "code": '),
         ("V170", (f"{WEB}/pull/{PR}", "   "), "the steer text is empty; say what the agent should do differently"),
         ("bad-url", ("https://github.com/org/repo", "x"), "does not name an issue or pull request"),
         ("gitlab", ("https://gitlab.com/g/p/-/merge_requests/3", "x"), "not supported on GitLab"),

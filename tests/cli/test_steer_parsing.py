@@ -125,11 +125,26 @@ def test_V168_pull_request_stage_on_issue(stage: str) -> None:
     assert info.value.exit_code == 2
 
 
-@pytest.mark.parametrize("stage", ["bogus", "code", "Review", ""])
+@pytest.mark.parametrize("stage", ["bogus", "Review", ""])
 def test_V169_unknown_stage(stage: str) -> None:
     with pytest.raises(SteerCommandError) as info:
         check_stage(stage)
     assert str(info.value) == f'--stage must be review, fix or triage, got "{stage}"'
+
+
+@pytest.mark.parametrize(("stage", "command"), [("code", "/fs-code"), ("retro", "/fs-retro"),
+                                                ("prioritize", "/fs-prioritize")])
+def test_V169_a_stage_that_takes_no_steer_says_which_do_and_why(stage: str, command: str) -> None:
+    """The action's other stages: the same refusal, then which stages ``steer`` posts for, why,
+    and how to steer such a run anyway (issue 15)."""
+    with pytest.raises(SteerCommandError) as info:
+        check_stage(stage)
+    assert info.value.exit_code == 2
+    assert str(info.value) == (
+        f'--stage must be review, fix or triage, got "{stage}": fullsend steer posts only /fs-review and /fs-fix '
+        "on a pull request and /fs-triage on an issue, the stages a person refines while they run; to steer a "
+        f"{stage} run in flight, comment '{command} <text>' on the item yourself (its Route job checks your "
+        "permission the same way)")
 
 
 @pytest.mark.parametrize("text", ["   ", "", "\n\t "])

@@ -63,7 +63,8 @@ def build_plan(inputs: Inputs, ctx: GitHubContext) -> RunPlan:
             raise ConfigError(problem)
     repo = Repo.parse(ctx.repository)
     if repo is None:
-        raise ConfigError("GITHUB_REPOSITORY is not in owner/repo form; run the action inside a GitHub workflow job")
+        raise ConfigError(f"GITHUB_REPOSITORY {ctx.repository!r} is not in owner/repo form; run the action inside a "
+                          "GitHub workflow job, or set GITHUB_REPOSITORY=owner/repo")
     harness = _harness(inputs, ctx.workspace)
     item = inputs.item or item_from_event(ctx.event)
     if item <= 0:
@@ -101,18 +102,28 @@ def _prompt(inputs: Inputs, harness: Harness, workspace: Path) -> str:
     if inputs.prompt and inputs.prompt_file:
         raise InputError("prompt", "both 'prompt' and 'prompt_file' are set", fix)
     if inputs.prompt_file:
-        try:
-            text = _inside(workspace, inputs.prompt_file, "prompt_file").read_text(encoding="utf-8").strip()
-        except OSError:
-            raise InputError("prompt_file", "cannot be read",
-                             "Point 'prompt_file' at a readable file in the workspace.") from None
+        text = _read_prompt_file(workspace, inputs.prompt_file).strip()
         if not text:
-            raise InputError("prompt_file", "is an empty file", fix)
+            raise InputError("prompt_file", f"{inputs.prompt_file!r} is an empty file", fix)
         return text
     text = inputs.prompt or harness.prompt
     if not text:
         raise InputError("prompt", "no prompt is given", fix)
     return text
+
+
+def _read_prompt_file(workspace: Path, relative: str) -> str:
+    """The text of ``prompt_file`` (relative to the workspace).  Raises ``InputError`` naming the
+    path as given, the path read and why it could not be read."""
+    path = _inside(workspace, relative, "prompt_file")
+    fix = "Point 'prompt_file' at a readable UTF-8 file, relative to the workspace (GITHUB_WORKSPACE)."
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        why = exc.strerror or type(exc).__name__
+        raise InputError("prompt_file", f"{relative!r} cannot be read as {path} ({why})", fix) from None
+    except UnicodeDecodeError:
+        raise InputError("prompt_file", f"{relative!r} ({path}) is not UTF-8 text", fix) from None
 
 
 def _agent_cli(inputs: Inputs, workspace: Path) -> str:
@@ -122,7 +133,7 @@ def _agent_cli(inputs: Inputs, workspace: Path) -> str:
         path = Path(name) if Path(name).is_absolute() else workspace / name
         if path.is_file() and os.access(path, os.X_OK):
             return str(path)
-        raise InputError("agent_cli", "does not name an executable file", fix)
+        raise InputError("agent_cli", f"{name!r} ({path}) is not an executable file", fix)
     found = shutil.which(name)
     if not found:
         raise InputError("agent_cli", f"the command '{name}' is not on PATH", fix)
@@ -149,6 +160,6 @@ def _openshell_cli(inputs: Inputs, workspace: Path) -> str:
 def _inside(workspace: Path, relative: str, input_name: str) -> Path:
     path = (workspace / relative).resolve()
     if not path.is_relative_to(workspace.resolve()):
-        raise InputError(input_name, "points outside the workspace",
+        raise InputError(input_name, f"{relative!r} points outside the workspace {workspace}",
                          f"Give '{input_name}' as a path inside GITHUB_WORKSPACE.")
     return path

@@ -13,7 +13,9 @@ Checks, each with a kebab-case rule id:
 Without ``--harness`` the harness files in ``.fullsend/harness/`` (``*.yaml``, ``*.yml``) are
 checked; ``--agents`` defaults to ``.fullsend/agents``.  One line per finding on stdout:
 ``<file>: <severity>: <field>: <message> [<rule>]``.  Exit 1 when there is any finding, 0 when
-there is none, 2 when a path given on the command line cannot be read.
+there is none, 2 when a path given on the command line cannot be read or a ``--harness`` file is
+not a harness (a GitHub workflow or action metadata with no harness key).  When there is nothing
+to check (no harness file, no agents directory) it says so and where it looked, and exits 0.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import TextIO
 
 from fullsend.core.text.wire import OPENING_LINE
 from fullsend.errors import ConfigError, ExitCode
-from fullsend.harness import harness_diagnostics, load_harness
+from fullsend.harness import KNOWN_KEYS, TEXT_KEYS, Harness, harness_diagnostics, load_harness
 from fullsend.rules import RULE_AGENT_MISSING_OPENING_LINE, RULE_HARNESS_INVALID
 
 DEFAULT_HARNESS_DIR = Path(".fullsend/harness")
@@ -53,17 +55,36 @@ class LintInputError(Exception):
     """A path named on the command line does not exist or cannot be read (exit 2)."""
 
 
+#: Top-level keys of a GitHub workflow (``on`` reads as YAML's true) or of action metadata.
+NOT_HARNESS_KEYS = {"jobs": "a GitHub workflow", "True": "a GitHub workflow", "on": "a GitHub workflow",
+                    "runs": "an action's metadata (action.yml)"}
+
+
+def not_a_harness(harness: Harness) -> str:
+    """What the file looks like instead ("a GitHub workflow", …) when it has no harness key and
+    a key of a workflow or of action metadata; "" for a harness (an empty file is one)."""
+    if harness.steer.present or any(getattr(harness, key) for key in TEXT_KEYS):
+        return ""
+    return next((NOT_HARNESS_KEYS[k] for k in harness.unknown_keys if k in NOT_HARNESS_KEYS), "")
+
+
 def lint_harness_file(path: Path) -> list[Finding]:
     """The findings for one harness file (its diagnostics and unknown keys), or ``harness-invalid``.
 
-    Raises ``LintInputError`` when the file does not exist.
+    Raises ``LintInputError`` when the file does not exist or is not a harness (``not_a_harness``).
     """
     if not path.is_file():
-        raise LintInputError(f"harness file {path} does not exist")
+        raise LintInputError(f"harness file {path} does not exist; give --harness a harness YAML "
+                             f"(they live in {DEFAULT_HARNESS_DIR}/)")
     try:
         harness = load_harness(path)
     except ConfigError as exc:
         return [Finding(str(path), RULE_HARNESS_INVALID, "", f"the action would refuse it: {exc}", "error")]
+    looks_like = not_a_harness(harness)
+    if looks_like:
+        raise LintInputError(f"{path} is not a harness: it looks like {looks_like}, and a harness has the keys "
+                             f"{', '.join(sorted(KNOWN_KEYS))}; give --harness a harness YAML "
+                             f"(they live in {DEFAULT_HARNESS_DIR}/)")
     return [Finding(str(path), d.rule, d.field, d.message, d.severity) for d in harness_diagnostics(harness)]
 
 
@@ -74,7 +95,8 @@ def lint_agents_dir(directory: Path) -> list[Finding]:
     line either).  Raises ``LintInputError`` when ``directory`` is not a directory.
     """
     if not directory.is_dir():
-        raise LintInputError(f"agents directory {directory} does not exist")
+        raise LintInputError(f"agents directory {directory} does not exist; give --agents the directory of "
+                             f"the agent definitions (*.md, default {DEFAULT_AGENTS_DIR})")
     findings = []
     for path in sorted(directory.glob("*.md")):
         try:
@@ -130,6 +152,11 @@ def run_lint(harness: Sequence[str] | None, agents: str | None, out: TextIO, err
     except LintInputError as exc:
         err.write(f"fullsend lint: {exc}\n")
         return ExitCode.BAD_INPUT
+    if not files and agents_dir is None:
+        err.write(f"fullsend lint: nothing to check under {root.resolve()}: no harness file in {DEFAULT_HARNESS_DIR}/ "
+                  f"(*.yaml, *.yml) and no {DEFAULT_AGENTS_DIR}/ directory; run it from the repository root, "
+                  "or name the files with --harness FILE and --agents DIR\n")
+        return ExitCode.OK
     for finding in findings:
         out.write(finding.line() + "\n")
     checked = f"{len(files)} harness file(s)" + (f" and the agent definitions in {agents_dir}" if agents_dir else "")

@@ -37,6 +37,7 @@ GH_AUTH_TIMEOUT_S = 10.0
 POST_TIMEOUT_S = 15
 
 NOT_HTTP = "the URL is not an http(s) URL of an issue or pull request"
+URL_FORMS = "; give it as https://<host>/<owner>/<repo>/pull/<n> or https://<host>/<owner>/<repo>/issues/<n>"
 _NAME = re.compile(r"[A-Za-z0-9_.-]+")
 _KINDS = ("pull", "issues")
 
@@ -64,6 +65,23 @@ class ItemUrl:
     number: int
 
 
+def shown_url(url: str, limit: int = 100) -> str:
+    """``url`` quoted for an error line: without user info, query or anchor, cut at ``limit``."""
+    try:
+        parts = urlsplit(url.strip())
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        parts, host, port = None, "", ""
+    if parts is not None and parts.scheme and host:
+        text = f"{parts.scheme}://{host}{port}{parts.path}"
+    elif parts is not None and parts.scheme and parts.netloc:
+        text = f"{parts.scheme}://…{parts.path}"  # a netloc with no host: maybe only credentials
+    else:
+        text = url.strip()
+    return repr(text if len(text) <= limit else text[:limit] + "…")
+
+
 def parse_item_url(url: str) -> ItemUrl:
     """Parse ``http(s)://<host>/…/{owner}/{repo}/{issues|pull}/{n}[/…][#…]``.
 
@@ -76,9 +94,9 @@ def parse_item_url(url: str) -> ItemUrl:
         hostname = (parts.hostname or "").lower()
         host = f"{hostname}:{parts.port}" if parts.port else hostname
     except ValueError:
-        raise SteerCommandError(NOT_HTTP) from None
+        raise SteerCommandError(f"{NOT_HTTP}: {shown_url(url)}{URL_FORMS}") from None
     if parts.scheme not in ("http", "https") or not hostname:
-        raise SteerCommandError(NOT_HTTP)
+        raise SteerCommandError(f"{NOT_HTTP}: {shown_url(url)}{URL_FORMS}")
     if _is_gitlab(hostname, parts.path):
         raise SteerCommandError(
             "steering is not supported on GitLab yet; post a stage command such as /fs-review "
@@ -92,10 +110,7 @@ def parse_item_url(url: str) -> ItemUrl:
             if not (_NAME.fullmatch(owner) and _NAME.fullmatch(name)):
                 break
             return ItemUrl(parts.scheme, host, hostname, Repo(owner, name), kind, int(number))
-    raise SteerCommandError(
-        "the URL does not name an issue or pull request; give it as "
-        "https://<host>/<owner>/<repo>/pull/<n> or https://<host>/<owner>/<repo>/issues/<n>"
-    )
+    raise SteerCommandError(f"the URL {shown_url(url)} does not name an issue or pull request{URL_FORMS}")
 
 
 def _is_gitlab(hostname: str, path: str) -> bool:
@@ -141,10 +156,24 @@ def resolve_token(env: Mapping[str, str], hostname: str, run: RunCommand = run_c
     )
 
 
+#: The action's other stages: ``fullsend steer`` posts none of their commands (see ``check_stage``).
+UNSTEERED_STAGES = {"code": "/fs-code", "retro": "/fs-retro", "prioritize": "/fs-prioritize"}
+
+
 def check_stage(stage: str | None) -> None:
-    """Refuse a ``--stage`` outside review, fix, triage.  Exit 2."""
-    if stage is not None and stage not in STAGE_COMMANDS:
-        raise SteerCommandError(f'--stage must be review, fix or triage, got "{stage}"')
+    """Refuse a ``--stage`` outside review, fix, triage .  Exit 2.
+
+    For the action's other stages (code, retro, prioritize) the message also says why and what
+    to do instead: their runs absorb a follow-up the same way, so the user posts the command."""
+    if stage is None or stage in STAGE_COMMANDS:
+        return
+    message = f'--stage must be review, fix or triage, got "{stage}"'
+    if stage in UNSTEERED_STAGES:
+        command = UNSTEERED_STAGES[stage]
+        message += (f": fullsend steer posts only /fs-review and /fs-fix on a pull request and /fs-triage on an "
+                    f"issue, the stages a person refines while they run; to steer a {stage} run in flight, comment "
+                    f"'{command} <text>' on the item yourself (its Route job checks your permission the same way)")
+    raise SteerCommandError(message)
 
 
 def choose_command(stage: str | None, is_pull_request: bool) -> str:
