@@ -30,6 +30,8 @@ from fullsend.simulator.server import GitHubSimulator
 
 FIX_RUN_ID = 33740015232
 FIX_CREATED_AT = "2026-09-03T10:00:00Z"
+#: How long before my run's ``created_at`` FIX opens the pull request.
+ITEM_OPENED_BEFORE_RUN_S = 3600
 FIX_HEAD = "aaa111"
 SHIM_PATH = ".github/workflows/fullsend.yml"
 REF: dict[str, str] = {
@@ -76,14 +78,18 @@ def standard_pr_scenario(
     sim: GitHubSimulator, *, pr: int = 7, my_run_id: int = FIX_RUN_ID, head: str = FIX_HEAD,
     title: str = "Add the orders migration", created_at: str = FIX_CREATED_AT, **my_run: Any,
 ) -> StandardScenario:
-    """Build FIX in ``sim``: PR ``pr`` at ``head`` (no labels), my run and its two jobs, and the
-    job/role tokens (``JOB_TOKEN`` → ``github-actions[bot]``, ``ROLE_TOKEN`` →
-    ``fullsend-ai-review[bot]``, both Apps).  ``my_run`` overrides fields of my run (FIX has
+    """Build FIX in ``sim``: PR ``pr`` at ``head`` (no labels, opened an hour before my run's
+    ``created_at``), my run and its two jobs, and the job/role tokens (``JOB_TOKEN`` →
+    ``github-actions[bot]``, ``ROLE_TOKEN`` → ``fullsend-ai-review[bot]``, both Apps).  ``my_run`` overrides fields of my run (FIX has
     status ``completed``).  Returns the ids and names as a ``StandardScenario``."""
     sim.add_token(JOB_TOKEN, JOB_LOGIN, "Bot")
     sim.add_token(ROLE_TOKEN, ROLE_LOGIN, "Bot")
     run_name = f"{sim.urls.owner}/{sim.urls.repo}#{pr}"
     sim.add_pull_request(pr, head, title=title, body="Adds the orders table.", user="author")
+    opened = parse_time(created_at)
+    if opened is not None:  # the pull request exists before the comment that started my run
+        opened -= timedelta(seconds=ITEM_OPENED_BEFORE_RUN_S)
+        sim.update_issue(pr, created_at=opened, updated_at=opened)
     fields: dict[str, Any] = {
         "id": my_run_id, "path": SHIM_PATH, "event": "issue_comment", "status": "completed",
         "created_at": created_at, "display_title": run_name, "actor": "reviewer",

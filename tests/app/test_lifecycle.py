@@ -121,3 +121,23 @@ def test_sigterm_settles_stops_the_agent_and_posts_no_receipt(sim, tmp_path):
     assert _job_comments(sim, fix) == []
     terminal = [c for c in sim.comments(fix.pr) if "status:terminal" in c["body"]]
     assert terminal and "Cancelled" in terminal[-1]["body"]
+
+
+def test_outside_github_actions_the_run_says_steering_is_off_and_why(sim, tmp_path):
+    """Issue 15: ``fullsend run`` at a terminal (``GITHUB_ACTIONS`` unset) runs the agent once and
+    says so, with the reason, in plain text; nothing is steered even with a follow-up waiting."""
+    fix = _fix(sim)
+    _follow_up_on_first_listing(sim)
+    env = runner_env(tmp_path, sim, fix)
+    env.pop("GITHUB_ACTIONS")
+    env["SCRIPTED_AGENT_TURN_S"] = "1"
+    run = run_entrypoint(env, tmp_path)
+    assert run.exit_code == 0, run.stdout + run.stderr
+    lines = run.stdout.splitlines()
+    assert ("Steering is off: not running in GitHub Actions (GITHUB_ACTIONS is not 'true'), so there is no run of "
+            "the shim to watch and no follow-up run whose provenance could be proven; the agent runs once on its "
+            "prompt [steering-disabled]") in lines
+    assert lines[-1] == "Outcome: succeeded; steering was off: not running in GitHub Actions"
+    # plain text at a terminal: no workflow command but the stop-commands fence kept around the agent's output
+    assert not [line for line in lines if line.startswith(("::add-mask", "::error", "::warning", "::notice", "::group"))]
+    assert run.outputs["steers"] == "0" and _job_comments(sim, fix) == []

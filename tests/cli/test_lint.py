@@ -115,3 +115,39 @@ def test_cli_explicit_paths_and_repeated_harness(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert [line.split(":", 1)[0] for line in proc.stdout.splitlines()] == [str(one), str(two)]
 
+
+
+# --- issue 15: nothing to check, and a file that is not a harness ---------------------------------
+
+
+def test_nothing_to_check_says_where_it_looked(tmp_path: Path) -> None:
+    code, lines, err = lint(None, None, tmp_path)
+    assert (code, lines) == (0, [])
+    assert err == (f"fullsend lint: nothing to check under {tmp_path.resolve()}: no harness file in .fullsend/harness/ "
+                   "(*.yaml, *.yml) and no .fullsend/agents/ directory; run it from the repository root, or name "
+                   "the files with --harness FILE and --agents DIR\n")
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "looks_like"),
+    [
+        ("ci.yml", "name: ci\non: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n", "a GitHub workflow"),
+        ("quoted-on.yml", "'on': push\n", "a GitHub workflow"),
+        ("action.yml", "name: x\nruns:\n  using: docker\n  image: Dockerfile\n", "an action's metadata (action.yml)"),
+    ],
+)
+def test_a_file_that_is_not_a_harness_exits_2(tmp_path: Path, name: str, text: str, looks_like: str) -> None:
+    path = write(tmp_path / name, text)
+    code, lines, err = lint([str(path)], None, tmp_path)
+    assert (code, lines) == (2, [])
+    assert err == (f"fullsend lint: {path} is not a harness: it looks like {looks_like}, and a harness has the keys "
+                   "post_script, pre_script, prompt, role, steer; give --harness a harness YAML (they live in "
+                   ".fullsend/harness/)\n")
+
+
+@pytest.mark.parametrize("text", ["", "jobs: 1\nprompt: review it\n", "extends: base.yaml\n"])
+def test_a_harness_with_a_stray_key_is_still_a_harness(tmp_path: Path, text: str) -> None:
+    """Only a file with no harness key at all and a workflow's (or action's) key is refused."""
+    path = write(tmp_path / "h.yaml", text)
+    code, _, err = lint([str(path)], None, tmp_path)
+    assert code in (0, 1) and "is not a harness" not in err

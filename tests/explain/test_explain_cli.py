@@ -111,3 +111,35 @@ def test_every_decision_line_carries_its_rule_id(sim: GitHubSimulator, fix: Stan
                 or "would skip" in ln or "does not apply" in ln or ": own-output" in ln]
     assert len(decision) >= 7
     assert all(RULE_BRACKET.search(ln) for ln in decision), decision
+
+
+# --- issue 15: an item that does not exist; the shipped scenario -----------------------------------
+
+
+def test_an_item_that_does_not_exist_exits_2_with_one_line(sim: GitHubSimulator, fix: StandardScenario) -> None:
+    proc = run_explain(sim, url="https://github.com/org/repo/pull/99")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == (f"fullsend explain: org/repo#99 does not exist at {sim.api_url}, or the token cannot see "
+                           "the repository (GitHub answered 404 for it); check the URL "
+                           "'https://github.com/org/repo/pull/99' and that GH_TOKEN or GITHUB_TOKEN can read the "
+                           "repository\n")
+
+
+def test_the_shipped_scenario_has_its_run_in_flight() -> None:
+    """``fullsend simulator serve --scenario examples/scenarios/review-steer.yml`` announces run
+    33740015232 in flight; explain finds it there (the pull request predates the run)."""
+    from pathlib import Path
+
+    from fullsend.app.commands.simulator import start_simulator
+    from fullsend.simulator.fixtures import JOB_TOKEN
+    from fullsend.simulator.scenario import load_scenario
+
+    scenario = load_scenario(Path(__file__).resolve().parents[2] / "examples" / "scenarios" / "review-steer.yml")
+    served = start_simulator(scenario, 0, lambda line: None)
+    try:
+        proc = run_explain(served.sim, env={"GH_TOKEN": JOB_TOKEN}, url=f"{served.web_url}/org/repo/pull/7")
+    finally:
+        served.sim.stop()
+    assert proc.returncode == 0, proc.stderr
+    assert f"Run in flight: run {FIX_RUN_ID} · issue_comment by reviewer" in proc.stdout
+    assert "No run of org/repo#7 is in flight" not in proc.stdout

@@ -192,5 +192,6 @@ def _finish(plan: RunPlan, outcome: RunOutcome, timeline: Timeline, log: Log) ->
     publish(outcome, plan.ctx.output_path, plan.ctx.summary_path, summary, log)
     if outcome.outcome == "failed" and outcome.error:
         log("error", f"The run failed: {outcome.error}" + (f" [{outcome.error_rule}]" if outcome.error_rule else ""))
-    log("info", f"Outcome: {outcome.outcome}" + (f" ({outcome.skip_reason})" if outcome.skip_reason else ""))
+    off = "; steering was off: not running in GitHub Actions" if not plan.ctx.actions else ""
+    log("info", f"Outcome: {outcome.outcome}" + (f" ({outcome.skip_reason})" if outcome.skip_reason else "") + off)
     return outcome.exit_code

@@ -224,6 +224,10 @@ class ActionRun:
                 self.log("warning", f"Steering disabled: {reason} [steering-disabled]")
                 self.timeline.add(self.clock.now(), "notice", f"steering disabled: {reason}",
                                   rule_id="steering-disabled")
+            elif not self.plan.ctx.actions:
+                self.log("info", f"Steering is off: {NOT_IN_ACTIONS_WHY} [steering-disabled]")
+                self.timeline.add(self.clock.now(), "notice", "steering is off: not running in GitHub Actions",
+                                  rule_id="steering-disabled")
             return None
         logins = self._self_logins()
         if logins is None:
@@ -238,7 +242,7 @@ class ActionRun:
 
     def _decline_reason(self) -> tuple[str, bool]:
         if not self.plan.ctx.actions:
-            return "not running in GitHub Actions", False
+            return NOT_IN_ACTIONS, False
         if not self.tokens.job:
             return "no job token to read the Actions API with", True
         if self.plan.ctx.run_id <= 0:
@@ -262,6 +266,13 @@ class ActionRun:
                                 f"under ({exc}) [steering-disabled]")
             return None
         return frozenset({role_login, *self.plan.inputs.self_logins, *self.plan.review_bot_logins})
+
+
+#: Why a run outside GitHub Actions does not steer (logged once, at info level).
+NOT_IN_ACTIONS = "not running in GitHub Actions"
+NOT_IN_ACTIONS_WHY = (
+    "not running in GitHub Actions (GITHUB_ACTIONS is not 'true'), so there is no run of the shim to "
+    "watch and no follow-up run whose provenance could be proven; the agent runs once on its prompt")
 
 
 def warn_persisted_credentials(workspace: Path, log: Log) -> None:

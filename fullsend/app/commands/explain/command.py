@@ -13,7 +13,8 @@ the reads go through the ``Forge`` port, served by ``fullsend.adapters.github.fo
   GraphQL: ``GITHUB_GRAPHQL_URL`` (else derived from the API base).
 * Fail-safe: a failed call (a 403 names the missing permission) is reported per call and the
   rest still prints.  It never posts anything.
-* Exit codes: 0 the report was printed · 2 bad arguments or no token.
+* Exit codes: 0 the report was printed · 2 bad arguments, no token, or an item GitHub answers
+  404 for (no such issue or pull request, or the token cannot see the repository).
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ from typing import TextIO
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.commands.explain.build import explain
+from fullsend.app.commands.explain.model import Explanation
 from fullsend.app.commands.explain.read import ExplainReader
 from fullsend.app.commands.explain.render import render_json, render_text
-from fullsend.app.commands.steer import SteerCommandError, api_base, parse_item_url
+from fullsend.app.commands.steer import SteerCommandError, api_base, parse_item_url, shown_url
 from fullsend.core.model import parse_time
 from fullsend.errors import ExitCode
 
@@ -66,6 +68,12 @@ def parse_run_id(raw: str | None) -> int | None:
     return int(text)
 
 
+def item_not_found(explanation: Explanation) -> bool:
+    """True when GitHub answered 404 for the item's own record (``GET …/issues/{n}``)."""
+    suffix = f"/issues/{explanation.item.number}"
+    return any(c.status == 404 and c.call.endswith(suffix) for c in explanation.calls)
+
+
 def run_explain(url: str, run: str | None, as_of: str | None, as_json: bool, env: Mapping[str, str],
                 out: TextIO, err: TextIO) -> int:
     """The ``fullsend explain`` command: read, judge, print; returns the exit code (0 or 2)."""
@@ -83,5 +91,10 @@ def run_explain(url: str, run: str | None, as_of: str | None, as_json: bool, env
     forge = GitHubForge(item.repo, api, graphql_url(api, env), token, token, SystemClock(), READ_TIMEOUT_S)
     reader = ExplainReader(item.repo, forge)
     explanation = explain(reader, item.repo, item.number, run_id, instant)
+    if item_not_found(explanation):
+        err.write(f"fullsend explain: {item.repo.full_name}#{item.number} does not exist at {api}, or the token "
+                  f"cannot see the repository (GitHub answered 404 for it); check the URL {shown_url(url)} "
+                  "and that GH_TOKEN or GITHUB_TOKEN can read the repository\n")
+        return ExitCode.BAD_INPUT
     out.write(render_json(explanation) if as_json else render_text(explanation))
     return ExitCode.OK
