@@ -1,14 +1,66 @@
-"""Issue 2 acceptance 4: ``fullsend demo`` exits 0 and prints the receipt marker."""
+"""``fullsend demo``: exits 0 and prints the receipt marker (issue 2 acceptance 4), and tells the
+story to a newcomer in the order it happened (issue 15): a preface, run A's timeline with the
+comment after the agent starts and each steer before its acknowledgement, the update the agent
+received, the receipt, run B's skip and a closing line with what was saved and where to read more.
+"""
 
+from __future__ import annotations
+
+import re
 import subprocess
 import sys
 
+import pytest
+
+from fullsend.app.commands.demo import COMMAND, QUEUED_RUN_ID, READ_MORE
 from fullsend.core.receipt.marker import parse_marker
+from fullsend.simulator.fixtures import FIX_RUN_ID
+
+RULE = re.compile(r"\[([a-z][a-z0-9-]*)\]")
+ROW = re.compile(r"^  \+\s*\d+\.\ds  (\S+)\s+(.*)$")
+
+
+def demo(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "fullsend", "demo", *args], capture_output=True, text=True, timeout=120)
+
+
+def rows(text: str, start: str, end: str) -> list[tuple[str, str]]:
+    """The timeline rows ``(kind, sentence)`` printed between the lines starting ``start`` and ``end``."""
+    lines = text.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith(start))
+    last = next((i for i, line in enumerate(lines) if i > first and line.startswith(end)), len(lines))
+    return [m.groups() for line in lines[first + 1:last] if (m := ROW.match(line))]  # type: ignore[misc]
 
 
 def test_demo_exits_zero_and_prints_the_receipt_marker():
-    proc = subprocess.run([sys.executable, "-m", "fullsend", "demo"], capture_output=True, text=True, timeout=120)
+    proc = demo()
     assert proc.returncode == 0, proc.stdout + proc.stderr
     marker = parse_marker(proc.stdout)
-    assert marker is not None and len(marker.consumed) == 1 and marker.head == "aaa111"
+    assert marker is not None and marker.consumed == (QUEUED_RUN_ID,) and marker.head == "aaa111"
     assert "skip" in proc.stdout and "receipt-lists-my-run" in proc.stdout
+
+
+@pytest.mark.parametrize("attempt", range(3))
+def test_the_story_is_told_in_the_order_it_happened(attempt: int) -> None:
+    proc = demo("--turn-seconds", "2")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = proc.stdout
+    assert out.startswith("fullsend demo: one steered run against a GitHub simulator on this machine")
+    assert "Without steering, that comment would start a second full agent run" in " ".join(out.split())
+    run_a = rows(out, f"Run A ({FIX_RUN_ID})", "What the agent received")
+    kinds = [kind for kind, _ in run_a]
+    assert kinds[0] == "agent" and "the agent starts" in run_a[0][1]
+    assert kinds.index("github") == 1, kinds  # the comment arrives after the agent started
+    assert kinds.index("github") < kinds.index("judge") < kinds.index("steer") < kinds.index("ack"), kinds
+    assert kinds[-1] == "receipt"
+    assert f"run B ({QUEUED_RUN_ID})" in run_a[1][1] and COMMAND in run_a[1][1]
+    for _, sentence in run_a:
+        for rule in RULE.findall(sentence):
+            assert sentence.count(rule) == 1, sentence  # the rule id once
+    assert "| Instruction from @reviewer: please re-check the migration" in out
+    assert rows(out, f"Run B ({QUEUED_RUN_ID})", "Saved:") == [
+        ("skip", "a receipt lists this run, so it exits without starting the agent  [receipt-lists-my-run]")]
+    assert out.rstrip().splitlines()[-2:] == [
+        "Saved: one full agent run. The reviewer's comment reached the agent inside run A, and run B exited in a "
+        "moment instead of reviewing the pull request again.", READ_MORE]
+    assert "docs/glossary.md" in READ_MORE and "docs/rules.md" in READ_MORE

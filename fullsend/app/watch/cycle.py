@@ -244,6 +244,7 @@ class Cycle:
         msg = steer_message(batch, included, delta, text.text)
         if self.cancelled.is_set():
             return Outcome.RETRY
+        sent_at = self.ports.clock.now()  # the timeline's steer row: before the agent's acknowledgement, always
         failed = self._send(msg)
         if failed is not None:
             return failed
@@ -256,7 +257,7 @@ class Cycle:
             st.left_to_queued.extend(dropped)
             unbound = set(delta.unbound) | powerless
             st.left.extend((i, "unbound" if i in unbound else "too-large") for i in dropped)
-        self._mark_steered(msg.follow_up_run_id, [r.id for r in included], delta, text, snapshot)
+        self._mark_steered(msg.follow_up_run_id, [r.id for r in included], delta, text, snapshot, sent_at)
         return Outcome.STEERED
 
     def _send(self, msg: SteerMessage) -> Outcome | None:
@@ -283,8 +284,11 @@ class Cycle:
         return None
 
     def _mark_steered(self, message_id: int, included: list[int], delta: Delta, text: TextResult,
-                      snapshot: datetime) -> None:
-        """``markSteered``: record the delivery, judge its runs, spend a steer only if it carried any."""
+                      snapshot: datetime, sent_at: datetime) -> None:
+        """``markSteered``: record the delivery, judge its runs, spend a steer only if it carried any.
+
+        The timeline's steer row is dated ``sent_at``, when the message was handed to the runtime:
+        the agent's acknowledgement can arrive before the runtime call returns."""
         st = self.state
         st.delivered.append(DeliveredSteer(message_id, tuple(included)))
         st.judged(included)
@@ -296,5 +300,5 @@ class Cycle:
         carried = _ids(included) or "none that may be receipted"
         self.ports.log("info", f"Steered the agent with follow-up run(s) {carried} as message {message_id} "
                        f"({st.carry.steers} of {self.max_steers} steers spent) [steered]")
-        self.ports.timeline.add(st.last_steer_at, "steer", f"steer {len(st.delivered)}: follow-up run(s) {carried}",
+        self.ports.timeline.add(sent_at, "steer", f"steer {len(st.delivered)}: follow-up run(s) {carried}",
                                 rule_id="steered", run_ids=tuple(included))
