@@ -66,24 +66,31 @@ def _parser() -> argparse.ArgumentParser:
                    epilog=run_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
     demo = sub.add_parser("demo", help="one steered run on the built-in GitHub simulator, printed as a timeline")
     demo.add_argument("--turn-seconds", type=turn_seconds, default=3.0,
-                      help=f"how long the scripted agent's first turn lasts ({TURN_S_MIN:g}-{TURN_S_MAX:g}; default 3)")
+                      help=f"how long the scripted agent's first turn lasts ({TURN_S_MIN:g}-{TURN_S_MAX:g}; "
+                           "default 3)")
     steer = sub.add_parser("steer", help="post a stage command with your text, so the run in flight absorbs it")
     steer.add_argument("url", help="the issue or pull request URL")
     steer.add_argument("text", help="what the agent should do differently")
-    steer.add_argument("--stage", default=None, help="review, fix or triage (default: review on a PR, triage on an issue)")
+    steer.add_argument("--stage", default=None,
+                       help="review, fix or triage (default: review on a PR, triage on an issue)")
     lint = sub.add_parser("lint", help="harness warnings, and agent definitions lacking the envelope's opening line")
-    lint.add_argument("--harness", action="append", metavar="FILE", help="a harness YAML (repeatable; default: .fullsend/harness/*.yaml)")
-    lint.add_argument("--agents", metavar="DIR", default=None, help="agent definitions directory (default: .fullsend/agents)")
+    lint.add_argument("--harness", action="append", metavar="FILE",
+                      help="a harness YAML (repeatable; default: .fullsend/harness/*.yaml)")
+    lint.add_argument("--agents", metavar="DIR", default=None,
+                      help="agent definitions directory (default: .fullsend/agents)")
     explain = sub.add_parser("explain", help="read-only: why each follow-up run was or was not absorbed, rule by rule")
     explain.add_argument("url", help="the issue or pull request URL")
     explain.add_argument("--run", metavar="RUN_ID", default=None, help="explain this run instead of the run in flight")
-    explain.add_argument("--as-of", metavar="TIME", default=None, help="ignore runs, comments and reviews created after TIME (RFC 3339)")
+    explain.add_argument("--as-of", metavar="TIME", default=None,
+                         help="ignore runs, comments and reviews created after TIME (RFC 3339)")
     explain.add_argument("--json", action="store_true", help="print one JSON document")
     simulator = sub.add_parser("simulator", help="the built-in GitHub simulator (for act runs, demos and debugging)")
     simulator_sub = simulator.add_subparsers(dest="simulator_command", required=True)
     serve = simulator_sub.add_parser("serve", help="serve the simulator on 127.0.0.1, playing a scripted timeline")
-    serve.add_argument("--port", type=port_number, default=8765, help="TCP port on 127.0.0.1 (default 8765; 0 picks a free one)")
-    serve.add_argument("--scenario", metavar="FILE", default=None, help="scenario YAML/JSON (e.g. examples/scenarios/review-steer.yml)")
+    serve.add_argument("--port", type=port_number, default=8765,
+                       help="TCP port on 127.0.0.1 (default 8765; 0 picks a free one)")
+    serve.add_argument("--scenario", metavar="FILE", default=None,
+                       help="scenario YAML/JSON (e.g. examples/scenarios/review-steer.yml)")
     return parser
 
 
@@ -159,7 +166,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         console.stderr_line(f"fullsend {command}: interrupted")
         return ExitCode.INTERRUPTED
     except Exception as exc:  # the last resort: one line, and the traceback only inside a runner's group
-        _report(console, command, f"unexpected error ({type(exc).__name__}: {exc}); please report it", "Unexpected error")
+        _report(console, command, f"unexpected error ({type(exc).__name__}: {exc}); please report it",
+                "Unexpected error")
         if not console.plain:
             import traceback
 

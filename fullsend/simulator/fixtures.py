@@ -80,8 +80,8 @@ def standard_pr_scenario(
 ) -> StandardScenario:
     """Build FIX in ``sim``: PR ``pr`` at ``head`` (no labels, opened an hour before my run's
     ``created_at``), my run and its two jobs, and the job/role tokens (``JOB_TOKEN`` →
-    ``github-actions[bot]``, ``ROLE_TOKEN`` → ``fullsend-ai-review[bot]``, both Apps).  ``my_run`` overrides fields of my run (FIX has
-    status ``completed``).  Returns the ids and names as a ``StandardScenario``."""
+    ``github-actions[bot]``, ``ROLE_TOKEN`` → ``fullsend-ai-review[bot]``, both Apps).  ``my_run``
+    overrides fields of my run (FIX has status ``completed``).  Returns the ids and names as a ``StandardScenario``."""
     sim.add_token(JOB_TOKEN, JOB_LOGIN, "Bot")
     sim.add_token(ROLE_TOKEN, ROLE_LOGIN, "Bot")
     run_name = f"{sim.urls.owner}/{sim.urls.repo}#{pr}"

@@ -106,7 +106,8 @@ class _Story:
         if plain is None and event.kind == "skip" and event.rule_id == "receipt-lists-my-run":
             plain = "a receipt lists this run, so it exits without starting the agent"
         if plain is None and event.kind == "agent" and event.text.startswith("agent launched"):
-            plain = f"the agent starts on its task {PROMPT!r}" + (" and can take steers" if "steerable" in event.text else "")
+            steerable = " and can take steers" if "steerable" in event.text else ""
+            plain = f"the agent starts on its task {PROMPT!r}{steerable}"
         if plain is None and event.kind == "agent" and event.text.startswith("agent exited"):
             plain = "the agent finishes: " + event.text.removeprefix("agent ")
         text = plain or event.text
@@ -189,7 +190,8 @@ def run_demo(turn_s: float = 3.0, clock: Clock | None = None) -> int:
         (tmp / "a").mkdir()
         code, added = _run_a(sim, fix, tmp / "a", turn_s, clock, story)
         if "run" not in added or not added["receipts"]:
-            print(f"\nRun A exited {code} without a receipt, so there is nothing for run B to skip on; see the timeline above.")
+            print(f"\nRun A exited {code} without a receipt, so there is nothing for run B to skip on; "
+                  "see the timeline above.")
             return ExitCode.FAILED
         print(f"\nRun B ({QUEUED_RUN_ID}), the run the comment started, had waited behind run A; now it starts:")
         (tmp / "b").mkdir()
