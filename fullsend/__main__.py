@@ -23,7 +23,7 @@ from fullsend.errors import ConfigError, ExitCode, InputError
 PORT_MAX = 65535
 #: ``fullsend demo --turn-seconds``: shorter, the follow-up cannot arrive within the first turn
 #: (one poll a second); longer is only waiting.
-TURN_S_MIN, TURN_S_MAX = 2.0, 60.0
+TURN_S_MIN, TURN_S_MAX = 1.0, 60.0
 
 
 class _Parser(argparse.ArgumentParser):
@@ -43,7 +43,7 @@ def port_number(text: str) -> int:
 
 
 def turn_seconds(text: str) -> float:
-    """``--turn-seconds``: a number of seconds from 2 to 60.  Raises ``ArgumentTypeError``."""
+    """``--turn-seconds``: a number of seconds from 1 to 60.  Raises ``ArgumentTypeError``."""
     try:
         value = float(text)
     except ValueError:

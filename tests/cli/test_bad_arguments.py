@@ -109,3 +109,16 @@ def test_at_a_terminal_an_input_error_says_which_variable_holds_it() -> None:
         "fullsend run: input 'runtime': 'gpt' is not one of the allowed values. Set 'runtime' to one of: claude, pi, "
         "codex, or leave it empty for claude. (Outside a workflow this input is INPUT_RUNTIME; see "
         "'fullsend run --help'.)\n")
+
+
+def test_the_turn_and_port_bounds_are_inclusive() -> None:
+    import argparse
+
+    from fullsend.__main__ import port_number, turn_seconds
+
+    assert (turn_seconds("1"), turn_seconds("60"), port_number("0"), port_number("65535")) == (1.0, 60.0, 0, 65535)
+    for bad_turn in ("0.99", "60.5", "-0"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            turn_seconds(bad_turn)
+    with pytest.raises(argparse.ArgumentTypeError):
+        port_number("65536")

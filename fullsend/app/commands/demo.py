@@ -180,7 +180,7 @@ def run_demo(turn_s: float = 3.0, clock: Clock | None = None) -> int:
     """Play the scenario and print it (module docstring); returns ``ExitCode.OK`` when run A
     absorbed the comment and posted a receipt and run B skipped on it, else ``ExitCode.FAILED``.
     ``turn_s``: the scripted agent's first turn in seconds (``fullsend demo --turn-seconds``
-    checks 2-60); ``clock``: default the system's."""
+    checks 1-60); ``clock``: default the system's."""
     clock = clock or SystemClock()
     with GitHubSimulator() as sim, tempfile.TemporaryDirectory(prefix="fullsend-demo-") as tmp_dir:
         tmp = Path(tmp_dir)
