@@ -18,6 +18,7 @@ INPUTS: dict[str, tuple[str, str]] = {
     "agent_cli": ("the runtime's CLI", "the agent executable: a path or a name on PATH"),
     "model": ("", "the model passed to the runtime"),
     "fallback_models": ("", "comma-separated fallback models"),
+    "agent_args": ("", "extra arguments for the runtime's CLI, one per line"),
     "prompt": ("", "the agent's task (this, prompt_file or the harness 'prompt')"),
     "prompt_file": ("", "a file holding the agent's task, relative to GITHUB_WORKSPACE"),
     "harness": ("", "a harness YAML relative to GITHUB_WORKSPACE"),
