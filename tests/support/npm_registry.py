@@ -13,6 +13,7 @@ import io
 import tarfile
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Mapping
 
 
@@ -65,3 +66,29 @@ class FakeRegistry:
     def __exit__(self, *exc: object) -> None:
         self._server.shutdown()
         self._server.server_close()
+
+
+def registry_path(resolved: str) -> str:
+    """The path of a registry.npmjs.org tarball URL (what a mirror serves it under)."""
+    from fullsend.adapters.agentcli.lock import NPM_REGISTRY
+    return resolved[len(NPM_REGISTRY):] if resolved.startswith(NPM_REGISTRY) else resolved
+
+
+def cached_tarballs(runtime: str, cache_dir: Path) -> dict[str, bytes]:
+    """The real tarballs of ``runtime``'s locked CLI on this platform, by registry path, kept in
+    ``cache_dir`` (named by their sha512) and downloaded from registry.npmjs.org when missing,
+    each checked against the lock.  Raises ``FetchError`` when a download fails."""
+    from fullsend.adapters.agentcli.fetch import download_verified
+    from fullsend.adapters.agentcli.lock import Platform, plan_install
+
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    blobs: dict[str, bytes] = {}
+    for package in plan_install(runtime, Platform.here()).packages:
+        cached = cache_dir / (base64.b64decode(package.integrity.removeprefix("sha512-")).hex() + ".tgz")
+        if not cached.exists() or integrity(cached.read_bytes()) != package.integrity:
+            partial = cached.with_suffix(".partial")
+            with open(partial, "wb") as out:
+                download_verified(package.resolved, package.integrity, out)
+            partial.replace(cached)
+        blobs[registry_path(package.resolved)] = cached.read_bytes()
+    return blobs
