@@ -15,7 +15,7 @@ import json
 import os
 import shutil
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from fullsend.adapters.agentcli.fetch import COMPLETE_MARK
@@ -59,7 +59,7 @@ def _premade_install(root: Path, env_log: Path) -> None:
 
 
 def _scenario(sim: GitHubSimulator):
-    return standard_pr_scenario(sim, created_at=format_time(datetime.now(timezone.utc) - timedelta(seconds=60)))
+    return standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
 
 
 def test_the_skip_installs_nothing(tmp_path):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -32,7 +32,7 @@ def test_the_slim_image_installs_the_pinned_claude_and_runs_it(slim_image, tmp_p
     blobs = cached_tarballs("claude", TARBALL_CACHE)
     with GitHubSimulator() as sim, FakeRegistry(blobs) as registry, \
             FakeAnthropic(lambda body: Reply(text="Reviewed: nothing to change.")) as model:
-        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(timezone.utc) - timedelta(seconds=60)))
+        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         dirs = RunnerDirs.create(tmp_path / "run")
         inputs = action_inputs(fix.job_token, {"role_token": fix.role_token, "stage": "review", "runtime": "claude",
                                                "prompt": "Review the pull request.", "poll_interval_seconds": "1"})

@@ -12,9 +12,9 @@ import hashlib
 import io
 import tarfile
 import threading
+from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Mapping
 
 
 def npm_tarball(files: Mapping[str, bytes | str], modes: Mapping[str, int] | None = None, top: str = "package") -> bytes:
@@ -43,7 +43,7 @@ class FakeRegistry:
         registry = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            def do_GET(self) -> None:
                 path = self.path.lstrip("/")
                 registry.requests.append(path)
                 body = registry.blobs.get(path)
@@ -59,7 +59,7 @@ class FakeRegistry:
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}/"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
-    def __enter__(self) -> "FakeRegistry":
+    def __enter__(self) -> FakeRegistry:
         self._thread.start()
         return self
 

@@ -39,12 +39,12 @@ class LocalRegistry:
         self.host = f"127.0.0.1:{_free_port()}"
         self._proc: subprocess.Popen[bytes] | None = None
 
-    def __enter__(self) -> "LocalRegistry":
+    def __enter__(self) -> LocalRegistry:
         self._root.mkdir(parents=True, exist_ok=True)
         config = self._root / "config.yml"
         config.write_text(f"version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n"
                           f"    rootdirectory: {self._root / 'data'}\nhttp:\n  addr: {self.host}\n")
-        log = open(self._root / "registry.log", "wb")  # noqa: SIM115 (kept open for the process)
+        log = open(self._root / "registry.log", "wb")
         self._proc = subprocess.Popen([self._binary, "serve", str(config)], stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:

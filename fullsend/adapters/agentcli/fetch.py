@@ -27,9 +27,10 @@ import sys
 import tarfile
 import tempfile
 import urllib.request
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
-from typing import IO, Sequence
+from typing import IO
 
 from fullsend.adapters.agentcli.lock import LOCK_DIR, NPM_REGISTRY, CliPlan, Package, Platform, plan_install
 
@@ -60,7 +61,7 @@ def download_verified(url: str, integrity: str, into: IO[bytes]) -> int:
     """
     digest, size = hashlib.sha512(), 0
     try:
-        with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT_S) as response:  # noqa: S310 (https or a mirror)
+        with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT_S) as response:
             while chunk := response.read(_CHUNK):
                 digest.update(chunk)
                 into.write(chunk)
@@ -174,7 +175,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """The child process: install each runtime; exit 0, or 1 with one line on stderr."""
     parser = argparse.ArgumentParser(prog="python -m fullsend.adapters.agentcli.fetch",
                                      description=__doc__.split("\n")[0])
-    mirror = os.environ.get("npm_config_registry") or os.environ.get("NPM_CONFIG_REGISTRY") or ""
+    # npm's own name for its registry setting is lower case; it reads the upper-case one too.
+    mirror = os.environ.get("npm_config_registry") or os.environ.get("NPM_CONFIG_REGISTRY") or ""  # noqa: SIM112
     parser.add_argument("--root", required=True, type=Path, help="install root (bin/ and lib/ below it)")
     parser.add_argument("--registry", default=mirror,
                         help="a mirror of registry.npmjs.org (default: $npm_config_registry, else the lock's URLs)")

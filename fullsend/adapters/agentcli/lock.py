@@ -13,9 +13,10 @@ from __future__ import annotations
 import json
 import os
 import platform as _platform
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 LOCK_DIR = Path(__file__).resolve().parent / "locks"
 #: Set by an image that installs agent CLIs after the pre-flight: the install root (its bin/ is on PATH).
@@ -36,7 +37,7 @@ class Platform:
     libc: str
 
     @classmethod
-    def here(cls) -> "Platform":
+    def here(cls) -> Platform:
         """This machine's platform.  Raises ``ValueError`` for a CPU no CLI is published for."""
         machine = _platform.machine().lower()
         if machine not in CPU_NAMES:

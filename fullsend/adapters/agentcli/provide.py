@@ -12,8 +12,8 @@ A skip never gets here (docs/architecture.md "Agent CLI").
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Callable, Mapping
 
 from fullsend.adapters import proc
 from fullsend.errors import AgentCliError, SandboxError

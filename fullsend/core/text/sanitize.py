@@ -27,7 +27,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from typing import Iterable
+from collections.abc import Iterable
 
 #: Stripping passes before the fail-closed ESC/C1 removal.
 MAX_PASSES = 64

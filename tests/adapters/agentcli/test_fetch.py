@@ -95,9 +95,10 @@ def test_a_cli_that_reports_another_version_is_refused(tmp_path):
 
 
 def test_links_and_paths_leaving_the_package_are_not_unpacked(tmp_path):
-    from fullsend.adapters.agentcli.fetch import unpack
     import io
     import tarfile
+
+    from fullsend.adapters.agentcli.fetch import unpack
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:gz") as tar:
         for name in ("package/ok.txt", "package/../../escaped.txt", "/abs.txt"):
