@@ -1,10 +1,10 @@
 """The image half of ``bench/bench_start.py --images`` (podman; not run by ``run_all.py`` alone).
 
-For today's image (the baseline ref's ``Dockerfile`` built as a runner builds it, with that ref's
-own ``tools/container/build-image.sh``) and this checkout's slim (default) and full images:
-podman's size, the bytes a pull fetches (every layer gzip-compressed, as a registry push stores
-it: ``podman push --compression-format gzip`` into an OCI layout, layers + config + manifest) and
-``podman run`` → exit of the receipt skip, run as a runner runs a container action.
+For today's image (the baseline ref's ``Dockerfile`` built with podman and no build argument, as
+a runner builds it) and this checkout's slim (default) and full images: podman's size, the bytes
+a pull fetches (every layer gzip-compressed, as a registry push stores it: ``podman push
+--compression-format gzip`` into an OCI layout, layers + config + manifest) and ``podman run`` →
+first API request and → exit of the receipt skip, run as a runner runs a container action.
 """
 
 from __future__ import annotations
