@@ -1,6 +1,6 @@
 """What the queued run's skip costs: process start → first API request, and the image (issue 20).
 
-    python bench/bench_start.py [--runs 15] [--baseline REF] [--images] [--container-runs 7]
+    python bench/bench_start.py [--runs 15] [--baseline REF] [--images] [--container-runs 7] [--quick]
 
 1. Process (always): the receipt-skip scenario (a job-token receipt lists the queued run) run
    through the real entrypoint as a subprocess, with the environment a runner gives the
@@ -138,10 +138,13 @@ def print_process(samples: dict[str, list[Sample]]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--runs", type=int, default=15, help="skips per entrypoint (default 15)")
+    parser.add_argument("--quick", action="store_true", help="3 skips each, no images (the CI mode of run_all.py)")
     parser.add_argument("--baseline", default=BASELINE_REF, help="git ref of today's action (default: before issue 20)")
     parser.add_argument("--images", action="store_true", help="also build and compare the images (podman)")
     parser.add_argument("--container-runs", type=int, default=7, help="container skips per image (default 7)")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.runs, args.images = 3, False
     with tempfile.TemporaryDirectory() as tmp:
         entrypoints = {"this checkout": ROOT / "entrypoint.py"}
         baseline_dir = Path(tmp) / "baseline"

@@ -198,15 +198,15 @@ def _restricted(plan: RunPlan, tokens: Tokens, actor: str, log) -> tuple[Tokens,
 def _with_installed_cli(run: ActionRun, clock: Clock, log: Log) -> RunPlan:
     """The plan with the runtime's pinned CLI installed (docs/architecture.md "Agent CLI").
 
-    The installer runs with the agent's environment less the role token it is given as
-    ``GH_TOKEN``/``GITHUB_TOKEN``: no credential at all, the runner's file commands hidden.
-    Raises ``AgentCliError``.
+    The installer runs as the child user with the agent's environment less the role token it is
+    given as ``GH_TOKEN``/``GITHUB_TOKEN``: no credential at all, the runner's file commands
+    hidden.  Raises ``AgentCliError``.
     """
     from fullsend.adapters.agentcli.provide import install_agent_cli
     from fullsend.app.action.work import AGENT_HIDDEN_KEYS
 
     env = {k: v for k, v in run.env.items() if k not in (*AGENT_HIDDEN_KEYS, "GH_TOKEN", "GITHUB_TOKEN")}
-    path = install_agent_cli(run.plan.inputs.runtime, run.plan.agent_cli_root, env, clock, log)
+    path = install_agent_cli(run.plan.inputs.runtime, run.plan.agent_cli_root, env, clock, log, run.children.user)
     return replace(run.plan, agent_cli=path)
 
 
