@@ -56,18 +56,25 @@ def test_the_released_image_pulled_by_digest_skips_the_queued_run(podman_base, t
         pulled = _podman("pull", "--tls-verify=false", reference)
         assert pulled.returncode == 0, pulled.stderr
         assert _podman("pull", "--tls-verify=false", f"{image}@{built['full_digest']}").returncode == 0
-
-        with GitHubSimulator() as sim:
-            fix = standard_pr_scenario(sim)
-            sim.add_comment(fix.pr, receipt_body([QUEUED_RUN_ID], fix.head), fix.job_login)
-            dirs = RunnerDirs.create(tmp_path / "queued")
-            inputs = action_inputs(fix.job_token, {"role_token": fix.role_token, "stage": "review",
-                                                   "prompt": "Review the pull request."})
-            env = container_env(dirs, api_url=sim.api_url, graphql_url=sim.graphql_url, run_id=QUEUED_RUN_ID, inputs=inputs,
-                                event={"action": "created", "issue": {"number": fix.pr}}, step_env={})
-            run = run_container(reference, dirs, env)
-            requests = sim.request_count()
+        try:
+            run, requests = _queued_run(reference, tmp_path)
+        finally:  # the names under this port mean nothing after the test; the layers stay cached
+            _podman("rmi", reference, f"{image}@{built['full_digest']}")
     assert run.exit_code == 0, run.stdout + run.stderr
     assert run.outputs["outcome"] == "skipped" and run.outputs["skip_reason"] == "receipt"
     assert requests <= 3
     record("released image: podman run -> exit of the receipt skip", f"{run.finished_at - run.started_at:.2f} s")
+
+
+def _queued_run(reference: str, tmp_path):
+    """The receipt skip's queued run from ``reference``; returns it and the requests it made."""
+    with GitHubSimulator() as sim:
+        fix = standard_pr_scenario(sim)
+        sim.add_comment(fix.pr, receipt_body([QUEUED_RUN_ID], fix.head), fix.job_login)
+        dirs = RunnerDirs.create(tmp_path / "queued")
+        inputs = action_inputs(fix.job_token, {"role_token": fix.role_token, "stage": "review",
+                                               "prompt": "Review the pull request."})
+        env = container_env(dirs, api_url=sim.api_url, graphql_url=sim.graphql_url, run_id=QUEUED_RUN_ID, inputs=inputs,
+                            event={"action": "created", "issue": {"number": fix.pr}}, step_env={})
+        run = run_container(reference, dirs, env)
+        return run, sim.request_count()
