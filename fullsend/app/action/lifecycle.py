@@ -114,7 +114,8 @@ def _steps(p: _Progress, console: Console, env: Mapping[str, str], captured: tup
     except MintError as exc:
         log("error", str(exc))
         return RunOutcome("failed", ExitCode.FAILED, error=str(exc))
-    p.tokens, p.restricted = tokens, restricted = _restricted(plan, tokens, env.get("GITHUB_ACTOR", ""), log)
+    tokens, p.restricted = _restricted(plan, tokens, env.get("GITHUB_ACTOR", ""), log)
+    p.tokens = tokens
     p.forge = forge = GitHubForge(plan.repo, plan.ctx.api_url, plan.ctx.graphql_url, tokens.job, tokens.role, clock)
     facts = _preflight_facts(plan, tokens)
     skip = run_preflight(forge, facts, log)
