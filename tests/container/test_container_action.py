@@ -17,6 +17,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+import yaml
 
 from fullsend.core.model import format_time
 from fullsend.core.receipt.marker import parse_marker
@@ -39,7 +40,7 @@ from tests.container.runner_container import (
 pytestmark = [pytest.mark.slow, pytest.mark.container, pytest.mark.timeout(1200)]
 
 COMMAND = "/fs-review please re-check the migration"
-DECLARED_OUTPUTS = {"outcome", "skip_reason", "steers", "consumed_run_ids", "receipt_url", "head_sha"}
+DECLARED_OUTPUTS = set(yaml.safe_load((REPO_ROOT / "action.yml").read_text())["outputs"])
 
 
 def _event(sim: GitHubSimulator, pr: int) -> dict:
