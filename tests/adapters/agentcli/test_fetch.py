@@ -168,3 +168,17 @@ def test_the_shipped_locks_pin_what_the_real_cli_tests_run(cpu):
     pi = plan_install("pi", Platform("linux", cpu, "glibc"))
     assert pi.node == f"node_modules/node-linux-{cpu}/bin/node"
     assert any(p.path == f"node_modules/node-linux-{cpu}" and p.version == _script_pin("NODE_VERSION") for p in pi.packages)
+
+
+def test_a_lock_that_disagrees_with_the_expected_pins_is_refused(tmp_path):
+    """The full image's build names its pins (--expect); a lockfile left behind by a bump is refused."""
+    from fullsend.adapters.agentcli.lock import locked_versions
+    locked = locked_versions()
+    assert set(locked) == {"claude", "codex", "pi", "node"}
+    assert locked["node"] == _script_pin("NODE_VERSION")
+    argv = [sys.executable, "-m", "fullsend.adapters.agentcli.fetch", "--root", str(tmp_path / "root"),
+            "--expect", f"claude={locked['claude']}", "--expect", "node=0.0.1", "claude"]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1
+    assert f"the lock pins node {locked['node']}, not 0.0.1: rewrite the locks with tools/release/lock-agent-clis.sh" in proc.stderr
+    assert not (tmp_path / "root").exists()
