@@ -96,14 +96,18 @@ def _parser() -> argparse.ArgumentParser:
 
 def _run(console: Console) -> int:
     """``fullsend run``: hold SIGTERM/SIGINT, move the runner's secrets out of this process's
-    environment (a re-exec), install the cancellation handlers, then run the action."""
+    environment (a re-exec), install the cancellation handlers, then run the action.
+
+    The re-execution comes before the application is imported, so the first process loads only
+    this module, ``fullsend.adapters.secrets`` and the signal holder (docs/architecture.md
+    "Action lifecycle").
+    """
     from fullsend.app.action.cancel import Cancellation, block_signals
 
     block_signals()  # first: a signal from here on is held, across the re-exec, until install()
     from pathlib import Path
 
     from fullsend.adapters.secrets import reexec_without_secrets, take_secrets
-    from fullsend.app.action.lifecycle import run_action
     package_parent = str(Path(__file__).resolve().parent.parent)
     bootstrap = (f"import sys; sys.path.insert(0, {package_parent!r}); from fullsend.__main__ import main; "
                  "sys.exit(main(['run']))")
@@ -112,6 +116,8 @@ def _run(console: Console) -> int:
     except OSError as exc:
         console.warning(f"Could not move the runner's secrets out of the environment ({exc.strerror}); going on")
     environ = {**os.environ, **take_secrets()}
+    from fullsend.app.action.lifecycle import run_action
+
     cancellation = Cancellation()
     cancellation.install()  # from here a signal cancels the run; one held since the start lands now
     return run_action(console, environ, cancellation=cancellation)

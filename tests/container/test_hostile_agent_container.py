@@ -20,6 +20,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+import yaml
 
 from fullsend.core.model import format_time
 from fullsend.simulator.fixtures import standard_pr_scenario
@@ -28,6 +29,7 @@ from tests.container.hostile_agent import HUNTER, hunt_env
 from tests.container.runner_container import (
     CONTAINER_FILE_COMMANDS,
     CONTAINER_WORKSPACE,
+    REPO_ROOT,
     RunnerDirs,
     action_inputs,
     container_env,
@@ -37,7 +39,7 @@ from tests.container.runner_container import (
 pytestmark = [pytest.mark.slow, pytest.mark.container, pytest.mark.timeout(1200)]
 RUNNER_UID = 1001  # the runner's account on GitHub's images: it owns the mounted directories
 CHILD_UID = 61000  # the Dockerfile's fullsend-agent
-DECLARED_OUTPUTS = {"outcome", "skip_reason", "steers", "consumed_run_ids", "receipt_url", "head_sha"}
+DECLARED_OUTPUTS = set(yaml.safe_load((REPO_ROOT / "action.yml").read_text())["outputs"])
 TEST_DIR = f"{CONTAINER_WORKSPACE}/.fullsend-test"
 
 

@@ -2,31 +2,32 @@
 # Build the action image from the repository's Dockerfile with podman, the way a runner would
 # (`docker build -f Dockerfile .`), reusing a cached build when nothing it depends on changed.
 #
-# Usage: tools/container/build-image.sh [--core] [--runtimes "claude pi codex"] [--no-cache]
-#   --core        CORE_ONLY=1: no Node.js and no agent CLI (the core-size measurement, tests)
-#   --runtimes    the RUNTIMES build argument (default: the Dockerfile's, i.e. claude)
-# Prints the image tag as its last line of standard output: localhost/steer-action:<variant>-<hash>,
-# where <hash> covers the build context and the build arguments.
+# Usage: tools/container/build-image.sh [--full [--runtimes "claude pi codex"]] [--no-cache]
+#   (no option)   the slim default image, what a runner builds (the Dockerfile's last stage)
+#   --core        the same slim image (kept for older callers)
+#   --full        the full image (--target full: git and every agent CLI)
+#   --runtimes    the full image's RUNTIMES build argument (default: the Dockerfile's, all three)
+# Prints the image tag as its last line of standard output: localhost/steer-action:<variant>-<hash>
+# (variant slim, full or full-<runtimes>), where <hash> covers the build context and the arguments.
 #
 #   FULLSEND_CACHE_DIR  cache root (default ~/.cache/fullsend); each built image is also saved
 #                       as $FULLSEND_CACHE_DIR/container/images/<variant>-<hash>.tar and loaded
 #                       from there when podman's store lost it.
-#   BUILD_CA_FILE       CA bundle handed to pip and npm inside the build (default: the host's
-#                       bundle, from SSL_CERT_FILE / PIP_CERT / Debian's path, when it exists).
-#                       A copy is mounted read-only at /mnt for the build only; it never enters
-#                       an image, and no image or build argument names the host's path.
+#   BUILD_CA_FILE       CA bundle handed to pip and the CLI downloads inside the build
+#                       (tools/container/build-ca.sh; default: the host's bundle).
 #   PODMAN_RUNTIME      OCI runtime (default runc: crun fails on this machine kind's cgroups).
 # Needs podman, runc and the base image (tools/container/make-base.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-CORE=0
+FULL=0
 RUNTIMES=""
 NO_CACHE=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    --core) CORE=1; shift ;;
-    --runtimes) RUNTIMES="$2"; shift 2 ;;
+    --core) FULL=0; shift ;;
+    --full) FULL=1; shift ;;
+    --runtimes) RUNTIMES="$2"; FULL=1; shift 2 ;;
     --no-cache) NO_CACHE=1; shift ;;
     *) echo "build-image: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -44,12 +45,12 @@ if ! podman image exists debian:bookworm-slim; then
 fi
 
 args=()
-if [[ $CORE == 1 ]]; then
-  variant=core; args+=(--build-arg CORE_ONLY=1)
+if [[ $FULL == 0 ]]; then
+  variant=slim
 elif [[ -n "$RUNTIMES" ]]; then
-  variant="$(tr ' ' '-' <<<"$RUNTIMES")"; args+=(--build-arg "RUNTIMES=$RUNTIMES")
+  variant="full-$(tr ' ' '-' <<<"$RUNTIMES")"; args+=(--target full --build-arg "RUNTIMES=$RUNTIMES")
 else
-  variant=default
+  variant=full; args+=(--target full)
 fi
 
 # What the build depends on: the context the .dockerignore lets through, the arguments, the base.
@@ -72,28 +73,14 @@ if [[ $NO_CACHE == 0 ]]; then
   fi
 fi
 
-ca="${BUILD_CA_FILE:-}"
-if [[ -z "$ca" ]]; then
-  for candidate in "${SSL_CERT_FILE:-}" "${PIP_CERT:-}" /etc/ssl/certs/ca-certificates.crt; do
-    if [[ -n "$candidate" && -s "$candidate" ]]; then ca="$candidate"; break; fi
-  done
-fi
-ca_args=()
-if [[ -n "$ca" ]]; then
-  # A copy in a directory of its own, mounted over the base's empty /mnt: a mount point that
-  # already exists leaves nothing behind in any layer.
-  ca_dir=$(mktemp -d)
-  trap 'rm -rf "$ca_dir"' EXIT
-  cp "$(readlink -f "$ca")" "$ca_dir/build-ca.crt"
-  chmod 755 "$ca_dir"; chmod 644 "$ca_dir/build-ca.crt"
-  ca_args=(--volume "$ca_dir:/mnt:ro" --build-arg BUILD_CA_BUNDLE=/mnt/build-ca.crt)
-fi
+# shellcheck source=tools/container/build-ca.sh
+source tools/container/build-ca.sh
 
 echo "build-image: building $tag" >&2
 start=$(date +%s)
 podman build --runtime "${PODMAN_RUNTIME:-runc}" --pull=never --network host \
   --ulimit nofile=1024:1024 --ulimit nproc=4096:4096 \
-  "${ca_args[@]}" "${args[@]}" --tag "$tag" --file Dockerfile . >&2
+  "${build_ca_args[@]}" "${args[@]}" --tag "$tag" --file Dockerfile . >&2
 echo "build-image: built $tag in $(( $(date +%s) - start )) s" >&2
 
 # Keep one image per variant: older tags of this variant (and their archives) go.

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import TYPE_CHECKING
 
+from fullsend.adapters.agentcli.lock import install_root
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.gha import Console
 from fullsend.adapters.github.forge import GitHubForge
@@ -18,16 +20,18 @@ from fullsend.app.action.cancel import Cancellation, RunCancelled
 from fullsend.app.action.finish import RunOutcome, publish, record_receipt, render_summary
 from fullsend.app.action.plan import RunPlan, build_plan
 from fullsend.app.action.preflight import PreflightFacts, run_preflight
-from fullsend.app.action.status import StatusComment
 from fullsend.app.action.timeline import Timeline
 from fullsend.app.action.tokens import Tokens, acquire_role_token, capture_job_token
-from fullsend.app.action.work import ActionRun
 from fullsend.core.receipt.skips import SKIP_REASON_OUTPUT
 from fullsend.core.restricted import restricted_run
-from fullsend.errors import ExitCode, MintError
+from fullsend.errors import AgentCliError, ExitCode, MintError
 from fullsend.harness import harness_diagnostics
 from fullsend.ports import Clock
 from fullsend.settings import load_context, load_inputs
+
+if TYPE_CHECKING:  # imported for real only once the pre-flight said "go on" (see _work)
+    from fullsend.app.action.status import StatusComment
+    from fullsend.app.action.work import ActionRun
 
 Log = Callable[[str, str], None]
 
@@ -78,7 +82,7 @@ def run_action(console: Console, environ: Mapping[str, str] | None = None, timel
     try:
         started_at = clock.now()
         job, role_input = capture_job_token(env, console.mask)  # before anything else (docs/architecture.md "Tokens")
-        plan = build_plan(load_inputs(env), load_context(env))
+        plan = build_plan(load_inputs(env), load_context(env), install_root(env))
         log = make_log(console)
         for diag in harness_diagnostics(plan.harness):  # docs/architecture.md "Harness": the run goes on
             log("warning", f"{diag.field}: {diag.message} [{diag.rule}]")
@@ -110,7 +114,8 @@ def _steps(p: _Progress, console: Console, env: Mapping[str, str], captured: tup
     except MintError as exc:
         log("error", str(exc))
         return RunOutcome("failed", ExitCode.FAILED, error=str(exc))
-    p.tokens, p.restricted = tokens, restricted = _restricted(plan, tokens, env.get("GITHUB_ACTOR", ""), log)
+    tokens, p.restricted = _restricted(plan, tokens, env.get("GITHUB_ACTOR", ""), log)
+    p.tokens = tokens
     p.forge = forge = GitHubForge(plan.repo, plan.ctx.api_url, plan.ctx.graphql_url, tokens.job, tokens.role, clock)
     facts = _preflight_facts(plan, tokens)
     skip = run_preflight(forge, facts, log)
@@ -118,13 +123,36 @@ def _steps(p: _Progress, console: Console, env: Mapping[str, str], captured: tup
         timeline.add(clock.now(), "skip", skip.reason, rule_id=skip.rule_id)
         return RunOutcome("skipped", ExitCode.OK, skip_reason=SKIP_REASON_OUTPUT.get(skip.rule_id, skip.rule_id),
                           skip_receipt_url=skip.receipt_url)
-    p.run = run = ActionRun(plan, tokens, forge, clock, console, log, timeline, env, started_at, cancellation=p.cancel)
+    return _work(p, console, env, (tokens, forge, facts), started_at)
+
+
+def _work(p: _Progress, console: Console, env: Mapping[str, str],
+          reached: tuple[Tokens, GitHubForge, PreflightFacts], started_at: datetime) -> RunOutcome:
+    """The run once the pre-flight said "go on": the agent CLI, the start comment, the work, the
+    terminal comment, the receipt.
+
+    The agent side (status comments, ``ActionRun``, the runtimes, the sandboxes, the watcher, the
+    envelope) is imported here and nowhere on the way to a skip, so the queued run that skips
+    never loads it (docs/architecture.md "Action lifecycle").
+    """
+    from fullsend.app.action.work import ActionRun
+
+    (tokens, forge, facts), clock, log, timeline = reached, p.clock, p.log, p.timeline
+    restricted = p.restricted
+    p.run = run = ActionRun(p.plan, tokens, forge, clock, console, log, timeline, env, started_at,
+                            cancellation=p.cancel)
+    p.cancel.on_cancel(run.cancel)
+    if not p.plan.agent_cli:  # this image installs the CLI now, never on the way to a skip
+        try:
+            run.plan = p.plan = _with_installed_cli(run, clock, log)
+        except AgentCliError as exc:
+            return RunOutcome("failed", ExitCode.FAILED, error=str(exc))
+    plan = p.plan
     run.check_agent_cli()  # an unsupported CLI: ConfigError (exit 2) before anything is posted or started
     p.status = status = _status_comment(plan, forge, tokens, log, restricted)
     if plan.inputs.status_comment and not tokens.role and not restricted:
         log("info", "No status comment: there is no role token to post it under")
     status.start(clock.now())
-    p.cancel.on_cancel(run.cancel)
     outcome = run.execute()
     status.finish(clock.now(), _status_of(outcome, run), outcome.error, outcome.marker)
     if run.receipt_allowed(outcome) and not restricted:
@@ -133,6 +161,8 @@ def _steps(p: _Progress, console: Console, env: Mapping[str, str], captured: tup
 
 
 def _status_comment(plan: RunPlan, forge: GitHubForge, tokens: Tokens, log: Log, restricted: bool) -> StatusComment:
+    from fullsend.app.action.status import StatusComment
+
     return StatusComment(forge, plan.item, plan.ctx.run_id_raw, plan.inputs.stage, plan.ctx.run_url,
                          plan.env_head_sha, log,
                          enabled=plan.inputs.status_comment and bool(tokens.role) and not restricted)
@@ -164,6 +194,21 @@ def _restricted(plan: RunPlan, tokens: Tokens, actor: str, log) -> tuple[Tokens,
     log("info", f"Receipts and the status comment are off: this is {why}, which GitHub gives a read-only "
                 "job token and no secrets; the work is done all the same")
     return Tokens(job=tokens.job, role=tokens.role, minted=False, expires_at=tokens.expires_at), True
+
+
+def _with_installed_cli(run: ActionRun, clock: Clock, log: Log) -> RunPlan:
+    """The plan with the runtime's pinned CLI installed (docs/architecture.md "Agent CLI").
+
+    The installer runs as the child user with the agent's environment less the role token it is
+    given as ``GH_TOKEN``/``GITHUB_TOKEN``: no credential at all, the runner's file commands
+    hidden.  Raises ``AgentCliError``.
+    """
+    from fullsend.adapters.agentcli.provide import install_agent_cli
+    from fullsend.app.action.work import AGENT_HIDDEN_KEYS
+
+    env = {k: v for k, v in run.env.items() if k not in (*AGENT_HIDDEN_KEYS, "GH_TOKEN", "GITHUB_TOKEN")}
+    path = install_agent_cli(run.plan.inputs.runtime, run.plan.agent_cli_root, env, clock, log, run.children.user)
+    return replace(run.plan, agent_cli=path)
 
 
 def _item_url(plan: RunPlan) -> str:

@@ -11,6 +11,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from fullsend.adapters.agentcli.lock import installable
 from fullsend.core.model import Repo
 from fullsend.core.tokens.policy import ROLE_ALIASES
 from fullsend.errors import ConfigError, InputError
@@ -36,6 +37,9 @@ class RunPlan:
     env_head_sha: str
     review_bot_logins: tuple[str, ...]
     openshell_cli: str = "openshell"
+    #: Where the runtime's CLI is installed after the pre-flight when ``agent_cli`` is "" (the
+    #: image's ``FULLSEND_AGENT_CLI_ROOT``; docs/architecture.md "Agent CLI").
+    agent_cli_root: str = ""
 
     @property
     def timeout_s(self) -> float:
@@ -55,8 +59,13 @@ class RunPlan:
         return f"{self.repo.full_name}#{self.item}"
 
 
-def build_plan(inputs: Inputs, ctx: GitHubContext) -> RunPlan:
-    """Resolve and validate the whole configuration.  Raises ``InputError`` / ``ConfigError``."""
+def build_plan(inputs: Inputs, ctx: GitHubContext, agent_cli_root: str = "") -> RunPlan:
+    """Resolve and validate the whole configuration.  Raises ``InputError`` / ``ConfigError``.
+
+    ``agent_cli_root``: where this image installs a missing agent CLI after the pre-flight
+    (``FULLSEND_AGENT_CLI_ROOT``); "" means a CLI must be on ``PATH`` or named by ``agent_cli``.
+    The plan's ``agent_cli`` is "" exactly when the CLI is to be installed there.
+    """
     for url, name in ((ctx.api_url, "GITHUB_API_URL"), (ctx.graphql_url, "GITHUB_GRAPHQL_URL")):
         problem = api_url_problem(url, name)
         if problem:
@@ -78,13 +87,14 @@ def build_plan(inputs: Inputs, ctx: GitHubContext) -> RunPlan:
         repo=repo,
         item=item,
         prompt=_prompt(inputs, harness, ctx.workspace),
-        agent_cli=_agent_cli(inputs, ctx.workspace),
+        agent_cli=_agent_cli(inputs, ctx.workspace, agent_cli_root),
         harness=harness,
         steer=steer,
         role=ROLE_ALIASES.get(role, role),
         env_head_sha=head_sha_from_event(ctx.event),
         review_bot_logins=inputs.review_bot_logins or (f"{repo.owner}-review[bot]", "fullsend-ai-review[bot]"),
         openshell_cli=_openshell_cli(inputs, ctx.workspace),
+        agent_cli_root=agent_cli_root,
     )
 
 
@@ -126,7 +136,7 @@ def _read_prompt_file(workspace: Path, relative: str) -> str:
         raise InputError("prompt_file", f"{relative!r} ({path}) is not UTF-8 text", fix) from None
 
 
-def _agent_cli(inputs: Inputs, workspace: Path) -> str:
+def _agent_cli(inputs: Inputs, workspace: Path, install_root: str) -> str:
     name = inputs.agent_cli or DEFAULT_CLIS[inputs.runtime]
     fix = "Set 'agent_cli' to an executable path or a command on PATH, or install the runtime's CLI."
     if "/" in name:
@@ -135,6 +145,8 @@ def _agent_cli(inputs: Inputs, workspace: Path) -> str:
             return str(path)
         raise InputError("agent_cli", f"{name!r} ({path}) is not an executable file", fix)
     found = shutil.which(name)
+    if not found and not inputs.agent_cli and installable(inputs.runtime, install_root):
+        return ""  # the image installs it once the pre-flight decided to run
     if not found:
         raise InputError("agent_cli", f"the command '{name}' is not on PATH", fix)
     return found

@@ -15,12 +15,19 @@ Line breaks ``\\r``, ``\\v``, ``\\f`` and NEL are left alone (defanging normaliz
 trimmed.  Every pattern here is linear in the input (no backtracking blow-up on hostile text).
 
 ``field_safe(s)`` is the stricter filter for the envelope's provenance fields.
+
+The character class of step 1 is built on first use, not at import (the queued run's skip never
+sanitizes anything, docs/architecture.md "Action lifecycle"): from :data:`CF_RANGES` when the
+interpreter's Unicode tables are the version they were taken from (Python 3.11: Unicode 14.0.0,
+the image's Python), else by scanning every code point once (about 0.3 s).
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
+from collections.abc import Iterable
 
 #: Stripping passes before the fail-closed ESC/C1 removal.
 MAX_PASSES = 64
@@ -43,21 +50,58 @@ _NAMED_RANGES = (
 )
 
 
-def _invisible_class() -> re.Pattern[str]:
-    points = {cp for lo, hi in _NAMED_RANGES for cp in range(lo, hi + 1)}
-    points |= {cp for cp in range(MAX_CODE_POINT + 1) if unicodedata.category(chr(cp)) == "Cf"}
+#: Every category ``Cf`` code point of Unicode :data:`CF_UNIDATA_VERSION`, as inclusive ranges
+#: (tests/core/text checks them against a full scan whenever the interpreter has that version).
+CF_UNIDATA_VERSION = "14.0.0"
+CF_RANGES = (
+    (0x00AD, 0x00AD), (0x0600, 0x0605), (0x061C, 0x061C), (0x06DD, 0x06DD), (0x070F, 0x070F),
+    (0x0890, 0x0891), (0x08E2, 0x08E2), (0x180E, 0x180E), (0x200B, 0x200F), (0x202A, 0x202E),
+    (0x2060, 0x2064), (0x2066, 0x206F), (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD),
+    (0x110CD, 0x110CD), (0x13430, 0x13438), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0001, 0xE0001),
+    (0xE0020, 0xE007F),
+)
+
+
+def format_ranges(unidata_version: str | None = None) -> tuple[tuple[int, int], ...]:
+    """The category ``Cf`` code points of this interpreter's Unicode tables as inclusive ranges.
+
+    ``unidata_version`` defaults to ``unicodedata.unidata_version``; when it is
+    :data:`CF_UNIDATA_VERSION` the precomputed :data:`CF_RANGES` are returned, otherwise every
+    code point up to :data:`MAX_CODE_POINT` is scanned (about 0.3 s).
+    """
+    if (unidata_version or unicodedata.unidata_version) == CF_UNIDATA_VERSION:
+        return CF_RANGES
+    return _merge(cp for cp in range(MAX_CODE_POINT + 1) if unicodedata.category(chr(cp)) == "Cf")
+
+
+def _merge(points: Iterable[int]) -> tuple[tuple[int, int], ...]:
+    """Sorted inclusive ranges covering ``points``."""
     ranges: list[tuple[int, int]] = []
-    for cp in sorted(points):
+    for cp in sorted(set(points)):
         if ranges and ranges[-1][1] == cp - 1:
             ranges[-1] = (ranges[-1][0], cp)
         else:
             ranges.append((cp, cp))
-    parts = "".join(re.escape(chr(lo)) + ("-" + re.escape(chr(hi)) if hi > lo else "") for lo, hi in ranges)
+    return tuple(ranges)
+
+
+def _invisible_class() -> re.Pattern[str]:
+    points = {cp for lo, hi in _NAMED_RANGES for cp in range(lo, hi + 1)}
+    points |= {cp for lo, hi in format_ranges() for cp in range(lo, hi + 1)}
+    parts = "".join(re.escape(chr(lo)) + ("-" + re.escape(chr(hi)) if hi > lo else "") for lo, hi in _merge(points))
     return re.compile(f"[{parts}]")
 
 
-_INVISIBLE = _invisible_class()
-_FIELD_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]|" + _INVISIBLE.pattern)
+@functools.cache
+def _tables() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """(the invisible class, the field-unsafe class), compiled once on first use."""
+    invisible = _invisible_class()
+    return invisible, re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]|" + invisible.pattern)
+
+
+def tables_built() -> bool:
+    """True once the character classes have been compiled in this process."""
+    return _tables.cache_info().currsize > 0
 
 
 def _strip_st_escapes(s: str) -> tuple[str, int]:
@@ -88,7 +132,7 @@ def _strip_pass(s: str) -> tuple[str, int]:
     s, n_nul = _NUL.subn("", s)
     s, n_csi = _CSI.subn("", s)
     s, n_st = _strip_st_escapes(s)
-    s, n_inv = _INVISIBLE.subn("", s)
+    s, n_inv = _tables()[0].subn("", s)
     return s, n_nul + n_csi + n_st + n_inv
 
 
@@ -131,7 +175,7 @@ def field_safe(s: str) -> str:
     Used on the envelope's ``actor``, ``event`` and ``head_sha`` so
     no field can start a line of its own.  Ordinary spaces are kept.
     """
-    return _FIELD_UNSAFE.sub("", s)
+    return _tables()[1].sub("", s)
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

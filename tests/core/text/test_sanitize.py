@@ -104,3 +104,34 @@ def test_result_is_nfkc_when_folded():
 def test_field_safe_strips_cc_cf_and_separators():
     # runtime-transport §5: Cc (incl. \r \n \t DEL C1), Cf, U+2028, U+2029; ordinary spaces kept
     assert field_safe("octo cat\n\r\t\x7f\x85\u200b\u2028\u2029!") == "octo cat!"
+
+
+# --- issue 20: the character class is built on first use, from precomputed ranges ---------------
+
+
+def _scanned_format_ranges() -> tuple[tuple[int, int], ...]:
+    from fullsend.core.text import sanitize
+    return sanitize._merge(cp for cp in range(sanitize.MAX_CODE_POINT + 1) if unicodedata.category(chr(cp)) == "Cf")
+
+
+def test_precomputed_format_ranges_are_this_unicode_versions_cf_set():
+    from fullsend.core.text import sanitize
+    if unicodedata.unidata_version != sanitize.CF_UNIDATA_VERSION:
+        pytest.skip(f"this interpreter has Unicode {unicodedata.unidata_version}; the ranges are for "
+                    f"{sanitize.CF_UNIDATA_VERSION} (a full scan is used here)")
+    assert sanitize.CF_RANGES == _scanned_format_ranges()
+
+
+def test_another_unicode_version_is_scanned_not_taken_from_the_table():
+    from fullsend.core.text import sanitize
+    assert sanitize.format_ranges(sanitize.CF_UNIDATA_VERSION) is sanitize.CF_RANGES
+    assert sanitize.format_ranges("0.0.0") == _scanned_format_ranges()
+
+
+def test_importing_the_sanitizer_builds_no_table():
+    import subprocess
+    import sys
+    probe = ("import fullsend.core.text.sanitize as s; a = s.tables_built(); "
+             "s.sanitize_agent_text('x\\u200by'); print(a, s.tables_built())")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60).stdout
+    assert out.split() == ["False", "True"]

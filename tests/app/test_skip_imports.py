@@ -1,0 +1,83 @@
+"""Issue 20: the queued run's skip loads only what it uses.
+
+The action runs as a subprocess exactly as in the end-to-end tests (the real entrypoint, the
+runner's environment, the simulator on 127.0.0.1), with one addition: a ``sitecustomize`` on
+``PYTHONPATH`` that writes down ``sys.modules`` at the re-execution (``os.execve``) and when the
+re-executed process exits.  Nothing is timed here; ``bench/bench_start.py`` measures the time.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from fullsend.core.receipt.marker import receipt_body
+from fullsend.simulator.fixtures import standard_pr_scenario
+from fullsend.simulator.server import GitHubSimulator
+from tests.app.e2e_helpers import run_entrypoint, runner_env
+
+QUEUED_RUN_ID = 33740099999
+#: Written into the child's ``PYTHONPATH``: records the loaded modules of each process.
+SITECUSTOMIZE = '''
+import atexit, json, os, sys
+
+def _dump(stage):
+    sanitize = sys.modules.get("fullsend.core.text.sanitize")
+    record = {"stage": stage, "modules": sorted(sys.modules),
+              "sanitizer_tables": bool(sanitize and sanitize.tables_built())}
+    with open(os.environ["FULLSEND_TEST_MODULES_LOG"], "a") as fh:
+        fh.write(json.dumps(record) + "\\n")
+
+_execve = os.execve
+
+def _recording_execve(*args):
+    _dump("re-exec")
+    return _execve(*args)
+
+os.execve = _recording_execve
+atexit.register(_dump, "exit")
+'''
+#: Modules a skip has no use for: the agent side, the watcher, the steer text and its templates.
+NOT_ON_THE_SKIP_PATH = (
+    "fullsend.adapters.runtimes", "fullsend.adapters.sandbox", "fullsend.adapters.proc", "fullsend.app.watch",
+    "fullsend.app.action.work", "fullsend.app.action.session", "fullsend.app.action.status",
+    "fullsend.app.action.scripts", "fullsend.core.delta", "fullsend.core.watch.settle", "fullsend.core.watch.start",
+    "fullsend.core.text.envelope", "fullsend.core.text.steertext", "fullsend.core.text.defang", "fullsend.wording",
+)
+#: What the first process must not load before it re-executes itself (it may hold the signals:
+#: ``fullsend.app.action.cancel``).
+NOT_BEFORE_THE_REEXEC = ("fullsend.app.action.lifecycle", "fullsend.app.action.plan", "fullsend.app.action.work",
+                         "fullsend.app.watch", "fullsend.adapters.github", "fullsend.adapters.runtimes",
+                         "fullsend.settings", "fullsend.harness", "pydantic", "pydantic_settings", "github", "requests",
+                         "jinja2", "yaml")
+
+
+def _under(modules: list[str], prefixes: tuple[str, ...]) -> list[str]:
+    return [m for m in modules if any(m == p or m.startswith(p + ".") for p in prefixes)]
+
+
+def _skip_run(tmp_path: Path) -> tuple[dict[str, str], list[dict]]:
+    hook_dir, log = tmp_path / "hook", tmp_path / "modules.jsonl"
+    hook_dir.mkdir()
+    (hook_dir / "sitecustomize.py").write_text(SITECUSTOMIZE)
+    with GitHubSimulator() as sim:
+        fix = standard_pr_scenario(sim)
+        sim.add_comment(fix.pr, receipt_body([QUEUED_RUN_ID], fix.head), fix.job_login)
+        env = runner_env(tmp_path, sim, fix, run_id=QUEUED_RUN_ID)
+        env.update({"PYTHONPATH": str(hook_dir), "FULLSEND_TEST_MODULES_LOG": str(log)})
+        run = run_entrypoint(env, tmp_path)
+    assert run.exit_code == 0, run.stdout + run.stderr
+    return run.outputs, [json.loads(line) for line in log.read_text().splitlines()]
+
+
+def test_the_skip_reexecutes_before_the_app_and_never_loads_the_agent_side(tmp_path):
+    outputs, records = _skip_run(tmp_path)
+    assert outputs["outcome"] == "skipped" and outputs["skip_reason"] == "receipt"
+    assert [r["stage"] for r in records] == ["re-exec", "exit"]
+    first, final = records
+    assert _under(first["modules"], NOT_BEFORE_THE_REEXEC) == []
+    assert "fullsend.adapters.secrets" in first["modules"]
+    assert _under(final["modules"], NOT_ON_THE_SKIP_PATH) == []
+    assert final["sanitizer_tables"] is False
+    # The skip did use the GitHub adapter, the pre-flight and the summary writer.
+    assert {"fullsend.adapters.github.forge", "fullsend.app.action.preflight", "fullsend.app.action.finish"} <= set(final["modules"])
