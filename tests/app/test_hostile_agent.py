@@ -32,7 +32,8 @@ from tests.support.tools import missing_tool
 pytestmark = pytest.mark.timeout(240)
 CHILD_UID = 61999
 #: An interpreter the child uid may execute (this machine's test venv may live under a private
-#: home); the package comes from the checkout through PYTHONPATH.
+#: home); the package comes through PYTHONPATH from a copy in the run directory, since the
+#: checkout itself may sit under a private home the child uid cannot enter.
 PYTHON = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
 REPO_ROOT = Path(__file__).resolve().parents[2]
 FILE_COMMANDS = {"GITHUB_OUTPUT": "output", "GITHUB_STEP_SUMMARY": "summary", "GITHUB_ENV": "env",
@@ -47,6 +48,13 @@ def run_dir():
     root.chmod(0o755)
     yield root
     shutil.rmtree(root, ignore_errors=True)
+
+
+def readable_package(run_dir: Path) -> Path:
+    """A copy of the ``fullsend`` package under ``run_dir`` (mode 755); returns the folder to put on PYTHONPATH."""
+    folder = run_dir / "pythonpath"
+    shutil.copytree(REPO_ROOT / "fullsend", folder / "fullsend", ignore=shutil.ignore_patterns("__pycache__"))
+    return folder
 
 
 def test_a_hostile_agent_and_post_script_under_their_own_uid_find_no_secret_and_change_no_output(run_dir):
@@ -72,7 +80,7 @@ def test_a_hostile_agent_and_post_script_under_their_own_uid_find_no_secret_and_
         env.update({"GITHUB_TOKEN": job_token, "GH_TOKEN": job_token, "ACTIONS_RUNTIME_TOKEN": runtime_token,
                     "FULLSEND_TEST_HOOKS": "1", "FULLSEND_TEST_CHILD_UID": str(CHILD_UID),
                     "SCRIPTED_AGENT_LOG": str(reports / "agent.log"), "SCRIPTED_AGENT_TURN_S": "0.5",
-                    "PYTHONPATH": str(REPO_ROOT)})
+                    "PYTHONPATH": str(readable_package(run_dir))})
         env.update(hunt_env({"job token": job_token, "runtime token": runtime_token, "decoy": decoy}, str(reports),
                             [str(run_dir / "file_commands")], [str(workspace), str(home), str(run_dir),
                                                                 "/tmp/fullsend-sandbox-*"]))
