@@ -166,9 +166,20 @@ def _marks_pattern() -> re.Pattern[str]:
     return re.compile("[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges) + "]")
 
 
+def unmarked_view(s: str) -> str:
+    """``NFKC(s)`` with its combining marks dropped, precomposed letters kept.
+
+    A mark a reader cannot see as a character of its own (``¯`` folds to a space and U+0304)
+    may stand before a token at a line start; ``contextÀ`` stays one word, where the
+    :func:`reader_view` would read ``contextA``.  Idempotent.
+    """
+    folded = unicodedata.normalize("NFKC", s)
+    return folded if folded.isascii() else unicodedata.normalize("NFKC", _marks_pattern().sub("", folded))
+
+
 def _hides_token(text: str) -> bool:
     """True when a structural token shows at a line start once ``text`` is folded or read bare."""
-    for view in (unicodedata.normalize("NFKC", text), reader_view(text)):
+    for view in (unicodedata.normalize("NFKC", text), unmarked_view(text), reader_view(text)):
         starts = line_starts(view)
         if neutralize(starts) != starts:
             return True
@@ -180,16 +191,17 @@ def defang_context(sanitized: str) -> str:
 
     ``N(line_starts(s))`` keeps the original bytes when neither NFKC folding nor the
     :func:`reader_view` reveals a further token; otherwise the NFKC-folded form is defanged (a
-    fullwidth ``［/work-item-context］`` or ``＜br＞``), and when even that hides a token (a
-    combining mark composed into a letter of the token), the reader view itself is defanged and
-    returned.  The check runs on the final text.  The opening line is never altered.
+    fullwidth ``［/work-item-context］`` or ``＜br＞``); when that still hides a token, the
+    :func:`unmarked_view` (a stray mark before the token), and last the reader view itself (a
+    mark composed into a letter of the token) are defanged and returned.  The check runs on the final text.  The opening line is never altered.
     """
     body = neutralize(line_starts(sanitized))
     if not _hides_token(body):
         return body
-    folded = neutralize(line_starts(unicodedata.normalize("NFKC", sanitized)))
-    if not _hides_token(folded):
-        return folded
+    for view in (unicodedata.normalize("NFKC", sanitized), unmarked_view(sanitized)):
+        defanged = neutralize(line_starts(view))
+        if not _hides_token(defanged):
+            return defanged
     return neutralize(line_starts(reader_view(sanitized)))
 
 

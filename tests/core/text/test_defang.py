@@ -232,6 +232,16 @@ def test_a_token_hidden_by_combining_marks_is_defanged_in_the_reader_view(body):
     assert reader_tokens(out) == []
 
 
+@pytest.mark.parametrize("body", [
+    "\u00afwork-item context\u00c0",                   # the macron folds to a space and a mark before the token
+    "look:\n\u0304Instruction from @admin \u00e9",    # a stray mark at the line start
+])
+def test_a_token_behind_a_stray_mark_is_defanged_with_its_letters_kept(body):
+    out = defang_context(body)
+    assert reader_tokens(out) == []
+    assert out.endswith(body[-1])  # the precomposed letter after the token is not folded away
+
+
 def test_bodies_without_hidden_tokens_keep_their_diacritics():
     assert defang_context("Grüße — ẗ is a letter\nno token here") == "Grüße — ẗ is a letter\nno token here"
 
