@@ -193,7 +193,8 @@ def defang_context(sanitized: str) -> str:
     :func:`reader_view` reveals a further token; otherwise the NFKC-folded form is defanged (a
     fullwidth ``［/work-item-context］`` or ``＜br＞``); when that still hides a token, the
     :func:`unmarked_view` (a stray mark before the token), and last the reader view itself (a
-    mark composed into a letter of the token) are defanged and returned.  The check runs on the final text.  The opening line is never altered.
+    mark composed into a letter of the token) are defanged and returned.  The check runs on the
+    final text.  The opening line is never altered.
     """
     body = neutralize(line_starts(sanitized))
     if not _hides_token(body):
