@@ -15,7 +15,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from fullsend.core.receipt.marker import normalize_ids
 from fullsend.simulator.faults import drop_field, not_json
 from fullsend.simulator.fixtures import FIX_RUN_ID, JOB_TOKEN, add_comment_follow_up, add_follow_up_run
-from tests.property.receipt_world import END_STATES, FollowUp, World
+from tests.property.receipt_world import END_STATES, POLL_S, FollowUp, World
 
 # kind -> (add_follow_up_run keyword arguments, may the watcher accept it)
 KINDS: dict[str, tuple[dict[str, object], bool]] = {
@@ -55,6 +55,17 @@ class ReceiptPromise(RuleBasedStateMachine):
             run = add_follow_up_run(sim, **fields)  # type: ignore[arg-type]
         attempt = int(fields.get("run_attempt", 1))  # type: ignore[call-overload]
         self.world.follow_ups.append(FollowUp(int(run["id"]), kind, attempt, acceptable, comment_id))
+
+    @precondition(lambda self: self.world.outcome is None)
+    @rule(ack=st.booleans())
+    def a_comment_reaches_the_agent(self, ack: bool) -> None:
+        """One whole steer round (a macro of the rules above and below): a reviewer comments, the
+        watcher's next poll delivers it, and the agent (when ``ack``) echoes it.  Without it too few
+        random interleavings get as far as a receipt to test one."""
+        self.add_follow_up("comment", with_comment=True)
+        self.world.advance(POLL_S + 1)
+        if ack:
+            self.world.agent.ack()
 
     @precondition(lambda self: self.world.outcome is None)
     @rule(sha=st.sampled_from(["bbb222", "ccc333", "ddd444"]))
@@ -115,9 +126,9 @@ class ReceiptPromise(RuleBasedStateMachine):
             agent.drop()
 
     @precondition(lambda self: self.world.outcome is None)
-    @rule(now=st.integers(0, 2))
+    @rule(now=st.integers(0, 4))
     def turn_end(self, now: int) -> None:
-        if not now:  # one draw in three: a turn end with nothing pending settles the run early
+        if not now:  # one draw in five: a turn end with nothing pending settles the run early
             self.world.turn_end()
 
     @precondition(lambda self: self.world.outcome is None and self.steps >= MIN_STEPS)

@@ -21,6 +21,7 @@ from fullsend.core.watch.steer import DeliveredSteer
 from tests.property.promise_machine import ReceiptPromise
 
 HUNT = settings(max_examples=400, stateful_step_count=25, deadline=None, database=None, phases=[Phase.generate],
+               derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
 
