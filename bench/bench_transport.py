@@ -5,7 +5,7 @@
 1. Live feed: ClaudeRuntime on the local sandbox with the scripted stream-json agent (eager
    echo).  Each steer's latency is ``delivered_at`` (the runner's clock when it read the echo)
    minus the time just before ``steer()`` was called.  Prints the median and p90 in ms.
-2. Codex: CodexRuntime on the local sandbox with the scripted codex.  A steer during a running
+2. Codex: CodexExecRuntime on the local sandbox with the scripted codex.  A steer during a running
    turn stops and starts the sandbox, waits out the settle window (default policy: 2 s) and
    resumes; the latency is ``delivered_at`` (the resumed process's ``thread.started``) minus the
    time just before ``steer()``.  Prints the median in ms.
@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
-from fullsend.adapters.runtimes.codex.runtime import CodexRuntime
+from fullsend.adapters.runtimes.codex.exec import CodexExecRuntime
 from fullsend.core.model import SteerMessage
 from fullsend.errors import NoSteerSession
 from fullsend.ports import AgentParams
@@ -82,7 +82,7 @@ def bench_codex(n: int, tmp: Path) -> list[float]:
     """Latencies (ms) from ``steer()`` to the resumed process's ``thread.started``."""
     latencies: list[float] = []
     for i in range(n):
-        runtime = CodexRuntime(sandbox_root_parent=tmp)
+        runtime = CodexExecRuntime(sandbox_root_parent=tmp)
         box: dict[str, object] = {}
         worker = threading.Thread(target=lambda box=box, runtime=runtime: box.setdefault(
             "r", runtime.run(_params(_cli(tmp), tmp, "1.0"), lambda at: runtime.settle("bench"))))

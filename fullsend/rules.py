@@ -96,7 +96,7 @@ def all_rules() -> tuple[Rule, ...]:
                                                          defang.RULE_HEADING)),
         *_family("watch", "fullsend.app.watch.cycle", WATCH_RULE_IDS),
         *_family("agent-end", "fullsend.core.agent_end",
-                 (*agent_end.AGENT_END_RULE_IDS, agent_end.RULE_CLI_UNSUPPORTED)),
+                 (*agent_end.AGENT_END_RULE_IDS, agent_end.RULE_CLI_UNSUPPORTED, agent_end.RULE_CODEX_TRANSPORT)),
         *_family("lint", "fullsend.app.commands.lint", (RULE_HARNESS_INVALID, RULE_AGENT_MISSING_OPENING_LINE)),
         *_family("lint", "fullsend.harness", (harness.RULE_STEER_ENABLED_UNSET, harness.RULE_UNKNOWN_KEY)),
     ]

@@ -49,6 +49,7 @@ _FIXES: dict[str, str] = {
     "prompt": "Set exactly one of 'prompt' or 'prompt_file' (or a harness with a 'prompt:' key).",
     "mint_url": "Use an https:// URL (or http://127.0.0.1 / http://localhost for local tests), without user@.",
     "role": "Use lower-case letters, digits, '-' and '_', starting with a letter.",
+    "codex_transport": "Set 'codex_transport' to auto (the default), app-server or exec.",
     "agent_args": "Remove the flags the action sets itself (formats, print mode, session plumbing); "
                   "put one argument per line.",
 }
@@ -89,6 +90,7 @@ class Inputs(BaseSettings):
     model: str = ""
     fallback_models: Annotated[tuple[str, ...], NoDecode] = ()
     agent_args: Annotated[tuple[str, ...], NoDecode] = ()
+    codex_transport: Literal["auto", "app-server", "exec"] = "auto"
     prompt: str = ""
     prompt_file: str = ""
     harness: str = ""
@@ -187,8 +189,8 @@ class _MappingEnvSource(EnvSettingsSource):
 
 
 #: Inputs whose value can never be a secret: an error about one of them quotes the value given.
-VALUE_SHOWN = frozenset({"stage", "runtime", "sandbox", "item", "steer_enabled", "status_comment", "max_steers",
-                         "poll_interval_seconds", "timeout_minutes", "max_iterations"})
+VALUE_SHOWN = frozenset({"stage", "runtime", "codex_transport", "sandbox", "item", "steer_enabled", "status_comment",
+                         "max_steers", "poll_interval_seconds", "timeout_minutes", "max_iterations"})
 _VALUE_SHOWN_MAX = 40
 
 

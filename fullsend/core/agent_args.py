@@ -15,7 +15,8 @@ OWNED_FLAGS: dict[str, frozenset[str]] = {
                          "-r", "--resume", "-c", "--continue", "--session-id", "--fork-session"}),
     "pi": frozenset({"--mode", "--session", "--session-id", "--session-dir", "--no-session", "-c", "--continue",
                      "-r", "--resume", "-p", "--print"}),
-    "codex": frozenset({"exec", "e", "resume", "--json", "--experimental-json", "--last"}),
+    "codex": frozenset({"exec", "e", "resume", "--json", "--experimental-json", "--last", "app-server", "--listen",
+                        "--stdio"}),
 }
 
 

@@ -30,6 +30,8 @@ RULE_INTERRUPTED = "interrupted"
 RULE_PROTOCOL_BROKEN = "protocol-broken"
 #: The CLI ``agent_cli`` points at is a version its runtime does not support (exit 2).
 RULE_CLI_UNSUPPORTED = "cli-unsupported"
+#: Which of Codex's transports (the live app-server or exec interrupt-and-resume) a run uses.
+RULE_CODEX_TRANSPORT = "codex-transport"
 AGENT_END_RULE_IDS = (RULE_AGENT_ERROR, RULE_LIMIT_REACHED, RULE_INTERRUPTED, RULE_PROTOCOL_BROKEN)
 
 _DETAIL_MAX = 300

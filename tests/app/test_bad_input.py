@@ -26,6 +26,8 @@ from tests.app.e2e_helpers import run_entrypoint, runner_env
         ({"agent_args": "--max-turns\n5\n--output-format=json"}, "agent_args"),
         ({"runtime": "pi", "agent_args": "--session\nmine"}, "agent_args"),
         ({"runtime": "codex", "agent_args": "resume\n--last"}, "agent_args"),
+        ({"runtime": "codex", "agent_args": "--listen\nws://0.0.0.0:1"}, "agent_args"),
+        ({"runtime": "codex", "codex_transport": "live"}, "codex_transport"),
     ],
 )
 def test_bad_input_exits_2_before_any_api_call(tmp_path, inputs, named):
@@ -86,6 +88,9 @@ def test_a_refused_mint_url_exits_2_before_any_request(tmp_path, shape):
         ({"INPUT_STAGE": "review", "INPUT_TIMEOUT_MINUTES": "x" * 60}, f"input 'timeout_minutes': '{'x' * 40}…' is "
                                                                        "not a whole number. Use a positive whole "
                                                                        "number of minutes."),
+        ({"INPUT_STAGE": "review", "INPUT_CODEX_TRANSPORT": "live"}, "input 'codex_transport': 'live' is not one of "
+                                                                     "the allowed values. Set 'codex_transport' to "
+                                                                     "auto (the default), app-server or exec."),
         ({}, "input 'stage': is required but empty. Set 'stage' to one of: triage, code, review, fix, retro, prioritize."),
     ],
 )

@@ -1,7 +1,10 @@
-"""What a live runtime (Claude Code, pi) must say about its CLI (docs/architecture.md "Live feed").
+"""What a live runtime (Claude Code, pi, Codex app-server) must say about its CLI
+(docs/architecture.md "Live feed").
 
-``LiveDialect`` is implemented by ``claude.runtime.ClaudeDialect`` and ``pi.runtime.PiDialect``
-and driven by ``live.LiveRuntime``.
+``LiveDialect`` is implemented by ``claude.runtime.ClaudeDialect``, ``pi.runtime.PiDialect`` and
+``codex.appserver.AppServerDialect``, and driven by ``live.LiveRuntime``.  One parser lives per
+run; a dialect whose input lines depend on the session (Codex: the thread and the active turn)
+reads it from that parser.
 """
 
 from __future__ import annotations
@@ -55,12 +58,13 @@ class LiveDialect(Protocol):
         """The pinned OpenShell launch script (``runtimes.commands``; feeder spliced in, no prompt)."""
         ...
 
-    def opening(self, params: AgentParams) -> tuple[str, str]:
-        """(mailbox line, key) of the opening prompt."""
+    def opening(self, params: AgentParams, parser: Any) -> tuple[str, str]:
+        """(mailbox line(s), key) of the opening prompt; ``parser`` is the run's parser."""
         ...
 
-    def steer_line(self, envelope: str) -> tuple[str, str]:
-        """(mailbox line, key) of one steer."""
+    def steer_line(self, envelope: str, parser: Any) -> tuple[str, str]:
+        """(mailbox line, key) of one steer; raises ``NoSteerSession`` when the session cannot take
+        one yet."""
         ...
 
     def new_parser(self, clock: Now) -> StreamParser: ...

@@ -94,7 +94,16 @@ class TextEvent:
     text: str
 
 
-AgentEvent = UserReplayEvent | ResultEvent | TokensEvent | InitEvent | TextEvent
+@dataclass(frozen=True)
+class SendEvent:
+    """A line the protocol owes the agent now (codex app-server: the opening ``turn/start`` once the
+    thread exists, a retried input, the answer to a server request); the driver appends it to the
+    agent's input as it is."""
+
+    line: str
+
+
+AgentEvent = UserReplayEvent | ResultEvent | TokensEvent | InitEvent | TextEvent | SendEvent
 
 
 def iter_json_lines(stream: IO[bytes], max_line_bytes: int = STREAM_LINE_MAX_BYTES) -> Iterator[dict[str, Any]]:

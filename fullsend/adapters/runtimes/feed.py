@@ -146,6 +146,17 @@ class SteerFeed:
             _run_exec(self._exec, append_command(line, self.mailbox), "writing steer to the mailbox")
             self._outstanding.append(Entry(key, msg, is_steer=True, text=text))
 
+    def send(self, line: str) -> None:
+        """Append a line the protocol owes the agent (no entry: it is not a message to acknowledge).
+
+        A failed write is a warning: what it carried stays outstanding, so the run cannot settle
+        on it as delivered.
+        """
+        try:
+            _run_exec(self._exec, append_command(line, self.mailbox), "writing to the agent's input")
+        except SandboxError as exc:
+            self._warn(f"A protocol line could not be written to the agent: {exc}")
+
     def note_echo(self, at: datetime, id: str = "", content: str = "", parts: tuple[str, ...] = ()) -> bool:
         """A delivery of consumed line(s); returns True when the feeder must now be stopped.
 

@@ -22,6 +22,7 @@ CODEX_CFG = "/sandbox/codex-config"
 STEER_PATH_PIN = 'readonly FULLSEND_STEER_PATH="$PATH"'
 CLAUDE_STEER_UNSET = "unset NODE_OPTIONS NODE_PATH LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT"
 PI_STEER_UNSET = "unset LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT"
+CODEX_STEER_UNSET = "unset LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT"
 # Ordinary (non-steered) launches: the longer list, ordered apart from the steer
 # list so the two are told apart.
 PLAIN_UNSET = (
@@ -82,6 +83,15 @@ def claude_command(extra_flags: Sequence[str], prompt: str, steerable: bool, pro
     plain = words([*CLAUDE_PLAIN_FLAGS, *extra_flags])
     agent = f'"$FULLSEND_CLAUDE_BIN" {plain} {shell_quote(prompt or DEFAULT_AGENT_PROMPT)}'
     return _script(repo_dir, [pin], [PLAIN_UNSET, "unset -f claude", agent], f". {SANDBOX_ENV_FILE}")
+
+
+def codex_app_server_command(flags: Sequence[str], program: str = "codex",
+                             repo_dir: str = SANDBOX_WORKSPACE) -> str:
+    """Codex live launch: feeder | ``"$FULLSEND_CODEX_BIN" app-server <flags>``; no prompt (the
+    mailbox carries the handshake and every turn)."""
+    pin = binary_pin("FULLSEND_CODEX_BIN", program)
+    agent = f'{feeder_fragment(CODEX_CFG)} | "$FULLSEND_CODEX_BIN" app-server {words(flags)}'.rstrip()
+    return _script(repo_dir, [STEER_PATH_PIN, pin], [CODEX_STEER_UNSET, agent], f". {SANDBOX_ENV_FILE}")
 
 
 def pi_command(flags: Sequence[str], session_id: str, prompt: str, program: str = "pi",

@@ -27,6 +27,7 @@ from fullsend.adapters.runtimes.events import (
     AgentEvent,
     InitEvent,
     ResultEvent,
+    SendEvent,
     TextEvent,
     TokensEvent,
     UserReplayEvent,
@@ -57,6 +58,7 @@ EXIT_GRACE_S = 2.0  # after the agent exits, how long its output may still drain
 class _ActiveRun:
     sandbox: Any
     feed: SteerFeed
+    parser: Any = None  # the run's StreamParser (its session, for dialects whose lines depend on it)
     done: threading.Event = field(default_factory=threading.Event)
     timed_out: bool = False
     cancelled: bool = False
@@ -103,11 +105,11 @@ class LiveRuntime:
         Raises ``NoSteerSession`` (retry later), ``SteerAfterSettle``, ``DuplicateSteer`` or
         ``SandboxError`` (the write failed; nothing recorded).
         """
-        feed = self._feeds.lookup(sandbox_name)
+        feed, active = self._feeds.lookup(sandbox_name), self._runs.lookup(sandbox_name)
         if feed is None:
             raise NoSteerSession(f"no steerable {self.name} run is registered for sandbox {sandbox_name!r}")
         envelope = self._render(msg)
-        line, key = self.dialect.steer_line(envelope)
+        line, key = self.dialect.steer_line(envelope, active.parser if active is not None else None)
         feed.append_line(msg, line, key, text=envelope)
 
     def settle(self, sandbox_name: str) -> None:
@@ -167,13 +169,14 @@ class LiveRuntime:
             return launch_failed(str(exc))
         mailbox, pid_file = cfg / MAILBOX_NAME, cfg / FEEDER_PID_NAME
         feed = SteerFeed(sandbox.exec, str(mailbox), str(pid_file), self._clock, self._warn)
+        parser = self.dialect.new_parser(self._clock)
         try:
-            feed.seed(*self.dialect.opening(params), text=params.prompt or DEFAULT_AGENT_PROMPT)
+            feed.seed(*self.dialect.opening(params, parser), text=params.prompt or DEFAULT_AGENT_PROMPT)
         except SandboxError as exc:
             return launch_failed(str(exc))
         if not params.steerable:
             feed.settle()  # the feed closes after the opening turn
-        active = _ActiveRun(sandbox, feed)
+        active = _ActiveRun(sandbox, feed, parser)
         self._runs.register(params.sandbox_name, active)
         if params.steerable:
             self._feeds.register(params.sandbox_name, feed)
@@ -216,7 +219,7 @@ class LiveRuntime:
         self, active: _ActiveRun, stdout: Any, aggregator: Aggregator,
         on_turn_end: Callable[[datetime], None], on_output: Callable[[str], None],
     ) -> None:
-        parser = self.dialect.new_parser(self._clock)
+        parser = active.parser
         for obj in iter_json_lines(stdout):
             for event in parser.parse(obj):
                 self._handle(active, event, aggregator, on_turn_end, on_output)
@@ -252,6 +255,8 @@ class LiveRuntime:
             active.model = active.model or event.model
         elif isinstance(event, TextEvent):
             self._callback(on_output, event.text)
+        elif isinstance(event, SendEvent):
+            feed.send(event.line)
 
     def _callback(self, fn: Callable[[Any], None], arg: Any) -> None:
         try:

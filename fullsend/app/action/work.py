@@ -89,6 +89,10 @@ class ActionRun:
         found = check_cli_version(wanted, self.plan.inputs.runtime, self.plan.agent_cli, self.env, Path("/"),
                                   user=self.children.user)
         self.log("info", f"Agent CLI: {wanted.cli} {version_text(found)} (supported {wanted.range_text})")
+        select = getattr(self.runtime, "select_transport", None)
+        if select is not None:  # Codex: the live app-server or exec (docs/runtimes.md "Codex transports")
+            choice = select(self.plan.inputs.codex_transport, found, self.plan.inputs.agent_args)
+            self.log("info", choice.log_line())
 
     def execute(self) -> RunOutcome:
         """pre-script → iterations → post-script, the children fenced in (``Children``); never
@@ -236,7 +240,8 @@ class ActionRun:
         return WatchConfig(
             run_id=self.plan.ctx.run_id, run_name=self.plan.run_name, item_number=self.plan.item,
             self_logins=logins, started_at=self.started_at, deadline=deadline, max_steers=steer.effective_max_steers,
-            min_remaining=settle.min_remaining_for(self.plan.inputs.runtime),
+            min_remaining=settle.min_remaining_for(
+                self.plan.inputs.runtime, interrupts=getattr(self.runtime, "interrupts_to_steer", True)),
             poll_interval_s=float(steer.effective_poll_interval_s), env_head_sha=self.plan.env_head_sha,
             stage_hints=(self.plan.ctx.job, self.plan.inputs.stage))
 

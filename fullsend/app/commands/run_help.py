@@ -19,6 +19,7 @@ INPUTS: dict[str, tuple[str, str]] = {
     "model": ("", "the model passed to the runtime"),
     "fallback_models": ("", "comma-separated fallback models"),
     "agent_args": ("", "extra arguments for the runtime's CLI, one per line"),
+    "codex_transport": ("auto", "codex only: auto, app-server (steer into the turn) or exec (interrupt, resume)"),
     "prompt": ("", "the agent's task (this, prompt_file or the harness 'prompt')"),
     "prompt_file": ("", "a file holding the agent's task, relative to GITHUB_WORKSPACE"),
     "harness": ("", "a harness YAML relative to GITHUB_WORKSPACE"),

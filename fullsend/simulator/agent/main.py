@@ -1,7 +1,8 @@
 """A scripted coding agent that speaks Claude Code's stream-json protocol (docs/architecture.md "Claude Code").
 
-With ``--mode rpc`` on its argv it speaks pi's rpc protocol instead (``scripted_rpc``), and with
-``exec`` as its first argument Codex's ``exec --json`` protocol (``scripted_codex``).
+With ``--mode rpc`` on its argv it speaks pi's rpc protocol instead (``scripted_rpc``), with
+``exec`` as its first argument Codex's ``exec --json`` protocol (``scripted_codex``), and with
+``app-server`` first Codex's app-server JSON-RPC (``simulator/agent/appserver.py``).
 
 Run as ``fullsend-scripted-agent`` or ``python -m fullsend.simulator.agent.main`` with the
 Claude argv (``--print --verbose --output-format stream-json --input-format stream-json
@@ -269,6 +270,9 @@ def main(argv: list[str] | None = None) -> int:
     elif argv[:1] == ["exec"]:
         from fullsend.simulator.agent.codex import CodexScript
         code = CodexScript(_Out(), argv).run()
+    elif argv[:1] == ["app-server"]:
+        from fullsend.simulator.agent.appserver import AppServerScript
+        code = AppServerScript(_Out()).run()
     else:
         code = ClaudeScript(_Out()).run()
     sys.stdout.flush()

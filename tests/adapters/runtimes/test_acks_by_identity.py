@@ -219,7 +219,7 @@ def test_claude_output_ending_inside_an_acked_turn_is_interrupted() -> None:
     feed = _feed()
     feed.seed(claude_input_line("do the task"), "do the task", text="do the task")
     runtime = ClaudeRuntime(clock=FixedClock(NOW))
-    active = _ActiveRun(sandbox=None, feed=feed)
+    active = _ActiveRun(sandbox=None, feed=feed, parser=runtime.dialect.new_parser(FixedClock(NOW)))
     stdout = io.BytesIO((json.dumps(_fold("do the task")) + "\n").encode())
     runtime._pump(active, stdout, runtime.dialect.new_aggregator(), lambda at: None, lambda line: None)
     assert active.last_result is not None and active.last_result.verdict is not None

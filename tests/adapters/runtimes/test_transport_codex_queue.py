@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from fullsend.adapters.runtimes.codex.exec import CodexExecRuntime
 from fullsend.adapters.runtimes.codex.interrupt import (
     CODEX_START_SETTLE_CONFIRM_S,
     CODEX_STEER_INTERRUPT_BOUND_S,
@@ -18,7 +19,6 @@ from fullsend.adapters.runtimes.codex.interrupt import (
 )
 from fullsend.adapters.runtimes.codex.loop import next_codex_turn
 from fullsend.adapters.runtimes.codex.queue import CodexSteerQueue, InterruptNotStopped, codex_turn_timeout
-from fullsend.adapters.runtimes.codex.runtime import CodexRuntime
 from fullsend.adapters.runtimes.codex.stream import CodexSteerAggregator, CodexStreamParser
 from fullsend.adapters.runtimes.events import ResultEvent, iter_json_lines
 from fullsend.core.model import SteerMessage
@@ -53,7 +53,7 @@ def _queue(interrupt: Interrupts | None = None, warn: list[str] | None = None, c
     return CodexSteerQueue("sb", interrupt, clock or FixedClock(NOW), sink.append), interrupt
 
 
-def _steer(runtime: CodexRuntime, q: CodexSteerQueue, msg: SteerMessage) -> None:
+def _steer(runtime: CodexExecRuntime, q: CodexSteerQueue, msg: SteerMessage) -> None:
     runtime._queues.register("sb", q)
     runtime.steer("sb", msg)
 
@@ -75,7 +75,7 @@ def test_v67_idle_steer_is_resumed_without_interrupt() -> None:
     q.note_thread_id(THREAD)
     q.begin_turn()
     q.end_turn()
-    _steer(CodexRuntime(), q, SteerMessage(8, "late update"))
+    _steer(CodexExecRuntime(), q, SteerMessage(8, "late update"))
     assert intr.count == 0
     turn = next_codex_turn(q, threading.Event(), lambda m: f"ENVELOPE {m.text}", lambda: NOW)
     assert turn is not None and "late update" in turn.prompt and turn.resume_thread_id == THREAD
@@ -85,7 +85,7 @@ def test_v68_running_turn_is_interrupted_once() -> None:
     q, intr = _queue()
     q.note_thread_id(THREAD)
     q.begin_turn()
-    _steer(CodexRuntime(), q, SteerMessage(9, "x"))
+    _steer(CodexExecRuntime(), q, SteerMessage(9, "x"))
     assert intr.count == 1
 
 
@@ -111,7 +111,7 @@ def test_v71_settled_queue_refuses() -> None:
     q.settle()
     assert q.enqueue(SteerMessage(1, "a")) is False
     assert intr.count == 0 and q.pending_count() == 0
-    runtime = CodexRuntime()
+    runtime = CodexExecRuntime()
     with pytest.raises(SteerAfterSettle):
         _steer(runtime, q, SteerMessage(1, "a"))
     q2, intr2 = _queue()
@@ -125,12 +125,12 @@ def test_v72_not_stopped_keeps_the_steer_pending() -> None:
     q, _ = _queue(Interrupts(InterruptNotStopped("not stopped: gateway down")))
     q.note_thread_id(THREAD)
     q.begin_turn()
-    _steer(CodexRuntime(), q, SteerMessage(3, "x"))
+    _steer(CodexExecRuntime(), q, SteerMessage(3, "x"))
     assert q.pending_count() == 1 and q.take_stopped_for_steer() is False
 
 
 def test_v73_unknown_sandbox() -> None:
-    runtime = CodexRuntime()
+    runtime = CodexExecRuntime()
     with pytest.raises(NoSteerSession):
         runtime.steer("nope", SteerMessage(1, "x"))
     runtime.settle("nope")
@@ -205,7 +205,7 @@ def test_v80_settle_never_interrupts() -> None:
     q, intr = _queue()
     q.note_thread_id(THREAD)
     q.begin_turn()
-    runtime = CodexRuntime()
+    runtime = CodexExecRuntime()
     runtime._queues.register("sb", q)
     runtime.settle("sb")
     assert intr.count == 0 and q.is_settled()
@@ -230,7 +230,7 @@ def test_v81_thread_id_is_published_before_eof() -> None:
     os.write(write_fd, b'{"type":"thread.started","thread_id":"01a066e2-a54e"}\n')
     assert published.wait(5.0)
     assert q.thread_id == "01a066e2-a54e" and original is not None
-    _steer(CodexRuntime(), q, SteerMessage(1, "x"))
+    _steer(CodexExecRuntime(), q, SteerMessage(1, "x"))
     assert intr.count == 1
     os.close(write_fd)
 
@@ -251,7 +251,7 @@ def test_v83_turn_bookkeeping_waits_behind_an_interrupt() -> None:
     q, _ = _queue(intr)
     q.note_thread_id(THREAD)
     q.begin_turn()
-    runtime = CodexRuntime()
+    runtime = CodexExecRuntime()
     runtime._queues.register("sb", q)
     steerer = threading.Thread(target=runtime.steer, args=("sb", SteerMessage(1, "x")))
     steerer.start()
@@ -343,7 +343,7 @@ def test_v99_lost_is_terminal() -> None:
     q, intr = _queue(Interrupts(SteerSessionLost("the sandbox did not come back")))
     q.note_thread_id(THREAD)
     q.begin_turn()
-    runtime = CodexRuntime()
+    runtime = CodexExecRuntime()
     runtime._queues.register("sb", q)
     with pytest.raises(SteerSessionLost):
         runtime.steer("sb", SteerMessage(1, "x"))

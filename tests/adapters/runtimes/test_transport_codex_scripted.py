@@ -1,13 +1,13 @@
-"""CodexRuntime on the local sandbox against the scripted codex (§4.3; vectors 87, 90, 91, 96, 100; BC-21, BC-22)."""
+"""CodexExecRuntime on the local sandbox against the scripted codex (§4.3; vectors 87, 90, 91, 96, 100; BC-21, BC-22)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+from fullsend.adapters.runtimes.codex.exec import CodexExecRuntime
 from fullsend.adapters.runtimes.codex.interrupt import SettlePolicy
 from fullsend.adapters.runtimes.codex.loop import SESSION_LOST_NOTE, STOPPED_FOR_STEER_NOTE
-from fullsend.adapters.runtimes.codex.runtime import CodexRuntime
 from fullsend.adapters.runtimes.feed import STEER_ENVELOPE_OPENING_LINE
 from fullsend.adapters.sandbox.local import LocalSandbox
 from fullsend.core.model import SteerMessage
@@ -26,18 +26,18 @@ def _params(cli: str, tmp_path: Path, env: dict[str, str], steerable: bool = Tru
                        steerable=steerable, timeout_s=60)
 
 
-def _thread_known(runtime: CodexRuntime) -> bool:
+def _thread_known(runtime: CodexExecRuntime) -> bool:
     queue = runtime._queues.lookup("sb-codex")
     return queue is not None and bool(queue.thread_id)
 
 
-def _settle_after(run: RunThread, runtime: CodexRuntime, turns: int) -> None:
+def _settle_after(run: RunThread, runtime: CodexExecRuntime, turns: int) -> None:
     run.on_turn = lambda at: runtime.settle("sb-codex") if len(run.turn_ends) >= turns else None
 
 
 def test_v90_steer_interrupts_then_resume_delivers_bc22(scripted_cli: str, tmp_path: Path) -> None:
     log, pids = tmp_path / "log.ndjson", tmp_path / "pids"
-    runtime = CodexRuntime(sandbox_root_parent=tmp_path, settle_policy=POLICY)
+    runtime = CodexExecRuntime(sandbox_root_parent=tmp_path, settle_policy=POLICY)
     env = {"SCRIPTED_AGENT_TURN_S": "2.0", "SCRIPTED_AGENT_LOG": str(log),
            "SCRIPTED_AGENT_PID_FILE": str(pids), "SCRIPTED_AGENT_SPAWN_CHILD": "1"}
     run = RunThread(runtime, _params(scripted_cli, tmp_path, env))
@@ -57,7 +57,7 @@ def test_v90_steer_interrupts_then_resume_delivers_bc22(scripted_cli: str, tmp_p
 
 def test_idle_steer_after_turn_resumes_without_interrupt(scripted_cli: str, tmp_path: Path) -> None:
     log = tmp_path / "log.ndjson"
-    runtime = CodexRuntime(sandbox_root_parent=tmp_path, settle_policy=POLICY)
+    runtime = CodexExecRuntime(sandbox_root_parent=tmp_path, settle_policy=POLICY)
     env = {"SCRIPTED_AGENT_TURN_S": "0.2", "SCRIPTED_AGENT_LOG": str(log)}
     run = RunThread(runtime, _params(scripted_cli, tmp_path, env))
     run.on_turn = lambda at: (runtime.steer("sb-codex", SteerMessage(8, "late update")) if len(run.turn_ends) == 1
@@ -69,7 +69,7 @@ def test_idle_steer_after_turn_resumes_without_interrupt(scripted_cli: str, tmp_
 
 def test_v87_failing_resume_is_dropped_after_two_tries(scripted_cli: str, tmp_path: Path) -> None:
     warnings: list[str] = []
-    runtime = CodexRuntime(sandbox_root_parent=tmp_path, settle_policy=POLICY, warn=warnings.append)
+    runtime = CodexExecRuntime(sandbox_root_parent=tmp_path, settle_policy=POLICY, warn=warnings.append)
     env = {"SCRIPTED_AGENT_TURN_S": "0.2", "SCRIPTED_CODEX_RESUME_EXIT": "1", "SCRIPTED_AGENT_PID_FILE": str(tmp_path / "p")}
     run = RunThread(runtime, _params(scripted_cli, tmp_path, env))
     run.on_turn = lambda at: (runtime.steer("sb-codex", SteerMessage(4242, "x")) if len(run.turn_ends) == 1
@@ -81,7 +81,7 @@ def test_v87_failing_resume_is_dropped_after_two_tries(scripted_cli: str, tmp_pa
 
 
 def test_v91_guard_exit_on_resume_is_the_verdict(scripted_cli: str, tmp_path: Path) -> None:
-    runtime = CodexRuntime(sandbox_root_parent=tmp_path, settle_policy=POLICY)
+    runtime = CodexExecRuntime(sandbox_root_parent=tmp_path, settle_policy=POLICY)
     env = {"SCRIPTED_AGENT_TURN_S": "0.2", "SCRIPTED_CODEX_RESUME_EXIT": "97", "SCRIPTED_AGENT_PID_FILE": str(tmp_path / "p")}
     run = RunThread(runtime, _params(scripted_cli, tmp_path, env))
     run.on_turn = lambda at: runtime.steer("sb-codex", SteerMessage(5, "x")) if len(run.turn_ends) == 1 else None
@@ -91,7 +91,7 @@ def test_v91_guard_exit_on_resume_is_the_verdict(scripted_cli: str, tmp_path: Pa
 
 
 def test_v91_first_turn_guard_and_crash_end_the_run(scripted_cli: str, tmp_path: Path) -> None:
-    runtime = CodexRuntime(sandbox_root_parent=tmp_path, settle_policy=POLICY)
+    runtime = CodexExecRuntime(sandbox_root_parent=tmp_path, settle_policy=POLICY)
     guard = RunThread(runtime, _params(scripted_cli, tmp_path, {"SCRIPTED_CODEX_FIRST_EXIT": "98"})).start().join()
     assert guard.exit_code == 98 and guard.is_error
     crash = RunThread(runtime, _params(scripted_cli, tmp_path, {"SCRIPTED_CODEX_FIRST_EXIT": "1"})).start().join()
@@ -99,7 +99,7 @@ def test_v91_first_turn_guard_and_crash_end_the_run(scripted_cli: str, tmp_path:
 
 
 def test_v96_turn_completed_before_a_late_stop_keeps_its_success(scripted_cli: str, tmp_path: Path) -> None:
-    runtime = CodexRuntime(sandbox_root_parent=tmp_path, settle_policy=POLICY)
+    runtime = CodexExecRuntime(sandbox_root_parent=tmp_path, settle_policy=POLICY)
     log = tmp_path / "log.ndjson"
     env = {"SCRIPTED_AGENT_TURN_S": "0.2", "SCRIPTED_CODEX_LINGER_S": "30", "SCRIPTED_CODEX_RESUME_EXIT": "1",
            "SCRIPTED_AGENT_LOG": str(log)}
@@ -123,7 +123,7 @@ def threading_wait(seconds: float) -> None:
 def test_v100_bc21_sandbox_lands_in_error_after_the_start(scripted_cli: str, tmp_path: Path) -> None:
     sandbox = LocalSandbox("sb-codex", tmp_path)
     sandbox.force_error_after_start(delay_s=0.07)
-    runtime = CodexRuntime(sandbox_factory=lambda _n: sandbox, settle_policy=POLICY)
+    runtime = CodexExecRuntime(sandbox_factory=lambda _n: sandbox, settle_policy=POLICY)
     log = tmp_path / "log.ndjson"
     env = {"SCRIPTED_AGENT_TURN_S": "5", "SCRIPTED_AGENT_LOG": str(log)}
     run = RunThread(runtime, _params(scripted_cli, tmp_path, env)).start()
@@ -150,7 +150,7 @@ def test_codex_argv_and_env(scripted_cli: str, tmp_path: Path) -> None:
     argv_dump, env_dump = tmp_path / "argv.json", tmp_path / "env.json"
     env = {"SCRIPTED_AGENT_TURN_S": "0.1", "SCRIPTED_AGENT_ARGV_DUMP": str(argv_dump),
            "SCRIPTED_AGENT_ENV_DUMP": str(env_dump), "LC_ALL": "C.UTF-8"}
-    runtime = CodexRuntime(sandbox_root_parent=tmp_path)
+    runtime = CodexExecRuntime(sandbox_root_parent=tmp_path)
     result = RunThread(runtime, _params(scripted_cli, tmp_path, env, steerable=False)).start().join()
     assert result.exit_code == 0 and result.turns == 1
     argv = json.loads(argv_dump.read_text())

@@ -17,9 +17,9 @@ from datetime import UTC, datetime
 import pytest
 
 from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
+from fullsend.adapters.runtimes.codex.exec import CodexExecRuntime
 from fullsend.adapters.runtimes.codex.loop import next_codex_turn
 from fullsend.adapters.runtimes.codex.queue import CodexSteerQueue
-from fullsend.adapters.runtimes.codex.runtime import CodexRuntime
 from fullsend.adapters.runtimes.feed import SteerFeed
 from fullsend.adapters.runtimes.pi.runtime import PiRuntime
 from fullsend.core.model import SteerMessage, parse_time
@@ -70,7 +70,7 @@ def _via_pi(msg: SteerMessage) -> str:
 
 
 def _via_codex(msg: SteerMessage) -> str:
-    runtime = CodexRuntime(render=_render)
+    runtime = CodexExecRuntime(render=_render)
     queue = CodexSteerQueue("sb", lambda _n: None, FixedClock(NOW), warn=lambda _t: None)
     queue.note_thread_id("01a066e2-a54e-7222-84ae-53549f3d2316")
     assert queue.enqueue(msg)

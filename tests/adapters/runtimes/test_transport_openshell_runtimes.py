@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from fullsend.adapters.runtimes.claude.runtime import ClaudeDialect, ClaudeRuntime
+from fullsend.adapters.runtimes.codex.exec import CodexExecRuntime
 from fullsend.adapters.runtimes.codex.interrupt import SettlePolicy
-from fullsend.adapters.runtimes.codex.runtime import CodexRuntime
 from fullsend.adapters.runtimes.feed import STEER_ENVELOPE_OPENING_LINE
 from fullsend.adapters.runtimes.launch import codex_command
 from fullsend.adapters.runtimes.pi.runtime import PiDialect
@@ -157,7 +157,7 @@ def test_v90_v78_codex_on_openshell_stop_start_then_pinned_resume(
     env = {"SCRIPTED_AGENT_TURN_S": "30", "SCRIPTED_CODEX_RESUME_TURN_S": "0.2", "SCRIPTED_AGENT_LOG": str(log),
            "PATH": "/usr/bin:/bin"}
     params = _params(scripted_cli, tmp_path, env, "sb-os-codex")
-    runtime = CodexRuntime(sandbox_factory=factory, settle_policy=POLICY)
+    runtime = CodexExecRuntime(sandbox_factory=factory, settle_policy=POLICY)
     run = RunThread(runtime, params).start()
 
     def thread_known() -> bool:

@@ -62,11 +62,11 @@ class ClaudeDialect:
         flags = claude_argv(params)[1 + len(CLAUDE_STREAM_FLAGS):]
         return claude_command(flags, params.prompt, steerable=True, program=params.agent_cli)
 
-    def opening(self, params: AgentParams) -> tuple[str, str]:
+    def opening(self, params: AgentParams, parser: object = None) -> tuple[str, str]:
         prompt = params.prompt or DEFAULT_AGENT_PROMPT
         return claude_input_line(prompt), prompt
 
-    def steer_line(self, envelope: str) -> tuple[str, str]:
+    def steer_line(self, envelope: str, parser: object = None) -> tuple[str, str]:
         return claude_input_line(envelope), envelope
 
     def new_parser(self, clock: Now) -> ClaudeStreamParser:

@@ -69,7 +69,7 @@ class CodexRunState:
 
 
 class TurnRunner(Protocol):
-    """What the loop needs from ``CodexRuntime``."""
+    """What the loop needs from ``CodexExecRuntime``."""
 
     @property
     def clock(self) -> Any: ...
@@ -114,7 +114,7 @@ def next_codex_turn(queue: CodexSteerQueue, cancelled: threading.Event, render: 
 
 
 class CodexLoop:
-    """One ``CodexRuntime.run``: owns the aggregator and the verdict."""
+    """One ``CodexExecRuntime.run``: owns the aggregator and the verdict."""
 
     def __init__(self, runtime: TurnRunner, active: CodexRunState, params: AgentParams,
                  on_turn_end: Callable[[datetime], None], on_output: Callable[[str], None]) -> None:

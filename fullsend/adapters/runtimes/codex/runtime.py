@@ -1,58 +1,37 @@
-"""Codex as an interrupt-and-resume runtime (docs/architecture.md "Codex").
+"""The ``codex`` runtime: one of Codex's two transports per run (docs/runtimes.md "Codex transports").
 
-Each turn is one ``<agent_cli> exec --json … -C <workdir> … -o <cfg>/last-message.txt
-[resume <thread_id>] -`` process with its prompt (or, for a resume, the steer envelope) on
-stdin, never on argv.  A steer is queued; a running turn is interrupted by stopping and
-starting the whole sandbox (``codex_interrupt``); the loop then resumes the thread with the
-steer, which is delivered when the resumed process reports ``thread.started``.  A sandbox that
-does not come back loses the session: the run fails with ``session_lost`` and nothing is acked.
+``CodexRuntime`` is what ``runtime: codex`` gets.  Before the first iteration the action reads
+the CLI's version and calls :meth:`CodexRuntime.select_transport`; from then on every
+``Runtime`` and ``Steerer`` call goes to the chosen one: ``CodexAppServerRuntime`` (live,
+``turn/steer``) or ``CodexExecRuntime`` (interrupt and resume).  Until a choice is made the
+runtime uses exec, the transport every supported Codex has.
 """
 
 from __future__ import annotations
 
-import subprocess
-import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from fullsend.adapters.clock import SystemClock
-from fullsend.adapters.runtimes.codex.interrupt import SettlePolicy, stop_start_sandbox
-from fullsend.adapters.runtimes.codex.loop import CodexLoop, CodexOutcome, CodexRunState, CodexTurn
-from fullsend.adapters.runtimes.codex.queue import CodexSteerQueue
-from fullsend.adapters.runtimes.codex.stream import CodexSteerAggregator, CodexStreamParser
-from fullsend.adapters.runtimes.events import ResultEvent, TextEvent, iter_json_lines
-from fullsend.adapters.runtimes.feed import SessionRegistry, _warn_stderr, default_render
-from fullsend.adapters.runtimes.launch import codex_args, codex_command
-from fullsend.adapters.runtimes.live import CANCEL_GRACE_S, EXIT_GRACE_S, SandboxFactory
-from fullsend.adapters.runtimes.verdict import launch_failed
-from fullsend.adapters.runtimes.versions import CliVersions, semver_line
-from fullsend.adapters.sandbox.local import env_with_sandbox_flag, local_sandbox_factory
+from fullsend.adapters.runtimes.codex.appserver import CodexAppServerRuntime
+from fullsend.adapters.runtimes.codex.exec import CodexExecRuntime
+from fullsend.adapters.runtimes.codex.interrupt import SettlePolicy
+from fullsend.adapters.runtimes.codex.transport import CODEX_VERSIONS, TransportChoice, choose_transport
+from fullsend.adapters.runtimes.live import SandboxFactory
+from fullsend.adapters.runtimes.versions import Version
 from fullsend.core.model import SteerMessage
-from fullsend.errors import FullsendError, NoSteerSession, SteerAfterSettle
 from fullsend.ports import AgentParams, AgentRunResult, Clock
-
-CODEX_CONFIG_DIR = "codex-config"
-LAST_MESSAGE_FILE = "last-message.txt"
-
-
-#: Codex versions this runtime supports (the real-CLI tests ran on 0.152.1 and 0.171.0).
-CODEX_VERSIONS = CliVersions("Codex", "@openai/codex", semver_line(prefix="codex-cli "),
-                             minimum=(0, 152, 1), below=(0, 172, 0), pinned=(0, 171, 0))
 
 
 class CodexRuntime:
-    """Codex runtime (``fullsend.ports.Runtime`` and ``Steerer``); parameters as ``LiveRuntime`` plus
-    ``settle_policy`` (interrupt bounds) and ``interrupt(sandbox)`` (default: stop+start+settle).
+    """Codex (``fullsend.ports.Runtime`` and ``Steerer``) over the transport chosen for the run.
 
-    ``clock`` is a whole ``fullsend.ports.Clock`` (default ``SystemClock()``): its ``now`` stamps
-    turn ends, its ``monotonic`` bounds each turn and the interrupt.
+    Parameters as ``CodexExecRuntime``; ``settle_policy`` and ``interrupt`` concern exec only.
     """
 
-    cli_versions = CODEX_VERSIONS
-
     name = "codex"
+    cli_versions = CODEX_VERSIONS
 
     def __init__(
         self,
@@ -64,171 +43,48 @@ class CodexRuntime:
         settle_policy: SettlePolicy | None = None,
         interrupt: Callable[[Any], None] | None = None,
     ) -> None:
-        self._clock: Clock = clock or SystemClock()
-        self._render = render or default_render
-        self._warn = warn or _warn_stderr
-        self._sandbox_factory = sandbox_factory or local_sandbox_factory(sandbox_root_parent, clock=self._clock)
-        self._policy = settle_policy or SettlePolicy()
-        self._interrupt = interrupt or self._stop_start
-        self._queues: SessionRegistry[CodexSteerQueue] = SessionRegistry()
-        self._runs: SessionRegistry[CodexRunState] = SessionRegistry()
+        self.exec_runtime = CodexExecRuntime(sandbox_root_parent, clock, render, warn, sandbox_factory,
+                                             settle_policy, interrupt)
+        self.live_runtime = CodexAppServerRuntime(sandbox_root_parent, clock, render, warn, sandbox_factory)
+        self.choice: TransportChoice | None = None
+        self._active: Any = self.exec_runtime
 
-    def _stop_start(self, sandbox: Any) -> None:
-        stop_start_sandbox(sandbox, self._policy, self._clock.monotonic)
+    def select_transport(self, preference: str, version: Version, agent_args: Sequence[str] = ()) -> TransportChoice:
+        """Choose the transport for this run (``codex_transport``, the CLI's version, ``agent_args``).
 
-    # -- Steerer -----------------------------------------------------------------------------
+        Raises ``ConfigError`` when ``app-server`` is asked for and cannot run (see
+        ``codex.transport.choose_transport``).
+        """
+        self.choice = choose_transport(preference, version, agent_args)
+        self._active = self.live_runtime if self.choice.live else self.exec_runtime
+        return self.choice
+
+    @property
+    def interrupts_to_steer(self) -> bool:
+        """True when a steer stops and restarts the sandbox (exec), so settling must leave it time."""
+        return self._active is self.exec_runtime
 
     def steer(self, sandbox_name: str, msg: SteerMessage) -> None:
-        """Queue a steer and interrupt a running turn (``Steer``).
-
-        Raises ``NoSteerSession``, ``SteerSessionLost`` (terminal; before queueing anything, and
-        for the steer whose interrupt lost the sandbox) or ``SteerAfterSettle``.
-        """
-        queue = self._queues.lookup(sandbox_name)
-        if queue is None:
-            raise NoSteerSession(f"no steerable codex run is registered for sandbox {sandbox_name!r}")
-        lost = queue.lost_err()
-        if lost is not None:
-            raise lost
-        if not queue.enqueue(msg):
-            raise SteerAfterSettle("the codex session began settling before this steer arrived")
-        queue.interrupt_if_turn_running()
-        queue.signal()
-        lost = queue.lost_err()
-        if lost is not None:
-            raise lost
+        """Deliver a steer through the chosen transport (its errors as ``Steerer.steer``)."""
+        self._active.steer(sandbox_name, msg)
 
     def settle(self, sandbox_name: str) -> None:
-        """No more steers; the loop finishes what is queued.  Unknown sandbox: no-op."""
-        queue = self._queues.lookup(sandbox_name)
-        if queue is not None:
-            queue.settle()
+        """No more steers (as ``Steerer.settle``)."""
+        self._active.settle(sandbox_name)
 
     def steer_decline_reason(self, params: AgentParams) -> str | None:
-        """Codex steers every run (interrupt and resume)."""
+        """Codex steers every run, over either transport."""
         return None
 
     def cancel(self, sandbox_name: str) -> None:
-        """Stop the whole sandbox now and end the loop; unknown name: no-op."""
-        active = self._runs.lookup(sandbox_name)
-        if active is not None:
-            active.cancelled.set()
-            active.queue.signal()
-            _stop_quietly(active.sandbox, self._warn)
+        """Stop the run's sandbox now; unknown name: no-op."""
+        self._active.cancel(sandbox_name)
 
-    # -- Run ---------------------------------------------------------------------------------
-
-    def run(
-        self,
-        params: AgentParams,
-        on_turn_end: Callable[[datetime], None],
-        on_output: Callable[[str], None] | None = None,
-    ) -> AgentRunResult:
-        """Run the codex loop to its end; never raises for agent or sandbox failures."""
-        try:
-            sandbox = self._sandbox_factory(params.sandbox_name)
-        except FullsendError as exc:
-            return launch_failed(str(exc))
-        queue = CodexSteerQueue(params.sandbox_name, lambda _n: self._interrupt(sandbox), self._clock, self._warn)
-        active = CodexRunState(sandbox, queue)
-        self._runs.register(params.sandbox_name, active)
-        if params.steerable:
-            self._queues.register(params.sandbox_name, queue)
-        try:
-            loop = CodexLoop(self, active, params, on_turn_end, on_output or (lambda _t: None))
-            return loop.run()
-        finally:
-            queue.settle()
-            self._queues.unregister(params.sandbox_name, queue)
-            self._runs.unregister(params.sandbox_name, active)
-            try:
-                sandbox.delete()
-            except FullsendError as exc:
-                self._warn(f"The sandbox could not be cleaned up: {exc}")
-
-    def run_turn(self, active: CodexRunState, params: AgentParams, turn: CodexTurn, budget_s: float,
-                 aggregator: CodexSteerAggregator, on_output: Callable[[str], None]) -> CodexOutcome:
-        """Launch one codex process and read it to its end."""
-        cfg = Path(active.sandbox.root) / CODEX_CONFIG_DIR
-        try:
-            active.sandbox.make_dir(cfg)
-        except FullsendError as exc:
-            return CodexOutcome(exit_code=-1, launch_error=str(exc))
-        flags = (["--model", params.model] if params.model else []) + list(params.extra_args)
-        argv = [params.agent_cli, *codex_args(flags, str(params.workdir), str(cfg / LAST_MESSAGE_FILE),
-                                              turn.resume_thread_id)]
-        try:
-            process = self._launch(active.sandbox, params, turn, flags, argv)
-        except FullsendError as exc:
-            return CodexOutcome(exit_code=-1, launch_error=str(exc))
-        drained = threading.Event()
-        threading.Thread(target=self._supervise, args=(active, process, budget_s, drained), daemon=True).start()
-        parser = CodexStreamParser(on_thread_id=active.queue.note_thread_id)
-        result: ResultEvent | None = None
-        for obj in iter_json_lines(process.stdout):
-            for event in parser.parse(obj):
-                if isinstance(event, TextEvent):
-                    self.call(on_output, event.text)
-        for event in parser.finish():
-            if isinstance(event, ResultEvent):
-                result = event
-                aggregator.add_result(event)
-        drained.set()
-        return CodexOutcome(self._wait(active, process), parser.thread_id, result)
-
-    @staticmethod
-    def _launch(sandbox: Any, params: AgentParams, turn: CodexTurn, flags: list[str], argv: list[str]) -> Any:
-        """openshell: the pinned ``printf … | codex exec … [resume <id>] -`` script; local: argv + stdin."""
-        env = env_with_sandbox_flag(params.env)
-        if getattr(sandbox, "kind", "local") == "openshell":
-            script = codex_command(flags, turn.prompt, turn.resume_thread_id, program=params.agent_cli,
-                                   last_message_file=LAST_MESSAGE_FILE)
-            return sandbox.launch_pinned(script, env)
-        return sandbox.launch(argv, env, params.workdir, stdin_bytes=turn.prompt.encode("utf-8"))
-
-    def _supervise(self, active: CodexRunState, process: Any, budget_s: float, drained: threading.Event) -> None:
-        try:
-            process.wait(timeout_s=budget_s)
-        except subprocess.TimeoutExpired:
-            if not drained.is_set():
-                active.timed_out = True
-                _stop_quietly(active.sandbox, self._warn)
-            return
-        if not drained.wait(EXIT_GRACE_S):
-            _stop_quietly(active.sandbox, self._warn)
-
-    def _wait(self, active: CodexRunState, process: Any) -> int:
-        try:
-            return process.wait(timeout_s=EXIT_GRACE_S)
-        except subprocess.TimeoutExpired:
-            _stop_quietly(active.sandbox, self._warn)
-            return process.wait(timeout_s=EXIT_GRACE_S + CANCEL_GRACE_S)
-
-    def render(self, msg: SteerMessage) -> str:
-        """The envelope text a resume pipes into codex."""
-        return self._render(msg)
-
-    def monotonic(self) -> float:
-        """Monotonic seconds of the injected clock (turn budgets)."""
-        return self._clock.monotonic()
-
-    @property
-    def clock(self) -> Clock:
-        return self._clock
-
-    def call(self, fn: Callable[[Any], None], arg: Any) -> None:
-        """Call a caller's callback; its failure is a warning, never the reader's death."""
-        try:
-            fn(arg)
-        except Exception as exc:
-            self._warn(f"A run callback failed: {type(exc).__name__}: {exc}")
+    def run(self, params: AgentParams, on_turn_end: Callable[[datetime], None],
+            on_output: Callable[[str], None] | None = None) -> AgentRunResult:
+        """Run one iteration on the chosen transport; never raises for agent or sandbox failures."""
+        result: AgentRunResult = self._active.run(params, on_turn_end, on_output)
+        return result
 
 
-def _stop_quietly(sandbox: Any, warn: Callable[[str], None]) -> None:
-    try:
-        sandbox.stop(CANCEL_GRACE_S + 1.5)
-    except FullsendError as exc:
-        warn(f"Stopping the sandbox failed: {exc}")
-
-
-__all__ = ["CodexRuntime", "CodexTurn"]
+__all__ = ["CODEX_VERSIONS", "CodexRuntime"]

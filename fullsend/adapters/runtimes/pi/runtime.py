@@ -6,8 +6,9 @@ stdin fed from ``<root>/pi-config/steer-inbox.ndjson``.  Keys are rpc ids: the o
 and each steer get a fresh uuid4.  A ``response`` with disposition ``started`` acks; ``queued``
 waits for the delivery (a user ``message_start`` with the line's text); ``handled`` and
 ``success:false`` retire the line without a result.  A steer is a ``prompt`` with
-``streamingBehavior:"steer"`` (it also starts a cycle when pi is idle, which pi's ``steer``
-command would not).
+``streamingBehavior:"steer"``: mid-cycle it enters the queue pi's ``steer`` command uses, and on
+an idle pi it starts a cycle, where the ``steer`` command would strand it in the queue
+(docs/runtimes.md "Acknowledgements by identity").
 
 A run whose model chain has more than one model (fallbacks) is declined: the session and its
 mailbox are bound to one pi launch, and falling back relaunches pi.
@@ -70,11 +71,11 @@ class PiDialect:
         flags = (["--model", params.model] if params.model else []) + list(params.extra_args)
         return pi_command(flags, new_session_id(), params.prompt, program=params.agent_cli)
 
-    def opening(self, params: AgentParams) -> tuple[str, str]:
+    def opening(self, params: AgentParams, parser: object = None) -> tuple[str, str]:
         rpc_id = str(uuid.uuid4())
         return pi_input_line(rpc_id, params.prompt or DEFAULT_AGENT_PROMPT), rpc_id
 
-    def steer_line(self, envelope: str) -> tuple[str, str]:
+    def steer_line(self, envelope: str, parser: object = None) -> tuple[str, str]:
         rpc_id = str(uuid.uuid4())
         return pi_input_line(rpc_id, envelope, "steer"), rpc_id
 

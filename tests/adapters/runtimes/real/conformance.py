@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from fullsend.core.agent_end import AgentEnd
@@ -99,3 +100,15 @@ class Steering:
     def finish(self) -> AgentRunResult:
         self.runtime.settle(self.run.params.sandbox_name)
         return self.run.join()
+
+
+def agent_pid(shell_parent: int, program: bytes) -> int:
+    """The agent CLI's process: the nearest ancestor (from ``shell_parent``, the parent of one of its
+    tool shells) whose command line has a word ending in ``program``."""
+    pid = shell_parent
+    while pid > 1:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        if any(word.endswith(program) for word in argv[:2]):
+            return pid
+        pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    raise AssertionError(f"no {program!r} process above the tool's shell")

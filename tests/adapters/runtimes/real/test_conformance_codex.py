@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from fullsend.adapters.runtimes.codex.runtime import CodexRuntime
+from fullsend.adapters.runtimes.codex.exec import CodexExecRuntime
 from fullsend.core.agent_end import AgentEnd
 from fullsend.ports import AgentParams, AgentRunResult
 from tests.adapters.runtimes.real.conformance import (
@@ -54,7 +54,7 @@ def _params(tmp_path: Path, model: FakeOpenAI, steerable: bool) -> AgentParams:
 
 def _unsteered(tmp_path: Path, script: Any) -> AgentRunResult:
     with FakeOpenAI(script) as model:
-        runtime = CodexRuntime(sandbox_root_parent=tmp_path, render=render)
+        runtime = CodexExecRuntime(sandbox_root_parent=tmp_path, render=render)
         return RunInThread(runtime, _params(tmp_path, model, False)).start().join()
 
 
@@ -90,7 +90,7 @@ def test_two_steers_queued_during_one_turn_are_both_acked(tmp_path: Path) -> Non
     work = tmp_path / "work"
     started = work / "tool-started.flag"
     with FakeOpenAI(busy_then_done(f"touch {started.name} && sleep 60")) as model:
-        runtime = CodexRuntime(sandbox_root_parent=tmp_path, render=render)
+        runtime = CodexExecRuntime(sandbox_root_parent=tmp_path, render=render)
         run = RunInThread(runtime, _params(tmp_path, model, True)).start()
         wait_until(started.exists, "the scripted tool call started (the turn is busy)", run)
         steering = Steering(runtime, run)
@@ -104,7 +104,7 @@ def test_two_steers_queued_during_one_turn_are_both_acked(tmp_path: Path) -> Non
 
 def test_steer_after_the_last_turn_resumes_and_is_acked(tmp_path: Path) -> None:
     with FakeOpenAI(done()) as model:
-        runtime = CodexRuntime(sandbox_root_parent=tmp_path, render=render)
+        runtime = CodexExecRuntime(sandbox_root_parent=tmp_path, render=render)
         run = RunInThread(runtime, _params(tmp_path, model, True)).start()
         steering = Steering(runtime, run)
         steering.after_first_turn()

@@ -15,6 +15,8 @@ action never sends: their shapes, from pi's own types and rpc docs, are unit-tes
 from __future__ import annotations
 
 import json
+import os
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -24,20 +26,23 @@ from fullsend.adapters.runtimes.pi.runtime import PiRuntime
 from fullsend.core.agent_end import AgentEnd
 from fullsend.ports import AgentParams, AgentRunResult
 from tests.adapters.runtimes.real.conformance import (
+    BAD_REQUEST,
     FIRST,
     LATE,
     SECOND,
     Steering,
+    agent_pid,
     assert_failed,
     assert_succeeded,
     busy_then_done,
     done,
     fails,
+    receipt_allowed,
     stops_at,
 )
 from tests.adapters.runtimes.real.real_cli_helpers import RunInThread, offline_env, render, require_cli, wait_until
 from tests.doubles.fake_anthropic import FakeAnthropic
-from tests.doubles.fake_model_server import ModelError
+from tests.doubles.fake_model_server import ModelError, Reply, ToolCall, assistant_turns_done
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 PROMPT = "Triage issue 9 and report back."
@@ -114,3 +119,41 @@ def test_steer_after_the_last_turn_starts_a_cycle_and_is_acked(tmp_path: Path) -
         result = steering.finish()
     assert_succeeded(result, [LATE.follow_up_run_id])
     assert result.turns == 2
+
+
+def test_a_model_error_after_a_mid_turn_steer_is_an_agent_error_and_no_receipt(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    started = work / "tool-started.flag"
+
+    def script(body: dict[str, Any]) -> Reply:
+        if not body.get("tools"):
+            return Reply(text="Scripted title")
+        if assistant_turns_done(body) == 0:
+            return Reply(text="Working.", tool=ToolCall("bash", f"touch {started.name} && sleep 3"))
+        return Reply(error=BAD_REQUEST)
+
+    with FakeAnthropic(script) as model:
+        runtime = PiRuntime(sandbox_root_parent=tmp_path, render=render)
+        run = RunInThread(runtime, _params(tmp_path, model, True)).start()
+        wait_until(started.exists, "the scripted tool call started (the turn is busy)", run)
+        steering = Steering(runtime, run)
+        steering.steer(FIRST)
+        wait_until(lambda: len(run.turn_ends) >= 1, "the failed cycle settled", run)
+        result = steering.finish()
+    assert_failed(result, AgentEnd.AGENT_ERROR, "the model request failed (error)")
+    assert [s.follow_up_run_id for s in result.steers] == [FIRST.follow_up_run_id], "acked, yet no receipt"
+
+
+def test_eof_while_the_cycle_runs_is_no_success(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    started, pids = work / "tool-started.flag", work / "tool.pid"
+    with FakeAnthropic(busy_then_done(f"echo $PPID > {pids.name}; touch {started.name}; sleep 60")) as model:
+        runtime = PiRuntime(sandbox_root_parent=tmp_path, render=render)
+        run = RunInThread(runtime, _params(tmp_path, model, True)).start()
+        wait_until(started.exists, "the scripted tool call started (the turn is busy)", run)
+        os.kill(agent_pid(int(pids.read_text().split()[0]), b"pi"), signal.SIGKILL)
+        result = run.join()
+    assert result.is_error and result.end is not AgentEnd.SUCCESS, result.end
+    assert not receipt_allowed(result)
+    assert not result.steers
+

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from fullsend.adapters.runtimes.codex.exec import CodexExecRuntime
 from fullsend.adapters.runtimes.codex.loop import STOPPED_FOR_STEER_NOTE
-from fullsend.adapters.runtimes.codex.runtime import CodexRuntime
 from fullsend.ports import AgentParams
 from tests.adapters.runtimes.real.real_cli_helpers import (
     STEER,
@@ -49,7 +49,7 @@ def test_real_codex_is_interrupted_resumed_with_the_steer_and_exits_0(tmp_path: 
         env = offline_env(home, CODEX_HOME=str(codex_home), FAKE_OPENAI_KEY="sk-fake")
         params = AgentParams(sandbox_name="sb-real-codex", agent_cli=codex, prompt=PROMPT, workdir=work, env=env,
                              steerable=True, timeout_s=100)
-        runtime = CodexRuntime(sandbox_root_parent=tmp_path, render=render)
+        runtime = CodexExecRuntime(sandbox_root_parent=tmp_path, render=render)
         run = RunInThread(runtime, params).start()
         wait_until(started.exists, "the scripted tool call started (the turn is busy)", run)
         tool_pid = int(pids.read_text().split()[0])

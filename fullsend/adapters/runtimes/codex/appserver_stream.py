@@ -1,0 +1,214 @@
+"""``codex app-server`` output: the parser, its terminal states and the run's metrics
+(docs/architecture.md "Codex"; docs/runtimes.md "Codex").
+
+Each stdout line is a JSON-RPC answer to one of the action's requests, a notification, or a
+request of the server's own.  The parser turns them into the live driver's events:
+
+- the ``thread/start`` answer → ``InitEvent`` and, to send, the opening ``turn/start``;
+- a ``userMessage`` item (``item/started``) → ``UserReplayEvent`` keyed by its ``clientId``
+  (the acknowledgement); an accepted ``turn/steer`` → ``queued`` (accepted, not delivered);
+- a refused ``turn/steer`` → the same input sent again as ``turn/start``; a refused
+  ``turn/start`` → ``rejected``;
+- ``turn/completed`` → ``ResultEvent`` classified by :data:`CODEX_APP_SERVER_TERMINAL_STATES`;
+- ``thread/tokenUsage/updated`` → ``TokensEvent`` (the thread's running total);
+- a request from the server (an approval, a tool call) → an error answer: the run is
+  unattended and approvals are off.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from fullsend.adapters.runtimes.codex.rpc import INIT_ID, THREAD_ID, TURN_STEER, AppServerSession, refusal_line
+from fullsend.adapters.runtimes.events import (
+    QUEUED,
+    REJECTED,
+    AgentEvent,
+    InitEvent,
+    ResultEvent,
+    SendEvent,
+    TextEvent,
+    TokensEvent,
+    UserReplayEvent,
+    as_int,
+    as_str,
+)
+from fullsend.adapters.runtimes.feed import Now
+from fullsend.core.agent_end import AgentEnd, EndVerdict, TerminalState, lookup, verdict_of
+
+#: How a ``codex app-server`` turn can end → its class (the protocol's ``TurnStatus`` and
+#: ``CodexErrorInfo``, from ``codex app-server generate-json-schema``).
+CODEX_APP_SERVER_TERMINAL_STATES: tuple[TerminalState, ...] = (
+    TerminalState("turn/completed status=completed", "completed", AgentEnd.SUCCESS, "the agent finished"),
+    TerminalState("turn/completed status=failed", "failed", AgentEnd.AGENT_ERROR, "the codex turn failed"),
+    TerminalState("turn/completed status=failed codexErrorInfo=contextWindowExceeded", "contextWindowExceeded",
+                  AgentEnd.LIMIT_REACHED, "the conversation reached the model's context window"),
+    TerminalState("turn/completed status=failed codexErrorInfo=sessionBudgetExceeded", "sessionBudgetExceeded",
+                  AgentEnd.LIMIT_REACHED, "codex reached its session budget"),
+    TerminalState("turn/completed status=failed codexErrorInfo=usageLimitExceeded", "usageLimitExceeded",
+                  AgentEnd.LIMIT_REACHED, "codex reached its usage limit"),
+    TerminalState("turn/completed status=interrupted", "interrupted", AgentEnd.INTERRUPTED,
+                  "the codex turn was interrupted"),
+    TerminalState("an error answer to initialize or thread/start", "handshake", AgentEnd.AGENT_ERROR,
+                  "codex app-server could not start a thread"),
+    TerminalState("EOF while a turn is active", "incomplete", AgentEnd.INTERRUPTED,
+                  "the codex app-server ended before its turn completed"),
+)
+APP_SERVER_INCOMPLETE = CODEX_APP_SERVER_TERMINAL_STATES[-1]
+_LIMITS = frozenset({"contextWindowExceeded", "sessionBudgetExceeded", "usageLimitExceeded"})
+
+
+def turn_verdict(turn: dict[str, Any], last_error: str = "") -> EndVerdict:
+    """The class of one ``turn/completed`` ``turn`` object (an unknown status: protocol-broken)."""
+    status = as_str(turn.get("status"))
+    error = _obj(turn.get("error"))
+    detail = as_str(error.get("message")) or last_error
+    info = error.get("codexErrorInfo")
+    kind = info if isinstance(info, str) else next(iter(info), "") if isinstance(info, dict) else ""
+    reason = kind if status == "failed" and kind in _LIMITS else status
+    return verdict_of(CODEX_APP_SERVER_TERMINAL_STATES, reason, "" if status == "completed" else detail,
+                      what="turn status")
+
+
+def _obj(value: object) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
+def _error_message(obj: dict[str, Any]) -> str:
+    error = obj.get("error")
+    return as_str(error.get("message")) if isinstance(error, dict) else ""
+
+
+class AppServerParser:
+    """``codex app-server`` stdout → events, over the run's ``session`` (see the module docstring)."""
+
+    def __init__(self, clock: Now) -> None:
+        self.session = AppServerSession()
+        self._clock = clock
+        self._last_error = ""
+
+    def parse(self, obj: dict[str, Any]) -> list[AgentEvent]:
+        """Events for one stdout object (possibly none)."""
+        method = obj.get("method")
+        if isinstance(method, str) and "id" in obj:
+            return [SendEvent(refusal_line(obj.get("id"))),
+                    TextEvent(f"codex asked for {method}; the action answers no requests")]
+        if isinstance(method, str):
+            params = _obj(obj.get("params"))
+            return self._notification(method, params)
+        if "id" in obj:
+            return self._answer(obj)
+        return []
+
+    def finish(self) -> list[AgentEvent]:
+        """Nothing is owed at EOF beyond what the driver adds for an open turn."""
+        return []
+
+    # -- answers to the action's requests ------------------------------------------------------
+    def _answer(self, obj: dict[str, Any]) -> list[AgentEvent]:
+        request_id, failed = obj.get("id"), "error" in obj
+        if request_id in (INIT_ID, THREAD_ID):
+            return self._handshake(obj) if failed or request_id == THREAD_ID else []
+        sent = self.session.answered(request_id, accepted=not failed)
+        if sent is None:
+            return []
+        if not failed:
+            return [UserReplayEvent(self._clock.now(), id=sent.key, disposition=QUEUED)] \
+                if sent.method == TURN_STEER else []
+        retry = self.session.retry_as_start(request_id)
+        if retry:
+            return [SendEvent(retry)]
+        return [UserReplayEvent(self._clock.now(), id=sent.key, disposition=REJECTED),
+                TextEvent(f"codex refused an input: {_error_message(obj)}")]
+
+    def _handshake(self, obj: dict[str, Any]) -> list[AgentEvent]:
+        result = _obj(obj.get("result"))
+        thread = _obj(result.get("thread"))
+        thread_id = as_str(thread.get("id"))
+        if "error" in obj or not thread_id:
+            return self._handshake_failed(_error_message(obj) or "the thread/start answer names no thread")
+        model = as_str(result.get("model"))
+        opening = self.session.thread_started(thread_id, model)
+        events: list[AgentEvent] = [InitEvent(model=model, session_id=thread_id)]
+        return [*events, SendEvent(opening)] if opening else events
+
+    def _handshake_failed(self, message: str) -> list[AgentEvent]:
+        opening = self.session.opening
+        row = lookup(CODEX_APP_SERVER_TERMINAL_STATES, "handshake")
+        assert row is not None
+        verdict = EndVerdict(row.end, row.reason, row.says, message)
+        events: list[AgentEvent] = [ResultEvent(is_error=True, error_message=message, subtype="handshake",
+                                                verdict=verdict)]
+        if opening is not None:
+            events.insert(0, UserReplayEvent(self._clock.now(), id=opening.key, disposition=REJECTED))
+        return events
+
+    # -- notifications ---------------------------------------------------------------------------
+    def _notification(self, method: str, params: dict[str, Any]) -> list[AgentEvent]:
+        item = _obj(params.get("item"))
+        if method == "turn/started":
+            turn = _obj(params.get("turn"))
+            self.session.turn_started(as_str(turn.get("id")))
+        elif method == "item/started" and item.get("type") == "userMessage":
+            return self._user_message(item)
+        elif method == "item/completed" and item.get("type") == "agentMessage" and as_str(item.get("text")).strip():
+            return [TextEvent(as_str(item.get("text")))]
+        elif method == "thread/tokenUsage/updated":
+            return self._tokens(params.get("tokenUsage"))
+        elif method == "error" and params.get("willRetry") is not True:
+            self._last_error = _error_message(params)
+        elif method == "turn/completed":
+            return self._turn_completed(params)
+        return []
+
+    def _user_message(self, item: dict[str, Any]) -> list[AgentEvent]:
+        content = item.get("content")
+        content = content if isinstance(content, list) else []
+        parts = tuple(as_str(c.get("text")) for c in content if isinstance(c, dict) and c.get("type") == "text")
+        key = as_str(item.get("clientId"))
+        if key:
+            self.session.note_ack(key)
+        return [UserReplayEvent(self._clock.now(), id=key, content="\n".join(parts), parts=parts)]
+
+    def _tokens(self, usage: object) -> list[AgentEvent]:
+        total = usage.get("total") if isinstance(usage, dict) else None
+        if not isinstance(total, dict):
+            return []
+        cached, written = as_int(total.get("cachedInputTokens")), as_int(total.get("cacheWriteInputTokens"))
+        reasoning = as_int(total.get("reasoningOutputTokens"))
+        return [TokensEvent(input=max(0, as_int(total.get("inputTokens")) - cached - written),
+                            output=max(0, as_int(total.get("outputTokens")) - reasoning),
+                            reasoning=reasoning, cache_read=cached, cache_write=written)]
+
+    def _turn_completed(self, params: dict[str, Any]) -> list[AgentEvent]:
+        turn = _obj(params.get("turn"))
+        verdict = turn_verdict(turn, self._last_error)
+        self._last_error = ""
+        result = ResultEvent(num_turns=1, is_error=not verdict.succeeded, subtype=verdict.reason,
+                             error_message="" if verdict.succeeded else verdict.detail, verdict=verdict)
+        return [result, *(SendEvent(line) for line in self.session.turn_completed())]
+
+
+@dataclass
+class AppServerAggregator:
+    """The run's metrics: turns counted, tokens from the thread's latest running total."""
+
+    turns: int = 0
+    cost_usd: float = 0.0  # codex reports no price
+    _tokens: TokensEvent = field(default_factory=TokensEvent)
+
+    @property
+    def input_tokens(self) -> int:
+        return self._tokens.input
+
+    @property
+    def output_tokens(self) -> int:
+        return self._tokens.output
+
+    def add_result(self, r: ResultEvent) -> None:
+        self.turns += r.num_turns
+
+    def add_tokens(self, t: TokensEvent) -> None:
+        self._tokens = t

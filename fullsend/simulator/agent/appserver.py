@@ -1,0 +1,148 @@
+"""The scripted agent's ``codex app-server`` mode (docs/architecture.md "Codex").
+
+Selected by ``fullsend.simulator.agent.main`` when ``app-server`` is its first argument.  It
+answers JSON-RPC lines on stdin as our model of the real app-server does (the real-CLI tests are
+the oracle): ``initialize``; ``thread/start`` (a fresh thread, ``thread/started``); ``turn/start``
+starts a turn, or joins the active one; ``turn/steer`` joins the active turn when it names it,
+and is refused with ``no active turn to steer`` otherwise.  A turn emits ``turn/started``, one
+``userMessage`` item per input it takes (its ``clientId`` is the request's
+``clientUserMessageId``), works ``SCRIPTED_AGENT_TURN_S`` seconds (input that joins it is taken
+at the end of that step, then answered with half a step more), then an ``agentMessage`` item,
+``thread/tokenUsage/updated`` and ``turn/completed``.  At EOF it finishes the running turn and
+exits ``SCRIPTED_AGENT_EXIT_CODE`` (default 0).
+
+``SCRIPTED_AGENT_RESULT`` is a JSON object merged into every completed ``turn`` (e.g.
+``{"status": "failed", "error": {"message": "…", "codexErrorInfo": "usageLimitExceeded"}}``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import threading
+import uuid
+from typing import Any
+
+from fullsend.simulator.agent.main import _EOF, _log, _Out, _read_stdin
+
+
+def _obj(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+class AppServerScript:
+    """``codex app-server`` behaviour (see the module docstring)."""
+
+    def __init__(self, out: _Out) -> None:
+        self.out = out
+        self.inbox: queue.Queue[object] = queue.Queue()
+        self.turn_s = float(os.environ.get("SCRIPTED_AGENT_TURN_S", "2.0"))
+        self.patch = json.loads(os.environ.get("SCRIPTED_AGENT_RESULT") or "{}")
+        self.thread_id = ""
+        self.turn_id = ""
+        self.joined: list[dict[str, Any]] = []  # inputs that joined the running turn
+        self.tokens = 0
+        self.eof = False
+
+    def run(self) -> int:
+        threading.Thread(target=_read_stdin, args=(self.inbox,), daemon=True).start()
+        while not self.eof:
+            item = self.inbox.get()
+            if item is _EOF:
+                break
+            self._request(item)
+        return int(os.environ.get("SCRIPTED_AGENT_EXIT_CODE", "0"))
+
+    def _request(self, obj: object) -> None:
+        """Answer one line between turns (a ``turn/start`` runs its whole turn here)."""
+        assert isinstance(obj, dict)
+        method, rid = obj.get("method"), obj.get("id")
+        params = _obj(obj.get("params"))
+        if method == "initialize":
+            self.out.emit({"id": rid, "result": {"userAgent": "scripted/0", "platformOs": "linux"}})
+        elif method == "thread/start":
+            self.thread_id = str(uuid.uuid4())
+            thread = {"id": self.thread_id, "status": {"type": "idle"}}
+            model = params.get("model") or "scripted-model"
+            self.out.emit({"id": rid, "result": {"thread": thread, "model": model, "modelProvider": "fake",
+                                                 "approvalPolicy": "never", "sandbox": {"type": "dangerFullAccess"}}})
+            self.out.emit({"method": "thread/started", "params": {"thread": thread}})
+        elif method == "turn/start":
+            self._turn(rid, params)
+        elif method == "turn/steer":
+            self.out.emit({"id": rid, "error": {"code": -32600, "message": "no active turn to steer"}})
+        elif rid is not None:
+            self.out.emit({"id": rid, "error": {"code": -32601, "message": f"scripted: no method {method}"}})
+
+    def _turn(self, rid: object, params: dict[str, Any]) -> None:
+        self.turn_id = str(uuid.uuid4())
+        turn: dict[str, Any] = {"id": self.turn_id, "items": [], "status": "inProgress", "error": None}
+        self.out.emit({"id": rid, "result": {"turn": turn}})
+        self.out.emit({"method": "turn/started", "params": {"threadId": self.thread_id, "turn": turn}})
+        self._take(params)
+        self._work(self.turn_s)
+        if self.joined:
+            for joined in self.joined:
+                self._take(joined)
+            self.joined = []
+            self._work(self.turn_s / 2)
+        self._finish(turn)
+
+    def _take(self, params: dict[str, Any]) -> None:
+        """Record one input in the conversation: a ``userMessage`` item with its ``clientId``."""
+        content = params.get("input")
+        content = content if isinstance(content, list) else []
+        text = "\n".join(str(c.get("text", "")) for c in content if isinstance(c, dict) and c.get("type") == "text")
+        _log(text)
+        self.tokens += 10
+        item = {"type": "userMessage", "id": str(uuid.uuid4()), "clientId": params.get("clientUserMessageId"),
+                "content": content}
+        self.out.emit({"method": "item/started", "params": {"item": item, "threadId": self.thread_id,
+                                                            "turnId": self.turn_id}})
+        self.out.emit({"method": "item/completed", "params": {"item": item, "threadId": self.thread_id,
+                                                              "turnId": self.turn_id}})
+
+    def _work(self, seconds: float) -> None:
+        """Work ``seconds``, answering what arrives meanwhile (a steer or a start joins the turn)."""
+        done = threading.Event()
+        timer = threading.Timer(seconds, done.set)
+        timer.start()
+        while not done.is_set():
+            try:
+                obj = self.inbox.get(timeout=0.01)
+            except queue.Empty:
+                continue
+            if obj is _EOF:
+                self.eof = True
+                continue
+            assert isinstance(obj, dict)
+            self._during_turn(obj)
+        timer.cancel()
+
+    def _during_turn(self, obj: dict[str, Any]) -> None:
+        method, rid = obj.get("method"), obj.get("id")
+        params = _obj(obj.get("params"))
+        named = params.get("expectedTurnId")
+        if method == "turn/steer" and named == self.turn_id:
+            self.joined.append(params)
+            self.out.emit({"id": rid, "result": {"turnId": self.turn_id}})
+        elif method == "turn/steer":
+            self.out.emit({"id": rid, "error": {"code": -32600, "message": f"expected turn {named} is not active"}})
+        elif method == "turn/start":
+            self.joined.append(params)
+            self.out.emit({"id": rid, "result": {"turn": {"id": self.turn_id, "items": [], "status": "inProgress"}}})
+        elif rid is not None:
+            self.out.emit({"id": rid, "error": {"code": -32601, "message": f"scripted: no method {method}"}})
+
+    def _finish(self, turn: dict[str, Any]) -> None:
+        message = {"type": "agentMessage", "id": f"msg_{uuid.uuid4().hex[:12]}", "text": "done"}
+        self.out.emit({"method": "item/completed", "params": {"item": message, "threadId": self.thread_id,
+                                                              "turnId": self.turn_id}})
+        usage = {"inputTokens": 100 + self.tokens, "cachedInputTokens": 40, "cacheWriteInputTokens": 0,
+                 "outputTokens": 12, "reasoningOutputTokens": 2}
+        self.out.emit({"method": "thread/tokenUsage/updated", "params": {
+            "threadId": self.thread_id, "turnId": self.turn_id, "tokenUsage": {"total": usage, "last": usage}}})
+        completed = {**turn, "status": "completed", "items": [message], **self.patch}
+        self.out.emit({"method": "turn/completed", "params": {"threadId": self.thread_id, "turn": completed}})
+        self.turn_id = ""
