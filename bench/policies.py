@@ -1,4 +1,4 @@
-"""What steering costs and saves: burst traces under three concurrency policies, one simulation (issue 22).
+"""What steering costs and saves: burst traces under five concurrency policies, one simulation (issue 22).
 
     PYTHONPATH=. python bench/policies.py [--turn-s 300] [--poll-s 30] [--max-steers 2]
                                           [--steer-s SECONDS] [--overhead-s 60] [--quick]
@@ -13,8 +13,12 @@ for all policies, on the simulator over HTTP and a virtual clock, with the same 
                agent's work so far is thrown away) and starts at once.
 * ``preserve`` ``cancel-in-progress: false`` without steering: the running job finishes, one job
                waits (a newer one cancels the older waiting one) and redoes the work.
+* ``queue-max`` ``cancel-in-progress: false`` with ``queue: max`` and no steering: every queued
+               job waits (up to 100, first in first out) and does the work in turn.
 * ``steer``    preserve + steer + receipt: the real receipt pre-flight, the real watcher
                (``Watcher.watch`` on the virtual clock) and the real receipt post.
+* ``steer-queue-max`` ``queue: max`` + steer + receipt (docs/rules.md#receipt-lists-my-run, "Queue"): every queued job
+               waits its turn, then skips on a receipt or does the work.
 
 Fixed before the results (not tuned): the agent is the scripted agent's ``boundary`` mode on
 virtual time (``tests.doubles.sim_replay.VirtualAgent``): a run's task is one turn of ``--turn-s``
@@ -38,7 +42,7 @@ import argparse
 import random
 from dataclasses import dataclass
 
-from tests.doubles.sim_group import POLICIES, replay
+from tests.doubles.sim_group import POLICIES, STEERING, replay
 from tests.doubles.sim_traces import ROUTE_LAG_S, Replay, ReplayParams, TraceEvent
 
 C, P = "comment", "push"
@@ -115,8 +119,8 @@ def run_set(params: ReplayParams, traces: dict[str, list[TraceEvent]],
         out[name] = {}
         for policy in policies:
             run = replay(trace, params, policy)
-            if policy == "steer":
-                assert run.lost() == [], f"{name}: events lost {run.lost()}"
+            if policy in STEERING:
+                assert run.lost() == [], f"{name}: events lost {run.lost()} under {policy}"
             out[name][policy] = (stats_of(run), run)
     return out
 
@@ -179,11 +183,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"- {name}: steer + receipt {verdict} against preserve ({steer.agent_s / 60:.1f} vs "
               f"{kept.agent_s / 60:.1f} agent-min): {why(per['steer'][1], steer, kept, args.turn_s)}")
     steer, kept, cancel = total["steer"], total["preserve"], total["cancel"]
+    queued, steer_queued = total["queue-max"], total["steer-queue-max"]
     goals = [
         ("steer + receipt below preserve in agent-minutes over the set", steer.agent_s < kept.agent_s),
         ("steer + receipt below preserve in agent + overhead minutes over the set",
          steer.total_s(args.overhead_s) < kept.total_s(args.overhead_s)),
         ("fewer full runs than half of cancel-in-progress over the set", steer.full_runs < cancel.full_runs / 2),
+        ("with queue: max, steer + receipt below queue: max alone in agent-minutes over the set",
+         steer_queued.agent_s < queued.agent_s),
     ]
     print("\nGoals: " + "; ".join(f"{text}: {'met' if ok else 'NOT met'}" for text, ok in goals))
     return 0
@@ -192,14 +199,14 @@ def main(argv: list[str] | None = None) -> int:
 def print_table(results: dict[str, dict[str, tuple[Stats, Replay]]], total: dict[str, Stats],
                 overhead_s: float) -> None:
     width = max(len(name) for name in results)
-    head = (f"{'trace':<{width}}  {'policy':<8}  {'full runs':>9}  {'turns':>5}  {'agent-min':>9}  {'starts':>6}  "
+    head = (f"{'trace':<{width}}  {'policy':<15}  {'full runs':>9}  {'turns':>5}  {'agent-min':>9}  {'starts':>6}  "
             f"{'+overhead':>9}  {'skipped':>7}  {'absorbed':>8}  {'API req (304)':>13}")
     print(head)
     print("-" * len(head))
 
     def line(name: str, policy: str, st: Stats, events: int) -> None:
-        absorbed = f"{st.absorbed}/{events}" if policy == "steer" else "-"
-        print(f"{name:<{width}}  {policy:<8}  {st.full_runs:>9}  {st.turns:>5}  {st.agent_s / 60:>9.1f}  "
+        absorbed = f"{st.absorbed}/{events}" if policy in STEERING else "-"
+        print(f"{name:<{width}}  {policy:<15}  {st.full_runs:>9}  {st.turns:>5}  {st.agent_s / 60:>9.1f}  "
               f"{st.starts:>6}  {st.total_s(overhead_s) / 60:>9.1f}  {st.skipped:>7}  {absorbed:>8}  "
               f"{f'{st.counted} ({st.conditional})':>13}")
 

@@ -14,6 +14,13 @@ run steers, differs:
                the real watcher (``ReplaySession``: ``Watcher.watch`` over HTTP on the virtual
                clock) and, after its agent exits, posts the real receipt (``post_receipt``) of
                what it absorbed.
+* ``queue-max`` ``cancel-in-progress: false`` with ``queue: max``, no steering: up to
+               :data:`QUEUE_MAX` jobs wait and run one after the other, first in first out.
+* ``steer-queue-max`` ``queue: max`` + steer + receipt: every waiting job makes the receipt
+               pre-flight when its turn comes; an absorbed one skips, the others run.
+
+With ``queue: max`` a job entering a full queue is assumed to cancel the oldest waiting one, as
+the one pending slot does; no trace here comes near 100 waiting jobs.
 
 Every started stage job (ran, cancelled or skipped) is one job start: the runner's per-run
 overhead (runner, checkout, container, pre-flight) is counted per job start by the benchmark.
@@ -47,7 +54,10 @@ from tests.doubles.sim_traces import (
     watch_config,
 )
 
-POLICIES = ("cancel", "preserve", "steer")
+POLICIES = ("cancel", "preserve", "queue-max", "steer", "steer-queue-max")
+#: How many jobs ``queue: max`` lets wait in one concurrency group (GitHub's documented limit).
+QUEUE_MAX = 100
+STEERING = frozenset({"steer", "steer-queue-max"})
 
 
 class Group:
@@ -58,28 +68,31 @@ class Group:
             raise ValueError(f"unknown policy {policy!r}")
         self.world, self.params, self.policy = world, params, policy
         self.active: tuple[RunRecord, ReplaySession] | None = None
-        self.waiting: RunRecord | None = None
+        self.waiting: list[RunRecord] = []
+        self.capacity = QUEUE_MAX if policy.endswith("queue-max") else 1
+        self.steers = policy in STEERING
 
     def enqueue(self, record: RunRecord) -> None:
         """A stage job entered the group: run it now, cancel the running one (``cancel``), or wait
-        (cancelling an older waiting job)."""
+        (a full queue cancels its oldest waiting job: the one slot of ``single``, or 100)."""
         if self.active is not None and self.policy == "cancel":
             self._cancel_active()
         if self.active is None:
             self.begin(record)
             return
-        if self.waiting is not None:
-            self.waiting.outcome, self.waiting.ended_at_s = "superseded", self.world.clock.monotonic()
-            self._job(self.waiting, "completed", "cancelled")
-        self.waiting = record
+        if len(self.waiting) >= self.capacity:
+            oldest = self.waiting.pop(0)
+            oldest.outcome, oldest.ended_at_s = "superseded", self.world.clock.monotonic()
+            self._job(oldest, "completed", "cancelled")
+        self.waiting.append(record)
 
     def begin(self, record: RunRecord) -> None:
-        """Start ``record``: under ``steer`` the receipt pre-flight first, then the agent (watched
-        under ``steer`` only)."""
+        """Start ``record``: when steering, the receipt pre-flight first, then the agent (watched
+        only when steering)."""
         world, t_s = self.world, self.world.clock.monotonic()
         record.started_at_s = t_s
         forge = _fresh_forge(world)  # a new process: no cached logins, no ETags
-        if self.policy == "steer" and check_receipt(forge, facts_for(world, record.run_id), world.log) is not None:
+        if self.steers and check_receipt(forge, facts_for(world, record.run_id), world.log) is not None:
             record.outcome, record.ended_at_s = "skipped", t_s
             self._job(record, "completed", "success")
             self._next()
@@ -87,7 +100,7 @@ class Group:
         self._job(record, "in_progress", None)
         session = ReplaySession(forge, world.clock, watch_config(world.clock, record.run_id, self.params),
                                 self.params.turn_s, log=world.log, absorb_s=self.params.absorb_s)
-        if self.policy == "steer":
+        if self.steers:
             session.start(t_s)
         else:  # no watcher: the agent does its task and exits
             session.agent.start(t_s)
@@ -95,7 +108,7 @@ class Group:
         self.active = (record, session)
 
     def finish(self) -> None:
-        """The active run's agent exited: post its receipt (``steer``, something absorbed), free the group."""
+        """The active run's agent exited: post its receipt (steering, something absorbed), free the group."""
         assert self.active is not None
         record, session = self.active
         record.outcome, record.ended_at_s = "ran", session.agent.exited_at_s
@@ -121,9 +134,8 @@ class Group:
         self.active = None
 
     def _next(self) -> None:
-        if self.waiting is not None and self.active is None:
-            record, self.waiting = self.waiting, None
-            self.begin(record)
+        if self.waiting and self.active is None:
+            self.begin(self.waiting.pop(0))
 
     def _job(self, record: RunRecord, status: str, conclusion: str | None) -> None:
         self.world.sim.update_job(record.stage_job_id, status=status, conclusion=conclusion)
