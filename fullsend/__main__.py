@@ -78,6 +78,19 @@ def _parser() -> argparse.ArgumentParser:
                       help="a harness YAML (repeatable; default: .fullsend/harness/*.yaml)")
     lint.add_argument("--agents", metavar="DIR", default=None,
                       help="agent definitions directory (default: .fullsend/agents)")
+    init = sub.add_parser("init", help="write a working setup: shim, dispatch workflow, harness, prompts, agents",
+                          description="Write a commented, working steer-action setup for the stages you pick "
+                                      "(never overwrites; --dry-run prints the files).")
+    init.add_argument("--stages", default="review", help="comma-separated stages, or all (default: review)")
+    init.add_argument("--dir", default=".", help="the repository to write into (default: .)")
+    init.add_argument("--runtime", default="claude", choices=("claude", "pi", "codex"))
+    init.add_argument("--ref", default=None,
+                      help="the steer-action commit to pin (40 hex digits; default: this release's commit)")
+    init.add_argument("--role-token", default="app", choices=("app", "mint"),
+                      help="app: a GitHub App token (actions/create-github-app-token); mint: FULLSEND_MINT_URL")
+    init.add_argument("--queue", default="single", choices=("single", "max"),
+                      help="the stage jobs' concurrency queue (max: every update keeps its own pending run)")
+    init.add_argument("--dry-run", action="store_true", help="print the files instead of writing them")
     explain = sub.add_parser("explain", help="read-only: why each follow-up run was or was not absorbed, rule by rule")
     explain.add_argument("url", help="the issue or pull request URL")
     explain.add_argument("--run", metavar="RUN_ID", default=None, help="explain this run instead of the run in flight")
@@ -136,6 +149,8 @@ def _dispatch(args: argparse.Namespace, console: Console) -> int:
     if args.command == "lint":
         from fullsend.app.commands.lint import run_lint
         return run_lint(args.harness, args.agents, sys.stdout, sys.stderr)
+    if args.command == "init":
+        return _init(args)
     if args.command == "explain":
         from fullsend.app.commands.explain.command import run_explain
         return run_explain(args.url, args.run, args.as_of, args.json, os.environ, sys.stdout, sys.stderr)
@@ -143,6 +158,21 @@ def _dispatch(args: argparse.Namespace, console: Console) -> int:
         from fullsend.app.commands.simulator import run_simulator_serve
         return run_simulator_serve(args.port, args.scenario)
     return ExitCode.FAILED
+
+
+def _init(args: argparse.Namespace) -> int:
+    """``fullsend init`` (``fullsend.app.commands.init``)."""
+    from pathlib import Path
+
+    from fullsend.app.commands.init import RELEASE_COMMIT, InitError, InitPlan, parse_stages, run_init
+    try:
+        stages = parse_stages(args.stages)
+    except InitError as exc:
+        sys.stderr.write(f"fullsend init: {exc}\n")
+        return ExitCode.BAD_INPUT
+    plan = InitPlan(stages, args.runtime, args.ref if args.ref is not None else RELEASE_COMMIT, args.role_token,
+                    args.queue)
+    return run_init(plan, Path(args.dir), args.dry_run, sys.stdout, sys.stderr)
 
 
 def _report(console: Console, command: str, message: str, title: str) -> None:

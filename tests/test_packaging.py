@@ -72,3 +72,14 @@ def test_simulator_serve_starts_from_the_wheel_alone(unpacked: Path, tmp_path: P
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_init_writes_its_setup_from_the_wheel_alone(unpacked: Path, tmp_path: Path):
+    ref = "0123456789abcdef0123456789abcdef01234567"
+    code = ("import sys; from fullsend.__main__ import main; "
+            f"sys.exit(main(['init', '--stages', 'all', '--ref', '{ref}']))")
+    proc = subprocess.run([sys.executable, "-S", "-c", code], cwd=tmp_path, env=_wheel_only_env(unpacked),
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    dispatch = (tmp_path / ".github" / "workflows" / "fullsend-dispatch.yml").read_text()
+    assert "  route:\n    name: Route" in dispatch and f"fullsend-ai/steer-action@{ref}" in dispatch

@@ -1,0 +1,150 @@
+"""``fullsend init``: write a working, commented setup for the stages a user picks
+(docs/adopting.md "Start with fullsend init").
+
+The files, relative to ``--dir``:
+
+* ``.github/workflows/fullsend.yml`` — the shim (names the run, one ``dispatch`` job);
+* ``.github/workflows/fullsend-dispatch.yml`` — Route and one job per chosen stage, the action
+  pinned to ``--ref`` (a full commit SHA; the release this CLI belongs to names its own);
+* ``.fullsend/harness/<stage>.yaml``, ``.fullsend/prompts/<stage>.md`` and
+  ``.fullsend/agents/<stage>.md`` (an agent definition carrying the envelope's opening line).
+
+It never overwrites: when any target exists it names them and exits 2, writing nothing.
+``--dry-run`` prints every file instead of writing it.  The templates are
+``fullsend/templates/init/`` (Jinja with ``[[ ]]`` and ``[% %]``, so GitHub's ``${{ }}`` passes
+through untouched).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from fullsend import __version__
+from fullsend.app.commands.init_stages import MODEL_SECRETS, SECRET_WHY, STAGE_SPECS, StageSpec
+from fullsend.errors import ExitCode
+
+TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "init"
+SHA = re.compile(r"[0-9a-f]{40}")
+#: What ``--ref`` defaults to: the commit of the release this package was built from, written by
+#: the release script; empty in a development checkout, where ``--ref`` is required.
+RELEASE_COMMIT = ""
+ROLE_TOKEN_MODES = ("app", "mint")
+QUEUES = ("single", "max")
+
+
+class InitError(Exception):
+    """A bad ``fullsend init`` argument or an existing target (exit 2), with its fix."""
+
+
+@dataclass(frozen=True)
+class InitPlan:
+    """Everything one ``fullsend init`` renders: stages, runtime, action ref, role-token mode, queue."""
+
+    stages: tuple[str, ...]
+    runtime: str = "claude"
+    ref: str = RELEASE_COMMIT
+    role_token: str = "app"
+    queue: str = "single"
+
+
+def parse_stages(text: str) -> tuple[str, ...]:
+    """``review,fix`` → ``("review", "fix")`` in pipeline order; ``all`` → every stage.
+
+    Raises ``InitError`` naming an unknown stage and the known ones.
+    """
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if names == ["all"]:
+        return tuple(STAGE_SPECS)
+    unknown = [n for n in names if n not in STAGE_SPECS]
+    if unknown or not names:
+        raise InitError(f"--stages {text!r}: {'unknown stage ' + ', '.join(unknown) if unknown else 'no stage'}; "
+                        f"use a comma-separated list of {', '.join(STAGE_SPECS)}, or all")
+    return tuple(s for s in STAGE_SPECS if s in names)
+
+
+def check_plan(plan: InitPlan) -> None:
+    """Raise ``InitError`` for a ref that is not a full commit SHA or an unknown mode."""
+    if not SHA.fullmatch(plan.ref):
+        raise InitError(f"--ref {plan.ref!r} is not a full commit SHA (40 lowercase hex digits); pass the commit "
+                        "of the steer-action release to pin, e.g. --ref $(git ls-remote "
+                        "https://github.com/fullsend-ai/steer-action refs/tags/v1 | cut -f1)")
+    if plan.runtime not in MODEL_SECRETS:
+        raise InitError(f"--runtime {plan.runtime!r}: use one of {', '.join(MODEL_SECRETS)}")
+
+
+def _environment() -> Environment:
+    return Environment(loader=FileSystemLoader(str(TEMPLATES)), undefined=StrictUndefined, autoescape=False,
+                       keep_trailing_newline=True, variable_start_string="[[", variable_end_string="]]",
+                       block_start_string="[%", block_end_string="%]", comment_start_string="[#",
+                       comment_end_string="#]")
+
+
+def render_files(plan: InitPlan) -> list[tuple[Path, str]]:
+    """``[(relative path, text)]`` for ``plan``; raises ``InitError`` (see :func:`check_plan`)."""
+    check_plan(plan)
+    env = _environment()
+    specs = [STAGE_SPECS[s] for s in plan.stages]
+    model_secrets = list(MODEL_SECRETS[plan.runtime])
+    secrets = [*model_secrets, *(["FULLSEND_APP_PRIVATE_KEY"] if plan.role_token == "app" else [])]
+    common = dict(version=__version__, stages=list(plan.stages), runtime=plan.runtime, ref=plan.ref,
+                  role_token=plan.role_token, queue=plan.queue, secrets=secrets, model_secrets=model_secrets,
+                  secret_descriptions=SECRET_WHY, specs=specs,
+                  route_job=(TEMPLATES / "route_job.yml.txt").read_text(encoding="utf-8").rstrip("\n"))
+    files = [(Path(".github/workflows/fullsend.yml"), env.get_template("shim.yml.j2").render(**common)),
+             (Path(".github/workflows/fullsend-dispatch.yml"), env.get_template("dispatch.yml.j2").render(**common))]
+    for spec in specs:
+        files += _stage_files(env, spec)
+    return files
+
+
+def _stage_files(env: Environment, spec: StageSpec) -> list[tuple[Path, str]]:
+    values = dict(spec=spec, version=__version__)
+    return [(Path(f".fullsend/harness/{spec.stage}.yaml"), env.get_template("harness.yaml.j2").render(**values)),
+            (Path(f".fullsend/prompts/{spec.stage}.md"), env.get_template("prompt.md.j2").render(**values)),
+            (Path(f".fullsend/agents/{spec.stage}.md"), env.get_template("agent.md.j2").render(**values))]
+
+
+def write_files(root: Path, files: Sequence[tuple[Path, str]]) -> list[Path]:
+    """Write ``files`` under ``root``; raises ``InitError`` (nothing written) when any exists."""
+    existing = [rel for rel, _ in files if (root / rel).exists() or (root / rel).is_symlink()]
+    if existing:
+        raise InitError(f"{', '.join(str(root / p) for p in existing)} already exist"
+                        f"{'s' if len(existing) == 1 else ''}; fullsend init never overwrites: move "
+                        f"{'it' if len(existing) == 1 else 'them'} away or init another --dir")
+    for rel, text in files:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return [rel for rel, _ in files]
+
+
+def run_init(plan: InitPlan, root: Path, dry_run: bool, out: TextIO, err: TextIO) -> int:
+    """``fullsend init``: exit 0 after writing (or printing, ``dry_run``) the files, 2 on an
+    ``InitError`` (one line on ``err``)."""
+    try:
+        files = render_files(plan)
+        if dry_run:
+            for rel, text in files:
+                out.write(f"==> {rel} <==\n{text}\n")
+            return ExitCode.OK
+        written = write_files(root, files)
+    except InitError as exc:
+        err.write(f"fullsend init: {exc}\n")
+        return ExitCode.BAD_INPUT
+    out.write(f"Wrote {len(written)} files under {root}:\n" + "".join(f"  {p}\n" for p in written))
+    out.write(NEXT_STEPS[plan.role_token])
+    return ExitCode.OK
+
+
+NEXT_STEPS = {
+    "app": ("Next: create a GitHub App for the agent (docs/adopting.md \"The role token\"), set the repository\n"
+            "variable FULLSEND_APP_CLIENT_ID and the secrets FULLSEND_APP_PRIVATE_KEY and the model key,\n"
+            "then run `fullsend lint` and commit.\n"),
+    "mint": ("Next: set the repository variable FULLSEND_MINT_URL to your mint service (docs/adopting.md\n"
+             "\"The role token\") and the model key secret, then run `fullsend lint` and commit.\n"),
+}

@@ -1,0 +1,119 @@
+"""Issue 21: ``fullsend init`` writes a working setup, refuses to overwrite, prints with --dry-run,
+and its files pass ``fullsend lint``; the Route job it writes is the examples' Route job.
+
+The linters (zizmor, GitHub's workflow schema) run on its output in
+``tests/hygiene/test_init_workflows.py``; act runs it in ``tests/act/test_act_init.py``.
+"""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from fullsend.app.commands.init import InitError, InitPlan, parse_stages, render_files
+from fullsend.core.text.wire import OPENING_LINE
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+REF = "0123456789abcdef0123456789abcdef01234567"
+
+
+def _fullsend(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "fullsend", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=60)
+
+
+def test_init_then_lint_exits_0_in_a_fresh_repository(tmp_path: Path) -> None:
+    made = _fullsend("init", "--stages", "review,fix", "--ref", REF, cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    written = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file())
+    assert written == [".fullsend/agents/fix.md", ".fullsend/agents/review.md", ".fullsend/harness/fix.yaml",
+                       ".fullsend/harness/review.yaml", ".fullsend/prompts/fix.md", ".fullsend/prompts/review.md",
+                       ".github/workflows/fullsend-dispatch.yml", ".github/workflows/fullsend.yml"]
+    lint = _fullsend("lint", cwd=tmp_path)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+    assert "0 finding(s) in 2 harness file(s)" in lint.stderr
+
+
+def test_the_dispatch_workflow_has_route_and_only_the_chosen_stages_pinned_to_the_ref() -> None:
+    files = dict(render_files(InitPlan(("review", "fix"), ref=REF)))
+    dispatch = yaml.safe_load(files[Path(".github/workflows/fullsend-dispatch.yml")])
+    assert list(dispatch["jobs"]) == ["route", "review", "fix"]
+    assert [dispatch["jobs"][j]["name"] for j in dispatch["jobs"]] == ["Route", "Review", "Fix"]
+    step = next(s for s in dispatch["jobs"]["review"]["steps"] if str(s.get("uses", "")).startswith("fullsend-ai/"))
+    assert step["uses"] == f"fullsend-ai/steer-action@{REF}"
+    assert step["with"]["role_token"] == "${{ steps.role-token.outputs.token }}"
+    assert step["with"]["prompt_file"] == ".fullsend/prompts/review.md"
+    assert dispatch["jobs"]["review"]["concurrency"] == {
+        "group": "fullsend-review-${{ github.repository }}-${{ github.event.pull_request.number || "
+                 "github.event.issue.number }}", "cancel-in-progress": False}
+    shim = yaml.safe_load(files[Path(".github/workflows/fullsend.yml")])
+    assert list(shim["jobs"]) == ["dispatch"]
+    assert shim["jobs"]["dispatch"]["uses"] == "./.github/workflows/fullsend-dispatch.yml"
+
+
+def test_the_route_job_is_the_examples_route_job() -> None:
+    files = dict(render_files(InitPlan(("review",), ref=REF)))
+    generated = yaml.safe_load(files[Path(".github/workflows/fullsend-dispatch.yml")])["jobs"]["route"]
+    example = yaml.safe_load((REPO_ROOT / "examples" / "reusable-dispatch.yml").read_text())["jobs"]["route"]
+    assert generated == example
+
+
+def test_mint_mode_and_queue_max_and_codex() -> None:
+    files = dict(render_files(InitPlan(("code",), runtime="codex", ref=REF, role_token="mint", queue="max")))
+    dispatch = yaml.safe_load(files[Path(".github/workflows/fullsend-dispatch.yml")])
+    job = dispatch["jobs"]["code"]
+    assert job["concurrency"]["queue"] == "max" and job["permissions"]["id-token"] == "write"
+    step = job["steps"][-2]
+    assert (step["with"]["mint_url"], step["with"]["role"], step["with"]["runtime"]) == (
+        "${{ vars.FULLSEND_MINT_URL }}", "coder", "codex")
+    assert step["env"] == {"OPENAI_API_KEY": "${{ secrets.OPENAI_API_KEY }}"}
+    assert not any("create-github-app-token" in str(s.get("uses")) for s in job["steps"])
+
+
+def test_every_agent_definition_carries_the_envelope_opening_line() -> None:
+    files = render_files(InitPlan(parse_stages("all"), ref=REF))
+    agents = [text for path, text in files if path.parts[:2] == (".fullsend", "agents")]
+    assert len(agents) == 6 and all(OPENING_LINE in text for text in agents)
+
+
+def test_init_never_overwrites_and_writes_nothing_then(tmp_path: Path) -> None:
+    (tmp_path / ".fullsend" / "harness").mkdir(parents=True)
+    mine = tmp_path / ".fullsend" / "harness" / "review.yaml"
+    mine.write_text("role: mine\n")
+    made = _fullsend("init", "--stages", "review", "--ref", REF, cwd=tmp_path)
+    assert made.returncode == 2
+    assert made.stderr.count("\n") == 1 and "review.yaml already exists; fullsend init never overwrites" in made.stderr
+    assert mine.read_text() == "role: mine\n" and not (tmp_path / ".github").exists()
+
+
+def test_dry_run_prints_every_file_and_writes_none(tmp_path: Path) -> None:
+    made = _fullsend("init", "--stages", "triage", "--ref", REF, "--dry-run", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    assert made.stdout.count("==> ") == 5 and "==> .github/workflows/fullsend-dispatch.yml <==" in made.stdout
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--stages", "review,deploy"], "--stages 'review,deploy': unknown stage deploy; use a comma-separated list"),
+    (["--stages", ","], "--stages ',': no stage"),
+    (["--ref", "v1"], "--ref 'v1' is not a full commit SHA"),
+    (["--ref", REF.upper()], "is not a full commit SHA (40 lowercase hex digits)"),
+])
+def test_bad_arguments_exit_2_with_one_plain_line(tmp_path: Path, args: list[str], says: str) -> None:
+    made = _fullsend("init", *(args if "--ref" in args else [*args, "--ref", REF]), cwd=tmp_path)
+    assert made.returncode == 2 and says in made.stderr, made.stderr
+    assert made.stderr.count("\n") == 1 and "Traceback" not in made.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_without_a_release_commit_the_ref_is_required() -> None:
+    with pytest.raises(InitError, match="--ref '' is not a full commit SHA"):
+        render_files(InitPlan(("review",)))
+    out, err = io.StringIO(), io.StringIO()
+    from fullsend.app.commands.init import run_init
+    assert run_init(InitPlan(("review",)), Path("/nonexistent"), False, out, err) == 2 and out.getvalue() == ""
