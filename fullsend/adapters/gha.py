@@ -3,9 +3,9 @@
 docs/architecture.md "Runner I/O": message data escapes ``%``, ``\\r``, ``\\n``; properties also
 escape ``:`` and ``,``.  Outputs use the multi-line delimiter syntax with ``\\n`` line endings.
 Every secret is masked with ``::add-mask::`` before any other
-output (issue 8 "Output hygiene").  Every line, output and summary is made valid Unicode first
+output.  Every line, output and summary is made valid Unicode first
 (``runner_safe``: a lone surrogate in agent text would make the write fail), and a
-``::stop-commands::`` block is always closed, even when writing a line inside it fails (issue 16).
+``::stop-commands::`` block is always closed, even when writing a line inside it fails.
 
 Workflow commands mean something only inside a runner (``GITHUB_ACTIONS=true``, see
 :func:`in_runner`).  For a person at a terminal a ``Console(plain=True)`` writes errors and

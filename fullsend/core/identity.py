@@ -39,7 +39,7 @@ class Identity:
 def from_rest(login: str, user_type: str) -> Identity:
     """Identity of a REST author (``user.login``, ``user.type``).
 
-    An author whose ``type`` GitHub did not send is unknown and matches nobody (issue 18: a
+    An author whose ``type`` GitHub did not send is unknown and matches nobody (a
     ``github-actions[bot]`` login without a type is not taken for the job bot).
     """
     if not user_type:

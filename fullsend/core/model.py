@@ -214,7 +214,7 @@ class Job:
 
 
 def latest_attempt_jobs(jobs: Sequence[Job]) -> list[Job]:
-    """Each job name's record from the latest attempt that ran it (issue 18).
+    """Each job name's record from the latest attempt that ran it.
 
     A run's jobs listed across attempts (``filter=all``) hold one record per attempt for every
     job a re-run repeated; a job that succeeded before "re-run failed jobs" appears only in its

@@ -221,7 +221,7 @@ class ActionsState(StateBase):
             return [copy.deepcopy(self._jobs[j]) for j in self._run_jobs[run_id]]
 
     def jobs_listing(self, run_id: int, job_filter: str = "latest", attempt: int | None = None) -> list[dict[str, Any]]:
-        """What GitHub lists for a run's jobs (issue 18): ``filter=latest`` (the default) only the
+        """What GitHub lists for a run's jobs: ``filter=latest`` (the default) only the
         jobs of the run's latest attempt, ``filter=all`` those of every attempt, and
         ``…/attempts/{n}/jobs`` (``attempt``) those of attempt ``n``.  ``KeyError`` if unknown."""
         with self._lock:

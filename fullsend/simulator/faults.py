@@ -1,4 +1,4 @@
-"""Fault injection for the GitHub simulator (issue 9: the fault matrix).
+"""Fault injection for the GitHub simulator (the fault matrix).
 
 A fault matches requests by method, path (``re.search`` on the path relative to the API prefix)
 and, optionally, by the login of the bearer token (so a receipt POST under the job token can
@@ -20,7 +20,7 @@ Modes (``Fault.mode``):
                :func:`drop_field`: a field GitHub normally sends is missing; :func:`not_json`:
                the request took effect but the body is an HTML error page).
 
-Rate limits as GitHub answers them (issue 18; docs/rules.md#rate-limited): :meth:`secondary_limit`
+Rate limits as GitHub answers them (docs/rules.md#rate-limited): :meth:`secondary_limit`
 (403 or 429, with ``Retry-After`` in seconds, as an HTTP-date, unreadable, or no header at all),
 :meth:`primary_limit` (403 with ``X-RateLimit-Remaining: 0`` and ``X-RateLimit-Reset``),
 :meth:`graphql_rate_limited` (GraphQL's 200 with an error of type ``RATE_LIMITED``) and

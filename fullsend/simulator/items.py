@@ -82,7 +82,7 @@ class ItemsState(ActionsState):
             issue = self.add_issue(number, title, body, labels, user, pull_request=True)
             self._heads[number] = [{"sha": head_sha}]
             owner = self._user(self.urls.owner, "Organization")  # a login in, so a user out (never None)
-            self._pulls[number] = pull_request_json(self.urls, issue, owner, (head_ref, head_sha),  # type: ignore[arg-type]
+            self._pulls[number] = pull_request_json(self.urls, issue, owner, (head_ref, head_sha),  # type: ignore[arg-type]  # the JSON record is a dict[str, Any]
                                                     (base_ref, base_sha or fake_sha("base", number)), draft)
             self._pulls[number].update(self._item_fields(extra))
             return copy.deepcopy(self._pulls[number])

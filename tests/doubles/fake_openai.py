@@ -45,7 +45,13 @@ def offered_tools(body: dict[str, Any]) -> list[str]:
 
 
 def shell_call_item(body: dict[str, Any], call: ToolCall, call_id: str) -> dict[str, Any]:
-    """A ``function_call`` output item running ``call.command`` with the shell tool Codex offered."""
+    """A ``function_call`` output item running ``call.command`` with the shell tool Codex offered;
+    the hint ``spawn_agent`` starts a sub-agent with ``call.command`` as its task instead (Codex's
+    ``multi_agent_v1`` tools)."""
+    if call.hint == "spawn_agent":
+        return {"type": "function_call", "id": new_tool_id("fc_"), "call_id": call_id, "name": "spawn_agent",
+                "namespace": "multi_agent_v1", "arguments": json.dumps({"message": call.command}),
+                "status": "completed"}
     offered = offered_tools(body)
     name = next((n for n in _SHELL_TOOLS if n in offered), "shell")
     if name == "exec_command":

@@ -102,7 +102,7 @@ def unpack(archive: IO[bytes], dest: Path, skip: tuple[str, ...] = ()) -> int:
             elif member.isfile():
                 target.parent.mkdir(parents=True, exist_ok=True)
                 source = tar.extractfile(member)
-                with source as src, open(target, "wb") as out:  # type: ignore[union-attr]
+                with source as src, open(target, "wb") as out:  # type: ignore[union-attr]  # a regular member: never None
                     shutil.copyfileobj(src, out, _CHUNK)
                 target.chmod(0o755 if member.mode & 0o111 else 0o644)
                 written += 1

@@ -101,7 +101,7 @@ class GitHubForge(LoginResolution):
         return view
 
     def _t(self, credential: Credential) -> Transport:
-        return self._http.get(credential) or self._http["job"]  # type: ignore[return-value]
+        return self._http.get(credential) or self._http["job"]  # type: ignore[return-value]  # "job" is always set
 
     def _gql(self, credential: Credential) -> GraphQLClient:
         return self._graphql[credential]
@@ -165,7 +165,7 @@ class GitHubForge(LoginResolution):
 
     def list_run_jobs(self, run_id: int) -> list[Job]:
         """The jobs of every attempt of a run (``filter=all``, ≤ 100 pages of 100), each job name's
-        record from the latest attempt that ran it (issue 18: after "re-run failed jobs" the Route
+        record from the latest attempt that ran it (after "re-run failed jobs" the Route
         job of attempt 1 is still the run's Route job; docs/architecture.md "Provenance")."""
         path = f"{self._base}/actions/runs/{run_id}/jobs"
         rows = self._pages("job", path, {"filter": "all"}, wire.Job, (wire.JobsPage, "jobs"), LIST_PAGES_MAX)

@@ -86,7 +86,7 @@ def _retrying(
     return tenacity.Retrying(
         retry=tenacity.retry_if_exception_type((_Transient, *retry_on)),
         # stop_any calls any stop callable; tenacity's annotations only allow a stop_base after '|'.
-        stop=tenacity.stop_after_attempt(attempts) | past_deadline,  # type: ignore[operator]
+        stop=tenacity.stop_after_attempt(attempts) | past_deadline,  # type: ignore[operator]  # tenacity types | loosely
         wait=tenacity.wait_exponential(multiplier=first_wait_s, min=first_wait_s, max=8.0),
         sleep=clock.sleep,  # type: ignore[arg-type]  # tenacity drops the return value; Clock.sleep's bool is unused here
         before_sleep=before_sleep,

@@ -1,7 +1,7 @@
 """From checked answers (``fullsend.adapters.github.wire``) to the frozen core records.
 
 Only values that passed the seam's checks get here, so these conversions cannot fail.  Two rules
-of issue 18 live here because they need the adapter's knowledge of the repository:
+of GitHub as it behaves live here because they need the adapter's knowledge of the repository:
 
 * a run's ``pull_requests[]`` entry binds only when its base repository is this repository
   (``base.repo.url`` ends in ``/repos/{owner}/{name}``, compared without case): GitHub lists a

@@ -205,7 +205,7 @@ def parse_list(model: type[M], data: Any, endpoint: str) -> list[M]:
     """A JSON array whose every item is ``model`` (an object where the array belongs is malformed).
     Raises ``MalformedResponse`` naming the item (``[3].user.type``)."""
     try:
-        return TypeAdapter(list[model]).validate_python(data, strict=True)  # type: ignore[valid-type]
+        return TypeAdapter(list[model]).validate_python(data, strict=True)  # type: ignore[valid-type]  # model is a runtime type
     except ValidationError as exc:
         raise _malformed(exc, endpoint, None) from None
 

@@ -1,5 +1,5 @@
 """Which written lines one delivery acknowledges: identity, never counting (docs/architecture.md
-"Acknowledgement"; issue 16).
+"Acknowledgement").
 
 An ``Entry`` is one line written to the agent's input: its key (Claude Code: the text; pi: the
 rpc id), its text, and its state, ``pending`` → ``queued`` (the CLI holds it) → ``delivered``

@@ -18,7 +18,7 @@ from fullsend.core.agent_end import EndVerdict
 
 STREAM_LINE_MAX_BYTES = 1 << 20
 
-#: ``UserReplayEvent.disposition`` values (pi rpc ``data.disposition``, issue 16).
+#: ``UserReplayEvent.disposition`` values (pi rpc ``data.disposition``).
 DELIVERED = "delivered"  # the line reached the model: an ack
 QUEUED = "queued"  # accepted and waiting in the CLI's queue: not yet an ack
 REJECTED = "rejected"  # refused or consumed elsewhere: never an ack
@@ -98,12 +98,20 @@ class TextEvent:
 class SendEvent:
     """A line the protocol owes the agent now (codex app-server: the opening ``turn/start`` once the
     thread exists, a retried input, the answer to a server request); the driver appends it to the
-    agent's input as it is."""
+    agent's input as it is.  When ``required`` and the write fails, the run cannot go on: the
+    driver stops the agent and the iteration fails as one that could not start."""
 
     line: str
+    required: bool = False
 
 
-AgentEvent = UserReplayEvent | ResultEvent | TokensEvent | InitEvent | TextEvent | SendEvent
+@dataclass(frozen=True)
+class TurnOpenEvent:
+    """The CLI started a turn (codex app-server ``turn/started``), whoever asked for it: until its end
+    the feed stays open, and EOF before it is an interrupted turn."""
+
+
+AgentEvent = UserReplayEvent | ResultEvent | TokensEvent | InitEvent | TextEvent | SendEvent | TurnOpenEvent
 
 
 def iter_json_lines(stream: IO[bytes], max_line_bytes: int = STREAM_LINE_MAX_BYTES) -> Iterator[dict[str, Any]]:

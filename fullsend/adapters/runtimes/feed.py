@@ -146,16 +146,24 @@ class SteerFeed:
             _run_exec(self._exec, append_command(line, self.mailbox), "writing steer to the mailbox")
             self._outstanding.append(Entry(key, msg, is_steer=True, text=text))
 
-    def send(self, line: str) -> None:
+    def send(self, line: str) -> str:
         """Append a line the protocol owes the agent (no entry: it is not a message to acknowledge).
 
-        A failed write is a warning: what it carried stays outstanding, so the run cannot settle
-        on it as delivered.
+        Returns "" when written, else the error; what the line carried stays outstanding, so the run
+        cannot settle on it as delivered.  The write holds the feed mutex, like every other append:
+        two appends at once could interleave their bytes in the mailbox.
         """
-        try:
-            _run_exec(self._exec, append_command(line, self.mailbox), "writing to the agent's input")
-        except SandboxError as exc:
-            self._warn(f"A protocol line could not be written to the agent: {exc}")
+        with self._mu:
+            try:
+                _run_exec(self._exec, append_command(line, self.mailbox), "writing to the agent's input")
+            except SandboxError as exc:
+                return str(exc)
+        return ""
+
+    def note_turn_open(self) -> None:
+        """The CLI started a turn on its own account or ours: the feed stays open until it ends."""
+        with self._mu:
+            self._in_turn = True
 
     def note_echo(self, at: datetime, id: str = "", content: str = "", parts: tuple[str, ...] = ()) -> bool:
         """A delivery of consumed line(s); returns True when the feeder must now be stopped.

@@ -30,6 +30,7 @@ from fullsend.adapters.runtimes.events import (
     SendEvent,
     TextEvent,
     TokensEvent,
+    TurnOpenEvent,
     UserReplayEvent,
     iter_json_lines,
 )
@@ -65,6 +66,7 @@ class _ActiveRun:
     last_result: ResultEvent | None = None
     session_id: str = ""
     model: str = ""
+    send_failed: str = ""  # a required protocol line could not be written: the run cannot go on
 
 
 SandboxFactory = Callable[[str], Any]
@@ -109,8 +111,12 @@ class LiveRuntime:
         if feed is None:
             raise NoSteerSession(f"no steerable {self.name} run is registered for sandbox {sandbox_name!r}")
         envelope = self._render(msg)
-        line, key = self.dialect.steer_line(envelope, active.parser if active is not None else None)
+        parser = active.parser if active is not None else None
+        line, key = self.dialect.steer_line(envelope, parser)
         feed.append_line(msg, line, key, text=envelope)
+        written = getattr(self.dialect, "steer_written", None)
+        if written is not None:
+            written(parser, key)
 
     def settle(self, sandbox_name: str) -> None:
         """No more steers; stops the feeder now if nothing is pending.  Unknown sandbox: no-op.
@@ -256,7 +262,19 @@ class LiveRuntime:
         elif isinstance(event, TextEvent):
             self._callback(on_output, event.text)
         elif isinstance(event, SendEvent):
-            feed.send(event.line)
+            self._send(active, event)
+        elif isinstance(event, TurnOpenEvent):
+            feed.note_turn_open()
+
+    def _send(self, active: _ActiveRun, event: SendEvent) -> None:
+        failure = active.feed.send(event.line)
+        if not failure:
+            return
+        if event.required:  # the agent would wait forever for it: stop the run now
+            active.send_failed = failure
+            self._stop_quietly(active)
+        else:
+            self._warn(f"A protocol line could not be written to the agent: {failure}")
 
     def _callback(self, fn: Callable[[Any], None], arg: Any) -> None:
         try:
@@ -290,6 +308,8 @@ class LiveRuntime:
             self._warn(f"Stopping the sandbox failed: {exc}")
 
     def _result(self, active: _ActiveRun, process: Any, exit_code: int, agg: Aggregator) -> AgentRunResult:
+        if active.send_failed:
+            return launch_failed(active.send_failed)
         verdict = process_verdict(cancelled=active.cancelled, timed_out=active.timed_out, exit_code=exit_code,
                                   last=active.last_result, stderr_tail=process.stderr_tail() if exit_code else "")
         return AgentRunResult(

@@ -1,4 +1,4 @@
-"""Which CLI versions each runtime supports, and the check before the agent starts (issue 16).
+"""Which CLI versions each runtime supports, and the check before the agent starts.
 
 A CLI outside its runtime's range may speak a protocol the action does not know (a pi older than
 ``agent_settled`` makes every run hang until its timeout; a newer CLI may end in shapes the

@@ -60,7 +60,7 @@ class LocalProcess:
     def __init__(self, popen: subprocess.Popen[bytes]) -> None:
         self._popen = popen
         self.pid = popen.pid
-        self.stdout: IO[bytes] = popen.stdout  # type: ignore[assignment]
+        self.stdout: IO[bytes] = popen.stdout  # type: ignore[assignment]  # PIPE: never None
         self._stderr = bytearray()
         self._drain = threading.Thread(target=self._drain_stderr, name=f"stderr-{popen.pid}", daemon=True)
         self._drain.start()
@@ -70,7 +70,7 @@ class LocalProcess:
         if stream is None:
             return
         # Popen's pipes are buffered readers (bufsize=-1), so they have read1; IO[bytes] does not say so.
-        for chunk in iter(lambda: stream.read1(4096), b""):  # type: ignore[attr-defined]
+        for chunk in iter(lambda: stream.read1(4096), b""):  # type: ignore[attr-defined]  # a BufferedReader pipe
             self._stderr += chunk
             del self._stderr[:-_STDERR_KEEP_BYTES]
 

@@ -168,7 +168,7 @@ def check_receipt(forge: Forge, facts: PreflightFacts, log: Log) -> Skip | None:
 def _find_receipt(forge: Forge, facts: PreflightFacts) -> Comment | None:
     """The receipt check's reads: repo form, both logins, identity difference, comments, union.
 
-    GraphQL first (issue 18): one request reads the job token's login and every comment with
+    GraphQL first: one request reads the job token's login and every comment with
     ``lastEditedAt``, a second resolves the role login.  Where GraphQL cannot answer, REST as
     before, with the strict edited rule (docs/rules.md#receipt-lists-my-run).
     """

@@ -77,7 +77,7 @@ class ActionRun:
 
     # ---- lifecycle ---------------------------------------------------------------------------
     def check_agent_cli(self) -> None:
-        """Refuse an agent CLI whose ``--version`` its runtime does not support (issue 16).
+        """Refuse an agent CLI whose ``--version`` its runtime does not support.
 
         Raises ``ConfigError`` (exit 2, before the agent starts).  The command runs as the agent
         would: its scrubbed environment, the child user (from ``/``, before the workspace is
@@ -134,7 +134,7 @@ class ActionRun:
 
     def receipt_allowed(self, outcome: RunOutcome) -> bool:
         """Outright success that absorbed ≥ 1 acknowledged run (docs/architecture.md "Receipt writer");
-        the shipped iteration's agent end must be ``AgentEnd.SUCCESS`` (issue 16)."""
+        the shipped iteration's agent end must be ``AgentEnd.SUCCESS``."""
         return bool(outcome.marker.consumed) and should_post_receipt(
             run_failed=outcome.outcome != "succeeded", cancelled=self.cancelled.is_set(), skipped=self.skipped,
             post_script_withheld=False, transcript_error=False, agent_end=outcome.agent_end)

@@ -2,7 +2,7 @@
 127.0.0.1, playing a scripted timeline (docs/architecture.md "Commands"; README "Run it locally with act").
 
 Besides the GitHub REST API of ``fullsend.simulator.server`` it answers what a whole example
-workflow needs when act runs it locally (issue 10):
+workflow needs when act runs it locally:
 
 - ``GET /repos/{o}/{r}/collaborators/{login}/permission`` from the scenario's ``collaborators``
   (the Route job's ``gh api``);
@@ -73,7 +73,7 @@ class ServeHandler(SimHandler):
     def _serve(self) -> None:
         if not self._origin_form():
             return
-        extras: Extras = self.server.extras  # type: ignore[attr-defined]
+        extras: Extras = self.server.extras  # type: ignore[attr-defined]  # set on the server by run_simulator_serve
         answer = self._extra(self.path.partition("?")[0], extras)
         if answer is None:
             super()._serve()
@@ -99,7 +99,7 @@ class ServeHandler(SimHandler):
 
     def _extra(self, path: str, extras: Extras) -> tuple[int, Any] | None:
         """(status, JSON body) for the OIDC, mint and collaborator-permission paths; None otherwise."""
-        sim: GitHubSimulator = self.server.sim  # type: ignore[attr-defined]
+        sim: GitHubSimulator = self.server.sim  # type: ignore[attr-defined]  # set by run_simulator_serve
         token = bearer(self.headers.get("Authorization", ""))
         if path == OIDC_PATH and self.command == "GET":
             if token != OIDC_REQUEST_TOKEN:
@@ -139,7 +139,7 @@ class ServeHandler(SimHandler):
                 status: int, token: str, fault: str) -> None:
         super()._record(sim, call, headers, raw_path, status, token, fault)
         if call.method != "GET":
-            self.server.extras.say(f"{call.method} {call.path} -> {status} ({call.login or 'no token'})")  # type: ignore[attr-defined]
+            self.server.extras.say(f"{call.method} {call.path} -> {status} ({call.login or 'no token'})")  # type: ignore[attr-defined]  # see _serve
 
 
 # ------------------------------------------------------------------------------------ the service
@@ -187,8 +187,8 @@ def _bind(sim: GitHubSimulator, port: int, extras: Extras) -> None:
         raise ConfigError(f"cannot listen on {HOST}:{port} ({exc.strerror}); choose another --port, or --port 0 "
                           "for any free one") from None
     server.daemon_threads = True
-    server.sim = sim  # type: ignore[attr-defined]
-    server.extras = extras  # type: ignore[attr-defined]
+    server.sim = sim  # type: ignore[attr-defined]  # the handler reads it as self.server.sim
+    server.extras = extras  # type: ignore[attr-defined]  # the handler reads it as self.server.extras
     sim._server.server_close()
     sim._server = server
     web = f"http://{HOST}:{server.server_address[1]}"

@@ -116,7 +116,7 @@ class Watcher:
             since = me.fresh_after or cfg.started_at
             baseline = read_start_baseline(self.forge, cfg.item_number, cfg.run_name or f"#{cfg.item_number}",
                                            since, cfg.env_head_sha)
-            # The window opens at my run's second, inclusively: my own trigger is not news (issue 18).
+            # The window opens at my run's second, inclusively: my own trigger is not news.
             st.carry.baseline = replace(baseline, delivered_comment_ids=frozenset({me.trigger_comment_id} - {0}))
         return me
 

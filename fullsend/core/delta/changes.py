@@ -64,7 +64,7 @@ def to_second(at: datetime) -> datetime:
 
 
 def is_new(at: datetime | None, since: datetime) -> bool:
-    """Created in ``since``'s second or later (issue 18): compared at the forge's one-second
+    """Created in ``since``'s second or later: compared at the forge's one-second
     resolution, inclusively, so a comment posted later in the second of a steer is not lost.
     What already reached the agent is excluded by id, not by time.  Unknown → not new."""
     return at is not None and to_second(at) >= to_second(since)

@@ -28,8 +28,8 @@ class BaselineState:
     "" for an issue).  ``labels`` (sorted), ``title``, ``body``: the content snapshot.
     ``delivered_comment_ids`` / ``delivered_review_ids``: what already reached the agent (and my
     own run's triggering comment), excluded by identity: GitHub stamps comments and reviews to
-    the second, so the window opens at ``since``'s second, inclusively (issue 18;
-    docs/architecture.md "Delta").
+    the second, so the window opens at ``since``'s second, inclusively
+    (docs/architecture.md "Delta").
     """
 
     since: datetime

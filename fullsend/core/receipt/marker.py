@@ -151,7 +151,7 @@ def whole_body_receipt(body: str) -> Marker | None:
 def is_unedited(comment: Comment) -> bool:
     """Whether a comment counts as never edited (docs/rules.md#receipt-lists-my-run).
 
-    Project decision (issue 18): when GraphQL said (``comment.edited`` is not ``None``), its
+    Project decision: when GraphQL said (``comment.edited`` is not ``None``), its
     ``lastEditedAt`` decides: ``null`` is unedited, whatever ``updated_at`` says (GitHub bumps
     ``updated_at`` a second past ``created_at`` on comments nobody edited).  Read over REST,
     the strict rule stays: the raw ``updated_at`` equals the raw, non-empty ``created_at``.
@@ -202,7 +202,7 @@ def should_post_receipt(
 
     Any run error (agent, validation, timeout, post-script), cancellation, a pre-script skip, a
     withheld post-script or an agent-reported transcript error ⇒ no receipt; and so does any
-    end of the shipped iteration other than ``AgentEnd.SUCCESS`` (issue 16), including none.
+    end of the shipped iteration other than ``AgentEnd.SUCCESS``, including none.
     """
     if agent_end is not AgentEnd.SUCCESS:
         return False

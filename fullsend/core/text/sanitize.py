@@ -186,7 +186,7 @@ def runner_safe(s: str) -> str:
 
     Text decoded from an agent (a JSON ``\\ud800`` escape, bytes read with ``surrogateescape``)
     can hold surrogate code points that no UTF-8 writer accepts; a surrogate pair split over two
-    code points is joined back.  Everything else is returned unchanged (issue 16).
+    code points is joined back.  Everything else is returned unchanged.
     """
     if not _SURROGATE.search(s):
         return s

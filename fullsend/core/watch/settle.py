@@ -44,7 +44,7 @@ DEADLINE = "deadline"
 LOW_ON_TIME = "low-on-time"
 SESSION_CLOSED = "session-closed"
 CANCELLED = "cancelled"
-RATE_LIMITED = "rate-limited"  # project id: GitHub's rate limit outlasts the steer window (issue 18)
+RATE_LIMITED = "rate-limited"  # project id: GitHub's rate limit outlasts the steer window
 STALE_TURN_END = "stale-turn-end"  # project id: a turn end a steer already superseded (ignored)
 
 SETTLE_REASONS = (

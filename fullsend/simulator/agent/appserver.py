@@ -8,11 +8,15 @@ and is refused with ``no active turn to steer`` otherwise.  A turn emits ``turn/
 ``userMessage`` item per input it takes (its ``clientId`` is the request's
 ``clientUserMessageId``), works ``SCRIPTED_AGENT_TURN_S`` seconds (input that joins it is taken
 at the end of that step, then answered with half a step more), then an ``agentMessage`` item,
-``thread/tokenUsage/updated`` and ``turn/completed``.  At EOF it finishes the running turn and
-exits ``SCRIPTED_AGENT_EXIT_CODE`` (default 0).
+``thread/tokenUsage/updated`` and ``turn/completed``.  At EOF it exits at once, a running turn
+cut off without its ``turn/completed`` (as the real app-server does), with
+``SCRIPTED_AGENT_EXIT_CODE`` (default 0).
 
 ``SCRIPTED_AGENT_RESULT`` is a JSON object merged into every completed ``turn`` (e.g.
 ``{"status": "failed", "error": {"message": "…", "codexErrorInfo": "usageLimitExceeded"}}``).
+``SCRIPTED_APP_SERVER_SUBAGENT=1``: at the start of each turn a sub-agent thread reports a whole
+turn of its own on the same connection (``turn/started``, a ``userMessage`` without
+``clientId``, ``turn/completed``), as Codex's multi-agent tools do.
 """
 
 from __future__ import annotations
@@ -81,6 +85,8 @@ class AppServerScript:
         self.out.emit({"id": rid, "result": {"turn": turn}})
         self.out.emit({"method": "turn/started", "params": {"threadId": self.thread_id, "turn": turn}})
         self._take(params)
+        if os.environ.get("SCRIPTED_APP_SERVER_SUBAGENT") == "1":
+            self._sub_agent_turn()
         self._work(self.turn_s)
         if self.joined:
             for joined in self.joined:
@@ -88,6 +94,16 @@ class AppServerScript:
             self.joined = []
             self._work(self.turn_s / 2)
         self._finish(turn)
+
+    def _sub_agent_turn(self) -> None:
+        """Another thread's whole turn, reported on this connection (a sub-agent)."""
+        thread, turn = str(uuid.uuid4()), {"id": str(uuid.uuid4()), "items": [], "status": "inProgress"}
+        item = {"type": "userMessage", "id": str(uuid.uuid4()), "clientId": None,
+                "content": [{"type": "text", "text": "sub-agent task"}]}
+        self.out.emit({"method": "turn/started", "params": {"threadId": thread, "turn": turn}})
+        self.out.emit({"method": "item/started", "params": {"item": item, "threadId": thread, "turnId": turn["id"]}})
+        self.out.emit({"method": "turn/completed", "params": {"threadId": thread,
+                                                              "turn": {**turn, "status": "completed"}}})
 
     def _take(self, params: dict[str, Any]) -> None:
         """Record one input in the conversation: a ``userMessage`` item with its ``clientId``."""
@@ -114,8 +130,7 @@ class AppServerScript:
             except queue.Empty:
                 continue
             if obj is _EOF:
-                self.eof = True
-                continue
+                raise SystemExit(int(os.environ.get("SCRIPTED_AGENT_EXIT_CODE", "0")))
             assert isinstance(obj, dict)
             self._during_turn(obj)
         timer.cancel()

@@ -25,7 +25,7 @@ Environment knobs (all optional):
                               appends a user line of its own to that mailbox
 ``SCRIPTED_AGENT_SPAWN_CHILD`` when ``1``, leaves a background ``sleep`` child behind (group kill)
 ``SCRIPTED_AGENT_EXIT_CODE``  exit status at the end (default 0)
-``SCRIPTED_AGENT_RESULT``     JSON object merged into every ``result`` line (issue 16: e.g.
+``SCRIPTED_AGENT_RESULT``     JSON object merged into every ``result`` line (e.g.
                               ``{"subtype": "error_max_turns", "is_error": false}``)
 ``SCRIPTED_AGENT_SAY``        a JSON string: the assistant text of every turn (JSON escapes allowed,
                               so a test can make the agent say a lone surrogate)

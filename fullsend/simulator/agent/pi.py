@@ -11,7 +11,7 @@ an ``agent_start … agent_settled`` cycle of ``SCRIPTED_AGENT_TURN_S`` seconds;
 is answered as one more turn before ``agent_end``.  Every other command gets a successful
 response and is otherwise ignored.  It exits 0 when stdin closes and no cycle is running.
 
-Terminal-state knobs (issue 16): ``SCRIPTED_AGENT_RESULT`` (a JSON object merged into the last
+Terminal-state knobs: ``SCRIPTED_AGENT_RESULT`` (a JSON object merged into the last
 assistant message of every cycle, e.g. ``{"stopReason": "aborted", "content": []}``) and
 ``SCRIPTED_PI_SETTLED`` (a JSON object merged into every ``agent_settled``).
 """

@@ -31,6 +31,7 @@ from fullsend.adapters.runtimes.events import (
     SendEvent,
     TextEvent,
     TokensEvent,
+    TurnOpenEvent,
     UserReplayEvent,
 )
 from fullsend.adapters.runtimes.feed import STEER_ENVELOPE_OPENING_LINE
@@ -128,33 +129,66 @@ def test_the_opening_prompt_is_sent_once_the_thread_exists() -> None:
                                "clientUserMessageId": "k-open"}
 
 
-def test_a_steer_before_the_thread_exists_is_retried_later() -> None:
+def _started(parser: AppServerParser, turn_id: str = "turn-A") -> list[Any]:
+    return parser.parse({"method": "turn/started", "params": {"threadId": "th-1", "turn": {"id": turn_id}}})
+
+
+def _completed(parser: AppServerParser, turn_id: str = "turn-A", status: str = "completed") -> list[Any]:
+    return parser.parse({"method": "turn/completed",
+                         "params": {"threadId": "th-1", "turn": {"id": turn_id, "status": status}}})
+
+
+def test_a_steer_before_the_opening_turn_started_is_retried_later() -> None:
     with pytest.raises(NoSteerSession):
         AppServerParser(_Clock()).session.steer_line("k1", "update")
+    parser, _ = _parser_with_thread()
+    with pytest.raises(NoSteerSession):  # the thread exists, its first turn does not yet
+        parser.session.steer_line("k1", "update")
 
 
 def test_a_steer_during_a_turn_is_turn_steer_naming_it_and_between_turns_turn_start() -> None:
     parser, _ = _parser_with_thread()
-    idle = json.loads(parser.session.steer_line("k1", "update one"))
-    assert idle["method"] == "turn/start" and "expectedTurnId" not in idle["params"]
-    parser.parse({"method": "turn/started", "params": {"turn": {"id": "turn-A"}}})
+    assert _started(parser) == [TurnOpenEvent()]
     busy = json.loads(parser.session.steer_line("k2", "update two"))
     assert busy["method"] == "turn/steer"
     assert busy["params"] == {"threadId": "th-1", "input": [{"type": "text", "text": "update two"}],
                               "clientUserMessageId": "k2", "expectedTurnId": "turn-A"}
+    _completed(parser)
+    idle = json.loads(parser.session.steer_line("k1", "update one"))
+    assert idle["method"] == "turn/start" and "expectedTurnId" not in idle["params"]
 
 
 def test_the_ack_is_the_user_message_item_with_the_steers_client_id() -> None:
     parser, _ = _parser_with_thread()
     item = {"type": "userMessage", "id": "item-9", "clientId": "k2",
             "content": [{"type": "text", "text": "update two", "text_elements": []}]}
-    events = parser.parse({"method": "item/started", "params": {"item": item, "turnId": "turn-A"}})
+    events = parser.parse({"method": "item/started", "params": {"item": item, "threadId": "th-1", "turnId": "turn-A"}})
     assert events == [UserReplayEvent(NOW, id="k2", content="update two", parts=("update two",))]
+
+
+def test_a_user_message_without_client_id_acknowledges_nothing() -> None:
+    parser, _ = _parser_with_thread()
+    item = {"type": "userMessage", "id": "item-9", "clientId": None, "content": [{"type": "text", "text": "x"}]}
+    assert parser.parse({"method": "item/started", "params": {"item": item, "threadId": "th-1"}}) == []
+
+
+def test_another_threads_notifications_are_not_the_runs() -> None:
+    """A sub-agent's thread reports on the same connection: its turn ends, items and tokens are not the run's."""
+    parser, _ = _parser_with_thread()
+    _started(parser)
+    sub = {"threadId": "sub-thread"}
+    assert parser.parse({"method": "turn/started", "params": {**sub, "turn": {"id": "S1"}}}) == []
+    assert parser.parse({"method": "turn/completed", "params": {**sub, "turn": {"id": "S1", "status": "completed"}}}) == []
+    item = {"type": "userMessage", "id": "i", "clientId": "k2", "content": []}
+    assert parser.parse({"method": "item/started", "params": {**sub, "item": item}}) == []
+    assert parser.parse({"method": "thread/tokenUsage/updated", "params": {**sub, "tokenUsage": {"total": {}}}}) == []
+    assert parser.session.turn_id == "turn-A"
+    assert json.loads(parser.session.steer_line("k3", "u"))["params"]["expectedTurnId"] == "turn-A"
 
 
 def test_an_accepted_turn_steer_is_queued_not_delivered() -> None:
     parser, _ = _parser_with_thread()
-    parser.parse({"method": "turn/started", "params": {"turn": {"id": "turn-A"}}})
+    _started(parser)
     request = json.loads(parser.session.steer_line("k2", "update"))
     events = parser.parse({"id": request["id"], "result": {"turnId": "turn-A"}})
     assert events == [UserReplayEvent(NOW, id="k2", disposition=QUEUED)]
@@ -162,7 +196,7 @@ def test_an_accepted_turn_steer_is_queued_not_delivered() -> None:
 
 def test_a_refused_turn_steer_is_sent_again_as_turn_start_once_then_rejected() -> None:
     parser, _ = _parser_with_thread()
-    parser.parse({"method": "turn/started", "params": {"turn": {"id": "turn-A"}}})
+    _started(parser)
     request = json.loads(parser.session.steer_line("k2", "update"))
     refusal = {"code": -32600, "message": "no active turn to steer"}
     retry = _sent(parser.parse({"id": request["id"], "error": refusal})[0])
@@ -172,16 +206,48 @@ def test_a_refused_turn_steer_is_sent_again_as_turn_start_once_then_rejected() -
     assert isinstance(events[1], TextEvent) and "thread closed" in events[1].text
 
 
-def test_an_accepted_steer_the_turn_never_recorded_is_sent_again_when_it_ends() -> None:
+def test_a_written_steer_the_turn_never_recorded_is_sent_again_when_it_ends() -> None:
     parser, _ = _parser_with_thread()
-    parser.parse({"method": "turn/started", "params": {"turn": {"id": "turn-A"}}})
-    accepted = json.loads(parser.session.steer_line("k2", "update"))
-    parser.parse({"id": accepted["id"], "result": {"turnId": "turn-A"}})
-    parser.session.steer_line("k3", "never written")  # chosen, never written, never answered
-    events = parser.parse({"method": "turn/completed", "params": {"turn": {"id": "turn-A", "status": "completed"}}})
+    _started(parser)
+    parser.session.steer_line("k2", "update")
+    parser.session.written("k2")  # written; its answer has not come yet
+    parser.session.steer_line("k3", "never written")  # chosen, the write failed: never sent again
+    events = _completed(parser)
     assert isinstance(events[0], ResultEvent)
     resent = [_sent(e) for e in events[1:]]
     assert [(m["method"], m["params"]["clientUserMessageId"]) for m in resent] == [("turn/start", "k2")]
+
+
+def test_a_refusal_arriving_after_the_resend_waits_for_the_resends_own_answer() -> None:
+    parser, _ = _parser_with_thread()
+    _started(parser)
+    request = json.loads(parser.session.steer_line("k2", "update"))
+    parser.session.written("k2")
+    _completed(parser)  # re-sent as turn/start here
+    late = parser.parse({"id": request["id"], "error": {"code": -32600, "message": "no active turn to steer"}})
+    assert late == []  # neither a second resend nor a rejection: the resend decides
+
+
+def test_a_turn_start_that_joined_a_turn_which_then_ended_without_it_is_sent_again() -> None:
+    parser, _ = _parser_with_thread()
+    _started(parser)
+    _completed(parser)
+    request = json.loads(parser.session.steer_line("k4", "update"))  # idle: turn/start
+    assert request["method"] == "turn/start"
+    parser.session.written("k4")
+    _started(parser, "turn-B")  # a turn began before Codex read it, and the start joined it
+    parser.parse({"id": request["id"], "result": {"turn": {"id": "turn-B", "status": "inProgress"}}})
+    resent = [_sent(e) for e in _completed(parser, "turn-B")[1:]]
+    assert [m["params"]["clientUserMessageId"] for m in resent] == ["k4"]
+
+
+def test_a_refused_opening_turn_start_ends_the_wait_as_an_agent_error() -> None:
+    parser, events = _parser_with_thread()
+    opening = _sent(events[1])
+    out = parser.parse({"id": opening["id"], "error": {"code": -32600, "message": "model not allowed"}})
+    assert out[0] == UserReplayEvent(NOW, id="k-open", disposition=REJECTED)
+    assert isinstance(out[-1], ResultEvent) and out[-1].verdict is not None
+    assert (out[-1].verdict.end, out[-1].verdict.detail) == (AgentEnd.AGENT_ERROR, "model not allowed")
 
 
 @pytest.mark.parametrize("row", CODEX_APP_SERVER_TERMINAL_STATES[:6], ids=lambda r: r.reason)
@@ -192,7 +258,7 @@ def test_each_turn_completed_shape_is_classified_by_its_row(row: Any) -> None:
     if status == "failed":
         turn["error"] = {"message": "scripted failure", "codexErrorInfo": row.reason if row.reason != "failed"
                          else {"httpConnectionFailed": {"httpStatusCode": 502}}}
-    result = parser.parse({"method": "turn/completed", "params": {"turn": turn}})[0]
+    result = parser.parse({"method": "turn/completed", "params": {"threadId": "th-1", "turn": turn}})[0]
     assert isinstance(result, ResultEvent) and result.verdict is not None
     assert (result.verdict.end, result.verdict.reason, result.verdict.says) == (row.end, row.reason, row.says)
     assert result.is_error is (row.end is not AgentEnd.SUCCESS)
@@ -202,7 +268,7 @@ def test_each_turn_completed_shape_is_classified_by_its_row(row: Any) -> None:
 
 def test_an_unknown_turn_status_is_protocol_broken() -> None:
     parser, _ = _parser_with_thread()
-    result = parser.parse({"method": "turn/completed", "params": {"turn": {"id": "t", "status": "paused"}}})[0]
+    result = _completed(parser, "t", "paused")[0]
     assert isinstance(result, ResultEvent) and result.verdict is not None
     assert (result.verdict.end, result.verdict.reason) == (AgentEnd.PROTOCOL_BROKEN, "turn status paused")
 
@@ -226,7 +292,8 @@ def test_token_totals_and_turns_are_aggregated() -> None:
     parser, _ = _parser_with_thread()
     total = {"inputTokens": 500, "cachedInputTokens": 100, "cacheWriteInputTokens": 0, "outputTokens": 30,
              "reasoningOutputTokens": 5}
-    tokens = parser.parse({"method": "thread/tokenUsage/updated", "params": {"tokenUsage": {"total": total}}})
+    tokens = parser.parse({"method": "thread/tokenUsage/updated",
+                           "params": {"threadId": "th-1", "tokenUsage": {"total": total}}})
     assert tokens == [TokensEvent(input=400, output=25, reasoning=5, cache_read=100, cache_write=0)]
     agg = AppServerAggregator()
     agg.add_tokens(tokens[0])
@@ -305,5 +372,66 @@ def test_the_openshell_launch_pipes_the_feeder_into_the_pinned_app_server_and_ca
     script = AppServerDialect().script(params)
     assert "SECRET-PROMPT" not in script
     assert 'tail -n +1 -f \'/sandbox/codex-config/steer-inbox.ndjson\'' in script
-    assert script.endswith('| "$FULLSEND_CODEX_BIN" app-server -c \'profile="ci"\'')
+    assert script.endswith('| "$FULLSEND_CODEX_BIN" app-server -c \'profile="ci"\' --disable goals')
     assert script.index('readonly FULLSEND_CODEX_BIN=') < script.index(". /sandbox/workspace/.env")
+
+
+def test_the_app_server_argv_turns_goals_off_after_the_users_arguments() -> None:
+    from fullsend.adapters.runtimes.codex.appserver import app_server_argv
+
+    params = AgentParams(sandbox_name="sb", agent_cli="codex", prompt="", workdir=Path("/w"), env={}, steerable=True,
+                         timeout_s=60, extra_args=("--enable", "goals"))
+    assert app_server_argv(params) == ["codex", "app-server", "--enable", "goals", "--disable", "goals"]
+
+
+def test_a_sub_agent_thread_does_not_end_the_runs_turn(scripted_cli: str, tmp_path: Path) -> None:
+    """Scripted: a sub-agent's whole turn is reported at the start of the run's turn; the run's turn
+    still ends once, the steer is acknowledged, and the run succeeds."""
+    runtime = CodexAppServerRuntime(sandbox_root_parent=tmp_path)
+    env = {"SCRIPTED_AGENT_TURN_S": "1.0", "SCRIPTED_APP_SERVER_SUBAGENT": "1"}
+    run = RunThread(runtime, _params(scripted_cli, tmp_path, env))
+    run.on_turn = lambda at: runtime.settle("sb-codex-live")
+    run.start()
+    wait_for(lambda: _thread_known(runtime), "the scripted app-server started its turn")
+    runtime.steer("sb-codex-live", SteerMessage(79, "an update"))
+    result = run.join()
+    assert (result.end, result.turns, len(run.turn_ends)) == (AgentEnd.SUCCESS, 1, 1), result.error
+    assert [s.follow_up_run_id for s in result.steers] == [79]
+
+
+def test_a_prompt_too_long_to_write_fails_the_launch_at_once(scripted_cli: str, tmp_path: Path) -> None:
+    """The opening turn/start cannot be written (one argument over the kernel's 128 KiB): the run
+    fails as one that could not start, instead of waiting for a turn that never comes."""
+    runtime = CodexAppServerRuntime(sandbox_root_parent=tmp_path)
+    params = _params(scripted_cli, tmp_path, {"SCRIPTED_AGENT_TURN_S": "0.2"}, steerable=False)
+    from dataclasses import replace
+    result = RunThread(runtime, replace(params, prompt="x" * 200_000, timeout_s=30)).start().join()
+    assert (result.exit_code, result.is_error, result.end) == (-1, True, AgentEnd.AGENT_ERROR)
+    assert "writing to the agent's input" in result.error and not result.timed_out
+
+
+def test_protocol_lines_and_steers_never_write_the_mailbox_at_once() -> None:
+    """``SteerFeed.send`` (the stdout reader) and ``append_line`` (the watcher) take the same mutex."""
+    import threading
+    import time
+
+    from fullsend.adapters.runtimes.feed import SteerFeed
+
+    inside, overlaps = [0], []
+
+    def exec_fn(command: str, timeout_s: float) -> tuple[str, str, int]:
+        inside[0] += 1
+        overlaps.append(inside[0])
+        time.sleep(0.01)
+        inside[0] -= 1
+        return "", "", 0
+
+    feed = SteerFeed(exec_fn, "/m", "/p", _Clock())
+    senders = [threading.Thread(target=feed.send, args=(f"line {i}",)) for i in range(10)]
+    steerers = [threading.Thread(target=feed.append_line, args=(SteerMessage(i, "x"), "l", f"k{i}"))
+                for i in range(10)]
+    for t in senders + steerers:
+        t.start()
+    for t in senders + steerers:
+        t.join()
+    assert len(overlaps) == 20 and max(overlaps) == 1

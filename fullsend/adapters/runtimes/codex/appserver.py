@@ -32,11 +32,14 @@ from fullsend.ports import AgentParams
 CODEX_CONFIG_DIR = "codex-config"
 # (WIRE, Codex CLI) the subcommand; stdio is its default transport.
 APP_SERVER_ARGS = ("app-server",)
+# (WIRE, Codex CLI) last on the command line, after agent_args: Codex's goals start turns of their
+# own after a turn completes, which an unattended run would cut off at EOF and report as done.
+APP_SERVER_LAST_ARGS = ("--disable", "goals")
 
 
 def app_server_argv(params: AgentParams) -> list[str]:
     """The app-server argv; no prompt text (the prompt goes through the mailbox)."""
-    return [params.agent_cli, *APP_SERVER_ARGS, *params.extra_args]
+    return [params.agent_cli, *APP_SERVER_ARGS, *params.extra_args, *APP_SERVER_LAST_ARGS]
 
 
 class AppServerDialect:
@@ -52,7 +55,7 @@ class AppServerDialect:
 
     def script(self, params: AgentParams) -> str:
         """OpenShell: the pinned app-server launch with the mailbox feeder."""
-        return codex_app_server_command(list(params.extra_args), program=params.agent_cli)
+        return codex_app_server_command([*params.extra_args, *APP_SERVER_LAST_ARGS], program=params.agent_cli)
 
     def opening(self, params: AgentParams, parser: Any) -> tuple[str, str]:
         """The handshake lines; the opening prompt waits in the session for the thread."""
@@ -63,6 +66,10 @@ class AppServerDialect:
     def steer_line(self, envelope: str, parser: Any) -> tuple[str, str]:
         key = str(uuid.uuid4())
         return parser.session.steer_line(key, envelope), key
+
+    def steer_written(self, parser: Any, key: str) -> None:
+        """The steer line with ``key`` is in the mailbox: only such a line is ever sent again."""
+        parser.session.written(key)
 
     def new_parser(self, clock: Now) -> AppServerParser:
         return AppServerParser(clock)

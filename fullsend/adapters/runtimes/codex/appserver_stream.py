@@ -30,6 +30,7 @@ from fullsend.adapters.runtimes.events import (
     SendEvent,
     TextEvent,
     TokensEvent,
+    TurnOpenEvent,
     UserReplayEvent,
     as_int,
     as_str,
@@ -82,7 +83,11 @@ def _error_message(obj: dict[str, Any]) -> str:
 
 
 class AppServerParser:
-    """``codex app-server`` stdout → events, over the run's ``session`` (see the module docstring)."""
+    """``codex app-server`` stdout → events, over the run's ``session`` (see the module docstring).
+
+    Notifications of another thread (a sub-agent's) are dropped: only the run's own thread's
+    turns end the run's turns, and only its ``userMessage`` items acknowledge.
+    """
 
     def __init__(self, clock: Now) -> None:
         self.session = AppServerSession()
@@ -97,6 +102,8 @@ class AppServerParser:
                     TextEvent(f"codex asked for {method}; the action answers no requests")]
         if isinstance(method, str):
             params = _obj(obj.get("params"))
+            if "threadId" in params and not self.session.is_mine(params.get("threadId")):
+                return []
             return self._notification(method, params)
         if "id" in obj:
             return self._answer(obj)
@@ -108,68 +115,73 @@ class AppServerParser:
 
     # -- answers to the action's requests ------------------------------------------------------
     def _answer(self, obj: dict[str, Any]) -> list[AgentEvent]:
-        request_id, failed = obj.get("id"), "error" in obj
+        request_id = obj.get("id")
         if request_id in (INIT_ID, THREAD_ID):
-            return self._handshake(obj) if failed or request_id == THREAD_ID else []
-        sent = self.session.answered(request_id, accepted=not failed)
-        if sent is None:
-            return []
-        if not failed:
+            return self._handshake(obj) if "error" in obj or request_id == THREAD_ID else []
+        if "error" not in obj:
+            sent = self.session.answered(request_id, obj.get("result"))
             return [UserReplayEvent(self._clock.now(), id=sent.key, disposition=QUEUED)] \
-                if sent.method == TURN_STEER else []
-        retry = self.session.retry_as_start(request_id)
+                if sent is not None and sent.method == TURN_STEER else []
+        sent, retry = self.session.refused(request_id)
         if retry:
             return [SendEvent(retry)]
-        return [UserReplayEvent(self._clock.now(), id=sent.key, disposition=REJECTED),
-                TextEvent(f"codex refused an input: {_error_message(obj)}")]
+        if sent is None:
+            return []
+        refused: list[AgentEvent] = [UserReplayEvent(self._clock.now(), id=sent.key, disposition=REJECTED),
+                                     TextEvent(f"codex refused an input: {_error_message(obj)}")]
+        opening = self.session.opening
+        if opening is not None and sent.key == opening.key:  # no turn will ever end: end the run's wait
+            return [*refused, self._failed_start(_error_message(obj) or "codex refused the opening turn/start")]
+        return refused
 
     def _handshake(self, obj: dict[str, Any]) -> list[AgentEvent]:
         result = _obj(obj.get("result"))
-        thread = _obj(result.get("thread"))
-        thread_id = as_str(thread.get("id"))
+        thread_id = as_str(_obj(result.get("thread")).get("id"))
         if "error" in obj or not thread_id:
-            return self._handshake_failed(_error_message(obj) or "the thread/start answer names no thread")
+            message = _error_message(obj) or "the thread/start answer names no thread"
+            opening = self.session.opening
+            retire: list[AgentEvent] = [UserReplayEvent(self._clock.now(), id=opening.key, disposition=REJECTED)] \
+                if opening is not None else []
+            return [*retire, self._failed_start(message)]
         model = as_str(result.get("model"))
-        opening = self.session.thread_started(thread_id, model)
+        line = self.session.thread_started(thread_id, model)
         events: list[AgentEvent] = [InitEvent(model=model, session_id=thread_id)]
-        return [*events, SendEvent(opening)] if opening else events
+        return [*events, SendEvent(line, required=True)] if line else events
 
-    def _handshake_failed(self, message: str) -> list[AgentEvent]:
-        opening = self.session.opening
+    @staticmethod
+    def _failed_start(message: str) -> ResultEvent:
         row = lookup(CODEX_APP_SERVER_TERMINAL_STATES, "handshake")
         assert row is not None
-        verdict = EndVerdict(row.end, row.reason, row.says, message)
-        events: list[AgentEvent] = [ResultEvent(is_error=True, error_message=message, subtype="handshake",
-                                                verdict=verdict)]
-        if opening is not None:
-            events.insert(0, UserReplayEvent(self._clock.now(), id=opening.key, disposition=REJECTED))
-        return events
+        return ResultEvent(is_error=True, error_message=message, subtype="handshake",
+                           verdict=EndVerdict(row.end, row.reason, row.says, message))
 
-    # -- notifications ---------------------------------------------------------------------------
+    # -- notifications of the run's thread --------------------------------------------------------
     def _notification(self, method: str, params: dict[str, Any]) -> list[AgentEvent]:
         item = _obj(params.get("item"))
         if method == "turn/started":
-            turn = _obj(params.get("turn"))
-            self.session.turn_started(as_str(turn.get("id")))
-        elif method == "item/started" and item.get("type") == "userMessage":
+            self.session.turn_started(as_str(_obj(params.get("turn")).get("id")))
+            return [TurnOpenEvent()]
+        if method == "item/started" and item.get("type") == "userMessage":
             return self._user_message(item)
-        elif method == "item/completed" and item.get("type") == "agentMessage" and as_str(item.get("text")).strip():
+        if method == "item/completed" and item.get("type") == "agentMessage" and as_str(item.get("text")).strip():
             return [TextEvent(as_str(item.get("text")))]
-        elif method == "thread/tokenUsage/updated":
+        if method == "thread/tokenUsage/updated":
             return self._tokens(params.get("tokenUsage"))
-        elif method == "error" and params.get("willRetry") is not True:
+        if method == "error" and params.get("willRetry") is not True:
             self._last_error = _error_message(params)
         elif method == "turn/completed":
             return self._turn_completed(params)
         return []
 
     def _user_message(self, item: dict[str, Any]) -> list[AgentEvent]:
+        """The acknowledgement: only by the ``clientId`` the action gave the input (never by text)."""
+        key = as_str(item.get("clientId"))
+        if not key:
+            return []
         content = item.get("content")
         content = content if isinstance(content, list) else []
         parts = tuple(as_str(c.get("text")) for c in content if isinstance(c, dict) and c.get("type") == "text")
-        key = as_str(item.get("clientId"))
-        if key:
-            self.session.note_ack(key)
+        self.session.note_ack(key)
         return [UserReplayEvent(self._clock.now(), id=key, content="\n".join(parts), parts=parts)]
 
     def _tokens(self, usage: object) -> list[AgentEvent]:
@@ -188,7 +200,8 @@ class AppServerParser:
         self._last_error = ""
         result = ResultEvent(num_turns=1, is_error=not verdict.succeeded, subtype=verdict.reason,
                              error_message="" if verdict.succeeded else verdict.detail, verdict=verdict)
-        return [result, *(SendEvent(line) for line in self.session.turn_completed())]
+        resend = self.session.turn_completed(as_str(turn.get("id")))
+        return [result, *(SendEvent(line) for line in resend)]
 
 
 @dataclass

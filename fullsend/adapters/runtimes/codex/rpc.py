@@ -69,22 +69,31 @@ def refusal_line(request_id: object) -> str:
 
 @dataclass
 class TurnInput:
-    """One input line the action wrote: its key (``clientUserMessageId``), text and method."""
+    """One input line the action chose: its key (``clientUserMessageId``), text and method.
+
+    ``turn_id`` is the turn it was aimed at (``turn/steer``) or joined (a ``turn/start`` answered
+    with a running turn); ``written`` is set once the line is in the mailbox; ``resent`` once it
+    went out again as ``turn/start``.
+    """
 
     key: str
     text: str
     method: str
-    turn_id: str = ""  # the turn a ``turn/steer`` named
-    accepted: bool = False  # the server answered the request with success
-    retried: bool = False
+    turn_id: str = ""
+    written: bool = False
+    resent: bool = False
 
 
 @dataclass
 class AppServerSession:
-    """What one run knows of its thread; shared by the parser and ``steer`` (one mutex)."""
+    """What one run knows of its thread; shared by the parser and ``steer`` (one mutex).
+
+    Only the run's own thread counts: Codex reports sub-agent threads on the same connection.
+    """
 
     thread_id: str = ""
-    turn_id: str = ""  # the active turn, between turn/started and turn/completed
+    turn_id: str = ""  # the active turn of the run's thread, between turn/started and turn/completed
+    started_turns: int = 0
     model: str = ""
     opening: TurnInput | None = None
     inputs: dict[str, TurnInput] = field(default_factory=dict)  # request id -> input
@@ -103,52 +112,85 @@ class AppServerSession:
             if self.thread_id or not thread_id:
                 return ""
             self.thread_id, self.model = thread_id, model
-            opening, self.opening = self.opening, None
-            return self._line_locked(opening) if opening is not None else ""
+            opening = self.opening
+            if opening is None:
+                return ""
+            opening.written = True  # the driver writes it now; its failure ends the run
+            return self._line_locked(opening)
+
+    def is_mine(self, thread_id: object) -> bool:
+        """True for a notification of the run's own thread (a sub-agent's thread is not)."""
+        with self._mu:
+            return bool(self.thread_id) and thread_id == self.thread_id
 
     def steer_line(self, key: str, text: str) -> str:
         """The line for one steer: ``turn/steer`` on the active turn, else ``turn/start``.
 
-        Raises ``NoSteerSession`` (retry later) while the thread does not exist yet.
+        Raises ``NoSteerSession`` (retry later) until the opening turn has started, so an update
+        never reaches the agent before its task.
         """
         with self._mu:
-            if not self.thread_id:
-                raise NoSteerSession("the codex thread has not started yet")
+            if not self.started_turns:
+                raise NoSteerSession("the codex thread has not started its first turn yet")
             method = TURN_STEER if self.turn_id else TURN_START
             return self._line_locked(TurnInput(key, text, method, self.turn_id))
 
-    def retry_as_start(self, request_id: object) -> str:
-        """After a refused ``turn/steer``: the same input as ``turn/start`` (once); "" otherwise."""
+    def written(self, key: str) -> None:
+        """The steer line with ``key`` is in the mailbox (a chosen line that failed is never re-sent)."""
         with self._mu:
-            sent = self.inputs.get(str(request_id))
-            if sent is None or sent.method != TURN_STEER or sent.retried:
-                return ""
-            sent.retried = True
-            return self._line_locked(TurnInput(sent.key, sent.text, TURN_START, retried=True))
+            for sent in self.inputs.values():
+                if sent.key == key:
+                    sent.written = True
 
-    def answered(self, request_id: object, accepted: bool) -> TurnInput | None:
-        """Record the server's answer to a turn request; returns the input it carried, or None."""
+    def answered(self, request_id: object, result: object) -> TurnInput | None:
+        """Record a success answer; a ``turn/start`` answered with a running turn has joined it."""
         with self._mu:
             sent = self.inputs.get(str(request_id))
-            if sent is not None and accepted:
-                sent.accepted = True
+            turn = result.get("turn") if isinstance(result, dict) else None
+            if sent is not None and sent.method == TURN_START and isinstance(turn, dict):
+                joined = turn.get("id")
+                sent.turn_id = joined if isinstance(joined, str) and joined == self.turn_id else ""
             return sent
+
+    def refused(self, request_id: object) -> tuple[TurnInput | None, str]:
+        """After an error answer: (the input, the ``turn/start`` line to send it again with).
+
+        A refused ``turn/steer`` goes out again as ``turn/start``, once; a refused input already
+        sent again waits for that line's own answer (line ""); a refused ``turn/start`` is final.
+        """
+        with self._mu:
+            sent = self.inputs.get(str(request_id))
+            if sent is None or sent.method != TURN_STEER:
+                return sent, ""
+            if sent.resent:
+                return None, ""
+            sent.resent = True
+            return sent, self._line_locked(TurnInput(sent.key, sent.text, TURN_START, written=True, resent=True))
+
+    def input_of(self, request_id: object) -> TurnInput | None:
+        """The input a request id carried, or None."""
+        with self._mu:
+            return self.inputs.get(str(request_id))
 
     def turn_started(self, turn_id: str) -> None:
         with self._mu:
             self.turn_id = turn_id
+            self.started_turns += 1
 
-    def turn_completed(self) -> list[str]:
-        """The turn ended; returns ``turn/start`` lines for inputs it accepted by ``turn/steer``
-        but never recorded (each re-sent once, so no accepted input is stranded).  Only an input
-        the server answered is ever re-sent: a line that was never written stays unsent."""
+    def turn_completed(self, turn_id: str) -> list[str]:
+        """The run's turn ended; returns ``turn/start`` lines for every written input aimed at or
+        joined to it that it never recorded, each sent again once, so no input is stranded."""
         with self._mu:
-            ended, self.turn_id = self.turn_id, ""
-            stranded = [i for i in self.inputs.values() if i.method == TURN_STEER and i.turn_id == ended
-                        and i.accepted and not i.retried and i.key not in self.acked]
+            if turn_id == self.turn_id:
+                self.turn_id = ""
+            stranded = [i for i in self.inputs.values() if i.turn_id == turn_id and turn_id and i.written
+                        and not i.resent and i.key not in self.acked]
+            lines = []
             for sent in stranded:
-                sent.retried = True
-            return [self._line_locked(TurnInput(s.key, s.text, TURN_START, retried=True)) for s in stranded]
+                sent.resent = True
+                lines.append(self._line_locked(TurnInput(sent.key, sent.text, TURN_START, written=True,
+                                                         resent=True)))
+            return lines
 
     def note_ack(self, key: str) -> None:
         with self._mu:

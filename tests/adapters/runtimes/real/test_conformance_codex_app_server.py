@@ -8,7 +8,9 @@ receipt may follow.
 - a steer between turns starts the next turn (``turn/start``);
 - a model error mid-turn ends the turn ``failed``: an agent error, no receipt, although the
   steer was acknowledged;
-- EOF: the app-server dies while its turn runs: no turn end, no receipt.
+- EOF: the app-server dies while its turn runs: no turn end, no receipt;
+- a sub-agent (Codex's multi-agent tools) reports its own thread's turns on the same connection:
+  they neither end the run's turn nor acknowledge anything.
 
 Nothing here stops or restarts the sandbox: the steer goes into the running turn.
 """
@@ -169,3 +171,31 @@ def test_an_unsteered_run_settles_after_its_turn_and_exits_0(tmp_path: Path) -> 
     assert_succeeded(result, [])
     assert result.input_tokens > 0 and result.output_tokens > 0
 
+
+
+def test_a_sub_agents_turn_end_is_not_the_runs_turn_end(tmp_path: Path) -> None:
+    """The model spawns a sub-agent, then works 4 s in the run's own turn; the sub-agent's turn
+    completes first.  The run waits for its own turn, which finishes its work, and succeeds."""
+    done_flag = tmp_path / "work" / "finished.flag"
+
+    def script(body: dict[str, Any]) -> Reply:
+        texts = list(texts_in(body.get("input")))
+        if not body.get("tools"):
+            return Reply(text="Scripted title")
+        if any("sub-agent-marker" in t for t in texts) and not any(PROMPT in t for t in texts):
+            return Reply(text="Sub-agent done.")
+        calls = sum(1 for i in body.get("input") or [] if isinstance(i, dict) and i.get("type") == "function_call")
+        if calls == 0:
+            return Reply(text="Spawning.", tool=ToolCall("spawn_agent", "Check the docs (sub-agent-marker)."))
+        if calls == 1:
+            return Reply(text="Busy.", tool=ToolCall("bash", f"sleep 4 && touch {done_flag.name}"))
+        return Reply(text="All done.")
+
+    with FakeOpenAI(script) as model:
+        runtime = CodexAppServerRuntime(sandbox_root_parent=tmp_path, render=render)
+        run = RunInThread(runtime, _params(tmp_path, model)).start()
+        Steering(runtime, run).after_first_turn("the run's own turn ended")
+        result = Steering(runtime, run).finish()
+    assert_succeeded(result, [])
+    assert done_flag.exists(), "the run's turn was cut off"
+    assert len(run.turn_ends) == 1
