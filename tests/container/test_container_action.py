@@ -49,12 +49,18 @@ def _event(sim: GitHubSimulator, pr: int) -> dict:
             "comment": {"id": 1, "body": "/fs-review", "user": {"login": "reviewer", "type": "User"}}}
 
 
-def _play(image: str, root: Path, sim: GitHubSimulator, fix, run_id: int):
+#: Each runtime's protocol, spoken by the scripted agent in the image: Claude Code's stream-json,
+#: pi's rpc, Codex's app-server (the live transport) and Codex's exec (interrupt and resume).
+RUNTIMES = {"claude": {"runtime": "claude"}, "pi": {"runtime": "pi"}, "codex": {"runtime": "codex"},
+            "codex-exec": {"runtime": "codex", "codex_transport": "exec"}}
+
+
+def _play(image: str, root: Path, sim: GitHubSimulator, fix, run_id: int, runtime: str = "claude"):
     dirs = RunnerDirs.create(root)
     agent = dirs.install_agent()
     inputs = action_inputs(fix.job_token, {
         "role_token": fix.role_token, "stage": "review", "agent_cli": agent,
-        "prompt": "Review the pull request.", "poll_interval_seconds": "1",
+        "prompt": "Review the pull request.", "poll_interval_seconds": "1", **RUNTIMES[runtime],
     })
     step_env = {"SCRIPTED_AGENT_LOG": "/github/workspace/.fullsend-test/agent.log", "SCRIPTED_AGENT_TURN_S": "4"}
     env = container_env(dirs, api_url=sim.api_url, graphql_url=sim.graphql_url, run_id=run_id,
@@ -62,7 +68,8 @@ def _play(image: str, root: Path, sim: GitHubSimulator, fix, run_id: int):
     return run_container(image, dirs, env)
 
 
-def test_image_plays_the_steered_run_then_the_queued_run_skips(core_image, tmp_path):
+@pytest.mark.parametrize("runtime", list(RUNTIMES))
+def test_image_plays_the_steered_run_then_the_queued_run_skips(core_image, tmp_path, runtime):
     with GitHubSimulator() as sim:
         fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         added: dict = {}
@@ -71,9 +78,13 @@ def test_image_plays_the_steered_run_then_the_queued_run_skips(core_image, tmp_p
         sim.on_request(sim.match("GET", r"/actions/workflows/fullsend\.yml/runs"),
                        lambda s: added.update(zip(("comment", "run"), add_comment_follow_up(s, COMMAND), strict=True)))
 
-        run = _play(core_image, tmp_path / "first", sim, fix, fix.my_run_id)
+        run = _play(core_image, tmp_path / "first", sim, fix, fix.my_run_id, runtime)
         assert run.exit_code == 0, run.stdout + run.stderr
-        record("podman run -> first API request (core image)", f"{first_request[0] - run.started_at:.2f} s")
+        if runtime == "claude":
+            record("podman run -> first API request (core image)", f"{first_request[0] - run.started_at:.2f} s")
+        if runtime.startswith("codex"):
+            live = runtime == "codex"
+            assert f"Codex transport: {'app-server' if live else 'exec'} (" in run.stdout
         follow_up_id = added["run"]["id"]
 
         steers = [m for m in run.agent_messages if m.split("\n", 1)[0] == OPENING_LINE]
@@ -96,7 +107,7 @@ def test_image_plays_the_steered_run_then_the_queued_run_skips(core_image, tmp_p
         assert log.named("error") == []
 
         sim.reset_requests()
-        skip = _play(core_image, tmp_path / "queued", sim, fix, follow_up_id)
+        skip = _play(core_image, tmp_path / "queued", sim, fix, follow_up_id, runtime)
         assert skip.exit_code == 0, skip.stdout + skip.stderr
         assert skip.outputs["outcome"] == "skipped"
         assert skip.outputs["skip_reason"] == "receipt"
