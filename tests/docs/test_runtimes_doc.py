@@ -9,14 +9,16 @@ import pytest
 
 from fullsend.adapters.runtimes import RUNTIMES
 from fullsend.adapters.runtimes.claude.stream import CLAUDE_INCOMPLETE, CLAUDE_RESULT_SUBTYPES, CLAUDE_TERMINAL_REASONS
+from fullsend.adapters.runtimes.codex.appserver_stream import CODEX_APP_SERVER_TERMINAL_STATES
 from fullsend.adapters.runtimes.codex.stream import CODEX_TERMINAL_STATES
+from fullsend.adapters.runtimes.codex.transport import APP_SERVER_VERSIONS, CODEX_VERSIONS
 from fullsend.adapters.runtimes.pi.stream import PI_INCOMPLETE, PI_NO_MESSAGE, PI_SETTLED_ABORTED, PI_STOP_REASONS
 from fullsend.adapters.runtimes.versions import version_text
 from fullsend.core.agent_end import AgentEnd, TerminalState
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "runtimes.md").read_text(encoding="utf-8")
 ROWS = [*CLAUDE_RESULT_SUBTYPES, *CLAUDE_TERMINAL_REASONS, CLAUDE_INCOMPLETE, PI_SETTLED_ABORTED, PI_NO_MESSAGE,
-        *PI_STOP_REASONS, PI_INCOMPLETE, *CODEX_TERMINAL_STATES]
+        *PI_STOP_REASONS, PI_INCOMPLETE, *CODEX_TERMINAL_STATES, *CODEX_APP_SERVER_TERMINAL_STATES]
 
 
 def _cell(end: AgentEnd) -> str:
@@ -33,3 +35,8 @@ def test_every_runtime_shows_its_range_and_pin(runtime: str) -> None:
     wanted = RUNTIMES[runtime].cli_versions
     assert f"| `{runtime}` | {wanted.cli} (`{wanted.package}`) |" in DOC
     assert f"| {wanted.range_text} | {version_text(wanted.pinned)} |" in DOC
+
+
+def test_the_codex_transports_show_their_ranges() -> None:
+    assert f"| app-server | {APP_SERVER_VERSIONS.range_text} |" in DOC
+    assert f"| exec | {CODEX_VERSIONS.range_text} (every supported Codex) |" in DOC

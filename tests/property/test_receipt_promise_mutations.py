@@ -41,7 +41,8 @@ def _receipt_names_unacknowledged_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(session, "marker_from", every_delivered)
 
 
-def _an_accepted_run_is_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+def _a_queued_run_skips_on_another_runs_receipt(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The update of a run nobody absorbed is dropped: its queued run skips on a receipt naming others."""
     real = marker_module.receipt_listing_run
 
     def any_receipt(comments: Sequence[Comment], receipt_login: str, my_run_id: int) -> Comment | None:
@@ -59,7 +60,7 @@ def _ids(comment: Comment) -> tuple[int, ...]:
 MUTATIONS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
     "receipt-on-a-non-success-end-state": _receipt_on_any_end_state,
     "receipt-naming-an-unacknowledged-run": _receipt_names_unacknowledged_runs,
-    "a-dropped-accepted-run": _an_accepted_run_is_dropped,
+    "a-queued-run-skipping-on-another-runs-receipt": _a_queued_run_skips_on_another_runs_receipt,
 }
 
 
