@@ -130,6 +130,10 @@ def bench_images(baseline_ref: str, tmp: Path, runs: int) -> int:
         shown = [_spread([s[k] for s in skip]) for k in (0, 1)] if skip else ["-", "-"]
         sizes = f"{pull_bytes(tag) / 1e6:>14.1f}  {podman_size(tag) / 1e6:>8.1f}"
         print(f"{label:<34}  {sizes}  {shown[0]:<20}  {shown[1]:<20}")
+    slim_mb = pull_bytes(tags["slim (default)"]) / 1e6
+    slim_exit = statistics.median(s[1] for s in seconds["slim (default)"])
+    print(f"goal: skip-path image <= 80 MB compressed: {slim_mb:.1f} MB ({'met' if slim_mb <= 80 else 'NOT met'}); "
+          f"container skip path <= 1.5 s: {slim_exit:.2f} s ({'met' if slim_exit <= 1.5 else 'NOT met'})")
     return 0
 
 
