@@ -85,7 +85,7 @@ def _parser() -> argparse.ArgumentParser:
     init.add_argument("--dir", default=".", help="the repository to write into (default: .)")
     init.add_argument("--runtime", default="claude", choices=("claude", "pi", "codex"))
     init.add_argument("--ref", default=None,
-                      help="the steer-action commit to pin (40 hex digits; default: this release's commit)")
+                      help="the steer-action release commit to pin (40 hex digits; required)")
     init.add_argument("--role-token", default="app", choices=("app", "mint"),
                       help="app: a GitHub App token (actions/create-github-app-token); mint: FULLSEND_MINT_URL")
     init.add_argument("--queue", default="single", choices=("single", "max"),

@@ -5,7 +5,8 @@ The files, relative to ``--dir``:
 
 * ``.github/workflows/fullsend.yml`` — the shim (names the run, one ``dispatch`` job);
 * ``.github/workflows/fullsend-dispatch.yml`` — Route and one job per chosen stage, the action
-  pinned to ``--ref`` (a full commit SHA; the release this CLI belongs to names its own);
+  pinned to ``--ref`` (the full commit SHA of the steer-action release to use; a commit cannot
+  name its own SHA, so the package does not know it and ``--ref`` is required);
 * ``.fullsend/harness/<stage>.yaml``, ``.fullsend/prompts/<stage>.md`` and
   ``.fullsend/agents/<stage>.md`` (an agent definition carrying the envelope's opening line).
 
@@ -31,8 +32,7 @@ from fullsend.errors import ExitCode
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "init"
 SHA = re.compile(r"[0-9a-f]{40}")
-#: What ``--ref`` defaults to: the commit of the release this package was built from, written by
-#: the release script; empty in a development checkout, where ``--ref`` is required.
+#: ``--ref`` has no default: the release commit cannot carry its own SHA (check_plan says how to find it).
 RELEASE_COMMIT = ""
 ROLE_TOKEN_MODES = ("app", "mint")
 QUEUES = ("single", "max")
