@@ -43,6 +43,7 @@ NOT_ON_THE_SKIP_PATH = (
     "fullsend.app.action.work", "fullsend.app.action.session", "fullsend.app.action.status",
     "fullsend.app.action.scripts", "fullsend.core.delta", "fullsend.core.watch.settle", "fullsend.core.watch.start",
     "fullsend.core.text.envelope", "fullsend.core.text.steertext", "fullsend.core.text.defang", "fullsend.wording",
+    "github",  # PyGithub (and cryptography under it): the skip over GraphQL sends no REST request
 )
 #: What the first process must not load before it re-executes itself (it may hold the signals:
 #: ``fullsend.app.action.cancel``).

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import requests
-from github import Auth, Github, GithubException
 
 from fullsend.adapters.github.ratelimit import (
     Answer,
@@ -35,12 +34,21 @@ API_VERSION = "2022-11-28"  # WIRE: X-GitHub-Api-Version
 DEFAULT_BOUND = WaitBound()
 
 
-class _Bearer(Auth.Token):
-    """``Authorization: Bearer <token>`` (WIRE)."""
+def _requester(base_url: str, token: str, timeout_s: int) -> Any:
+    """PyGithub's ``Requester`` for one token, made on the first REST request: PyGithub loads
+    ``cryptography`` (about 0.15 s), and the queued run's skip over GraphQL sends no REST request."""
+    from github import Auth, Github
 
-    @property
-    def token_type(self) -> str:
-        return "Bearer"
+    class _Bearer(Auth.Token):
+        """``Authorization: Bearer <token>`` (WIRE)."""
+
+        @property
+        def token_type(self) -> str:
+            return "Bearer"
+
+    return Github(auth=_Bearer(token) if token else None, base_url=base_url, timeout=timeout_s, per_page=100,
+                  retry=None, seconds_between_requests=None, seconds_between_writes=None, lazy=True,
+                  api_version=API_VERSION).requester
 
 
 @dataclass(frozen=True)
@@ -66,19 +74,16 @@ class Transport:
         self.policy = policy or RateLimitPolicy(clock)
         self._etags: dict[str, tuple[str, Any, Mapping[str, str]]] = {}
         self._lock = threading.Lock()
-        auth = _Bearer(token) if token else None
-        self._gh = Github(
-            auth=auth,
-            base_url=base_url,
-            timeout=timeout_s,
-            per_page=100,
-            retry=None,
-            seconds_between_requests=None,
-            seconds_between_writes=None,
-            lazy=True,
-            api_version=API_VERSION,
-        )
-        self._requester = self._gh.requester
+        self._connect = (base_url, token, timeout_s)
+        self._made: Any = None
+
+    @property
+    def requester(self) -> Any:
+        """PyGithub's ``Requester`` of this token (made on first use)."""
+        with self._lock:
+            if self._made is None:
+                self._made = _requester(*self._connect)
+            return self._made
 
     def request(
         self, verb: str, url: str, params: Mapping[str, Any] | None = None, body: Any = None,
@@ -107,8 +112,11 @@ class Transport:
         headers = {"Accept": "application/vnd.github+json"}
         if etag:
             headers["If-None-Match"] = etag
+        requester = self.requester
+        from github import GithubException  # loaded with the requester
+
         try:
-            status, raw_headers, text = self._requester.requestJson(
+            status, raw_headers, text = requester.requestJson(
                 verb, url, parameters=dict(params) if params else None, headers=headers, input=body
             )
         except (requests.RequestException, GithubException, OSError) as exc:
