@@ -77,6 +77,7 @@ class ModelCall:
     body: dict[str, Any]
     reply: Reply | None = None
     tool_id: str = ""
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 def new_tool_id(prefix: str) -> str:
@@ -190,12 +191,12 @@ class FakeModelServer:
 
     # -- internals -----------------------------------------------------------------------------
 
-    def _record_call(self, path: str, body: dict[str, Any]) -> ModelCall | None:
+    def _record_call(self, path: str, body: dict[str, Any], headers: dict[str, str] | None = None) -> ModelCall | None:
         with self._changed:
             if len(self._state.calls) >= self.max_requests:
                 self._state.refused += 1
                 return None
-            call = ModelCall(path, body)
+            call = ModelCall(path, body, headers=dict(headers or {}))
             self._state.calls.append(call)
             return call
 
@@ -253,7 +254,7 @@ def _handler_for(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
             path = self.path.split("?", 1)[0]
             body = self._read_body() if self.command == "POST" else {}
             if self.command == "POST" and server.is_model_call(self.command, path):
-                call = server._record_call(path, body)
+                call = server._record_call(path, body, {k.lower(): v for k, v in self.headers.items()})
                 if call is None:
                     send_json(self, 429, {"error": {"type": "rate_limit_error", "message": "request cap reached"}})
                     return

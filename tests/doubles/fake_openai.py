@@ -131,7 +131,12 @@ class FakeOpenAI(FakeModelServer):
 
 
 def config_toml(base_url: str, env_key: str = "FAKE_OPENAI_KEY", model: str = FakeOpenAI.model) -> str:
-    """A ``$CODEX_HOME/config.toml`` that points Codex at the fake (no network elsewhere)."""
+    """A ``$CODEX_HOME/config.toml`` that points Codex at the fake (no network elsewhere).
+
+    ``env_key=""``: the provider takes the key Codex was logged in with (``requires_openai_auth``),
+    as the built-in OpenAI provider does, instead of an environment variable.
+    """
+    key = f'env_key = "{env_key}"\n' if env_key else "requires_openai_auth = true\n"
     return (
         f'model = "{model}"\n'
         'model_provider = "fake"\n'
@@ -140,7 +145,7 @@ def config_toml(base_url: str, env_key: str = "FAKE_OPENAI_KEY", model: str = Fa
         "[model_providers.fake]\n"
         'name = "fake"\n'
         f'base_url = "{base_url}/v1"\n'
-        f'env_key = "{env_key}"\n'
+        f"{key}"
         'wire_api = "responses"\n'
         "request_max_retries = 0\n"
         "stream_max_retries = 0\n"

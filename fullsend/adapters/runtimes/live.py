@@ -198,6 +198,10 @@ class LiveRuntime:
         self, active: _ActiveRun, params: AgentParams, mailbox: Path, pid_file: Path,
         on_turn_end: Callable[[datetime], None], on_output: Callable[[str], None],
     ) -> AgentRunResult:
+        prepare = getattr(self.dialect, "prepare", None)  # Codex: log in with the run's key
+        failure = prepare(active.sandbox, params) if prepare is not None else ""
+        if failure:
+            return launch_failed(failure)
         try:
             process = self._launch(active.sandbox, params, mailbox, pid_file)
         except FullsendError as exc:

@@ -36,6 +36,8 @@ Environment knobs (all optional):
                               ONE user message: ``string`` joins their texts with ``\\n`` (as the
                               pinned Claude Code replays a batch of queued messages), ``blocks``
                               (or ``1``) gives one text block per line
+``SCRIPTED_AGENT_LOGIN_DUMP`` file receiving ``{"argv", "key"}`` of each ``login --with-api-key``
+                              (Codex's login; the key read from stdin)
 ``SCRIPTED_AGENT_PID_FILE``   file the agent appends its pid (and its child's) to, one per line;
                               before that it appends to ``<file>.alive`` the earlier pids still
                               alive (nothing of a stopped sandbox survives)
@@ -270,6 +272,13 @@ def main(argv: list[str] | None = None) -> int:
     elif argv[:1] == ["exec"]:
         from fullsend.simulator.agent.codex import CodexScript
         code = CodexScript(_Out(), argv).run()
+    elif argv[:2] == ["login", "--with-api-key"]:  # Codex's login: the key on stdin
+        key = sys.stdin.read().strip()
+        dump = os.environ.get("SCRIPTED_AGENT_LOGIN_DUMP")
+        if dump:
+            with open(dump, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps({"argv": argv, "key": key}) + "\n")
+        code = 0
     elif argv[:1] == ["app-server"]:
         from fullsend.simulator.agent.appserver import AppServerScript
         code = AppServerScript(_Out()).run()

@@ -435,3 +435,33 @@ def test_protocol_lines_and_steers_never_write_the_mailbox_at_once() -> None:
     for t in senders + steerers:
         t.join()
     assert len(overlaps) == 20 and max(overlaps) == 1
+
+
+def test_the_login_gets_the_key_on_stdin_never_on_argv(scripted_cli: str, tmp_path: Path) -> None:
+    """``codex login --with-api-key`` runs before the app-server, with CODEX_API_KEY before OPENAI_API_KEY."""
+    dump = tmp_path / "login.jsonl"
+    runtime = CodexAppServerRuntime(sandbox_root_parent=tmp_path)
+    env = {"SCRIPTED_AGENT_TURN_S": "0.2", "SCRIPTED_AGENT_LOGIN_DUMP": str(dump),
+           "OPENAI_API_KEY": "sk-openai-test", "CODEX_API_KEY": "sk-codex-test"}
+    result = RunThread(runtime, _params(scripted_cli, tmp_path, env, steerable=False)).start().join()
+    assert (result.exit_code, result.is_error) == (0, False), result.error
+    assert [json.loads(line) for line in dump.read_text().splitlines()] == [
+        {"argv": ["login", "--with-api-key"], "key": "sk-codex-test"}]
+
+
+def test_no_key_in_the_environment_no_login(scripted_cli: str, tmp_path: Path) -> None:
+    dump = tmp_path / "login.jsonl"
+    runtime = CodexAppServerRuntime(sandbox_root_parent=tmp_path)
+    env = {"SCRIPTED_AGENT_TURN_S": "0.2", "SCRIPTED_AGENT_LOGIN_DUMP": str(dump)}
+    result = RunThread(runtime, _params(scripted_cli, tmp_path, env, steerable=False)).start().join()
+    assert result.exit_code == 0 and not dump.exists()
+
+
+def test_a_failing_login_fails_the_launch(tmp_path: Path) -> None:
+    cli = tmp_path / "codex"
+    cli.write_text("#!/bin/sh\n[ \"$1\" = login ] && { echo 'bad key' >&2; exit 1; }\nexit 0\n")
+    cli.chmod(0o755)
+    runtime = CodexAppServerRuntime(sandbox_root_parent=tmp_path)
+    result = RunThread(runtime, _params(str(cli), tmp_path, {"OPENAI_API_KEY": "sk-x"}, steerable=False)).start().join()
+    assert (result.exit_code, result.end) == (-1, AgentEnd.AGENT_ERROR)
+    assert "codex login --with-api-key failed with exit code 1: bad key" in result.error

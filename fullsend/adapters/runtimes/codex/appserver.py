@@ -21,6 +21,7 @@ from fullsend.adapters.runtimes.codex.appserver_stream import (
     AppServerAggregator,
     AppServerParser,
 )
+from fullsend.adapters.runtimes.codex.login import log_in
 from fullsend.adapters.runtimes.codex.rpc import handshake_lines
 from fullsend.adapters.runtimes.codex.transport import CODEX_VERSIONS
 from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT, Now
@@ -66,6 +67,10 @@ class AppServerDialect:
     def steer_line(self, envelope: str, parser: Any) -> tuple[str, str]:
         key = str(uuid.uuid4())
         return parser.session.steer_line(key, envelope), key
+
+    def prepare(self, sandbox: Any, params: AgentParams) -> str:
+        """Before the launch: log Codex in with the run's API key (``codex/login.py``)."""
+        return log_in(sandbox, params)
 
     def steer_written(self, parser: Any, key: str) -> None:
         """The steer line with ``key`` is in the mailbox: only such a line is ever sent again."""

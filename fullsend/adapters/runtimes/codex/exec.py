@@ -19,6 +19,7 @@ from typing import Any
 
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.runtimes.codex.interrupt import SettlePolicy, stop_start_sandbox
+from fullsend.adapters.runtimes.codex.login import log_in
 from fullsend.adapters.runtimes.codex.loop import CodexLoop, CodexOutcome, CodexRunState, CodexTurn
 from fullsend.adapters.runtimes.codex.queue import CodexSteerQueue
 from fullsend.adapters.runtimes.codex.stream import CodexSteerAggregator, CodexStreamParser
@@ -125,6 +126,10 @@ class CodexExecRuntime:
             sandbox = self._sandbox_factory(params.sandbox_name)
         except FullsendError as exc:
             return launch_failed(str(exc))
+        failure = log_in(sandbox, params)  # the run's API key, for every process of the loop
+        if failure:
+            _delete_quietly(sandbox, self._warn)
+            return launch_failed(failure)
         queue = CodexSteerQueue(params.sandbox_name, lambda _n: self._interrupt(sandbox), self._clock, self._warn)
         active = CodexRunState(sandbox, queue)
         self._runs.register(params.sandbox_name, active)
@@ -218,6 +223,13 @@ class CodexExecRuntime:
             fn(arg)
         except Exception as exc:
             self._warn(f"A run callback failed: {type(exc).__name__}: {exc}")
+
+
+def _delete_quietly(sandbox: Any, warn: Callable[[str], None]) -> None:
+    try:
+        sandbox.delete()
+    except FullsendError as exc:
+        warn(f"The sandbox could not be cleaned up: {exc}")
 
 
 def _stop_quietly(sandbox: Any, warn: Callable[[str], None]) -> None:
