@@ -11,7 +11,7 @@ import io
 
 from fullsend.adapters.gha import Console, in_runner
 
-TOKEN = "ghs_console_test_token_0001"
+TOKEN = "ghs_console-test-token-0001"  # not a token: a value to mask
 
 
 def test_in_runner_only_for_github_actions_true() -> None:
