@@ -81,9 +81,11 @@ def _parser() -> argparse.ArgumentParser:
     init = sub.add_parser("init", help="write a working setup: shim, dispatch workflow, harness, prompts, agents",
                           description="Write a commented, working steer-action setup for the stages you pick "
                                       "(never overwrites; --dry-run prints the files).")
-    init.add_argument("--stages", default="review", help="comma-separated stages, or all (default: review)")
+    init.add_argument("--stages", default="review",
+                      help="comma-separated, of triage, code, review, fix, retro, prioritize; or all (default: review)")
     init.add_argument("--dir", default=".", help="the repository to write into (default: .)")
-    init.add_argument("--runtime", default="claude", choices=("claude", "pi", "codex"))
+    init.add_argument("--runtime", default="claude", choices=("claude", "pi", "codex"),
+                      help="the agent CLI the jobs run, which picks the model secret they pass (default: claude)")
     init.add_argument("--ref", default=None,
                       help="the steer-action release commit to pin (40 hex digits; required)")
     init.add_argument("--role-token", default="app", choices=("app", "mint"),
@@ -172,7 +174,11 @@ def _init(args: argparse.Namespace) -> int:
         return ExitCode.BAD_INPUT
     plan = InitPlan(stages, args.runtime, args.ref if args.ref is not None else RELEASE_COMMIT, args.role_token,
                     args.queue)
-    return run_init(plan, Path(args.dir), args.dry_run, sys.stdout, sys.stderr)
+    try:
+        return run_init(plan, Path(args.dir), args.dry_run, sys.stdout, sys.stderr)
+    except BrokenPipeError:  # `fullsend init --dry-run | head`: the reader has seen enough
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - stays open until exit, so the flush at exit is quiet
+        return ExitCode.OK
 
 
 def _report(console: Console, command: str, message: str, title: str) -> None:

@@ -112,8 +112,28 @@ def test_bad_arguments_exit_2_with_one_plain_line(tmp_path: Path, args: list[str
 
 
 def test_without_a_release_commit_the_ref_is_required() -> None:
-    with pytest.raises(InitError, match="--ref '' is not a full commit SHA"):
+    with pytest.raises(InitError, match="--ref is required: pass the steer-action commit to pin"):
         render_files(InitPlan(("review",)))
     out, err = io.StringIO(), io.StringIO()
     from fullsend.app.commands.init import run_init
     assert run_init(InitPlan(("review",)), Path("/nonexistent"), False, out, err) == 2 and out.getvalue() == ""
+
+
+def test_a_file_in_the_way_stops_init_before_it_writes_anything(tmp_path: Path) -> None:
+    (tmp_path / ".fullsend").mkdir()
+    (tmp_path / ".fullsend" / "prompts").write_text("not a folder")
+    made = _fullsend("init", "--stages", "review", "--ref", REF, cwd=tmp_path)
+    assert made.returncode == 2 and "prompts is in the way" in made.stderr, made.stderr
+    assert sorted(p.name for p in tmp_path.rglob("*")) == [".fullsend", "prompts"]
+
+
+def test_init_outside_a_repository_root_says_github_will_not_see_it(tmp_path: Path) -> None:
+    made = _fullsend("init", "--stages", "review", "--ref", REF, cwd=tmp_path)
+    assert made.returncode == 0 and "is not the top of a git repository" in made.stdout
+    assert "secrets FULLSEND_APP_PRIVATE_KEY and ANTHROPIC_API_KEY" in made.stdout
+
+
+def test_dry_run_into_a_closed_pipe_exits_quietly(tmp_path: Path) -> None:
+    proc = subprocess.run(f"{sys.executable} -m fullsend init --stages all --ref {REF} --dry-run | head -n 1",
+                          shell=True, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert proc.stdout.startswith("==> ") and "error" not in proc.stderr, proc.stderr

@@ -71,9 +71,10 @@ def parse_stages(text: str) -> tuple[str, ...]:
 def check_plan(plan: InitPlan) -> None:
     """Raise ``InitError`` for a ref that is not a full commit SHA or an unknown mode."""
     if not SHA.fullmatch(plan.ref):
-        raise InitError(f"--ref {plan.ref!r} is not a full commit SHA (40 lowercase hex digits); pass the commit "
-                        "of the steer-action release to pin, e.g. --ref $(git ls-remote "
-                        "https://github.com/fullsend-ai/steer-action refs/tags/v1 | cut -f1)")
+        what = "is required" if not plan.ref else f"{plan.ref!r} is not a full commit SHA (40 lowercase hex digits)"
+        raise InitError(f"--ref {what}: pass the steer-action commit to pin, a release's (git ls-remote "
+                        "https://github.com/fullsend-ai/steer-action 'refs/tags/v1.2.3^{}' | cut -f1) or, "
+                        "until you pick a release, any commit of its main branch")
     if plan.runtime not in MODEL_SECRETS:
         raise InitError(f"--runtime {plan.runtime!r}: use one of {', '.join(MODEL_SECRETS)}")
 
@@ -111,16 +112,30 @@ def _stage_files(env: Environment, spec: StageSpec) -> list[tuple[Path, str]]:
 
 
 def write_files(root: Path, files: Sequence[tuple[Path, str]]) -> list[Path]:
-    """Write ``files`` under ``root``; raises ``InitError`` (nothing written) when any exists."""
+    """Write ``files`` under ``root``; raises ``InitError`` (nothing written) when any exists or a
+    folder on its way is not a folder."""
     existing = [rel for rel, _ in files if (root / rel).exists() or (root / rel).is_symlink()]
     if existing:
         raise InitError(f"{', '.join(str(root / p) for p in existing)} already exist"
                         f"{'s' if len(existing) == 1 else ''}; fullsend init never overwrites: move "
-                        f"{'it' if len(existing) == 1 else 'them'} away or init another --dir")
-    for rel, text in files:
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
+                        f"{'it' if len(existing) == 1 else 'them'} away (or merge what --dry-run prints by hand)")
+    blocked = sorted({str(folder) for rel, _ in files for folder in _folders(root, rel)
+                      if (folder.exists() or folder.is_symlink()) and not folder.is_dir()})
+    if blocked:
+        raise InitError(f"{', '.join(blocked)} is in the way: fullsend init writes folders there; move it away")
+    try:
+        for rel, text in files:
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InitError(f"cannot write under {root}: {exc.strerror or exc}; "
+                        "check the folder and its permissions") from None
     return [rel for rel, _ in files]
+
+
+def _folders(root: Path, rel: Path) -> list[Path]:
+    """The folders ``root / rel`` needs, ``root`` included."""
+    return [root, *(root / parent for parent in reversed(rel.parents) if str(parent) != ".")]
 
 
 def run_init(plan: InitPlan, root: Path, dry_run: bool, out: TextIO, err: TextIO) -> int:
@@ -137,14 +152,18 @@ def run_init(plan: InitPlan, root: Path, dry_run: bool, out: TextIO, err: TextIO
         err.write(f"fullsend init: {exc}\n")
         return ExitCode.BAD_INPUT
     out.write(f"Wrote {len(written)} files under {root}:\n" + "".join(f"  {p}\n" for p in written))
-    out.write(NEXT_STEPS[plan.role_token])
+    if not (root / ".git").exists():
+        out.write(f"Note: {root} is not the top of a git repository; GitHub runs only the workflows in the "
+                  "repository root's .github/workflows.\n")
+    secrets = " and ".join(MODEL_SECRETS[plan.runtime])
+    out.write(NEXT_STEPS[plan.role_token].format(secrets=secrets))
     return ExitCode.OK
 
 
 NEXT_STEPS = {
-    "app": ("Next: create a GitHub App for the agent (docs/adopting.md \"The role token\"), set the repository\n"
-            "variable FULLSEND_APP_CLIENT_ID and the secrets FULLSEND_APP_PRIVATE_KEY and the model key,\n"
-            "then run `fullsend lint` and commit.\n"),
+    "app": ("Next: create a GitHub App for the agent and install it on the repository (docs/adopting.md\n"
+            "\"A GitHub App as the role token\"); set the repository variable FULLSEND_APP_CLIENT_ID and the\n"
+            "secrets FULLSEND_APP_PRIVATE_KEY and {secrets}; then run `fullsend lint` and commit.\n"),
     "mint": ("Next: set the repository variable FULLSEND_MINT_URL to your mint service (docs/adopting.md\n"
-             "\"The role token\") and the model key secret, then run `fullsend lint` and commit.\n"),
+             "\"The mint protocol\") and the secret {secrets}; then run `fullsend lint` and commit.\n"),
 }
