@@ -465,3 +465,13 @@ def test_a_failing_login_fails_the_launch(tmp_path: Path) -> None:
     result = RunThread(runtime, _params(str(cli), tmp_path, {"OPENAI_API_KEY": "sk-x"}, steerable=False)).start().join()
     assert (result.exit_code, result.end) == (-1, AgentEnd.AGENT_ERROR)
     assert "codex login --with-api-key failed with exit code 1: bad key" in result.error
+
+
+def test_an_answered_steer_counts_as_written_even_before_the_writer_says_so() -> None:
+    """The server's answer can come before ``steer_written`` returns: the answer itself proves the write."""
+    parser, _ = _parser_with_thread()
+    _started(parser)
+    request = json.loads(parser.session.steer_line("k5", "update"))
+    parser.parse({"id": request["id"], "result": {"turnId": "turn-A"}})  # answered; written() not called yet
+    resent = [_sent(e) for e in _completed(parser)[1:]]
+    assert [m["params"]["clientUserMessageId"] for m in resent] == ["k5"]

@@ -146,6 +146,8 @@ class AppServerSession:
         """Record a success answer; a ``turn/start`` answered with a running turn has joined it."""
         with self._mu:
             sent = self.inputs.get(str(request_id))
+            if sent is not None:
+                sent.written = True  # an answer proves the line reached the server
             turn = result.get("turn") if isinstance(result, dict) else None
             if sent is not None and sent.method == TURN_START and isinstance(turn, dict):
                 joined = turn.get("id")
