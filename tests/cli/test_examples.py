@@ -200,7 +200,10 @@ def test_route_issue_comment(route, vid: str, env: dict[str, str], stage: str) -
         ("pr-sync-bot", "pull_request_target", {"ACTION": "synchronize", "PR_AUTHOR": "dep[bot]", "PR_AUTHOR_TYPE": "Bot", "IS_PR": "true"}, "review"),
         ("pr-opened-reader", "pull_request_target", {"ACTION": "opened", "PR_AUTHOR": "rita", "IS_PR": "true"}, ""),
         ("pr-labeled-ready", "pull_request_target", {"ACTION": "labeled", "LABEL": "ready-for-review", "IS_PR": "true"}, "review"),
-        ("pr-closed", "pull_request_target", {"ACTION": "closed", "IS_PR": "true"}, "retro"),
+        ("pr-closed-by-triager", "pull_request_target", {"ACTION": "closed", "SENDER": "tom", "IS_PR": "true"}, "retro"),
+        ("pr-closed-by-app", "pull_request_target", {"ACTION": "closed", "SENDER": "x[bot]", "SENDER_TYPE": "Bot", "IS_PR": "true"}, "retro"),
+        ("pr-closed-by-its-reader-author", "pull_request_target", {"ACTION": "closed", "SENDER": "rita", "IS_PR": "true"}, ""),
+        ("pr-closed-by-stranger", "pull_request_target", {"ACTION": "closed", "SENDER": "stranger", "IS_PR": "true"}, ""),
         ("pr-unlabeled", "pull_request_target", {"ACTION": "unlabeled", "LABEL": "ready-for-review", "IS_PR": "true"}, ""),
     ],
 )
