@@ -39,7 +39,8 @@ class RecordedRequest:
     outside the prefix is kept whole); ``raw_path`` is the path as sent.  ``query`` maps names to
     lists of values; ``headers`` have lower-case names.  ``status`` is what was answered (0 when
     a connection fault answered nothing); ``token`` the bearer token or ""; ``login`` the token's
-    REST login or "".  ``fault`` names the injected fault mode ("" if none).
+    REST login or "".  ``fault`` names the injected fault mode ("" if none).  ``client_port`` is
+    the client's TCP port: two requests with one port came over one kept-alive connection.
     """
 
     method: str
@@ -52,6 +53,7 @@ class RecordedRequest:
     login: str = ""
     raw_path: str = ""
     fault: str = ""
+    client_port: int = 0
 
     def json(self) -> Any:
         """The request body parsed as JSON (``None`` if empty or not JSON)."""
@@ -230,7 +232,7 @@ class SimHandler(BaseHTTPRequestHandler):
     def _record(self, sim: GitHubSimulator, call: Call, headers: dict[str, str], raw_path: str,
                 status: int, token: str, fault: str) -> None:
         record = RecordedRequest(call.method, call.path, call.query, headers, call.body, status,
-                                 token, call.login, raw_path, fault)
+                                 token, call.login, raw_path, fault, int(self.client_address[1]))
         sim._record(record)
 
     def _write(self, reply: Reply, raw: bytes, truncate: bool = False) -> None:

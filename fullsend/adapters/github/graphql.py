@@ -15,6 +15,7 @@ the token acts as and every comment of the item with ``lastEditedAt`` (docs/rule
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Mapping
 from typing import Annotated, Any
 
@@ -111,6 +112,13 @@ class GraphQLClient:
 
     def __init__(self, url: str, token: str, clock: Clock, timeout_s: int, policy: RateLimitPolicy) -> None:
         self._url, self._token, self._clock, self._timeout_s, self.policy = url, token, clock, timeout_s, policy
+        self._local = threading.local()  # one keep-alive session per thread (the watcher polls on its own)
+
+    def _session(self) -> requests.Session:
+        session: requests.Session | None = getattr(self._local, "session", None)
+        if session is None:
+            session = self._local.session = requests.Session()
+        return session
 
     def query(self, name: str, query: str, variables: Mapping[str, Any] | None, bound: WaitBound) -> dict[str, Any]:
         """POST one query; ``name`` labels it in messages (``GraphQL viewer``)."""
@@ -138,8 +146,8 @@ class GraphQLClient:
         if variables:
             body["variables"] = dict(variables)
         try:
-            resp = requests.post(self._url, json=body, timeout=self._timeout_s,
-                                 headers={"Authorization": f"Bearer {self._token}"})
+            resp = self._session().post(self._url, json=body, timeout=self._timeout_s,
+                                        headers={"Authorization": f"Bearer {self._token}"})
         except requests.RequestException as exc:
             raise Transient(f"{label} failed: {type(exc).__name__}") from None
         headers = {k.lower(): v for k, v in resp.headers.items()}

@@ -3,11 +3,14 @@ retries through the injected clock (watcher §2, §14), error classification, wr
 
 from __future__ import annotations
 
+import threading
 from datetime import UTC, datetime
 
 import pytest
 
 from fullsend.adapters.github.forge import GitHubForge
+from fullsend.adapters.github.graphql import GraphQLClient
+from fullsend.adapters.github.ratelimit import RateLimitPolicy, WaitBound
 from fullsend.core.model import Repo
 from fullsend.errors import ForgeError, NotFoundError
 from fullsend.simulator.fixtures import JOB_TOKEN, ROLE_TOKEN, standard_pr_scenario
@@ -49,6 +52,22 @@ def test_installation_tokens_resolve_through_graphql_first_once_per_run(sim):
     assert forge.viewer_login("job") == "github-actions[bot]"
     assert forge.viewer_login("role") == "fullsend-ai-review[bot]"
     assert [r.path for r in sim.requests] == ["/graphql", "/graphql"]
+
+
+def test_graphql_queries_of_one_thread_share_one_kept_alive_connection(sim):
+    """Each query over a new connection costs a TLS handshake against GitHub; the watcher's thread
+    keeps its own connection (a session is not shared across threads)."""
+    clock = RecordingClock()
+    client = GraphQLClient(sim.graphql_url, JOB_TOKEN, clock, 5, RateLimitPolicy(clock))
+    sim.reset_requests()
+    for _ in range(3):
+        client.query("viewer", "query { viewer { login } }", None, WaitBound())
+    other = threading.Thread(target=client.query, args=("viewer", "query { viewer { login } }", None, WaitBound()))
+    other.start()
+    other.join()
+    ports = [r.client_port for r in sim.requests]
+    assert len(ports) == 4 and ports[0] > 0
+    assert ports[0] == ports[1] == ports[2] != ports[3]
 
 
 def test_a_personal_token_resolves_through_rest_user(sim):
