@@ -72,6 +72,8 @@ def test_a_non_success_end_fails_the_run_and_posts_no_receipt(sim, tmp_path, run
     assert [c for c in sim.comments(fix.pr) if c["user"]["login"] == fix.job_login] == []
     errors = [line for line in run.stdout.splitlines() if line.startswith("::error")]
     assert errors == [f"::error::The run failed: {error}"]
+    # The acknowledged update is not lost: the summary leaves it to its queued run, and says why.
+    assert f"- follow-up run {added['run']['id']} [no-receipt]" in run.summary.splitlines()
 
 
 @pytest.mark.parametrize("fold", ["string", "blocks"])

@@ -91,6 +91,10 @@ def test_validation_iterations_share_the_steer_cap_and_receipt_only_the_shipped_
     assert run.outputs["steers"] == "1"
     assert run.outputs["consumed_run_ids"] == ""
     assert _job_comments(sim, fix) == []
+    # ... and the summary leaves iteration 1's follow-up to its queued run, not silently dropped.
+    follow_ups = [r["id"] for r in sim.runs() if r["id"] != fix.my_run_id]
+    assert len(follow_ups) == 1
+    assert f"- follow-up run {follow_ups[0]} [no-receipt]" in run.summary.splitlines(), run.summary
 
 
 def test_sigterm_settles_stops_the_agent_and_posts_no_receipt(sim, tmp_path):

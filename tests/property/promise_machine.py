@@ -1,4 +1,4 @@
-"""The receipt's promise as a hypothesis state machine (issue 23; docs/architecture.md "The receipt's promise").
+"""The receipt's promise as a hypothesis state machine (docs/architecture.md "The receipt's promise").
 
 Each example is one run of the action (:class:`~tests.property.receipt_world.World`): the rules
 add follow-up comments and shim runs, move the head, edit and delete comments, inject faults,
@@ -9,13 +9,16 @@ runs every queued follow-up's pre-flight.  The invariant is checked after every 
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
+from fullsend.app.action.finish import render_summary
 from fullsend.core.receipt.marker import normalize_ids
 from fullsend.simulator.faults import drop_field, not_json
 from fullsend.simulator.fixtures import FIX_RUN_ID, JOB_TOKEN, add_comment_follow_up, add_follow_up_run
-from tests.property.receipt_world import END_STATES, POLL_S, FollowUp, World
+from tests.property.receipt_world import END_STATES, HANG_S, POLL_S, FollowUp, World
 
 # kind -> (add_follow_up_run keyword arguments, may the watcher accept it)
 KINDS: dict[str, tuple[dict[str, object], bool]] = {
@@ -30,7 +33,8 @@ KINDS: dict[str, tuple[dict[str, object], bool]] = {
 ENDPOINTS = [r"/actions/workflows/[^/]+/runs$", r"/actions/runs/\d+/jobs$", r"/actions/runs/\d+$",
              r"/issues/7/comments", r"/issues/comments/\d+$", r"/pulls/7$", r"/compare/", r"/user$"]
 MIN_STEPS = 8  # a run ends (rule ``finish``) only after this many steps; teardown ends it in success
-FAULTS = ["500", "502", "429", "rate-limit", "not-json", "drop-id", "drop-created_at", "reset"]
+FAULTS = ["500", "502", "429", "rate-limit", "not-json", "drop-id", "drop-created_at", "reset", "timeout"]
+LEFT_LINE = re.compile(r"^- follow-up run (\d+) \[([a-z-]+)\]$", re.MULTILINE)
 
 
 class ReceiptPromise(RuleBasedStateMachine):
@@ -104,6 +108,10 @@ class ReceiptPromise(RuleBasedStateMachine):
             sim.mutate(method, endpoint, not_json(), times)
         elif fault.startswith("drop-"):
             sim.mutate(method, endpoint, drop_field(fault.removeprefix("drop-")), times)
+        elif fault == "timeout":  # no answer until the client's read timeout passed: real seconds, so rarer
+            if times == 1:
+                sim.fail_connection(method, endpoint, "hang", 1, hang_s=HANG_S)
+                self.world.timeouts += 1
         else:
             sim.fail_connection(method, endpoint, "reset", times)
 
@@ -164,15 +172,24 @@ class ReceiptPromise(RuleBasedStateMachine):
 
     def check_the_end(self) -> None:
         """The invariant of docs/architecture.md "The receipt's promise", once the run is over."""
-        world, outcome = self.world, self.world.outcome
-        assert outcome is not None
+        world = self.world
+        assert world.outcome is not None
         receipts = world.receipts()
         assert len(receipts) <= 1, f"{len(receipts)} receipts for one run"
+        listed = receipts[0].consumed if receipts else ()
+        self.check_the_receipt(listed, bool(receipts))
+        self.check_nothing_is_dropped(listed)
+        self.check_the_queued_runs(listed)
+        assert FIX_RUN_ID not in listed
+
+    def check_the_receipt(self, listed: tuple[int, ...], posted: bool) -> None:
+        """Only after outright success, naming exactly the acknowledged runs, each of them accepted."""
+        world, outcome = self.world, self.world.outcome
+        assert outcome is not None
         acked = {a.follow_up_run_id for a in world.agent.acks}
         absorbed = normalize_ids(rid for batch in (world.watcher.delivered if world.thread else [])
                                  if batch.message_id in acked for rid in batch.run_ids)
-        listed = receipts[0].consumed if receipts else ()
-        if receipts:
+        if posted:
             assert world.end_state == "success", f"a receipt after the agent ended {world.end_state}"
             assert listed == absorbed, f"the receipt lists {listed}, the agent acknowledged {absorbed}"
             assert outcome.consumed_run_ids == ",".join(map(str, listed)), "the outputs differ from the receipt"
@@ -180,18 +197,31 @@ class ReceiptPromise(RuleBasedStateMachine):
         assert set(listed) <= acceptable, f"the receipt names runs never accepted: {set(listed) - acceptable}"
         if world.end_state == "success" and absorbed and not world.faults:
             assert listed == absorbed, "an outright success that absorbed updates posted no receipt"
+
+    def check_nothing_is_dropped(self, listed: tuple[int, ...]) -> None:
+        """Every run the watcher accepted is in the receipt or in the summary's Left to the queued run."""
+        world, outcome = self.world, self.world.outcome
+        assert outcome is not None
+        accepted = {rid for e in world.timeline.events if e.kind == "poll" for rid in e.run_ids}
+        summary = render_summary(outcome, "review", "#7", world.timeline)
+        left = {int(m.group(1)) for m in LEFT_LINE.finditer(summary)}
+        dropped = accepted - set(listed) - left
+        assert not dropped, f"accepted run(s) {sorted(dropped)} are neither receipted nor left over: {summary}"
+        assert not left & set(listed if outcome.receipt_posted else ()), "a receipted run is also left over"
+
+    def check_the_queued_runs(self, listed: tuple[int, ...]) -> None:
+        """Safety always: a queued run skips only on a receipt naming it.  Efficiency (a named run
+        does skip) only in a quiet world: faults, edits and deletions may make the pre-flight fail
+        open, which costs a redone update, never a lost one."""
+        world = self.world
         for follow_up in world.follow_ups:
             should_skip = follow_up.run_id in listed and follow_up.attempt == 1
             skipped = world.skips[follow_up.run_id] is not None
-            # Safety always: a queued run skips only on a receipt naming it. Efficiency (a named run
-            # does skip) only in a quiet world: faults, edits and deletions may make the pre-flight
-            # fail open, which costs a redone update, never a lost one.
             assert should_skip or not skipped, f"queued run {follow_up.run_id} skipped on no receipt naming it"
             if not world.faults and not world.comments_changed:
                 assert skipped == should_skip, (f"queued run {follow_up.run_id} ({follow_up.kind}) "
                                                 f"{'skipped' if skipped else 'did the work'}; receipt lists {listed}; "
                                                 f"log tail: {world.logs[-4:]}")
-        assert FIX_RUN_ID not in listed
 
     def teardown(self) -> None:
         try:

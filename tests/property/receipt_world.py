@@ -21,7 +21,7 @@ from typing import Any
 from fullsend.adapters.clock import VirtualClock
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.action import session, work
-from fullsend.app.action.finish import RunOutcome, record_receipt
+from fullsend.app.action.finish import AgentUsage, RunOutcome, record_receipt
 from fullsend.app.action.preflight import PreflightFacts, run_preflight
 from fullsend.app.action.timeline import Timeline
 from fullsend.app.watch.watcher import WatchConfig, Watcher
@@ -46,6 +46,8 @@ from fullsend.simulator.server import GitHubSimulator
 ORIGIN = "2026-09-03T10:01:00Z"
 WATCH_S = 50 * 60.0
 POLL_S = 30.0
+TIMEOUT_S = 1  # each request's connect and read timeout (PyGithub takes whole seconds): what a ``timeout`` fault costs
+HANG_S = TIMEOUT_S + 0.2  # how long a ``timeout`` fault keeps the answer back
 
 # (exit_code, is_error, timed_out, session_lost, cancelled): how an agent iteration can end.
 END_STATES: dict[str, tuple[int, bool, bool, bool, bool]] = {
@@ -113,7 +115,8 @@ class _RunFacts:
     cancelled: threading.Event = field(default_factory=threading.Event)
     skipped: bool = False
     acked_steers: int = 0
-    usage: Any = None
+    usage: AgentUsage = field(default_factory=AgentUsage)
+    earlier: list[Any] = field(default_factory=list)  # one iteration: no validation retry
     # The real decision, bound as a method of these facts (``_outcome`` calls it on ``self``).
     _bare_outcome = work.ActionRun._bare_outcome
 
@@ -149,12 +152,13 @@ class World:
         self.sim = GitHubSimulator(clock=self.clock.now).start()
         standard_pr_scenario(self.sim)
         self.forge = GitHubForge(Repo("org", "repo"), self.sim.api_url, self.sim.graphql_url, JOB_TOKEN, ROLE_TOKEN,
-                                 self.clock, timeout_s=5)
+                                 self.clock, timeout_s=TIMEOUT_S)
         self.logs: list[tuple[str, str]] = []
         self.timeline = Timeline()
         self.agent = PromiseAgent(self.clock)
         self.follow_ups: list[FollowUp] = []
         self.faults = 0
+        self.timeouts = 0
         self.comments_changed = 0
         self.head = "aaa111"
         self.watcher = Watcher(self.forge, self.agent, "sandbox-1", threading.Lock(), self.clock, self._config(),
@@ -249,7 +253,8 @@ class World:
         if self.watching:
             self.watcher.stop()
             self._end_watch()
-        self.sim.stop()
+        # The server's loop notices a shutdown within its 50 ms poll; the next example need not wait.
+        threading.Thread(target=self.sim.stop, name="promise-sim-stop", daemon=True).start()
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Example runs of the receipt's promise, kept as regular tests (issue 23).
+"""Example runs of the receipt's promise, kept as regular tests (docs/architecture.md "The receipt's promise").
 
 A counterexample the state machine of ``tests/property/test_receipt_promise.py`` shrinks to is
 written out here as one more example; none has been found so far.  The first example is the
@@ -40,6 +40,7 @@ def test_a_dropped_update_gets_no_receipt_and_its_queued_run_does_the_work() -> 
         world.turn_end()
         world.finish("success")
         assert world.receipts() == [] and world.skips == {run_id: None}
+        assert world.outcome is not None and world.outcome.left_over() == [f"follow-up run {run_id} [not-acknowledged]"]
     finally:
         world.close()
 
@@ -51,5 +52,6 @@ def test_an_acknowledged_update_of_a_failed_run_is_left_to_its_queued_run() -> N
         world.finish("crash")
         assert world.receipts() == [] and world.skips == {run_id: None}
         assert world.outcome is not None and world.outcome.outcome == "failed"
+        assert world.outcome.left_over() == [f"follow-up run {run_id} [no-receipt]"]
     finally:
         world.close()

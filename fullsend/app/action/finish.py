@@ -18,6 +18,7 @@ from fullsend.app.action.preflight import PreflightFacts
 from fullsend.app.action.receipt import post_receipt
 from fullsend.app.action.timeline import Timeline
 from fullsend.core.agent_end import AgentEnd
+from fullsend.core.receipt.left_over import left_over
 from fullsend.core.receipt.marker import Marker
 from fullsend.errors import ExitCode
 from fullsend.ports import AgentRunResult, Clock, Forge
@@ -56,6 +57,16 @@ class AgentUsage:
         self.model = result.model or model_input or self.model
 
 
+@dataclass(frozen=True)
+class LeftFacts:
+    """What the shipped iteration left behind: the watcher's own ``(run id, rule id)`` list,
+    the run ids its steers delivered, and those of them the agent acknowledged."""
+
+    watcher: tuple[tuple[int, str], ...] = ()
+    delivered: tuple[int, ...] = ()
+    acknowledged: tuple[int, ...] = ()
+
+
 @dataclass
 class RunOutcome:
     """The run's result as outputs and summary report it."""
@@ -70,7 +81,7 @@ class RunOutcome:
     head_sha: str = ""
     settle_reason: str = ""
     error: str = ""
-    left: list[str] = field(default_factory=list)
+    left: LeftFacts = field(default_factory=LeftFacts)
     usage: AgentUsage = field(default_factory=AgentUsage)
     duration_s: float = 0.0  # wall time from the action's start to its outputs
     skip_receipt_url: str = ""  # the receipt a ``receipt`` skip rests on (summary only)
@@ -81,6 +92,13 @@ class RunOutcome:
     def consumed_run_ids(self) -> str:
         """Exactly what the receipt claims; empty when no receipt was posted."""
         return ",".join(str(i) for i in self.marker.consumed) if self.receipt_posted else ""
+
+    def left_over(self) -> list[str]:
+        """The step summary's **Left to the queued run**: one ``follow-up run <id> [<rule id>]`` line
+        per accepted run the posted receipt does not name (docs/architecture.md "The receipt's promise")."""
+        receipted = self.marker.consumed if self.receipt_posted else ()
+        pairs = left_over(self.left.watcher, self.left.delivered, self.left.acknowledged, receipted)
+        return [f"follow-up run {run_id} [{why}]" for run_id, why in pairs]
 
 
 def record_receipt(forge: Forge, facts: PreflightFacts, outcome: RunOutcome, item_url: str,
@@ -141,7 +159,7 @@ def render_summary(result: RunOutcome, stage: str, item_link: str, timeline: Tim
         consumed=", ".join(str(i) for i in result.marker.consumed) if result.receipt_posted else "",
         head_sha=result.head_sha, receipt_url=result.receipt_url, receipt_posted=result.receipt_posted,
         settle_reason=result.settle_reason,
-        error=_cell(result.error), timeline=rows, left=[_cell(x) for x in result.left],
+        error=_cell(result.error), timeline=rows, left=[_cell(x) for x in result.left_over()],
         usage=result.usage, usage_cells={k: _cell(v) for k, v in usage_outputs(result.usage).items()},
         duration_s=f"{result.duration_s:.0f}", skip_receipt_url=result.skip_receipt_url,
     )

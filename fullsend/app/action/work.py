@@ -19,7 +19,7 @@ from fullsend.adapters.sandbox import sandbox_factory
 from fullsend.app.action.agent_env import agent_provider_env, runner_secrets
 from fullsend.app.action.cancel import Cancellation
 from fullsend.app.action.children import Children
-from fullsend.app.action.finish import AgentUsage, RunOutcome
+from fullsend.app.action.finish import AgentUsage, LeftFacts, RunOutcome
 from fullsend.app.action.plan import RunPlan
 from fullsend.app.action.scripts import ScriptResult, run_script
 from fullsend.app.action.session import IterationResult, IterationSetup, run_facts_env, run_iteration
@@ -64,6 +64,7 @@ class ActionRun:
         self.cancelled = threading.Event()
         self.cancellation = cancellation or Cancellation()
         self._last_result: IterationResult | None = None
+        self.earlier: list[IterationResult] = []  # iterations a failed validation replaced (their runs are left over)
         wording = default_wording()
         self.runtime: Runtime = RUNTIMES[plan.inputs.runtime](
             warn=lambda m: log("warning", m), render=lambda msg: render_envelope(msg, wording),
@@ -176,6 +177,7 @@ class ActionRun:
             if check.exit_code == 0:
                 return result, True
             self.log("warning", f"Validation failed after iteration {iteration} (exit {check.exit_code})")
+            self.earlier.append(result)
             prompt = f"{self.plan.prompt}\n\nThe validation script failed; its output:\n{check.output}"
         return result, False
 
@@ -202,7 +204,7 @@ class ActionRun:
     def _bare_outcome(self, result: IterationResult | None, validated: bool) -> RunOutcome:
         steers = self.acked_steers
         head = (result.marker.head if result and result.marker.head else self.plan.env_head_sha) if result else ""
-        left = [f"follow-up run {run_id} [{why}]" for run_id, why in (result.left if result else [])]
+        left = _left_facts([*self.earlier, result] if result else self.earlier)
         end = result.agent.end if result else None
         if self.cancelled.is_set():
             return RunOutcome("failed", ExitCode.FAILED, steers=steers, head_sha=head, error="the run was cancelled",
@@ -289,6 +291,13 @@ def warn_persisted_credentials(workspace: Path, log: Log) -> None:
     if "extraheader" in config and "authorization:" in config:
         log("warning", "The checkout kept a GitHub credential in .git/config, where the agent can read it; "
             "set persist-credentials: false on actions/checkout")
+
+
+def _left_facts(results: list[IterationResult]) -> LeftFacts:
+    """What every iteration left: only the shipped (last) one's acknowledged runs can be receipted."""
+    return LeftFacts(tuple(pair for r in results for pair in r.left),
+                     tuple(run_id for r in results for batch in r.delivered for run_id in batch.run_ids),
+                     tuple(run_id for r in results for run_id in r.marker.consumed))
 
 
 def _agent_ok(result: IterationResult) -> bool:

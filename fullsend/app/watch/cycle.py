@@ -95,6 +95,8 @@ class Cycle:
         if self.cancelled.is_set():
             return Outcome.RETRY
         batch, retry = self.poll()
+        for run in batch:  # accepted: delivered later, or left to its queued run with the settle reason
+            st.undecided[run.id] = "accepted"
         if self._past_window():
             return Outcome.LIMITED
         st.polls, st.last_poll_at = st.polls + 1, clock.now()
@@ -102,8 +104,6 @@ class Cycle:
         self.ports.timeline.add(st.last_poll_at, "poll", said, run_ids=tuple(r.id for r in batch))
         if not batch:
             return Outcome.RETRY if retry else Outcome.EMPTY
-        for run in batch:
-            st.undecided[run.id] = "accepted"
         snapshot = clock.now()
         assert st.baseline is not None
         try:
@@ -118,6 +118,7 @@ class Cycle:
         ids = [r.id for r in batch]
         if delta.empty:
             st.judged(ids)
+            st.left.extend((i, "empty-delta") for i in ids)
             self.ports.log("info", f"Follow-up run(s) {_ids(ids)} carried no visible change; "
                                    "not steering [empty-delta]")
             return Outcome.RETRY if retry else Outcome.EMPTY

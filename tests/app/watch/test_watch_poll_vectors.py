@@ -71,6 +71,7 @@ def test_S4_an_empty_delta_judges_the_run_without_steering(rig: Rig) -> None:
     assert w.seen_run_ids == [101]
     assert rig.job_reads(101) == 1
     assert rig.lines("carried no visible change")
+    assert w.left == [(101, "empty-delta")]  # and the summary leaves it to its queued run
 
 
 @pytest.mark.parametrize("error, vector", [(SteerUnsupported("no"), "S5"), (SteerAfterSettle("late"), "S7"),

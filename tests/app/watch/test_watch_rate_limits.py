@@ -79,3 +79,16 @@ def test_a_limit_on_the_delta_reads_past_the_window_settles_without_a_steer(vrig
     w = vrig.watcher(deadline=vrig.clock.now() + timedelta(minutes=20))
     assert w.poll_and_steer() is Outcome.LIMITED
     assert vrig.steerer.messages == [] and 55 not in w.carry.seen
+
+
+def test_a_run_accepted_in_the_poll_that_hits_a_limit_past_the_window_is_left_with_the_reason(vrig: Rig) -> None:
+    """Run 55 passes provenance; reading run 56's jobs in the same poll meets a limit past the
+    window: 55 is not delivered, and the summary still names it as left to its queued run."""
+    _push(vrig)
+    vrig.accept(56, created_at="2026-09-03T10:06:00Z")  # judged after 55
+    reset = vrig.clock.now() + timedelta(minutes=24)
+    vrig.sim.primary_limit("GET", r"/actions/runs/56/jobs$", reset_at=reset, times=None)
+    w = vrig.watcher(deadline=vrig.clock.now() + timedelta(minutes=20))
+    finish(run_watch(w, turn_ends=1))
+    assert w.settle_reason == "rate-limited" and vrig.steerer.messages == []
+    assert (55, "rate-limited") in w.left
