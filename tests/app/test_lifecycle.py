@@ -97,6 +97,16 @@ def test_validation_iterations_share_the_steer_cap_and_receipt_only_the_shipped_
     assert f"- follow-up run {follow_ups[0]} [no-receipt]" in run.summary.splitlines(), run.summary
 
 
+def test_a_failed_last_validation_lists_each_absorbed_run_once(sim, tmp_path):
+    fix = _fix(sim)
+    _follow_up_on_first_listing(sim)
+    run = run_entrypoint(runner_env(tmp_path, sim, fix, inputs={"validation_script": "exit 1"}), tmp_path)
+    assert run.exit_code == 1 and run.outputs["outcome"] == "failed"
+    (follow_up,) = [r["id"] for r in sim.runs() if r["id"] != fix.my_run_id]
+    left = [line for line in run.summary.splitlines() if line.startswith("- follow-up run ")]
+    assert left == [f"- follow-up run {follow_up} [no-receipt]"], run.summary
+
+
 def test_sigterm_settles_stops_the_agent_and_posts_no_receipt(sim, tmp_path):
     """BC-02: cancelled mid-steer → exit 1 within 7 s, outcome failed, no receipt, status cancelled."""
     fix = _fix(sim)

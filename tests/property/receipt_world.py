@@ -46,7 +46,8 @@ from fullsend.simulator.server import GitHubSimulator
 ORIGIN = "2026-09-03T10:01:00Z"
 WATCH_S = 50 * 60.0
 POLL_S = 30.0
-TIMEOUT_S = 1  # each request's connect and read timeout (PyGithub takes whole seconds): what a ``timeout`` fault costs
+TIMEOUT_S = 3  # each request's timeout (whole seconds in PyGithub): what a ``timeout`` fault costs; a loaded
+# machine never stalls a loopback answer that long, so no timeout happens unless one is injected
 HANG_S = TIMEOUT_S + 0.2  # how long a ``timeout`` fault keeps the answer back
 
 # (exit_code, is_error, timed_out, session_lost, cancelled): how an agent iteration can end.

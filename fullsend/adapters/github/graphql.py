@@ -112,7 +112,7 @@ class GraphQLClient:
 
     def __init__(self, url: str, token: str, clock: Clock, timeout_s: int, policy: RateLimitPolicy) -> None:
         self._url, self._token, self._clock, self._timeout_s, self.policy = url, token, clock, timeout_s, policy
-        self._local = threading.local()  # one keep-alive session per thread (the watcher polls on its own)
+        self._local = threading.local()  # one keep-alive session per thread: a Session is not shared across threads
 
     def _session(self) -> requests.Session:
         session: requests.Session | None = getattr(self._local, "session", None)

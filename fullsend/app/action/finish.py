@@ -15,7 +15,7 @@ import jinja2
 
 from fullsend.adapters.gha import write_outputs, write_summary
 from fullsend.app.action.preflight import PreflightFacts
-from fullsend.app.action.receipt import post_receipt
+from fullsend.app.action.receipt import MAYBE_POSTED, post_receipt
 from fullsend.app.action.timeline import Timeline
 from fullsend.core.agent_end import AgentEnd
 from fullsend.core.receipt.left_over import left_over
@@ -78,6 +78,7 @@ class RunOutcome:
     marker: Marker = field(default_factory=Marker)
     receipt_url: str = ""
     receipt_posted: bool = False
+    receipt_unknown: bool = False  # the receipt's post got no answer: it may exist (docs/rules.md#receipt-unknown)
     head_sha: str = ""
     settle_reason: str = ""
     error: str = ""
@@ -97,7 +98,8 @@ class RunOutcome:
         """The step summary's **Left to the queued run**: one ``follow-up run <id> [<rule id>]`` line
         per accepted run the posted receipt does not name (docs/architecture.md "The receipt's promise")."""
         receipted = self.marker.consumed if self.receipt_posted else ()
-        pairs = left_over(self.left.watcher, self.left.delivered, self.left.acknowledged, receipted)
+        maybe = self.marker.consumed if self.receipt_unknown else ()
+        pairs = left_over(self.left.watcher, self.left.delivered, self.left.acknowledged, receipted, maybe)
         return [f"follow-up run {run_id} [{why}]" for run_id, why in pairs]
 
 
@@ -109,9 +111,15 @@ def record_receipt(forge: Forge, facts: PreflightFacts, outcome: RunOutcome, ite
     ``receipt_url`` when the API reported no ``html_url``.  Sets ``receipt_posted`` and
     ``receipt_url`` (empty when GitHub's answer did not say where: "posted, URL unknown", which
     the summary says too) and adds a ``receipt`` timeline row, or a ``notice`` row when nothing
-    was posted (docs/architecture.md "Receipt writer").  Never raises ``ForgeError``.
+    was posted or the post got no answer (then ``receipt_unknown``; docs/architecture.md
+    "Receipt writer").  Never raises ``ForgeError``.
     """
     comment = post_receipt(forge, facts, outcome.marker, log)
+    if comment is MAYBE_POSTED:
+        outcome.receipt_unknown = True
+        timeline.add(clock.now(), "notice", "the receipt's post got no answer: if it was created, the queued "
+                     "runs it names skip; if not, they redo the absorbed work")
+        return
     if comment is None:
         timeline.add(clock.now(), "notice", "the receipt was not posted; the queued run will redo the absorbed work")
         return

@@ -17,6 +17,9 @@ from fullsend.core.receipt.marker import Marker, normalize_ids, receipt_body
 from fullsend.errors import ForgeError, MalformedResponse, RateLimited
 from fullsend.ports import Forge
 
+#: ``post_receipt``'s answer when the POST got no usable answer: GitHub may have created the receipt.
+MAYBE_POSTED = Comment(id=-1)
+
 Log = Callable[[str, str], None]
 
 #: How long the receipt writer waits out a rate limit before it gives up (best effort;
@@ -33,8 +36,9 @@ def post_receipt(forge: Forge, facts: PreflightFacts, marker: Marker, log: Log) 
     logins) or the post fails (the queued run then redoes the work).  A rate limit is waited out
     for at most :data:`RECEIPT_MAX_WAIT_S`.  Returns the created comment (its ``html_url`` is the
     ``receipt_url`` output), ``Comment(id=0)`` when it was posted but GitHub's answer did not
-    describe it ("posted, URL unknown"), or ``None`` when nothing was posted; never raises
-    ``ForgeError``.  docs/architecture.md "Receipt writer".
+    describe it ("posted, URL unknown"), :data:`MAYBE_POSTED` when the POST got no usable answer
+    (the receipt may exist), or ``None`` when nothing was posted; never raises ``ForgeError``.
+    docs/architecture.md "Receipt writer".
     """
     ids = normalize_ids(marker.consumed)
     if not ids or not facts.repository or facts.item_number <= 0:
@@ -75,6 +79,7 @@ def _post_failed(exc: ForgeError, log: Log) -> Comment | None:
     elif exc.status is None:  # the answer was lost: GitHub may have created the comment anyway
         log("warning", f"Failed to post the steer receipt (no usable answer, so it may exist after all; "
             f"if not, the queued run will redo this work): {exc}")
+        return MAYBE_POSTED
     else:
         log("warning", f"Failed to post the steer receipt; the queued run will redo this work: {exc}")
     return None

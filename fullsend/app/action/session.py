@@ -119,7 +119,7 @@ def _result(agent: AgentRunResult, watcher: Watcher | None) -> IterationResult:
         marker=marker_from(watcher.delivered, acked, watcher.head),
         watched=True,
         settle_reason=watcher.settle_reason,
-        left=list(watcher.left),
+        left=watcher.left_now(),
         session_lost=watcher.session_lost or agent.session_lost,
     )
 

@@ -204,7 +204,7 @@ class ActionRun:
     def _bare_outcome(self, result: IterationResult | None, validated: bool) -> RunOutcome:
         steers = self.acked_steers
         head = (result.marker.head if result and result.marker.head else self.plan.env_head_sha) if result else ""
-        left = _left_facts([*self.earlier, result] if result else self.earlier)
+        left = _left_facts([*(r for r in self.earlier if r is not result), *([result] if result else [])])
         end = result.agent.end if result else None
         if self.cancelled.is_set():
             return RunOutcome("failed", ExitCode.FAILED, steers=steers, head_sha=head, error="the run was cancelled",

@@ -98,6 +98,9 @@ class Cycle:
         for run in batch:  # accepted: delivered later, or left to its queued run with the settle reason
             st.undecided[run.id] = "accepted"
         if self._past_window():
+            if batch:
+                self.ports.timeline.add(clock.now(), "poll", f"poll: {len(batch)} accepted, past the steer window",
+                                        run_ids=tuple(r.id for r in batch))
             return Outcome.LIMITED
         st.polls, st.last_poll_at = st.polls + 1, clock.now()
         said = f"poll: {len(batch)} accepted" + (", some pending" if retry else "")

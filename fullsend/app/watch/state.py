@@ -136,5 +136,9 @@ class WatchState:
         Its why is its pending rule id, or ``reason`` (the settle reason) for a run that was
         accepted but never delivered.
         """
-        self.left.extend((run_id, why if why != "accepted" else reason)
-                         for run_id, why in sorted(self.undecided.items()) if run_id not in self.carry.seen)
+        self.left.extend(self.undecided_left(reason))
+
+    def undecided_left(self, reason: str) -> list[tuple[int, str]]:
+        """The ``(run id, why)`` pairs :meth:`leave_undecided` would add, without adding them."""
+        return [(run_id, why if why != "accepted" else reason)
+                for run_id, why in sorted(self.undecided.items()) if run_id not in self.carry.seen]

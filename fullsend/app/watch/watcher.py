@@ -71,6 +71,7 @@ class Watcher:
         self.cycle = Cycle(self.ports, config, self.state, self.max_steers, self.inbox.stopped)
         self._settle_lock = threading.Lock()
         self._settled = False
+        self.finished = False  # the watch loop has ended and left its undecided runs
 
     # ---- settings ------------------------------------------------------------------------------
     @property
@@ -148,6 +149,7 @@ class Watcher:
             st.settle_reason = settle.SESSION_CLOSED
         finally:
             st.leave_undecided(st.settle_reason or settle.CANCELLED)
+            self.finished = True
             self.settle()
 
     def _loop(self) -> str:
@@ -250,6 +252,14 @@ class Watcher:
     def left(self) -> list[tuple[int, str]]:
         """(follow-up run id, rule id of why) pairs left to the queued run."""
         return self.state.left
+
+    def left_now(self) -> list[tuple[int, str]]:
+        """:attr:`left`, plus, while the watch has not ended (its join gave up, e.g. in a long
+        request), every run still undecided, with the settle reason or ``session-closed``."""
+        left = list(self.state.left)
+        if not self.finished:
+            left += self.state.undecided_left(self.state.settle_reason or settle.SESSION_CLOSED)
+        return left
 
     @property
     def left_to_queued(self) -> list[int]:
