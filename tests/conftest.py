@@ -1,12 +1,15 @@
 """Session-wide test settings: Hypothesis profiles (select with ``HYPOTHESIS_PROFILE``), and the
 time per test tier printed at the end of every run.
 
-``dev`` (default, 200 examples) for the edit loop, ``ci`` (10,000; what ``.ci/run`` selects) and
-``slow`` (50,000).  No example database is written into the working tree.
+``dev`` (default, 200 examples) for the default tier, ``ci`` (10,000; what the full tier of
+``.ci/run`` selects, README "Run the tests") and ``slow`` (50,000).  No example database is
+written into the working tree; a failure prints the blob that reproduces it.
 
 A tier is the first directory under ``tests/`` (``core``, ``adapters``, ``app``, ``container``,
 ``act``, ``faults`` …); its time is the sum of its tests' setup, call and teardown durations, so
-the table says where a run's time goes (collection and start-up are not in it).
+the table says where a run's time goes (collection and start-up are not in it).  Under
+pytest-xdist the workers' reports reach the controller, which prints one table for the run.  The
+ten slowest tests follow the table, so the next regression is visible.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from collections import defaultdict
 import pytest
 from hypothesis import HealthCheck, settings
 
-_COMMON = dict(deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+_COMMON = dict(deadline=None, database=None, print_blob=True, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", max_examples=200, **_COMMON)
 settings.register_profile("ci", max_examples=10_000, **_COMMON)
 settings.register_profile("slow", max_examples=50_000, **_COMMON)
@@ -26,6 +29,8 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 TOP_LEVEL = "(top level)"
 _tier_seconds: dict[str, float] = defaultdict(float)
 _tier_tests: dict[str, set[str]] = defaultdict(set)
+_test_seconds: dict[str, float] = defaultdict(float)
+SLOWEST_SHOWN = 10
 
 
 def tier_of(nodeid: str) -> str:
@@ -40,6 +45,7 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     tier = tier_of(report.nodeid)
     _tier_seconds[tier] += report.duration
     _tier_tests[tier].add(report.nodeid)
+    _test_seconds[report.nodeid] += report.duration
 
 
 def format_tier_table(seconds: dict[str, float], tests: dict[str, set[str]]) -> list[str]:
@@ -57,3 +63,12 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     terminalreporter.write_sep("-", "time per test tier (setup + call + teardown)")
     for line in format_tier_table(_tier_seconds, _tier_tests):
         terminalreporter.write_line(line)
+    terminalreporter.write_line(f"the {SLOWEST_SHOWN} slowest tests (setup + call + teardown):")
+    for line in format_slowest(_test_seconds, SLOWEST_SHOWN):
+        terminalreporter.write_line(line)
+
+
+def format_slowest(seconds: dict[str, float], count: int) -> list[str]:
+    """``count`` lines ``  <seconds>s <test id>``, slowest first (ties by test id)."""
+    ranked = sorted(seconds.items(), key=lambda item: (-item[1], item[0]))[:count]
+    return [f"{took:9.1f}s {nodeid}" for nodeid, took in ranked]

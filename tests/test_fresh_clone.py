@@ -3,15 +3,17 @@
 One fresh ``git clone`` of this repository (its committed ``HEAD``) in a temporary directory, set
 up with the README's own commands (the venv, ``pip install --require-hashes`` of the two locks,
 ``pip install --no-deps -e .``; the network is used only by pip, which may use the machine's pip
-cache).  Then the README's test command, restricted to the fast tier and without this test, runs
-twice with the external tools hidden from ``PATH`` (a directory of links to every other program)
-and empty tool caches:
+cache).  This proves the install, not the suite (which runs once, in the caller): the README's
+test command runs on a smoke subset, ``SMOKE`` (one small file per test tier and the files whose
+tests need a tool outside the locks), twice, with the external tools hidden from ``PATH`` (a
+directory of links to every other program) and empty tool caches:
 
 - with ``CI`` unset it exits 0, and each tool tier reports its skip on one line naming the tool
   and the command that installs it;
 - with ``CI=true`` (on the files of those tests) every one of them fails instead of skipping.
 
-Expensive (the set-up and a whole fast tier: minutes), so it is in the slow tier.
+The set-up takes a minute or two, so it is in the full tier; ``test_the_smoke_subset_covers_every_tier``
+keeps ``SMOKE`` in step with ``tests/`` in the default tier.
 """
 
 from __future__ import annotations
@@ -27,7 +29,6 @@ import pytest
 
 from tests.support.tools import missing_tool
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 THIS_TEST = "tests/test_fresh_clone.py"
@@ -35,7 +36,28 @@ THIS_TEST = "tests/test_fresh_clone.py"
 HIDDEN = frozenset({"podman", "runc", "crun", "debootstrap", "docker", "act", "zizmor", "check-jsonschema",
                     "claude", "pi", "codex", "jq"})
 SETUP_TIMEOUT_S = 900
-TIER_TIMEOUT_S = 2400
+TIER_TIMEOUT_S = 600
+#: One small file per tier (the first directory under tests/), plus every file whose tests skip when a
+#: tool outside the Python locks is missing (zizmor, check-jsonschema, jq, the agent CLIs).
+SMOKE = (
+    "tests/test_tier_times.py",
+    "tests/act/test_act_setup.py",
+    "tests/adapters/test_secrets.py",
+    "tests/adapters/runtimes/real/test_real_versions.py",
+    "tests/app/test_env_facts.py",
+    "tests/cli/test_run_help.py",
+    "tests/cli/test_examples.py",
+    "tests/container/test_runner_commands.py",
+    "tests/core/receipt/test_left_over.py",
+    "tests/docs/test_glossary.py",
+    "tests/explain/test_explain_comments.py",
+    "tests/faults/test_sim_fault_modes.py",
+    "tests/hygiene/test_workflow_hygiene.py",
+    "tests/hygiene/test_init_workflows.py",
+    "tests/property/test_receipt_promise_examples.py",
+    "tests/release/test_release_commit.py",
+    "tests/simulator/test_openapi_trim.py",
+)
 SKIP_RULE = "which is not installed here; install it with: "  # tests/support/tools.py
 CI_RULE = "CI=true: a missing tool fails instead of skipping"
 #: Environment a developer's shell would not carry into a fresh checkout.
@@ -111,11 +133,10 @@ def _test_file(root: Path, classname: str) -> str:
     raise AssertionError(f"no test file for {classname}")
 
 
-def run_tier(clone: Clone, name: str, *args: str, ci: bool = False) -> Outcome:
-    """The README's test command in the clone, fast tier only and without this test."""
+def run_tier(clone: Clone, name: str, *files: str, ci: bool = False) -> Outcome:
+    """The README's test command in the clone, on ``files`` (its own selection of tiers kept)."""
     junit = clone.root.parent / f"{name}.xml"
-    command = (f'{clone.test_command} -m "not slow" -p no:cacheprovider --ignore={THIS_TEST} '
-               f"--junitxml={junit} " + " ".join(args))
+    command = f"{clone.test_command} -p no:cacheprovider --junitxml={junit} " + " ".join(files)
     env = {**clone.env, **({"CI": "true"} if ci else {})}
     proc = subprocess.run(["bash", "-c", command], cwd=clone.root, env=env, capture_output=True, text=True,
                           timeout=TIER_TIMEOUT_S)
@@ -145,9 +166,20 @@ def clone(tmp_path_factory: pytest.TempPathFactory) -> Clone:
 
 @pytest.fixture(scope="module")
 def fast_tier(clone: Clone) -> Outcome:
-    return run_tier(clone, "fast")
+    return run_tier(clone, "smoke", *SMOKE)
 
 
+def test_the_smoke_subset_covers_every_tier() -> None:
+    tests = REPO_ROOT / "tests"
+    tiers = {p.relative_to(tests).parts[0] for p in tests.rglob("test_*.py") if len(p.relative_to(tests).parts) > 1}
+    covered = {Path(f).relative_to("tests").parts[0] for f in SMOKE if len(Path(f).relative_to("tests").parts) > 1}
+    assert tiers <= covered, sorted(tiers - covered)
+    assert all((REPO_ROOT / f).is_file() for f in SMOKE), [f for f in SMOKE if not (REPO_ROOT / f).is_file()]
+
+
+@pytest.mark.slow
+@pytest.mark.full
+@pytest.mark.timeout(1800)
 def test_the_readme_command_passes_and_the_tool_tiers_say_what_to_install(fast_tier: Outcome) -> None:
     assert fast_tier.exit_code == 0, fast_tier.output[-6000:]
     skipped = fast_tier.with_result("skipped", SKIP_RULE)
@@ -159,6 +191,9 @@ def test_the_readme_command_passes_and_the_tool_tiers_say_what_to_install(fast_t
     assert summary and all(len(line.split(SKIP_RULE)[1].strip()) > 0 for line in summary)
 
 
+@pytest.mark.slow
+@pytest.mark.full
+@pytest.mark.timeout(1800)
 def test_under_ci_the_same_missing_tools_fail_instead(clone: Clone, fast_tier: Outcome) -> None:
     skipped = fast_tier.with_result("skipped", SKIP_RULE)
     files = sorted({_test_file(clone.root, test_id.split("::")[0]) for test_id in skipped})

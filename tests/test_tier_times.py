@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.conftest import TOP_LEVEL, format_tier_table, tier_of
+from tests.conftest import TOP_LEVEL, format_slowest, format_tier_table, tier_of
 
 
 def test_the_tier_is_the_first_directory_under_tests() -> None:
@@ -22,3 +22,8 @@ def test_the_table_lists_tiers_slowest_first_then_the_total() -> None:
         "(top level)           2       0.5",
         "total                 6     201.8",
     ]
+
+
+def test_the_slowest_tests_are_listed_slowest_first_and_cut_at_the_count() -> None:
+    seconds = {"tests/a.py::x": 0.5, "tests/b.py::y": 12.25, "tests/c.py::z": 3.0}
+    assert format_slowest(seconds, 2) == ["     12.2s tests/b.py::y", "      3.0s tests/c.py::z"]

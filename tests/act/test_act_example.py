@@ -42,7 +42,7 @@ from tests.act.act_support import (
 
 # Issue 10: within 10 minutes on a fresh machine, image builds included (measured: about 3.5 min
 # for this directory with an empty podman store and cache).
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
+pytestmark = [pytest.mark.slow, pytest.mark.full, pytest.mark.xdist_group("podman"), pytest.mark.timeout(600)]
 
 COMMAND = "/fs-review please re-check the migration"
 

@@ -37,7 +37,7 @@ from tests.act.act_support import (
     run_act,
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
+pytestmark = [pytest.mark.slow, pytest.mark.full, pytest.mark.xdist_group("podman"), pytest.mark.timeout(600)]
 REF = "5e1ec7ed0c0ffee0ddba11ab1e0b5e55ed0fab1e"
 
 

@@ -304,9 +304,15 @@ def test_write_requests_are_printed() -> None:
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
-def test_ctrl_c_or_sigterm_stops_with_exit_0(signum: int) -> None:
+@pytest.mark.parametrize("sigint_ignored", [False, True], ids=["interactive", "background-job"])
+def test_ctrl_c_or_sigterm_stops_with_exit_0(signum: int, sigint_ignored: bool) -> None:
+    """Also when started as a shell's background job (``cmd &``), which inherits SIGINT ignored."""
+    def ignore_sigint() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
     proc = subprocess.Popen([sys.executable, "-m", "fullsend", "simulator", "serve", "--port", "0",
-                             "--scenario", str(REVIEW_STEER)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "--scenario", str(REVIEW_STEER)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=ignore_sigint if sigint_ignored else None)
     try:
         lines = []
         for line in proc.stdout:  # type: ignore[union-attr]

@@ -37,7 +37,7 @@ from tests.container.runner_container import (
 )
 
 # Building the images on a fresh machine (base, then npm installs) takes minutes, not seconds.
-pytestmark = [pytest.mark.slow, pytest.mark.container, pytest.mark.timeout(1200)]
+pytestmark = [pytest.mark.slow, pytest.mark.full, pytest.mark.xdist_group("podman"), pytest.mark.container, pytest.mark.timeout(1200)]
 
 COMMAND = "/fs-review please re-check the migration"
 DECLARED_OUTPUTS = set(yaml.safe_load((REPO_ROOT / "action.yml").read_text())["outputs"])

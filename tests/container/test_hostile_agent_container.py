@@ -36,7 +36,7 @@ from tests.container.runner_container import (
     run_container,
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.container, pytest.mark.timeout(1200)]
+pytestmark = [pytest.mark.slow, pytest.mark.full, pytest.mark.xdist_group("podman"), pytest.mark.container, pytest.mark.timeout(1200)]
 RUNNER_UID = 1001  # the runner's account on GitHub's images: it owns the mounted directories
 CHILD_UID = 61000  # the Dockerfile's fullsend-agent
 DECLARED_OUTPUTS = set(yaml.safe_load((REPO_ROOT / "action.yml").read_text())["outputs"])

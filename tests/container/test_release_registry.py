@@ -22,7 +22,7 @@ from fullsend.simulator.server import GitHubSimulator
 from tests.container.runner_container import REPO_ROOT, RunnerDirs, action_inputs, container_env, record, run_container
 from tests.support.registry import LocalRegistry
 
-pytestmark = [pytest.mark.slow, pytest.mark.container, pytest.mark.timeout(3600)]
+pytestmark = [pytest.mark.slow, pytest.mark.full, pytest.mark.xdist_group("podman"), pytest.mark.container, pytest.mark.timeout(3600)]
 VERSION = "v1.0.0"
 QUEUED_RUN_ID = 33740099999
 RELEASE_TIMEOUT_S = 3000

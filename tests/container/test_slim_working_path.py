@@ -24,7 +24,7 @@ from tests.doubles.fake_anthropic import FakeAnthropic
 from tests.doubles.fake_model_server import Reply
 from tests.support.npm_registry import FakeRegistry, cached_tarballs
 
-pytestmark = [pytest.mark.slow, pytest.mark.container, pytest.mark.timeout(1800)]
+pytestmark = [pytest.mark.slow, pytest.mark.full, pytest.mark.xdist_group("podman"), pytest.mark.container, pytest.mark.timeout(1800)]
 TARBALL_CACHE = Path(os.environ.get("FULLSEND_CACHE_DIR", Path.home() / ".cache" / "fullsend")) / "npm-tarballs"
 
 

@@ -2,7 +2,7 @@
 
 Two profiles of one state machine (``tests.property.promise_machine.ReceiptPromise``, profiles in
 ``tests.property.promise_profiles``): ``fast`` (200 interleavings) in the default suite and
-``long`` (10,000, slow tier, ``.ci/run``), split over one worker process per core
+``long`` (10,000, the full tier, ``.ci/run``), split over one worker process per core
 (``tests.property.promise_worker``).  Each prints its seed; ``RECEIPT_PROMISE_SEED`` replays one.
 """
 
@@ -31,6 +31,7 @@ def _workers() -> int:
 
 
 @pytest.mark.slow
+@pytest.mark.full
 @pytest.mark.timeout(WORKER_TIMEOUT_S + 60)
 def test_the_receipt_promise_holds_for_ten_thousand_interleavings() -> None:
     """Worker ``i`` runs seed ``seed + i``: ``RECEIPT_PROMISE_SEED=<its seed>`` and

@@ -268,25 +268,27 @@ def run_simulator_serve(port: int, scenario_path: str | None, out: TextIO | None
     scenario = load_scenario(Path(scenario_path)) if scenario_path else Scenario()
     say = _Printer(out, clock)
     served = start_simulator(scenario, port, say, clock)
-    previous = _on_sigterm(stop)
+    previous = _on_stop_signals(stop)
     try:
-        say.lines(describe(served, scenario_path))
-        while not stop.wait(0.2):
-            pass
+        say.lines(describe(served, scenario_path))  # printed once the handlers are in place
+        stop.wait()
     except KeyboardInterrupt:
         pass
     finally:
         served.sim.stop()
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
     for error in served.sim.errors:
         say(f"a timeline event failed: {error!r}")
     say("stopped")
     return ExitCode.OK
 
 
-def _on_sigterm(stop: threading.Event) -> Any:
-    """SIGTERM sets ``stop`` (main thread only); returns the previous handler, or None."""
+def _on_stop_signals(stop: threading.Event) -> dict[int, Any]:
+    """SIGINT and SIGTERM set ``stop`` (main thread only), whatever was inherited: a shell starts a
+    background job (``cmd &``) with SIGINT ignored, and Python then installs no handler of its own.
+    Returns the previous handler per signal ({} off the main thread)."""
     if threading.current_thread() is not threading.main_thread():
-        return None
-    return signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
+        return {}
+    return {signum: signal.signal(signum, lambda _signum, _frame: stop.set())
+            for signum in (signal.SIGINT, signal.SIGTERM)}

@@ -88,8 +88,9 @@ def _assembled_inside(items) -> str:
 
 
 @pytest.mark.slow
+@pytest.mark.full
 @pytest.mark.timeout(1800)
-@settings(max_examples=100_000)
+@settings(max_examples=100_000, print_blob=True)
 @given(items=st.lists(SMALL_ITEM, min_size=1, max_size=3))
 def test_no_reader_sees_a_token_in_100k_assembled_envelopes(items):
     env = _assembled_inside(items)
