@@ -58,7 +58,10 @@ def turn_seconds(text: str) -> float:
 def _parser() -> argparse.ArgumentParser:
     from fullsend.app.commands.run_help import run_epilog
 
+    from fullsend import __version__
+
     parser = _Parser(prog="fullsend", description="steer-action: steer an agent run in flight.")
+    parser.add_argument("--version", action="version", version=f"fullsend {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("run", help="the action itself (what entrypoint.py runs)",
                    description="Run the action: the agent on one issue or pull request, steered by the "

@@ -33,7 +33,8 @@ class ExitCode(enum.IntEnum):
         success or a skip; ``lint`` found nothing; ``explain`` printed its report.
     ``FAILED`` (1)
         the agent or a script failed, the session was lost or the run was cancelled; ``lint``
-        found something; a GitHub call of ``steer`` failed; ``demo`` did not behave as expected.
+        found something; a GitHub call of ``steer`` or a read of ``explain`` failed; ``demo`` did not
+        behave as expected.
     ``BAD_INPUT`` (2)
         bad input or configuration, before any API call: an ``InputError`` or ``ConfigError``,
         or a bad command-line argument of a command.

@@ -27,28 +27,26 @@ SCENARIO = REPO_ROOT / "examples" / "scenarios" / "review-steer.yml"
 FIRST_EVENT = "examples/scenarios/review-steer.event.json"
 QUEUED_EVENT = "examples/scenarios/review-steer.queued.event.json"
 MY_RUN, FOLLOW_UP_RUN = 33740015232, 33740015300
-APT_HINT = "install it with: apt-get install -y podman runc debootstrap (.ci/run does this)"
-ACT_HINT = ("install it with: python3 -m venv .venv-act && .venv-act/bin/pip install --require-hashes "
-            "-r requirements-act.txt (.ci/run does this)")
+APT_HINT = "apt-get install -y podman runc debootstrap"
+ACT_HINT = "python3 -m venv .venv-act && .venv-act/bin/pip install --require-hashes -r requirements-act.txt"
 _LINE = re.compile(r"^\[(?P<job>[^\]]*?)\s*\] (?P<text>.*)$")
 
 
 def missing_prerequisites(which: Callable[[str], str | None] = shutil.which, act_bin: Path | None = None,
                           base_cached: bool | None = None, is_root: bool | None = None) -> list[str]:
-    """One sentence per missing part of the act setup, naming it and how to install it ([] when
-    all is there).  The arguments default to this machine (tests inject fakes)."""
+    """One phrase per missing part of the act setup, naming it and, in brackets, how to get it ([]
+    when all is there); the act tests skip (or fail under CI) with them all on one line.  The arguments default to this machine (tests inject fakes)."""
     act_bin = act_bin if act_bin is not None else ACT_VENV / "bin" / "act"
     if base_cached is None:
         base_cached = (CACHE_DIR / "container" / "debian-bookworm-slim.tar").exists()
-    missing = [f"{tool} is not installed; {APT_HINT}" for tool in ("podman", os.environ.get("PODMAN_RUNTIME", "runc"))
+    missing = [f"{tool} ({APT_HINT})" for tool in ("podman", os.environ.get("PODMAN_RUNTIME", "runc"))
                if which(tool) is None]
     if which("debootstrap") is None and not base_cached:
-        missing.append("debootstrap is not installed (it makes the local base image debian:bookworm-slim once); "
-                       + APT_HINT)
+        missing.append(f"debootstrap, which makes the local base image debian:bookworm-slim once ({APT_HINT})")
     if not (act_bin.is_file() and os.access(act_bin, os.X_OK)):
-        missing.append(f"act is not installed at {act_bin}; {ACT_HINT}")
+        missing.append(f"act at {act_bin} ({ACT_HINT})")
     if not (os.geteuid() == 0 if is_root is None else is_root):
-        missing.append("the act tests run podman and its service as root (as CI does); run them as root")
+        missing.append("root: the act tests run podman and its service as root, as CI does (run them as root)")
     return missing
 
 

@@ -34,7 +34,7 @@ def act_bin() -> Path:
     """The act binary, once every prerequisite is checked (fails naming what is missing)."""
     missing = missing_prerequisites()
     if missing:
-        missing_tool("the act tier's tools: " + "; ".join(missing), "bash .ci/run (or the commands listed above)")
+        missing_tool("; ".join(missing), "the commands in brackets, or bash .ci/run, which runs them all")
     return ACT_VENV / "bin" / "act"
 
 

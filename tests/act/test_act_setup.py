@@ -37,12 +37,13 @@ TOOLS = REPO_ROOT / "tools" / "act"
 def test_missing_parts_are_named_with_their_install_command(tmp_path: Path) -> None:
     missing = missing_prerequisites(which=lambda tool: None, act_bin=tmp_path / "act", base_cached=False, is_root=False)
     assert missing == [
-        f"podman is not installed; {APT_HINT}",
-        f"runc is not installed; {APT_HINT}",
-        f"debootstrap is not installed (it makes the local base image debian:bookworm-slim once); {APT_HINT}",
-        f"act is not installed at {tmp_path / 'act'}; {ACT_HINT}",
-        "the act tests run podman and its service as root (as CI does); run them as root",
+        f"podman ({APT_HINT})",
+        f"runc ({APT_HINT})",
+        f"debootstrap, which makes the local base image debian:bookworm-slim once ({APT_HINT})",
+        f"act at {tmp_path / 'act'} ({ACT_HINT})",
+        "root: the act tests run podman and its service as root, as CI does (run them as root)",
     ]
+    assert sum("install it with" in part for part in missing) == 0  # said once, by missing_tool
     assert "apt-get install -y podman runc debootstrap" in APT_HINT
     assert "pip install --require-hashes -r requirements-act.txt" in ACT_HINT
 

@@ -127,6 +127,14 @@ def test_a_file_in_the_way_stops_init_before_it_writes_anything(tmp_path: Path) 
     assert sorted(p.name for p in tmp_path.rglob("*")) == [".fullsend", "prompts"]
 
 
+def test_a_missing_dir_is_refused_not_created(tmp_path: Path) -> None:
+    made = _fullsend("init", "--stages", "review", "--ref", REF, "--dir", "no-such-repo", cwd=tmp_path)
+    assert made.returncode == 2, made.stdout + made.stderr
+    assert made.stderr == ("fullsend init: --dir no-such-repo is not an existing folder; give the top of your "
+                           "repository's checkout\n")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_init_outside_a_repository_root_says_github_will_not_see_it(tmp_path: Path) -> None:
     made = _fullsend("init", "--stages", "review", "--ref", REF, cwd=tmp_path)
     assert made.returncode == 0 and "is not the top of a git repository" in made.stdout

@@ -30,3 +30,11 @@ def test_run_help_names_each_input_variable_and_the_sources() -> None:
     for source in ("the step's 'with:'", "GITHUB_REPOSITORY", "GITHUB_EVENT_PATH", "ANTHROPIC_API_KEY",
                    "Steering (absorbing follow-up runs) works only inside GitHub Actions (GITHUB_ACTIONS=true)."):
         assert source in proc.stdout
+
+
+def test_version_prints_the_package_version_and_exits_0() -> None:
+    from fullsend import __version__
+
+    proc = subprocess.run([sys.executable, "-m", "fullsend", "--version"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == f"fullsend {__version__}\n"

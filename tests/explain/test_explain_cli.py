@@ -1,9 +1,15 @@
-"""``fullsend explain`` as a command: read-only, fail-safe per call, ``--as-of``, GHES base URLs,
+"""``fullsend explain`` as a command: read-only, loud when a read fails, ``--as-of``, GHES base URLs,
 exit codes (interface.md "Commands"; spec/receipt-preflight-tokens.md §2.6 GraphQL ``viewer``)."""
 
 from __future__ import annotations
 
+import os
 import re
+import socket
+import subprocess
+import sys
+
+import pytest
 
 from fullsend.core.identity import Identity
 from fullsend.simulator.fixtures import (
@@ -33,22 +39,47 @@ def test_never_posts_anything(sim: GitHubSimulator, fix: StandardScenario) -> No
     assert len(sim.comments(7)) == 1  # only the comment the test added
 
 
-def test_missing_permission_is_reported_per_call_and_the_rest_prints(sim: GitHubSimulator,
-                                                                     fix: StandardScenario) -> None:
-    """A 403 on the Actions listing names the permission; comments are still classified; exit 0."""
-    sim.fail("GET", r"/actions/runs$", 403, times=None, body={"message": "Resource not accessible by integration"})
-    note = sim.add_comment(7, "looks fine to me", "reviewer")
+@pytest.mark.parametrize(("fault", "said"), [
+    (("status", r"/actions/runs$", 403), "403 Resource not accessible by integration (missing permission: the "
+                                         "token may not read this (actions: read)"),
+    (("status", r"/actions/runs$", 401), "the token was refused"),
+    (("status", r"/issues/7/comments$", 404), "not found, or the token cannot see the repository"),
+    (("status", r"/actions/runs$", 502), "GitHub did not answer usefully"),
+    (("truncate", r"/issues/7/comments$", 200), "GitHub did not answer usefully"),
+], ids=["403", "401", "404", "502", "cut-answer"])
+def test_a_read_that_fails_ends_the_command_with_one_line_and_no_verdict(
+        sim: GitHubSimulator, fix: StandardScenario, fault: tuple[str, str, int], said: str) -> None:
+    """No report built on a failed read: exit 1, one line on stderr naming the read and its cause."""
+    mode, path, status = fault
+    if mode == "status":
+        sim.fail("GET", path, status, times=None, body={"message": "Resource not accessible by integration"
+                                                        if status == 403 else "nope"})
+    else:
+        sim.fail_connection("GET", path, mode, times=None)
+    sim.add_comment(7, "looks fine to me", "reviewer")
 
     proc = run_explain(sim)
-    doc = explain_json(sim)
 
-    assert proc.returncode == 0
-    (failed,) = [c for c in doc["calls"] if not c["ok"]]
-    assert failed["status"] == 403 and failed["call"].startswith("GET /repos/org/repo/actions/runs")
-    assert "actions: read" in failed["detail"]
-    assert comment_of(doc, note["id"])["kind"] == "not-judged"
-    assert doc["item"]["kind"] == "pull-request" and doc["item"]["head_sha"] == fix.head
-    assert "FAIL GET /repos/org/repo/actions/runs" in proc.stdout
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert proc.stdout == ""
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith("fullsend explain: could not read GET /repos/org/repo/")
+    assert said in line and "no verdict is printed" in line
+
+
+def test_an_unreachable_api_fails_at_the_first_read() -> None:
+    """Nothing listens on the port: the first read fails, and the command says so first and exits 1."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # closed again when the block ends: nothing listens there
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("GH_", "GITHUB_"))}
+    proc = subprocess.run([sys.executable, "-m", "fullsend", "explain", "https://github.com/org/repo/pull/7"],
+                          env={**base, "GH_TOKEN": "gho_x", "GITHUB_API_URL": f"http://127.0.0.1:{port}"},
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert proc.stdout == ""
+    assert proc.stderr.splitlines()[0].startswith(
+        f"fullsend explain: could not read GET /repos/org/repo/issues/7 at http://127.0.0.1:{port}: ")
 
 
 def test_as_of_ignores_later_runs_comments_and_reviews(sim: GitHubSimulator, fix: StandardScenario) -> None:

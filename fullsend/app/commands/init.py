@@ -112,8 +112,11 @@ def _stage_files(env: Environment, spec: StageSpec) -> list[tuple[Path, str]]:
 
 
 def write_files(root: Path, files: Sequence[tuple[Path, str]]) -> list[Path]:
-    """Write ``files`` under ``root``; raises ``InitError`` (nothing written) when any exists or a
-    folder on its way is not a folder."""
+    """Write ``files`` under ``root``; raises ``InitError`` (nothing written) when ``root`` is not an
+    existing folder (a mistyped ``--dir`` must not become a new folder), when any file exists, or
+    when a folder on its way is not a folder."""
+    if not root.is_dir():
+        raise InitError(f"--dir {root} is not an existing folder; give the top of your repository's checkout")
     existing = [rel for rel, _ in files if (root / rel).exists() or (root / rel).is_symlink()]
     if existing:
         raise InitError(f"{', '.join(str(root / p) for p in existing)} already exist"

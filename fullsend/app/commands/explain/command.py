@@ -11,10 +11,12 @@ the reads go through the ``Forge`` port, served by ``fullsend.adapters.github.fo
 * Token: ``GH_TOKEN``, then ``GITHUB_TOKEN``; it needs read access to the repository's issues,
   pull requests and Actions.  API base: ``GITHUB_API_URL`` (else the URL's host API);
   GraphQL: ``GITHUB_GRAPHQL_URL`` (else derived from the API base).
-* Fail-safe: a failed call (a 403 names the missing permission) is reported per call and the
-  rest still prints.  It never posts anything.
-* Exit codes: 0 the report was printed · 2 bad arguments, no token, or an item GitHub answers
-  404 for (no such issue or pull request, or the token cannot see the repository).
+* Fails loudly: the first read that fails (unreachable API, 401, 403 naming the missing
+  permission, 404, a cut answer) ends the command with one line on standard error naming the
+  read and its cause, and no verdict is printed: a report built on a failed read would claim
+  "none" where it could not see.  It never posts anything.
+* Exit codes: 0 the report was printed · 1 a read failed · 2 bad arguments, no token, or an item
+  GitHub answers 404 for (no such issue or pull request, or the token cannot see the repository).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.commands.explain.build import explain
 from fullsend.app.commands.explain.model import Explanation
-from fullsend.app.commands.explain.read import ExplainReader
+from fullsend.app.commands.explain.read import ExplainReader, ReadFailed
 from fullsend.app.commands.explain.render import render_json, render_text
 from fullsend.app.commands.steer import SteerCommandError, api_base, parse_item_url, shown_url
 from fullsend.core.model import parse_time
@@ -68,15 +70,14 @@ def parse_run_id(raw: str | None) -> int | None:
     return int(text)
 
 
-def item_not_found(explanation: Explanation) -> bool:
-    """True when GitHub answered 404 for the item's own record (``GET …/issues/{n}``)."""
-    suffix = f"/issues/{explanation.item.number}"
-    return any(c.status == 404 and c.call.endswith(suffix) for c in explanation.calls)
+def item_not_found(failed: ReadFailed, number: int) -> bool:
+    """True when the read that failed is the item's own record (``GET …/issues/{n}``) answered 404."""
+    return failed.report.status == 404 and failed.report.call.endswith(f"/issues/{number}")
 
 
 def run_explain(url: str, run: str | None, as_of: str | None, as_json: bool, env: Mapping[str, str],
                 out: TextIO, err: TextIO) -> int:
-    """The ``fullsend explain`` command: read, judge, print; returns the exit code (0 or 2)."""
+    """The ``fullsend explain`` command: read, judge, print; returns the exit code (0, 1 or 2)."""
     try:
         item = parse_item_url(url)
         run_id = parse_run_id(run)
@@ -90,11 +91,16 @@ def run_explain(url: str, run: str | None, as_of: str | None, as_json: bool, env
         return ExitCode.BAD_INPUT
     forge = GitHubForge(item.repo, api, graphql_url(api, env), token, token, SystemClock(), READ_TIMEOUT_S)
     reader = ExplainReader(item.repo, forge)
-    explanation = explain(reader, item.repo, item.number, run_id, instant)
-    if item_not_found(explanation):
-        err.write(f"fullsend explain: {item.repo.full_name}#{item.number} does not exist at {api}, or the token "
-                  f"cannot see the repository (GitHub answered 404 for it); check the URL {shown_url(url)} "
-                  "and that GH_TOKEN or GITHUB_TOKEN can read the repository\n")
-        return ExitCode.BAD_INPUT
+    try:
+        explanation = explain(reader, item.repo, item.number, run_id, instant)
+    except ReadFailed as failed:
+        if item_not_found(failed, item.number):
+            err.write(f"fullsend explain: {item.repo.full_name}#{item.number} does not exist at {api}, or the token "
+                      f"cannot see the repository (GitHub answered 404 for it); check the URL {shown_url(url)} "
+                      "and that GH_TOKEN or GITHUB_TOKEN can read the repository\n")
+            return ExitCode.BAD_INPUT
+        err.write(f"fullsend explain: could not read {failed.report.call} at {api}: {failed.report.detail}; "
+                  "no verdict is printed, since one built without this read could be false\n")
+        return ExitCode.FAILED
     out.write(render_json(explanation) if as_json else render_text(explanation))
     return ExitCode.OK

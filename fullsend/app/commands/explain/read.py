@@ -4,15 +4,17 @@ Every read goes through the ``fullsend.ports.Forge`` port (the command hands in 
 ``GitHubForge`` with one token as both credentials).  Only ``GET`` requests are made, plus the
 GraphQL ``viewer`` query when the login is resolved; nothing is ever posted.  A failed call is
 recorded as a :class:`~fullsend.app.commands.explain.model.CallReport` naming the missing
-permission on a 403, and the reader returns ``None`` so the rest of the report still prints
-(fail-safe, per call).
+permission on a 403, and the reader raises :class:`ReadFailed`: a report built on a read that
+failed would state what it could not know ("Comments: none"), so the command stops there and says
+which read failed (a 404 the caller expects, such as ``GET …/pulls/{n}`` of an issue, is an answer,
+not a failure).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import TypeVar
+from typing import NoReturn, TypeVar
 from urllib.parse import quote
 
 from fullsend.app.commands.explain.model import CallReport
@@ -26,6 +28,14 @@ T = TypeVar("T")
 PERMISSION_ACTIONS = "actions: read"
 PERMISSION_ISSUES = "issues: read"
 PERMISSION_PULLS = "pull-requests: read"
+
+
+class ReadFailed(Exception):
+    """A read of ``fullsend explain`` failed; ``report`` is its recorded :class:`CallReport`."""
+
+    def __init__(self, report: CallReport) -> None:
+        self.report = report
+        super().__init__(f"{report.call}: {report.detail}")
 
 
 def _hint(status: int | None, permission: str) -> str:
@@ -60,21 +70,24 @@ class ExplainReader:
 
     def _attempt(self, call: str, permission: str, read: Callable[[], T], *,
                  not_found_ok: bool = False) -> tuple[T | None, ForgeError | None]:
-        """Run one read; record it; return ``(value, None)`` or ``(None, error)``."""
+        """Run one read; record it; return ``(value, None)``, or ``(None, error)`` for a 404 the
+        caller expects (``not_found_ok``).  Raises :class:`ReadFailed` for any other failure."""
         try:
             value = read()
         except NotFoundError as exc:
-            if not_found_ok:
-                self.calls.append(CallReport(call, True, 404, "404: not found"))
-            else:
-                self.calls.append(CallReport(call, False, 404, f"{exc} ({_hint(404, permission)})"))
+            if not not_found_ok:
+                self._failed(CallReport(call, False, 404, f"{exc} ({_hint(404, permission)})"))
+            self.calls.append(CallReport(call, True, 404, "404: not found"))
             return None, exc
         except ForgeError as exc:
             hint = _hint(exc.status, permission)
-            self.calls.append(CallReport(call, False, exc.status, f"{exc}" + (f" ({hint})" if hint else "")))
-            return None, exc
+            self._failed(CallReport(call, False, exc.status, f"{exc}" + (f" ({hint})" if hint else "")))
         self.calls.append(CallReport(call, True, 200))
         return value, None
+
+    def _failed(self, report: CallReport) -> NoReturn:
+        self.calls.append(report)
+        raise ReadFailed(report)
 
     # ---- the item ------------------------------------------------------------------------
     def item(self, number: int) -> tuple[Issue | None, datetime | None]:
