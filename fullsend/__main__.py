@@ -13,9 +13,11 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import signal
 import sys
+import threading
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from fullsend.adapters.gha import Console, in_runner
 from fullsend.errors import ConfigError, ExitCode, InputError
@@ -56,9 +58,8 @@ def turn_seconds(text: str) -> float:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from fullsend.app.commands.run_help import run_epilog
-
     from fullsend import __version__
+    from fullsend.app.commands.run_help import run_epilog
 
     parser = _Parser(prog="fullsend", description="steer-action: steer an agent run in flight.")
     parser.add_argument("--version", action="version", version=f"fullsend {__version__}")
@@ -193,11 +194,30 @@ def _report(console: Console, command: str, message: str, title: str) -> None:
         console.error(message, title=title)
 
 
+def _interrupt(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _stop_on_signals() -> dict[int, Any]:
+    """Ctrl-C and SIGTERM stop a command (exit 130) whatever the process inherited: a shell starts
+    a background job (``cmd &``) with SIGINT ignored, and Python then installs no handler.
+    Returns the previous handlers ({} off the main thread, where none can be set)."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    return {signum: signal.signal(signum, _interrupt) for signum in (signal.SIGINT, signal.SIGTERM)}
+
+
+def _restore(previous: dict[int, Any]) -> None:
+    for signum, handler in previous.items():
+        signal.signal(signum, handler)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` and run one subcommand; returns the process exit code (never raises)."""
     args = _parser().parse_args(list(argv) if argv is not None else None)
     console = Console(plain=not in_runner(os.environ))
     command = args.command + (f" {args.simulator_command}" if args.command == "simulator" else "")
+    previous = _stop_on_signals() if args.command != "run" else {}  # run handles its own (app/action/cancel.py)
     try:
         return _dispatch(args, console)
     except InputError as exc:
@@ -221,6 +241,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 console.log(line)
             console.endgroup()
         return ExitCode.FAILED
+    finally:
+        _restore(previous)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,14 @@ other module defines exit codes of its own."""
 from __future__ import annotations
 
 import ast
+import os
+import signal
+import socket
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from fullsend.__main__ import main
 from fullsend.errors import ExitCode
@@ -36,3 +43,29 @@ def test_no_module_but_errors_defines_an_exit_code() -> None:
 def test_a_bad_lint_path_returns_the_table_value(tmp_path: Path, capsys) -> None:
     code = main(["lint", "--harness", str(tmp_path / "missing.yaml")])
     assert code is ExitCode.BAD_INPUT and code == 2
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_a_command_started_with_sigint_ignored_still_stops_on_a_signal(signum: int) -> None:
+    """A shell's background job (``cmd &``) inherits SIGINT ignored; a command installs its own
+    handling before its first request.  ``explain`` against a server that never answers: once
+    the server sees the connection, a signal stops the command (exit 130, one line)."""
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        server.settimeout(60)
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("GH_", "GITHUB_"))}
+        env.update(GH_TOKEN="gho_x", GITHUB_API_URL=f"http://127.0.0.1:{server.getsockname()[1]}")
+        proc = subprocess.Popen([sys.executable, "-m", "fullsend", "explain", "https://github.com/org/repo/pull/7"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+        try:
+            connection, _ = server.accept()  # the command is in its first request: its handlers are set
+            with connection:
+                proc.send_signal(signum)
+                _, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    assert proc.returncode == ExitCode.INTERRUPTED, err
+    assert err == "fullsend explain: interrupted\n"
