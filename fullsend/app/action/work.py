@@ -18,7 +18,7 @@ from fullsend.adapters.runtimes.versions import check_cli_version, version_text
 from fullsend.adapters.sandbox import sandbox_factory
 from fullsend.app.action.agent_env import agent_provider_env, runner_secrets
 from fullsend.app.action.cancel import Cancellation
-from fullsend.app.action.children import Children
+from fullsend.app.action.children import Children, reach_secrets, simulator_seam
 from fullsend.app.action.finish import AgentUsage, LeftFacts, RunOutcome
 from fullsend.app.action.plan import RunPlan
 from fullsend.app.action.scripts import ScriptResult, run_script
@@ -55,8 +55,9 @@ class ActionRun:
         self.env = child_env({k: v for k, v in environ.items()
                               if not k.upper().startswith("INPUT_") and k not in AGENT_HIDDEN_KEYS},
                              tokens.job, tokens.role, (*encoded_forms(tokens.job), *secrets))
-        self.children = Children(environ, plan.ctx.workspace, self.env.get("HOME", ""), log)
-        warn_persisted_credentials(plan.ctx.workspace, log)
+        self.children = Children(environ, plan.ctx.workspace, self.env.get("HOME", ""), log,
+                                 secrets=reach_secrets(tokens.job, environ),
+                                 seam=simulator_seam(environ.get("GITHUB_API_URL", ""), tokens.job))
         self.env.update(run_facts_env(started_at, plan.env_head_sha))
         self.agent_env = agent_provider_env(self.env, plan.inputs.runtime, environ,
                                             (tokens.job, tokens.role, *secrets), log)
@@ -135,8 +136,9 @@ class ActionRun:
 
     def receipt_allowed(self, outcome: RunOutcome) -> bool:
         """Outright success that absorbed ≥ 1 acknowledged run (docs/architecture.md "Receipt writer");
-        the shipped iteration's agent end must be ``AgentEnd.SUCCESS``."""
-        return bool(outcome.marker.consumed) and should_post_receipt(
+        the shipped iteration's agent end must be ``AgentEnd.SUCCESS``, and the job token must have
+        been out of the agent's reach (docs/rules.md#token-in-reach)."""
+        return bool(outcome.marker.consumed) and self.children.reach.ok and should_post_receipt(
             run_failed=outcome.outcome != "succeeded", cancelled=self.cancelled.is_set(), skipped=self.skipped,
             post_script_withheld=False, transcript_error=False, agent_end=outcome.agent_end)
 
@@ -280,17 +282,6 @@ NOT_IN_ACTIONS = "not running in GitHub Actions"
 NOT_IN_ACTIONS_WHY = (
     "not running in GitHub Actions (GITHUB_ACTIONS is not 'true'), so there is no run of the shim to "
     "watch and no follow-up run whose provenance could be proven; the agent runs once on its prompt")
-
-
-def warn_persisted_credentials(workspace: Path, log: Log) -> None:
-    """A checkout that kept its credential in ``.git/config`` hands it to the agent: say so."""
-    try:
-        config = (workspace / ".git" / "config").read_text(encoding="utf-8", errors="replace").lower()
-    except OSError:
-        return
-    if "extraheader" in config and "authorization:" in config:
-        log("warning", "The checkout kept a GitHub credential in .git/config, where the agent can read it; "
-            "set persist-credentials: false on actions/checkout")
 
 
 def _left_facts(results: list[IterationResult]) -> LeftFacts:
