@@ -122,6 +122,8 @@ def _deploy(kind: str, env: dict[str, str], run_dir: Path, job_token: str, oidc_
     env["RUNNER_TEMP"] = str(temp)
     if kind != "root-without-the-user":
         env.update({"FULLSEND_TEST_HOOKS": "1", "FULLSEND_TEST_CHILD_UID": str(CHILD_UID)})
+    else:
+        env["INPUT_ALLOW_SHARED_UID"] = "true"  # without it the action refuses (the test below)
     header = "AUTHORIZATION: basic " + base64.b64encode(f"x-access-token:{job_token}".encode()).decode()
     (workspace / ".git").mkdir()
     config = workspace / ".git" / "config"
@@ -200,3 +202,22 @@ def test_a_receipt_only_when_the_hostile_agent_could_not_reach_the_job_token(run
     # Receipts off stop OUR receipt only: with the token in its reach the agent can still forge one
     # (the warning's fix, persist-credentials: false, is what closes that; docs/rules.md#token-in-reach).
     assert (report["forged"] == 201) == (secret == "job token")
+
+
+def test_an_agent_that_would_share_the_actions_uid_is_refused_unless_allowed(run_dir):
+    """Root without the child user, a job token of its own (no simulator seam): exit 2 before any
+    child, naming the action's user and the two ways on; with allow_shared_uid the run goes on
+    (the deployment test above) without a receipt."""
+    job_token = f"ghs_shared{secrets.token_hex(16)}"
+    with GitHubSimulator() as sim:
+        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
+        sim.add_token(job_token, fix.job_login, "Bot")
+        env = runner_env(run_dir, sim, fix, inputs={"github_token": job_token})
+        run = run_entrypoint(env, run_dir)
+    assert run.exit_code == 2, run.stdout + run.stderr
+    errors = [line for line in run.stdout.splitlines() if line.startswith("::error")]
+    assert len(errors) == 1, run.stdout
+    assert "The agent would run under the action's own user (root, uid 0): the image has no user fullsend-agent" \
+        in errors[0]
+    assert "set allow_shared_uid: true to run it anyway, without receipts" in errors[0]
+    assert "Traceback" not in run.stderr and run.agent_messages == []

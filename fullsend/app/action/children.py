@@ -33,7 +33,7 @@ class Children:
         self.user: ChildUser | None
         self.user, why = resolve_child_user(environ)
         self._trees = [tree for tree in (workspace, Path(home) if home else None) if tree is not None]
-        self._secrets, self._seam = dict(secrets or {}), seam
+        self._secrets, self.seam = dict(secrets or {}), seam
         temp = environ.get("RUNNER_TEMP", "")
         self._scan_roots = [*self._trees, *([Path(temp)] if temp else [])]
         #: Whether a receipt may be posted (docs/rules.md#token-in-reach); decided in ``open``.
@@ -48,7 +48,8 @@ class Children:
             log("warning", f"Per-uid isolation is unavailable: {why}; the agent and the scripts run as the "
                            "action's own user")
             self.user = None
-        self._isolation_why = why if self.user is None else ""
+        #: Why the children share the action's uid ("" when they do not).
+        self.isolation_why = why if self.user is None else ""
         self._snapshot: FileCommandSnapshot | None = None
         self._handover: Handover | None = None
 
@@ -66,9 +67,9 @@ class Children:
     def _prove_out_of_reach(self) -> ReachVerdict:
         """Isolation active and no child-readable file holding a secret, else no receipt (one warning)."""
         uid, gid = (self.user.uid, self.user.gid) if self.user is not None else (os.geteuid(), os.getegid())
-        shared = bool(self._isolation_why) and not self._seam
+        shared = bool(self.isolation_why) and not self.seam
         scan = ScanResult() if shared else scan_for_secrets(self._scan_roots, self._secrets, uid, gid)
-        verdict = reach_verdict(self._isolation_why, self._seam, scan)
+        verdict = reach_verdict(self.isolation_why, self.seam, scan)
         if not verdict.ok:
             level = "warning" if self._environ.get("GITHUB_ACTIONS") == "true" else "info"
             self._log(level, f"No steer receipt for this run: {verdict.why} [{RULE_TOKEN_IN_REACH}]")

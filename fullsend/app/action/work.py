@@ -7,12 +7,15 @@ when it is a defect or the harness enabled steering explicitly.
 
 from __future__ import annotations
 
+import os
+import pwd
 import threading
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
 
 from fullsend.adapters.gha import FILE_COMMAND_KEYS, Console
+from fullsend.adapters.isolation import CHILD_USER
 from fullsend.adapters.runtimes import RUNTIMES
 from fullsend.adapters.runtimes.versions import check_cli_version, version_text
 from fullsend.adapters.sandbox import sandbox_factory
@@ -31,7 +34,7 @@ from fullsend.core.receipt.marker import should_post_receipt
 from fullsend.core.text.envelope import render_envelope
 from fullsend.core.tokens.policy import child_env, encoded_forms
 from fullsend.core.watch import settle
-from fullsend.errors import ExitCode, ForgeError
+from fullsend.errors import ConfigError, ExitCode, ForgeError
 from fullsend.ports import Clock, Forge, Runtime
 from fullsend.wording import default_wording
 
@@ -78,6 +81,22 @@ class ActionRun:
         self.usage = AgentUsage()  # cost and tokens across every iteration (outputs ``cost_usd`` …)
 
     # ---- lifecycle ---------------------------------------------------------------------------
+    def check_isolation(self) -> None:
+        """Refuse, in GitHub Actions, an agent that would share the action's uid unless the input
+        ``allow_shared_uid`` allows it (docs/adopting.md "Which deployments give receipts"); the
+        simulator seam and runs by hand pass.  Raises ``ConfigError`` (exit 2) before any child."""
+        children = self.children
+        if children.user is not None or children.seam or not self.plan.ctx.actions:
+            return
+        if self.plan.inputs.allow_shared_uid:
+            self.log("warning", "allow_shared_uid is set: the agent runs under the action's own uid, so it can "
+                                "rewrite this step's outputs and summary, and no receipt is posted")
+            return
+        raise ConfigError(
+            f"The agent would run under the action's own user ({_user_name()}): {children.isolation_why}. Run "
+            f"the action's own image as root (GitHub runs container actions as root; the image creates the user "
+            f"{CHILD_USER}), or set allow_shared_uid: true to run it anyway, without receipts")
+
     def check_agent_cli(self) -> None:
         """Refuse an agent CLI whose ``--version`` its runtime does not support.
 
@@ -282,6 +301,15 @@ NOT_IN_ACTIONS = "not running in GitHub Actions"
 NOT_IN_ACTIONS_WHY = (
     "not running in GitHub Actions (GITHUB_ACTIONS is not 'true'), so there is no run of the shim to "
     "watch and no follow-up run whose provenance could be proven; the agent runs once on its prompt")
+
+
+def _user_name() -> str:
+    """The action's effective user, by name when ``/etc/passwd`` has it, else ``uid <n>``."""
+    uid = os.geteuid()
+    try:
+        return f"{pwd.getpwuid(uid).pw_name}, uid {uid}"
+    except KeyError:
+        return f"uid {uid}"
 
 
 def _left_facts(results: list[IterationResult]) -> LeftFacts:
