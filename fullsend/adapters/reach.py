@@ -51,13 +51,17 @@ class _Scan:
 
 
 def scan_for_secrets(roots: Sequence[Path], secrets: Mapping[str, str], uid: int, gid: int,
-                     limits: ScanLimits | None = None) -> ScanResult:
+                     limits: ScanLimits | None = None, *, encoded_only: bool = False) -> ScanResult:
     """Search every file ``uid``/``gid`` can read under ``roots`` for ``secrets`` (name -> value).
+
+    ``encoded_only``: the raw spelling is not searched (the simulator seam, whose tokens are
+    public and written raw in this project's own files; docs/rules.md#token-in-reach).
 
     Returns a ``ScanResult``; never raises (an unreadable entry is one the child cannot read
     either, or is skipped when the action itself cannot open it).
     """
-    forms = [(form, name) for name, value in secrets.items() for form in secret_forms(value)]
+    forms = [(form, name) for name, value in secrets.items() for form in secret_forms(value)
+             if not (encoded_only and form == value.encode())]
     scan = _Scan(uid, gid, forms, limits or ScanLimits())
     if not forms:
         return ScanResult()

@@ -68,7 +68,8 @@ class Children:
         """Isolation active and no child-readable file holding a secret, else no receipt (one warning)."""
         uid, gid = (self.user.uid, self.user.gid) if self.user is not None else (os.geteuid(), os.getegid())
         shared = bool(self.isolation_why) and not self.seam
-        scan = ScanResult() if shared else scan_for_secrets(self._scan_roots, self._secrets, uid, gid)
+        scan = ScanResult() if shared else scan_for_secrets(self._scan_roots, self._secrets, uid, gid,
+                                                            encoded_only=self.seam)
         verdict = reach_verdict(self.isolation_why, self.seam, scan)
         if not verdict.ok:
             level = "warning" if self._environ.get("GITHUB_ACTIONS") == "true" else "info"
