@@ -9,7 +9,8 @@ its gid is the child's, else the other bits; a file counts only when every direc
 down to it is searchable the same way.  With the child's uid 0 (no isolation, action as root)
 everything counts.  Bounded: at most ``max_files`` files and ``budget_bytes`` bytes read; a file
 above ``file_cap_bytes`` whose first block holds a NUL byte is skipped as binary, any other such
-file or a spent budget makes the result incomplete (no receipt).
+file or a spent budget makes the result incomplete (no receipt).  ``.git/objects`` is not
+walked: its objects are zlib-compressed, so no spelling of a token could be seen there.
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ class ScanLimits:
     """The scan's bounds: files visited, bytes read in all, and the size above which a file is
     judged binary-or-unknown."""
 
-    max_files: int = 20_000
-    budget_bytes: int = 256 * 1024 * 1024
+    max_files: int = 100_000
+    budget_bytes: int = 512 * 1024 * 1024
     file_cap_bytes: int = 16 * 1024 * 1024
 
 
@@ -82,7 +83,9 @@ def _files_under(root: Path) -> Iterator[Path]:
             return
     except OSError:
         return
-    for dirpath, _dirs, filenames in os.walk(root, followlinks=False):
+    for dirpath, dirs, filenames in os.walk(root, followlinks=False):
+        if os.path.basename(dirpath) == ".git" and "objects" in dirs:
+            dirs.remove("objects")  # zlib-compressed: no spelling of a token shows there
         for name in filenames:
             yield Path(dirpath) / name
 

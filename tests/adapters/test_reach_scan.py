@@ -130,3 +130,16 @@ def test_on_the_simulator_seam_only_encoded_spellings_count(tmp_path):
     seam = scan_for_secrets([root], {"job token": TOKEN}, CHILD, CHILD, encoded_only=True)
     assert seam.found == ((str(basic), "job token"),)
     assert len(scan_for_secrets([root], {"job token": TOKEN}, CHILD, CHILD).found) == 2
+
+
+def test_git_objects_are_not_walked_but_the_rest_of_git_is(tmp_path):
+    root = _tree(tmp_path)
+    objects = root / ".git" / "objects" / "ab"
+    objects.mkdir(parents=True)
+    for folder in (root / ".git", objects.parent, objects):
+        folder.chmod(0o755)
+    for path in (objects / "cdef", root / ".git" / "FETCH_HEAD"):
+        path.write_text(TOKEN)
+        path.chmod(0o644)
+    result = scan_for_secrets([root], {"job token": TOKEN}, CHILD, CHILD, ScanLimits(max_files=2))
+    assert result.found == ((str(root / ".git" / "FETCH_HEAD"), "job token"),) and result.complete
