@@ -195,6 +195,7 @@ def test_a_receipt_only_when_the_hostile_agent_could_not_reach_the_job_token(run
     assert len(warnings) == 1 and warnings[0].startswith("::warning"), run.stdout
     if kind == "root-without-the-user":
         assert report["uid"] == 0 and "shares the action's uid" in warnings[0]
+        assert "the agent ran under the action's own uid (allow_shared_uid)" in run.summary
         return
     secret = "OIDC request token" if kind == "gha-creds" else "job token"
     assert report["uid"] == CHILD_UID and report["found"] == {secret: exposed}  # the scan saw what the agent saw

@@ -91,6 +91,8 @@ class ActionRun:
         if self.plan.inputs.allow_shared_uid:
             self.log("warning", "allow_shared_uid is set: the agent runs under the action's own uid, so it can "
                                 "rewrite this step's outputs and summary, and no receipt is posted")
+            self.timeline.add(self.clock.now(), "notice", "the agent ran under the action's own uid "
+                              "(allow_shared_uid): it could write this summary and the step's outputs")
             return
         raise ConfigError(
             f"The agent would run under the action's own user ({_user_name()}): {children.isolation_why}. Run "
