@@ -42,6 +42,7 @@ _FIXES: dict[str, str] = {
             "or leave it empty to take it from the event.",
     "steer_enabled": "Use true/True/TRUE or false/False/FALSE, or leave it empty.",
     "status_comment": "Use true/True/TRUE or false/False/FALSE.",
+    "allow_shared_uid": "Use true/True/TRUE or false/False/FALSE.",
     "max_steers": "Use a whole number from 0 to 50, or leave it empty for the harness value.",
     "poll_interval_seconds": "Use a whole number of seconds from 0 to 600, or leave it empty.",
     "timeout_minutes": "Use a positive whole number of minutes.",
@@ -107,6 +108,7 @@ class Inputs(BaseSettings):
     validation_script: str = ""
     max_iterations: int = Field(default=1, ge=1)
     status_comment: bool = True
+    allow_shared_uid: bool = False
     fullsend_dir: str = ".fullsend"
 
     @model_validator(mode="before")
@@ -118,7 +120,7 @@ class Inputs(BaseSettings):
         cleaned = {k: _strip_empty(v) for k, v in data.items()}
         return {k: v for k, v in cleaned.items() if v is not None}
 
-    @field_validator("steer_enabled", "status_comment", mode="before")
+    @field_validator("steer_enabled", "status_comment", "allow_shared_uid", mode="before")
     @classmethod
     def _bool(cls, value: Any) -> Any:
         if isinstance(value, bool) or value is None:
@@ -190,6 +192,7 @@ class _MappingEnvSource(EnvSettingsSource):
 
 #: Inputs whose value can never be a secret: an error about one of them quotes the value given.
 VALUE_SHOWN = frozenset({"stage", "runtime", "codex_transport", "sandbox", "item", "steer_enabled", "status_comment",
+                         "allow_shared_uid",
                          "max_steers", "poll_interval_seconds", "timeout_minutes", "max_iterations"})
 _VALUE_SHOWN_MAX = 40
 

@@ -11,6 +11,7 @@ the run's directories live in a fresh directory the child uid can traverse.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import secrets
@@ -107,3 +108,117 @@ def test_a_hostile_agent_and_post_script_under_their_own_uid_find_no_secret_and_
     left = [p for p in workspace.rglob("*") if p.lstat().st_uid == CHILD_UID or p.lstat().st_gid == CHILD_UID]
     assert left == []  # everything the children made is the workspace owner's again
     assert (reports / "agent.json").stat().st_uid == workspace.stat().st_uid
+
+
+# ---- docs/rules.md#token-in-reach: no receipt whenever the agent could reach the job token -----
+FORGE_RUN = 33740099999  # the queued run a forged receipt would make skip
+DEPLOYMENTS = ("isolated", "checkout-v4", "checkout-v6", "gha-creds", "root-without-the-user")
+
+
+def _deploy(kind: str, env: dict[str, str], run_dir: Path, job_token: str, oidc_token: str) -> str:
+    """Set up ``kind`` in ``env`` and the run's folders; returns the file that exposes a secret ("" for none)."""
+    workspace, temp = Path(env["GITHUB_WORKSPACE"]), run_dir / "runner_temp"
+    temp.mkdir(mode=0o755)
+    env["RUNNER_TEMP"] = str(temp)
+    if kind != "root-without-the-user":
+        env.update({"FULLSEND_TEST_HOOKS": "1", "FULLSEND_TEST_CHILD_UID": str(CHILD_UID)})
+    else:
+        env["INPUT_ALLOW_SHARED_UID"] = "true"  # without it the action refuses (the test below)
+    header = "AUTHORIZATION: basic " + base64.b64encode(f"x-access-token:{job_token}".encode()).decode()
+    (workspace / ".git").mkdir()
+    config = workspace / ".git" / "config"
+    config.write_text("[core]\n\tbare = false\n")
+    if kind == "checkout-v4":
+        config.write_text(f'[http "https://github.com/"]\n\textraheader = {header}\n')
+        return str(config)
+    if kind == "checkout-v6":
+        included = temp / "git-credentials-0c1f.config"
+        included.write_text(f'[http "https://github.com/"]\n\textraheader = {header}\n')
+        included.chmod(0o644)
+        config.write_text(f'[includeIf "gitdir:{workspace}/.git"]\n\tpath = {included}\n')
+        return str(included)
+    if kind == "gha-creds":
+        env["ACTIONS_ID_TOKEN_REQUEST_TOKEN"] = oidc_token
+        creds = workspace / "gha-creds-5e1d2c.json"
+        creds.write_text(json.dumps({"type": "external_account", "credential_source": {
+            "url": "https://pipelines.example/idtoken?api-version=2.0",
+            "headers": {"Authorization": f"Bearer {oidc_token}"}}}))
+        return str(creds)
+    return ""
+
+
+@pytest.mark.parametrize("kind", DEPLOYMENTS)
+def test_a_receipt_only_when_the_hostile_agent_could_not_reach_the_job_token(run_dir, kind):
+    from fullsend.simulator.fixtures import add_comment_follow_up
+    from tests.app.reach_hunter import REACH_HUNTER
+
+    job_token, oidc_token = f"ghs_reach{secrets.token_hex(16)}", f"oidc/{secrets.token_hex(16)}+="
+    hunter = run_dir / "reach_hunter.py"
+    hunter.write_text(REACH_HUNTER)
+    agent = run_dir / "agent"
+    agent.write_text(f"#!/bin/sh\nexec '{PYTHON}' '{hunter}' agent \"$@\"\n")
+    agent.chmod(0o755)
+    with GitHubSimulator() as sim:
+        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
+        sim.add_token(job_token, fix.job_login, "Bot")
+        added: dict[str, dict] = {}
+        sim.on_request(sim.match("GET", r"/actions/workflows/fullsend\.yml/runs"),
+                       lambda s: added.setdefault("run", add_comment_follow_up(s, "/fs-review recheck")[1]))
+        env = runner_env(run_dir, sim, fix, inputs={"github_token": job_token, "agent_cli": str(agent)})
+        workspace, home, reports = Path(env["GITHUB_WORKSPACE"]), Path(env["HOME"]), run_dir / "reports"
+        for path in (reports, home):
+            path.mkdir(mode=0o777)
+        reports.chmod(0o777)
+        exposed = _deploy(kind, env, run_dir, job_token, oidc_token)
+        env.update({"PYTHONPATH": str(readable_package(run_dir)), "HUNT_REPORT_DIR": str(reports),
+                    "HUNT_ROOTS": ":".join([str(workspace), str(home), env["RUNNER_TEMP"]]),
+                    "HUNT_FORGE_RUN": str(FORGE_RUN), "HUNT_COMMENTS_URL": f"{sim.api_url}/repos/org/repo/issues/"
+                                                                            f"{fix.pr}/comments",
+                    "SCRIPTED_AGENT_LOG": str(reports / "agent.log")})
+        env.update(hunt_env({"job token": job_token, "OIDC request token": oidc_token}, str(reports), []))
+        run = run_entrypoint(env, run_dir)
+        by_job = [c["body"] for c in sim.comments(fix.pr) if c["user"]["login"] == fix.job_login]
+    assert run.exit_code == 0, run.stdout + run.stderr
+    assert run.outputs["steers"] == "1", run.stdout  # the follow-up run was absorbed in every deployment
+    report = json.loads((reports / "agent.json").read_text())
+    warnings = [line for line in run.stdout.splitlines() if "[token-in-reach]" in line]
+    forged = [body for body in by_job if str(FORGE_RUN) in body]
+    if kind == "isolated":
+        assert (report["uid"], report["found"], report["forged"]) == (CHILD_UID, {}, None)
+        assert warnings == [] and forged == []
+        assert run.outputs["consumed_run_ids"] == str(added["run"]["id"])
+        assert run.outputs["receipt_url"] and len(by_job) == 1 and str(added["run"]["id"]) in by_job[0]
+        return
+    assert run.outputs["receipt_url"] == run.outputs["consumed_run_ids"] == ""
+    assert f"follow-up run {added['run']['id']} [no-receipt]" in run.summary
+    assert all(str(added["run"]["id"]) not in b for b in by_job)
+    assert len(warnings) == 1 and warnings[0].startswith("::warning"), run.stdout
+    if kind == "root-without-the-user":
+        assert report["uid"] == 0 and "shares the action's uid" in warnings[0]
+        assert "the agent ran under the action's own uid (allow_shared_uid)" in run.summary
+        return
+    secret = "OIDC request token" if kind == "gha-creds" else "job token"
+    assert report["uid"] == CHILD_UID and report["found"] == {secret: exposed}  # the scan saw what the agent saw
+    assert f"{exposed} holds the {secret}" in warnings[0] and "persist-credentials: false" in warnings[0]
+    # Receipts off stop OUR receipt only: with the token in its reach the agent can still forge one
+    # (the warning's fix, persist-credentials: false, is what closes that; docs/rules.md#token-in-reach).
+    assert (report["forged"] == 201) == (secret == "job token")
+
+
+def test_an_agent_that_would_share_the_actions_uid_is_refused_unless_allowed(run_dir):
+    """Root without the child user, a job token of its own (no simulator seam): exit 2 before any
+    child, naming the action's user and the two ways on; with allow_shared_uid the run goes on
+    (the deployment test above) without a receipt."""
+    job_token = f"ghs_shared{secrets.token_hex(16)}"
+    with GitHubSimulator() as sim:
+        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
+        sim.add_token(job_token, fix.job_login, "Bot")
+        env = runner_env(run_dir, sim, fix, inputs={"github_token": job_token})
+        run = run_entrypoint(env, run_dir)
+    assert run.exit_code == 2, run.stdout + run.stderr
+    errors = [line for line in run.stdout.splitlines() if line.startswith("::error")]
+    assert len(errors) == 1, run.stdout
+    assert "The agent would run under the action's own user (root, uid 0): the image has no user fullsend-agent" \
+        in errors[0]
+    assert "set allow_shared_uid: true to run it anyway, without receipts" in errors[0]
+    assert "Traceback" not in run.stderr and run.agent_messages == []

@@ -16,6 +16,7 @@ import threading
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from fullsend.adapters.clock import VirtualClock
@@ -29,6 +30,7 @@ from fullsend.core.agent_end import AgentEnd
 from fullsend.core.model import Repo, SteerMessage, parse_time
 from fullsend.core.receipt.marker import Marker, whole_body_receipt
 from fullsend.core.receipt.skips import Skip
+from fullsend.core.tokens.reach import ReachVerdict
 from fullsend.core.watch.start import StartRefused
 from fullsend.core.watch.steer import SteerResult
 from fullsend.errors import ForgeError, SteerAfterSettle
@@ -118,6 +120,8 @@ class _RunFacts:
     acked_steers: int = 0
     usage: AgentUsage = field(default_factory=AgentUsage)
     earlier: list[Any] = field(default_factory=list)  # one iteration: no validation retry
+    # The job token proven out of the agent's reach (docs/rules.md#token-in-reach), as on the seam.
+    children: Any = field(default_factory=lambda: SimpleNamespace(reach=ReachVerdict(True)))
     # The real decision, bound as a method of these facts (``_outcome`` calls it on ``self``).
     _bare_outcome = work.ActionRun._bare_outcome
 

@@ -12,31 +12,44 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from fullsend.adapters.gha import FileCommandSnapshot
 from fullsend.adapters.isolation import ChildUser, Handover, end_processes_of, hand_over, resolve_child_user
+from fullsend.adapters.reach import scan_for_secrets
+from fullsend.core.tokens.reach import RULE_TOKEN_IN_REACH, ReachVerdict, ScanResult, reach_verdict
 
 Log = Callable[[str, str], None]
 #: A tree handed to the child user must lie at least this deep (never ``/``, ``/tmp`` or ``/root``).
 _MIN_TREE_DEPTH = 2
+_LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
 class Children:
     """The child user (``None``: children run as the action's user) and the guards around them."""
 
-    def __init__(self, environ: Mapping[str, str], workspace: Path, home: str, log: Log) -> None:
+    def __init__(self, environ: Mapping[str, str], workspace: Path, home: str, log: Log,
+                 secrets: Mapping[str, str] | None = None, seam: bool = False) -> None:
         self.user: ChildUser | None
         self.user, why = resolve_child_user(environ)
         self._trees = [tree for tree in (workspace, Path(home) if home else None) if tree is not None]
+        self._secrets, self.seam = dict(secrets or {}), seam
+        temp = environ.get("RUNNER_TEMP", "")
+        self._scan_roots = [*self._trees, *([Path(temp)] if temp else [])]
+        #: Whether a receipt may be posted (docs/rules.md#token-in-reach); decided in ``open``.
+        self.reach = ReachVerdict(False, "the run's children were never started")
         self._environ, self._log = environ, log
         if self.user is None:
             level = "info" if os.geteuid() != 0 else "warning"  # by hand as a developer: expected
             log(level, f"Per-uid isolation of the agent and the scripts is unavailable: {why}; "
                        "they run as the action's own user")
         elif not _deep_enough(workspace):
-            log("warning", f"Per-uid isolation is unavailable: the workspace {workspace} is too close to / "
-                           "to hand over; the agent and the scripts run as the action's own user")
+            why = f"the workspace {workspace} is too close to / to hand over"
+            log("warning", f"Per-uid isolation is unavailable: {why}; the agent and the scripts run as the "
+                           "action's own user")
             self.user = None
+        #: Why the children share the action's uid ("" when they do not).
+        self.isolation_why = why if self.user is None else ""
         self._snapshot: FileCommandSnapshot | None = None
         self._handover: Handover | None = None
 
@@ -49,6 +62,19 @@ class Children:
             if self._handover.failures:
                 self._log("warning", f"{self._handover.failures} workspace entries could not be handed to the "
                                      "agent's user; the agent may not be able to write them")
+        self.reach = self._prove_out_of_reach()
+
+    def _prove_out_of_reach(self) -> ReachVerdict:
+        """Isolation active and no child-readable file holding a secret, else no receipt (one warning)."""
+        uid, gid = (self.user.uid, self.user.gid) if self.user is not None else (os.geteuid(), os.getegid())
+        shared = bool(self.isolation_why) and not self.seam
+        scan = ScanResult() if shared else scan_for_secrets(self._scan_roots, self._secrets, uid, gid,
+                                                            encoded_only=self.seam)
+        verdict = reach_verdict(self.isolation_why, self.seam, scan)
+        if not verdict.ok:
+            level = "warning" if self._environ.get("GITHUB_ACTIONS") == "true" else "info"
+            self._log(level, f"No steer receipt for this run: {verdict.why} [{RULE_TOKEN_IN_REACH}]")
+        return verdict
 
     def close(self) -> None:
         """After the last child: end the child uid's processes, hand the trees back, undo any
@@ -66,6 +92,23 @@ class Children:
             if changed:
                 self._log("warning", f"A child process wrote the runner's file-command files ({', '.join(changed)}); "
                                      "its changes were undone: only the action writes them")
+
+
+def reach_secrets(job_token: str, environ: Mapping[str, str]) -> dict[str, str]:
+    """The secrets no child-readable file may hold: the job token and the runner's OIDC request
+    token (which mints tokens), name -> value, empty ones left out."""
+    found = {"job token": job_token, "OIDC request token": environ.get("ACTIONS_ID_TOKEN_REQUEST_TOKEN", "")}
+    return {name: value for name, value in found.items() if value}
+
+
+def simulator_seam(api_url: str, job_token: str) -> bool:
+    """The one test seam of docs/rules.md#token-in-reach: True only when the API is the
+    simulator's on loopback AND the job token is the simulator's own fixed token, a pair no real
+    runner has; receipts then need no per-uid isolation (the file scan still applies)."""
+    from fullsend.simulator.fixtures import JOB_TOKEN
+
+    host = (urlsplit(api_url).hostname or "") if api_url else ""
+    return host in _LOOPBACK and job_token == JOB_TOKEN
 
 
 def _deep_enough(tree: Path) -> bool:

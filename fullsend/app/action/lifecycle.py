@@ -142,6 +142,7 @@ def _work(p: _Progress, console: Console, env: Mapping[str, str],
     p.run = run = ActionRun(p.plan, tokens, forge, clock, console, log, timeline, env, started_at,
                             cancellation=p.cancel)
     p.cancel.on_cancel(run.cancel)
+    run.check_isolation()  # an agent that would share our uid: ConfigError (exit 2) unless allowed
     if not p.plan.agent_cli:  # this image installs the CLI now, never on the way to a skip
         try:
             run.plan = p.plan = _with_installed_cli(run, clock, log)

@@ -7,18 +7,21 @@ when it is a defect or the harness enabled steering explicitly.
 
 from __future__ import annotations
 
+import os
+import pwd
 import threading
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
 
 from fullsend.adapters.gha import FILE_COMMAND_KEYS, Console
+from fullsend.adapters.isolation import CHILD_USER
 from fullsend.adapters.runtimes import RUNTIMES
 from fullsend.adapters.runtimes.versions import check_cli_version, version_text
 from fullsend.adapters.sandbox import sandbox_factory
 from fullsend.app.action.agent_env import agent_provider_env, runner_secrets
 from fullsend.app.action.cancel import Cancellation
-from fullsend.app.action.children import Children
+from fullsend.app.action.children import Children, reach_secrets, simulator_seam
 from fullsend.app.action.finish import AgentUsage, LeftFacts, RunOutcome
 from fullsend.app.action.plan import RunPlan
 from fullsend.app.action.scripts import ScriptResult, run_script
@@ -31,7 +34,7 @@ from fullsend.core.receipt.marker import should_post_receipt
 from fullsend.core.text.envelope import render_envelope
 from fullsend.core.tokens.policy import child_env, encoded_forms
 from fullsend.core.watch import settle
-from fullsend.errors import ExitCode, ForgeError
+from fullsend.errors import ConfigError, ExitCode, ForgeError
 from fullsend.ports import Clock, Forge, Runtime
 from fullsend.wording import default_wording
 
@@ -55,8 +58,9 @@ class ActionRun:
         self.env = child_env({k: v for k, v in environ.items()
                               if not k.upper().startswith("INPUT_") and k not in AGENT_HIDDEN_KEYS},
                              tokens.job, tokens.role, (*encoded_forms(tokens.job), *secrets))
-        self.children = Children(environ, plan.ctx.workspace, self.env.get("HOME", ""), log)
-        warn_persisted_credentials(plan.ctx.workspace, log)
+        self.children = Children(environ, plan.ctx.workspace, self.env.get("HOME", ""), log,
+                                 secrets=reach_secrets(tokens.job, environ),
+                                 seam=simulator_seam(environ.get("GITHUB_API_URL", ""), tokens.job))
         self.env.update(run_facts_env(started_at, plan.env_head_sha))
         self.agent_env = agent_provider_env(self.env, plan.inputs.runtime, environ,
                                             (tokens.job, tokens.role, *secrets), log)
@@ -77,6 +81,24 @@ class ActionRun:
         self.usage = AgentUsage()  # cost and tokens across every iteration (outputs ``cost_usd`` …)
 
     # ---- lifecycle ---------------------------------------------------------------------------
+    def check_isolation(self) -> None:
+        """Refuse, in GitHub Actions, an agent that would share the action's uid unless the input
+        ``allow_shared_uid`` allows it (docs/adopting.md "Which deployments give receipts"); the
+        simulator seam and runs by hand pass.  Raises ``ConfigError`` (exit 2) before any child."""
+        children = self.children
+        if children.user is not None or children.seam or not self.plan.ctx.actions:
+            return
+        if self.plan.inputs.allow_shared_uid:
+            self.log("warning", "allow_shared_uid is set: the agent runs under the action's own uid, so it can "
+                                "rewrite this step's outputs and summary, and no receipt is posted")
+            self.timeline.add(self.clock.now(), "notice", "the agent ran under the action's own uid "
+                              "(allow_shared_uid): it could write this summary and the step's outputs")
+            return
+        raise ConfigError(
+            f"The agent would run under the action's own user ({_user_name()}): {children.isolation_why}. Run "
+            f"the action's own image as root (GitHub runs container actions as root; the image creates the user "
+            f"{CHILD_USER}), or set allow_shared_uid: true to run it anyway, without receipts")
+
     def check_agent_cli(self) -> None:
         """Refuse an agent CLI whose ``--version`` its runtime does not support.
 
@@ -135,8 +157,9 @@ class ActionRun:
 
     def receipt_allowed(self, outcome: RunOutcome) -> bool:
         """Outright success that absorbed ≥ 1 acknowledged run (docs/architecture.md "Receipt writer");
-        the shipped iteration's agent end must be ``AgentEnd.SUCCESS``."""
-        return bool(outcome.marker.consumed) and should_post_receipt(
+        the shipped iteration's agent end must be ``AgentEnd.SUCCESS``, and the job token must have
+        been out of the agent's reach (docs/rules.md#token-in-reach)."""
+        return bool(outcome.marker.consumed) and self.children.reach.ok and should_post_receipt(
             run_failed=outcome.outcome != "succeeded", cancelled=self.cancelled.is_set(), skipped=self.skipped,
             post_script_withheld=False, transcript_error=False, agent_end=outcome.agent_end)
 
@@ -282,15 +305,13 @@ NOT_IN_ACTIONS_WHY = (
     "watch and no follow-up run whose provenance could be proven; the agent runs once on its prompt")
 
 
-def warn_persisted_credentials(workspace: Path, log: Log) -> None:
-    """A checkout that kept its credential in ``.git/config`` hands it to the agent: say so."""
+def _user_name() -> str:
+    """The action's effective user, by name when ``/etc/passwd`` has it, else ``uid <n>``."""
+    uid = os.geteuid()
     try:
-        config = (workspace / ".git" / "config").read_text(encoding="utf-8", errors="replace").lower()
-    except OSError:
-        return
-    if "extraheader" in config and "authorization:" in config:
-        log("warning", "The checkout kept a GitHub credential in .git/config, where the agent can read it; "
-            "set persist-credentials: false on actions/checkout")
+        return f"{pwd.getpwuid(uid).pw_name}, uid {uid}"
+    except KeyError:
+        return f"uid {uid}"
 
 
 def _left_facts(results: list[IterationResult]) -> LeftFacts:

@@ -53,6 +53,7 @@ def _agent_wrapper(directory: Path) -> str:
 
 def _env(tmp: Path, sim: GitHubSimulator, fix: StandardScenario, run_id: int, turn_s: float) -> dict[str, str]:
     (tmp / "workspace").mkdir(exist_ok=True)
+    (tmp / "home").mkdir(exist_ok=True)
     event = tmp / "event.json"
     event.write_text(json.dumps({"action": "created", "issue": {"number": fix.pr, "pull_request": {}}}))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_", "ACTIONS_"))}
@@ -61,6 +62,7 @@ def _env(tmp: Path, sim: GitHubSimulator, fix: StandardScenario, run_id: int, tu
         "GITHUB_REPOSITORY": "org/repo", "GITHUB_RUN_ID": str(run_id), "GITHUB_RUN_ATTEMPT": "1",
         "GITHUB_JOB": "review", "GITHUB_EVENT_NAME": "issue_comment", "GITHUB_EVENT_PATH": str(event),
         "GITHUB_WORKSPACE": str(tmp / "workspace"), "SCRIPTED_AGENT_TURN_S": str(turn_s),
+        "HOME": str(tmp / "home"),  # the run's own HOME: the receipt's scan (docs/rules.md#token-in-reach)
         "SCRIPTED_AGENT_LOG": str(tmp / "agent.log"),
         "INPUT_GITHUB_TOKEN": fix.job_token, "INPUT_ROLE_TOKEN": fix.role_token, "INPUT_STAGE": "review",
         "INPUT_AGENT_CLI": _agent_wrapper(tmp), "INPUT_PROMPT": PROMPT,

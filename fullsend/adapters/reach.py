@@ -1,0 +1,170 @@
+"""The by-value scan for secrets the agent's user can read (docs/rules.md#token-in-reach).
+
+Every regular file under the roots (the workspace, ``HOME``, ``RUNNER_TEMP``), plus every file a
+``.git/config`` includes (``[include]`` / ``[includeIf ...]`` ``path =``, where actions/checkout
+v6 keeps its credential), is searched for each spelling of each secret.  Links are never
+followed.  "Readable by the child" is decided from ownership and mode bits: a file or directory
+the child uid owns counts as readable (its owner may chmod it), else the group bits apply when
+its gid is the child's, else the other bits; a file counts only when every directory from ``/``
+down to it is searchable the same way.  With the child's uid 0 (no isolation, action as root)
+everything counts.  Bounded: at most ``max_files`` files and ``budget_bytes`` bytes read; a file
+above ``file_cap_bytes`` whose first block holds a NUL byte is skipped as binary, any other such
+file or a spent budget makes the result incomplete (no receipt).  ``.git/objects`` is not
+walked: its objects are zlib-compressed, so no spelling of a token could be seen there.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fullsend.core.tokens.reach import ScanResult, secret_forms
+
+_PEEK_BYTES = 8192
+_INCLUDE = re.compile(r"^\s*path\s*=\s*(.+?)\s*$", re.MULTILINE)
+
+
+@dataclass
+class ScanLimits:
+    """The scan's bounds: files visited, bytes read in all, and the size above which a file is
+    judged binary-or-unknown."""
+
+    max_files: int = 100_000
+    budget_bytes: int = 512 * 1024 * 1024
+    file_cap_bytes: int = 16 * 1024 * 1024
+
+
+@dataclass
+class _Scan:
+    uid: int
+    gid: int
+    forms: list[tuple[bytes, str]]
+    limits: ScanLimits
+    files: int = 0
+    read_bytes: int = 0
+    found: list[tuple[str, str]] = field(default_factory=list)
+    unknown: str = ""
+    seen: set[tuple[int, int]] = field(default_factory=set)
+
+
+def scan_for_secrets(roots: Sequence[Path], secrets: Mapping[str, str], uid: int, gid: int,
+                     limits: ScanLimits | None = None, *, encoded_only: bool = False) -> ScanResult:
+    """Search every file ``uid``/``gid`` can read under ``roots`` for ``secrets`` (name -> value).
+
+    ``encoded_only``: the raw spelling is not searched (the simulator seam, whose tokens are
+    public and written raw in this project's own files; docs/rules.md#token-in-reach).
+
+    Returns a ``ScanResult``; never raises (an unreadable entry is one the child cannot read
+    either, or is skipped when the action itself cannot open it).
+    """
+    forms = [(form, name) for name, value in secrets.items() for form in secret_forms(value)
+             if not (encoded_only and form == value.encode())]
+    scan = _Scan(uid, gid, forms, limits or ScanLimits())
+    if not forms:
+        return ScanResult()
+    for root in roots:
+        for path in _files_under(root):
+            if not _visit(scan, path):
+                return ScanResult(tuple(scan.found), False, scan.unknown)
+            if path.name == "config" and path.parent.name == ".git":
+                for included in _includes(path):
+                    if not _visit(scan, included):
+                        return ScanResult(tuple(scan.found), False, scan.unknown)
+    return ScanResult(tuple(scan.found), not scan.unknown, scan.unknown)
+
+
+def _files_under(root: Path) -> Iterator[Path]:
+    try:
+        if not root.is_dir() or root.is_symlink():
+            return
+    except OSError:
+        return
+    for dirpath, dirs, filenames in os.walk(root, followlinks=False):
+        if os.path.basename(dirpath) == ".git" and "objects" in dirs:
+            dirs.remove("objects")  # zlib-compressed: no spelling of a token shows there
+        for name in filenames:
+            yield Path(dirpath) / name
+
+
+def _includes(config: Path) -> list[Path]:
+    """The files ``config`` includes (relative paths against its folder; ``~/`` left out)."""
+    try:
+        text = config.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    paths = []
+    for value in _INCLUDE.findall(text):
+        value = value.strip('"')
+        if value and not value.startswith("~"):
+            paths.append(config.parent / value if not os.path.isabs(value) else Path(value))
+    return paths
+
+
+def _visit(scan: _Scan, path: Path) -> bool:
+    """Search one file; False when a budget ran out (``scan.unknown`` says which)."""
+    try:
+        st = path.lstat()
+    except OSError:
+        return True
+    if not stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) in scan.seen:
+        return True
+    scan.seen.add((st.st_dev, st.st_ino))
+    if not _child_reads(path, st, scan.uid, scan.gid):
+        return True
+    scan.files += 1
+    if scan.files > scan.limits.max_files:
+        scan.unknown = f"more than {scan.limits.max_files} files"
+        return False
+    if st.st_size > scan.limits.file_cap_bytes:
+        return _judge_large(scan, path)
+    if scan.read_bytes + st.st_size > scan.limits.budget_bytes:
+        scan.unknown = f"more than {scan.limits.budget_bytes} bytes to read"
+        return False
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return True
+    scan.read_bytes += len(data)
+    for form, name in scan.forms:
+        if form in data and (str(path), name) not in scan.found:
+            scan.found.append((str(path), name))
+    return True
+
+
+def _judge_large(scan: _Scan, path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(_PEEK_BYTES)
+    except OSError:
+        return True
+    if b"\0" in head:
+        return True  # a large binary file: skipped (module docstring)
+    scan.unknown = f"{path} is a text file above {scan.limits.file_cap_bytes} bytes"
+    return False
+
+
+def _child_reads(path: Path, st: os.stat_result, uid: int, gid: int) -> bool:
+    if uid == 0:
+        return True
+    if not _allowed(st, uid, gid, stat.S_IRUSR, stat.S_IRGRP, stat.S_IROTH):
+        return False
+    for folder in path.parents:
+        try:
+            fst = folder.stat()
+        except OSError:
+            return False
+        if not _allowed(fst, uid, gid, stat.S_IXUSR, stat.S_IXGRP, stat.S_IXOTH):
+            return False
+    return True
+
+
+def _allowed(st: os.stat_result, uid: int, gid: int, user_bit: int, group_bit: int, other_bit: int) -> bool:
+    if st.st_uid == uid:
+        return True  # its owner may chmod it
+    if st.st_gid == gid:
+        return bool(st.st_mode & group_bit)
+    return bool(st.st_mode & other_bit)
