@@ -123,3 +123,13 @@ def test_an_unclassified_turn_is_never_replaced_by_a_later_success() -> None:
     assert kept is unclassified
     verdict = process_verdict(cancelled=False, timed_out=False, exit_code=0, last=kept)
     assert verdict.end is P
+
+
+def test_a_codex_turn_that_reported_a_final_error_is_not_success_even_when_completed() -> None:
+    from fullsend.adapters.runtimes.codex.appserver_stream import turn_verdict
+
+    verdict = turn_verdict({"status": "completed"}, last_error="stream disconnected before completion")
+    assert (verdict.end, verdict.message()) == (E, "the codex turn reported an error and still said completed "
+                                                   "(completed after error): stream disconnected before completion")
+    assert turn_verdict({"status": "completed"}).end is S
+    assert turn_verdict({"status": "inProgress"}).end is P
