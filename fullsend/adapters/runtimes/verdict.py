@@ -19,7 +19,7 @@ ERROR_TEXT_MAX = 500
 CANCELLED = EndVerdict(AgentEnd.INTERRUPTED, "", "the run was cancelled and the agent stopped")
 TIMED_OUT = EndVerdict(AgentEnd.LIMIT_REACHED, "", "the agent did not finish within its timeout and was stopped")
 NO_TURN = EndVerdict(AgentEnd.PROTOCOL_BROKEN, "", "the agent exited without finishing a turn")
-UNCLASSIFIED = EndVerdict(AgentEnd.PROTOCOL_BROKEN, "", "the agent's last turn end could not be classified")
+UNCLASSIFIED = EndVerdict(AgentEnd.PROTOCOL_BROKEN, "", "a turn end of the agent could not be classified")
 
 
 def judged_turn(kept: ResultEvent | None, new: ResultEvent) -> ResultEvent:
