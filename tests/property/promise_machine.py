@@ -20,6 +20,7 @@ from fullsend.rules import rule_ids
 from fullsend.simulator.faults import drop_field, not_json
 from fullsend.simulator.fixtures import FIX_RUN_ID, JOB_TOKEN, add_comment_follow_up, add_follow_up_run
 from tests.property.receipt_world import END_STATES, HANG_S, POLL_S, FollowUp, World
+from tests.property.turn_ends import TURN_LINES
 
 # kind -> (add_follow_up_run keyword arguments, may the watcher accept it)
 KINDS: dict[str, tuple[dict[str, object], bool]] = {
@@ -148,7 +149,8 @@ class ReceiptPromise(RuleBasedStateMachine):
             self.world.turn_end()
 
     @precondition(lambda self: self.world.outcome is None and self.steps >= MIN_STEPS)
-    @rule(end_state=st.sampled_from(sorted(END_STATES) + ["success"] * 8))  # success about half the time
+    # success about half the time; each turn-drawn end (stop reasons, automatic turns) twice as often as the rest
+    @rule(end_state=st.sampled_from(sorted(END_STATES) + sorted(TURN_LINES) * 2 + ["success"] * 29))
     def finish(self, end_state: str) -> None:
         self.world.finish(end_state)
         self.check_the_end()

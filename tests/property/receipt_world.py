@@ -21,6 +21,7 @@ from typing import Any
 
 from fullsend.adapters.clock import VirtualClock
 from fullsend.adapters.github.forge import GitHubForge
+from fullsend.adapters.runtimes.verdict import error_text
 from fullsend.app.action import session, work
 from fullsend.app.action.finish import AgentUsage, RunOutcome, record_receipt
 from fullsend.app.action.preflight import PreflightFacts, run_preflight
@@ -44,6 +45,7 @@ from fullsend.simulator.fixtures import (
     standard_pr_scenario,
 )
 from fullsend.simulator.server import GitHubSimulator
+from tests.property.turn_ends import TURN_LINES, iteration_end
 
 ORIGIN = "2026-09-03T10:01:00Z"
 WATCH_S = 50 * 60.0
@@ -207,6 +209,9 @@ class World:
     def finish(self, end_state: str) -> None:
         """End the iteration in ``end_state`` (a key of ``END_STATES``), then decide and post the
         receipt as the lifecycle does, and run every queued follow-up's pre-flight."""
+        if end_state in TURN_LINES:
+            self._finish_turns(end_state)
+            return
         exit_code, is_error, timed_out, lost, cancelled = END_STATES[end_state]
         self.end_state = end_state
         run = _RunFacts(plan=_Plan())
@@ -221,6 +226,21 @@ class World:
                                timed_out=timed_out, session_lost=lost, cancelled=cancelled,
                                error="" if exit_code == 0 and not is_error else f"the agent ended: {end_state}",
                                end=END_CLASSES[end_state])
+        self._decide(agent, run)
+
+    def _finish_turns(self, end_state: str) -> None:
+        """End the iteration by the turns of ``TURN_LINES[end_state]``, judged as the runtime does."""
+        self.end_state = end_state
+        run = _RunFacts(plan=_Plan())
+        self.watcher.close_turn_ends()
+        self._end_watch()
+        self.agent.exited = True
+        end = iteration_end(end_state)
+        agent = AgentRunResult(exit_code=0, turns=len(TURN_LINES[end_state]), steers=list(self.agent.acks),
+                               is_error=not end.succeeded, error=error_text(end), end=end.end)
+        self._decide(agent, run)
+
+    def _decide(self, agent: AgentRunResult, run: Any) -> None:
         result = session._result(agent, self.watcher) if self.thread is not None else session.IterationResult(agent)
         run.acked_steers = len(agent.steers)
         validated = work._agent_ok(result) and not run.cancelled.is_set()

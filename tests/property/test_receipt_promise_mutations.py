@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 
+from fullsend.adapters.runtimes import verdict
 from fullsend.app.action import finish, preflight, session, work
 from fullsend.app.watch import cycle
 from fullsend.core.agent_end import AgentEnd
@@ -105,6 +106,11 @@ def _the_job_token_in_a_steer(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cycle, "steer_message", leaking)
 
 
+def _a_later_automatic_success_overrides_a_failure(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The iteration's end is its last turn again: a turn the CLI ran by itself hides a failed one."""
+    monkeypatch.setattr(verdict, "judged_turn", lambda kept, new: new)
+
+
 # mutation -> (the patch, what the machine's failing check says)
 MUTATIONS: dict[str, tuple[Callable[[pytest.MonkeyPatch], None], str]] = {
     "receipt-on-a-non-success-end-state": (_receipt_on_any_end_state, "a receipt after the agent ended"),
@@ -117,6 +123,8 @@ MUTATIONS: dict[str, tuple[Callable[[pytest.MonkeyPatch], None], str]] = {
     "a-run-of-a-failed-route-accepted": (_a_run_of_a_failed_route_accepted,
                                          "never passed provenance|the receipt names runs never accepted"),
     "the-job-token-in-a-steer": (_the_job_token_in_a_steer, "the job token reached the agent"),
+    "a-later-automatic-success-overrides-a-failure": (_a_later_automatic_success_overrides_a_failure,
+                                                      "a receipt after the agent ended turns:"),
 }
 
 

@@ -44,7 +44,7 @@ from fullsend.adapters.runtimes.feed import (
     _warn_stderr,
     default_render,
 )
-from fullsend.adapters.runtimes.verdict import error_text, launch_failed, process_verdict
+from fullsend.adapters.runtimes.verdict import error_text, judged_turn, launch_failed, process_verdict
 from fullsend.adapters.sandbox.local import env_with_sandbox_flag, local_sandbox_factory
 from fullsend.core.agent_end import EndVerdict
 from fullsend.core.model import SteerMessage
@@ -63,7 +63,7 @@ class _ActiveRun:
     done: threading.Event = field(default_factory=threading.Event)
     timed_out: bool = False
     cancelled: bool = False
-    last_result: ResultEvent | None = None
+    deciding_result: ResultEvent | None = None  # judged_turn over every turn end so far
     session_id: str = ""
     model: str = ""
     send_failed: str = ""  # a required protocol line could not be written: the run cannot go on
@@ -255,7 +255,7 @@ class LiveRuntime:
                 feed.close_if(feed.note_echo(event.at, event.id, event.content, event.parts))
         elif isinstance(event, ResultEvent):
             aggregator.add_result(event)
-            active.last_result = event
+            active.deciding_result = judged_turn(active.deciding_result, event)
             self._callback(on_turn_end, self._clock.now())
             feed.close_if(feed.note_turn_end())
         elif isinstance(event, TokensEvent):
@@ -315,7 +315,7 @@ class LiveRuntime:
         if active.send_failed:
             return launch_failed(active.send_failed)
         verdict = process_verdict(cancelled=active.cancelled, timed_out=active.timed_out, exit_code=exit_code,
-                                  last=active.last_result, stderr_tail=process.stderr_tail() if exit_code else "")
+                                  last=active.deciding_result, stderr_tail=process.stderr_tail() if exit_code else "")
         return AgentRunResult(
             exit_code=exit_code,
             turns=agg.turns,

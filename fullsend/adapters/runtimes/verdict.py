@@ -1,8 +1,10 @@
-"""The end of one agent process, whatever the CLI: cut short, exited, or its last turn's class.
+"""The end of one agent process, whatever the CLI: cut short, exited, or the class of its turns.
 
-The per-CLI tables classify each turn end (``<cli>/stream.py``); this module adds what the CLI
-cannot say about itself — the action stopped it (cancel, timeout), it exited non-zero, or it
-exited without ever ending a turn — in that order of precedence (docs/runtimes.md).
+The per-CLI tables classify each turn end (``<cli>/stream.py``); :func:`judged_turn` keeps, over
+every turn of the iteration, the first that was not success (a later turn, one the CLI started by
+itself included, never makes up for it); this module adds what the CLI cannot say about itself —
+the action stopped it (cancel, timeout), it exited non-zero, or it exited without ever ending a
+turn — in that order of precedence (docs/runtimes.md "Which end counts").
 """
 
 from __future__ import annotations
@@ -17,16 +19,27 @@ ERROR_TEXT_MAX = 500
 CANCELLED = EndVerdict(AgentEnd.INTERRUPTED, "", "the run was cancelled and the agent stopped")
 TIMED_OUT = EndVerdict(AgentEnd.LIMIT_REACHED, "", "the agent did not finish within its timeout and was stopped")
 NO_TURN = EndVerdict(AgentEnd.PROTOCOL_BROKEN, "", "the agent exited without finishing a turn")
-UNCLASSIFIED = EndVerdict(AgentEnd.PROTOCOL_BROKEN, "", "the agent's last turn end could not be classified")
+UNCLASSIFIED = EndVerdict(AgentEnd.PROTOCOL_BROKEN, "", "a turn end of the agent could not be classified")
+
+
+def judged_turn(kept: ResultEvent | None, new: ResultEvent) -> ResultEvent:
+    """The turn end that decides the iteration once ``new`` ended after ``kept`` (the decider so far).
+
+    A ``kept`` turn that was not success (or could not be classified) stays: no later turn, the
+    CLI's own included, turns it into success.  Otherwise ``new`` decides.
+    """
+    if kept is not None and (kept.verdict is None or not kept.verdict.succeeded):
+        return kept
+    return new
 
 
 def process_verdict(*, cancelled: bool, timed_out: bool, exit_code: int, last: ResultEvent | None,
                     stderr_tail: str = "") -> EndVerdict:
-    """How one agent process ended.
+    """How one agent process ended; ``last`` is the deciding turn end (:func:`judged_turn` over all).
 
-    Precedence: cancelled, timed out, the last turn's own failure (its class and reason, even
+    Precedence: cancelled, timed out, the deciding turn's own failure (its class and reason, even
     when the CLI then exited non-zero), a non-zero exit (with the tail of stderr), no turn end
-    at all, an unclassified turn end; otherwise the last turn's success.
+    at all, an unclassified turn end; otherwise success (every turn ended in success).
     """
     if cancelled:
         return CANCELLED

@@ -12,7 +12,7 @@ at once, before any event), ``SCRIPTED_CODEX_RESUME_EXIT`` (a resume does the sa
 ``SCRIPTED_CODEX_LINGER_S`` (seconds to stay alive after ``turn.completed``),
 ``SCRIPTED_AGENT_RESULT`` (a JSON object written instead of ``turn.completed``, e.g.
 ``{"type": "turn.failed", "error": {"message": "…"}}``; ``{}`` writes no terminal event, as codex
-does for an interrupted turn).
+does for an interrupted turn), ``SCRIPTED_CODEX_FIRST_RESULT`` (the same, for the first process only).
 """
 
 from __future__ import annotations
@@ -51,7 +51,8 @@ class CodexScript:
         terminal = {"type": "turn.completed", "usage": {
             "input_tokens": 100, "cached_input_tokens": 40, "cache_write_input_tokens": 0,
             "output_tokens": 12, "reasoning_output_tokens": 2}}
-        patch = os.environ.get("SCRIPTED_AGENT_RESULT")
+        first = "" if self.resume_id else os.environ.get("SCRIPTED_CODEX_FIRST_RESULT", "")
+        patch = first or os.environ.get("SCRIPTED_AGENT_RESULT")
         terminal = json.loads(patch) if patch else terminal
         if terminal:
             self.out.emit(terminal)

@@ -27,6 +27,10 @@ Environment knobs (all optional):
 ``SCRIPTED_AGENT_EXIT_CODE``  exit status at the end (default 0)
 ``SCRIPTED_AGENT_RESULT``     JSON object merged into every ``result`` line (e.g.
                               ``{"subtype": "error_max_turns", "is_error": false}``)
+``SCRIPTED_AGENT_AUTO_TURN``  JSON object: once stdin is closed and the last turn ended, the agent runs
+                              one turn by itself (as Claude Code does when a background task ends)
+                              whose ``result`` carries ``origin.kind`` ``task-notification``, a
+                              success merged with this object (not with ``SCRIPTED_AGENT_RESULT``)
 ``SCRIPTED_AGENT_SAY``        a JSON string: the assistant text of every turn (JSON escapes allowed,
                               so a test can make the agent say a lone surrogate)
 ``SCRIPTED_AGENT_VERSION``    what ``--version`` prints (default: one line per CLI it stands for,
@@ -164,7 +168,10 @@ class ClaudeScript:
             if item is _EOF:
                 break
             texts = [self._consume(item)]
-            self._turn(texts)
+            self._turn(texts, self.result_patch)
+        auto = os.environ.get("SCRIPTED_AGENT_AUTO_TURN")
+        if auto:
+            self._turn([], {"origin": {"kind": "task-notification"}, **json.loads(auto)})
         return int(os.environ.get("SCRIPTED_AGENT_EXIT_CODE", "0"))
 
     def _consume(self, obj: object) -> str:
@@ -221,7 +228,7 @@ class ClaudeScript:
             texts += self._consume_all(items)
         return bool(items)
 
-    def _turn(self, texts: list[str]) -> None:
+    def _turn(self, texts: list[str], patch: dict[str, Any]) -> None:
         self._maybe_inject()
         self._work(self.turn_s, texts)
         if not self.eager and self._drain_pending(texts):
@@ -235,7 +242,7 @@ class ClaudeScript:
             "content": [{"type": "text", "text": self.say or f"turn {self.turns}: handled {len(texts)} message(s)"}]}})
         self.out.emit({"type": "result", "subtype": "success", "is_error": False, "num_turns": 1,
                        "result": f"turn {self.turns} done", "session_id": self.session_id,
-                       "total_cost_usd": round(0.01 * self.turns, 6), "usage": usage, **self.result_patch})
+                       "total_cost_usd": round(0.01 * self.turns, 6), "usage": usage, **patch})
 
     def _maybe_inject(self) -> None:
         spec = os.environ.get("SCRIPTED_AGENT_INJECT")

@@ -222,5 +222,5 @@ def test_claude_output_ending_inside_an_acked_turn_is_interrupted() -> None:
     active = _ActiveRun(sandbox=None, feed=feed, parser=runtime.dialect.new_parser(FixedClock(NOW)))
     stdout = io.BytesIO((json.dumps(_fold("do the task")) + "\n").encode())
     runtime._pump(active, stdout, runtime.dialect.new_aggregator(), lambda at: None, lambda line: None)
-    assert active.last_result is not None and active.last_result.verdict is not None
-    assert (active.last_result.verdict.end, active.last_result.verdict.reason) == (AgentEnd.INTERRUPTED, "incomplete")
+    assert active.deciding_result is not None and active.deciding_result.verdict is not None
+    assert (active.deciding_result.verdict.end, active.deciding_result.verdict.reason) == (AgentEnd.INTERRUPTED, "incomplete")

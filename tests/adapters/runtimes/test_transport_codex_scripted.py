@@ -67,6 +67,21 @@ def test_idle_steer_after_turn_resumes_without_interrupt(scripted_cli: str, tmp_
     assert STOPPED_FOR_STEER_NOTE not in run.output and result.turns == 2
 
 
+def test_a_failed_turn_stays_the_verdict_after_a_resume_completes(scripted_cli: str, tmp_path: Path) -> None:
+    """Every turn is judged (docs/runtimes.md "Which end counts"): the first turn fails, a steer
+    resumes the thread and that turn completes, and the run still fails by the first turn."""
+    runtime = CodexExecRuntime(sandbox_root_parent=tmp_path, settle_policy=POLICY)
+    env = {"SCRIPTED_AGENT_TURN_S": "0.2",
+           "SCRIPTED_CODEX_FIRST_RESULT": json.dumps({"type": "turn.failed", "error": {"message": "model broke"}})}
+    run = RunThread(runtime, _params(scripted_cli, tmp_path, env))
+    run.on_turn = lambda at: (runtime.steer("sb-codex", SteerMessage(8, "late update")) if len(run.turn_ends) == 1
+                              else runtime.settle("sb-codex"))
+    result = run.start().join()
+    assert result.turns == 2 and [s.follow_up_run_id for s in result.steers] == [8]
+    assert result.is_error and result.end == "agent-error"
+    assert result.error == "the codex turn failed (turn.failed): model broke"
+
+
 def test_v87_failing_resume_is_dropped_after_two_tries(scripted_cli: str, tmp_path: Path) -> None:
     warnings: list[str] = []
     runtime = CodexExecRuntime(sandbox_root_parent=tmp_path, settle_policy=POLICY, warn=warnings.append)

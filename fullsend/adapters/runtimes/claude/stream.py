@@ -5,10 +5,13 @@ Input (WIRE): ``{"type":"user","message":{"role":"user","content":"<text>"}}`` o
 Output lines (WIRE): ``system/init``, ``assistant``, ``user`` (tool results and, with
 ``--replay-user-messages``, replays carrying ``isReplay: true``), ``result`` (one per turn).
 
-A ``result`` is classified by :data:`CLAUDE_RESULT_SUBTYPES` (its ``subtype``) and, where the CLI
-writes one, :data:`CLAUDE_TERMINAL_REASONS` (its ``terminal_reason``); both tables come from
-the CLI's own result schema (docs/runtimes.md "Claude Code").  A replay of several queued
-messages folded into one user message carries one text block per message (``parts``).
+A ``result`` is success only on positive proof (docs/runtimes.md "Claude Code"): every field that
+can say how the turn ended says success — :data:`CLAUDE_RESULT_SUBTYPES` (``subtype`` with
+``is_error``), :data:`CLAUDE_TERMINAL_REASONS` (``terminal_reason``, absent on older CLIs) and
+:data:`CLAUDE_STOP_REASONS` (``stop_reason``, the model's last stop; absent or null allowed).  A
+value missing from its table is protocol-broken, so a value a future CLI invents fails closed.
+A replay of several queued messages folded into one user message carries one text block per
+message (``parts``).
 """
 
 from __future__ import annotations
@@ -80,27 +83,53 @@ CLAUDE_TERMINAL_REASONS: tuple[TerminalState, ...] = (
         ("tool_deferred", "the agent's turn stopped at a deferred tool call"),
         ("background_requested", "the agent's turn was sent to the background"))),
 )
+#: ``result.stop_reason`` → class (the Messages API's last ``stop_reason`` of the turn).
+CLAUDE_STOP_REASONS: tuple[TerminalState, ...] = (
+    TerminalState("stop_reason=end_turn", "end_turn", AgentEnd.SUCCESS, "the agent finished"),
+    TerminalState("stop_reason=stop_sequence", "stop_sequence", AgentEnd.SUCCESS, "the agent finished"),
+    TerminalState("stop_reason=max_tokens", "max_tokens", _L, "the model stopped at its output limit"),
+    TerminalState("stop_reason=model_context_window_exceeded", "model_context_window_exceeded", _L,
+                  "the conversation reached the model's context window"),
+    TerminalState("stop_reason=pause_turn", "pause_turn", _I, "the model paused its turn before it finished"),
+    TerminalState("stop_reason=tool_use", "tool_use", _I, "the turn ended with the model's tool calls unanswered"),
+    TerminalState("stop_reason=refusal", "refusal", _E, "the model refused to go on"),
+)
 #: Claude Code's output ended while the turn of an acknowledged message was still open (owed by
 #: the live driver at EOF, which knows which replays acknowledged a message).
 CLAUDE_INCOMPLETE = TerminalState("EOF after a replay, before its result", "incomplete", _I,
                                   "the agent's output ended in the middle of a turn")
 
 
-def classify_result(subtype: str, is_error: bool, terminal_reason: str, detail: str = "") -> EndVerdict:
-    """One ``result`` line's class: ``subtype`` (and ``is_error``) first, then ``terminal_reason``.
+def classify_result(subtype: str, is_error: object, terminal_reason: str | None, stop_reason: str | None = None,
+                    detail: str = "") -> EndVerdict:
+    """One ``result`` line's class: ``subtype`` (and ``is_error``), then ``terminal_reason``, then ``stop_reason``.
 
-    An unknown subtype or terminal reason is protocol-broken.  A success whose ``terminal_reason``
-    is not ``completed`` takes that reason's class; an execution error whose reason is an abort
-    is interrupted.
+    Success needs ``subtype`` success with ``is_error`` exactly false, and ``terminal_reason`` and
+    ``stop_reason`` each absent (None) or a success row.  An unknown value of any of them, or an
+    ``is_error`` that is not a boolean, is protocol-broken naming the value.  A success whose
+    ``terminal_reason`` or ``stop_reason`` is not a success takes that value's class; an
+    execution error whose reason is an abort is interrupted.
     """
+    if subtype == "success" and not isinstance(is_error, bool):
+        return verdict_of((), json.dumps(is_error), detail, "is_error")
     key = "success is_error" if subtype == "success" and is_error else subtype
     verdict = verdict_of(CLAUDE_RESULT_SUBTYPES, key, detail, "subtype")
-    if not terminal_reason:
-        return verdict
-    by_reason = verdict_of(CLAUDE_TERMINAL_REASONS, terminal_reason, detail, "terminal_reason")
-    if verdict.succeeded or (verdict.end is _E and by_reason.end is _I):
-        return by_reason
+    if terminal_reason is not None:
+        by_reason = verdict_of(CLAUDE_TERMINAL_REASONS, terminal_reason, detail, "terminal_reason")
+        if verdict.succeeded or (verdict.end is _E and by_reason.end is _I):
+            verdict = by_reason
+    if verdict.succeeded and stop_reason is not None:
+        by_stop = verdict_of(CLAUDE_STOP_REASONS, stop_reason, detail, "stop_reason")
+        verdict = verdict if by_stop.succeeded else by_stop
     return verdict
+
+
+def field_word(obj: dict[str, Any], key: str) -> str | None:
+    """``obj[key]`` as a table key: None when absent or null, a string as is, any other JSON as its text."""
+    value = obj.get(key)
+    if value is None:
+        return None
+    return value if isinstance(value, str) else json.dumps(value)
 
 
 def replay_parts(message: object) -> tuple[str, ...]:
@@ -194,7 +223,8 @@ def parse_result(obj: dict[str, Any]) -> ResultEvent:
     errors = e if isinstance(e := obj.get("errors"), list) else []
     detail = "; ".join(as_str(x) for x in errors if as_str(x)) or (
         as_str(obj.get("result")) if obj.get("is_error") is True else "")
-    verdict = classify_result(subtype, obj.get("is_error") is True, as_str(obj.get("terminal_reason")), detail)
+    verdict = classify_result(subtype, obj.get("is_error"), field_word(obj, "terminal_reason"),
+                              field_word(obj, "stop_reason"), detail)
     return ResultEvent(
         num_turns=as_int(obj.get("num_turns")),
         total_cost_usd=as_float(obj.get("total_cost_usd")),

@@ -51,6 +51,8 @@ CODEX_APP_SERVER_TERMINAL_STATES: tuple[TerminalState, ...] = (
                   AgentEnd.LIMIT_REACHED, "codex reached its usage limit"),
     TerminalState("turn/completed status=interrupted", "interrupted", AgentEnd.INTERRUPTED,
                   "the codex turn was interrupted"),
+    TerminalState("turn/completed status=completed after an error with willRetry=false", "completed after error",
+                  AgentEnd.AGENT_ERROR, "the codex turn reported an error and still said completed"),
     TerminalState("an error answer to initialize or thread/start", "handshake", AgentEnd.AGENT_ERROR,
                   "codex app-server could not start a thread"),
     TerminalState("EOF while a turn is active", "incomplete", AgentEnd.INTERRUPTED,
@@ -61,14 +63,20 @@ _LIMITS = frozenset({"contextWindowExceeded", "sessionBudgetExceeded", "usageLim
 
 
 def turn_verdict(turn: dict[str, Any], last_error: str = "") -> EndVerdict:
-    """The class of one ``turn/completed`` ``turn`` object (an unknown status: protocol-broken)."""
+    """The class of one ``turn/completed`` ``turn`` object (an unknown status: protocol-broken).
+
+    ``last_error`` is the message of a final ``error`` notification of the turn (``willRetry`` not
+    true): a turn that reported one is not success, even when its status says ``completed``.
+    """
     status = as_str(turn.get("status"))
     error = _obj(turn.get("error"))
     detail = as_str(error.get("message")) or last_error
     info = error.get("codexErrorInfo")
     kind = info if isinstance(info, str) else next(iter(info), "") if isinstance(info, dict) else ""
     reason = kind if status == "failed" and kind in _LIMITS else status
-    return verdict_of(CODEX_APP_SERVER_TERMINAL_STATES, reason, "" if status == "completed" else detail,
+    if status == "completed" and last_error:
+        reason = "completed after error"
+    return verdict_of(CODEX_APP_SERVER_TERMINAL_STATES, reason, "" if reason == "completed" else detail,
                       what="turn status")
 
 

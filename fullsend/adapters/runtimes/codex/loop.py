@@ -3,7 +3,8 @@
 The verdict is that of the last *meaningful* process: a guard refusal (exit 97/98) is final and
 never retried; a resume that never reported its thread costs the steer, not the run; a turn that
 completed before a late stop keeps its success; a turn stopped mid-way for a steer is superseded
-by its resume.
+by its resume; any other failed turn is final, whatever later turns do (docs/runtimes.md "Which end
+counts").
 """
 
 from __future__ import annotations
@@ -122,6 +123,7 @@ class CodexLoop:
         self.on_turn_end, self.on_output = on_turn_end, on_output
         self.aggregator = CodexSteerAggregator()
         self.verdict: _Verdict = _Verdict()
+        self.failed = False  # a turn failed not of the action's doing: its verdict stays
         self.deadline = runtime.monotonic() + params.timeout_s
 
     def run(self) -> AgentRunResult:
@@ -159,6 +161,11 @@ class CodexLoop:
         return self.active.cancelled.is_set() or self.active.timed_out
 
     def _judge(self, turn: CodexTurn, out: CodexOutcome, stopped: bool) -> None:
+        if not self.failed:
+            self._judge_turn(turn, out, stopped)
+            self.failed = not self.verdict.end.succeeded and self.verdict.end is not STOPPED_FOR_STEER
+
+    def _judge_turn(self, turn: CodexTurn, out: CodexOutcome, stopped: bool) -> None:
         result = out.result
         if out.exit_code in GUARD_EXIT_CODES:
             refused = EndVerdict(AgentEnd.AGENT_ERROR, "", f"codex refused to run (exit {out.exit_code})")
