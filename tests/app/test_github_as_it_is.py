@@ -3,8 +3,7 @@
 Each test runs the real lifecycle in process against the simulator, with the scripted agent as a
 real subprocess (``tests.faults.fault_harness``), and checks exit code, outputs, summary, and
 what was posted: GraphQL ``{"data": "x"}`` under the job token (the login resolution of the
-pre-flight and of the receipt writer, after a steer was acknowledged), a receipt POST answered with
-a list ("posted, URL unknown" everywhere), and 4,301-digit ids in receipt-shaped comments.
+pre-flight and of the receipt writer, after a steer was acknowledged) and 4,301-digit ids in receipt-shaped comments.
 """
 
 from __future__ import annotations
@@ -52,22 +51,6 @@ def test_graphql_data_as_a_string_for_the_job_token_fails_open_and_posts_no_rece
         assert result.outputs["consumed_run_ids"] == "" and receipts(sim, fix).comments == []
         terminal = [c for c in sim.comments(fix.pr) if "fullsend:status" in c["body"]]
         assert terminal and "success" in terminal[-1]["body"].lower()  # the status comment was finished
-
-
-def test_a_receipt_post_answered_with_a_list_is_posted_url_unknown_everywhere(tmp_path: Path) -> None:
-    with GitHubSimulator() as sim:
-        fix = new_scenario(sim)
-        follow_up = int(add_comment_follow_up(sim, COMMAND)[1]["id"])
-        sim.mutate("POST", r"/issues/7/comments$", replace_body([]), times=None, login=JOB_LOGIN)
-        result = run_in_process(runner_env(tmp_path, sim, fix, fix.my_run_id), tmp_path)
-        _no_traceback(result)
-        assert result.outputs["consumed_run_ids"] == str(follow_up) and result.outputs["receipt_url"] == ""
-        assert "| Receipt | posted (URL unknown) |" in result.summary
-        assert f"| Follow-up runs absorbed | {follow_up} |" in result.summary
-        assert "URL unknown" in " ".join(e.text for e in result.timeline.of_kind("receipt"))
-        assert "so its URL is unknown" in result.console
-        assert receipts(sim, fix).run_ids == {follow_up}
-        assert queued_run_skips(sim, fix, follow_up, tmp_path)
 
 
 @pytest.mark.parametrize("body", [

@@ -176,6 +176,10 @@ def queued_run_skips(sim: GitHubSimulator, fix: StandardScenario, run_id: int, t
     return check_receipt(forge, facts, lambda level, message: None) is not None
 
 
+#: The summary's Receipt row when the receipt's POST proved nothing either way.
+UNKNOWN_ROW = "| Receipt | unknown: the post got no usable answer, so it may exist |"
+
+
 def check_invariant(result: ActionResult, sim: GitHubSimulator, fix: StandardScenario, follow_ups: list[int],
                     tmp: Path) -> dict[int, str]:
     """Issue 9's invariant after a (faulted) run; returns ``{follow-up id: "absorbed" | "left"}``.
@@ -203,8 +207,10 @@ def check_invariant(result: ActionResult, sim: GitHubSimulator, fix: StandardSce
     elif claimed:  # posted, but GitHub's answer did not say where (issue 18)
         assert claimed == posted.run_ids and claimed <= acked
         assert "| Receipt | posted (URL unknown) |" in result.summary
+    elif UNKNOWN_ROW in result.summary:  # no positive proof either way (docs/rules.md#receipt-unknown)
+        assert claimed == set() and posted.run_ids <= acked
     else:
-        assert claimed == set() and "| Receipt | none |" in result.summary
+        assert claimed == set() and "| Receipt | none |" in result.summary and posted.comments == []
     judged = {rid for e in result.timeline.of_kind("judge") for rid in e.run_ids}
     for run_id, where in fate.items():  # a run the watcher saw and left is named in the summary
         assert where == "absorbed" or run_id not in judged or str(run_id) in result.summary, result.summary

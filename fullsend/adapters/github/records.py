@@ -51,7 +51,7 @@ def run_record(run: wire.WorkflowRun, repo: Repo) -> WorkflowRun:
     chain = tuple(ReferencedWorkflow(r.path, r.ref or "", r.sha or "") for r in (run.referenced_workflows or ()))
     return WorkflowRun(
         id=run.id, path=run.path, event=run.event, status=run.status or "", conclusion=run.conclusion or None,
-        created_at=parse_time(run.created_at), run_attempt=run.run_attempt or 0, display_title=run.display_title,
+        created_at=parse_time(run.created_at), run_attempt=run.run_attempt or 0, display_title=run.display_title or "",
         actor=_login(run.actor), triggering_actor=_login(run.triggering_actor), pull_requests=prs,
         referenced_workflows=chain, name=run.name or "", html_url=run.html_url, head_sha=run.head_sha,
         updated_at=parse_time(run.updated_at),

@@ -79,7 +79,7 @@ class WorkflowRun(Wire):
     conclusion: str | None
     created_at: Time
     updated_at: Time
-    display_title: str
+    display_title: str | None = None  # absent on older GHES: title binding is off (docs/architecture.md "Binding")
     head_sha: str
     html_url: str
     pull_requests: list[PullRequestMinimal] | None

@@ -166,6 +166,7 @@ def render_summary(result: RunOutcome, stage: str, item_link: str, timeline: Tim
         skip_reason=result.skip_reason, item_link=item_link, steers=result.steers,
         consumed=", ".join(str(i) for i in result.marker.consumed) if result.receipt_posted else "",
         head_sha=result.head_sha, receipt_url=result.receipt_url, receipt_posted=result.receipt_posted,
+        receipt_unknown=result.receipt_unknown,
         settle_reason=result.settle_reason,
         error=_cell(result.error), timeline=rows, left=[_cell(x) for x in result.left_over()],
         usage=result.usage, usage_cells={k: _cell(v) for k, v in usage_outputs(result.usage).items()},

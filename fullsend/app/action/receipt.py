@@ -33,11 +33,13 @@ def post_receipt(forge: Forge, facts: PreflightFacts, marker: Marker, log: Log) 
     Call once per run, after the post-script, and only when ``core.receipt.should_post_receipt``
     holds.  Best effort: silent when nothing was absorbed or there is no work item; one line
     saying why when receipts are off (no swap, malformed repo, same identity, unresolvable
-    logins) or the post fails (the queued run then redoes the work).  A rate limit is waited out
-    for at most :data:`RECEIPT_MAX_WAIT_S`.  Returns the created comment (its ``html_url`` is the
-    ``receipt_url`` output), ``Comment(id=0)`` when it was posted but GitHub's answer did not
-    describe it ("posted, URL unknown"), :data:`MAYBE_POSTED` when the POST got no usable answer
-    (the receipt may exist), or ``None`` when nothing was posted; never raises ``ForgeError``.
+    logins) or the post fails.  A rate limit is waited out for at most
+    :data:`RECEIPT_MAX_WAIT_S`.  Returns the created comment (its ``html_url`` is the
+    ``receipt_url`` output), ``Comment(id=0)`` when it was posted but GitHub's answer, a JSON
+    object, did not describe it ("posted, URL unknown"), :data:`MAYBE_POSTED` when the POST got
+    no positive proof either way (no answer, a cut-off one, a 5xx, a 2xx that is not a JSON
+    object: the receipt may exist), or ``None`` when nothing was posted; never raises
+    ``ForgeError``.
     docs/architecture.md "Receipt writer".
     """
     ids = normalize_ids(marker.consumed)
@@ -66,20 +68,38 @@ def post_receipt(forge: Forge, facts: PreflightFacts, marker: Marker, log: Log) 
 
 
 def _post_failed(exc: ForgeError, log: Log) -> Comment | None:
-    """What a failed receipt POST means: posted with its URL unknown (a 2xx whose answer is not a
-    comment), given up on a rate limit, or not posted / maybe posted (the answer was lost)."""
-    if isinstance(exc, MalformedResponse) and exc.status is not None and 200 <= exc.status < 300:
-        log("done", f"Posted the steer receipt; GitHub's answer did not describe the comment ({exc.field or 'body'}: "
+    """What a failed receipt POST means (docs/rules.md#receipt-unknown): posted with its URL unknown
+    (a 2xx JSON object that does not describe the comment), given up on a rate limit, maybe posted
+    (no answer, a cut-off one, a 5xx, or a 2xx that is not a JSON object: a POST is not idempotent and
+    GitHub may have created the comment), or not posted (any other refusal)."""
+    if isinstance(exc, MalformedResponse) and exc.status is not None and 200 <= exc.status < 300 and exc.field:
+        log("done", f"Posted the steer receipt; GitHub's answer did not describe the comment ({exc.field}: "
             f"{exc.problem}), so its URL is unknown")
         return Comment(id=0)
     if isinstance(exc, RateLimited):
         log("warning", f"Gave up posting the steer receipt: GitHub's rate limit for the job token holds until "
             f"{format_time(exc.until)}, longer than the {RECEIPT_MAX_WAIT_S:g} s the writer waits; the queued run "
             "will redo this work")
-    elif exc.status is None:  # the answer was lost: GitHub may have created the comment anyway
-        log("warning", f"Failed to post the steer receipt (no usable answer, so it may exist after all; "
+    elif _maybe_posted(exc):
+        log("warning", f"Failed to post the steer receipt ({_why_unknown(exc)}, so it may exist after all; "
             f"if not, the queued run will redo this work): {exc}")
         return MAYBE_POSTED
     else:
         log("warning", f"Failed to post the steer receipt; the queued run will redo this work: {exc}")
     return None
+
+
+def _maybe_posted(exc: ForgeError) -> bool:
+    """True when the POST may have created the comment: no status, a 5xx, or a 2xx body that is not an object."""
+    if exc.status is None or exc.status >= 500:
+        return True
+    return isinstance(exc, MalformedResponse) and 200 <= exc.status < 300
+
+
+def _why_unknown(exc: ForgeError) -> str:
+    """The words for the fate the writer cannot know, naming the value that surprised it."""
+    if exc.status is None:
+        return "no usable answer"
+    if exc.status >= 500:
+        return f"GitHub answered {exc.status}, which does not say whether it created the comment"
+    return f"GitHub answered {exc.status} with a body that is not a JSON object"

@@ -110,7 +110,8 @@ class Cycle:
         snapshot = clock.now()
         assert st.baseline is not None
         try:
-            snap = read_snapshot(self.ports.forge, st.baseline, self.config.item_number)
+            named = {a.comment_id for a in authorizations(batch) if a.comment_id > 0}
+            snap = read_snapshot(self.ports.forge, st.baseline, self.config.item_number, named)
         except ForgeError as exc:
             self.ports.log("warning", f"Building the work-item delta failed: {exc} [delivery-retry]")
             if isinstance(exc, RateLimited):

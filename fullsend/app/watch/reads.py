@@ -15,6 +15,7 @@ Work-item reads use the role token (the adapter's default credential for these c
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from datetime import datetime
 from typing import Any
 
@@ -94,14 +95,20 @@ def read_start_baseline(forge: Forge, number: int, item_label: str, since: datet
                          title=issue.title, body=issue.body)
 
 
-def read_snapshot(forge: Forge, state: BaselineState, number: int) -> ForgeSnapshot:
+def read_snapshot(forge: Forge, state: BaselineState, number: int,
+                  named: AbstractSet[int] = frozenset()) -> ForgeSnapshot:
     """All reads for one delta, in a fixed order.  Raises ``ForgeError`` (prefixed).
 
     Comments are listed with ``since`` = the baseline (a bandwidth filter; ``build_delta``
-    re-applies the semantics).  For a pull request: head, the comparison when the head moved from
+    re-applies the semantics); when a comment id in ``named`` (the ``comment:<id>`` of an
+    accepted follow-up run's title) is not among them, the listing is read again without
+    ``since``: that comment may be older than the baseline (docs/architecture.md "Delta").
+    For a pull request: head, the comparison when the head moved from
     a known head (its failure becomes a reason, never raw error text), reviews, labels.
     """
     comments = _read("listing comments:", forge.list_issue_comments, number, state.since)
+    if named - {c.id for c in comments}:
+        comments = _read("listing comments:", forge.list_issue_comments, number, None)
     if not state.is_pull_request:
         issue = _read("reading issue:", forge.get_issue, number)
         return ForgeSnapshot(comments=comments, issue=issue)

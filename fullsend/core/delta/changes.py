@@ -72,17 +72,19 @@ def is_new(at: datetime | None, since: datetime) -> bool:
 
 def eligible_comments(
     comments: Sequence[Comment], since: datetime, self_logins: AbstractSet[str],
-    delivered: AbstractSet[int] = frozenset(),
+    delivered: AbstractSet[int] = frozenset(), named: AbstractSet[int] = frozenset(),
 ) -> list[Comment]:
-    """Comments created in ``since``'s second or later (:func:`is_new`), not in ``delivered``
-    and not own output, listing order.
+    """Comments created in ``since``'s second or later (:func:`is_new`) or ``named`` by an
+    accepted follow-up run's title whatever their timestamp (run creation lags, so timestamps do
+    not order runs; docs/architecture.md "Delta"), not in ``delivered`` and not own output,
+    listing order.
 
-    ``created_at`` decides (an old comment edited later is not new); unknown → dropped.
+    ``created_at`` decides for the rest (an old comment edited later is not new); unknown → dropped.
     """
     return [
         c
         for c in comments
-        if is_new(c.created_at, since)
+        if (c.id in named or is_new(c.created_at, since))
         and c.id not in delivered
         and is_own_output(c.author, c.author_is_app, c.body, self_logins) is None
     ]
@@ -154,7 +156,8 @@ def build_delta(
     over every recorded issue_comment run.  Context order: PR → head (first), comments, reviews,
     labels; issue → comments, then title, body, labels.  Never raises on bad forge data.
     """
-    eligible = eligible_comments(snap.comments, state.since, self_logins, state.delivered_comment_ids)
+    named = frozenset(a.comment_id for a in auths if a.comment_id > 0)
+    eligible = eligible_comments(snap.comments, state.since, self_logins, state.delivered_comment_ids, named)
     amendments, comments, unbound = _comment_items(eligible, auths, observed)
     if not state.is_pull_request:
         context = comments + _issue_state_items(state, snap.issue, wording)

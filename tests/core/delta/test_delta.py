@@ -269,3 +269,17 @@ def test_a_review_of_the_baselines_second_is_new_unless_delivered(wording):
     assert [i.id for i in delta(pr_state(), pr_snap(reviews=reviews), wording=wording).context] == [2]
     delivered = replace(pr_state(), delivered_review_ids=frozenset({2}))
     assert delta(delivered, pr_snap(reviews=reviews), wording=wording).empty
+
+
+def test_a_comment_a_follow_up_title_names_is_in_the_delta_though_older_than_the_baseline(wording):
+    """Run creation lags: the command is 5 s older than the baseline (the run in flight's
+    created_at) but its shim run, created later, names it; it is an amendment, the other old
+    comment is still out, and a delivered or own-output named comment stays out."""
+    comments = [comment(1, "reviewer", "/fs-review re-check the migration", "09:59:55"),
+                comment(2, "stranger", "old unrelated", "09:59:56")]
+    d = delta(pr_state(since="10:00"), pr_snap(comments=comments), [auth("reviewer", 55, "10:00:03", comment_id=1)],
+              wording=wording)
+    assert [(a.id, a.instruction, a.run_ids) for a in d.amendments] == [(1, "re-check the migration", (55,))]
+    assert d.context == () and d.unbound == ()
+    assert eligible_comments(comments, at("10:00"), FIX_SELF, delivered={1}, named={1}) == []
+    assert eligible_comments(comments, at("10:00"), FIX_SELF) == []
