@@ -149,3 +149,17 @@ def test_a_timeout_of_thousands_of_digits_exits_2_through_the_entrypoint(tmp_pat
         errors = [line for line in run.stdout.splitlines() if line.startswith("::error")]
         assert len(errors) == 1 and "'timeout_minutes'" in errors[0] and "1 to 1440" in errors[0]
         assert sim.request_count() == 0
+
+
+def test_a_harness_integer_of_4400_digits_exits_2_naming_the_steer_fields(tmp_path):
+    with GitHubSimulator() as sim:
+        fix = standard_pr_scenario(sim)
+        env = runner_env(tmp_path, sim, fix, inputs={"harness": "harness.yaml", "poll_interval_seconds": ""})
+        (tmp_path / "workspace" / "harness.yaml").write_text(f"steer:\n  max_steers: {'9' * 4400}\n")
+        sim.reset_requests()
+        run = run_entrypoint(env, tmp_path)
+        assert run.exit_code == 2, run.stdout + run.stderr
+        assert "Traceback" not in run.stdout + run.stderr
+        errors = [line for line in run.stdout.splitlines() if line.startswith("::error")]
+        assert len(errors) == 1 and "thousands of digits" in errors[0] and "steer.max_steers" in errors[0], errors
+        assert sim.request_count() == 0
