@@ -35,3 +35,30 @@ def test_a_comment_with_a_lone_surrogate_is_steered_with_a_replacement_not_a_sto
     assert len(steers) == 1 and "check \ufffd the migration" in steers[0], run.agent_messages
     assert run.outputs["steers"] == "1" and run.outputs["outcome"] == "succeeded", run.stdout
     assert run.outputs["consumed_run_ids"] == str(added["run"]["id"])
+
+
+def test_an_unreadable_rate_limit_header_costs_one_poll_not_the_watch(tmp_path):
+    """PyGithub reads ``X-RateLimit-Reset`` with ``float()``: a non-ASCII value used to raise
+    inside it and stop the watch; now that one answer is a transient failure and the next poll
+    still steers the update that arrives after it."""
+    with GitHubSimulator() as sim:
+        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
+        fault = sim.fail("GET", LISTING, 403, times=1, headers={
+            "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "17\u00bd0\u00e9"},
+            body={"message": "API rate limit exceeded"})
+        added: dict[str, Any] = {}
+
+        def add(s: GitHubSimulator) -> None:
+            if fault.fired and "run" not in added:
+                added["run"] = add_comment_follow_up(s, "/fs-review one more thing")[1]
+
+        sim.on_request(sim.match("GET", LISTING), add)
+        env = runner_env(tmp_path, sim, fix)
+        env.update(SCRIPTED_AGENT_TURN_S="6")
+        run = run_entrypoint(env, tmp_path)
+
+    assert fault.fired == 1
+    assert "Traceback" not in run.stdout + run.stderr
+    assert not [line for line in run.stdout.splitlines() if "unexpected error" in line], run.stdout
+    assert run.outputs["steers"] == "1" and run.outputs["outcome"] == "succeeded", run.stdout
+    assert run.outputs["consumed_run_ids"] == str(added["run"]["id"])
