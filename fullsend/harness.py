@@ -113,6 +113,9 @@ def load_harness(path: Path) -> Harness:
         raise ConfigError(f"harness {path.name}: cannot be read (the file is not UTF-8 text)") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"harness {path.name}: is not valid YAML{_where(exc)}") from None
+    except ValueError:  # an integer past Python's digit limit (int_max_str_digits) fails inside the YAML reader
+        raise ConfigError(f"harness {path.name}: a number has thousands of digits; steer.max_steers must be in "
+                          f"0..{MAX_MAX_STEERS} and steer.poll_interval_seconds in 0..{MAX_POLL_INTERVAL_S}") from None
     if data is None:
         data = {}
     if not isinstance(data, Mapping):
@@ -168,14 +171,26 @@ def validate_steer_numbers(max_steers: int | None, poll_interval_s: int | None) 
     Raises ``ConfigError`` with messages in our wording (it carries the key and the value).
     """
     if max_steers is not None and max_steers < 0:
-        raise ConfigError(f"steer.max_steers must not be negative, got {max_steers}")
+        raise ConfigError(f"steer.max_steers must not be negative, got {_shown(max_steers)}")
     if max_steers is not None and max_steers > MAX_MAX_STEERS:
-        raise ConfigError(f"steer.max_steers must be at most {MAX_MAX_STEERS}, got {max_steers}")
+        raise ConfigError(f"steer.max_steers must be at most {MAX_MAX_STEERS}, got {_shown(max_steers)}")
     if poll_interval_s is not None and poll_interval_s < 0:
-        raise ConfigError(f"steer.poll_interval_seconds must not be negative, got {poll_interval_s}")
+        raise ConfigError(f"steer.poll_interval_seconds must not be negative, got {_shown(poll_interval_s)}")
     effective = poll_interval_s if poll_interval_s else DEFAULT_POLL_INTERVAL_S
     if effective > MAX_POLL_INTERVAL_S:
-        raise ConfigError(f"steer.poll_interval_seconds must be at most {MAX_POLL_INTERVAL_S}, got {effective}")
+        raise ConfigError(f"steer.poll_interval_seconds must be at most {MAX_POLL_INTERVAL_S}, "
+                          f"got {_shown(effective)}")
+
+
+def _shown(value: int) -> str:
+    """``value`` for a message: whole up to 20 digits, else its sign and its digit count."""
+    if -10**20 < value < 10**20:
+        return str(value)
+    try:
+        count = str(len(str(abs(value))))
+    except ValueError:  # past Python's int_max_str_digits
+        count = "thousands of"
+    return f"a {'negative ' if value < 0 else ''}number of {count} digits"
 
 
 def _int(block: Mapping[str, Any], key: str) -> int | None:

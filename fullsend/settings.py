@@ -31,6 +31,12 @@ from fullsend.errors import InputError
 STAGES = ("triage", "code", "review", "fix", "retro", "prioritize")
 RUNTIMES = ("claude", "pi", "codex")
 SANDBOXES = ("local", "openshell")
+# Upper bounds of the whole-number inputs (docs/architecture.md "Inputs and settings"): a value
+# past them is refused by name before it reaches a timedelta or a loop.
+MAX_ITEM = 2_147_483_647  # GitHub's GraphQL Int (signed 32-bit) carries issue numbers
+MAX_TIMEOUT_MINUTES = 1440  # a job token lives at most 24 hours
+MAX_ITERATIONS = 100
+_MAX_DIGITS = 20  # longer than any bound above: refused without parsing thousands of digits
 _BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
 
 # How to fix each input, for the ::error:: line.
@@ -38,15 +44,15 @@ _FIXES: dict[str, str] = {
     "stage": f"Set 'stage' to one of: {', '.join(STAGES)}.",
     "runtime": f"Set 'runtime' to one of: {', '.join(RUNTIMES)}, or leave it empty for claude.",
     "sandbox": "Set 'sandbox' to 'local' (the default) or 'openshell'.",
-    "item": "Set 'item' to the issue or pull request number (a positive whole number), "
+    "item": "Set 'item' to the issue or pull request number (a whole number from 1 to 2147483647), "
             "or leave it empty to take it from the event.",
     "steer_enabled": "Use true/True/TRUE or false/False/FALSE, or leave it empty.",
     "status_comment": "Use true/True/TRUE or false/False/FALSE.",
     "allow_shared_uid": "Use true/True/TRUE or false/False/FALSE.",
     "max_steers": "Use a whole number from 0 to 50, or leave it empty for the harness value.",
     "poll_interval_seconds": "Use a whole number of seconds from 0 to 600, or leave it empty.",
-    "timeout_minutes": "Use a positive whole number of minutes.",
-    "max_iterations": "Use a whole number of 1 or more.",
+    "timeout_minutes": "Use a whole number of minutes from 1 to 1440 (a job token lives at most a day).",
+    "max_iterations": "Use a whole number from 1 to 100.",
     "prompt": "Set exactly one of 'prompt' or 'prompt_file' (or a harness with a 'prompt:' key).",
     "mint_url": "Use an https:// URL (or http://127.0.0.1 / http://localhost for local tests), without user@.",
     "role": "Use lower-case letters, digits, '-' and '_', starting with a letter.",
@@ -85,7 +91,7 @@ class Inputs(BaseSettings):
     mint_url: str = ""
     role: str = ""
     stage: Literal["triage", "code", "review", "fix", "retro", "prioritize"]
-    item: int | None = None
+    item: int | None = Field(default=None, le=MAX_ITEM)
     runtime: Literal["claude", "pi", "codex"] = "claude"
     agent_cli: str = ""
     model: str = ""
@@ -98,7 +104,7 @@ class Inputs(BaseSettings):
     steer_enabled: bool | None = None
     max_steers: int | None = Field(default=None, ge=0, le=50)
     poll_interval_seconds: int | None = Field(default=None, ge=0, le=600)
-    timeout_minutes: int = Field(default=30, gt=0)
+    timeout_minutes: int = Field(default=30, gt=0, le=MAX_TIMEOUT_MINUTES)
     sandbox: Literal["local", "openshell"] = "local"
     openshell_cli: str = ""
     self_logins: Annotated[tuple[str, ...], NoDecode] = ()
@@ -106,7 +112,7 @@ class Inputs(BaseSettings):
     pre_script: str = ""
     post_script: str = ""
     validation_script: str = ""
-    max_iterations: int = Field(default=1, ge=1)
+    max_iterations: int = Field(default=1, ge=1, le=MAX_ITERATIONS)
     status_comment: bool = True
     allow_shared_uid: bool = False
     fullsend_dir: str = ".fullsend"
@@ -134,6 +140,8 @@ class Inputs(BaseSettings):
     def _whole(cls, value: Any) -> Any:
         if isinstance(value, str) and not value.lstrip("-").isdigit():
             raise ValueError("is not a whole number")
+        if isinstance(value, str) and len(value.lstrip("-")) > _MAX_DIGITS:
+            raise ValueError(f"is out of range (more than {_MAX_DIGITS} digits)")
         return value
 
     @field_validator("item")

@@ -86,8 +86,9 @@ def test_a_refused_mint_url_exits_2_before_any_request(tmp_path, shape):
                                                             "Set 'runtime' to one of: claude, pi, codex, or leave it "
                                                             "empty for claude."),
         ({"INPUT_STAGE": "review", "INPUT_TIMEOUT_MINUTES": "x" * 60}, f"input 'timeout_minutes': '{'x' * 40}…' is "
-                                                                       "not a whole number. Use a positive whole "
-                                                                       "number of minutes."),
+                                                                       "not a whole number. Use a whole number of "
+                                                                       "minutes from 1 to 1440 (a job token lives "
+                                                                       "at most a day)."),
         ({"INPUT_STAGE": "review", "INPUT_CODEX_TRANSPORT": "live"}, "input 'codex_transport': 'live' is not one of "
                                                                      "the allowed values. Set 'codex_transport' to "
                                                                      "auto (the default), app-server or exec."),
@@ -105,3 +106,60 @@ def test_an_input_that_may_hold_a_secret_is_never_quoted():
         load_inputs({"INPUT_STAGE": "review", "INPUT_MINT_URL": "ftp://user:s3cret-value@mint.example"})
     assert err.value.input_name == "mint_url"
     assert "s3cret" not in str(err.value) and "mint.example" not in str(err.value)
+
+
+# --- hostile numbers: every whole-number input has an upper bound, named with its range ----------
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "problem", "fix"),
+    [
+        ("timeout_minutes", "9" * 3000, "is out of range (more than 20 digits)", "from 1 to 1440"),
+        ("timeout_minutes", "1441", "is out of range (input should be less than or equal to 1440)", "from 1 to 1440"),
+        ("item", "9" * 5000, "is out of range (more than 20 digits)", "from 1 to 2147483647"),
+        ("item", "2147483648", "is out of range (input should be less than or equal to 2147483647)",
+         "from 1 to 2147483647"),
+        ("max_iterations", "101", "is out of range (input should be less than or equal to 100)", "from 1 to 100"),
+        ("max_steers", "-" + "9" * 4400, "is out of range (more than 20 digits)", "from 0 to 50"),
+        ("poll_interval_seconds", "9" * 21, "is out of range (more than 20 digits)", "from 0 to 600"),
+    ],
+)
+def test_a_huge_whole_number_input_is_refused_by_name_with_its_range(name, value, problem, fix):
+    with pytest.raises(InputError) as err:
+        load_inputs({"INPUT_STAGE": "review", f"INPUT_{name.upper()}": value})
+    assert err.value.input_name == name
+    quoted = value if len(value) <= 40 else value[:40] + "…"
+    assert str(err.value).startswith(f"input '{name}': '{quoted}' {problem}. ")
+    assert fix in str(err.value)
+
+
+def test_the_upper_bounds_themselves_are_accepted():
+    inputs = load_inputs({"INPUT_STAGE": "review", "INPUT_TIMEOUT_MINUTES": "1440", "INPUT_ITEM": "2147483647",
+                          "INPUT_MAX_ITERATIONS": "100"})
+    assert (inputs.timeout_minutes, inputs.item, inputs.max_iterations) == (1440, 2147483647, 100)
+
+
+def test_a_timeout_of_thousands_of_digits_exits_2_through_the_entrypoint(tmp_path):
+    with GitHubSimulator() as sim:
+        fix = standard_pr_scenario(sim)
+        sim.reset_requests()
+        run = run_entrypoint(runner_env(tmp_path, sim, fix, inputs={"timeout_minutes": "9" * 4400}), tmp_path)
+        assert run.exit_code == 2, run.stdout + run.stderr
+        assert "Traceback" not in run.stdout + run.stderr
+        errors = [line for line in run.stdout.splitlines() if line.startswith("::error")]
+        assert len(errors) == 1 and "'timeout_minutes'" in errors[0] and "1 to 1440" in errors[0]
+        assert sim.request_count() == 0
+
+
+def test_a_harness_integer_of_4400_digits_exits_2_naming_the_steer_fields(tmp_path):
+    with GitHubSimulator() as sim:
+        fix = standard_pr_scenario(sim)
+        env = runner_env(tmp_path, sim, fix, inputs={"harness": "harness.yaml", "poll_interval_seconds": ""})
+        (tmp_path / "workspace" / "harness.yaml").write_text(f"steer:\n  max_steers: {'9' * 4400}\n")
+        sim.reset_requests()
+        run = run_entrypoint(env, tmp_path)
+        assert run.exit_code == 2, run.stdout + run.stderr
+        assert "Traceback" not in run.stdout + run.stderr
+        errors = [line for line in run.stdout.splitlines() if line.startswith("::error")]
+        assert len(errors) == 1 and "thousands of digits" in errors[0] and "steer.max_steers" in errors[0], errors
+        assert sim.request_count() == 0

@@ -76,6 +76,13 @@ def test_absent_enabled_is_not_false(tmp_path: Path) -> None:
         ("text-key-not-string", "pre_script: [a, b]\n", "pre_script must be a string"),
         ("top-not-mapping", "- a\n- b\n", "the top level must be a mapping"),
         ("bad-yaml", "steer: {enabled: true\n", "is not valid YAML (line"),
+        ("max-4400-digits", f"steer: {{max_steers: {'9' * 4400}}}\n",
+         "a number has thousands of digits; steer.max_steers must be in 0..50 and "
+         "steer.poll_interval_seconds in 0..600"),
+        ("poll-4000-digits", f"steer: {{poll_interval_seconds: {'9' * 4000}}}\n",
+         "steer.poll_interval_seconds must be at most 600, got a number of 4000 digits"),
+        ("max-30-negative-digits", f"steer: {{max_steers: -{'9' * 30}}}\n",
+         "steer.max_steers must not be negative, got a negative number of 30 digits"),
     ],
 )
 def test_load_fails(tmp_path: Path, vid: str, yaml_text: str, expected: str) -> None:
@@ -183,5 +190,7 @@ def test_any_valid_block_parses_with_defaults_applied(enabled: bool | None, cap:
 
 @given(value=st.integers().filter(lambda n: n < 0 or n > 50))
 def test_any_out_of_range_cap_fails(value: int) -> None:
-    with pytest.raises(ConfigError, match=f"got {value}$"):
+    digits = len(str(abs(value)))
+    shown = str(value) if digits <= 20 else f"a {'negative ' if value < 0 else ''}number of {digits} digits"
+    with pytest.raises(ConfigError, match=f"got {shown}$"):
         parse_harness({"steer": {"max_steers": value}})

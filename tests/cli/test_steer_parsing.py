@@ -55,6 +55,8 @@ def test_parse_item_url(url: str, host: str, repo: str, kind: str, number: int) 
         "https://github.com/org/repo",
         "https://github.com/repo/pull/7",  # owner missing
         "https://github.com/org/repo/pull/\u0667",  # non-ASCII digit
+        "https://github.com/org/repo/pull/2147483648",  # past GitHub's GraphQL Int
+        "https://github.com/org/repo/issues/" + "9" * 5000,  # past Python's int digit limit
         "https://github.com/o%2Fx/repo/pull/7",
         "https://",
         "",

@@ -130,6 +130,23 @@ def test_bad_arguments_exit_2(sim: GitHubSimulator, fix: StandardScenario) -> No
     assert sim.requests == []
 
 
+def test_hostile_numbers_exit_2_with_the_range_and_no_traceback(sim: GitHubSimulator, fix: StandardScenario) -> None:
+    """A 5,000-digit run id or item number is refused by its range before any request; the
+    error quotes at most a cut of the value."""
+    digits = "9" * 5000
+    cases = [
+        (run_explain(sim, "--run", digits), "--run must be a workflow run id (a number from 1 to "
+                                            f"9223372036854775807), got '{'9' * 40}…'"),
+        (run_explain(sim, "--run", "9223372036854775808"), "a number from 1 to 9223372036854775807"),
+        (run_explain(sim, url=f"https://github.com/org/repo/pull/{digits}"), "<n> from 1 to 2147483647"),
+        (run_explain(sim, url="https://github.com/org/repo/issues/2147483648"), "<n> from 1 to 2147483647"),
+    ]
+    for proc, said in cases:
+        assert proc.returncode == 2 and said in proc.stderr and proc.stdout == "", proc.stderr
+        assert "Traceback" not in proc.stderr and len(proc.stderr) < 400
+    assert sim.requests == []
+
+
 def test_every_decision_line_carries_its_rule_id(sim: GitHubSimulator, fix: StandardScenario) -> None:
     """Verdict, skip and own-output lines of the text report name the rule id in brackets."""
     add_follow_up_run(sim, route="failure")

@@ -25,6 +25,7 @@ from pydantic import Field
 from fullsend.adapters.github.ratelimit import Answer, RateLimitPolicy, Transient, WaitBound, send_within_limits
 from fullsend.adapters.github.wire import Id, Time, Wire, parse
 from fullsend.core.model import Comment, decimal_id, parse_time
+from fullsend.core.text.sanitize import runner_safe
 from fullsend.errors import ForgeError, MalformedResponse
 from fullsend.ports import Clock
 
@@ -186,7 +187,7 @@ def _comment(node: CommentNode, label: str, index: int) -> Comment:
     comment_id = decimal_id(node.fullDatabaseId)
     parse(_DatabaseId, {"id": comment_id}, label + f" nodes[{index}].fullDatabaseId")
     author, kind = _author(node.author)
-    return Comment(id=comment_id, body=node.body, author=author, author_type=kind,
+    return Comment(id=comment_id, body=runner_safe(node.body), author=author, author_type=kind,
                    created_at=parse_time(node.createdAt), updated_at=parse_time(node.updatedAt),
                    created_at_raw=node.createdAt, updated_at_raw=node.updatedAt, html_url=node.url,
                    edited=node.lastEditedAt is not None)

@@ -6,7 +6,10 @@ of GitHub as it behaves live here because they need the adapter's knowledge of t
 * a run's ``pull_requests[]`` entry binds only when its base repository is this repository
   (``base.repo.url`` ends in ``/repos/{owner}/{name}``, compared without case): GitHub lists a
   PR of another repository, a fork's for instance, under the same number;
-* an author without ``login`` or ``type`` is unknown (``""``), never a match for anyone.
+* an author without ``login`` or ``type`` is unknown (``""``), never a match for anyone;
+* a body or title holding a lone surrogate (a JSON ``\\ud800`` escape, which no UTF-8 writer
+  takes) has each one replaced by U+FFFD (``runner_safe``), so one stranger's text cannot stop
+  the watch when it is encoded later.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from fullsend.core.model import (
     WorkflowRun,
     parse_time,
 )
+from fullsend.core.text.sanitize import runner_safe
 
 
 def _author(user: wire.User | None) -> tuple[str, str]:
@@ -66,7 +70,7 @@ def job_record(job: wire.Job) -> Job:
 def comment_record(comment: wire.IssueComment) -> Comment:
     login, kind = _author(comment.user)
     return Comment(
-        id=comment.id, body=comment.body or "", author=login, author_type=kind,
+        id=comment.id, body=runner_safe(comment.body or ""), author=login, author_type=kind,
         created_at=parse_time(comment.created_at), updated_at=parse_time(comment.updated_at),
         created_at_raw=comment.created_at, updated_at_raw=comment.updated_at, html_url=comment.html_url,
     )
@@ -74,13 +78,14 @@ def comment_record(comment: wire.IssueComment) -> Comment:
 
 def review_record(review: wire.Review) -> Review:
     login, kind = _author(review.user)
-    return Review(id=review.id, author=login, author_type=kind, state=review.state, body=review.body or "",
+    return Review(id=review.id, author=login, author_type=kind, state=review.state, body=runner_safe(review.body or ""),
                   submitted_at=parse_time(review.submitted_at), commit_id=review.commit_id or "")
 
 
 def issue_record(issue: wire.Issue) -> Issue:
     names = {label if isinstance(label, str) else label.name for label in issue.labels}
-    return Issue(number=issue.number, title=issue.title, body=issue.body or "", labels=tuple(sorted(names - {""})),
+    return Issue(number=issue.number, title=runner_safe(issue.title), body=runner_safe(issue.body or ""),
+                 labels=tuple(sorted(names - {""})),
                  is_pull_request=issue.pull_request is not None, html_url=issue.html_url,
                  created_at=parse_time(issue.created_at))
 

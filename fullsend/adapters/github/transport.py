@@ -121,6 +121,8 @@ class Transport:
             )
         except (requests.RequestException, GithubException, OSError) as exc:
             raise Transient(f"{verb} {url} failed: {type(exc).__name__}") from None
+        except (ValueError, OverflowError) as exc:  # PyGithub reads x-ratelimit-* with float(): a hostile header
+            raise Transient(f"{verb} {url}: an answer header could not be read ({str(exc)[:80]})") from None
         except AssertionError:
             raise ForgeError(f"{verb} {url}: a URL outside the API base was refused", None) from None
         answer = Answer(status, {k.lower(): v for k, v in (raw_headers or {}).items()}, text or "")

@@ -20,6 +20,7 @@ from fullsend.app.action.timeline import Timeline
 from fullsend.core.agent_end import AgentEnd
 from fullsend.core.receipt.left_over import left_over
 from fullsend.core.receipt.marker import Marker
+from fullsend.core.text.inert import inert
 from fullsend.errors import ExitCode
 from fullsend.ports import AgentRunResult, Clock, Forge
 
@@ -175,7 +176,7 @@ def render_summary(result: RunOutcome, stage: str, item_link: str, timeline: Tim
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ").replace("<", "&lt;")
+    return inert(text)
 
 
 def publish(result: RunOutcome, output_path: str, summary_path: str, summary: str,

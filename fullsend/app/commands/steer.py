@@ -37,7 +37,8 @@ GH_AUTH_TIMEOUT_S = 10.0
 POST_TIMEOUT_S = 15
 
 NOT_HTTP = "the URL is not an http(s) URL of an issue or pull request"
-URL_FORMS = "; give it as https://<host>/<owner>/<repo>/pull/<n> or https://<host>/<owner>/<repo>/issues/<n>"
+URL_FORMS = ("; give it as https://<host>/<owner>/<repo>/pull/<n> or https://<host>/<owner>/<repo>/issues/<n>, "
+             "<n> from 1 to 2147483647")
 _NAME = re.compile(r"[A-Za-z0-9_.-]+")
 _KINDS = ("pull", "issues")
 
@@ -82,12 +83,15 @@ def shown_url(url: str, limit: int = 100) -> str:
     return repr(text if len(text) <= limit else text[:limit] + "…")
 
 
+MAX_ITEM_NUMBER = 2_147_483_647  # issue and pull request numbers are a GraphQL Int (signed 32-bit)
+
+
 def parse_item_url(url: str) -> ItemUrl:
     """Parse ``http(s)://<host>/…/{owner}/{repo}/{issues|pull}/{n}[/…][#…]``.
 
     The first ``issues``/``pull`` segment preceded by two segments and followed by a decimal
-    ``n > 0`` wins; later segments, the query and the anchor are ignored.  GitLab URLs are
-    recognised only to be refused.  Raises ``SteerCommandError`` (exit 2).
+    ``n`` in 1..2147483647 (GitHub's GraphQL ``Int``) wins; later segments, the query and the
+    anchor are ignored.  GitLab URLs are recognised only to be refused.  Raises ``SteerCommandError`` (exit 2).
     """
     try:
         parts = urlsplit(url.strip())
@@ -105,7 +109,8 @@ def parse_item_url(url: str) -> ItemUrl:
     segments = [s for s in parts.path.split("/") if s]
     for i in range(2, len(segments) - 1):
         kind, number = segments[i], segments[i + 1]
-        if kind in _KINDS and number.isascii() and number.isdigit() and int(number) > 0:
+        if kind in _KINDS and number.isascii() and number.isdigit() and len(number) <= 10 \
+                and 0 < int(number) <= MAX_ITEM_NUMBER:
             owner, name = segments[i - 2], segments[i - 1]
             if not (_NAME.fullmatch(owner) and _NAME.fullmatch(name)):
                 break

@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from fullsend.core.agent_end import AgentEnd
 from fullsend.core.identity import Identity, from_rest, same_identity
 from fullsend.core.model import INT64_MAX, Comment, DeliveredSteer, decimal_id
+from fullsend.core.text.inert import inert
 
 #: The WIRE marker grammar: exact single spaces, lower-case, ``head=`` after ``consumed=``.
 MARKER_RE = re.compile(r"<!-- fullsend:steer consumed=([0-9,]*) head=([0-9a-fA-F]*) -->")
@@ -244,12 +245,13 @@ MAX_DETAIL_RUNES = 200
 
 def sanitize_detail(detail: str) -> str:
     """Status-comment detail: control characters → space, at most 200 code points + ``…``,
-    then ``<`` → ``&lt;`` and ``[`` → ``&#91;``.
+    then made inert (``fullsend.core.text.inert``: no HTML, link, mention or line break) and
+    every ``[`` → ``&#91;``.
     """
     text = "".join(" " if unicodedata.category(ch) == "Cc" else ch for ch in detail)
     if len(text) > MAX_DETAIL_RUNES:
         text = text[:MAX_DETAIL_RUNES] + "…"
-    return text.replace("<", "&lt;").replace("[", "&#91;")
+    return inert(text).replace("[", "&#91;")
 
 
 def clock_label(at: datetime) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from fullsend.adapters import proc
-from fullsend.adapters.sandbox.local import LocalSandbox
+from fullsend.adapters.sandbox.local import LocalSandbox, write_without_following
 from fullsend.errors import SandboxError
 
 
@@ -121,3 +121,37 @@ def test_env_test_hook_arms_error_after_start_only_in_test_mode_bc21(
         assert sb.phase() == ("Error" if armed else "Ready")
     finally:
         sb.delete()
+
+
+def test_a_planted_symlink_at_the_feeder_pid_file_does_not_redirect_the_write(tmp_path: Path) -> None:
+    """The child owns the config folder; a link it plants at the pid file's name is replaced by a
+    fresh file, and the file it points at keeps its bytes (docs/architecture.md "Sandboxes")."""
+    target = tmp_path / "root-owned.conf"
+    target.write_text("precious\n")
+    (tmp_path / "sandboxes").mkdir()
+    sb = LocalSandbox("sb", tmp_path / "sandboxes")
+    try:
+        config = sb.root / "claude-config"
+        config.mkdir()
+        mailbox = config / "steer-inbox.ndjson"
+        mailbox.write_text("")
+        pid_file = config / "steer-feeder.pid"
+        pid_file.symlink_to(target)
+        process = sb.launch(["cat"], {"PATH": "/usr/bin:/bin"}, sb.root, mailbox=mailbox, feeder_pid_file=pid_file)
+        assert target.read_text() == "precious\n"
+        assert not pid_file.is_symlink()
+        pid = int(pid_file.read_text())
+        assert pid in proc.group_members(sb.pgid)
+        sb.stop(timeout_s=3.0)
+        assert process.wait(timeout_s=2) is not None
+    finally:
+        sb.delete()
+
+
+def test_a_pid_file_whose_folder_is_a_link_is_refused(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "config").symlink_to(elsewhere)
+    with pytest.raises(SandboxError, match="without following links"):
+        write_without_following(tmp_path / "config" / "steer-feeder.pid", b"1\n")
+    assert list(elsewhere.iterdir()) == []

@@ -60,13 +60,22 @@ def graphql_url(api_url: str, env: Mapping[str, str]) -> str:
     return api_url[: -len("/v3")] + "/graphql" if api_url.endswith("/api/v3") else api_url + "/graphql"
 
 
+MAX_RUN_ID = 9_223_372_036_854_775_807  # run ids are int64 in GitHub's REST API
+
+
 def parse_run_id(raw: str | None) -> int | None:
-    """``--run``: a positive decimal run id, or ``None`` when not given."""
+    """``--run``: a decimal run id in 1..2**63-1 (GitHub's int64), or ``None`` when not given.
+
+    Raises ``ExplainArgumentError`` quoting at most 40 characters of ``raw``; a value of more
+    than 19 digits is refused before it is parsed.
+    """
     if raw is None:
         return None
     text = raw.strip()
-    if not (text.isascii() and text.isdigit()) or int(text) <= 0:
-        raise ExplainArgumentError(f"--run must be a workflow run id (a positive number), got {raw!r}")
+    if not (text.isascii() and text.isdigit()) or len(text) > 19 or not 0 < int(text) <= MAX_RUN_ID:
+        shown = raw if len(raw) <= 40 else raw[:40] + "…"
+        raise ExplainArgumentError(f"--run must be a workflow run id (a number from 1 to {MAX_RUN_ID}), "
+                                   f"got {shown!r}")
     return int(text)
 
 

@@ -1,0 +1,40 @@
+"""Agent and commenter text made inert where people read it (docs/architecture.md "Status comments").
+
+The status comment and the step summary quote text the action did not write (an error an agent
+printed, a commenter's words).  There it may say anything but DO nothing: no link, no mention,
+no HTML, no escape from its table cell.  :func:`inert` alters each construct, never deletes it:
+
+* ``<`` → ``&lt;`` (no HTML, no ``<https://…>`` autolink, no ``<!--`` marker);
+* ``](`` → ``]`` + U+200B + ``(`` (no ``[x](y)`` or ``![x](y)`` link: the two must touch; a
+  reference link needs a definition line, which a text without line breaks cannot hold);
+* ``@`` before a login character → ``@`` + U+200B (no mention, so no notification);
+* ``://`` → ``:`` + U+200B + ``//`` and ``www.`` → ``www`` + U+200B + ``.`` (no bare autolink);
+* line breaks (``\\r``, ``\\n``, U+2028, U+2029) → a space and ``|`` → ``\\|`` (the text stays in
+  its table row or line).
+
+Pure; idempotent (applying it twice gives the same text as once).
+"""
+
+from __future__ import annotations
+
+import re
+
+ZWSP = "\u200b"
+_MENTION = re.compile(r"@(?=[A-Za-z0-9_-])")
+_SCHEME = re.compile(r":(?=//)")
+_WWW = re.compile(r"(?i)\b(www)(?=\.)")
+_BREAKS = re.compile("[\r\n\u2028\u2029]")
+_PIPE = re.compile(r"(?<!\\)\|")
+
+
+def inert(text: str) -> str:
+    """``text`` with every link, mention, HTML tag and line break made inert (see the module).
+
+    ``str -> str``; never raises.
+    """
+    text = _BREAKS.sub(" ", text)
+    text = text.replace("<", "&lt;").replace("](", "]" + ZWSP + "(")
+    text = _PIPE.sub(r"\\|", text)
+    text = _MENTION.sub("@" + ZWSP, text)
+    text = _SCHEME.sub(":" + ZWSP, text)
+    return _WWW.sub(r"\1" + ZWSP, text)
