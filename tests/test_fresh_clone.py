@@ -29,7 +29,6 @@ import pytest
 
 from tests.support.tools import missing_tool
 
-
 REPO_ROOT = Path(__file__).resolve().parents[1]
 THIS_TEST = "tests/test_fresh_clone.py"
 #: The programs the tool tiers need and a fresh machine lacks (jq is not essential: one test).

@@ -27,7 +27,6 @@ from typing import TextIO
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.commands.explain.build import explain
-from fullsend.app.commands.explain.model import Explanation
 from fullsend.app.commands.explain.read import ExplainReader, ReadFailed
 from fullsend.app.commands.explain.render import render_json, render_text
 from fullsend.app.commands.steer import SteerCommandError, api_base, parse_item_url, shown_url
