@@ -11,9 +11,10 @@ import pytest
 
 from fullsend.adapters import isolation, proc
 from fullsend.adapters.sandbox.local import LocalSandbox
+from tests.support.child_uid import worker_child_uid
 from tests.support.tools import missing_tool
 
-CHILD_UID = 61998
+CHILD_UID = worker_child_uid(61800)  # one uid per xdist worker: a run ends every process of its child uid
 ENV = {"PATH": "/usr/bin:/bin"}
 
 

@@ -12,7 +12,7 @@ not the product's, so a gap in the product's list shows as a finding here.
 from __future__ import annotations
 
 REACH_HUNTER = r'''
-import base64, glob, json, os, sys, urllib.parse, urllib.request
+import base64, glob, json, os, stat, sys, urllib.parse, urllib.request
 
 if sys.argv[2:] == ["--version"]:
     os.execv(sys.executable, [sys.executable, "-m", "fullsend.simulator.agent.main", "--version"])
@@ -30,7 +30,9 @@ FORMS = [(name, form.encode()) for name, secret in NEEDLES.items() for form in s
 
 
 def look(path):
-    try:
+    try:  # only regular files: even opening the feeder's FIFO and closing it again can end the agent's input
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
     except OSError:
         return

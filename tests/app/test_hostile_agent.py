@@ -28,10 +28,11 @@ from fullsend.simulator.fixtures import standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 from tests.app.e2e_helpers import run_entrypoint, runner_env
 from tests.container.hostile_agent import HUNTER, hunt_env
+from tests.support.child_uid import worker_child_uid
 from tests.support.tools import missing_tool
 
 pytestmark = pytest.mark.timeout(240)
-CHILD_UID = 61999
+CHILD_UID = worker_child_uid(61900)  # one uid per xdist worker: a run ends every process of its child uid
 #: An interpreter the child uid may execute (this machine's test venv may live under a private
 #: home); the package comes through PYTHONPATH from a copy in the run directory, since the
 #: checkout itself may sit under a private home the child uid cannot enter.
