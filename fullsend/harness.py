@@ -113,7 +113,9 @@ def load_harness(path: Path) -> Harness:
         raise ConfigError(f"harness {path.name}: cannot be read (the file is not UTF-8 text)") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"harness {path.name}: is not valid YAML{_where(exc)}") from None
-    except ValueError:  # an integer past Python's digit limit (int_max_str_digits) fails inside the YAML reader
+    except ValueError as exc:  # inside the YAML reader: an integer past int_max_str_digits, or a bad date
+        if "digits" not in str(exc):
+            raise ConfigError(f"harness {path.name}: is not valid YAML ({exc})") from None
         raise ConfigError(f"harness {path.name}: a number has thousands of digits; steer.max_steers must be in "
                           f"0..{MAX_MAX_STEERS} and steer.poll_interval_seconds in 0..{MAX_POLL_INTERVAL_S}") from None
     if data is None:

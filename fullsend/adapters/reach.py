@@ -7,10 +7,12 @@ followed.  "Readable by the child" is decided from ownership and mode bits: a fi
 the child uid owns counts as readable (its owner may chmod it), else the group bits apply when
 its gid is the child's, else the other bits; a file counts only when every directory from ``/``
 down to it is searchable the same way.  With the child's uid 0 (no isolation, action as root)
-everything counts.  Bounded: at most ``max_files`` files and ``budget_bytes`` bytes read; a file
-above ``file_cap_bytes`` whose first block holds a NUL byte is skipped as binary, any other such
-file or a spent budget makes the result incomplete (no receipt).  ``.git/objects`` is not
-walked: its objects are zlib-compressed, so no spelling of a token could be seen there.
+everything counts.  Bounded: at most ``max_files`` files and ``budget_bytes`` bytes read (a file
+above ``file_cap_bytes`` is read in blocks that overlap by the longest spelling); a spent budget
+makes the result incomplete (no receipt).  What the scan cannot see: a spelling inside compressed
+data (``.git/objects`` is not walked: its objects are zlib-compressed; nor a ``.gz`` or ``.zip``)
+and a file outside the roots that a link inside them points to (links are not followed): the
+agent can decompress or follow, so docs/rules.md#token-in-reach names these as known limits.
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ from pathlib import Path
 
 from fullsend.core.tokens.reach import ScanResult, secret_forms
 
-_PEEK_BYTES = 8192
 _INCLUDE = re.compile(r"^\s*path\s*=\s*(.+?)\s*$", re.MULTILINE)
 
 
@@ -108,13 +109,13 @@ def _visit(scan: _Scan, path: Path) -> bool:
     """Search one file; False when a budget ran out (``scan.unknown`` says which)."""
     try:
         st = path.lstat()
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL byte in an include path of .git/config
         return True
     if not stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) in scan.seen:
         return True
-    scan.seen.add((st.st_dev, st.st_ino))
     if not _child_reads(path, st, scan.uid, scan.gid):
-        return True
+        return True  # a hard link to it elsewhere may still be readable: not marked seen
+    scan.seen.add((st.st_dev, st.st_ino))
     scan.files += 1
     if scan.files > scan.limits.max_files:
         scan.unknown = f"more than {scan.limits.max_files} files"
@@ -129,22 +130,33 @@ def _visit(scan: _Scan, path: Path) -> bool:
     except OSError:
         return True
     scan.read_bytes += len(data)
-    for form, name in scan.forms:
-        if form in data and (str(path), name) not in scan.found:
-            scan.found.append((str(path), name))
+    _match(scan, path, data)
     return True
 
 
 def _judge_large(scan: _Scan, path: Path) -> bool:
+    """Search a file above the cap in blocks of ``file_cap_bytes`` that overlap by the longest
+    spelling, within the byte budget; False when the budget ran out."""
+    overlap = max(len(form) for form, _ in scan.forms) - 1
+    tail = b""
     try:
         with path.open("rb") as handle:
-            head = handle.read(_PEEK_BYTES)
+            while block := handle.read(scan.limits.file_cap_bytes):
+                if scan.read_bytes + len(block) > scan.limits.budget_bytes:
+                    scan.unknown = f"more than {scan.limits.budget_bytes} bytes to read"
+                    return False
+                scan.read_bytes += len(block)
+                window, tail = tail + block, (tail + block)[-overlap:] if overlap else b""
+                _match(scan, path, window)
     except OSError:
         return True
-    if b"\0" in head:
-        return True  # a large binary file: skipped (module docstring)
-    scan.unknown = f"{path} is a text file above {scan.limits.file_cap_bytes} bytes"
-    return False
+    return True
+
+
+def _match(scan: _Scan, path: Path, data: bytes) -> None:
+    for form, name in scan.forms:
+        if form in data and (str(path), name) not in scan.found:
+            scan.found.append((str(path), name))
 
 
 def _child_reads(path: Path, st: os.stat_result, uid: int, gid: int) -> bool:

@@ -95,7 +95,7 @@ def test_a_file_git_config_includes_outside_every_root_is_scanned(tmp_path):
     assert result.found == ((str(elsewhere), "job token"),)
 
 
-def test_a_spent_budget_is_unknown_and_a_large_binary_file_is_skipped(tmp_path):
+def test_a_spent_budget_is_unknown_and_a_large_file_is_searched_in_blocks(tmp_path):
     root = _tree(tmp_path)
     for i in range(3):
         (root / f"f{i}").write_text("x")
@@ -103,12 +103,32 @@ def test_a_spent_budget_is_unknown_and_a_large_binary_file_is_skipped(tmp_path):
     assert (few.complete, few.unknown) == (False, "more than 2 files")
     small = scan_for_secrets([root], {"job token": TOKEN}, CHILD, CHILD, ScanLimits(budget_bytes=2))
     assert (small.complete, small.unknown) == (False, "more than 2 bytes to read")
-    (root / "blob.bin").write_bytes(b"\0" * 64 + TOKEN.encode())
+    (root / "blob.bin").write_bytes(b"\0" * 50 + TOKEN.encode() + b"\0" * 50)  # the token across a block edge
     capped = ScanLimits(file_cap_bytes=32)
-    assert scan_for_secrets([root], {"job token": TOKEN}, CHILD, CHILD, capped).complete
-    (root / "big.txt").write_text("y" * 64)
-    text = scan_for_secrets([root], {"job token": TOKEN}, CHILD, CHILD, capped)
-    assert (text.complete, text.unknown) == (False, f"{root / 'big.txt'} is a text file above 32 bytes")
+    found = scan_for_secrets([root], {"job token": TOKEN}, CHILD, CHILD, capped)
+    assert (found.complete, found.found) == (True, ((str(root / "blob.bin"), "job token"),))
+    tight = ScanLimits(file_cap_bytes=32, budget_bytes=100)
+    spent = scan_for_secrets([root], {"job token": TOKEN}, CHILD, CHILD, tight)
+    assert (spent.complete, spent.unknown) == (False, "more than 100 bytes to read")
+
+
+def test_a_hard_link_the_child_can_read_is_searched_though_another_link_is_closed(tmp_path):
+    root = _tree(tmp_path)
+    closed = tmp_path / "closed"  # scanned first: a root the child cannot search
+    closed.mkdir(mode=0o700)
+    secret = closed / "a"
+    secret.write_text(TOKEN)
+    secret.chmod(0o644)
+    os.link(secret, root / "b")
+    result = scan_for_secrets([closed, root], {"job token": TOKEN}, CHILD, CHILD)
+    assert result.found == ((str(root / "b"), "job token"),)
+
+
+def test_a_nul_byte_in_an_include_path_is_no_crash(tmp_path):
+    root = _tree(tmp_path)
+    (root / ".git").mkdir(mode=0o755)
+    (root / ".git" / "config").write_text('[include]\n\tpath = "a\0b"\n')
+    assert scan_for_secrets([root], {"job token": TOKEN}, CHILD, CHILD).complete
 
 
 def test_a_link_is_never_followed(tmp_path):

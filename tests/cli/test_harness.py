@@ -76,6 +76,7 @@ def test_absent_enabled_is_not_false(tmp_path: Path) -> None:
         ("text-key-not-string", "pre_script: [a, b]\n", "pre_script must be a string"),
         ("top-not-mapping", "- a\n- b\n", "the top level must be a mapping"),
         ("bad-yaml", "steer: {enabled: true\n", "is not valid YAML (line"),
+        ("bad-date", "when: 2026-13-45\n", "is not valid YAML (month must be in 1..12)"),
         ("max-4400-digits", f"steer: {{max_steers: {'9' * 4400}}}\n",
          "a number has thousands of digits; steer.max_steers must be in 0..50 and "
          "steer.poll_interval_seconds in 0..600"),

@@ -9,7 +9,7 @@ than 1 MiB (``streamBufSize``) and skips lines that are not a JSON object.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import IO, Any
@@ -114,8 +114,15 @@ class TurnOpenEvent:
 AgentEvent = UserReplayEvent | ResultEvent | TokensEvent | InitEvent | TextEvent | SendEvent | TurnOpenEvent
 
 
-def iter_json_lines(stream: IO[bytes], max_line_bytes: int = STREAM_LINE_MAX_BYTES) -> Iterator[dict[str, Any]]:
-    """Yield each JSON object line of a binary ``stream`` until EOF (see module docstring)."""
+def iter_json_lines(stream: IO[bytes], max_line_bytes: int = STREAM_LINE_MAX_BYTES,
+                    on_unreadable: Callable[[str], None] | None = None) -> Iterator[dict[str, Any]]:
+    """Yield each JSON object line of a binary ``stream`` until EOF (see module docstring).
+
+    A line that may have carried an event but cannot be read — longer than ``max_line_bytes``, or
+    opening with ``{`` and not parsing as a JSON object — is skipped and reported to
+    ``on_unreadable`` with why (a turn end inside it would go unjudged).  Blank lines and plain
+    text are skipped silently.
+    """
     skipping = False
     while True:
         raw = stream.readline(max_line_bytes + 1)
@@ -127,10 +134,18 @@ def iter_json_lines(stream: IO[bytes], max_line_bytes: int = STREAM_LINE_MAX_BYT
             continue
         if not complete and len(raw) > max_line_bytes:
             skipping = True
+            _report(on_unreadable, f"an output line longer than {max_line_bytes} bytes")
             continue
         obj = _decode_line(raw)
         if obj is not None:
             yield obj
+        elif raw.lstrip().startswith(b"{"):
+            _report(on_unreadable, "an output line that opens like a JSON object and does not parse as one")
+
+
+def _report(on_unreadable: Callable[[str], None] | None, why: str) -> None:
+    if on_unreadable is not None:
+        on_unreadable(why)
 
 
 def _decode_line(raw: bytes) -> dict[str, Any] | None:

@@ -44,7 +44,13 @@ from fullsend.adapters.runtimes.feed import (
     _warn_stderr,
     default_render,
 )
-from fullsend.adapters.runtimes.verdict import error_text, judged_turn, launch_failed, process_verdict
+from fullsend.adapters.runtimes.verdict import (
+    error_text,
+    judged_turn,
+    launch_failed,
+    process_verdict,
+    unreadable_output,
+)
 from fullsend.adapters.sandbox.local import env_with_sandbox_flag, local_sandbox_factory
 from fullsend.core.agent_end import EndVerdict
 from fullsend.core.model import SteerMessage
@@ -229,8 +235,8 @@ class LiveRuntime:
         self, active: _ActiveRun, stdout: Any, aggregator: Aggregator,
         on_turn_end: Callable[[datetime], None], on_output: Callable[[str], None],
     ) -> None:
-        parser = active.parser
-        for obj in iter_json_lines(stdout):
+        parser, unreadable = active.parser, []
+        for obj in iter_json_lines(stdout, on_unreadable=unreadable.append):
             for event in parser.parse(obj):
                 self._handle(active, event, aggregator, on_turn_end, on_output)
         for event in parser.finish():
@@ -240,6 +246,8 @@ class LiveRuntime:
             owed = ResultEvent(is_error=True, error_message=row.says, subtype=row.reason,
                                verdict=EndVerdict(row.end, row.reason, row.says))
             self._handle(active, owed, aggregator, on_turn_end, on_output)
+        if unreadable:  # a turn end may have been in it: the iteration cannot be judged a success
+            self._handle(active, unreadable_output(unreadable[0]), aggregator, on_turn_end, on_output)
 
     def _handle(
         self, active: _ActiveRun, event: AgentEvent, aggregator: Aggregator,

@@ -22,6 +22,14 @@ NO_TURN = EndVerdict(AgentEnd.PROTOCOL_BROKEN, "", "the agent exited without fin
 UNCLASSIFIED = EndVerdict(AgentEnd.PROTOCOL_BROKEN, "", "a turn end of the agent could not be classified")
 
 
+def unreadable_output(why: str) -> ResultEvent:
+    """The turn end owed for an output line that could not be read (``why``: which line): a turn
+    end inside it cannot be judged, so the iteration is not success (protocol-broken)."""
+    says = f"the agent wrote {why}, so a turn end in it could not be judged"
+    return ResultEvent(is_error=True, error_message=says, subtype="unreadable-line",
+                       verdict=EndVerdict(AgentEnd.PROTOCOL_BROKEN, "unreadable-line", says))
+
+
 def judged_turn(kept: ResultEvent | None, new: ResultEvent) -> ResultEvent:
     """The turn end that decides the iteration once ``new`` ended after ``kept`` (the decider so far).
 

@@ -4,7 +4,8 @@ A receipt lets a queued run skip, so it is a claim only the action may make: an 
 read the job token (or the runner's OIDC request token, which mints tokens) could post one that
 names a run it never absorbed.  The action therefore posts a receipt only with proof, taken
 before the agent starts, that (a) the children run under a uid of their own and (b) no file
-that uid can read holds a secret in any spelling :func:`secret_forms` lists
+that uid can read holds a secret in a spelling :func:`secret_forms` lists (the scan's limits:
+``fullsend.adapters.reach``)
 (docs/architecture.md "Tokens").  Pure: the scan that feeds :func:`reach_verdict` lives in
 ``fullsend.adapters.reach``.
 """
@@ -21,16 +22,35 @@ from urllib.parse import quote
 RULE_TOKEN_IN_REACH = "token-in-reach"
 
 
+#: Base64 cores shorter than this are left out: too short to name one secret.
+MIN_CORE_CHARS = 16
+
+
 def secret_forms(secret: str) -> tuple[bytes, ...]:
     """Every spelling of ``secret`` a file could hold, as bytes, each once: raw, base64 of the
-    secret, base64 of ``x-access-token:<secret>`` (actions/checkout's Basic header), URL-encoded
-    and JSON-escaped.  ``()`` for an empty secret."""
+    secret, base64 of ``x-access-token:<secret>`` (actions/checkout's Basic header), URL-encoded,
+    JSON-escaped, and the base64 core of the secret at each of the three alignments (so it is
+    found whatever precedes or follows it inside a base64 value, e.g. ``user:<secret>`` in a
+    Docker ``auth``).  ``()`` for an empty secret."""
     if not secret:
         return ()
     forms = [secret, base64.b64encode(secret.encode()).decode(),
              base64.b64encode(f"x-access-token:{secret}".encode()).decode(),
-             quote(secret, safe=""), json.dumps(secret)[1:-1]]
+             quote(secret, safe=""), json.dumps(secret)[1:-1], *base64_cores(secret.encode())]
     return tuple(dict.fromkeys(form.encode() for form in forms))
+
+
+def base64_cores(data: bytes) -> list[str]:
+    """For each offset 0, 1, 2 of ``data`` in a longer byte string, the base64 characters that
+    depend on ``data`` alone: the encoding without its first group (which also holds the bytes
+    before it; kept at offset 0) and its last group (which may hold the bytes after it)."""
+    cores = []
+    for offset in range(3):
+        text = base64.b64encode(b"\0" * offset + data).decode()
+        core = text[4 if offset else 0:-4]
+        if len(core) >= MIN_CORE_CHARS:
+            cores.append(core)
+    return cores
 
 
 @dataclass(frozen=True)

@@ -266,6 +266,21 @@ def test_each_turn_completed_shape_is_classified_by_its_row(row: Any) -> None:
         assert result.error_message == "scripted failure"
 
 
+@pytest.mark.parametrize("errors", [
+    [{}], [{"error": {}}], [{"error": {"message": 7}}], [{"error": "boom"}],
+    [{"error": {"message": "boom"}}, {"error": {}}],
+], ids=["no-error-object", "no-message", "non-string-message", "string-error", "blank-after-a-real-one"])
+def test_a_final_error_without_usable_text_still_keeps_the_turn_from_success(errors: list[dict[str, Any]]) -> None:
+    parser, _ = _parser_with_thread()
+    for params in errors:
+        assert parser.parse({"method": "error", "params": {"threadId": "th-1", **params}}) == []
+    result = _completed(parser, "t", "completed")[0]
+    assert isinstance(result, ResultEvent) and result.verdict is not None
+    assert (result.verdict.end, result.verdict.reason) == (AgentEnd.AGENT_ERROR, "completed after error")
+    expected = "boom" if len(errors) == 2 else "an error notification without a message"
+    assert result.verdict.detail == expected
+
+
 def test_an_unknown_turn_status_is_protocol_broken() -> None:
     parser, _ = _parser_with_thread()
     result = _completed(parser, "t", "paused")[0]

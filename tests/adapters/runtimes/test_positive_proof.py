@@ -133,3 +133,24 @@ def test_a_codex_turn_that_reported_a_final_error_is_not_success_even_when_compl
                                                    "(completed after error): stream disconnected before completion")
     assert turn_verdict({"status": "completed"}).end is S
     assert turn_verdict({"status": "inProgress"}).end is P
+
+
+def test_an_unreadable_output_line_is_reported_and_decides_the_iteration() -> None:
+    """A failed turn whose result line was too long to read cannot be outweighed by a later success."""
+    import io
+
+    from fullsend.adapters.runtimes.events import iter_json_lines
+    from fullsend.adapters.runtimes.verdict import unreadable_output
+
+    stream = io.BytesIO(b'{"type":"result","subtype":"success"}\n' + b'{"x":"' + b"y" * 64 + b'"}\n'
+                        + b'{"type": broken\nplain text\n\n[1, 2]\n{"ok": 1}\n')
+    why: list[str] = []
+    assert [obj for obj in iter_json_lines(stream, max_line_bytes=40, on_unreadable=why.append)] == [
+        {"type": "result", "subtype": "success"}, {"ok": 1}]
+    assert why == ["an output line longer than 40 bytes",
+                   "an output line that opens like a JSON object and does not parse as one"]
+    owed = unreadable_output(why[0])
+    kept = judged_turn(judged_turn(None, owed), _event(S))
+    verdict = process_verdict(cancelled=False, timed_out=False, exit_code=0, last=kept)
+    assert (verdict.end, verdict.reason) == (P, "unreadable-line")
+    assert verdict.message().startswith("the agent wrote an output line longer than 40 bytes")

@@ -16,6 +16,17 @@ def test_secret_forms_cover_raw_base64_basic_header_url_and_json_spellings():
     assert secret_forms("") == ()
 
 
+def test_a_base64_core_finds_the_token_inside_any_base64_value():
+    token = "ghs_0123456789abcdefghijklmnopqrstuvwxyz"
+    forms = secret_forms(token)
+    for prefix in (b"", b"b", b"bo", b"bot:", b"x-access-token:"):
+        for suffix in (b"", b"\n", b":x", b"trailing data"):
+            encoded = base64.b64encode(prefix + token.encode() + suffix)
+            assert any(form in encoded for form in forms), (prefix, suffix)
+    other = base64.b64encode(b"bot:ghs_9123456789abcdefghijklmnopqrstuvwxyZ")
+    assert not any(form in other for form in forms)
+
+
 def test_token_in_reach_no_receipt_without_isolation_a_finding_or_a_complete_scan():
     shared = reach_verdict("the action does not run as root", False, ScanResult())
     assert not shared.ok and "shares the action's uid (the action does not run as root)" in shared.why

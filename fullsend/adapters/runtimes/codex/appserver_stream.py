@@ -59,6 +59,8 @@ CODEX_APP_SERVER_TERMINAL_STATES: tuple[TerminalState, ...] = (
                   "the codex app-server ended before its turn completed"),
 )
 APP_SERVER_INCOMPLETE = CODEX_APP_SERVER_TERMINAL_STATES[-1]
+#: The detail of a final ``error`` notification that carries no message text: still an error.
+ERROR_WITHOUT_MESSAGE = "an error notification without a message"
 _LIMITS = frozenset({"contextWindowExceeded", "sessionBudgetExceeded", "usageLimitExceeded"})
 
 
@@ -175,8 +177,8 @@ class AppServerParser:
             return [TextEvent(as_str(item.get("text")))]
         if method == "thread/tokenUsage/updated":
             return self._tokens(params.get("tokenUsage"))
-        if method == "error" and params.get("willRetry") is not True:
-            self._last_error = _error_message(params)
+        if method == "error" and params.get("willRetry") is not True:  # any final error: the turn is not success
+            self._last_error = _error_message(params) or self._last_error or ERROR_WITHOUT_MESSAGE
         elif method == "turn/completed":
             return self._turn_completed(params)
         return []
