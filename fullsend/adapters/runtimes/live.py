@@ -235,7 +235,7 @@ class LiveRuntime:
         self, active: _ActiveRun, stdout: Any, aggregator: Aggregator,
         on_turn_end: Callable[[datetime], None], on_output: Callable[[str], None],
     ) -> None:
-        parser, unreadable = active.parser, []
+        parser, unreadable = active.parser, list[str]()
         for obj in iter_json_lines(stdout, on_unreadable=unreadable.append):
             for event in parser.parse(obj):
                 self._handle(active, event, aggregator, on_turn_end, on_output)
