@@ -42,6 +42,7 @@ REF = "5e1ec7ed0c0ffee0ddba11ab1e0b5e55ed0fab1e"
 
 
 def _init_repository(root: Path) -> Path:
+    root.mkdir()  # init writes into an existing folder only
     made = subprocess.run([sys.executable, "-m", "fullsend", "init", "--stages", "review,fix", "--ref", REF,
                            "--role-token", "mint", "--dir", str(root)], capture_output=True, text=True, timeout=60)
     assert made.returncode == 0, made.stderr
