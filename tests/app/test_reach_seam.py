@@ -13,7 +13,7 @@ from fullsend.simulator.fixtures import JOB_TOKEN
     ("http://localhost:41234/api", JOB_TOKEN, True),
     ("http://[::1]:9000", JOB_TOKEN, True),
     ("https://api.github.com", JOB_TOKEN, False),  # a real API with the public token: no seam
-    ("http://127.0.0.1:8765", "ghs_realLookingToken0001", False),  # loopback with another token
+    ("http://127.0.0.1:8765", "ghs_not-the-simulators-token-0001", False),  # loopback with another token
     ("http://127.0.0.1.example.com", JOB_TOKEN, False),
     ("", JOB_TOKEN, False),
 ])

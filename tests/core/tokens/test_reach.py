@@ -17,13 +17,13 @@ def test_secret_forms_cover_raw_base64_basic_header_url_and_json_spellings():
 
 
 def test_a_base64_core_finds_the_token_inside_any_base64_value():
-    token = "ghs_0123456789abcdefghijklmnopqrstuvwxyz"
+    token = "fake-token_0123456789abcdefghijklmnopqrstuvwxyz"
     forms = secret_forms(token)
     for prefix in (b"", b"b", b"bo", b"bot:", b"x-access-token:"):
         for suffix in (b"", b"\n", b":x", b"trailing data"):
             encoded = base64.b64encode(prefix + token.encode() + suffix)
             assert any(form in encoded for form in forms), (prefix, suffix)
-    other = base64.b64encode(b"bot:ghs_9123456789abcdefghijklmnopqrstuvwxyZ")
+    other = base64.b64encode(b"bot:fake-token_9123456789abcdefghijklmnopqrstuvwxyZ")
     assert not any(form in other for form in forms)
 
 
