@@ -59,13 +59,19 @@ def readable_package(run_dir: Path) -> Path:
     return folder
 
 
-def test_a_hostile_agent_and_post_script_under_their_own_uid_find_no_secret_and_change_no_output(run_dir):
-    job_token, runtime_token = f"ghs_hunt{secrets.token_hex(16)}", f"rt-{secrets.token_hex(16)}"
-    hunter = run_dir / "hunter.py"
-    hunter.write_text(HUNTER)
+def _hunter_agent(run_dir: Path, name: str, source: str) -> tuple[Path, Path]:
+    """``source`` written to ``run_dir/name`` and an executable ``agent`` that runs it; (hunter, agent)."""
+    hunter = run_dir / name
+    hunter.write_text(source)
     agent = run_dir / "agent"
     agent.write_text(f"#!/bin/sh\nexec '{PYTHON}' '{hunter}' agent \"$@\"\n")
     agent.chmod(0o755)
+    return hunter, agent
+
+
+def test_a_hostile_agent_and_post_script_under_their_own_uid_find_no_secret_and_change_no_output(run_dir):
+    job_token, runtime_token = f"ghs_hunt{secrets.token_hex(16)}", f"rt-{secrets.token_hex(16)}"
+    hunter, agent = _hunter_agent(run_dir, "hunter.py", HUNTER)
     with GitHubSimulator() as sim:
         fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         sim.add_token(job_token, fix.job_login, "Bot")
@@ -154,11 +160,7 @@ def test_a_receipt_only_when_the_hostile_agent_could_not_reach_the_job_token(run
     from tests.app.reach_hunter import REACH_HUNTER
 
     job_token, oidc_token = f"ghs_reach{secrets.token_hex(16)}", f"oidc/{secrets.token_hex(16)}+="
-    hunter = run_dir / "reach_hunter.py"
-    hunter.write_text(REACH_HUNTER)
-    agent = run_dir / "agent"
-    agent.write_text(f"#!/bin/sh\nexec '{PYTHON}' '{hunter}' agent \"$@\"\n")
-    agent.chmod(0o755)
+    _, agent = _hunter_agent(run_dir, "reach_hunter.py", REACH_HUNTER)
     with GitHubSimulator() as sim:
         fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         sim.add_token(job_token, fix.job_login, "Bot")
