@@ -19,14 +19,16 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[1]
 TEST_DOUBLES = ("fake_anthropic", "fake_openai", "fake_model_server", "sim_replay", "sim_traces")
 
-pytestmark = pytest.mark.slow
+# One worker builds the wheel: two concurrent builds of one source tree race in its build/ folder.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("wheel")]
 
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out),
-                    str(REPO_ROOT)], check=True, capture_output=True, timeout=300)
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out),
+                           str(REPO_ROOT)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, f"pip wheel failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
     (found,) = out.glob("*.whl")
     return found
 
