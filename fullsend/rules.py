@@ -33,7 +33,7 @@ from fullsend.core.delta import ownoutput
 from fullsend.core.provenance import verdicts as provenance
 from fullsend.core.receipt import left_over, skips
 from fullsend.core.text import defang
-from fullsend.core.tokens import reach
+from fullsend.core.tokens import credential, reach
 from fullsend.core.watch import settle
 
 FAMILIES: tuple[str, ...] = ("provenance", "skip", "settle", "own-output", "defang", "watch", "agent-end", "lint")
@@ -98,6 +98,7 @@ def all_rules() -> tuple[Rule, ...]:
         *_family("watch", "fullsend.app.watch.cycle", WATCH_RULE_IDS),
         *_family("watch", "fullsend.core.receipt.left_over", left_over.LEFT_OVER_RULE_IDS),
         Rule(reach.RULE_TOKEN_IN_REACH, "watch", "fullsend.core.tokens.reach"),
+        Rule(credential.RULE_CREDENTIAL_MOVED, "watch", "fullsend.core.tokens.credential"),
         *_family("agent-end", "fullsend.core.agent_end",
                  (*agent_end.AGENT_END_RULE_IDS, agent_end.RULE_CLI_UNSUPPORTED, agent_end.RULE_CODEX_TRANSPORT)),
         *_family("lint", "fullsend.app.commands.lint", (RULE_HARNESS_INVALID, RULE_AGENT_MISSING_OPENING_LINE)),

@@ -23,6 +23,7 @@ sandbox's): with ``FULLSEND_TEST_HOOKS=1`` and ``FULLSEND_TEST_CHILD_UID=<uid>``
 
 from __future__ import annotations
 
+import ctypes
 import os
 import pwd
 import shutil
@@ -41,6 +42,7 @@ _SYSTEM_PATH = "/usr/bin:/bin:/usr/sbin:/sbin"
 _PROBE_TIMEOUT_S = 10.0
 _KILL_ROUNDS = 50
 _KILL_POLL_S = 0.02
+_PR_SET_CHILD_SUBREAPER = 36
 
 
 @dataclass(frozen=True)
@@ -90,13 +92,30 @@ def resolve_child_user(environ: Mapping[str, str]) -> tuple[ChildUser | None, st
     return user, ""
 
 
-def end_processes_of(uid: int) -> int:
-    """SIGKILL every live process whose real or effective uid is ``uid`` (a process that left its
-    group with ``setsid`` included) until none is left; returns how many were killed."""
+def become_subreaper() -> bool:
+    """Make this process the child subreaper of its descendants (``PR_SET_CHILD_SUBREAPER``): a
+    child's child that double-forks away from its parent is re-parented here, not to PID 1, so
+    ``end_processes_of`` still finds it among this run's descendants.  False where the kernel
+    refuses (the kill then relies on a private PID namespace alone)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def end_processes_of(uid: int, root_pid: int | None = None) -> int:
+    """SIGKILL, until none is left, every live process whose real or effective uid is ``uid`` and
+    that belongs to this run: one descended from ``root_pid`` (default this process; a process that
+    left its group with ``setsid`` included, and with ``become_subreaper`` one whose parent died),
+    or any process of ``uid`` when this PID namespace holds nothing but this run (a container's
+    own), docs/architecture.md "Child isolation".  Another run's processes sharing the uid and
+    the namespace are left alone.  Returns how many were killed."""
+    root = os.getpid() if root_pid is None else root_pid
     killed: set[int] = set()
     waiter = threading.Event()
     for _ in range(_KILL_ROUNDS):
-        pids = _processes_of(uid)
+        pids = _processes_of(uid, root)
         if not pids:
             break
         for pid in pids:
@@ -109,8 +128,17 @@ def end_processes_of(uid: int) -> int:
     return len(killed)
 
 
-def _processes_of(uid: int) -> list[int]:
-    found = []
+def _processes_of(uid: int, root_pid: int) -> list[int]:
+    """The live processes of ``uid`` that belong to the run of ``root_pid`` (see ``end_processes_of``)."""
+    table = _process_table()
+    ours, above = _descendants(table, root_pid), _ancestors(table, root_pid)
+    private = all(pid in ours or pid in above or uid in ids for pid, (_, ids) in table.items())
+    return sorted(pid for pid, (_, ids) in table.items() if uid in ids and (private or pid in ours))
+
+
+def _process_table() -> dict[int, tuple[int, tuple[int, int]]]:
+    """pid -> (parent pid, (real uid, effective uid)) of every live, non-zombie process in /proc."""
+    table = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -119,11 +147,31 @@ def _processes_of(uid: int) -> list[int]:
         except OSError:
             continue
         fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-        ids = fields.get("Uid", "").split()
-        if fields.get("State", "").strip().startswith("Z") or len(ids) < 2:
+        ids, ppid = fields.get("Uid", "").split(), fields.get("PPid", "").strip()
+        if fields.get("State", "").strip().startswith("Z") or len(ids) < 2 or not ppid.isdigit():
             continue
-        if uid in (int(ids[0]), int(ids[1])):
-            found.append(int(entry.name))
+        table[int(entry.name)] = (int(ppid), (int(ids[0]), int(ids[1])))
+    return table
+
+
+def _descendants(table: dict[int, tuple[int, tuple[int, int]]], root_pid: int) -> set[int]:
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _) in table.items():
+        children.setdefault(ppid, []).append(pid)
+    found, todo = {root_pid}, [root_pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def _ancestors(table: dict[int, tuple[int, tuple[int, int]]], pid: int) -> set[int]:
+    found: set[int] = set()
+    while pid in table and pid not in found:
+        found.add(pid)
+        pid = table[pid][0]
     return found
 
 

@@ -70,11 +70,50 @@ def test_the_tree_is_handed_over_and_back_without_following_a_link(user, tmp_pat
     assert outside.stat().st_uid == 0
 
 
-def test_every_process_of_the_child_uid_ends_even_one_that_left_its_group(user, tmp_path):
-    proc.run_command(["sh", "-c", "setsid sleep 300 >/dev/null 2>&1 < /dev/null &"], timeout_s=10, env=ENV, user=user)
-    assert isolation._processes_of(CHILD_UID)
-    assert isolation.end_processes_of(CHILD_UID) >= 1
-    assert isolation._processes_of(CHILD_UID) == []
+#: A "run": a process that becomes a subreaper, starts a child-uid daemon that leaves its group
+#: and its parent, says its pid, waits for a line on stdin, then ends its run's processes and says
+#: how many it killed.
+RUN = """
+import subprocess, sys
+from fullsend.adapters import isolation
+assert isolation.become_subreaper()
+uid = int(sys.argv[1])
+user, why = isolation.resolve_child_user({"FULLSEND_TEST_HOOKS": "1", "FULLSEND_TEST_CHILD_UID": str(uid)})
+out = subprocess.run(user.argv(["sh", "-c", "setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $!"]),
+                     capture_output=True, text=True, check=True).stdout.strip()
+print(out, flush=True)
+sys.stdin.readline()
+print(isolation.end_processes_of(uid), flush=True)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return "State:\tZ" not in Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+
+
+def test_a_run_ends_its_own_orphans_of_the_child_uid_and_not_another_runs(user):
+    """Two runs share the child uid and this PID namespace (as the suite's do): each one's end
+    kills the daemon it left (re-parented to it, the subreaper) and leaves the other's alive."""
+    import subprocess
+    import sys
+
+    runs = [subprocess.Popen([sys.executable, "-c", RUN, str(CHILD_UID)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    try:
+        daemons = [int(run.stdout.readline()) for run in runs]
+        assert all(_alive(pid) for pid in daemons)
+        first = runs[0]
+        first.stdin.write("\n")
+        first.stdin.flush()
+        assert first.stdout.readline().strip() == "1"
+        assert (_alive(daemons[0]), _alive(daemons[1])) == (False, True)
+    finally:
+        for run in runs:
+            run.communicate("\n", timeout=30)
+    assert not any(_alive(pid) for pid in daemons)
 
 
 def test_a_local_sandbox_with_a_child_user_runs_every_process_as_it(user):

@@ -119,7 +119,9 @@ def test_a_hostile_agent_and_post_script_under_their_own_uid_find_no_secret_and_
 
 # ---- docs/rules.md#token-in-reach: no receipt whenever the agent could reach the job token -----
 FORGE_RUN = 33740099999  # the queued run a forged receipt would make skip
-DEPLOYMENTS = ("isolated", "checkout-v4", "checkout-v6", "gha-creds", "root-without-the-user")
+#: Where each deployment leaves a secret; the checkout's credential is moved out of reach for the
+#: run (docs/rules.md#credential-moved), the cloud credential file is not.
+DEPLOYMENTS = ("isolated", "checkout-v4", "checkout-v6", "checkout-v4-hook", "gha-creds", "root-without-the-user")
 
 
 def _deploy(kind: str, env: dict[str, str], run_dir: Path, job_token: str, oidc_token: str) -> str:
@@ -135,8 +137,8 @@ def _deploy(kind: str, env: dict[str, str], run_dir: Path, job_token: str, oidc_
     (workspace / ".git").mkdir()
     config = workspace / ".git" / "config"
     config.write_text("[core]\n\tbare = false\n")
-    if kind == "checkout-v4":
-        config.write_text(f'[http "https://github.com/"]\n\textraheader = {header}\n')
+    if kind in ("checkout-v4", "checkout-v4-hook"):
+        config.write_text(f'[core]\n\tbare = false\n[http "https://github.com/"]\n\textraheader = {header}\n')
         return str(config)
     if kind == "checkout-v6":
         included = temp / "git-credentials-0c1f.config"
@@ -173,39 +175,64 @@ def test_a_receipt_only_when_the_hostile_agent_could_not_reach_the_job_token(run
             path.mkdir(mode=0o777)
         reports.chmod(0o777)
         exposed = _deploy(kind, env, run_dir, job_token, oidc_token)
+        before = Path(exposed).read_bytes() if exposed else b""
         env.update({"PYTHONPATH": str(readable_package(run_dir)), "HUNT_REPORT_DIR": str(reports),
                     "HUNT_ROOTS": ":".join([str(workspace), str(home), env["RUNNER_TEMP"]]),
                     "HUNT_FORGE_RUN": str(FORGE_RUN), "HUNT_COMMENTS_URL": f"{sim.api_url}/repos/org/repo/issues/"
                                                                             f"{fix.pr}/comments",
-                    "SCRIPTED_AGENT_LOG": str(reports / "agent.log")})
+                    "SCRIPTED_AGENT_LOG": str(reports / "agent.log"), "HUNT_VERSION_DAEMON": "1"})
+        if kind == "checkout-v4-hook":
+            env["HUNT_PLANT_HOOK"] = str(workspace / ".git")
         env.update(hunt_env({"job token": job_token, "OIDC request token": oidc_token}, str(reports), []))
         run = run_entrypoint(env, run_dir)
         by_job = [c["body"] for c in sim.comments(fix.pr) if c["user"]["login"] == fix.job_login]
     assert run.exit_code == 0, run.stdout + run.stderr
     assert run.outputs["steers"] == "1", run.stdout  # the follow-up run was absorbed in every deployment
-    report = json.loads((reports / "agent.json").read_text())
+    report, probe = (json.loads((reports / f"{who}.json").read_text()) for who in ("agent", "version"))
     warnings = [line for line in run.stdout.splitlines() if "[token-in-reach]" in line]
+    moved = [line for line in run.stdout.splitlines() if "[credential-moved]" in line]
     forged = [body for body in by_job if str(FORGE_RUN) in body]
-    if kind == "isolated":
+    assert forged == [] or kind == "root-without-the-user"
+    if kind == "root-without-the-user":
+        assert report["uid"] == 0 and "shares the action's uid" in warnings[0]
+        assert "the agent ran under the action's own uid (allow_shared_uid)" in run.summary
+        _assert_no_receipt(run, added, by_job, warnings)
+        return
+    assert report["daemon_alive"] is False  # what the --version check left was ended before the agent
+    if kind in ("isolated", "checkout-v4", "checkout-v6", "checkout-v4-hook"):
         assert (report["uid"], report["found"], report["forged"]) == (CHILD_UID, {}, None)
-        assert warnings == [] and forged == []
+        assert (probe["uid"], probe["found"]) == (CHILD_UID, {})  # the --version check saw no token either
+        assert warnings == []
         assert run.outputs["consumed_run_ids"] == str(added["run"]["id"])
         assert run.outputs["receipt_url"] and len(by_job) == 1 and str(added["run"]["id"]) in by_job[0]
+        _assert_credential_handled(kind, exposed, before, moved, workspace)
         return
+    _assert_no_receipt(run, added, by_job, warnings)
+    assert report["uid"] == CHILD_UID and report["found"] == {"OIDC request token": exposed}
+    assert f"{exposed} holds the OIDC request token" in warnings[0] and "persist-credentials: false" in warnings[0]
+    assert report["forged"] is None  # the OIDC request token is no job token: nothing to forge with
+
+
+def _assert_no_receipt(run, added, by_job, warnings) -> None:
     assert run.outputs["receipt_url"] == run.outputs["consumed_run_ids"] == ""
     assert f"follow-up run {added['run']['id']} [no-receipt]" in run.summary
     assert all(str(added["run"]["id"]) not in b for b in by_job)
     assert len(warnings) == 1 and warnings[0].startswith("::warning"), run.stdout
-    if kind == "root-without-the-user":
-        assert report["uid"] == 0 and "shares the action's uid" in warnings[0]
-        assert "the agent ran under the action's own uid (allow_shared_uid)" in run.summary
+
+
+def _assert_credential_handled(kind: str, exposed: str, before: bytes, moved: list[str], workspace: Path) -> None:
+    """docs/rules.md#credential-moved: one warning names the file; the credential is back after
+    the run, byte for byte, unless the agent planted a hook (then it stays away, one warning)."""
+    if kind == "isolated":
+        assert moved == []
         return
-    secret = "OIDC request token" if kind == "gha-creds" else "job token"
-    assert report["uid"] == CHILD_UID and report["found"] == {secret: exposed}  # the scan saw what the agent saw
-    assert f"{exposed} holds the {secret}" in warnings[0] and "persist-credentials: false" in warnings[0]
-    # Receipts off stop OUR receipt only: with the token in its reach the agent can still forge one
-    # (the warning's fix, persist-credentials: false, is what closes that; docs/rules.md#token-in-reach).
-    assert (report["forged"] == 201) == (secret == "job token")
+    assert moved[0].startswith("::warning") and exposed in moved[0] and "persist-credentials: false" in moved[0]
+    if kind == "checkout-v4-hook":
+        assert len(moved) == 2 and f"{workspace / '.git'} changed during the run" in moved[1]
+        assert b"extraheader" not in Path(exposed).read_bytes()
+        return
+    assert len(moved) == 1
+    assert Path(exposed).read_bytes() == before and Path(exposed).stat().st_mode & 0o777 == 0o644
 
 
 def test_an_agent_that_would_share_the_actions_uid_is_refused_unless_allowed(run_dir):

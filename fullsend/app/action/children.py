@@ -14,9 +14,18 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from fullsend.adapters.credentials import CredentialStash, stash_credentials
 from fullsend.adapters.gha import FileCommandSnapshot
-from fullsend.adapters.isolation import ChildUser, Handover, end_processes_of, hand_over, resolve_child_user
+from fullsend.adapters.isolation import (
+    ChildUser,
+    Handover,
+    become_subreaper,
+    end_processes_of,
+    hand_over,
+    resolve_child_user,
+)
 from fullsend.adapters.reach import scan_for_secrets
+from fullsend.core.tokens.credential import RULE_CREDENTIAL_MOVED
 from fullsend.core.tokens.reach import RULE_TOKEN_IN_REACH, ReachVerdict, ScanResult, reach_verdict
 
 Log = Callable[[str, str], None]
@@ -50,13 +59,49 @@ class Children:
             self.user = None
         #: Why the children share the action's uid ("" when they do not).
         self.isolation_why = why if self.user is None else ""
+        if self.user is not None:
+            become_subreaper()  # a child's orphans stay this run's to end (docs/architecture.md "Child isolation")
         self._snapshot: FileCommandSnapshot | None = None
         self._handover: Handover | None = None
+        self._stash: CredentialStash | None = None
+        self._workspace = workspace
+
+    def stash_credentials(self) -> None:
+        """Before any child (the agent CLI's ``--version`` check included): with a child user,
+        move the checkout's persisted credential out of its reach for the run, one warning naming
+        the files (docs/rules.md#credential-moved).  ``restore_credentials`` puts it back."""
+        if self.user is None or self._stash is not None:
+            return
+        self._stash = stash_credentials(self._workspace, self._scan_roots, self._secrets)
+        if self._stash.moved:
+            self._log(self._level(), f"The job token persisted by actions/checkout ({', '.join(self._stash.moved)}) "
+                                     "is moved out of the agent's reach for this run and put back after it; set "
+                                     "persist-credentials: false on actions/checkout if no later step needs it "
+                                     f"[{RULE_CREDENTIAL_MOVED}]")
+
+    def restore_credentials(self) -> None:
+        """Once no child is left: put the moved credential back, or say why not (one warning per
+        git directory the agent changed).  Idempotent."""
+        if self._stash is None:
+            return
+        moved = self._stash.moved
+        problems = self._stash.restore()
+        for problem in problems:
+            self._log("warning", f"{problem}: a later step that needs it must authenticate itself "
+                                 f"[{RULE_CREDENTIAL_MOVED}]")
+        if moved and not problems:
+            self._log("info", f"The job token persisted by actions/checkout is back in {', '.join(moved)}")
+
+    def _level(self) -> str:
+        return "warning" if self._environ.get("GITHUB_ACTIONS") == "true" else "info"
 
     def open(self) -> None:
-        """Before the first child: keep the file-command files; hand the trees to the child user."""
+        """Before the agent: keep the file-command files; end what the CLI's install and
+        ``--version`` check left running; hand the trees to the child user; prove the job token
+        out of reach."""
         self._snapshot = FileCommandSnapshot.take(self._environ)
         if self.user is not None:
+            end_processes_of(self.user.uid)  # nothing of the child uid may exist before the handover
             trees = [t for t in self._trees if _deep_enough(t)]
             self._handover = hand_over(trees, self.user)
             if self._handover.failures:
@@ -72,8 +117,7 @@ class Children:
                                                             encoded_only=self.seam)
         verdict = reach_verdict(self.isolation_why, self.seam, scan)
         if not verdict.ok:
-            level = "warning" if self._environ.get("GITHUB_ACTIONS") == "true" else "info"
-            self._log(level, f"No steer receipt for this run: {verdict.why} [{RULE_TOKEN_IN_REACH}]")
+            self._log(self._level(), f"No steer receipt for this run: {verdict.why} [{RULE_TOKEN_IN_REACH}]")
         return verdict
 
     def close(self) -> None:
@@ -86,6 +130,7 @@ class Children:
             self._handover = None
             if failures:
                 self._log("warning", f"{failures} workspace entries could not be given back to the workspace's owner")
+        self.restore_credentials()
         if self._snapshot is not None:
             changed = self._snapshot.restore()
             self._snapshot = None

@@ -137,12 +137,23 @@ def _work(p: _Progress, console: Console, env: Mapping[str, str],
     """
     from fullsend.app.action.work import ActionRun
 
-    (tokens, forge, facts), clock, log, timeline = reached, p.clock, p.log, p.timeline
-    restricted = p.restricted
-    p.run = run = ActionRun(p.plan, tokens, forge, clock, console, log, timeline, env, started_at,
+    tokens, forge, facts = reached
+    p.run = run = ActionRun(p.plan, tokens, forge, p.clock, console, p.log, p.timeline, env, started_at,
                             cancellation=p.cancel)
     p.cancel.on_cancel(run.cancel)
     run.check_isolation()  # an agent that would share our uid: ConfigError (exit 2) unless allowed
+    run.children.stash_credentials()  # before the first child (docs/rules.md#credential-moved)
+    try:
+        return _agent_part(p, run, forge, tokens, facts)
+    finally:
+        with p.cancel.deferred():  # no child left, the trees back, the credential back (idempotent)
+            run.children.close()
+
+
+def _agent_part(p: _Progress, run: ActionRun, forge: GitHubForge, tokens: Tokens,
+                facts: PreflightFacts) -> RunOutcome:
+    """The agent CLI, the start comment, the work, the terminal comment, the receipt."""
+    clock, log, restricted = p.clock, p.log, p.restricted
     if not p.plan.agent_cli:  # this image installs the CLI now, never on the way to a skip
         try:
             run.plan = p.plan = _with_installed_cli(run, clock, log)
@@ -157,7 +168,7 @@ def _work(p: _Progress, console: Console, env: Mapping[str, str],
     outcome = run.execute()
     status.finish(clock.now(), _status_of(outcome, run), outcome.error, outcome.marker)
     if run.receipt_allowed(outcome) and not restricted:
-        record_receipt(forge, facts, outcome, _item_url(plan), timeline, clock, log)
+        record_receipt(forge, facts, outcome, _item_url(plan), timeline=p.timeline, clock=clock, log=log)
     return outcome
 
 
