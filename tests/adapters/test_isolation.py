@@ -127,3 +127,34 @@ def test_a_local_sandbox_with_a_child_user_runs_every_process_as_it(user):
         assert _status(Path(f"/proc/{sandbox.pgid}/status").read_text())["Uid"].split()[0] == str(CHILD_UID)
     finally:
         sandbox.delete()
+
+
+def test_a_timeout_ends_a_child_that_left_the_group_and_holds_the_agents_stdout(user):
+    """The agent's timeout binds the whole tree: a child under ``setsid`` that keeps the agent's
+    stdout open is ended with the group, so the run returns, timed out, instead of waiting for it."""
+    import tempfile
+
+    from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
+    from fullsend.adapters.sandbox.local import local_sandbox_factory
+    from fullsend.ports import AgentParams
+    from tests.adapters.runtimes.transport_helpers import RunThread
+
+    root = Path(tempfile.mkdtemp(prefix="fullsend-timeout-"))
+    try:
+        root.chmod(0o755)
+        agent, work, pids = root / "agent", root / "work", root / "pids"
+        for folder in (work, pids):
+            folder.mkdir()
+            folder.chmod(0o777)
+        agent.write_text(f"#!/bin/sh\nsetsid sleep 300 &\necho $! > {pids / 'escaped'}\nsleep 300\n")
+        agent.chmod(0o755)
+        runtime = ClaudeRuntime(sandbox_root_parent=root, sandbox_factory=local_sandbox_factory(root, user=user))
+        params = AgentParams(sandbox_name="sb-escape", agent_cli=str(agent), prompt="p", workdir=work, env={},
+                             steerable=False, timeout_s=2.0)
+        run = RunThread(runtime, params).start()
+        run._thread.join(timeout=60)
+        assert not run._thread.is_alive(), "the run still waits on the escaped child's stdout"
+        assert run.result is not None and run.result.timed_out and run.result.is_error, run.result
+        assert not _alive(int((pids / "escaped").read_text()))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)

@@ -37,7 +37,7 @@ from typing import IO
 
 from fullsend.adapters import proc
 from fullsend.adapters.clock import SystemClock
-from fullsend.adapters.isolation import ChildUser
+from fullsend.adapters.isolation import ChildUser, end_processes_of
 from fullsend.errors import SandboxError
 from fullsend.ports import Clock
 
@@ -149,17 +149,27 @@ class LocalSandbox:
             raise SandboxError(f"sandbox must be {wanted} to {verb} (current phase: {PHASE_ERROR})")
 
     def stop(self, timeout_s: float) -> None:
-        """End every process of the group within ``timeout_s`` and verify none is left."""
+        """End every process of the group within ``timeout_s`` and verify none is left; with a
+        child user, also every process of its uid that belongs to this run (one that left the
+        group with ``setsid`` and holds the agent's stdout included: docs/architecture.md
+        "Child isolation"), so a timeout binds the whole tree."""
         self._refuse_in_error("stop", PHASE_READY)
         with self._lock:
             leader = self._leader
             if leader is None or leader.poll() is not None:
+                self._end_escaped()
                 return
             grace_s = max(0.1, timeout_s - 1.5)
+            self._end_escaped()  # first, while their parents in the group still hold them as descendants
             emptied = proc.kill_group(leader.pid, grace_s=grace_s)
+            self._end_escaped()
             self._reap()
         if not emptied:
             raise SandboxError(f"processes of sandbox {self.name!r} survived the stop")
+
+    def _end_escaped(self) -> None:
+        if self.user is not None:
+            end_processes_of(self.user.uid)
 
     def start(self, timeout_s: float) -> None:
         """Start a fresh process group with the same root (disk state kept)."""
