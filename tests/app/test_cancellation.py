@@ -164,3 +164,37 @@ def _cmdline(proc_dir: Path) -> str:
         return (proc_dir / "cmdline").read_bytes().decode("utf-8", "replace")
     except OSError:
         return ""
+
+
+def _hold_signals() -> None:
+    signal.pthread_sigmask(signal.SIG_BLOCK, (signal.SIGTERM, signal.SIGINT))
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "sigint"])
+def test_a_signal_sent_before_the_action_has_imported_anything_still_ends_it_cleanly(tmp_path, signum):
+    """The signal lands at the very start: held pending (here from before exec, as the
+    entrypoint's first statement holds it from its first line on) through the imports and the
+    re-exec, it cancels the run once the handlers are in place: failed, outputs, no traceback."""
+    with GitHubSimulator() as sim:
+        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
+        env = runner_env(tmp_path, sim, fix, inputs={})
+        proc = subprocess.Popen([sys.executable, str(REPO_ROOT / "entrypoint.py")], env=env,
+                                cwd=env["GITHUB_WORKSPACE"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=_hold_signals)
+        proc.send_signal(signum)
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1, out + err
+    assert "Traceback" not in out + err and "KeyboardInterrupt" not in out + err
+    assert parse_outputs(Path(env["GITHUB_OUTPUT"]).read_text())["outcome"] == "failed"
+    assert "the run was cancelled" in Path(env["GITHUB_STEP_SUMMARY"]).read_text()
+
+
+def test_the_entrypoint_holds_the_signals_before_it_imports_the_action():
+    import ast
+
+    body = ast.parse((REPO_ROOT / "entrypoint.py").read_text()).body
+    statements = [ast.unparse(node) for node in body if not isinstance(node, ast.Expr) or
+                  not isinstance(node.value, ast.Constant)]
+    assert statements[:3] == ["import signal",
+                              "signal.pthread_sigmask(signal.SIG_BLOCK, (signal.SIGTERM, signal.SIGINT))",
+                              "from fullsend.__main__ import main"]
