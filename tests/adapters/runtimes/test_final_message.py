@@ -7,11 +7,14 @@ Claude Code's ``result`` (``result``, ``permission_denials``), pi's ``message_en
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
 from fullsend.adapters.runtimes.claude.stream import parse_result, permission_denials
 from fullsend.adapters.runtimes.codex.appserver_stream import AppServerParser
 from fullsend.adapters.runtimes.codex.rpc import THREAD_ID
@@ -19,6 +22,9 @@ from fullsend.adapters.runtimes.codex.stream import CodexStreamParser
 from fullsend.adapters.runtimes.events import ResultEvent
 from fullsend.adapters.runtimes.pi.stream import PiStreamParser
 from fullsend.core.final_word import ToolDenial
+from fullsend.core.model import SteerMessage
+from fullsend.ports import AgentParams
+from tests.adapters.runtimes.transport_helpers import RunThread
 
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
 
@@ -133,3 +139,25 @@ def test_codex_app_server_an_unknown_phase_counts_as_an_answer_and_each_turn_sta
     parser.parse({"method": "turn/started", "params": {"threadId": "th-1", "turn": {"id": "turn-B"}}})
     _agent_message(parser, "Only commentary.", "commentary")
     assert _turn_completed(parser)[0].final_message == ""
+
+
+# -- the live driver, over turns ------------------------------------------------------------------
+def test_the_run_keeps_the_latest_turns_answer_and_each_refusal_once(scripted_cli: str, tmp_path: Path) -> None:
+    """Two turns (the opening one, then a steer's), each ``result`` repeating the same refusal (as
+    a cumulative list would): the run's final message is the second turn's, its denials one."""
+    denial = {"tool_name": "Bash", "tool_use_id": "toolu_9", "tool_input": {"command": "git push"}}
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {"SCRIPTED_AGENT_TURN_S": "0.3", "SCRIPTED_AGENT_RESULT": json.dumps({"permission_denials": [denial]})}
+    runtime = ClaudeRuntime(sandbox_root_parent=tmp_path)
+    params = AgentParams(sandbox_name="sb-final", agent_cli=scripted_cli, prompt="Fix issue 42", workdir=work,
+                         env=env, steerable=True, timeout_s=60)
+    run = RunThread(runtime, params).start()
+    run.wait_turns(1)
+    runtime.steer("sb-final", SteerMessage(5, "also update the changelog"))
+    run.wait_turns(2)
+    runtime.settle("sb-final")
+    result = run.join()
+    assert result.turns == 2 and [s.follow_up_run_id for s in result.steers] == [5]
+    assert result.final_message == "turn 2 done"
+    assert result.denials == (ToolDenial("Bash", "toolu_9", '{"command":"git push"}'),)
