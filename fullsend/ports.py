@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import IO, Literal, Protocol
 
 from fullsend.core.agent_end import AgentEnd
+from fullsend.core.final_word import ToolDenial
 from fullsend.core.model import (
     Comment,
     Comparison,
@@ -166,7 +167,9 @@ class AgentRunResult:
     ``result`` events; ``steers`` are the acknowledged steers in order; ``error`` is a short,
     token-free description when the run failed.  ``end`` is the class of the iteration's end
     (docs/runtimes.md); only ``AgentEnd.SUCCESS`` may lead to a receipt, and a runtime that does
-    not classify its end leaves the default, which never does.
+    not classify its end leaves the default, which never does.  ``final_message`` is the agent's
+    last answer as its CLI wrote it (raw: masking and bounds are applied where it is shown,
+    ``fullsend.core.final_word``); ``denials`` are the tool calls its permission rules refused.
     """
 
     exit_code: int
@@ -183,6 +186,8 @@ class AgentRunResult:
     session_id: str = ""
     model: str = ""  # as the agent reported it at session start; "" when it did not
     end: AgentEnd = AgentEnd.PROTOCOL_BROKEN
+    final_message: str = ""
+    denials: tuple[ToolDenial, ...] = ()
 
 
 class Runtime(Steerer, Protocol):

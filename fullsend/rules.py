@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from fullsend import harness
-from fullsend.core import agent_end
+from fullsend.core import agent_end, final_word
 from fullsend.core.delta import ownoutput
 from fullsend.core.provenance import verdicts as provenance
 from fullsend.core.receipt import left_over, skips
@@ -101,6 +101,7 @@ def all_rules() -> tuple[Rule, ...]:
         Rule(credential.RULE_CREDENTIAL_MOVED, "watch", "fullsend.core.tokens.credential"),
         *_family("agent-end", "fullsend.core.agent_end",
                  (*agent_end.AGENT_END_RULE_IDS, agent_end.RULE_CLI_UNSUPPORTED, agent_end.RULE_CODEX_TRANSPORT)),
+        Rule(final_word.RULE_TOOL_DENIED, "agent-end", "fullsend.core.final_word"),
         *_family("lint", "fullsend.app.commands.lint", (RULE_HARNESS_INVALID, RULE_AGENT_MISSING_OPENING_LINE)),
         *_family("lint", "fullsend.harness", (harness.RULE_STEER_ENABLED_UNSET, harness.RULE_UNKNOWN_KEY)),
     ]

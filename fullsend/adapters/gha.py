@@ -76,6 +76,11 @@ class Console:
             if part.strip():
                 self._write(f"::add-mask::{part}")
 
+    @property
+    def masked(self) -> tuple[str, ...]:
+        """Every value registered through :meth:`mask`, longest first."""
+        return tuple(self._secrets)
+
     def redact(self, text: str) -> str:
         """Replace every registered secret in ``text`` with ``***``."""
         for value in self._secrets:

@@ -97,7 +97,7 @@ def test_a_hostile_agent_and_post_script_under_their_own_uid_find_no_secret_and_
     assert run.outputs["outcome"] == "succeeded"
     assert set(run.outputs) == {"outcome", "skip_reason", "steers", "consumed_run_ids", "receipt_url", "head_sha",
                                 "cost_usd", "input_tokens", "output_tokens", "turns", "session_id", "model",
-                                "duration_s"}
+                                "duration_s", "final_message"}
     assert "HUNTER-WROTE-THIS" not in run.summary
     for key in ("GITHUB_ENV", "GITHUB_PATH", "GITHUB_STATE"):
         assert Path(env[key]).read_text() == "", key

@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import IO, Any
 
 from fullsend.core.agent_end import EndVerdict
+from fullsend.core.final_word import ToolDenial
 
 STREAM_LINE_MAX_BYTES = 1 << 20
 
@@ -51,7 +52,9 @@ class ResultEvent:
     """A turn end.  Token fields are as the CLI reported them (per turn for Claude).
 
     ``verdict`` is the turn's class from the runtime's terminal-state table; ``is_error`` is
-    True exactly when that class is not outright success.
+    True exactly when that class is not outright success.  ``final_message`` is the agent's last
+    answer of the turn as the CLI wrote it ("" when it gave none); ``denials`` the tool calls its
+    permission rules refused (Claude Code's ``permission_denials``).
     """
 
     num_turns: int = 0
@@ -65,6 +68,8 @@ class ResultEvent:
     cache_creation_input_tokens: int = 0
     cache_read_input_tokens: int = 0
     verdict: EndVerdict | None = None  # how the turn ended (the runtime's table); None: unclassified
+    final_message: str = ""
+    denials: tuple[ToolDenial, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,7 @@ from fullsend.adapters.runtimes.verdict import (
 )
 from fullsend.adapters.sandbox.local import env_with_sandbox_flag, local_sandbox_factory
 from fullsend.core.agent_end import EndVerdict
+from fullsend.core.final_word import ToolDenial, distinct_denials
 from fullsend.core.model import SteerMessage
 from fullsend.errors import FullsendError, NoSteerSession, SandboxError
 from fullsend.ports import AgentParams, AgentRunResult
@@ -73,6 +74,8 @@ class _ActiveRun:
     session_id: str = ""
     model: str = ""
     send_failed: str = ""  # a required protocol line could not be written: the run cannot go on
+    final_message: str = ""  # the latest turn end's answer that had one
+    denials: list[ToolDenial] = field(default_factory=list)  # refused tool calls over every turn
 
 
 SandboxFactory = Callable[[str], Any]
@@ -264,6 +267,8 @@ class LiveRuntime:
         elif isinstance(event, ResultEvent):
             aggregator.add_result(event)
             active.deciding_result = judged_turn(active.deciding_result, event)
+            active.final_message = event.final_message or active.final_message
+            active.denials.extend(event.denials)
             self._callback(on_turn_end, self._clock.now())
             feed.close_if(feed.note_turn_end())
         elif isinstance(event, TokensEvent):
@@ -338,4 +343,6 @@ class LiveRuntime:
             session_id=active.session_id,
             model=active.model,
             end=verdict.end,
+            final_message=active.final_message,
+            denials=distinct_denials(active.denials),
         )

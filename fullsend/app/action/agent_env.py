@@ -7,7 +7,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from fullsend.core.tokens.providers import container_path, credential_files, host_workspace, runtime_provider_env
+from fullsend.core.tokens.providers import (
+    ALL_CREDENTIAL_KEYS,
+    CREDENTIAL_FILE_KEYS,
+    container_path,
+    credential_files,
+    host_workspace,
+    runtime_provider_env,
+)
 
 Log = Callable[[str, str], None]
 #: Runner secrets that must not reach the agent under any name or inside a file it is handed.
@@ -17,6 +24,12 @@ RUNNER_SECRET_KEYS = ("ACTIONS_ID_TOKEN_REQUEST_TOKEN", "ACTIONS_RUNTIME_TOKEN")
 def runner_secrets(environ: Mapping[str, str]) -> tuple[str, ...]:
     """The values of the runner's own secrets in ``environ`` (empty ones left out)."""
     return tuple(v for v in (environ.get(k, "") for k in RUNNER_SECRET_KEYS) if v)
+
+
+def credential_values(env: Mapping[str, str]) -> tuple[str, ...]:
+    """The model-provider credentials in ``env`` (values of the credential variables; the
+    variables naming credential files hold paths, not secrets, and are left out)."""
+    return tuple(v for k, v in env.items() if k in ALL_CREDENTIAL_KEYS and k not in CREDENTIAL_FILE_KEYS and v)
 
 
 def _read_text(path: str) -> str | None:

@@ -18,6 +18,7 @@ from fullsend.app.action.preflight import PreflightFacts
 from fullsend.app.action.receipt import MAYBE_POSTED, post_receipt
 from fullsend.app.action.timeline import Timeline
 from fullsend.core.agent_end import AgentEnd
+from fullsend.core.final_word import RULE_TOOL_DENIED, ToolDenial, denial_lines
 from fullsend.core.receipt.left_over import left_over
 from fullsend.core.receipt.marker import Marker
 from fullsend.core.text.inert import inert
@@ -89,6 +90,8 @@ class RunOutcome:
     skip_receipt_url: str = ""  # the receipt a ``receipt`` skip rests on (summary only)
     agent_end: AgentEnd | None = None  # the shipped iteration's end; None when no agent ran
     error_rule: str = ""  # the rule id closing the ``::error::`` line (docs/rules.md#agent-error and its family)
+    final_message: str = ""  # the shipped iteration's answer, masked, inert and bounded (``final_message_value``)
+    denials: tuple[ToolDenial, ...] = ()  # refused tool calls of every iteration, masked (docs/rules.md#tool-denied)
 
     @property
     def consumed_run_ids(self) -> str:
@@ -141,6 +144,7 @@ def outputs_of(result: RunOutcome) -> dict[str, str]:
         "head_sha": result.head_sha,
         **usage_outputs(result.usage),
         "duration_s": f"{result.duration_s:.1f}",
+        "final_message": result.final_message,
     }
 
 
@@ -172,7 +176,15 @@ def render_summary(result: RunOutcome, stage: str, item_link: str, timeline: Tim
         error=_cell(result.error), timeline=rows, left=[_cell(x) for x in result.left_over()],
         usage=result.usage, usage_cells={k: _cell(v) for k, v in usage_outputs(result.usage).items()},
         duration_s=f"{result.duration_s:.0f}", skip_receipt_url=result.skip_receipt_url,
+        final_lines=quoted_lines(result.final_message), denied=denial_lines(result.denials),
+        tool_denied=RULE_TOOL_DENIED,
     )
+
+
+def quoted_lines(text: str) -> list[str]:
+    """``text`` (already inert, ``final_message_value``) as the lines of a markdown block quote:
+    every line starts with ``>``, so nothing in it can open a block that outlives the quote."""
+    return [f"> {line}".rstrip() for line in text.split("\n")] if text else []
 
 
 def _cell(text: str) -> str:

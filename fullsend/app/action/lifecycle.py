@@ -17,11 +17,12 @@ from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.gha import Console
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.action.cancel import Cancellation, RunCancelled
-from fullsend.app.action.finish import RunOutcome, publish, record_receipt, render_summary
+from fullsend.app.action.finish import RunOutcome, publish, quoted_lines, record_receipt, render_summary
 from fullsend.app.action.plan import RunPlan, build_plan
 from fullsend.app.action.preflight import PreflightFacts, run_preflight
 from fullsend.app.action.timeline import Timeline
 from fullsend.app.action.tokens import Tokens, acquire_role_token, capture_job_token
+from fullsend.core.final_word import denial_lines
 from fullsend.core.receipt.skips import SKIP_REASON_OUTPUT
 from fullsend.core.restricted import restricted_run
 from fullsend.errors import AgentCliError, ExitCode, MintError
@@ -166,7 +167,8 @@ def _agent_part(p: _Progress, run: ActionRun, forge: GitHubForge, tokens: Tokens
         log("info", "No status comment: there is no role token to post it under")
     status.start(clock.now())
     outcome = run.execute()
-    status.finish(clock.now(), _status_of(outcome, run), outcome.error, outcome.marker)
+    status.finish(clock.now(), _status_of(outcome, run), outcome.error, outcome.marker,
+                  final_lines=quoted_lines(outcome.final_message), denied=denial_lines(outcome.denials))
     if run.receipt_allowed(outcome) and not restricted:
         record_receipt(forge, facts, outcome, _item_url(plan), timeline=p.timeline, clock=clock, log=log)
     return outcome

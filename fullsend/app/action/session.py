@@ -16,6 +16,7 @@ from pathlib import Path
 from fullsend.app.action.timeline import Timeline
 from fullsend.app.watch.watcher import Carry, WatchConfig, Watcher
 from fullsend.core.agent_end import AgentEnd
+from fullsend.core.final_word import ALLOW_FLAG, RULE_TOOL_DENIED, tool_label
 from fullsend.core.model import DeliveredSteer
 from fullsend.core.receipt.marker import Marker, marker_from
 from fullsend.core.tokens import exports
@@ -94,7 +95,18 @@ def run_iteration(runtime: Runtime, forge: Forge, setup: IterationSetup, carry: 
     for steer in agent.steers:
         timeline.add(steer.delivered_at, "ack", f"acknowledged message {steer.follow_up_run_id}",
                      run_ids=(steer.follow_up_run_id,))
+    _note_denials(agent, clock, log, timeline)
     return _result(agent, watcher)
+
+
+def _note_denials(agent: AgentRunResult, clock: Clock, log: Log, timeline: Timeline) -> None:
+    """One warning and one timeline row per tool the agent was refused (docs/rules.md#tool-denied)."""
+    for name in dict.fromkeys(tool_label(d.tool_name) for d in agent.denials):
+        count = sum(1 for d in agent.denials if tool_label(d.tool_name) == name)
+        times = f" ({count} calls)" if count > 1 else ""
+        log("warning", f"The agent was refused the tool {name}{times}; to allow it, add the lines {ALLOW_FLAG} and "
+                       f"{name} to agent_args [{RULE_TOOL_DENIED}]")
+        timeline.add(clock.now(), "agent", f"the agent was refused the tool {name}{times}", rule_id=RULE_TOOL_DENIED)
 
 
 def _join_watcher(clock: Clock, thread: threading.Thread, cancelled: threading.Event | None) -> None:

@@ -8,7 +8,7 @@ only free text in it (the detail) is sanitized so every ``<`` is escaped.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -60,9 +60,14 @@ class StatusComment:
         except ForgeError as exc:
             self._log("warning", f"Could not post the start status comment: {exc}")
 
-    def finish(self, at: datetime, status: str, detail: str, marker: Marker | None, footer: str = "") -> None:
+    def finish(self, at: datetime, status: str, detail: str, marker: Marker | None, footer: str = "",
+               final_lines: Sequence[str] = (), denied: Sequence[str] = ()) -> None:
         """Edit the start comment to the terminal status, or post a new one; a later call (a
-        cancelled run whose terminal status was already written) edits that one."""
+        cancelled run whose terminal status was already written) edits that one.
+
+        ``final_lines`` is the agent's final message as block-quote lines and ``denied`` one line
+        per refused tool call, both already inert (``fullsend.core.final_word``,
+        ``fullsend.app.action.finish.quoted_lines``)."""
         if not self.enabled:
             return
         copy = status_marker_copy(status, marker)
@@ -70,7 +75,8 @@ class StatusComment:
         body = _render(
             "receipt/status_terminal.md.j2", run_id=self._run_id, agent=self._stage, status=status,
             detail=sanitize_detail(detail), started=clock_label(self._started or at), completed=clock_label(at),
-            steer_marker=copy, commit7=commit7, started_on7=started_on7, run_url=self._run_url, footer=footer)
+            steer_marker=copy, commit7=commit7, started_on7=started_on7, run_url=self._run_url, footer=footer,
+            final_lines=list(final_lines), denied=list(denied))
         try:
             target = self._target()
             if target is None:

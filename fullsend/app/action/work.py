@@ -19,7 +19,7 @@ from fullsend.adapters.isolation import CHILD_USER
 from fullsend.adapters.runtimes import RUNTIMES
 from fullsend.adapters.runtimes.versions import check_cli_version, version_text
 from fullsend.adapters.sandbox import sandbox_factory
-from fullsend.app.action.agent_env import agent_provider_env, runner_secrets
+from fullsend.app.action.agent_env import agent_provider_env, credential_values, runner_secrets
 from fullsend.app.action.cancel import Cancellation
 from fullsend.app.action.children import Children, reach_secrets, simulator_seam
 from fullsend.app.action.finish import AgentUsage, LeftFacts, RunOutcome
@@ -30,6 +30,7 @@ from fullsend.app.action.timeline import Timeline
 from fullsend.app.action.tokens import Tokens
 from fullsend.app.watch.watcher import Carry, WatchConfig, Watcher
 from fullsend.core.agent_end import AgentEnd
+from fullsend.core.final_word import ToolDenial, distinct_denials, final_message_value, masked_denial
 from fullsend.core.receipt.marker import should_post_receipt
 from fullsend.core.text.envelope import render_envelope
 from fullsend.core.tokens.policy import child_env, encoded_forms
@@ -64,6 +65,11 @@ class ActionRun:
         self.env.update(run_facts_env(started_at, plan.env_head_sha))
         self.agent_env = agent_provider_env(self.env, plan.inputs.runtime, environ,
                                             (tokens.job, tokens.role, *secrets), log)
+        # Never shown in the final message or a denied tool's input (docs/architecture.md
+        # "Final message and denied tools"); the console's masked values join them at the end.
+        self.known_secrets = (tokens.job, tokens.role, *encoded_forms(tokens.job), *encoded_forms(tokens.role),
+                              *secrets, *credential_values(self.agent_env))
+        self.denials: list[ToolDenial] = []  # tool calls refused in any iteration
         self.lock = threading.Lock()
         self.cancelled = threading.Event()
         self.cancellation = cancellation or Cancellation()
@@ -194,6 +200,7 @@ class ActionRun:
                 self._last_result = result
                 self.acked_steers += len(result.agent.steers)
                 self.usage.add(result.agent, self.plan.inputs.model)
+                self.denials.extend(result.agent.denials)
             if not _agent_ok(result) or self.cancelled.is_set() or not self.plan.inputs.validation_script:
                 return result, _agent_ok(result) and not self.cancelled.is_set()
             check = self._script(self.plan.inputs.validation_script)
@@ -222,6 +229,9 @@ class ActionRun:
     def _outcome(self, result: IterationResult | None, validated: bool) -> RunOutcome:
         outcome = self._bare_outcome(result, validated)
         outcome.usage = self.usage
+        secrets = (*self.known_secrets, *getattr(self.console, "masked", ()))
+        outcome.final_message = final_message_value(result.agent.final_message, secrets) if result else ""
+        outcome.denials = tuple(masked_denial(d, secrets) for d in distinct_denials(self.denials))
         return outcome
 
     def _bare_outcome(self, result: IterationResult | None, validated: bool) -> RunOutcome:

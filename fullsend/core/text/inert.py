@@ -13,6 +13,12 @@ no HTML, no escape from its table cell.  :func:`inert` alters each construct, ne
   its table row or line).
 
 Pure; idempotent (applying it twice gives the same text as once).
+
+:func:`inert_block` is the form for a whole message that keeps its lines (the agent's final
+message, docs/architecture.md "Final message and denied tools"): line breaks become ``\\n`` and
+stay, ``|`` is left alone, and, because a text with lines could hold a reference definition
+(``[x]: url``), ``]:`` gets a U+200B too; ``<`` gets a U+200B after it instead of ``&lt;``, so
+the text reads the same wherever it is pasted (no tag, comment or autolink can start).
 """
 
 from __future__ import annotations
@@ -25,6 +31,9 @@ _SCHEME = re.compile(r":(?=//)")
 _WWW = re.compile(r"(?i)\b(www)(?=\.)")
 _BREAKS = re.compile("[\r\n\u2028\u2029]")
 _PIPE = re.compile(r"(?<!\\)\|")
+_BLOCK_BREAKS = re.compile("\r\n|[\r\u2028\u2029]")
+_LT = re.compile("<(?!\u200b)")
+_CLOSE = re.compile("\\](?=[(:])")
 
 
 def inert(text: str) -> str:
@@ -35,6 +44,20 @@ def inert(text: str) -> str:
     text = _BREAKS.sub(" ", text)
     text = text.replace("<", "&lt;").replace("](", "]" + ZWSP + "(")
     text = _PIPE.sub(r"\\|", text)
+    text = _MENTION.sub("@" + ZWSP, text)
+    text = _SCHEME.sub(":" + ZWSP, text)
+    return _WWW.sub(r"\1" + ZWSP, text)
+
+
+def inert_block(text: str) -> str:
+    """``text`` with its lines kept (``\\n`` only) and every link, mention, tag, comment,
+    autolink and reference definition made inert (see the module).
+
+    ``str -> str``; never raises; idempotent.
+    """
+    text = _BLOCK_BREAKS.sub("\n", text)
+    text = _LT.sub("<" + ZWSP, text)
+    text = _CLOSE.sub("]" + ZWSP, text)
     text = _MENTION.sub("@" + ZWSP, text)
     text = _SCHEME.sub(":" + ZWSP, text)
     return _WWW.sub(r"\1" + ZWSP, text)

@@ -44,3 +44,12 @@ def test_the_runner_form_is_unchanged() -> None:
         "::error title=Invalid input::line one%0Aline two",
         "to the same stream when no error stream is given: ***",
     ]
+
+
+def test_masked_lists_every_registered_value_longest_first_for_the_final_message() -> None:
+    """The final message masks what the console masks (docs/architecture.md "Final message and
+    denied tools"): ``masked`` hands those values out, empty ones never registered."""
+    console = Console(io.StringIO())
+    for value in ("short-secret", "", "a-much-longer-secret-value", "short-secret"):
+        console.mask(value)
+    assert console.masked == ("a-much-longer-secret-value", "short-secret")

@@ -33,6 +33,7 @@ from fullsend.adapters.runtimes.events import (
 )
 from fullsend.adapters.runtimes.feed import Now
 from fullsend.core.agent_end import AgentEnd, EndVerdict, TerminalState, verdict_of
+from fullsend.core.final_word import ToolDenial, tool_input_json
 
 TOKEN_THRESHOLD = 5000  # Claude `tokenThreshold`: tokens between two TokensEvents
 
@@ -216,7 +217,9 @@ def parse_result(obj: dict[str, Any]) -> ResultEvent:
     """A ``result`` line as a classified ``ResultEvent``.
 
     The error message is the ``errors`` list of an error variant, or ``result`` of a success
-    that ``is_error``; empty for outright success.
+    that ``is_error``; empty for outright success.  ``final_message`` is ``result`` of a success
+    that is not an error (the agent's answer); ``denials`` are the ``permission_denials`` items
+    (``{tool_name, tool_use_id, tool_input}``), items without a tool name left out.
     """
     usage = u if isinstance(u := obj.get("usage"), dict) else {}
     subtype = as_str(obj.get("subtype"))
@@ -237,7 +240,19 @@ def parse_result(obj: dict[str, Any]) -> ResultEvent:
         cache_creation_input_tokens=as_int(usage.get("cache_creation_input_tokens")),
         cache_read_input_tokens=as_int(usage.get("cache_read_input_tokens")),
         verdict=verdict,
+        final_message=as_str(obj.get("result")) if subtype == "success" and obj.get("is_error") is False else "",
+        denials=permission_denials(obj.get("permission_denials")),
     )
+
+
+def permission_denials(items: object) -> tuple[ToolDenial, ...]:
+    """A ``result``'s ``permission_denials`` list as :class:`ToolDenial` records (anything that is
+    not an object with a string ``tool_name`` is skipped)."""
+    if not isinstance(items, list):
+        return ()
+    return tuple(ToolDenial(as_str(d.get("tool_name")), as_str(d.get("tool_use_id")),
+                            tool_input_json(d.get("tool_input")))
+                 for d in items if isinstance(d, dict) and as_str(d.get("tool_name")))
 
 
 @dataclass

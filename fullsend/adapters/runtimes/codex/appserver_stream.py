@@ -9,7 +9,9 @@ request of the server's own.  The parser turns them into the live driver's event
   (the acknowledgement); an accepted ``turn/steer`` → ``queued`` (accepted, not delivered);
 - a refused ``turn/steer`` → the same input sent again as ``turn/start``; a refused
   ``turn/start`` → ``rejected``;
-- ``turn/completed`` → ``ResultEvent`` classified by :data:`CODEX_APP_SERVER_TERMINAL_STATES`;
+- ``turn/completed`` → ``ResultEvent`` classified by :data:`CODEX_APP_SERVER_TERMINAL_STATES`,
+  whose ``final_message`` is the turn's last completed ``agentMessage`` that is not ``commentary``
+  (its ``phase``: ``final_answer``, ``partial_answer`` or unknown);
 - ``thread/tokenUsage/updated`` → ``TokensEvent`` (the thread's running total);
 - a request from the server (an approval, a tool call) → an error answer: the run is
   unattended and approvals are off.
@@ -103,6 +105,7 @@ class AppServerParser:
         self.session = AppServerSession()
         self._clock = clock
         self._last_error = ""
+        self._final = ""  # the turn's last answer (an agentMessage item that is not commentary)
 
     def parse(self, obj: dict[str, Any]) -> list[AgentEvent]:
         """Events for one stdout object (possibly none)."""
@@ -174,6 +177,8 @@ class AppServerParser:
         if method == "item/started" and item.get("type") == "userMessage":
             return self._user_message(item)
         if method == "item/completed" and item.get("type") == "agentMessage" and as_str(item.get("text")).strip():
+            if item.get("phase") != "commentary":
+                self._final = as_str(item.get("text"))
             return [TextEvent(as_str(item.get("text")))]
         if method == "thread/tokenUsage/updated":
             return self._tokens(params.get("tokenUsage"))
@@ -207,9 +212,10 @@ class AppServerParser:
     def _turn_completed(self, params: dict[str, Any]) -> list[AgentEvent]:
         turn = _obj(params.get("turn"))
         verdict = turn_verdict(turn, self._last_error)
-        self._last_error = ""
+        self._last_error, final, self._final = "", self._final, ""
         result = ResultEvent(num_turns=1, is_error=not verdict.succeeded, subtype=verdict.reason,
-                             error_message="" if verdict.succeeded else verdict.detail, verdict=verdict)
+                             error_message="" if verdict.succeeded else verdict.detail, verdict=verdict,
+                             final_message=final)
         resend = self.session.turn_completed(as_str(turn.get("id")))
         return [result, *(SendEvent(line) for line in resend)]
 

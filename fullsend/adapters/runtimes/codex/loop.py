@@ -124,6 +124,7 @@ class CodexLoop:
         self.aggregator = CodexSteerAggregator()
         self.verdict: _Verdict = _Verdict()
         self.failed = False  # a turn failed not of the action's doing: its verdict stays
+        self.final_message = ""  # the latest process's answer that had one
         self.deadline = runtime.monotonic() + params.timeout_s
 
     def run(self) -> AgentRunResult:
@@ -140,6 +141,8 @@ class CodexLoop:
             queue.begin_turn()
             out = self.rt.run_turn(self.active, self.params, turn, budget, self.aggregator, self.on_output)
             queue.end_turn()
+            if out.result is not None and out.result.final_message:
+                self.final_message = out.result.final_message
             if turn.resume_thread_id:
                 queue.confirm_delivery(out.thread_id != "")
             stopped = queue.take_stopped_for_steer()
@@ -201,6 +204,7 @@ class CodexLoop:
             timed_out=self.active.timed_out, cancelled=self.active.cancelled.is_set(),
             input_tokens=self.aggregator.input_tokens, output_tokens=self.aggregator.output_tokens,
             total_cost_usd=self.aggregator.cost_usd, session_id=self.active.queue.thread_id, end=end.end,
+            final_message=self.final_message,
         )
 
 

@@ -5,7 +5,8 @@ Events (WIRE): ``thread.started{thread_id}``, ``turn.started``, ``turn.completed
 published the moment it is read (``on_thread_id``), not at EOF, so a first-turn steer can
 interrupt.  Exactly one ``ResultEvent`` per process, at EOF, classified by
 :data:`CODEX_TERMINAL_STATES` (the CLI's ``exec_events.rs`` and its JSONL mapper: a turn ends in
-``turn.completed`` or ``turn.failed``; an interrupted turn writes neither).
+``turn.completed`` or ``turn.failed``; an interrupted turn writes neither).  Its
+``final_message`` is the text of the process's last completed ``agent_message`` item.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ class CodexStreamParser:
         self._failure = ""
         self._last_error = ""
         self._turn_started = False
+        self._final = ""  # the last agent_message item's text
         self._usage = [0, 0, 0, 0, 0]  # input, output, reasoning, cache_read, cache_write (high-water)
 
     def parse(self, obj: dict[str, Any]) -> list[AgentEvent]:
@@ -84,7 +86,8 @@ class CodexStreamParser:
 
     def _item(self, item: object) -> list[AgentEvent]:
         if isinstance(item, dict) and item.get("type") == "agent_message" and as_str(item.get("text")).strip():
-            return [TextEvent(as_str(item.get("text")))]
+            self._final = as_str(item.get("text"))
+            return [TextEvent(self._final)]
         return []
 
     def _note_usage(self, usage: object) -> None:
@@ -102,8 +105,8 @@ class CodexStreamParser:
     def finish(self) -> list[AgentEvent]:
         """The process's single result: clean, ``turn_failed`` or ``incomplete`` (see the table)."""
         i, o, r, cr, cw = self._usage
-        common: dict[str, Any] = dict(num_turns=1, input_tokens=i, output_tokens=o, reasoning_tokens=r,
-                                      cache_read_input_tokens=cr, cache_creation_input_tokens=cw)
+        common: dict[str, Any] = dict(num_turns=1, final_message=self._final, input_tokens=i, output_tokens=o,
+                                      reasoning_tokens=r, cache_read_input_tokens=cr, cache_creation_input_tokens=cw)
         if self._terminal == "completed":
             return [ResultEvent(subtype="success", verdict=codex_verdict("turn.completed"), **common)]
         if self._terminal == "failed":

@@ -12,6 +12,7 @@ Turn end: one ``ResultEvent`` per ``agent_settled`` in per-prompt (rpc) mode, ca
 totals (counters are never reset) and the cycle's class from :data:`PI_STOP_REASONS` (the last
 assistant message's ``stopReason``), unless ``agent_settled`` says ``aborted``; in default mode
 one result at EOF.  EOF after a new ``agent_start`` owes an ``incomplete`` (interrupted) result.
+A result's ``final_message`` is the text of the cycle's last assistant message that had text.
 """
 
 from __future__ import annotations
@@ -79,6 +80,7 @@ class _Prompt:
     error_message: str = ""
     stop_reason: str = ""
     aborted: bool = False
+    final_text: str = ""  # the text of the cycle's last assistant message that had any
 
 
 class PiStreamParser:
@@ -158,6 +160,7 @@ class PiStreamParser:
         current.stop_reason = as_str(message.get("stopReason"))
         current.error_message = as_str(message.get("errorMessage"))
         text = _text_of(message.get("content")).strip()
+        current.final_text = text or current.final_text
         tokens = TokensEvent(input=self._totals[0], output=self._totals[1],
                              cache_read=self._totals[2], cache_write=self._totals[3])
         return [TextEvent(text), tokens] if text else [tokens]
@@ -171,6 +174,7 @@ class PiStreamParser:
             subtype=verdict.reason,
             input_tokens=self._totals[0], output_tokens=self._totals[1],
             cache_read_input_tokens=self._totals[2], cache_creation_input_tokens=self._totals[3], verdict=verdict,
+            final_message=prompt.final_text,
         )
 
 

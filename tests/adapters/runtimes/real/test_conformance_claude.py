@@ -15,6 +15,7 @@ text-block form of a folded replay in ``test_acks_by_identity.py``.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ from tests.adapters.runtimes.real.conformance import (
     Steering,
     assert_failed,
     assert_succeeded,
+    busy_then_done,
     done,
     fails,
     keeps_calling_a_tool,
@@ -63,9 +65,24 @@ def _unsteered(tmp_path: Path, script: Any, *extra: str, **env: str) -> AgentRun
 
 
 def test_success_then_eof(tmp_path: Path) -> None:
-    result = _unsteered(tmp_path, done())
+    result = _unsteered(tmp_path, done("All done: final-word-claude."))
     assert_succeeded(result, [])
     assert result.turns == 1
+    assert result.final_message == "All done: final-word-claude."  # the result event's `result`
+    assert result.denials == ()
+
+
+def test_a_tool_refused_by_disallowed_tools_is_reported_as_denied(tmp_path: Path) -> None:
+    """``--disallowedTools`` with a Bash rule: the CLI refuses the model's call, says so in its
+    result's ``permission_denials``, and the run still succeeds (docs/rules.md#tool-denied)."""
+    marker = tmp_path / "work" / "pushed.flag"
+    result = _unsteered(tmp_path, busy_then_done(f"touch {marker.name}"), "--disallowedTools", "Bash(touch:*)")
+    assert_succeeded(result, [])
+    assert not marker.exists(), "the refused command ran"
+    assert [(d.tool_name, json.loads(d.tool_input)["command"]) for d in result.denials] == \
+        [("Bash", f"touch {marker.name}")]
+    assert result.denials[0].tool_use_id
+    assert result.final_message == "All done."
 
 
 def test_turn_limit_is_limit_reached(tmp_path: Path) -> None:

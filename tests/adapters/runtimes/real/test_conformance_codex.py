@@ -59,8 +59,9 @@ def _unsteered(tmp_path: Path, script: Any) -> AgentRunResult:
 
 
 def test_success_then_eof(tmp_path: Path) -> None:
-    result = _unsteered(tmp_path, done())
+    result = _unsteered(tmp_path, done("All done: final-word-codex-exec."))
     assert_succeeded(result, [])
+    assert result.final_message == "All done: final-word-codex-exec."  # the last agent_message item
 
 
 @pytest.mark.parametrize(("error", "says"), [

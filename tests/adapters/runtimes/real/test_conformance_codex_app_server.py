@@ -165,11 +165,12 @@ def test_eof_while_the_turn_runs_is_interrupted(tmp_path: Path) -> None:
 
 
 def test_an_unsteered_run_settles_after_its_turn_and_exits_0(tmp_path: Path) -> None:
-    with FakeOpenAI(done()) as model:
+    with FakeOpenAI(done("All done: final-word-app-server.")) as model:
         runtime = CodexAppServerRuntime(sandbox_root_parent=tmp_path, render=render)
         result = RunInThread(runtime, _params(tmp_path, model, steerable=False)).start().join()
     assert_succeeded(result, [])
     assert result.input_tokens > 0 and result.output_tokens > 0
+    assert result.final_message == "All done: final-word-app-server."  # the turn's last agentMessage
 
 
 

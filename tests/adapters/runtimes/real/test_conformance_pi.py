@@ -70,9 +70,10 @@ def _unsteered(tmp_path: Path, script: Any, settings: dict[str, Any] | None = No
 
 
 def test_success_then_eof(tmp_path: Path) -> None:
-    result = _unsteered(tmp_path, done())
+    result = _unsteered(tmp_path, done("All done: final-word-pi."))
     assert_succeeded(result, [])
     assert result.turns == 1
+    assert result.final_message == "All done: final-word-pi."  # the cycle's last assistant message
 
 
 def test_output_limit_is_limit_reached(tmp_path: Path) -> None:
