@@ -9,6 +9,9 @@ no HTML, no escape from its table cell.  :func:`inert` alters each construct, ne
   reference link needs a definition line, which a text without line breaks cannot hold);
 * ``@`` before a login character → ``@`` + U+200B (no mention, so no notification);
 * ``://`` → ``:`` + U+200B + ``//`` and ``www.`` → ``www`` + U+200B + ``.`` (no bare autolink);
+* ``#`` before a digit → ``#`` + U+200B, and ``GH-`` before a digit → ``GH`` + U+200B + ``-`` (no
+  issue reference, ``#123`` or ``owner/repo#123``: GitHub would link it and list this comment
+  in that issue's timeline);
 * line breaks (``\\r``, ``\\n``, U+2028, U+2029) → a space and ``|`` → ``\\|`` (the text stays in
   its table row or line).
 
@@ -29,6 +32,7 @@ ZWSP = "\u200b"
 _MENTION = re.compile(r"@(?=[A-Za-z0-9_-])")
 _SCHEME = re.compile(r":(?=//)")
 _WWW = re.compile(r"(?i)\b(www)(?=\.)")
+_REFERENCE = re.compile(r"(#|(?i:\bGH)(?=-))(?=-?[0-9])")
 _BREAKS = re.compile("[\r\n\u2028\u2029]")
 _PIPE = re.compile(r"(?<!\\)\|")
 _BLOCK_BREAKS = re.compile("\r\n|[\r\u2028\u2029]")
@@ -46,6 +50,7 @@ def inert(text: str) -> str:
     text = _PIPE.sub(r"\\|", text)
     text = _MENTION.sub("@" + ZWSP, text)
     text = _SCHEME.sub(":" + ZWSP, text)
+    text = _REFERENCE.sub(r"\1" + ZWSP, text)
     return _WWW.sub(r"\1" + ZWSP, text)
 
 
@@ -60,4 +65,5 @@ def inert_block(text: str) -> str:
     text = _CLOSE.sub("]" + ZWSP, text)
     text = _MENTION.sub("@" + ZWSP, text)
     text = _SCHEME.sub(":" + ZWSP, text)
+    text = _REFERENCE.sub(r"\1" + ZWSP, text)
     return _WWW.sub(r"\1" + ZWSP, text)

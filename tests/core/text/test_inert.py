@@ -3,13 +3,15 @@ per vector (docs/architecture.md "Status comments")."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from fullsend.app.action.finish import _cell
 from fullsend.core.receipt.marker import sanitize_detail
-from fullsend.core.text.inert import inert
+from fullsend.core.text.inert import inert, inert_block
 
 Z = "\u200b"
 
@@ -32,6 +34,14 @@ def test_an_image_cannot_render() -> None:
 
 def test_a_bare_url_cannot_autolink() -> None:
     assert inert("see https://evil.example/x") == f"see https:{Z}//evil.example/x"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("fixes #123", f"fixes #{Z}123"), ("see org/repo#45", f"see org/repo#{Z}45"), ("GH-12", f"GH{Z}-12"),
+    ("gh-7 too", f"gh{Z}-7 too"), ("color #fff", "color #fff"), ("# heading", "# heading"), ("GHX-1", "GHX-1"),
+], ids=["issue", "cross-repo", "gh-prefix", "gh-lower", "not-a-number", "heading", "other-prefix"])
+def test_an_issue_reference_cannot_link_or_cross_reference(text: str, expected: str) -> None:
+    assert inert(text) == expected and inert_block(text) == expected
 
 
 def test_a_www_address_cannot_autolink() -> None:
@@ -65,3 +75,4 @@ def test_inert_is_idempotent_and_leaves_no_construct(text: str) -> None:
     assert inert(once) == once
     assert "<" not in once and "](" not in once and "\n" not in once and "\r" not in once
     assert "://" not in once
+    assert not re.search(r"#[0-9]", once)
