@@ -176,8 +176,14 @@ def test_the_smoke_subset_covers_every_tier() -> None:
     assert all((REPO_ROOT / f).is_file() for f in SMOKE), [f for f in SMOKE if not (REPO_ROOT / f).is_file()]
 
 
+#: Both full-tier tests share the module's clone: one xdist group keeps them on one worker, so
+#: the clone and its install are made once.
+ONE_CLONE = pytest.mark.xdist_group("fresh-clone")
+
+
 @pytest.mark.slow
 @pytest.mark.full
+@ONE_CLONE
 @pytest.mark.timeout(1800)
 def test_the_readme_command_passes_and_the_tool_tiers_say_what_to_install(fast_tier: Outcome) -> None:
     assert fast_tier.exit_code == 0, fast_tier.output[-6000:]
@@ -192,6 +198,7 @@ def test_the_readme_command_passes_and_the_tool_tiers_say_what_to_install(fast_t
 
 @pytest.mark.slow
 @pytest.mark.full
+@ONE_CLONE
 @pytest.mark.timeout(1800)
 def test_under_ci_the_same_missing_tools_fail_instead(clone: Clone, fast_tier: Outcome) -> None:
     skipped = fast_tier.with_result("skipped", SKIP_RULE)

@@ -7,7 +7,6 @@ thread-safe and returns (a copy of) the stored JSON dict, the exact object the s
 
 from __future__ import annotations
 
-import copy
 import threading
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
@@ -17,6 +16,7 @@ from fullsend.simulator.shapes import (
     Urls,
     fake_sha,
     format_ts,
+    json_copy,
     minimal_repo_json,
     node_id,
     simple_commit_json,
@@ -89,7 +89,7 @@ class ActionsState(StateBase):
             self._runs[run_id] = run
             self._run_jobs.setdefault(run_id, [])
             self._workflow_paths.add(str(run["path"]))
-            return copy.deepcopy(run)
+            return json_copy(run)
 
     def update_workflow_run(self, run_id: int, **fields: Any) -> dict[str, Any]:
         """Change fields of a run (same conventions as ``add_workflow_run``); ``updated_at``
@@ -98,7 +98,7 @@ class ActionsState(StateBase):
             run = self._runs[run_id]
             fields.setdefault("updated_at", self.now())
             run.update(self._run_fields(run, fields))
-            return copy.deepcopy(run)
+            return json_copy(run)
 
     def add_workflow(self, path: str) -> None:
         """Declare a workflow file that has no runs yet (its runs listing answers 200, not 404)."""
@@ -195,7 +195,7 @@ class ActionsState(StateBase):
             job.update(self._job_fields(extra))
             self._jobs[job_id] = job
             self._run_jobs[run_id].append(job_id)
-            return copy.deepcopy(job)
+            return json_copy(job)
 
     def update_job(self, job_id: int, **fields: Any) -> dict[str, Any]:
         """Change fields of a job; moving to ``completed`` stamps ``completed_at`` (now) unless given."""
@@ -206,7 +206,7 @@ class ActionsState(StateBase):
             if fields.get("status") in ("in_progress", "completed") and job.get("runner_id") is None:
                 fields = {**self._runner(job_id), **fields}
             job.update(self._job_fields(fields))
-            return copy.deepcopy(job)
+            return json_copy(job)
 
     def delete_job(self, job_id: int) -> None:
         """Remove a job from its run's listing (a page of jobs then shifts under a reader)."""
@@ -218,7 +218,7 @@ class ActionsState(StateBase):
     def jobs_of(self, run_id: int) -> list[dict[str, Any]]:
         """Copies of the jobs of run ``run_id`` in creation order, every attempt (``KeyError`` if unknown)."""
         with self._lock:
-            return [copy.deepcopy(self._jobs[j]) for j in self._run_jobs[run_id]]
+            return [json_copy(self._jobs[j]) for j in self._run_jobs[run_id]]
 
     def jobs_listing(self, run_id: int, job_filter: str = "latest", attempt: int | None = None) -> list[dict[str, Any]]:
         """What GitHub lists for a run's jobs: ``filter=latest`` (the default) only the
@@ -283,9 +283,9 @@ class ActionsState(StateBase):
         """A copy of run ``run_id`` or ``None``."""
         with self._lock:
             run = self._runs.get(run_id)
-            return copy.deepcopy(run) if run is not None else None
+            return json_copy(run) if run is not None else None
 
     def runs(self) -> list[dict[str, Any]]:
         """Copies of every run, in id order."""
         with self._lock:
-            return [copy.deepcopy(self._runs[k]) for k in sorted(self._runs)]
+            return [json_copy(self._runs[k]) for k in sorted(self._runs)]

@@ -8,14 +8,13 @@ copies of the stored JSON.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 
 from fullsend.simulator.actions import ActionsState
 from fullsend.simulator.compare import CompareAnswer, comparison_json, resolve_compare
-from fullsend.simulator.shapes import Urls, fake_sha, label_json, node_id, pull_request_json, stable_id
+from fullsend.simulator.shapes import Urls, fake_sha, json_copy, label_json, node_id, pull_request_json, stable_id
 
 FIRST_COMMENT_ID = 4_000_000_000
 FIRST_REVIEW_ID = 2_000_000_000
@@ -68,7 +67,7 @@ class ItemsState(ActionsState):
                                          "patch_url": f"{web}.patch", "merged_at": None}
             issue.update(self._item_fields(extra))
             self._issues[number] = issue
-            return copy.deepcopy(issue)
+            return json_copy(issue)
 
     def add_pull_request(
         self, number: int, head_sha: str, title: str = "", body: str = "", labels: Iterable[str] = (),
@@ -85,7 +84,7 @@ class ItemsState(ActionsState):
             self._pulls[number] = pull_request_json(self.urls, issue, owner, (head_ref, head_sha),  # type: ignore[arg-type]  # the JSON record is a dict[str, Any]
                                                     (base_ref, base_sha or fake_sha("base", number)), draft)
             self._pulls[number].update(self._item_fields(extra))
-            return copy.deepcopy(self._pulls[number])
+            return json_copy(self._pulls[number])
 
     def update_issue(self, number: int, **fields: Any) -> dict[str, Any]:
         """Change an issue's ``title``, ``body``, ``labels`` (names), ``state`` or any other field;
@@ -99,7 +98,7 @@ class ItemsState(ActionsState):
             pr = self._pulls.get(number)
             if pr is not None:
                 pr.update({k: v for k, v in self._item_fields(fields).items() if k in pr})
-            return copy.deepcopy(issue)
+            return json_copy(issue)
 
     def move_head(
         self, number: int, new_sha: str, files: list[dict[str, Any]] | None = None,
@@ -119,7 +118,7 @@ class ItemsState(ActionsState):
             pr["updated_at"] = now
             pr["commits"] = int(pr.get("commits", 1)) + max(ahead_by, 0)
             self._issues[number]["updated_at"] = now
-            return copy.deepcopy(pr)
+            return json_copy(pr)
 
     def set_compare(self, base: str, head: str, answer: dict[str, Any] | int) -> None:
         """Fix the answer of ``compare/{base}...{head}``: a status code (e.g. 404), or a partial
@@ -181,7 +180,7 @@ class ItemsState(ActionsState):
             if last_edited_at is not None:
                 self._edited_at[cid] = self._ts(last_edited_at) or ""
             self._touch_item(number, created)
-            return copy.deepcopy(comment)
+            return json_copy(comment)
 
     def edit_comment(self, comment_id: int, body: str, updated_at: datetime | str | None = None) -> dict[str, Any]:
         """Replace a comment's body; ``updated_at`` becomes ``updated_at`` or now.  ``KeyError`` if unknown."""
@@ -190,7 +189,7 @@ class ItemsState(ActionsState):
             comment["body"] = body
             comment["updated_at"] = self._ts(updated_at, self.now())
             self._edited_at[comment_id] = comment["updated_at"]
-            return copy.deepcopy(comment)
+            return json_copy(comment)
 
     def last_edited_at(self, comment_id: int) -> str | None:
         """GraphQL's ``lastEditedAt`` of a comment: when its body was last edited, ``None`` if never."""
@@ -209,13 +208,13 @@ class ItemsState(ActionsState):
         """Copies of the comments on item ``number``, oldest first (including the action's posts)."""
         with self._lock:
             ids = sorted(c for c, n in self._comment_item.items() if n == number)
-            return [copy.deepcopy(self._comments[c]) for c in ids]
+            return [json_copy(self._comments[c]) for c in ids]
 
     def get_comment(self, comment_id: int) -> dict[str, Any] | None:
         """A copy of comment ``comment_id`` or ``None``."""
         with self._lock:
             c = self._comments.get(comment_id)
-            return copy.deepcopy(c) if c is not None else None
+            return json_copy(c) if c is not None else None
 
     def _count_comments(self, number: int) -> int:
         return sum(1 for n in self._comment_item.values() if n == number)
@@ -250,7 +249,7 @@ class ItemsState(ActionsState):
                 review["submitted_at"] = self._ts(submitted_at, self.now())
             review.update(extra)
             self._reviews.setdefault(number, []).append(review)
-            return copy.deepcopy(review)
+            return json_copy(review)
 
     def _review_ids(self) -> list[int]:
         return [r["id"] for rs in self._reviews.values() for r in rs]
@@ -260,20 +259,20 @@ class ItemsState(ActionsState):
         """A copy of issue ``number`` (also a PR's issue record) or ``None``."""
         with self._lock:
             issue = self._issues.get(number)
-            return copy.deepcopy(issue) if issue is not None else None
+            return json_copy(issue) if issue is not None else None
 
     def get_pull(self, number: int) -> dict[str, Any] | None:
         """A copy of pull request ``number`` or ``None`` (plain issues have none)."""
         with self._lock:
             pr = self._pulls.get(number)
-            return copy.deepcopy(pr) if pr is not None else None
+            return json_copy(pr) if pr is not None else None
 
     def reviews(self, number: int) -> list[dict[str, Any]] | None:
         """Copies of the reviews on PR ``number`` in submission order; ``None`` if not a PR."""
         with self._lock:
             if number not in self._pulls:
                 return None
-            return copy.deepcopy(self._reviews.get(number, []))
+            return json_copy(self._reviews.get(number, []))
 
     def compare_answer(self, base: str, head: str, per_page: int = 250) -> dict[str, Any] | int:
         """The ``commit-comparison`` JSON for ``base...head``, or an HTTP status (404 when unknown)."""

@@ -21,9 +21,12 @@ from tests.property.promise_machine import ReceiptPromise
 EXAMPLES_DB = DirectoryBasedExampleDatabase(str(Path(__file__).parent / "examples-db"))
 FAST = settings(max_examples=200, stateful_step_count=25, deadline=None, database=EXAMPLES_DB, print_blob=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-#: The slow tier's budget: split over one worker process per core (tests/property/promise_worker.py).
+#: The full tier's budget, run as ``LONG_CHUNKS`` pytest items of ``CHUNK_INTERLEAVINGS`` each, with
+#: seeds ``seed``, ``seed + 1`` …, that pytest-xdist spreads over its workers like any other test.
 LONG_INTERLEAVINGS = 10_000
-LONG = settings(FAST, max_examples=LONG_INTERLEAVINGS)
+LONG_CHUNKS = 20
+CHUNK_INTERLEAVINGS = LONG_INTERLEAVINGS // LONG_CHUNKS
+LONG = settings(FAST, max_examples=CHUNK_INTERLEAVINGS)
 
 
 def chosen_seed() -> int:
@@ -32,10 +35,12 @@ def chosen_seed() -> int:
     return int(raw) if raw.isdigit() else random.SystemRandom().randrange(2**32)
 
 
-def run_promise(profile: settings, machine: type[ReceiptPromise] = ReceiptPromise, seed: int | None = None) -> None:
+def run_promise(profile: settings, machine: type[ReceiptPromise] = ReceiptPromise, seed: int | None = None,
+                replay: str = "") -> None:
     """Run ``machine`` under ``profile`` with ``seed`` (default :func:`chosen_seed`), printed first
-    so a failure reproduces; raises what the machine's failing check raised."""
+    with ``replay`` (default ``RECEIPT_PROMISE_SEED=<seed>``) so a failure reproduces; raises what
+    the machine's failing check raised."""
     value = chosen_seed() if seed is None else seed
-    print(f"receipt promise: seed {value} (replay with RECEIPT_PROMISE_SEED={value})", flush=True)
+    print(f"receipt promise: seed {value} (replay with {replay or f'RECEIPT_PROMISE_SEED={value}'})", flush=True)
     seeded = use_seed(value)(type(f"{machine.__name__}Seeded", (machine,), {}))
     run_state_machine_as_test(seeded, settings=profile)
