@@ -124,6 +124,9 @@ class _RunFacts:
     earlier: list[Any] = field(default_factory=list)  # one iteration: no validation retry
     # The job token proven out of the agent's reach (docs/rules.md#token-in-reach), as on the seam.
     children: Any = field(default_factory=lambda: SimpleNamespace(reach=ReachVerdict(True)))
+    known_secrets: tuple[str, ...] = ()  # what the final message is masked with (none in this world)
+    denials: list[Any] = field(default_factory=list)
+    console: Any = None
     # The real decision, bound as a method of these facts (``_outcome`` calls it on ``self``).
     _bare_outcome = work.ActionRun._bare_outcome
 
