@@ -37,7 +37,8 @@ def settle_words(reason: str, max_steers: int, min_remaining: timedelta, paused_
         settle.SESSION_CLOSED: "The agent session can take no more steers; settling the run",
         settle.CANCELLED: "The watch was cancelled; settling the run",
         settle.RATE_LIMITED: f"GitHub's rate limit holds until {format_time(paused_until)}, past this run's "
-                             "steer window; settling and leaving later updates to the queued run",
+                             "steer window or longer than the agent may wait at its turn end; settling and "
+                             "leaving later updates to the queued run",
     }
     return f"{says.get(reason, 'Settling the run')} [{reason}]"
 

@@ -181,7 +181,7 @@ class Watcher:
         decision = settle.before_tick(self.clock.now(), self.config.deadline, self.min_remaining)
         if decision.settles:
             return decision
-        outcome = self.poll_and_steer()
+        outcome = self._held(self.poll_and_steer(), st.settle.awaiting)
         st.settle, decision = settle.after_tick(st.settle, outcome, st.steers, self.max_steers,
                                                 self._steered_at(outcome))
         return decision
@@ -196,10 +196,18 @@ class Watcher:
             return decision
         if decision.settles:
             return decision
-        outcome = self.poll_and_steer()
+        outcome = self._held(self.poll_and_steer(), True)
         st.settle, decision = settle.after_turn_end(st.settle, outcome, st.steers, self.max_steers,
                                                     self._steered_at(outcome))
         return decision
+
+    def _held(self, outcome: Outcome, awaiting: bool) -> Outcome:
+        """``LIMITED`` in place of a ``RETRY`` when the agent waits at a turn end and a rate-limit
+        pause would hold it idle too long (docs/rules.md#rate-limited)."""
+        if outcome is Outcome.RETRY and settle.pause_outlasts_the_wait(awaiting, self.state.paused_until,
+                                                                     self.clock.now()):
+            return Outcome.LIMITED
+        return outcome
 
     def _steered_at(self, outcome: Outcome) -> datetime | None:
         return self.state.last_steer_at if outcome is Outcome.STEERED else None

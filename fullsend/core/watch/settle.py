@@ -205,6 +205,17 @@ def before_turn_end(
     return settle_for(LOW_ON_TIME) if low_on_time(deadline, now, min_remaining) else POLL
 
 
+#: While the agent waits at a turn end for a verdict, a rate-limit pause that ends later than this
+#: from now settles the run (``rate-limited``): the agent is not held idle for the limit's sake.
+AWAITING_PAUSE_MAX = timedelta(seconds=60)
+
+
+def pause_outlasts_the_wait(awaiting: bool, paused_until: datetime | None, now: datetime) -> bool:
+    """True when the agent waits at a turn end (``awaiting``) and the polls are paused by a rate
+    limit ending more than :data:`AWAITING_PAUSE_MAX` after ``now`` (aware instants)."""
+    return awaiting and paused_until is not None and paused_until - now > AWAITING_PAUSE_MAX
+
+
 def _steered(state: SettleState, steered_at: datetime | None) -> SettleState:
     return replace(state, awaiting=False, retries=0, last_steer_at=steered_at or state.last_steer_at)
 

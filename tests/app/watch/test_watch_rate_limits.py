@@ -67,8 +67,9 @@ def test_a_limit_past_the_steer_window_settles_once_with_the_reset_time(vrig: Ri
     assert w.settle_reason == "rate-limited"
     until = format_time(reset + timedelta(seconds=1))
     settled = vrig.lines("[rate-limited]")
-    assert settled == [f"GitHub's rate limit holds until {until}, past this run's steer window; settling and "
-                       "leaving later updates to the queued run [rate-limited]"]
+    assert settled == [f"GitHub's rate limit holds until {until}, past this run's steer window or longer than "
+                       "the agent may wait at its turn end; settling and leaving later updates to the queued run "
+                       "[rate-limited]"]
     assert vrig.listings() == 1 and vrig.steerer.messages == [] and vrig.steerer.settles == ["sandbox-1"]
     assert (55, "rate-limited") not in w.left  # never judged: the queued run does it, with no receipt
 
@@ -92,3 +93,21 @@ def test_a_run_accepted_in_the_poll_that_hits_a_limit_past_the_window_is_left_wi
     finish(run_watch(w, turn_ends=1))
     assert w.settle_reason == "rate-limited" and vrig.steerer.messages == []
     assert (55, "rate-limited") in w.left
+
+
+@pytest.mark.parametrize("limit", ["headerless-secondary", "primary-3-min"])
+def test_a_limit_at_a_turn_end_does_not_hold_the_idle_agent(vrig: Rig, limit: str) -> None:
+    """The agent ended its turn and waits for a verdict; a limit that would keep it idle for more
+    than a minute settles the run at once (``rate-limited``), long before the steer window ends:
+    the follow-up is left to the queued run, which does the work."""
+    _push(vrig)
+    if limit == "primary-3-min":
+        vrig.sim.primary_limit("GET", LISTING, reset_at=vrig.clock.now() + timedelta(minutes=3), times=None)
+    else:  # 60 s, then 120 s …: the second strike is past the minute
+        vrig.sim.secondary_limit("GET", LISTING, retry_after=None, times=None)
+    w = vrig.watcher(deadline=vrig.clock.now() + timedelta(minutes=30))
+    started = vrig.clock.now()
+    finish(run_watch(w, turn_ends=1))
+    assert w.settle_reason == "rate-limited"
+    assert vrig.clock.now() - started <= timedelta(seconds=61)  # at most the one in-request wait
+    assert vrig.steerer.messages == [] and vrig.steerer.settles == ["sandbox-1"]
