@@ -97,7 +97,8 @@ def test_a_hostile_agent_and_post_script_under_their_own_uid_find_no_secret_and_
     assert run.outputs["outcome"] == "succeeded"
     assert set(run.outputs) == {"outcome", "skip_reason", "steers", "consumed_run_ids", "receipt_url", "head_sha",
                                 "cost_usd", "input_tokens", "output_tokens", "turns", "session_id", "model",
-                                "duration_s", "final_message"}
+                                "duration_s", "final_message", "agent_isolation"}
+    assert run.outputs["agent_isolation"] == "own-uid"
     assert "HUNTER-WROTE-THIS" not in run.summary
     for key in ("GITHUB_ENV", "GITHUB_PATH", "GITHUB_STATE"):
         assert Path(env[key]).read_text() == "", key
@@ -193,6 +194,7 @@ def test_a_receipt_only_when_the_hostile_agent_could_not_reach_the_job_token(run
     moved = [line for line in run.stdout.splitlines() if "[credential-moved]" in line]
     forged = [body for body in by_job if str(FORGE_RUN) in body]
     assert forged == [] or kind == "root-without-the-user"
+    assert run.outputs["agent_isolation"] == ("shared-uid" if kind == "root-without-the-user" else "own-uid")
     if kind == "root-without-the-user":
         assert report["uid"] == 0 and "shares the action's uid" in warnings[0]
         assert "the agent ran under the action's own uid (allow_shared_uid)" in run.summary

@@ -123,7 +123,7 @@ class _RunFacts:
     usage: AgentUsage = field(default_factory=AgentUsage)
     earlier: list[Any] = field(default_factory=list)  # one iteration: no validation retry
     # The job token proven out of the agent's reach (docs/rules.md#token-in-reach), as on the seam.
-    children: Any = field(default_factory=lambda: SimpleNamespace(reach=ReachVerdict(True)))
+    children: Any = field(default_factory=lambda: SimpleNamespace(reach=ReachVerdict(True), user=None))
     known_secrets: tuple[str, ...] = ()  # what the final message is masked with (none in this world)
     denials: list[Any] = field(default_factory=list)
     console: Any = None

@@ -92,6 +92,7 @@ class RunOutcome:
     error_rule: str = ""  # the rule id closing the ``::error::`` line (docs/rules.md#agent-error and its family)
     final_message: str = ""  # the shipped iteration's answer, masked, inert and bounded (``final_message_value``)
     denials: tuple[ToolDenial, ...] = ()  # refused tool calls of every iteration, masked (docs/rules.md#tool-denied)
+    agent_isolation: str = ""  # own-uid | shared-uid once a child ran (docs/rules.md#token-in-reach)
 
     @property
     def consumed_run_ids(self) -> str:
@@ -145,6 +146,7 @@ def outputs_of(result: RunOutcome) -> dict[str, str]:
         **usage_outputs(result.usage),
         "duration_s": f"{result.duration_s:.1f}",
         "final_message": result.final_message,
+        "agent_isolation": result.agent_isolation,
     }
 
 

@@ -232,6 +232,7 @@ class ActionRun:
         secrets = (*self.known_secrets, *getattr(self.console, "masked", ()))
         outcome.final_message = final_message_value(result.agent.final_message, secrets) if result else ""
         outcome.denials = tuple(masked_denial(d, secrets) for d in distinct_denials(self.denials))
+        outcome.agent_isolation = "own-uid" if self.children.user is not None else "shared-uid"
         return outcome
 
     def _bare_outcome(self, result: IterationResult | None, validated: bool) -> RunOutcome:
