@@ -30,7 +30,7 @@ from fullsend.core.provenance.verdicts import MyRun
 from fullsend.core.text.prose import Wording
 from fullsend.core.watch import settle
 from fullsend.core.watch.settle import Outcome
-from fullsend.core.watch.start import normalize_self_logins
+from fullsend.core.watch.start import MISSING_DISPLAY_TITLE, normalize_self_logins
 from fullsend.ports import Clock, Forge, Steerer
 from fullsend.wording import default_wording
 
@@ -111,7 +111,7 @@ class Watcher:
         me, notes = read_my_run(self.forge, cfg.run_id, cfg.run_name, cfg.item_number, cfg.started_at,
                                 cfg.stage_hints)
         for note in notes:
-            self.ports.log("info", note)
+            self.ports.log("warning" if note == MISSING_DISPLAY_TITLE else "info", note)
         st.me = me
         if st.carry.baseline is None:  # a later iteration keeps the baseline of the last delivery
             since = me.fresh_after or cfg.started_at

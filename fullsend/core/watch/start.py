@@ -105,6 +105,12 @@ def resolve_stage_job(jobs: Sequence[Job], hints: Sequence[str]) -> str:
     return chosen.name
 
 
+#: The note for a run record without ``display_title`` (older GitHub Enterprise Server releases
+#: leave the field out); the watcher logs it as a warning, naming the field.
+MISSING_DISPLAY_TITLE = ("GitHub's record of my own run has no display_title field (older GitHub Enterprise "
+                         "Server releases leave it out), so title binding is off; only pull-request runs can bind")
+
+
 def check_own_run(run: WorkflowRun, run_name: str) -> tuple[str, list[str]]:
     """Check my own run record and decide whether titles may bind.
 
@@ -121,6 +127,8 @@ def check_own_run(run: WorkflowRun, run_name: str) -> tuple[str, list[str]]:
         raise StartRefused(f"my own run {run.id} references no reusable workflow")
     if not run_name:
         return "", ["Title binding is off: this work item has no run name; only pull-request runs can bind"]
+    if not run.display_title:  # github.com always names a run: an empty title is a missing field
+        return "", [MISSING_DISPLAY_TITLE]
     parsed = parse_title(run.display_title)
     if parsed is None or parsed[0] != run_name:
         note = (
