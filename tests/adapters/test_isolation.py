@@ -158,3 +158,22 @@ def test_a_timeout_ends_a_child_that_left_the_group_and_holds_the_agents_stdout(
         assert not _alive(int((pids / "escaped").read_text()))
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def test_make_dir_never_follows_a_link_a_child_planted(user, tmp_path):
+    """A child that planted a link where the action later makes a folder: the action refuses,
+    naming the component, and creates nothing through it."""
+    from fullsend.errors import SandboxError
+
+    sandbox = LocalSandbox("iso-link", user=user)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    try:
+        (sandbox.root / "cfg").symlink_to(outside)
+        with pytest.raises(SandboxError, match="'cfg' without following a link"):
+            sandbox.make_dir(sandbox.root / "cfg" / "deeper")
+        assert list(outside.iterdir()) == []
+        with pytest.raises(SandboxError, match="outside the sandbox root"):
+            sandbox.make_dir(sandbox.root / ".." / "escaped")
+    finally:
+        sandbox.delete()

@@ -216,9 +216,34 @@ class LocalSandbox:
         )
 
     def make_dir(self, path: Path) -> None:
-        """Create a directory (and parents) under the root (the child user's, when there is one)."""
-        Path(path).mkdir(parents=True, exist_ok=True)
-        self._give(Path(path))
+        """Create a directory (and parents) under the root (the child user's, when there is one),
+        one component at a time from the root, never through a link a child planted (raises
+        ``SandboxError`` naming the component that is a link or not a folder)."""
+        root = self.root.resolve()
+        target = Path(os.path.normpath(Path(path) if Path(path).is_absolute() else root / path))
+        if not target.is_relative_to(root):
+            raise SandboxError(f"{path} is outside the sandbox root")
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        for part in target.relative_to(root).parts:
+            fd = self._enter(fd, part)  # closes the fd it was given, also when it raises
+        os.close(fd)
+
+    def _enter(self, dir_fd: int, name: str) -> int:
+        """The fd of folder ``name`` in ``dir_fd`` (made, and given to the child user, if missing);
+        closes ``dir_fd``."""
+        try:
+            try:
+                os.mkdir(name, 0o755, dir_fd=dir_fd)
+                if self.user is not None:
+                    os.chown(name, self.user.uid, self.user.gid, dir_fd=dir_fd, follow_symlinks=False)
+            except FileExistsError:
+                pass
+            return os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+        except OSError as exc:
+            raise SandboxError(f"cannot make the sandbox folder {name!r} without following a link: "
+                               f"{exc.strerror}") from None
+        finally:
+            os.close(dir_fd)
 
     def upload(self, src: Path, dest: Path) -> None:
         """Copy ``src`` to ``dest`` (which must lie under the root)."""
