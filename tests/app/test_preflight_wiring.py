@@ -63,4 +63,5 @@ def test_141_the_preflight_runs_once_before_the_start_comment_and_the_pre_script
     # _steps calls only after the pre-flight (issue 20: a skip never imports that side).
     assert preflight < min(_call_lines(run_module._steps, "_work"))
     assert _call_lines(run_module._steps, "_status_comment") == _call_lines(run_module._steps, "ActionRun") == []
-    assert _call_lines(run_module._work, "_status_comment") and _call_lines(run_module._work, "ActionRun")
+    assert _call_lines(run_module._work, "ActionRun") and _call_lines(run_module._work, "_agent_part")
+    assert _call_lines(run_module._agent_part, "_status_comment")
