@@ -119,7 +119,9 @@ def _run(console: Console) -> int:
 
     The re-execution comes before the application is imported, so the first process loads only
     this module, ``fullsend.adapters.secrets`` and the signal holder (docs/architecture.md
-    "Action lifecycle").
+    "Action lifecycle").  The re-executed process first tries the receipt skip on the standard
+    library (docs/architecture.md "Fast skip"); only when that decides nothing is the lifecycle
+    imported.
     """
     from fullsend.app.action.cancel import Cancellation, block_signals
 
@@ -135,11 +137,16 @@ def _run(console: Console) -> int:
     except OSError as exc:
         console.warning(f"Could not move the runner's secrets out of the environment ({exc.strerror}); going on")
     environ = {**os.environ, **take_secrets()}
-    from fullsend.app.action.lifecycle import run_action
-
     cancellation = Cancellation()
     cancellation.install()  # from here a signal cancels the run; one held since the start lands now
-    return run_action(console, environ, cancellation=cancellation)
+    from fullsend.app.action.fastskip import fast_skip
+
+    fast = fast_skip(console, environ, cancellation)  # a receipt skip on the standard library, or nothing
+    if fast.exit_code is not None:
+        return fast.exit_code
+    from fullsend.app.action.lifecycle import run_action
+
+    return run_action(console, environ, cancellation=cancellation, prefetched=fast.prefetched)
 
 
 def _dispatch(args: argparse.Namespace, console: Console) -> int:
