@@ -85,30 +85,39 @@ def _no_proxy_entries(environ: Mapping[str, str]) -> list[str]:
 
 
 def _bypassed(host: str, port: int | None, environ: Mapping[str, str]) -> bool:
-    """True when ``NO_PROXY`` names ``host``: requests' rule (an IP matched exactly or by CIDR,
-    a name by suffix, with or without the port), then the standard library's."""
+    """True when ``NO_PROXY`` names ``host``: requests' rule (an IPv4 address matched exactly or
+    by a CIDR block, a name exactly or as a parent domain, with or without the port), then the
+    standard library's."""
     entries = _no_proxy_entries(environ)
     try:
         address = ipaddress.ip_address(host)
     except ValueError:
         address = None
     if address is not None and address.version == 4:
-        for entry in entries:
-            if "/" in entry:
-                try:
-                    if address in ipaddress.ip_network(entry, strict=False):
-                        return True
-                except ValueError:
-                    continue
-            elif entry == host:
-                return True
-    else:
-        with_port = f"{host}:{port}" if port else host
-        if any(host.endswith(entry) or with_port.endswith(entry) for entry in entries):
+        return any(_in_block(address, entry) if "/" in entry else entry == host for entry in entries) or \
+            _stdlib_bypass(host, entries)
+    with_port = f"{host}:{port}" if port else host
+    for entry in (e.lstrip(".") for e in entries):
+        if entry in (host, with_port) or host.endswith("." + entry) or with_port.endswith("." + entry):
             return True
+    return _stdlib_bypass(host, entries)
+
+
+def _in_block(address: ipaddress.IPv4Address | ipaddress.IPv6Address, entry: str) -> bool:
+    """``address`` lies in the IPv4 CIDR block ``entry`` (a mask of 1 to 32 bits, as requests reads it)."""
+    base, _, bits = entry.partition("/")
+    if not (bits.isascii() and bits.isdigit() and 1 <= int(bits) <= 32):
+        return False
+    try:
+        return address in ipaddress.IPv4Network(f"{base}/{bits}", strict=False)
+    except ValueError:
+        return False
+
+
+def _stdlib_bypass(host: str, entries: list[str]) -> bool:
     if not entries:
         return False
-    return bool(proxy_bypass_environment(host, {"no": ",".join(entries)}))
+    return bool(proxy_bypass_environment(host, {"no": ",".join(entries)}))  # what requests asks last
 
 
 def proxy_for(url: str, environ: Mapping[str, str]) -> str:
