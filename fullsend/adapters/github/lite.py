@@ -26,7 +26,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import unquote, urlsplit
-from urllib.request import proxy_bypass_environment  # type: ignore[attr-defined]  # public, not in the stubs
 
 from fullsend.core.model import Comment, decimal_id, parse_time
 from fullsend.core.text.sanitize import runner_safe
@@ -79,28 +78,29 @@ def prefetch_key(query: str, variables: Mapping[str, Any] | None) -> str:
 
 
 # ---- the environment, as requests reads it -------------------------------------------------------
-def _no_proxy_entries(environ: Mapping[str, str]) -> list[str]:
-    raw = environ.get("no_proxy") or environ.get("NO_PROXY") or ""
-    return [entry for entry in raw.replace(" ", "").split(",") if entry]
+def _no_proxy(environ: Mapping[str, str]) -> str:
+    return environ.get("no_proxy") or environ.get("NO_PROXY") or ""
 
 
 def _bypassed(host: str, port: int | None, environ: Mapping[str, str]) -> bool:
     """True when ``NO_PROXY`` names ``host``: requests' rule (an IPv4 address matched exactly or
     by a CIDR block, a name exactly or as a parent domain, with or without the port), then the
-    standard library's."""
-    entries = _no_proxy_entries(environ)
+    standard library's that requests asks last (``*``; names case-insensitive)."""
+    raw = _no_proxy(environ)
+    entries = [entry for entry in raw.replace(" ", "").split(",") if entry]
     try:
         address = ipaddress.ip_address(host)
     except ValueError:
         address = None
     if address is not None and address.version == 4:
-        return any(_in_block(address, entry) if "/" in entry else entry == host for entry in entries) or \
-            _stdlib_bypass(host, entries)
-    with_port = f"{host}:{port}" if port else host
-    for entry in (e.lstrip(".") for e in entries):
-        if entry in (host, with_port) or host.endswith("." + entry) or with_port.endswith("." + entry):
+        if any(_in_block(address, entry) if "/" in entry else entry == host for entry in entries):
             return True
-    return _stdlib_bypass(host, entries)
+    else:
+        with_port = f"{host}:{port}" if port else host
+        for entry in (e.lstrip(".") for e in entries):
+            if entry in (host, with_port) or host.endswith("." + entry) or with_port.endswith("." + entry):
+                return True
+    return _stdlib_bypass(host, raw)
 
 
 def _in_block(address: ipaddress.IPv4Address | ipaddress.IPv6Address, entry: str) -> bool:
@@ -114,10 +114,15 @@ def _in_block(address: ipaddress.IPv4Address | ipaddress.IPv6Address, entry: str
         return False
 
 
-def _stdlib_bypass(host: str, entries: list[str]) -> bool:
-    if not entries:
-        return False
-    return bool(proxy_bypass_environment(host, {"no": ",".join(entries)}))  # what requests asks last
+def _stdlib_bypass(host: str, raw: str) -> bool:
+    """``urllib.request.proxy_bypass_environment`` of ``host`` (a host name without its port)
+    under ``no_proxy=raw``, without importing ``urllib.request``."""
+    if raw == "*":
+        return True
+    for name in (n.strip().lstrip(".").lower() for n in raw.split(",")):
+        if name and (host.lower() == name or host.lower().endswith("." + name)):
+            return True
+    return False
 
 
 def proxy_for(url: str, environ: Mapping[str, str]) -> str:

@@ -14,7 +14,6 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
-from fullsend.adapters.agentcli.lock import install_root, installable
 from fullsend.core.agent_args import owned_flags_in, split_agent_args
 from fullsend.core.tokens.policy import normalize_role
 
@@ -105,5 +104,9 @@ def _agent_cli(given: str, runtime: str, workspace: Path, environ: Mapping[str, 
         if not (path.is_file() and os.access(path, os.X_OK)):
             raise NotPlain("agent_cli")
         return
-    if shutil.which(name) is None and (given or not installable(runtime, install_root(environ))):
+    if shutil.which(name) is not None:
+        return
+    from fullsend.adapters.agentcli.lock import install_root, installable  # only for a CLI not on PATH
+
+    if given or not installable(runtime, install_root(environ)):
         raise NotPlain("agent_cli")

@@ -39,6 +39,9 @@ ENVS: list[dict[str, str]] = [
     {"HTTP_PROXY": "http://p.example:1", "NO_PROXY": "127.0.0.1, localhost"},
     {"HTTPS_PROXY": "http://p.example:1", "NO_PROXY": "ghes.corp.example:8443"},
     {"HTTPS_PROXY": "http://p.example:1", "https_proxy": ""},  # an empty lower-case one removes it
+    {"HTTPS_PROXY": "http://p.example:1", "NO_PROXY": "GitHub.COM"},  # the standard library's rule, last
+    {"HTTPS_PROXY": "http://p.example:1", "NO_PROXY": " * "},
+    {"HTTPS_PROXY": "http://p.example:1", "NO_PROXY": "10.0.0.0/0,10.1.2.0/33,[::1]"},
 ]
 
 
