@@ -79,6 +79,8 @@ SCENARIOS: list[tuple[str, Scenario, bool, bool]] = [
                                                     updated_at="2026-09-25T10:00:01Z"), True, True),
     ("other-run-listed", lambda s: s.add_comment(7, receipt_body([QUEUED_RUN + 1], "aaa111"), JOB_LOGIN), False,
      False),
+    ("third-page", lambda s: ([s.add_comment(7, f"remark {i}", "reviewer", user_type="User") for i in range(250)],
+                              s.add_comment(7, GENUINE, JOB_LOGIN)), True, True),
     # GraphQL cannot answer: the full path reads REST; the fast one leaves it to it.
     ("graphql-errors", lambda s: (s.add_comment(7, GENUINE, JOB_LOGIN), s.graphql_errors(login=JOB_LOGIN)), True,
      False),
@@ -155,6 +157,14 @@ def test_a_signal_ends_the_wait_and_leaves_the_run_to_the_full_path(world):
     finally:
         released.set()
     assert result.exit_code is None and "Outcome" not in log
+
+
+def test_a_manual_rerun_sends_nothing_and_is_left_to_the_full_path(world):
+    sim, _, env = world
+    sim.add_comment(7, GENUINE, JOB_LOGIN)
+    sim.reset_requests()
+    result, log = _fast({**env, "GITHUB_RUN_ATTEMPT": "2"})
+    assert result.exit_code is None and sim.requests == [] and "re-run" not in log
 
 
 @pytest.mark.parametrize("inputs", [{"prompt": ""}, {"runtime": "gpt"}, {"max_steers": "-1"}, {"item": "007x"},
