@@ -26,7 +26,7 @@ from typing import Any, cast
 from fullsend import __version__
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.gha import Console, write_outputs, write_summary
-from fullsend.adapters.github import lite
+from fullsend.adapters.github import lite, lite_answers
 from fullsend.app.action.cancel import Cancellation
 from fullsend.app.action.plaininputs import BOOLS, plain_inputs
 from fullsend.app.action.preflight import PreflightFacts, check_receipt, redacting
@@ -161,7 +161,7 @@ class _LiteForge:
 
     def _keep(self, credential: str, query: str, variables: Mapping[str, Any] | None,
               answer: lite.LiteAnswer, label: str) -> dict[str, Any]:
-        data = lite.envelope_data(answer, label)
+        data = lite_answers.envelope_data(answer, label)
         self._prefetched.setdefault(credential, {})[lite.prefetch_key(query, variables)] = answer
         return data
 
@@ -178,11 +178,11 @@ class _LiteForge:
                     partial(self._ask, "job", lite.RECEIPT_VIEW_QUERY, variables),
                     partial(self._ask, "role", lite.VIEWER_QUERY, None), wake=self._stop)
                 data = self._keep("role", lite.VIEWER_QUERY, None, role_answer, "GraphQL viewer")
-                self._role_login = lite.viewer_login(data, "GraphQL viewer")
+                self._role_login = lite_answers.viewer_login(data, "GraphQL viewer")
             else:
                 answer = self._ask("job", lite.RECEIPT_VIEW_QUERY, variables)
             data = self._keep("job", lite.RECEIPT_VIEW_QUERY, variables, answer, "GraphQL receipt view")
-            login, found, cursor = lite.receipt_page(data, "GraphQL receipt view")
+            login, found, cursor = lite_answers.receipt_page(data, "GraphQL receipt view")
             comments.extend(found)
             if not cursor:
                 break

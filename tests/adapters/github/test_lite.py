@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 import pytest
 import requests.utils
 
-from fullsend.adapters.github import graphql, lite
+from fullsend.adapters.github import graphql, lite, lite_answers
 from fullsend.errors import ForgeError
 
 URLS = ["https://api.github.com/graphql", "http://127.0.0.1:8080/graphql", "https://ghes.corp.example/api/graphql",
@@ -105,7 +105,7 @@ def test_requests_go_through_the_proxy_unless_no_proxy_names_the_host(forwarder)
         direct = lite.LiteClient(sim.graphql_url, {"HTTP_PROXY": forwarder, "NO_PROXY": "127.0.0.1"}).post(
             JOB_TOKEN, body)
     assert via.status == direct.status == 200 and via.text == direct.text
-    assert lite.viewer_login(lite.envelope_data(via, "viewer"), "viewer") == "github-actions"
+    assert lite_answers.viewer_login(lite_answers.envelope_data(via, "viewer"), "viewer") == "github-actions"
     assert _Forwarder.seen == [sim.graphql_url]  # the proxy saw the first request only
 
 
@@ -163,7 +163,7 @@ def _outcomes(data: Any) -> tuple[Any, Any]:
     except ForgeError:
         strict = "refused"
     try:
-        plain = lite.receipt_page(data, "view")
+        plain = lite_answers.receipt_page(data, "view")
     except lite.Undecided:
         plain = "refused"
     return strict, plain
@@ -183,9 +183,9 @@ def test_every_answer_the_lite_reader_accepts_reads_as_the_pydantic_records_read
 
 def test_a_rate_limited_or_failed_answer_is_undecided():
     ok = '{"data": {"viewer": {"login": "a"}}}'
-    assert lite.envelope_data(lite.LiteAnswer(200, {}, ok), "v") == {"viewer": {"login": "a"}}
+    assert lite_answers.envelope_data(lite.LiteAnswer(200, {}, ok), "v") == {"viewer": {"login": "a"}}
     for answer in (lite.LiteAnswer(502, {}, ok), lite.LiteAnswer(200, {}, "<html>"),
                    lite.LiteAnswer(200, {}, '{"errors": [{"type": "RATE_LIMITED", "message": "slow"}]}'),
                    lite.LiteAnswer(200, {}, '{"data": null}'), lite.LiteAnswer(200, {}, '{"errors": {}}')):
         with pytest.raises(lite.Undecided):
-            lite.envelope_data(answer, "v")
+            lite_answers.envelope_data(answer, "v")
