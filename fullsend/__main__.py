@@ -10,17 +10,19 @@ argument is exit 2 with one line, an unexpected error exit 1 with one line.
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
 import signal
 import sys
 import threading
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from fullsend.adapters.gha import Console, in_runner
 from fullsend.errors import ConfigError, ExitCode, InputError
+
+if TYPE_CHECKING:  # argparse is imported by the commands that parse: `fullsend run` has nothing to parse
+    import argparse
 
 PORT_MAX = 65535
 #: ``fullsend demo --turn-seconds``: shorter, the follow-up cannot arrive within the first turn
@@ -28,15 +30,10 @@ PORT_MAX = 65535
 TURN_S_MIN, TURN_S_MAX = 1.0, 60.0
 
 
-class _Parser(argparse.ArgumentParser):
-    """``argparse`` with a one-line error: ``<prog>: <message> (see '<prog> --help')``, exit 2."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(ExitCode.BAD_INPUT, f"{self.prog}: {message} (see '{self.prog} --help')\n")
-
-
 def port_number(text: str) -> int:
     """``--port``: a whole number 0-65535 (0 picks a free port).  Raises ``ArgumentTypeError``."""
+    import argparse
+
     value = text.strip()
     if not (value.isascii() and value.isdigit()) or int(value) > PORT_MAX:
         raise argparse.ArgumentTypeError(
@@ -46,6 +43,8 @@ def port_number(text: str) -> int:
 
 def turn_seconds(text: str) -> float:
     """``--turn-seconds``: a number of seconds from 1 to 60.  Raises ``ArgumentTypeError``."""
+    import argparse
+
     try:
         value = float(text)
     except ValueError:
@@ -58,8 +57,16 @@ def turn_seconds(text: str) -> float:
 
 
 def _parser() -> argparse.ArgumentParser:
+    import argparse
+
     from fullsend import __version__
     from fullsend.app.commands.run_help import run_epilog
+
+    class _Parser(argparse.ArgumentParser):
+        """``argparse`` with a one-line error: ``<prog>: <message> (see '<prog> --help')``, exit 2."""
+
+        def error(self, message: str) -> NoReturn:
+            self.exit(ExitCode.BAD_INPUT, f"{self.prog}: {message} (see '{self.prog} --help')\n")
 
     parser = _Parser(prog="fullsend", description="steer-action: steer an agent run in flight.")
     parser.add_argument("--version", action="version", version=f"fullsend {__version__}")
@@ -119,7 +126,9 @@ def _run(console: Console) -> int:
 
     The re-execution comes before the application is imported, so the first process loads only
     this module, ``fullsend.adapters.secrets`` and the signal holder (docs/architecture.md
-    "Action lifecycle").
+    "Action lifecycle").  The re-executed process first tries the receipt skip on the standard
+    library (docs/architecture.md "Fast skip"); only when that decides nothing is the lifecycle
+    imported.
     """
     from fullsend.app.action.cancel import Cancellation, block_signals
 
@@ -135,11 +144,16 @@ def _run(console: Console) -> int:
     except OSError as exc:
         console.warning(f"Could not move the runner's secrets out of the environment ({exc.strerror}); going on")
     environ = {**os.environ, **take_secrets()}
-    from fullsend.app.action.lifecycle import run_action
-
     cancellation = Cancellation()
     cancellation.install()  # from here a signal cancels the run; one held since the start lands now
-    return run_action(console, environ, cancellation=cancellation)
+    from fullsend.app.action.fastskip import fast_skip
+
+    fast = fast_skip(console, environ, cancellation)  # a receipt skip on the standard library, or nothing
+    if fast.exit_code is not None:
+        return fast.exit_code
+    from fullsend.app.action.lifecycle import run_action
+
+    return run_action(console, environ, cancellation=cancellation, prefetched=fast.prefetched)
 
 
 def _dispatch(args: argparse.Namespace, console: Console) -> int:
@@ -214,7 +228,12 @@ def _restore(previous: dict[int, Any]) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` and run one subcommand; returns the process exit code (never raises)."""
-    args = _parser().parse_args(list(argv) if argv is not None else None)
+    if argv is not None and list(argv) == ["run"]:  # the entrypoint and the re-exec: nothing to parse
+        from types import SimpleNamespace
+
+        args: Any = SimpleNamespace(command="run")
+    else:
+        args = _parser().parse_args(list(argv) if argv is not None else None)
     console = Console(plain=not in_runner(os.environ))
     command = args.command + (f" {args.simulator_command}" if args.command == "simulator" else "")
     previous = _stop_on_signals() if args.command != "run" else {}  # run handles its own (app/action/cancel.py)

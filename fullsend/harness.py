@@ -17,11 +17,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from fullsend.errors import ConfigError
+
+if TYPE_CHECKING:  # loaded by load_harness: a run without a harness file never imports the YAML reader
+    import yaml
 
 DEFAULT_STEER_ENABLED = True  # on by default; the one place this constant lives
 DEFAULT_MAX_STEERS = 2
@@ -105,6 +106,8 @@ def load_harness(path: Path) -> Harness:
     An empty file is a harness with no keys.  Raises ``ConfigError`` naming the file when it
     cannot be read or parsed, its top level is not a mapping, or a key is invalid.
     """
+    import yaml
+
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:

@@ -16,7 +16,6 @@ never echoes a secret in an ``::add-mask::`` line; it still redacts every regist
 from __future__ import annotations
 
 import os
-import secrets
 import stat
 import sys
 import threading
@@ -26,6 +25,12 @@ from pathlib import Path
 from typing import TextIO
 
 from fullsend.core.text.sanitize import runner_safe
+
+
+def _token_hex() -> str:
+    """32 random hex digits, as ``secrets.token_hex(16)`` (``os.urandom``) without importing
+    ``secrets`` and its ``hmac``/``hashlib`` on every start (docs/architecture.md "Fast skip")."""
+    return os.urandom(16).hex()
 
 _LOCK = threading.Lock()
 
@@ -150,7 +155,7 @@ class Console:
         Wraps the lines in ``::stop-commands::<random>`` … ``::<random>::`` so a line such as
         ``::set-output`` or ``::add-mask::`` inside them is not processed.
         """
-        token = secrets.token_hex(16)
+        token = _token_hex()
         with _LOCK:
             self._emit(f"::stop-commands::{token}")
             try:
@@ -166,7 +171,7 @@ class StopCommands:
 
     def __init__(self, console: Console) -> None:
         self._console = console
-        self.token = secrets.token_hex(16)
+        self.token = _token_hex()
 
     def __enter__(self) -> StopCommands:
         self._console._write(f"::stop-commands::{self.token}")
@@ -189,9 +194,9 @@ def write_outputs(path: str | None, outputs: Mapping[str, str]) -> None:
         return
     chunks = []
     for name, value in ((n, runner_safe(v)) for n, v in outputs.items()):
-        delim = f"ghadelimiter_{secrets.token_hex(16)}"
+        delim = f"ghadelimiter_{_token_hex()}"
         while delim in value:
-            delim = f"ghadelimiter_{secrets.token_hex(16)}"
+            delim = f"ghadelimiter_{_token_hex()}"
         chunks.append(f"{name}<<{delim}\n{value}\n{delim}\n")
     with open(path, "a", encoding="utf-8", newline="\n") as fh:
         fh.write("".join(chunks))

@@ -52,6 +52,12 @@ NOT_BEFORE_THE_REEXEC = ("fullsend.app.action.lifecycle", "fullsend.app.action.p
                          "fullsend.settings", "fullsend.harness", "pydantic", "pydantic_settings", "github", "requests",
                          "jinja2", "yaml")
 
+#: Issue 33: what deciding the receipt skip (and writing its outputs) never imports.
+NOT_ON_THE_FAST_SKIP = ("pydantic", "pydantic_core", "pydantic_settings", "requests", "urllib3", "jinja2", "github",
+                        "tenacity", "fullsend.settings", "fullsend.app.action.lifecycle", "fullsend.app.action.plan",
+                        "fullsend.app.action.finish", "fullsend.adapters.github.forge",
+                        "fullsend.adapters.github.graphql")
+
 
 def _under(modules: list[str], prefixes: tuple[str, ...]) -> list[str]:
     return [m for m in modules if any(m == p or m.startswith(p + ".") for p in prefixes)]
@@ -80,5 +86,8 @@ def test_the_skip_reexecutes_before_the_app_and_never_loads_the_agent_side(tmp_p
     assert "fullsend.adapters.secrets" in first["modules"]
     assert _under(final["modules"], NOT_ON_THE_SKIP_PATH) == []
     assert final["sanitizer_tables"] is False
-    # The skip did use the GitHub adapter, the pre-flight and the summary writer.
-    assert {"fullsend.adapters.github.forge", "fullsend.app.action.preflight", "fullsend.app.action.finish"} <= set(final["modules"])
+    # Issue 33: the skip is decided on the standard library (docs/architecture.md "Fast skip"):
+    # the receipt check of the pre-flight over the lite GraphQL client, and no library that
+    # validates, sends or renders.
+    assert {"fullsend.app.action.fastskip", "fullsend.adapters.github.lite", "fullsend.app.action.preflight"} <= set(final["modules"])
+    assert _under(final["modules"], NOT_ON_THE_FAST_SKIP) == []

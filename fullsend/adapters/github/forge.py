@@ -13,7 +13,7 @@ No PyGithub object leaves this package.  Base URLs come from ``GITHUB_API_URL`` 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
 from urllib.parse import quote
@@ -22,6 +22,7 @@ from pydantic import BaseModel
 
 from fullsend.adapters.github import records, wire
 from fullsend.adapters.github.graphql import RECEIPT_VIEW_QUERY, GraphQLClient, receipt_page
+from fullsend.adapters.github.lite import LiteAnswer
 from fullsend.adapters.github.logins import INSTALLATION_PREFIX, LoginResolution
 from fullsend.adapters.github.ratelimit import RateLimitPolicy, WaitBound
 from fullsend.adapters.github.transport import Transport, next_link
@@ -60,6 +61,8 @@ class GitHubForge(LoginResolution):
     ``role_token`` may be empty: work-item reads then use the job token (receipts are off in
     that case anyway: docs/architecture.md "Receipt").  Every method raises ``ForgeError`` only.  A rate limit
     is waited out through ``clock`` for at most 60 s per call unless :meth:`bounded` says otherwise.
+    ``prefetched``: the fast skip's clean GraphQL answers per credential (``job``, ``role``), each
+    used once in place of sending the same query (docs/architecture.md "Fast skip").
     """
 
     def __init__(
@@ -72,18 +75,21 @@ class GitHubForge(LoginResolution):
         clock: Clock,
         timeout_s: int = 15,
         on_request: Callable[[str], None] | None = None,
+        prefetched: Mapping[str, Mapping[str, LiteAnswer]] | None = None,
     ) -> None:
         self.repo = repo
         self._tokens = {"job": job_token, "role": role_token or job_token}
         job_policy = RateLimitPolicy(clock)
         role_policy = RateLimitPolicy(clock) if role_token else job_policy
+        ready = prefetched or {}  # the fast skip's clean answers, per credential
         self._http = {
             "job": Transport(api_url, job_token, clock, timeout_s, job_policy),
             "role": Transport(api_url, role_token, clock, timeout_s, role_policy) if role_token else None,
         }
         self._graphql = {
-            "job": GraphQLClient(graphql_url, job_token, clock, timeout_s, job_policy),
-            "role": GraphQLClient(graphql_url, role_token or job_token, clock, timeout_s, role_policy),
+            "job": GraphQLClient(graphql_url, job_token, clock, timeout_s, job_policy, ready.get("job")),
+            "role": GraphQLClient(graphql_url, role_token or job_token, clock, timeout_s, role_policy,
+                                  ready.get("role") if role_token else None),
         }
         self._bound = WaitBound()
         self._logins: dict[str, str] = {}

@@ -22,29 +22,15 @@ from typing import Annotated, Any
 import requests
 from pydantic import Field
 
+from fullsend.adapters.github.lite import RECEIPT_VIEW_QUERY as RECEIPT_VIEW_QUERY  # re-exported
+from fullsend.adapters.github.lite import VIEWER_QUERY as VIEWER_QUERY  # re-exported
+from fullsend.adapters.github.lite import LiteAnswer, prefetch_key, request_body
 from fullsend.adapters.github.ratelimit import Answer, RateLimitPolicy, Transient, WaitBound, send_within_limits
 from fullsend.adapters.github.wire import Id, Time, Wire, parse
 from fullsend.core.model import Comment, decimal_id, parse_time
 from fullsend.core.text.sanitize import runner_safe
 from fullsend.errors import ForgeError, MalformedResponse
 from fullsend.ports import Clock
-
-RECEIPT_VIEW_QUERY = """
-query ReceiptView($owner: String!, $name: String!, $number: Int!, $after: String) {
-  viewer { login }
-  repository(owner: $owner, name: $name) {
-    issueOrPullRequest(number: $number) {
-      ... on Issue { comments(first: 100, after: $after) { ...receiptPage } }
-      ... on PullRequest { comments(first: 100, after: $after) { ...receiptPage } }
-    }
-  }
-}
-fragment receiptPage on IssueCommentConnection {
-  pageInfo { hasNextPage endCursor }
-  nodes { fullDatabaseId body createdAt updatedAt lastEditedAt url author { __typename login } }
-}
-""".strip()  # WIRE: GitHub's GraphQL schema names
-VIEWER_QUERY = "query { viewer { login } }"  # WIRE
 
 
 class GraphQLError(Wire):
@@ -111,8 +97,12 @@ class GraphQLClient:
     """One credential's GraphQL endpoint.  ``query`` returns the ``data`` object or raises
     ``ForgeError`` (``RateLimited``, ``MalformedResponse``; a query error names its message)."""
 
-    def __init__(self, url: str, token: str, clock: Clock, timeout_s: int, policy: RateLimitPolicy) -> None:
+    def __init__(self, url: str, token: str, clock: Clock, timeout_s: int, policy: RateLimitPolicy,
+                 prefetched: Mapping[str, LiteAnswer] | None = None) -> None:
         self._url, self._token, self._clock, self._timeout_s, self.policy = url, token, clock, timeout_s, policy
+        # Answers the fast skip already read (docs/architecture.md "Fast skip"), each used once
+        # in place of its first send: keyed by ``prefetch_key``.
+        self._prefetched = dict(prefetched or {})
         self._local = threading.local()  # one keep-alive session per thread: a Session is not shared across threads
 
     def _session(self) -> requests.Session:
@@ -126,8 +116,16 @@ class GraphQLClient:
         label = f"GraphQL {name}"
         if not self._url:
             raise ForgeError(f"{label}: no GraphQL URL (GITHUB_GRAPHQL_URL is unset)", None, transient=False)
-        answer = send_within_limits(self.policy, self._clock, label, "graphql", bound,
-                                    lambda: self._send(label, query, variables), retry_transient=True)
+        ready = self._prefetched.pop(prefetch_key(query, variables), None)
+
+        def send() -> Answer:
+            nonlocal ready
+            if ready is not None:
+                answer, ready = _answer(ready.status, ready.headers, ready.text), None
+                return answer
+            return self._send(label, query, variables)
+
+        answer = send_within_limits(self.policy, self._clock, label, "graphql", bound, send, retry_transient=True)
         if answer.status != 200:
             raise ForgeError(f"{label}: HTTP {answer.status} {_message(answer.text)}".strip(), answer.status)
         try:
@@ -143,20 +141,21 @@ class GraphQLClient:
         return envelope.data
 
     def _send(self, label: str, query: str, variables: Mapping[str, Any] | None) -> Answer:
-        body: dict[str, Any] = {"query": query}
-        if variables:
-            body["variables"] = dict(variables)
+        body = request_body(query, variables)
         try:
             resp = self._session().post(self._url, json=body, timeout=self._timeout_s,
                                         headers={"Authorization": f"Bearer {self._token}"})
         except requests.RequestException as exc:
             raise Transient(f"{label} failed: {type(exc).__name__}") from None
-        headers = {k.lower(): v for k, v in resp.headers.items()}
         if 500 <= resp.status_code <= 504:
             raise Transient(f"{label}: HTTP {resp.status_code}", resp.status_code)
-        if resp.status_code == 200 and _rate_limited_errors(resp.text):
-            return Answer(429, headers, resp.text)  # GitHub's GraphQL primary limit: 200 + RATE_LIMITED
-        return Answer(resp.status_code, headers, resp.text)
+        return _answer(resp.status_code, {k.lower(): v for k, v in resp.headers.items()}, resp.text)
+
+
+def _answer(status: int, headers: Mapping[str, str], text: str) -> Answer:
+    if status == 200 and _rate_limited_errors(text):
+        return Answer(429, headers, text)  # GitHub's GraphQL primary limit: 200 + RATE_LIMITED
+    return Answer(status, headers, text)
 
 
 def viewer_login(data: Mapping[str, Any], label: str = "GraphQL viewer") -> str:

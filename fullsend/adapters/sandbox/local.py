@@ -35,7 +35,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
-from fullsend.adapters import proc
+from fullsend.adapters import exitwait, proc
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.isolation import ChildUser, end_processes_of
 from fullsend.errors import SandboxError
@@ -59,6 +59,7 @@ class LocalProcess:
 
     def __init__(self, popen: subprocess.Popen[bytes]) -> None:
         self._popen = popen
+        self._exit = exitwait.ExitWatch(popen)  # at once: before anything can reap the child
         self.pid = popen.pid
         self.stdout: IO[bytes] = popen.stdout  # type: ignore[assignment]  # PIPE: never None
         self._stderr = bytearray()
@@ -80,8 +81,9 @@ class LocalProcess:
         return bytes(self._stderr).decode("utf-8", errors="replace")
 
     def wait(self, timeout_s: float | None = None) -> int:
-        """Wait for the exit code; raises ``subprocess.TimeoutExpired`` after ``timeout_s``."""
-        return self._popen.wait(timeout=timeout_s)
+        """Wait for the exit code; raises ``subprocess.TimeoutExpired`` after ``timeout_s``.
+        Blocks without a timed loop (``fullsend.adapters.exitwait``): an idle agent costs no CPU."""
+        return self._exit.wait(timeout_s)
 
     def poll(self) -> int | None:
         """The exit code, or None while running."""

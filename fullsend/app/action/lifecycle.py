@@ -16,6 +16,7 @@ from fullsend.adapters.agentcli.lock import install_root
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.gha import Console
 from fullsend.adapters.github.forge import GitHubForge
+from fullsend.adapters.github.lite import LiteAnswer
 from fullsend.app.action.cancel import Cancellation, RunCancelled
 from fullsend.app.action.finish import RunOutcome, publish, quoted_lines, record_receipt, render_summary
 from fullsend.app.action.plan import RunPlan, build_plan
@@ -25,6 +26,7 @@ from fullsend.app.action.tokens import Tokens, acquire_role_token, capture_job_t
 from fullsend.core.final_word import denial_lines
 from fullsend.core.receipt.skips import SKIP_REASON_OUTPUT
 from fullsend.core.restricted import restricted_run
+from fullsend.core.tokens.policy import counts_as_minted
 from fullsend.errors import AgentCliError, ExitCode, MintError
 from fullsend.harness import harness_diagnostics
 from fullsend.ports import Clock
@@ -65,10 +67,12 @@ class _Progress:
     status: StatusComment | None = None
     run: ActionRun | None = None
     restricted: bool = False  # a fork pull request or a Dependabot run (no status comment, no receipt)
+    prefetched: Mapping[str, Mapping[str, LiteAnswer]] | None = None  # the fast skip's answers
 
 
 def run_action(console: Console, environ: Mapping[str, str] | None = None, timeline: Timeline | None = None,
-               clock: Clock | None = None, cancellation: Cancellation | None = None) -> int:
+               clock: Clock | None = None, cancellation: Cancellation | None = None,
+               prefetched: Mapping[str, Mapping[str, LiteAnswer]] | None = None) -> int:
     """Run the action; returns the exit code.  Raises ``InputError``/``ConfigError`` (exit 2; also an
     unsupported agent CLI).
 
@@ -76,6 +80,8 @@ def run_action(console: Console, environ: Mapping[str, str] | None = None, timel
     ``clock`` (default ``SystemClock``) is what every wait and retry sleeps through.
     ``cancellation``: an installed ``Cancellation`` (``fullsend run`` installs it first thing);
     without one, SIGTERM/SIGINT handlers are installed here (main thread) and given back at the end.
+    ``prefetched``: the answers ``fullsend run``'s fast skip already read, per credential
+    (docs/architecture.md "Fast skip").
     """
     env = dict(os.environ if environ is None else environ)
     cancel, clock, timeline = cancellation or Cancellation(), clock or SystemClock(), timeline or Timeline()
@@ -87,7 +93,9 @@ def run_action(console: Console, environ: Mapping[str, str] | None = None, timel
         log = make_log(console)
         for diag in harness_diagnostics(plan.harness):  # docs/architecture.md "Harness": the run goes on
             log("warning", f"{diag.field}: {diag.message} [{diag.rule}]")
-        progress = _Progress(plan, timeline, clock, log, cancel)
+        progress = _Progress(plan, timeline, clock, log, cancel, prefetched=prefetched)
+        if cancel.requested.is_set() and prefetched is not None:
+            _reach_the_preflight(progress, env, (job, role_input))
         try:
             with cancel.raising():
                 outcome = _steps(progress, console, env, (job, role_input), started_at)
@@ -117,7 +125,8 @@ def _steps(p: _Progress, console: Console, env: Mapping[str, str], captured: tup
         return RunOutcome("failed", ExitCode.FAILED, error=str(exc))
     tokens, p.restricted = _restricted(plan, tokens, env.get("GITHUB_ACTOR", ""), log)
     p.tokens = tokens
-    p.forge = forge = GitHubForge(plan.repo, plan.ctx.api_url, plan.ctx.graphql_url, tokens.job, tokens.role, clock)
+    p.forge = forge = GitHubForge(plan.repo, plan.ctx.api_url, plan.ctx.graphql_url, tokens.job, tokens.role, clock,
+                                  prefetched=p.prefetched)
     facts = _preflight_facts(plan, tokens)
     skip = run_preflight(forge, facts, log)
     if skip is not None:
@@ -197,6 +206,20 @@ def _cancelled(p: _Progress) -> RunOutcome:
     if status is not None:
         status.finish(p.clock.now(), "cancelled", outcome.error, None)
     return outcome
+
+
+def _reach_the_preflight(p: _Progress, env: Mapping[str, str], captured: tuple[str, str]) -> None:
+    """A signal landed during the fast skip's reads, which are this run's pre-flight: take the
+    tokens and the forge as the pre-flight would have had them, so the cancel path marks the
+    status comment cancelled as for any signal in the pre-flight (docs/architecture.md
+    "Cancellation").  Nothing is sent; with a mint configured nothing is taken (no role token yet)."""
+    job, role_input = captured
+    plan = p.plan
+    if plan.inputs.mint_url and plan.role:
+        return
+    tokens = Tokens(job=job, role=role_input, minted=counts_as_minted(False, role_input, job))
+    p.tokens, p.restricted = _restricted(plan, tokens, env.get("GITHUB_ACTOR", ""), lambda _level, _text: None)
+    p.forge = GitHubForge(plan.repo, plan.ctx.api_url, plan.ctx.graphql_url, job, role_input, p.clock)
 
 
 def _restricted(plan: RunPlan, tokens: Tokens, actor: str, log) -> tuple[Tokens, bool]:

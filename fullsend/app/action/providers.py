@@ -13,8 +13,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-
-import yaml
+from typing import Any
 
 from fullsend.core.tokens.policy import provider_refusal
 
@@ -40,7 +39,14 @@ def providers_refusal(fullsend_dir: str, workspace: str = "") -> str | None:
         return f"provider definitions unreadable: {exc}"
     except (OSError, RuntimeError) as exc:  # RuntimeError: a symbolic-link loop (Python < 3.13)
         return f"provider definitions unreadable: {type(exc).__name__}: {getattr(exc, 'strerror', None) or exc}"
-    return provider_refusal(files, load_yaml=yaml.safe_load)
+    return provider_refusal(files, load_yaml=_safe_load)
+
+
+def _safe_load(text: str) -> Any:
+    """``yaml.safe_load``, imported only when there is a definition to read."""
+    import yaml
+
+    return yaml.safe_load(text)
 
 
 def read_provider_files(providers_dir: Path, workspace: Path | None = None) -> dict[str, str] | None:

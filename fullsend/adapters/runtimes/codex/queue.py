@@ -160,12 +160,16 @@ class CodexSteerQueue:
         self._wake.set()
 
     def wait_for_work(self, cancelled: threading.Event) -> bool:
-        """Block until the doorbell rings (True) or ``cancelled`` is set (False)."""
-        while not cancelled.is_set():
-            if self._wake.wait(0.05):
-                self._wake.clear()
-                return True
-        return False
+        """Block until the doorbell rings (True) or ``cancelled`` is set (False).
+
+        One blocking wait, no timed loop: whoever sets ``cancelled`` rings the doorbell too
+        (``CodexExecRuntime.cancel``), as a steer, ``settle`` and a lost session do.
+        """
+        if cancelled.is_set():
+            return False
+        self._wake.wait()
+        self._wake.clear()
+        return not cancelled.is_set()
 
     def lost_err(self) -> SteerSessionLost | None:
         with self._mu:

@@ -1,0 +1,262 @@
+"""The queued run's receipt skip before the application is loaded (docs/architecture.md "Fast skip").
+
+``fullsend run`` asks :func:`fast_skip` first, right after the re-execution.  It reads the few
+inputs the receipt check needs with the standard library, sends the check's two GraphQL queries
+at once (``fullsend.adapters.github.lite``) and runs the receipt check of
+``fullsend.app.action.preflight`` itself (``check_receipt``, the same guards and the same
+genuine-receipt rules of ``fullsend.core.receipt.marker``) over those answers.  Only a skip is
+decided here: its log lines, outputs and step summary are the ones the full lifecycle writes.
+Everything else — no receipt, an input it does not read plainly, a mint, a token that is not an
+installation token, a restricted run, any error, rate limit or unknown shape, a cancellation —
+is "undecided", says nothing, and the full lifecycle runs from the start, validating every input
+before any work; the answers already read are handed to it (:attr:`FastResult.prefetched`), so
+it sends them again only when they were not clean.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import partial
+from pathlib import Path
+from typing import Any, cast
+
+from fullsend import __version__
+from fullsend.adapters.clock import SystemClock
+from fullsend.adapters.gha import Console, write_outputs, write_summary
+from fullsend.adapters.github import lite, lite_answers
+from fullsend.app.action.cancel import Cancellation
+from fullsend.app.action.plaininputs import BOOLS, plain_inputs
+from fullsend.app.action.preflight import PreflightFacts, check_receipt, redacting
+from fullsend.context import GitHubContext, api_url_problem, item_from_event, load_context
+from fullsend.core.model import Comment, Repo
+from fullsend.core.receipt.skips import SKIP_REASON_OUTPUT, Skip
+from fullsend.core.restricted import restricted_run
+from fullsend.core.text.inert import inert
+from fullsend.core.tokens.policy import counts_as_minted
+from fullsend.ports import Forge
+
+INSTALLATION_PREFIX = "ghs_"  # as fullsend.adapters.github.logins: the kind GraphQL's viewer answers for
+LIST_PAGES_MAX = 100  # as fullsend.adapters.github.forge
+TIMEOUT_S = 15.0  # per request, as the forge's
+Log = Callable[[str, str], None]
+
+
+@dataclass
+class FastResult:
+    """``exit_code`` is set when the run skipped (outputs and summary written); else the full
+    lifecycle runs.  ``prefetched`` maps ``"job"``/``"role"`` to the clean answers read, keyed
+    by :func:`fullsend.adapters.github.lite.prefetch_key`."""
+
+    exit_code: int | None = None
+    prefetched: dict[str, dict[str, lite.LiteAnswer]] = field(default_factory=dict)
+
+
+class _Undecided(Exception):
+    """Leave the decision to the full lifecycle."""
+
+
+def fast_skip(console: Console, environ: Mapping[str, str], cancellation: Cancellation) -> FastResult:
+    """Decide the receipt skip on the standard library, or leave it (see the module).  Never
+    raises: any doubt does the work (docs/architecture.md "Pre-flight skips")."""
+    result = FastResult()
+    started_at = SystemClock().now()
+    try:
+        facts, ctx, lines = _facts(environ)
+        console.mask(facts.job_token)  # first, as lifecycle does (the full path's masks are no-ops then)
+        console.mask(facts.role_token)
+        forge = _LiteForge(facts, ctx.graphql_url, environ, cancellation, result.prefetched)
+        skip = check_receipt(cast(Forge, forge), facts, redacting(lambda lvl, text: lines.append((lvl, text)), facts))
+    except Exception:  # _Undecided, lite.Undecided, or anything unforeseen: the full path decides
+        return result
+    if skip is None or cancellation.requested.is_set():
+        return result
+    result.exit_code = _publish_skip(console, facts, ctx, skip, lines, started_at)
+    return result
+
+
+# ---- what the check needs, read plainly ----------------------------------------------------------
+def _facts(environ: Mapping[str, str]) -> tuple[PreflightFacts, GitHubContext, list[tuple[str, str]]]:
+    """The receipt check's facts, as ``lifecycle`` builds them, and the harness warnings it logs
+    first; ``_Undecided`` when any input it reads is not plainly valid, a mint is configured, or
+    the run is restricted."""
+    ctx = load_context(environ)
+    inputs = plain_inputs(environ, ctx.workspace)  # every input, so bad input still makes no API call
+    repo = Repo.parse(ctx.repository)
+    if not ctx.actions or repo is None or any(api_url_problem(url) for url in (ctx.api_url, ctx.graphql_url)):
+        raise _Undecided
+    stage = inputs["stage"]
+    item = _item(inputs.get("item"), ctx.event)
+    job = (environ.get("INPUT_GITHUB_TOKEN") or "").strip()  # as tokens.capture_job_token
+    role = (environ.get("INPUT_ROLE_TOKEN") or "").strip()
+    if not (job.startswith(INSTALLATION_PREFIX) and role.startswith(INSTALLATION_PREFIX)):
+        raise _Undecided  # another kind resolves its login over REST first: the full path's
+    if restricted_run(ctx.event_name, ctx.event, repo.full_name, environ.get("GITHUB_ACTOR", "")):
+        raise _Undecided
+    enabled, warnings = _steering(inputs, ctx.workspace)
+    facts = PreflightFacts(
+        stage=stage, run_id_raw=ctx.run_id_raw, run_attempt=ctx.run_attempt_raw, repository=repo.full_name,
+        item_number=item, job_token=job, role_token=role, minted=counts_as_minted(False, role, job),
+        fullsend_dir=str(ctx.workspace / inputs.get("fullsend_dir", ".fullsend")), event_name=ctx.event_name,
+        event_payload=ctx.event if ctx.event_readable else None,
+        steering_enabled=enabled, in_actions=ctx.actions, workspace=str(ctx.workspace))
+    return facts, ctx, warnings
+
+
+def _item(raw: str | None, event: Mapping[str, Any]) -> int:
+    item = int(raw) if raw is not None else item_from_event(event)  # plain_inputs checked the digits
+    if item <= 0:
+        raise _Undecided
+    return item
+
+
+def _steering(inputs: Mapping[str, str], workspace: Path) -> tuple[bool, list[tuple[str, str]]]:
+    """The effective ``steer.enabled`` (the input, else the harness's, else on:
+    docs/architecture.md "Harness") and the harness's warning lines; ``_Undecided`` for a value
+    or a harness in doubt."""
+    raw = inputs.get("steer_enabled")
+    enabled = BOOLS[raw] if raw is not None else None  # plain_inputs checked the spelling
+    numbers = [int(inputs[n]) if n in inputs else None for n in ("max_steers", "poll_interval_seconds")]
+    from fullsend.errors import ConfigError
+    from fullsend.harness import Harness, harness_diagnostics, load_harness, with_overrides
+
+    harness = Harness()
+    if inputs.get("harness"):
+        path = (workspace / inputs["harness"]).resolve()
+        if not path.is_relative_to(workspace.resolve()):
+            raise _Undecided
+        try:
+            harness = load_harness(path)
+        except ConfigError:
+            raise _Undecided from None
+    if not (inputs.get("prompt") or inputs.get("prompt_file") or harness.prompt):
+        raise _Undecided  # no prompt: the full path's exit 2
+    try:
+        steer = with_overrides(harness.steer, enabled, *numbers)
+    except ConfigError:
+        raise _Undecided from None
+    warnings = [("warning", f"{d.field}: {d.message} [{d.rule}]") for d in harness_diagnostics(harness)]
+    return steer.steer_enabled, warnings
+
+
+# ---- the two reads, sent at once -----------------------------------------------------------------
+class _LiteForge:
+    """The two reads ``check_receipt`` makes over GraphQL (``receipt_view``, ``viewer_login``),
+    answered by the lite client; every other read, and any answer in doubt, is ``_Undecided``.
+    Clean answers are recorded in ``prefetched`` for the full lifecycle."""
+
+    def __init__(self, facts: PreflightFacts, url: str, environ: Mapping[str, str], cancel: Cancellation,
+                 prefetched: dict[str, dict[str, lite.LiteAnswer]]) -> None:
+        self._facts, self._prefetched = facts, prefetched
+        self._client = lite.LiteClient(url, environ, TIMEOUT_S, f"fullsend-steer-action/{__version__}")
+        self._stop = threading.Event()
+        cancel.on_cancel(self._stop.set)  # a signal ends the wait; the full path then cancels
+        self._role_login = ""
+
+    def _ask(self, credential: str, query: str, variables: Mapping[str, Any] | None) -> lite.LiteAnswer:
+        token = self._facts.job_token if credential == "job" else self._facts.role_token
+        return self._client.post(token, lite.request_body(query, variables))
+
+    def _keep(self, credential: str, query: str, variables: Mapping[str, Any] | None,
+              answer: lite.LiteAnswer, label: str) -> dict[str, Any]:
+        data = lite_answers.envelope_data(answer, label)
+        self._prefetched.setdefault(credential, {})[lite.prefetch_key(query, variables)] = answer
+        return data
+
+    def receipt_view(self, number: int) -> tuple[str, list[Comment]]:
+        """As ``GitHubForge.receipt_view`` for an installation token, with the role token's
+        ``viewer`` sent alongside the first page."""
+        owner, name = self._facts.repository.split("/", 1)
+        comments: list[Comment] = []
+        cursor, login = "", ""
+        for page in range(LIST_PAGES_MAX):
+            variables = {"owner": owner, "name": name, "number": number, "after": cursor or None}
+            if page == 0:
+                answer, role_answer = lite.concurrently(
+                    partial(self._ask, "job", lite.RECEIPT_VIEW_QUERY, variables),
+                    partial(self._ask, "role", lite.VIEWER_QUERY, None), wake=self._stop)
+                data = self._keep("role", lite.VIEWER_QUERY, None, role_answer, "GraphQL viewer")
+                self._role_login = lite_answers.viewer_login(data, "GraphQL viewer")
+            else:
+                answer = self._ask("job", lite.RECEIPT_VIEW_QUERY, variables)
+            data = self._keep("job", lite.RECEIPT_VIEW_QUERY, variables, answer, "GraphQL receipt view")
+            login, found, cursor = lite_answers.receipt_page(data, "GraphQL receipt view")
+            comments.extend(found)
+            if not cursor:
+                break
+        return _app_spelling(login), comments
+
+    def viewer_login(self, credential: str) -> str:
+        """The role token's login read alongside the receipt view (``name[bot]``, as
+        ``LoginResolution.app_spelling`` spells an installation token's)."""
+        if credential != "role" or not self._role_login:
+            raise _Undecided
+        return _app_spelling(self._role_login)
+
+    def list_issue_comments(self, number: int, credential: str = "role") -> list[Comment]:
+        raise _Undecided  # the REST fallback is the full path's
+
+
+def _app_spelling(login: str) -> str:
+    return login if login.lower().endswith("[bot]") else login + "[bot]"
+
+
+# ---- the skip's end, as lifecycle._finish writes it ----------------------------------------------
+def _publish_skip(console: Console, facts: PreflightFacts, ctx: GitHubContext, skip: Skip,
+                  lines: list[tuple[str, str]], started_at: datetime) -> int:
+    log = _console_log(console)
+    for level, text in lines:
+        log(level, text)
+    run = facts.run_id_raw
+    log("done", f"This update was already absorbed by the run in flight (follow-up run {run}); nothing to do "
+                "[receipt-lists-my-run]")
+    now = SystemClock().now()
+    reason = SKIP_REASON_OUTPUT.get(skip.rule_id, skip.rule_id)
+    duration_s = max(0.0, (now - started_at).total_seconds())
+    run_name = f"{facts.repository}#{facts.item_number}"  # as RunPlan.run_name and lifecycle._item_url
+    item_link = f"[{run_name}]({ctx.server_url}/{facts.repository}/issues/{facts.item_number})"
+    try:
+        write_outputs(ctx.output_path, skip_outputs(reason, duration_s))
+    except OSError as exc:
+        log("warning", f"Could not write the step outputs: {exc.strerror}")
+    try:
+        write_summary(ctx.summary_path, skip_summary(facts.stage, item_link, reason, skip, now, duration_s))
+    except OSError as exc:
+        log("warning", f"Could not write the step summary: {exc.strerror}")
+    log("info", f"Outcome: skipped ({reason})")
+    return 0
+
+
+def _console_log(console: Console) -> Log:
+    """As ``lifecycle.make_log``."""
+
+    def log(level: str, message: str) -> None:
+        if level == "warning":
+            console.warning(message)
+        elif level == "error":
+            console.error(message)
+        else:
+            console.log(message)
+
+    return log
+
+
+def skip_outputs(reason: str, duration_s: float) -> dict[str, str]:
+    """The ``GITHUB_OUTPUT`` entries of a skip, as ``finish.outputs_of`` writes them."""
+    usage = dict.fromkeys(("cost_usd", "input_tokens", "output_tokens", "turns", "session_id", "model"), "")
+    return {"outcome": "skipped", "skip_reason": reason, "steers": "0", "consumed_run_ids": "", "receipt_url": "",
+            "head_sha": "", **usage, "duration_s": f"{duration_s:.1f}", "final_message": ""}
+
+
+def skip_summary(stage: str, item_link: str, reason: str, skip: Skip, at: datetime, duration_s: float) -> str:
+    """The step summary of a skip, as ``finish.render_summary`` renders it (a test holds them equal)."""
+    because = (f"| Skipped because of | the [receipt]({skip.receipt_url}) of the run that absorbed this update |\n"
+               if skip.receipt_url else "")
+    return (f"## fullsend {stage} · ⏭️ skipped\n\n| | |\n|---|---|\n"
+            f"| Outcome | `skipped` (`{reason}`) |\n| Work item | {item_link} |\n| Steers acknowledged | 0 |\n"
+            "| Follow-up runs absorbed | none |\n| Head settled on | — |\n| Receipt | none |\n"
+            f"{because}| Duration | {duration_s:.0f} s |\n\n\n### Timeline\n\n"
+            "| time (UTC) | what | rule |\n|---|---|---|\n"
+            f"| {at.strftime('%H:%M:%S')} | {inert(skip.reason)} | `{skip.rule_id}` |\n\n\n\n\n\n")
