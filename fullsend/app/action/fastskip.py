@@ -247,7 +247,7 @@ def skip_outputs(reason: str, duration_s: float) -> dict[str, str]:
     """The ``GITHUB_OUTPUT`` entries of a skip, as ``finish.outputs_of`` writes them."""
     usage = dict.fromkeys(("cost_usd", "input_tokens", "output_tokens", "turns", "session_id", "model"), "")
     return {"outcome": "skipped", "skip_reason": reason, "steers": "0", "consumed_run_ids": "", "receipt_url": "",
-            "head_sha": "", **usage, "duration_s": f"{duration_s:.1f}", "final_message": ""}
+            "head_sha": "", **usage, "duration_s": f"{duration_s:.1f}", "final_message": "", "agent_isolation": ""}
 
 
 def skip_summary(stage: str, item_link: str, reason: str, skip: Skip, at: datetime, duration_s: float) -> str:
