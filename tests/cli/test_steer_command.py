@@ -179,3 +179,31 @@ def test_a_post_answered_with_a_list_was_still_posted(sim: GitHubSimulator) -> N
     assert proc.returncode == 0, proc.stderr
     assert posted(sim, PR) == [("/fs-review head moved; re-check", "octocat")]
     assert "GitHub's answer did not say where" in proc.stdout
+
+
+@pytest.mark.parametrize("fault", ["post-502", "post-cut", "unreachable"])
+def test_a_lost_answer_exits_1_with_one_line_and_no_traceback(sim: GitHubSimulator, fault: str) -> None:
+    """When GitHub's answer to the post is lost, the comment may exist: the one line says so,
+    names the item and what to check before running steer again; an unreachable API fails at
+    the first read, posting nothing."""
+    env = api_env(sim)
+    if fault == "post-502":
+        sim.fail("POST", rf"/issues/{PR}/comments$", 502)
+    elif fault == "post-cut":
+        sim.fail_connection("POST", rf"/issues/{PR}/comments$", "truncate")
+    else:
+        import socket
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            env["GITHUB_API_URL"] = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    proc = steer(f"{WEB}/pull/{PR}", "head moved; re-check", env=env)
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("fullsend steer: could not "), proc.stderr
+    assert "Traceback" not in proc.stderr and USER_TOKEN not in proc.stdout + proc.stderr
+    if fault == "unreachable":
+        assert "may have been posted" not in lines[0] and posted(sim, PR) == []
+        return
+    assert lines[0].endswith("it may have been posted all the same: look at org/repo#7 before you run "
+                             "fullsend steer again")
+    assert len(posted(sim, PR)) == (1 if fault == "post-cut" else 0)  # a cut answer: GitHub did post it

@@ -31,6 +31,8 @@ from fullsend.errors import ForgeError, MalformedResponse, NotFoundError
 from fullsend.ports import Clock
 
 API_VERSION = "2022-11-28"  # WIRE: X-GitHub-Api-Version
+#: Said of a request whose connection was never made: a write in it did not happen.
+NOTHING_SENT = "no connection was made, so nothing was sent"
 DEFAULT_BOUND = WaitBound()
 
 
@@ -120,7 +122,8 @@ class Transport:
                 verb, url, parameters=dict(params) if params else None, headers=headers, input=body
             )
         except (requests.RequestException, GithubException, OSError) as exc:
-            raise Transient(f"{verb} {url} failed: {type(exc).__name__}") from None
+            unsent = f" ({NOTHING_SENT})" if _never_connected(exc) else ""
+            raise Transient(f"{verb} {url} failed: {type(exc).__name__}{unsent}") from None
         except (ValueError, OverflowError) as exc:  # PyGithub reads x-ratelimit-* with float(): a hostile header
             raise Transient(f"{verb} {url}: an answer header could not be read ({str(exc)[:80]})") from None
         except AssertionError:
@@ -151,6 +154,22 @@ class Transport:
         if answer.status == 404:
             return NotFoundError(f"{verb} {url}: 404 {message}")
         return ForgeError(f"{verb} {url}: {answer.status} {message}", answer.status)
+
+
+def _never_connected(exc: BaseException) -> bool:
+    """True when the connection was never made (refused, no route, name unknown): nothing was sent."""
+    from urllib3.exceptions import NewConnectionError
+
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, (NewConnectionError, ConnectionRefusedError)):
+            return True
+        reason = getattr(exc, "reason", None)
+        nested = exc.args[0] if isinstance(getattr(exc, "args", None), tuple) and exc.args else None
+        exc = reason if isinstance(reason, BaseException) else nested if isinstance(nested, BaseException) \
+            else exc.__context__  # type: ignore[assignment]
+    return False
 
 
 def _message(text: str) -> str:

@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.github.forge import GitHubForge
+from fullsend.adapters.github.transport import NOTHING_SENT
 from fullsend.adapters.proc import ExecResult, run_command
 from fullsend.core.model import Repo
 from fullsend.errors import ExitCode, ForgeError, FullsendError, MalformedResponse, NotFoundError, SandboxError
@@ -239,11 +240,13 @@ def post_steer(url: str, text: str, stage: str | None, env: Mapping[str, str], r
         comment = forge.post_comment(item.number, body)
     except MalformedResponse as exc:
         if exc.status is None or not 200 <= exc.status < 300:
-            raise SteerCommandError(f"could not post the steer comment: {exc}", ExitCode.FAILED) from None
+            raise SteerCommandError(f"could not post the steer comment: {exc}{_maybe(item)}", ExitCode.FAILED) from None
         return f"{item.repo.full_name}#{item.number} (posted; GitHub's answer did not say where)"
     except ForgeError as exc:
-        raise SteerCommandError(f"could not post the steer comment: {exc}{_hint(exc.status)}",
-                                ExitCode.FAILED) from None
+        # A 5xx, or a connection cut after sending: the post may have taken effect.
+        lost = NOTHING_SENT not in str(exc) if exc.status is None else exc.status >= 500
+        raise SteerCommandError(f"could not post the steer comment: {exc}{_hint(exc.status)}"
+                                f"{_maybe(item) if lost else ''}", ExitCode.FAILED) from None
     return comment.html_url or f"{item.repo.full_name}#{item.number} (comment {comment.id})"
 
 
@@ -252,6 +255,11 @@ _HINTS = {
     403: "the token may not comment on this repository (it needs issues or pull requests write access)",
     404: "the item does not exist, or the token cannot see the repository",
 }
+
+
+def _maybe(item: ItemUrl) -> str:
+    return (f"; it may have been posted all the same: look at {item.repo.full_name}#{item.number} before you "
+            "run fullsend steer again")
 
 
 def _hint(status: int | None) -> str:
