@@ -24,7 +24,10 @@ from fullsend.adapters.sandbox.openshell import (
 from fullsend.core.model import SteerMessage
 from fullsend.errors import SandboxError
 
-FAST = SettlePolicy(window_s=0.2, confirm_s=0.5, poll_s=0.02, read_bound_s=2.0)
+# A short settle window, but room to confirm: each phase read starts the fake CLI, a Python
+# process, which takes well over half a second on a loaded machine.  The success path returns at
+# the first Ready read after the window, so the generous bounds cost nothing when it is quick.
+FAST = SettlePolicy(window_s=0.2, confirm_s=20.0, poll_s=0.02, read_bound_s=20.0)
 FAKE = """#!{python}
 import os, pathlib, shutil, subprocess, sys
 state = pathlib.Path(os.environ["FAKE_OPENSHELL_DIR"])
