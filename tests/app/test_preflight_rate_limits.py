@@ -10,7 +10,7 @@ import pytest
 
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.action.preflight import PreflightFacts, run_preflight
-from fullsend.app.action.receipt import post_receipt
+from fullsend.app.action.receipt import PostState, post_receipt
 from fullsend.core.model import Repo
 from fullsend.core.receipt.marker import Marker, receipt_body
 from fullsend.simulator.fixtures import JOB_LOGIN, JOB_TOKEN, ROLE_TOKEN, standard_pr_scenario
@@ -68,17 +68,18 @@ def test_the_preflight_fails_open_when_a_limit_outlasts_its_bound(sim, clock, tm
 def test_the_receipt_writer_waits_out_a_short_limit(sim, clock, tmp_path):
     sim.secondary_limit("POST", COMMENTS, retry_after=30)
     lines: list[tuple[str, str]] = []
-    comment = post_receipt(_forge(sim, clock), _facts(tmp_path), Marker((101,), "aaa111"),
-                           lambda level, msg: lines.append((level, msg)))
-    assert comment is not None and comment.html_url and clock.slept_s == [30.0]
+    post = post_receipt(_forge(sim, clock), _facts(tmp_path), Marker((101,), "aaa111"),
+                        lambda level, msg: lines.append((level, msg)))
+    assert post.state is PostState.POSTED and post.comment is not None and post.comment.html_url
+    assert clock.slept_s == [30.0]
     assert sim.request_count("POST", COMMENTS) == 2 and len(sim.comments(7)) == 2
 
 
 def test_the_receipt_writer_gives_up_after_its_bound_and_says_so(sim, clock, tmp_path):
     sim.secondary_limit("POST", COMMENTS, retry_after=600, times=None)
     lines: list[tuple[str, str]] = []
-    comment = post_receipt(_forge(sim, clock), _facts(tmp_path), Marker((101,), "aaa111"),
-                           lambda level, msg: lines.append((level, msg)))
-    assert comment is None
+    post = post_receipt(_forge(sim, clock), _facts(tmp_path), Marker((101,), "aaa111"),
+                        lambda level, msg: lines.append((level, msg)))
+    assert post.state is PostState.NOT_POSTED and post.comment is None
     assert [level for level, m in lines if m.startswith("Gave up posting the steer receipt")] == ["warning"]
     assert sim.request_count("POST", COMMENTS) == 1 and len(sim.comments(7)) == 1  # only the earlier receipt

@@ -15,7 +15,7 @@ import jinja2
 
 from fullsend.adapters.gha import write_outputs, write_summary
 from fullsend.app.action.preflight import PreflightFacts
-from fullsend.app.action.receipt import MAYBE_POSTED, post_receipt
+from fullsend.app.action.receipt import PostState, post_receipt
 from fullsend.app.action.timeline import Timeline
 from fullsend.core.agent_end import AgentEnd
 from fullsend.core.final_word import RULE_TOOL_DENIED, ToolDenial, denial_lines
@@ -119,17 +119,19 @@ def record_receipt(forge: Forge, facts: PreflightFacts, outcome: RunOutcome, ite
     was posted or the post got no answer (then ``receipt_unknown``; docs/architecture.md
     "Receipt writer").  Never raises ``ForgeError``.
     """
-    comment = post_receipt(forge, facts, outcome.marker, log)
-    if comment is MAYBE_POSTED:
+    post = post_receipt(forge, facts, outcome.marker, log)
+    if post.state is PostState.MAYBE_POSTED:
         outcome.receipt_unknown = True
         timeline.add(clock.now(), "notice", "the receipt's post got no answer: if it was created, the queued "
                      "runs it names skip; if not, they redo the absorbed work")
         return
-    if comment is None:
+    if not post.exists:
         timeline.add(clock.now(), "notice", "the receipt was not posted; the queued run will redo the absorbed work")
         return
     outcome.receipt_posted = True
-    outcome.receipt_url = comment.html_url or (f"{item_url}#issuecomment-{comment.id}" if comment.id else "")
+    comment = post.comment
+    outcome.receipt_url = "" if comment is None else (
+        comment.html_url or (f"{item_url}#issuecomment-{comment.id}" if comment.id > 0 else ""))
     unknown = "" if outcome.receipt_url else "; GitHub's answer did not say where (URL unknown)"
     timeline.add(clock.now(), "receipt", f"receipt posted listing run(s) {outcome.consumed_run_ids}{unknown}")
 

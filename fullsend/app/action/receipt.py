@@ -10,6 +10,8 @@ of a message.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
 
 from fullsend.app.action.preflight import CheckFailed, PreflightFacts, distinct_logins, redacting
 from fullsend.core.model import Comment, Repo, format_time
@@ -17,8 +19,30 @@ from fullsend.core.receipt.marker import Marker, normalize_ids, receipt_body
 from fullsend.errors import ForgeError, MalformedResponse, RateLimited
 from fullsend.ports import Forge
 
-#: ``post_receipt``'s answer when the POST got no usable answer: GitHub may have created the receipt.
-MAYBE_POSTED = Comment(id=-1)
+
+class PostState(Enum):
+    """What became of the receipt's POST (docs/rules.md#receipt-unknown)."""
+
+    POSTED = "posted"  # GitHub created it and described it
+    POSTED_URL_UNKNOWN = "posted-url-unknown"  # created; the answer, a JSON object, did not describe it
+    MAYBE_POSTED = "maybe-posted"  # no positive proof either way: the receipt may exist
+    NOT_POSTED = "not-posted"  # nothing was posted (receipts off, a refusal, a rate limit given up on)
+
+
+@dataclass(frozen=True)
+class ReceiptPost:
+    """``post_receipt``'s result: the ``state`` and, when ``POSTED``, the created comment."""
+
+    state: PostState
+    comment: Comment | None = None
+
+    @property
+    def exists(self) -> bool:
+        """True when GitHub is known to have created the receipt."""
+        return self.state in (PostState.POSTED, PostState.POSTED_URL_UNKNOWN)
+
+
+NOT_POSTED = ReceiptPost(PostState.NOT_POSTED)
 
 Log = Callable[[str, str], None]
 
@@ -27,47 +51,46 @@ Log = Callable[[str, str], None]
 RECEIPT_MAX_WAIT_S = 120.0
 
 
-def post_receipt(forge: Forge, facts: PreflightFacts, marker: Marker, log: Log) -> Comment | None:
+def post_receipt(forge: Forge, facts: PreflightFacts, marker: Marker, log: Log) -> ReceiptPost:
     """Post the steer receipt for the shipped iteration's ``marker`` under the job token.
 
     Call once per run, after the post-script, and only when ``core.receipt.should_post_receipt``
     holds.  Best effort: silent when nothing was absorbed or there is no work item; one line
     saying why when receipts are off (no swap, malformed repo, same identity, unresolvable
     logins) or the post fails.  A rate limit is waited out for at most
-    :data:`RECEIPT_MAX_WAIT_S`.  Returns the created comment (its ``html_url`` is the
-    ``receipt_url`` output), ``Comment(id=0)`` when it was posted but GitHub's answer, a JSON
-    object, did not describe it ("posted, URL unknown"), :data:`MAYBE_POSTED` when the POST got
-    no positive proof either way (no answer, a cut-off one, a 5xx, a 2xx that is not a JSON
-    object: the receipt may exist), or ``None`` when nothing was posted; never raises
-    ``ForgeError``.
+    :data:`RECEIPT_MAX_WAIT_S`.  Returns a ``ReceiptPost``: ``POSTED`` with the created comment
+    (its ``html_url`` is the ``receipt_url`` output), ``POSTED_URL_UNKNOWN`` when GitHub's answer,
+    a JSON object, did not describe it, ``MAYBE_POSTED`` when the POST got no positive proof either
+    way (no answer, a cut-off one, a 5xx, a 2xx that is not a JSON object: the receipt may exist),
+    or ``NOT_POSTED``; never raises ``ForgeError``.
     docs/architecture.md "Receipt writer".
     """
     ids = normalize_ids(marker.consumed)
     if not ids or not facts.repository or facts.item_number <= 0:
-        return None
+        return NOT_POSTED
     log = redacting(log, facts)
     forge = forge.bounded(max_wait_s=RECEIPT_MAX_WAIT_S)
     if not facts.receipt_token:
         log("info", "Not posting a steer receipt: no role token distinct from the job token, so it would prove nothing")
-        return None
+        return NOT_POSTED
     if Repo.parse(facts.repository) is None:
         log("warning", f'Not posting the steer receipt: status repo "{facts.repository}" is not in owner/repo form')
-        return None
+        return NOT_POSTED
     try:
         distinct_logins(forge)
     except CheckFailed as exc:
         log("info", f"Not posting a steer receipt: {exc}")
-        return None
+        return NOT_POSTED
     try:
         comment = forge.post_comment(facts.item_number, receipt_body(ids, marker.head), credential="job")
     except ForgeError as exc:
         return _post_failed(exc, log)
     author = comment.author if comment is not None else ""
     log("done", f"Posted the steer receipt as {author}" if author else "Posted the steer receipt")
-    return comment
+    return ReceiptPost(PostState.POSTED, comment) if comment is not None else ReceiptPost(PostState.POSTED_URL_UNKNOWN)
 
 
-def _post_failed(exc: ForgeError, log: Log) -> Comment | None:
+def _post_failed(exc: ForgeError, log: Log) -> ReceiptPost:
     """What a failed receipt POST means (docs/rules.md#receipt-unknown): posted with its URL unknown
     (a 2xx JSON object that does not describe the comment), given up on a rate limit, maybe posted
     (no answer, a cut-off one, a 5xx, or a 2xx that is not a JSON object: a POST is not idempotent and
@@ -75,7 +98,7 @@ def _post_failed(exc: ForgeError, log: Log) -> Comment | None:
     if isinstance(exc, MalformedResponse) and exc.status is not None and 200 <= exc.status < 300 and exc.field:
         log("done", f"Posted the steer receipt; GitHub's answer did not describe the comment ({exc.field}: "
             f"{exc.problem}), so its URL is unknown")
-        return Comment(id=0)
+        return ReceiptPost(PostState.POSTED_URL_UNKNOWN)
     if isinstance(exc, RateLimited):
         log("warning", f"Gave up posting the steer receipt: GitHub's rate limit for the job token holds until "
             f"{format_time(exc.until)}, longer than the {RECEIPT_MAX_WAIT_S:g} s the writer waits; the queued run "
@@ -83,10 +106,10 @@ def _post_failed(exc: ForgeError, log: Log) -> Comment | None:
     elif _maybe_posted(exc):
         log("warning", f"Failed to post the steer receipt ({_why_unknown(exc)}, so it may exist after all; "
             f"if not, the queued run will redo this work): {exc}")
-        return MAYBE_POSTED
+        return ReceiptPost(PostState.MAYBE_POSTED)
     else:
         log("warning", f"Failed to post the steer receipt; the queued run will redo this work: {exc}")
-    return None
+    return NOT_POSTED
 
 
 def _maybe_posted(exc: ForgeError) -> bool:

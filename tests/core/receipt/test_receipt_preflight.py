@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from fullsend.app.action.preflight import PreflightFacts, check_head_reviewed, check_receipt, run_preflight
-from fullsend.app.action.receipt import post_receipt
+from fullsend.app.action.receipt import PostState, post_receipt
 from fullsend.core.model import Comment, WorkflowRun
 from fullsend.core.receipt.marker import Marker
 from fullsend.core.receipt.skips import RULE_HEAD_REVIEWED, RULE_RECEIPT
@@ -331,7 +331,7 @@ def posted(author: str = R) -> Comment:
 def test_V60_BC13_posts_one_receipt_with_the_job_token(facts: PreflightFacts) -> None:
     forge, log = FakeForge(post_result=posted()), LogSink()
     result = post_receipt(forge, facts, Marker((102, 101), "abc"), log)
-    assert result is not None and result.id == 55
+    assert result.state is PostState.POSTED and result.comment is not None and result.comment.id == 55
     assert len(forge.posted) == 1
     number, body, credential = forge.posted[0]
     assert (number, credential) == (7, "job")
@@ -352,40 +352,41 @@ def test_V60_BC13_posts_one_receipt_with_the_job_token(facts: PreflightFacts) ->
 )
 def test_nothing_absorbed_posts_nothing_silently(vid: str, marker: Marker, change: dict, facts: PreflightFacts) -> None:
     forge, log = FakeForge(post_result=posted()), LogSink()
-    assert post_receipt(forge, replace(facts, **change), marker, log) is None
+    assert post_receipt(forge, replace(facts, **change), marker, log).state is PostState.NOT_POSTED
     assert forge.calls == [] and log.lines == []
 
 
 @pytest.mark.parametrize(("vid", "change"), [("V64-not-minted", {"minted": False}), ("V66-job-equals-role", {"job_token": "shared", "role_token": "shared"})])
 def test_writer_off_without_swap(vid: str, change: dict, facts: PreflightFacts) -> None:
     forge, log = FakeForge(post_result=posted()), LogSink()
-    assert post_receipt(forge, replace(facts, **change), Marker((101,), "abc"), log) is None
+    assert post_receipt(forge, replace(facts, **change), Marker((101,), "abc"), log).state is PostState.NOT_POSTED
     assert forge.calls == [] and len(log.lines) == 1 and log.lines[0][0] == "info"
 
 
 def test_writer_off_for_same_identity(facts: PreflightFacts) -> None:
     forge, log = FakeForge(logins={"job": A, "role": A}, post_result=posted()), LogSink()
-    assert post_receipt(forge, facts, Marker((101,), "abc"), log) is None
+    assert post_receipt(forge, facts, Marker((101,), "abc"), log).state is PostState.NOT_POSTED
     assert forge.posted == [] and len(log.lines) == 1 and "both act as" in log.text
 
 
-@pytest.mark.parametrize("result", [None, Comment(id=0)])
-def test_V68_no_comment_object(result: Comment | None, facts: PreflightFacts) -> None:
+@pytest.mark.parametrize(("result", "state"), [(None, PostState.POSTED_URL_UNKNOWN), (Comment(id=0), PostState.POSTED)])
+def test_V68_no_comment_object(result: Comment | None, state: PostState, facts: PreflightFacts) -> None:
     log = LogSink()
-    assert post_receipt(FakeForge(post_result=result), facts, Marker((101,), "abc"), log) is result
+    post = post_receipt(FakeForge(post_result=result), facts, Marker((101,), "abc"), log)
+    assert post.state is state and post.exists and post.comment is result
     assert log.lines == [("done", "Posted the steer receipt")]
 
 
 def test_V69_BC24e_post_403_warns_and_run_goes_on(facts: PreflightFacts) -> None:
     forge, log = FakeForge(post_result=forbidden()), LogSink()
-    assert post_receipt(forge, facts, Marker((101,), "abc"), log) is None
+    assert post_receipt(forge, facts, Marker((101,), "abc"), log).state is PostState.NOT_POSTED
     assert len(forge.posted) == 1
     assert log.lines[0][0] == "warning" and "queued run will redo this work" in log.text and "403" in log.text
 
 
 def test_writer_malformed_repo(facts: PreflightFacts) -> None:
     log = LogSink()
-    assert post_receipt(FakeForge(post_result=posted()), replace(facts, repository="norepo"), Marker((101,), "abc"), log) is None
+    assert post_receipt(FakeForge(post_result=posted()), replace(facts, repository="norepo"), Marker((101,), "abc"), log).state is PostState.NOT_POSTED
     assert log.lines[0][0] == "warning" and '"norepo"' in log.text
 
 
