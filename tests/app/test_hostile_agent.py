@@ -122,7 +122,9 @@ def test_a_hostile_agent_and_post_script_under_their_own_uid_find_no_secret_and_
 FORGE_RUN = 33740099999  # the queued run a forged receipt would make skip
 #: Where each deployment leaves a secret; the checkout's credential is moved out of reach for the
 #: run (docs/rules.md#credential-moved), the cloud credential file is not.
-DEPLOYMENTS = ("isolated", "checkout-v4", "checkout-v6", "checkout-v4-hook", "gha-creds", "root-without-the-user")
+DEPLOYMENTS = ("isolated", "checkout-v4", "checkout-v6", "checkout-v4-hook", "gha-creds", "root-without-the-user",
+               "non-root")
+SHARED = ("root-without-the-user", "non-root")  # the agent shares the action's uid (allow_shared_uid)
 
 
 def _deploy(kind: str, env: dict[str, str], run_dir: Path, job_token: str, oidc_token: str) -> str:
@@ -130,7 +132,7 @@ def _deploy(kind: str, env: dict[str, str], run_dir: Path, job_token: str, oidc_
     workspace, temp = Path(env["GITHUB_WORKSPACE"]), run_dir / "runner_temp"
     temp.mkdir(mode=0o755)
     env["RUNNER_TEMP"] = str(temp)
-    if kind != "root-without-the-user":
+    if kind not in SHARED:
         env.update({"FULLSEND_TEST_HOOKS": "1", "FULLSEND_TEST_CHILD_UID": str(CHILD_UID)})
     else:
         env["INPUT_ALLOW_SHARED_UID"] = "true"  # without it the action refuses (the test below)
@@ -185,7 +187,7 @@ def test_a_receipt_only_when_the_hostile_agent_could_not_reach_the_job_token(run
         if kind == "checkout-v4-hook":
             env["HUNT_PLANT_HOOK"] = str(workspace / ".git")
         env.update(hunt_env({"job token": job_token, "OIDC request token": oidc_token}, str(reports), []))
-        run = run_entrypoint(env, run_dir)
+        run = run_entrypoint(env, run_dir, launcher=_launcher(kind, run_dir, env))
         by_job = [c["body"] for c in sim.comments(fix.pr) if c["user"]["login"] == fix.job_login]
     assert run.exit_code == 0, run.stdout + run.stderr
     assert run.outputs["steers"] == "1", run.stdout  # the follow-up run was absorbed in every deployment
@@ -193,10 +195,12 @@ def test_a_receipt_only_when_the_hostile_agent_could_not_reach_the_job_token(run
     warnings = [line for line in run.stdout.splitlines() if "[token-in-reach]" in line]
     moved = [line for line in run.stdout.splitlines() if "[credential-moved]" in line]
     forged = [body for body in by_job if str(FORGE_RUN) in body]
-    assert forged == [] or kind == "root-without-the-user"
-    assert run.outputs["agent_isolation"] == ("shared-uid" if kind == "root-without-the-user" else "own-uid")
-    if kind == "root-without-the-user":
-        assert report["uid"] == 0 and "shares the action's uid" in warnings[0]
+    assert forged == [] or kind in SHARED  # sharing the action's uid, the agent can forge (docs/adopting.md)
+    assert run.outputs["agent_isolation"] == ("shared-uid" if kind in SHARED else "own-uid")
+    if kind in SHARED:
+        assert report["uid"] == (0 if kind == "root-without-the-user" else CHILD_UID)
+        assert "shares the action's uid" in warnings[0]
+        assert ("the action does not run as root" in warnings[0]) == (kind == "non-root"), warnings[0]
         assert "the agent ran under the action's own uid (allow_shared_uid)" in run.summary
         _assert_no_receipt(run, added, by_job, warnings)
         return
@@ -213,6 +217,21 @@ def test_a_receipt_only_when_the_hostile_agent_could_not_reach_the_job_token(run
     assert report["uid"] == CHILD_UID and report["found"] == {"OIDC request token": exposed}
     assert f"{exposed} holds the OIDC request token" in warnings[0] and "persist-credentials: false" in warnings[0]
     assert report["forged"] is None  # the OIDC request token is no job token: nothing to forge with
+
+
+def _launcher(kind: str, run_dir: Path, env: dict[str, str]) -> list[str]:
+    """The argv that starts the action: this interpreter as root, or, for ``non-root``, the
+    system interpreter under the child uid (the run's folders handed to it), with this venv's
+    packages on its path."""
+    if kind != "non-root":
+        return [sys.executable]
+    import site
+
+    for path in [run_dir, *run_dir.rglob("*")]:
+        os.lchown(path, CHILD_UID, CHILD_UID)
+    env["PYTHONPATH"] = os.pathsep.join([env["PYTHONPATH"], *site.getsitepackages()])
+    return [shutil.which("setpriv") or "setpriv", f"--reuid={CHILD_UID}", f"--regid={CHILD_UID}", "--clear-groups",
+            PYTHON]
 
 
 def _assert_no_receipt(run, added, by_job, warnings) -> None:
