@@ -19,7 +19,7 @@ import os
 import stat
 import sys
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -286,3 +286,18 @@ def _put_back(path: str, content: bytes | None) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     with os.fdopen(fd, "wb") as fh:
         fh.write(content)
+
+
+def console_log(console: Console) -> Callable[[str, str], None]:
+    """``log(level, message)`` on ``console``: info/done → a plain line, warning → ``::warning::``,
+    error → ``::error::``."""
+
+    def log(level: str, message: str) -> None:
+        if level == "warning":
+            console.warning(message)
+        elif level == "error":
+            console.error(message)
+        else:
+            console.log(message)
+
+    return log

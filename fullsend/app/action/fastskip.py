@@ -25,7 +25,7 @@ from typing import Any, cast
 
 from fullsend import __version__
 from fullsend.adapters.clock import SystemClock
-from fullsend.adapters.gha import Console, write_outputs, write_summary
+from fullsend.adapters.gha import Console, console_log, write_outputs, write_summary
 from fullsend.adapters.github import lite, lite_answers
 from fullsend.app.action.cancel import Cancellation
 from fullsend.app.action.plaininputs import BOOLS, plain_inputs
@@ -206,7 +206,7 @@ def _app_spelling(login: str) -> str:
 # ---- the skip's end, as lifecycle._finish writes it ----------------------------------------------
 def _publish_skip(console: Console, facts: PreflightFacts, ctx: GitHubContext, skip: Skip,
                   lines: list[tuple[str, str]], started_at: datetime) -> int:
-    log = _console_log(console)
+    log = console_log(console)
     for level, text in lines:
         log(level, text)
     run = facts.run_id_raw
@@ -227,20 +227,6 @@ def _publish_skip(console: Console, facts: PreflightFacts, ctx: GitHubContext, s
         log("warning", f"Could not write the step summary: {exc.strerror}")
     log("info", f"Outcome: skipped ({reason})")
     return 0
-
-
-def _console_log(console: Console) -> Log:
-    """As ``lifecycle.make_log``."""
-
-    def log(level: str, message: str) -> None:
-        if level == "warning":
-            console.warning(message)
-        elif level == "error":
-            console.error(message)
-        else:
-            console.log(message)
-
-    return log
 
 
 def skip_outputs(reason: str, duration_s: float) -> dict[str, str]:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from fullsend.adapters.agentcli.lock import install_root
 from fullsend.adapters.clock import SystemClock
-from fullsend.adapters.gha import Console
+from fullsend.adapters.gha import Console, console_log
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.adapters.github.lite import LiteAnswer
 from fullsend.app.action.cancel import Cancellation, RunCancelled
@@ -37,20 +37,6 @@ if TYPE_CHECKING:  # imported for real only once the pre-flight said "go on" (se
     from fullsend.app.action.work import ActionRun
 
 Log = Callable[[str, str], None]
-
-
-def make_log(console: Console) -> Log:
-    """``log(level, message)``: info/done → plain line, warning → ``::warning::``, error → ``::error::``."""
-
-    def log(level: str, message: str) -> None:
-        if level == "warning":
-            console.warning(message)
-        elif level == "error":
-            console.error(message)
-        else:
-            console.log(message)
-
-    return log
 
 
 @dataclass
@@ -90,7 +76,7 @@ def run_action(console: Console, environ: Mapping[str, str] | None = None, timel
         started_at = clock.now()
         job, role_input = capture_job_token(env, console.mask)  # before anything else (docs/architecture.md "Tokens")
         plan = build_plan(load_inputs(env), load_context(env), install_root(env))
-        log = make_log(console)
+        log = console_log(console)
         for diag in harness_diagnostics(plan.harness):  # docs/architecture.md "Harness": the run goes on
             log("warning", f"{diag.field}: {diag.message} [{diag.rule}]")
         progress = _Progress(plan, timeline, clock, log, cancel, prefetched=prefetched)
