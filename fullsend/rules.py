@@ -98,7 +98,7 @@ def all_rules() -> tuple[Rule, ...]:
         *_family("watch", "fullsend.app.watch.cycle", WATCH_RULE_IDS),
         *_family("watch", "fullsend.core.receipt.left_over", left_over.LEFT_OVER_RULE_IDS),
         Rule(reach.RULE_TOKEN_IN_REACH, "watch", "fullsend.core.tokens.reach"),
-        Rule(credential.RULE_CREDENTIAL_MOVED, "watch", "fullsend.core.tokens.credential"),
+        Rule(credential.RULE_CREDENTIAL_REMOVED, "watch", "fullsend.core.tokens.credential"),
         *_family("agent-end", "fullsend.core.agent_end",
                  (*agent_end.AGENT_END_RULE_IDS, agent_end.RULE_CLI_UNSUPPORTED, agent_end.RULE_CODEX_TRANSPORT)),
         Rule(final_word.RULE_TOOL_DENIED, "agent-end", "fullsend.core.final_word"),

@@ -120,8 +120,8 @@ def test_a_hostile_agent_and_post_script_under_their_own_uid_find_no_secret_and_
 
 # ---- docs/rules.md#token-in-reach: no receipt whenever the agent could reach the job token -----
 FORGE_RUN = 33740099999  # the queued run a forged receipt would make skip
-#: Where each deployment leaves a secret; the checkout's credential is moved out of reach for the
-#: run (docs/rules.md#credential-moved), the cloud credential file is not.
+#: Where each deployment leaves a secret; the checkout's credential is removed before any child
+#: runs (docs/rules.md#credential-removed), the cloud credential file is not.
 DEPLOYMENTS = ("isolated", "checkout-v4", "checkout-v6", "checkout-v4-hook", "gha-creds", "root-without-the-user",
                "non-root")
 SHARED = ("root-without-the-user", "non-root")  # the agent shares the action's uid (allow_shared_uid)
@@ -193,7 +193,7 @@ def test_a_receipt_only_when_the_hostile_agent_could_not_reach_the_job_token(run
     assert run.outputs["steers"] == "1", run.stdout  # the follow-up run was absorbed in every deployment
     report, probe = (json.loads((reports / f"{who}.json").read_text()) for who in ("agent", "version"))
     warnings = [line for line in run.stdout.splitlines() if "[token-in-reach]" in line]
-    moved = [line for line in run.stdout.splitlines() if "[credential-moved]" in line]
+    moved = [line for line in run.stdout.splitlines() if "[credential-removed]" in line]
     forged = [body for body in by_job if str(FORGE_RUN) in body]
     assert forged == [] or kind in SHARED  # sharing the action's uid, the agent can forge (docs/adopting.md)
     assert run.outputs["agent_isolation"] == ("shared-uid" if kind in SHARED else "own-uid")
@@ -242,18 +242,16 @@ def _assert_no_receipt(run, added, by_job, warnings) -> None:
 
 
 def _assert_credential_handled(kind: str, exposed: str, before: bytes, moved: list[str], workspace: Path) -> None:
-    """docs/rules.md#credential-moved: one warning names the file; the credential is back after
-    the run, byte for byte, unless the agent planted a hook (then it stays away, one warning)."""
+    """docs/rules.md#credential-removed: one warning names the file; the credential is gone for
+    the rest of the job (a hook the agent planted finds nothing to read)."""
+    del before
     if kind == "isolated":
         assert moved == []
         return
-    assert moved[0].startswith("::warning") and exposed in moved[0] and "persist-credentials: false" in moved[0]
-    if kind == "checkout-v4-hook":
-        assert len(moved) == 2 and f"{workspace / '.git'} changed during the run" in moved[1]
-        assert b"extraheader" not in Path(exposed).read_bytes()
-        return
-    assert len(moved) == 1
-    assert Path(exposed).read_bytes() == before and Path(exposed).stat().st_mode & 0o777 == 0o644
+    assert len(moved) == 1 and moved[0].startswith("::warning") and exposed in moved[0]
+    assert "persist-credentials: false" in moved[0]
+    assert not Path(exposed).exists() or b"extraheader" not in Path(exposed).read_bytes()
+    assert kind != "checkout-v4-hook" or (workspace / ".git" / "hooks" / "pre-push").exists()
 
 
 def test_an_agent_that_would_share_the_actions_uid_is_refused_unless_allowed(run_dir):

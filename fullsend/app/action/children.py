@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from fullsend.adapters.credentials import CredentialStash, stash_credentials
+from fullsend.adapters.credentials import remove_credentials
 from fullsend.adapters.gha import FileCommandSnapshot
 from fullsend.adapters.isolation import (
     ChildUser,
@@ -25,7 +25,7 @@ from fullsend.adapters.isolation import (
     resolve_child_user,
 )
 from fullsend.adapters.reach import scan_for_secrets
-from fullsend.core.tokens.credential import RULE_CREDENTIAL_MOVED
+from fullsend.core.tokens.credential import RULE_CREDENTIAL_REMOVED
 from fullsend.core.tokens.reach import RULE_TOKEN_IN_REACH, ReachVerdict, ScanResult, reach_verdict
 
 Log = Callable[[str, str], None]
@@ -63,34 +63,24 @@ class Children:
             become_subreaper()  # a child's orphans stay this run's to end (docs/architecture.md "Child isolation")
         self._snapshot: FileCommandSnapshot | None = None
         self._handover: Handover | None = None
-        self._stash: CredentialStash | None = None
+        self._credentials_checked = False
         self._workspace = workspace
 
-    def stash_credentials(self) -> None:
+    def remove_credentials(self) -> None:
         """Before any child (the agent CLI's ``--version`` check included): with a child user,
-        move the checkout's persisted credential out of its reach for the run, one warning naming
-        the files (docs/rules.md#credential-moved).  ``restore_credentials`` puts it back."""
-        if self.user is None or self._stash is not None:
+        remove the checkout's persisted credential for the rest of the job, one warning naming the
+        files (docs/rules.md#credential-removed).  Once only."""
+        if self.user is None or self._credentials_checked:
             return
-        self._stash = stash_credentials(self._workspace, self._scan_roots, self._secrets)
-        if self._stash.moved:
-            self._log(self._level(), f"The job token persisted by actions/checkout ({', '.join(self._stash.moved)}) "
-                                     "is moved out of the agent's reach for this run and put back after it; set "
-                                     "persist-credentials: false on actions/checkout if no later step needs it "
-                                     f"[{RULE_CREDENTIAL_MOVED}]")
-
-    def restore_credentials(self) -> None:
-        """Once no child is left: put the moved credential back, or say why not (one warning per
-        git directory the agent changed).  Idempotent."""
-        if self._stash is None:
-            return
-        moved = self._stash.moved
-        problems = self._stash.restore()
-        for problem in problems:
-            self._log("warning", f"{problem}: a later step that needs it must authenticate itself "
-                                 f"[{RULE_CREDENTIAL_MOVED}]")
-        if moved and not problems:
-            self._log("info", f"The job token persisted by actions/checkout is back in {', '.join(moved)}")
+        self._credentials_checked = True
+        removed = remove_credentials(self._workspace, self._scan_roots, self._secrets)
+        if removed:
+            self._log(self._level(), f"The job token persisted by actions/checkout ({', '.join(removed)}) is removed "
+                                     "for the rest of the job, before the agent could read it: the agent writes in "
+                                     "this repository, so the token is not put back where its hooks and configs "
+                                     "could reach it. Set persist-credentials: false on actions/checkout; a later "
+                                     "step that needs authenticated git checks out again or passes a token "
+                                     f"[{RULE_CREDENTIAL_REMOVED}]")
 
     def _level(self) -> str:
         return "warning" if self._environ.get("GITHUB_ACTIONS") == "true" else "info"
@@ -130,7 +120,6 @@ class Children:
             self._handover = None
             if failures:
                 self._log("warning", f"{failures} workspace entries could not be given back to the workspace's owner")
-        self.restore_credentials()
         if self._snapshot is not None:
             changed = self._snapshot.restore()
             self._snapshot = None

@@ -138,11 +138,11 @@ def _work(p: _Progress, console: Console, env: Mapping[str, str],
                             cancellation=p.cancel)
     p.cancel.on_cancel(run.cancel)
     run.check_isolation()  # an agent that would share our uid: ConfigError (exit 2) unless allowed
-    run.children.stash_credentials()  # before the first child (docs/rules.md#credential-moved)
+    run.children.remove_credentials()  # before the first child (docs/rules.md#credential-removed)
     try:
         return _agent_part(p, run, forge, tokens, facts)
     finally:
-        with p.cancel.deferred():  # no child left, the trees back, the credential back (idempotent)
+        with p.cancel.deferred():  # no child left, the trees handed back (idempotent)
             run.children.close()
 
 

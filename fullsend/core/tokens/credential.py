@@ -1,8 +1,8 @@
-"""Which lines of a git config carry a secret, and how to cut them out (docs/rules.md#credential-moved).
+"""Which lines of a git config carry a secret, and how to cut them out (docs/rules.md#credential-removed).
 
 actions/checkout persists its token by default: v4 (and v5) as one ``extraheader`` line of
 ``.git/config``, v6 as a file of its own under ``RUNNER_TEMP`` that ``.git/config`` includes.
-Before the first child, the action moves that credential out of the agent's reach for the run;
+Before the first child, the action removes that credential, out of the agent's reach;
 this module is the pure half: given a config's bytes and the spellings of the secrets
 (``fullsend.core.tokens.reach.secret_forms``), it says which lines go.  Only ``key = value``
 lines are cut; a secret anywhere else (a section header, a line git would reject) cannot be
@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-#: The checkout's persisted credential was moved out of the agent's reach for the run.
-RULE_CREDENTIAL_MOVED = "credential-moved"
+#: The checkout's persisted credential was removed before the agent could reach it.
+RULE_CREDENTIAL_REMOVED = "credential-removed"
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""docs/rules.md#credential-moved, the pure half: which lines of a git config carry a secret."""
+"""docs/rules.md#credential-removed, the pure half: which lines of a git config carry a secret."""
 
 from __future__ import annotations
 
