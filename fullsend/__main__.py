@@ -226,8 +226,14 @@ def _restore(previous: dict[int, Any]) -> None:
         signal.signal(signum, handler)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Parse ``argv`` and run one subcommand; returns the process exit code (never raises)."""
+def main(argv: Sequence[str] | None = None, *, image: bool = False) -> int:
+    """Parse ``argv`` and run one subcommand; returns the process exit code (never raises).
+
+    ``image``: the container's entrypoint (``entrypoint.py``), which starts with SIGTERM and SIGINT
+    held: the command line is its arguments, else ``run`` (the action), and a command other than
+    ``run`` lets the signals in once its handlers are set."""
+    if image:
+        argv = sys.argv[1:] or ["run"]
     if argv is not None and list(argv) == ["run"]:  # the entrypoint and the re-exec: nothing to parse
         from types import SimpleNamespace
 
@@ -237,6 +243,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     console = Console(plain=not in_runner(os.environ))
     command = args.command + (f" {args.simulator_command}" if args.command == "simulator" else "")
     previous = _stop_on_signals() if args.command != "run" else {}  # run handles its own (app/action/cancel.py)
+    if previous:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, (signal.SIGINT, signal.SIGTERM))  # held by the entrypoint
     try:
         return _dispatch(args, console)
     except InputError as exc:

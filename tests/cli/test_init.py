@@ -145,3 +145,16 @@ def test_dry_run_into_a_closed_pipe_exits_quietly(tmp_path: Path) -> None:
     proc = subprocess.run(f"{sys.executable} -m fullsend init --stages all --ref {REF} --dry-run | head -n 1",
                           shell=True, cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert proc.stdout.startswith("==> ") and "error" not in proc.stderr, proc.stderr
+
+
+def test_every_file_stamps_the_package_version() -> None:
+    """The version stamped is the package's own (``fullsend.__version__``, which pyproject reads
+    and a release must match), next to the pinned ref and in every header."""
+    from fullsend import __version__
+
+    files = dict(render_files(InitPlan(("review", "fix"), ref=REF)))
+    dispatch = files[Path(".github/workflows/fullsend-dispatch.yml")]
+    pins = [line.strip() for line in dispatch.splitlines() if f"fullsend-ai/steer-action@{REF}" in line]
+    assert pins and all(line.endswith(f"@{REF} # v{__version__}") for line in pins)
+    for rel in (".github/workflows/fullsend.yml", ".github/workflows/fullsend-dispatch.yml", ".fullsend/harness/review.yaml"):
+        assert f"(steer-action {__version__}" in files[Path(rel)].splitlines()[0]
