@@ -1,8 +1,9 @@
 """Container entrypoint (docs/architecture.md "Action lifecycle", "Commands").
 
-As the action, GitHub runs the image with no arguments: that is ``fullsend run``.  By hand, the
-arguments are a ``fullsend`` command line: ``docker run IMAGE init --help``, ``… steer URL TEXT``,
-``… explain URL``.
+As the action, GitHub runs the image with no arguments: the action's ``command`` input
+(``INPUT_COMMAND``, default ``run``) picks ``fullsend run`` or ``fullsend route`` (the Route job).
+By hand, the arguments are a ``fullsend`` command line: ``docker run IMAGE init --help``,
+``… steer URL TEXT``, ``… explain URL``.
 """
 
 import signal

@@ -25,6 +25,8 @@ if TYPE_CHECKING:  # argparse is imported by the commands that parse: `fullsend 
     import argparse
 
 PORT_MAX = 65535
+#: What the action's ``command`` input may name (action.yml); the image's entrypoint runs it.
+ACTION_COMMANDS = ("run", "route")
 #: ``fullsend demo --turn-seconds``: shorter, the follow-up cannot arrive within the first turn
 #: (one poll a second); longer is only waiting.
 TURN_S_MIN, TURN_S_MAX = 1.0, 60.0
@@ -104,6 +106,11 @@ def _parser() -> argparse.ArgumentParser:
     init.add_argument("--queue", default="single", choices=("single", "max"),
                       help="the stage jobs' concurrency queue (max: every update keeps its own pending run)")
     init.add_argument("--dry-run", action="store_true", help="print the files instead of writing them")
+    sub.add_parser("route", help="the Route job: authorize the event and select at most one stage",
+                   description="Read the event (GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, GITHUB_REPOSITORY), decide "
+                               "which stage it selects and why (docs/rules.md, family Route), print the reason "
+                               "with its rule id and write the outputs stage, rule and reason to GITHUB_OUTPUT. "
+                               "Token: INPUT_GITHUB_TOKEN, GITHUB_TOKEN or GH_TOKEN.")
     explain = sub.add_parser("explain", help="read-only: why each follow-up run was or was not absorbed, rule by rule")
     explain.add_argument("url", help="the issue or pull request URL")
     explain.add_argument("--run", metavar="RUN_ID", default=None, help="explain this run instead of the run in flight")
@@ -171,6 +178,9 @@ def _dispatch(args: argparse.Namespace, console: Console) -> int:
         return run_lint(args.harness, args.agents, sys.stdout, sys.stderr)
     if args.command == "init":
         return _init(args)
+    if args.command == "route":
+        from fullsend.app.commands.route import run_route
+        return run_route(os.environ, console)
     if args.command == "explain":
         from fullsend.app.commands.explain.command import run_explain
         return run_explain(args.url, args.run, args.as_of, args.json, os.environ, sys.stdout, sys.stderr)
@@ -226,14 +236,28 @@ def _restore(previous: dict[int, Any]) -> None:
         signal.signal(signum, handler)
 
 
+def _image_argv() -> list[str] | None:
+    """The image entrypoint's command line: its arguments, else the action's ``command`` input
+    (``INPUT_COMMAND``, default ``run``); ``None`` for a command the action does not run."""
+    if sys.argv[1:]:
+        return sys.argv[1:]
+    command = os.environ.get("INPUT_COMMAND", "").strip() or "run"
+    return [command] if command in ACTION_COMMANDS else None
+
+
 def main(argv: Sequence[str] | None = None, *, image: bool = False) -> int:
     """Parse ``argv`` and run one subcommand; returns the process exit code (never raises).
 
-    ``image``: the container's entrypoint (``entrypoint.py``), which starts with SIGTERM and SIGINT
-    held: the command line is its arguments, else ``run`` (the action), and a command other than
-    ``run`` lets the signals in once its handlers are set."""
+    ``image``: the container's entrypoint (``entrypoint.py``), which may start with SIGTERM and
+    SIGINT held: the command line is :func:`_image_argv`, and a command other than ``run`` lets
+    the signals in once its handlers are set."""
     if image:
-        argv = sys.argv[1:] or ["run"]
+        argv = _image_argv()
+        if argv is None:
+            shown = os.environ.get("INPUT_COMMAND", "").strip()[:60]
+            sys.stdout.write(f"::error title=Invalid input::input 'command': {shown!r} is not a command the action "
+                             f"runs. Set 'command' to one of: {', '.join(ACTION_COMMANDS)}.\n")
+            return ExitCode.BAD_INPUT
     if argv is not None and list(argv) == ["run"]:  # the entrypoint and the re-exec: nothing to parse
         from types import SimpleNamespace
 
