@@ -1,5 +1,5 @@
 """Issue 21: ``fullsend init`` writes a working setup, refuses to overwrite, prints with --dry-run,
-and its files pass ``fullsend lint``; the Route job it writes is the examples' Route job.
+and its files pass ``fullsend lint``; the Route job it writes runs the examples' Route step.
 
 The linters (zizmor, GitHub's workflow schema) run on its output in
 ``tests/hygiene/test_init_workflows.py``; act runs it in ``tests/act/test_act_init.py``.
@@ -56,11 +56,17 @@ def test_the_dispatch_workflow_has_route_and_only_the_chosen_stages_pinned_to_th
     assert shim["jobs"]["dispatch"]["uses"] == "./.github/workflows/fullsend-dispatch.yml"
 
 
-def test_the_route_job_is_the_examples_route_job() -> None:
+def test_the_route_job_is_the_examples_route_step_pinned_to_the_ref() -> None:
+    """The same decision step as the examples', from the pinned release instead of a checkout
+    (so no checkout, and no permission beyond the metadata every job token has)."""
     files = dict(render_files(InitPlan(("review",), ref=REF)))
     generated = yaml.safe_load(files[Path(".github/workflows/fullsend-dispatch.yml")])["jobs"]["route"]
     example = yaml.safe_load((REPO_ROOT / "examples" / "reusable-dispatch.yml").read_text())["jobs"]["route"]
-    assert generated == example
+    (step,) = generated["steps"]
+    assert step == {**example["steps"][-1], "uses": f"fullsend-ai/steer-action@{REF}"}
+    assert generated["permissions"] == {}
+    rest = {k: v for k, v in generated.items() if k not in ("steps", "permissions")}
+    assert rest == {k: v for k, v in example.items() if k not in ("steps", "permissions")}
 
 
 def test_mint_mode_and_queue_max_and_codex() -> None:

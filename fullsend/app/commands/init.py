@@ -95,8 +95,7 @@ def render_files(plan: InitPlan) -> list[tuple[Path, str]]:
     secrets = [*model_secrets, *(["FULLSEND_APP_PRIVATE_KEY"] if plan.role_token == "app" else [])]
     common = dict(version=__version__, stages=list(plan.stages), runtime=plan.runtime, ref=plan.ref,
                   role_token=plan.role_token, queue=plan.queue, secrets=secrets, model_secrets=model_secrets,
-                  secret_descriptions=SECRET_WHY, specs=specs,
-                  route_job=(TEMPLATES / "route_job.yml.txt").read_text(encoding="utf-8").rstrip("\n"))
+                  secret_descriptions=SECRET_WHY, specs=specs)
     files = [(Path(".github/workflows/fullsend.yml"), env.get_template("shim.yml.j2").render(**common)),
              (Path(".github/workflows/fullsend-dispatch.yml"), env.get_template("dispatch.yml.j2").render(**common))]
     for spec in specs:

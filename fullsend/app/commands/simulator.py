@@ -5,7 +5,7 @@ Besides the GitHub REST API of ``fullsend.simulator.server`` it answers what a w
 workflow needs when act runs it locally:
 
 - ``GET /repos/{o}/{r}/collaborators/{login}/permission`` from the scenario's ``collaborators``
-  (the Route job's ``gh api``);
+  (the Route job's ``fullsend route``, or ``gh api``);
 - a token mint (``<base>/_fullsend/mint``, the action's ``mint_url``) and a GitHub OIDC token
   endpoint (``ACTIONS_ID_TOKEN_REQUEST_URL``/``_TOKEN``), so the stage job mints its role token
   as configured (docs/architecture.md "Tokens"); the mint hands out the role token;
