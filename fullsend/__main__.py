@@ -94,18 +94,26 @@ def _parser() -> argparse.ArgumentParser:
     init = sub.add_parser("init", help="write a working setup: shim, dispatch workflow, harness, prompts, agents",
                           description="Write a commented, working steer-action setup for the stages you pick "
                                       "(never overwrites; --dry-run prints the files).")
-    init.add_argument("--stages", default="review",
-                      help="comma-separated, of triage, code, review, fix, retro, prioritize; or all (default: review)")
+    init.add_argument("--stages", default=None,
+                      help="comma-separated, of triage, code, review, fix, retro, prioritize; or all (default: review; "
+                           "with --upgrade, what init recorded)")
     init.add_argument("--dir", default=".", help="the repository to write into (default: .)")
-    init.add_argument("--runtime", default="claude", choices=("claude", "pi", "codex"),
+    init.add_argument("--runtime", default=None, choices=("claude", "pi", "codex"),
                       help="the agent CLI the jobs run, which picks the model secret they pass (default: claude)")
     init.add_argument("--ref", default=None,
                       help="the steer-action release commit to pin (40 hex digits; required)")
-    init.add_argument("--role-token", default="app", choices=("app", "mint"),
+    init.add_argument("--role-token", default=None, choices=("app", "mint"),
                       help="app: a GitHub App token (actions/create-github-app-token); mint: FULLSEND_MINT_URL")
-    init.add_argument("--queue", default="single", choices=("single", "max"),
+    init.add_argument("--queue", default=None, choices=("single", "max"),
                       help="the stage jobs' concurrency queue (max: every update keeps its own pending run)")
     init.add_argument("--dry-run", action="store_true", help="print the files instead of writing them")
+    init.add_argument("--upgrade", action="store_true",
+                      help="show what this release would change in a setup init wrote (a diff); writes nothing "
+                           "without --apply")
+    init.add_argument("--apply", action="store_true",
+                      help="with --upgrade: write new files and the ones you did not change")
+    init.add_argument("--force", action="store_true",
+                      help="with --upgrade --apply: also replace the files you changed")
     sub.add_parser("route", help="the Route job: authorize the event and select at most one stage",
                    description="Read the event (GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, GITHUB_REPOSITORY), decide "
                                "which stage it selects and why (docs/rules.md, family Route), print the reason "
@@ -194,15 +202,21 @@ def _init(args: argparse.Namespace) -> int:
     """``fullsend init`` (``fullsend.app.commands.init``)."""
     from pathlib import Path
 
-    from fullsend.app.commands.init import RELEASE_COMMIT, InitError, InitPlan, parse_stages, run_init
+    from fullsend.app.commands.init import InitError, resolve_plan, run_init, run_upgrade
+    from fullsend.app.commands.init_upgrade import read_manifest
+
+    if ((args.apply or args.force) and not args.upgrade) or (args.force and not args.apply):
+        sys.stderr.write("fullsend init: --apply goes with --upgrade, and --force with --upgrade --apply\n")
+        return ExitCode.BAD_INPUT
+    recorded = read_manifest(Path(args.dir)) if args.upgrade else {}
     try:
-        stages = parse_stages(args.stages)
+        plan = resolve_plan(args.stages, args.runtime, args.ref, args.role_token, args.queue, recorded)
     except InitError as exc:
         sys.stderr.write(f"fullsend init: {exc}\n")
         return ExitCode.BAD_INPUT
-    plan = InitPlan(stages, args.runtime, args.ref if args.ref is not None else RELEASE_COMMIT, args.role_token,
-                    args.queue)
     try:
+        if args.upgrade:
+            return run_upgrade(plan, Path(args.dir), args.apply, args.force, sys.stdout, sys.stderr)
         return run_init(plan, Path(args.dir), args.dry_run, sys.stdout, sys.stderr)
     except BrokenPipeError:  # `fullsend init --dry-run | head`: the reader has seen enough
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - stays open until exit, so the flush at exit is quiet

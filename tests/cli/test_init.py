@@ -32,7 +32,8 @@ def test_init_then_lint_exits_0_in_a_fresh_repository(tmp_path: Path) -> None:
     assert made.returncode == 0, made.stderr
     written = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file())
     assert written == [".fullsend/agents/fix.md", ".fullsend/agents/review.md", ".fullsend/harness/fix.yaml",
-                       ".fullsend/harness/review.yaml", ".fullsend/prompts/fix.md", ".fullsend/prompts/review.md",
+                       ".fullsend/harness/review.yaml", ".fullsend/init.json", ".fullsend/prompts/fix.md",
+                       ".fullsend/prompts/review.md",
                        ".github/workflows/fullsend-dispatch.yml", ".github/workflows/fullsend.yml"]
     lint = _fullsend("lint", cwd=tmp_path)
     assert lint.returncode == 0, lint.stdout + lint.stderr
