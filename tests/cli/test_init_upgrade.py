@@ -98,3 +98,16 @@ def test_upgrade_flags_out_of_place_are_refused(tmp_path: Path) -> None:
         assert proc.returncode == 2 and "--apply goes with --upgrade" in proc.stderr
     missing = _fullsend("init", "--upgrade", "--ref", NEW_REF, "--dir", str(tmp_path / "nope"), cwd=tmp_path)
     assert missing.returncode == 2 and "is not an existing folder" in missing.stderr
+
+
+def test_force_never_writes_through_a_symbolic_link(tmp_path: Path) -> None:
+    repo, outside = tmp_path / "repo", tmp_path / "outside.md"
+    repo.mkdir()
+    _older_setup(repo)
+    outside.write_text("not the repository's\n")
+    (repo / PROMPT).unlink()
+    (repo / PROMPT).symlink_to(outside)
+    forced = _fullsend("init", "--upgrade", "--apply", "--force", "--ref", NEW_REF, cwd=repo)
+    assert forced.returncode == 2 and f"{PROMPT} is a symbolic link" in forced.stderr
+    assert outside.read_text() == "not the repository's\n"
+    assert f"@{OLD_REF}" in (repo / DISPATCH).read_text()  # nothing written

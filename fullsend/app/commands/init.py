@@ -208,7 +208,7 @@ def run_upgrade(plan: InitPlan, root: Path, apply: bool, force: bool, out: TextI
                   + (f", --apply --force also the {len(pending) - ours} of yours" if ours < len(pending) else "")
                   + ".\n")
         return ExitCode.OK
-    return apply_changes(root, changes, upgrade_manifest(plan, changes, recorded, force), force, out)
+    return apply_changes(root, changes, upgrade_manifest(plan, changes, recorded, force), force, out, err)
 
 
 NEXT_STEPS = {

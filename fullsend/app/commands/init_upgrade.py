@@ -112,10 +112,18 @@ def report(changes: Sequence[Change], out: TextIO) -> None:
 WHY_YOURS = "  (changed since fullsend init wrote it, or written before init recorded it; kept without --force)"
 
 
-def apply_changes(root: Path, changes: Sequence[Change], manifest: str, force: bool, out: TextIO) -> int:
+def apply_changes(root: Path, changes: Sequence[Change], manifest: str, force: bool, out: TextIO,
+                  err: TextIO) -> int:
     """Write the ``add`` and ``update`` files (and ``yours`` with ``force``), then the manifest.
-    Returns the exit code (1 when a write failed, naming the file)."""
+    Returns the exit code: 2, nothing written, when a target is or lies under a symbolic link;
+    1 when a write failed, naming the folder."""
     chosen = [c for c in changes if c.kind in ("add", "update") or (force and c.kind == "yours")]
+    linked = [c for c in chosen if any(p.is_symlink() for p in (root / c.rel, *(root / c.rel).parents))
+              and not root.is_symlink()]
+    if linked:  # never write through a link: it may point outside the repository
+        err.write("fullsend init --upgrade: " + ", ".join(str(c.rel) for c in linked) + " is a symbolic link or "
+                  "lies under one; nothing written: replace the link with the file, then run it again\n")
+        return ExitCode.BAD_INPUT
     try:
         for change in chosen:
             (root / change.rel).parent.mkdir(parents=True, exist_ok=True)
@@ -123,7 +131,7 @@ def apply_changes(root: Path, changes: Sequence[Change], manifest: str, force: b
         (root / MANIFEST).parent.mkdir(parents=True, exist_ok=True)
         (root / MANIFEST).write_text(manifest, encoding="utf-8")
     except OSError as exc:
-        out.write(f"fullsend init --upgrade: cannot write under {root}: {exc.strerror or exc}; check the folder "
+        err.write(f"fullsend init --upgrade: cannot write under {root}: {exc.strerror or exc}; check the folder "
                   "and its permissions\n")
         return ExitCode.FAILED
     kept = [c for c in changes if c.kind == "yours" and not force]
