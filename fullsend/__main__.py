@@ -25,6 +25,8 @@ if TYPE_CHECKING:  # argparse is imported by the commands that parse: `fullsend 
     import argparse
 
 PORT_MAX = 65535
+#: What the action's ``command`` input may name (action.yml); the image's entrypoint runs it.
+ACTION_COMMANDS = ("run", "route")
 #: ``fullsend demo --turn-seconds``: shorter, the follow-up cannot arrive within the first turn
 #: (one poll a second); longer is only waiting.
 TURN_S_MIN, TURN_S_MAX = 1.0, 60.0
@@ -92,18 +94,31 @@ def _parser() -> argparse.ArgumentParser:
     init = sub.add_parser("init", help="write a working setup: shim, dispatch workflow, harness, prompts, agents",
                           description="Write a commented, working steer-action setup for the stages you pick "
                                       "(never overwrites; --dry-run prints the files).")
-    init.add_argument("--stages", default="review",
-                      help="comma-separated, of triage, code, review, fix, retro, prioritize; or all (default: review)")
+    init.add_argument("--stages", default=None,
+                      help="comma-separated, of triage, code, review, fix, retro, prioritize; or all (default: review; "
+                           "with --upgrade, what init recorded)")
     init.add_argument("--dir", default=".", help="the repository to write into (default: .)")
-    init.add_argument("--runtime", default="claude", choices=("claude", "pi", "codex"),
+    init.add_argument("--runtime", default=None, choices=("claude", "pi", "codex"),
                       help="the agent CLI the jobs run, which picks the model secret they pass (default: claude)")
     init.add_argument("--ref", default=None,
                       help="the steer-action release commit to pin (40 hex digits; required)")
-    init.add_argument("--role-token", default="app", choices=("app", "mint"),
+    init.add_argument("--role-token", default=None, choices=("app", "mint"),
                       help="app: a GitHub App token (actions/create-github-app-token); mint: FULLSEND_MINT_URL")
-    init.add_argument("--queue", default="single", choices=("single", "max"),
+    init.add_argument("--queue", default=None, choices=("single", "max"),
                       help="the stage jobs' concurrency queue (max: every update keeps its own pending run)")
     init.add_argument("--dry-run", action="store_true", help="print the files instead of writing them")
+    init.add_argument("--upgrade", action="store_true",
+                      help="show what this release would change in a setup init wrote (a diff); writes nothing "
+                           "without --apply")
+    init.add_argument("--apply", action="store_true",
+                      help="with --upgrade: write new files and the ones you did not change")
+    init.add_argument("--force", action="store_true",
+                      help="with --upgrade --apply: also replace the files you changed")
+    sub.add_parser("route", help="the Route job: authorize the event and select at most one stage",
+                   description="Read the event (GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, GITHUB_REPOSITORY), decide "
+                               "which stage it selects and why (docs/rules.md, family Route), print the reason "
+                               "with its rule id and write the outputs stage, rule and reason to GITHUB_OUTPUT. "
+                               "Token: INPUT_GITHUB_TOKEN, GITHUB_TOKEN or GH_TOKEN.")
     explain = sub.add_parser("explain", help="read-only: why each follow-up run was or was not absorbed, rule by rule")
     explain.add_argument("url", help="the issue or pull request URL")
     explain.add_argument("--run", metavar="RUN_ID", default=None, help="explain this run instead of the run in flight")
@@ -171,6 +186,9 @@ def _dispatch(args: argparse.Namespace, console: Console) -> int:
         return run_lint(args.harness, args.agents, sys.stdout, sys.stderr)
     if args.command == "init":
         return _init(args)
+    if args.command == "route":
+        from fullsend.app.commands.route import run_route
+        return run_route(os.environ, console)
     if args.command == "explain":
         from fullsend.app.commands.explain.command import run_explain
         return run_explain(args.url, args.run, args.as_of, args.json, os.environ, sys.stdout, sys.stderr)
@@ -184,15 +202,21 @@ def _init(args: argparse.Namespace) -> int:
     """``fullsend init`` (``fullsend.app.commands.init``)."""
     from pathlib import Path
 
-    from fullsend.app.commands.init import RELEASE_COMMIT, InitError, InitPlan, parse_stages, run_init
+    from fullsend.app.commands.init import InitError, resolve_plan, run_init, run_upgrade
+    from fullsend.app.commands.init_upgrade import read_manifest
+
+    if ((args.apply or args.force) and not args.upgrade) or (args.force and not args.apply):
+        sys.stderr.write("fullsend init: --apply goes with --upgrade, and --force with --upgrade --apply\n")
+        return ExitCode.BAD_INPUT
+    recorded = read_manifest(Path(args.dir)) if args.upgrade else {}
     try:
-        stages = parse_stages(args.stages)
+        plan = resolve_plan(args.stages, args.runtime, args.ref, args.role_token, args.queue, recorded)
     except InitError as exc:
         sys.stderr.write(f"fullsend init: {exc}\n")
         return ExitCode.BAD_INPUT
-    plan = InitPlan(stages, args.runtime, args.ref if args.ref is not None else RELEASE_COMMIT, args.role_token,
-                    args.queue)
     try:
+        if args.upgrade:
+            return run_upgrade(plan, Path(args.dir), args.apply, args.force, sys.stdout, sys.stderr)
         return run_init(plan, Path(args.dir), args.dry_run, sys.stdout, sys.stderr)
     except BrokenPipeError:  # `fullsend init --dry-run | head`: the reader has seen enough
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - stays open until exit, so the flush at exit is quiet
@@ -226,8 +250,28 @@ def _restore(previous: dict[int, Any]) -> None:
         signal.signal(signum, handler)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Parse ``argv`` and run one subcommand; returns the process exit code (never raises)."""
+def _image_argv() -> list[str] | None:
+    """The image entrypoint's command line: its arguments, else the action's ``command`` input
+    (``INPUT_COMMAND``, default ``run``); ``None`` for a command the action does not run."""
+    if sys.argv[1:]:
+        return sys.argv[1:]
+    command = os.environ.get("INPUT_COMMAND", "").strip() or "run"
+    return [command] if command in ACTION_COMMANDS else None
+
+
+def main(argv: Sequence[str] | None = None, *, image: bool = False) -> int:
+    """Parse ``argv`` and run one subcommand; returns the process exit code (never raises).
+
+    ``image``: the container's entrypoint (``entrypoint.py``), which may start with SIGTERM and
+    SIGINT held: the command line is :func:`_image_argv`, and a command other than ``run`` lets
+    the signals in once its handlers are set."""
+    if image:
+        argv = _image_argv()
+        if argv is None:
+            shown = os.environ.get("INPUT_COMMAND", "").strip()[:60]
+            sys.stdout.write(f"::error title=Invalid input::input 'command': {shown!r} is not a command the action "
+                             f"runs. Set 'command' to one of: {', '.join(ACTION_COMMANDS)}.\n")
+            return ExitCode.BAD_INPUT
     if argv is not None and list(argv) == ["run"]:  # the entrypoint and the re-exec: nothing to parse
         from types import SimpleNamespace
 
@@ -237,6 +281,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     console = Console(plain=not in_runner(os.environ))
     command = args.command + (f" {args.simulator_command}" if args.command == "simulator" else "")
     previous = _stop_on_signals() if args.command != "run" else {}  # run handles its own (app/action/cancel.py)
+    if previous:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, (signal.SIGINT, signal.SIGTERM))  # held by the entrypoint
     try:
         return _dispatch(args, console)
     except InputError as exc:

@@ -1,7 +1,8 @@
 """The registry of every rule id the code emits (docs/architecture.md "Decisions are data").
 
 Each decision the action makes — a provenance check, a pre-flight skip, a settle reason, an
-own-output rule, a defanging rule, a watcher-cycle outcome, how the agent ended, a lint finding — has a kebab-case id
+own-output rule, a defanging rule, a watcher-cycle outcome, how the agent ended, a lint finding, a Route
+decision — has a kebab-case id
 shared by the code, its test, the log line or step-summary row that reports it, and the section
 of ``docs/rules.md`` that explains it (docs/architecture.md "Decisions are data"; zizmor
 documents its audits the same way).  ``tests/docs`` checks that every id here has a docs section, that
@@ -32,11 +33,13 @@ from fullsend.core import agent_end, final_word
 from fullsend.core.delta import ownoutput
 from fullsend.core.provenance import verdicts as provenance
 from fullsend.core.receipt import left_over, skips
+from fullsend.core.route import decision as route
 from fullsend.core.text import defang
 from fullsend.core.tokens import credential, reach
 from fullsend.core.watch import settle
 
-FAMILIES: tuple[str, ...] = ("provenance", "skip", "settle", "own-output", "defang", "watch", "agent-end", "lint")
+FAMILIES: tuple[str, ...] = ("provenance", "skip", "settle", "own-output", "defang", "watch", "agent-end", "lint",
+                             "route")
 
 #: Where the rules are explained; a rule's section anchor is its id.
 DOCS_PATH = "docs/rules.md"
@@ -104,6 +107,7 @@ def all_rules() -> tuple[Rule, ...]:
         Rule(final_word.RULE_TOOL_DENIED, "agent-end", "fullsend.core.final_word"),
         *_family("lint", "fullsend.app.commands.lint", (RULE_HARNESS_INVALID, RULE_AGENT_MISSING_OPENING_LINE)),
         *_family("lint", "fullsend.harness", (harness.RULE_STEER_ENABLED_UNSET, harness.RULE_UNKNOWN_KEY)),
+        *_family("route", "fullsend.core.route.decision", route.ROUTE_RULE_IDS),
     ]
     ids = [rule.id for rule in rules]
     duplicated = sorted({i for i in ids if ids.count(i) > 1})

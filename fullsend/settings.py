@@ -94,6 +94,7 @@ class Inputs(BaseSettings):
     role_token: str = ""
     mint_url: str = ""
     role: str = ""
+    command: Literal["run", "route"] = "run"  # entrypoint.py picks the command; run only checks the name
     stage: Literal["triage", "code", "review", "fix", "retro", "prioritize"]
     item: int | None = Field(default=None, le=MAX_ITEM)
     runtime: Literal["claude", "pi", "codex"] = "claude"

@@ -31,13 +31,13 @@ from tests.support.tools import missing_tool
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 THIS_TEST = "tests/test_fresh_clone.py"
-#: The programs the tool tiers need and a fresh machine lacks (jq is not essential: one test).
+#: The programs the tool tiers need and a fresh machine lacks (jq: no test needs it since fullsend route).
 HIDDEN = frozenset({"podman", "runc", "crun", "debootstrap", "docker", "act", "zizmor", "check-jsonschema",
                     "claude", "pi", "codex", "jq"})
 SETUP_TIMEOUT_S = 900
 TIER_TIMEOUT_S = 600
 #: One small file per tier (the first directory under tests/), plus every file whose tests skip when a
-#: tool outside the Python locks is missing (zizmor, check-jsonschema, jq, the agent CLIs).
+#: tool outside the Python locks is missing (zizmor, check-jsonschema, the agent CLIs).
 SMOKE = (
     "tests/test_tier_times.py",
     "tests/act/test_act_setup.py",
@@ -190,7 +190,7 @@ def test_the_readme_command_passes_and_the_tool_tiers_say_what_to_install(fast_t
     skipped = fast_tier.with_result("skipped", SKIP_RULE)
     assert skipped, "no tool tier reported a skip"
     reasons = "\n".join(skipped.values())
-    for tool in ("zizmor", "jq"):  # tests/hygiene and tests/cli/test_examples.py are in the fast tier
+    for tool in ("zizmor",):  # tests/hygiene is in the fast tier
         assert tool in reasons, reasons
     summary = [line for line in fast_tier.output.splitlines() if line.startswith("SKIPPED") and SKIP_RULE in line]
     assert summary and all(len(line.split(SKIP_RULE)[1].strip()) > 0 for line in summary)

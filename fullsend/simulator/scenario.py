@@ -9,7 +9,7 @@ A scenario is a YAML (or JSON) mapping; every key is optional::
     run_id: 33740015232            # the run in flight (GITHUB_RUN_ID of the stage job)
     run_created_s_ago: 60          # its created_at, relative to the simulator's start
     collaborators:                 # GET /repos/{o}/{r}/collaborators/{login}/permission
-      reviewer: write              #   (the Route job's `gh api`); unlisted logins: none
+      reviewer: write              #   (the Route job: fullsend route); unlisted logins: none
     timeline:
       - on_request: GET /actions/workflows/fullsend\\.yml/runs    # first matching request
         do: comment-follow-up      # a comment and the shim run it starts

@@ -1,5 +1,5 @@
 """Issue 21: ``fullsend init`` writes a working setup, refuses to overwrite, prints with --dry-run,
-and its files pass ``fullsend lint``; the Route job it writes is the examples' Route job.
+and its files pass ``fullsend lint``; the Route job it writes runs the examples' Route step.
 
 The linters (zizmor, GitHub's workflow schema) run on its output in
 ``tests/hygiene/test_init_workflows.py``; act runs it in ``tests/act/test_act_init.py``.
@@ -32,7 +32,8 @@ def test_init_then_lint_exits_0_in_a_fresh_repository(tmp_path: Path) -> None:
     assert made.returncode == 0, made.stderr
     written = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file())
     assert written == [".fullsend/agents/fix.md", ".fullsend/agents/review.md", ".fullsend/harness/fix.yaml",
-                       ".fullsend/harness/review.yaml", ".fullsend/prompts/fix.md", ".fullsend/prompts/review.md",
+                       ".fullsend/harness/review.yaml", ".fullsend/init.json", ".fullsend/prompts/fix.md",
+                       ".fullsend/prompts/review.md",
                        ".github/workflows/fullsend-dispatch.yml", ".github/workflows/fullsend.yml"]
     lint = _fullsend("lint", cwd=tmp_path)
     assert lint.returncode == 0, lint.stdout + lint.stderr
@@ -56,11 +57,17 @@ def test_the_dispatch_workflow_has_route_and_only_the_chosen_stages_pinned_to_th
     assert shim["jobs"]["dispatch"]["uses"] == "./.github/workflows/fullsend-dispatch.yml"
 
 
-def test_the_route_job_is_the_examples_route_job() -> None:
+def test_the_route_job_is_the_examples_route_step_pinned_to_the_ref() -> None:
+    """The same decision step as the examples', from the pinned release instead of a checkout
+    (so no checkout, and no permission beyond the metadata every job token has)."""
     files = dict(render_files(InitPlan(("review",), ref=REF)))
     generated = yaml.safe_load(files[Path(".github/workflows/fullsend-dispatch.yml")])["jobs"]["route"]
     example = yaml.safe_load((REPO_ROOT / "examples" / "reusable-dispatch.yml").read_text())["jobs"]["route"]
-    assert generated == example
+    (step,) = generated["steps"]
+    assert step == {**example["steps"][-1], "uses": f"fullsend-ai/steer-action@{REF}"}
+    assert generated["permissions"] == {}
+    rest = {k: v for k, v in generated.items() if k not in ("steps", "permissions")}
+    assert rest == {k: v for k, v in example.items() if k not in ("steps", "permissions")}
 
 
 def test_mint_mode_and_queue_max_and_codex() -> None:
@@ -145,3 +152,16 @@ def test_dry_run_into_a_closed_pipe_exits_quietly(tmp_path: Path) -> None:
     proc = subprocess.run(f"{sys.executable} -m fullsend init --stages all --ref {REF} --dry-run | head -n 1",
                           shell=True, cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert proc.stdout.startswith("==> ") and "error" not in proc.stderr, proc.stderr
+
+
+def test_every_file_stamps_the_package_version() -> None:
+    """The version stamped is the package's own (``fullsend.__version__``, which pyproject reads
+    and a release must match), next to the pinned ref and in every header."""
+    from fullsend import __version__
+
+    files = dict(render_files(InitPlan(("review", "fix"), ref=REF)))
+    dispatch = files[Path(".github/workflows/fullsend-dispatch.yml")]
+    pins = [line.strip() for line in dispatch.splitlines() if f"fullsend-ai/steer-action@{REF}" in line]
+    assert pins and all(line.endswith(f"@{REF} # v{__version__}") for line in pins)
+    for rel in (".github/workflows/fullsend.yml", ".github/workflows/fullsend-dispatch.yml", ".fullsend/harness/review.yaml"):
+        assert f"(steer-action {__version__}" in files[Path(rel)].splitlines()[0]

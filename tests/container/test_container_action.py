@@ -188,3 +188,17 @@ def test_full_image_ships_git_and_every_pinned_cli(full_image):
     assert facts["git"].startswith("git version ")
     assert facts["safe"] == "*"
     assert facts["tools"] == ""
+
+
+def test_the_image_runs_any_fullsend_command_given_as_arguments(default_image, tmp_path):
+    """``docker run IMAGE init --help`` (and ``init`` itself, into a mounted folder): arguments are a
+    fullsend command line; no arguments stays the action (the tests above)."""
+    base = ["podman", "run", "--runtime", PODMAN_RUNTIME, "--rm", *PODMAN_LIMITS, "--network", "none"]
+    shown = subprocess.run([*base, default_image, "init", "--help"], capture_output=True, text=True, timeout=120)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.startswith("usage: fullsend init")
+    ref = "5e1ec7ed0c0ffee0ddba11ab1e0b5e55ed0fab1e"
+    made = subprocess.run([*base, "-v", f"{tmp_path}:/repo", default_image, "init", "--ref", ref, "--dir", "/repo"],
+                          capture_output=True, text=True, timeout=120)
+    assert made.returncode == 0, made.stderr
+    assert f"fullsend-ai/steer-action@{ref}" in (tmp_path / ".github" / "workflows" / "fullsend-dispatch.yml").read_text()

@@ -21,7 +21,7 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[2]
 #: Folders whose every text file is scanned, and single files scanned on their own.
 SCANNED_DIRS = ("fullsend", "examples", "tools", "bench", "docs")
-SCANNED_FILES = ("Dockerfile", "entrypoint.py", "action.yml", "README.md")
+SCANNED_FILES = ("Dockerfile", "entrypoint.py", "action.yml", "README.md", "SECURITY.md", "CONTRIBUTING.md")
 SKIPPED_SUFFIXES = {".pyc", ".png", ".jpg", ".gif", ".ico", ".gz", ".zip"}
 
 FOREIGN = re.compile(

@@ -19,6 +19,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 IMAGE = "ghcr.io/fullsend-ai/steer-action"
 SLIM = "sha256:" + "1" * 64
 FULL = "sha256:" + "2" * 64
+VERSION = "1.4.0"  # the scratch package's __version__
 
 
 def _git(repo: Path, *args: str) -> str:
@@ -32,6 +33,8 @@ def scratch(tmp_path: Path) -> Path:
     for rel in ("action.yml", "tools/release/release.sh", "tools/container/build-ca.sh"):
         (repo / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(REPO_ROOT / rel, repo / rel)
+    (repo / "fullsend").mkdir()
+    (repo / "fullsend" / "__init__.py").write_text(f'"""The package."""\n\n__version__ = "{VERSION}"\n')
     _git(repo.parent, "init", "-q", str(repo))
     _git(repo, "add", ".")
     _git(repo, "-c", "user.name=t", "-c", "user.email=t@invalid", "commit", "-q", "-m", "main")
@@ -71,6 +74,8 @@ def test_the_release_commit_runs_both_images_by_digest_and_changes_nothing_else(
     (["--version", "1.4.0", "--slim-digest", SLIM, "--full-digest", FULL], "--version must be vMAJOR.MINOR.PATCH"),
     (["--version", "v1.4.0", "--slim-digest", "sha256:abc", "--full-digest", FULL], "must be sha256:<64 hex>"),
     (["--version", "v1.4.0", "--slim-digest", SLIM], "must be sha256:<64 hex>"),
+    (["--version", "v1.5.0", "--slim-digest", SLIM, "--full-digest", FULL],
+     "--version v1.5.0 is not the package's version '1.4.0'"),
 ])
 def test_a_malformed_version_or_digest_is_refused(scratch, args, message):
     proc = _publish(scratch, *args)

@@ -48,6 +48,10 @@ done
 [[ "$image" =~ ^[a-z0-9.:-]+(/[a-z0-9._-]+)+$ ]] || die "--image must be REGISTRY/OWNER/NAME in lower case, got '$image'"
 [[ "$version" =~ ^v([0-9]+)\.[0-9]+\.[0-9]+$ ]] || die "--version must be vMAJOR.MINOR.PATCH, got '$version'"
 major="v${BASH_REMATCH[1]}"
+# The package's version is the one source of truth (fullsend/__init__.py; pyproject.toml reads it,
+# fullsend init stamps it): a release of another version would stamp the wrong one.
+package_version=$(sed -n 's/^__version__ = "\([^"]*\)"$/\1/p' fullsend/__init__.py 2>/dev/null || true)
+[[ "v$package_version" == "$version" ]] || die "--version $version is not the package's version '$package_version' (fullsend/__init__.py __version__); commit the bump first, then release"
 digest_re='^sha256:[0-9a-f]{64}$'
 
 output() {  # name=value on stdout and into the step's outputs

@@ -205,6 +205,13 @@ class GitHubForge(LoginResolution):
                                   wire.WorkflowRun, (wire.WorkflowRunsPage, "workflow_runs"), REPO_RUN_PAGES_MAX)
         return [records.run_record(r, self.repo) for r in rows], capped
 
+    def collaborator_role(self, login: str) -> str:
+        """``GET …/collaborators/{login}/permission`` under the job token (the metadata access every
+        job token has): the login's ``role_name``.  ``NotFoundError`` when GitHub knows no such
+        collaborator or user; ``ForgeError`` otherwise."""
+        path = f"{self._base}/collaborators/{quote(login, safe='')}/permission"
+        return self._get(wire.CollaboratorPermission, "job", path).role_name
+
     # ---- work-item reads (role token) ----------------------------------------------------
     def get_pull_request(self, number: int) -> PullRequest:
         """``GET …/pulls/{n}``; ``NotFoundError`` means the item is an issue."""

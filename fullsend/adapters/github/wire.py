@@ -177,6 +177,13 @@ class App(Wire):
 M = TypeVar("M", bound=BaseModel)
 
 
+class CollaboratorPermission(Wire):
+    """``GET …/collaborators/{login}/permission``: ``role_name`` is admin, maintain, write, triage,
+    read, none or a custom role's name."""
+
+    role_name: str
+
+
 def _field_names() -> frozenset[str]:
     return frozenset(name for cls in Wire.__subclasses__() for name in cls.model_fields)
 

@@ -19,6 +19,7 @@ from fullsend.core.tokens.policy import normalize_role
 
 #: The choices of ``fullsend.settings.Inputs`` (a test holds them equal).
 CHOICES = {
+    "command": ("run", "route"),  # the entrypoint runs only run here; another value is the full check's to refuse
     "stage": ("triage", "code", "review", "fix", "retro", "prioritize"),
     "runtime": ("claude", "pi", "codex"),
     "codex_transport": ("auto", "app-server", "exec"),

@@ -8,7 +8,9 @@ The files, relative to ``--dir``:
   pinned to ``--ref`` (the full commit SHA of the steer-action release to use; a commit cannot
   name its own SHA, so the package does not know it and ``--ref`` is required);
 * ``.fullsend/harness/<stage>.yaml``, ``.fullsend/prompts/<stage>.md`` and
-  ``.fullsend/agents/<stage>.md`` (an agent definition carrying the envelope's opening line).
+  ``.fullsend/agents/<stage>.md`` (an agent definition carrying the envelope's opening line);
+* ``.fullsend/init.json`` — the plan and a digest of every file, for ``--upgrade``
+  (``fullsend.app.commands.init_upgrade``).
 
 It never overwrites: when any target exists it names them and exits 2, writing nothing.
 ``--dry-run`` prints every file instead of writing it.  The templates are
@@ -19,15 +21,16 @@ through untouched).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from fullsend import __version__
 from fullsend.app.commands.init_stages import MODEL_SECRETS, SECRET_WHY, STAGE_SPECS, StageSpec
+from fullsend.app.commands.init_upgrade import MANIFEST, manifest_text
 from fullsend.errors import ExitCode
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "init"
@@ -68,6 +71,21 @@ def parse_stages(text: str) -> tuple[str, ...]:
     return tuple(s for s in STAGE_SPECS if s in names)
 
 
+def resolve_plan(stages: str | None, runtime: str | None, ref: str | None, role_token: str | None,
+                 queue: str | None, recorded: Mapping[str, Any]) -> InitPlan:
+    """The plan of the arguments given; one not given is what ``recorded`` (the manifest an earlier
+    init wrote, for ``--upgrade``) says, else the default.  Raises ``InitError`` for bad stages."""
+    def kept(value: str | None, key: str, default: str) -> str:
+        old = recorded.get(key)
+        return value if value is not None else old if isinstance(old, str) and old else default
+
+    old_stages = recorded.get("stages")
+    listed = old_stages if isinstance(old_stages, list) else []
+    text = stages or ",".join(s for s in listed if isinstance(s, str)) or "review"
+    return InitPlan(parse_stages(text), kept(runtime, "runtime", "claude"), ref if ref is not None else RELEASE_COMMIT,
+                    kept(role_token, "role_token", "app"), kept(queue, "queue", "single"))
+
+
 def check_plan(plan: InitPlan) -> None:
     """Raise ``InitError`` for a ref that is not a full commit SHA or an unknown mode."""
     if not SHA.fullmatch(plan.ref):
@@ -95,8 +113,7 @@ def render_files(plan: InitPlan) -> list[tuple[Path, str]]:
     secrets = [*model_secrets, *(["FULLSEND_APP_PRIVATE_KEY"] if plan.role_token == "app" else [])]
     common = dict(version=__version__, stages=list(plan.stages), runtime=plan.runtime, ref=plan.ref,
                   role_token=plan.role_token, queue=plan.queue, secrets=secrets, model_secrets=model_secrets,
-                  secret_descriptions=SECRET_WHY, specs=specs,
-                  route_job=(TEMPLATES / "route_job.yml.txt").read_text(encoding="utf-8").rstrip("\n"))
+                  secret_descriptions=SECRET_WHY, specs=specs)
     files = [(Path(".github/workflows/fullsend.yml"), env.get_template("shim.yml.j2").render(**common)),
              (Path(".github/workflows/fullsend-dispatch.yml"), env.get_template("dispatch.yml.j2").render(**common))]
     for spec in specs:
@@ -150,7 +167,7 @@ def run_init(plan: InitPlan, root: Path, dry_run: bool, out: TextIO, err: TextIO
             for rel, text in files:
                 out.write(f"==> {rel} <==\n{text}\n")
             return ExitCode.OK
-        written = write_files(root, files)
+        written = write_files(root, [*files, (MANIFEST, manifest_text(plan, files))])
     except InitError as exc:
         err.write(f"fullsend init: {exc}\n")
         return ExitCode.BAD_INPUT
@@ -161,6 +178,37 @@ def run_init(plan: InitPlan, root: Path, dry_run: bool, out: TextIO, err: TextIO
     secrets = " and ".join(MODEL_SECRETS[plan.runtime])
     out.write(NEXT_STEPS[plan.role_token].format(secrets=secrets))
     return ExitCode.OK
+
+
+def run_upgrade(plan: InitPlan, root: Path, apply: bool, force: bool, out: TextIO, err: TextIO) -> int:
+    """``fullsend init --upgrade``: print what this release would change (``fullsend.app.commands.
+    init_upgrade``), and with ``apply`` write it.  Exit 0, 2 on an ``InitError`` or a ``--dir`` that
+    is not a folder, 1 when a write fails."""
+    from fullsend.app.commands.init_upgrade import apply_changes, compare, read_manifest, report, upgrade_manifest
+
+    try:
+        files = render_files(plan)
+    except InitError as exc:
+        err.write(f"fullsend init: {exc}\n")
+        return ExitCode.BAD_INPUT
+    if not root.is_dir():
+        err.write(f"fullsend init: --dir {root} is not an existing folder; give the top of your repository's "
+                  "checkout\n")
+        return ExitCode.BAD_INPUT
+    recorded = read_manifest(root)
+    changes = compare(root, files, recorded)
+    report(changes, out)
+    pending = [c for c in changes if c.kind != "same"]
+    if not pending:
+        out.write(f"Up to date: every file is what steer-action {__version__} writes.\n")
+        return ExitCode.OK
+    if not apply:
+        ours = sum(c.kind in ("add", "update") for c in pending)
+        out.write(f"Nothing written; --apply writes the {ours} add and update file(s)"
+                  + (f", --apply --force also the {len(pending) - ours} of yours" if ours < len(pending) else "")
+                  + ".\n")
+        return ExitCode.OK
+    return apply_changes(root, changes, upgrade_manifest(plan, changes, recorded, force), force, out, err)
 
 
 NEXT_STEPS = {

@@ -12,6 +12,7 @@ INPUTS: dict[str, tuple[str, str]] = {
     "role_token": ("", "a role token the workflow already holds (e.g. a GitHub App token)"),
     "mint_url": ("", "token mint: with 'role', exchanges the job's OIDC token for the role token"),
     "role": ("", "the role to mint for (overrides the harness 'role')"),
+    "command": ("run", "run: this agent run; route: the Route job's decision (fullsend route)"),
     "stage": ("required", "triage, code, review, fix, retro or prioritize"),
     "item": ("from the event", "the issue or pull request number"),
     "runtime": ("claude", "claude, pi or codex"),

@@ -5,7 +5,7 @@ Besides the GitHub REST API of ``fullsend.simulator.server`` it answers what a w
 workflow needs when act runs it locally:
 
 - ``GET /repos/{o}/{r}/collaborators/{login}/permission`` from the scenario's ``collaborators``
-  (the Route job's ``gh api``);
+  (the Route job's ``fullsend route``, or ``gh api``);
 - a token mint (``<base>/_fullsend/mint``, the action's ``mint_url``) and a GitHub OIDC token
   endpoint (``ACTIONS_ID_TOKEN_REQUEST_URL``/``_TOKEN``), so the stage job mints its role token
   as configured (docs/architecture.md "Tokens"); the mint hands out the role token;
@@ -228,7 +228,7 @@ def describe(served: Served, scenario_path: str | None) -> list[str]:
         f"  role token          {fix.role_token}  ({fix.role_login}; what the mint hands out)",
         f"  mint_url            {served.mint_url}",
         f"  OIDC request        {served.oidc_url}  token {OIDC_REQUEST_TOKEN}",
-        f"  gh (Route job)      GH_HOST=github.localhost HTTP_PROXY={served.web_url} NO_PROXY={HOST}",
+        f"  gh (by hand)        GH_HOST=github.localhost HTTP_PROXY={served.web_url} NO_PROXY={HOST}",
         f"  timeline            {len(served.scenario.timeline)} scripted event(s)",
         "act flags for the run in flight (README, 'Run it locally with act'):",
         *(f"  {flag}" for flag in act_flags(served)),

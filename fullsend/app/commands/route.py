@@ -1,0 +1,121 @@
+"""``fullsend route``: the Route job (docs/rules.md, family Route; docs/architecture.md "Shim and
+dispatch workflow").
+
+Reads the event (``GITHUB_EVENT_NAME``, ``GITHUB_EVENT_PATH``, ``GITHUB_REPOSITORY``), asks
+GitHub for the one role the decision needs (``fullsend.core.route.decision``) through the GitHub
+adapter under the job token, prints the decision with its rule id, and writes the step outputs
+``stage`` ("" for none), ``rule`` and ``reason`` to ``GITHUB_OUTPUT`` (delimiter syntax, a random
+delimiter per value).  An event it does not route is a decision too: exit 0, ``stage`` empty,
+so the Route job concludes success and every stage job is skipped.
+
+Token: ``INPUT_GITHUB_TOKEN`` (the action's ``github_token``), else ``GITHUB_TOKEN``, else
+``GH_TOKEN``.  API base: ``GITHUB_API_URL`` (default ``https://api.github.com``).
+Exit codes: 0 decided · 2 the event or the environment cannot be read (names the variable) ·
+1 the outputs cannot be written.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Protocol
+
+from fullsend.adapters.clock import SystemClock
+from fullsend.adapters.gha import Console, write_outputs
+from fullsend.adapters.github.forge import GitHubForge
+from fullsend.core.model import Repo
+from fullsend.core.route.decision import RULE_ROLE_UNREADABLE, AskRole, Role, RouteDecision, decide
+from fullsend.core.route.event import RouteEvent, route_event
+from fullsend.errors import ConfigError, ExitCode, ForgeError, NotFoundError
+from fullsend.settings import api_url_problem
+
+DEFAULT_API_URL = "https://api.github.com"
+TOKEN_VARIABLES = ("INPUT_GITHUB_TOKEN", "GITHUB_TOKEN", "GH_TOKEN")
+READ_TIMEOUT_S = 15
+EVENT_MAX_BYTES = 25 << 20  # GitHub caps a webhook payload at 25 MB
+
+
+class Roles(Protocol):
+    """Where :func:`route` reads a login's ``role_name`` (``GitHubForge.collaborator_role``)."""
+
+    def collaborator_role(self, login: str) -> str: ...
+
+
+def read_role(roles: Roles, login: str) -> Role:
+    """``login``'s role: ``none`` on a 404 (no such collaborator or user), unreadable on any
+    other failure (the decision then fails closed).  Never raises."""
+    try:
+        return Role(login, roles.collaborator_role(login))
+    except NotFoundError:
+        return Role(login, "none")
+    except ForgeError as exc:
+        return Role(login, "none", unreadable=str(exc)[:200])
+
+
+def route(event: RouteEvent, roles: Roles) -> RouteDecision:
+    """The decision for ``event``, reading at most one role from ``roles``."""
+    decision = decide(event)
+    if isinstance(decision, AskRole):
+        decision = decide(event, read_role(roles, decision.login))
+    if isinstance(decision, AskRole):  # decide asks for one role only; a second ask fails closed
+        return RouteDecision("", RULE_ROLE_UNREADABLE, f"a second role (@{decision.login}) was asked for; no stage")
+    return decision
+
+
+def load_event(environ: Mapping[str, str]) -> RouteEvent:
+    """The :class:`RouteEvent` of this job.  Raises ``ConfigError`` naming the variable and the fix."""
+    name, path = environ.get("GITHUB_EVENT_NAME", ""), environ.get("GITHUB_EVENT_PATH", "")
+    repository = environ.get("GITHUB_REPOSITORY", "")
+    if not name or not path or "/" not in repository:
+        missing = [k for k, v in (("GITHUB_EVENT_NAME", name), ("GITHUB_EVENT_PATH", path),
+                                  ("GITHUB_REPOSITORY", repository if "/" in repository else "")) if not v]
+        raise ConfigError(f"{', '.join(missing)} not set (GITHUB_REPOSITORY as owner/name): fullsend route reads "
+                          "the event a workflow job receives; run it as a step of the Route job, or export them")
+    return route_event(name, _payload(path), repository)
+
+
+def _payload(path: str) -> Mapping[str, Any]:
+    try:
+        raw = Path(path).read_bytes()[:EVENT_MAX_BYTES + 1]
+    except OSError as exc:
+        raise ConfigError(f"GITHUB_EVENT_PATH {path}: cannot be read ({exc.strerror}); "
+                          "give the event payload's JSON file") from None
+    try:
+        data = json.loads(raw) if len(raw) <= EVENT_MAX_BYTES else None
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        raise ConfigError(f"GITHUB_EVENT_PATH {path}: not a JSON object of at most 25 MB; give the event "
+                          "payload's JSON file")
+    return data
+
+
+def forge_for(environ: Mapping[str, str], repository: str) -> GitHubForge:
+    """The GitHub adapter under the job token.  Raises ``ConfigError`` for a bad API URL."""
+    api = environ.get("GITHUB_API_URL", "") or DEFAULT_API_URL
+    problem = api_url_problem(api)
+    if problem:
+        raise ConfigError(problem)
+    token = next((environ[k] for k in TOKEN_VARIABLES if environ.get(k, "").strip()), "")
+    owner, _, name = repository.partition("/")
+    return GitHubForge(Repo(owner, name), api.rstrip("/"), environ.get("GITHUB_GRAPHQL_URL", ""), token.strip(), "",
+                       SystemClock(), READ_TIMEOUT_S)
+
+
+def run_route(environ: Mapping[str, str], console: Console) -> int:
+    """``fullsend route``: decide, print, write the outputs; returns the exit code.  Raises
+    ``ConfigError`` (exit 2) for an unreadable event or environment."""
+    event = load_event(environ)
+    forge = forge_for(environ, event.repository)
+    decision = route(event, forge)
+    console.log(f"Route: event {event.name}/{event.action} -> stage '{decision.stage or 'none'}'")
+    console.log(f"Route: {decision.reason} [{decision.rule}]")
+    try:
+        write_outputs(environ.get("GITHUB_OUTPUT"), {"stage": decision.stage, "rule": decision.rule,
+                                                      "reason": f"{decision.reason} [{decision.rule}]"})
+    except OSError as exc:
+        console.error(f"GITHUB_OUTPUT {environ.get('GITHUB_OUTPUT')}: cannot be written ({exc.strerror}); "
+                      "the stage jobs would not see the decision", title="Route")
+        return ExitCode.FAILED
+    return ExitCode.OK

@@ -1,0 +1,164 @@
+"""``fullsend route`` end to end: the event file and environment a Route job step gets, the role
+read over HTTP from the simulator (``fullsend simulator serve``'s collaborator permission
+endpoint on 127.0.0.1), the two log lines and the step outputs in ``GITHUB_OUTPUT``."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from fullsend.app.commands.simulator import Served, start_simulator
+from fullsend.simulator.fixtures import JOB_TOKEN
+from fullsend.simulator.scenario import Scenario
+from tests.core.route.route_events import payload
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+COLLABORATORS = {"tom": "triage", "wendy": "write", "rita": "read"}
+
+
+@pytest.fixture
+def served() -> Iterator[tuple[Served, list[str]]]:
+    said: list[str] = []
+    served = start_simulator(Scenario(collaborators=COLLABORATORS), 0, said.append)
+    try:
+        yield served, said
+    finally:
+        served.sim.stop()
+
+
+def read_outputs(path: Path) -> dict[str, str]:
+    """``GITHUB_OUTPUT`` in the delimiter syntax (``name<<DELIM`` … ``DELIM``), as the runner reads it."""
+    lines, outputs = path.read_text(encoding="utf-8").split("\n"), {}
+    at = 0
+    while at < len(lines) and lines[at]:
+        name, delimiter = lines[at].split("<<", 1)
+        end = lines.index(delimiter, at + 1)
+        outputs[name] = "\n".join(lines[at + 1:end])
+        at = end + 1
+    return outputs
+
+
+def route(tmp_path: Path, served: Served | None, event: str, data: dict, *args: str, argv: list[str] | None = None,
+          **env: str) -> tuple[subprocess.CompletedProcess[str], dict[str, str]]:
+    event_path, output = tmp_path / "event.json", tmp_path / "output"
+    event_path.write_text(json.dumps(data), encoding="utf-8")
+    output.write_text("", encoding="utf-8")
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_", "GH_", "RUNNER_"))}
+    full = {**base, "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": event, "GITHUB_EVENT_PATH": str(event_path),
+            "GITHUB_REPOSITORY": "org/repo", "GITHUB_OUTPUT": str(output), "INPUT_GITHUB_TOKEN": JOB_TOKEN,
+            **({"GITHUB_API_URL": served.sim.api_url} if served else {}), **env}
+    proc = subprocess.run(argv or [sys.executable, "-m", "fullsend", "route", *args], env=full, capture_output=True,
+                          text=True, timeout=60, cwd=tmp_path)
+    return proc, read_outputs(output) if output.exists() else {}
+
+
+def comment(body: str, who: str, pr: bool = True, **env: str) -> dict:
+    return payload("issue_comment", COMMENT_BODY=body, COMMENT_AUTHOR=who, IS_PR="true" if pr else "false",
+                   ACTION="created", **env)
+
+
+def test_a_command_by_a_user_with_the_role_selects_the_stage(tmp_path, served) -> None:
+    sim, said = served
+    proc, outputs = route(tmp_path, sim, "issue_comment", comment("/fs-review please re-check", "tom"))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [
+        "Route: event issue_comment/created -> stage 'review'",
+        "Route: /fs-review on a pull request by @tom (role triage) selects review [route-command]"]
+    assert outputs == {"stage": "review", "rule": "route-command",
+                       "reason": "/fs-review on a pull request by @tom (role triage) selects review [route-command]"}
+    assert said == ["Route: tom has the role 'triage' on org/repo"]  # the one role read, over HTTP
+
+
+def test_a_role_below_the_floor_selects_nothing_and_still_succeeds(tmp_path, served) -> None:
+    sim, _ = served
+    proc, outputs = route(tmp_path, sim, "issue_comment", comment("/fs-fix now", "tom"))
+    assert proc.returncode == 0, proc.stderr
+    assert outputs["stage"] == "" and outputs["rule"] == "route-role-low"
+    assert "Route: event issue_comment/created -> stage 'none'" in proc.stdout.splitlines()
+
+
+def test_a_user_without_any_role_is_refused(tmp_path, served) -> None:
+    sim, said = served
+    proc, outputs = route(tmp_path, sim, "issues", payload("issues", ACTION="opened", SENDER="stranger"))
+    assert (proc.returncode, outputs["stage"], outputs["rule"]) == (0, "", "route-role-low")
+    assert said == ["Route: stranger has the role 'none' on org/repo"]
+
+
+def test_an_app_decision_reads_no_role(tmp_path, served) -> None:
+    sim, said = served
+    data = payload("pull_request_target", ACTION="opened", IS_PR="true", PR_AUTHOR="coder[bot]", PR_AUTHOR_TYPE="Bot",
+                   PR_HEAD_REPO="org/repo")
+    proc, outputs = route(tmp_path, sim, "pull_request_target", data)
+    assert (proc.returncode, outputs["stage"], outputs["rule"]) == (0, "review", "route-item-event")
+    assert said == []
+
+
+def test_a_role_that_cannot_be_read_fails_closed(tmp_path, served) -> None:
+    sim, _ = served
+    proc, outputs = route(tmp_path, sim, "issue_comment", comment("/fs-review", "tom"), INPUT_GITHUB_TOKEN="not-a-token")
+    assert proc.returncode == 0, proc.stderr
+    assert (outputs["stage"], outputs["rule"]) == ("", "route-role-unreadable")
+    assert "401" in outputs["reason"] and "not-a-token" not in proc.stdout + outputs["reason"]
+
+
+def test_the_token_falls_back_to_github_token_then_gh_token(tmp_path, served) -> None:
+    sim, _ = served
+    proc, outputs = route(tmp_path, sim, "issue_comment", comment("/fs-review", "tom"), INPUT_GITHUB_TOKEN="",
+                          GH_TOKEN=JOB_TOKEN)
+    assert (proc.returncode, outputs["stage"]) == (0, "review"), proc.stderr
+
+
+def test_multi_line_values_cannot_collide_with_their_delimiter(tmp_path, served) -> None:
+    sim, _ = served
+    proc, _ = route(tmp_path, sim, "issue_comment", comment("/fs-review", "tom"))
+    assert proc.returncode == 0, proc.stderr
+    text = (tmp_path / "output").read_text(encoding="utf-8")
+    delimiters = re.findall(r"^\w+<<(\S+)$", text, re.M)
+    assert len(delimiters) == 3 and len(set(delimiters)) == 3
+    assert all(re.fullmatch(r"ghadelimiter_[0-9a-f]{32}", d) for d in delimiters)
+
+
+def test_the_image_entrypoint_runs_route_for_the_actions_command_input(tmp_path, served) -> None:
+    sim, _ = served
+    proc, outputs = route(tmp_path, sim, "issue_comment", comment("/fs-review", "tom"),
+                          argv=[sys.executable, str(REPO_ROOT / "entrypoint.py")], INPUT_COMMAND="route")
+    assert (proc.returncode, outputs["stage"]) == (0, "review"), proc.stderr + proc.stdout
+
+
+def test_an_unknown_command_input_is_refused_by_the_entrypoint(tmp_path) -> None:
+    proc, outputs = route(tmp_path, None, "issues", {}, argv=[sys.executable, str(REPO_ROOT / "entrypoint.py")],
+                          INPUT_COMMAND="init")
+    assert proc.returncode == 2 and outputs == {}
+    assert proc.stdout.startswith("::error title=Invalid input::input 'command': 'init'") and "run, route" in proc.stdout
+
+
+@pytest.mark.parametrize(("env", "says"), [
+    ({"GITHUB_EVENT_NAME": ""}, "GITHUB_EVENT_NAME not set"),
+    ({"GITHUB_REPOSITORY": "repo"}, "GITHUB_REPOSITORY not set"),
+    ({"GITHUB_EVENT_PATH": "/nonexistent/event.json"}, "GITHUB_EVENT_PATH /nonexistent/event.json: cannot be read"),
+    ({"GITHUB_API_URL": "ftp://x"}, "GITHUB_API_URL 'ftp://x' is not an http(s) URL"),
+])
+def test_an_unreadable_environment_is_one_line_and_exit_2(tmp_path, env, says) -> None:
+    proc, outputs = route(tmp_path, None, "issues", {}, **{"GITHUB_ACTIONS": "", **env})
+    assert proc.returncode == 2 and proc.stdout == "" and outputs == {}
+    assert proc.stderr.startswith("fullsend route: ") and says in proc.stderr and proc.stderr.count("\n") == 1
+
+
+def test_an_event_file_that_is_not_an_object_is_refused(tmp_path) -> None:
+    proc, _ = route(tmp_path, None, "issues", [], GITHUB_ACTIONS="")  # type: ignore[arg-type]
+    assert proc.returncode == 2 and "not a JSON object" in proc.stderr
+
+
+def test_outputs_that_cannot_be_written_fail_the_step(tmp_path, served) -> None:
+    sim, _ = served
+    proc, _ = route(tmp_path, sim, "issues", payload("issues", ACTION="labeled", LABEL="ready-for-triage"),
+                    GITHUB_OUTPUT=str(tmp_path / "missing" / "output"))
+    assert proc.returncode == 1
+    assert "::error title=Route::GITHUB_OUTPUT" in proc.stdout and "cannot be written" in proc.stdout
