@@ -177,3 +177,21 @@ def test_make_dir_never_follows_a_link_a_child_planted(user, tmp_path):
             sandbox.make_dir(sandbox.root / ".." / "escaped")
     finally:
         sandbox.delete()
+
+
+def test_upload_never_writes_through_a_link_a_child_planted(user, tmp_path):
+    """A link where the action uploads a file: the link is replaced by a fresh file, its target
+    left as it was; the file is the child user's."""
+    sandbox = LocalSandbox("iso-upload", user=user)
+    target, src = tmp_path / "root-owned.txt", tmp_path / "src.txt"
+    target.write_text("root's own\n")
+    src.write_text("uploaded\n")
+    try:
+        (sandbox.root / "env").symlink_to(target)
+        sandbox.upload(src, sandbox.root / "env")
+        assert target.read_text() == "root's own\n"
+        placed = sandbox.root / "env"
+        assert not placed.is_symlink() and placed.read_text() == "uploaded\n"
+        assert placed.stat().st_uid == CHILD_UID
+    finally:
+        sandbox.delete()

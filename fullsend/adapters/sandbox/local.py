@@ -248,12 +248,16 @@ class LocalSandbox:
             os.close(dir_fd)
 
     def upload(self, src: Path, dest: Path) -> None:
-        """Copy ``src`` to ``dest`` (which must lie under the root)."""
-        if not Path(dest).resolve().is_relative_to(self.root.resolve()):
+        """Copy ``src`` to ``dest`` (which must lie under the root) as a fresh file, never through
+        a link a child planted (the folders via ``make_dir``, the file via ``write_without_following``)."""
+        root = self.root.resolve()
+        target = Path(os.path.normpath(Path(dest) if Path(dest).is_absolute() else root / dest))
+        if not target.is_relative_to(root) or target == root:
             raise SandboxError("upload target is outside the sandbox root")
-        Path(dest).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(src, dest)
-        self._give(Path(dest))
+        self.make_dir(target.parent)
+        write_without_following(target, Path(src).read_bytes())
+        if self.user is not None:
+            os.chown(target, self.user.uid, self.user.gid, follow_symlinks=False)
 
     def _give(self, path: Path) -> None:
         """With a child user: ``path`` and its parents up to the root become that user's."""
