@@ -44,6 +44,7 @@ ENDPOINTS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("get", "/repos/{owner}/{repo}/actions/runs/{run_id}", ("200",)),
     ("get", "/repos/{owner}/{repo}/actions/runs/{run_id}/jobs", ("200",)),
     ("get", "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs", ("200",)),
+    ("get", "/repos/{owner}/{repo}/actions/runs", ("200",)),
     ("get", "/repos/{owner}/{repo}/issues/{issue_number}", ("200", "404")),
     ("get", "/repos/{owner}/{repo}/pulls/{pull_number}", ("200", "404")),
     ("get", "/repos/{owner}/{repo}/issues/{issue_number}/comments", ("200", "404")),

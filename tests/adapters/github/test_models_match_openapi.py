@@ -35,12 +35,11 @@ DESCRIPTIONS = {
 
 R = "/repos/{owner}/{repo}"
 # (model, endpoint key, status, array?) for every typed REST read of the adapter (forge.py, logins.py).
-# ``GET …/actions/runs`` (list_repository_runs) answers the same ``workflow_runs`` envelope as the
-# workflow's runs listing checked here; the trimmed files do not carry it.
 READS: tuple[tuple[type[BaseModel], str, str, bool], ...] = (
     (wire.WorkflowRun, f"GET {R}/actions/runs/{{run_id}}", "200", False),
     (wire.JobsPage, f"GET {R}/actions/runs/{{run_id}}/jobs", "200", False),
     (wire.WorkflowRunsPage, f"GET {R}/actions/workflows/{{workflow_id}}/runs", "200", False),
+    (wire.WorkflowRunsPage, f"GET {R}/actions/runs", "200", False),
     (wire.Issue, f"GET {R}/issues/{{issue_number}}", "200", False),
     (wire.PullRequest, f"GET {R}/pulls/{{pull_number}}", "200", False),
     (wire.IssueComment, f"GET {R}/issues/{{issue_number}}/comments", "200", True),
