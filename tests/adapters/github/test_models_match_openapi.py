@@ -9,7 +9,8 @@ GitHub may legally send would make the whole read a ``MalformedResponse`` (docs/
 
 The oracles are ``tests/data/openapi/*-trimmed.json`` (``tools/openapi_trim.py`` over
 ``@octokit/openapi`` 23.0.2).  A schema with ``oneOf``/``anyOf`` branches must require the field
-in each object branch; ``allOf`` parts are merged.
+in each object branch; ``allOf`` parts are merged.  Likewise a field the model types without
+``None`` must not be nullable there: a documented ``null`` would be malformed too.
 """
 
 from __future__ import annotations
@@ -118,9 +119,31 @@ def _nested(annotation: Any) -> list[tuple[type[BaseModel], bool]]:
     return []
 
 
+def _accepts_none(annotation: Any) -> bool:
+    if annotation is type(None):
+        return True
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        return any(_accepts_none(arg) for arg in typing.get_args(annotation))
+    if origin is typing.Annotated:
+        return _accepts_none(typing.get_args(annotation)[0])
+    return False
+
+
+def _nullable(doc: dict[str, Any], schema: Any) -> bool:
+    schema = _resolve(doc, schema)
+    if not isinstance(schema, dict):
+        return False
+    kind = schema.get("type")
+    if kind == "null" or (isinstance(kind, list) and "null" in kind):
+        return True
+    return any(_nullable(doc, sub) for key in ("anyOf", "oneOf") for sub in schema.get(key, ()))
+
+
 def mismatches(model: type[BaseModel], schema: Any, doc: dict[str, Any], where: str) -> list[str]:
-    """Every field ``model`` requires that some object branch of ``schema`` does not, recursively;
-    each named ``<model>.<field> at <where>``."""
+    """Every field ``model`` requires that some object branch of ``schema`` does not, and every
+    field it types without ``None`` that the branch lets be ``null``, recursively; each named
+    ``<model>.<field> at <where>`` (``(nullable)`` for the second kind)."""
     found: list[str] = []
     for branch in branches(doc, schema):
         required = set(branch.get("required", ()))
@@ -131,6 +154,8 @@ def mismatches(model: type[BaseModel], schema: Any, doc: dict[str, Any], where: 
                 found.append(f"{model.__name__}.{key} at {where}")
             if key not in properties:
                 continue
+            if not _accepts_none(field.annotation) and _nullable(doc, properties[key]):
+                found.append(f"{model.__name__}.{key} at {where} (nullable)")
             for inner, in_list in _nested(field.annotation):
                 subs = _items(doc, properties[key]) if in_list else [properties[key]]
                 for sub in subs:
@@ -153,7 +178,7 @@ def _report(description: str) -> list[str]:
 @pytest.mark.parametrize("description", sorted(DESCRIPTIONS))
 def test_every_field_a_model_requires_is_required_by_github(description: str) -> None:
     found = _report(description)
-    assert not found, "model requires a field GitHub may omit:\n  " + "\n  ".join(found)
+    assert not found, "model requires a field GitHub may omit or send as null:\n  " + "\n  ".join(found)
 
 
 def test_every_typed_read_has_a_schema_in_every_description() -> None:
@@ -168,7 +193,8 @@ def test_every_typed_read_has_a_schema_in_every_description() -> None:
 def test_the_walk_finds_a_missing_requirement_nested_and_in_branches() -> None:
     doc: dict[str, Any] = {"$defs": {
         "run": {"type": "object", "required": ["id"], "properties": {
-            "id": {"type": "integer"}, "pull_requests": {"type": "array", "items": {"$ref": "#/$defs/pr"}}}},
+            "id": {"type": "integer"}, "path": {"type": ["string", "null"]},
+            "pull_requests": {"type": "array", "items": {"$ref": "#/$defs/pr"}}}},
         "pr": {"anyOf": [{"type": "object", "required": ["number"], "properties": {"number": {}}},
                          {"type": "object", "properties": {"number": {}}}, {"type": "null"}]}}}
 
@@ -181,4 +207,18 @@ def test_the_walk_finds_a_missing_requirement_nested_and_in_branches() -> None:
         pull_requests: list[PR] | None = None
 
     assert mismatches(Run, {"$ref": "#/$defs/run"}, doc, "GET x 200") == [
-        "PR.number at GET x 200.pull_requests[]", "Run.path at GET x 200"]
+        "PR.number at GET x 200.pull_requests[]", "Run.path at GET x 200", "Run.path at GET x 200 (nullable)"]
+
+
+@pytest.mark.parametrize("description", sorted(DESCRIPTIONS))
+def test_the_walk_would_catch_a_required_label_name_in_the_committed_descriptions(description: str) -> None:
+    class NamedLabel(wire.Wire):
+        name: str
+
+    class StrictIssue(wire.Issue):
+        labels: list[str | NamedLabel]
+
+    doc = _load(DESCRIPTIONS[description])
+    endpoint = f"GET {R}/issues/{{issue_number}}"
+    assert mismatches(StrictIssue, doc["endpoints"][endpoint]["200"], doc, endpoint + " 200") == [
+        f"NamedLabel.name at {endpoint} 200.labels[]"]
