@@ -8,6 +8,11 @@ Input: ``generated/api.github.com.json`` of the npm package ``@octokit/openapi``
     python tools/openapi_trim.py "$scratch/package/generated/api.github.com.json" \\
         tests/data/openapi/github-rest-trimmed.json
 
+The same package ships one description per GitHub Enterprise Server release,
+``generated/ghes-3.X.json``; trim each supported one (docs/adopting.md "GitHub Enterprise Server")
+the same way into ``tests/data/openapi/ghes-3.X-trimmed.json``.  The ``source`` recorded in the
+output names the input file.
+
 Output: one self-contained JSON-Schema (2020-12) document::
 
     {"source": ..., "endpoints": {"GET /repos/{owner}/{repo}/...": {"200": <schema>, "404": ...}},
@@ -31,13 +36,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-SOURCE = "@octokit/openapi 23.0.2 generated/api.github.com.json"
+PACKAGE = "@octokit/openapi 23.0.2"
+SOURCE = f"{PACKAGE} generated/api.github.com.json"
 
 # (method, OpenAPI path, statuses kept) for every endpoint fullsend/simulator/server.py serves.
 ENDPOINTS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("get", "/repos/{owner}/{repo}/actions/runs/{run_id}", ("200",)),
     ("get", "/repos/{owner}/{repo}/actions/runs/{run_id}/jobs", ("200",)),
     ("get", "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs", ("200",)),
+    ("get", "/repos/{owner}/{repo}/actions/runs", ("200",)),
     ("get", "/repos/{owner}/{repo}/issues/{issue_number}", ("200", "404")),
     ("get", "/repos/{owner}/{repo}/pulls/{pull_number}", ("200", "404")),
     ("get", "/repos/{owner}/{repo}/issues/{issue_number}/comments", ("200", "404")),
@@ -122,7 +129,7 @@ def _response_schema(api: dict[str, Any], response: dict[str, Any]) -> Any:
     return convert(body) if body is not None else None
 
 
-def trim(api: dict[str, Any]) -> dict[str, Any]:
+def trim(api: dict[str, Any], source: str = SOURCE) -> dict[str, Any]:
     """Build the trimmed, self-contained document from the full OpenAPI description."""
     endpoints: dict[str, dict[str, Any]] = {}
     for method, path, statuses in ENDPOINTS:
@@ -141,7 +148,7 @@ def trim(api: dict[str, Any]) -> dict[str, Any]:
         found: set[str] = set()
         _refs(defs[name], found)
         pending |= found - set(defs)
-    return {"source": SOURCE, "endpoints": endpoints, "$defs": dict(sorted(defs.items()))}
+    return {"source": source, "endpoints": endpoints, "$defs": dict(sorted(defs.items()))}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -150,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("source", type=Path)
     parser.add_argument("out", type=Path)
     args = parser.parse_args(argv)
-    doc = trim(json.loads(args.source.read_text(encoding="utf-8")))
+    doc = trim(json.loads(args.source.read_text(encoding="utf-8")), f"{PACKAGE} generated/{args.source.name}")
     text = json.dumps(doc, indent=1, sort_keys=False) + "\n"
     args.out.write_text(text, encoding="utf-8")
     print(f"{args.out}: {len(text.encode())} bytes, {len(doc['$defs'])} definitions", file=sys.stderr)

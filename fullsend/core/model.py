@@ -308,13 +308,16 @@ class Review:
 class Issue:
     """The issue record GitHub keeps for every issue and pull request (``GET …/issues/{n}``).
 
-    ``created_at`` is ``None`` when unknown or malformed.
+    ``created_at`` is ``None`` when unknown or malformed.  ``unnamed_labels`` counts the labels
+    GitHub listed without a ``name`` (its schema requires none): they are left out of ``labels``,
+    so a change among them is never reported.
     """
 
     number: int
     title: str = ""
     body: str = ""
     labels: tuple[str, ...] = ()
+    unnamed_labels: int = 0
     is_pull_request: bool = False
     html_url: str = ""
     created_at: datetime | None = None

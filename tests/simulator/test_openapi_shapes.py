@@ -36,6 +36,8 @@ CASES: list[tuple[str, str, str, str, str, Any]] = [
     ("GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs", "200", "GET", f"{R}/actions/runs/33740015300/jobs", APP_TOKEN, None),
     ("GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs", "200", "GET",
      f"{R}/actions/workflows/fullsend.yml/runs?created=%3E%3D2026-09-03T10%3A00%3A00Z&per_page=100&page=1", APP_TOKEN, None),
+    ("GET /repos/{owner}/{repo}/actions/runs", "200", "GET",
+     f"{R}/actions/runs?created=%3E%3D2026-09-03T10%3A00%3A00Z&per_page=100&page=1", APP_TOKEN, None),
     ("GET /repos/{owner}/{repo}/issues/{issue_number}", "200", "GET", f"{R}/issues/7", APP_TOKEN, None),
     ("GET /repos/{owner}/{repo}/issues/{issue_number}", "200", "GET", f"{R}/issues/12", APP_TOKEN, None),
     ("GET /repos/{owner}/{repo}/issues/{issue_number}", "404", "GET", f"{R}/issues/999", APP_TOKEN, None),

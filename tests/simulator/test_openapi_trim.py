@@ -7,9 +7,12 @@ import json
 from pathlib import Path
 
 import jsonschema
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 TRIMMED = ROOT / "tests" / "data" / "openapi" / "github-rest-trimmed.json"
+# One trimmed description per supported GitHub Enterprise Server release (docs/adopting.md).
+GHES = {release: ROOT / "tests" / "data" / "openapi" / f"ghes-{release}-trimmed.json" for release in ("3.18", "3.19")}
 _spec = importlib.util.spec_from_file_location("openapi_trim", ROOT / "tools" / "openapi_trim.py")
 assert _spec and _spec.loader
 trim_tool = importlib.util.module_from_spec(_spec)
@@ -47,8 +50,25 @@ def test_boolean_exclusive_minimum_becomes_numeric() -> None:
     assert got == {"type": "integer", "exclusiveMinimum": 0}
 
 
-def test_committed_trimmed_file_is_small_self_contained_and_nullable_aware() -> None:
-    raw = TRIMMED.read_bytes()
+def test_trim_records_the_source_it_was_given() -> None:
+    paths: dict[str, dict[str, object]] = {}
+    for method, path, statuses in trim_tool.ENDPOINTS:
+        paths.setdefault(path, {})[method] = {"responses": {s: {"description": "x"} for s in statuses}}
+    api = {"paths": paths, "components": {"schemas": {}}}
+    assert trim_tool.trim(api)["source"] == trim_tool.SOURCE
+    assert trim_tool.trim(api, "@octokit/openapi 23.0.2 generated/ghes-3.19.json")["source"].endswith("ghes-3.19.json")
+
+
+@pytest.mark.parametrize("release", sorted(GHES))
+def test_committed_ghes_files_name_their_release_and_keep_the_same_endpoints(release: str) -> None:
+    doc = json.loads(GHES[release].read_bytes())
+    assert doc["source"] == f"{trim_tool.PACKAGE} generated/ghes-{release}.json"
+    assert set(doc["endpoints"]) == set(json.loads(TRIMMED.read_bytes())["endpoints"])
+
+
+@pytest.mark.parametrize("path", [TRIMMED, *GHES.values()], ids=lambda p: p.name)
+def test_committed_trimmed_file_is_small_self_contained_and_nullable_aware(path: Path) -> None:
+    raw = path.read_bytes()
     assert len(raw) < 400_000
     doc = json.loads(raw)
     assert len(doc["endpoints"]) == len(trim_tool.ENDPOINTS)

@@ -73,7 +73,10 @@ class LoginResolution:
 
     def _rest_app(self, credential: Credential) -> str:
         data = self._t(credential).request("GET", "/app", bound=self._bound).data
-        return parse(App, data, "GET /app").slug + "[bot]"
+        slug = parse(App, data, "GET /app").slug
+        if slug is None:  # GitHub's schema leaves it optional: this route knows no login, the next may
+            raise ForgeError("GET /app: the App record has no slug field, so its login is unknown")
+        return slug + "[bot]"
 
     def _graphql_viewer(self, credential: Credential) -> str:
         data = self._gql(credential).query("viewer", VIEWER_QUERY, None, self._bound)

@@ -83,9 +83,10 @@ def review_record(review: wire.Review) -> Review:
 
 
 def issue_record(issue: wire.Issue) -> Issue:
-    names = {label if isinstance(label, str) else label.name for label in issue.labels}
+    names = {label if isinstance(label, str) else label.name or "" for label in issue.labels}
+    unnamed = sum(1 for label in issue.labels if not isinstance(label, str) and label.name is None)
     return Issue(number=issue.number, title=runner_safe(issue.title), body=runner_safe(issue.body or ""),
-                 labels=tuple(sorted(names - {""})),
+                 labels=tuple(sorted(names - {""})), unnamed_labels=unnamed,
                  is_pull_request=issue.pull_request is not None, html_url=issue.html_url,
                  created_at=parse_time(issue.created_at))
 

@@ -6,11 +6,14 @@ an id outside GitHub's range (1 … 2**53 − 1) or a time that is not RFC 3339 
 ``MalformedResponse`` naming the endpoint and the field.  The caller then applies its own
 fail-open or fail-closed rule; no shape reaches ``fullsend.core`` half-read.
 
-Two fields are unknown rather than malformed when absent, because GitHub documents them so or the
+Some fields are unknown rather than malformed when absent, because GitHub documents them so or the
 project decided it: a comment's or review's author (``user`` may be ``null``; an author without
-``login`` or ``type`` is an unknown author, never the job bot), and a run's ``run_attempt`` and
-``referenced_workflows``.  Fields the action never reads are ignored.  Field names are GitHub's
-(the OpenAPI description in tests/data/openapi).
+``login`` or ``type`` is an unknown author, never the job bot), a run's ``run_attempt``,
+``referenced_workflows`` and ``display_title``, a label's ``name`` and the App's ``slug``.  No
+model requires a field that the OpenAPI description of api.github.com or of a supported GitHub
+Enterprise Server release leaves optional (docs/adopting.md "GitHub Enterprise Server").  Fields
+the action never reads are ignored.  Field names are GitHub's (the OpenAPI descriptions in
+tests/data/openapi).
 """
 
 from __future__ import annotations
@@ -127,7 +130,9 @@ class Review(Wire):
 
 
 class Label(Wire):
-    name: str
+    """An issue label; ``name`` absent ⇒ unknown (GitHub's label schema requires none of its fields)."""
+
+    name: str | None = None
 
 
 class Issue(Wire):
@@ -171,7 +176,9 @@ class AuthenticatedUser(Wire):
 
 
 class App(Wire):
-    slug: Annotated[str, Field(min_length=1)]
+    """``GET /app``; ``slug`` absent ⇒ unknown (GitHub's ``integration`` schema does not require it)."""
+
+    slug: Annotated[str, Field(min_length=1)] | None = None
 
 
 M = TypeVar("M", bound=BaseModel)

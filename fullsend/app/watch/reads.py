@@ -23,7 +23,7 @@ from fullsend.core.delta.changes import BaselineState, ForgeSnapshot, needs_comp
 from fullsend.core.delta.headmove import COMPARE_ERROR, COMPARE_NOT_FOUND
 from fullsend.core.model import Comparison
 from fullsend.core.provenance.verdicts import MyRun
-from fullsend.core.watch.start import StartRefused, check_own_run, my_run_facts, start_head_sha
+from fullsend.core.watch.start import MISSING_LABEL_NAME, StartRefused, check_own_run, my_run_facts, start_head_sha
 from fullsend.errors import ForgeError, NotFoundError, RateLimited
 from fullsend.ports import Forge
 
@@ -65,13 +65,14 @@ def read_my_run(forge: Forge, run_id: int, run_name: str, item_number: int, star
 
 
 def read_start_baseline(forge: Forge, number: int, item_label: str, since: datetime,
-                        env_head_sha: str) -> BaselineState:
+                        env_head_sha: str, notes: list[str] | None = None) -> BaselineState:
     """Resolve the work item and fix its baseline (``resolveItem``).
 
     ``GET …/pulls/{n}`` succeeds → a pull request: head = ``env_head_sha`` if set, else the
     forge's; labels from ``GET …/issues/{n}``.  404 → an issue: title, body and labels from
     ``GET …/issues/{n}``, no head.  ``since`` is the delta window start;
-    ``item_label`` (``owner/repo#N``) only names the item in messages.
+    ``item_label`` (``owner/repo#N``) only names the item in messages.  ``notes``, when given,
+    receives ``MISSING_LABEL_NAME`` if the issue lists a label without a name.
 
     Raises:
         StartRefused: a non-404 error resolving PR-ness ("… is a pull request …"), or the issue
@@ -88,6 +89,8 @@ def read_start_baseline(forge: Forge, number: int, item_label: str, since: datet
     except ForgeError as exc:
         what = "reading labels of" if pr is not None else "reading issue"
         raise StartRefused(f"{what} {item_label}: {exc}") from None
+    if issue.unnamed_labels and notes is not None:
+        notes.append(MISSING_LABEL_NAME)
     if pr is not None:
         head = start_head_sha(env_head_sha, pr.head_sha)
         return BaselineState(since=since, is_pull_request=True, last_head=head, labels=tuple(issue.labels))

@@ -115,8 +115,11 @@ class Watcher:
         st.me = me
         if st.carry.baseline is None:  # a later iteration keeps the baseline of the last delivery
             since = me.fresh_after or cfg.started_at
+            item_notes: list[str] = []
             baseline = read_start_baseline(self.forge, cfg.item_number, cfg.run_name or f"#{cfg.item_number}",
-                                           since, cfg.env_head_sha)
+                                           since, cfg.env_head_sha, item_notes)
+            for note in item_notes:  # MISSING_LABEL_NAME: label reporting degrades, steering goes on
+                self.ports.log("warning", note)
             # The window opens at my run's second, inclusively: my own trigger is not news.
             st.carry.baseline = replace(baseline, delivered_comment_ids=frozenset({me.trigger_comment_id} - {0}))
         return me

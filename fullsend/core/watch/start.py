@@ -111,6 +111,12 @@ MISSING_DISPLAY_TITLE = ("GitHub's record of my own run has no display_title fie
                          "Server releases leave it out), so title binding is off; only pull-request runs can bind")
 
 
+#: The note for an issue record listing a label without ``name`` (GitHub's label schema requires
+#: none of its fields); the watcher logs it once, as a warning naming the field.
+MISSING_LABEL_NAME = ("GitHub's record of the work item lists a label with no name field, so a change "
+                      "among such labels is never reported; every other change still is")
+
+
 def check_own_run(run: WorkflowRun, run_name: str) -> tuple[str, list[str]]:
     """Check my own run record and decide whether titles may bind.
 

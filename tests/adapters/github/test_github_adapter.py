@@ -87,6 +87,43 @@ def test_an_app_token_without_the_installation_prefix_falls_back_user_app_graphq
     assert [r.path for r in sim.requests] == ["/user", "/app", "/graphql"]
 
 
+# GitHub's ``integration`` schema leaves ``slug`` optional (docs/adopting.md "GitHub Enterprise
+# Server"): an /app answer without it makes that one route know no login, never a malformed run.
+APP_WITHOUT_SLUG = {"id": 1, "node_id": "A_1", "name": "Some App", "owner": None, "description": None,
+                    "external_url": "https://example.invalid", "html_url": "https://example.invalid/apps/x",
+                    "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z",
+                    "permissions": {}, "events": []}
+
+
+def test_an_app_answer_with_a_slug_spells_the_app_login(sim):
+    sim.add_token("v1.app-token-without-prefix", "some-app[bot]", "Bot")
+    sim.fail("GET", r"^/app$", 200, body={**APP_WITHOUT_SLUG, "slug": "some-app"})
+    forge = _forge(sim, role="v1.app-token-without-prefix")
+    sim.reset_requests()
+    assert forge.viewer_login("role") == "some-app[bot]"
+    assert [r.path for r in sim.requests] == ["/user", "/app"]
+
+
+def test_an_app_answer_without_a_slug_falls_through_to_graphql(sim):
+    sim.add_token("v1.app-token-without-prefix", "some-app[bot]", "Bot")
+    sim.fail("GET", r"^/app$", 200, body=APP_WITHOUT_SLUG)
+    forge = _forge(sim, role="v1.app-token-without-prefix")
+    sim.reset_requests()
+    assert forge.viewer_login("role") == "some-app[bot]"
+    assert [r.path for r in sim.requests] == ["/user", "/app", "/graphql"]
+
+
+def test_an_app_answer_without_a_slug_is_named_when_every_route_fails(sim):
+    sim.add_token("v1.app-token-without-prefix", "some-app[bot]", "Bot")
+    sim.fail("GET", r"^/app$", 200, body=APP_WITHOUT_SLUG)
+    sim.graphql_errors(times=None)
+    forge = _forge(sim, role="v1.app-token-without-prefix")
+    with pytest.raises(ForgeError) as err:
+        forge.viewer_login("role")
+    assert "GET /app: the App record has no slug field" in str(err.value)
+    assert "MalformedResponse" not in type(err.value).__name__
+
+
 def test_an_unknown_token_fails_naming_every_cause_without_the_token(sim):
     forge = _forge(sim, role="not-a-real-token-123")
     with pytest.raises(ForgeError) as err:

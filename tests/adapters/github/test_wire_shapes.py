@@ -86,6 +86,18 @@ def test_an_author_without_a_type_is_unknown_never_the_job_bot(sim):
     assert (comment.author, comment.author_type, comment.author_is_app) == ("", "", False)
 
 
+def test_a_label_without_a_name_is_unknown_and_counted_never_malformed(sim):
+    """GitHub's label schema requires none of its fields (docs/adopting.md "GitHub Enterprise Server")."""
+    sim.update_issue(7, labels=["area/db", "ready-for-review"])
+    def unname_first(body):
+        body["labels"][0].pop("name")
+        return body
+
+    sim.mutate("GET", r"/issues/7$", unname_first, times=None)
+    issue = _forge(sim).get_issue(7)
+    assert (issue.labels, issue.unnamed_labels) == (("ready-for-review",), 1)
+
+
 def test_a_pull_requests_entry_of_another_repository_does_not_bind(sim):
     other = {"number": 7, "id": 1, "url": "https://api.github.com/repos/someone/fork/pulls/7",
              "head": {"ref": "x", "sha": "aaa111", "repo": {"id": 2, "url": "https://api.github.com/repos/someone/fork",
