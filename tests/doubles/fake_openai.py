@@ -77,6 +77,10 @@ def _usage(body: dict[str, Any]) -> dict[str, Any]:
             "total_tokens": max(1, size // 4) + 12}
 
 
+#: ``Reply.stop`` of ``incomplete:<reason>`` ends the stream in ``response.incomplete`` with that reason.
+INCOMPLETE = "incomplete:"
+
+
 class FakeOpenAI(FakeModelServer):
     """The Responses API dialect (see the module docstring); ``script(body) -> Reply``."""
 
@@ -111,8 +115,13 @@ class FakeOpenAI(FakeModelServer):
         for index, item in enumerate(items):
             events.append(("response.output_item.done",
                            {"type": "response.output_item.done", "output_index": index, "item": item}))
-        events.append(("response.completed", {"type": "response.completed", "response": {
-            **base, "status": "completed", "output": items, "usage": _usage(body)}}))
+        if reply.stop.startswith(INCOMPLETE):  # the Responses API's incomplete end, with its reason
+            events.append(("response.incomplete", {"type": "response.incomplete", "response": {
+                **base, "status": "incomplete", "output": items, "usage": _usage(body),
+                "incomplete_details": {"reason": reply.stop[len(INCOMPLETE):]}}}))
+        else:
+            events.append(("response.completed", {"type": "response.completed", "response": {
+                **base, "status": "completed", "output": items, "usage": _usage(body)}}))
         send_sse(handler, events)
 
 

@@ -35,8 +35,8 @@ from tests.adapters.runtimes.real.conformance import (
     fails,
 )
 from tests.adapters.runtimes.real.real_cli_helpers import RunInThread, offline_env, render, require_cli, wait_until
-from tests.doubles.fake_model_server import ModelError
-from tests.doubles.fake_openai import FakeOpenAI, config_toml
+from tests.doubles.fake_model_server import ModelError, Reply
+from tests.doubles.fake_openai import INCOMPLETE, FakeOpenAI, config_toml
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 PROMPT = "Fix issue 42 and report back."
@@ -113,3 +113,12 @@ def test_steer_after_the_last_turn_resumes_and_is_acked(tmp_path: Path) -> None:
         wait_until(lambda: model.saw_text("conf-marker-late"), "the late steer reached the model", run)
         result = steering.finish()
     assert_succeeded(result, [LATE.follow_up_run_id])
+
+
+@pytest.mark.parametrize("reason", ["max_output_tokens", "content_filter", "a-reason-no-api-has-yet"])
+def test_an_incomplete_response_for_any_reason_is_never_success(tmp_path: Path, reason: str) -> None:
+    """docs/runtimes.md: the Responses API's ``incomplete`` end, for each reason it documents and
+    for one it does not, fails the turn (``turn.failed``): an agent error, never a receipt."""
+    result = _unsteered(tmp_path, lambda body: Reply(text="A partial answer", stop=f"{INCOMPLETE}{reason}"))
+    assert_failed(result, AgentEnd.AGENT_ERROR, "the codex turn failed (turn.failed): ")
+    assert f"reason: {reason}" in result.error

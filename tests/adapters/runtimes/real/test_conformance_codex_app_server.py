@@ -48,7 +48,7 @@ from tests.adapters.runtimes.real.real_cli_helpers import (
     wait_until,
 )
 from tests.doubles.fake_model_server import ModelError, Reply, ToolCall, assistant_turns_done, texts_in
-from tests.doubles.fake_openai import FakeOpenAI, config_toml
+from tests.doubles.fake_openai import INCOMPLETE, FakeOpenAI, config_toml
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 PROMPT = "Fix issue 42 and report back."
@@ -200,3 +200,20 @@ def test_a_sub_agents_turn_end_is_not_the_runs_turn_end(tmp_path: Path) -> None:
     assert_succeeded(result, [])
     assert done_flag.exists(), "the run's turn was cut off"
     assert len(run.turn_ends) == 1
+
+
+@pytest.mark.parametrize("reason", ["max_output_tokens", "content_filter", "a-reason-no-api-has-yet"])
+def test_an_incomplete_response_for_any_reason_is_never_success_over_the_app_server(tmp_path: Path,
+                                                                                    reason: str) -> None:
+    """docs/runtimes.md: the Responses API's ``incomplete`` end fails the app-server turn too, for
+    each documented reason and an unknown one: an agent error, never a receipt."""
+    def script(body: dict[str, Any]) -> Reply:
+        if not body.get("tools"):
+            return Reply(text="Scripted title")
+        return Reply(text="A partial answer", stop=f"{INCOMPLETE}{reason}")
+
+    with FakeOpenAI(script) as model:
+        runtime = CodexAppServerRuntime(sandbox_root_parent=tmp_path, render=render)
+        result = RunInThread(runtime, _params(tmp_path, model, steerable=False)).start().join()
+    assert_failed(result, AgentEnd.AGENT_ERROR, "the codex turn failed (failed): ")
+    assert f"reason: {reason}" in result.error
