@@ -65,8 +65,11 @@ def _blocks(reply: Reply, body: dict[str, Any], tool_id: str) -> list[dict[str, 
     if reply.text:
         blocks.append({"type": "text", "text": reply.text})
     if reply.tool is not None:
+        tool_input: dict[str, Any] = {"command": reply.tool.command, "description": "scripted step"}
+        if reply.tool.background:
+            tool_input["run_in_background"] = True
         blocks.append({"type": "tool_use", "id": tool_id, "name": tool_name_for(body, reply.tool.hint),
-                       "input": {"command": reply.tool.command, "description": "scripted step"}})
+                       "input": tool_input})
     return blocks or [{"type": "text", "text": "ok"}]
 
 

@@ -33,10 +33,12 @@ WAIT_S = 60.0
 
 @dataclass(frozen=True)
 class ToolCall:
-    """One tool call: ``hint`` names the tool family (``bash``); ``command`` is the shell line."""
+    """One tool call: ``hint`` names the tool family (``bash``); ``command`` is the shell line;
+    ``background``: ask the CLI to run it as a background task (Claude Code's ``run_in_background``)."""
 
     hint: str
     command: str
+    background: bool = False
 
 
 @dataclass(frozen=True)
