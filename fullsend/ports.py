@@ -22,6 +22,7 @@ from fullsend.core.model import (
     Job,
     PullRequest,
     Review,
+    RunListing,
     SteerMessage,
     SteerResult,
     WorkflowRun,
@@ -51,10 +52,10 @@ class Forge(Protocol):
         """The run's jobs across its attempts, each name's record from the latest attempt that ran it."""
         ...
 
-    def list_workflow_runs(self, workflow_file: str, created_since: datetime) -> list[WorkflowRun]:
+    def list_workflow_runs(self, workflow_file: str, created_since: datetime) -> RunListing:
         """The shim's runs created at/after ``created_since``: ≤ 4 pages of 100, each id once
-        (``core.provenance.verdicts.order_listing``: the fresher copy), oldest first
-        (docs/architecture.md "Listing")."""
+        (``core.provenance.verdicts.order_listing``: the fresher copy), oldest first, and whether
+        the page bound was reached (docs/architecture.md "Listing")."""
         ...
 
     def list_repository_runs(

@@ -194,6 +194,16 @@ class WorkflowRun:
 
 
 @dataclass(frozen=True)
+class RunListing:
+    """One listing of the shim's runs: ``runs`` oldest first, each id once; ``capped`` is True
+    when the listing's page bound was reached (older runs may be missing; docs/architecture.md
+    "Listing")."""
+
+    runs: tuple[WorkflowRun, ...] = ()
+    capped: bool = False
+
+
+@dataclass(frozen=True)
 class Job:
     """A job of a workflow run; ``conclusion`` is ``None`` while queued or running."""
 

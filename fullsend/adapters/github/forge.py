@@ -34,6 +34,7 @@ from fullsend.core.model import (
     PullRequest,
     Repo,
     Review,
+    RunListing,
     WorkflowRun,
     created_query,
     format_time,
@@ -47,12 +48,6 @@ REPO_RUN_PAGES_MAX = 10  # GitHub serves at most 1,000 results of a filtered run
 LIST_PAGES_MAX = 100  # jobs, comments, reviews
 PER_PAGE = 100
 P = TypeVar("P", bound=BaseModel)
-
-
-class RunListing(list):
-    """The shim's runs of one poll; ``capped`` is True when the 4-page bound was reached."""
-
-    capped: bool = False
 
 
 class GitHubForge(LoginResolution):
@@ -177,11 +172,11 @@ class GitHubForge(LoginResolution):
         rows = self._pages("job", path, {"filter": "all"}, wire.Job, (wire.JobsPage, "jobs"), LIST_PAGES_MAX)
         return latest_attempt_jobs([records.job_record(j) for j in rows])
 
-    def list_workflow_runs(self, workflow_file: str, created_since: datetime) -> list[WorkflowRun]:
+    def list_workflow_runs(self, workflow_file: str, created_since: datetime) -> RunListing:
         """The shim's runs with ``created>=<since>``, ≤ 4 pages, oldest first; a run read twice
-        (the listing shifted between page reads) is kept once by ``core``'s ``order_listing``.
-        A poll whose pages carry the ETags of the last parse (all 304s) returns those records again
-        in a new list, without checking or converting a row again."""
+        (the listing shifted between page reads) is kept once by ``core``'s ``order_listing``;
+        ``capped`` when the 4 pages were full.  A poll whose pages carry the ETags of the last
+        parse (all 304s) returns that listing again, without checking or converting a row again."""
         path = f"{self._base}/actions/workflows/{quote(workflow_file, safe='')}/runs"
         created, etags = ">=" + format_time(created_since), list[str]()
         pages, _ = self._fetch("job", path, {"created": created}, "workflow_runs", RUN_PAGES_MAX, etags)
@@ -189,12 +184,10 @@ class GitHubForge(LoginResolution):
         parsed = self._parsed_listing
         if parsed is None or parsed[0] != key or not all(etags):
             rows = self._parse_pages(pages, wire.WorkflowRun, (wire.WorkflowRunsPage, "workflow_runs"))
-            listing = RunListing(order_listing(records.run_record(row, self.repo) for row in rows))
-            listing.capped = len(rows) >= RUN_PAGES_MAX * PER_PAGE
+            listing = RunListing(tuple(order_listing(records.run_record(row, self.repo) for row in rows)),
+                                 capped=len(rows) >= RUN_PAGES_MAX * PER_PAGE)
             parsed = self._parsed_listing = (key, listing)
-        copy = RunListing(parsed[1])  # the caller may change its list; the cached one stays whole
-        copy.capped = parsed[1].capped
-        return copy
+        return parsed[1]  # immutable: the cached listing is the caller's too
 
     def list_repository_runs(self, created_since: datetime | None,
                              created_until: datetime | None = None) -> tuple[list[WorkflowRun], bool]:

@@ -25,7 +25,7 @@ from datetime import datetime
 from fullsend.app.watch.reads import read_snapshot
 from fullsend.app.watch.state import WatchConfig, WatchPorts, WatchState
 from fullsend.core.delta.changes import Delta, TextResult, advance, build_delta, build_text
-from fullsend.core.model import DeliveredSteer, SteerMessage, WorkflowRun, format_time
+from fullsend.core.model import DeliveredSteer, RunListing, SteerMessage, WorkflowRun, format_time
 from fullsend.core.provenance import verdicts as provenance
 from fullsend.core.provenance.binding import authorizations, observed_authorizations
 from fullsend.core.text.wire import AMENDMENT_EVENTS
@@ -154,22 +154,16 @@ class Cycle:
         self._note_bound(runs)
         batch: list[WorkflowRun] = []
         retry = False
-        for run in provenance.order_listing(runs):
+        for run in runs.runs:  # oldest first, each id once (the port's contract)
             verdict = self._judge(run)
             if verdict.outcome == "accept":
                 batch.append(run)
             retry = retry or verdict.outcome == "pending"
         return batch, retry
 
-    def _note_bound(self, runs: Sequence[WorkflowRun]) -> None:
-        """Log once per watcher when the listing reached its page cap (older runs fall to the queued run).
-
-        The adapter may mark its result with ``capped``; otherwise a full 400 runs is taken as capped.
-        """
-        capped = getattr(runs, "capped", None)
-        if capped is None:
-            capped = len(runs) >= LISTING_BOUND_RUNS
-        if capped:
+    def _note_bound(self, runs: RunListing) -> None:
+        """Log once per watcher when the listing reached its page cap (older runs fall to the queued run)."""
+        if runs.capped:
             self.say_once("info", "listing-bound", f"The follow-up listing reached its bound of {LISTING_PAGES} pages "
                           f"({LISTING_BOUND_RUNS} runs); older follow-up runs are left to the queued run "
                           "[listing-bound]")

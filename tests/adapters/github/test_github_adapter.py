@@ -222,29 +222,29 @@ def test_an_unchanged_run_listing_costs_only_304s_across_pages(sim):
     first = forge.list_workflow_runs("fullsend.yml", since)
     sim.reset_requests()
     second = forge.list_workflow_runs("fullsend.yml", since)
-    assert [r.id for r in first] == [r.id for r in second] and len(first) == 151
+    assert [r.id for r in first.runs] == [r.id for r in second.runs] and len(first.runs) == 151
     assert [r.status for r in sim.requests] == [304, 304]
     assert sim.counted_request_count() == 0
 
 
 def test_an_unchanged_run_listing_is_not_parsed_again_and_a_change_is(sim):
     """Issue 22: the parsed rows are cached by the pages' ETags; a poll of 304s hands back the same
-    ``WorkflowRun`` records (no re-parse), in a list of its own; any changed page re-parses."""
+    ``WorkflowRun`` records (no re-parse), in an immutable listing; any changed page re-parses."""
     for _ in range(150):
         sim.add_workflow_run(path=".github/workflows/fullsend.yml", event="issue_comment", status="completed")
     forge = _forge(sim)
     since = datetime(2020, 1, 1, tzinfo=UTC)
     first = forge.list_workflow_runs("fullsend.yml", since)
-    first.clear()  # the caller's list is its own: the cached listing stays whole
+    assert isinstance(first.runs, tuple) and not first.capped  # a caller cannot change the cached listing
     second = forge.list_workflow_runs("fullsend.yml", since)
     third = forge.list_workflow_runs("fullsend.yml", since)
-    assert len(second) == 151 and all(a is b for a, b in zip(second, third, strict=True))
-    oldest = second[0].id  # oldest first: the run on page 2 moves when one is added at the top
+    assert len(second.runs) == 151 and all(a is b for a, b in zip(second.runs, third.runs, strict=True))
+    oldest = second.runs[0].id  # oldest first: the run on page 2 moves when one is added at the top
     sim.update_workflow_run(oldest, status="in_progress")
     changed = forge.list_workflow_runs("fullsend.yml", since)
-    assert next(r for r in changed if r.id == oldest).status == "in_progress"
+    assert next(r for r in changed.runs if r.id == oldest).status == "in_progress"
     assert [r.status for r in sim.requests if r.path.endswith("/fullsend.yml/runs")][-2:] == [304, 200]
-    assert len(forge.list_workflow_runs("fullsend.yml", datetime(2031, 1, 1, tzinfo=UTC))) == 0  # another filter
+    assert forge.list_workflow_runs("fullsend.yml", datetime(2031, 1, 1, tzinfo=UTC)).runs == ()  # another filter
 
 
 def test_a_run_read_twice_while_the_listing_shifts_is_kept_once_as_its_later_copy(sim):
@@ -259,7 +259,7 @@ def test_a_run_read_twice_while_the_listing_shifts_is_kept_once_as_its_later_cop
         s.update_workflow_run(shifted, status="in_progress", updated_at="2030-01-01T11:00:01Z")
 
     sim.on_request(sim.match("GET", r"/actions/workflows/fullsend\.yml/runs$", page=1), shift)
-    listing = _forge(sim).list_workflow_runs("fullsend.yml", datetime(2020, 1, 1, tzinfo=UTC))
+    listing = _forge(sim).list_workflow_runs("fullsend.yml", datetime(2020, 1, 1, tzinfo=UTC)).runs
     pages = [r.query.get("page", ["1"])[0] for r in sim.requests if r.path.endswith("/fullsend.yml/runs")]
     ids = [r.id for r in listing]
     assert pages == ["1", "2"] and len(ids) == len(set(ids)) and set(created) <= set(ids)

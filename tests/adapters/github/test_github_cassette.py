@@ -17,7 +17,7 @@ RECORDER = vcr.VCR(filter_headers=["authorization"], record_mode="once", match_o
 
 
 def _read_everything(forge: GitHubForge) -> tuple:
-    runs = forge.list_workflow_runs("fullsend.yml", datetime(2026, 1, 1, tzinfo=UTC))
+    runs = forge.list_workflow_runs("fullsend.yml", datetime(2026, 1, 1, tzinfo=UTC)).runs
     return (forge.get_run(runs[-1].id), forge.list_run_jobs(runs[-1].id), forge.get_issue(7),
             forge.get_pull_request(7), forge.list_issue_comments(7), [r.id for r in runs])
 

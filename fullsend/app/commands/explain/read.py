@@ -140,7 +140,7 @@ class ExplainReader:
         ``created_since``, at most 4 pages of 100."""
         path = f"{self._base}/actions/workflows/{quote(workflow_file, safe='')}/runs"
         found, _ = self._attempt(f"GET {path}?created>={format_time(created_since)}", PERMISSION_ACTIONS,
-                                 lambda: self.forge.list_workflow_runs(workflow_file, created_since))
+                                 lambda: list(self.forge.list_workflow_runs(workflow_file, created_since).runs))
         return found
 
     def list_repository_runs(self, created_since: datetime | None,
