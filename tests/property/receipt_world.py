@@ -126,7 +126,7 @@ class _RunFacts:
     children: Any = field(default_factory=lambda: SimpleNamespace(reach=ReachVerdict(True), user=None))
     known_secrets: tuple[str, ...] = ()  # what the final message is masked with (none in this world)
     denials: list[Any] = field(default_factory=list)
-    console: Any = None
+    console: Any = field(default_factory=lambda: SimpleNamespace(masked=()))  # masks nothing
     # The real decision, bound as a method of these facts (``_outcome`` calls it on ``self``).
     _bare_outcome = work.ActionRun._bare_outcome
 

@@ -6,14 +6,15 @@ Each class implements ``fullsend.ports.Runtime`` (and ``Steerer``).  The shared 
 
 from __future__ import annotations
 
+from fullsend.adapters.runtimes.base import AgentRuntime, RuntimeFactory
 from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
 from fullsend.adapters.runtimes.codex.runtime import CodexRuntime
 from fullsend.adapters.runtimes.pi.runtime import PiRuntime
 
-RUNTIMES: dict[str, type] = {
+RUNTIMES: dict[str, RuntimeFactory] = {
     "claude": ClaudeRuntime,
     "pi": PiRuntime,
     "codex": CodexRuntime,
 }
 
-__all__ = ["RUNTIMES", "ClaudeRuntime", "CodexRuntime", "PiRuntime"]
+__all__ = ["RUNTIMES", "AgentRuntime", "ClaudeRuntime", "CodexRuntime", "PiRuntime"]

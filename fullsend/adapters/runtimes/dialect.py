@@ -70,3 +70,34 @@ class LiveDialect(Protocol):
     def new_parser(self, clock: Now) -> StreamParser: ...
 
     def new_aggregator(self) -> Aggregator: ...
+
+    def prepare(self, sandbox: Any, params: AgentParams) -> str:
+        """Set the sandbox up before the launch; a failure's text, or ``""`` (Codex logs in here)."""
+        ...
+
+    def steer_written(self, parser: Any, key: str) -> None:
+        """A steer line was written to the mailbox under ``key`` (Codex remembers it for the turn)."""
+        ...
+
+    def steer_decline_reason(self, params: AgentParams) -> str | None:
+        """Why a run with ``params`` cannot be steered, or ``None`` (pi: options it cannot steer)."""
+        ...
+
+
+class DialectDefaults:
+    """The optional parts of ``LiveDialect``, doing nothing: a dialect inherits them and overrides
+    what it needs."""
+
+    def prepare(self, sandbox: Any, params: AgentParams) -> str:
+        """Nothing to set up: ``""``."""
+        del sandbox, params
+        return ""
+
+    def steer_written(self, parser: Any, key: str) -> None:
+        """Nothing to remember."""
+        del parser, key
+
+    def steer_decline_reason(self, params: AgentParams) -> str | None:
+        """Every run can be steered."""
+        del params
+        return None

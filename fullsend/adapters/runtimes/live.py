@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import subprocess
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -51,6 +51,7 @@ from fullsend.adapters.runtimes.verdict import (
     process_verdict,
     unreadable_output,
 )
+from fullsend.adapters.runtimes.versions import Version
 from fullsend.adapters.sandbox.local import env_with_sandbox_flag, local_sandbox_factory
 from fullsend.core.agent_end import EndVerdict
 from fullsend.core.final_word import ToolDenial, distinct_denials
@@ -123,9 +124,7 @@ class LiveRuntime:
         parser = active.parser if active is not None else None
         line, key = self.dialect.steer_line(envelope, parser)
         feed.append_line(msg, line, key, text=envelope)
-        written = getattr(self.dialect, "steer_written", None)
-        if written is not None:
-            written(parser, key)
+        self.dialect.steer_written(parser, key)
 
     def settle(self, sandbox_name: str) -> None:
         """No more steers; stops the feeder now if nothing is pending.  Unknown sandbox: no-op.
@@ -138,8 +137,15 @@ class LiveRuntime:
 
     def steer_decline_reason(self, params: AgentParams) -> str | None:
         """Live runtimes steer every run unless a dialect says otherwise."""
-        decline = getattr(self.dialect, "steer_decline_reason", None)
-        return decline(params) if decline else None
+        return self.dialect.steer_decline_reason(params)
+
+    #: A live steer reaches the running turn: no interrupt to leave time for when settling.
+    interrupts_to_steer = False
+
+    def transport_line(self, preference: str, version: Version, agent_args: Sequence[str] = ()) -> str:
+        """One transport only: nothing to choose, ``""`` (Codex's runtime chooses and says why)."""
+        del preference, version, agent_args
+        return ""
 
     def cancel(self, sandbox_name: str) -> None:
         """Stop the whole sandbox (every process of the group) at once; unknown name: no-op."""
@@ -207,8 +213,7 @@ class LiveRuntime:
         self, active: _ActiveRun, params: AgentParams, mailbox: Path, pid_file: Path,
         on_turn_end: Callable[[datetime], None], on_output: Callable[[str], None],
     ) -> AgentRunResult:
-        prepare = getattr(self.dialect, "prepare", None)  # Codex: log in with the run's key
-        failure = prepare(active.sandbox, params) if prepare is not None else ""
+        failure = self.dialect.prepare(active.sandbox, params)  # Codex: log in with the run's key
         if failure:
             return launch_failed(failure)
         try:
@@ -229,7 +234,7 @@ class LiveRuntime:
     def _launch(self, sandbox: Any, params: AgentParams, mailbox: Path, pid_file: Path) -> Any:
         """openshell: the dialect's pinned script (feeder inside it); local: argv with a feeder."""
         env = env_with_sandbox_flag(params.env)
-        if getattr(sandbox, "kind", "local") == "openshell":
+        if sandbox.kind == "openshell":
             return sandbox.launch_pinned(self.dialect.script(params), env)
         return sandbox.launch(self.dialect.argv(params, mailbox.parent), env, params.workdir,
                               mailbox=mailbox, feeder_pid_file=pid_file)

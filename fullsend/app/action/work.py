@@ -16,7 +16,7 @@ from pathlib import Path
 
 from fullsend.adapters.gha import FILE_COMMAND_KEYS, Console
 from fullsend.adapters.isolation import CHILD_USER
-from fullsend.adapters.runtimes import RUNTIMES
+from fullsend.adapters.runtimes import RUNTIMES, AgentRuntime
 from fullsend.adapters.runtimes.versions import check_cli_version, version_text
 from fullsend.adapters.sandbox import sandbox_factory
 from fullsend.app.action.agent_env import agent_provider_env, credential_values, runner_secrets
@@ -36,7 +36,7 @@ from fullsend.core.text.envelope import render_envelope
 from fullsend.core.tokens.policy import child_env, encoded_forms
 from fullsend.core.watch import settle
 from fullsend.errors import ConfigError, ExitCode, ForgeError
-from fullsend.ports import Clock, Forge, Runtime
+from fullsend.ports import Clock, Forge
 from fullsend.wording import default_wording
 
 Log = Callable[[str, str], None]
@@ -76,7 +76,7 @@ class ActionRun:
         self._last_result: IterationResult | None = None
         self.earlier: list[IterationResult] = []  # iterations a failed validation replaced (their runs are left over)
         wording = default_wording()
-        self.runtime: Runtime = RUNTIMES[plan.inputs.runtime](
+        self.runtime: AgentRuntime = RUNTIMES[plan.inputs.runtime](
             warn=lambda m: log("warning", m), render=lambda msg: render_envelope(msg, wording),
             sandbox_factory=sandbox_factory(plan.inputs.sandbox, openshell_cli=plan.openshell_cli,
                                             user=self.children.user))
@@ -112,16 +112,14 @@ class ActionRun:
         would: its scrubbed environment, the child user (from ``/``, before the workspace is
         handed over).
         """
-        wanted = getattr(self.runtime, "cli_versions", None)
-        if wanted is None:
-            return
+        wanted = self.runtime.cli_versions
         found = check_cli_version(wanted, self.plan.inputs.runtime, self.plan.agent_cli, self.env, Path("/"),
                                   user=self.children.user)
         self.log("info", f"Agent CLI: {wanted.cli} {version_text(found)} (supported {wanted.range_text})")
-        select = getattr(self.runtime, "select_transport", None)
-        if select is not None:  # Codex: the live app-server or exec (docs/runtimes.md "Codex transports")
-            choice = select(self.plan.inputs.codex_transport, found, self.plan.inputs.agent_args)
-            self.log("info", choice.log_line())
+        # Codex: the live app-server or exec (docs/runtimes.md "Codex transports"); the others have one.
+        line = self.runtime.transport_line(self.plan.inputs.codex_transport, found, self.plan.inputs.agent_args)
+        if line:
+            self.log("info", line)
 
     def execute(self) -> RunOutcome:
         """pre-script → iterations → post-script, the children fenced in (``Children``); never
@@ -229,7 +227,7 @@ class ActionRun:
     def _outcome(self, result: IterationResult | None, validated: bool) -> RunOutcome:
         outcome = self._bare_outcome(result, validated)
         outcome.usage = self.usage
-        secrets = (*self.known_secrets, *getattr(self.console, "masked", ()))
+        secrets = (*self.known_secrets, *self.console.masked)
         outcome.final_message = final_message_value(result.agent.final_message, secrets) if result else ""
         outcome.denials = tuple(masked_denial(d, secrets) for d in distinct_denials(self.denials))
         outcome.agent_isolation = "own-uid" if self.children.user is not None else "shared-uid"
@@ -277,7 +275,7 @@ class ActionRun:
             run_id=self.plan.ctx.run_id, run_name=self.plan.run_name, item_number=self.plan.item,
             self_logins=logins, started_at=self.started_at, deadline=deadline, max_steers=steer.effective_max_steers,
             min_remaining=settle.min_remaining_for(
-                self.plan.inputs.runtime, interrupts=getattr(self.runtime, "interrupts_to_steer", True)),
+                self.plan.inputs.runtime, interrupts=self.runtime.interrupts_to_steer),
             poll_interval_s=float(steer.effective_poll_interval_s), env_head_sha=self.plan.env_head_sha,
             stage_hints=(self.plan.ctx.job, self.plan.inputs.stage))
 
@@ -288,16 +286,12 @@ class ActionRun:
             return "no job token to read the Actions API with", True
         if self.plan.ctx.run_id <= 0:
             return "GITHUB_RUN_ID is not set", True
-        decline = getattr(self.runtime, "steer_decline_reason", None)
-        if decline is not None:
-            probe = self._setup(self.plan.prompt, None)
-            from fullsend.ports import AgentParams
-            reason = decline(AgentParams(sandbox_name=probe.sandbox_name, agent_cli=probe.agent_cli, prompt="",
-                                         workdir=probe.workdir, env={}, steerable=True, timeout_s=probe.timeout_s,
-                                         model=probe.model, fallback_models=probe.fallback_models))
-            if reason:
-                return reason, True
-        return "", False
+        probe = self._setup(self.plan.prompt, None)
+        from fullsend.ports import AgentParams
+        reason = self.runtime.steer_decline_reason(AgentParams(
+            sandbox_name=probe.sandbox_name, agent_cli=probe.agent_cli, prompt="", workdir=probe.workdir, env={},
+            steerable=True, timeout_s=probe.timeout_s, model=probe.model, fallback_models=probe.fallback_models))
+        return (reason, True) if reason else ("", False)
 
     def _self_logins(self) -> frozenset[str] | None:
         try:

@@ -20,6 +20,7 @@ from fullsend.adapters.runtimes.claude.stream import (
     ClaudeStreamParser,
     claude_input_line,
 )
+from fullsend.adapters.runtimes.dialect import DialectDefaults
 from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT, Now
 from fullsend.adapters.runtimes.launch import CLAUDE_STREAM_FLAGS, claude_command
 from fullsend.adapters.runtimes.live import LiveRuntime, SandboxFactory
@@ -46,7 +47,7 @@ def claude_argv(params: AgentParams) -> list[str]:
     return argv + list(params.extra_args)
 
 
-class ClaudeDialect:
+class ClaudeDialect(DialectDefaults):
     """The Claude Code specifics the live driver needs (``LiveDialect``)."""
 
     name = "claude"

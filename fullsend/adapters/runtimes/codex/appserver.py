@@ -24,6 +24,7 @@ from fullsend.adapters.runtimes.codex.appserver_stream import (
 from fullsend.adapters.runtimes.codex.login import log_in
 from fullsend.adapters.runtimes.codex.rpc import handshake_lines
 from fullsend.adapters.runtimes.codex.transport import CODEX_VERSIONS
+from fullsend.adapters.runtimes.dialect import DialectDefaults
 from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT, Now
 from fullsend.adapters.runtimes.launch import codex_app_server_command
 from fullsend.adapters.runtimes.live import LiveRuntime, SandboxFactory
@@ -43,7 +44,7 @@ def app_server_argv(params: AgentParams) -> list[str]:
     return [params.agent_cli, *APP_SERVER_ARGS, *params.extra_args, *APP_SERVER_LAST_ARGS]
 
 
-class AppServerDialect:
+class AppServerDialect(DialectDefaults):
     """The ``codex app-server`` specifics the live driver needs (``LiveDialect``)."""
 
     name = "codex"

@@ -181,7 +181,7 @@ class CodexExecRuntime:
     def _launch(sandbox: Any, params: AgentParams, turn: CodexTurn, flags: list[str], argv: list[str]) -> Any:
         """openshell: the pinned ``printf … | codex exec … [resume <id>] -`` script; local: argv + stdin."""
         env = env_with_sandbox_flag(params.env)
-        if getattr(sandbox, "kind", "local") == "openshell":
+        if sandbox.kind == "openshell":
             script = codex_command(flags, turn.prompt, turn.resume_thread_id, program=params.agent_cli,
                                    last_message_file=LAST_MESSAGE_FILE)
             return sandbox.launch_pinned(script, env)

@@ -34,7 +34,7 @@ def log_in(sandbox: Any, params: AgentParams) -> str:
     else why it failed (the run cannot reach its model then).  On OpenShell the sandbox image's
     own login is used (the action has no stdin to hand there)."""
     key = api_key_of(params.env)
-    if not key or getattr(sandbox, "kind", "local") == "openshell":
+    if not key or sandbox.kind == "openshell":
         return ""
     try:
         process = sandbox.launch([params.agent_cli, *LOGIN_ARGS], params.env, params.workdir,

@@ -59,6 +59,11 @@ class CodexRuntime:
         self._active = self.live_runtime if self.choice.live else self.exec_runtime
         return self.choice
 
+    def transport_line(self, preference: str, version: Version, agent_args: Sequence[str] = ()) -> str:
+        """Choose the run's transport (``select_transport``) and return the line that says which
+        and why (``codex-transport``).  Raises ``ConfigError`` as ``select_transport``."""
+        return self.select_transport(preference, version, agent_args).log_line()
+
     @property
     def interrupts_to_steer(self) -> bool:
         """True when a steer stops and restarts the sandbox (exec), so settling must leave it time."""

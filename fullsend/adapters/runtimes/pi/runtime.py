@@ -21,6 +21,7 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
+from fullsend.adapters.runtimes.dialect import DialectDefaults
 from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT, Now, SessionRegistry
 from fullsend.adapters.runtimes.launch import pi_command
 from fullsend.adapters.runtimes.live import LiveRuntime, SandboxFactory
@@ -56,7 +57,7 @@ def pi_argv(params: AgentParams, cfg_dir: Path, session_id: str) -> list[str]:
     return [*argv, *params.extra_args, "--session-id", session_id]
 
 
-class PiDialect:
+class PiDialect(DialectDefaults):
     """The pi specifics the live driver needs (``LiveDialect``)."""
 
     name = "pi"
