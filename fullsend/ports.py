@@ -29,6 +29,9 @@ from fullsend.core.model import (
 )
 
 Credential = Literal["job", "role"]
+#: ``log(level, message)``: level ``info``/``done`` (a plain line), ``warning`` or ``error``; the one
+#: logging shape of the action (``fullsend.adapters.gha.console_log`` makes one from a console).
+Log = Callable[[str, str], None]
 
 
 class Forge(Protocol):

@@ -20,7 +20,7 @@ import tenacity
 from fullsend.core.model import parse_time
 from fullsend.core.tokens.policy import TOKEN_FORMAT_RE, mint_url_allowed
 from fullsend.errors import ConfigError, MintError
-from fullsend.ports import Clock
+from fullsend.ports import Clock, Log
 
 OIDC_AUDIENCE = "fullsend-mint"
 OIDC_MAX_ATTEMPTS = 10
@@ -32,7 +32,6 @@ REQUEST_TIMEOUT_S = 10.0
 BODY_EXCERPT_CHARS = 200
 _EXPIRES_KEEP = re.compile(r"[^0-9\-:TZ+.]")
 
-Log = Callable[[str, str], None]
 
 
 class _Transient(Exception):

@@ -4,7 +4,7 @@ wherever they appear by value."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 from fullsend.core.tokens.providers import (
@@ -15,8 +15,8 @@ from fullsend.core.tokens.providers import (
     host_workspace,
     runtime_provider_env,
 )
+from fullsend.ports import Log
 
-Log = Callable[[str, str], None]
 #: Runner secrets that must not reach the agent under any name or inside a file it is handed.
 RUNNER_SECRET_KEYS = ("ACTIONS_ID_TOKEN_REQUEST_TOKEN", "ACTIONS_RUNTIME_TOKEN")
 

@@ -10,7 +10,7 @@ is undone, so only the action writes outputs, env, path and summary, after its c
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -27,8 +27,8 @@ from fullsend.adapters.isolation import (
 from fullsend.adapters.reach import scan_for_secrets
 from fullsend.core.tokens.credential import RULE_CREDENTIAL_REMOVED
 from fullsend.core.tokens.reach import RULE_TOKEN_IN_REACH, ReachVerdict, ScanResult, reach_verdict
+from fullsend.ports import Log
 
-Log = Callable[[str, str], None]
 #: A tree handed to the child user must lie at least this deep (never ``/``, ``/tmp`` or ``/root``).
 _MIN_TREE_DEPTH = 2
 _LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})

@@ -16,7 +16,7 @@ it sends them again only when they were not clean.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
@@ -41,7 +41,6 @@ from fullsend.ports import Forge
 INSTALLATION_PREFIX = "ghs_"  # as fullsend.adapters.github.logins: the kind GraphQL's viewer answers for
 LIST_PAGES_MAX = 100  # as fullsend.adapters.github.forge
 TIMEOUT_S = 15.0  # per request, as the forge's
-Log = Callable[[str, str], None]
 
 
 @dataclass

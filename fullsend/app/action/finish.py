@@ -23,9 +23,8 @@ from fullsend.core.receipt.left_over import left_over
 from fullsend.core.receipt.marker import Marker
 from fullsend.core.text.inert import inert
 from fullsend.errors import ExitCode
-from fullsend.ports import AgentRunResult, Clock, Forge
+from fullsend.ports import AgentRunResult, Clock, Forge, Log
 
-Log = Callable[[str, str], None]
 _ENV = jinja2.Environment(
     loader=jinja2.FileSystemLoader(str(Path(__file__).resolve().parents[2] / "templates")),
     undefined=jinja2.StrictUndefined,

@@ -7,7 +7,7 @@ receipt → outputs and step summary.  Exit codes: docs/architecture.md "Exit co
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -29,14 +29,13 @@ from fullsend.core.restricted import restricted_run
 from fullsend.core.tokens.policy import counts_as_minted
 from fullsend.errors import AgentCliError, ExitCode, MintError
 from fullsend.harness import harness_diagnostics
-from fullsend.ports import Clock
+from fullsend.ports import Clock, Log
 from fullsend.settings import load_context, load_inputs
 
 if TYPE_CHECKING:  # imported for real only once the pre-flight said "go on" (see _work)
     from fullsend.app.action.status import StatusComment
     from fullsend.app.action.work import ActionRun
 
-Log = Callable[[str, str], None]
 
 
 @dataclass

@@ -33,9 +33,7 @@ from fullsend.core.receipt.skips import (
 )
 from fullsend.core.tokens.policy import receipt_token
 from fullsend.errors import ForgeError, NotFoundError
-from fullsend.ports import Credential, Forge
-
-Log = Callable[[str, str], None]
+from fullsend.ports import Credential, Forge, Log
 
 
 class CheckFailed(Exception):

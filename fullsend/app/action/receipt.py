@@ -9,7 +9,6 @@ of a message.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
@@ -17,7 +16,7 @@ from fullsend.app.action.preflight import CheckFailed, PreflightFacts, distinct_
 from fullsend.core.model import Comment, Repo, format_time
 from fullsend.core.receipt.marker import Marker, normalize_ids, receipt_body
 from fullsend.errors import ForgeError, MalformedResponse, RateLimited
-from fullsend.ports import Forge
+from fullsend.ports import Forge, Log
 
 
 class PostState(Enum):
@@ -44,7 +43,6 @@ class ReceiptPost:
 
 NOT_POSTED = ReceiptPost(PostState.NOT_POSTED)
 
-Log = Callable[[str, str], None]
 
 #: How long the receipt writer waits out a rate limit before it gives up (best effort;
 #: docs/rules.md#rate-limited).

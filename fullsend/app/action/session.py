@@ -22,9 +22,8 @@ from fullsend.core.receipt.marker import Marker, marker_from
 from fullsend.core.tokens import exports
 from fullsend.core.watch.start import StartRefused
 from fullsend.errors import ForgeError
-from fullsend.ports import AgentParams, AgentRunResult, Clock, Forge, Runtime
+from fullsend.ports import AgentParams, AgentRunResult, Clock, Forge, Log, Runtime
 
-Log = Callable[[str, str], None]
 WATCHER_JOIN_TIMEOUT_S = 35.0
 #: How long a cancelled run still waits for the stopped watcher to settle (the whole
 #: cancellation fits in 7 s).

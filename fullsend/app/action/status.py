@@ -8,7 +8,7 @@ only free text in it (the detail) is sanitized so every ``<`` is escaped.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -18,9 +18,8 @@ import jinja2
 from fullsend.core.model import Comment
 from fullsend.core.receipt.marker import Marker, clock_label, sanitize_detail, status_commit_shas, status_marker_copy
 from fullsend.errors import ForgeError
-from fullsend.ports import Forge
+from fullsend.ports import Forge, Log
 
-Log = Callable[[str, str], None]
 STATUS_MARKER = "<!-- fullsend:agent-status:"  # WIRE prefix of both status comments
 TERMINAL_TAG = "<!-- fullsend:status:terminal -->"  # WIRE
 

@@ -12,9 +12,7 @@ from datetime import datetime
 
 from fullsend.adapters.github.mint import mint_for_run
 from fullsend.core.tokens.policy import counts_as_minted, mint_repos, receipt_token
-from fullsend.ports import Clock
-
-Log = Callable[[str, str], None]
+from fullsend.ports import Clock, Log
 
 
 @dataclass(frozen=True)

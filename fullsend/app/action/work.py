@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import pwd
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 
@@ -36,10 +36,9 @@ from fullsend.core.text.envelope import render_envelope
 from fullsend.core.tokens.policy import child_env, encoded_forms
 from fullsend.core.watch import settle
 from fullsend.errors import ConfigError, ExitCode, ForgeError
-from fullsend.ports import Clock, Forge
+from fullsend.ports import Clock, Forge, Log
 from fullsend.wording import default_wording
 
-Log = Callable[[str, str], None]
 SCRIPT_TIMEOUT_S = 30 * 60
 # Runner file commands no child may reach: writing them would set the action's outputs, env or
 # summary behind the runner's back (the stop-commands wrapping covers only stdout).  Their

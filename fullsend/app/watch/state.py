@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -22,9 +22,7 @@ from fullsend.core.model import DeliveredSteer, WorkflowRun
 from fullsend.core.provenance.verdicts import MyRun
 from fullsend.core.text.prose import Wording
 from fullsend.core.watch.settle import SettleState
-from fullsend.ports import Clock, Forge, Steerer
-
-Log = Callable[[str, str], None]
+from fullsend.ports import Clock, Forge, Log, Steerer
 
 
 @dataclass(frozen=True)
