@@ -16,6 +16,7 @@ import subprocess
 import pytest
 import yaml
 
+from fullsend import __version__
 from fullsend.core.receipt.marker import receipt_body
 from fullsend.simulator.fixtures import standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
@@ -23,7 +24,7 @@ from tests.container.runner_container import REPO_ROOT, RunnerDirs, action_input
 from tests.support.registry import LocalRegistry
 
 pytestmark = [pytest.mark.slow, pytest.mark.full, pytest.mark.xdist_group("podman"), pytest.mark.container, pytest.mark.timeout(3600)]
-VERSION = "v1.0.0"
+VERSION = f"v{__version__}"  # release.sh refuses any other version than the package's
 QUEUED_RUN_ID = 33740099999
 RELEASE_TIMEOUT_S = 3000
 
