@@ -91,7 +91,7 @@ def test_a_hostile_agent_and_post_script_under_their_own_uid_find_no_secret_and_
                     "PYTHONPATH": str(readable_package(run_dir))})
         env.update(hunt_env({"job token": job_token, "runtime token": runtime_token, "decoy": decoy}, str(reports),
                             [str(run_dir / "file_commands")], [str(workspace), str(home), str(run_dir),
-                                                                "/tmp/fullsend-sandbox-*"]))
+                                                                str(Path(tempfile.gettempdir()) / "fullsend-sandbox-*")]))
         run = run_entrypoint(env, run_dir)
     assert run.exit_code == 0, run.stdout + run.stderr
     assert run.outputs["outcome"] == "succeeded"

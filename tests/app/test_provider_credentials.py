@@ -35,7 +35,7 @@ def test_each_runtime_gets_its_own_provider_credentials_and_no_runner_secret(tmp
         fix = standard_pr_scenario(sim)
         env = runner_env(tmp_path, sim, fix, inputs={"runtime": runtime, "steer_enabled": "false"})
         creds = tmp_path / "workspace" / "gha-creds-1.json"
-        creds.write_text('{"type": "external_account", "credential_source": {"file": "/tmp/oidc.jwt"}}')
+        creds.write_text(json.dumps({"type": "external_account", "credential_source": {"file": str(tmp_path / "oidc.jwt")}}))
         env.update(PROVIDER_ENV)
         env.update({"GOOGLE_APPLICATION_CREDENTIALS": str(creds), "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "oidc-req-secret",
                     "ACTIONS_ID_TOKEN_REQUEST_URL": "http://127.0.0.1:9/oidc", "COPY_OF_OIDC": "x oidc-req-secret",

@@ -23,7 +23,7 @@ from fullsend.core.final_word import (
 from fullsend.core.text.inert import ZWSP as Z
 from fullsend.core.text.inert import inert_block
 
-TOKEN = "ghs_finalWordTestToken0123456789abcdef"
+TOKEN = "fake-final-word-token-0123456789abcdef"  # no real token shape
 
 
 def test_a_short_answer_comes_back_as_it_was_written() -> None:
