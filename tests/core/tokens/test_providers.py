@@ -47,10 +47,11 @@ def test_the_deny_list_keeps_only_the_runner_and_the_mint():
     assert {"ACTIONS_ID_TOKEN_REQUEST_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_URL", "ACTIONS_RUNTIME_TOKEN"} <= DENIED_KEYS
 
 
-def test_host_paths_map_to_the_container_mounts():
-    ws = host_workspace("/home/runner/work/repo", "org/repo")
-    assert ws == "/home/runner/work/repo/repo"
-    temp = "/home/runner/work/_temp"
+def test_host_paths_map_to_the_container_mounts(tmp_path):
+    work = str(tmp_path / "work")  # the runner's work folder, wherever the runner keeps it
+    ws = host_workspace(f"{work}/repo", "org/repo")
+    assert ws == f"{work}/repo/repo"
+    temp = f"{work}/_temp"
     assert container_path(f"{ws}/gha-creds-1.json", temp, ws) == "/github/workspace/gha-creds-1.json"
     assert container_path(f"{temp}/_github_home/c.json", temp, ws) == "/github/home/c.json"
     assert container_path("/elsewhere/c.json", temp, ws) == "/elsewhere/c.json"
