@@ -1,11 +1,11 @@
 """The hostile agent of the token-in-reach suite (docs/rules.md#token-in-reach).
 
 ``REACH_HUNTER`` runs as the agent CLI, under whatever uid the action gives it: it reads every
-file under ``HUNT_ROOTS`` and every ``/proc/<pid>/environ`` and ``cmdline`` it can open, looks in
-each for every secret of ``HUNT_NEEDLES`` (in halves, so no environment entry holds one whole)
-raw, base64, as checkout's basic header, URL-encoded and JSON-escaped, and, when it found the job
-token, posts a forged receipt naming ``HUNT_FORGE_RUN`` with it.  It reports to
-``HUNT_REPORT_DIR/agent.json`` and then becomes the scripted agent.  At ``--version`` it hunts the
+file under ``HUNT_ROOTS``, every ``/proc/<pid>/environ`` and ``cmdline`` it can open and the
+memory of every ancestor up to the action's own process, looks in each for every secret of
+``HUNT_NEEDLES`` (in halves, so no environment entry holds one whole) raw, base64, as checkout's
+basic header, URL-encoded and JSON-escaped, and, when it found the job token, posts a forged
+receipt naming ``HUNT_FORGE_RUN`` with it.  It reports to ``HUNT_REPORT_DIR/agent.json`` and then becomes the scripted agent.  At ``--version`` it hunts the
 same way (the action runs that check as the child user too, before the agent) and reports to
 ``version.json``; with ``HUNT_VERSION_DAEMON=1`` it also leaves a process behind that left its
 group and its parent, whose pid it writes to ``daemon.pid``, and the agent reports whether it is
@@ -20,7 +20,7 @@ import base64, glob, json, os, stat, sys, urllib.parse, urllib.request
 
 VERSION = sys.argv[2:] == ["--version"]
 NEEDLES = {name: a + b for name, (a, b) in json.loads(os.environ["HUNT_NEEDLES"]).items()}
-report = {"uid": os.getuid(), "found": {}, "forged": None, "files": 0}
+report = {"uid": os.getuid(), "found": {}, "forged": None, "files": 0, "mem": {}}
 REPORTS = os.environ["HUNT_REPORT_DIR"]
 
 
@@ -70,6 +70,55 @@ for pid in os.listdir("/proc"):
     if pid.isdigit() and int(pid) != os.getpid():
         look(f"/proc/{pid}/environ")
         look(f"/proc/{pid}/cmdline")
+
+
+def ancestors():
+    """Pids from the parent up to the action's own process (its entrypoint, or its re-exec), never
+    past it: the test suite above it holds the secrets it made."""
+    pid = os.getppid()
+    while pid > 1:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                cmdline = fh.read()
+            with open(f"/proc/{pid}/stat") as fh:
+                parent = int(fh.read().rsplit(")", 1)[1].split()[1])
+        except OSError:
+            return
+        yield pid
+        if b"entrypoint.py" in cmdline or b"fullsend.__main__ import main" in cmdline:
+            return
+        pid = parent
+
+
+def memory(pid):
+    """Every readable mapping of ``pid``'s memory, searched like a file; the outcome in ``report["mem"]``."""
+    try:
+        with open(f"/proc/{pid}/maps") as fh:
+            maps = [line.split() for line in fh]
+        mem = open(f"/proc/{pid}/mem", "rb", buffering=0)
+    except OSError as exc:
+        report["mem"][str(pid)] = f"denied: {exc.strerror}"
+        return
+    read = 0
+    with mem:
+        for fields in maps:
+            if not fields[1].startswith("r") or (len(fields) > 5 and fields[5] in ("[vvar]", "[vsyscall]")):
+                continue
+            start, end = (int(part, 16) for part in fields[0].split("-"))
+            try:
+                mem.seek(start)
+                data = mem.read(min(end - start, 64 << 20))
+            except (OSError, ValueError, OverflowError):
+                continue
+            read += len(data)
+            for name, form in FORMS:
+                if form in data:
+                    report["found"].setdefault(name, f"/proc/{pid}/mem")
+    report["mem"][str(pid)] = f"read {read} bytes"
+
+
+for pid in ancestors():
+    memory(pid)
 for pattern in os.environ["HUNT_ROOTS"].split(os.pathsep):
     for root in glob.glob(pattern):
         for dirpath, _dirs, files in os.walk(root):

@@ -195,10 +195,13 @@ def test_a_receipt_only_when_the_hostile_agent_could_not_reach_the_job_token(run
     warnings = [line for line in run.stdout.splitlines() if "[token-in-reach]" in line]
     moved = [line for line in run.stdout.splitlines() if "[credential-removed]" in line]
     forged = [body for body in by_job if str(FORGE_RUN) in body]
-    assert forged == [] or kind in SHARED  # sharing the action's uid, the agent can forge (docs/adopting.md)
+    assert forged == [], report  # in no deployment does the agent reach the job token (docs/adopting.md)
+    # It tried the action's memory: denied by the action's own uid (non-dumpable), by another uid,
+    # or, sharing root, for lack of CAP_SYS_PTRACE (docs/architecture.md "Child isolation").
+    assert report["mem"] and all(v.startswith("denied") for v in report["mem"].values()), report["mem"]
     assert run.outputs["agent_isolation"] == ("shared-uid" if kind in SHARED else "own-uid")
     if kind in SHARED:
-        assert report["uid"] == (0 if kind == "root-without-the-user" else CHILD_UID)
+        assert (report["uid"], report["found"]) == (0 if kind == "root-without-the-user" else CHILD_UID, {})
         assert "shares the action's uid" in warnings[0]
         assert ("the action does not run as root" in warnings[0]) == (kind == "non-root"), warnings[0]
         assert "the agent ran under the action's own uid (allow_shared_uid)" in run.summary
