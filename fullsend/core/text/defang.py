@@ -179,7 +179,8 @@ def unmarked_view(s: str) -> str:
 
 def _hides_token(text: str) -> bool:
     """True when a structural token shows at a line start once ``text`` is folded or read bare."""
-    for view in (unicodedata.normalize("NFKC", text), unmarked_view(text), reader_view(text)):
+    views = (unicodedata.normalize("NFKC", text), unmarked_view(text), reader_view(text))
+    for view in dict.fromkeys(views):  # often two or three are the same text: each checked once
         starts = line_starts(view)
         if neutralize(starts) != starts:
             return True
