@@ -195,7 +195,9 @@ def test_a_receipt_only_when_the_hostile_agent_could_not_reach_the_job_token(run
     warnings = [line for line in run.stdout.splitlines() if "[token-in-reach]" in line]
     moved = [line for line in run.stdout.splitlines() if "[credential-removed]" in line]
     forged = [body for body in by_job if str(FORGE_RUN) in body]
-    assert forged == [], report  # in no deployment does the agent reach the job token (docs/adopting.md)
+    # In no deployment does reading reach the job token; sharing the uid, rewriting the action's own
+    # files still could (docs/adopting.md), which this hunter does not try.
+    assert forged == [], report
     # It tried the action's memory: denied by the action's own uid (non-dumpable), by another uid,
     # or, sharing root, for lack of CAP_SYS_PTRACE (docs/architecture.md "Child isolation").
     assert report["mem"] and all(v.startswith("denied") for v in report["mem"].values()), report["mem"]
