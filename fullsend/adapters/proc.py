@@ -11,18 +11,14 @@ place:
 * a short command always has a timeout, and on timeout it is killed, never left behind;
 * with a ``user`` (``fullsend.adapters.isolation.ChildUser``) the process runs under that uid,
   without capabilities and with ``no_new_privs`` (started through ``setpriv``, which execs in
-  place: the pid, and so the process group, are the same);
-* without one, a child of an action running as root still loses root's capabilities but those
-  for file work (``fullsend.adapters.capdrop``, also exec in place).
+  place: the pid, and so the process group, are the same).
 
 Nothing here reads or writes the action's own environment: callers pass ``env`` explicitly.
 """
 
 from __future__ import annotations
 
-import errno
 import os
-import shutil
 import signal
 import subprocess
 import threading
@@ -30,7 +26,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, NamedTuple
 
-from fullsend.adapters.capdrop import without_capabilities
 from fullsend.adapters.isolation import ChildUser
 from fullsend.errors import SandboxError
 
@@ -72,7 +67,7 @@ def spawn(
     """
     try:
         return subprocess.Popen(  # argv is data, never a shell string
-            _launch_argv(argv, env, cwd, user),
+            user.argv(argv) if user is not None else list(argv),
             env=dict(env),
             cwd=str(cwd) if cwd is not None else None,
             stdin=stdin,
@@ -84,26 +79,6 @@ def spawn(
     except (OSError, ValueError) as exc:
         reason = (exc.strerror if isinstance(exc, OSError) else None) or exc
         raise SandboxError(f"could not start {Path(argv[0]).name}: {reason}") from exc
-
-
-def _launch_argv(argv: Sequence[str], env: Mapping[str, str], cwd: Path | str | None,
-                 user: ChildUser | None) -> list[str]:
-    """``argv`` as ``user``; without one, as root: behind the capability drop, once the program is
-    known to be executable (so a missing one still fails here, as without the launcher).
-    Raises ``OSError`` (``ENOENT``, ``EACCES``) for a program that could not be started."""
-    if user is not None:
-        return user.argv(argv)
-    if os.geteuid() != 0 or not argv:
-        return list(argv)
-    if "/" in argv[0]:
-        program: str | None = os.path.join(str(cwd or "."), argv[0])
-    else:
-        program = shutil.which(argv[0], path=env.get("PATH", os.defpath))
-    if program is None or not os.path.exists(program):
-        raise FileNotFoundError(errno.ENOENT, "No such file or directory", argv[0])
-    if os.path.isdir(program) or not os.access(program, os.X_OK):
-        raise PermissionError(errno.EACCES, "Permission denied", argv[0])
-    return without_capabilities(argv)
 
 
 def run_command(

@@ -1,23 +1,44 @@
-"""``fullsend.adapters.capdrop`` on this machine (needs root): a child of a root action without a
-child user keeps only the capabilities for file work, so it cannot read the non-dumpable
-action's memory (docs/architecture.md "Child isolation")."""
+"""``fullsend.adapters.capdrop`` on this machine (needs root): once the action's own process has
+limited its children, a child keeps only the capabilities for file work, so it cannot read the
+non-dumpable action's memory (docs/architecture.md "Child isolation").  Each case runs in a fresh
+interpreter: the limit is for good, and must not reach the test process."""
 
 from __future__ import annotations
 
-import ctypes
+import json
 import os
-import signal
 import subprocess
+import sys
 
 import pytest
 
-from fullsend.adapters import proc
-from fullsend.adapters.capdrop import KEPT_CAPABILITIES, without_capabilities
-from fullsend.errors import SandboxError
+from fullsend.adapters import capdrop
 from tests.support.tools import missing_tool
 
-ENV = {"PATH": "/usr/bin:/bin"}
-KEPT_MASK = f"{sum(1 << cap for cap in KEPT_CAPABILITIES):016x}"
+CAP_SYS_PTRACE = 19
+#: As the action is (fullsend.adapters.secrets), optionally limited, then one child: its
+#: /proc/self/status, its environment, and whether it could open the action's memory.
+ACTION = r"""
+import ctypes, json, os, subprocess, sys
+from fullsend.adapters import capdrop
+left = None
+if sys.argv[1] == "no-setpcap":  # CAP_SETPCAP out of the effective set: the bounding set cannot shrink
+    class H(ctypes.Structure): _fields_ = [("v", ctypes.c_uint32), ("p", ctypes.c_int)]
+    class D(ctypes.Structure): _fields_ = [("e", ctypes.c_uint32), ("p", ctypes.c_uint32), ("i", ctypes.c_uint32)]
+    h, d = H(0x20080522, 0), (D * 2)()
+    ctypes.CDLL(None).capget(ctypes.byref(h), d)
+    d[0].e &= ~(1 << 8)
+    assert ctypes.CDLL(None).capset(ctypes.byref(h), d) == 0
+if sys.argv[1] in ("limit", "no-setpcap"):
+    capdrop.own_process()
+    left = capdrop.limit_children_capabilities() if capdrop.applies() else "not applied"
+ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # non-dumpable, as the action
+probe = "import os\ntry:\n    open(f'/proc/{os.getppid()}/mem', 'rb').close(); print('read')\nexcept OSError as e: print(e.strerror)"
+status = subprocess.run(["cat", "/proc/self/status"], env={"PATH": "/usr/bin:/bin"}, capture_output=True, text=True)
+env = subprocess.run(["env"], env={"PATH": "/usr/bin:/bin"}, capture_output=True, text=True).stdout
+mem = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True).stdout.strip()
+print(json.dumps({"left": left, "status": status.stdout, "env": env, "mem": mem}))
+"""
 
 
 @pytest.fixture(autouse=True)
@@ -30,54 +51,46 @@ def _status(text: str) -> dict[str, str]:
     return {k: v.strip() for k, v in (line.split(":", 1) for line in text.splitlines() if ":" in line)}
 
 
-def test_a_root_child_without_a_child_user_keeps_only_the_file_capabilities():
-    result = proc.run_command(["cat", "/proc/self/status"], timeout_s=10, env=ENV)
-    status = _status(result.stdout)
-    assert result.exit_code == 0, result.stderr
+def _action(mode: str) -> dict:
+    out = subprocess.run([sys.executable, "-c", ACTION, mode], capture_output=True, text=True, timeout=60, check=True)
+    return json.loads(out.stdout)
+
+
+def _host_bounding_set() -> int:
+    return int(_status(open("/proc/self/status").read())["CapBnd"], 16)
+
+
+def test_a_child_of_the_limited_action_keeps_only_the_file_capabilities():
+    seen = _action("limit")
+    status = _status(seen["status"])
+    kept = sum(1 << cap for cap in capdrop.KEPT_CAPABILITIES) & _host_bounding_set()
+    assert seen["left"] == []
     assert status["Uid"].split() == ["0"] * 4  # still root: the workspace is the runner's
-    assert (status["CapPrm"], status["CapEff"], status["CapBnd"]) == (KEPT_MASK,) * 3
+    assert {int(status[k], 16) for k in ("CapPrm", "CapEff", "CapBnd")} == {kept}
     assert (status["CapInh"], status["CapAmb"], status["NoNewPrivs"]) == ("0000000000000000", "0000000000000000", "1")
+    assert status["SigIgn"] == "0000000000000000"  # the program itself, started as before: nothing inherited
+    assert seen["env"] == "PATH=/usr/bin:/bin\n"
 
 
-def test_the_child_cannot_read_the_memory_of_a_non_dumpable_root_process():
-    """What the action is (``fullsend.adapters.secrets``): a root process marked non-dumpable."""
-    holder = subprocess.Popen(["python3", "-c", "import ctypes, sys, time; ctypes.CDLL(None).prctl(4, 0, 0, 0, 0); "
-                               "print('ready', flush=True); time.sleep(60)"], stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout is not None and holder.stdout.readline() == "ready\n"
-        probe = f"open('/proc/{holder.pid}/mem', 'rb'); print('read')"
-        result = proc.run_command(["python3", "-c", probe], timeout_s=20, env=ENV)
-        assert result.exit_code == 1 and "PermissionError" in result.stderr, result.stdout + result.stderr
-        with open(f"/proc/{holder.pid}/mem", "rb"):  # the action itself (full capabilities) can: the control
-            pass
-    finally:
-        holder.send_signal(signal.SIGKILL)
-        holder.wait()
+def test_the_child_of_the_limited_action_cannot_read_its_memory():
+    assert _action("limit")["mem"] == "Permission denied"
+    if not _host_bounding_set() >> CAP_SYS_PTRACE & 1:
+        pytest.skip("this host grants no CAP_SYS_PTRACE: the control below cannot read either")
+    assert _action("none")["mem"] == "read"  # the control: without the limit a root child can
 
 
-def test_the_child_is_the_program_in_place_and_its_failure_is_named():
-    """Same pid (so the same process group); a program that vanished after the check is exit 127."""
-    popen = proc.spawn(["sh", "-c", "echo $$"], env=ENV)
-    out, _ = popen.communicate(timeout=10)
-    assert int(out) == popen.pid
-    launcher = subprocess.run([*without_capabilities(["/nonexistent/agent"])], env=ENV, capture_output=True, text=True,
-                              timeout=20)
-    assert launcher.returncode == 127
-    assert launcher.stderr == "fullsend: could not start /nonexistent/agent: No such file or directory\n"
+def test_only_the_actions_own_process_is_limited():
+    assert capdrop.applies() is False  # this test process never called own_process()
+    assert _action("no-limit")["left"] is None
 
 
-@pytest.mark.parametrize(("program", "why"), [("no-such-program-here", "No such file or directory"),
-                                              ("not-executable", "Permission denied"), ("a-folder", "Permission denied"),
-                                              ("./missing", "No such file or directory")])
-def test_a_program_that_cannot_start_fails_before_the_launcher(tmp_path, program, why):
-    (tmp_path / "not-executable").write_text("#!/bin/sh\n")
-    (tmp_path / "not-executable").chmod(0o644)
-    (tmp_path / "a-folder").mkdir(mode=0o755)
-    argv = [str(tmp_path / program) if program in ("not-executable", "a-folder") else program]
-    with pytest.raises(SandboxError, match=f"could not start {os.path.basename(argv[0])}: {why}"):
-        proc.spawn(argv, env=ENV, cwd=tmp_path)
+def test_a_dangerous_capability_the_action_cannot_drop_is_named():
+    if not _host_bounding_set() >> CAP_SYS_PTRACE & 1:
+        pytest.skip("this host grants no CAP_SYS_PTRACE: nothing dangerous is left to name")
+    assert "sys_ptrace" in _action("no-setpcap")["left"]
 
 
-def test_the_kept_capabilities_are_the_four_for_file_work():
-    assert KEPT_CAPABILITIES == {0: "chown", 1: "dac_override", 3: "fowner", 4: "fsetid"}
-    assert ctypes.sizeof(ctypes.c_uint32) == 4  # the launcher's capability words
+def test_the_kept_and_the_refused_capabilities():
+    assert capdrop.KEPT_CAPABILITIES == {0: "chown", 1: "dac_override", 3: "fowner", 4: "fsetid"}
+    assert capdrop.DANGEROUS_CAPABILITIES[CAP_SYS_PTRACE] == "sys_ptrace"
+    assert not set(capdrop.KEPT_CAPABILITIES) & set(capdrop.DANGEROUS_CAPABILITIES)

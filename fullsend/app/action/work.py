@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 
+from fullsend.adapters import capdrop
 from fullsend.adapters.gha import FILE_COMMAND_KEYS, Console
 from fullsend.adapters.isolation import CHILD_USER
 from fullsend.adapters.runtimes import RUNTIMES, AgentRuntime
@@ -91,6 +92,8 @@ class ActionRun:
         ``allow_shared_uid`` allows it (docs/adopting.md "Which deployments give receipts"); the
         simulator seam and runs by hand pass.  Raises ``ConfigError`` (exit 2) before any child."""
         children = self.children
+        if children.user is None and capdrop.applies():
+            self._limit_capabilities()
         if children.user is not None or children.seam or not self.plan.ctx.actions:
             return
         if self.plan.inputs.allow_shared_uid:
@@ -103,6 +106,20 @@ class ActionRun:
             f"The agent would run under the action's own user ({_user_name()}): {children.isolation_why}. Run "
             f"the action's own image as root (GitHub runs container actions as root; the image creates the user "
             f"{CHILD_USER}), or set allow_shared_uid: true to run it anyway, without receipts")
+
+    def _limit_capabilities(self) -> None:
+        """Root without a child user: every later child gets at most the capabilities for file work
+        (docs/architecture.md "Child isolation").  Raises ``ConfigError`` when one that would give
+        the agent the action's memory cannot be dropped."""
+        left = capdrop.limit_children_capabilities()
+        if left:
+            caps = ", ".join("CAP_" + name.upper() for name in left)
+            raise ConfigError(f"The agent would run as root with {caps}, which would let it read the job token "
+                              "from the action's memory, and the action could not drop it (it lacks CAP_SETPCAP). "
+                              "Drop it from the job's container (for example --cap-drop), or run the action's own "
+                              f"image, which runs the agent as {CHILD_USER}")
+        kept = ", ".join("CAP_" + name.upper() for name in capdrop.KEPT_CAPABILITIES.values())
+        self.log("info", f"The agent and the scripts start as root with only {kept} and no_new_privs")
 
     def check_agent_cli(self) -> None:
         """Refuse an agent CLI whose ``--version`` its runtime does not support.
