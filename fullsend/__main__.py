@@ -151,7 +151,7 @@ def _run(console: Console) -> int:
     from pathlib import Path
 
     from fullsend.adapters.capdrop import own_process
-    from fullsend.adapters.secrets import FD_VARIABLE, reexec_without_secrets, take_secrets
+    from fullsend.adapters.secrets import reexec_without_secrets, take_secrets
     package_parent = str(Path(__file__).resolve().parent.parent)
     bootstrap = (f"import sys; sys.path.insert(0, {package_parent!r}); from fullsend.__main__ import main; "
                  "sys.exit(main(['run']))")
@@ -159,8 +159,7 @@ def _run(console: Console) -> int:
         reexec_without_secrets(["-c", bootstrap])
     except OSError as exc:
         console.warning(f"Could not move the runner's secrets out of the environment ({exc.strerror}); going on")
-    if FD_VARIABLE in os.environ:  # the re-executed process: the action's own, not a host running it in-process
-        own_process()
+    own_process()  # `fullsend run`'s entry: the action's own process, never a host running it in-process
     environ = {**os.environ, **take_secrets()}
     cancellation = Cancellation()
     cancellation.install()  # from here a signal cancels the run; one held since the start lands now

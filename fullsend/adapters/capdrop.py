@@ -1,4 +1,4 @@
-"""Limit what every later child of a root action without a child user can hold.
+"""Limit what every later child of an action without a child user can hold.
 
 Without per-uid isolation (``allow_shared_uid``: an image without ``fullsend-agent``), a child of
 an action running as root would run as root with every capability the container grants.  With
@@ -8,8 +8,10 @@ limits its own bounding set to the four capabilities that let root work on files
 (``chown``, ``dac_override``, ``fowner``, ``fsetid``: the workspace belongs to the runner's uid),
 empties its inheritable and ambient sets and sets ``no_new_privs``.  The action keeps what it
 holds; every program it or a child executes from then on gets at most the four, and no setuid
-or file capability adds any.  A process of uid 0 without ``CAP_SYS_PTRACE`` can read neither the
-``environ`` nor the memory of a non-dumpable process (docs/architecture.md "Child isolation").
+or file capability adds any.  A non-root action sets ``no_new_privs`` and empties the same two
+sets, so no setuid binary (``sudo``) gives a child of its uid the capability back.  A process of
+uid 0 without ``CAP_SYS_PTRACE`` can read neither the ``environ`` nor the memory of a
+non-dumpable process (docs/architecture.md "Child isolation").
 
 This changes the whole process for good, so it is done only in the action's own process
 (:func:`own_process`, called by ``fullsend run``'s entry), never in a process that runs the
@@ -20,13 +22,14 @@ from __future__ import annotations
 
 import ctypes
 import os
+import sys
 
 #: Capabilities a later child of a root action keeps (linux/capability.h numbers): file work only.
 KEPT_CAPABILITIES = {0: "chown", 1: "dac_override", 3: "fowner", 4: "fsetid"}
 #: Capabilities that would give a child the action's memory, or the kernel's: one left is a refusal.
 DANGEROUS_CAPABILITIES = {2: "dac_read_search", 16: "sys_module", 17: "sys_rawio", 19: "sys_ptrace",
                           21: "sys_admin", 38: "perfmon", 39: "bpf"}
-_PR_CAPBSET_READ, _PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS = 23, 24, 38
+_PR_CAPBSET_READ, _PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS, _PR_GET_NO_NEW_PRIVS = 23, 24, 38, 39
 _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
 _CAP_VERSION_3 = 0x20080522
 _OWNED = {"process": False}
@@ -46,31 +49,50 @@ def own_process() -> None:
 
 
 def applies() -> bool:
-    """True in the action's own process running as root on Linux: the limit is then due."""
-    return _OWNED["process"] and os.geteuid() == 0 and os.path.exists("/proc/sys/kernel/cap_last_cap")
+    """True in the action's own process on Linux: the limit is then due (any uid)."""
+    return _OWNED["process"] and sys.platform == "linux"
 
 
 def limit_children_capabilities() -> list[str]:
-    """Drop from the bounding set every capability but :data:`KEPT_CAPABILITIES`, empty the
-    inheritable and ambient sets, set ``no_new_privs``.  Returns the names of the
-    :data:`DANGEROUS_CAPABILITIES` still in the bounding set afterwards (``[]``: done; a name
-    left means the action lacks ``CAP_SETPCAP``), or ``["unknown"]`` when the kernel would not
-    say.  Never raises."""
+    """Set ``no_new_privs`` and empty the inheritable and ambient sets; as root also drop from
+    the bounding set every capability but :data:`KEPT_CAPABILITIES`.  Per thread, as the kernel
+    keeps these: call it on the main thread before any other thread starts a child.
+
+    Returns the names of the :data:`DANGEROUS_CAPABILITIES` a later child could still get
+    (``[]``: done; a name left in the bounding set means the action lacks ``CAP_SETPCAP``), or
+    ``["unknown"]`` when the kernel would not say or a call failed.  Never raises."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        with open("/proc/sys/kernel/cap_last_cap", encoding="ascii") as fh:
-            last = int(fh.read())
-        for cap in range(last + 1):
-            if cap not in KEPT_CAPABILITIES and libc.prctl(_PR_CAPBSET_READ, cap, 0, 0, 0) == 1:
-                libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)  # judged below, by what is left
+        last = _last_capability(libc)
+        if os.geteuid() == 0:
+            for cap in range(last + 1):
+                if cap not in KEPT_CAPABILITIES and libc.prctl(_PR_CAPBSET_READ, cap, 0, 0, 0) == 1:
+                    libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)  # judged below, by what is left
         libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)  # EINVAL before Linux 4.3: none to clear
         header, data = _Header(_CAP_VERSION_3, 0), (_Data * 2)()
-        if libc.capget(ctypes.byref(header), data) == 0:
-            for part in data:
-                part.inheritable = 0
-            libc.capset(ctypes.byref(header), data)
-        libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+        if libc.capget(ctypes.byref(header), data) != 0:
+            return ["unknown"]
+        for part in data:
+            part.inheritable = 0
+        if libc.capset(ctypes.byref(header), data) != 0 or libc.capget(ctypes.byref(header), data) != 0:
+            return ["unknown"]
+        if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or libc.prctl(_PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1:
+            return ["unknown"]
+        inheritable = data[0].inheritable | data[1].inheritable << 32
         return [name for cap, name in sorted(DANGEROUS_CAPABILITIES.items())
-                if cap <= last and libc.prctl(_PR_CAPBSET_READ, cap, 0, 0, 0) != 0]
+                if inheritable >> cap & 1 or (os.geteuid() == 0 and libc.prctl(_PR_CAPBSET_READ, cap, 0, 0, 0) != 0)]
     except (OSError, ValueError, AttributeError):
         return ["unknown"]
+
+
+def _last_capability(libc: ctypes.CDLL) -> int:
+    """The kernel's highest capability number: ``cap_last_cap``, else the last one
+    ``PR_CAPBSET_READ`` knows.  Raises ``OSError`` when neither says."""
+    try:
+        with open("/proc/sys/kernel/cap_last_cap", encoding="ascii") as fh:
+            return int(fh.read())
+    except (OSError, ValueError):
+        known = [cap for cap in range(64) if libc.prctl(_PR_CAPBSET_READ, cap, 0, 0, 0) >= 0]
+        if not known:
+            raise OSError("the kernel names no capability") from None
+        return max(known)

@@ -20,7 +20,10 @@ import base64, glob, json, os, stat, sys, urllib.parse, urllib.request
 
 VERSION = sys.argv[2:] == ["--version"]
 NEEDLES = {name: a + b for name, (a, b) in json.loads(os.environ["HUNT_NEEDLES"]).items()}
-report = {"uid": os.getuid(), "found": {}, "forged": None, "files": 0, "mem": {}}
+with open("/proc/self/status") as fh:
+    STATUS = dict(line.rstrip("\n").split(":\t", 1) for line in fh if ":\t" in line)
+report = {"uid": os.getuid(), "found": {}, "forged": None, "files": 0, "mem": {},
+          "no_new_privs": STATUS.get("NoNewPrivs"), "cap_eff": STATUS.get("CapEff")}
 REPORTS = os.environ["HUNT_REPORT_DIR"]
 
 

@@ -140,7 +140,7 @@ def _deploy(kind: str, env: dict[str, str], run_dir: Path, job_token: str, oidc_
     (workspace / ".git").mkdir()
     config = workspace / ".git" / "config"
     config.write_text("[core]\n\tbare = false\n")
-    if kind in ("checkout-v4", "checkout-v4-hook"):
+    if kind in ("checkout-v4", "checkout-v4-hook", *SHARED):  # checkout's default, also without isolation
         config.write_text(f'[core]\n\tbare = false\n[http "https://github.com/"]\n\textraheader = {header}\n')
         return str(config)
     if kind == "checkout-v6":
@@ -207,7 +207,11 @@ def test_a_receipt_only_when_the_hostile_agent_could_not_reach_the_job_token(run
         assert "shares the action's uid" in warnings[0]
         assert ("the action does not run as root" in warnings[0]) == (kind == "non-root"), warnings[0]
         assert "the agent ran under the action's own uid (allow_shared_uid)" in run.summary
+        assert report["no_new_privs"] == "1"  # no setuid binary gives the agent a capability back
+        if kind == "root-without-the-user":  # root: at most the capabilities for file work (chown, dac_override, …)
+            assert int(report["cap_eff"], 16) & ~0b11011 == 0, report["cap_eff"]
         _assert_no_receipt(run, added, by_job, warnings)
+        _assert_credential_handled("checkout-v4", exposed, before, moved, workspace)
         return
     assert report["daemon_alive"] is False  # what the --version check left was ended before the agent
     if kind in ("isolated", "checkout-v4", "checkout-v6", "checkout-v4-hook"):

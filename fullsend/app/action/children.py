@@ -67,11 +67,11 @@ class Children:
         self._workspace = workspace
 
     def remove_credentials(self) -> None:
-        """Before any child (the agent CLI's ``--version`` check included): with a child user,
-        remove the checkout's persisted credential for the rest of the job, one warning naming the
-        files (docs/rules.md#credential-removed).  Once only."""
-        if self.user is None or self._credentials_checked:
-            return
+        """Before any child (the agent CLI's ``--version`` check included): with a child user, or
+        in GitHub Actions without one, remove the checkout's persisted credential for the rest of
+        the job, one warning naming the files (docs/rules.md#credential-removed).  Once only."""
+        if self._credentials_checked or (self.user is None and self._environ.get("GITHUB_ACTIONS") != "true"):
+            return  # by hand, without isolation: a developer's own checkout keeps its credentials
         self._credentials_checked = True
         removed = remove_credentials(self._workspace, self._scan_roots, self._secrets)
         if removed:

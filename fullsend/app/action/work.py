@@ -108,10 +108,14 @@ class ActionRun:
             f"{CHILD_USER}), or set allow_shared_uid: true to run it anyway, without receipts")
 
     def _limit_capabilities(self) -> None:
-        """Root without a child user: every later child gets at most the capabilities for file work
-        (docs/architecture.md "Child isolation").  Raises ``ConfigError`` when one that would give
-        the agent the action's memory cannot be dropped."""
+        """No child user: every later child gets no new privileges and, as root, at most the
+        capabilities for file work (docs/architecture.md "Child isolation").  Raises
+        ``ConfigError`` when one that would give the agent the action's memory stays."""
         left = capdrop.limit_children_capabilities()
+        if left == ["unknown"]:
+            raise ConfigError("The agent would share the action's uid, and the action could not limit the "
+                              "capabilities its children get (the kernel refused or would not say): run the "
+                              f"action's own image, which runs the agent as {CHILD_USER}")
         if left:
             caps = ", ".join("CAP_" + name.upper() for name in left)
             raise ConfigError(f"The agent would run as root with {caps}, which would let it read the job token "
@@ -119,7 +123,8 @@ class ActionRun:
                               "Drop it from the job's container (for example --cap-drop), or run the action's own "
                               f"image, which runs the agent as {CHILD_USER}")
         kept = ", ".join("CAP_" + name.upper() for name in capdrop.KEPT_CAPABILITIES.values())
-        self.log("info", f"The agent and the scripts start as root with only {kept} and no_new_privs")
+        self.log("info", "The agent and the scripts start with no_new_privs" +
+                 (f" and, as root, at most {kept}" if os.geteuid() == 0 else ""))
 
     def check_agent_cli(self) -> None:
         """Refuse an agent CLI whose ``--version`` its runtime does not support.
