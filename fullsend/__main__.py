@@ -140,37 +140,43 @@ def _run(console: Console) -> int:
     environment (a re-exec), install the cancellation handlers, then run the action.
 
     The re-execution comes before the application is imported, so the first process loads only
-    this module, ``fullsend.adapters.secrets`` and the signal holder (docs/architecture.md
-    "Action lifecycle").  The re-executed process first tries the receipt skip on the standard
-    library (docs/architecture.md "Fast skip"); only when that decides nothing is the lifecycle
-    imported.
+    this module, ``fullsend.adapters.secrets``, the handoff reader and the signal holder
+    (docs/architecture.md "Action lifecycle").  The re-executed process first tries the receipt
+    skip on the standard library (docs/architecture.md "Fast skip"); only when that decides
+    nothing is the lifecycle imported.  An agent stage (docs/architecture.md "Agent stage") goes
+    straight to the work.
     """
     from fullsend.app.action.cancel import Cancellation, block_signals
 
     block_signals()  # first: a signal from here on is held, across the re-exec, until install()
-    from pathlib import Path
-
     from fullsend.adapters.capdrop import own_process
     from fullsend.adapters.secrets import reexec_without_secrets, take_secrets
-    package_parent = str(Path(__file__).resolve().parent.parent)
-    bootstrap = (f"import sys; sys.path.insert(0, {package_parent!r}); from fullsend.__main__ import main; "
-                 "sys.exit(main(['run']))")
+    from fullsend.app.action.handoff import HandoffError, bootstrap_argv, take_handoff
+
     try:
-        reexec_without_secrets(["-c", bootstrap])
+        reexec_without_secrets(bootstrap_argv())
     except OSError as exc:
         console.warning(f"Could not move the runner's secrets out of the environment ({exc.strerror}); going on")
     own_process()  # `fullsend run`'s entry: the action's own process, never a host running it in-process
-    environ = {**os.environ, **take_secrets()}
+    secrets = take_secrets()
+    try:
+        handoff = take_handoff(secrets)  # only ever from the memory file, never from the environment
+    except HandoffError as exc:
+        raise ConfigError(f"{exc}; no child was started") from None
+    environ = {**os.environ, **secrets}
     cancellation = Cancellation()
     cancellation.install()  # from here a signal cancels the run; one held since the start lands now
-    from fullsend.app.action.fastskip import fast_skip
+    prefetched = None
+    if handoff is None:
+        from fullsend.app.action.fastskip import fast_skip
 
-    fast = fast_skip(console, environ, cancellation)  # a receipt skip on the standard library, or nothing
-    if fast.exit_code is not None:
-        return fast.exit_code
+        fast = fast_skip(console, environ, cancellation)  # a receipt skip on the standard library, or nothing
+        if fast.exit_code is not None:
+            return fast.exit_code
+        prefetched = fast.prefetched
     from fullsend.app.action.lifecycle import run_action
 
-    return run_action(console, environ, cancellation=cancellation, prefetched=fast.prefetched)
+    return run_action(console, environ, cancellation=cancellation, prefetched=prefetched, handoff=handoff)
 
 
 def _dispatch(args: argparse.Namespace, console: Console) -> int:

@@ -24,6 +24,7 @@ import json
 import os
 import sys
 from collections.abc import Mapping, Sequence
+from typing import NoReturn
 
 from fullsend.core.tokens.policy import holds_token
 
@@ -59,10 +60,23 @@ def reexec_without_secrets(argv: Sequence[str]) -> None:
     secrets = secrets_to_move(os.environ)
     if not secrets:
         return
-    fd = _memory_file(json.dumps(secrets).encode())
-    env = {k: v for k, v in os.environ.items() if k not in secrets}
+    exec_with_secrets(argv, {k: v for k, v in os.environ.items() if k not in secrets}, secrets)
+
+
+def exec_with_secrets(argv: Sequence[str], environ: Mapping[str, str], secrets: Mapping[str, str]) -> NoReturn:
+    """Execute this interpreter with ``argv``, the environment ``environ`` and ``secrets`` (name ->
+    value) in a memory file whose descriptor ``FD_VARIABLE`` names, for :func:`take_secrets`.
+
+    Never returns.  Raises ``OSError`` when the memory file cannot be made or ``execve`` fails
+    (the memory file is then closed)."""
+    fd = _memory_file(json.dumps(dict(secrets)).encode())
+    env = {k: v for k, v in environ.items() if k != FD_VARIABLE}
     env[FD_VARIABLE] = str(fd)
-    os.execve(sys.executable, [sys.executable, *argv], env)
+    try:
+        os.execve(sys.executable, [sys.executable, *argv], env)
+    except OSError:
+        os.close(fd)
+        raise
 
 
 def _memory_file(payload: bytes) -> int:

@@ -90,10 +90,12 @@ def runner_env(tmp: Path, sim: GitHubSimulator, fix: StandardScenario, *, run_id
 
 
 def run_entrypoint(env: dict[str, str], tmp: Path, timeout_s: float = 120,
-                   launcher: Sequence[str] = (sys.executable,)) -> ActionRun:
+                   launcher: Sequence[str] = (sys.executable,), entrypoint: Path = REPO_ROOT / "entrypoint.py",
+                   ) -> ActionRun:
     """Run ``python entrypoint.py`` as the container would, and collect what it wrote.
-    ``launcher``: the argv that runs the entrypoint (e.g. ``setpriv … /usr/bin/python3``)."""
-    proc = subprocess.run([*launcher, str(REPO_ROOT / "entrypoint.py")], env=env, cwd=env["GITHUB_WORKSPACE"],
+    ``launcher``: the argv that runs the entrypoint (e.g. ``setpriv … /usr/bin/python3``);
+    ``entrypoint``: which one (the package beside it is the one that runs)."""
+    proc = subprocess.run([*launcher, str(entrypoint)], env=env, cwd=env["GITHUB_WORKSPACE"],
                           capture_output=True, text=True, timeout=timeout_s)
     out_file, summary_file, log_file = Path(env["GITHUB_OUTPUT"]), Path(env["GITHUB_STEP_SUMMARY"]), tmp / "agent.log"
     messages = [json.loads(line)["text"] for line in log_file.read_text().splitlines()] if log_file.exists() else []

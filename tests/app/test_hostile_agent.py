@@ -54,9 +54,11 @@ def run_dir():
 
 
 def readable_package(run_dir: Path) -> Path:
-    """A copy of the ``fullsend`` package under ``run_dir`` (mode 755); returns the folder to put on PYTHONPATH."""
+    """A copy of the ``fullsend`` package and ``entrypoint.py`` under ``run_dir`` (mode 755);
+    returns the folder to put on PYTHONPATH (the entrypoint there runs the copy)."""
     folder = run_dir / "pythonpath"
     shutil.copytree(REPO_ROOT / "fullsend", folder / "fullsend", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO_ROOT / "entrypoint.py", folder / "entrypoint.py")
     return folder
 
 
@@ -180,7 +182,8 @@ def test_a_receipt_only_when_the_hostile_agent_could_not_reach_the_job_token(run
         reports.chmod(0o777)
         exposed = _deploy(kind, env, run_dir, job_token, oidc_token)
         before = Path(exposed).read_bytes() if exposed else b""
-        env.update({"PYTHONPATH": str(readable_package(run_dir)), "HUNT_REPORT_DIR": str(reports),
+        package = readable_package(run_dir)
+        env.update({"PYTHONPATH": str(package), "HUNT_REPORT_DIR": str(reports), "HUNT_INJECT": str(package),
                     "HUNT_ROOTS": ":".join([str(workspace), str(home), env["RUNNER_TEMP"]]),
                     "HUNT_FORGE_RUN": str(FORGE_RUN), "HUNT_COMMENTS_URL": f"{sim.api_url}/repos/org/repo/issues/"
                                                                             f"{fix.pr}/comments",
@@ -188,7 +191,7 @@ def test_a_receipt_only_when_the_hostile_agent_could_not_reach_the_job_token(run
         if kind == "checkout-v4-hook":
             env["HUNT_PLANT_HOOK"] = str(workspace / ".git")
         env.update(hunt_env({"job token": job_token, "OIDC request token": oidc_token}, str(reports), []))
-        run = run_entrypoint(env, run_dir, launcher=_launcher(kind, run_dir, env))
+        run = run_entrypoint(env, run_dir, launcher=_launcher(kind, run_dir, env), entrypoint=package / "entrypoint.py")
         by_job = [c["body"] for c in sim.comments(fix.pr) if c["user"]["login"] == fix.job_login]
     assert run.exit_code == 0, run.stdout + run.stderr
     assert run.outputs["steers"] == "1", run.stdout  # the follow-up run was absorbed in every deployment
@@ -196,9 +199,10 @@ def test_a_receipt_only_when_the_hostile_agent_could_not_reach_the_job_token(run
     warnings = [line for line in run.stdout.splitlines() if "[token-in-reach]" in line]
     moved = [line for line in run.stdout.splitlines() if "[credential-removed]" in line]
     forged = [body for body in by_job if str(FORGE_RUN) in body]
-    # In no deployment does reading reach the job token; sharing the uid, rewriting the action's own
-    # files still could (docs/adopting.md), which this hunter does not try.
-    assert forged == [], report
+    # In no deployment does reading reach the job token, nor code planted in the action's own files:
+    # sharing the uid, that code runs in the agent stage, which never held it (docs/architecture.md "Agent stage").
+    planted = json.loads((reports / "injected.json").read_text()) if (reports / "injected.json").exists() else None
+    assert forged == [], (report, planted)
     # It tried the action's memory: denied by the action's own uid (non-dumpable), by another uid,
     # or, sharing root, for lack of CAP_SYS_PTRACE (docs/architecture.md "Child isolation").
     assert report["mem"] and all(v.startswith("denied") for v in report["mem"].values()), report["mem"]
@@ -211,9 +215,13 @@ def test_a_receipt_only_when_the_hostile_agent_could_not_reach_the_job_token(run
         assert report["no_new_privs"] == "1"  # no setuid binary gives the agent a capability back
         if kind == "root-without-the-user":  # root: at most the capabilities for file work (chown, dac_override, …)
             assert int(report["cap_eff"], 16) & ~sum(1 << cap for cap in KEPT_CAPABILITIES) == 0, report["cap_eff"]
+        assert report["inject"] == "planted", report
+        assert planted is not None and (planted["found"], planted["forged"]) == ([], None), planted  # it ran
+        assert "the work goes on in a new process that never held the job token" in run.stdout
         _assert_no_receipt(run, added, by_job, warnings)
         _assert_credential_handled("checkout-v4", exposed, before, moved, workspace)
         return
+    assert report["inject"].startswith("denied"), report  # the action's files are not the child uid's
     assert report["daemon_alive"] is False  # what the --version check left was ended before the agent
     if kind in ("isolated", "checkout-v4", "checkout-v6", "checkout-v4-hook"):
         assert (report["uid"], report["found"], report["forged"]) == (CHILD_UID, {}, None)
@@ -281,3 +289,21 @@ def test_an_agent_that_would_share_the_actions_uid_is_refused_unless_allowed(run
         in errors[0]
     assert "set allow_shared_uid: true to run it anyway, without receipts" in errors[0]
     assert "Traceback" not in run.stderr and run.agent_messages == []
+
+
+def test_sharing_the_uid_without_a_role_token_the_agent_runs_unsteered(run_dir):
+    """docs/architecture.md "Agent stage": the job token stays behind, and with no role token
+    nothing reads the follow-up runs: one warning naming the fix, the work done, no steer."""
+    job_token = f"ghs_alone{secrets.token_hex(16)}"
+    with GitHubSimulator() as sim:
+        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
+        sim.add_token(job_token, fix.job_login, "Bot")
+        env = runner_env(run_dir, sim, fix, inputs={"github_token": job_token, "role_token": "",
+                                                    "allow_shared_uid": "true"})
+        run = run_entrypoint(env, run_dir)
+    assert run.exit_code == 0, run.stdout + run.stderr
+    off = [line for line in run.stdout.splitlines() if "Steering is off" in line]
+    assert len(off) == 1 and off[0].startswith("::warning") and "Set role_token or mint_url" in off[0], run.stdout
+    assert "the work goes on in a new process that never held the job token" in run.stdout
+    assert (run.outputs["outcome"], run.outputs["steers"], run.outputs["receipt_url"]) == ("succeeded", "0", "")
+    assert len(run.agent_messages) == 1 and "Traceback" not in run.stderr

@@ -54,8 +54,10 @@ class GitHubForge(LoginResolution):
     """``Forge`` over the REST and GraphQL APIs at ``api_url`` / ``graphql_url`` for one repository.
 
     ``role_token`` may be empty: work-item reads then use the job token (receipts are off in
-    that case anyway: docs/architecture.md "Receipt").  Every method raises ``ForgeError`` only.  A rate limit
-    is waited out through ``clock`` for at most 60 s per call unless :meth:`bounded` says otherwise.
+    that case anyway: docs/architecture.md "Receipt").  ``job_token`` may be empty in the agent
+    stage (docs/architecture.md "Agent stage"): every read then uses the role token.  Every
+    method raises ``ForgeError`` only.  A rate limit is waited out through ``clock`` for at most
+    60 s per call unless :meth:`bounded` says otherwise.
     ``prefetched``: the fast skip's clean GraphQL answers per credential (``job``, ``role``), each
     used once in place of sending the same query (docs/architecture.md "Fast skip").
     """
@@ -73,6 +75,8 @@ class GitHubForge(LoginResolution):
         prefetched: Mapping[str, Mapping[str, LiteAnswer]] | None = None,
     ) -> None:
         self.repo = repo
+        if not job_token:  # the agent stage: one credential, the role token, for everything
+            job_token, role_token = role_token, ""
         self._tokens = {"job": job_token, "role": role_token or job_token}
         job_policy = RateLimitPolicy(clock)
         role_policy = RateLimitPolicy(clock) if role_token else job_policy

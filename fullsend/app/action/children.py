@@ -43,8 +43,7 @@ class Children:
         self.user, why = resolve_child_user(environ)
         self._trees = [tree for tree in (workspace, Path(home) if home else None) if tree is not None]
         self._secrets, self.seam = dict(secrets or {}), seam
-        temp = environ.get("RUNNER_TEMP", "")
-        self._scan_roots = [*self._trees, *([Path(temp)] if temp else [])]
+        self._scan_roots = scan_roots(environ, workspace, home)
         #: Whether a receipt may be posted (docs/rules.md#token-in-reach); decided in ``open``.
         self.reach = ReachVerdict(False, "the run's children were never started")
         self._environ, self._log = environ, log
@@ -73,17 +72,10 @@ class Children:
         if self._credentials_checked or (self.user is None and self._environ.get("GITHUB_ACTIONS") != "true"):
             return  # by hand, without isolation: a developer's own checkout keeps its credentials
         self._credentials_checked = True
-        removed = remove_credentials(self._workspace, self._scan_roots, self._secrets)
-        if removed:
-            self._log(self._level(), f"The job token persisted by actions/checkout ({', '.join(removed)}) is removed "
-                                     "for the rest of the job, before the agent could read it: the agent writes in "
-                                     "this repository, so the token is not put back where its hooks and configs "
-                                     "could reach it. Set persist-credentials: false on actions/checkout; a later "
-                                     "step that needs authenticated git checks out again or passes a token "
-                                     f"[{RULE_CREDENTIAL_REMOVED}]")
+        remove_checkout_credential(self._environ, self._workspace, self._scan_roots, self._secrets, self._log)
 
     def _level(self) -> str:
-        return "warning" if self._environ.get("GITHUB_ACTIONS") == "true" else "info"
+        return _level(self._environ)
 
     def open(self) -> None:
         """Before the agent: keep the file-command files; end what the CLI's install and
@@ -126,6 +118,36 @@ class Children:
             if changed:
                 self._log("warning", f"A child process wrote the runner's file-command files ({', '.join(changed)}); "
                                      "its changes were undone: only the action writes them")
+
+
+def remove_checkout_credential(environ: Mapping[str, str], workspace: Path, roots: list[Path],
+                               secrets: Mapping[str, str], log: Log) -> None:
+    """Remove ``secrets`` (name -> value) from the git configs under ``workspace`` and the files
+    they include under ``roots``; one line naming the files (docs/rules.md#credential-removed)."""
+    removed = remove_credentials(workspace, roots, secrets)
+    if removed:
+        log(_level(environ), f"The job token persisted by actions/checkout ({', '.join(removed)}) is removed "
+                             "for the rest of the job, before the agent could read it: the agent writes in "
+                             "this repository, so the token is not put back where its hooks and configs "
+                             "could reach it. Set persist-credentials: false on actions/checkout; a later "
+                             "step that needs authenticated git checks out again or passes a token "
+                             f"[{RULE_CREDENTIAL_REMOVED}]")
+
+
+def scan_roots(environ: Mapping[str, str], workspace: Path, home: str) -> list[Path]:
+    """Where a child-readable file could hold a secret: the workspace, ``HOME`` and ``RUNNER_TEMP``."""
+    temp = environ.get("RUNNER_TEMP", "")
+    return [workspace, *([Path(home)] if home else []), *([Path(temp)] if temp else [])]
+
+
+def children_share_uid(environ: Mapping[str, str], workspace: Path) -> bool:
+    """Whether ``Children`` would run the children under the action's own uid (no child user, or a
+    workspace too close to ``/`` to hand over); probes ``setpriv`` as ``Children`` does."""
+    return resolve_child_user(environ)[0] is None or not _deep_enough(workspace)
+
+
+def _level(environ: Mapping[str, str]) -> str:
+    return "warning" if environ.get("GITHUB_ACTIONS") == "true" else "info"
 
 
 def reach_secrets(job_token: str, environ: Mapping[str, str]) -> dict[str, str]:

@@ -33,6 +33,7 @@ from fullsend.ports import Clock, Log
 from fullsend.settings import load_context, load_inputs
 
 if TYPE_CHECKING:  # imported for real only once the pre-flight said "go on" (see _work)
+    from fullsend.app.action.handoff import Handoff
     from fullsend.app.action.status import StatusComment
     from fullsend.app.action.work import ActionRun
 
@@ -53,11 +54,13 @@ class _Progress:
     run: ActionRun | None = None
     restricted: bool = False  # a fork pull request or a Dependabot run (no status comment, no receipt)
     prefetched: Mapping[str, Mapping[str, LiteAnswer]] | None = None  # the fast skip's answers
+    handoff: Handoff | None = None  # set in the agent stage (docs/architecture.md "Agent stage")
 
 
 def run_action(console: Console, environ: Mapping[str, str] | None = None, timeline: Timeline | None = None,
                clock: Clock | None = None, cancellation: Cancellation | None = None,
-               prefetched: Mapping[str, Mapping[str, LiteAnswer]] | None = None) -> int:
+               prefetched: Mapping[str, Mapping[str, LiteAnswer]] | None = None,
+               handoff: Handoff | None = None) -> int:
     """Run the action; returns the exit code.  Raises ``InputError``/``ConfigError`` (exit 2; also an
     unsupported agent CLI).
 
@@ -66,19 +69,22 @@ def run_action(console: Console, environ: Mapping[str, str] | None = None, timel
     ``cancellation``: an installed ``Cancellation`` (``fullsend run`` installs it first thing);
     without one, SIGTERM/SIGINT handlers are installed here (main thread) and given back at the end.
     ``prefetched``: the answers ``fullsend run``'s fast skip already read, per credential
-    (docs/architecture.md "Fast skip").
+    (docs/architecture.md "Fast skip").  ``handoff``: this process is the agent stage, which
+    starts where the first process handed off (docs/architecture.md "Agent stage").
     """
     env = dict(os.environ if environ is None else environ)
     cancel, clock, timeline = cancellation or Cancellation(), clock or SystemClock(), timeline or Timeline()
     installed = cancellation is None and cancel.install()
     try:
-        started_at = clock.now()
+        started_at = clock.now() if handoff is None else handoff.started_at
         job, role_input = capture_job_token(env, console.mask)  # before anything else (docs/architecture.md "Tokens")
         plan = build_plan(load_inputs(env), load_context(env), install_root(env))
         log = console_log(console)
-        for diag in harness_diagnostics(plan.harness):  # docs/architecture.md "Harness": the run goes on
+        for diag in harness_diagnostics(plan.harness) if handoff is None else ():  # "Harness": the run goes on
             log("warning", f"{diag.field}: {diag.message} [{diag.rule}]")
-        progress = _Progress(plan, timeline, clock, log, cancel, prefetched=prefetched)
+        for event in handoff.events if handoff is not None else ():
+            timeline.add(event.at, event.kind, event.text, event.rule_id, event.run_ids)
+        progress = _Progress(plan, timeline, clock, log, cancel, prefetched=prefetched, handoff=handoff)
         if cancel.requested.is_set() and prefetched is not None:
             _reach_the_preflight(progress, env, (job, role_input))
         try:
@@ -100,6 +106,8 @@ def _steps(p: _Progress, console: Console, env: Mapping[str, str], captured: tup
     """Mint → pre-flight → start comment → the work → terminal comment → receipt
     (docs/architecture.md "Action lifecycle")."""
     plan, clock, log, timeline = p.plan, p.clock, p.log, p.timeline
+    if p.handoff is not None:
+        return _stage_steps(p, console, env, captured[1], started_at)
     try:
         p.tokens = tokens = acquire_role_token(
             job=captured[0], role_input=captured[1], mint_url=plan.inputs.mint_url, role=plan.role,
@@ -121,6 +129,56 @@ def _steps(p: _Progress, console: Console, env: Mapping[str, str], captured: tup
     return _work(p, console, env, (tokens, forge, facts), started_at)
 
 
+def _stage_steps(p: _Progress, console: Console, env: Mapping[str, str], role_token: str,
+                 started_at: datetime) -> RunOutcome:
+    """The agent stage: the first process minted and ran the pre-flight; the work goes on under
+    the role token alone, and without one, unsteered (docs/architecture.md "Agent stage")."""
+    handoff = p.handoff
+    assert handoff is not None
+    p.tokens = tokens = Tokens(job="", role=role_token, minted=handoff.minted, expires_at=handoff.expires_at)
+    p.restricted = handoff.restricted
+    if not role_token and p.plan.steer.steer_enabled:
+        p.log("warning", "Steering is off: the agent shares the action's uid, so the job token was kept from "
+                         "this process, and without a role token nothing can read the follow-up runs. Set "
+                         "role_token or mint_url (a token that may read Actions), or run the action's own image")
+        p.plan = replace(p.plan, steer=replace(p.plan.steer, enabled=False))
+    plan = p.plan
+    p.forge = forge = GitHubForge(plan.repo, plan.ctx.api_url, plan.ctx.graphql_url, "", role_token, p.clock)
+    return _work(p, console, env, (tokens, forge, _preflight_facts(plan, tokens)), started_at)
+
+
+def _handoff_due(p: _Progress, tokens: Tokens, env: Mapping[str, str]) -> bool:
+    """The action's own process, in GitHub Actions, holding a job token that is not the
+    simulator's, about to start children of its own uid as ``allow_shared_uid`` allows
+    (docs/architecture.md "Agent stage")."""
+    from fullsend.adapters import capdrop
+    from fullsend.app.action.children import children_share_uid, simulator_seam
+
+    plan = p.plan
+    return (capdrop.applies() and plan.ctx.actions and plan.inputs.allow_shared_uid and bool(tokens.job)
+            and not simulator_seam(plan.ctx.api_url, tokens.job) and children_share_uid(env, plan.ctx.workspace))
+
+
+def _hand_off(p: _Progress, env: Mapping[str, str], tokens: Tokens, started_at: datetime) -> RunOutcome:
+    """Remove the checkout's credential while the job token is known, then execute the agent
+    stage.  Returns only when it could not be started: the run fails, no child started."""
+    from fullsend.app.action.children import reach_secrets, remove_checkout_credential, scan_roots
+    from fullsend.app.action.handoff import Handoff, hand_off, stage_secrets
+
+    workspace = p.plan.ctx.workspace
+    remove_checkout_credential(env, workspace, scan_roots(env, workspace, env.get("HOME", "")),
+                               reach_secrets(tokens.job, env), p.log)
+    p.log("info", "The agent shares the action's uid: the work goes on in a new process that never held the "
+                  "job token")
+    handoff = Handoff(started_at, tokens.minted, tokens.expires_at, p.restricted, tuple(p.timeline.events))
+    try:
+        hand_off(*stage_secrets(env, os.environ, tokens.job, tokens.role, handoff))
+    except OSError as exc:
+        error = (f"the agent stage could not be started ({exc.strerror or exc}), and the agent may not run in a "
+                 "process that holds the job token; no child was started")
+        return RunOutcome("failed", ExitCode.FAILED, error=error)
+
+
 def _work(p: _Progress, console: Console, env: Mapping[str, str],
           reached: tuple[Tokens, GitHubForge, PreflightFacts], started_at: datetime) -> RunOutcome:
     """The run once the pre-flight said "go on": the agent CLI, the start comment, the work, the
@@ -133,6 +191,8 @@ def _work(p: _Progress, console: Console, env: Mapping[str, str],
     from fullsend.app.action.work import ActionRun
 
     tokens, forge, facts = reached
+    if _handoff_due(p, tokens, env):
+        return _hand_off(p, env, tokens, started_at)
     p.run = run = ActionRun(p.plan, tokens, forge, p.clock, console, p.log, p.timeline, env, started_at,
                             cancellation=p.cancel)
     p.cancel.on_cancel(run.cancel)

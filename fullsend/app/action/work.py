@@ -303,8 +303,8 @@ class ActionRun:
     def _decline_reason(self) -> tuple[str, bool]:
         if not self.plan.ctx.actions:
             return NOT_IN_ACTIONS, False
-        if not self.tokens.job:
-            return "no job token to read the Actions API with", True
+        if not (self.tokens.job or self.tokens.role):  # the agent stage reads under the role token
+            return "no token to read the Actions API with", True
         if self.plan.ctx.run_id <= 0:
             return "GITHUB_RUN_ID is not set", True
         probe = self._setup(self.plan.prompt, None)

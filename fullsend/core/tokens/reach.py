@@ -77,8 +77,8 @@ def reach_verdict(isolation_why: str, seam: bool, scan: ScanResult) -> ReachVerd
     holds, and the scan was complete and found nothing.  A finding names the file, the cause
     and the fix."""
     if isolation_why and not seam:
-        return ReachVerdict(False, f"the agent shares the action's uid ({isolation_why}), so it can read the "
-                                   "job token from the action's process")
+        return ReachVerdict(False, f"the agent shares the action's uid ({isolation_why}), so it could write what "
+                                   "this run reports, and a receipt from it would prove nothing")
     if scan.found:
         return ReachVerdict(False, _found_text(scan.found))
     if not scan.complete:
