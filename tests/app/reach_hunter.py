@@ -12,7 +12,8 @@ group and its parent, whose pid it writes to ``daemon.pid``, and the agent repor
 still alive.  With ``HUNT_PLANT_HOOK=<git dir>`` the agent writes a ``pre-push`` hook there.  With
 ``HUNT_INJECT=<folder>`` (the one holding the action's ``fullsend`` package) it plants code the
 action runs after the agent started, which searches the action's own memory, forges when it
-finds the job token, and reports to ``injected.json``.  Its spellings are its own,
+finds the job token, and reports to ``injected.json``, with whether it found ``HUNT_CONTROL``
+(the halves of a secret the action does hold, so a scan that finds nothing is seen to work).  Its spellings are its own,
 not the product's, so a gap in the product's list shows as a finding here.
 """
 
@@ -130,7 +131,9 @@ INJECTED = r"""
 import json, os, sys, urllib.request
 # Halves only: a whole needle made here would be found in this very memory.
 HALVES = {name: (a.encode(), b.encode()) for name, (a, b) in json.loads(os.environ["HUNT_NEEDLES"]).items()}
-found, forged = [], None
+# The control: a secret the action does hold (the role token), which the scan must find.
+CONTROL = [half.encode() for half in json.loads(os.environ.get("HUNT_CONTROL", '["", ""]'))]
+found, forged, control = [], None, False
 
 
 def holds(data, first, second):
@@ -155,6 +158,7 @@ with open("/proc/self/maps") as fh, open("/proc/self/mem", "rb", buffering=0) as
         except (OSError, ValueError, OverflowError):
             continue
         found += [name for name, (a, b) in HALVES.items() if name not in found and holds(data, a, b)]
+        control = control or (all(CONTROL) and holds(data, *CONTROL))
         del data
 if "job token" in found:
     NEEDLES = {name: (a + b).decode() for name, (a, b) in HALVES.items()}
@@ -168,7 +172,7 @@ if "job token" in found:
     except Exception as exc:
         forged = str(exc)
 with open(os.path.join(os.environ["HUNT_REPORT_DIR"], "injected.json"), "w") as fh:
-    json.dump({"pid": os.getpid(), "found": found, "forged": forged}, fh)
+    json.dump({"pid": os.getpid(), "found": found, "forged": forged, "control": control}, fh)
 DONE = ""
 """
 

@@ -58,13 +58,58 @@ def test_neither_the_job_token_nor_what_mints_one_crosses_into_the_stage():
     assert secrets == {"MODEL_KEY": "sk-provider", "INPUT_ROLE_TOKEN": ROLE, HANDOFF_KEY: _handoff().encode()}
 
 
-def test_a_stage_that_cannot_start_lets_the_signals_in_again(monkeypatch):
+def test_a_role_token_that_is_the_job_token_stays_behind_too():
+    process_env = {"PATH": "/usr/bin"}
+    for role in (JOB, f"prefix-{JOB}"):
+        _, secrets = stage_secrets({**process_env, "INPUT_GITHUB_TOKEN": JOB}, process_env, JOB, role, _handoff())
+        assert secrets["INPUT_ROLE_TOKEN"] == ""
+
+
+def test_a_copy_of_the_oidc_request_token_under_another_name_stays_behind():
+    process_env = {"PATH": "/usr/bin"}
+    moved = {"ACTIONS_ID_TOKEN_REQUEST_TOKEN": "oidc-request-0123", "MY_OIDC": "oidc-request-0123"}
+    env, secrets = stage_secrets({**process_env, **moved}, process_env, "", ROLE, _handoff())
+    assert "MY_OIDC" not in secrets and "ACTIONS_ID_TOKEN_REQUEST_TOKEN" not in secrets and env == process_env
+
+
+def test_the_stage_masks_the_job_token_it_never_held():
+    forms = stage.withheld_forms(JOB)
+    header = base64.b64encode(f"x-access-token:{JOB}".encode()).decode()
+    text = f"the token is {JOB}, the header {header}; not ghs_other0123456789abcdef0123456789ab"
+    inner = base64.b64encode(JOB.encode()).decode()  # "x-access-token:" is 15 bytes: the header ends with it
+    assert stage.withheld_values([text], forms) == sorted([JOB, header, inner])
+    assert stage.withheld_values(["nothing here"], forms) == [] and stage.withheld_forms("") == ()
+    assert decode(Handoff(T0, False, None, False, (), forms).encode()).withheld_forms == forms
+
+
+def test_the_stage_never_takes_a_module_from_the_working_directory(tmp_path):
+    """``-c`` alone would put the working directory (the workspace) ahead of the standard library."""
+    (tmp_path / "json.py").write_text("raise SystemExit('the workspace json module was imported')\n")
+    argv = stage.bootstrap_argv()
+    probe = [*argv[:-1], "import sys, json; print(json.__file__)"]
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, *probe], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and str(tmp_path) not in done.stdout, done.stdout + done.stderr
+    unsafe = subprocess.run([sys.executable, "-c", "import json"], cwd=tmp_path, capture_output=True, text=True,
+                            timeout=60)
+    assert "workspace json module" in unsafe.stderr  # the control: without -P it is imported
+
+
+def test_the_signals_are_held_at_the_exec_and_let_in_again_when_it_fails(monkeypatch):
+    held: list[set[int]] = []
+
     def refuse(*_args, **_kwargs):
+        held.append(set(signal.pthread_sigmask(signal.SIG_BLOCK, ())))
         raise OSError(7, "Argument list too long")
 
     monkeypatch.setattr(os, "execve", refuse)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, (signal.SIGTERM, signal.SIGINT))
+    before = set(os.listdir("/proc/self/fd"))
     with pytest.raises(OSError):
         stage.hand_off({"PATH": "/usr/bin"}, {"INPUT_ROLE_TOKEN": ROLE})
+    assert held and {signal.SIGTERM, signal.SIGINT} <= held[0]
     blocked = signal.pthread_sigmask(signal.SIG_BLOCK, ())
     assert signal.SIGTERM not in blocked and signal.SIGINT not in blocked
+    assert set(os.listdir("/proc/self/fd")) == before  # the memory file is closed again

@@ -183,7 +183,9 @@ def test_a_receipt_only_when_the_hostile_agent_could_not_reach_the_job_token(run
         exposed = _deploy(kind, env, run_dir, job_token, oidc_token)
         before = Path(exposed).read_bytes() if exposed else b""
         package = readable_package(run_dir)
+        role = fix.role_token
         env.update({"PYTHONPATH": str(package), "HUNT_REPORT_DIR": str(reports), "HUNT_INJECT": str(package),
+                    "HUNT_CONTROL": json.dumps([role[: len(role) // 2], role[len(role) // 2:]]),
                     "HUNT_ROOTS": ":".join([str(workspace), str(home), env["RUNNER_TEMP"]]),
                     "HUNT_FORGE_RUN": str(FORGE_RUN), "HUNT_COMMENTS_URL": f"{sim.api_url}/repos/org/repo/issues/"
                                                                             f"{fix.pr}/comments",
@@ -217,6 +219,7 @@ def test_a_receipt_only_when_the_hostile_agent_could_not_reach_the_job_token(run
             assert int(report["cap_eff"], 16) & ~sum(1 << cap for cap in KEPT_CAPABILITIES) == 0, report["cap_eff"]
         assert report["inject"] == "planted", report
         assert planted is not None and (planted["found"], planted["forged"]) == ([], None), planted  # it ran
+        assert planted["control"] is True, planted  # and its scan finds the role token the stage does hold
         assert "the work goes on in a new process that never held the job token" in run.stdout
         _assert_no_receipt(run, added, by_job, warnings)
         _assert_credential_handled("checkout-v4", exposed, before, moved, workspace)
@@ -281,7 +284,12 @@ def test_an_agent_that_would_share_the_actions_uid_is_refused_unless_allowed(run
         fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         sim.add_token(job_token, fix.job_login, "Bot")
         env = runner_env(run_dir, sim, fix, inputs={"github_token": job_token})
+        workspace = Path(env["GITHUB_WORKSPACE"])
+        for module in ("ctypes", "json", "hashlib"):  # what the re-executed action imports first
+            (workspace / f"{module}.py").write_text(f"open({str(run_dir / 'shadowed')!r}, 'a').write('{module} ')\n"
+                                                    "raise SystemExit(9)\n")
         run = run_entrypoint(env, run_dir)
+    assert not (run_dir / "shadowed").exists(), (run_dir / "shadowed").read_text()  # never from the workspace
     assert run.exit_code == 2, run.stdout + run.stderr
     errors = [line for line in run.stdout.splitlines() if line.startswith("::error")]
     assert len(errors) == 1, run.stdout
@@ -303,7 +311,20 @@ def test_sharing_the_uid_without_a_role_token_the_agent_runs_unsteered(run_dir):
         run = run_entrypoint(env, run_dir)
     assert run.exit_code == 0, run.stdout + run.stderr
     off = [line for line in run.stdout.splitlines() if "Steering is off" in line]
-    assert len(off) == 1 and off[0].startswith("::warning") and "Set role_token or mint_url" in off[0], run.stdout
+    assert len(off) == 1 and off[0].startswith("::warning") and "set role_token or mint_url" in off[0], run.stdout
     assert "the work goes on in a new process that never held the job token" in run.stdout
     assert (run.outputs["outcome"], run.outputs["steers"], run.outputs["receipt_url"]) == ("succeeded", "0", "")
     assert len(run.agent_messages) == 1 and "Traceback" not in run.stderr
+
+
+def test_without_a_job_token_the_oidc_request_token_still_stays_behind(run_dir):
+    """docs/architecture.md "Agent stage": a run given no job token but the runner's OIDC request
+    token hands off all the same, and steers under the role token."""
+    with GitHubSimulator() as sim:
+        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
+        env = runner_env(run_dir, sim, fix, inputs={"github_token": "", "allow_shared_uid": "true"})
+        env["ACTIONS_ID_TOKEN_REQUEST_TOKEN"] = f"oidc-{secrets.token_hex(16)}"
+        run = run_entrypoint(env, run_dir)
+    assert run.exit_code == 0, run.stdout + run.stderr
+    assert "the work goes on in a new process that never held the job token" in run.stdout
+    assert run.outputs["outcome"] == "succeeded" and "Traceback" not in run.stderr

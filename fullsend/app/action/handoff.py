@@ -15,10 +15,11 @@ Standard library only: ``fullsend run`` reads the handoff before it imports the 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import signal
 import sys
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Iterable, Mapping, MutableMapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -47,13 +48,17 @@ class Handoff:
     expires_at: datetime | None
     restricted: bool
     events: tuple[Event, ...] = ()
+    #: ``(length, SHA-256 hex)`` of each spelling of the job token, so the stage can mask it in
+    #: what it publishes without holding it (:func:`withheld_values`).
+    withheld_forms: tuple[tuple[int, str], ...] = ()
 
     def encode(self) -> str:
         """One JSON document (times in ISO 8601 with their offset)."""
         return json.dumps({
             "started_at": self.started_at.isoformat(), "minted": self.minted,
             "expires_at": self.expires_at.isoformat() if self.expires_at else None, "restricted": self.restricted,
-            "events": [[e.at.isoformat(), e.kind, e.text, e.rule_id, list(e.run_ids)] for e in self.events]})
+            "events": [[e.at.isoformat(), e.kind, e.text, e.rule_id, list(e.run_ids)] for e in self.events],
+            "withheld_forms": [list(form) for form in self.withheld_forms]})
 
 
 def decode(text: str) -> Handoff:
@@ -63,14 +68,43 @@ def decode(text: str) -> Handoff:
         expires = data["expires_at"]
         events = tuple(Event(datetime.fromisoformat(at), str(kind), str(what), str(rule), tuple(int(i) for i in ids))
                        for at, kind, what, rule, ids in data["events"])
+        forms = tuple((int(length), str(digest)) for length, digest in data["withheld_forms"])
         handoff = Handoff(datetime.fromisoformat(data["started_at"]), data["minted"] is True,
                           datetime.fromisoformat(expires) if expires is not None else None,
-                          data["restricted"] is True, events)
+                          data["restricted"] is True, events, forms)
     except (ValueError, TypeError, KeyError) as exc:
         raise HandoffError(f"the agent stage's handoff is unreadable ({exc.__class__.__name__})") from None
-    if handoff.started_at.tzinfo is None:
-        raise HandoffError("the agent stage's handoff has a start time without an offset")
+    times = [handoff.started_at, *([handoff.expires_at] if handoff.expires_at else []), *(e.at for e in events)]
+    if any(at.tzinfo is None for at in times):
+        raise HandoffError("the agent stage's handoff has a time without an offset")
     return handoff
+
+
+def withheld_forms(job_token: str) -> tuple[tuple[int, str], ...]:
+    """``(length, SHA-256 hex)`` of ``job_token`` raw and of its ``encoded_forms``; ``()`` for none."""
+    from fullsend.core.tokens.policy import encoded_forms
+
+    forms = (job_token, *encoded_forms(job_token)) if job_token else ()
+    return tuple((len(form), hashlib.sha256(form.encode()).hexdigest()) for form in forms)
+
+
+def withheld_values(texts: Iterable[str], forms: Iterable[tuple[int, str]]) -> list[str]:
+    """Every substring of ``texts`` whose length and SHA-256 are one of ``forms``: the job token's
+    spellings the stage must mask although it never held them.  Linear in the texts' length per form."""
+    found: set[str] = set()
+    for length, digest in forms:
+        for text in texts:
+            for start in range(len(text) - length + 1):
+                part = text[start:start + length]
+                if part not in found and hashlib.sha256(part.encode()).hexdigest() == digest:
+                    found.add(part)
+    return sorted(found)
+
+
+def holds_withheld(job_token: str, environ: Mapping[str, str]) -> bool:
+    """Whether this process holds what the agent stage leaves behind: a job token, or a
+    non-empty :data:`WITHHELD_KEYS` entry (the OIDC request token mints tokens)."""
+    return bool(job_token) or any(environ.get(key) for key in WITHHELD_KEYS)
 
 
 def take_handoff(secrets: MutableMapping[str, str]) -> Handoff | None:
@@ -81,10 +115,14 @@ def take_handoff(secrets: MutableMapping[str, str]) -> Handoff | None:
 
 
 def bootstrap_argv() -> list[str]:
-    """The interpreter arguments that run ``fullsend run`` from this package, wherever it lies."""
+    """The interpreter arguments that run ``fullsend run`` from this package, wherever it lies.
+
+    ``-P``: no current directory on ``sys.path`` (``-c`` would put the workspace, which a pull
+    request or an earlier step writes, ahead of the standard library); ``-s``: no user
+    site-packages (``HOME`` is handed to the agent)."""
     package_parent = str(Path(__file__).resolve().parents[3])
-    return ["-c", f"import sys; sys.path.insert(0, {package_parent!r}); from fullsend.__main__ import main; "
-                  "sys.exit(main(['run']))"]
+    return ["-P", "-s", "-c", f"import sys; sys.path.insert(0, {package_parent!r}); "
+                              "from fullsend.__main__ import main; sys.exit(main(['run']))"]
 
 
 def stage_secrets(environ: Mapping[str, str], process_env: Mapping[str, str], job_token: str, role_token: str,
@@ -92,18 +130,22 @@ def stage_secrets(environ: Mapping[str, str], process_env: Mapping[str, str], jo
     """The agent stage's environment and memory file, as ``(environment, secrets)``.
 
     The environment: ``process_env`` (after the first re-exec it holds no secret), less
-    :data:`WITHHELD_KEYS` and every entry holding ``job_token``.  The memory file: every other
-    entry of the run's ``environ`` that the environment lacks (the secrets moved at the start),
-    less the same; ``INPUT_ROLE_TOKEN`` set to ``role_token`` (a minted token replaces the
-    input); and the handoff."""
+    :data:`WITHHELD_KEYS` and every entry holding ``job_token`` or the value of one of them.  The
+    memory file: every other entry of the run's ``environ`` that the environment lacks (the
+    secrets moved at the start), less the same; ``INPUT_ROLE_TOKEN`` set to ``role_token`` (a
+    minted token replaces the input), or "" when it holds a withheld value; and the handoff."""
     from fullsend.core.tokens.policy import holds_token
 
+    withheld = [value for value in (job_token, *(environ.get(key, "") for key in WITHHELD_KEYS)) if value]
+
     def kept(key: str, value: str) -> bool:
-        return key not in WITHHELD_KEYS and key != HANDOFF_KEY and not holds_token(key, value, job_token)
+        return (key not in WITHHELD_KEYS and key != HANDOFF_KEY
+                and not any(holds_token(key, value, secret) for secret in withheld))
 
     stage_env = {k: v for k, v in process_env.items() if kept(k, v)}
     moved = {k: v for k, v in environ.items() if stage_env.get(k) != v and kept(k, v)}
-    moved["INPUT_ROLE_TOKEN"] = role_token
+    # A role token that is (or holds) the job token stays behind too: the stage runs without one.
+    moved["INPUT_ROLE_TOKEN"] = role_token if kept("INPUT_ROLE_TOKEN", role_token) else ""
     moved[HANDOFF_KEY] = handoff.encode()
     return stage_env, moved
 

@@ -138,9 +138,11 @@ def _stage_steps(p: _Progress, console: Console, env: Mapping[str, str], role_to
     p.tokens = tokens = Tokens(job="", role=role_token, minted=handoff.minted, expires_at=handoff.expires_at)
     p.restricted = handoff.restricted
     if not role_token and p.plan.steer.steer_enabled:
+        fix = ("a run without secrets (a fork's pull request, Dependabot) has none; run the action's own image to "
+               "steer it" if handoff.restricted else "set role_token or mint_url (a token that may read Actions, "
+               "other than github_token), or run the action's own image")
         p.log("warning", "Steering is off: the agent shares the action's uid, so the job token was kept from "
-                         "this process, and without a role token nothing can read the follow-up runs. Set "
-                         "role_token or mint_url (a token that may read Actions), or run the action's own image")
+                         f"this process, and without a role token nothing can read the follow-up runs: {fix}")
         p.plan = replace(p.plan, steer=replace(p.plan.steer, enabled=False))
     plan = p.plan
     p.forge = forge = GitHubForge(plan.repo, plan.ctx.api_url, plan.ctx.graphql_url, "", role_token, p.clock)
@@ -149,28 +151,31 @@ def _stage_steps(p: _Progress, console: Console, env: Mapping[str, str], role_to
 
 def _handoff_due(p: _Progress, tokens: Tokens, env: Mapping[str, str]) -> bool:
     """The action's own process, in GitHub Actions, holding a job token that is not the
-    simulator's, about to start children of its own uid as ``allow_shared_uid`` allows
-    (docs/architecture.md "Agent stage")."""
+    simulator's or a runner credential that mints one, about to start children of its own uid
+    as ``allow_shared_uid`` allows (docs/architecture.md "Agent stage")."""
     from fullsend.adapters import capdrop
     from fullsend.app.action.children import children_share_uid, simulator_seam
+    from fullsend.app.action.handoff import holds_withheld
 
     plan = p.plan
-    return (capdrop.applies() and plan.ctx.actions and plan.inputs.allow_shared_uid and bool(tokens.job)
-            and not simulator_seam(plan.ctx.api_url, tokens.job) and children_share_uid(env, plan.ctx.workspace))
+    return (capdrop.applies() and plan.ctx.actions and plan.inputs.allow_shared_uid
+            and holds_withheld(tokens.job, env) and not simulator_seam(plan.ctx.api_url, tokens.job)
+            and children_share_uid(env, plan.ctx.workspace))
 
 
 def _hand_off(p: _Progress, env: Mapping[str, str], tokens: Tokens, started_at: datetime) -> RunOutcome:
     """Remove the checkout's credential while the job token is known, then execute the agent
     stage.  Returns only when it could not be started: the run fails, no child started."""
     from fullsend.app.action.children import reach_secrets, remove_checkout_credential, scan_roots
-    from fullsend.app.action.handoff import Handoff, hand_off, stage_secrets
+    from fullsend.app.action.handoff import Handoff, hand_off, stage_secrets, withheld_forms
 
     workspace = p.plan.ctx.workspace
     remove_checkout_credential(env, workspace, scan_roots(env, workspace, env.get("HOME", "")),
                                reach_secrets(tokens.job, env), p.log)
     p.log("info", "The agent shares the action's uid: the work goes on in a new process that never held the "
                   "job token")
-    handoff = Handoff(started_at, tokens.minted, tokens.expires_at, p.restricted, tuple(p.timeline.events))
+    handoff = Handoff(started_at, tokens.minted, tokens.expires_at, p.restricted, tuple(p.timeline.events),
+                      withheld_forms(tokens.job))
     try:
         hand_off(*stage_secrets(env, os.environ, tokens.job, tokens.role, handoff))
     except OSError as exc:
@@ -194,7 +199,7 @@ def _work(p: _Progress, console: Console, env: Mapping[str, str],
     if _handoff_due(p, tokens, env):
         return _hand_off(p, env, tokens, started_at)
     p.run = run = ActionRun(p.plan, tokens, forge, p.clock, console, p.log, p.timeline, env, started_at,
-                            cancellation=p.cancel)
+                            cancellation=p.cancel, withheld_forms=p.handoff.withheld_forms if p.handoff else ())
     p.cancel.on_cancel(run.cancel)
     run.check_isolation()  # an agent that would share our uid: ConfigError (exit 2) unless allowed
     run.children.remove_credentials()  # before the first child (docs/rules.md#credential-removed)

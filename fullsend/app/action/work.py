@@ -24,6 +24,7 @@ from fullsend.app.action.agent_env import agent_provider_env, credential_values,
 from fullsend.app.action.cancel import Cancellation
 from fullsend.app.action.children import Children, reach_secrets, simulator_seam
 from fullsend.app.action.finish import AgentUsage, LeftFacts, RunOutcome
+from fullsend.app.action.handoff import holds_withheld, withheld_values
 from fullsend.app.action.plan import RunPlan
 from fullsend.app.action.scripts import ScriptResult, run_script
 from fullsend.app.action.session import IterationResult, IterationSetup, run_facts_env, run_iteration
@@ -52,7 +53,7 @@ class ActionRun:
 
     def __init__(self, plan: RunPlan, tokens: Tokens, forge: Forge, clock: Clock, console: Console, log: Log,
                  timeline: Timeline, environ: Mapping[str, str], started_at: datetime,
-                 cancellation: Cancellation | None = None) -> None:
+                 cancellation: Cancellation | None = None, withheld_forms: tuple[tuple[int, str], ...] = ()) -> None:
         self.plan, self.tokens, self.forge, self.clock = plan, tokens, forge, clock
         self.console, self.log, self.timeline, self.started_at = console, log, timeline, started_at
         secrets = runner_secrets(environ)
@@ -69,6 +70,9 @@ class ActionRun:
         # "Final message and denied tools"); the console's masked values join them at the end.
         self.known_secrets = (tokens.job, tokens.role, *encoded_forms(tokens.job), *encoded_forms(tokens.role),
                               *secrets, *credential_values(self.agent_env))
+        # The agent stage: the job token's spellings by length and hash, masked where they appear.
+        self.withheld_forms = withheld_forms
+        self._holds_withheld = holds_withheld(tokens.job, environ)
         self.denials: list[ToolDenial] = []  # tool calls refused in any iteration
         self.lock = threading.Lock()
         self.cancelled = threading.Event()
@@ -96,6 +100,10 @@ class ActionRun:
             self._limit_capabilities()
         if children.user is not None or children.seam or not self.plan.ctx.actions:
             return
+        if self.plan.inputs.allow_shared_uid and capdrop.applies() and self._holds_withheld:
+            raise ConfigError("The agent would share the action's uid in a process that holds the job token or "
+                              "the OIDC request token (the hand-off to the agent stage was not made: per-uid "
+                              "isolation looked available a moment before); run the job again")
         if self.plan.inputs.allow_shared_uid:
             self.log("warning", "allow_shared_uid is set: the agent runs under the action's own uid, so it can "
                                 "rewrite this step's outputs and summary, and no receipt is posted")
@@ -249,6 +257,9 @@ class ActionRun:
         outcome = self._bare_outcome(result, validated)
         outcome.usage = self.usage
         secrets = (*self.known_secrets, *self.console.masked)
+        if self.withheld_forms and result:
+            texts = [result.agent.final_message, *(repr(d) for d in self.denials)]
+            secrets = (*secrets, *withheld_values(texts, self.withheld_forms))
         outcome.final_message = final_message_value(result.agent.final_message, secrets) if result else ""
         outcome.denials = tuple(masked_denial(d, secrets) for d in distinct_denials(self.denials))
         outcome.agent_isolation = "own-uid" if self.children.user is not None else "shared-uid"
