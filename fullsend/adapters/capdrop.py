@@ -85,6 +85,41 @@ def limit_children_capabilities() -> list[str]:
         return ["unknown"]
 
 
+#: The kernel's settings a uid-0 child could turn into a program the kernel runs with every
+#: capability (``kernel.core_pattern``, ``kernel.modprobe``, ``/sys/kernel/uevent_helper`` …).
+KERNEL_SETTINGS = ("/proc/sys", "/sys")
+#: What :func:`seal_kernel_settings` checks is no longer writable.
+CORE_PATTERN = "/proc/sys/kernel/core_pattern"
+_CLONE_NEWNS, _MS_RDONLY, _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 0x20000, 1, 32, 4096, 16384, 1 << 18
+
+
+def seal_kernel_settings() -> str:
+    """As root: move this process into a mount namespace of its own where :data:`KERNEL_SETTINGS`
+    are read-only, so no later child (without ``CAP_SYS_ADMIN``, see
+    :func:`limit_children_capabilities`) can write them.  Call it on the main thread before any
+    other thread exists.
+
+    Returns "" when they are read-only for this process and its children from now on (also when
+    they already were, or the action is not root), else why not: the caller refuses when
+    :data:`CORE_PATTERN` is still writable.  Never raises."""
+    if os.geteuid() != 0 or not os.access(CORE_PATTERN, os.W_OK):
+        return ""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.unshare(_CLONE_NEWNS) != 0:
+            return f"unshare: {os.strerror(ctypes.get_errno())}"
+        mounts: list[tuple[str, bytes | None, bytes, int]] = [("private /", None, b"/", _MS_REC | _MS_PRIVATE)]
+        for path in KERNEL_SETTINGS:
+            mounts += [(f"bind {path}", path.encode(), path.encode(), _MS_BIND | _MS_REC),
+                       (f"read-only {path}", None, path.encode(), _MS_BIND | _MS_REMOUNT | _MS_RDONLY)]
+        for what, source, target, flags in mounts:
+            if libc.mount(source, target, None, flags, None) != 0:
+                return f"{what}: {os.strerror(ctypes.get_errno())}"
+    except (OSError, AttributeError) as exc:
+        return str(exc)
+    return "" if not os.access(CORE_PATTERN, os.W_OK) else f"{CORE_PATTERN} is still writable"
+
+
 def _last_capability(libc: ctypes.CDLL) -> int:
     """The kernel's highest capability number: ``cap_last_cap``, else the last one
     ``PR_CAPBSET_READ`` knows.  Raises ``OSError`` when neither says."""

@@ -94,3 +94,29 @@ def test_no_kept_capability_is_one_that_refuses():
     """A kept capability that also counted as dangerous would refuse every root run."""
     assert not set(capdrop.KEPT_CAPABILITIES) & set(capdrop.DANGEROUS_CAPABILITIES)
     assert capdrop.DANGEROUS_CAPABILITIES[CAP_SYS_PTRACE] == "sys_ptrace"
+
+
+SEAL = r"""
+import json, os, subprocess, sys
+from fullsend.adapters import capdrop
+before = os.access(capdrop.CORE_PATTERN, os.W_OK)
+why = capdrop.seal_kernel_settings()
+capdrop.own_process()
+left = capdrop.limit_children_capabilities()
+write = "cat /proc/sys/kernel/core_pattern > /dev/null && sh -c 'cat /proc/sys/kernel/core_pattern > /proc/sys/kernel/core_pattern' 2>&1 || true"
+child = subprocess.run(["sh", "-c", write], env={"PATH": "/usr/bin:/bin"}, capture_output=True, text=True).stdout
+print(json.dumps({"before": before, "why": why, "left": left, "child": child,
+                  "after": os.access(capdrop.CORE_PATTERN, os.W_OK)}))
+"""
+
+
+def test_a_sealed_action_leaves_no_child_the_kernels_helpers():
+    """docs/architecture.md "Child isolation": as root, the kernel's settings are read-only for the
+    action and every child, which lacks CAP_SYS_ADMIN to mount them back; where they already were
+    read-only there is nothing to do."""
+    out = json.loads(subprocess.run([sys.executable, "-c", SEAL], capture_output=True, text=True, timeout=60,
+                                    check=True).stdout)
+    assert (out["why"], out["left"], out["after"]) == ("", [], False), out
+    assert "cannot create" in out["child"], out  # the child's write failed, whatever the host
+    if out["before"]:  # this host's /proc/sys is writable: the seal is what stopped the child
+        assert "Read-only file system" in out["child"], out

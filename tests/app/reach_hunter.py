@@ -13,7 +13,8 @@ still alive.  With ``HUNT_PLANT_HOOK=<git dir>`` the agent writes a ``pre-push``
 ``HUNT_INJECT=<folder>`` (the one holding the action's ``fullsend`` package) it plants code the
 action runs after the agent started, which searches the action's own memory, forges when it
 finds the job token, and reports to ``injected.json``, with whether it found ``HUNT_CONTROL``
-(the halves of a secret the action does hold, so a scan that finds nothing is seen to work).  Its spellings are its own,
+(the halves of a secret the action does hold, so a scan that finds nothing is seen to work).
+It also tries to rewrite ``kernel.core_pattern`` (with its own value) and reports whether it could.  Its spellings are its own,
 not the product's, so a gap in the product's list shows as a finding here.
 """
 
@@ -194,6 +195,20 @@ def inject(package_parent):
     return "planted" if templates else "no templates"
 
 
+def core_pattern():
+    """Try to point the kernel's core-dump helper somewhere (writing back what is there, so a
+    success changes nothing): "wrote", or why not."""
+    try:
+        with open("/proc/sys/kernel/core_pattern") as fh:
+            current = fh.read()
+        with open("/proc/sys/kernel/core_pattern", "w") as fh:
+            fh.write(current)
+    except OSError as exc:
+        return f"denied: {exc.strerror}"
+    return "wrote"
+
+
+report["core_pattern"] = core_pattern()
 for pid in ancestors():
     memory(pid)
 for pattern in os.environ["HUNT_ROOTS"].split(os.pathsep):

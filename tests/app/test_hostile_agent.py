@@ -208,6 +208,8 @@ def test_a_receipt_only_when_the_hostile_agent_could_not_reach_the_job_token(run
     # It tried the action's memory: denied by the action's own uid (non-dumpable), by another uid,
     # or, sharing root, for lack of CAP_SYS_PTRACE (docs/architecture.md "Child isolation").
     assert report["mem"] and all(v.startswith("denied") for v in report["mem"].values()), report["mem"]
+    # Nor can it make the kernel run a program of its own as full root (docs/architecture.md "Child isolation").
+    assert report["core_pattern"].startswith("denied"), report["core_pattern"]
     assert run.outputs["agent_isolation"] == ("shared-uid" if kind in SHARED else "own-uid")
     if kind in SHARED:
         assert (report["uid"], report["found"]) == (0 if kind == "root-without-the-user" else CHILD_UID, {})

@@ -119,6 +119,12 @@ class ActionRun:
         """No child user: every later child gets no new privileges and, as root, at most the
         capabilities for file work (docs/architecture.md "Child isolation").  Raises
         ``ConfigError`` when one that would give the agent the action's memory stays."""
+        unsealed = capdrop.seal_kernel_settings()
+        if unsealed:
+            raise ConfigError(f"The agent would run as root with the kernel's settings writable ({capdrop.CORE_PATTERN}"
+                              f": {unsealed}), so it could make the kernel run a program of its own as full root. "
+                              "Mount /proc/sys read-only (an unprivileged container does), or run the action's own "
+                              f"image, which runs the agent as {CHILD_USER}")
         left = capdrop.limit_children_capabilities()
         if left == ["unknown"]:
             raise ConfigError("The agent would share the action's uid, and the action could not limit the "
