@@ -180,3 +180,50 @@ def _allowed(st: os.stat_result, uid: int, gid: int, user_bit: int, group_bit: i
     if st.st_gid == gid:
         return bool(st.st_mode & group_bit)
     return bool(st.st_mode & other_bit)
+
+
+#: The most ancestors :func:`ancestors_holding` walks (a chain longer than this is not a runner's).
+MAX_ANCESTORS = 64
+
+
+def ancestors_holding(secrets: Mapping[str, str], pid: int | None = None) -> list[tuple[int, str, str]]:
+    """The processes above ``pid`` (default: this one), up to and including PID 1, whose
+    environment holds one of ``secrets`` (name -> value) in any ``secret_forms`` spelling and
+    can be read by this process: ``[(pid, command, secret name)]``, nearest first.  A process
+    sharing the action's uid can read the same files (docs/rules.md#token-in-reach).  One whose
+    ``environ`` cannot be read is skipped; never raises."""
+    forms = [(name, form) for name, value in secrets.items() if value for form in secret_forms(value)]
+    found: list[tuple[int, str, str]] = []
+    current = os.getpid() if pid is None else pid
+    for _ in range(MAX_ANCESTORS):
+        parent = _parent_of(current)
+        if parent is None or parent < 1:
+            break
+        try:
+            with open(f"/proc/{parent}/environ", "rb") as fh:
+                environ = fh.read(1 << 20)
+        except OSError:
+            environ = b""
+        name = next((name for name, form in forms if form in environ), None)
+        if name is not None:
+            found.append((parent, _command_of(parent), name))
+        if parent == 1:
+            break
+        current = parent
+    return found
+
+
+def _parent_of(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as fh:
+            return int(fh.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _command_of(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/comm", encoding="utf-8", errors="replace") as fh:
+            return fh.read().strip()
+    except OSError:
+        return "?"

@@ -330,3 +330,20 @@ def test_without_a_job_token_the_oidc_request_token_still_stays_behind(run_dir):
     assert run.exit_code == 0, run.stdout + run.stderr
     assert "the work goes on in a new process that never held the job token" in run.stdout
     assert run.outputs["outcome"] == "succeeded" and "Traceback" not in run.stderr
+
+
+def test_sharing_the_uid_under_a_shell_that_holds_the_job_token_is_refused(run_dir):
+    """docs/rules.md#token-in-reach: a shell step that runs the action (and stays, so its own
+    environment keeps the token) is refused before any child, naming the process."""
+    job_token = f"ghs_shell{secrets.token_hex(16)}"
+    with GitHubSimulator() as sim:
+        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
+        sim.add_token(job_token, fix.job_login, "Bot")
+        env = runner_env(run_dir, sim, fix, inputs={"github_token": job_token, "allow_shared_uid": "true"})
+        shell = ["sh", "-c", f"'{sys.executable}' \"$0\"; exit $?"]  # no exec: the shell stays above
+        run = run_entrypoint(env, run_dir, launcher=shell)
+    assert run.exit_code == 2, run.stdout + run.stderr
+    errors = [line for line in run.stdout.splitlines() if line.startswith("::error")]
+    assert len(errors) == 1 and "holds the job token in its environment" in errors[0], run.stdout
+    assert ", sh)" in errors[0] and "[token-in-reach]" in errors[0]
+    assert run.agent_messages == [] and "Traceback" not in run.stderr

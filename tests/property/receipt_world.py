@@ -125,6 +125,7 @@ class _RunFacts:
     # The job token proven out of the agent's reach (docs/rules.md#token-in-reach), as on the seam.
     children: Any = field(default_factory=lambda: SimpleNamespace(reach=ReachVerdict(True), user=None))
     known_secrets: tuple[str, ...] = ()  # what the final message is masked with (none in this world)
+    withheld_forms: tuple[tuple[int, str], ...] = ()  # not an agent stage: nothing masked by hash
     denials: list[Any] = field(default_factory=list)
     console: Any = field(default_factory=lambda: SimpleNamespace(masked=()))  # masks nothing
     # The real decision, bound as a method of these facts (``_outcome`` calls it on ``self``).

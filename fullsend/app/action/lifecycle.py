@@ -27,7 +27,7 @@ from fullsend.core.final_word import denial_lines
 from fullsend.core.receipt.skips import SKIP_REASON_OUTPUT
 from fullsend.core.restricted import restricted_run
 from fullsend.core.tokens.policy import counts_as_minted
-from fullsend.errors import AgentCliError, ExitCode, MintError
+from fullsend.errors import AgentCliError, ConfigError, ExitCode, MintError
 from fullsend.harness import harness_diagnostics
 from fullsend.ports import Clock, Log
 from fullsend.settings import load_context, load_inputs
@@ -170,6 +170,7 @@ def _hand_off(p: _Progress, env: Mapping[str, str], tokens: Tokens, started_at: 
     from fullsend.app.action.handoff import Handoff, hand_off, stage_secrets, withheld_forms
 
     workspace = p.plan.ctx.workspace
+    _refuse_an_ancestor_holding(reach_secrets(tokens.job, env))
     remove_checkout_credential(env, workspace, scan_roots(env, workspace, env.get("HOME", "")),
                                reach_secrets(tokens.job, env), p.log)
     p.log("info", "The agent shares the action's uid: the work goes on in a new process that never held the "
@@ -182,6 +183,22 @@ def _hand_off(p: _Progress, env: Mapping[str, str], tokens: Tokens, started_at: 
         error = (f"the agent stage could not be started ({exc.strerror or exc}), and the agent may not run in a "
                  "process that holds the job token; no child was started")
         return RunOutcome("failed", ExitCode.FAILED, error=error)
+
+
+def _refuse_an_ancestor_holding(secrets: Mapping[str, str]) -> None:
+    """A process above the action whose environment holds the job token (a shell step that runs
+    ``fullsend run``) is readable by an agent of the action's uid: ``ConfigError`` (exit 2)
+    naming it, before any child (docs/rules.md#token-in-reach)."""
+    from fullsend.adapters.reach import ancestors_holding
+    from fullsend.core.tokens.reach import RULE_TOKEN_IN_REACH
+
+    found = ancestors_holding(secrets)
+    if found:
+        pid, command, name = found[0]
+        raise ConfigError(f"A process above the action (pid {pid}, {command}) holds the {name} in its environment, "
+                          "where an agent sharing the action's uid could read it: run the action as a container "
+                          "action (its image runs the agent under a uid of its own), or start fullsend run with "
+                          f"exec so no process keeps that environment [{RULE_TOKEN_IN_REACH}]")
 
 
 def _work(p: _Progress, console: Console, env: Mapping[str, str],
