@@ -347,3 +347,19 @@ def test_sharing_the_uid_under_a_shell_that_holds_the_job_token_is_refused(run_d
     assert len(errors) == 1 and "holds the job token in its environment" in errors[0], run.stdout
     assert ", sh)" in errors[0] and "[token-in-reach]" in errors[0]
     assert run.agent_messages == [] and "Traceback" not in run.stderr
+
+
+def test_sharing_root_without_cap_setpcap_is_refused_naming_what_stays(run_dir):
+    """docs/architecture.md "Child isolation": an action that cannot shrink its bounding set (no
+    CAP_SETPCAP) would leave CAP_SYS_PTRACE to its children: exit 2 before any child, naming it."""
+    job_token = f"ghs_nopcap{secrets.token_hex(16)}"
+    with GitHubSimulator() as sim:
+        fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
+        sim.add_token(job_token, fix.job_login, "Bot")
+        env = runner_env(run_dir, sim, fix, inputs={"github_token": job_token, "allow_shared_uid": "true"})
+        launcher = [shutil.which("setpriv") or "setpriv", "--bounding-set=-setpcap", sys.executable]
+        run = run_entrypoint(env, run_dir, launcher=launcher)
+    assert run.exit_code == 2, run.stdout + run.stderr
+    errors = [line for line in run.stdout.splitlines() if line.startswith("::error")]
+    assert len(errors) == 1 and "CAP_SYS_PTRACE" in errors[0] and "it lacks CAP_SETPCAP" in errors[0], run.stdout
+    assert run.agent_messages == [] and "Traceback" not in run.stderr
