@@ -23,6 +23,7 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
+from typing import Any
 
 #: Capabilities a later child of a root action keeps (linux/capability.h numbers): file work only.
 KEPT_CAPABILITIES = {0: "chown", 1: "dac_override", 3: "fowner", 4: "fsetid"}
@@ -88,36 +89,71 @@ def limit_children_capabilities() -> list[str]:
 #: The kernel's settings a uid-0 child could turn into a program the kernel runs with every
 #: capability (``kernel.core_pattern``, ``kernel.modprobe``, ``/sys/kernel/uevent_helper`` …).
 KERNEL_SETTINGS = ("/proc/sys", "/sys")
-#: What :func:`seal_kernel_settings` checks is no longer writable.
+#: The best known of them, named in the refusal.
 CORE_PATTERN = "/proc/sys/kernel/core_pattern"
 _CLONE_NEWNS, _MS_RDONLY, _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 0x20000, 1, 32, 4096, 16384, 1 << 18
 
 
 def seal_kernel_settings() -> str:
-    """As root: move this process into a mount namespace of its own where :data:`KERNEL_SETTINGS`
-    are read-only, so no later child (without ``CAP_SYS_ADMIN``, see
-    :func:`limit_children_capabilities`) can write them.  Call it on the main thread before any
-    other thread exists.
+    """As root: move this process into a mount namespace of its own where every mount at or below
+    :data:`KERNEL_SETTINGS` (``binfmt_misc``, cgroups, tracefs … included) is read-only, so no
+    later child (without ``CAP_SYS_ADMIN``, see :func:`limit_children_capabilities`) can write
+    them.  Only while this process has a single thread: a mount namespace is per thread.
 
-    Returns "" when they are read-only for this process and its children from now on (also when
-    they already were, or the action is not root), else why not: the caller refuses when
-    :data:`CORE_PATTERN` is still writable.  Never raises."""
-    if os.geteuid() != 0 or not os.access(CORE_PATTERN, os.W_OK):
+    Returns "" when no such mount is writable for this process and its children from now on
+    (also when none was, or the action is not root), else why not; the caller refuses.  Never
+    raises."""
+    if os.geteuid() != 0 or not writable_kernel_mounts():
         return ""
     try:
+        threads = len(os.listdir("/proc/self/task"))
+        if threads != 1:
+            return f"the action has {threads} threads, and a mount namespace is per thread"
         libc = ctypes.CDLL(None, use_errno=True)
         if libc.unshare(_CLONE_NEWNS) != 0:
             return f"unshare: {os.strerror(ctypes.get_errno())}"
-        mounts: list[tuple[str, bytes | None, bytes, int]] = [("private /", None, b"/", _MS_REC | _MS_PRIVATE)]
+        if libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None) != 0:
+            return f"private /: {os.strerror(ctypes.get_errno())}"
         for path in KERNEL_SETTINGS:
-            mounts += [(f"bind {path}", path.encode(), path.encode(), _MS_BIND | _MS_REC),
-                       (f"read-only {path}", None, path.encode(), _MS_BIND | _MS_REMOUNT | _MS_RDONLY)]
-        for what, source, target, flags in mounts:
-            if libc.mount(source, target, None, flags, None) != 0:
-                return f"{what}: {os.strerror(ctypes.get_errno())}"
+            if libc.mount(path.encode(), path.encode(), None, _MS_BIND | _MS_REC, None) != 0:
+                return f"bind {path}: {os.strerror(ctypes.get_errno())}"
+        for target, flags in _kernel_mounts():  # the bind's top, then every mount below it
+            if libc.mount(None, target.encode(), None, _MS_BIND | _MS_REMOUNT | _MS_RDONLY | flags, None) != 0:
+                return f"read-only {target}: {os.strerror(ctypes.get_errno())}"
     except (OSError, AttributeError) as exc:
         return str(exc)
-    return "" if not os.access(CORE_PATTERN, os.W_OK) else f"{CORE_PATTERN} is still writable"
+    left = writable_kernel_mounts()
+    return f"still writable: {', '.join(left)}" if left else ""
+
+
+def writable_kernel_mounts() -> list[str]:
+    """The mount points at or below :data:`KERNEL_SETTINGS` that this process sees read-write,
+    and :data:`CORE_PATTERN` when it is writable (``/proc/sys`` need not be a mount of its own)."""
+    found = [target for target, options in _kernel_mounts(with_options=True) if "ro" not in options]
+    return found + ([CORE_PATTERN] if os.access(CORE_PATTERN, os.W_OK) else [])
+
+
+_KEPT_FLAGS = {"nosuid": 2, "nodev": 4, "noexec": 8}
+
+
+def _kernel_mounts(with_options: bool = False) -> list[tuple[str, Any]]:
+    """``(mount point, flags to keep)`` — or ``(mount point, options)`` — of the visible mount at
+    each mount point at or below :data:`KERNEL_SETTINGS` (``/proc/self/mountinfo`` lists a mount
+    after the ones it covers), shallowest first."""
+    found: dict[str, Any] = {}
+    with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            fields = line.split()
+            if len(fields) < 6:
+                continue
+            target = fields[4].replace("\\040", " ")
+            if not any(target == root or target.startswith(root + "/") for root in KERNEL_SETTINGS):
+                continue
+            options = set(fields[5].split(","))
+            found.pop(target, None)  # the later mount covers the earlier one
+            found[target] = options if with_options else sum(flag for name, flag in _KEPT_FLAGS.items()
+                                                              if name in options)
+    return sorted(found.items(), key=lambda item: item[0].count("/"))
 
 
 def _last_capability(libc: ctypes.CDLL) -> int:

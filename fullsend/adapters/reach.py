@@ -186,12 +186,15 @@ def _allowed(st: os.stat_result, uid: int, gid: int, user_bit: int, group_bit: i
 MAX_ANCESTORS = 64
 
 
-def ancestors_holding(secrets: Mapping[str, str], pid: int | None = None) -> list[tuple[int, str, str]]:
+def ancestors_holding(secrets: Mapping[str, str], pid: int | None = None,
+                      reader_caps: int | None = None) -> list[tuple[int, str, str]]:
     """The processes above ``pid`` (default: this one), up to and including PID 1, whose
     environment holds one of ``secrets`` (name -> value) in any ``secret_forms`` spelling and
     can be read by this process: ``[(pid, command, secret name)]``, nearest first.  A process
-    sharing the action's uid can read the same files (docs/rules.md#token-in-reach).  One whose
-    ``environ`` cannot be read is skipped; never raises."""
+    sharing the action's uid can read the same files (docs/rules.md#token-in-reach), except one
+    whose permitted capabilities are not all in ``reader_caps`` (a capability bit mask: what a
+    root child keeps) when that is given: the kernel keeps its ``environ`` from such a reader.
+    One whose ``environ`` cannot be read is skipped; never raises."""
     forms = [(name, form) for name, value in secrets.items() if value for form in secret_forms(value)]
     found: list[tuple[int, str, str]] = []
     current = os.getpid() if pid is None else pid
@@ -205,7 +208,7 @@ def ancestors_holding(secrets: Mapping[str, str], pid: int | None = None) -> lis
         except OSError:
             environ = b""
         name = next((name for name, form in forms if form in environ), None)
-        if name is not None:
+        if name is not None and (reader_caps is None or _permitted_caps(parent) & ~reader_caps == 0):
             found.append((parent, _command_of(parent), name))
         if parent == 1:
             break
@@ -227,3 +230,13 @@ def _command_of(pid: int) -> str:
             return fh.read().strip()
     except OSError:
         return "?"
+
+
+def _permitted_caps(pid: int) -> int:
+    """``CapPrm`` of ``pid`` as a bit mask; all bits set when it cannot be read (never readable)."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as fh:
+            line = next(line for line in fh if line.startswith("CapPrm:"))
+        return int(line.split()[1], 16)
+    except (OSError, StopIteration, ValueError, IndexError):
+        return -1

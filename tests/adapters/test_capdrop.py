@@ -109,8 +109,16 @@ capdrop.own_process()
 left = capdrop.limit_children_capabilities()
 write = "cat /proc/sys/kernel/core_pattern > /dev/null && sh -c 'cat /proc/sys/kernel/core_pattern > /proc/sys/kernel/core_pattern' 2>&1 || true"
 child = subprocess.run(["sh", "-c", write], env={"PATH": "/usr/bin:/bin"}, capture_output=True, text=True).stdout
+register = [line.split()[4] + "/register" for line in open("/proc/self/mountinfo") if " binfmt_misc " in line]
 print(json.dumps({"before": before, "why": why, "left": left, "child": child,
-                  "after": os.access(capdrop.CORE_PATTERN, os.W_OK)}))
+                  "after": os.access(capdrop.CORE_PATTERN, os.W_OK), "writable": capdrop.writable_kernel_mounts(),
+                  "register": [os.access(path, os.W_OK) for path in register]}))
+"""
+THREADED = r"""
+import threading, time
+from fullsend.adapters import capdrop
+threading.Thread(target=time.sleep, args=(5,), daemon=True).start()
+print(capdrop.seal_kernel_settings())
 """
 
 
@@ -120,7 +128,18 @@ def test_a_sealed_action_leaves_no_child_the_kernels_helpers():
     read-only there is nothing to do."""
     out = json.loads(subprocess.run([sys.executable, "-c", SEAL], capture_output=True, text=True, timeout=60,
                                     check=True).stdout)
-    assert (out["why"], out["left"], out["after"]) == ("", [], False), out
+    assert (out["why"], out["left"], out["after"], out["writable"]) == ("", [], False, []), out
+    assert not any(out["register"]), out  # binfmt_misc too, where it is mounted
     assert "cannot create" in out["child"], out  # the child's write failed, whatever the host
     if out["before"]:  # this host's /proc/sys is writable: the seal is what stopped the child
         assert "Read-only file system" in out["child"], out
+
+
+def test_a_second_thread_keeps_the_seal_from_being_made_and_says_so():
+    """A mount namespace is per thread: with another thread alive the seal is not made (the caller refuses)."""
+    out = subprocess.run([sys.executable, "-c", THREADED], capture_output=True, text=True, timeout=60,
+                         check=True).stdout.strip()
+    if os.access(capdrop.CORE_PATTERN, os.W_OK) or capdrop.writable_kernel_mounts():
+        assert out == "the action has 2 threads, and a mount namespace is per thread", out
+    else:
+        assert out == "", out  # nothing writable on this host: nothing to seal

@@ -113,3 +113,12 @@ def test_the_signals_are_held_at_the_exec_and_let_in_again_when_it_fails(monkeyp
     blocked = signal.pthread_sigmask(signal.SIG_BLOCK, ())
     assert signal.SIGTERM not in blocked and signal.SIGINT not in blocked
     assert set(os.listdir("/proc/self/fd")) == before  # the memory file is closed again
+
+
+def test_the_job_token_base64_encoded_at_any_offset_stays_behind():
+    process_env = {"PATH": "/usr/bin"}
+    auth = base64.b64encode(f"octocat:{JOB}".encode()).decode()
+    docker = '{"auths":{"ghcr.io":{"auth":"' + auth + '"}}}'
+    moved = {"DOCKER_AUTH_CONFIG": docker, "MODEL_KEY": "sk-provider"}
+    _, secrets = stage_secrets({**process_env, **moved}, process_env, JOB, ROLE, _handoff())
+    assert "DOCKER_AUTH_CONFIG" not in secrets and secrets["MODEL_KEY"] == "sk-provider"

@@ -340,7 +340,11 @@ def test_sharing_the_uid_under_a_shell_that_holds_the_job_token_is_refused(run_d
         fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         sim.add_token(job_token, fix.job_login, "Bot")
         env = runner_env(run_dir, sim, fix, inputs={"github_token": job_token, "allow_shared_uid": "true"})
-        shell = ["sh", "-c", f"'{sys.executable}' \"$0\"; exit $?"]  # no exec: the shell stays above
+        # No exec: the shell stays above.  With the capabilities a root child keeps, so the agent
+        # could read its environment (one with more is kept from it by the kernel, and not refused).
+        kept = ",".join(f"+{name}" for name in KEPT_CAPABILITIES.values())
+        shell = [shutil.which("setpriv") or "setpriv", f"--bounding-set=-all,{kept}", "sh", "-c",
+                 f"'{sys.executable}' \"$0\"; exit $?"]
         run = run_entrypoint(env, run_dir, launcher=shell)
     assert run.exit_code == 2, run.stdout + run.stderr
     errors = [line for line in run.stdout.splitlines() if line.startswith("::error")]

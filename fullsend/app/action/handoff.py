@@ -134,13 +134,14 @@ def stage_secrets(environ: Mapping[str, str], process_env: Mapping[str, str], jo
     memory file: every other entry of the run's ``environ`` that the environment lacks (the
     secrets moved at the start), less the same; ``INPUT_ROLE_TOKEN`` set to ``role_token`` (a
     minted token replaces the input), or "" when it holds a withheld value; and the handoff."""
-    from fullsend.core.tokens.policy import holds_token
+    from fullsend.core.tokens.reach import secret_forms
 
     withheld = [value for value in (job_token, *(environ.get(key, "") for key in WITHHELD_KEYS)) if value]
+    forms = [form for secret in withheld for form in secret_forms(secret)]
 
-    def kept(key: str, value: str) -> bool:
-        return (key not in WITHHELD_KEYS and key != HANDOFF_KEY
-                and not any(holds_token(key, value, secret) for secret in withheld))
+    def kept(key: str, value: str) -> bool:  # every spelling the file scan knows, base64 at any offset too
+        entry = f"{key}={value}".encode(errors="surrogateescape")
+        return key not in WITHHELD_KEYS and key != HANDOFF_KEY and not any(form in entry for form in forms)
 
     stage_env = {k: v for k, v in process_env.items() if kept(k, v)}
     moved = {k: v for k, v in environ.items() if stage_env.get(k) != v and kept(k, v)}

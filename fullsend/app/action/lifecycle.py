@@ -189,10 +189,12 @@ def _refuse_an_ancestor_holding(secrets: Mapping[str, str]) -> None:
     """A process above the action whose environment holds the job token (a shell step that runs
     ``fullsend run``) is readable by an agent of the action's uid: ``ConfigError`` (exit 2)
     naming it, before any child (docs/rules.md#token-in-reach)."""
+    from fullsend.adapters.capdrop import KEPT_CAPABILITIES
     from fullsend.adapters.reach import ancestors_holding
     from fullsend.core.tokens.reach import RULE_TOKEN_IN_REACH
 
-    found = ancestors_holding(secrets)
+    root_child = sum(1 << cap for cap in KEPT_CAPABILITIES) if os.geteuid() == 0 else None
+    found = ancestors_holding(secrets, reader_caps=root_child)  # what a child of the action's uid could read
     if found:
         pid, command, name = found[0]
         raise ConfigError(f"A process above the action (pid {pid}, {command}) holds the {name} in its environment, "
