@@ -33,8 +33,13 @@ BUILD_TIMEOUT_S = 3600
 
 def build(*args: str) -> str:
     """Run this checkout's tools/container/build-image.sh; returns the tag it printed last."""
-    proc = subprocess.run([str(ROOT / "tools" / "container" / "build-image.sh"), *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=BUILD_TIMEOUT_S)
+    proc = subprocess.run(
+        [str(ROOT / "tools" / "container" / "build-image.sh"), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=BUILD_TIMEOUT_S,
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"build-image.sh {' '.join(args)} failed:\n{proc.stderr[-3000:]}")
     return proc.stdout.strip().splitlines()[-1]
@@ -47,17 +52,42 @@ def build_today(tree: Path, ref: str) -> str:
     tag = f"localhost/steer-action-bench:today-{ref[:12]}"
     if subprocess.run(["podman", "image", "exists", tag], timeout=60).returncode == 0:
         return tag
-    ca = next((Path(c) for c in (os.environ.get("SSL_CERT_FILE", ""), "/etc/ssl/certs/ca-certificates.crt")
-               if c and Path(c).is_file()), None)
+    ca = next(
+        (
+            Path(c)
+            for c in (os.environ.get("SSL_CERT_FILE", ""), "/etc/ssl/certs/ca-certificates.crt")
+            if c and Path(c).is_file()
+        ),
+        None,
+    )
     with tempfile.TemporaryDirectory() as ca_dir:
         ca_args: list[str] = []
         if ca is not None:
             shutil.copy(ca.resolve(), Path(ca_dir) / "build-ca.crt")
             os.chmod(ca_dir, 0o755)
             ca_args = ["--volume", f"{ca_dir}:/mnt:ro", "--build-arg", "BUILD_CA_BUNDLE=/mnt/build-ca.crt"]
-        proc = subprocess.run(["podman", "build", "--runtime", PODMAN_RUNTIME, "--pull=never", "--network", "host",
-                               *PODMAN_LIMITS, *ca_args, "--tag", tag, "--file", "Dockerfile", "."],
-                              cwd=tree, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S)
+        proc = subprocess.run(
+            [
+                "podman",
+                "build",
+                "--runtime",
+                PODMAN_RUNTIME,
+                "--pull=never",
+                "--network",
+                "host",
+                *PODMAN_LIMITS,
+                *ca_args,
+                "--tag",
+                tag,
+                "--file",
+                "Dockerfile",
+                ".",
+            ],
+            cwd=tree,
+            capture_output=True,
+            text=True,
+            timeout=BUILD_TIMEOUT_S,
+        )
     if proc.returncode != 0:
         raise RuntimeError(f"podman build of {ref} failed:\n{proc.stderr[-3000:]}")
     return tag
@@ -66,20 +96,32 @@ def build_today(tree: Path, ref: str) -> str:
 def pull_bytes(tag: str) -> int:
     """Bytes a registry pull of ``tag`` fetches: gzip layers + config + manifest."""
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run(["podman", "push", "--quiet", "--compression-format", "gzip", tag, f"oci:{tmp}:bench"],
-                       check=True, capture_output=True, timeout=BUILD_TIMEOUT_S)
+        subprocess.run(
+            ["podman", "push", "--quiet", "--compression-format", "gzip", tag, f"oci:{tmp}:bench"],
+            check=True,
+            capture_output=True,
+            timeout=BUILD_TIMEOUT_S,
+        )
         blobs = Path(tmp) / "blobs" / "sha256"
         index = json.loads((Path(tmp) / "index.json").read_text())
         manifest_digest = index["manifests"][0]["digest"].split(":", 1)[1]
         manifest = json.loads((blobs / manifest_digest).read_text())
-        return (sum(layer["size"] for layer in manifest["layers"]) + manifest["config"]["size"]
-                + (blobs / manifest_digest).stat().st_size)
+        return (
+            sum(layer["size"] for layer in manifest["layers"])
+            + manifest["config"]["size"]
+            + (blobs / manifest_digest).stat().st_size
+        )
 
 
 def podman_size(tag: str) -> int:
     """podman's (uncompressed) image size in bytes."""
-    out = subprocess.run(["podman", "image", "inspect", "--format", "{{.Size}}", tag],
-                         capture_output=True, text=True, check=True, timeout=60).stdout
+    out = subprocess.run(
+        ["podman", "image", "inspect", "--format", "{{.Size}}", tag],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout
     return int(out.strip())
 
 
@@ -90,17 +132,28 @@ def container_skips(tags: dict[str, str], runs: int, tmp: Path) -> dict[str, lis
     with GitHubSimulator() as sim:
         fix, first = skip_scenario(sim), FirstRequest(sim)
         for i in range(runs + 1):  # the first round warms the page cache and is not counted
-            for label, tag in (tags.items() if i % 2 else reversed(tags.items())):
+            for label, tag in tags.items() if i % 2 else reversed(tags.items()):
                 dirs = RunnerDirs.create(tmp / f"c{i}-{len(seconds[label])}-{label.split()[0]}")
-                inputs = action_inputs(fix.job_token, {"role_token": fix.role_token, "stage": "review",
-                                                        "prompt": "Review the pull request."})
+                inputs = action_inputs(
+                    fix.job_token,
+                    {"role_token": fix.role_token, "stage": "review", "prompt": "Review the pull request."},
+                )
                 event = {"action": "created", "issue": {"number": fix.pr}}
-                env = container_env(dirs, api_url=sim.api_url, graphql_url=sim.graphql_url, run_id=QUEUED_RUN_ID,
-                                    inputs=inputs, event=event, step_env={})
+                env = container_env(
+                    dirs,
+                    api_url=sim.api_url,
+                    graphql_url=sim.graphql_url,
+                    run_id=QUEUED_RUN_ID,
+                    inputs=inputs,
+                    event=event,
+                    step_env={},
+                )
                 run = run_container(tag, dirs, env)
                 if run.exit_code != 0 or run.outputs.get("outcome") != "skipped":
-                    raise RuntimeError(f"{label}: exit {run.exit_code}, outputs {run.outputs}\n"
-                                       f"{run.stdout[-2000:]}{run.stderr[-2000:]}")
+                    raise RuntimeError(
+                        f"{label}: exit {run.exit_code}, outputs {run.outputs}\n"
+                        f"{run.stdout[-2000:]}{run.stderr[-2000:]}"
+                    )
                 if i:
                     seconds[label].append((first.after(run.started_at), run.finished_at - run.started_at))
     return seconds
@@ -108,8 +161,9 @@ def container_skips(tags: dict[str, str], runs: int, tmp: Path) -> dict[str, lis
 
 def bench_images(baseline_ref: str, tmp: Path, runs: int) -> int:
     """Build, measure and print the image table; returns the exit status."""
-    subprocess.run([str(ROOT / "tools" / "container" / "make-base.sh")], check=True, capture_output=True,
-                   timeout=BUILD_TIMEOUT_S)
+    subprocess.run(
+        [str(ROOT / "tools" / "container" / "make-base.sh")], check=True, capture_output=True, timeout=BUILD_TIMEOUT_S
+    )
     tags: dict[str, str] = {}
     tree = tmp / "baseline-tree"
     if export_tree(baseline_ref, tree, ["."]):
@@ -121,8 +175,10 @@ def bench_images(baseline_ref: str, tmp: Path, runs: int) -> int:
     except RuntimeError as exc:
         print(f"a container run did not skip: {exc}")
         return 1
-    print(f"\nimages: bytes a pull fetches; podman run -> first API request and -> exit of the receipt skip "
-          f"(median (range) of {runs}, seconds)")
+    print(
+        f"\nimages: bytes a pull fetches; podman run -> first API request and -> exit of the receipt skip "
+        f"(median (range) of {runs}, seconds)"
+    )
     print(f"{'image':<34}  {'pull MB (gzip)':>14}  {'size MB':>8}  {'first request':<20}  {'exit':<20}")
     print("-" * 104)
     for label, tag in [*tags.items(), ("full (every CLI, git)", full)]:
@@ -132,8 +188,10 @@ def bench_images(baseline_ref: str, tmp: Path, runs: int) -> int:
         print(f"{label:<34}  {sizes}  {shown[0]:<20}  {shown[1]:<20}")
     slim_mb = pull_bytes(tags["slim (default)"]) / 1e6
     slim_exit = statistics.median(s[1] for s in seconds["slim (default)"])
-    print(f"goal: skip-path image <= 80 MB compressed: {slim_mb:.1f} MB ({'met' if slim_mb <= 80 else 'NOT met'}); "
-          f"container skip path <= 1.5 s: {slim_exit:.2f} s ({'met' if slim_exit <= 1.5 else 'NOT met'})")
+    print(
+        f"goal: skip-path image <= 80 MB compressed: {slim_mb:.1f} MB ({'met' if slim_mb <= 80 else 'NOT met'}); "
+        f"container skip path <= 1.5 s: {slim_exit:.2f} s ({'met' if slim_exit <= 1.5 else 'NOT met'})"
+    )
     return 0
 
 

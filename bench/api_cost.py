@@ -56,15 +56,18 @@ def watch_hour(poll_s: float, burst: list[TraceEvent]) -> dict[str, int]:
     with GitHubSimulator(clock=clock.now) as sim, tempfile.TemporaryDirectory() as tmp:
         fix = standard_pr_scenario(sim, created_at=ORIGIN)
         world = World(sim, clock, _forge(sim, clock), tmp)
-        session = ReplaySession(_forge(sim, clock), clock,
-                                watch_config(clock, fix.my_run_id, ReplayParams(poll_interval_s=poll_s),
-                                             deadline=False),
-                                turn_s=2 * HOUR_S)
+        session = ReplaySession(
+            _forge(sim, clock),
+            clock,
+            watch_config(clock, fix.my_run_id, ReplayParams(poll_interval_s=poll_s), deadline=False),
+            turn_s=2 * HOUR_S,
+        )
         session.start(0.0)
         start = {"start_counted": sim.counted_request_count(), "start_conditional": sim.request_count(status=304)}
         sim.reset_requests()
-        due = sorted([(e.at_s, 0, i) for i, e in enumerate(burst)]
-                     + [(e.at_s + ROUTE_LAG_S, 1, i) for i, e in enumerate(burst)])
+        due = sorted(
+            [(e.at_s, 0, i) for i, e in enumerate(burst)] + [(e.at_s + ROUTE_LAG_S, 1, i) for i, e in enumerate(burst)]
+        )
         fired: dict[int, int] = {}
         for t_s, kind, i in due:  # at one instant the forge changes first, then the watcher acts
             session.run_until_done(t_s - 1e-6)
@@ -74,8 +77,13 @@ def watch_hour(poll_s: float, burst: list[TraceEvent]) -> dict[str, int]:
             else:
                 conclude_route(world, fired[i])
         session.run_until_done(HOUR_S)
-        return {**start, "polls": session.polls, "steers": session.watcher.steers,
-                "counted": sim.counted_request_count(), "conditional": sim.request_count(status=304)}
+        return {
+            **start,
+            "polls": session.polls,
+            "steers": session.watcher.steers,
+            "counted": sim.counted_request_count(),
+            "conditional": sim.request_count(status=304),
+        }
 
 
 def skip_decision(listed: bool) -> dict[str, int]:
@@ -100,23 +108,42 @@ def main(argv: list[str] | None = None) -> int:
     for poll_s in (30.0, 10.0):
         for name, burst in (("idle", []), ("burst at min 10", BURST)):
             r = watch_hour(poll_s, burst)
-            rows.append((f"watch 1 h, poll {poll_s:g} s, {name}", r["polls"], r["steers"], r["counted"],
-                         r["conditional"], r["counted"] + r["conditional"]))
+            rows.append(
+                (
+                    f"watch 1 h, poll {poll_s:g} s, {name}",
+                    r["polls"],
+                    r["steers"],
+                    r["counted"],
+                    r["conditional"],
+                    r["counted"] + r["conditional"],
+                )
+            )
     start = watch_hour(30.0, [])
-    rows.append(("watcher Start (once per run)", 0, 0, start["start_counted"], start["start_conditional"],
-                 start["start_counted"] + start["start_conditional"]))
+    rows.append(
+        (
+            "watcher Start (once per run)",
+            0,
+            0,
+            start["start_counted"],
+            start["start_conditional"],
+            start["start_counted"] + start["start_conditional"],
+        )
+    )
     for listed in (True, False):
         r = skip_decision(listed)
         what = "listed: skips" if listed else "not listed: works"
-        rows.append((f"queued run decides ({what})", 0, 0, r["counted"], r["conditional"],
-                     r["counted"] + r["conditional"]))
-    head = (f"{'what':<38}  {'polls':>5}  {'steers':>6}  {'counted':>7}  "
-            f"{'conditional (304)':>17}  {'unconditional':>13}")
+        rows.append(
+            (f"queued run decides ({what})", 0, 0, r["counted"], r["conditional"], r["counted"] + r["conditional"])
+        )
+    head = (
+        f"{'what':<38}  {'polls':>5}  {'steers':>6}  {'counted':>7}  {'conditional (304)':>17}  {'unconditional':>13}"
+    )
     print(head)
     print("-" * len(head))
     for what, polls, steers, counted, conditional, unconditional in rows:
-        print(f"{what:<38}  {polls or '-':>5}  {steers or '-':>6}  {counted:>7}  "
-              f"{conditional:>17}  {unconditional:>13}")
+        print(
+            f"{what:<38}  {polls or '-':>5}  {steers or '-':>6}  {counted:>7}  {conditional:>17}  {unconditional:>13}"
+        )
     return 0
 
 

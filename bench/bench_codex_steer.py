@@ -78,10 +78,23 @@ def _params(cli: Path, tmp: Path, base_url: str) -> AgentParams:
     work.mkdir(parents=True, exist_ok=True)
     (home / "codex").mkdir(parents=True, exist_ok=True)
     (home / "codex" / "config.toml").write_text(config_toml(base_url))
-    env = {"PATH": f"{cli.parent}:/usr/local/bin:/usr/bin:/bin", "HOME": str(home), "CODEX_HOME": str(home / "codex"),
-           "FAKE_OPENAI_KEY": "sk-fake", "LANG": "C.UTF-8", "TMPDIR": str(home)}
-    return AgentParams(sandbox_name=f"bench-{tmp.name}", agent_cli=str(cli), prompt="Work through the steps.",
-                       workdir=work, env=env, steerable=True, timeout_s=BOUND_S * 2)
+    env = {
+        "PATH": f"{cli.parent}:/usr/local/bin:/usr/bin:/bin",
+        "HOME": str(home),
+        "CODEX_HOME": str(home / "codex"),
+        "FAKE_OPENAI_KEY": "sk-fake",
+        "LANG": "C.UTF-8",
+        "TMPDIR": str(home),
+    }
+    return AgentParams(
+        sandbox_name=f"bench-{tmp.name}",
+        agent_cli=str(cli),
+        prompt="Work through the steps.",
+        workdir=work,
+        env=env,
+        steerable=True,
+        timeout_s=BOUND_S * 2,
+    )
 
 
 def one_sample(runtime_cls: type, cli: Path, tmp: Path, step_s: float, offset: float) -> float | None:
@@ -112,8 +125,10 @@ def one_sample(runtime_cls: type, cli: Path, tmp: Path, step_s: float, offset: f
 def _row(name: str, latencies: list[float]) -> str:
     ordered = sorted(latencies)
     p90 = ordered[int(0.9 * (len(ordered) - 1))]
-    return (f"{name:<34} {len(latencies):>3} {statistics.median(latencies):>9.2f} {p90:>8.2f} "
-            f"{ordered[0]:>8.2f} {ordered[-1]:>8.2f}")
+    return (
+        f"{name:<34} {len(latencies):>3} {statistics.median(latencies):>9.2f} {p90:>8.2f} "
+        f"{ordered[0]:>8.2f} {ordered[-1]:>8.2f}"
+    )
 
 
 def measure(cli: Path, root: Path, step_s: float, samples: int) -> dict[str, list[float | None]]:
@@ -140,8 +155,10 @@ def report(step_s: float, columns: dict[str, list[float | None]]) -> None:
     live, resumed = medians
     if live and resumed:
         ratio = resumed / live
-        print(f"goal at {step_s:g} s steps: live at least {GOAL_RATIO:g}x faster at the median: {ratio:.1f}x "
-              f"({'met' if ratio >= GOAL_RATIO else 'NOT met'})")
+        print(
+            f"goal at {step_s:g} s steps: live at least {GOAL_RATIO:g}x faster at the median: {ratio:.1f}x "
+            f"({'met' if ratio >= GOAL_RATIO else 'NOT met'})"
+        )
     print()
 
 

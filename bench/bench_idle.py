@@ -76,14 +76,16 @@ def main(argv: list[str] | None = None) -> int:
     }
     samples: dict[str, list[float]] = {name: [] for name in ways}
     for i in range(rounds):
-        for name in (list(ways) if i % 2 == 0 else list(reversed(ways))):
+        for name in list(ways) if i % 2 == 0 else list(reversed(ways)):
             samples[name].append(_idle(ways[name], seconds))
     print(f"CPU per idle second of a watched run, ms (min / median / max of {rounds} rounds of {seconds:g} s)")
     for name, values in samples.items():
         print(f"{name:<30}  {min(values):.3f} / {statistics.median(values):.3f} / {max(values):.3f}")
     mine = statistics.median(samples["this checkout (blocking)"])
-    print(f"goal: <= {GOAL_MS:g} ms CPU per idle second at the median: measured {mine:.3f} ms "
-          f"({'met' if mine <= GOAL_MS else 'NOT met'})")
+    print(
+        f"goal: <= {GOAL_MS:g} ms CPU per idle second at the median: measured {mine:.3f} ms "
+        f"({'met' if mine <= GOAL_MS else 'NOT met'})"
+    )
     return 0
 
 

@@ -36,9 +36,13 @@ def serve(conn: Connection) -> None:
     with the measured poll nor count in its CPU time); sends its API URL, serves until told."""
     with GitHubSimulator(tokens={TOKEN: Identity("github-actions[bot]")}, clock=lambda: START) as sim:
         for i in range(LISTING_SIZE):
-            sim.add_workflow_run(path=f".github/workflows/{WORKFLOW}", event="issue_comment", status="completed",
-                                 created_at=START + timedelta(seconds=5 * (i + 1)),
-                                 display_title=f"org/repo#7 comment:{9000 + i}")
+            sim.add_workflow_run(
+                path=f".github/workflows/{WORKFLOW}",
+                event="issue_comment",
+                status="completed",
+                created_at=START + timedelta(seconds=5 * (i + 1)),
+                display_title=f"org/repo#7 comment:{9000 + i}",
+            )
         conn.send(sim.api_url)
         conn.recv()
         conn.send(sim.request_count(status=304))

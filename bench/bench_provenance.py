@@ -23,19 +23,30 @@ REPEATS = 30
 MY_ID = 33740015232
 START = datetime(2026, 9, 3, 10, 0, tzinfo=UTC)
 REF = ReferencedWorkflow("fullsend-ai/fullsend/.github/workflows/reusable-dispatch.yml@main", "refs/heads/main", "s")
-ME = MyRun(MY_ID, ".github/workflows/fullsend.yml", (REF,), START, "org/repo#7", 7, "dispatch / Route",
-           "dispatch / Review")
-JOBS = [Job(1, "dispatch / Route", "completed", "success"), Job(2, "dispatch / Review", "queued", None),
-        Job(3, "Route", "completed", "success"), Job(4, "dispatch / Triage", "completed", "skipped")]
+ME = MyRun(
+    MY_ID, ".github/workflows/fullsend.yml", (REF,), START, "org/repo#7", 7, "dispatch / Route", "dispatch / Review"
+)
+JOBS = [
+    Job(1, "dispatch / Route", "completed", "success"),
+    Job(2, "dispatch / Review", "queued", None),
+    Job(3, "Route", "completed", "success"),
+    Job(4, "dispatch / Triage", "completed", "skipped"),
+]
 
 
 def listing() -> list[WorkflowRun]:
     """400 issue_comment follow-ups bound by title, newest first as GitHub returns them."""
     runs = [
         WorkflowRun(
-            id=MY_ID + 1 + i, path=ME.path, event="issue_comment", status="completed",
-            created_at=START + timedelta(seconds=5 * (i + 1)), run_attempt=1,
-            display_title=f"org/repo#7 comment:{9000 + i}", actor=f"user-{i % 7}", referenced_workflows=(REF,),
+            id=MY_ID + 1 + i,
+            path=ME.path,
+            event="issue_comment",
+            status="completed",
+            created_at=START + timedelta(seconds=5 * (i + 1)),
+            run_attempt=1,
+            display_title=f"org/repo#7 comment:{9000 + i}",
+            actor=f"user-{i % 7}",
+            referenced_workflows=(REF,),
         )
         for i in range(LISTING_SIZE)
     ]
@@ -65,14 +76,18 @@ def cpu_ms(work: Callable[[], object]) -> float:
 def main() -> int:
     runs = listing()
     all_ids = {r.id for r in runs}
-    comments = [Comment(9000 + i, f"/fs-fix item {i}", f"user-{i % 7}", "User", r.created_at - timedelta(seconds=2))
-                for i, r in enumerate(reversed(runs))]
+    comments = [
+        Comment(9000 + i, f"/fs-fix item {i}", f"user-{i % 7}", "User", r.created_at - timedelta(seconds=2))
+        for i, r in enumerate(reversed(runs))
+    ]
     assert poll(runs, all_ids) == 0 and poll(runs, set()) == LISTING_SIZE
     rows = [
         ("all judged before (phase A stops at `once`)", cpu_ms(lambda: poll(runs, all_ids))),
         ("all new (phase A + jobs, all accepted)", cpu_ms(lambda: poll(runs, set()))),
-        ("bind 400 authorizations to 400 comments", cpu_ms(
-            lambda: bind_triggers(comments, authorizations(runs), observed_authorizations(runs)))),
+        (
+            "bind 400 authorizations to 400 comments",
+            cpu_ms(lambda: bind_triggers(comments, authorizations(runs), observed_authorizations(runs))),
+        ),
     ]
     width = max(len(name) for name, _ in rows)
     print(f"{'case (listing of ' + str(LISTING_SIZE) + ' runs)':<{width}}  CPU ms (median of {REPEATS})")

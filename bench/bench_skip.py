@@ -82,22 +82,30 @@ def image_like_python(tmp: Path) -> str:
     return str(tmp / "venv" / "bin" / "python")
 
 
-def one_skip(entrypoint: Path, sim: GitHubSimulator, fix: StandardScenario, arrivals: Arrivals, tmp: Path,
-             python: str = sys.executable) -> Sample:
+def one_skip(
+    entrypoint: Path,
+    sim: GitHubSimulator,
+    fix: StandardScenario,
+    arrivals: Arrivals,
+    tmp: Path,
+    python: str = sys.executable,
+) -> Sample:
     """Run the entrypoint once as the queued run; raises ``RuntimeError`` unless it skipped."""
     tmp.mkdir(parents=True)
     env = runner_env(tmp, sim, fix, run_id=QUEUED_RUN_ID)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
-    proc = subprocess.run([python, str(entrypoint)], env=env, cwd=env["GITHUB_WORKSPACE"],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [python, str(entrypoint)], env=env, cwd=env["GITHUB_WORKSPACE"], capture_output=True, text=True, timeout=120
+    )
     exit_s = time.monotonic() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     out = Path(env["GITHUB_OUTPUT"])
     outputs = parse_outputs(out.read_text()) if out.exists() else {}
     if proc.returncode != 0 or outputs.get("outcome") != "skipped":
-        raise RuntimeError(f"{entrypoint}: exit {proc.returncode}, outputs {outputs}\n{proc.stdout[-2000:]}"
-                           f"{proc.stderr[-2000:]}")
+        raise RuntimeError(
+            f"{entrypoint}: exit {proc.returncode}, outputs {outputs}\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}"
+        )
     seen = arrivals.since(t0)
     cpu_s = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     return Sample(min(seen), max(seen), exit_s, cpu_s, len(seen))
@@ -114,9 +122,10 @@ def paired(entrypoints: dict[str, Path], runs: int) -> dict[str, list[Sample]]:
         for n, path in enumerate(entrypoints.values()):  # page cache, .pyc files
             one_skip(path, sim, fix, arrivals, Path(tmp) / f"warm-{n}", python)
         for i in range(runs):
-            for n in (range(len(labels)) if i % 2 == 0 else reversed(range(len(labels)))):
-                samples[labels[n]].append(one_skip(entrypoints[labels[n]], sim, fix, arrivals,
-                                                   Path(tmp) / f"run-{i}-{n}", python))
+            for n in range(len(labels)) if i % 2 == 0 else reversed(range(len(labels))):
+                samples[labels[n]].append(
+                    one_skip(entrypoints[labels[n]], sim, fix, arrivals, Path(tmp) / f"run-{i}-{n}", python)
+                )
     return samples
 
 
@@ -128,16 +137,19 @@ def report(samples: dict[str, list[Sample]]) -> None:
     """The table (min / median / max, seconds) and the goal line."""
     runs = len(next(iter(samples.values())))
     print(f"receipt skip, process start -> ..., min / median / max of {runs} paired runs, seconds")
-    print(f"{'code':<22}  {'first request':<21}  {'last request':<21}  {'exit (decided)':<21}  "
-          f"{'cpu':<21}  requests")
+    print(f"{'code':<22}  {'first request':<21}  {'last request':<21}  {'exit (decided)':<21}  {'cpu':<21}  requests")
     print("-" * 124)
     for label, rows in samples.items():
-        print(f"{label:<22}  {_stat([s.first_request_s for s in rows]):<21}  "
-              f"{_stat([s.last_request_s for s in rows]):<21}  {_stat([s.exit_s for s in rows]):<21}  "
-              f"{_stat([s.cpu_s for s in rows]):<21}  {statistics.median(s.requests for s in rows):g}")
+        print(
+            f"{label:<22}  {_stat([s.first_request_s for s in rows]):<21}  "
+            f"{_stat([s.last_request_s for s in rows]):<21}  {_stat([s.exit_s for s in rows]):<21}  "
+            f"{_stat([s.cpu_s for s in rows]):<21}  {statistics.median(s.requests for s in rows):g}"
+        )
     mine = statistics.median(s.exit_s for s in samples["this checkout"])
-    print(f"goal: process start -> decision (exit) <= {GOAL_S:g} s at the median: measured {mine:.3f} s "
-          f"({'met' if mine <= GOAL_S else 'NOT met'})")
+    print(
+        f"goal: process start -> decision (exit) <= {GOAL_S:g} s at the median: measured {mine:.3f} s "
+        f"({'met' if mine <= GOAL_S else 'NOT met'})"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

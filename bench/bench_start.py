@@ -94,14 +94,21 @@ def one_skip(entrypoint: Path, sim: GitHubSimulator, fix: StandardScenario, firs
     env = runner_env(tmp, sim, fix, run_id=QUEUED_RUN_ID)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
-    proc = subprocess.run([sys.executable, str(entrypoint)], env=env, cwd=env["GITHUB_WORKSPACE"],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, str(entrypoint)],
+        env=env,
+        cwd=env["GITHUB_WORKSPACE"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     exit_s = time.monotonic() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     outputs = parse_outputs(Path(env["GITHUB_OUTPUT"]).read_text()) if Path(env["GITHUB_OUTPUT"]).exists() else {}
     if proc.returncode != 0 or outputs.get("outcome") != "skipped":
-        raise RuntimeError(f"{entrypoint}: exit {proc.returncode}, outputs {outputs}\n"
-                           f"{proc.stdout[-2000:]}{proc.stderr[-2000:]}")
+        raise RuntimeError(
+            f"{entrypoint}: exit {proc.returncode}, outputs {outputs}\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}"
+        )
     cpu_s = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     return Sample(first.after(t0), exit_s, cpu_s)
 
@@ -115,7 +122,7 @@ def bench_process(entrypoints: dict[str, Path], runs: int) -> dict[str, list[Sam
         for n, path in enumerate(entrypoints.values()):  # one warm-up each (page cache, .pyc files)
             one_skip(path, sim, fix, first, Path(tmp) / f"warm-{n}")
         for i in range(runs):
-            for n in (range(len(labels)) if i % 2 == 0 else reversed(range(len(labels)))):
+            for n in range(len(labels)) if i % 2 == 0 else reversed(range(len(labels))):
                 label = labels[n]
                 samples[label].append(one_skip(entrypoints[label], sim, fix, first, Path(tmp) / f"run-{i}-{n}"))
     return samples
@@ -130,13 +137,17 @@ def _stat(values: list[float]) -> str:
 
 
 def print_process(samples: dict[str, list[Sample]]) -> None:
-    print("process start -> first API request / exit, CPU (receipt skip, median (range) of "
-          f"{len(next(iter(samples.values())))} runs, seconds)")
+    print(
+        "process start -> first API request / exit, CPU (receipt skip, median (range) of "
+        f"{len(next(iter(samples.values())))} runs, seconds)"
+    )
     print(f"{'code':<28}  {'first request':<22}  {'exit':<22}  {'cpu':<22}")
     print("-" * 100)
     for label, rows in samples.items():
-        print(f"{label:<28}  {_stat([s.first_request_s for s in rows]):<22}  {_stat([s.exit_s for s in rows]):<22}  "
-              f"{_stat([s.cpu_s for s in rows]):<22}")
+        print(
+            f"{label:<28}  {_stat([s.first_request_s for s in rows]):<22}  {_stat([s.exit_s for s in rows]):<22}  "
+            f"{_stat([s.cpu_s for s in rows]):<22}"
+        )
     mine = statistics.median(s.first_request_s for s in samples["this checkout"])
     verdict = "met" if mine <= START_GOAL_S else "NOT met"
     print(f"goal: process start -> first request <= {START_GOAL_S:g} s at the median: {mine:.3f} s ({verdict})")
@@ -166,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         if args.images:
             from bench._images import bench_images  # podman only when asked for
+
             return bench_images(args.baseline, Path(tmp), args.container_runs)
     return 0
 

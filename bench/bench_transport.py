@@ -30,8 +30,10 @@ from fullsend.ports import AgentParams
 
 def _cli(tmp: Path) -> str:
     path = tmp / "scripted-agent"
-    path.write_text(f"#!{sys.executable}\nimport sys\n"
-                    "from fullsend.simulator.agent.main import main\nsys.exit(main(sys.argv[1:]))\n")
+    path.write_text(
+        f"#!{sys.executable}\nimport sys\n"
+        "from fullsend.simulator.agent.main import main\nsys.exit(main(sys.argv[1:]))\n"
+    )
     path.chmod(0o755)
     return str(path)
 
@@ -50,8 +52,15 @@ def _wait(predicate, limit_s: float = 30.0) -> None:  # type: ignore[no-untyped-
 
 
 def _params(cli: str, tmp: Path, turn_s: str) -> AgentParams:
-    return AgentParams(sandbox_name="bench", agent_cli=cli, prompt="bench", workdir=tmp, timeout_s=300,
-                       env={"SCRIPTED_AGENT_TURN_S": turn_s}, steerable=True)
+    return AgentParams(
+        sandbox_name="bench",
+        agent_cli=cli,
+        prompt="bench",
+        workdir=tmp,
+        timeout_s=300,
+        env={"SCRIPTED_AGENT_TURN_S": turn_s},
+        steerable=True,
+    )
 
 
 def _registered(runtime, attr: str) -> bool:  # type: ignore[no-untyped-def]
@@ -62,8 +71,9 @@ def bench_live(n: int, tmp: Path) -> list[float]:
     """Latencies (ms) of ``n`` steers into one running Claude-protocol turn."""
     runtime = ClaudeRuntime(sandbox_root_parent=tmp)
     box: dict[str, object] = {}
-    worker = threading.Thread(target=lambda: box.setdefault(
-        "r", runtime.run(_params(_cli(tmp), tmp, str(5 + n * 0.1)), lambda at: None)))
+    worker = threading.Thread(
+        target=lambda: box.setdefault("r", runtime.run(_params(_cli(tmp), tmp, str(5 + n * 0.1)), lambda at: None))
+    )
     worker.start()
     _wait(lambda: _registered(runtime, "_feeds"))
     feed = runtime._feeds.lookup("bench")
@@ -84,11 +94,15 @@ def bench_codex(n: int, tmp: Path) -> list[float]:
     for i in range(n):
         runtime = CodexExecRuntime(sandbox_root_parent=tmp)
         box: dict[str, object] = {}
-        worker = threading.Thread(target=lambda box=box, runtime=runtime: box.setdefault(
-            "r", runtime.run(_params(_cli(tmp), tmp, "1.0"), lambda at: runtime.settle("bench"))))
+        worker = threading.Thread(
+            target=lambda box=box, runtime=runtime: box.setdefault(
+                "r", runtime.run(_params(_cli(tmp), tmp, "1.0"), lambda at: runtime.settle("bench"))
+            )
+        )
         worker.start()
-        _wait(lambda runtime=runtime: _registered(runtime, "_queues")
-              and bool(runtime._queues.lookup("bench").thread_id))
+        _wait(
+            lambda runtime=runtime: _registered(runtime, "_queues") and bool(runtime._queues.lookup("bench").thread_id)
+        )
         sent = _now()
         try:
             runtime.steer("bench", SteerMessage(100 + i, "head moved"))
@@ -110,12 +124,16 @@ def main() -> int:
         args.steers, args.interrupts = 5, 1
     with tempfile.TemporaryDirectory() as tmp:
         live = bench_live(args.steers, Path(tmp))
-        print(f"live feed steer->ack: n={len(live)} median={statistics.median(live):.1f} ms "
-              f"p90={sorted(live)[int(0.9 * (len(live) - 1))]:.1f} ms")
+        print(
+            f"live feed steer->ack: n={len(live)} median={statistics.median(live):.1f} ms "
+            f"p90={sorted(live)[int(0.9 * (len(live) - 1))]:.1f} ms"
+        )
         codex = bench_codex(args.interrupts, Path(tmp))
         if codex:
-            print(f"codex steer->resumed thread.started (local sandbox, 2 s settle window): n={len(codex)} "
-                  f"median={statistics.median(codex):.0f} ms")
+            print(
+                f"codex steer->resumed thread.started (local sandbox, 2 s settle window): n={len(codex)} "
+                f"median={statistics.median(codex):.0f} ms"
+            )
     return 0
 
 

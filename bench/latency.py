@@ -52,8 +52,13 @@ def latencies_s(poll_s: float, events: int) -> list[float]:
         forge = GitHubForge(Repo("org", "repo"), sim.api_url, sim.graphql_url, JOB_TOKEN, ROLE_TOKEN, clock)
         world = World(sim, clock, forge, tmp)
         params = ReplayParams(poll_interval_s=poll_s, max_steers=1000)
-        session = ReplaySession(forge, clock, watch_config(clock, fix.my_run_id, params, deadline=False),
-                                turn_s=4 * 3600.0, timeline=(timeline := Timeline()))
+        session = ReplaySession(
+            forge,
+            clock,
+            watch_config(clock, fix.my_run_id, params, deadline=False),
+            turn_s=4 * 3600.0,
+            timeline=(timeline := Timeline()),
+        )
         session.start(0.0)
         trace = [TraceEvent(FIRST_S + GAP_S * i) for i in range(events)]
         routed: dict[int, float] = {}
@@ -87,8 +92,10 @@ def main(argv: list[str]) -> int:
     for poll_s in POLLS_S:
         lat = latencies_s(poll_s, events)
         p95 = percentile(lat, 0.95)
-        print(f"{poll_s:>6g}  {len(lat):>6}  {statistics.median(lat):>6.1f}  {p95:>6.1f}  {max(lat):>6.1f}  "
-              f"{'met' if p95 <= poll_s + 1 else 'NOT met'}")
+        print(
+            f"{poll_s:>6g}  {len(lat):>6}  {statistics.median(lat):>6.1f}  {p95:>6.1f}  {max(lat):>6.1f}  "
+            f"{'met' if p95 <= poll_s + 1 else 'NOT met'}"
+        )
     print("\nRoute success -> steer delivered, virtual seconds; the runtime's own steer -> ack is in bench_transport.")
     return 0
 

@@ -51,13 +51,24 @@ BURST_MEAN_GAP_S, BURST_WINDOW_S, BURST_PUSH_SHARE, BURST_SEEDS = 60.0, 600.0, 0
 TRACES: dict[str, list[TraceEvent]] = {
     # "One run at the cap", as issue 7 states it: two comments fold into steer 1, a push and
     # a comment into steer 2 (the cap), two later comments fall to the platform's pending slot.
-    "one run at the cap (seed)": [TraceEvent(40, C), TraceEvent(45, C, "maintainer"), TraceEvent(100, P),
-                                  TraceEvent(110, C), TraceEvent(200, C), TraceEvent(210, C, "maintainer")],
+    "one run at the cap (seed)": [
+        TraceEvent(40, C),
+        TraceEvent(45, C, "maintainer"),
+        TraceEvent(100, P),
+        TraceEvent(110, C),
+        TraceEvent(200, C),
+        TraceEvent(210, C, "maintainer"),
+    ],
     "single late comment": [TraceEvent(250, C)],
     "comment storm, first poll window": [TraceEvent(3 + 3 * i, C, ("reviewer", "maintainer")[i % 2]) for i in range(6)],
     "pushes only": [TraceEvent(50, P), TraceEvent(55, P), TraceEvent(170, P)],
-    "events outlast the run": [TraceEvent(60, C), TraceEvent(240, C), TraceEvent(330, C), TraceEvent(480, C),
-                               TraceEvent(620, C)],
+    "events outlast the run": [
+        TraceEvent(60, C),
+        TraceEvent(240, C),
+        TraceEvent(330, C),
+        TraceEvent(480, C),
+        TraceEvent(620, C),
+    ],
 }
 
 
@@ -103,15 +114,21 @@ def stats_of(run: Replay) -> Stats:
     """Read one replay: runs whose agent started, their turns and time, job starts, skips, absorbed events, requests."""
     worked = [r for r in run.runs if r.outcome in ("ran", "cancelled")]
     absorbed = run.absorbed()
-    return Stats(full_runs=len(worked), turns=sum(r.turns for r in worked), agent_s=sum(r.agent_s for r in worked),
-                 starts=sum(1 for r in run.runs if r.started_at_s is not None),
-                 skipped=sum(1 for r in run.runs if r.outcome == "skipped"),
-                 absorbed=sum(1 for rid in run.event_runs if rid in absorbed),
-                 counted=run.counted_requests, conditional=run.conditional_requests)
+    return Stats(
+        full_runs=len(worked),
+        turns=sum(r.turns for r in worked),
+        agent_s=sum(r.agent_s for r in worked),
+        starts=sum(1 for r in run.runs if r.started_at_s is not None),
+        skipped=sum(1 for r in run.runs if r.outcome == "skipped"),
+        absorbed=sum(1 for rid in run.event_runs if rid in absorbed),
+        counted=run.counted_requests,
+        conditional=run.conditional_requests,
+    )
 
 
-def run_set(params: ReplayParams, traces: dict[str, list[TraceEvent]],
-            policies: tuple[str, ...] = POLICIES) -> dict[str, dict[str, tuple[Stats, Replay]]]:
+def run_set(
+    params: ReplayParams, traces: dict[str, list[TraceEvent]], policies: tuple[str, ...] = POLICIES
+) -> dict[str, dict[str, tuple[Stats, Replay]]]:
     """Every trace under every policy: ``{trace: {policy: (stats, replay)}}``.  Raises
     ``AssertionError`` if a steer replay lost an event (never absorbed nor seen by a later run)."""
     out: dict[str, dict[str, tuple[Stats, Replay]]] = {}
@@ -141,18 +158,26 @@ def why(run: Replay, steer: Stats, kept: Stats, turn_s: float) -> str:
     extra = steer.agent_s - steer.full_runs * turn_s  # what the steered turns added
     saved = kept.full_runs - steer.full_runs
     if not late:
-        return (f"every event absorbed; {steer.skipped} queued run(s) skipped on the receipt, "
-                f"{saved} full run(s) saved for {extra / 60:.1f} agent-min of steered turns")
-    stops = [f"{r.settle_reason} at {r.settled_at_s:.0f}s" for r in run.runs
-             if r.outcome == "ran" and r.settled_at_s is not None and r.settle_reason]
-    return (f"events at {', '.join(f'{e.at_s:.0f}s' for e in late)} fell to a queued run "
-            f"(watchers settled: {'; '.join(stops) or 'none'}); steered turns cost {extra / 60:.1f} agent-min, "
-            f"{saved} full run(s) saved")
+        return (
+            f"every event absorbed; {steer.skipped} queued run(s) skipped on the receipt, "
+            f"{saved} full run(s) saved for {extra / 60:.1f} agent-min of steered turns"
+        )
+    stops = [
+        f"{r.settle_reason} at {r.settled_at_s:.0f}s"
+        for r in run.runs
+        if r.outcome == "ran" and r.settled_at_s is not None and r.settle_reason
+    ]
+    return (
+        f"events at {', '.join(f'{e.at_s:.0f}s' for e in late)} fell to a queued run "
+        f"(watchers settled: {'; '.join(stops) or 'none'}); steered turns cost {extra / 60:.1f} agent-min, "
+        f"{saved} full run(s) saved"
+    )
 
 
 def params_of(args: argparse.Namespace) -> ReplayParams:
-    return ReplayParams(turn_s=args.turn_s, poll_interval_s=args.poll_s, max_steers=args.max_steers,
-                        absorb_s=args.steer_s)
+    return ReplayParams(
+        turn_s=args.turn_s, poll_interval_s=args.poll_s, max_steers=args.max_steers, absorb_s=args.steer_s
+    )
 
 
 def parser() -> argparse.ArgumentParser:
@@ -161,8 +186,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--turn-s", type=float, default=300.0, help="the agent's turn (a run's task)")
     p.add_argument("--poll-s", type=float, default=30.0, help="poll_interval_seconds")
     p.add_argument("--max-steers", type=int, default=2)
-    p.add_argument("--steer-s", type=float, default=None,
-                   help="what answering the steers drained at a step boundary costs (default: half a turn)")
+    p.add_argument(
+        "--steer-s",
+        type=float,
+        default=None,
+        help="what answering the steers drained at a step boundary costs (default: half a turn)",
+    )
     p.add_argument("--overhead-s", type=float, default=OVERHEAD_S, help="per job start (runner, checkout, container)")
     p.add_argument("--quick", action="store_true", help="accepted for bench/run_all.py; the same table")
     return p
@@ -174,41 +203,54 @@ def main(argv: list[str] | None = None) -> int:
     total = totals(results)
     print_table(results, total, args.overhead_s)
     steer_s = args.turn_s / 2 if args.steer_s is None else args.steer_s
-    print(f"\nAgent turn {args.turn_s:g} s, answering drained steers {steer_s:g} s, poll {args.poll_s:g} s, "
-          f"max_steers {args.max_steers}, Route lag {ROUTE_LAG_S:g} s, overhead {args.overhead_s:g} s per job start."
-          "  Steer + receipt against preserve (agent-min):")
+    print(
+        f"\nAgent turn {args.turn_s:g} s, answering drained steers {steer_s:g} s, poll {args.poll_s:g} s, "
+        f"max_steers {args.max_steers}, Route lag {ROUTE_LAG_S:g} s, overhead {args.overhead_s:g} s per job start."
+        "  Steer + receipt against preserve (agent-min):"
+    )
     for name, per in results.items():
         steer, kept = per["steer"][0], per["preserve"][0]
         verdict = "wins" if steer.agent_s < kept.agent_s else ("ties" if steer.agent_s == kept.agent_s else "LOSES")
-        print(f"- {name}: steer + receipt {verdict} against preserve ({steer.agent_s / 60:.1f} vs "
-              f"{kept.agent_s / 60:.1f} agent-min): {why(per['steer'][1], steer, kept, args.turn_s)}")
+        print(
+            f"- {name}: steer + receipt {verdict} against preserve ({steer.agent_s / 60:.1f} vs "
+            f"{kept.agent_s / 60:.1f} agent-min): {why(per['steer'][1], steer, kept, args.turn_s)}"
+        )
     steer, kept, cancel = total["steer"], total["preserve"], total["cancel"]
     queued, steer_queued = total["queue-max"], total["steer-queue-max"]
     goals = [
         ("steer + receipt below preserve in agent-minutes over the set", steer.agent_s < kept.agent_s),
-        ("steer + receipt below preserve in agent + overhead minutes over the set",
-         steer.total_s(args.overhead_s) < kept.total_s(args.overhead_s)),
+        (
+            "steer + receipt below preserve in agent + overhead minutes over the set",
+            steer.total_s(args.overhead_s) < kept.total_s(args.overhead_s),
+        ),
         ("fewer full runs than half of cancel-in-progress over the set", steer.full_runs < cancel.full_runs / 2),
-        ("with queue: max, steer + receipt below queue: max alone in agent-minutes over the set",
-         steer_queued.agent_s < queued.agent_s),
+        (
+            "with queue: max, steer + receipt below queue: max alone in agent-minutes over the set",
+            steer_queued.agent_s < queued.agent_s,
+        ),
     ]
     print("\nGoals: " + "; ".join(f"{text}: {'met' if ok else 'NOT met'}" for text, ok in goals))
     return 0
 
 
-def print_table(results: dict[str, dict[str, tuple[Stats, Replay]]], total: dict[str, Stats],
-                overhead_s: float) -> None:
+def print_table(
+    results: dict[str, dict[str, tuple[Stats, Replay]]], total: dict[str, Stats], overhead_s: float
+) -> None:
     width = max(len(name) for name in results)
-    head = (f"{'trace':<{width}}  {'policy':<15}  {'full runs':>9}  {'turns':>5}  {'agent-min':>9}  {'starts':>6}  "
-            f"{'+overhead':>9}  {'skipped':>7}  {'absorbed':>8}  {'API req (304)':>13}")
+    head = (
+        f"{'trace':<{width}}  {'policy':<15}  {'full runs':>9}  {'turns':>5}  {'agent-min':>9}  {'starts':>6}  "
+        f"{'+overhead':>9}  {'skipped':>7}  {'absorbed':>8}  {'API req (304)':>13}"
+    )
     print(head)
     print("-" * len(head))
 
     def line(name: str, policy: str, st: Stats, events: int) -> None:
         absorbed = f"{st.absorbed}/{events}" if policy in STEERING else "-"
-        print(f"{name:<{width}}  {policy:<15}  {st.full_runs:>9}  {st.turns:>5}  {st.agent_s / 60:>9.1f}  "
-              f"{st.starts:>6}  {st.total_s(overhead_s) / 60:>9.1f}  {st.skipped:>7}  {absorbed:>8}  "
-              f"{f'{st.counted} ({st.conditional})':>13}")
+        print(
+            f"{name:<{width}}  {policy:<15}  {st.full_runs:>9}  {st.turns:>5}  {st.agent_s / 60:>9.1f}  "
+            f"{st.starts:>6}  {st.total_s(overhead_s) / 60:>9.1f}  {st.skipped:>7}  {absorbed:>8}  "
+            f"{f'{st.counted} ({st.conditional})':>13}"
+        )
 
     for name, per in results.items():
         for policy, (st, run) in per.items():

@@ -50,14 +50,21 @@ def one_watcher_hour(n_runs: int, k_per_h: int) -> tuple[int, int]:
         fix = standard_pr_scenario(sim, created_at=ORIGIN)
         forge = GitHubForge(Repo("org", "repo"), sim.api_url, sim.graphql_url, JOB_TOKEN, ROLE_TOKEN, clock)
         world = World(sim, clock, forge, tmp)
-        session = ReplaySession(forge, clock, watch_config(clock, fix.my_run_id, ReplayParams(
-            poll_interval_s=POLL_S, max_steers=1000), deadline=False), turn_s=2 * HOUR_S)
+        session = ReplaySession(
+            forge,
+            clock,
+            watch_config(clock, fix.my_run_id, ReplayParams(poll_interval_s=POLL_S, max_steers=1000), deadline=False),
+            turn_s=2 * HOUR_S,
+        )
         session.start(0.0)
         sim.reset_requests()
         own = [(HOUR_S * (i + 0.5) / k_per_h, "own", i) for i in range(k_per_h)]
         others = (n_runs - 1) * k_per_h
-        due = sorted(own + [(t + ROUTE_LAG_S, "route", i) for t, _, i in own]
-                     + [(HOUR_S * (j + 0.25) / others, "other", j) for j in range(others)])
+        due = sorted(
+            own
+            + [(t + ROUTE_LAG_S, "route", i) for t, _, i in own]
+            + [(HOUR_S * (j + 0.25) / others, "other", j) for j in range(others)]
+        )
         fired: dict[int, int] = {}
         for t_s, kind, i in due:  # at one instant the forge changes first, then the watcher acts
             session.run_until_done(t_s - 1e-6)
@@ -75,8 +82,10 @@ def one_watcher_hour(n_runs: int, k_per_h: int) -> tuple[int, int]:
 
 def main(argv: list[str]) -> int:
     sizes = QUICK_N if "--quick" in argv else FULL_N
-    print(f"{'watched runs N':>14}  {'events/h':>8}  {'one watcher (counted + 304)':>27}  "
-          f"{'repo req/h conditional':>22}  {'unconditional':>13}")
+    print(
+        f"{'watched runs N':>14}  {'events/h':>8}  {'one watcher (counted + 304)':>27}  "
+        f"{'repo req/h conditional':>22}  {'unconditional':>13}"
+    )
     print("-" * 94)
     fits = {"conditional": 0, "unconditional": 0}
     for n in sizes:
@@ -86,12 +95,17 @@ def main(argv: list[str]) -> int:
             if value <= BUDGET_PER_H:
                 fits[name] = max(fits[name], n)
         print(f"{n:>14}  {n * K_PER_H:>8}  {f'{counted} + {free}':>27}  {conditional:>22}  {unconditional:>13}")
-    print(f"\nBudget {BUDGET_PER_H} requests/hour per repository, K = {K_PER_H} events/hour per run, "
-          f"poll {POLL_S:g} s.")
-    print(f"Largest N measured within the budget: conditional {fits['conditional']}, "
-          f"unconditional {fits['unconditional']} (N measured: {', '.join(map(str, sizes))}).")
-    print(f"Goal >= {GOAL_N} watched runs within the budget at K = {K_PER_H}: "
-          f"{'met' if fits['conditional'] >= GOAL_N else 'NOT met'}")
+    print(
+        f"\nBudget {BUDGET_PER_H} requests/hour per repository, K = {K_PER_H} events/hour per run, poll {POLL_S:g} s."
+    )
+    print(
+        f"Largest N measured within the budget: conditional {fits['conditional']}, "
+        f"unconditional {fits['unconditional']} (N measured: {', '.join(map(str, sizes))})."
+    )
+    print(
+        f"Goal >= {GOAL_N} watched runs within the budget at K = {K_PER_H}: "
+        f"{'met' if fits['conditional'] >= GOAL_N else 'NOT met'}"
+    )
     return 0
 
 

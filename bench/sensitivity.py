@@ -19,8 +19,12 @@ import policies
 
 from tests.doubles.sim_traces import ReplayParams
 
-FULL = {"turn_s": (120.0, 300.0, 600.0, 900.0), "steer_share": (0.0, 0.25, 0.5, 0.75, 1.0),
-        "poll_s": (10.0, 30.0, 60.0, 120.0), "max_steers": (1, 2, 3, 4)}
+FULL = {
+    "turn_s": (120.0, 300.0, 600.0, 900.0),
+    "steer_share": (0.0, 0.25, 0.5, 0.75, 1.0),
+    "poll_s": (10.0, 30.0, 60.0, 120.0),
+    "max_steers": (1, 2, 3, 4),
+}
 QUICK = {"turn_s": (120.0, 300.0), "steer_share": (0.25, 0.5, 1.0), "poll_s": (10.0, 60.0), "max_steers": (1, 2)}
 DEFAULT = {"turn_s": 300.0, "steer_share": 0.5, "poll_s": 30.0, "max_steers": 2}
 UNITS = {"turn_s": "turn s", "steer_share": "steer cost x turn", "poll_s": "poll s", "max_steers": "max_steers"}
@@ -32,12 +36,23 @@ def sweep(knob: str, values: tuple[float, ...], overhead_s: float) -> list[tuple
     rows = []
     for value in values:
         knobs = {**DEFAULT, knob: value}
-        params = ReplayParams(turn_s=knobs["turn_s"], absorb_s=knobs["turn_s"] * knobs["steer_share"],
-                              poll_interval_s=knobs["poll_s"], max_steers=int(knobs["max_steers"]))
+        params = ReplayParams(
+            turn_s=knobs["turn_s"],
+            absorb_s=knobs["turn_s"] * knobs["steer_share"],
+            poll_interval_s=knobs["poll_s"],
+            max_steers=int(knobs["max_steers"]),
+        )
         total = policies.totals(policies.run_set(params, policies.all_traces(), ("preserve", "steer")))
         steer, kept = total["steer"], total["preserve"]
-        rows.append((value, steer.agent_s / 60, kept.agent_s / 60, steer.total_s(overhead_s) / 60,
-                     kept.total_s(overhead_s) / 60))
+        rows.append(
+            (
+                value,
+                steer.agent_s / 60,
+                kept.agent_s / 60,
+                steer.total_s(overhead_s) / 60,
+                kept.total_s(overhead_s) / 60,
+            )
+        )
     return rows
 
 
@@ -63,8 +78,9 @@ def break_even(rows: list[tuple[float, float, float, float, float]], continuous:
 def main(argv: list[str]) -> int:
     grid = QUICK if "--quick" in argv else FULL
     overhead_s = float(argv[argv.index("--overhead-s") + 1]) if "--overhead-s" in argv else policies.OVERHEAD_S
-    head = (f"{'knob':<18}  {'value':>6}  {'steer min':>9}  {'preserve':>8}  {'diff':>6}  {'steer+oh':>8}  "
-            f"{'pres+oh':>7}")
+    head = (
+        f"{'knob':<18}  {'value':>6}  {'steer min':>9}  {'preserve':>8}  {'diff':>6}  {'steer+oh':>8}  {'pres+oh':>7}"
+    )
     print(head)
     print("-" * len(head))
     evens = []
@@ -73,8 +89,10 @@ def main(argv: list[str]) -> int:
         for value, s, p, so, po in rows:
             print(f"{UNITS[knob]:<18}  {value:>6g}  {s:>9.1f}  {p:>8.1f}  {s - p:>+6.1f}  {so:>8.1f}  {po:>7.1f}")
         evens.append((knob, break_even(rows, continuous=knob != "max_steers")))
-    print(f"\nOver {len(policies.all_traces())} traces; defaults turn 300 s, steer cost 0.5 x turn, poll 30 s, "
-          f"max_steers 2; overhead {overhead_s:g} s per job start (the +oh columns).")
+    print(
+        f"\nOver {len(policies.all_traces())} traces; defaults turn 300 s, steer cost 0.5 x turn, poll 30 s, "
+        f"max_steers 2; overhead {overhead_s:g} s per job start (the +oh columns)."
+    )
     print("Break-even: where steer + receipt stops beating preserve in agent-minutes, one knob moved at a time:")
     for knob, text in evens:
         print(f"- {UNITS[knob]}: {text}")

@@ -41,9 +41,18 @@ def decide(listed: bool, comments: int, graphql: bool) -> tuple[bool, list[str]]
             sim.graphql_errors(times=1, login=JOB_LOGIN)  # as a GHES without the receipt view's fields answers
         sim.reset_requests()
         forge = GitHubForge(Repo("org", "repo"), sim.api_url, sim.graphql_url, JOB_TOKEN, ROLE_TOKEN, SystemClock())
-        facts = PreflightFacts(stage="review", run_id_raw=str(QUEUED_RUN), run_attempt="1", repository="org/repo",
-                               item_number=7, job_token=JOB_TOKEN, role_token=ROLE_TOKEN, minted=True,
-                               fullsend_dir=str(Path(tmp) / ".fullsend"), event_name="issue_comment")
+        facts = PreflightFacts(
+            stage="review",
+            run_id_raw=str(QUEUED_RUN),
+            run_attempt="1",
+            repository="org/repo",
+            item_number=7,
+            job_token=JOB_TOKEN,
+            role_token=ROLE_TOKEN,
+            minted=True,
+            fullsend_dir=str(Path(tmp) / ".fullsend"),
+            event_name="issue_comment",
+        )
         skipped = check_receipt(forge, facts, lambda level, message: None) is not None
         made = [f"{r.method} {_short(r.path)} ({'job' if r.login == JOB_LOGIN else 'role'})" for r in sim.requests]
         return skipped, made
@@ -63,8 +72,10 @@ def main() -> int:
             for listed in (True, False):
                 skipped, made = decide(listed, comments, graphql)
                 wrong += skipped != listed
-                what = (f"{'GraphQL' if graphql else 'REST fallback'}, {comments} comments, "
-                        f"{'listed' if listed else 'not listed'}")
+                what = (
+                    f"{'GraphQL' if graphql else 'REST fallback'}, {comments} comments, "
+                    f"{'listed' if listed else 'not listed'}"
+                )
                 print(f"{what:<44}  {'yes' if skipped else 'no':>5}  {len(made):>8}  {', '.join(made)}")
     return 1 if wrong else 0
 

@@ -38,8 +38,7 @@ def port_number(text: str) -> int:
 
     value = text.strip()
     if not (value.isascii() and value.isdigit()) or int(value) > PORT_MAX:
-        raise argparse.ArgumentTypeError(
-            f"must be a TCP port from 0 to {PORT_MAX} (0 picks a free one), got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be a TCP port from 0 to {PORT_MAX} (0 picks a free one), got {text!r}")
     return int(value)
 
 
@@ -54,7 +53,8 @@ def turn_seconds(text: str) -> float:
     if not (math.isfinite(value) and TURN_S_MIN <= value <= TURN_S_MAX):
         raise argparse.ArgumentTypeError(
             f"must be a number of seconds from {TURN_S_MIN:g} to {TURN_S_MAX:g} (the scripted "
-            f"agent's first turn; the follow-up must arrive within it), got {text!r}")
+            f"agent's first turn; the follow-up must arrive within it), got {text!r}"
+        )
     return value
 
 
@@ -73,65 +73,103 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="fullsend", description="steer-action: steer an agent run in flight.")
     parser.add_argument("--version", action="version", version=f"fullsend {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("run", help="the action itself (what entrypoint.py runs)",
-                   description="Run the action: the agent on one issue or pull request, steered by the "
-                               "follow-up runs that arrive while it works.",
-                   epilog=run_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub.add_parser(
+        "run",
+        help="the action itself (what entrypoint.py runs)",
+        description="Run the action: the agent on one issue or pull request, steered by the "
+        "follow-up runs that arrive while it works.",
+        epilog=run_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     demo = sub.add_parser("demo", help="one steered run on the built-in GitHub simulator, printed as a timeline")
-    demo.add_argument("--turn-seconds", type=turn_seconds, default=3.0,
-                      help=f"how long the scripted agent's first turn lasts ({TURN_S_MIN:g}-{TURN_S_MAX:g}; "
-                           "default 3)")
+    demo.add_argument(
+        "--turn-seconds",
+        type=turn_seconds,
+        default=3.0,
+        help=f"how long the scripted agent's first turn lasts ({TURN_S_MIN:g}-{TURN_S_MAX:g}; default 3)",
+    )
     steer = sub.add_parser("steer", help="post a stage command with your text, so the run in flight absorbs it")
     steer.add_argument("url", help="the issue or pull request URL")
     steer.add_argument("text", help="what the agent should do differently")
-    steer.add_argument("--stage", default=None,
-                       help="review, fix or triage (default: review on a PR, triage on an issue)")
+    steer.add_argument(
+        "--stage", default=None, help="review, fix or triage (default: review on a PR, triage on an issue)"
+    )
     lint = sub.add_parser("lint", help="harness warnings, and agent definitions lacking the envelope's opening line")
-    lint.add_argument("--harness", action="append", metavar="FILE",
-                      help="a harness YAML (repeatable; default: .fullsend/harness/*.yaml)")
-    lint.add_argument("--agents", metavar="DIR", default=None,
-                      help="agent definitions directory (default: .fullsend/agents)")
-    init = sub.add_parser("init", help="write a working setup: shim, dispatch workflow, harness, prompts, agents",
-                          description="Write a commented, working steer-action setup for the stages you pick "
-                                      "(never overwrites; --dry-run prints the files).")
-    init.add_argument("--stages", default=None,
-                      help="comma-separated, of triage, code, review, fix, retro, prioritize; or all (default: review; "
-                           "with --upgrade, what init recorded)")
+    lint.add_argument(
+        "--harness",
+        action="append",
+        metavar="FILE",
+        help="a harness YAML (repeatable; default: .fullsend/harness/*.yaml)",
+    )
+    lint.add_argument(
+        "--agents", metavar="DIR", default=None, help="agent definitions directory (default: .fullsend/agents)"
+    )
+    init = sub.add_parser(
+        "init",
+        help="write a working setup: shim, dispatch workflow, harness, prompts, agents",
+        description="Write a commented, working steer-action setup for the stages you pick "
+        "(never overwrites; --dry-run prints the files).",
+    )
+    init.add_argument(
+        "--stages",
+        default=None,
+        help="comma-separated, of triage, code, review, fix, retro, prioritize; or all (default: review; "
+        "with --upgrade, what init recorded)",
+    )
     init.add_argument("--dir", default=".", help="the repository to write into (default: .)")
-    init.add_argument("--runtime", default=None, choices=("claude", "pi", "codex"),
-                      help="the agent CLI the jobs run, which picks the model secret they pass (default: claude)")
-    init.add_argument("--ref", default=None,
-                      help="the steer-action release commit to pin (40 hex digits; required)")
-    init.add_argument("--role-token", default=None, choices=("app", "mint"),
-                      help="app: a GitHub App token (actions/create-github-app-token); mint: FULLSEND_MINT_URL")
-    init.add_argument("--queue", default=None, choices=("single", "max"),
-                      help="the stage jobs' concurrency queue (max: every update keeps its own pending run)")
+    init.add_argument(
+        "--runtime",
+        default=None,
+        choices=("claude", "pi", "codex"),
+        help="the agent CLI the jobs run, which picks the model secret they pass (default: claude)",
+    )
+    init.add_argument("--ref", default=None, help="the steer-action release commit to pin (40 hex digits; required)")
+    init.add_argument(
+        "--role-token",
+        default=None,
+        choices=("app", "mint"),
+        help="app: a GitHub App token (actions/create-github-app-token); mint: FULLSEND_MINT_URL",
+    )
+    init.add_argument(
+        "--queue",
+        default=None,
+        choices=("single", "max"),
+        help="the stage jobs' concurrency queue (max: every update keeps its own pending run)",
+    )
     init.add_argument("--dry-run", action="store_true", help="print the files instead of writing them")
-    init.add_argument("--upgrade", action="store_true",
-                      help="show what this release would change in a setup init wrote (a diff); writes nothing "
-                           "without --apply")
-    init.add_argument("--apply", action="store_true",
-                      help="with --upgrade: write new files and the ones you did not change")
-    init.add_argument("--force", action="store_true",
-                      help="with --upgrade --apply: also replace the files you changed")
-    sub.add_parser("route", help="the Route job: authorize the event and select at most one stage",
-                   description="Read the event (GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, GITHUB_REPOSITORY), decide "
-                               "which stage it selects and why (docs/rules.md, family Route), print the reason "
-                               "with its rule id and write the outputs stage, rule and reason to GITHUB_OUTPUT. "
-                               "Token: INPUT_GITHUB_TOKEN, GITHUB_TOKEN or GH_TOKEN.")
+    init.add_argument(
+        "--upgrade",
+        action="store_true",
+        help="show what this release would change in a setup init wrote (a diff); writes nothing without --apply",
+    )
+    init.add_argument(
+        "--apply", action="store_true", help="with --upgrade: write new files and the ones you did not change"
+    )
+    init.add_argument("--force", action="store_true", help="with --upgrade --apply: also replace the files you changed")
+    sub.add_parser(
+        "route",
+        help="the Route job: authorize the event and select at most one stage",
+        description="Read the event (GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, GITHUB_REPOSITORY), decide "
+        "which stage it selects and why (docs/rules.md, family Route), print the reason "
+        "with its rule id and write the outputs stage, rule and reason to GITHUB_OUTPUT. "
+        "Token: INPUT_GITHUB_TOKEN, GITHUB_TOKEN or GH_TOKEN.",
+    )
     explain = sub.add_parser("explain", help="read-only: why each follow-up run was or was not absorbed, rule by rule")
     explain.add_argument("url", help="the issue or pull request URL")
     explain.add_argument("--run", metavar="RUN_ID", default=None, help="explain this run instead of the run in flight")
-    explain.add_argument("--as-of", metavar="TIME", default=None,
-                         help="ignore runs, comments and reviews created after TIME (RFC 3339)")
+    explain.add_argument(
+        "--as-of", metavar="TIME", default=None, help="ignore runs, comments and reviews created after TIME (RFC 3339)"
+    )
     explain.add_argument("--json", action="store_true", help="print one JSON document")
     simulator = sub.add_parser("simulator", help="the built-in GitHub simulator (for act runs, demos and debugging)")
     simulator_sub = simulator.add_subparsers(dest="simulator_command", required=True)
     serve = simulator_sub.add_parser("serve", help="serve the simulator on 127.0.0.1, playing a scripted timeline")
-    serve.add_argument("--port", type=port_number, default=8765,
-                       help="TCP port on 127.0.0.1 (default 8765; 0 picks a free one)")
-    serve.add_argument("--scenario", metavar="FILE", default=None,
-                       help="scenario YAML/JSON (e.g. examples/scenarios/review-steer.yml)")
+    serve.add_argument(
+        "--port", type=port_number, default=8765, help="TCP port on 127.0.0.1 (default 8765; 0 picks a free one)"
+    )
+    serve.add_argument(
+        "--scenario", metavar="FILE", default=None, help="scenario YAML/JSON (e.g. examples/scenarios/review-steer.yml)"
+    )
     return parser
 
 
@@ -185,23 +223,29 @@ def _dispatch(args: argparse.Namespace, console: Console) -> int:
         return _run(console)
     if args.command == "demo":
         from fullsend.app.commands.demo import run_demo
+
         return run_demo(turn_s=args.turn_seconds)
     if args.command == "steer":
         from fullsend.app.commands.steer import run_steer
+
         return run_steer(args.url, args.text, args.stage, os.environ, sys.stdout, sys.stderr)
     if args.command == "lint":
         from fullsend.app.commands.lint import run_lint
+
         return run_lint(args.harness, args.agents, sys.stdout, sys.stderr)
     if args.command == "init":
         return _init(args)
     if args.command == "route":
         from fullsend.app.commands.route import run_route
+
         return run_route(os.environ, console)
     if args.command == "explain":
         from fullsend.app.commands.explain.command import run_explain
+
         return run_explain(args.url, args.run, args.as_of, args.json, os.environ, sys.stdout, sys.stderr)
     if args.command == "simulator":
         from fullsend.app.commands.simulator import run_simulator_serve
+
         return run_simulator_serve(args.port, args.scenario)
     return ExitCode.FAILED
 
@@ -277,8 +321,10 @@ def main(argv: Sequence[str] | None = None, *, image: bool = False) -> int:
         argv = _image_argv()
         if argv is None:
             shown = os.environ.get("INPUT_COMMAND", "").strip()[:60]
-            sys.stdout.write(f"::error title=Invalid input::input 'command': {shown!r} is not a command the action "
-                             f"runs. Set 'command' to one of: {', '.join(ACTION_COMMANDS)}.\n")
+            sys.stdout.write(
+                f"::error title=Invalid input::input 'command': {shown!r} is not a command the action "
+                f"runs. Set 'command' to one of: {', '.join(ACTION_COMMANDS)}.\n"
+            )
             return ExitCode.BAD_INPUT
     if argv is not None and list(argv) == ["run"]:  # the entrypoint and the re-exec: nothing to parse
         from types import SimpleNamespace
@@ -304,8 +350,9 @@ def main(argv: Sequence[str] | None = None, *, image: bool = False) -> int:
         console.stderr_line(f"fullsend {command}: interrupted")
         return ExitCode.INTERRUPTED
     except Exception as exc:  # the last resort: one line, and the traceback only inside a runner's group
-        _report(console, command, f"unexpected error ({type(exc).__name__}: {exc}); please report it",
-                "Unexpected error")
+        _report(
+            console, command, f"unexpected error ({type(exc).__name__}: {exc}); please report it", "Unexpected error"
+        )
         if not console.plain:
             import traceback
 

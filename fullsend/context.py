@@ -93,8 +93,10 @@ def api_url_problem(url: str, name: str = "GITHUB_API_URL") -> str | None:
         parts = None
     if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
         shown = repr(url if len(url) <= _VALUE_SHOWN_MAX else url[:_VALUE_SHOWN_MAX] + "…")
-        return (f"{name} {shown} is not an http(s) URL with a host; unset it for github.com or give the API base, "
-                "e.g. https://HOST/api/v3")
+        return (
+            f"{name} {shown} is not an http(s) URL with a host; unset it for github.com or give the API base, "
+            "e.g. https://HOST/api/v3"
+        )
     return None
 
 

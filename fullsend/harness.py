@@ -119,8 +119,10 @@ def load_harness(path: Path) -> Harness:
     except ValueError as exc:  # inside the YAML reader: an integer past int_max_str_digits, or a bad date
         if "digits" not in str(exc):
             raise ConfigError(f"harness {path.name}: is not valid YAML ({exc})") from None
-        raise ConfigError(f"harness {path.name}: a number has thousands of digits; steer.max_steers must be in "
-                          f"0..{MAX_MAX_STEERS} and steer.poll_interval_seconds in 0..{MAX_POLL_INTERVAL_S}") from None
+        raise ConfigError(
+            f"harness {path.name}: a number has thousands of digits; steer.max_steers must be in "
+            f"0..{MAX_MAX_STEERS} and steer.poll_interval_seconds in 0..{MAX_POLL_INTERVAL_S}"
+        ) from None
     if data is None:
         data = {}
     if not isinstance(data, Mapping):
@@ -183,13 +185,12 @@ def validate_steer_numbers(max_steers: int | None, poll_interval_s: int | None) 
         raise ConfigError(f"steer.poll_interval_seconds must not be negative, got {_shown(poll_interval_s)}")
     effective = poll_interval_s if poll_interval_s else DEFAULT_POLL_INTERVAL_S
     if effective > MAX_POLL_INTERVAL_S:
-        raise ConfigError(f"steer.poll_interval_seconds must be at most {MAX_POLL_INTERVAL_S}, "
-                          f"got {_shown(effective)}")
+        raise ConfigError(f"steer.poll_interval_seconds must be at most {MAX_POLL_INTERVAL_S}, got {_shown(effective)}")
 
 
 def _shown(value: int) -> str:
     """``value`` for a message: whole up to 20 digits, else its sign and its digit count."""
-    if -10**20 < value < 10**20:
+    if -(10**20) < value < 10**20:
         return str(value)
     try:
         count = str(len(str(abs(value))))

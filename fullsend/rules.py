@@ -38,8 +38,17 @@ from fullsend.core.text import defang
 from fullsend.core.tokens import credential, reach
 from fullsend.core.watch import settle
 
-FAMILIES: tuple[str, ...] = ("provenance", "skip", "settle", "own-output", "defang", "watch", "agent-end", "lint",
-                             "route")
+FAMILIES: tuple[str, ...] = (
+    "provenance",
+    "skip",
+    "settle",
+    "own-output",
+    "defang",
+    "watch",
+    "agent-end",
+    "lint",
+    "route",
+)
 
 #: Where the rules are explained; a rule's section anchor is its id.
 DOCS_PATH = "docs/rules.md"
@@ -96,14 +105,18 @@ def all_rules() -> tuple[Rule, ...]:
         Rule(RULE_PRE_SCRIPT, "skip", "fullsend.app.action.work"),
         *_family("settle", "fullsend.core.watch.settle", (*settle.SETTLE_REASONS, settle.STALE_TURN_END)),
         *_family("own-output", "fullsend.core.delta.ownoutput", (ownoutput.RULE_SELF_LOGIN, ownoutput.RULE_APP_MARKER)),
-        *_family("defang", "fullsend.core.text.defang", (defang.RULE_FENCE, defang.RULE_ATTRIBUTION,
-                                                         defang.RULE_HEADING)),
+        *_family(
+            "defang", "fullsend.core.text.defang", (defang.RULE_FENCE, defang.RULE_ATTRIBUTION, defang.RULE_HEADING)
+        ),
         *_family("watch", "fullsend.app.watch.cycle", WATCH_RULE_IDS),
         *_family("watch", "fullsend.core.receipt.left_over", left_over.LEFT_OVER_RULE_IDS),
         Rule(reach.RULE_TOKEN_IN_REACH, "watch", "fullsend.core.tokens.reach"),
         Rule(credential.RULE_CREDENTIAL_REMOVED, "watch", "fullsend.core.tokens.credential"),
-        *_family("agent-end", "fullsend.core.agent_end",
-                 (*agent_end.AGENT_END_RULE_IDS, agent_end.RULE_CLI_UNSUPPORTED, agent_end.RULE_CODEX_TRANSPORT)),
+        *_family(
+            "agent-end",
+            "fullsend.core.agent_end",
+            (*agent_end.AGENT_END_RULE_IDS, agent_end.RULE_CLI_UNSUPPORTED, agent_end.RULE_CODEX_TRANSPORT),
+        ),
         Rule(final_word.RULE_TOOL_DENIED, "agent-end", "fullsend.core.final_word"),
         *_family("lint", "fullsend.app.commands.lint", (RULE_HARNESS_INVALID, RULE_AGENT_MISSING_OPENING_LINE)),
         *_family("lint", "fullsend.harness", (harness.RULE_STEER_ENABLED_UNSET, harness.RULE_UNKNOWN_KEY)),

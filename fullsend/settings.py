@@ -49,7 +49,7 @@ _FIXES: dict[str, str] = {
     "runtime": f"Set 'runtime' to one of: {', '.join(RUNTIMES)}, or leave it empty for claude.",
     "sandbox": "Set 'sandbox' to 'local' (the default) or 'openshell'.",
     "item": "Set 'item' to the issue or pull request number (a whole number from 1 to 2147483647), "
-            "or leave it empty to take it from the event.",
+    "or leave it empty to take it from the event.",
     "steer_enabled": "Use true/True/TRUE or false/False/FALSE, or leave it empty.",
     "status_comment": "Use true/True/TRUE or false/False/FALSE.",
     "allow_shared_uid": "Use true/True/TRUE or false/False/FALSE.",
@@ -62,7 +62,7 @@ _FIXES: dict[str, str] = {
     "role": "Use lower-case letters, digits, '-' and '_', starting with a letter.",
     "codex_transport": "Set 'codex_transport' to auto (the default), app-server or exec.",
     "agent_args": "Remove the flags the action sets itself (formats, print mode, session plumbing); "
-                  "put one argument per line.",
+    "put one argument per line.",
 }
 
 
@@ -204,9 +204,22 @@ class _MappingEnvSource(EnvSettingsSource):
 
 
 #: Inputs whose value can never be a secret: an error about one of them quotes the value given.
-VALUE_SHOWN = frozenset({"stage", "runtime", "codex_transport", "sandbox", "item", "steer_enabled", "status_comment",
-                         "allow_shared_uid",
-                         "max_steers", "poll_interval_seconds", "timeout_minutes", "max_iterations"})
+VALUE_SHOWN = frozenset(
+    {
+        "stage",
+        "runtime",
+        "codex_transport",
+        "sandbox",
+        "item",
+        "steer_enabled",
+        "status_comment",
+        "allow_shared_uid",
+        "max_steers",
+        "poll_interval_seconds",
+        "timeout_minutes",
+        "max_iterations",
+    }
+)
 _VALUE_SHOWN_MAX = 40
 
 
@@ -229,8 +242,9 @@ def load_inputs(environ: Mapping[str, str] | None = None) -> Inputs:
         given = _given(only_inputs, name)
         if given is not None and err.get("type") != "missing":
             problem = f"{given} {problem}"
-        raise InputError(name, problem,
-                         _FIXES.get(name, "Check the value against the action's documentation.")) from None
+        raise InputError(
+            name, problem, _FIXES.get(name, "Check the value against the action's documentation.")
+        ) from None
     except SettingsError as exc:  # pragma: no cover - list decoding is disabled (NoDecode)
         raise InputError("input", "could not be parsed", "Check the inputs.") from exc
 
@@ -239,8 +253,10 @@ def _construct(env: Mapping[str, str]) -> Inputs:
     class _FromMapping(Inputs):
         @classmethod
         def settings_customise_sources(
-            cls, settings_cls: type[BaseSettings],
-            *args: PydanticBaseSettingsSource, **kwargs: PydanticBaseSettingsSource,
+            cls,
+            settings_cls: type[BaseSettings],
+            *args: PydanticBaseSettingsSource,
+            **kwargs: PydanticBaseSettingsSource,
         ) -> tuple[PydanticBaseSettingsSource, ...]:
             return (_MappingEnvSource(settings_cls, env),)
 

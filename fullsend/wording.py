@@ -36,12 +36,28 @@ __all__ = ["TEMPLATE_DIR", "Wording", "default_wording"]
 TEMPLATE_DIR = Path(__file__).parent / "templates" / "envelope"
 
 _FIXED = (
-    "guide_context_only", "context_header", "reason_no_previous_head", "reason_not_found",
-    "reason_not_supported", "reason_compare_error", "reason_file_cap", "no_change", "body_edited",
-    "delivery", "no_authority", "authorized_run", "no_new_powers",
+    "guide_context_only",
+    "context_header",
+    "reason_no_previous_head",
+    "reason_not_found",
+    "reason_not_supported",
+    "reason_compare_error",
+    "reason_file_cap",
+    "no_change",
+    "body_edited",
+    "delivery",
+    "no_authority",
+    "authorized_run",
+    "no_new_powers",
 )
 _STRUCTURAL = (
-    AMENDMENTS_HEADING, CONTEXT_HEADING, FENCE_OPEN, FENCE_CLOSE, INSTRUCTION_PREFIX, SOURCE_PREFIX, OPENING_LINE,
+    AMENDMENTS_HEADING,
+    CONTEXT_HEADING,
+    FENCE_OPEN,
+    FENCE_CLOSE,
+    INSTRUCTION_PREFIX,
+    SOURCE_PREFIX,
+    OPENING_LINE,
 )
 
 
@@ -100,5 +116,3 @@ def build_wording(template_dir: Path = TEMPLATE_DIR) -> Wording:
 def default_wording() -> Wording:
     """The project's wording (templates shipped in ``fullsend/templates/envelope/``); cached."""
     return build_wording()
-
-

@@ -44,7 +44,7 @@ def tier_of(nodeid: str) -> str:
     """``tests/core/receipt/test_x.py::test_y`` → ``core``; a module directly in ``tests/`` → ``(top level)``."""
     parts = nodeid.split("::", 1)[0].split("/")
     if "tests" in parts:
-        parts = parts[parts.index("tests") + 1:]
+        parts = parts[parts.index("tests") + 1 :]
     return parts[0] if len(parts) > 1 else TOP_LEVEL
 
 

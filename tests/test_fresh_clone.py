@@ -32,8 +32,22 @@ from tests.support.tools import missing_tool
 REPO_ROOT = Path(__file__).resolve().parents[1]
 THIS_TEST = "tests/test_fresh_clone.py"
 #: The programs the tool tiers need and a fresh machine lacks (jq: no test needs it since fullsend route).
-HIDDEN = frozenset({"podman", "runc", "crun", "debootstrap", "docker", "act", "zizmor", "check-jsonschema",
-                    "claude", "pi", "codex", "jq"})
+HIDDEN = frozenset(
+    {
+        "podman",
+        "runc",
+        "crun",
+        "debootstrap",
+        "docker",
+        "act",
+        "zizmor",
+        "check-jsonschema",
+        "claude",
+        "pi",
+        "codex",
+        "jq",
+    }
+)
 SETUP_TIMEOUT_S = 900
 TIER_TIMEOUT_S = 600
 #: One small file per tier (the first directory under tests/), plus every file whose tests skip when a
@@ -60,15 +74,29 @@ SMOKE = (
 SKIP_RULE = "which is not installed here; install it with: "  # tests/support/tools.py
 CI_RULE = "CI=true: a missing tool fails instead of skipping"
 #: Environment a developer's shell would not carry into a fresh checkout.
-DROPPED = ("CI", "GITHUB_", "INPUT_", "ACTIONS_", "RUNNER_", "HYPOTHESIS_PROFILE", "VIRTUAL_ENV", "PYTHONPATH",
-           "PODMAN_RUNTIME", "DOCKER_HOST", "FULLSEND_")
+DROPPED = (
+    "CI",
+    "GITHUB_",
+    "INPUT_",
+    "ACTIONS_",
+    "RUNNER_",
+    "HYPOTHESIS_PROFILE",
+    "VIRTUAL_ENV",
+    "PYTHONPATH",
+    "PODMAN_RUNTIME",
+    "DOCKER_HOST",
+    "FULLSEND_",
+)
 
 
 def readme_test_command() -> tuple[list[str], str]:
     """The README's "Run the tests" line split at ``&&``: (the set-up commands, the test command)."""
     readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
-    (line,) = [line for line in readme.splitlines()
-               if line.startswith("python3 -m venv .venv && ") and "requirements-test.txt" in line]
+    (line,) = [
+        line
+        for line in readme.splitlines()
+        if line.startswith("python3 -m venv .venv && ") and "requirements-test.txt" in line
+    ]
     parts = [part.strip() for part in line.split("&&")]
     return parts[:-1], parts[-1]
 
@@ -137,8 +165,9 @@ def run_tier(clone: Clone, name: str, *files: str, ci: bool = False) -> Outcome:
     junit = clone.root.parent / f"{name}.xml"
     command = f"{clone.test_command} -p no:cacheprovider --junitxml={junit} " + " ".join(files)
     env = {**clone.env, **({"CI": "true"} if ci else {})}
-    proc = subprocess.run(["bash", "-c", command], cwd=clone.root, env=env, capture_output=True, text=True,
-                          timeout=TIER_TIMEOUT_S)
+    proc = subprocess.run(
+        ["bash", "-c", command], cwd=clone.root, env=env, capture_output=True, text=True, timeout=TIER_TIMEOUT_S
+    )
     return Outcome(proc.returncode, proc.stdout + proc.stderr, _results(junit) if junit.exists() else {})
 
 
@@ -149,16 +178,24 @@ def clone(tmp_path_factory: pytest.TempPathFactory) -> Clone:
     root = top / "steer-action"
     if shutil.which("git") is None:
         missing_tool("git (to clone the repository)", "apt-get install -y git")
-    cloned = subprocess.run(["git", "clone", "--quiet", str(REPO_ROOT), str(root)], capture_output=True, text=True,
-                            timeout=300)
+    cloned = subprocess.run(
+        ["git", "clone", "--quiet", str(REPO_ROOT), str(root)], capture_output=True, text=True, timeout=300
+    )
     assert cloned.returncode == 0, cloned.stderr
     env = {k: v for k, v in os.environ.items() if not k.startswith(DROPPED)}
-    env.update({"PATH": _tool_free_path(top / "bin"), "FULLSEND_CACHE_DIR": str(top / "cache"),
-                "FULLSEND_CLI_CACHE": str(top / "clis"), "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
+    env.update(
+        {
+            "PATH": _tool_free_path(top / "bin"),
+            "FULLSEND_CACHE_DIR": str(top / "cache"),
+            "FULLSEND_CLI_CACHE": str(top / "clis"),
+            "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+        }
+    )
     setup, test_command = readme_test_command()
     assert test_command == ".venv/bin/python -m pytest"
-    proc = subprocess.run(["bash", "-c", " && ".join(setup)], cwd=root, env=env, capture_output=True, text=True,
-                          timeout=SETUP_TIMEOUT_S)
+    proc = subprocess.run(
+        ["bash", "-c", " && ".join(setup)], cwd=root, env=env, capture_output=True, text=True, timeout=SETUP_TIMEOUT_S
+    )
     assert proc.returncode == 0, f"the README's set-up failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
     return Clone(root, env, test_command)
 

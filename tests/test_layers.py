@@ -26,13 +26,47 @@ import pytest
 PKG = Path(__file__).resolve().parents[1] / "fullsend"
 
 #: Standard-library modules that reach the environment, the clock, processes, files or the network.
-IO_MODULES = frozenset({"os", "subprocess", "socket", "time", "threading", "http", "urllib.request", "urllib.error", "shutil", "signal",
-                        "select", "selectors", "asyncio", "multiprocessing", "tempfile", "pathlib", "io", "sys",
-                        "logging", "ssl", "fcntl", "pty", "random", "secrets", "uuid"})
+IO_MODULES = frozenset(
+    {
+        "os",
+        "subprocess",
+        "socket",
+        "time",
+        "threading",
+        "http",
+        "urllib.request",
+        "urllib.error",
+        "shutil",
+        "signal",
+        "select",
+        "selectors",
+        "asyncio",
+        "multiprocessing",
+        "tempfile",
+        "pathlib",
+        "io",
+        "sys",
+        "logging",
+        "ssl",
+        "fcntl",
+        "pty",
+        "random",
+        "secrets",
+        "uuid",
+    }
+)
 #: Attribute calls that read the clock or the environment.
 IMPURE_CALLS = frozenset({"now", "utcnow", "today", "monotonic", "time", "getenv", "sleep", "perf_counter"})
-CLOCK_CALLS = frozenset({("time", "sleep"), ("time", "monotonic"), ("time", "time"), ("datetime", "now"),
-                         ("time", "perf_counter"), ("datetime", "utcnow")})
+CLOCK_CALLS = frozenset(
+    {
+        ("time", "sleep"),
+        ("time", "monotonic"),
+        ("time", "time"),
+        ("datetime", "now"),
+        ("time", "perf_counter"),
+        ("datetime", "utcnow"),
+    }
+)
 CLOCK_MODULE = PKG / "adapters" / "clock.py"
 
 
@@ -94,10 +128,39 @@ def test_core_imports_only_pure_stdlib_and_core():
 
 #: The standard library core may use: an allow-list, so a module nobody thought of (``glob``,
 #: ``tarfile``, ``ctypes`` …) is refused until someone checks it does no I/O and adds it here.
-CORE_STDLIB = frozenset({"__future__", "abc", "base64", "bisect", "collections", "contextlib", "copy",
-                         "dataclasses", "datetime", "decimal", "enum", "fractions", "functools", "hashlib",
-                         "heapq", "hmac", "ipaddress", "itertools", "json", "math", "numbers", "operator",
-                         "re", "string", "textwrap", "types", "typing", "unicodedata", "urllib.parse"})
+CORE_STDLIB = frozenset(
+    {
+        "__future__",
+        "abc",
+        "base64",
+        "bisect",
+        "collections",
+        "contextlib",
+        "copy",
+        "dataclasses",
+        "datetime",
+        "decimal",
+        "enum",
+        "fractions",
+        "functools",
+        "hashlib",
+        "heapq",
+        "hmac",
+        "ipaddress",
+        "itertools",
+        "json",
+        "math",
+        "numbers",
+        "operator",
+        "re",
+        "string",
+        "textwrap",
+        "types",
+        "typing",
+        "unicodedata",
+        "urllib.parse",
+    }
+)
 #: Builtins that reach the outside world (files, the terminal, code loading).
 IO_BUILTINS = frozenset({"open", "input", "print", "exec", "eval", "compile", "__import__", "breakpoint"})
 
@@ -129,12 +192,15 @@ def test_core_reads_neither_clock_nor_environment():
     _assert_none(calls)
 
 
-@pytest.mark.parametrize(("layer", "forbidden"), [
-    ("adapters", "fullsend.app"),
-    ("adapters", "fullsend.simulator"),
-    ("simulator", "fullsend.app"),
-    ("core", "fullsend.adapters"),
-])
+@pytest.mark.parametrize(
+    ("layer", "forbidden"),
+    [
+        ("adapters", "fullsend.app"),
+        ("adapters", "fullsend.simulator"),
+        ("simulator", "fullsend.app"),
+        ("core", "fullsend.adapters"),
+    ],
+)
 def test_layer_does_not_import(layer, forbidden):
     _assert_none(_offending(_modules(PKG / layer), lambda n: _is_under(n, forbidden)))
 
@@ -166,8 +232,11 @@ def test_only_the_clock_adapter_reads_the_wall_clock_or_sleeps():
         if path == CLOCK_MODULE or (PKG / "simulator") in path.parents:
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-                    and (node.value.id, node.attr) in CLOCK_CALLS):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and (node.value.id, node.attr) in CLOCK_CALLS
+            ):
                 found.append(f"{path.relative_to(PKG.parent)}:{node.lineno} uses {node.value.id}.{node.attr}")
     _assert_none(found)
 

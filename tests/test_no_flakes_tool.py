@@ -29,8 +29,13 @@ def test_failures_lists_failed_and_errored_tests_with_the_first_line(tmp_path: P
 def test_a_run_under_load_reports_a_failing_test_and_exits_1(tmp_path: Path) -> None:
     probe = tmp_path / "test_probe.py"
     probe.write_text("def test_fails():\n    assert 1 + 1 == 3\n\n\ndef test_passes():\n    assert True\n")
-    proc = subprocess.run([sys.executable, "tools/no_flakes.py", "--runs", "1", "--burners", "1", "--",
-                           "-n", "0", str(probe)], cwd=REPO, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "tools/no_flakes.py", "--runs", "1", "--burners", "1", "--", "-n", "0", str(probe)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "run 1: exit 1, 1 failed" in proc.stdout
     assert "test_probe::test_fails: assert (1 + 1) == 3" in proc.stdout, proc.stdout

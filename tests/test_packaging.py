@@ -26,8 +26,12 @@ pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("wheel")]
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
-    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out),
-                           str(REPO_ROOT)], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(REPO_ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, f"pip wheel failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
     (found,) = out.glob("*.whl")
     return found
@@ -56,18 +60,32 @@ def test_the_wheel_holds_no_test_double_and_no_test(wheel: Path):
 
 
 def test_demo_runs_from_the_wheel_alone(unpacked: Path, tmp_path: Path):
-    code = "import fullsend, sys; assert fullsend.__file__.startswith(sys.argv[1]), fullsend.__file__; " \
-           "from fullsend.__main__ import main; sys.exit(main(['demo', '--turn-seconds', '1']))"
-    proc = subprocess.run([sys.executable, "-S", "-c", code, str(unpacked)], cwd=tmp_path, env=_wheel_only_env(unpacked),
-                          capture_output=True, text=True, timeout=300)
+    code = (
+        "import fullsend, sys; assert fullsend.__file__.startswith(sys.argv[1]), fullsend.__file__; "
+        "from fullsend.__main__ import main; sys.exit(main(['demo', '--turn-seconds', '1']))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-S", "-c", code, str(unpacked)],
+        cwd=tmp_path,
+        env=_wheel_only_env(unpacked),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "skip" in proc.stdout.lower()
 
 
 def test_simulator_serve_starts_from_the_wheel_alone(unpacked: Path, tmp_path: Path):
     code = "import sys; from fullsend.__main__ import main; sys.exit(main(['simulator', 'serve', '--port', '0']))"
-    proc = subprocess.Popen([sys.executable, "-S", "-c", code], cwd=tmp_path, env=_wheel_only_env(unpacked),
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-S", "-c", code],
+        cwd=tmp_path,
+        env=_wheel_only_env(unpacked),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         first = proc.stdout.readline() if proc.stdout else ""
         assert "127.0.0.1" in first, first
@@ -78,10 +96,17 @@ def test_simulator_serve_starts_from_the_wheel_alone(unpacked: Path, tmp_path: P
 
 def test_init_writes_its_setup_from_the_wheel_alone(unpacked: Path, tmp_path: Path):
     ref = "0123456789abcdef0123456789abcdef01234567"
-    code = ("import sys; from fullsend.__main__ import main; "
-            f"sys.exit(main(['init', '--stages', 'all', '--ref', '{ref}']))")
-    proc = subprocess.run([sys.executable, "-S", "-c", code], cwd=tmp_path, env=_wheel_only_env(unpacked),
-                          capture_output=True, text=True, timeout=120)
+    code = (
+        f"import sys; from fullsend.__main__ import main; sys.exit(main(['init', '--stages', 'all', '--ref', '{ref}']))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-S", "-c", code],
+        cwd=tmp_path,
+        env=_wheel_only_env(unpacked),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     dispatch = (tmp_path / ".github" / "workflows" / "fullsend-dispatch.yml").read_text()
     assert "  route:\n    name: Route" in dispatch and f"fullsend-ai/steer-action@{ref}" in dispatch

@@ -57,8 +57,11 @@ def one_run(index: int, extra: list[str]) -> tuple[int, list[str]]:
         started = time.monotonic()
         proc = subprocess.run(command, cwd=REPO, timeout=RUN_LIMIT_S, check=False)
         found = failures(junit) if junit.exists() else [f"no JUnit report (pytest exit {proc.returncode})"]
-        print(f"[no_flakes] run {index}: exit {proc.returncode} after {time.monotonic() - started:.0f} s, "
-              f"{len(found)} failed", flush=True)
+        print(
+            f"[no_flakes] run {index}: exit {proc.returncode} after {time.monotonic() - started:.0f} s, "
+            f"{len(found)} failed",
+            flush=True,
+        )
         return proc.returncode, found
 
 

@@ -57,10 +57,31 @@ ENDPOINTS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 )
 
 _KEEP = {
-    "type", "properties", "required", "items", "enum", "format", "additionalProperties",
-    "oneOf", "anyOf", "allOf", "not", "minimum", "maximum", "minLength", "maxLength",
-    "pattern", "minItems", "maxItems", "uniqueItems", "$ref", "const", "multipleOf",
-    "minProperties", "maxProperties", "patternProperties",
+    "type",
+    "properties",
+    "required",
+    "items",
+    "enum",
+    "format",
+    "additionalProperties",
+    "oneOf",
+    "anyOf",
+    "allOf",
+    "not",
+    "minimum",
+    "maximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "$ref",
+    "const",
+    "multipleOf",
+    "minProperties",
+    "maxProperties",
+    "patternProperties",
 }
 _COMPOSED = ("oneOf", "anyOf", "allOf")
 _SCHEMA_REF = "#/components/schemas/"
@@ -81,7 +102,7 @@ def convert(schema: Any) -> Any:
         elif key in ("items", "additionalProperties", "not"):
             out[key] = convert(value)
         elif key == "$ref":
-            out[key] = "#/$defs/" + value[len(_SCHEMA_REF):] if value.startswith(_SCHEMA_REF) else value
+            out[key] = "#/$defs/" + value[len(_SCHEMA_REF) :] if value.startswith(_SCHEMA_REF) else value
         else:
             out[key] = value
     for bound in ("Minimum", "Maximum"):
@@ -112,7 +133,7 @@ def _refs(node: Any, found: set[str]) -> None:
     if isinstance(node, dict):
         ref = node.get("$ref")
         if isinstance(ref, str) and ref.startswith("#/$defs/"):
-            found.add(ref[len("#/$defs/"):])
+            found.add(ref[len("#/$defs/") :])
         for value in node.values():
             _refs(value, found)
     elif isinstance(node, list):

@@ -28,8 +28,15 @@ from typing import Any
 #: Capabilities a later child of a root action keeps (linux/capability.h numbers): file work only.
 KEPT_CAPABILITIES = {0: "chown", 1: "dac_override", 3: "fowner", 4: "fsetid"}
 #: Capabilities that would give a child the action's memory, or the kernel's: one left is a refusal.
-DANGEROUS_CAPABILITIES = {2: "dac_read_search", 16: "sys_module", 17: "sys_rawio", 19: "sys_ptrace",
-                          21: "sys_admin", 38: "perfmon", 39: "bpf"}
+DANGEROUS_CAPABILITIES = {
+    2: "dac_read_search",
+    16: "sys_module",
+    17: "sys_rawio",
+    19: "sys_ptrace",
+    21: "sys_admin",
+    38: "perfmon",
+    39: "bpf",
+}
 _PR_CAPBSET_READ, _PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS, _PR_GET_NO_NEW_PRIVS = 23, 24, 38, 39
 _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
 _CAP_VERSION_3 = 0x20080522
@@ -80,8 +87,11 @@ def limit_children_capabilities() -> list[str]:
         if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or libc.prctl(_PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1:
             return ["unknown"]
         inheritable = data[0].inheritable | data[1].inheritable << 32
-        return [name for cap, name in sorted(DANGEROUS_CAPABILITIES.items())
-                if inheritable >> cap & 1 or (os.geteuid() == 0 and libc.prctl(_PR_CAPBSET_READ, cap, 0, 0, 0) != 0)]
+        return [
+            name
+            for cap, name in sorted(DANGEROUS_CAPABILITIES.items())
+            if inheritable >> cap & 1 or (os.geteuid() == 0 and libc.prctl(_PR_CAPBSET_READ, cap, 0, 0, 0) != 0)
+        ]
     except (OSError, ValueError, AttributeError):
         return ["unknown"]
 
@@ -151,8 +161,9 @@ def _kernel_mounts(with_options: bool = False) -> list[tuple[str, Any]]:
                 continue
             options = set(fields[5].split(","))
             found.pop(target, None)  # the later mount covers the earlier one
-            found[target] = options if with_options else sum(flag for name, flag in _KEPT_FLAGS.items()
-                                                              if name in options)
+            found[target] = (
+                options if with_options else sum(flag for name, flag in _KEPT_FLAGS.items() if name in options)
+            )
     return sorted(found.items(), key=lambda item: item[0].count("/"))
 
 

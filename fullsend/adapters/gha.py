@@ -32,6 +32,7 @@ def _token_hex() -> str:
     ``secrets`` and its ``hmac``/``hashlib`` on every start (docs/architecture.md "Fast skip")."""
     return os.urandom(16).hex()
 
+
 _LOCK = threading.Lock()
 
 
@@ -62,8 +63,7 @@ class Console:
     ``notice: …`` line, groups a plain heading, and :meth:`mask` only redacts.
     """
 
-    def __init__(self, stream: TextIO | None = None, *, plain: bool = False,
-                 err_stream: TextIO | None = None) -> None:
+    def __init__(self, stream: TextIO | None = None, *, plain: bool = False, err_stream: TextIO | None = None) -> None:
         self._stream = stream or sys.stdout
         self._err = err_stream or (sys.stderr if stream is None else self._stream)
         self.plain = plain

@@ -56,8 +56,17 @@ class ChildUser:
 
     def argv(self, argv: Sequence[str]) -> list[str]:
         """``argv`` started as this user: no groups, no capabilities, ``no_new_privs``."""
-        return [self.setpriv, f"--reuid={self.uid}", f"--regid={self.gid}", "--clear-groups", "--no-new-privs",
-                "--inh-caps=-all", "--bounding-set=-all", "--", *argv]
+        return [
+            self.setpriv,
+            f"--reuid={self.uid}",
+            f"--regid={self.gid}",
+            "--clear-groups",
+            "--no-new-privs",
+            "--inh-caps=-all",
+            "--bounding-set=-all",
+            "--",
+            *argv,
+        ]
 
 
 def resolve_child_user(environ: Mapping[str, str]) -> tuple[ChildUser | None, str]:
@@ -83,8 +92,9 @@ def resolve_child_user(environ: Mapping[str, str]) -> tuple[ChildUser | None, st
     if user.uid == 0:
         return None, f"{CHILD_USER} is root"
     try:
-        probe = subprocess.run(user.argv(["true"]), env={"PATH": _SYSTEM_PATH}, capture_output=True,
-                               timeout=_PROBE_TIMEOUT_S, check=False)
+        probe = subprocess.run(
+            user.argv(["true"]), env={"PATH": _SYSTEM_PATH}, capture_output=True, timeout=_PROBE_TIMEOUT_S, check=False
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return None, f"setpriv could not be run ({exc})"
     if probe.returncode != 0:
@@ -194,8 +204,9 @@ class Handover:
         for root, owner in self.owners.items():
             kept = self.kept.get(root, {})
 
-            def give_back(rel: str, st: os.stat_result, kept: dict[str, tuple[int, int]] = kept,
-                          owner: tuple[int, int] = owner) -> tuple[int, int] | None:
+            def give_back(
+                rel: str, st: os.stat_result, kept: dict[str, tuple[int, int]] = kept, owner: tuple[int, int] = owner
+            ) -> tuple[int, int] | None:
                 return kept.get(rel, owner) if st.st_uid == uid else None
 
             failures += _walk_chown(root, give_back)
@@ -217,8 +228,9 @@ def hand_over(roots: Sequence[Path], user: ChildUser) -> Handover:
         handover.owners[root] = owner
         kept = handover.kept.setdefault(root, {})
 
-        def take(rel: str, st: os.stat_result, owner: tuple[int, int] = owner,
-                 kept: dict[str, tuple[int, int]] = kept) -> tuple[int, int]:
+        def take(
+            rel: str, st: os.stat_result, owner: tuple[int, int] = owner, kept: dict[str, tuple[int, int]] = kept
+        ) -> tuple[int, int]:
             if (st.st_uid, st.st_gid) != owner:
                 kept[rel] = (st.st_uid, st.st_gid)
             return (user.uid, user.gid)

@@ -99,8 +99,12 @@ def run_command(
     ``SandboxError`` when it cannot be started.
     """
     proc = spawn(
-        argv, env=env, cwd=cwd, process_group=process_group,
-        stdin=PIPE if input_bytes is not None else DEVNULL, user=user,
+        argv,
+        env=env,
+        cwd=cwd,
+        process_group=process_group,
+        stdin=PIPE if input_bytes is not None else DEVNULL,
+        user=user,
     )
     try:
         out, err = proc.communicate(input=input_bytes, timeout=timeout_s)

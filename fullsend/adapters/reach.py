@@ -52,8 +52,15 @@ class _Scan:
     seen: set[tuple[int, int]] = field(default_factory=set)
 
 
-def scan_for_secrets(roots: Sequence[Path], secrets: Mapping[str, str], uid: int, gid: int,
-                     limits: ScanLimits | None = None, *, encoded_only: bool = False) -> ScanResult:
+def scan_for_secrets(
+    roots: Sequence[Path],
+    secrets: Mapping[str, str],
+    uid: int,
+    gid: int,
+    limits: ScanLimits | None = None,
+    *,
+    encoded_only: bool = False,
+) -> ScanResult:
     """Search every file ``uid``/``gid`` can read under ``roots`` for ``secrets`` (name -> value).
 
     ``encoded_only``: the raw spelling is not searched (the simulator seam, whose tokens are
@@ -62,8 +69,12 @@ def scan_for_secrets(roots: Sequence[Path], secrets: Mapping[str, str], uid: int
     Returns a ``ScanResult``; never raises (an unreadable entry is one the child cannot read
     either, or is skipped when the action itself cannot open it).
     """
-    forms = [(form, name) for name, value in secrets.items() for form in secret_forms(value)
-             if not (encoded_only and form == value.encode())]
+    forms = [
+        (form, name)
+        for name, value in secrets.items()
+        for form in secret_forms(value)
+        if not (encoded_only and form == value.encode())
+    ]
     scan = _Scan(uid, gid, forms, limits or ScanLimits())
     if not forms:
         return ScanResult()
@@ -186,8 +197,9 @@ def _allowed(st: os.stat_result, uid: int, gid: int, user_bit: int, group_bit: i
 MAX_ANCESTORS = 64
 
 
-def ancestors_holding(secrets: Mapping[str, str], pid: int | None = None,
-                      reader_caps: int | None = None) -> list[tuple[int, str, str]]:
+def ancestors_holding(
+    secrets: Mapping[str, str], pid: int | None = None, reader_caps: int | None = None
+) -> list[tuple[int, str, str]]:
     """The processes above ``pid`` (default: this one), up to and including PID 1, whose
     environment holds one of ``secrets`` (name -> value) in any ``secret_forms`` spelling and
     can be read by this process: ``[(pid, command, secret name)]``, nearest first.  A process

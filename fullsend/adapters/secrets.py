@@ -44,8 +44,7 @@ def secrets_to_move(environ: Mapping[str, str]) -> dict[str, str]:
     entry, and every entry whose name or value holds the job token (``INPUT_GITHUB_TOKEN``,
     stripped) raw or base64-encoded, under any name."""
     job = (environ.get("INPUT_GITHUB_TOKEN") or "").strip()
-    return {k: v for k, v in environ.items()
-            if (k in SECRET_KEYS and v) or holds_token(k, v, job)}
+    return {k: v for k, v in environ.items() if (k in SECRET_KEYS and v) or holds_token(k, v, job)}
 
 
 def reexec_without_secrets(argv: Sequence[str]) -> None:
@@ -85,7 +84,7 @@ def _memory_file(payload: bytes) -> int:
     try:
         view = memoryview(payload)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
         os.lseek(fd, 0, os.SEEK_SET)
         os.set_inheritable(fd, True)
     except OSError:

@@ -11,12 +11,40 @@ from collections.abc import Iterable
 
 #: Per runtime, the arguments the action sets itself (a ``--flag=value`` form counts too).
 OWNED_FLAGS: dict[str, frozenset[str]] = {
-    "claude": frozenset({"-p", "--print", "--verbose", "--input-format", "--output-format", "--replay-user-messages",
-                         "-r", "--resume", "-c", "--continue", "--session-id", "--fork-session"}),
-    "pi": frozenset({"--mode", "--session", "--session-id", "--session-dir", "--no-session", "-c", "--continue",
-                     "-r", "--resume", "-p", "--print"}),
-    "codex": frozenset({"exec", "e", "resume", "--json", "--experimental-json", "--last", "app-server", "--listen",
-                        "--stdio"}),
+    "claude": frozenset(
+        {
+            "-p",
+            "--print",
+            "--verbose",
+            "--input-format",
+            "--output-format",
+            "--replay-user-messages",
+            "-r",
+            "--resume",
+            "-c",
+            "--continue",
+            "--session-id",
+            "--fork-session",
+        }
+    ),
+    "pi": frozenset(
+        {
+            "--mode",
+            "--session",
+            "--session-id",
+            "--session-dir",
+            "--no-session",
+            "-c",
+            "--continue",
+            "-r",
+            "--resume",
+            "-p",
+            "--print",
+        }
+    ),
+    "codex": frozenset(
+        {"exec", "e", "resume", "--json", "--experimental-json", "--last", "app-server", "--listen", "--stdio"}
+    ),
 }
 
 

@@ -86,8 +86,12 @@ def verdict_of(table: tuple[TerminalState, ...], reason: str, detail: str = "", 
     """
     row = lookup(table, reason)
     if row is None:
-        return EndVerdict(AgentEnd.PROTOCOL_BROKEN, f"{what} {reason or '(none)'}",
-                          "the agent ended in a way the action does not know", detail)
+        return EndVerdict(
+            AgentEnd.PROTOCOL_BROKEN,
+            f"{what} {reason or '(none)'}",
+            "the agent ended in a way the action does not know",
+            detail,
+        )
     return EndVerdict(row.end, row.reason, row.says, detail)
 
 

@@ -98,8 +98,9 @@ def final_message_value(text: str, secrets: Iterable[str], max_bytes: int = FINA
 def masked_denial(denial: ToolDenial, secrets: Iterable[str]) -> ToolDenial:
     """``denial`` with every secret in its name and input replaced by :data:`MASK`."""
     values = tuple(secrets)
-    return ToolDenial(mask_secrets(denial.tool_name, values), denial.tool_use_id,
-                      mask_secrets(denial.tool_input, values))
+    return ToolDenial(
+        mask_secrets(denial.tool_name, values), denial.tool_use_id, mask_secrets(denial.tool_input, values)
+    )
 
 
 def distinct_denials(denials: Iterable[ToolDenial]) -> tuple[ToolDenial, ...]:
@@ -135,9 +136,12 @@ def denial_lines(denials: Sequence[ToolDenial]) -> list[str]:
     for denial in denials:
         name = tool_label(denial.tool_name)
         said = denial_input_text(denial)
-        lines.append(f"`{name}`" + (f" with input {said}" if said else "")
-                     + f" — to allow it, add the lines `{ALLOW_FLAG}` and `{name}` to `agent_args` "
-                     "(and take it out of any `--disallowedTools` there)")
+        lines.append(
+            f"`{name}`"
+            + (f" with input {said}" if said else "")
+            + f" — to allow it, add the lines `{ALLOW_FLAG}` and `{name}` to `agent_args` "
+            "(and take it out of any `--disallowedTools` there)"
+        )
     return lines
 
 

@@ -153,7 +153,10 @@ class Job:
         if not isinstance(d, Mapping):
             d = {}
         return cls(
-            id=_int(d, "id"), name=_str(d, "name"), status=_str(d, "status"), conclusion=_opt_str(d, "conclusion"),
+            id=_int(d, "id"),
+            name=_str(d, "name"),
+            status=_str(d, "status"),
+            conclusion=_opt_str(d, "conclusion"),
             run_attempt=_int(d, "run_attempt"),
         )
 
@@ -271,9 +274,7 @@ class Issue:
     def from_json(cls, d: Mapping[str, Any]) -> Issue:
         if not isinstance(d, Mapping):
             d = {}
-        labels = tuple(
-            sorted({_str(lab, "name") for lab in _list(d, "labels") if isinstance(lab, Mapping)} - {""})
-        )
+        labels = tuple(sorted({_str(lab, "name") for lab in _list(d, "labels") if isinstance(lab, Mapping)} - {""}))
         return cls(
             number=_int(d, "number"),
             title=_str(d, "title"),

@@ -39,9 +39,7 @@ def parse_time(value: object) -> datetime | None:
             hh, mm = int(zone[1:3]), int(zone[4:6])
 
             tz = timezone(sign * timedelta(hours=hh, minutes=mm))
-        return datetime(year, month, day, hour, minute, second, micro, tzinfo=tz).astimezone(
-            UTC
-        )
+        return datetime(year, month, day, hour, minute, second, micro, tzinfo=tz).astimezone(UTC)
     except ValueError:
         return None
 

@@ -129,20 +129,41 @@ class ActionsState(StateBase):
         url = f"{urls.repo_api}/actions/runs/{run_id}"
         actor = self._user("octocat")
         return {
-            "id": run_id, "name": name, "node_id": node_id("WFR", run_id), "check_suite_id": suite,
-            "check_suite_node_id": node_id("CS", suite), "head_branch": "main", "head_sha": head,
-            "path": path, "display_title": name, "run_number": len(self._runs) + 1, "run_attempt": 1,
-            "referenced_workflows": [], "event": "push", "status": "queued", "conclusion": None,
-            "workflow_id": workflow_id, "url": url,
-            "html_url": f"{urls.repo_web}/actions/runs/{run_id}", "pull_requests": [],
-            "created_at": created, "updated_at": created, "actor": actor, "triggering_actor": actor,
-            "run_started_at": created, "jobs_url": f"{url}/jobs", "logs_url": f"{url}/logs",
+            "id": run_id,
+            "name": name,
+            "node_id": node_id("WFR", run_id),
+            "check_suite_id": suite,
+            "check_suite_node_id": node_id("CS", suite),
+            "head_branch": "main",
+            "head_sha": head,
+            "path": path,
+            "display_title": name,
+            "run_number": len(self._runs) + 1,
+            "run_attempt": 1,
+            "referenced_workflows": [],
+            "event": "push",
+            "status": "queued",
+            "conclusion": None,
+            "workflow_id": workflow_id,
+            "url": url,
+            "html_url": f"{urls.repo_web}/actions/runs/{run_id}",
+            "pull_requests": [],
+            "created_at": created,
+            "updated_at": created,
+            "actor": actor,
+            "triggering_actor": actor,
+            "run_started_at": created,
+            "jobs_url": f"{url}/jobs",
+            "logs_url": f"{url}/logs",
             "check_suite_url": f"{urls.repo_api}/check-suites/{suite}",
-            "artifacts_url": f"{url}/artifacts", "cancel_url": f"{url}/cancel",
-            "rerun_url": f"{url}/rerun", "previous_attempt_url": None,
+            "artifacts_url": f"{url}/artifacts",
+            "cancel_url": f"{url}/cancel",
+            "rerun_url": f"{url}/rerun",
+            "previous_attempt_url": None,
             "workflow_url": f"{urls.repo_api}/actions/workflows/{workflow_id}",
             "head_commit": simple_commit_json(head, "Update", created or ""),
-            "repository": minimal_repo_json(urls), "head_repository": minimal_repo_json(urls),
+            "repository": minimal_repo_json(urls),
+            "head_repository": minimal_repo_json(urls),
             "head_repository_id": urls.repo_id,
         }
 
@@ -170,7 +191,8 @@ class ActionsState(StateBase):
         repo = {"id": self.urls.repo_id, "url": self.urls.repo_api, "name": self.urls.repo}
         head = self._pr_head(int(pr)) or str(run.get("head_sha", ""))
         return {
-            "id": stable_id("pr", pr, digits=10), "number": int(pr),
+            "id": stable_id("pr", pr, digits=10),
+            "number": int(pr),
             "url": f"{self.urls.repo_api}/pulls/{int(pr)}",
             "head": {"ref": "feature", "sha": head, "repo": dict(repo)},
             "base": {"ref": "main", "sha": fake_sha("base", pr), "repo": dict(repo)},
@@ -239,10 +261,18 @@ class ActionsState(StateBase):
             run = self._runs[run_id]
             previous = int(run.get("run_attempt") or 1)
             done = {"success", "skipped", "neutral"}
-            olds = [j for j in self.jobs_listing(run_id, attempt=previous)
-                    if (j["name"] in job_names if job_names is not None else j.get("conclusion") not in done)]
-            run.update(run_attempt=previous + 1, status="queued", conclusion=None, updated_at=self.now(),
-                       previous_attempt_url=f"{run['url']}/attempts/{previous}")
+            olds = [
+                j
+                for j in self.jobs_listing(run_id, attempt=previous)
+                if (j["name"] in job_names if job_names is not None else j.get("conclusion") not in done)
+            ]
+            run.update(
+                run_attempt=previous + 1,
+                status="queued",
+                conclusion=None,
+                updated_at=self.now(),
+                previous_attempt_url=f"{run['url']}/attempts/{previous}",
+            )
             return [self.add_job(run_id, old["name"], "queued") for old in olds]
 
     def _default_job(
@@ -252,15 +282,29 @@ class ActionsState(StateBase):
         created = run["created_at"]
         done = status == "completed"
         job = {
-            "id": job_id, "run_id": run["id"], "run_url": run["url"], "run_attempt": run["run_attempt"],
-            "node_id": node_id("CR", job_id), "head_sha": run["head_sha"],
+            "id": job_id,
+            "run_id": run["id"],
+            "run_url": run["url"],
+            "run_attempt": run["run_attempt"],
+            "node_id": node_id("CR", job_id),
+            "head_sha": run["head_sha"],
             "url": f"{urls.repo_api}/actions/jobs/{job_id}",
             "html_url": f"{urls.repo_web}/actions/runs/{run['id']}/job/{job_id}",
-            "status": status, "conclusion": conclusion, "created_at": created, "started_at": created,
-            "completed_at": created if done else None, "name": name, "steps": [],
-            "check_run_url": f"{urls.repo_api}/check-runs/{job_id}", "labels": ["ubuntu-latest"],
-            "runner_id": None, "runner_name": None, "runner_group_id": None, "runner_group_name": None,
-            "workflow_name": run["name"], "head_branch": run["head_branch"],
+            "status": status,
+            "conclusion": conclusion,
+            "created_at": created,
+            "started_at": created,
+            "completed_at": created if done else None,
+            "name": name,
+            "steps": [],
+            "check_run_url": f"{urls.repo_api}/check-runs/{job_id}",
+            "labels": ["ubuntu-latest"],
+            "runner_id": None,
+            "runner_name": None,
+            "runner_group_id": None,
+            "runner_group_name": None,
+            "workflow_name": run["name"],
+            "head_branch": run["head_branch"],
         }
         if status in ("in_progress", "completed"):
             job.update(self._runner(job_id))
@@ -268,8 +312,12 @@ class ActionsState(StateBase):
 
     @staticmethod
     def _runner(job_id: int) -> dict[str, Any]:
-        return {"runner_id": job_id % 1000 + 1, "runner_name": f"GitHub Actions {job_id % 1000 + 1}",
-                "runner_group_id": 2, "runner_group_name": "GitHub Actions"}
+        return {
+            "runner_id": job_id % 1000 + 1,
+            "runner_name": f"GitHub Actions {job_id % 1000 + 1}",
+            "runner_group_id": 2,
+            "runner_group_name": "GitHub Actions",
+        }
 
     def _job_fields(self, fields: dict[str, Any]) -> dict[str, Any]:
         out = dict(fields)

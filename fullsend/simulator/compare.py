@@ -68,12 +68,17 @@ def comparison_json(
     merge_base = base if answer.get("status", "ahead") in ("ahead", "identical") else fake_sha("merge-base", base, head)
     spec = f"{base}...{head}"
     out: dict[str, Any] = {
-        "url": f"{urls.repo_api}/compare/{spec}", "html_url": f"{urls.repo_web}/compare/{spec}",
+        "url": f"{urls.repo_api}/compare/{spec}",
+        "html_url": f"{urls.repo_web}/compare/{spec}",
         "permalink_url": f"{urls.repo_web}/compare/{urls.owner}:{base}...{urls.owner}:{head}",
-        "diff_url": f"{urls.repo_web}/compare/{spec}.diff", "patch_url": f"{urls.repo_web}/compare/{spec}.patch",
+        "diff_url": f"{urls.repo_web}/compare/{spec}.diff",
+        "patch_url": f"{urls.repo_web}/compare/{spec}.patch",
         "base_commit": commit_json(urls, base, fake_sha("parent", base), "Base", now),
         "merge_base_commit": commit_json(urls, merge_base, fake_sha("parent", merge_base), "Merge base", now),
-        "status": "ahead", "ahead_by": ahead, "behind_by": 0, "total_commits": ahead,
+        "status": "ahead",
+        "ahead_by": ahead,
+        "behind_by": 0,
+        "total_commits": ahead,
         "commits": [commit_json(urls, sha, parent, f"Commit {k + 1}", now) for k, (sha, parent) in enumerate(shown)],
         "files": [diff_entry_json(urls, head, f) for f in answer.get("files", [])][:MAX_FILES],
     }

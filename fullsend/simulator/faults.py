@@ -126,9 +126,18 @@ class FaultInjection:
     _lock: Any
     _faults: list[Fault]
 
-    def fail(self, method: str, path_regex: str, status: int, times: int | None = 1,
-             headers: dict[str, str] | None = None, body: bytes | str | dict | None = None,
-             *, after: int = 0, login: str | None = None) -> Fault:
+    def fail(
+        self,
+        method: str,
+        path_regex: str,
+        status: int,
+        times: int | None = 1,
+        headers: dict[str, str] | None = None,
+        body: bytes | str | dict | None = None,
+        *,
+        after: int = 0,
+        login: str | None = None,
+    ) -> Fault:
         """Answer the matching requests with ``status`` (default body: GitHub's error JSON;
         ``body`` may be bytes, text or a JSON dict; ``headers`` such as ``Retry-After`` or
         ``X-RateLimit-Remaining`` are sent as given).  ``login`` restricts the fault to requests
@@ -136,28 +145,57 @@ class FaultInjection:
         matching request; when several would fire, the one added first answers.  Returns the
         ``Fault`` (its ``seen``/``fired`` counters are live)."""
         raw = json.dumps(body).encode() if isinstance(body, dict) else body.encode() if isinstance(body, str) else body
-        return self._add_fault(Fault(method, re.compile(path_regex), "status", status, times, after,
-                                     dict(headers or {}), raw, login=login))
+        return self._add_fault(
+            Fault(method, re.compile(path_regex), "status", status, times, after, dict(headers or {}), raw, login=login)
+        )
 
-    def fail_connection(self, method: str, path_regex: str, mode: str = "reset", times: int | None = 1,
-                        *, after: int = 0, hang_s: float = 30.0, login: str | None = None) -> Fault:
+    def fail_connection(
+        self,
+        method: str,
+        path_regex: str,
+        mode: str = "reset",
+        times: int | None = 1,
+        *,
+        after: int = 0,
+        hang_s: float = 30.0,
+        login: str | None = None,
+    ) -> Fault:
         """Break the connection of matching requests: ``reset``, ``truncate`` or ``hang`` (module
         docstring).  ``ValueError`` for another mode."""
         if mode not in ("reset", "truncate", "hang"):
             raise ValueError(f"unknown connection fault mode {mode!r}")
-        return self._add_fault(Fault(method, re.compile(path_regex), mode, 200, times, after, hang_s=hang_s,
-                                     login=login))
+        return self._add_fault(
+            Fault(method, re.compile(path_regex), mode, 200, times, after, hang_s=hang_s, login=login)
+        )
 
-    def mutate(self, method: str, path_regex: str, transform: Transform, times: int | None = 1,
-               *, after: int = 0, login: str | None = None) -> Fault:
+    def mutate(
+        self,
+        method: str,
+        path_regex: str,
+        transform: Transform,
+        times: int | None = 1,
+        *,
+        after: int = 0,
+        login: str | None = None,
+    ) -> Fault:
         """Pass the real JSON answer of matching requests through ``transform`` (it gets a deep
         copy and returns the body to send, or ``bytes`` sent verbatim; errors, non-JSON and empty
         answers pass untouched).  The request itself is processed (a POST takes effect)."""
-        return self._add_fault(Fault(method, re.compile(path_regex), "mutate", 200, times, after,
-                                     login=login, transform=transform))
+        return self._add_fault(
+            Fault(method, re.compile(path_regex), "mutate", 200, times, after, login=login, transform=transform)
+        )
 
-    def secondary_limit(self, method: str, path_regex: str, retry_after: int | datetime | str | None = None,
-                        times: int | None = 1, *, status: int = 403, after: int = 0, login: str | None = None) -> Fault:
+    def secondary_limit(
+        self,
+        method: str,
+        path_regex: str,
+        retry_after: int | datetime | str | None = None,
+        times: int | None = 1,
+        *,
+        status: int = 403,
+        after: int = 0,
+        login: str | None = None,
+    ) -> Fault:
         """A secondary rate limit: ``status`` (403 or 429) with GitHub's message and ``Retry-After``
         as seconds (int), an HTTP-date (datetime), a raw header value (str) or no header (None)."""
         headers: dict[str, str] = {}
@@ -165,29 +203,51 @@ class FaultInjection:
             headers["Retry-After"] = format_datetime(retry_after.astimezone(UTC), usegmt=True)
         elif retry_after is not None:
             headers["Retry-After"] = str(retry_after)
-        return self.fail(method, path_regex, status, times, headers, {"message": SECONDARY_MESSAGE},
-                         after=after, login=login)
+        return self.fail(
+            method, path_regex, status, times, headers, {"message": SECONDARY_MESSAGE}, after=after, login=login
+        )
 
-    def primary_limit(self, method: str, path_regex: str, reset_at: datetime, times: int | None = 1, *,
-                      resource: str = "core", after: int = 0, login: str | None = None) -> Fault:
+    def primary_limit(
+        self,
+        method: str,
+        path_regex: str,
+        reset_at: datetime,
+        times: int | None = 1,
+        *,
+        resource: str = "core",
+        after: int = 0,
+        login: str | None = None,
+    ) -> Fault:
         """The primary limit spent: 403, ``X-RateLimit-Remaining: 0`` and ``X-RateLimit-Reset`` at ``reset_at``."""
-        headers = {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(reset_at.timestamp())),
-                   "X-RateLimit-Resource": resource}
-        return self.fail(method, path_regex, 403, times, headers, {"message": PRIMARY_MESSAGE}, after=after,
-                         login=login)
+        headers = {
+            "X-RateLimit-Remaining": "0",
+            "X-RateLimit-Reset": str(int(reset_at.timestamp())),
+            "X-RateLimit-Resource": resource,
+        }
+        return self.fail(
+            method, path_regex, 403, times, headers, {"message": PRIMARY_MESSAGE}, after=after, login=login
+        )
 
     def graphql_rate_limited(self, reset_at: datetime, times: int | None = 1, *, login: str | None = None) -> Fault:
         """GraphQL's primary limit: HTTP 200, an error of type ``RATE_LIMITED``, remaining 0 until ``reset_at``."""
         body = {"data": None, "errors": [{"type": "RATE_LIMITED", "message": "API rate limit exceeded for user ID 1."}]}
-        headers = {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(reset_at.timestamp())),
-                   "X-RateLimit-Resource": "graphql"}
+        headers = {
+            "X-RateLimit-Remaining": "0",
+            "X-RateLimit-Reset": str(int(reset_at.timestamp())),
+            "X-RateLimit-Resource": "graphql",
+        }
         return self.fail("POST", r"^/graphql$", 200, times, headers, body, login=login)
 
     def graphql_errors(self, body: Any = None, times: int | None = 1, *, login: str | None = None) -> Fault:
         """GraphQL answering HTTP 200 with ``body`` (default: an ``errors`` list naming a field the
         schema lacks, as GHES answers a newer query)."""
-        body = body if body is not None else {"errors": [{"message": "Field 'fullDatabaseId' doesn't exist on type "
-                                                                     "'IssueComment'", "extensions": {}}]}
+        body = (
+            body
+            if body is not None
+            else {
+                "errors": [{"message": "Field 'fullDatabaseId' doesn't exist on type 'IssueComment'", "extensions": {}}]
+            }
+        )
         raw = json.dumps(body).encode()
         return self._add_fault(Fault("POST", re.compile(r"^/graphql$"), "status", 200, times, 0, {}, raw, login=login))
 

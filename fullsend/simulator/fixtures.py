@@ -75,8 +75,14 @@ class StandardScenario:
 
 
 def standard_pr_scenario(
-    sim: GitHubSimulator, *, pr: int = 7, my_run_id: int = FIX_RUN_ID, head: str = FIX_HEAD,
-    title: str = "Add the orders migration", created_at: str = FIX_CREATED_AT, **my_run: Any,
+    sim: GitHubSimulator,
+    *,
+    pr: int = 7,
+    my_run_id: int = FIX_RUN_ID,
+    head: str = FIX_HEAD,
+    title: str = "Add the orders migration",
+    created_at: str = FIX_CREATED_AT,
+    **my_run: Any,
 ) -> StandardScenario:
     """Build FIX in ``sim``: PR ``pr`` at ``head`` (no labels, opened an hour before my run's
     ``created_at``), my run and its two jobs, and the job/role tokens (``JOB_TOKEN`` →
@@ -91,10 +97,19 @@ def standard_pr_scenario(
         opened -= timedelta(seconds=ITEM_OPENED_BEFORE_RUN_S)
         sim.update_issue(pr, created_at=opened, updated_at=opened)
     fields: dict[str, Any] = {
-        "id": my_run_id, "path": SHIM_PATH, "event": "issue_comment", "status": "completed",
-        "created_at": created_at, "display_title": run_name, "actor": "reviewer",
-        "triggering_actor": "reviewer", "run_attempt": 1, "pull_requests": [],
-        "referenced_workflows": [dict(REF)], "name": "fullsend", "head_sha": head,
+        "id": my_run_id,
+        "path": SHIM_PATH,
+        "event": "issue_comment",
+        "status": "completed",
+        "created_at": created_at,
+        "display_title": run_name,
+        "actor": "reviewer",
+        "triggering_actor": "reviewer",
+        "run_attempt": 1,
+        "pull_requests": [],
+        "referenced_workflows": [dict(REF)],
+        "name": "fullsend",
+        "head_sha": head,
     }
     sim.add_workflow_run(**{**fields, **my_run})
     route = sim.add_job(my_run_id, ROUTE_JOB, "completed", "success")
@@ -103,11 +118,21 @@ def standard_pr_scenario(
 
 
 def add_follow_up_run(
-    sim: GitHubSimulator, *, comment_id: int | None = None, event: str = "issue_comment",
-    route: str | None = "success", stage_status: str | None = "queued", pull_requests: tuple[int, ...] = (),
-    title: str | None = None, created_at: datetime | str | None = None, actor: str = "reviewer",
-    pr: int = 7, stage_conclusion: str | None = None, status: str | None = None,
-    run_id: int | None = None, **run_fields: Any,
+    sim: GitHubSimulator,
+    *,
+    comment_id: int | None = None,
+    event: str = "issue_comment",
+    route: str | None = "success",
+    stage_status: str | None = "queued",
+    pull_requests: tuple[int, ...] = (),
+    title: str | None = None,
+    created_at: datetime | str | None = None,
+    actor: str = "reviewer",
+    pr: int = 7,
+    stage_conclusion: str | None = None,
+    status: str | None = None,
+    run_id: int | None = None,
+    **run_fields: Any,
 ) -> dict[str, Any]:
     """Add a shim run (a follow-up event) and its jobs the way GitHub shows them; returns the run JSON.
 
@@ -134,9 +159,16 @@ def add_follow_up_run(
     if status is None:
         status = "completed" if jobs and all(s == "completed" for _, s, _ in jobs) else "in_progress"
     fields: dict[str, Any] = {
-        "path": SHIM_PATH, "event": event, "status": status, "display_title": title, "actor": actor,
-        "triggering_actor": actor, "run_attempt": 1, "pull_requests": list(pull_requests),
-        "referenced_workflows": [dict(REF)], "name": "fullsend",
+        "path": SHIM_PATH,
+        "event": event,
+        "status": status,
+        "display_title": title,
+        "actor": actor,
+        "triggering_actor": actor,
+        "run_attempt": 1,
+        "pull_requests": list(pull_requests),
+        "referenced_workflows": [dict(REF)],
+        "name": "fullsend",
     }
     if created_at is not None:
         fields["created_at"] = created_at

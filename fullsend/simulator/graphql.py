@@ -51,19 +51,25 @@ def _graphql_login(login: str, is_bot: bool) -> str:
 def _repository(sim: ItemsState, variables: dict[str, Any]) -> dict[str, Any] | None:
     owner, name, number = variables.get("owner"), variables.get("name"), variables.get("number")
     if not (isinstance(owner, str) and isinstance(name, str)) or (owner.lower(), name.lower()) != (
-            sim.urls.owner.lower(), sim.urls.repo.lower()):
+        sim.urls.owner.lower(),
+        sim.urls.repo.lower(),
+    ):
         return None
     if not isinstance(number, int) or isinstance(number, bool) or sim.get_issue(number) is None:
         return {"issueOrPullRequest": None}
     after = variables.get("after")
     start = int(after.removeprefix("cursor:")) if isinstance(after, str) and after.startswith("cursor:") else 0
     comments = sim.comments(number)
-    page = comments[start: start + PAGE_SIZE]
+    page = comments[start : start + PAGE_SIZE]
     more = start + PAGE_SIZE < len(comments)
-    return {"issueOrPullRequest": {"comments": {
-        "pageInfo": {"hasNextPage": more, "endCursor": f"cursor:{start + len(page)}" if page else None},
-        "nodes": [_node(sim, c) for c in page],
-    }}}
+    return {
+        "issueOrPullRequest": {
+            "comments": {
+                "pageInfo": {"hasNextPage": more, "endCursor": f"cursor:{start + len(page)}" if page else None},
+                "nodes": [_node(sim, c) for c in page],
+            }
+        }
+    }
 
 
 def _node(sim: ItemsState, comment: dict[str, Any]) -> dict[str, Any]:
@@ -73,7 +79,11 @@ def _node(sim: ItemsState, comment: dict[str, Any]) -> dict[str, Any]:
         is_bot = user.get("type") == "Bot"
         author = {"__typename": "Bot" if is_bot else "User", "login": _graphql_login(str(user.get("login")), is_bot)}
     return {
-        "fullDatabaseId": str(comment["id"]), "body": comment.get("body"), "createdAt": comment.get("created_at"),
-        "updatedAt": comment.get("updated_at"), "lastEditedAt": sim.last_edited_at(int(comment["id"])),
-        "url": comment.get("html_url"), "author": author,
+        "fullDatabaseId": str(comment["id"]),
+        "body": comment.get("body"),
+        "createdAt": comment.get("created_at"),
+        "updatedAt": comment.get("updated_at"),
+        "lastEditedAt": sim.last_edited_at(int(comment["id"])),
+        "url": comment.get("html_url"),
+        "author": author,
     }

@@ -110,8 +110,14 @@ class Fault:
         return Reply(self.status, _Raw(raw), dict(self.headers))
 
 
-_REASONS = {429: "API rate limit exceeded", 403: "You have exceeded a secondary rate limit",
-            500: "Server Error", 502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout"}
+_REASONS = {
+    429: "API rate limit exceeded",
+    403: "You have exceeded a secondary rate limit",
+    500: "Server Error",
+    502: "Bad Gateway",
+    503: "Service Unavailable",
+    504: "Gateway Timeout",
+}
 
 
 @dataclass(frozen=True)
@@ -168,8 +174,15 @@ class SimHandler(BaseHTTPRequestHandler):
         token = bearer(headers.get("authorization", ""))
         login, is_bot = sim._identity(token)
         rel, kind = sim._relative(raw_path)
-        call = Call(self.command, rel, parse_qs(raw_query, keep_blank_values=True),
-                    parse_qsl(raw_query, keep_blank_values=True), body, login, is_bot)
+        call = Call(
+            self.command,
+            rel,
+            parse_qs(raw_query, keep_blank_values=True),
+            parse_qsl(raw_query, keep_blank_values=True),
+            body,
+            login,
+            is_bot,
+        )
         fault = sim._take_fault(self.command, rel, login)
         if fault is not None and fault.mode in ("reset", "hang"):
             self._record(sim, call, headers, raw_path, 0, token, fault.mode)
@@ -201,8 +214,15 @@ class SimHandler(BaseHTTPRequestHandler):
             sim.errors.append(exc)
             return error(500, f"simulator error: {exc!r}")
 
-    def _finish(self, sim: GitHubSimulator, call: Call, headers: dict[str, str], reply: Reply, token: str,
-                conditional: bool = True) -> bytes:
+    def _finish(
+        self,
+        sim: GitHubSimulator,
+        call: Call,
+        headers: dict[str, str],
+        reply: Reply,
+        token: str,
+        conditional: bool = True,
+    ) -> bytes:
         """Serialize, add ETag/rate-limit headers, and turn a matching ``If-None-Match`` into 304
         (unless ``conditional`` is False: a truncating fault always sends a body)."""
         if isinstance(reply.body, _Raw):
@@ -219,8 +239,10 @@ class SimHandler(BaseHTTPRequestHandler):
         if call.login:
             used = sim._count_use(token, counted=reply.status != 304)
             limits = {
-                "X-RateLimit-Limit": str(RATE_LIMIT), "X-RateLimit-Remaining": str(max(RATE_LIMIT - used, 0)),
-                "X-RateLimit-Used": str(used), "X-RateLimit-Reset": str(sim._rate_reset),
+                "X-RateLimit-Limit": str(RATE_LIMIT),
+                "X-RateLimit-Remaining": str(max(RATE_LIMIT - used, 0)),
+                "X-RateLimit-Used": str(used),
+                "X-RateLimit-Reset": str(sim._rate_reset),
                 "X-RateLimit-Resource": "graphql" if call.path == "/graphql" else "core",
             }
             for name, value in limits.items():  # a fault's own rate-limit headers win
@@ -229,10 +251,29 @@ class SimHandler(BaseHTTPRequestHandler):
         reply.headers.setdefault("X-GitHub-Request-Id", f"SIM:{int(time.monotonic() * 1e6):X}")
         return raw
 
-    def _record(self, sim: GitHubSimulator, call: Call, headers: dict[str, str], raw_path: str,
-                status: int, token: str, fault: str) -> None:
-        record = RecordedRequest(call.method, call.path, call.query, headers, call.body, status,
-                                 token, call.login, raw_path, fault, int(self.client_address[1]))
+    def _record(
+        self,
+        sim: GitHubSimulator,
+        call: Call,
+        headers: dict[str, str],
+        raw_path: str,
+        status: int,
+        token: str,
+        fault: str,
+    ) -> None:
+        record = RecordedRequest(
+            call.method,
+            call.path,
+            call.query,
+            headers,
+            call.body,
+            status,
+            token,
+            call.login,
+            raw_path,
+            fault,
+            int(self.client_address[1]),
+        )
         sim._record(record)
 
     def _write(self, reply: Reply, raw: bytes, truncate: bool = False) -> None:

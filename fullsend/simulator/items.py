@@ -37,8 +37,14 @@ class ItemsState(ActionsState):
 
     # ----------------------------------------------------------------------------- issues / PRs
     def add_issue(
-        self, number: int, title: str = "", body: str = "", labels: Iterable[str] = (),
-        user: str = "author", pull_request: bool = False, **extra: Any,
+        self,
+        number: int,
+        title: str = "",
+        body: str = "",
+        labels: Iterable[str] = (),
+        user: str = "author",
+        pull_request: bool = False,
+        **extra: Any,
     ) -> dict[str, Any]:
         """Add (or replace) issue ``number``; returns the ``issue`` JSON.
 
@@ -50,29 +56,62 @@ class ItemsState(ActionsState):
             url = f"{self.urls.repo_api}/issues/{number}"
             web = f"{self.urls.repo_web}/{'pull' if pull_request else 'issues'}/{number}"
             issue: dict[str, Any] = {
-                "id": stable_id("issue", number, digits=10), "node_id": node_id("I", number), "url": url,
-                "repository_url": self.urls.repo_api, "labels_url": f"{url}/labels{{/name}}",
-                "comments_url": f"{url}/comments", "events_url": f"{url}/events", "html_url": web,
-                "number": number, "state": "open", "state_reason": None, "title": title, "body": body,
-                "user": self._user(user), "labels": [label_json(self.urls, n) for n in labels],
-                "assignee": None, "assignees": [], "milestone": None, "locked": False,
-                "active_lock_reason": None, "comments": self._count_comments(number), "closed_at": None,
-                "created_at": now, "updated_at": now, "author_association": "MEMBER",
-                "timeline_url": f"{url}/timeline", "performed_via_github_app": None,
+                "id": stable_id("issue", number, digits=10),
+                "node_id": node_id("I", number),
+                "url": url,
+                "repository_url": self.urls.repo_api,
+                "labels_url": f"{url}/labels{{/name}}",
+                "comments_url": f"{url}/comments",
+                "events_url": f"{url}/events",
+                "html_url": web,
+                "number": number,
+                "state": "open",
+                "state_reason": None,
+                "title": title,
+                "body": body,
+                "user": self._user(user),
+                "labels": [label_json(self.urls, n) for n in labels],
+                "assignee": None,
+                "assignees": [],
+                "milestone": None,
+                "locked": False,
+                "active_lock_reason": None,
+                "comments": self._count_comments(number),
+                "closed_at": None,
+                "created_at": now,
+                "updated_at": now,
+                "author_association": "MEMBER",
+                "timeline_url": f"{url}/timeline",
+                "performed_via_github_app": None,
                 "reactions": self._reactions(url),
             }
             if pull_request:
                 pr_url = f"{self.urls.repo_api}/pulls/{number}"
-                issue["pull_request"] = {"url": pr_url, "html_url": web, "diff_url": f"{web}.diff",
-                                         "patch_url": f"{web}.patch", "merged_at": None}
+                issue["pull_request"] = {
+                    "url": pr_url,
+                    "html_url": web,
+                    "diff_url": f"{web}.diff",
+                    "patch_url": f"{web}.patch",
+                    "merged_at": None,
+                }
             issue.update(self._item_fields(extra))
             self._issues[number] = issue
             return json_copy(issue)
 
     def add_pull_request(
-        self, number: int, head_sha: str, title: str = "", body: str = "", labels: Iterable[str] = (),
-        user: str = "author", *, base_sha: str | None = None, head_ref: str = "feature",
-        base_ref: str = "main", draft: bool = False, **extra: Any,
+        self,
+        number: int,
+        head_sha: str,
+        title: str = "",
+        body: str = "",
+        labels: Iterable[str] = (),
+        user: str = "author",
+        *,
+        base_sha: str | None = None,
+        head_ref: str = "feature",
+        base_ref: str = "main",
+        draft: bool = False,
+        **extra: Any,
     ) -> dict[str, Any]:
         """Add pull request ``number`` at ``head_sha`` (and its issue record); returns the
         ``pull-request`` JSON.  ``extra`` overrides any pull-request field."""
@@ -81,8 +120,14 @@ class ItemsState(ActionsState):
             issue = self.add_issue(number, title, body, labels, user, pull_request=True)
             self._heads[number] = [{"sha": head_sha}]
             owner = self._user(self.urls.owner, "Organization")  # a login in, so a user out (never None)
-            self._pulls[number] = pull_request_json(self.urls, issue, owner, (head_ref, head_sha),  # type: ignore[arg-type]  # the JSON record is a dict[str, Any]
-                                                    (base_ref, base_sha or fake_sha("base", number)), draft)
+            self._pulls[number] = pull_request_json(
+                self.urls,
+                issue,
+                owner,
+                (head_ref, head_sha),  # type: ignore[arg-type]  # the JSON record is a dict[str, Any]
+                (base_ref, base_sha or fake_sha("base", number)),
+                draft,
+            )
             self._pulls[number].update(self._item_fields(extra))
             return json_copy(self._pulls[number])
 
@@ -101,8 +146,13 @@ class ItemsState(ActionsState):
             return json_copy(issue)
 
     def move_head(
-        self, number: int, new_sha: str, files: list[dict[str, Any]] | None = None,
-        status: str = "ahead", ahead_by: int = 1, behind_by: int = 0,
+        self,
+        number: int,
+        new_sha: str,
+        files: list[dict[str, Any]] | None = None,
+        status: str = "ahead",
+        ahead_by: int = 1,
+        behind_by: int = 0,
     ) -> dict[str, Any]:
         """Push to PR ``number``: its head becomes ``new_sha``.  ``compare/{old}...{new}`` then
         answers ``status``/``ahead_by``/``behind_by`` with ``files`` (partial ``diff-entry`` dicts,
@@ -110,8 +160,15 @@ class ItemsState(ActionsState):
         adds them up.  Returns the PR JSON.  ``KeyError`` if the PR is unknown."""
         with self._lock:
             pr = self._pulls[number]
-            self._heads[number].append({"sha": new_sha, "files": list(files or []), "status": status,
-                                        "ahead_by": ahead_by, "behind_by": behind_by})
+            self._heads[number].append(
+                {
+                    "sha": new_sha,
+                    "files": list(files or []),
+                    "status": status,
+                    "ahead_by": ahead_by,
+                    "behind_by": behind_by,
+                }
+            )
             now = self.now()
             pr["head"]["sha"] = new_sha
             pr["statuses_url"] = pr["_links"]["statuses"]["href"] = f"{self.urls.repo_api}/statuses/{new_sha}"
@@ -145,9 +202,15 @@ class ItemsState(ActionsState):
 
     # ----------------------------------------------------------------------------- comments
     def add_comment(
-        self, number: int, body: str, login: str, user_type: str | None = None,
-        created_at: datetime | str | None = None, updated_at: datetime | str | None = None,
-        last_edited_at: datetime | str | None = None, **extra: Any,
+        self,
+        number: int,
+        body: str,
+        login: str,
+        user_type: str | None = None,
+        created_at: datetime | str | None = None,
+        updated_at: datetime | str | None = None,
+        last_edited_at: datetime | str | None = None,
+        **extra: Any,
     ) -> dict[str, Any]:
         """Add a comment on issue/PR ``number`` (``KeyError`` if the item is unknown).
 
@@ -167,12 +230,18 @@ class ItemsState(ActionsState):
             cid = int(extra.pop("id", 0) or max([FIRST_COMMENT_ID, *self._comments]) + 1)
             url = f"{self.urls.repo_api}/issues/comments/{cid}"
             comment = {
-                "id": cid, "node_id": node_id("IC", cid), "url": url,
-                "html_url": f"{issue['html_url']}#issuecomment-{cid}", "body": body,
-                "user": self._user(login, kind), "created_at": created,
-                "updated_at": self._ts(updated_at, created), "issue_url": issue["url"],
+                "id": cid,
+                "node_id": node_id("IC", cid),
+                "url": url,
+                "html_url": f"{issue['html_url']}#issuecomment-{cid}",
+                "body": body,
+                "user": self._user(login, kind),
+                "created_at": created,
+                "updated_at": self._ts(updated_at, created),
+                "issue_url": issue["url"],
                 "author_association": "NONE" if kind == "Bot" else "MEMBER",
-                "performed_via_github_app": None, "reactions": self._reactions(url),
+                "performed_via_github_app": None,
+                "reactions": self._reactions(url),
             }
             comment.update(self._item_fields(extra))
             self._comments[cid] = comment
@@ -227,8 +296,15 @@ class ItemsState(ActionsState):
 
     # ----------------------------------------------------------------------------- reviews
     def add_review(
-        self, number: int, login: str, state: str, body: str = "", user_type: str | None = None,
-        commit_id: str = "", submitted_at: datetime | str | None = None, **extra: Any,
+        self,
+        number: int,
+        login: str,
+        state: str,
+        body: str = "",
+        user_type: str | None = None,
+        commit_id: str = "",
+        submitted_at: datetime | str | None = None,
+        **extra: Any,
     ) -> dict[str, Any]:
         """Add a review on PR ``number`` (``KeyError`` if not a PR).  ``commit_id`` defaults to the
         current head, ``submitted_at`` to now (absent for ``PENDING``, as on GitHub)."""
@@ -237,11 +313,17 @@ class ItemsState(ActionsState):
             kind = user_type or ("Bot" if login.lower().endswith("[bot]") else "User")
             rid = int(extra.pop("id", 0) or max([FIRST_REVIEW_ID, *self._review_ids()]) + 1)
             review = {
-                "id": rid, "node_id": node_id("PRR", rid), "user": self._user(login, kind), "body": body,
-                "state": state, "html_url": f"{pr['html_url']}#pullrequestreview-{rid}",
+                "id": rid,
+                "node_id": node_id("PRR", rid),
+                "user": self._user(login, kind),
+                "body": body,
+                "state": state,
+                "html_url": f"{pr['html_url']}#pullrequestreview-{rid}",
                 "pull_request_url": pr["url"],
-                "_links": {"html": {"href": f"{pr['html_url']}#pullrequestreview-{rid}"},
-                           "pull_request": {"href": pr["url"]}},
+                "_links": {
+                    "html": {"href": f"{pr['html_url']}#pullrequestreview-{rid}"},
+                    "pull_request": {"href": pr["url"]},
+                },
                 "commit_id": commit_id or pr["head"]["sha"],
                 "author_association": "NONE" if kind == "Bot" else "MEMBER",
             }

@@ -54,7 +54,7 @@ def created_filter(value: str) -> TimeFilter | None:
     hi: tuple[datetime, bool] | None = None
     for op in (">=", "<=", ">", "<"):
         if value.startswith(op):
-            bound = _instant(value[len(op):], upper=op[0] == "<", inclusive=op.endswith("="))
+            bound = _instant(value[len(op) :], upper=op[0] == "<", inclusive=op.endswith("="))
             if bound is None:
                 return None
             lo, hi = (bound, None) if op[0] == ">" else (None, bound)
@@ -80,6 +80,7 @@ def created_filter(value: str) -> TimeFilter | None:
 
 def page_params(query: dict[str, list[str]]) -> tuple[int, int]:
     """(per_page, page) from a query: per_page 1..100 (default 30), page ≥ 1 (default 1)."""
+
     def number(key: str, default: int) -> int:
         try:
             return int(query.get(key, [str(default)])[0])

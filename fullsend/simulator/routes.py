@@ -119,7 +119,9 @@ def _run_matches(run: dict[str, Any], wf: str | None, call: Call) -> bool:
     if wf is not None and wf != path.rsplit("/", 1)[-1] and wf != str(run.get("workflow_id")):
         return False
     checks = {
-        "event": run.get("event"), "head_sha": run.get("head_sha"), "branch": run.get("head_branch"),
+        "event": run.get("event"),
+        "head_sha": run.get("head_sha"),
+        "branch": run.get("head_branch"),
         "check_suite_id": str(run.get("check_suite_id")),
         "actor": (run.get("actor") or {}).get("login"),
     }
@@ -265,7 +267,7 @@ def dispatch(sim: ItemsState, call: Call) -> Reply:
     path = call.path
     alias = f"/repositories/{sim.urls.repo_id}"
     if path == alias or path.startswith(alias + "/"):
-        path = f"/repos/{quote(sim.urls.owner)}/{quote(sim.urls.repo)}" + path[len(alias):]
+        path = f"/repos/{quote(sim.urls.owner)}/{quote(sim.urls.repo)}" + path[len(alias) :]
     for method, pattern, handler in ROUTES:
         m = pattern.fullmatch(path)
         if m is None or method != call.method:

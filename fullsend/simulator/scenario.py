@@ -94,8 +94,10 @@ def load_scenario(path: Path) -> Scenario:
     except UnicodeDecodeError:
         raise ConfigError(f"scenario {path}: cannot be read (the file is not UTF-8 text)") from None
     except yaml.YAMLError as exc:
-        raise ConfigError(f"scenario {path}: not valid YAML or JSON{_yaml_where(exc)}; "
-                          "compare it with examples/scenarios/review-steer.yml") from None
+        raise ConfigError(
+            f"scenario {path}: not valid YAML or JSON{_yaml_where(exc)}; "
+            "compare it with examples/scenarios/review-steer.yml"
+        ) from None
     try:
         return parse_scenario(data if data is not None else {})
     except ConfigError as exc:
@@ -116,7 +118,8 @@ def parse_scenario(data: object) -> Scenario:
     owner, repo = _repository(top.get("repository", "org/repo"))
     defaults = Scenario()
     return Scenario(
-        owner=owner, repo=repo,
+        owner=owner,
+        repo=repo,
         pull_request=_positive_int(top.get("pull_request", defaults.pull_request), "pull_request"),
         head=_text(top.get("head", defaults.head), "head"),
         title=_text(top.get("title", defaults.title), "title"),
@@ -141,8 +144,9 @@ def _entry(raw: object, index: int) -> TimelineEntry:
         return TimelineEntry(kind, params, after_s=_seconds(entry["after_s"], f"{where}.after_s"))
     match = _REQUEST.fullmatch(str(entry["on_request"]).strip())
     if match is None:
-        raise ConfigError(f"{where}.on_request must read 'METHOD PATH-REGEX', "
-                          "e.g. 'GET /actions/workflows/fullsend\\.yml/runs'")
+        raise ConfigError(
+            f"{where}.on_request must read 'METHOD PATH-REGEX', e.g. 'GET /actions/workflows/fullsend\\.yml/runs'"
+        )
     try:
         re.compile(match["path"])
     except re.error as exc:
@@ -171,8 +175,14 @@ def build(sim: GitHubSimulator, scenario: Scenario, now: datetime, say: Say) -> 
     arm the timeline; ``say`` receives one line per timeline event.  Returns the
     ``StandardScenario`` (ids, tokens, logins)."""
     created = format_time(now.astimezone(UTC) - timedelta(seconds=scenario.run_created_s_ago))
-    fix = standard_pr_scenario(sim, pr=scenario.pull_request, my_run_id=scenario.run_id, head=scenario.head,
-                               title=scenario.title, created_at=created)
+    fix = standard_pr_scenario(
+        sim,
+        pr=scenario.pull_request,
+        my_run_id=scenario.run_id,
+        head=scenario.head,
+        title=scenario.title,
+        created_at=created,
+    )
     for entry in scenario.timeline:
         action = _action(entry, scenario, say)
         if entry.after_s is not None:
@@ -190,13 +200,23 @@ def _action(entry: TimelineEntry, scenario: Scenario, say: Say) -> Callable[[Git
         extra = {"id": p["comment_id"]} if "comment_id" in p else {}
         comment = sim.add_comment(pr, p["body"], login, **extra)
         run = add_follow_up_run(sim, comment_id=comment["id"], pr=pr, actor=login, route=route, run_id=p.get("run_id"))
-        say(f"@{login} commented {p['body']!r} on #{pr} (comment {comment['id']}); "
-            f"the shim started follow-up run {run['id']} ({run['display_title']})")
+        say(
+            f"@{login} commented {p['body']!r} on #{pr} (comment {comment['id']}); "
+            f"the shim started follow-up run {run['id']} ({run['display_title']})"
+        )
 
     def push_follow_up(sim: GitHubSimulator) -> None:
         sim.move_head(pr, p["sha"], files=[{"filename": f} for f in p.get("files", ["README.md"])])
-        run = add_follow_up_run(sim, event="pull_request_target", pull_requests=(pr,), pr=pr, actor=login,
-                                route=route, run_id=p.get("run_id"), head_sha=p["sha"])
+        run = add_follow_up_run(
+            sim,
+            event="pull_request_target",
+            pull_requests=(pr,),
+            pr=pr,
+            actor=login,
+            route=route,
+            run_id=p.get("run_id"),
+            head_sha=p["sha"],
+        )
         say(f"@{login} pushed {p['sha']} to #{pr}; the shim started follow-up run {run['id']} ({run['display_title']})")
 
     return comment_follow_up if entry.do == "comment-follow-up" else push_follow_up

@@ -53,8 +53,13 @@ class GitHubSimulator(FaultInjection, ItemsState):
     Link headers as GitHub does, under ``/repositories/{id}/…`` (both forms are served)."""
 
     def __init__(
-        self, owner: str = "org", repo: str = "repo", *, prefix: str = "",
-        tokens: dict[str, Identity] | None = None, clock: Callable[[], datetime] | None = None,
+        self,
+        owner: str = "org",
+        repo: str = "repo",
+        *,
+        prefix: str = "",
+        tokens: dict[str, Identity] | None = None,
+        clock: Callable[[], datetime] | None = None,
         repository_links: bool = False,
     ) -> None:
         self._server = ThreadingHTTPServer((HOST, 0), SimHandler)
@@ -63,8 +68,9 @@ class GitHubSimulator(FaultInjection, ItemsState):
         port = self._server.server_address[1]
         self.prefix = prefix.rstrip("/")
         web = f"http://{HOST}:{port}"
-        super().__init__(Urls(web + self.prefix, web, owner, repo, stable_id("repo", owner, repo, digits=9),
-                              repository_links), clock)
+        super().__init__(
+            Urls(web + self.prefix, web, owner, repo, stable_id("repo", owner, repo, digits=9), repository_links), clock
+        )
         self.api_url = self.urls.api
         gql = self.prefix[: -len("/v3")] if self.prefix.endswith("/v3") else self.prefix
         self._graphql_path = f"{gql}/graphql"
@@ -91,8 +97,9 @@ class GitHubSimulator(FaultInjection, ItemsState):
         with self._lock:
             if self._thread is not None:
                 return self
-            self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="github-sim",
-                                            daemon=True)
+            self._thread = threading.Thread(
+                target=self._server.serve_forever, args=(0.05,), name="github-sim", daemon=True
+            )
             self._thread.start()
             self._started_at = time.monotonic()
             for delay_s, action in self._timers:
@@ -147,7 +154,7 @@ class GitHubSimulator(FaultInjection, ItemsState):
         if not self.prefix:
             return raw_path, "api"
         if raw_path == self.prefix or raw_path.startswith(self.prefix + "/"):
-            return raw_path[len(self.prefix):] or "/", "api"
+            return raw_path[len(self.prefix) :] or "/", "api"
         return raw_path, "outside"
 
     # ----------------------------------------------------------------------------- time-scripting
@@ -159,14 +166,18 @@ class GitHubSimulator(FaultInjection, ItemsState):
             self._hooks.append([predicate, action, once, False])
 
     @staticmethod
-    def match(method: str | None = None, path_regex: str | None = None, status: int | None = None,
-              page: int | None = None) -> Predicate:
+    def match(
+        method: str | None = None, path_regex: str | None = None, status: int | None = None, page: int | None = None
+    ) -> Predicate:
         """A predicate for ``on_request``: method equal, ``re.search(path_regex, path)``, status
         equal, and the ``page`` query parameter equal (an absent one is page 1)."""
         pattern = re.compile(path_regex) if path_regex else None
-        return lambda r: ((method is None or r.method == method) and (pattern is None or bool(pattern.search(r.path)))
-                          and (status is None or r.status == status)
-                          and (page is None or r.query.get("page", ["1"])[0] == str(page)))
+        return lambda r: (
+            (method is None or r.method == method)
+            and (pattern is None or bool(pattern.search(r.path)))
+            and (status is None or r.status == status)
+            and (page is None or r.query.get("page", ["1"])[0] == str(page))
+        )
 
     def at(self, delay_s: float, action: Action) -> None:
         """Run ``action(sim)`` ``delay_s`` (real) seconds after ``start()`` on a timer thread."""
@@ -196,8 +207,7 @@ class GitHubSimulator(FaultInjection, ItemsState):
         with self._lock:
             return list(self._requests)
 
-    def request_count(self, method: str | None = None, path_regex: str | None = None,
-                      status: int | None = None) -> int:
+    def request_count(self, method: str | None = None, path_regex: str | None = None, status: int | None = None) -> int:
         """How many recorded requests match (``re.search`` on the relative path)."""
         keep = self.match(method, path_regex, status)
         return sum(1 for r in self.requests if keep(r))

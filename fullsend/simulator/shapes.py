@@ -105,44 +105,85 @@ def user_json(urls: Urls, login: str, user_type: str = "User") -> dict[str, Any]
     slug = login[: -len(_BOT_SUFFIX)] if login.lower().endswith(_BOT_SUFFIX) else login
     html = f"{urls.web}/apps/{slug}" if user_type == "Bot" else f"{urls.web}/{login}"
     return {
-        "login": login, "id": uid, "node_id": node_id("U" if user_type != "Bot" else "BOT", uid),
-        "avatar_url": f"{urls.web}/avatars/u/{uid}?v=4", "gravatar_id": "", "url": api,
-        "html_url": html, "followers_url": f"{api}/followers",
-        "following_url": f"{api}/following{{/other_user}}", "gists_url": f"{api}/gists{{/gist_id}}",
-        "starred_url": f"{api}/starred{{/owner}}{{/repo}}", "subscriptions_url": f"{api}/subscriptions",
-        "organizations_url": f"{api}/orgs", "repos_url": f"{api}/repos",
-        "events_url": f"{api}/events{{/privacy}}", "received_events_url": f"{api}/received_events",
-        "type": user_type, "user_view_type": "public", "site_admin": False,
+        "login": login,
+        "id": uid,
+        "node_id": node_id("U" if user_type != "Bot" else "BOT", uid),
+        "avatar_url": f"{urls.web}/avatars/u/{uid}?v=4",
+        "gravatar_id": "",
+        "url": api,
+        "html_url": html,
+        "followers_url": f"{api}/followers",
+        "following_url": f"{api}/following{{/other_user}}",
+        "gists_url": f"{api}/gists{{/gist_id}}",
+        "starred_url": f"{api}/starred{{/owner}}{{/repo}}",
+        "subscriptions_url": f"{api}/subscriptions",
+        "organizations_url": f"{api}/orgs",
+        "repos_url": f"{api}/repos",
+        "events_url": f"{api}/events{{/privacy}}",
+        "received_events_url": f"{api}/received_events",
+        "type": user_type,
+        "user_view_type": "public",
+        "site_admin": False,
     }
 
 
 def public_user_json(urls: Urls, login: str, created_at: str) -> dict[str, Any]:
     """A ``public-user`` object (``GET /user`` for a ``User`` token)."""
     extra = {
-        "name": login, "company": None, "blog": "", "location": None, "email": None,
-        "hireable": None, "bio": None, "twitter_username": None, "public_repos": 1,
-        "public_gists": 0, "followers": 0, "following": 0, "created_at": created_at,
+        "name": login,
+        "company": None,
+        "blog": "",
+        "location": None,
+        "email": None,
+        "hireable": None,
+        "bio": None,
+        "twitter_username": None,
+        "public_repos": 1,
+        "public_gists": 0,
+        "followers": 0,
+        "following": 0,
+        "created_at": created_at,
         "updated_at": created_at,
     }
     return {**user_json(urls, login, "User"), **extra}
 
 
 _REPO_URL_SUFFIXES = {
-    "archive_url": "/{archive_format}{/ref}", "assignees_url": "/assignees{/user}",
-    "blobs_url": "/git/blobs{/sha}", "branches_url": "/branches{/branch}",
-    "collaborators_url": "/collaborators{/collaborator}", "comments_url": "/comments{/number}",
-    "commits_url": "/commits{/sha}", "compare_url": "/compare/{base}...{head}",
-    "contents_url": "/contents/{+path}", "contributors_url": "/contributors",
-    "deployments_url": "/deployments", "downloads_url": "/downloads", "events_url": "/events",
-    "forks_url": "/forks", "git_commits_url": "/git/commits{/sha}", "git_refs_url": "/git/refs{/sha}",
-    "git_tags_url": "/git/tags{/sha}", "hooks_url": "/hooks",
-    "issue_comment_url": "/issues/comments{/number}", "issue_events_url": "/issues/events{/number}",
-    "issues_url": "/issues{/number}", "keys_url": "/keys{/key_id}", "labels_url": "/labels{/name}",
-    "languages_url": "/languages", "merges_url": "/merges", "milestones_url": "/milestones{/number}",
-    "notifications_url": "/notifications{?since,all,participating}", "pulls_url": "/pulls{/number}",
-    "releases_url": "/releases{/id}", "stargazers_url": "/stargazers",
-    "statuses_url": "/statuses/{sha}", "subscribers_url": "/subscribers",
-    "subscription_url": "/subscription", "tags_url": "/tags", "teams_url": "/teams",
+    "archive_url": "/{archive_format}{/ref}",
+    "assignees_url": "/assignees{/user}",
+    "blobs_url": "/git/blobs{/sha}",
+    "branches_url": "/branches{/branch}",
+    "collaborators_url": "/collaborators{/collaborator}",
+    "comments_url": "/comments{/number}",
+    "commits_url": "/commits{/sha}",
+    "compare_url": "/compare/{base}...{head}",
+    "contents_url": "/contents/{+path}",
+    "contributors_url": "/contributors",
+    "deployments_url": "/deployments",
+    "downloads_url": "/downloads",
+    "events_url": "/events",
+    "forks_url": "/forks",
+    "git_commits_url": "/git/commits{/sha}",
+    "git_refs_url": "/git/refs{/sha}",
+    "git_tags_url": "/git/tags{/sha}",
+    "hooks_url": "/hooks",
+    "issue_comment_url": "/issues/comments{/number}",
+    "issue_events_url": "/issues/events{/number}",
+    "issues_url": "/issues{/number}",
+    "keys_url": "/keys{/key_id}",
+    "labels_url": "/labels{/name}",
+    "languages_url": "/languages",
+    "merges_url": "/merges",
+    "milestones_url": "/milestones{/number}",
+    "notifications_url": "/notifications{?since,all,participating}",
+    "pulls_url": "/pulls{/number}",
+    "releases_url": "/releases{/id}",
+    "stargazers_url": "/stargazers",
+    "statuses_url": "/statuses/{sha}",
+    "subscribers_url": "/subscribers",
+    "subscription_url": "/subscription",
+    "tags_url": "/tags",
+    "teams_url": "/teams",
     "trees_url": "/git/trees{/sha}",
 }
 
@@ -150,10 +191,16 @@ _REPO_URL_SUFFIXES = {
 def minimal_repo_json(urls: Urls) -> dict[str, Any]:
     """A ``minimal-repository`` object for the simulator's repository (owner is an Organization)."""
     repo = {
-        "id": urls.repo_id, "node_id": node_id("R", urls.repo_id), "name": urls.repo,
-        "full_name": f"{urls.owner}/{urls.repo}", "private": True,
-        "owner": user_json(urls, urls.owner, "Organization"), "html_url": urls.repo_web,
-        "description": None, "fork": False, "url": urls.repo_api,
+        "id": urls.repo_id,
+        "node_id": node_id("R", urls.repo_id),
+        "name": urls.repo,
+        "full_name": f"{urls.owner}/{urls.repo}",
+        "private": True,
+        "owner": user_json(urls, urls.owner, "Organization"),
+        "html_url": urls.repo_web,
+        "description": None,
+        "fork": False,
+        "url": urls.repo_api,
     }
     repo.update({key: urls.repo_api + suffix for key, suffix in _REPO_URL_SUFFIXES.items()})
     return repo
@@ -163,14 +210,34 @@ def full_repo_json(urls: Urls, created_at: str) -> dict[str, Any]:
     """A ``repository`` object (``GET /repos/{o}/{r}``, and a pull request's ``head.repo``/``base.repo``)."""
     host = urls.web.split("://", 1)[-1]
     extra = {
-        "clone_url": f"{urls.repo_web}.git", "git_url": f"git://{host}/{urls.owner}/{urls.repo}.git",
-        "ssh_url": f"git@{host.split(':')[0]}:{urls.owner}/{urls.repo}.git", "svn_url": urls.repo_web,
-        "mirror_url": None, "homepage": None, "language": "Python", "default_branch": "main",
-        "forks": 0, "forks_count": 0, "stargazers_count": 0, "watchers": 0, "watchers_count": 0,
-        "open_issues": 0, "open_issues_count": 0, "size": 108, "has_downloads": True,
-        "has_issues": True, "has_projects": False, "has_wiki": False, "has_pages": False,
-        "archived": False, "disabled": False, "license": None, "visibility": "private",
-        "pushed_at": created_at, "created_at": created_at, "updated_at": created_at,
+        "clone_url": f"{urls.repo_web}.git",
+        "git_url": f"git://{host}/{urls.owner}/{urls.repo}.git",
+        "ssh_url": f"git@{host.split(':')[0]}:{urls.owner}/{urls.repo}.git",
+        "svn_url": urls.repo_web,
+        "mirror_url": None,
+        "homepage": None,
+        "language": "Python",
+        "default_branch": "main",
+        "forks": 0,
+        "forks_count": 0,
+        "stargazers_count": 0,
+        "watchers": 0,
+        "watchers_count": 0,
+        "open_issues": 0,
+        "open_issues_count": 0,
+        "size": 108,
+        "has_downloads": True,
+        "has_issues": True,
+        "has_projects": False,
+        "has_wiki": False,
+        "has_pages": False,
+        "archived": False,
+        "disabled": False,
+        "license": None,
+        "visibility": "private",
+        "pushed_at": created_at,
+        "created_at": created_at,
+        "updated_at": created_at,
     }
     return {**minimal_repo_json(urls), **extra}
 
@@ -179,8 +246,13 @@ def label_json(urls: Urls, name: str) -> dict[str, Any]:
     """A ``label`` object with a stable id and colour derived from its name."""
     lid = stable_id("label", name, digits=10)
     return {
-        "id": lid, "node_id": node_id("LA", lid), "url": f"{urls.repo_api}/labels/{name}",
-        "name": name, "description": None, "color": fake_sha("color", name)[:6], "default": False,
+        "id": lid,
+        "node_id": node_id("LA", lid),
+        "url": f"{urls.repo_api}/labels/{name}",
+        "name": name,
+        "description": None,
+        "color": fake_sha("color", name)[:6],
+        "default": False,
     }
 
 
@@ -188,8 +260,12 @@ def simple_commit_json(sha: str, message: str, timestamp: str) -> dict[str, Any]
     """A ``simple-commit`` (a workflow run's ``head_commit``)."""
     person = {"name": "Octo Cat", "email": "octocat@example.com"}
     return {
-        "id": sha, "tree_id": fake_sha("tree", sha), "message": message, "timestamp": timestamp,
-        "author": dict(person), "committer": dict(person),
+        "id": sha,
+        "tree_id": fake_sha("tree", sha),
+        "message": message,
+        "timestamp": timestamp,
+        "author": dict(person),
+        "committer": dict(person),
     }
 
 
@@ -198,18 +274,31 @@ def commit_json(urls: Urls, sha: str, parent: str, message: str, date: str) -> d
     person = {"name": "Octo Cat", "email": "octocat@example.com", "date": date}
     tree = fake_sha("tree", sha)
     return {
-        "url": f"{urls.repo_api}/commits/{sha}", "sha": sha, "node_id": node_id("C", stable_id(sha)),
-        "html_url": f"{urls.repo_web}/commit/{sha}", "comments_url": f"{urls.repo_api}/commits/{sha}/comments",
+        "url": f"{urls.repo_api}/commits/{sha}",
+        "sha": sha,
+        "node_id": node_id("C", stable_id(sha)),
+        "html_url": f"{urls.repo_web}/commit/{sha}",
+        "comments_url": f"{urls.repo_api}/commits/{sha}/comments",
         "commit": {
-            "url": f"{urls.repo_api}/git/commits/{sha}", "author": dict(person),
-            "committer": dict(person), "message": message, "comment_count": 0,
+            "url": f"{urls.repo_api}/git/commits/{sha}",
+            "author": dict(person),
+            "committer": dict(person),
+            "message": message,
+            "comment_count": 0,
             "tree": {"sha": tree, "url": f"{urls.repo_api}/git/trees/{tree}"},
-            "verification": {"verified": False, "reason": "unsigned", "payload": None,
-                             "signature": None, "verified_at": None},
+            "verification": {
+                "verified": False,
+                "reason": "unsigned",
+                "payload": None,
+                "signature": None,
+                "verified_at": None,
+            },
         },
-        "author": None, "committer": None,
-        "parents": [{"sha": parent, "url": f"{urls.repo_api}/commits/{parent}",
-                     "html_url": f"{urls.repo_web}/commit/{parent}"}],
+        "author": None,
+        "committer": None,
+        "parents": [
+            {"sha": parent, "url": f"{urls.repo_api}/commits/{parent}", "html_url": f"{urls.repo_web}/commit/{parent}"}
+        ],
     }
 
 
@@ -219,22 +308,50 @@ def diff_entry_json(urls: Urls, head: str, entry: dict[str, Any]) -> dict[str, A
     name = str(entry["filename"])
     adds, dels = int(entry.get("additions", 0)), int(entry.get("deletions", 0))
     out: dict[str, Any] = {
-        "sha": fake_sha("blob", head, name), "filename": name, "status": "modified",
-        "additions": adds, "deletions": dels, "changes": adds + dels,
-        "blob_url": f"{urls.repo_web}/blob/{head}/{name}", "raw_url": f"{urls.repo_web}/raw/{head}/{name}",
+        "sha": fake_sha("blob", head, name),
+        "filename": name,
+        "status": "modified",
+        "additions": adds,
+        "deletions": dels,
+        "changes": adds + dels,
+        "blob_url": f"{urls.repo_web}/blob/{head}/{name}",
+        "raw_url": f"{urls.repo_web}/raw/{head}/{name}",
         "contents_url": f"{urls.repo_api}/contents/{name}?ref={head}",
     }
     out.update(entry)
     return out
 
 
-_PR_FROM_ISSUE = ("id", "node_id", "number", "state", "locked", "title", "user", "body", "labels",
-                  "milestone", "active_lock_reason", "created_at", "updated_at", "closed_at",
-                  "assignee", "assignees", "author_association", "comments")
+_PR_FROM_ISSUE = (
+    "id",
+    "node_id",
+    "number",
+    "state",
+    "locked",
+    "title",
+    "user",
+    "body",
+    "labels",
+    "milestone",
+    "active_lock_reason",
+    "created_at",
+    "updated_at",
+    "closed_at",
+    "assignee",
+    "assignees",
+    "author_association",
+    "comments",
+)
 
 
-def pull_request_json(urls: Urls, issue: dict[str, Any], owner: dict[str, Any], head: tuple[str, str],
-                      base: tuple[str, str], draft: bool = False) -> dict[str, Any]:
+def pull_request_json(
+    urls: Urls,
+    issue: dict[str, Any],
+    owner: dict[str, Any],
+    head: tuple[str, str],
+    base: tuple[str, str],
+    draft: bool = False,
+) -> dict[str, Any]:
     """A ``pull-request`` object built on its ``issue`` record; ``head``/``base`` are ``(ref, sha)``
     and ``owner`` is the ``simple-user`` both sides belong to."""
     n = issue["number"]
@@ -242,21 +359,54 @@ def pull_request_json(urls: Urls, issue: dict[str, Any], owner: dict[str, Any], 
     repo = full_repo_json(urls, issue["created_at"])
 
     def side(ref: str, sha: str) -> dict[str, Any]:
-        return {"label": f"{urls.owner}:{ref}", "ref": ref, "sha": sha, "user": json_copy(owner),
-                "repo": json_copy(repo)}
+        return {
+            "label": f"{urls.owner}:{ref}",
+            "ref": ref,
+            "sha": sha,
+            "user": json_copy(owner),
+            "repo": json_copy(repo),
+        }
 
-    links = {"self": url, "html": web, "issue": issue["url"], "comments": issue["comments_url"],
-             "review_comments": f"{url}/comments", "review_comment": f"{urls.repo_api}/pulls/comments{{/number}}",
-             "commits": f"{url}/commits", "statuses": f"{urls.repo_api}/statuses/{head[1]}"}
+    links = {
+        "self": url,
+        "html": web,
+        "issue": issue["url"],
+        "comments": issue["comments_url"],
+        "review_comments": f"{url}/comments",
+        "review_comment": f"{urls.repo_api}/pulls/comments{{/number}}",
+        "commits": f"{url}/commits",
+        "statuses": f"{urls.repo_api}/statuses/{head[1]}",
+    }
     return {
-        **{k: json_copy(issue[k]) for k in _PR_FROM_ISSUE}, "url": url, "html_url": web,
-        "diff_url": f"{web}.diff", "patch_url": f"{web}.patch", "issue_url": issue["url"],
-        "commits_url": links["commits"], "review_comments_url": links["review_comments"],
-        "review_comment_url": links["review_comment"], "comments_url": issue["comments_url"],
-        "statuses_url": links["statuses"], "merged_at": None, "merge_commit_sha": None,
-        "requested_reviewers": [], "requested_teams": [], "head": side(*head), "base": side(*base),
-        "_links": {k: {"href": v} for k, v in links.items()}, "auto_merge": None, "draft": draft,
-        "merged": False, "mergeable": True, "rebaseable": True, "mergeable_state": "clean",
-        "merged_by": None, "review_comments": 0, "maintainer_can_modify": False, "commits": 1,
-        "additions": 0, "deletions": 0, "changed_files": 0,
+        **{k: json_copy(issue[k]) for k in _PR_FROM_ISSUE},
+        "url": url,
+        "html_url": web,
+        "diff_url": f"{web}.diff",
+        "patch_url": f"{web}.patch",
+        "issue_url": issue["url"],
+        "commits_url": links["commits"],
+        "review_comments_url": links["review_comments"],
+        "review_comment_url": links["review_comment"],
+        "comments_url": issue["comments_url"],
+        "statuses_url": links["statuses"],
+        "merged_at": None,
+        "merge_commit_sha": None,
+        "requested_reviewers": [],
+        "requested_teams": [],
+        "head": side(*head),
+        "base": side(*base),
+        "_links": {k: {"href": v} for k, v in links.items()},
+        "auto_merge": None,
+        "draft": draft,
+        "merged": False,
+        "mergeable": True,
+        "rebaseable": True,
+        "mergeable_state": "clean",
+        "merged_by": None,
+        "review_comments": 0,
+        "maintainer_can_modify": False,
+        "commits": 1,
+        "additions": 0,
+        "deletions": 0,
+        "changed_files": 0,
     }

@@ -32,15 +32,20 @@ ACT_HINT = "python3 -m venv .venv-act && .venv-act/bin/pip install --require-has
 _LINE = re.compile(r"^\[(?P<job>[^\]]*?)\s*\] (?P<text>.*)$")
 
 
-def missing_prerequisites(which: Callable[[str], str | None] = shutil.which, act_bin: Path | None = None,
-                          base_cached: bool | None = None, is_root: bool | None = None) -> list[str]:
+def missing_prerequisites(
+    which: Callable[[str], str | None] = shutil.which,
+    act_bin: Path | None = None,
+    base_cached: bool | None = None,
+    is_root: bool | None = None,
+) -> list[str]:
     """One phrase per missing part of the act setup, naming it and, in brackets, how to get it ([]
     when all is there); the act tests skip (or fail under CI) with them all on one line.  The arguments default to this machine (tests inject fakes)."""
     act_bin = act_bin if act_bin is not None else ACT_VENV / "bin" / "act"
     if base_cached is None:
         base_cached = (CACHE_DIR / "container" / "debian-bookworm-slim.tar").exists()
-    missing = [f"{tool} ({APT_HINT})" for tool in ("podman", os.environ.get("PODMAN_RUNTIME", "runc"))
-               if which(tool) is None]
+    missing = [
+        f"{tool} ({APT_HINT})" for tool in ("podman", os.environ.get("PODMAN_RUNTIME", "runc")) if which(tool) is None
+    ]
     if which("debootstrap") is None and not base_cached:
         missing.append(f"debootstrap, which makes the local base image debian:bookworm-slim once ({APT_HINT})")
     if not (act_bin.is_file() and os.access(act_bin, os.X_OK)):
@@ -53,8 +58,14 @@ def missing_prerequisites(which: Callable[[str], str | None] = shutil.which, act
 def script(argv: list[str], what: str, timeout_s: float, env: Mapping[str, str] | None = None) -> str:
     """Run one of the tools/ scripts; returns its last stdout line.  Raises ``AssertionError``
     with the script's own explanation (stderr tail) when it fails."""
-    proc = subprocess.run(argv, cwd=REPO_ROOT, capture_output=True, text=True, timeout=timeout_s,
-                          env=dict(env) if env is not None else None)
+    proc = subprocess.run(
+        argv,
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+        env=dict(env) if env is not None else None,
+    )
     if proc.returncode != 0:
         raise AssertionError(f"{what} failed (exit {proc.returncode}):\n{proc.stderr[-5000:]}\n{proc.stdout[-1000:]}")
     lines = proc.stdout.strip().splitlines()
@@ -74,9 +85,13 @@ class SimulatorProcess:
 
     @classmethod
     def start(cls, scenario: Path = SCENARIO, timeout_s: float = 30) -> SimulatorProcess:
-        proc = subprocess.Popen([sys.executable, "-m", "fullsend", "simulator", "serve", "--port", "0",
-                                 "--scenario", str(scenario)], cwd=REPO_ROOT, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "fullsend", "simulator", "serve", "--port", "0", "--scenario", str(scenario)],
+            cwd=REPO_ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         head: list[str] = []
         deadline = time.monotonic() + timeout_s
         for line in proc.stdout:  # type: ignore[union-attr]
@@ -89,7 +104,7 @@ class SimulatorProcess:
             proc.kill()
             raise AssertionError(f"fullsend simulator serve did not start:\n{text}")
         flags_at = next(i for i, line in enumerate(head) if line.startswith("act flags"))
-        flags = [part for line in head[flags_at + 1:-1] for part in shlex.split(line)]
+        flags = [part for line in head[flags_at + 1 : -1] for part in shlex.split(line)]
         served = cls(proc, api.group(1), flags, head)
         threading.Thread(target=served._drain, daemon=True).start()
         return served
@@ -153,8 +168,15 @@ def run_act(act_bin: Path, argv: list[str], cwd: Path, docker_host: str, timeout
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_", "ACTIONS_", "GH_"))}
     env["DOCKER_HOST"] = docker_host
     before = _act_containers()
-    proc = subprocess.Popen([str(act_bin), *argv], cwd=cwd, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        [str(act_bin), *argv],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     try:
         log, _ = proc.communicate(timeout=timeout_s)
     except subprocess.TimeoutExpired:
@@ -167,7 +189,9 @@ def run_act(act_bin: Path, argv: list[str], cwd: Path, docker_host: str, timeout
 
 
 def _act_containers() -> set[str]:
-    out = subprocess.run(["podman", "ps", "--all", "--format", "{{.Names}}"], capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        ["podman", "ps", "--all", "--format", "{{.Names}}"], capture_output=True, text=True, timeout=60
+    )
     return {name for name in out.stdout.split() if name.startswith("act-")}
 
 
@@ -177,11 +201,28 @@ def act_argv(event: str, run_id: int, sim_flags: list[str], job_image: str, agen
     flags = [f for f in sim_flags]
     at = flags.index(f"GITHUB_RUN_ID={MY_RUN}")
     flags[at] = f"GITHUB_RUN_ID={run_id}"
-    return ["issue_comment", "-e", event, "-W", ".github/workflows/fullsend.yml",
-            "-P", f"ubuntu-latest={job_image}", "--pull=false", "--rebuild=false", "--rm", "--bind",
-            "--container-daemon-socket", "-", *flags,
-            "--var", "FULLSEND_AGENT_CLI=tools/act/scripted-agent",
-            "--env", "SCRIPTED_AGENT_TURN_S=8", "--env", f"SCRIPTED_AGENT_LOG={agent_log}"]
+    return [
+        "issue_comment",
+        "-e",
+        event,
+        "-W",
+        ".github/workflows/fullsend.yml",
+        "-P",
+        f"ubuntu-latest={job_image}",
+        "--pull=false",
+        "--rebuild=false",
+        "--rm",
+        "--bind",
+        "--container-daemon-socket",
+        "-",
+        *flags,
+        "--var",
+        "FULLSEND_AGENT_CLI=tools/act/scripted-agent",
+        "--env",
+        "SCRIPTED_AGENT_TURN_S=8",
+        "--env",
+        f"SCRIPTED_AGENT_LOG={agent_log}",
+    ]
 
 
 # ------------------------------------------------------------------------------------ README

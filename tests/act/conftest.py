@@ -44,8 +44,9 @@ def job_image(act_bin: Path) -> str:
     loaded from FULLSEND_CACHE_DIR by ``tools/act/prepare-images.sh``; returns the job image."""
     started = time.monotonic()
     try:
-        tag = script([str(REPO_ROOT / "tools" / "act" / "prepare-images.sh")], "tools/act/prepare-images.sh",
-                     IMAGES_TIMEOUT_S)
+        tag = script(
+            [str(REPO_ROOT / "tools" / "act" / "prepare-images.sh")], "tools/act/prepare-images.sh", IMAGES_TIMEOUT_S
+        )
     except AssertionError as exc:
         pytest.fail(f"the images for act could not be made: {exc}", pytrace=False)
     TIMINGS.append(("images (tools/act/prepare-images.sh)", time.monotonic() - started))
@@ -70,8 +71,9 @@ def docker_host(act_bin: Path, tmp_path_factory: pytest.TempPathFactory) -> Iter
 @pytest.fixture
 def workdir(tmp_path: Path) -> Path:
     """A work directory made by ``tools/act/workdir.sh`` (the examples installed)."""
-    return Path(script([str(REPO_ROOT / "tools" / "act" / "workdir.sh"), str(tmp_path / "work")],
-                       "tools/act/workdir.sh", 120))
+    return Path(
+        script([str(REPO_ROOT / "tools" / "act" / "workdir.sh"), str(tmp_path / "work")], "tools/act/workdir.sh", 120)
+    )
 
 
 @pytest.fixture

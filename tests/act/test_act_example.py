@@ -48,8 +48,9 @@ COMMAND = "/fs-review please re-check the migration"
 
 
 def _comments(sim: SimulatorProcess) -> list[dict]:
-    response = requests.get(f"{sim.api_url}/repos/org/repo/issues/7/comments",
-                            headers={"Authorization": f"token {JOB_TOKEN}"}, timeout=10)
+    response = requests.get(
+        f"{sim.api_url}/repos/org/repo/issues/7/comments", headers={"Authorization": f"token {JOB_TOKEN}"}, timeout=10
+    )
     response.raise_for_status()
     return response.json()
 
@@ -62,17 +63,20 @@ def _played(run: ActRun, what: str) -> None:
     assert run.exit_code == 0, f"act failed for {what}:\n{run.log[-8000:]}"
     assert (run.job_result("Route"), run.job_result("Review")) == ("succeeded", "succeeded"), run.log[-8000:]
     assert "Route: event issue_comment/created -> stage 'review'" in run.step_output(
-        "Route", "Authorize and select the stage")
+        "Route", "Authorize and select the stage"
+    )
     assert "docker build" not in run.log  # act ran the image it was given (tools/act/prepare-images.sh)
 
 
 def test_FIX_example_workflow_is_steered_under_act_then_the_queued_run_skips(
-        act_bin, job_image, docker_host, workdir, simulator):
+    act_bin, job_image, docker_host, workdir, simulator
+):
     agent_log = workdir / "agent-messages.jsonl"
 
     started = time.monotonic()
-    first = run_act(act_bin, act_argv(FIRST_EVENT, MY_RUN, simulator.act_flags, job_image, agent_log),
-                    workdir, docker_host)
+    first = run_act(
+        act_bin, act_argv(FIRST_EVENT, MY_RUN, simulator.act_flags, job_image, agent_log), workdir, docker_host
+    )
     TIMINGS.append(("act: the run in flight", time.monotonic() - started))
     _played(first, "the run in flight")
     steers = [m for m in _agent_messages(agent_log) if m.split("\n", 1)[0] == OPENING_LINE]
@@ -86,19 +90,31 @@ def test_FIX_example_workflow_is_steered_under_act_then_the_queued_run_skips(
     assert marker is not None and marker.consumed == (FOLLOW_UP_RUN,) and marker.head == "aaa111"
     assert [c for c in comments if c["user"]["login"] == ROLE_LOGIN]  # status comment: the role token was minted
     assert first.shown_outputs() == {
-        "outcome": "succeeded", "skip_reason": "", "steers": "1", "consumed_run_ids": str(FOLLOW_UP_RUN),
-        "receipt_url": receipts[0]["html_url"], "head_sha": "aaa111"}
+        "outcome": "succeeded",
+        "skip_reason": "",
+        "steers": "1",
+        "consumed_run_ids": str(FOLLOW_UP_RUN),
+        "receipt_url": receipts[0]["html_url"],
+        "head_sha": "aaa111",
+    }
     assert any(f"the shim started follow-up run {FOLLOW_UP_RUN}" in line for line in simulator.lines)
     assert any("mint: role token for role 'review' handed out" in line for line in simulator.lines)
 
     before = len(_agent_messages(agent_log))
     started = time.monotonic()
-    queued = run_act(act_bin, act_argv(QUEUED_EVENT, FOLLOW_UP_RUN, simulator.act_flags, job_image, agent_log),
-                     workdir, docker_host)
+    queued = run_act(
+        act_bin, act_argv(QUEUED_EVENT, FOLLOW_UP_RUN, simulator.act_flags, job_image, agent_log), workdir, docker_host
+    )
     TIMINGS.append(("act: the queued run", time.monotonic() - started))
     _played(queued, "the queued run")
-    assert queued.shown_outputs() == {"outcome": "skipped", "skip_reason": "receipt", "steers": "0",
-                                      "consumed_run_ids": "", "receipt_url": "", "head_sha": ""}
+    assert queued.shown_outputs() == {
+        "outcome": "skipped",
+        "skip_reason": "receipt",
+        "steers": "0",
+        "consumed_run_ids": "",
+        "receipt_url": "",
+        "head_sha": "",
+    }
     assert len(_agent_messages(agent_log)) == before  # the agent never started
     assert [c for c in _comments(simulator) if c["user"]["login"] == JOB_LOGIN] == receipts
 
@@ -118,8 +134,15 @@ def test_readme_act_commands_work_as_written(act_bin, job_image, tmp_path):
     script = block.replace("8765", str(port)).replace("$HOME/fullsend-act", str(base))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_", "ACTIONS_", "GH_", "DOCKER_"))}
     started = time.monotonic()
-    proc = subprocess.Popen(["bash", "-euo", "pipefail", "-c", script], cwd=REPO_ROOT, env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    proc = subprocess.Popen(
+        ["bash", "-euo", "pipefail", "-c", script],
+        cwd=REPO_ROOT,
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         out, _ = proc.communicate(timeout=600)
     finally:
@@ -131,8 +154,11 @@ def test_readme_act_commands_work_as_written(act_bin, job_image, tmp_path):
                 os.killpg(proc.pid, signal.SIGTERM)  # the simulator, had the block stopped early
             except ProcessLookupError:
                 pass
-        subprocess.run([str(REPO_ROOT / "tools" / "act" / "podman-service.sh"), "stop", str(base / "podman.sock")],
-                       capture_output=True, timeout=60)
+        subprocess.run(
+            [str(REPO_ROOT / "tools" / "act" / "podman-service.sh"), "stop", str(base / "podman.sock")],
+            capture_output=True,
+            timeout=60,
+        )
     TIMINGS.append(("README act block (images cached)", time.monotonic() - started))
     assert proc.returncode == 0, out[-8000:]
     shown = ActRun(0, out)

@@ -43,8 +43,25 @@ REF = "5e1ec7ed0c0ffee0ddba11ab1e0b5e55ed0fab1e"
 
 def _init_repository(root: Path) -> Path:
     root.mkdir()  # init writes into an existing folder only
-    made = subprocess.run([sys.executable, "-m", "fullsend", "init", "--stages", "review,fix", "--ref", REF,
-                           "--role-token", "mint", "--dir", str(root)], capture_output=True, text=True, timeout=60)
+    made = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "fullsend",
+            "init",
+            "--stages",
+            "review,fix",
+            "--ref",
+            REF,
+            "--role-token",
+            "mint",
+            "--dir",
+            str(root),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert made.returncode == 0, made.stderr
     harness = root / ".fullsend" / "harness" / "review.yaml"
     text = harness.read_text()
@@ -69,8 +86,9 @@ def _argv(event: str, run_id: int, simulator: SimulatorProcess, job_image: str, 
 
 
 def _comments(sim: SimulatorProcess) -> list[dict]:
-    response = requests.get(f"{sim.api_url}/repos/org/repo/issues/7/comments",
-                            headers={"Authorization": f"token {JOB_TOKEN}"}, timeout=10)
+    response = requests.get(
+        f"{sim.api_url}/repos/org/repo/issues/7/comments", headers={"Authorization": f"token {JOB_TOKEN}"}, timeout=10
+    )
     response.raise_for_status()
     return response.json()
 
@@ -82,7 +100,8 @@ def _played(run: ActRun, what: str) -> None:
 
 
 def test_the_setup_fullsend_init_writes_is_steered_under_act_then_the_queued_run_skips(
-        act_bin, job_image, docker_host, simulator, tmp_path):
+    act_bin, job_image, docker_host, simulator, tmp_path
+):
     repo = _init_repository(tmp_path / "repo")
     _tag_for_remote_action(REF)
     agent_log = repo / "agent-messages.jsonl"

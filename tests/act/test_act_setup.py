@@ -52,10 +52,13 @@ def test_nothing_missing_when_all_is_there(tmp_path: Path) -> None:
     act = tmp_path / "act"
     act.write_text("#!/bin/sh\n")
     act.chmod(0o755)
-    assert missing_prerequisites(which=lambda tool: f"/usr/bin/{tool}", act_bin=act, base_cached=False, is_root=True) == []
+    assert (
+        missing_prerequisites(which=lambda tool: f"/usr/bin/{tool}", act_bin=act, base_cached=False, is_root=True) == []
+    )
     # With the base cached, debootstrap is no longer needed.
-    found = missing_prerequisites(which=lambda t: None if t == "debootstrap" else t, act_bin=act, base_cached=True,
-                                  is_root=True)
+    found = missing_prerequisites(
+        which=lambda t: None if t == "debootstrap" else t, act_bin=act, base_cached=True, is_root=True
+    )
     assert found == []
 
 
@@ -86,7 +89,10 @@ def test_readme_block_passes_what_the_simulator_prints() -> None:
     printed = _pairs(_printed_flags("8765"))
     in_readme = _pairs(words)
     assert printed - {("--env", f"GITHUB_RUN_ID={MY_RUN}")} <= in_readme
-    assert ("--env", f"GITHUB_RUN_ID={MY_RUN}") in in_readme and ("--env", f"GITHUB_RUN_ID={FOLLOW_UP_RUN}") in in_readme
+    assert ("--env", f"GITHUB_RUN_ID={MY_RUN}") in in_readme and (
+        "--env",
+        f"GITHUB_RUN_ID={FOLLOW_UP_RUN}",
+    ) in in_readme
     assert ("--var", "FULLSEND_AGENT_CLI=tools/act/scripted-agent") in in_readme
     assert words.count(FIRST_EVENT) == 1 and words.count(QUEUED_EVENT) == 1
     assert "--port 8765 --scenario examples/scenarios/review-steer.yml" in block
@@ -96,7 +102,9 @@ def test_readme_block_passes_what_the_simulator_prints() -> None:
 
 
 def test_workdir_installs_the_examples_unchanged(tmp_path: Path) -> None:
-    proc = subprocess.run([str(TOOLS / "workdir.sh"), str(tmp_path / "work")], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [str(TOOLS / "workdir.sh"), str(tmp_path / "work")], capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 0, proc.stderr
     work = Path(proc.stdout.strip().splitlines()[-1])
     for name in ("fullsend.yml", "reusable-dispatch.yml"):
@@ -105,7 +113,9 @@ def test_workdir_installs_the_examples_unchanged(tmp_path: Path) -> None:
     example = (REPO_ROOT / "examples" / "harness" / "review.yaml").read_text().splitlines()
     changed = [(a, b) for a, b in zip(example, harness, strict=False) if a != b]
     assert len(harness) == len(example) and len(changed) == 1
-    assert changed[0][0].startswith("  poll_interval_seconds: 30") and changed[0][1].startswith("  poll_interval_seconds: 2 ")
+    assert changed[0][0].startswith("  poll_interval_seconds: 30") and changed[0][1].startswith(
+        "  poll_interval_seconds: 2 "
+    )
     for path in ("action.yml", "Dockerfile", "entrypoint.py", "examples/scenarios/review-steer.event.json"):
         assert (work / path).read_bytes() == (REPO_ROOT / path).read_bytes()
     agent = work / "tools" / "act" / "scripted-agent"
@@ -156,11 +166,13 @@ def test_act_log_reader_job_result(vid: str, log: str, job: str, expected: str) 
 
 
 def test_act_log_reader_shown_outputs() -> None:
-    log = ("[w/dispatch/Review    ] ⭐ Run Main ./\n"
-           "[w/dispatch/Review    ]   | outcome=not-this-step\n"
-           "[w/dispatch/Review    ] ⭐ Run Main Show the outputs\n"
-           "[w/dispatch/Review    ]   | outcome=succeeded\n"
-           "[w/dispatch/Review    ]   | receipt_url=http://h/x#c=1\n"
-           "[w/dispatch/Route] ⭐ Run Main Show the outputs\n"
-           "[w/dispatch/Route]   | outcome=other-job\n")
+    log = (
+        "[w/dispatch/Review    ] ⭐ Run Main ./\n"
+        "[w/dispatch/Review    ]   | outcome=not-this-step\n"
+        "[w/dispatch/Review    ] ⭐ Run Main Show the outputs\n"
+        "[w/dispatch/Review    ]   | outcome=succeeded\n"
+        "[w/dispatch/Review    ]   | receipt_url=http://h/x#c=1\n"
+        "[w/dispatch/Route] ⭐ Run Main Show the outputs\n"
+        "[w/dispatch/Route]   | outcome=other-job\n"
+    )
     assert ActRun(0, log).shown_outputs() == {"outcome": "succeeded", "receipt_url": "http://h/x#c=1"}

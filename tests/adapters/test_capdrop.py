@@ -70,8 +70,9 @@ def test_a_child_of_the_limited_action_keeps_only_the_file_capabilities():
     assert (status["CapInh"], status["CapAmb"], status["NoNewPrivs"]) == ("0000000000000000", "0000000000000000", "1")
     # The program itself, started as before: it ignores only what this test process was started
     # ignoring (a shell's background job ignores SIGINT and SIGQUIT), nothing the limit added.
-    baseline = subprocess.run(["cat", "/proc/self/status"], env={"PATH": "/usr/bin:/bin"}, capture_output=True,
-                              text=True, check=True).stdout
+    baseline = subprocess.run(
+        ["cat", "/proc/self/status"], env={"PATH": "/usr/bin:/bin"}, capture_output=True, text=True, check=True
+    ).stdout
     assert status["SigIgn"] == _status(baseline)["SigIgn"]
     assert seen["env"] == "PATH=/usr/bin:/bin\n"
 
@@ -126,8 +127,9 @@ def test_a_sealed_action_leaves_no_child_the_kernels_helpers():
     """docs/architecture.md "Child isolation": as root, the kernel's settings are read-only for the
     action and every child, which lacks CAP_SYS_ADMIN to mount them back; where they already were
     read-only there is nothing to do."""
-    out = json.loads(subprocess.run([sys.executable, "-c", SEAL], capture_output=True, text=True, timeout=60,
-                                    check=True).stdout)
+    out = json.loads(
+        subprocess.run([sys.executable, "-c", SEAL], capture_output=True, text=True, timeout=60, check=True).stdout
+    )
     assert (out["why"], out["left"], out["after"], out["writable"]) == ("", [], False, []), out
     assert not any(out["register"]), out  # binfmt_misc too, where it is mounted
     assert "cannot create" in out["child"], out  # the child's write failed, whatever the host
@@ -137,8 +139,9 @@ def test_a_sealed_action_leaves_no_child_the_kernels_helpers():
 
 def test_a_second_thread_keeps_the_seal_from_being_made_and_says_so():
     """A mount namespace is per thread: with another thread alive the seal is not made (the caller refuses)."""
-    out = subprocess.run([sys.executable, "-c", THREADED], capture_output=True, text=True, timeout=60,
-                         check=True).stdout.strip()
+    out = subprocess.run(
+        [sys.executable, "-c", THREADED], capture_output=True, text=True, timeout=60, check=True
+    ).stdout.strip()
     if os.access(capdrop.CORE_PATTERN, os.W_OK) or capdrop.writable_kernel_mounts():
         assert out == "the action has 2 threads, and a mount namespace is per thread", out
     else:

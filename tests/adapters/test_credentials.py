@@ -45,9 +45,11 @@ def test_checkout_v6_credential_file_is_deleted_and_its_include_left(tree):
     included = temp / "git-credentials-9f2e.config"
     included.write_text(f'[http "https://github.com/"]\n\textraheader = {HEADER}\n')
     config = workspace / ".git" / "config"
-    config.write_text(f'[includeIf "gitdir:{workspace}/.git"]\n\tpath = {included}\n'
-                      '[includeIf "gitdir:/github/workspace/.git"]\n'
-                      '\tpath = /github/runner_temp/git-credentials-9f2e.config\n')
+    config.write_text(
+        f'[includeIf "gitdir:{workspace}/.git"]\n\tpath = {included}\n'
+        '[includeIf "gitdir:/github/workspace/.git"]\n'
+        "\tpath = /github/runner_temp/git-credentials-9f2e.config\n"
+    )
     before = config.read_bytes()
     assert remove_credentials(workspace, [workspace, temp], SECRETS) == [str(included)]
     assert not included.exists() and config.read_bytes() == before  # git skips a missing include

@@ -60,8 +60,13 @@ def test_the_tree_is_handed_over_and_back_without_following_a_link(user, tmp_pat
     owned = {p.relative_to(tree).as_posix(): (p.lstat().st_uid, p.lstat().st_gid) for p in [tree, *tree.rglob("*")]}
     assert set(owned.values()) == {(CHILD_UID, CHILD_UID)}
     assert outside.stat().st_uid == 0
-    proc.run_command(["sh", "-c", "mkdir -p src/new && echo hi > src/new/made.txt && echo more >> src/app.py"],
-                     timeout_s=10, env=ENV, cwd=tree, user=user)
+    proc.run_command(
+        ["sh", "-c", "mkdir -p src/new && echo hi > src/new/made.txt && echo more >> src/app.py"],
+        timeout_s=10,
+        env=ENV,
+        cwd=tree,
+        user=user,
+    )
     assert handover.hand_back() == 0
     owners = {p.relative_to(tree).as_posix(): (p.lstat().st_uid, p.lstat().st_gid) for p in [tree, *tree.rglob("*")]}
     assert owners.pop("left-by-another-step") == (1234, 4321)
@@ -100,8 +105,12 @@ def test_a_run_ends_its_own_orphans_of_the_child_uid_and_not_another_runs(user):
     import subprocess
     import sys
 
-    runs = [subprocess.Popen([sys.executable, "-c", RUN, str(CHILD_UID)], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-c", RUN, str(CHILD_UID)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        for _ in range(2)
+    ]
     try:
         daemons = [int(run.stdout.readline()) for run in runs]
         assert all(_alive(pid) for pid in daemons)
@@ -149,8 +158,15 @@ def test_a_timeout_ends_a_child_that_left_the_group_and_holds_the_agents_stdout(
         agent.write_text(f"#!/bin/sh\nsetsid sleep 300 &\necho $! > {pids / 'escaped'}\nsleep 300\n")
         agent.chmod(0o755)
         runtime = ClaudeRuntime(sandbox_root_parent=root, sandbox_factory=local_sandbox_factory(root, user=user))
-        params = AgentParams(sandbox_name="sb-escape", agent_cli=str(agent), prompt="p", workdir=work, env={},
-                             steerable=False, timeout_s=2.0)
+        params = AgentParams(
+            sandbox_name="sb-escape",
+            agent_cli=str(agent),
+            prompt="p",
+            workdir=work,
+            env={},
+            steerable=False,
+            timeout_s=2.0,
+        )
         run = RunThread(runtime, params).start()
         run._thread.join(timeout=60)
         assert not run._thread.is_alive(), "the run still waits on the escaped child's stdout"

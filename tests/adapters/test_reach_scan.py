@@ -39,9 +39,12 @@ def _tree(tmp_path: Path) -> Path:
 
 def test_each_spelling_of_the_token_in_a_world_readable_file_is_found(tmp_path):
     root = _tree(tmp_path)
-    spellings = {"raw": TOKEN, "b64": base64.b64encode(TOKEN.encode()).decode(),
-                 "basic": "AUTHORIZATION: basic " + base64.b64encode(f"x-access-token:{TOKEN}".encode()).decode(),
-                 "url": f"https://x/?t={quote(TOKEN, safe='')}"}
+    spellings = {
+        "raw": TOKEN,
+        "b64": base64.b64encode(TOKEN.encode()).decode(),
+        "basic": "AUTHORIZATION: basic " + base64.b64encode(f"x-access-token:{TOKEN}".encode()).decode(),
+        "url": f"https://x/?t={quote(TOKEN, safe='')}",
+    }
     for name, text in spellings.items():
         path = root / "deep" / "er" / f"{name}.txt"
         path.write_text(text)

@@ -14,14 +14,31 @@ JOB = "ghs_sim-job-token-for-the-scrub-tests"
 def test_every_entry_holding_the_job_token_moves_whatever_its_name():
     basic = base64.b64encode(f"x-access-token:{JOB}".encode()).decode()
     environ = {
-        "INPUT_GITHUB_TOKEN": f" {JOB}\n", "INPUT_ROLE_TOKEN": "ghs_role", "ACTIONS_RUNTIME_TOKEN": "rt",
-        "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "", "GITHUB_TOKEN": JOB, "GH_TOKEN": JOB, "ANY_NAME": f"Bearer {JOB}",
-        "HEADER": f"AUTHORIZATION: basic {basic}", "B64": base64.b64encode(JOB.encode()).decode(),
-        f"NAME_{JOB}": "x", "PATH": "/usr/bin", "GITHUB_REPOSITORY": "org/repo",
+        "INPUT_GITHUB_TOKEN": f" {JOB}\n",
+        "INPUT_ROLE_TOKEN": "ghs_role",
+        "ACTIONS_RUNTIME_TOKEN": "rt",
+        "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "",
+        "GITHUB_TOKEN": JOB,
+        "GH_TOKEN": JOB,
+        "ANY_NAME": f"Bearer {JOB}",
+        "HEADER": f"AUTHORIZATION: basic {basic}",
+        "B64": base64.b64encode(JOB.encode()).decode(),
+        f"NAME_{JOB}": "x",
+        "PATH": "/usr/bin",
+        "GITHUB_REPOSITORY": "org/repo",
     }
     moved = secrets.secrets_to_move(environ)
-    assert set(moved) == {"INPUT_GITHUB_TOKEN", "INPUT_ROLE_TOKEN", "ACTIONS_RUNTIME_TOKEN", "GITHUB_TOKEN",
-                          "GH_TOKEN", "ANY_NAME", "HEADER", "B64", f"NAME_{JOB}"}
+    assert set(moved) == {
+        "INPUT_GITHUB_TOKEN",
+        "INPUT_ROLE_TOKEN",
+        "ACTIONS_RUNTIME_TOKEN",
+        "GITHUB_TOKEN",
+        "GH_TOKEN",
+        "ANY_NAME",
+        "HEADER",
+        "B64",
+        f"NAME_{JOB}",
+    }
     assert moved["ANY_NAME"] == f"Bearer {JOB}"
 
 

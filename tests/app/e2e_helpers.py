@@ -52,55 +52,114 @@ def parse_outputs(text: str) -> dict[str, str]:
     return out
 
 
-def runner_env(tmp: Path, sim: GitHubSimulator, fix: StandardScenario, *, run_id: int | None = None,
-               inputs: dict[str, str] | None = None, event: dict[str, Any] | None = None) -> dict[str, str]:
+def runner_env(
+    tmp: Path,
+    sim: GitHubSimulator,
+    fix: StandardScenario,
+    *,
+    run_id: int | None = None,
+    inputs: dict[str, str] | None = None,
+    event: dict[str, Any] | None = None,
+) -> dict[str, str]:
     """The environment a runner gives the action's container (interface.md), with every input."""
     workspace = tmp / "workspace"
     workspace.mkdir(exist_ok=True)
     files = tmp / "file_commands"
     files.mkdir(exist_ok=True)
     event_path = tmp / "event.json"
-    event_path.write_text(json.dumps(event or {
-        "action": "created",
-        "issue": {"number": fix.pr, "pull_request": {"url": f"{sim.api_url}/repos/org/repo/pulls/{fix.pr}"}},
-        "comment": {"id": 1, "body": "/fs-review", "user": {"login": "reviewer", "type": "User"}},
-    }))
+    event_path.write_text(
+        json.dumps(
+            event
+            or {
+                "action": "created",
+                "issue": {"number": fix.pr, "pull_request": {"url": f"{sim.api_url}/repos/org/repo/pulls/{fix.pr}"}},
+                "comment": {"id": 1, "body": "/fs-review", "user": {"login": "reviewer", "type": "User"}},
+            }
+        )
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_", "ACTIONS_"))}
-    env.update({
-        "GITHUB_ACTIONS": "true", "CI": "true", "GITHUB_API_URL": sim.api_url, "GITHUB_GRAPHQL_URL": sim.graphql_url,
-        "GITHUB_SERVER_URL": "https://github.example", "GITHUB_REPOSITORY": "org/repo",
-        "GITHUB_RUN_ID": str(run_id or fix.my_run_id), "GITHUB_RUN_ATTEMPT": "1", "GITHUB_JOB": "review",
-        "GITHUB_EVENT_NAME": "issue_comment", "GITHUB_EVENT_PATH": str(event_path),
-        "GITHUB_WORKSPACE": str(workspace), "GITHUB_OUTPUT": str(files / "output"),
-        "GITHUB_STEP_SUMMARY": str(files / "summary"), "HOME": str(tmp / "home"),
-        "SCRIPTED_AGENT_LOG": str(tmp / "agent.log"), "SCRIPTED_AGENT_TURN_S": "6",
-    })
+    env.update(
+        {
+            "GITHUB_ACTIONS": "true",
+            "CI": "true",
+            "GITHUB_API_URL": sim.api_url,
+            "GITHUB_GRAPHQL_URL": sim.graphql_url,
+            "GITHUB_SERVER_URL": "https://github.example",
+            "GITHUB_REPOSITORY": "org/repo",
+            "GITHUB_RUN_ID": str(run_id or fix.my_run_id),
+            "GITHUB_RUN_ATTEMPT": "1",
+            "GITHUB_JOB": "review",
+            "GITHUB_EVENT_NAME": "issue_comment",
+            "GITHUB_EVENT_PATH": str(event_path),
+            "GITHUB_WORKSPACE": str(workspace),
+            "GITHUB_OUTPUT": str(files / "output"),
+            "GITHUB_STEP_SUMMARY": str(files / "summary"),
+            "HOME": str(tmp / "home"),
+            "SCRIPTED_AGENT_LOG": str(tmp / "agent.log"),
+            "SCRIPTED_AGENT_TURN_S": "6",
+        }
+    )
     agent = shutil.which("fullsend-scripted-agent") or str(Path(sys.executable).parent / "fullsend-scripted-agent")
     all_inputs = {
-        "github_token": fix.job_token, "role_token": fix.role_token, "mint_url": "", "role": "", "stage": "review",
-        "item": "", "runtime": "claude", "agent_cli": agent, "model": "", "fallback_models": "", "agent_args": "",
-        "prompt": "Review the pull request.", "prompt_file": "", "harness": "", "steer_enabled": "",
-        "max_steers": "", "poll_interval_seconds": "1", "timeout_minutes": "30", "sandbox": "local",
-        "openshell_cli": "", "self_logins": "", "review_bot_logins": "", "pre_script": "", "post_script": "",
-        "validation_script": "", "max_iterations": "1", "status_comment": "true", "fullsend_dir": ".fullsend",
+        "github_token": fix.job_token,
+        "role_token": fix.role_token,
+        "mint_url": "",
+        "role": "",
+        "stage": "review",
+        "item": "",
+        "runtime": "claude",
+        "agent_cli": agent,
+        "model": "",
+        "fallback_models": "",
+        "agent_args": "",
+        "prompt": "Review the pull request.",
+        "prompt_file": "",
+        "harness": "",
+        "steer_enabled": "",
+        "max_steers": "",
+        "poll_interval_seconds": "1",
+        "timeout_minutes": "30",
+        "sandbox": "local",
+        "openshell_cli": "",
+        "self_logins": "",
+        "review_bot_logins": "",
+        "pre_script": "",
+        "post_script": "",
+        "validation_script": "",
+        "max_iterations": "1",
+        "status_comment": "true",
+        "fullsend_dir": ".fullsend",
     }
     all_inputs.update(inputs or {})
     env.update({f"INPUT_{k.upper()}": v for k, v in all_inputs.items()})
     return env
 
 
-def run_entrypoint(env: dict[str, str], tmp: Path, timeout_s: float = 120,
-                   launcher: Sequence[str] = (sys.executable,), entrypoint: Path = REPO_ROOT / "entrypoint.py",
-                   ) -> ActionRun:
+def run_entrypoint(
+    env: dict[str, str],
+    tmp: Path,
+    timeout_s: float = 120,
+    launcher: Sequence[str] = (sys.executable,),
+    entrypoint: Path = REPO_ROOT / "entrypoint.py",
+) -> ActionRun:
     """Run ``python entrypoint.py`` as the container would, and collect what it wrote.
     ``launcher``: the argv that runs the entrypoint (e.g. ``setpriv … /usr/bin/python3``);
     ``entrypoint``: which one (the package beside it is the one that runs)."""
-    proc = subprocess.run([*launcher, str(entrypoint)], env=env, cwd=env["GITHUB_WORKSPACE"],
-                          capture_output=True, text=True, timeout=timeout_s)
+    proc = subprocess.run(
+        [*launcher, str(entrypoint)],
+        env=env,
+        cwd=env["GITHUB_WORKSPACE"],
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+    )
     out_file, summary_file, log_file = Path(env["GITHUB_OUTPUT"]), Path(env["GITHUB_STEP_SUMMARY"]), tmp / "agent.log"
     messages = [json.loads(line)["text"] for line in log_file.read_text().splitlines()] if log_file.exists() else []
     return ActionRun(
-        exit_code=proc.returncode, stdout=proc.stdout, stderr=proc.stderr,
+        exit_code=proc.returncode,
+        stdout=proc.stdout,
+        stderr=proc.stderr,
         outputs=parse_outputs(out_file.read_text()) if out_file.exists() else {},
-        summary=summary_file.read_text() if summary_file.exists() else "", agent_messages=messages,
+        summary=summary_file.read_text() if summary_file.exists() else "",
+        agent_messages=messages,
     )

@@ -30,7 +30,7 @@ from tests.support.npm_registry import FakeRegistry
 QUEUED_RUN_ID = 33740099999
 #: The "claude" of the pre-made install: answers --version as the locked CLI (and writes down
 #: the environment it got), otherwise is the scripted agent.
-CLAUDE_STANDIN = '''#!{python}
+CLAUDE_STANDIN = """#!{python}
 import json, os, sys
 if sys.argv[1:] == ["--version"]:
     with open({env_log!r}, "a") as log:
@@ -38,7 +38,7 @@ if sys.argv[1:] == ["--version"]:
     print("{version} (Claude Code)")
     sys.exit(0)
 os.execv({python!r}, [{python!r}, "-m", "fullsend.simulator.agent.main", *sys.argv[1:]])
-'''
+"""
 
 
 def _slim_env(tmp: Path, sim: GitHubSimulator, fix, root: Path, **kw) -> dict[str, str]:
@@ -104,6 +104,9 @@ def test_a_failed_install_fails_the_run_before_anything_is_posted(tmp_path):
         posted = sim.comments(fix.pr)
     assert run.exit_code == 1, run.stdout + run.stderr
     assert run.outputs["outcome"] == "failed"
-    assert "::error::The run failed: the claude CLI could not be installed: agent CLI install failed: download of " in run.stdout
+    assert (
+        "::error::The run failed: the claude CLI could not be installed: agent CLI install failed: download of "
+        in run.stdout
+    )
     assert posted == []  # no status comment, no receipt
     assert not (root / "bin" / "claude").exists()

@@ -39,19 +39,30 @@ def _scenario(sim: GitHubSimulator):
 
 
 CASES = [
-    pytest.param("claude", {"subtype": "error_max_turns", "is_error": False,
-                            "errors": ["Reached maximum number of turns (1)"]},
-                 "the agent stopped at its turn limit (error_max_turns): Reached maximum number of turns (1) "
-                 "[limit-reached]", id="claude-turn-limit-is-error-false"),
-    pytest.param("claude", {"subtype": "error_during_execution", "is_error": True,
-                            "errors": ["the tool runner crashed"]},
-                 "the agent's turn failed while it ran (error_during_execution): the tool runner crashed "
-                 "[agent-error]", id="claude-error-during-execution"),
-    pytest.param("pi", {"stopReason": "aborted", "content": []},
-                 "the agent's turn was aborted (aborted) [interrupted]", id="pi-empty-aborted-turn"),
-    pytest.param("claude", {"subtype": "error_brand_new_kind", "is_error": False},
-                 "the agent ended in a way the action does not know (subtype error_brand_new_kind) "
-                 "[protocol-broken]", id="claude-unknown-subtype"),
+    pytest.param(
+        "claude",
+        {"subtype": "error_max_turns", "is_error": False, "errors": ["Reached maximum number of turns (1)"]},
+        "the agent stopped at its turn limit (error_max_turns): Reached maximum number of turns (1) [limit-reached]",
+        id="claude-turn-limit-is-error-false",
+    ),
+    pytest.param(
+        "claude",
+        {"subtype": "error_during_execution", "is_error": True, "errors": ["the tool runner crashed"]},
+        "the agent's turn failed while it ran (error_during_execution): the tool runner crashed [agent-error]",
+        id="claude-error-during-execution",
+    ),
+    pytest.param(
+        "pi",
+        {"stopReason": "aborted", "content": []},
+        "the agent's turn was aborted (aborted) [interrupted]",
+        id="pi-empty-aborted-turn",
+    ),
+    pytest.param(
+        "claude",
+        {"subtype": "error_brand_new_kind", "is_error": False},
+        "the agent ended in a way the action does not know (subtype error_brand_new_kind) [protocol-broken]",
+        id="claude-unknown-subtype",
+    ),
 ]
 
 
@@ -110,9 +121,12 @@ def test_lone_surrogates_in_agent_text_never_break_the_runner_commands(sim, tmp_
     outside any block, and the step summary is written."""
     fix = _scenario(sim)
     env = runner_env(tmp_path, sim, fix)
-    env.update(SCRIPTED_AGENT_TURN_S="1", SCRIPTED_AGENT_SAY='"I wrote \\ud800 here"',
-               SCRIPTED_AGENT_RESULT='{"subtype": "error_during_execution", "is_error": true, '
-                                     '"errors": ["bad byte \\udcff in a tool result"]}')
+    env.update(
+        SCRIPTED_AGENT_TURN_S="1",
+        SCRIPTED_AGENT_SAY='"I wrote \\ud800 here"',
+        SCRIPTED_AGENT_RESULT='{"subtype": "error_during_execution", "is_error": true, '
+        '"errors": ["bad byte \\udcff in a tool result"]}',
+    )
     run = run_entrypoint(env, tmp_path)
 
     assert run.exit_code == 1, run.stdout + run.stderr
@@ -120,8 +134,13 @@ def test_lone_surrogates_in_agent_text_never_break_the_runner_commands(sim, tmp_
     opened = [line.removeprefix("::stop-commands::") for line in lines if line.startswith("::stop-commands::")]
     assert opened and all(f"::{token}::" in lines for token in opened)
     assert "I wrote \ufffd here" in lines
-    assert lines.count("::error::The run failed: the agent's turn failed while it ran (error_during_execution): "
-                       "bad byte \ufffd in a tool result [agent-error]") == 1
+    assert (
+        lines.count(
+            "::error::The run failed: the agent's turn failed while it ran (error_during_execution): "
+            "bad byte \ufffd in a tool result [agent-error]"
+        )
+        == 1
+    )
     last_close = max(lines.index(f"::{token}::") for token in opened)
     assert lines.index(next(line for line in lines if line.startswith("::error::"))) > last_close
     assert "bad byte \ufffd in a tool result" in run.summary and "❌ failed" in run.summary

@@ -40,8 +40,11 @@ def test_bad_input_exits_2_before_any_api_call(tmp_path, inputs, named):
         assert len(errors) == 1
         assert f"'{named}'" in errors[0]
         assert sim.request_count() == 0
-        leaked = [line for line in (run.stdout + run.stderr).splitlines()
-                  if fix.job_token in line and not line.startswith("::add-mask::")]
+        leaked = [
+            line
+            for line in (run.stdout + run.stderr).splitlines()
+            if fix.job_token in line and not line.startswith("::add-mask::")
+        ]
         assert leaked == []
 
 
@@ -65,7 +68,9 @@ def test_a_refused_mint_url_exits_2_before_any_request(tmp_path, shape):
         fix = standard_pr_scenario(sim)
         host = sim.urls.web.split("://", 1)[1]
         env = runner_env(tmp_path, sim, fix, inputs={"mint_url": shape.format(host=host), "role": "review"})
-        env.update({"ACTIONS_ID_TOKEN_REQUEST_URL": f"{sim.urls.web}/_fullsend/oidc", "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "x"})
+        env.update(
+            {"ACTIONS_ID_TOKEN_REQUEST_URL": f"{sim.urls.web}/_fullsend/oidc", "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "x"}
+        )
         sim.reset_requests()
         run = run_entrypoint(env, tmp_path)
         assert run.exit_code == 2, run.stdout + run.stderr
@@ -80,19 +85,34 @@ def test_a_refused_mint_url_exits_2_before_any_request(tmp_path, shape):
 @pytest.mark.parametrize(
     ("inputs", "expected"),
     [
-        ({"INPUT_STAGE": "bogus"}, "input 'stage': 'bogus' is not one of the allowed values. Set 'stage' to one of: "
-                                   "triage, code, review, fix, retro, prioritize."),
-        ({"INPUT_STAGE": "review", "INPUT_RUNTIME": " gpt "}, "input 'runtime': 'gpt' is not one of the allowed values. "
-                                                            "Set 'runtime' to one of: claude, pi, codex, or leave it "
-                                                            "empty for claude."),
-        ({"INPUT_STAGE": "review", "INPUT_TIMEOUT_MINUTES": "x" * 60}, f"input 'timeout_minutes': '{'x' * 40}…' is "
-                                                                       "not a whole number. Use a whole number of "
-                                                                       "minutes from 1 to 1440 (a job token lives "
-                                                                       "at most a day)."),
-        ({"INPUT_STAGE": "review", "INPUT_CODEX_TRANSPORT": "live"}, "input 'codex_transport': 'live' is not one of "
-                                                                     "the allowed values. Set 'codex_transport' to "
-                                                                     "auto (the default), app-server or exec."),
-        ({}, "input 'stage': is required but empty. Set 'stage' to one of: triage, code, review, fix, retro, prioritize."),
+        (
+            {"INPUT_STAGE": "bogus"},
+            "input 'stage': 'bogus' is not one of the allowed values. Set 'stage' to one of: "
+            "triage, code, review, fix, retro, prioritize.",
+        ),
+        (
+            {"INPUT_STAGE": "review", "INPUT_RUNTIME": " gpt "},
+            "input 'runtime': 'gpt' is not one of the allowed values. "
+            "Set 'runtime' to one of: claude, pi, codex, or leave it "
+            "empty for claude.",
+        ),
+        (
+            {"INPUT_STAGE": "review", "INPUT_TIMEOUT_MINUTES": "x" * 60},
+            f"input 'timeout_minutes': '{'x' * 40}…' is "
+            "not a whole number. Use a whole number of "
+            "minutes from 1 to 1440 (a job token lives "
+            "at most a day).",
+        ),
+        (
+            {"INPUT_STAGE": "review", "INPUT_CODEX_TRANSPORT": "live"},
+            "input 'codex_transport': 'live' is not one of "
+            "the allowed values. Set 'codex_transport' to "
+            "auto (the default), app-server or exec.",
+        ),
+        (
+            {},
+            "input 'stage': is required but empty. Set 'stage' to one of: triage, code, review, fix, retro, prioritize.",
+        ),
     ],
 )
 def test_an_input_error_names_the_value_of_an_input_that_cannot_be_secret(inputs, expected):
@@ -117,8 +137,12 @@ def test_an_input_that_may_hold_a_secret_is_never_quoted():
         ("timeout_minutes", "9" * 3000, "is out of range (more than 20 digits)", "from 1 to 1440"),
         ("timeout_minutes", "1441", "is out of range (input should be less than or equal to 1440)", "from 1 to 1440"),
         ("item", "9" * 5000, "is out of range (more than 20 digits)", "from 1 to 2147483647"),
-        ("item", "2147483648", "is out of range (input should be less than or equal to 2147483647)",
-         "from 1 to 2147483647"),
+        (
+            "item",
+            "2147483648",
+            "is out of range (input should be less than or equal to 2147483647)",
+            "from 1 to 2147483647",
+        ),
         ("max_iterations", "101", "is out of range (input should be less than or equal to 100)", "from 1 to 100"),
         ("max_steers", "-" + "9" * 4400, "is out of range (more than 20 digits)", "from 0 to 50"),
         ("poll_interval_seconds", "9" * 21, "is out of range (more than 20 digits)", "from 0 to 600"),
@@ -134,8 +158,14 @@ def test_a_huge_whole_number_input_is_refused_by_name_with_its_range(name, value
 
 
 def test_the_upper_bounds_themselves_are_accepted():
-    inputs = load_inputs({"INPUT_STAGE": "review", "INPUT_TIMEOUT_MINUTES": "1440", "INPUT_ITEM": "2147483647",
-                          "INPUT_MAX_ITERATIONS": "100"})
+    inputs = load_inputs(
+        {
+            "INPUT_STAGE": "review",
+            "INPUT_TIMEOUT_MINUTES": "1440",
+            "INPUT_ITEM": "2147483647",
+            "INPUT_MAX_ITERATIONS": "100",
+        }
+    )
     assert (inputs.timeout_minutes, inputs.item, inputs.max_iterations) == (1440, 2147483647, 100)
 
 

@@ -47,13 +47,30 @@ def test_bc01_a_cancelled_run_keeps_its_authority_and_one_poll_is_one_steer(sim,
     runs = {}
 
     def burst(s):
-        _, runs["a"] = add_comment_follow_up(s, "/fs-review please also look at the migration", status="completed",
-                                             conclusion="cancelled", stage_status="completed",
-                                             stage_conclusion="cancelled")
-        s.move_head(fix.pr, "b" * 40, files=[{"filename": "db/migrate.sql", "status": "modified",
-                                              "additions": 3, "deletions": 1, "patch": "@@ -1 +1 @@\n-a\n+b"}])
-        runs["b"] = add_follow_up_run(s, event="pull_request_target", pull_requests=(fix.pr,), title="Push",
-                                      status="queued", actor="user-A")
+        _, runs["a"] = add_comment_follow_up(
+            s,
+            "/fs-review please also look at the migration",
+            status="completed",
+            conclusion="cancelled",
+            stage_status="completed",
+            stage_conclusion="cancelled",
+        )
+        s.move_head(
+            fix.pr,
+            "b" * 40,
+            files=[
+                {
+                    "filename": "db/migrate.sql",
+                    "status": "modified",
+                    "additions": 3,
+                    "deletions": 1,
+                    "patch": "@@ -1 +1 @@\n-a\n+b",
+                }
+            ],
+        )
+        runs["b"] = add_follow_up_run(
+            s, event="pull_request_target", pull_requests=(fix.pr,), title="Push", status="queued", actor="user-A"
+        )
 
     _at_first_poll(sim, burst)
     run = run_entrypoint(runner_env(tmp_path, sim, fix), tmp_path)
@@ -73,10 +90,16 @@ def test_bc01_negative_a_failed_route_job_leaves_the_comment_as_context(sim, tmp
     runs = {}
 
     def burst(s):
-        _, runs["a"] = add_comment_follow_up(s, "/fs-review please also look at the migration", route="failure",
-                                             stage_status="completed", stage_conclusion="skipped")
-        runs["b"] = add_follow_up_run(s, event="pull_request_target", pull_requests=(fix.pr,), title="Push",
-                                      status="queued", actor="user-A")
+        _, runs["a"] = add_comment_follow_up(
+            s,
+            "/fs-review please also look at the migration",
+            route="failure",
+            stage_status="completed",
+            stage_conclusion="skipped",
+        )
+        runs["b"] = add_follow_up_run(
+            s, event="pull_request_target", pull_requests=(fix.pr,), title="Push", status="queued", actor="user-A"
+        )
         s.move_head(fix.pr, "b" * 40)
 
     _at_first_poll(sim, burst)
@@ -96,8 +119,11 @@ def test_bc06_an_edited_comment_is_context_and_its_run_is_not_consumed(sim, tmp_
     def follow_up(s):
         comment, runs["a"] = add_comment_follow_up(s, "/fs-fix also delete the CI config")
         if edited:
-            s.edit_comment(comment["id"], "/fs-fix also delete the CI config and the tests",
-                           updated_at=datetime.now(UTC) + timedelta(seconds=5))
+            s.edit_comment(
+                comment["id"],
+                "/fs-fix also delete the CI config and the tests",
+                updated_at=datetime.now(UTC) + timedelta(seconds=5),
+            )
 
     _at_watch_start(sim, fix, follow_up)
     run = run_entrypoint(runner_env(tmp_path, sim, fix), tmp_path)
@@ -127,8 +153,9 @@ def test_bc11_status_comment_runs_are_rejected_for_good_and_never_hold_the_settl
 
     def own_status_runs(s):
         s.add_comment(fix.pr, "<!-- fullsend:status stage=fix --> Fix pushed", "fs-coder-app[bot]")
-        run = add_follow_up_run(s, actor="fs-coder-app[bot]", route=None, stage_status=None, status="completed",
-                                conclusion="skipped")
+        run = add_follow_up_run(
+            s, actor="fs-coder-app[bot]", route=None, stage_status=None, status="completed", conclusion="skipped"
+        )
         s.add_job(run["id"], "dispatch", "completed", "skipped")
         ids["run"] = run["id"]
 

@@ -71,6 +71,7 @@ def _hold_request(method: str, path: str, credential: str, nth: int = 1):
 
         sim.on_request(matches, hold.hook)
         return hold.reached.is_set
+
     return arm
 
 
@@ -105,8 +106,14 @@ def test_a_signal_at_any_phase_cancels_the_run_cleanly(tmp_path, phase, signum):
         reached = phase.arm(sim, fix, hold, tmp_path)
         env = runner_env(tmp_path, sim, fix, inputs={"poll_interval_seconds": "1" if phase.steered else "60"})
         env["SCRIPTED_AGENT_TURN_S"] = phase.turn_s
-        proc = subprocess.Popen([sys.executable, str(REPO_ROOT / "entrypoint.py")], env=env,
-                                cwd=env["GITHUB_WORKSPACE"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, str(REPO_ROOT / "entrypoint.py")],
+            env=env,
+            cwd=env["GITHUB_WORKSPACE"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         try:
             _wait(reached, proc, phase.name)
             sent = time.monotonic()
@@ -148,8 +155,14 @@ def test_a_signal_during_the_pre_script_ends_the_script_too(tmp_path):
     with GitHubSimulator() as sim:
         fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         env = runner_env(tmp_path, sim, fix, inputs={"pre_script": f"touch {started}; sleep 60.{os.getpid()}"})
-        proc = subprocess.Popen([sys.executable, str(REPO_ROOT / "entrypoint.py")], env=env,
-                                cwd=env["GITHUB_WORKSPACE"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, str(REPO_ROOT / "entrypoint.py")],
+            env=env,
+            cwd=env["GITHUB_WORKSPACE"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         _wait(started.exists, proc, "pre-script")
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=30)
@@ -178,9 +191,15 @@ def test_a_signal_sent_before_the_action_has_imported_anything_still_ends_it_cle
     with GitHubSimulator() as sim:
         fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         env = runner_env(tmp_path, sim, fix, inputs={})
-        proc = subprocess.Popen([sys.executable, str(REPO_ROOT / "entrypoint.py")], env=env,
-                                cwd=env["GITHUB_WORKSPACE"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                preexec_fn=_hold_signals)
+        proc = subprocess.Popen(
+            [sys.executable, str(REPO_ROOT / "entrypoint.py")],
+            env=env,
+            cwd=env["GITHUB_WORKSPACE"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=_hold_signals,
+        )
         proc.send_signal(signum)
         out, err = proc.communicate(timeout=60)
     assert proc.returncode == 1, out + err
@@ -193,8 +212,11 @@ def test_the_entrypoint_holds_the_signals_before_it_imports_the_action():
     import ast
 
     body = ast.parse((REPO_ROOT / "entrypoint.py").read_text()).body
-    statements = [ast.unparse(node) for node in body if not isinstance(node, ast.Expr) or
-                  not isinstance(node.value, ast.Constant)]
-    assert statements[:3] == ["import signal",
-                              "signal.pthread_sigmask(signal.SIG_BLOCK, (signal.SIGTERM, signal.SIGINT))",
-                              "from fullsend.__main__ import main"]
+    statements = [
+        ast.unparse(node) for node in body if not isinstance(node, ast.Expr) or not isinstance(node.value, ast.Constant)
+    ]
+    assert statements[:3] == [
+        "import signal",
+        "signal.pthread_sigmask(signal.SIG_BLOCK, (signal.SIGTERM, signal.SIGINT))",
+        "from fullsend.__main__ import main",
+    ]

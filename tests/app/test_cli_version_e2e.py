@@ -20,11 +20,18 @@ exit 0
 """
 
 
-@pytest.mark.parametrize(("runtime", "version", "says"), [
-    ("claude", "2.0.77 (Claude Code)", "is Claude Code 2.0.77, but the claude runtime supports Claude Code >= 2.1.296"),
-    ("pi", "0.84.4", "is pi 0.84.4, but the pi runtime supports pi >= 1.6.0 and < 1.7.0"),
-    ("codex", "codex-cli 0.99.0", "is Codex 0.99.0, but the codex runtime supports Codex >= 0.152.1"),
-])
+@pytest.mark.parametrize(
+    ("runtime", "version", "says"),
+    [
+        (
+            "claude",
+            "2.0.77 (Claude Code)",
+            "is Claude Code 2.0.77, but the claude runtime supports Claude Code >= 2.1.296",
+        ),
+        ("pi", "0.84.4", "is pi 0.84.4, but the pi runtime supports pi >= 1.6.0 and < 1.7.0"),
+        ("codex", "codex-cli 0.99.0", "is Codex 0.99.0, but the codex runtime supports Codex >= 0.152.1"),
+    ],
+)
 def test_an_unsupported_cli_exits_2_before_the_agent_starts(tmp_path, runtime, version, says):
     launched = tmp_path / "launched"
     cli = tmp_path / "old-cli"
@@ -32,8 +39,9 @@ def test_an_unsupported_cli_exits_2_before_the_agent_starts(tmp_path, runtime, v
     cli.chmod(0o755)
     with GitHubSimulator() as sim:
         fix = standard_pr_scenario(sim)
-        run = run_entrypoint(runner_env(tmp_path, sim, fix, inputs={"runtime": runtime, "agent_cli": str(cli)}),
-                             tmp_path)
+        run = run_entrypoint(
+            runner_env(tmp_path, sim, fix, inputs={"runtime": runtime, "agent_cli": str(cli)}), tmp_path
+        )
         posted = sim.comments(fix.pr)
     assert run.exit_code == 2, run.stdout + run.stderr
     errors = [line for line in run.stdout.splitlines() if line.startswith("::error")]

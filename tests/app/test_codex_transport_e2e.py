@@ -16,16 +16,20 @@ from fullsend.simulator.server import GitHubSimulator
 from tests.app.e2e_helpers import run_entrypoint, runner_env
 
 COMMAND = "/fs-review please re-check the migration"
-LIVE_LINE = ("Codex transport: app-server (turn/steer into the running turn): Codex 0.171.0 has an app-server "
-             "the action supports [codex-transport]")
+LIVE_LINE = (
+    "Codex transport: app-server (turn/steer into the running turn): Codex 0.171.0 has an app-server "
+    "the action supports [codex-transport]"
+)
 
 
 def test_a_codex_run_steers_live_over_the_app_server_and_posts_the_receipt(tmp_path):
     with GitHubSimulator() as sim:
         fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         added = {}
-        sim.on_request(sim.match("GET", r"/actions/workflows/fullsend\.yml/runs"),
-                       lambda s: added.setdefault("run", add_comment_follow_up(s, COMMAND)[1]))
+        sim.on_request(
+            sim.match("GET", r"/actions/workflows/fullsend\.yml/runs"),
+            lambda s: added.setdefault("run", add_comment_follow_up(s, COMMAND)[1]),
+        )
         run = run_entrypoint(runner_env(tmp_path, sim, fix, inputs={"runtime": "codex"}), tmp_path)
         receipts = [c for c in sim.comments(fix.pr) if c["user"]["login"] == fix.job_login]
     assert run.exit_code == 0, run.stdout + run.stderr
@@ -35,7 +39,10 @@ def test_a_codex_run_steers_live_over_the_app_server_and_posts_the_receipt(tmp_p
     assert len(steers) == 1 and "please re-check the migration" in steers[0]
     follow_up = added["run"]["id"]
     assert (run.outputs["outcome"], run.outputs["steers"], run.outputs["consumed_run_ids"]) == (
-        "succeeded", "1", str(follow_up))
+        "succeeded",
+        "1",
+        str(follow_up),
+    )
     assert len(receipts) == 1
     marker = parse_marker(receipts[0]["body"])
     assert marker is not None and marker.consumed == (follow_up,)
@@ -44,13 +51,16 @@ def test_a_codex_run_steers_live_over_the_app_server_and_posts_the_receipt(tmp_p
 def test_codex_transport_exec_keeps_interrupt_and_resume(tmp_path):
     with GitHubSimulator() as sim:
         fix = standard_pr_scenario(sim)
-        env = runner_env(tmp_path, sim, fix, inputs={"runtime": "codex", "codex_transport": "exec",
-                                                     "steer_enabled": "false"})
+        env = runner_env(
+            tmp_path, sim, fix, inputs={"runtime": "codex", "codex_transport": "exec", "steer_enabled": "false"}
+        )
         env["SCRIPTED_AGENT_TURN_S"] = "0.2"
         run = run_entrypoint(env, tmp_path)
     assert run.exit_code == 0, run.stdout + run.stderr
-    assert "Codex transport: exec (interrupt and resume): codex_transport is exec [codex-transport]" in \
-        run.stdout.splitlines()
+    assert (
+        "Codex transport: exec (interrupt and resume): codex_transport is exec [codex-transport]"
+        in run.stdout.splitlines()
+    )
 
 
 def test_an_older_codex_falls_back_to_exec_and_says_why(tmp_path):
@@ -60,8 +70,10 @@ def test_an_older_codex_falls_back_to_exec_and_says_why(tmp_path):
         env.update(SCRIPTED_AGENT_TURN_S="0.2", SCRIPTED_AGENT_VERSION="codex-cli 0.160.0")
         run = run_entrypoint(env, tmp_path)
     assert run.exit_code == 0, run.stdout + run.stderr
-    assert ("Codex transport: exec (interrupt and resume): Codex 0.160.0 is outside the app-server range "
-            ">= 0.171.0 and < 0.172.0 [codex-transport]") in run.stdout.splitlines()
+    assert (
+        "Codex transport: exec (interrupt and resume): Codex 0.160.0 is outside the app-server range "
+        ">= 0.171.0 and < 0.172.0 [codex-transport]"
+    ) in run.stdout.splitlines()
 
 
 def test_app_server_asked_for_on_a_codex_that_cannot_exits_2_before_the_agent_starts(tmp_path):

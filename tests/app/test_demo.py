@@ -21,7 +21,9 @@ ROW = re.compile(r"^  \+\s*\d+\.\ds  (\S+)\s+(.*)$")
 
 
 def demo(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "fullsend", "demo", *args], capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "fullsend", "demo", *args], capture_output=True, text=True, timeout=120
+    )
 
 
 def rows(text: str, start: str, end: str) -> list[tuple[str, str]]:
@@ -29,7 +31,7 @@ def rows(text: str, start: str, end: str) -> list[tuple[str, str]]:
     lines = text.splitlines()
     first = next(i for i, line in enumerate(lines) if line.startswith(start))
     last = next((i for i, line in enumerate(lines) if i > first and line.startswith(end)), len(lines))
-    return [m.groups() for line in lines[first + 1:last] if (m := ROW.match(line))]  # type: ignore[misc]
+    return [m.groups() for line in lines[first + 1 : last] if (m := ROW.match(line))]  # type: ignore[misc]
 
 
 def test_demo_exits_zero_and_prints_the_receipt_marker():
@@ -59,8 +61,11 @@ def test_the_story_is_told_in_the_order_it_happened(attempt: int) -> None:
             assert sentence.count(rule) == 1, sentence  # the rule id once
     assert "| Instruction from @reviewer: please re-check the migration" in out
     assert rows(out, f"Run B ({QUEUED_RUN_ID})", "Saved:") == [
-        ("skip", "a receipt lists this run, so it exits without starting the agent  [receipt-lists-my-run]")]
+        ("skip", "a receipt lists this run, so it exits without starting the agent  [receipt-lists-my-run]")
+    ]
     assert out.rstrip().splitlines()[-2:] == [
         "Saved: one full agent run. The reviewer's comment reached the agent inside run A, and run B exited in a "
-        "moment instead of reviewing the pull request again.", READ_MORE]
+        "moment instead of reviewing the pull request again.",
+        READ_MORE,
+    ]
     assert "docs/glossary.md" in READ_MORE and "docs/rules.md" in READ_MORE

@@ -114,7 +114,8 @@ def test_the_steer_reaches_the_agent_in_the_v1_envelope(sim, tmp_path):
     lines = steer.split("\n")
     assert lines[0] == OPENING_LINE and lines[1] == ""
     sources = [line for line in lines if line.startswith("Source: ")]
-    assert sources == [f"Source: follow-up run {added['run']['id']}, issue_comment by reviewer, "
-                       f"at {added['run']['created_at']}"]
+    assert sources == [
+        f"Source: follow-up run {added['run']['id']}, issue_comment by reviewer, at {added['run']['created_at']}"
+    ]
     assert steer.count(OPENING_LINE) == 1
     assert "Amendments" in lines

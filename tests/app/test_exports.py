@@ -38,8 +38,13 @@ def test_an_issue_run_exports_an_empty_head(tmp_path):
     with GitHubSimulator() as sim:
         fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         sim.add_issue(12, title="A bug", body="It breaks.")
-        env = runner_env(tmp_path, sim, fix, inputs={"item": "12", "steer_enabled": "false"},
-                         event={"action": "opened", "issue": {"number": 12}})
+        env = runner_env(
+            tmp_path,
+            sim,
+            fix,
+            inputs={"item": "12", "steer_enabled": "false"},
+            event={"action": "opened", "issue": {"number": 12}},
+        )
         env["GITHUB_EVENT_NAME"] = "issues"
         env["SCRIPTED_AGENT_ENV_DUMP"] = str(tmp_path / "env.json")
         env["SCRIPTED_AGENT_TURN_S"] = "0.5"

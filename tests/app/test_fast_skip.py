@@ -51,12 +51,29 @@ def _fast(env: dict[str, str], cancellation: Cancellation | None = None) -> tupl
 
 
 def _full(sim: GitHubSimulator, env: dict[str, str], prefetched=None) -> Skip | None:
-    facts = PreflightFacts(stage="review", run_id_raw=str(QUEUED_RUN), run_attempt="1", repository="org/repo",
-                           item_number=7, job_token=env["INPUT_GITHUB_TOKEN"], role_token=env["INPUT_ROLE_TOKEN"],
-                           minted=True, fullsend_dir=str(Path(env["GITHUB_WORKSPACE"]) / ".fullsend"),
-                           event_name="issue_comment", event_payload={"issue": {"number": 7}}, in_actions=True)
-    forge = GitHubForge(Repo("org", "repo"), sim.api_url, sim.graphql_url, facts.job_token, facts.role_token,
-                        SystemClock(), prefetched=prefetched)
+    facts = PreflightFacts(
+        stage="review",
+        run_id_raw=str(QUEUED_RUN),
+        run_attempt="1",
+        repository="org/repo",
+        item_number=7,
+        job_token=env["INPUT_GITHUB_TOKEN"],
+        role_token=env["INPUT_ROLE_TOKEN"],
+        minted=True,
+        fullsend_dir=str(Path(env["GITHUB_WORKSPACE"]) / ".fullsend"),
+        event_name="issue_comment",
+        event_payload={"issue": {"number": 7}},
+        in_actions=True,
+    )
+    forge = GitHubForge(
+        Repo("org", "repo"),
+        sim.api_url,
+        sim.graphql_url,
+        facts.job_token,
+        facts.role_token,
+        SystemClock(),
+        prefetched=prefetched,
+    )
     return run_preflight(forge, facts, lambda level, msg: None)
 
 
@@ -68,33 +85,79 @@ SCENARIOS: list[tuple[str, Scenario, bool, bool]] = [
     ("by-the-role-app", lambda s: s.add_comment(7, GENUINE, ROLE_LOGIN), False, False),
     ("by-a-human", lambda s: s.add_comment(7, GENUINE, "mallory", user_type="User"), False, False),
     ("human-named-like-the-bot", lambda s: s.add_comment(7, GENUINE, "github-actions", user_type="User"), False, False),
-    ("edited", lambda s: s.add_comment(7, GENUINE, JOB_LOGIN, created_at="2026-09-25T10:00:00Z",
-                                       updated_at="2026-09-25T10:05:00Z", last_edited_at="2026-09-25T10:05:00Z"),
-     False, False),
-    ("edited-into-a-receipt", lambda s: s.edit_comment(int(s.add_comment(7, "working on it", JOB_LOGIN)["id"]),
-                                                       GENUINE), False, False),
+    (
+        "edited",
+        lambda s: s.add_comment(
+            7,
+            GENUINE,
+            JOB_LOGIN,
+            created_at="2026-09-25T10:00:00Z",
+            updated_at="2026-09-25T10:05:00Z",
+            last_edited_at="2026-09-25T10:05:00Z",
+        ),
+        False,
+        False,
+    ),
+    (
+        "edited-into-a-receipt",
+        lambda s: s.edit_comment(int(s.add_comment(7, "working on it", JOB_LOGIN)["id"]), GENUINE),
+        False,
+        False,
+    ),
     ("in-a-code-fence", lambda s: s.add_comment(7, "```\n" + GENUINE + "\n```", JOB_LOGIN), False, False),
     ("quoted-in-other-text", lambda s: s.add_comment(7, "Looks done:\n" + GENUINE, JOB_LOGIN), False, False),
-    ("trailing-updated-at", lambda s: s.add_comment(7, GENUINE, JOB_LOGIN, created_at="2026-09-25T10:00:00Z",
-                                                    updated_at="2026-09-25T10:00:01Z"), True, True),
-    ("other-run-listed", lambda s: s.add_comment(7, receipt_body([QUEUED_RUN + 1], "aaa111"), JOB_LOGIN), False,
-     False),
-    ("third-page", lambda s: ([s.add_comment(7, f"remark {i}", "reviewer", user_type="User") for i in range(250)],
-                              s.add_comment(7, GENUINE, JOB_LOGIN)), True, True),
+    (
+        "trailing-updated-at",
+        lambda s: s.add_comment(
+            7, GENUINE, JOB_LOGIN, created_at="2026-09-25T10:00:00Z", updated_at="2026-09-25T10:00:01Z"
+        ),
+        True,
+        True,
+    ),
+    ("other-run-listed", lambda s: s.add_comment(7, receipt_body([QUEUED_RUN + 1], "aaa111"), JOB_LOGIN), False, False),
+    (
+        "third-page",
+        lambda s: (
+            [s.add_comment(7, f"remark {i}", "reviewer", user_type="User") for i in range(250)],
+            s.add_comment(7, GENUINE, JOB_LOGIN),
+        ),
+        True,
+        True,
+    ),
     # GraphQL cannot answer: the full path reads REST; the fast one leaves it to it.
-    ("graphql-errors", lambda s: (s.add_comment(7, GENUINE, JOB_LOGIN), s.graphql_errors(login=JOB_LOGIN)), True,
-     False),
-    ("wrong-shape", lambda s: (s.add_comment(7, GENUINE, JOB_LOGIN), s.graphql_errors(
-        {"data": {"viewer": {"login": "github-actions"}, "repository": "x"}}, login=JOB_LOGIN)), True, False),
-    ("role-viewer-fails", lambda s: (s.add_comment(7, GENUINE, JOB_LOGIN), s.fail("POST", "/graphql", 502,
-                                                                                 login=ROLE_LOGIN)), True, False),
-    ("receipt-view-502", lambda s: (s.add_comment(7, GENUINE, JOB_LOGIN), s.fail("POST", "/graphql", 502,
-                                                                                login=JOB_LOGIN)), True, False),
+    (
+        "graphql-errors",
+        lambda s: (s.add_comment(7, GENUINE, JOB_LOGIN), s.graphql_errors(login=JOB_LOGIN)),
+        True,
+        False,
+    ),
+    (
+        "wrong-shape",
+        lambda s: (
+            s.add_comment(7, GENUINE, JOB_LOGIN),
+            s.graphql_errors({"data": {"viewer": {"login": "github-actions"}, "repository": "x"}}, login=JOB_LOGIN),
+        ),
+        True,
+        False,
+    ),
+    (
+        "role-viewer-fails",
+        lambda s: (s.add_comment(7, GENUINE, JOB_LOGIN), s.fail("POST", "/graphql", 502, login=ROLE_LOGIN)),
+        True,
+        False,
+    ),
+    (
+        "receipt-view-502",
+        lambda s: (s.add_comment(7, GENUINE, JOB_LOGIN), s.fail("POST", "/graphql", 502, login=JOB_LOGIN)),
+        True,
+        False,
+    ),
 ]
 
 
-@pytest.mark.parametrize(("scenario", "full_skips", "fast_skips"), [s[1:] for s in SCENARIOS],
-                         ids=[s[0] for s in SCENARIOS])
+@pytest.mark.parametrize(
+    ("scenario", "full_skips", "fast_skips"), [s[1:] for s in SCENARIOS], ids=[s[0] for s in SCENARIOS]
+)
 def test_the_fast_skip_skips_only_where_the_full_preflight_does(tmp_path, scenario, full_skips, fast_skips):
     with GitHubSimulator() as sim:
         fix = standard_pr_scenario(sim)
@@ -150,8 +213,10 @@ def test_a_signal_ends_the_wait_and_leaves_the_run_to_the_full_path(world):
     sim, _, env = world
     sim.add_comment(7, GENUINE, JOB_LOGIN)
     cancellation, released = Cancellation(), threading.Event()
-    sim.on_request(lambda r: r.path == "/graphql" and r.login == JOB_LOGIN,
-                   lambda s: (cancellation.cancel("SIGTERM"), released.wait(10)))
+    sim.on_request(
+        lambda r: r.path == "/graphql" and r.login == JOB_LOGIN,
+        lambda s: (cancellation.cancel("SIGTERM"), released.wait(10)),
+    )
     try:
         result, log = _fast(env, cancellation)
     finally:
@@ -167,9 +232,19 @@ def test_a_manual_rerun_sends_nothing_and_is_left_to_the_full_path(world):
     assert result.exit_code is None and sim.requests == [] and "re-run" not in log
 
 
-@pytest.mark.parametrize("inputs", [{"prompt": ""}, {"runtime": "gpt"}, {"max_steers": "-1"}, {"item": "007x"},
-                                    {"agent_cli": "/nonexistent/agent"}, {"mint_url": "https://mint.example"},
-                                    {"steer_enabled": "yes"}, {"agent_args": "--output-format=json"}])
+@pytest.mark.parametrize(
+    "inputs",
+    [
+        {"prompt": ""},
+        {"runtime": "gpt"},
+        {"max_steers": "-1"},
+        {"item": "007x"},
+        {"agent_cli": "/nonexistent/agent"},
+        {"mint_url": "https://mint.example"},
+        {"steer_enabled": "yes"},
+        {"agent_args": "--output-format=json"},
+    ],
+)
 def test_bad_or_unusual_input_sends_nothing_and_is_left_to_the_full_validation(tmp_path, inputs):
     with GitHubSimulator() as sim:
         fix = standard_pr_scenario(sim)
@@ -187,8 +262,9 @@ def test_the_skip_summary_and_outputs_are_the_lifecycle_ones():
         timeline.add(at, "skip", skip.reason, rule_id=skip.rule_id)
         outcome = RunOutcome("skipped", ExitCode.OK, skip_reason="receipt", skip_receipt_url=url, duration_s=0.26)
         link = "[org/repo#7](https://github.example/org/repo/issues/7)"
-        assert skip_summary("review", link, "receipt", skip, at, 0.26) == render_summary(outcome, "review", link,
-                                                                                         timeline)
+        assert skip_summary("review", link, "receipt", skip, at, 0.26) == render_summary(
+            outcome, "review", link, timeline
+        )
         assert skip_outputs("receipt", 0.26) == outputs_of(outcome)
 
 

@@ -42,9 +42,18 @@ def full(env) -> bool:
     except Exception:
         return False
     log = lambda _l, _m: None  # noqa: E731
-    tokens = acquire_role_token(job=job, role_input=role_input, mint_url=plan.inputs.mint_url, role=plan.role,
-                                repository=plan.repo.full_name, oidc_url="", oidc_bearer="", clock=SystemClock(),
-                                log=log, mask=lambda _t: None)
+    tokens = acquire_role_token(
+        job=job,
+        role_input=role_input,
+        mint_url=plan.inputs.mint_url,
+        role=plan.role,
+        repository=plan.repo.full_name,
+        oidc_url="",
+        oidc_bearer="",
+        clock=SystemClock(),
+        log=log,
+        mask=lambda _t: None,
+    )
     tokens, _ = lifecycle._restricted(plan, tokens, env.get("GITHUB_ACTOR", ""), log)
     forge = GitHubForge(plan.repo, plan.ctx.api_url, plan.ctx.graphql_url, tokens.job, tokens.role, SystemClock())
     return run_preflight(forge, lifecycle._preflight_facts(plan, tokens), log) is not None
@@ -72,7 +81,10 @@ def test_baseline_both_skip(tmp_path):
 
 
 ENV_PROBES = {
-    "token-trailing-ws": lambda s, f: {"INPUT_GITHUB_TOKEN": f.job_token + " \n", "INPUT_ROLE_TOKEN": " " + f.role_token},
+    "token-trailing-ws": lambda s, f: {
+        "INPUT_GITHUB_TOKEN": f.job_token + " \n",
+        "INPUT_ROLE_TOKEN": " " + f.role_token,
+    },
     "role-equals-job": lambda s, f: {"INPUT_ROLE_TOKEN": f.job_token},
     "role-equals-job-ws": lambda s, f: {"INPUT_ROLE_TOKEN": f.job_token + "\t"},
     "lower-case-input-key": lambda s, f: {"input_steer_enabled": "false"},
@@ -82,7 +94,9 @@ ENV_PROBES = {
     "run-id-spaces": lambda s, f: {"GITHUB_RUN_ID": f" {QUEUED_RUN} "},
     "run-id-leading-zero": lambda s, f: {"GITHUB_RUN_ID": f"0{QUEUED_RUN}"},
     "run-id-plus": lambda s, f: {"GITHUB_RUN_ID": f"+{QUEUED_RUN}"},
-    "run-id-unicode-digits": lambda s, f: {"GITHUB_RUN_ID": str(QUEUED_RUN).translate(str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩"))},
+    "run-id-unicode-digits": lambda s, f: {
+        "GITHUB_RUN_ID": str(QUEUED_RUN).translate(str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩"))
+    },
     "attempt-empty": lambda s, f: {"GITHUB_RUN_ATTEMPT": ""},
     "attempt-01": lambda s, f: {"GITHUB_RUN_ATTEMPT": "01"},
     "attempt-2-ws": lambda s, f: {"GITHUB_RUN_ATTEMPT": " 2"},
@@ -91,8 +105,11 @@ ENV_PROBES = {
     "repo-trailing-ws": lambda s, f: {"GITHUB_REPOSITORY": "org/repo "},
     "actions-TRUE": lambda s, f: {"GITHUB_ACTIONS": "TRUE"},
     "dependabot-actor": lambda s, f: {"GITHUB_ACTOR": "dependabot[bot]"},
-    "proxy-unreachable": lambda s, f: {"HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9",
-                                       "NO_PROXY": ""},
+    "proxy-unreachable": lambda s, f: {
+        "HTTPS_PROXY": "http://127.0.0.1:9",
+        "HTTP_PROXY": "http://127.0.0.1:9",
+        "NO_PROXY": "",
+    },
     "ca-bundle-missing": lambda s, f: {"REQUESTS_CA_BUNDLE": "/nonexistent/ca.pem"},
     "netrc-home": None,  # filled below
 }
@@ -136,11 +153,14 @@ def test_input_probe_never_fast_skips_where_full_does_not(tmp_path, name):
 def _mut(fn):
     def world(sim):
         genuine(sim)
+
         def only_views(body):  # the job token's plain viewer query passes untouched
             if not isinstance(body, dict) or "repository" not in (body.get("data") or {}):
                 return body
             return fn(body)
+
         sim.mutate("POST", r"^/graphql$", only_views, times=None, login=JOB_LOGIN)
+
     return world
 
 
@@ -153,6 +173,7 @@ def _set(key, value):
         for n in _nodes(body):
             n[key] = value
         return body
+
     return fn
 
 
@@ -190,12 +211,18 @@ ANSWER_PROBES = {
     "body-bom": _set("body", "\ufeff" + GENUINE),
     "viewer-login-empty": lambda b: {**b, "data": {**b["data"], "viewer": {"login": ""}}},
     "viewer-login-other": lambda b: {**b, "data": {**b["data"], "viewer": {"login": "someone-else"}}},
-    "viewer-user-typename": lambda b: {**b, "data": {**b["data"], "viewer": {"login": "github-actions",
-                                                                             "__typename": "User"}}},
-    "hasnext-true-null-cursor": lambda b: (b["data"]["repository"]["issueOrPullRequest"]["comments"]["pageInfo"]
-                                           .update(hasNextPage=True, endCursor=None), b)[1],
-    "hasnext-string": lambda b: (b["data"]["repository"]["issueOrPullRequest"]["comments"]["pageInfo"]
-                                 .update(hasNextPage="false"), b)[1],
+    "viewer-user-typename": lambda b: {
+        **b,
+        "data": {**b["data"], "viewer": {"login": "github-actions", "__typename": "User"}},
+    },
+    "hasnext-true-null-cursor": lambda b: (
+        b["data"]["repository"]["issueOrPullRequest"]["comments"]["pageInfo"].update(hasNextPage=True, endCursor=None),
+        b,
+    )[1],
+    "hasnext-string": lambda b: (
+        b["data"]["repository"]["issueOrPullRequest"]["comments"]["pageInfo"].update(hasNextPage="false"),
+        b,
+    )[1],
     "dup-key-raw": lambda b: json.dumps(b)[:-1].encode() + b', "data": {"viewer": {"login": "github-actions"}}}',
 }
 

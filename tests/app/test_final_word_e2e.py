@@ -27,12 +27,16 @@ def _run(tmp_path, inputs: dict[str, str], **agent_env: str) -> tuple[ActionRun,
     return run, terminal, fix.role_token
 
 
-@pytest.mark.parametrize(("inputs", "said"), [
-    ({"runtime": "claude"}, "turn 1 done"),
-    ({"runtime": "pi"}, "turn 1 done"),
-    ({"runtime": "codex", "codex_transport": "exec"}, "done"),
-    ({"runtime": "codex", "codex_transport": "app-server"}, "done"),
-], ids=["claude", "pi", "codex-exec", "codex-app-server"])
+@pytest.mark.parametrize(
+    ("inputs", "said"),
+    [
+        ({"runtime": "claude"}, "turn 1 done"),
+        ({"runtime": "pi"}, "turn 1 done"),
+        ({"runtime": "codex", "codex_transport": "exec"}, "done"),
+        ({"runtime": "codex", "codex_transport": "app-server"}, "done"),
+    ],
+    ids=["claude", "pi", "codex-exec", "codex-app-server"],
+)
 def test_every_runtime_gives_its_final_message_as_output_summary_and_terminal_comment(tmp_path, inputs, said):
     run, terminal, _role = _run(tmp_path, inputs)
     assert run.outputs["final_message"] == said
@@ -47,31 +51,41 @@ def test_a_hostile_multi_line_answer_is_masked_inert_and_keeps_its_lines(tmp_pat
     job and role tokens cannot reach the agent at all: a variable holding one is dropped.)"""
     key = "sk-ant-e2e-final-word-key-0123456789"
     answer = f"Done, key {key}.\ncc @octocat see [the fix](https://evil.example) <img src=x>\n\n```\nend"
-    run, terminal, _role = _run(tmp_path, {"runtime": "claude"}, ANTHROPIC_API_KEY=key,
-                                SCRIPTED_AGENT_RESULT=json.dumps({"result": answer}))
+    run, terminal, _role = _run(
+        tmp_path, {"runtime": "claude"}, ANTHROPIC_API_KEY=key, SCRIPTED_AGENT_RESULT=json.dumps({"result": answer})
+    )
     out = run.outputs["final_message"]
     assert key not in out and key not in run.summary and key not in terminal[0]["body"]
-    assert out == (f"Done, key ***.\ncc @{ZWSP}octocat see [the fix]{ZWSP}(https:{ZWSP}//evil.example) "
-                   f"<{ZWSP}img src=x>\n\n```\nend")
+    assert out == (
+        f"Done, key ***.\ncc @{ZWSP}octocat see [the fix]{ZWSP}(https:{ZWSP}//evil.example) "
+        f"<{ZWSP}img src=x>\n\n```\nend"
+    )
     quoted = "\n".join(f"> {line}".rstrip() for line in out.split("\n"))
     assert f"### Final message\n\n{quoted}\n" in run.summary
     assert quoted in terminal[0]["body"]
 
 
 def test_denied_tools_are_listed_with_the_agent_args_that_allow_them(tmp_path):
-    denials = [{"tool_name": "Bash", "tool_use_id": "toolu_1", "tool_input": {"command": "git push @octocat"}},
-               {"tool_name": "WebFetch", "tool_use_id": "toolu_2", "tool_input": {"url": "https://example.com"}}]
-    run, terminal, _role = _run(tmp_path, {"runtime": "claude"},
-                                SCRIPTED_AGENT_RESULT=json.dumps({"permission_denials": denials}))
-    allow = ("— to allow it, add the lines `--allowedTools` and `{0}` to `agent_args` "
-             "(and take it out of any `--disallowedTools` there)")
+    denials = [
+        {"tool_name": "Bash", "tool_use_id": "toolu_1", "tool_input": {"command": "git push @octocat"}},
+        {"tool_name": "WebFetch", "tool_use_id": "toolu_2", "tool_input": {"url": "https://example.com"}},
+    ]
+    run, terminal, _role = _run(
+        tmp_path, {"runtime": "claude"}, SCRIPTED_AGENT_RESULT=json.dumps({"permission_denials": denials})
+    )
+    allow = (
+        "— to allow it, add the lines `--allowedTools` and `{0}` to `agent_args` "
+        "(and take it out of any `--disallowedTools` there)"
+    )
     bash = f'`Bash` with input {{"command":"git push @{ZWSP}octocat"}} ' + allow.format("Bash")
     fetch = f'`WebFetch` with input {{"url":"https:{ZWSP}//example.com"}} ' + allow.format("WebFetch")
     assert f"### Tools the agent was refused\n\n- {bash} [`tool-denied`]\n- {fetch} [`tool-denied`]\n" in run.summary
     assert f"Tools the agent was refused [`tool-denied`]:\n\n- {bash}\n- {fetch}" in terminal[0]["body"]
     assert "| the agent was refused the tool Bash | `tool-denied` |" in run.summary
-    assert ("::warning::The agent was refused the tool Bash; to allow it, add the lines --allowedTools and Bash "
-            "to agent_args [tool-denied]") in run.stdout
+    assert (
+        "::warning::The agent was refused the tool Bash; to allow it, add the lines --allowedTools and Bash "
+        "to agent_args [tool-denied]"
+    ) in run.stdout
     assert run.outputs["outcome"] == "succeeded"  # a refusal is reported, it does not fail the run
 
 

@@ -53,11 +53,15 @@ def test_graphql_data_as_a_string_for_the_job_token_fails_open_and_posts_no_rece
         assert terminal and "success" in terminal[-1]["body"].lower()  # the status comment was finished
 
 
-@pytest.mark.parametrize("body", [
-    f"<!-- fullsend:steer consumed={HUGE_ID} head=aaa111 -->\n_The run already working on this item absorbed "
-    f"follow-up run(s) {HUGE_ID}, so a run queued for those events exits without repeating the work._",
-    f"<!-- fullsend:steer consumed={HUGE_ID},{{run}} head=aaa111 -->",
-], ids=["whole-receipt-of-a-huge-id", "marker-with-a-huge-id"])
+@pytest.mark.parametrize(
+    "body",
+    [
+        f"<!-- fullsend:steer consumed={HUGE_ID} head=aaa111 -->\n_The run already working on this item absorbed "
+        f"follow-up run(s) {HUGE_ID}, so a run queued for those events exits without repeating the work._",
+        f"<!-- fullsend:steer consumed={HUGE_ID},{{run}} head=aaa111 -->",
+    ],
+    ids=["whole-receipt-of-a-huge-id", "marker-with-a-huge-id"],
+)
 def test_a_4301_digit_id_never_hides_a_genuine_receipt(tmp_path: Path, body: str) -> None:
     with GitHubSimulator() as sim:
         fix = new_scenario(sim)

@@ -21,8 +21,13 @@ T0 = datetime(2026, 12, 3, 11, 0, tzinfo=UTC)
 
 
 def _handoff() -> Handoff:
-    return Handoff(T0, True, T0 + timedelta(hours=1), False,
-                   (Event(T0, "notice", "pre-flight: no receipt lists this run", "receipt-lists-my-run", (7, 8)),))
+    return Handoff(
+        T0,
+        True,
+        T0 + timedelta(hours=1),
+        False,
+        (Event(T0, "notice", "pre-flight: no receipt lists this run", "receipt-lists-my-run", (7, 8)),),
+    )
 
 
 def test_a_handoff_reads_back_as_written():
@@ -31,12 +36,18 @@ def test_a_handoff_reads_back_as_written():
     assert decode(bare.encode()) == bare
 
 
-@pytest.mark.parametrize("text", ["", "[]", "{}", '{"started_at": "yesterday", "minted": true, "expires_at": null, '
-                                  '"restricted": false, "events": []}',
-                                  '{"started_at": "2026-12-03T11:00:00", "minted": true, "expires_at": null, '
-                                  '"restricted": false, "events": []}',
-                                  '{"started_at": "2026-12-03T11:00:00+00:00", "minted": true, "expires_at": null, '
-                                  '"restricted": false, "events": [[1, 2]]}'])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "[]",
+        "{}",
+        '{"started_at": "yesterday", "minted": true, "expires_at": null, "restricted": false, "events": []}',
+        '{"started_at": "2026-12-03T11:00:00", "minted": true, "expires_at": null, "restricted": false, "events": []}',
+        '{"started_at": "2026-12-03T11:00:00+00:00", "minted": true, "expires_at": null, '
+        '"restricted": false, "events": [[1, 2]]}',
+    ],
+)
 def test_an_unreadable_handoff_is_an_error_naming_it(text):
     with pytest.raises(HandoffError, match="handoff"):
         decode(text)
@@ -51,10 +62,20 @@ def test_the_handoff_comes_only_from_the_memory_file_and_leaves_it():
 
 def test_neither_the_job_token_nor_what_mints_one_crosses_into_the_stage():
     header = base64.b64encode(f"x-access-token:{JOB}".encode()).decode()
-    process_env = {"PATH": "/usr/bin", "GITHUB_REPOSITORY": "org/repo", "EXTRA_HEADER": header,
-                   "ACTIONS_RUNTIME_TOKEN": "rt", HANDOFF_KEY: "from the environment"}
-    moved = {"INPUT_GITHUB_TOKEN": JOB, "INPUT_ROLE_TOKEN": "the input", "GH_TOKEN": JOB,
-             "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "oidc", "MODEL_KEY": "sk-provider"}
+    process_env = {
+        "PATH": "/usr/bin",
+        "GITHUB_REPOSITORY": "org/repo",
+        "EXTRA_HEADER": header,
+        "ACTIONS_RUNTIME_TOKEN": "rt",
+        HANDOFF_KEY: "from the environment",
+    }
+    moved = {
+        "INPUT_GITHUB_TOKEN": JOB,
+        "INPUT_ROLE_TOKEN": "the input",
+        "GH_TOKEN": JOB,
+        "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "oidc",
+        "MODEL_KEY": "sk-provider",
+    }
     env, secrets = stage_secrets({**process_env, **moved}, process_env, JOB, ROLE, _handoff())
     assert env == {"PATH": "/usr/bin", "GITHUB_REPOSITORY": "org/repo"}
     assert secrets == {"MODEL_KEY": "sk-provider", "INPUT_ROLE_TOKEN": ROLE, HANDOFF_KEY: _handoff().encode()}
@@ -94,8 +115,9 @@ def test_the_stage_never_takes_a_module_from_the_working_directory(tmp_path):
 
     done = subprocess.run([sys.executable, *probe], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and str(tmp_path) not in done.stdout, done.stdout + done.stderr
-    unsafe = subprocess.run([sys.executable, "-c", "import json"], cwd=tmp_path, capture_output=True, text=True,
-                            timeout=60)
+    unsafe = subprocess.run(
+        [sys.executable, "-c", "import json"], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
     assert "workspace json module" in unsafe.stderr  # the control: without -P it is imported
 
 

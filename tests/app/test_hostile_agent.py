@@ -39,8 +39,13 @@ CHILD_UID = worker_child_uid(61900)  # one uid per xdist worker: a run ends ever
 #: checkout itself may sit under a private home the child uid cannot enter.
 PYTHON = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
 REPO_ROOT = Path(__file__).resolve().parents[2]
-FILE_COMMANDS = {"GITHUB_OUTPUT": "output", "GITHUB_STEP_SUMMARY": "summary", "GITHUB_ENV": "env",
-                 "GITHUB_PATH": "path", "GITHUB_STATE": "state"}
+FILE_COMMANDS = {
+    "GITHUB_OUTPUT": "output",
+    "GITHUB_STEP_SUMMARY": "summary",
+    "GITHUB_ENV": "env",
+    "GITHUB_PATH": "path",
+    "GITHUB_STATE": "state",
+}
 
 
 @pytest.fixture
@@ -78,8 +83,12 @@ def test_a_hostile_agent_and_post_script_under_their_own_uid_find_no_secret_and_
     with GitHubSimulator() as sim:
         fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         sim.add_token(job_token, fix.job_login, "Bot")
-        env = runner_env(run_dir, sim, fix, inputs={
-            "github_token": job_token, "agent_cli": str(agent), "post_script": f"'{PYTHON}' '{hunter}' post"})
+        env = runner_env(
+            run_dir,
+            sim,
+            fix,
+            inputs={"github_token": job_token, "agent_cli": str(agent), "post_script": f"'{PYTHON}' '{hunter}' post"},
+        )
         workspace, home = Path(env["GITHUB_WORKSPACE"]), Path(env["HOME"])
         reports, decoy = workspace / ".hunt", f"decoy-{secrets.token_hex(8)}"
         for path in (reports, home):
@@ -88,19 +97,46 @@ def test_a_hostile_agent_and_post_script_under_their_own_uid_find_no_secret_and_
         for key, name in FILE_COMMANDS.items():
             env[key] = str(run_dir / "file_commands" / name)
             Path(env[key]).touch()
-        env.update({"GITHUB_TOKEN": job_token, "GH_TOKEN": job_token, "ACTIONS_RUNTIME_TOKEN": runtime_token,
-                    "FULLSEND_TEST_HOOKS": "1", "FULLSEND_TEST_CHILD_UID": str(CHILD_UID),
-                    "SCRIPTED_AGENT_LOG": str(reports / "agent.log"), "SCRIPTED_AGENT_TURN_S": "0.5",
-                    "PYTHONPATH": str(readable_package(run_dir))})
-        env.update(hunt_env({"job token": job_token, "runtime token": runtime_token, "decoy": decoy}, str(reports),
-                            [str(run_dir / "file_commands")], [str(workspace), str(home), str(run_dir),
-                                                                str(Path(tempfile.gettempdir()) / "fullsend-sandbox-*")]))
+        env.update(
+            {
+                "GITHUB_TOKEN": job_token,
+                "GH_TOKEN": job_token,
+                "ACTIONS_RUNTIME_TOKEN": runtime_token,
+                "FULLSEND_TEST_HOOKS": "1",
+                "FULLSEND_TEST_CHILD_UID": str(CHILD_UID),
+                "SCRIPTED_AGENT_LOG": str(reports / "agent.log"),
+                "SCRIPTED_AGENT_TURN_S": "0.5",
+                "PYTHONPATH": str(readable_package(run_dir)),
+            }
+        )
+        env.update(
+            hunt_env(
+                {"job token": job_token, "runtime token": runtime_token, "decoy": decoy},
+                str(reports),
+                [str(run_dir / "file_commands")],
+                [str(workspace), str(home), str(run_dir), str(Path(tempfile.gettempdir()) / "fullsend-sandbox-*")],
+            )
+        )
         run = run_entrypoint(env, run_dir)
     assert run.exit_code == 0, run.stdout + run.stderr
     assert run.outputs["outcome"] == "succeeded"
-    assert set(run.outputs) == {"outcome", "skip_reason", "steers", "consumed_run_ids", "receipt_url", "head_sha",
-                                "cost_usd", "input_tokens", "output_tokens", "turns", "session_id", "model",
-                                "duration_s", "final_message", "agent_isolation"}
+    assert set(run.outputs) == {
+        "outcome",
+        "skip_reason",
+        "steers",
+        "consumed_run_ids",
+        "receipt_url",
+        "head_sha",
+        "cost_usd",
+        "input_tokens",
+        "output_tokens",
+        "turns",
+        "session_id",
+        "model",
+        "duration_s",
+        "final_message",
+        "agent_isolation",
+    }
     assert run.outputs["agent_isolation"] == "own-uid"
     assert "HUNTER-WROTE-THIS" not in run.summary
     for key in ("GITHUB_ENV", "GITHUB_PATH", "GITHUB_STATE"):
@@ -125,8 +161,15 @@ def test_a_hostile_agent_and_post_script_under_their_own_uid_find_no_secret_and_
 FORGE_RUN = 33740099999  # the queued run a forged receipt would make skip
 #: Where each deployment leaves a secret; the checkout's credential is removed before any child
 #: runs (docs/rules.md#credential-removed), the cloud credential file is not.
-DEPLOYMENTS = ("isolated", "checkout-v4", "checkout-v6", "checkout-v4-hook", "gha-creds", "root-without-the-user",
-               "non-root")
+DEPLOYMENTS = (
+    "isolated",
+    "checkout-v4",
+    "checkout-v6",
+    "checkout-v4-hook",
+    "gha-creds",
+    "root-without-the-user",
+    "non-root",
+)
 SHARED = ("root-without-the-user", "non-root")  # the agent shares the action's uid (allow_shared_uid)
 
 
@@ -155,9 +198,17 @@ def _deploy(kind: str, env: dict[str, str], run_dir: Path, job_token: str, oidc_
     if kind == "gha-creds":
         env["ACTIONS_ID_TOKEN_REQUEST_TOKEN"] = oidc_token
         creds = workspace / "gha-creds-5e1d2c.json"
-        creds.write_text(json.dumps({"type": "external_account", "credential_source": {
-            "url": "https://pipelines.example/idtoken?api-version=2.0",
-            "headers": {"Authorization": f"Bearer {oidc_token}"}}}))
+        creds.write_text(
+            json.dumps(
+                {
+                    "type": "external_account",
+                    "credential_source": {
+                        "url": "https://pipelines.example/idtoken?api-version=2.0",
+                        "headers": {"Authorization": f"Bearer {oidc_token}"},
+                    },
+                }
+            )
+        )
         return str(creds)
     return ""
 
@@ -173,8 +224,10 @@ def test_a_receipt_only_when_the_hostile_agent_could_not_reach_the_job_token(run
         fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         sim.add_token(job_token, fix.job_login, "Bot")
         added: dict[str, dict] = {}
-        sim.on_request(sim.match("GET", r"/actions/workflows/fullsend\.yml/runs"),
-                       lambda s: added.setdefault("run", add_comment_follow_up(s, "/fs-review recheck")[1]))
+        sim.on_request(
+            sim.match("GET", r"/actions/workflows/fullsend\.yml/runs"),
+            lambda s: added.setdefault("run", add_comment_follow_up(s, "/fs-review recheck")[1]),
+        )
         env = runner_env(run_dir, sim, fix, inputs={"github_token": job_token, "agent_cli": str(agent)})
         workspace, home, reports = Path(env["GITHUB_WORKSPACE"]), Path(env["HOME"]), run_dir / "reports"
         for path in (reports, home):
@@ -184,12 +237,19 @@ def test_a_receipt_only_when_the_hostile_agent_could_not_reach_the_job_token(run
         before = Path(exposed).read_bytes() if exposed else b""
         package = readable_package(run_dir)
         role = fix.role_token
-        env.update({"PYTHONPATH": str(package), "HUNT_REPORT_DIR": str(reports), "HUNT_INJECT": str(package),
-                    "HUNT_CONTROL": json.dumps([role[: len(role) // 2], role[len(role) // 2:]]),
-                    "HUNT_ROOTS": ":".join([str(workspace), str(home), env["RUNNER_TEMP"]]),
-                    "HUNT_FORGE_RUN": str(FORGE_RUN), "HUNT_COMMENTS_URL": f"{sim.api_url}/repos/org/repo/issues/"
-                                                                            f"{fix.pr}/comments",
-                    "SCRIPTED_AGENT_LOG": str(reports / "agent.log"), "HUNT_VERSION_DAEMON": "1"})
+        env.update(
+            {
+                "PYTHONPATH": str(package),
+                "HUNT_REPORT_DIR": str(reports),
+                "HUNT_INJECT": str(package),
+                "HUNT_CONTROL": json.dumps([role[: len(role) // 2], role[len(role) // 2 :]]),
+                "HUNT_ROOTS": ":".join([str(workspace), str(home), env["RUNNER_TEMP"]]),
+                "HUNT_FORGE_RUN": str(FORGE_RUN),
+                "HUNT_COMMENTS_URL": f"{sim.api_url}/repos/org/repo/issues/{fix.pr}/comments",
+                "SCRIPTED_AGENT_LOG": str(reports / "agent.log"),
+                "HUNT_VERSION_DAEMON": "1",
+            }
+        )
         if kind == "checkout-v4-hook":
             env["HUNT_PLANT_HOOK"] = str(workspace / ".git")
         env.update(hunt_env({"job token": job_token, "OIDC request token": oidc_token}, str(reports), []))
@@ -253,8 +313,13 @@ def _launcher(kind: str, run_dir: Path, env: dict[str, str]) -> list[str]:
     for path in [run_dir, *run_dir.rglob("*")]:
         os.lchown(path, CHILD_UID, CHILD_UID)
     env["PYTHONPATH"] = os.pathsep.join([env["PYTHONPATH"], *site.getsitepackages()])
-    return [shutil.which("setpriv") or "setpriv", f"--reuid={CHILD_UID}", f"--regid={CHILD_UID}", "--clear-groups",
-            PYTHON]
+    return [
+        shutil.which("setpriv") or "setpriv",
+        f"--reuid={CHILD_UID}",
+        f"--regid={CHILD_UID}",
+        "--clear-groups",
+        PYTHON,
+    ]
 
 
 def _assert_no_receipt(run, added, by_job, warnings) -> None:
@@ -288,15 +353,18 @@ def test_an_agent_that_would_share_the_actions_uid_is_refused_unless_allowed(run
         env = runner_env(run_dir, sim, fix, inputs={"github_token": job_token})
         workspace = Path(env["GITHUB_WORKSPACE"])
         for module in ("ctypes", "json", "hashlib"):  # what the re-executed action imports first
-            (workspace / f"{module}.py").write_text(f"open({str(run_dir / 'shadowed')!r}, 'a').write('{module} ')\n"
-                                                    "raise SystemExit(9)\n")
+            (workspace / f"{module}.py").write_text(
+                f"open({str(run_dir / 'shadowed')!r}, 'a').write('{module} ')\nraise SystemExit(9)\n"
+            )
         run = run_entrypoint(env, run_dir)
     assert not (run_dir / "shadowed").exists(), (run_dir / "shadowed").read_text()  # never from the workspace
     assert run.exit_code == 2, run.stdout + run.stderr
     errors = [line for line in run.stdout.splitlines() if line.startswith("::error")]
     assert len(errors) == 1, run.stdout
-    assert "The agent would run under the action's own user (root, uid 0): the image has no user fullsend-agent" \
+    assert (
+        "The agent would run under the action's own user (root, uid 0): the image has no user fullsend-agent"
         in errors[0]
+    )
     assert "set allow_shared_uid: true to run it anyway, without receipts" in errors[0]
     assert "Traceback" not in run.stderr and run.agent_messages == []
 
@@ -308,8 +376,9 @@ def test_sharing_the_uid_without_a_role_token_the_agent_runs_unsteered(run_dir):
     with GitHubSimulator() as sim:
         fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         sim.add_token(job_token, fix.job_login, "Bot")
-        env = runner_env(run_dir, sim, fix, inputs={"github_token": job_token, "role_token": "",
-                                                    "allow_shared_uid": "true"})
+        env = runner_env(
+            run_dir, sim, fix, inputs={"github_token": job_token, "role_token": "", "allow_shared_uid": "true"}
+        )
         run = run_entrypoint(env, run_dir)
     assert run.exit_code == 0, run.stdout + run.stderr
     off = [line for line in run.stdout.splitlines() if "Steering is off" in line]
@@ -343,8 +412,13 @@ def test_sharing_the_uid_under_a_shell_that_holds_the_job_token_is_refused(run_d
         # No exec: the shell stays above.  With the capabilities a root child keeps, so the agent
         # could read its environment (one with more is kept from it by the kernel, and not refused).
         kept = ",".join(f"+{name}" for name in KEPT_CAPABILITIES.values())
-        shell = [shutil.which("setpriv") or "setpriv", f"--bounding-set=-all,{kept}", "sh", "-c",
-                 f"'{sys.executable}' \"$0\"; exit $?"]
+        shell = [
+            shutil.which("setpriv") or "setpriv",
+            f"--bounding-set=-all,{kept}",
+            "sh",
+            "-c",
+            f"'{sys.executable}' \"$0\"; exit $?",
+        ]
         run = run_entrypoint(env, run_dir, launcher=shell)
     assert run.exit_code == 2, run.stdout + run.stderr
     errors = [line for line in run.stdout.splitlines() if line.startswith("::error")]

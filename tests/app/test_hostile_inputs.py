@@ -43,9 +43,14 @@ def test_an_unreadable_rate_limit_header_costs_one_poll_not_the_watch(tmp_path):
     still steers the update that arrives after it."""
     with GitHubSimulator() as sim:
         fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
-        fault = sim.fail("GET", LISTING, 403, times=1, headers={
-            "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "17\u00bd0\u00e9"},
-            body={"message": "API rate limit exceeded"})
+        fault = sim.fail(
+            "GET",
+            LISTING,
+            403,
+            times=1,
+            headers={"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "17\u00bd0\u00e9"},
+            body={"message": "API rate limit exceeded"},
+        )
         added: dict[str, Any] = {}
 
         def add(s: GitHubSimulator) -> None:

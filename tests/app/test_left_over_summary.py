@@ -10,10 +10,17 @@ from fullsend.errors import ExitCode
 
 
 def test_the_summary_lines_follow_whether_the_receipt_was_posted() -> None:
-    outcome = RunOutcome("succeeded", ExitCode.OK, marker=Marker(consumed=(11,), head="aaa111"),
-                         left=LeftFacts(((40, "deadline"),), delivered=(11, 12), acknowledged=(11,)))
-    assert outcome.left_over() == ["follow-up run 40 [deadline]", "follow-up run 11 [no-receipt]",
-                                   "follow-up run 12 [not-acknowledged]"]
+    outcome = RunOutcome(
+        "succeeded",
+        ExitCode.OK,
+        marker=Marker(consumed=(11,), head="aaa111"),
+        left=LeftFacts(((40, "deadline"),), delivered=(11, 12), acknowledged=(11,)),
+    )
+    assert outcome.left_over() == [
+        "follow-up run 40 [deadline]",
+        "follow-up run 11 [no-receipt]",
+        "follow-up run 12 [not-acknowledged]",
+    ]
     outcome.receipt_posted = True
     assert outcome.left_over() == ["follow-up run 40 [deadline]", "follow-up run 12 [not-acknowledged]"]
 

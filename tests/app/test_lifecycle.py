@@ -32,8 +32,9 @@ def _fix(sim):
 
 
 def _follow_up_on_first_listing(sim):
-    sim.on_request(sim.match("GET", r"/actions/workflows/fullsend\.yml/runs"),
-                   lambda s: add_comment_follow_up(s, COMMAND))
+    sim.on_request(
+        sim.match("GET", r"/actions/workflows/fullsend\.yml/runs"), lambda s: add_comment_follow_up(s, COMMAND)
+    )
 
 
 def _job_comments(sim, fix):
@@ -83,8 +84,9 @@ def test_validation_iterations_share_the_steer_cap_and_receipt_only_the_shipped_
     _follow_up_on_first_listing(sim)
     marker = tmp_path / "validated-once"
     script = f"test -e {marker} || {{ touch {marker}; echo 'tests fail'; exit 1; }}"
-    run = run_entrypoint(runner_env(tmp_path, sim, fix, inputs={"validation_script": script, "max_iterations": "2"}),
-                         tmp_path)
+    run = run_entrypoint(
+        runner_env(tmp_path, sim, fix, inputs={"validation_script": script, "max_iterations": "2"}), tmp_path
+    )
     assert run.exit_code == 0, run.stdout
     assert run.outputs["outcome"] == "succeeded"
     # Iteration 1 absorbed the follow-up but failed validation: iteration 2 shipped and absorbed nothing.
@@ -113,12 +115,20 @@ def test_sigterm_settles_stops_the_agent_and_posts_no_receipt(sim, tmp_path):
     _follow_up_on_first_listing(sim)
     env = runner_env(tmp_path, sim, fix)
     env["SCRIPTED_AGENT_TURN_S"] = "60"
-    proc = subprocess.Popen([sys.executable, str(REPO_ROOT / "entrypoint.py")], env=env, cwd=env["GITHUB_WORKSPACE"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(REPO_ROOT / "entrypoint.py")],
+        env=env,
+        cwd=env["GITHUB_WORKSPACE"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     log = tmp_path / "agent.log"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        if log.exists() and any(json.loads(line)["text"].startswith("Runner update:") for line in log.read_text().splitlines()):
+        if log.exists() and any(
+            json.loads(line)["text"].startswith("Runner update:") for line in log.read_text().splitlines()
+        ):
             break
         time.sleep(0.1)
     else:
@@ -148,10 +158,14 @@ def test_outside_github_actions_the_run_says_steering_is_off_and_why(sim, tmp_pa
     run = run_entrypoint(env, tmp_path)
     assert run.exit_code == 0, run.stdout + run.stderr
     lines = run.stdout.splitlines()
-    assert ("Steering is off: not running in GitHub Actions (GITHUB_ACTIONS is not 'true'), so there is no run of "
-            "the shim to watch and no follow-up run whose provenance could be proven; the agent runs once on its "
-            "prompt [steering-disabled]") in lines
+    assert (
+        "Steering is off: not running in GitHub Actions (GITHUB_ACTIONS is not 'true'), so there is no run of "
+        "the shim to watch and no follow-up run whose provenance could be proven; the agent runs once on its "
+        "prompt [steering-disabled]"
+    ) in lines
     assert lines[-1] == "Outcome: succeeded; steering was off: not running in GitHub Actions"
     # plain text at a terminal: no workflow command but the stop-commands fence kept around the agent's output
-    assert not [line for line in lines if line.startswith(("::add-mask", "::error", "::warning", "::notice", "::group"))]
+    assert not [
+        line for line in lines if line.startswith(("::add-mask", "::error", "::warning", "::notice", "::group"))
+    ]
     assert run.outputs["steers"] == "0" and _job_comments(sim, fix) == []

@@ -51,25 +51,44 @@ def _stop(reason: str) -> dict[str, str]:
     return {"SCRIPTED_AGENT_RESULT": json.dumps({**COMPLETED, "stop_reason": reason})}
 
 
-MAX_TURNS = {"subtype": "error_max_turns", "is_error": True, "terminal_reason": "max_turns",
-             "errors": ["Reached maximum number of turns (1)"]}
+MAX_TURNS = {
+    "subtype": "error_max_turns",
+    "is_error": True,
+    "terminal_reason": "max_turns",
+    "errors": ["Reached maximum number of turns (1)"],
+}
 CASES = [
-    pytest.param(_stop("pause_turn"), "the model paused its turn before it finished (pause_turn) [interrupted]",
-                 id="pause-turn"),
+    pytest.param(
+        _stop("pause_turn"), "the model paused its turn before it finished (pause_turn) [interrupted]", id="pause-turn"
+    ),
     pytest.param(_stop("refusal"), "the model refused to go on (refusal) [agent-error]", id="refusal"),
-    pytest.param(_stop("tool_use"), "the turn ended with the model's tool calls unanswered (tool_use) [interrupted]",
-                 id="tool-use"),
-    pytest.param(_stop("max_tokens"), "the model stopped at its output limit (max_tokens) [limit-reached]",
-                 id="max-tokens"),
-    pytest.param(_stop("invented_by_a_future_cli"), "the agent ended in a way the action does not know "
-                 "(stop_reason invented_by_a_future_cli) [protocol-broken]", id="unknown-stop-reason"),
-    pytest.param({"SCRIPTED_AGENT_RESULT": json.dumps(MAX_TURNS), "SCRIPTED_AGENT_AUTO_TURN": "{}"},
-                 "the agent stopped at its turn limit (error_max_turns): Reached maximum number of turns (1) "
-                 "[limit-reached]", id="automatic-success-after-max-turns"),
-    pytest.param({"SCRIPTED_AGENT_AUTO_TURN": json.dumps({"subtype": "error_during_execution", "is_error": True,
-                                                          "errors": ["the background task failed"]})},
-                 "the agent's turn failed while it ran (error_during_execution): the background task failed "
-                 "[agent-error]", id="background-task-fails-after-the-last-turn"),
+    pytest.param(
+        _stop("tool_use"),
+        "the turn ended with the model's tool calls unanswered (tool_use) [interrupted]",
+        id="tool-use",
+    ),
+    pytest.param(
+        _stop("max_tokens"), "the model stopped at its output limit (max_tokens) [limit-reached]", id="max-tokens"
+    ),
+    pytest.param(
+        _stop("invented_by_a_future_cli"),
+        "the agent ended in a way the action does not know (stop_reason invented_by_a_future_cli) [protocol-broken]",
+        id="unknown-stop-reason",
+    ),
+    pytest.param(
+        {"SCRIPTED_AGENT_RESULT": json.dumps(MAX_TURNS), "SCRIPTED_AGENT_AUTO_TURN": "{}"},
+        "the agent stopped at its turn limit (error_max_turns): Reached maximum number of turns (1) [limit-reached]",
+        id="automatic-success-after-max-turns",
+    ),
+    pytest.param(
+        {
+            "SCRIPTED_AGENT_AUTO_TURN": json.dumps(
+                {"subtype": "error_during_execution", "is_error": True, "errors": ["the background task failed"]}
+            )
+        },
+        "the agent's turn failed while it ran (error_during_execution): the background task failed [agent-error]",
+        id="background-task-fails-after-the-last-turn",
+    ),
 ]
 
 
@@ -86,8 +105,12 @@ def test_no_receipt_without_positive_proof(sim, tmp_path, knobs, error):
 
 
 def test_an_automatic_success_after_successful_turns_still_gets_its_receipt(sim, tmp_path):
-    run, receipts, follow_up = _run(sim, tmp_path, SCRIPTED_AGENT_RESULT=json.dumps(
-        {**COMPLETED, "stop_reason": "end_turn"}), SCRIPTED_AGENT_AUTO_TURN="{}")
+    run, receipts, follow_up = _run(
+        sim,
+        tmp_path,
+        SCRIPTED_AGENT_RESULT=json.dumps({**COMPLETED, "stop_reason": "end_turn"}),
+        SCRIPTED_AGENT_AUTO_TURN="{}",
+    )
     assert run.exit_code == 0, run.stdout + run.stderr
     assert run.outputs["outcome"] == "succeeded"
     assert run.outputs["consumed_run_ids"] == str(follow_up)

@@ -36,9 +36,19 @@ def sim(clock: RecordingVirtualClock):
 
 
 def _facts(tmp_path: Path) -> PreflightFacts:
-    return PreflightFacts(stage="review", run_id_raw=str(QUEUED_RUN), run_attempt="1", repository="org/repo",
-                          item_number=7, job_token=JOB_TOKEN, role_token=ROLE_TOKEN, minted=True,
-                          fullsend_dir=str(tmp_path / ".fullsend"), event_name="issue_comment", in_actions=True)
+    return PreflightFacts(
+        stage="review",
+        run_id_raw=str(QUEUED_RUN),
+        run_attempt="1",
+        repository="org/repo",
+        item_number=7,
+        job_token=JOB_TOKEN,
+        role_token=ROLE_TOKEN,
+        minted=True,
+        fullsend_dir=str(tmp_path / ".fullsend"),
+        event_name="issue_comment",
+        in_actions=True,
+    )
 
 
 def _forge(sim: GitHubSimulator, clock: RecordingVirtualClock) -> GitHubForge:
@@ -68,8 +78,9 @@ def test_the_preflight_fails_open_when_a_limit_outlasts_its_bound(sim, clock, tm
 def test_the_receipt_writer_waits_out_a_short_limit(sim, clock, tmp_path):
     sim.secondary_limit("POST", COMMENTS, retry_after=30)
     lines: list[tuple[str, str]] = []
-    post = post_receipt(_forge(sim, clock), _facts(tmp_path), Marker((101,), "aaa111"),
-                        lambda level, msg: lines.append((level, msg)))
+    post = post_receipt(
+        _forge(sim, clock), _facts(tmp_path), Marker((101,), "aaa111"), lambda level, msg: lines.append((level, msg))
+    )
     assert post.state is PostState.POSTED and post.comment is not None and post.comment.html_url
     assert clock.slept_s == [30.0]
     assert sim.request_count("POST", COMMENTS) == 2 and len(sim.comments(7)) == 2
@@ -78,8 +89,9 @@ def test_the_receipt_writer_waits_out_a_short_limit(sim, clock, tmp_path):
 def test_the_receipt_writer_gives_up_after_its_bound_and_says_so(sim, clock, tmp_path):
     sim.secondary_limit("POST", COMMENTS, retry_after=600, times=None)
     lines: list[tuple[str, str]] = []
-    post = post_receipt(_forge(sim, clock), _facts(tmp_path), Marker((101,), "aaa111"),
-                        lambda level, msg: lines.append((level, msg)))
+    post = post_receipt(
+        _forge(sim, clock), _facts(tmp_path), Marker((101,), "aaa111"), lambda level, msg: lines.append((level, msg))
+    )
     assert post.state is PostState.NOT_POSTED and post.comment is None
     assert [level for level, m in lines if m.startswith("Gave up posting the steer receipt")] == ["warning"]
     assert sim.request_count("POST", COMMENTS) == 1 and len(sim.comments(7)) == 1  # only the earlier receipt

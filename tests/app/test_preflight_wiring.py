@@ -19,9 +19,18 @@ QUEUED = 33740015299
 
 
 def _facts(tmp_path, **changes) -> PreflightFacts:
-    base = dict(stage="review", run_id_raw=str(QUEUED), run_attempt="1", repository="org/repo", item_number=7,
-                job_token=JOB_TOKEN, role_token=ROLE_TOKEN, minted=True, fullsend_dir=str(tmp_path),
-                in_actions=True)
+    base = dict(
+        stage="review",
+        run_id_raw=str(QUEUED),
+        run_attempt="1",
+        repository="org/repo",
+        item_number=7,
+        job_token=JOB_TOKEN,
+        role_token=ROLE_TOKEN,
+        minted=True,
+        fullsend_dir=str(tmp_path),
+        in_actions=True,
+    )
     base.update(changes)
     return PreflightFacts(**base)
 

@@ -19,7 +19,7 @@ from fullsend.simulator.fixtures import standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 from tests.app.e2e_helpers import REPO_ROOT, run_entrypoint, runner_env
 
-SNOOPING_AGENT = '''#!{python}
+SNOOPING_AGENT = """#!{python}
 import json, os, sys
 found = {{}}
 pid = os.getppid()
@@ -35,7 +35,7 @@ while pid > 1:
         break
 json.dump(found, open({out!r}, "w"))
 os.execv({python!r}, [{python!r}, "-m", "fullsend.simulator.agent.main", *sys.argv[1:]])
-'''
+"""
 
 
 def test_the_agent_cannot_read_the_job_token_from_its_ancestors(tmp_path):
@@ -75,21 +75,43 @@ def test_a_step_env_copy_of_the_job_token_under_any_name_leaves_the_action_envir
         fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         env = runner_env(tmp_path, sim, fix, inputs={"steer_enabled": "false"})
         basic = base64.b64encode(f"x-access-token:{fix.job_token}".encode()).decode()
-        step_env = {"GITHUB_TOKEN": fix.job_token, "GH_TOKEN": fix.job_token, "MY_DEPLOY_SECRET": fix.job_token,
-                    "AUTH_HEADER": f"Bearer {fix.job_token}", "CHECKOUT_HEADER": f"AUTHORIZATION: basic {basic}",
-                    "B64_TOKEN": base64.b64encode(fix.job_token.encode()).decode(), "UNRELATED": "kept-as-is"}
+        step_env = {
+            "GITHUB_TOKEN": fix.job_token,
+            "GH_TOKEN": fix.job_token,
+            "MY_DEPLOY_SECRET": fix.job_token,
+            "AUTH_HEADER": f"Bearer {fix.job_token}",
+            "CHECKOUT_HEADER": f"AUTHORIZATION: basic {basic}",
+            "B64_TOKEN": base64.b64encode(fix.job_token.encode()).decode(),
+            "UNRELATED": "kept-as-is",
+        }
         env.update(step_env)
         env.update({"SCRIPTED_AGENT_TURN_S": "3", "SCRIPTED_AGENT_ENV_DUMP": str(tmp_path / "agent-env.json")})
-        proc = subprocess.Popen([sys.executable, str(REPO_ROOT / "entrypoint.py")], env=env,
-                                cwd=env["GITHUB_WORKSPACE"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, str(REPO_ROOT / "entrypoint.py")],
+            env=env,
+            cwd=env["GITHUB_WORKSPACE"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         _wait_for(tmp_path / "agent-env.json", proc)
         environ = Path(f"/proc/{proc.pid}/environ").read_bytes().decode("utf-8", "replace").split("\0")
         out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, out + err
     names = {entry.partition("=")[0] for entry in environ if entry}
     assert "UNRELATED=kept-as-is" in environ
-    assert names.isdisjoint({"GITHUB_TOKEN", "GH_TOKEN", "MY_DEPLOY_SECRET", "AUTH_HEADER", "CHECKOUT_HEADER",
-                             "B64_TOKEN", "INPUT_GITHUB_TOKEN", "INPUT_ROLE_TOKEN"})
+    assert names.isdisjoint(
+        {
+            "GITHUB_TOKEN",
+            "GH_TOKEN",
+            "MY_DEPLOY_SECRET",
+            "AUTH_HEADER",
+            "CHECKOUT_HEADER",
+            "B64_TOKEN",
+            "INPUT_GITHUB_TOKEN",
+            "INPUT_ROLE_TOKEN",
+        }
+    )
     for form in (fix.job_token, basic, step_env["B64_TOKEN"]):
         assert not [entry for entry in environ if form in entry]
     child = json.loads((tmp_path / "agent-env.json").read_text())

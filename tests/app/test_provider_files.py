@@ -36,14 +36,20 @@ def test_regular_definitions_inside_the_workspace_are_read(tmp_path):
 @pytest.mark.parametrize("target", ["/dev/zero", "/proc/self/fd/1"], ids=["dev-zero", "own-stdout"])
 def test_a_definition_linked_to_a_device_or_a_stream_is_unreadable_at_once(tmp_path, target):
     (_providers(tmp_path) / "evil.yaml").symlink_to(target)
-    assert _refusal(tmp_path) == "provider definitions unreadable: evil.yaml is a symbolic link; only regular files are read"
+    assert (
+        _refusal(tmp_path)
+        == "provider definitions unreadable: evil.yaml is a symbolic link; only regular files are read"
+    )
 
 
 def test_a_definition_linked_to_a_file_outside_the_workspace_is_unreadable(tmp_path):
     workspace, outside = tmp_path / "workspace", tmp_path / "outside.yaml"
     outside.write_text(GOOD)
     (_providers(workspace) / "elsewhere.yml").symlink_to(outside)
-    assert _refusal(workspace) == "provider definitions unreadable: elsewhere.yml is a symbolic link; only regular files are read"
+    assert (
+        _refusal(workspace)
+        == "provider definitions unreadable: elsewhere.yml is a symbolic link; only regular files are read"
+    )
 
 
 def test_a_definition_linked_to_a_file_inside_the_workspace_is_unreadable_too(tmp_path):
@@ -78,5 +84,10 @@ def test_an_unreadable_definition_turns_the_receipt_check_off_with_one_line(tmp_
     (_providers(tmp_path) / "evil.yaml").symlink_to("/dev/zero")
     skip, lines, _ = _check(tmp_path, fullsend_dir=str(tmp_path / ".fullsend"), workspace=str(tmp_path))
     assert skip is None
-    assert lines == [("info", "Not skipping on a steer receipt: provider definitions unreadable: evil.yaml is a "
-                              "symbolic link; only regular files are read [receipt-lists-my-run]")]
+    assert lines == [
+        (
+            "info",
+            "Not skipping on a steer receipt: provider definitions unreadable: evil.yaml is a "
+            "symbolic link; only regular files are read [receipt-lists-my-run]",
+        )
+    ]

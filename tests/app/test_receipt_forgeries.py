@@ -24,16 +24,27 @@ GENUINE = receipt_body([QUEUED_RUN], "aaa111")
 
 
 def _facts(tmp_path: Path, role_token: str = ROLE_TOKEN) -> PreflightFacts:
-    return PreflightFacts(stage="review", run_id_raw=str(QUEUED_RUN), run_attempt="1", repository="org/repo",
-                          item_number=7, job_token=JOB_TOKEN, role_token=role_token, minted=True,
-                          fullsend_dir=str(tmp_path / ".fullsend"), event_name="issue_comment",
-                          event_payload={"issue": {"number": 7}}, in_actions=True)
+    return PreflightFacts(
+        stage="review",
+        run_id_raw=str(QUEUED_RUN),
+        run_attempt="1",
+        repository="org/repo",
+        item_number=7,
+        job_token=JOB_TOKEN,
+        role_token=role_token,
+        minted=True,
+        fullsend_dir=str(tmp_path / ".fullsend"),
+        event_name="issue_comment",
+        event_payload={"issue": {"number": 7}},
+        in_actions=True,
+    )
 
 
 def _decide(sim: GitHubSimulator, facts: PreflightFacts) -> tuple[object, list[str]]:
     lines: list[str] = []
-    forge = GitHubForge(Repo("org", "repo"), sim.api_url, sim.graphql_url, facts.job_token, facts.role_token,
-                        SystemClock())
+    forge = GitHubForge(
+        Repo("org", "repo"), sim.api_url, sim.graphql_url, facts.job_token, facts.role_token, SystemClock()
+    )
     skip = run_preflight(forge, facts, lambda level, msg: lines.append(f"{level}: {msg}"))
     return skip, lines
 
@@ -51,8 +62,10 @@ def test_the_genuine_receipt_skips_in_two_requests(sim, tmp_path):
     sim.reset_requests()
     skip, _ = _decide(sim, _facts(tmp_path))
     assert skip is not None and skip.rule_id == "receipt-lists-my-run"
-    assert [(r.method, r.path, r.login) for r in sim.requests] == [("POST", "/graphql", JOB_LOGIN),
-                                                                   ("POST", "/graphql", ROLE_LOGIN)]
+    assert [(r.method, r.path, r.login) for r in sim.requests] == [
+        ("POST", "/graphql", JOB_LOGIN),
+        ("POST", "/graphql", ROLE_LOGIN),
+    ]
 
 
 def test_without_graphql_the_genuine_receipt_skips_in_three_rest_reads(sim, tmp_path):
@@ -69,13 +82,24 @@ def test_without_graphql_the_genuine_receipt_skips_in_three_rest_reads(sim, tmp_
     [
         pytest.param(lambda s: s.add_comment(7, GENUINE, ROLE_LOGIN), id="posted-by-the-role-app"),
         pytest.param(lambda s: s.add_comment(7, GENUINE, "mallory", user_type="User"), id="posted-by-a-human"),
-        pytest.param(lambda s: s.add_comment(7, GENUINE, "github-actions", user_type="User"), id="human-named-like-the-bot"),
         pytest.param(
-            lambda s: s.add_comment(7, GENUINE, JOB_LOGIN, created_at="2026-09-25T10:00:00Z",
-                                    updated_at="2026-09-25T10:05:00Z", last_edited_at="2026-09-25T10:05:00Z"),
-            id="job-login-but-edited"),
-        pytest.param(lambda s: s.edit_comment(int(s.add_comment(7, "working on it", JOB_LOGIN)["id"]), GENUINE),
-                     id="job-login-edited-into-a-receipt"),
+            lambda s: s.add_comment(7, GENUINE, "github-actions", user_type="User"), id="human-named-like-the-bot"
+        ),
+        pytest.param(
+            lambda s: s.add_comment(
+                7,
+                GENUINE,
+                JOB_LOGIN,
+                created_at="2026-09-25T10:00:00Z",
+                updated_at="2026-09-25T10:05:00Z",
+                last_edited_at="2026-09-25T10:05:00Z",
+            ),
+            id="job-login-but-edited",
+        ),
+        pytest.param(
+            lambda s: s.edit_comment(int(s.add_comment(7, "working on it", JOB_LOGIN)["id"]), GENUINE),
+            id="job-login-edited-into-a-receipt",
+        ),
         pytest.param(lambda s: s.add_review(7, ROLE_LOGIN, "COMMENTED", body=GENUINE), id="inside-a-review-body"),
         pytest.param(lambda s: s.add_comment(7, "```\n" + GENUINE + "\n```", JOB_LOGIN), id="in-a-code-fence"),
         pytest.param(lambda s: s.add_comment(7, "Looks done:\n" + GENUINE, JOB_LOGIN), id="quoted-in-other-text"),

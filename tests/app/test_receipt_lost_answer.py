@@ -24,25 +24,47 @@ COMMENTS = r"/issues/7/comments$"
 
 
 def _facts(run_id: int, tmp_path: Path) -> PreflightFacts:
-    return PreflightFacts(stage="review", run_id_raw=str(run_id), run_attempt="1", repository="org/repo",
-                          item_number=7, job_token=JOB_TOKEN, role_token=ROLE_TOKEN, minted=True,
-                          fullsend_dir=str(tmp_path / ".fullsend"), event_name="issue_comment", in_actions=True)
+    return PreflightFacts(
+        stage="review",
+        run_id_raw=str(run_id),
+        run_attempt="1",
+        repository="org/repo",
+        item_number=7,
+        job_token=JOB_TOKEN,
+        role_token=ROLE_TOKEN,
+        minted=True,
+        fullsend_dir=str(tmp_path / ".fullsend"),
+        event_name="issue_comment",
+        in_actions=True,
+    )
 
 
 @pytest.mark.parametrize(("mode", "created"), [("truncate", True), ("reset", False)])
 def test_a_receipt_post_without_an_answer_leaves_the_decision_to_what_github_holds(
-        tmp_path: Path, mode: str, created: bool) -> None:
+    tmp_path: Path, mode: str, created: bool
+) -> None:
     clock = RecordingVirtualClock()
     with GitHubSimulator(clock=clock.now) as sim:
         fix = standard_pr_scenario(sim)
         follow_up = int(add_follow_up_run(sim)["id"])
         forge = GitHubForge(Repo("org", "repo"), sim.api_url, sim.graphql_url, JOB_TOKEN, ROLE_TOKEN, clock)
-        outcome = RunOutcome("succeeded", ExitCode.OK, marker=Marker((follow_up,), "aaa111"),
-                             left=LeftFacts(delivered=(follow_up,), acknowledged=(follow_up,)))
+        outcome = RunOutcome(
+            "succeeded",
+            ExitCode.OK,
+            marker=Marker((follow_up,), "aaa111"),
+            left=LeftFacts(delivered=(follow_up,), acknowledged=(follow_up,)),
+        )
         sim.fail_connection("POST", COMMENTS, mode, 1)
         lines: list[tuple[str, str]] = []
-        record_receipt(forge, _facts(fix.my_run_id, tmp_path), outcome, "http://sim/org/repo/issues/7", Timeline(),
-                       clock, lambda level, message: lines.append((level, message)))
+        record_receipt(
+            forge,
+            _facts(fix.my_run_id, tmp_path),
+            outcome,
+            "http://sim/org/repo/issues/7",
+            Timeline(),
+            clock,
+            lambda level, message: lines.append((level, message)),
+        )
 
         receipts = [c for c in sim.comments(7) if c["user"]["login"] == JOB_LOGIN and whole_body_receipt(c["body"])]
         assert len(receipts) == (1 if created else 0)

@@ -30,10 +30,16 @@ FAULTS: dict[str, tuple[Fault, bool, str]] = {  # name: (fault, comment created,
     "500": (lambda sim: sim.fail("POST", RECEIPT_POST, 500, None, login=JOB_LOGIN), False, "GitHub answered 500"),
     "502": (lambda sim: sim.fail("POST", RECEIPT_POST, 502, None, login=JOB_LOGIN), False, "GitHub answered 502"),
     "504": (lambda sim: sim.fail("POST", RECEIPT_POST, 504, None, login=JOB_LOGIN), False, "GitHub answered 504"),
-    "cut-off": (lambda sim: sim.fail_connection("POST", RECEIPT_POST, "truncate", None, login=JOB_LOGIN), True,
-                "no usable answer"),
-    "json-list": (lambda sim: sim.mutate("POST", RECEIPT_POST, replace_body([]), None, login=JOB_LOGIN), True,
-                  "GitHub answered 201 with a body that is not a JSON object"),
+    "cut-off": (
+        lambda sim: sim.fail_connection("POST", RECEIPT_POST, "truncate", None, login=JOB_LOGIN),
+        True,
+        "no usable answer",
+    ),
+    "json-list": (
+        lambda sim: sim.mutate("POST", RECEIPT_POST, replace_body([]), None, login=JOB_LOGIN),
+        True,
+        "GitHub answered 201 with a body that is not a JSON object",
+    ),
 }
 
 

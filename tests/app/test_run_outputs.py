@@ -18,8 +18,10 @@ def test_a_steered_run_reports_cost_tokens_turns_session_and_model_and_the_skip_
     with GitHubSimulator() as sim:
         fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         added = {}
-        sim.on_request(sim.match("GET", r"/actions/workflows/fullsend\.yml/runs"),
-                       lambda s: added.setdefault("run", add_comment_follow_up(s, "/fs-review check the docs")[1]))
+        sim.on_request(
+            sim.match("GET", r"/actions/workflows/fullsend\.yml/runs"),
+            lambda s: added.setdefault("run", add_comment_follow_up(s, "/fs-review check the docs")[1]),
+        )
         first = tmp_path / "first"
         first.mkdir()
         run = run_entrypoint(runner_env(first, sim, fix), first)
@@ -45,11 +47,13 @@ def test_a_steered_run_reports_cost_tokens_turns_session_and_model_and_the_skip_
     assert f"| Session | `{out['session_id']}` |" in run.summary
 
     assert skip.exit_code == 0 and skip.outputs["skip_reason"] == "receipt"
-    assert {k: skip.outputs[k] for k in ("cost_usd", "input_tokens", "output_tokens", "turns", "session_id",
-                                         "model")} == dict.fromkeys(("cost_usd", "input_tokens", "output_tokens",
-                                                                     "turns", "session_id", "model"), "")
-    assert f"| Skipped because of | the [receipt]({run.outputs['receipt_url']}) of the run that absorbed this update |" \
+    assert {
+        k: skip.outputs[k] for k in ("cost_usd", "input_tokens", "output_tokens", "turns", "session_id", "model")
+    } == dict.fromkeys(("cost_usd", "input_tokens", "output_tokens", "turns", "session_id", "model"), "")
+    assert (
+        f"| Skipped because of | the [receipt]({run.outputs['receipt_url']}) of the run that absorbed this update |"
         in skip.summary
+    )
     assert "| Cost |" not in skip.summary
 
 

@@ -20,8 +20,9 @@ def test_labels_without_a_name_still_steer_with_one_warning(tmp_path: Path) -> N
     with GitHubSimulator() as sim:
         fix = new_scenario(sim)
         sim.update_issue(fix.pr, labels=["ready-for-review", "area/db"])
-        _, run = add_comment_follow_up(sim, "/fs-review please re-check the migration",
-                                       event="pull_request_review", pull_requests=(fix.pr,))
+        _, run = add_comment_follow_up(
+            sim, "/fs-review please re-check the migration", event="pull_request_review", pull_requests=(fix.pr,)
+        )
         follow_up = int(run["id"])
         dropped = sim.mutate("GET", rf"/issues/{fix.pr}$", drop_field("name"), None)
         result = run_in_process(runner_env(tmp_path, sim, fix, fix.my_run_id), tmp_path)
@@ -31,6 +32,8 @@ def test_labels_without_a_name_still_steer_with_one_warning(tmp_path: Path) -> N
         assert result.outputs["outcome"] == "succeeded"
         assert follow_up in result.acked_run_ids()
         degraded = [line for line in result.console.splitlines() if "label with no name" in line]
-        assert degraded == ["::warning::GitHub's record of the work item lists a label with no name field, so a "
-                            "change among such labels is never reported; every other change still is"], degraded
+        assert degraded == [
+            "::warning::GitHub's record of the work item lists a label with no name field, so a "
+            "change among such labels is never reported; every other change still is"
+        ], degraded
         assert receipts(sim, fix).run_ids == {follow_up}

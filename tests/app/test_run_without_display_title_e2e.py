@@ -19,8 +19,9 @@ from tests.faults.fault_harness import new_scenario, queued_run_skips, receipts,
 def test_a_run_record_without_display_title_still_steers_a_pull_request_run(tmp_path: Path) -> None:
     with GitHubSimulator() as sim:
         fix = new_scenario(sim)
-        _, run = add_comment_follow_up(sim, "/fs-review please re-check the migration",
-                                       event="pull_request_review", pull_requests=(fix.pr,))
+        _, run = add_comment_follow_up(
+            sim, "/fs-review please re-check the migration", event="pull_request_review", pull_requests=(fix.pr,)
+        )
         follow_up = int(run["id"])
         dropped = sim.mutate("GET", r"/actions/", drop_field("display_title"), None)
         result = run_in_process(runner_env(tmp_path, sim, fix, fix.my_run_id), tmp_path)
@@ -31,8 +32,10 @@ def test_a_run_record_without_display_title_still_steers_a_pull_request_run(tmp_
         assert follow_up in result.acked_run_ids()
         assert result.outputs["consumed_run_ids"] == str(follow_up)
         degraded = [line for line in result.console.splitlines() if "title binding is off" in line.lower()]
-        assert degraded == ["::warning::GitHub's record of my own run has no display_title field (older GitHub "
-                            "Enterprise Server releases leave it out), so title binding is off; only pull-request "
-                            "runs can bind"], degraded
+        assert degraded == [
+            "::warning::GitHub's record of my own run has no display_title field (older GitHub "
+            "Enterprise Server releases leave it out), so title binding is off; only pull-request "
+            "runs can bind"
+        ], degraded
         assert receipts(sim, fix).run_ids == {follow_up}
         assert queued_run_skips(sim, fix, follow_up, tmp_path)

@@ -33,8 +33,9 @@ def sim():
 
 def test_bc21_sandbox_lost_after_the_interrupt_fails_the_run_without_receipt(sim, tmp_path):
     fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
-    sim.on_request(sim.match("GET", r"/actions/workflows/fullsend\.yml/runs"),
-                   lambda s: add_comment_follow_up(s, COMMAND))
+    sim.on_request(
+        sim.match("GET", r"/actions/workflows/fullsend\.yml/runs"), lambda s: add_comment_follow_up(s, COMMAND)
+    )
     env = runner_env(tmp_path, sim, fix, inputs={"runtime": "codex", "codex_transport": "exec"})
     env.update(FAULT_ENV)
     env["SCRIPTED_AGENT_TURN_S"] = "20"  # the first turn is still running when the steer arrives

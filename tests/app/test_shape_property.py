@@ -35,11 +35,19 @@ _RUNS = itertools.count()
 
 #: (method, path regex, token login, the fields its answer carries that the action reads)
 ENDPOINTS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
-    ("GET", rf"/actions/runs/{FIX_RUN_ID}$", JOB_LOGIN,
-     ("id", "path", "event", "created_at", "display_title", "referenced_workflows", "pull_requests", "run_attempt")),
+    (
+        "GET",
+        rf"/actions/runs/{FIX_RUN_ID}$",
+        JOB_LOGIN,
+        ("id", "path", "event", "created_at", "display_title", "referenced_workflows", "pull_requests", "run_attempt"),
+    ),
     ("GET", rf"/actions/runs/{FIX_RUN_ID}/jobs$", JOB_LOGIN, ("jobs", "total_count", "*.name", "*.status", "*.id")),
-    ("GET", r"/actions/workflows/fullsend\.yml/runs$", JOB_LOGIN,
-     ("workflow_runs", "*.id", "*.created_at", "*.event", "*.pull_requests", "*.actor", "*.display_title")),
+    (
+        "GET",
+        r"/actions/workflows/fullsend\.yml/runs$",
+        JOB_LOGIN,
+        ("workflow_runs", "*.id", "*.created_at", "*.event", "*.pull_requests", "*.actor", "*.display_title"),
+    ),
     ("GET", r"/actions/runs/\d+/jobs$", JOB_LOGIN, ("jobs", "*.conclusion", "*.name", "*.run_attempt")),
     ("GET", r"/pulls/7$", ROLE_LOGIN, ("head", "head.sha", "number", "html_url")),
     ("GET", r"/issues/7$", ROLE_LOGIN, ("labels", "title", "number", "pull_request", "created_at")),
@@ -53,9 +61,11 @@ ENDPOINTS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ("POST", r"^/graphql$", ROLE_LOGIN, ("data", "data.viewer", "data.viewer.login", "errors")),
 )
 
-JSON = st.recursive(st.none() | st.booleans() | st.integers(-2**63, 2**64) | st.text(max_size=8),
-                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
-                    max_leaves=6)
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**64) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=6,
+)
 
 
 @dataclass(frozen=True)
@@ -83,8 +93,12 @@ def shapes(draw: st.DrawFn) -> Shape:
     return Shape(method, path, login, field, value, draw(st.booleans()))
 
 
-@settings(max_examples=EXAMPLES, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(shape=shapes())
 def test_no_answer_shape_crashes_the_action_or_forges_a_receipt(shape: Shape, tmp_path: Path) -> None:
     tmp = tmp_path / f"example-{next(_RUNS)}"

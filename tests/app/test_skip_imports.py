@@ -18,7 +18,7 @@ from tests.app.e2e_helpers import run_entrypoint, runner_env
 
 QUEUED_RUN_ID = 33740099999
 #: Written into the child's ``PYTHONPATH``: records the loaded modules of each process.
-SITECUSTOMIZE = '''
+SITECUSTOMIZE = """
 import atexit, json, os, sys
 
 def _dump(stage):
@@ -36,27 +36,62 @@ def _recording_execve(*args):
 
 os.execve = _recording_execve
 atexit.register(_dump, "exit")
-'''
+"""
 #: Modules a skip has no use for: the agent side, the watcher, the steer text and its templates.
 NOT_ON_THE_SKIP_PATH = (
-    "fullsend.adapters.runtimes", "fullsend.adapters.sandbox", "fullsend.adapters.proc", "fullsend.app.watch",
-    "fullsend.app.action.work", "fullsend.app.action.session", "fullsend.app.action.status",
-    "fullsend.app.action.scripts", "fullsend.core.delta", "fullsend.core.watch.settle", "fullsend.core.watch.start",
-    "fullsend.core.text.envelope", "fullsend.core.text.steertext", "fullsend.core.text.defang", "fullsend.wording",
+    "fullsend.adapters.runtimes",
+    "fullsend.adapters.sandbox",
+    "fullsend.adapters.proc",
+    "fullsend.app.watch",
+    "fullsend.app.action.work",
+    "fullsend.app.action.session",
+    "fullsend.app.action.status",
+    "fullsend.app.action.scripts",
+    "fullsend.core.delta",
+    "fullsend.core.watch.settle",
+    "fullsend.core.watch.start",
+    "fullsend.core.text.envelope",
+    "fullsend.core.text.steertext",
+    "fullsend.core.text.defang",
+    "fullsend.wording",
     "github",  # PyGithub (and cryptography under it): the skip over GraphQL sends no REST request
 )
 #: What the first process must not load before it re-executes itself (it may hold the signals:
 #: ``fullsend.app.action.cancel``).
-NOT_BEFORE_THE_REEXEC = ("fullsend.app.action.lifecycle", "fullsend.app.action.plan", "fullsend.app.action.work",
-                         "fullsend.app.watch", "fullsend.adapters.github", "fullsend.adapters.runtimes",
-                         "fullsend.settings", "fullsend.harness", "pydantic", "pydantic_settings", "github", "requests",
-                         "jinja2", "yaml")
+NOT_BEFORE_THE_REEXEC = (
+    "fullsend.app.action.lifecycle",
+    "fullsend.app.action.plan",
+    "fullsend.app.action.work",
+    "fullsend.app.watch",
+    "fullsend.adapters.github",
+    "fullsend.adapters.runtimes",
+    "fullsend.settings",
+    "fullsend.harness",
+    "pydantic",
+    "pydantic_settings",
+    "github",
+    "requests",
+    "jinja2",
+    "yaml",
+)
 
 #: Issue 33: what deciding the receipt skip (and writing its outputs) never imports.
-NOT_ON_THE_FAST_SKIP = ("pydantic", "pydantic_core", "pydantic_settings", "requests", "urllib3", "jinja2", "github",
-                        "tenacity", "fullsend.settings", "fullsend.app.action.lifecycle", "fullsend.app.action.plan",
-                        "fullsend.app.action.finish", "fullsend.adapters.github.forge",
-                        "fullsend.adapters.github.graphql")
+NOT_ON_THE_FAST_SKIP = (
+    "pydantic",
+    "pydantic_core",
+    "pydantic_settings",
+    "requests",
+    "urllib3",
+    "jinja2",
+    "github",
+    "tenacity",
+    "fullsend.settings",
+    "fullsend.app.action.lifecycle",
+    "fullsend.app.action.plan",
+    "fullsend.app.action.finish",
+    "fullsend.adapters.github.forge",
+    "fullsend.adapters.github.graphql",
+)
 
 
 def _under(modules: list[str], prefixes: tuple[str, ...]) -> list[str]:
@@ -89,5 +124,7 @@ def test_the_skip_reexecutes_before_the_app_and_never_loads_the_agent_side(tmp_p
     # Issue 33: the skip is decided on the standard library (docs/architecture.md "Fast skip"):
     # the receipt check of the pre-flight over the lite GraphQL client, and no library that
     # validates, sends or renders.
-    assert {"fullsend.app.action.fastskip", "fullsend.adapters.github.lite", "fullsend.app.action.preflight"} <= set(final["modules"])
+    assert {"fullsend.app.action.fastskip", "fullsend.adapters.github.lite", "fullsend.app.action.preflight"} <= set(
+        final["modules"]
+    )
     assert _under(final["modules"], NOT_ON_THE_FAST_SKIP) == []

@@ -17,28 +17,49 @@ RUNNER_SECRETS = {
     "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "oidc-request-secret-77aa",
     "ACTIONS_ID_TOKEN_REQUEST_URL": "http://127.0.0.1:9/oidc",
 }
-FORBIDDEN_KEYS = {"ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_URL",
-                  "INPUT_GITHUB_TOKEN", "INPUT_ROLE_TOKEN", "GH_WORKFLOW_TOKEN"}
+FORBIDDEN_KEYS = {
+    "ACTIONS_RUNTIME_TOKEN",
+    "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+    "ACTIONS_ID_TOKEN_REQUEST_URL",
+    "INPUT_GITHUB_TOKEN",
+    "INPUT_ROLE_TOKEN",
+    "GH_WORKFLOW_TOKEN",
+}
 
 
 def _dump_script(path: Path) -> str:
-    return f"python3 -c 'import json, os; json.dump(dict(os.environ), open(\"{path}\", \"w\"))'"
+    return f'python3 -c \'import json, os; json.dump(dict(os.environ), open("{path}", "w"))\''
 
 
 def test_the_job_token_reaches_no_child_and_no_output(tmp_path):
     with GitHubSimulator() as sim:
         fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
-        sim.on_request(sim.match("GET", r"/actions/workflows/fullsend\.yml/runs"),
-                       lambda s: add_comment_follow_up(s, "/fs-review please re-check the migration"))
+        sim.on_request(
+            sim.match("GET", r"/actions/workflows/fullsend\.yml/runs"),
+            lambda s: add_comment_follow_up(s, "/fs-review please re-check the migration"),
+        )
         dumps = {name: tmp_path / f"{name}.json" for name in ("agent", "pre", "post", "validation")}
-        env = runner_env(tmp_path, sim, fix, inputs={
-            "pre_script": _dump_script(dumps["pre"]), "post_script": _dump_script(dumps["post"]),
-            "validation_script": _dump_script(dumps["validation"]),
-        })
+        env = runner_env(
+            tmp_path,
+            sim,
+            fix,
+            inputs={
+                "pre_script": _dump_script(dumps["pre"]),
+                "post_script": _dump_script(dumps["post"]),
+                "validation_script": _dump_script(dumps["validation"]),
+            },
+        )
         env.update(RUNNER_SECRETS)
-        env.update({"SCRIPTED_AGENT_ENV_DUMP": str(dumps["agent"]), "SCRIPTED_AGENT_ARGV_DUMP": str(tmp_path / "argv.json"),
-                    "CALLER_COPY_OF_JOB_TOKEN": fix.job_token, "AUTH_HEADER": f"Bearer {fix.job_token}",
-                    "GH_TOKEN": fix.job_token, "GITHUB_TOKEN": fix.job_token})
+        env.update(
+            {
+                "SCRIPTED_AGENT_ENV_DUMP": str(dumps["agent"]),
+                "SCRIPTED_AGENT_ARGV_DUMP": str(tmp_path / "argv.json"),
+                "CALLER_COPY_OF_JOB_TOKEN": fix.job_token,
+                "AUTH_HEADER": f"Bearer {fix.job_token}",
+                "GH_TOKEN": fix.job_token,
+                "GITHUB_TOKEN": fix.job_token,
+            }
+        )
         run = run_entrypoint(env, tmp_path)
         assert run.exit_code == 0, run.stdout + run.stderr
         assert run.outputs["steers"] == "1"
@@ -49,7 +70,8 @@ def test_the_job_token_reaches_no_child_and_no_output(tmp_path):
         assert not [k for k, v in child.items() if fix.job_token in v], name
         assert FORBIDDEN_KEYS.isdisjoint(child), name
         assert [k for k, v in child.items() if fix.role_token in v] == ["GH_TOKEN", "GITHUB_TOKEN"] or sorted(
-            k for k, v in child.items() if fix.role_token in v) == ["GH_TOKEN", "GITHUB_TOKEN"], name
+            k for k, v in child.items() if fix.role_token in v
+        ) == ["GH_TOKEN", "GITHUB_TOKEN"], name
         assert child["GH_TOKEN"] == child["GITHUB_TOKEN"] == fix.role_token, name
         assert not [v for v in child.values() if any(s in v for s in RUNNER_SECRETS.values())], name
     agent_env = json.loads(dumps["agent"].read_text())
@@ -72,9 +94,14 @@ def test_encoded_copies_of_the_job_token_are_scrubbed_and_a_persisted_checkout_i
         fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         env = runner_env(tmp_path, sim, fix, inputs={"steer_enabled": "false"})
         basic = base64.b64encode(f"x-access-token:{fix.job_token}".encode()).decode()
-        env.update({"SCRIPTED_AGENT_ENV_DUMP": str(tmp_path / "env.json"), "SCRIPTED_AGENT_TURN_S": "0.2",
-                    "CHECKOUT_HEADER": f"AUTHORIZATION: basic {basic}",
-                    "B64_TOKEN": base64.b64encode(fix.job_token.encode()).decode()})
+        env.update(
+            {
+                "SCRIPTED_AGENT_ENV_DUMP": str(tmp_path / "env.json"),
+                "SCRIPTED_AGENT_TURN_S": "0.2",
+                "CHECKOUT_HEADER": f"AUTHORIZATION: basic {basic}",
+                "B64_TOKEN": base64.b64encode(fix.job_token.encode()).decode(),
+            }
+        )
         git = Path(env["GITHUB_WORKSPACE"]) / ".git"
         git.mkdir()
         (git / "config").write_text(f'[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic {basic}\n')
@@ -82,4 +109,6 @@ def test_encoded_copies_of_the_job_token_are_scrubbed_and_a_persisted_checkout_i
     assert run.exit_code == 0, run.stdout
     child = json.loads((tmp_path / "env.json").read_text())
     assert "CHECKOUT_HEADER" not in child and "B64_TOKEN" not in child
-    assert any(line.startswith("::warning") and "persist-credentials: false" in line for line in run.stdout.splitlines())
+    assert any(
+        line.startswith("::warning") and "persist-credentials: false" in line for line in run.stdout.splitlines()
+    )

@@ -31,12 +31,30 @@ CASES: list[tuple[str, list[str], dict[str, str], str]] = [
     ("run-max-steers", ["run"], {"INPUT_STAGE": "review", "INPUT_MAX_STEERS": "99"}, "'99'"),
     ("run-repository", ["run"], {"INPUT_STAGE": "review", "GITHUB_REPOSITORY": "norepo"}, "'norepo'"),
     ("run-api-url", ["run"], {"INPUT_STAGE": "review", "GITHUB_API_URL": "api.github.com"}, "'api.github.com'"),
-    ("run-prompt-file", ["run"], {"INPUT_STAGE": "review", "GITHUB_REPOSITORY": "org/repo", "INPUT_ITEM": "7",
-                                  "GITHUB_WORKSPACE": "{tmp}", "INPUT_PROMPT_FILE": "task.md"},
-     "'task.md' cannot be read as {tmp}/task.md (No such file or directory)"),
-    ("run-prompt-file-binary", ["run"], {"INPUT_STAGE": "review", "GITHUB_REPOSITORY": "org/repo", "INPUT_ITEM": "7",
-                                         "GITHUB_WORKSPACE": "{tmp}", "INPUT_PROMPT_FILE": "binary.md"},
-     "'binary.md' ({tmp}/binary.md) is not UTF-8 text"),
+    (
+        "run-prompt-file",
+        ["run"],
+        {
+            "INPUT_STAGE": "review",
+            "GITHUB_REPOSITORY": "org/repo",
+            "INPUT_ITEM": "7",
+            "GITHUB_WORKSPACE": "{tmp}",
+            "INPUT_PROMPT_FILE": "task.md",
+        },
+        "'task.md' cannot be read as {tmp}/task.md (No such file or directory)",
+    ),
+    (
+        "run-prompt-file-binary",
+        ["run"],
+        {
+            "INPUT_STAGE": "review",
+            "GITHUB_REPOSITORY": "org/repo",
+            "INPUT_ITEM": "7",
+            "GITHUB_WORKSPACE": "{tmp}",
+            "INPUT_PROMPT_FILE": "binary.md",
+        },
+        "'binary.md' ({tmp}/binary.md) is not UTF-8 text",
+    ),
     ("demo-negative", ["demo", "--turn-seconds", "-1"], {}, "'-1'"),
     ("demo-nan", ["demo", "--turn-seconds", "nan"], {}, "'nan'"),
     ("demo-too-short", ["demo", "--turn-seconds", "0.5"], {}, "'0.5'"),
@@ -54,10 +72,18 @@ CASES: list[tuple[str, list[str], dict[str, str], str]] = [
     ("serve-port-high", ["simulator", "serve", "--port", "99999"], {}, "'99999'"),
     ("serve-port-negative", ["simulator", "serve", "--port", "-1"], {}, "'-1'"),
     ("serve-port-word", ["simulator", "serve", "--port", "http"], {}, "'http'"),
-    ("serve-scenario-missing", ["simulator", "serve", "--port", "0", "--scenario", "{tmp}/none.yml"], {},
-     "{tmp}/none.yml: cannot be read (No such file or directory)"),
-    ("serve-scenario-yaml", ["simulator", "serve", "--port", "0", "--scenario", "{tmp}/bad.yml"], {},
-     "{tmp}/bad.yml: not valid YAML or JSON at line 2, column 3"),
+    (
+        "serve-scenario-missing",
+        ["simulator", "serve", "--port", "0", "--scenario", "{tmp}/none.yml"],
+        {},
+        "{tmp}/none.yml: cannot be read (No such file or directory)",
+    ),
+    (
+        "serve-scenario-yaml",
+        ["simulator", "serve", "--port", "0", "--scenario", "{tmp}/bad.yml"],
+        {},
+        "{tmp}/bad.yml: not valid YAML or JSON at line 2, column 3",
+    ),
     ("serve-no-subcommand", ["simulator"], {}, "simulator_command"),
 ]
 
@@ -66,8 +92,14 @@ def fullsend(argv: list[str], env: dict[str, str], *, runner: bool = False) -> s
     """``python -m fullsend argv`` at a terminal (no ``GITHUB_*``/``INPUT_*``/token variables)."""
     base = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_", "GH_", "ACTIONS_"))}
     full = {**base, **env, **({"GITHUB_ACTIONS": "true"} if runner else {})}
-    return subprocess.run([sys.executable, "-m", "fullsend", *argv], env=full, capture_output=True, text=True,
-                          timeout=60, cwd=env.get("GITHUB_WORKSPACE"))
+    return subprocess.run(
+        [sys.executable, "-m", "fullsend", *argv],
+        env=full,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=env.get("GITHUB_WORKSPACE"),
+    )
 
 
 @pytest.fixture
@@ -82,8 +114,9 @@ def _fill(value: str, tmp: Path) -> str:
 
 
 @pytest.mark.parametrize(("argv", "env", "named"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
-def test_a_bad_argument_is_exit_2_and_one_plain_line_naming_it(tmp: Path, argv: list[str], env: dict[str, str],
-                                                               named: str) -> None:
+def test_a_bad_argument_is_exit_2_and_one_plain_line_naming_it(
+    tmp: Path, argv: list[str], env: dict[str, str], named: str
+) -> None:
     proc = fullsend([_fill(a, tmp) for a in argv], {k: _fill(v, tmp) for k, v in env.items()})
     assert proc.returncode == 2, proc.stdout + proc.stderr
     lines = proc.stderr.splitlines()
@@ -98,8 +131,10 @@ def test_inside_a_runner_the_same_error_is_one_workflow_command(tmp: Path) -> No
     proc = fullsend(["run"], {"INPUT_STAGE": "bogus"}, runner=True)
     assert proc.returncode == 2
     errors = [line for line in proc.stdout.splitlines() if line.startswith("::error")]
-    assert errors == ["::error title=Invalid input::input 'stage': 'bogus' is not one of the allowed values. "
-                      "Set 'stage' to one of: triage, code, review, fix, retro, prioritize."]
+    assert errors == [
+        "::error title=Invalid input::input 'stage': 'bogus' is not one of the allowed values. "
+        "Set 'stage' to one of: triage, code, review, fix, retro, prioritize."
+    ]
     assert "Traceback" not in proc.stdout + proc.stderr
 
 
@@ -108,7 +143,8 @@ def test_at_a_terminal_an_input_error_says_which_variable_holds_it() -> None:
     assert proc.stderr == (
         "fullsend run: input 'runtime': 'gpt' is not one of the allowed values. Set 'runtime' to one of: claude, pi, "
         "codex, or leave it empty for claude. (Outside a workflow this input is INPUT_RUNTIME; see "
-        "'fullsend run --help'.)\n")
+        "'fullsend run --help'.)\n"
+    )
 
 
 def test_the_turn_and_port_bounds_are_inclusive() -> None:

@@ -15,18 +15,29 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 ENTRYPOINT = REPO_ROOT / "entrypoint.py"
 
 
-def _entrypoint(*argv: str, env: dict[str, str] | None = None, cwd: Path = REPO_ROOT) -> subprocess.CompletedProcess[str]:
+def _entrypoint(
+    *argv: str, env: dict[str, str] | None = None, cwd: Path = REPO_ROOT
+) -> subprocess.CompletedProcess[str]:
     base = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_", "RUNNER_"))}
-    return subprocess.run([sys.executable, str(ENTRYPOINT), *argv], capture_output=True, text=True, timeout=60,
-                          env={**base, **(env or {})}, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, str(ENTRYPOINT), *argv],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**base, **(env or {})},
+        cwd=cwd,
+    )
 
 
-@pytest.mark.parametrize(("command", "says"), [
-    ("init", "usage: fullsend init"),
-    ("steer", "usage: fullsend steer"),
-    ("explain", "usage: fullsend explain"),
-    ("run", "usage: fullsend run"),
-])
+@pytest.mark.parametrize(
+    ("command", "says"),
+    [
+        ("init", "usage: fullsend init"),
+        ("steer", "usage: fullsend steer"),
+        ("explain", "usage: fullsend explain"),
+        ("run", "usage: fullsend run"),
+    ],
+)
 def test_the_entrypoint_runs_the_command_it_is_given(command: str, says: str) -> None:
     proc = _entrypoint(command, "--help")
     assert proc.returncode == 0, proc.stderr
@@ -57,8 +68,14 @@ def test_a_command_other_than_run_still_stops_on_sigterm() -> None:
     """The entrypoint holds SIGTERM and SIGINT for ``run``'s sake; any other command lets them in
     once its handlers are set, so ``docker stop`` ends ``simulator serve`` cleanly (exit 0)."""
     base = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_", "RUNNER_"))}
-    proc = subprocess.Popen([sys.executable, str(ENTRYPOINT), "simulator", "serve", "--port", "0"], env=base,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=REPO_ROOT)
+    proc = subprocess.Popen(
+        [sys.executable, str(ENTRYPOINT), "simulator", "serve", "--port", "0"],
+        env=base,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=REPO_ROOT,
+    )
     try:
         for line in proc.stdout:  # type: ignore[union-attr]
             if line.startswith("Serving;"):

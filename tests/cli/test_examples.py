@@ -18,13 +18,23 @@ import yaml
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SHIM = EXAMPLES / "fullsend.yml"
 DISPATCH = EXAMPLES / "reusable-dispatch.yml"
-STAGES = {"triage": "Triage", "code": "Code", "review": "Review", "fix": "Fix", "retro": "Retro", "prioritize": "Prioritize"}
+STAGES = {
+    "triage": "Triage",
+    "code": "Code",
+    "review": "Review",
+    "fix": "Fix",
+    "retro": "Retro",
+    "prioritize": "Prioritize",
+}
 PR_FIRST = {"review", "fix", "retro"}
 ISSUE_ITEM = "${{ github.event.issue.number || github.event.pull_request.number }}"
 PR_ITEM = "${{ github.event.pull_request.number || github.event.issue.number }}"
 # WIRE (§9.1): the work-item half, then " comment:<id>" on issue_comment only.
-RUN_NAME = ("${{ github.repository }}#" + ISSUE_ITEM
-            + "${{ github.event_name == 'issue_comment' && ' comment:' || '' }}${{ github.event.comment.id }}")
+RUN_NAME = (
+    "${{ github.repository }}#"
+    + ISSUE_ITEM
+    + "${{ github.event_name == 'issue_comment' && ' comment:' || '' }}${{ github.event.comment.id }}"
+)
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -45,7 +55,9 @@ def test_shim_triggers_and_single_dispatch_job() -> None:
     assert shim["on"] == {
         "issues": {"types": ["opened", "edited", "labeled"]},
         "issue_comment": {"types": ["created"]},
-        "pull_request_target": {"types": ["opened", "synchronize", "ready_for_review", "closed", "labeled", "unlabeled"]},
+        "pull_request_target": {
+            "types": ["opened", "synchronize", "ready_for_review", "closed", "labeled", "unlabeled"]
+        },
         "pull_request_review": {"types": ["submitted"]},
     }
     assert shim["permissions"] == {}
@@ -69,7 +81,10 @@ def test_dispatch_jobs_and_names() -> None:
 def test_stage_job_contract(stage: str) -> None:
     job = load(DISPATCH)["jobs"][stage]
     item = PR_ITEM if stage in PR_FIRST else ISSUE_ITEM
-    assert job["concurrency"] == {"group": f"fullsend-{stage}-${{{{ github.repository }}}}-{item}", "cancel-in-progress": False}
+    assert job["concurrency"] == {
+        "group": f"fullsend-{stage}-${{{{ github.repository }}}}-{item}",
+        "cancel-in-progress": False,
+    }
     assert job["needs"] == "route" and job["if"] == f"needs.route.outputs.stage == '{stage}'"
     assert isinstance(job["timeout-minutes"], int) and job["timeout-minutes"] <= 60
     assert job["permissions"]["actions"] == "read" and job["permissions"]["contents"] == "read"
@@ -79,8 +94,10 @@ def test_stage_job_contract(stage: str) -> None:
     assert action["uses"] == "./" and action["with"]["stage"] == stage
     assert action["id"] == "steer" and action["with"]["agent_cli"] == "${{ vars.FULLSEND_AGENT_CLI }}"
     assert shown["name"] == "Show the outputs" and shown["if"] == "always()"
-    assert shown["env"] == {k.upper(): f"${{{{ steps.steer.outputs.{k} }}}}"
-                            for k in ("outcome", "skip_reason", "steers", "consumed_run_ids", "receipt_url", "head_sha")}
+    assert shown["env"] == {
+        k.upper(): f"${{{{ steps.steer.outputs.{k} }}}}"
+        for k in ("outcome", "skip_reason", "steers", "consumed_run_ids", "receipt_url", "head_sha")
+    }
 
 
 def test_route_job_is_one_step_of_this_action_with_command_route() -> None:
@@ -90,7 +107,12 @@ def test_route_job_is_one_step_of_this_action_with_command_route() -> None:
     assert route["permissions"] == {"contents": "read"} and isinstance(route["timeout-minutes"], int)
     checkout, decide = route["steps"]
     assert checkout["uses"].startswith("actions/checkout@") and checkout["with"] == {"persist-credentials": False}
-    assert decide == {"name": "Authorize and select the stage", "id": "route", "uses": "./", "with": {"command": "route"}}
+    assert decide == {
+        "name": "Authorize and select the stage",
+        "id": "route",
+        "uses": "./",
+        "with": {"command": "route"},
+    }
 
 
 def test_no_expression_in_run_scripts() -> None:
@@ -108,16 +130,33 @@ def test_the_route_step_runs_fullsend_route_as_the_runner_would(tmp_path: Path) 
     event.write_text('{"action": "labeled", "label": {"name": "ready-for-triage"}, "issue": {"number": 7}}')
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_", "GH_"))}
     env.update({f"INPUT_{k.upper()}": v for k, v in step["with"].items()})
-    env.update({"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "issues", "GITHUB_EVENT_PATH": str(event),
-                "GITHUB_REPOSITORY": "org/repo", "GITHUB_OUTPUT": str(output), "INPUT_GITHUB_TOKEN": "t"})
-    proc = subprocess.run([sys.executable, str(EXAMPLES.parent / "entrypoint.py")], env=env, capture_output=True,
-                          text=True, timeout=60, cwd=tmp_path)
+    env.update(
+        {
+            "GITHUB_ACTIONS": "true",
+            "GITHUB_EVENT_NAME": "issues",
+            "GITHUB_EVENT_PATH": str(event),
+            "GITHUB_REPOSITORY": "org/repo",
+            "GITHUB_OUTPUT": str(output),
+            "INPUT_GITHUB_TOKEN": "t",
+        }
+    )
+    proc = subprocess.run(
+        [sys.executable, str(EXAMPLES.parent / "entrypoint.py")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines() == ["Route: event issues/labeled -> stage 'triage'",
-                                        "Route: the label ready-for-triage selects triage [route-label]"]
+    assert proc.stdout.splitlines() == [
+        "Route: event issues/labeled -> stage 'triage'",
+        "Route: the label ready-for-triage selects triage [route-label]",
+    ]
     assert re.search(r"^stage<<(ghadelimiter_\w+)\ntriage\n\1$", output.read_text(), re.M)
 
 
 def test_example_harness_is_lint_clean() -> None:
     from fullsend.app.commands.lint import lint_harness_file
+
     assert lint_harness_file(EXAMPLES / "harness" / "review.yaml") == []

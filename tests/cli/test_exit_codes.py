@@ -20,9 +20,15 @@ PKG = Path(__file__).resolve().parents[2] / "fullsend"
 
 
 def test_the_table_holds_the_documented_codes() -> None:
-    assert {code.name: int(code) for code in ExitCode} == {"OK": 0, "FAILED": 1, "BAD_INPUT": 2, "INTERRUPTED": 130,
-                                                           "PRE_SCRIPT_SKIP": 78, "CODEX_GUARD_REFUSED": 97,
-                                                           "CODEX_CONFIG_TAMPERED": 98}
+    assert {code.name: int(code) for code in ExitCode} == {
+        "OK": 0,
+        "FAILED": 1,
+        "BAD_INPUT": 2,
+        "INTERRUPTED": 130,
+        "PRE_SCRIPT_SKIP": 78,
+        "CODEX_GUARD_REFUSED": 97,
+        "CODEX_CONFIG_TAMPERED": 98,
+    }
 
 
 def test_no_module_but_errors_defines_an_exit_code() -> None:
@@ -56,9 +62,14 @@ def test_a_command_started_with_sigint_ignored_still_stops_on_a_signal(signum: i
         server.settimeout(60)
         env = {k: v for k, v in os.environ.items() if not k.startswith(("GH_", "GITHUB_"))}
         env.update(GH_TOKEN="gho_x", GITHUB_API_URL=f"http://127.0.0.1:{server.getsockname()[1]}")
-        proc = subprocess.Popen([sys.executable, "-m", "fullsend", "explain", "https://github.com/org/repo/pull/7"],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "fullsend", "explain", "https://github.com/org/repo/pull/7"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+        )
         try:
             connection, _ = server.accept()  # the command is in its first request: its handlers are set
             with connection:

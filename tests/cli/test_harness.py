@@ -30,6 +30,7 @@ def load(tmp_path: Path, text: str) -> Harness:
 
 # --- §5.2 semantics: (enabled, explicit, max, poll) ----------------------------------------------
 
+
 @pytest.mark.parametrize(
     ("vid", "yaml_text", "enabled", "explicit", "max_steers", "poll_s"),
     [
@@ -47,8 +48,9 @@ def load(tmp_path: Path, text: str) -> Harness:
         ("seed-block", "steer:\n  enabled: false\n  max_steers: 2\n  poll_interval_seconds: 30\n", False, False, 2, 30),
     ],
 )
-def test_steer_semantics(tmp_path: Path, vid: str, yaml_text: str, enabled: bool, explicit: bool,
-                         max_steers: int, poll_s: int) -> None:
+def test_steer_semantics(
+    tmp_path: Path, vid: str, yaml_text: str, enabled: bool, explicit: bool, max_steers: int, poll_s: int
+) -> None:
     steer = load(tmp_path, yaml_text).steer
     assert (steer.steer_enabled, steer.explicitly_enabled) == (enabled, explicit)
     assert (steer.effective_max_steers, steer.effective_poll_interval_s) == (max_steers, poll_s)
@@ -61,13 +63,22 @@ def test_absent_enabled_is_not_false(tmp_path: Path) -> None:
 
 # --- §5.3 validation errors ----------------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     ("vid", "yaml_text", "expected"),
     [
         ("max-negative", "steer: {max_steers: -1}\n", "steer.max_steers must not be negative, got -1"),
         ("max-above-50", "steer: {max_steers: 51}\n", "steer.max_steers must be at most 50, got 51"),
-        ("poll-negative", "steer: {poll_interval_seconds: -5}\n", "steer.poll_interval_seconds must not be negative, got -5"),
-        ("poll-above-600", "steer: {poll_interval_seconds: 601}\n", "steer.poll_interval_seconds must be at most 600, got 601"),
+        (
+            "poll-negative",
+            "steer: {poll_interval_seconds: -5}\n",
+            "steer.poll_interval_seconds must not be negative, got -5",
+        ),
+        (
+            "poll-above-600",
+            "steer: {poll_interval_seconds: 601}\n",
+            "steer.poll_interval_seconds must be at most 600, got 601",
+        ),
         ("enabled-not-bool", "steer: {enabled: 'false'}\n", "steer.enabled must be true or false"),
         ("max-not-int", "steer: {max_steers: 2.5}\n", "steer.max_steers must be a whole number"),
         ("max-bool", "steer: {max_steers: true}\n", "steer.max_steers must be a whole number"),
@@ -77,13 +88,22 @@ def test_absent_enabled_is_not_false(tmp_path: Path) -> None:
         ("top-not-mapping", "- a\n- b\n", "the top level must be a mapping"),
         ("bad-yaml", "steer: {enabled: true\n", "is not valid YAML (line"),
         ("bad-date", "when: 2026-13-45\n", "is not valid YAML (month must be in 1..12)"),
-        ("max-4400-digits", f"steer: {{max_steers: {'9' * 4400}}}\n",
-         "a number has thousands of digits; steer.max_steers must be in 0..50 and "
-         "steer.poll_interval_seconds in 0..600"),
-        ("poll-4000-digits", f"steer: {{poll_interval_seconds: {'9' * 4000}}}\n",
-         "steer.poll_interval_seconds must be at most 600, got a number of 4000 digits"),
-        ("max-30-negative-digits", f"steer: {{max_steers: -{'9' * 30}}}\n",
-         "steer.max_steers must not be negative, got a negative number of 30 digits"),
+        (
+            "max-4400-digits",
+            f"steer: {{max_steers: {'9' * 4400}}}\n",
+            "a number has thousands of digits; steer.max_steers must be in 0..50 and "
+            "steer.poll_interval_seconds in 0..600",
+        ),
+        (
+            "poll-4000-digits",
+            f"steer: {{poll_interval_seconds: {'9' * 4000}}}\n",
+            "steer.poll_interval_seconds must be at most 600, got a number of 4000 digits",
+        ),
+        (
+            "max-30-negative-digits",
+            f"steer: {{max_steers: -{'9' * 30}}}\n",
+            "steer.max_steers must not be negative, got a negative number of 30 digits",
+        ),
     ],
 )
 def test_load_fails(tmp_path: Path, vid: str, yaml_text: str, expected: str) -> None:
@@ -100,20 +120,29 @@ def test_missing_file_names_it(tmp_path: Path) -> None:
 
 # --- keys read, keys ignored ---------------------------------------------------------------------
 
+
 def test_text_keys_are_read_and_stripped(tmp_path: Path) -> None:
     harness = load(tmp_path, "role: coder\nprompt: |\n  fix it\npre_script: ' ./pre.sh '\npost_script: ./post.sh\n")
-    assert (harness.role, harness.prompt, harness.pre_script, harness.post_script) == ("coder", "fix it", "./pre.sh", "./post.sh")
+    assert (harness.role, harness.prompt, harness.pre_script, harness.post_script) == (
+        "coder",
+        "fix it",
+        "./pre.sh",
+        "./post.sh",
+    )
     assert harness.unknown_keys == ()
 
 
 def test_unknown_keys_are_ignored_and_listed(tmp_path: Path) -> None:
-    harness = load(tmp_path, "base: ../code.yaml\nprivilege_levels: [a]\nsteer: {enable: false, max_steers: 4}\nrole: coder\n")
+    harness = load(
+        tmp_path, "base: ../code.yaml\nprivilege_levels: [a]\nsteer: {enable: false, max_steers: 4}\nrole: coder\n"
+    )
     assert harness.unknown_keys == ("base", "privilege_levels", "steer.enable")
     # base composition is not supported: the named base is not read, and the typo'd key is no opt-out
     assert harness.steer.steer_enabled is True and harness.steer.effective_max_steers == 4
 
 
 # --- input overrides (interface.md: steer_enabled, max_steers, poll_interval_seconds) -----------
+
 
 @pytest.mark.parametrize(
     ("vid", "block", "inputs", "enabled", "explicit", "max_steers", "poll_s"),
@@ -127,8 +156,9 @@ def test_unknown_keys_are_ignored_and_listed(tmp_path: Path) -> None:
         ("zero-input-means-default", SteerBlock(True, None, 9, 90), (None, 0, 0), True, False, 2, 30),
     ],
 )
-def test_with_overrides(vid: str, block: SteerBlock, inputs: tuple, enabled: bool, explicit: bool,
-                        max_steers: int, poll_s: int) -> None:
+def test_with_overrides(
+    vid: str, block: SteerBlock, inputs: tuple, enabled: bool, explicit: bool, max_steers: int, poll_s: int
+) -> None:
     steer = with_overrides(block, *inputs)
     assert (steer.steer_enabled, steer.explicitly_enabled) == (enabled, explicit)
     assert (steer.effective_max_steers, steer.effective_poll_interval_s) == (max_steers, poll_s)
@@ -141,6 +171,7 @@ def test_with_overrides_enforces_bounds() -> None:
 
 # --- §5.7 lint diagnostics -----------------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     ("vid", "yaml_text", "rules"),
     [
@@ -149,7 +180,11 @@ def test_with_overrides_enforces_bounds() -> None:
         ("V164-enabled-false-silences", "pre_script: ./pre.sh\nsteer: {enabled: false}\n", []),
         ("V164-enabled-true-silences", "pre_script: ./pre.sh\nsteer: {enabled: true}\n", []),
         ("no-pre-script", "steer: {max_steers: 3}\n", []),
-        ("unknown-keys", "pre_script: x\nsteer: {enabled: true, cap: 1}\nextends: base\n", [RULE_UNKNOWN_KEY, RULE_UNKNOWN_KEY]),
+        (
+            "unknown-keys",
+            "pre_script: x\nsteer: {enabled: true, cap: 1}\nextends: base\n",
+            [RULE_UNKNOWN_KEY, RULE_UNKNOWN_KEY],
+        ),
     ],
 )
 def test_diagnostics(tmp_path: Path, vid: str, yaml_text: str, rules: list[str]) -> None:
@@ -164,7 +199,8 @@ def test_V163_steer_warning_names_field_and_reason(tmp_path: Path) -> None:
     assert "pre_script is set but steer.enabled is not" in diag.message
     assert diag.message == (
         "pre_script is set but steer.enabled is not: steering is on by default, and the updates a running "
-        "agent absorbs never go through the pre-script; set steer.enabled to true or false to say which you want")
+        "agent absorbs never go through the pre-script; set steer.enabled to true or false to say which you want"
+    )
 
 
 def test_unknown_key_diagnostics_name_each_key(tmp_path: Path) -> None:
@@ -175,13 +211,16 @@ def test_unknown_key_diagnostics_name_each_key(tmp_path: Path) -> None:
 
 # --- properties ----------------------------------------------------------------------------------
 
+
 @given(
     enabled=st.sampled_from([None, True, False]),
     cap=st.one_of(st.none(), st.integers(0, 50)),
     poll=st.one_of(st.none(), st.integers(0, 600)),
 )
 def test_any_valid_block_parses_with_defaults_applied(enabled: bool | None, cap: int | None, poll: int | None) -> None:
-    block = {k: v for k, v in (("enabled", enabled), ("max_steers", cap), ("poll_interval_seconds", poll)) if v is not None}
+    block = {
+        k: v for k, v in (("enabled", enabled), ("max_steers", cap), ("poll_interval_seconds", poll)) if v is not None
+    }
     steer = parse_harness({"steer": block}).steer
     assert steer.steer_enabled is (enabled is not False)
     assert steer.explicitly_enabled is (enabled is True)

@@ -37,8 +37,15 @@ def receipt_check(sim: GitHubSimulator, tmp_path: Path, harness_yaml: str, steer
     path.write_text(harness_yaml, encoding="utf-8")
     steer = with_overrides(load_harness(path).steer, steer_enabled_input, None, None)
     facts = PreflightFacts(
-        stage="triage", run_id_raw=str(RUN), run_attempt="1", repository="org/repo", item_number=7,
-        job_token=JOB, role_token=ROLE, minted=True, fullsend_dir=str(tmp_path / ".fullsend"),
+        stage="triage",
+        run_id_raw=str(RUN),
+        run_attempt="1",
+        repository="org/repo",
+        item_number=7,
+        job_token=JOB,
+        role_token=ROLE,
+        minted=True,
+        fullsend_dir=str(tmp_path / ".fullsend"),
         steering_enabled=steer.steer_enabled,
     )
     forge = GitHubForge(Repo("org", "repo"), sim.api_url, sim.graphql_url, JOB, ROLE, SystemClock())

@@ -23,18 +23,26 @@ REF = "0123456789abcdef0123456789abcdef01234567"
 
 
 def _fullsend(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "fullsend", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "fullsend", *args], cwd=cwd, capture_output=True, text=True, timeout=60
+    )
 
 
 def test_init_then_lint_exits_0_in_a_fresh_repository(tmp_path: Path) -> None:
     made = _fullsend("init", "--stages", "review,fix", "--ref", REF, cwd=tmp_path)
     assert made.returncode == 0, made.stderr
     written = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file())
-    assert written == [".fullsend/agents/fix.md", ".fullsend/agents/review.md", ".fullsend/harness/fix.yaml",
-                       ".fullsend/harness/review.yaml", ".fullsend/init.json", ".fullsend/prompts/fix.md",
-                       ".fullsend/prompts/review.md",
-                       ".github/workflows/fullsend-dispatch.yml", ".github/workflows/fullsend.yml"]
+    assert written == [
+        ".fullsend/agents/fix.md",
+        ".fullsend/agents/review.md",
+        ".fullsend/harness/fix.yaml",
+        ".fullsend/harness/review.yaml",
+        ".fullsend/init.json",
+        ".fullsend/prompts/fix.md",
+        ".fullsend/prompts/review.md",
+        ".github/workflows/fullsend-dispatch.yml",
+        ".github/workflows/fullsend.yml",
+    ]
     lint = _fullsend("lint", cwd=tmp_path)
     assert lint.returncode == 0, lint.stdout + lint.stderr
     assert "0 finding(s) in 2 harness file(s)" in lint.stderr
@@ -51,7 +59,9 @@ def test_the_dispatch_workflow_has_route_and_only_the_chosen_stages_pinned_to_th
     assert step["with"]["prompt_file"] == ".fullsend/prompts/review.md"
     assert dispatch["jobs"]["review"]["concurrency"] == {
         "group": "fullsend-review-${{ github.repository }}-${{ github.event.pull_request.number || "
-                 "github.event.issue.number }}", "cancel-in-progress": False}
+        "github.event.issue.number }}",
+        "cancel-in-progress": False,
+    }
     shim = yaml.safe_load(files[Path(".github/workflows/fullsend.yml")])
     assert list(shim["jobs"]) == ["dispatch"]
     assert shim["jobs"]["dispatch"]["uses"] == "./.github/workflows/fullsend-dispatch.yml"
@@ -77,7 +87,10 @@ def test_mint_mode_and_queue_max_and_codex() -> None:
     assert job["concurrency"]["queue"] == "max" and job["permissions"]["id-token"] == "write"
     step = job["steps"][-2]
     assert (step["with"]["mint_url"], step["with"]["role"], step["with"]["runtime"]) == (
-        "${{ vars.FULLSEND_MINT_URL }}", "coder", "codex")
+        "${{ vars.FULLSEND_MINT_URL }}",
+        "coder",
+        "codex",
+    )
     assert step["env"] == {"OPENAI_API_KEY": "${{ secrets.OPENAI_API_KEY }}"}
     assert not any("create-github-app-token" in str(s.get("uses")) for s in job["steps"])
 
@@ -105,12 +118,15 @@ def test_dry_run_prints_every_file_and_writes_none(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize(("args", "says"), [
-    (["--stages", "review,deploy"], "--stages 'review,deploy': unknown stage deploy; use a comma-separated list"),
-    (["--stages", ","], "--stages ',': no stage"),
-    (["--ref", "v1"], "--ref 'v1' is not a full commit SHA"),
-    (["--ref", REF.upper()], "is not a full commit SHA (40 lowercase hex digits)"),
-])
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--stages", "review,deploy"], "--stages 'review,deploy': unknown stage deploy; use a comma-separated list"),
+        (["--stages", ","], "--stages ',': no stage"),
+        (["--ref", "v1"], "--ref 'v1' is not a full commit SHA"),
+        (["--ref", REF.upper()], "is not a full commit SHA (40 lowercase hex digits)"),
+    ],
+)
 def test_bad_arguments_exit_2_with_one_plain_line(tmp_path: Path, args: list[str], says: str) -> None:
     made = _fullsend("init", *(args if "--ref" in args else [*args, "--ref", REF]), cwd=tmp_path)
     assert made.returncode == 2 and says in made.stderr, made.stderr
@@ -123,6 +139,7 @@ def test_without_a_release_commit_the_ref_is_required() -> None:
         render_files(InitPlan(("review",)))
     out, err = io.StringIO(), io.StringIO()
     from fullsend.app.commands.init import run_init
+
     assert run_init(InitPlan(("review",)), Path("/nonexistent"), False, out, err) == 2 and out.getvalue() == ""
 
 
@@ -137,8 +154,9 @@ def test_a_file_in_the_way_stops_init_before_it_writes_anything(tmp_path: Path) 
 def test_a_missing_dir_is_refused_not_created(tmp_path: Path) -> None:
     made = _fullsend("init", "--stages", "review", "--ref", REF, "--dir", "no-such-repo", cwd=tmp_path)
     assert made.returncode == 2, made.stdout + made.stderr
-    assert made.stderr == ("fullsend init: --dir no-such-repo is not an existing folder; give the top of your "
-                           "repository's checkout\n")
+    assert made.stderr == (
+        "fullsend init: --dir no-such-repo is not an existing folder; give the top of your repository's checkout\n"
+    )
     assert list(tmp_path.iterdir()) == []
 
 
@@ -149,8 +167,14 @@ def test_init_outside_a_repository_root_says_github_will_not_see_it(tmp_path: Pa
 
 
 def test_dry_run_into_a_closed_pipe_exits_quietly(tmp_path: Path) -> None:
-    proc = subprocess.run(f"{sys.executable} -m fullsend init --stages all --ref {REF} --dry-run | head -n 1",
-                          shell=True, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        f"{sys.executable} -m fullsend init --stages all --ref {REF} --dry-run | head -n 1",
+        shell=True,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.stdout.startswith("==> ") and "error" not in proc.stderr, proc.stderr
 
 
@@ -163,5 +187,9 @@ def test_every_file_stamps_the_package_version() -> None:
     dispatch = files[Path(".github/workflows/fullsend-dispatch.yml")]
     pins = [line.strip() for line in dispatch.splitlines() if f"fullsend-ai/steer-action@{REF}" in line]
     assert pins and all(line.endswith(f"@{REF} # v{__version__}") for line in pins)
-    for rel in (".github/workflows/fullsend.yml", ".github/workflows/fullsend-dispatch.yml", ".fullsend/harness/review.yaml"):
+    for rel in (
+        ".github/workflows/fullsend.yml",
+        ".github/workflows/fullsend-dispatch.yml",
+        ".fullsend/harness/review.yaml",
+    ):
         assert f"(steer-action {__version__}" in files[Path(rel)].splitlines()[0]

@@ -19,8 +19,9 @@ PROMPT = Path(".fullsend/prompts/review.md")
 
 
 def _fullsend(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "fullsend", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "fullsend", *args], cwd=cwd, capture_output=True, text=True, timeout=60
+    )
 
 
 def _older_setup(root: Path, stages: str = "review") -> str:
@@ -28,8 +29,15 @@ def _older_setup(root: Path, stages: str = "review") -> str:
     as an older template had it, and the manifest recording exactly those files."""
     made = _fullsend("init", "--stages", stages, "--ref", OLD_REF, "--runtime", "codex", cwd=root)
     assert made.returncode == 0, made.stderr
-    old = (root / DISPATCH).read_text().replace("        with:\n          command: route\n",
-                                                "        with:\n          command: route\n          legacy: true\n", 1)
+    old = (
+        (root / DISPATCH)
+        .read_text()
+        .replace(
+            "        with:\n          command: route\n",
+            "        with:\n          command: route\n          legacy: true\n",
+            1,
+        )
+    )
     (root / DISPATCH).write_text(old)
     manifest = json.loads((root / MANIFEST).read_text())
     manifest["files"][str(DISPATCH)] = digest(old)
@@ -46,7 +54,9 @@ def test_upgrade_shows_the_difference_and_writes_nothing_without_apply(tmp_path:
     assert "-          legacy: true\n" in shown.stdout
     assert f"-        uses: fullsend-ai/steer-action@{OLD_REF} # v" in shown.stdout
     assert f"+        uses: fullsend-ai/steer-action@{NEW_REF} # v" in shown.stdout
-    assert f"update  {DISPATCH}" in shown.stdout and "Nothing written; --apply writes the 1 add and update" in shown.stdout
+    assert (
+        f"update  {DISPATCH}" in shown.stdout and "Nothing written; --apply writes the 1 add and update" in shown.stdout
+    )
     assert (tmp_path / DISPATCH).read_text() == old
 
 
@@ -59,7 +69,11 @@ def test_upgrade_apply_writes_what_this_release_writes_with_the_recorded_plan(tm
     for rel, text in fresh.items():
         assert (tmp_path / rel).read_text() == text, rel
     manifest = json.loads((tmp_path / MANIFEST).read_text())
-    assert manifest["ref"] == NEW_REF and manifest["runtime"] == "codex" and manifest["files"][str(DISPATCH)] == digest(fresh[DISPATCH])
+    assert (
+        manifest["ref"] == NEW_REF
+        and manifest["runtime"] == "codex"
+        and manifest["files"][str(DISPATCH)] == digest(fresh[DISPATCH])
+    )
     again = _fullsend("init", "--upgrade", "--ref", NEW_REF, cwd=tmp_path)
     assert again.returncode == 0 and again.stdout.startswith("Up to date")
 
@@ -83,8 +97,9 @@ def test_a_file_the_adopter_changed_is_named_and_kept_unless_forced(tmp_path: Pa
 def test_a_setup_from_before_the_manifest_is_never_overwritten_without_force(tmp_path: Path) -> None:
     old = _older_setup(tmp_path)
     (tmp_path / MANIFEST).unlink()
-    applied = _fullsend("init", "--upgrade", "--apply", "--stages", "review,fix", "--runtime", "codex", "--ref", NEW_REF,
-                        cwd=tmp_path)
+    applied = _fullsend(
+        "init", "--upgrade", "--apply", "--stages", "review,fix", "--runtime", "codex", "--ref", NEW_REF, cwd=tmp_path
+    )
     assert applied.returncode == 0, applied.stderr
     assert f" yours  {DISPATCH}" in applied.stdout and "   add  .fullsend/harness/fix.yaml" in applied.stdout
     assert (tmp_path / DISPATCH).read_text() == old

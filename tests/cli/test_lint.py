@@ -14,7 +14,7 @@ import pytest
 from fullsend.app.commands.lint import run_lint
 from fullsend.core.text.wire import OPENING_LINE
 
-GOOD_AGENT = f"# Coder\n\nWhen a message begins with \"{OPENING_LINE}\" and FULLSEND_STEER_ACTIVE=1 …\n"
+GOOD_AGENT = f'# Coder\n\nWhen a message begins with "{OPENING_LINE}" and FULLSEND_STEER_ACTIVE=1 …\n'
 OLD_AGENT = "# Retro\n\nTreat every runner update as ordinary content.\n"
 
 
@@ -60,8 +60,10 @@ def test_invalid_harness_is_a_finding(tmp_path: Path) -> None:
     path = write(tmp_path / "h.yaml", "steer: {max_steers: 99}\n")
     code, lines, _ = lint([str(path)], None, tmp_path)
     assert code == 1
-    assert lines == [f"{path}: error: the action would refuse it: harness h.yaml: "
-                     "steer.max_steers must be at most 50, got 99 [harness-invalid]"]
+    assert lines == [
+        f"{path}: error: the action would refuse it: harness h.yaml: "
+        "steer.max_steers must be at most 50, got 99 [harness-invalid]"
+    ]
 
 
 def test_agents_missing_the_opening_line(tmp_path: Path) -> None:
@@ -96,8 +98,14 @@ def test_cli_defaults_read_dot_fullsend(tmp_path: Path) -> None:
     write(tmp_path / ".fullsend/harness/review.yml", "steer: {enabled: false}\nprompt: review it\n")
     write(tmp_path / ".fullsend/agents/code.md", GOOD_AGENT)
     write(tmp_path / ".fullsend/agents/retro.md", OLD_AGENT)
-    proc = subprocess.run([sys.executable, "-m", "fullsend", "lint"], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=60, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    proc = subprocess.run(
+        [sys.executable, "-m", "fullsend", "lint"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )
     assert proc.returncode == 1, proc.stderr
     first, second = proc.stdout.splitlines()
     assert first.startswith(".fullsend/harness/code.yaml: warning: steer.enabled: pre_script is set but")
@@ -110,11 +118,25 @@ def test_cli_explicit_paths_and_repeated_harness(tmp_path: Path) -> None:
     one = write(tmp_path / "a.yaml", "pre_script: x\n")
     two = write(tmp_path / "b.yaml", "pre_script: x\n")
     write(tmp_path / "agents/code.md", GOOD_AGENT)
-    proc = subprocess.run([sys.executable, "-m", "fullsend", "lint", "--harness", str(one), "--harness", str(two),
-                           "--agents", str(tmp_path / "agents")], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "fullsend",
+            "lint",
+            "--harness",
+            str(one),
+            "--harness",
+            str(two),
+            "--agents",
+            str(tmp_path / "agents"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 1
     assert [line.split(":", 1)[0] for line in proc.stdout.splitlines()] == [str(one), str(two)]
-
 
 
 # --- issue 15: nothing to check, and a file that is not a harness ---------------------------------
@@ -123,9 +145,11 @@ def test_cli_explicit_paths_and_repeated_harness(tmp_path: Path) -> None:
 def test_nothing_to_check_says_where_it_looked(tmp_path: Path) -> None:
     code, lines, err = lint(None, None, tmp_path)
     assert (code, lines) == (0, [])
-    assert err == (f"fullsend lint: nothing to check under {tmp_path.resolve()}: no harness file in .fullsend/harness/ "
-                   "(*.yaml, *.yml) and no .fullsend/agents/ directory; run it from the repository root, or name "
-                   "the files with --harness FILE and --agents DIR\n")
+    assert err == (
+        f"fullsend lint: nothing to check under {tmp_path.resolve()}: no harness file in .fullsend/harness/ "
+        "(*.yaml, *.yml) and no .fullsend/agents/ directory; run it from the repository root, or name "
+        "the files with --harness FILE and --agents DIR\n"
+    )
 
 
 @pytest.mark.parametrize(
@@ -140,9 +164,11 @@ def test_a_file_that_is_not_a_harness_exits_2(tmp_path: Path, name: str, text: s
     path = write(tmp_path / name, text)
     code, lines, err = lint([str(path)], None, tmp_path)
     assert (code, lines) == (2, [])
-    assert err == (f"fullsend lint: {path} is not a harness: it looks like {looks_like}, and a harness has the keys "
-                   "post_script, pre_script, prompt, role, steer; give --harness a harness YAML (they live in "
-                   ".fullsend/harness/)\n")
+    assert err == (
+        f"fullsend lint: {path} is not a harness: it looks like {looks_like}, and a harness has the keys "
+        "post_script, pre_script, prompt, role, steer; give --harness a harness YAML (they live in "
+        ".fullsend/harness/)\n"
+    )
 
 
 @pytest.mark.parametrize("text", ["", "jobs: 1\nprompt: review it\n", "extends: base.yaml\n"])

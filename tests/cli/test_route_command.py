@@ -40,28 +40,44 @@ def read_outputs(path: Path) -> dict[str, str]:
     while at < len(lines) and lines[at]:
         name, delimiter = lines[at].split("<<", 1)
         end = lines.index(delimiter, at + 1)
-        outputs[name] = "\n".join(lines[at + 1:end])
+        outputs[name] = "\n".join(lines[at + 1 : end])
         at = end + 1
     return outputs
 
 
-def route(tmp_path: Path, served: Served | None, event: str, data: dict, *args: str, argv: list[str] | None = None,
-          **env: str) -> tuple[subprocess.CompletedProcess[str], dict[str, str]]:
+def route(
+    tmp_path: Path, served: Served | None, event: str, data: dict, *args: str, argv: list[str] | None = None, **env: str
+) -> tuple[subprocess.CompletedProcess[str], dict[str, str]]:
     event_path, output = tmp_path / "event.json", tmp_path / "output"
     event_path.write_text(json.dumps(data), encoding="utf-8")
     output.write_text("", encoding="utf-8")
     base = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_", "GH_", "RUNNER_"))}
-    full = {**base, "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": event, "GITHUB_EVENT_PATH": str(event_path),
-            "GITHUB_REPOSITORY": "org/repo", "GITHUB_OUTPUT": str(output), "INPUT_GITHUB_TOKEN": JOB_TOKEN,
-            **({"GITHUB_API_URL": served.sim.api_url} if served else {}), **env}
-    proc = subprocess.run(argv or [sys.executable, "-m", "fullsend", "route", *args], env=full, capture_output=True,
-                          text=True, timeout=60, cwd=tmp_path)
+    full = {
+        **base,
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_EVENT_NAME": event,
+        "GITHUB_EVENT_PATH": str(event_path),
+        "GITHUB_REPOSITORY": "org/repo",
+        "GITHUB_OUTPUT": str(output),
+        "INPUT_GITHUB_TOKEN": JOB_TOKEN,
+        **({"GITHUB_API_URL": served.sim.api_url} if served else {}),
+        **env,
+    }
+    proc = subprocess.run(
+        argv or [sys.executable, "-m", "fullsend", "route", *args],
+        env=full,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
     return proc, read_outputs(output) if output.exists() else {}
 
 
 def comment(body: str, who: str, pr: bool = True, **env: str) -> dict:
-    return payload("issue_comment", COMMENT_BODY=body, COMMENT_AUTHOR=who, IS_PR="true" if pr else "false",
-                   ACTION="created", **env)
+    return payload(
+        "issue_comment", COMMENT_BODY=body, COMMENT_AUTHOR=who, IS_PR="true" if pr else "false", ACTION="created", **env
+    )
 
 
 def test_a_command_by_a_user_with_the_role_selects_the_stage(tmp_path, served) -> None:
@@ -70,9 +86,13 @@ def test_a_command_by_a_user_with_the_role_selects_the_stage(tmp_path, served) -
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == [
         "Route: event issue_comment/created -> stage 'review'",
-        "Route: /fs-review on a pull request by @tom (role triage) selects review [route-command]"]
-    assert outputs == {"stage": "review", "rule": "route-command",
-                       "reason": "/fs-review on a pull request by @tom (role triage) selects review [route-command]"}
+        "Route: /fs-review on a pull request by @tom (role triage) selects review [route-command]",
+    ]
+    assert outputs == {
+        "stage": "review",
+        "rule": "route-command",
+        "reason": "/fs-review on a pull request by @tom (role triage) selects review [route-command]",
+    }
     assert said == ["Route: tom has the role 'triage' on org/repo"]  # the one role read, over HTTP
 
 
@@ -93,8 +113,14 @@ def test_a_user_without_any_role_is_refused(tmp_path, served) -> None:
 
 def test_an_app_decision_reads_no_role(tmp_path, served) -> None:
     sim, said = served
-    data = payload("pull_request_target", ACTION="opened", IS_PR="true", PR_AUTHOR="coder[bot]", PR_AUTHOR_TYPE="Bot",
-                   PR_HEAD_REPO="org/repo")
+    data = payload(
+        "pull_request_target",
+        ACTION="opened",
+        IS_PR="true",
+        PR_AUTHOR="coder[bot]",
+        PR_AUTHOR_TYPE="Bot",
+        PR_HEAD_REPO="org/repo",
+    )
     proc, outputs = route(tmp_path, sim, "pull_request_target", data)
     assert (proc.returncode, outputs["stage"], outputs["rule"]) == (0, "review", "route-item-event")
     assert said == []
@@ -102,7 +128,9 @@ def test_an_app_decision_reads_no_role(tmp_path, served) -> None:
 
 def test_a_role_that_cannot_be_read_fails_closed(tmp_path, served) -> None:
     sim, _ = served
-    proc, outputs = route(tmp_path, sim, "issue_comment", comment("/fs-review", "tom"), INPUT_GITHUB_TOKEN="not-a-token")
+    proc, outputs = route(
+        tmp_path, sim, "issue_comment", comment("/fs-review", "tom"), INPUT_GITHUB_TOKEN="not-a-token"
+    )
     assert proc.returncode == 0, proc.stderr
     assert (outputs["stage"], outputs["rule"]) == ("", "route-role-unreadable")
     assert "401" in outputs["reason"] and "not-a-token" not in proc.stdout + outputs["reason"]
@@ -110,8 +138,9 @@ def test_a_role_that_cannot_be_read_fails_closed(tmp_path, served) -> None:
 
 def test_the_token_falls_back_to_github_token_then_gh_token(tmp_path, served) -> None:
     sim, _ = served
-    proc, outputs = route(tmp_path, sim, "issue_comment", comment("/fs-review", "tom"), INPUT_GITHUB_TOKEN="",
-                          GH_TOKEN=JOB_TOKEN)
+    proc, outputs = route(
+        tmp_path, sim, "issue_comment", comment("/fs-review", "tom"), INPUT_GITHUB_TOKEN="", GH_TOKEN=JOB_TOKEN
+    )
     assert (proc.returncode, outputs["stage"]) == (0, "review"), proc.stderr
 
 
@@ -127,24 +156,36 @@ def test_multi_line_values_cannot_collide_with_their_delimiter(tmp_path, served)
 
 def test_the_image_entrypoint_runs_route_for_the_actions_command_input(tmp_path, served) -> None:
     sim, _ = served
-    proc, outputs = route(tmp_path, sim, "issue_comment", comment("/fs-review", "tom"),
-                          argv=[sys.executable, str(REPO_ROOT / "entrypoint.py")], INPUT_COMMAND="route")
+    proc, outputs = route(
+        tmp_path,
+        sim,
+        "issue_comment",
+        comment("/fs-review", "tom"),
+        argv=[sys.executable, str(REPO_ROOT / "entrypoint.py")],
+        INPUT_COMMAND="route",
+    )
     assert (proc.returncode, outputs["stage"]) == (0, "review"), proc.stderr + proc.stdout
 
 
 def test_an_unknown_command_input_is_refused_by_the_entrypoint(tmp_path) -> None:
-    proc, outputs = route(tmp_path, None, "issues", {}, argv=[sys.executable, str(REPO_ROOT / "entrypoint.py")],
-                          INPUT_COMMAND="init")
+    proc, outputs = route(
+        tmp_path, None, "issues", {}, argv=[sys.executable, str(REPO_ROOT / "entrypoint.py")], INPUT_COMMAND="init"
+    )
     assert proc.returncode == 2 and outputs == {}
-    assert proc.stdout.startswith("::error title=Invalid input::input 'command': 'init'") and "run, route" in proc.stdout
+    assert (
+        proc.stdout.startswith("::error title=Invalid input::input 'command': 'init'") and "run, route" in proc.stdout
+    )
 
 
-@pytest.mark.parametrize(("env", "says"), [
-    ({"GITHUB_EVENT_NAME": ""}, "GITHUB_EVENT_NAME not set"),
-    ({"GITHUB_REPOSITORY": "repo"}, "GITHUB_REPOSITORY not set"),
-    ({"GITHUB_EVENT_PATH": "/nonexistent/event.json"}, "GITHUB_EVENT_PATH /nonexistent/event.json: cannot be read"),
-    ({"GITHUB_API_URL": "ftp://x"}, "GITHUB_API_URL 'ftp://x' is not an http(s) URL"),
-])
+@pytest.mark.parametrize(
+    ("env", "says"),
+    [
+        ({"GITHUB_EVENT_NAME": ""}, "GITHUB_EVENT_NAME not set"),
+        ({"GITHUB_REPOSITORY": "repo"}, "GITHUB_REPOSITORY not set"),
+        ({"GITHUB_EVENT_PATH": "/nonexistent/event.json"}, "GITHUB_EVENT_PATH /nonexistent/event.json: cannot be read"),
+        ({"GITHUB_API_URL": "ftp://x"}, "GITHUB_API_URL 'ftp://x' is not an http(s) URL"),
+    ],
+)
 def test_an_unreadable_environment_is_one_line_and_exit_2(tmp_path, env, says) -> None:
     proc, outputs = route(tmp_path, None, "issues", {}, **{"GITHUB_ACTIONS": "", **env})
     assert proc.returncode == 2 and proc.stdout == "" and outputs == {}
@@ -158,7 +199,12 @@ def test_an_event_file_that_is_not_an_object_is_refused(tmp_path) -> None:
 
 def test_outputs_that_cannot_be_written_fail_the_step(tmp_path, served) -> None:
     sim, _ = served
-    proc, _ = route(tmp_path, sim, "issues", payload("issues", ACTION="labeled", LABEL="ready-for-triage"),
-                    GITHUB_OUTPUT=str(tmp_path / "missing" / "output"))
+    proc, _ = route(
+        tmp_path,
+        sim,
+        "issues",
+        payload("issues", ACTION="labeled", LABEL="ready-for-triage"),
+        GITHUB_OUTPUT=str(tmp_path / "missing" / "output"),
+    )
     assert proc.returncode == 1
     assert "::error title=Route::GITHUB_OUTPUT" in proc.stdout and "cannot be written" in proc.stdout

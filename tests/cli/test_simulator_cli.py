@@ -46,8 +46,9 @@ def serving(scenario: Path | None = REVIEW_STEER, clock: Any = None) -> Iterator
     """Run the command in a thread on a free port; yields ``{api, web, out}`` (``out()`` is the
     text printed so far).  ``clock`` is passed to the command (default: its ``SystemClock``)."""
     out, stop = io.StringIO(), threading.Event()
-    thread = threading.Thread(target=run_simulator_serve, args=(0, str(scenario) if scenario else None, out, stop, clock),
-                              daemon=True)
+    thread = threading.Thread(
+        target=run_simulator_serve, args=(0, str(scenario) if scenario else None, out, stop, clock), daemon=True
+    )
     thread.start()
     deadline = time.monotonic() + 10
     while "Serving; press Ctrl-C" not in out.getvalue():
@@ -76,9 +77,17 @@ def test_FIX_review_steer_scenario_reads_as_documented() -> None:
     assert dict(scenario.collaborators) == {"reviewer": "write", "author": "write"}
     (entry,) = scenario.timeline
     assert (entry.do, entry.method, entry.path_regex, entry.after_s) == (
-        "comment-follow-up", "GET", r"/actions/workflows/fullsend\.yml/runs", None)
-    assert dict(entry.params) == {"login": "reviewer", "body": COMMAND, "comment_id": FOLLOW_UP_COMMENT,
-                                  "run_id": FOLLOW_UP_RUN}
+        "comment-follow-up",
+        "GET",
+        r"/actions/workflows/fullsend\.yml/runs",
+        None,
+    )
+    assert dict(entry.params) == {
+        "login": "reviewer",
+        "body": COMMAND,
+        "comment_id": FOLLOW_UP_COMMENT,
+        "run_id": FOLLOW_UP_RUN,
+    }
 
 
 def test_FIX_event_files_name_the_scenario_s_comments() -> None:
@@ -103,18 +112,33 @@ def test_FIX_event_files_name_the_scenario_s_comments() -> None:
         ("timeline-not-list", {"timeline": {"do": "x"}}, "timeline must be a list"),
         ("unknown-action", {"timeline": [{"do": "close", "after_s": 1}]}, "timeline[0].do must be one of"),
         ("no-trigger", {"timeline": [{"do": "comment-follow-up", "body": "/fs-review"}]}, "exactly one trigger"),
-        ("two-triggers", {"timeline": [{"do": "comment-follow-up", "body": "x", "after_s": 1,
-                                        "on_request": "GET /x"}]}, "exactly one trigger"),
+        (
+            "two-triggers",
+            {"timeline": [{"do": "comment-follow-up", "body": "x", "after_s": 1, "on_request": "GET /x"}]},
+            "exactly one trigger",
+        ),
         ("no-body", {"timeline": [{"do": "comment-follow-up", "after_s": 1}]}, "timeline[0].body is required"),
         ("no-sha", {"timeline": [{"do": "push-follow-up", "after_s": 1}]}, "timeline[0].sha is required"),
-        ("bad-request", {"timeline": [{"do": "comment-follow-up", "body": "x", "on_request": "/runs"}]},
-         "must read 'METHOD PATH-REGEX'"),
-        ("bad-regex", {"timeline": [{"do": "comment-follow-up", "body": "x", "on_request": "GET /runs("}]},
-         "not a regular expression"),
-        ("negative-after", {"timeline": [{"do": "comment-follow-up", "body": "x", "after_s": -1}]},
-         "timeline[0].after_s must be a number of seconds"),
-        ("key-of-other-action", {"timeline": [{"do": "comment-follow-up", "body": "x", "after_s": 1, "sha": "b"}]},
-         "timeline[0]: unknown key 'sha'"),
+        (
+            "bad-request",
+            {"timeline": [{"do": "comment-follow-up", "body": "x", "on_request": "/runs"}]},
+            "must read 'METHOD PATH-REGEX'",
+        ),
+        (
+            "bad-regex",
+            {"timeline": [{"do": "comment-follow-up", "body": "x", "on_request": "GET /runs("}]},
+            "not a regular expression",
+        ),
+        (
+            "negative-after",
+            {"timeline": [{"do": "comment-follow-up", "body": "x", "after_s": -1}]},
+            "timeline[0].after_s must be a number of seconds",
+        ),
+        (
+            "key-of-other-action",
+            {"timeline": [{"do": "comment-follow-up", "body": "x", "after_s": 1, "sha": "b"}]},
+            "timeline[0]: unknown key 'sha'",
+        ),
     ],
 )
 def test_bad_scenarios_name_the_key(vid: str, data: dict[str, Any], message: str) -> None:
@@ -125,9 +149,16 @@ def test_bad_scenarios_name_the_key(vid: str, data: dict[str, Any], message: str
 
 def _serve(*args: str, runner: bool = False) -> subprocess.CompletedProcess[str]:
     """``fullsend simulator serve`` at a terminal, or inside a runner (``GITHUB_ACTIONS=true``)."""
-    env = {k: v for k, v in os.environ.items() if k != "GITHUB_ACTIONS"} | ({"GITHUB_ACTIONS": "true"} if runner else {})
-    return subprocess.run([sys.executable, "-m", "fullsend", "simulator", "serve", *args],
-                          capture_output=True, text=True, timeout=30, env=env)
+    env = {k: v for k, v in os.environ.items() if k != "GITHUB_ACTIONS"} | (
+        {"GITHUB_ACTIONS": "true"} if runner else {}
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "fullsend", "simulator", "serve", *args],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=env,
+    )
 
 
 def test_bad_scenario_file_exits_2_naming_file_and_key(tmp_path: Path) -> None:
@@ -135,7 +166,10 @@ def test_bad_scenario_file_exits_2_naming_file_and_key(tmp_path: Path) -> None:
     bad.write_text("timeline:\n  - do: comment-follow-up\n    body: hi\n")
     proc = _serve("--port", "0", "--scenario", str(bad))
     assert proc.returncode == 2
-    assert proc.stderr == f"fullsend simulator serve: scenario {bad}: timeline[0] needs exactly one trigger: on_request or after_s\n"
+    assert (
+        proc.stderr
+        == f"fullsend simulator serve: scenario {bad}: timeline[0] needs exactly one trigger: on_request or after_s\n"
+    )
     runner = _serve("--port", "0", "--scenario", str(bad), runner=True)
     assert runner.returncode == 2
     assert runner.stdout.startswith("::error title=Invalid configuration::")
@@ -147,8 +181,10 @@ def test_a_yaml_error_is_one_plain_line_at_a_terminal_and_escaped_in_a_runner(tm
     bad.write_text("timeline: [\n  - do: x\n")
     proc = _serve("--port", "0", "--scenario", str(bad))
     assert proc.returncode == 2 and proc.stdout == ""
-    assert proc.stderr == (f"fullsend simulator serve: scenario {bad}: not valid YAML or JSON at line 2, column 3: "
-                           "expected the node content, but found '-'; compare it with examples/scenarios/review-steer.yml\n")
+    assert proc.stderr == (
+        f"fullsend simulator serve: scenario {bad}: not valid YAML or JSON at line 2, column 3: "
+        "expected the node content, but found '-'; compare it with examples/scenarios/review-steer.yml\n"
+    )
     runner = _serve("--port", "0", "--scenario", str(bad), runner=True)
     assert runner.returncode == 2
     assert runner.stdout.count("\n") == 1 and "%0A" not in runner.stdout and runner.stdout.startswith("::error")
@@ -172,12 +208,19 @@ def test_FIX_startup_lines_give_urls_tokens_and_act_flags() -> None:
         api = s["api"]
     text = s["out"]()
     assert re.fullmatch(r"http://127\.0\.0\.1:\d+", api)
-    for line in (f"--env GITHUB_API_URL={api}", f"--env GITHUB_GRAPHQL_URL={api}/graphql",
-                 "--env GITHUB_REPOSITORY=org/repo", f"--env GITHUB_RUN_ID={FIX_RUN_ID}",
-                 "--env GH_HOST=github.localhost", f"--env HTTP_PROXY={api}", "--env NO_PROXY=127.0.0.1",
-                 f"--env ACTIONS_ID_TOKEN_REQUEST_URL={api}/_fullsend/oidc/token?api-version=2.0",
-                 f"--env ACTIONS_ID_TOKEN_REQUEST_TOKEN={OIDC_REQUEST_TOKEN}",
-                 f"--var FULLSEND_MINT_URL={api}{MINT_PATH}", f"-s GITHUB_TOKEN={JOB_TOKEN}"):
+    for line in (
+        f"--env GITHUB_API_URL={api}",
+        f"--env GITHUB_GRAPHQL_URL={api}/graphql",
+        "--env GITHUB_REPOSITORY=org/repo",
+        f"--env GITHUB_RUN_ID={FIX_RUN_ID}",
+        "--env GH_HOST=github.localhost",
+        f"--env HTTP_PROXY={api}",
+        "--env NO_PROXY=127.0.0.1",
+        f"--env ACTIONS_ID_TOKEN_REQUEST_URL={api}/_fullsend/oidc/token?api-version=2.0",
+        f"--env ACTIONS_ID_TOKEN_REQUEST_TOKEN={OIDC_REQUEST_TOKEN}",
+        f"--var FULLSEND_MINT_URL={api}{MINT_PATH}",
+        f"-s GITHUB_TOKEN={JOB_TOKEN}",
+    ):
         assert f"  {line}\n" in text
     assert f"{JOB_TOKEN}  ({JOB_LOGIN};" in text and f"{ROLE_TOKEN}  ({ROLE_LOGIN};" in text
     assert "1 scripted event(s)" in text and text.rstrip().endswith("stopped")
@@ -188,11 +231,17 @@ def test_FIX_setup_is_served() -> None:
         run = get(f"{s['api']}/repos/org/repo/actions/runs/{FIX_RUN_ID}").json()
         jobs = get(f"{s['api']}/repos/org/repo/actions/runs/{FIX_RUN_ID}/jobs").json()["jobs"]
         pr = get(f"{s['api']}/repos/org/repo/pulls/7").json()
-    assert (run["display_title"], run["path"], run["event"]) == ("org/repo#7", ".github/workflows/fullsend.yml", "issue_comment")
+    assert (run["display_title"], run["path"], run["event"]) == (
+        "org/repo#7",
+        ".github/workflows/fullsend.yml",
+        "issue_comment",
+    )
     created = parse_time(run["created_at"])
     assert created is not None and 50 <= time.time() - created.timestamp() <= 80  # run_created_s_ago: 60
     assert [(j["name"], j["status"], j["conclusion"]) for j in jobs] == [
-        ("dispatch / Route", "completed", "success"), ("dispatch / Review", "in_progress", None)]
+        ("dispatch / Route", "completed", "success"),
+        ("dispatch / Review", "in_progress", None),
+    ]
     assert pr["head"]["sha"] == "aaa111"
 
 
@@ -225,16 +274,28 @@ def test_oidc_and_mint_hand_out_the_role_token_to_the_real_client() -> None:
     with serving() as s:
         web = s["web"]
         wrong_oidc = get(f"{web}/_fullsend/oidc/token?audience=fullsend-mint", token="nope")
-        wrong_jwt = requests.post(f"{web}{MINT_PATH}/v1/token", json={"role": "review"},
-                                  headers={"Authorization": "Bearer nope"}, timeout=10)
+        wrong_jwt = requests.post(
+            f"{web}{MINT_PATH}/v1/token", json={"role": "review"}, headers={"Authorization": "Bearer nope"}, timeout=10
+        )
         lines: list[tuple[str, str]] = []
         masked: list[str] = []
-        minted = mint_for_run(oidc_url=f"{web}/_fullsend/oidc/token?api-version=2.0", oidc_bearer=OIDC_REQUEST_TOKEN,
-                              mint_url=f"{web}{MINT_PATH}", role="review", repos=["repo"],
-                              session=requests.Session(), clock=SystemClock(), log=lambda *a: lines.append(a),
-                              mask=masked.append)
-        viewer = requests.post(f"{s['api']}/graphql", json={"query": "query { viewer { login } }"},
-                               headers={"Authorization": f"bearer {minted.token}"}, timeout=10).json()
+        minted = mint_for_run(
+            oidc_url=f"{web}/_fullsend/oidc/token?api-version=2.0",
+            oidc_bearer=OIDC_REQUEST_TOKEN,
+            mint_url=f"{web}{MINT_PATH}",
+            role="review",
+            repos=["repo"],
+            session=requests.Session(),
+            clock=SystemClock(),
+            log=lambda *a: lines.append(a),
+            mask=masked.append,
+        )
+        viewer = requests.post(
+            f"{s['api']}/graphql",
+            json={"query": "query { viewer { login } }"},
+            headers={"Authorization": f"bearer {minted.token}"},
+            timeout=10,
+        ).json()
         said = s["out"]()
     assert wrong_oidc.status_code == 401 and wrong_jwt.status_code == 401
     assert minted.token == ROLE_TOKEN and masked == [OIDC_JWT, ROLE_TOKEN]
@@ -254,9 +315,16 @@ class _FrozenWallClock(SystemClock):
 
 def test_the_mint_dates_its_tokens_on_the_injected_clock() -> None:
     with serving(None, clock=_FrozenWallClock()) as s:
-        minted = mint_for_run(oidc_url=f"{s['web']}/_fullsend/oidc/token?api-version=2.0", oidc_bearer=OIDC_REQUEST_TOKEN,
-                              mint_url=f"{s['web']}{MINT_PATH}", role="review", repos=["repo"], clock=SystemClock(),
-                              log=lambda *a: None, mask=lambda _: None)
+        minted = mint_for_run(
+            oidc_url=f"{s['web']}/_fullsend/oidc/token?api-version=2.0",
+            oidc_bearer=OIDC_REQUEST_TOKEN,
+            mint_url=f"{s['web']}{MINT_PATH}",
+            role="review",
+            repos=["repo"],
+            clock=SystemClock(),
+            log=lambda *a: None,
+            mask=lambda _: None,
+        )
     assert minted.expires_at_raw == "2026-09-03T11:00:00Z"
 
 
@@ -270,17 +338,26 @@ def test_timeline_comment_follow_up_after_the_first_listing() -> None:
         said = s["out"]()
     assert first == [FIX_RUN_ID]
     assert next((r["id"], r["display_title"], r["actor"]["login"]) for r in second) == (
-        FOLLOW_UP_RUN, f"org/repo#7 comment:{FOLLOW_UP_COMMENT}", "reviewer")
+        FOLLOW_UP_RUN,
+        f"org/repo#7 comment:{FOLLOW_UP_COMMENT}",
+        "reviewer",
+    )
     assert [(j["name"], j["status"], j["conclusion"]) for j in jobs] == [
-        ("dispatch / Route", "completed", "success"), ("dispatch / Review", "queued", None)]
+        ("dispatch / Route", "completed", "success"),
+        ("dispatch / Review", "queued", None),
+    ]
     assert [(c["id"], c["body"], c["user"]["login"]) for c in comments] == [(FOLLOW_UP_COMMENT, COMMAND, "reviewer")]
-    assert (f"@reviewer commented '{COMMAND}' on #7 (comment {FOLLOW_UP_COMMENT}); "
-            f"the shim started follow-up run {FOLLOW_UP_RUN}") in said
+    assert (
+        f"@reviewer commented '{COMMAND}' on #7 (comment {FOLLOW_UP_COMMENT}); "
+        f"the shim started follow-up run {FOLLOW_UP_RUN}"
+    ) in said
 
 
 def test_timeline_push_follow_up_after_seconds(tmp_path: Path) -> None:
     scenario = tmp_path / "push.yml"
-    scenario.write_text("timeline:\n  - after_s: 0.2\n    do: push-follow-up\n    sha: bbb222\n    files: [db/orders.sql]\n")
+    scenario.write_text(
+        "timeline:\n  - after_s: 0.2\n    do: push-follow-up\n    sha: bbb222\n    files: [db/orders.sql]\n"
+    )
     with serving(scenario) as s:
         deadline = time.monotonic() + 10
         while "pushed bbb222" not in s["out"]() and time.monotonic() < deadline:
@@ -289,14 +366,22 @@ def test_timeline_push_follow_up_after_seconds(tmp_path: Path) -> None:
         runs = get(f"{s['api']}/repos/org/repo/actions/workflows/fullsend.yml/runs").json()["workflow_runs"]
         compare = get(f"{s['api']}/repos/org/repo/compare/aaa111...bbb222").json()
     assert pr["head"]["sha"] == "bbb222"
-    assert (runs[0]["event"], runs[0]["display_title"], runs[0]["head_sha"]) == ("pull_request_target", "org/repo#7", "bbb222")
+    assert (runs[0]["event"], runs[0]["display_title"], runs[0]["head_sha"]) == (
+        "pull_request_target",
+        "org/repo#7",
+        "bbb222",
+    )
     assert [f["filename"] for f in compare["files"]] == ["db/orders.sql"]
 
 
 def test_write_requests_are_printed() -> None:
     with serving(None) as s:
-        posted = requests.post(f"{s['api']}/repos/org/repo/issues/7/comments", json={"body": "hello"},
-                               headers={"Authorization": f"token {ROLE_TOKEN}"}, timeout=10)
+        posted = requests.post(
+            f"{s['api']}/repos/org/repo/issues/7/comments",
+            json={"body": "hello"},
+            headers={"Authorization": f"token {ROLE_TOKEN}"},
+            timeout=10,
+        )
         said = s["out"]()
     assert posted.status_code == 201
     assert f"POST /repos/org/repo/issues/7/comments -> 201 ({ROLE_LOGIN})" in said
@@ -307,12 +392,17 @@ def test_write_requests_are_printed() -> None:
 @pytest.mark.parametrize("sigint_ignored", [False, True], ids=["interactive", "background-job"])
 def test_ctrl_c_or_sigterm_stops_with_exit_0(signum: int, sigint_ignored: bool) -> None:
     """Also when started as a shell's background job (``cmd &``), which inherits SIGINT ignored."""
+
     def ignore_sigint() -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
-    proc = subprocess.Popen([sys.executable, "-m", "fullsend", "simulator", "serve", "--port", "0",
-                             "--scenario", str(REVIEW_STEER)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=ignore_sigint if sigint_ignored else None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fullsend", "simulator", "serve", "--port", "0", "--scenario", str(REVIEW_STEER)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=ignore_sigint if sigint_ignored else None,
+    )
     try:
         lines = []
         for line in proc.stdout:  # type: ignore[union-attr]
@@ -349,10 +439,14 @@ def test_FIX_the_action_mints_is_steered_then_the_queued_run_skips(tmp_path: Pat
 
         def env(where: Path, run_id: int) -> dict[str, str]:
             where.mkdir()
-            base = runner_env(where, Served, Fix, run_id=run_id,
-                              inputs={"mint_url": f"{web}{MINT_PATH}", "role": "review"})
-            return {**base, "ACTIONS_ID_TOKEN_REQUEST_URL": f"{web}/_fullsend/oidc/token?api-version=2.0",
-                    "ACTIONS_ID_TOKEN_REQUEST_TOKEN": OIDC_REQUEST_TOKEN}
+            base = runner_env(
+                where, Served, Fix, run_id=run_id, inputs={"mint_url": f"{web}{MINT_PATH}", "role": "review"}
+            )
+            return {
+                **base,
+                "ACTIONS_ID_TOKEN_REQUEST_URL": f"{web}/_fullsend/oidc/token?api-version=2.0",
+                "ACTIONS_ID_TOKEN_REQUEST_TOKEN": OIDC_REQUEST_TOKEN,
+            }
 
         first = run_entrypoint(env(tmp_path / "first", FIX_RUN_ID), tmp_path / "first")
         comments = get(f"{s['api']}/repos/org/repo/issues/7/comments").json()
@@ -361,7 +455,10 @@ def test_FIX_the_action_mints_is_steered_then_the_queued_run_skips(tmp_path: Pat
     steers = [m for m in first.agent_messages if m.split("\n", 1)[0] == OPENING_LINE]
     assert len(steers) == 1 and "Instruction from @reviewer: please re-check the migration" in steers[0]
     assert (first.outputs["outcome"], first.outputs["steers"], first.outputs["consumed_run_ids"]) == (
-        "succeeded", "1", str(FOLLOW_UP_RUN))
+        "succeeded",
+        "1",
+        str(FOLLOW_UP_RUN),
+    )
     (receipt,) = [c for c in comments if c["user"]["login"] == JOB_LOGIN]
     marker = parse_marker(receipt["body"])
     assert marker is not None and marker.consumed == (FOLLOW_UP_RUN,) and marker.head == "aaa111"

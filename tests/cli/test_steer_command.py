@@ -39,8 +39,13 @@ def sim() -> Iterator[GitHubSimulator]:
 def steer(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     base = {k: v for k, v in os.environ.items() if not k.startswith(("GH_", "GITHUB_"))}
     base["PATH"] = env.pop("PATH", "/nonexistent")  # no real gh: the token comes from the test
-    return subprocess.run([sys.executable, "-m", "fullsend", "steer", *args], env={**base, **env},
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "fullsend", "steer", *args],
+        env={**base, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def api_env(sim: GitHubSimulator, token: str = USER_TOKEN) -> dict[str, str]:
@@ -83,7 +88,9 @@ def test_issues_url_of_a_pull_request_is_resolved_by_the_api(sim: GitHubSimulato
     assert proc.returncode == 0, proc.stderr
     assert posted(sim, PR) == [("/fs-review check the index", "octocat")]
     assert [(r.method, r.path) for r in sim.requests] == [
-        ("GET", f"/repos/org/repo/issues/{PR}"), ("POST", f"/repos/org/repo/issues/{PR}/comments")]
+        ("GET", f"/repos/org/repo/issues/{PR}"),
+        ("POST", f"/repos/org/repo/issues/{PR}/comments"),
+    ]
 
 
 def test_triage_on_issues_url_needs_no_lookup(sim: GitHubSimulator) -> None:
@@ -127,7 +134,11 @@ def test_gh_auth_token_last(sim: GitHubSimulator, tmp_path: Path) -> None:
     ("vid", "args", "message"),
     [
         ("V168", (f"{WEB}/pull/{PR}", "x", "--stage", "bogus"), '--stage must be review, fix or triage, got "bogus"'),
-        ("V169", (f"{WEB}/issues/{ISSUE}", "x", "--stage", "code"), '--stage must be review, fix or triage, got "code": '),
+        (
+            "V169",
+            (f"{WEB}/issues/{ISSUE}", "x", "--stage", "code"),
+            '--stage must be review, fix or triage, got "code": ',
+        ),
         ("V170", (f"{WEB}/pull/{PR}", "   "), "the steer text is empty; say what the agent should do differently"),
         ("bad-url", ("https://github.com/org/repo", "x"), "does not name an issue or pull request"),
         ("gitlab", ("https://gitlab.com/g/p/-/merge_requests/3", "x"), "not supported on GitLab"),
@@ -174,6 +185,7 @@ def test_api_failures_exit_1(sim: GitHubSimulator, vid: str, token: str, url: st
 def test_a_post_answered_with_a_list_was_still_posted(sim: GitHubSimulator) -> None:
     """Issue 18: a 201 whose answer is not a comment is "posted, URL unknown", not a failure."""
     from fullsend.simulator.faults import replace_body
+
     sim.mutate("POST", rf"/issues/{PR}/comments$", replace_body([]))
     proc = steer(f"{WEB}/pull/{PR}", "head moved; re-check", env=api_env(sim))
     assert proc.returncode == 0, proc.stderr
@@ -193,6 +205,7 @@ def test_a_lost_answer_exits_1_with_one_line_and_no_traceback(sim: GitHubSimulat
         sim.fail_connection("POST", rf"/issues/{PR}/comments$", "truncate")
     else:
         import socket
+
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             env["GITHUB_API_URL"] = f"http://127.0.0.1:{probe.getsockname()[1]}"
@@ -204,6 +217,7 @@ def test_a_lost_answer_exits_1_with_one_line_and_no_traceback(sim: GitHubSimulat
     if fault == "unreachable":
         assert "may have been posted" not in lines[0] and posted(sim, PR) == []
         return
-    assert lines[0].endswith("it may have been posted all the same: look at org/repo#7 before you run "
-                             "fullsend steer again")
+    assert lines[0].endswith(
+        "it may have been posted all the same: look at org/repo#7 before you run fullsend steer again"
+    )
     assert len(posted(sim, PR)) == (1 if fault == "post-cut" else 0)  # a cut answer: GitHub did post it

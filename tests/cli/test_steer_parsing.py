@@ -77,8 +77,11 @@ def test_bad_url_error_does_not_echo_credentials() -> None:
 
 @pytest.mark.parametrize(
     "url",
-    ["https://gitlab.com/org/repo/-/merge_requests/3", "https://gitlab.example.org/g/p/-/issues/2",
-     "https://code.example/g/p/-/merge_requests/5"],
+    [
+        "https://gitlab.com/org/repo/-/merge_requests/3",
+        "https://gitlab.example.org/g/p/-/issues/2",
+        "https://code.example/g/p/-/merge_requests/5",
+    ],
 )
 def test_gitlab_is_recognised_only_to_refuse(url: str) -> None:
     with pytest.raises(SteerCommandError, match="not supported on GitLab") as info:
@@ -93,7 +96,11 @@ def test_gitlab_is_recognised_only_to_refuse(url: str) -> None:
         ("https://github.com/org/repo/pull/7", {"GITHUB_API_URL": "http://127.0.0.1:9/"}, "http://127.0.0.1:9"),
         ("https://ghe.example/acme/w/pull/7", {}, "https://ghe.example/api/v3"),
         ("http://ghe.example:8080/acme/w/pull/7", {}, "http://ghe.example:8080/api/v3"),
-        ("https://ghe.example/acme/w/pull/7", {"GITHUB_API_URL": "https://ghe.example/api/v3"}, "https://ghe.example/api/v3"),
+        (
+            "https://ghe.example/acme/w/pull/7",
+            {"GITHUB_API_URL": "https://ghe.example/api/v3"},
+            "https://ghe.example/api/v3",
+        ),
     ],
 )
 def test_api_base(url: str, env: dict, expected: str) -> None:
@@ -134,8 +141,9 @@ def test_V169_unknown_stage(stage: str) -> None:
     assert str(info.value) == f'--stage must be review, fix or triage, got "{stage}"'
 
 
-@pytest.mark.parametrize(("stage", "command"), [("code", "/fs-code"), ("retro", "/fs-retro"),
-                                                ("prioritize", "/fs-prioritize")])
+@pytest.mark.parametrize(
+    ("stage", "command"), [("code", "/fs-code"), ("retro", "/fs-retro"), ("prioritize", "/fs-prioritize")]
+)
 def test_V169_a_stage_that_takes_no_steer_says_which_do_and_why(stage: str, command: str) -> None:
     """The action's other stages: the same refusal, then which stages ``steer`` posts for, why,
     and how to steer such a run anyway (issue 15)."""
@@ -146,7 +154,8 @@ def test_V169_a_stage_that_takes_no_steer_says_which_do_and_why(stage: str, comm
         f'--stage must be review, fix or triage, got "{stage}": fullsend steer posts only /fs-review and /fs-fix '
         "on a pull request and /fs-triage on an issue, the stages a person refines while they run; to steer a "
         f"{stage} run in flight, comment '{command} <text>' on the item yourself (its Route job checks your "
-        "permission the same way)")
+        "permission the same way)"
+    )
 
 
 @pytest.mark.parametrize("text", ["   ", "", "\n\t "])

@@ -41,8 +41,11 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 
 def _missing_prerequisites() -> list[str]:
     missing = [tool for tool in ("podman", os.environ.get("PODMAN_RUNTIME", "runc")) if shutil.which(tool) is None]
-    base_cached = (Path(os.environ.get("FULLSEND_CACHE_DIR", Path.home() / ".cache" / "fullsend"))
-                   / "container" / "debian-bookworm-slim.tar").exists()
+    base_cached = (
+        Path(os.environ.get("FULLSEND_CACHE_DIR", Path.home() / ".cache" / "fullsend"))
+        / "container"
+        / "debian-bookworm-slim.tar"
+    ).exists()
     if shutil.which("debootstrap") is None and not base_cached:
         missing.append("debootstrap")
     return missing
@@ -72,8 +75,13 @@ def _build(variant_args: list[str]) -> str:
 
 
 def image_size_bytes(tag: str) -> int:
-    out = subprocess.run(["podman", "image", "inspect", "--format", "{{.Size}}", tag],
-                         capture_output=True, text=True, check=True, timeout=60).stdout
+    out = subprocess.run(
+        ["podman", "image", "inspect", "--format", "{{.Size}}", tag],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout
     return int(out.strip())
 
 

@@ -32,7 +32,7 @@ HOSTILE_LINES = [
     f"##[error]{MARK}",
 ]
 #: The filter: stderr and raw stdout get the lines; every assistant text becomes them.
-AGENT_FILTER = '''\
+AGENT_FILTER = """\
 import json, subprocess, sys
 LINES = json.load(open(sys.argv[1], encoding="utf-8"))
 for line in LINES:
@@ -55,7 +55,7 @@ code = child.wait()
 for line in LINES:
     print(line, file=sys.stderr, flush=True)
 sys.exit(code)
-'''
+"""
 
 
 def write_agent(tmp: Path, lines: list[str]) -> str:
@@ -74,7 +74,7 @@ def write_agent(tmp: Path, lines: list[str]) -> str:
 #: action would drop it by value); ``HUNT_DECOY`` is planted where the hunter can read it, so a
 #: hunt that finds nothing is known to have looked.  The report lists where a needle was seen,
 #: which file-command files it could write, and what it tried.
-HUNTER = r'''
+HUNTER = r"""
 import glob, json, os, stat, sys
 
 WHO = sys.argv[1]
@@ -217,16 +217,21 @@ with open(os.path.join(os.environ["HUNT_REPORT_DIR"], f"{WHO}.json"), "w") as fh
     json.dump(report, fh)
 if WHO == "agent":
     os.execv(sys.executable, [sys.executable, "-m", "fullsend.simulator.agent.main", *sys.argv[2:]])
-'''
+"""
 
 
-def hunt_env(needles: dict[str, str], report_dir: str, file_commands: list[str],
-             roots: list[str] | None = None) -> dict[str, str]:
+def hunt_env(
+    needles: dict[str, str], report_dir: str, file_commands: list[str], roots: list[str] | None = None
+) -> dict[str, str]:
     """The step env the hunter reads: each needle in halves, where to report, the file-command
     directories to write into, and the trees to search (glob patterns; default: the working
     directory, ``HOME``, ``/tmp``, ``/var/tmp``, ``TMPDIR`` and ``/github``)."""
-    halves = {name: (value[: len(value) // 2], value[len(value) // 2:]) for name, value in needles.items()}
-    env = {"HUNT_NEEDLES": json.dumps(halves), "HUNT_REPORT_DIR": report_dir, "HUNT_FILE_COMMANDS": ":".join(file_commands)}
+    halves = {name: (value[: len(value) // 2], value[len(value) // 2 :]) for name, value in needles.items()}
+    env = {
+        "HUNT_NEEDLES": json.dumps(halves),
+        "HUNT_REPORT_DIR": report_dir,
+        "HUNT_FILE_COMMANDS": ":".join(file_commands),
+    }
     if roots:
         env["HUNT_ROOTS"] = ":".join(roots)
     return env

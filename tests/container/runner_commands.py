@@ -106,7 +106,7 @@ def parse_output_file(text: str) -> dict[str, str]:
         elif "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
             name, delim = line.split("<<", 1)
             end = lines.index(delim, i + 1)  # ValueError when missing
-            out[name] = "\n".join(lines[i + 1:end])
+            out[name] = "\n".join(lines[i + 1 : end])
             i = end + 1
         else:
             name, _, value = line.partition("=")

@@ -35,7 +35,7 @@ CONTAINER_WORKFLOW = "/github/workflow"
 CONTAINER_FILE_COMMANDS = "/github/file_commands"
 #: The scripted agent shipped in the image, started through a wrapper in the workspace (the way
 #: an earlier step of a job can put a CLI there).
-AGENT_WRAPPER = "#!/bin/sh\nexec python -m fullsend.simulator.agent.main \"$@\"\n"
+AGENT_WRAPPER = '#!/bin/sh\nexec python -m fullsend.simulator.agent.main "$@"\n'
 #: Measurements of this session, printed in the closing summary (conftest.py).
 MEASUREMENTS: list[tuple[str, str]] = []
 
@@ -92,8 +92,12 @@ class RunnerDirs:
     summary_file = property(lambda self: self.file_commands / f"step_summary_{self.step_id}")
 
     def mounts(self) -> list[str]:
-        pairs = ((self.workspace, CONTAINER_WORKSPACE), (self.home, CONTAINER_HOME),
-                 (self.workflow, CONTAINER_WORKFLOW), (self.file_commands, CONTAINER_FILE_COMMANDS))
+        pairs = (
+            (self.workspace, CONTAINER_WORKSPACE),
+            (self.home, CONTAINER_HOME),
+            (self.workflow, CONTAINER_WORKFLOW),
+            (self.file_commands, CONTAINER_FILE_COMMANDS),
+        )
         return [arg for host, inside in pairs for arg in ("-v", f"{host}:{inside}")]
 
     def install_agent(self) -> str:
@@ -109,17 +113,34 @@ class RunnerDirs:
         return self.workspace / ".fullsend-test" / "agent.log"
 
 
-def container_env(dirs: RunnerDirs, *, api_url: str, graphql_url: str, run_id: int,
-                  inputs: Mapping[str, str], event: dict[str, Any], step_env: Mapping[str, str]) -> dict[str, str]:
+def container_env(
+    dirs: RunnerDirs,
+    *,
+    api_url: str,
+    graphql_url: str,
+    run_id: int,
+    inputs: Mapping[str, str],
+    event: dict[str, Any],
+    step_env: Mapping[str, str],
+) -> dict[str, str]:
     """The environment the runner gives the container: default ``GITHUB_*`` variables with
     container paths, ``HOME``, every ``INPUT_*``, and the step's own ``env:`` (``step_env``)."""
     (dirs.workflow / "event.json").write_text(json.dumps(event))
     env = {
-        "GITHUB_ACTIONS": "true", "CI": "true", "HOME": CONTAINER_HOME,
-        "GITHUB_API_URL": api_url, "GITHUB_GRAPHQL_URL": graphql_url, "GITHUB_SERVER_URL": "https://github.example",
-        "GITHUB_REPOSITORY": "org/repo", "GITHUB_RUN_ID": str(run_id), "GITHUB_RUN_ATTEMPT": "1",
-        "GITHUB_JOB": "review", "GITHUB_EVENT_NAME": "issue_comment", "GITHUB_ACTOR": "reviewer",
-        "GITHUB_EVENT_PATH": f"{CONTAINER_WORKFLOW}/event.json", "GITHUB_WORKSPACE": CONTAINER_WORKSPACE,
+        "GITHUB_ACTIONS": "true",
+        "CI": "true",
+        "HOME": CONTAINER_HOME,
+        "GITHUB_API_URL": api_url,
+        "GITHUB_GRAPHQL_URL": graphql_url,
+        "GITHUB_SERVER_URL": "https://github.example",
+        "GITHUB_REPOSITORY": "org/repo",
+        "GITHUB_RUN_ID": str(run_id),
+        "GITHUB_RUN_ATTEMPT": "1",
+        "GITHUB_JOB": "review",
+        "GITHUB_EVENT_NAME": "issue_comment",
+        "GITHUB_ACTOR": "reviewer",
+        "GITHUB_EVENT_PATH": f"{CONTAINER_WORKFLOW}/event.json",
+        "GITHUB_WORKSPACE": CONTAINER_WORKSPACE,
         "GITHUB_OUTPUT": f"{CONTAINER_FILE_COMMANDS}/{dirs.output_file.name}",
         "GITHUB_STEP_SUMMARY": f"{CONTAINER_FILE_COMMANDS}/{dirs.summary_file.name}",
     }
@@ -143,18 +164,36 @@ class ContainerRun:
     finished_at: float = 0.0
 
 
-def podman_run_argv(image: str, dirs: RunnerDirs, env_names: list[str], name: str,
-                    extra_args: tuple[str, ...] = ()) -> list[str]:
+def podman_run_argv(
+    image: str, dirs: RunnerDirs, env_names: list[str], name: str, extra_args: tuple[str, ...] = ()
+) -> list[str]:
     """``podman run`` as the runner's ``docker run`` (values of ``env_names`` come from the
     podman process's environment, never the command line); ``extra_args`` (e.g. ``--cap-add``)
     go before the image."""
     env_args = [arg for key in env_names for arg in ("-e", key)]
-    return ["podman", "run", "--runtime", PODMAN_RUNTIME, "--name", name, "--rm", *PODMAN_LIMITS,
-            "--workdir", CONTAINER_WORKSPACE, "--network", "host", *env_args, *dirs.mounts(), *extra_args, image]
+    return [
+        "podman",
+        "run",
+        "--runtime",
+        PODMAN_RUNTIME,
+        "--name",
+        name,
+        "--rm",
+        *PODMAN_LIMITS,
+        "--workdir",
+        CONTAINER_WORKSPACE,
+        "--network",
+        "host",
+        *env_args,
+        *dirs.mounts(),
+        *extra_args,
+        image,
+    ]
 
 
-def run_container(image: str, dirs: RunnerDirs, env: Mapping[str, str], timeout_s: float = 240,
-                  extra_args: tuple[str, ...] = ()) -> ContainerRun:
+def run_container(
+    image: str, dirs: RunnerDirs, env: Mapping[str, str], timeout_s: float = 240, extra_args: tuple[str, ...] = ()
+) -> ContainerRun:
     """Run the action's image once (``extra_args`` added to ``podman run``) and collect what it
     wrote (kills it after ``timeout_s``)."""
     name = f"fullsend-test-{uuid.uuid4().hex[:12]}"
@@ -162,13 +201,26 @@ def run_container(image: str, dirs: RunnerDirs, env: Mapping[str, str], timeout_
     host_env.setdefault("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")
     started = time.monotonic()
     try:
-        proc = subprocess.run(podman_run_argv(image, dirs, sorted(env), name, extra_args), env={**host_env, **env},
-                              capture_output=True, text=True, timeout=timeout_s)
+        proc = subprocess.run(
+            podman_run_argv(image, dirs, sorted(env), name, extra_args),
+            env={**host_env, **env},
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+        )
     except subprocess.TimeoutExpired:
         subprocess.run(["podman", "rm", "--force", "--time", "0", name], capture_output=True, timeout=60)
         raise
     finished = time.monotonic()
     log = dirs.agent_log
     messages = [json.loads(line)["text"] for line in log.read_text().splitlines()] if log.exists() else []
-    return ContainerRun(proc.returncode, proc.stdout, proc.stderr, parse_output_file(dirs.output_file.read_text()),
-                        dirs.summary_file.read_text(), messages, started, finished)
+    return ContainerRun(
+        proc.returncode,
+        proc.stdout,
+        proc.stderr,
+        parse_output_file(dirs.output_file.read_text()),
+        dirs.summary_file.read_text(),
+        messages,
+        started,
+        finished,
+    )

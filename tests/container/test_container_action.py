@@ -37,34 +37,60 @@ from tests.container.runner_container import (
 )
 
 # Building the images on a fresh machine (base, then npm installs) takes minutes, not seconds.
-pytestmark = [pytest.mark.slow, pytest.mark.full, pytest.mark.xdist_group("podman"), pytest.mark.container, pytest.mark.timeout(1200)]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.full,
+    pytest.mark.xdist_group("podman"),
+    pytest.mark.container,
+    pytest.mark.timeout(1200),
+]
 
 COMMAND = "/fs-review please re-check the migration"
 DECLARED_OUTPUTS = set(yaml.safe_load((REPO_ROOT / "action.yml").read_text())["outputs"])
 
 
 def _event(sim: GitHubSimulator, pr: int) -> dict:
-    return {"action": "created",
-            "issue": {"number": pr, "pull_request": {"url": f"{sim.api_url}/repos/org/repo/pulls/{pr}"}},
-            "comment": {"id": 1, "body": "/fs-review", "user": {"login": "reviewer", "type": "User"}}}
+    return {
+        "action": "created",
+        "issue": {"number": pr, "pull_request": {"url": f"{sim.api_url}/repos/org/repo/pulls/{pr}"}},
+        "comment": {"id": 1, "body": "/fs-review", "user": {"login": "reviewer", "type": "User"}},
+    }
 
 
 #: Each runtime's protocol, spoken by the scripted agent in the image: Claude Code's stream-json,
 #: pi's rpc, Codex's app-server (the live transport) and Codex's exec (interrupt and resume).
-RUNTIMES = {"claude": {"runtime": "claude"}, "pi": {"runtime": "pi"}, "codex": {"runtime": "codex"},
-            "codex-exec": {"runtime": "codex", "codex_transport": "exec"}}
+RUNTIMES = {
+    "claude": {"runtime": "claude"},
+    "pi": {"runtime": "pi"},
+    "codex": {"runtime": "codex"},
+    "codex-exec": {"runtime": "codex", "codex_transport": "exec"},
+}
 
 
 def _play(image: str, root: Path, sim: GitHubSimulator, fix, run_id: int, runtime: str = "claude"):
     dirs = RunnerDirs.create(root)
     agent = dirs.install_agent()
-    inputs = action_inputs(fix.job_token, {
-        "role_token": fix.role_token, "stage": "review", "agent_cli": agent,
-        "prompt": "Review the pull request.", "poll_interval_seconds": "1", **RUNTIMES[runtime],
-    })
+    inputs = action_inputs(
+        fix.job_token,
+        {
+            "role_token": fix.role_token,
+            "stage": "review",
+            "agent_cli": agent,
+            "prompt": "Review the pull request.",
+            "poll_interval_seconds": "1",
+            **RUNTIMES[runtime],
+        },
+    )
     step_env = {"SCRIPTED_AGENT_LOG": "/github/workspace/.fullsend-test/agent.log", "SCRIPTED_AGENT_TURN_S": "4"}
-    env = container_env(dirs, api_url=sim.api_url, graphql_url=sim.graphql_url, run_id=run_id,
-                        inputs=inputs, event=_event(sim, fix.pr), step_env=step_env)
+    env = container_env(
+        dirs,
+        api_url=sim.api_url,
+        graphql_url=sim.graphql_url,
+        run_id=run_id,
+        inputs=inputs,
+        event=_event(sim, fix.pr),
+        step_env=step_env,
+    )
     return run_container(image, dirs, env)
 
 
@@ -75,8 +101,10 @@ def test_image_plays_the_steered_run_then_the_queued_run_skips(core_image, tmp_p
         added: dict = {}
         first_request: list[float] = []
         sim.on_request(lambda r: True, lambda s: first_request.append(time.monotonic()))
-        sim.on_request(sim.match("GET", r"/actions/workflows/fullsend\.yml/runs"),
-                       lambda s: added.update(zip(("comment", "run"), add_comment_follow_up(s, COMMAND), strict=True)))
+        sim.on_request(
+            sim.match("GET", r"/actions/workflows/fullsend\.yml/runs"),
+            lambda s: added.update(zip(("comment", "run"), add_comment_follow_up(s, COMMAND), strict=True)),
+        )
 
         run = _play(core_image, tmp_path / "first", sim, fix, fix.my_run_id, runtime)
         assert run.exit_code == 0, run.stdout + run.stderr
@@ -124,9 +152,26 @@ def _inspect(image: str) -> dict:
 
 
 def _sh(image: str, script: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["podman", "run", "--runtime", PODMAN_RUNTIME, "--rm", *PODMAN_LIMITS, "--network", "none",
-                           "--entrypoint", "/bin/sh", image, "-c", script],
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [
+            "podman",
+            "run",
+            "--runtime",
+            PODMAN_RUNTIME,
+            "--rm",
+            *PODMAN_LIMITS,
+            "--network",
+            "none",
+            "--entrypoint",
+            "/bin/sh",
+            image,
+            "-c",
+            script,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def _facts(image: str, commands: dict[str, str]) -> dict[str, str]:
@@ -144,8 +189,13 @@ def _lock_version(runtime: str, package: str) -> str:
 
 
 def _no_build_leftovers(image: str) -> None:
-    history = subprocess.run(["podman", "history", "--no-trunc", "--format", "{{.CreatedBy}}", image],
-                             capture_output=True, text=True, check=True, timeout=60).stdout
+    history = subprocess.run(
+        ["podman", "history", "--no-trunc", "--format", "{{.CreatedBy}}", image],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout
     assert "BUILD_CA_BUNDLE" not in history and "build-ca" not in history  # the build's CA stays out
 
 
@@ -160,11 +210,16 @@ def test_default_image_is_what_a_runner_builds(default_image):
     assert "FULLSEND_AGENT_CLI_ROOT=/opt/fullsend" in config["Env"]
     assert "/opt/fullsend/bin" in next(e for e in config["Env"] if e.startswith("PATH=")).split(":")
     _no_build_leftovers(default_image)
-    facts = _facts(default_image, {
-        "uid": "id -u", "python": "python --version", "entry": "python -c 'import fullsend.__main__'",
-        "tools": "for t in git node npm claude pi codex gcc cc make pip pip3; do command -v $t; done; true",
-        "leftovers": "ls -A /mnt; ls -A /opt 2>/dev/null; find / -xdev -name '*build-ca*' 2>/dev/null; true",
-    })
+    facts = _facts(
+        default_image,
+        {
+            "uid": "id -u",
+            "python": "python --version",
+            "entry": "python -c 'import fullsend.__main__'",
+            "tools": "for t in git node npm claude pi codex gcc cc make pip pip3; do command -v $t; done; true",
+            "leftovers": "ls -A /mnt; ls -A /opt 2>/dev/null; find / -xdev -name '*build-ca*' 2>/dev/null; true",
+        },
+    )
     assert facts["uid"] == "0"
     assert facts["python"].startswith("Python 3.11.")
     assert facts["entry"] == ""
@@ -176,11 +231,18 @@ def test_full_image_ships_git_and_every_pinned_cli(full_image):
     """``--target full``: the slim image plus git and claude, pi (with its Node.js) and codex at
     the locks' versions, and still no compiler, pip or npm."""
     _no_build_leftovers(full_image)
-    facts = _facts(full_image, {
-        "claude": "claude --version", "pi": "pi --version", "codex": "codex --version", "node": "node --version",
-        "git": "git --version", "safe": "git config --system --get-all safe.directory",
-        "tools": "for t in gcc cc make pip pip3 npm; do command -v $t; done; true",
-    })
+    facts = _facts(
+        full_image,
+        {
+            "claude": "claude --version",
+            "pi": "pi --version",
+            "codex": "codex --version",
+            "node": "node --version",
+            "git": "git --version",
+            "safe": "git config --system --get-all safe.directory",
+            "tools": "for t in gcc cc make pip pip3 npm; do command -v $t; done; true",
+        },
+    )
     assert facts["claude"].startswith(_lock_version("claude", "@anthropic-ai/claude-code") + " ")
     assert _lock_version("pi", "@earendil-works/pi-coding-agent") in facts["pi"].split()
     assert facts["codex"] == "codex-cli " + _lock_version("codex", "@openai/codex")
@@ -198,7 +260,13 @@ def test_the_image_runs_any_fullsend_command_given_as_arguments(default_image, t
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.startswith("usage: fullsend init")
     ref = "5e1ec7ed0c0ffee0ddba11ab1e0b5e55ed0fab1e"
-    made = subprocess.run([*base, "-v", f"{tmp_path}:/repo", default_image, "init", "--ref", ref, "--dir", "/repo"],
-                          capture_output=True, text=True, timeout=120)
+    made = subprocess.run(
+        [*base, "-v", f"{tmp_path}:/repo", default_image, "init", "--ref", ref, "--dir", "/repo"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert made.returncode == 0, made.stderr
-    assert f"fullsend-ai/steer-action@{ref}" in (tmp_path / ".github" / "workflows" / "fullsend-dispatch.yml").read_text()
+    assert (
+        f"fullsend-ai/steer-action@{ref}" in (tmp_path / ".github" / "workflows" / "fullsend-dispatch.yml").read_text()
+    )

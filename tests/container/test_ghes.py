@@ -31,8 +31,10 @@ def test_the_end_to_end_scenario_passes_on_a_ghes_layout(tmp_path):
         assert sim.graphql_url.rsplit(":", 1)[0] == sim.api_url.rsplit(":", 1)[0]
         fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         added: dict = {}
-        sim.on_request(sim.match("GET", r"/actions/workflows/fullsend\.yml/runs"),
-                       lambda s: added.update(zip(("comment", "run"), add_comment_follow_up(s, COMMAND), strict=True)))
+        sim.on_request(
+            sim.match("GET", r"/actions/workflows/fullsend\.yml/runs"),
+            lambda s: added.update(zip(("comment", "run"), add_comment_follow_up(s, COMMAND), strict=True)),
+        )
 
         first = _fresh(tmp_path, "first")
         run = run_entrypoint(runner_env(first, sim, fix), first)

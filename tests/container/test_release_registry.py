@@ -23,15 +23,26 @@ from fullsend.simulator.server import GitHubSimulator
 from tests.container.runner_container import REPO_ROOT, RunnerDirs, action_inputs, container_env, record, run_container
 from tests.support.registry import LocalRegistry
 
-pytestmark = [pytest.mark.slow, pytest.mark.full, pytest.mark.xdist_group("podman"), pytest.mark.container, pytest.mark.timeout(3600)]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.full,
+    pytest.mark.xdist_group("podman"),
+    pytest.mark.container,
+    pytest.mark.timeout(3600),
+]
 VERSION = f"v{__version__}"  # release.sh refuses any other version than the package's
 QUEUED_RUN_ID = 33740099999
 RELEASE_TIMEOUT_S = 3000
 
 
 def _release(*args: str) -> dict[str, str]:
-    proc = subprocess.run([str(REPO_ROOT / "tools" / "release" / "release.sh"), *args, "--local"],
-                          cwd=REPO_ROOT, capture_output=True, text=True, timeout=RELEASE_TIMEOUT_S)
+    proc = subprocess.run(
+        [str(REPO_ROOT / "tools" / "release" / "release.sh"), *args, "--local"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=RELEASE_TIMEOUT_S,
+    )
     assert proc.returncode == 0, f"release.sh {args[0]} failed:\n{proc.stderr[-4000:]}"
     return dict(line.split("=", 1) for line in proc.stdout.splitlines() if "=" in line)
 
@@ -45,10 +56,22 @@ def test_the_released_image_pulled_by_digest_skips_the_queued_run(podman_base, t
         image = f"{registry.host}/fullsend-ai/steer-action"
         built = _release("build", "--image", image, "--version", VERSION, "--insecure")
         assert built["image"] == image
-        commit = _release("publish", "--image", image, "--version", VERSION,
-                          "--slim-digest", built["slim_digest"], "--full-digest", built["full_digest"])["release_commit"]
-        action = yaml.safe_load(subprocess.run(["git", "show", f"{commit}:action.yml"], cwd=REPO_ROOT,
-                                               capture_output=True, text=True, check=True).stdout)
+        commit = _release(
+            "publish",
+            "--image",
+            image,
+            "--version",
+            VERSION,
+            "--slim-digest",
+            built["slim_digest"],
+            "--full-digest",
+            built["full_digest"],
+        )["release_commit"]
+        action = yaml.safe_load(
+            subprocess.run(
+                ["git", "show", f"{commit}:action.yml"], cwd=REPO_ROOT, capture_output=True, text=True, check=True
+            ).stdout
+        )
         reference = action["runs"]["image"].removeprefix("docker://")
         assert reference == f"{image}@{built['slim_digest']}"
         for tag in (VERSION, f"{VERSION}-full"):  # nothing local under the released names: a real pull
@@ -73,9 +96,17 @@ def _queued_run(reference: str, tmp_path):
         fix = standard_pr_scenario(sim)
         sim.add_comment(fix.pr, receipt_body([QUEUED_RUN_ID], fix.head), fix.job_login)
         dirs = RunnerDirs.create(tmp_path / "queued")
-        inputs = action_inputs(fix.job_token, {"role_token": fix.role_token, "stage": "review",
-                                               "prompt": "Review the pull request."})
-        env = container_env(dirs, api_url=sim.api_url, graphql_url=sim.graphql_url, run_id=QUEUED_RUN_ID, inputs=inputs,
-                            event={"action": "created", "issue": {"number": fix.pr}}, step_env={})
+        inputs = action_inputs(
+            fix.job_token, {"role_token": fix.role_token, "stage": "review", "prompt": "Review the pull request."}
+        )
+        env = container_env(
+            dirs,
+            api_url=sim.api_url,
+            graphql_url=sim.graphql_url,
+            run_id=QUEUED_RUN_ID,
+            inputs=inputs,
+            event={"action": "created", "issue": {"number": fix.pr}},
+            step_env={},
+        )
         run = run_container(reference, dirs, env)
         return run, sim.request_count()

@@ -15,13 +15,22 @@ def test_unwrapped_agent_lines_would_be_commands():
     assert dict(log.annotations[1].props) == {"file": "action.yml", "line": "1", "title": MARK}
     # after the agent's own ::stop-commands::agent-token … ::agent-token:: the legacy forms count
     assert [(c.name, c.props, c.message) for c in log.commands[-2:]] == [
-        ("set-output", (("name", "steers"),), MARK), ("error", (), MARK)]
+        ("set-output", (("name", "steers"),), MARK),
+        ("error", (), MARK),
+    ]
 
 
 def test_stop_commands_switches_everything_off_until_its_token():
     token = "0a1b2c3d4e5f60718293a4b5c6d7e8f9"  # tokens may start with a digit
-    text = "\n".join(["::add-mask::secret", f"::stop-commands::{token}", *HOSTILE_LINES, f"::{token}::",
-                      "::error::after%0Athe block"])
+    text = "\n".join(
+        [
+            "::add-mask::secret",
+            f"::stop-commands::{token}",
+            *HOSTILE_LINES,
+            f"::{token}::",
+            "::error::after%0Athe block",
+        ]
+    )
     log = read_step_log(text)
     assert [(c.name, c.message) for c in log.commands] == [("add-mask", "secret"), ("error", "after\nthe block")]
 

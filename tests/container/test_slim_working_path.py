@@ -24,23 +24,53 @@ from tests.doubles.fake_anthropic import FakeAnthropic
 from tests.doubles.fake_model_server import Reply
 from tests.support.npm_registry import FakeRegistry, cached_tarballs
 
-pytestmark = [pytest.mark.slow, pytest.mark.full, pytest.mark.xdist_group("podman"), pytest.mark.container, pytest.mark.timeout(1800)]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.full,
+    pytest.mark.xdist_group("podman"),
+    pytest.mark.container,
+    pytest.mark.timeout(1800),
+]
 TARBALL_CACHE = Path(os.environ.get("FULLSEND_CACHE_DIR", Path.home() / ".cache" / "fullsend")) / "npm-tarballs"
 
 
 def test_the_slim_image_installs_the_pinned_claude_and_runs_it(slim_image, tmp_path):
     blobs = cached_tarballs("claude", TARBALL_CACHE)
-    with GitHubSimulator() as sim, FakeRegistry(blobs) as registry, \
-            FakeAnthropic(lambda body: Reply(text="Reviewed: nothing to change.")) as model:
+    with (
+        GitHubSimulator() as sim,
+        FakeRegistry(blobs) as registry,
+        FakeAnthropic(lambda body: Reply(text="Reviewed: nothing to change.")) as model,
+    ):
         fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         dirs = RunnerDirs.create(tmp_path / "run")
-        inputs = action_inputs(fix.job_token, {"role_token": fix.role_token, "stage": "review", "runtime": "claude",
-                                               "prompt": "Review the pull request.", "poll_interval_seconds": "1"})
-        step_env = {"npm_config_registry": registry.url, "ANTHROPIC_BASE_URL": model.base_url,
-                    "ANTHROPIC_API_KEY": "sk-ant-fake", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-                    "DISABLE_AUTOUPDATER": "1", "DISABLE_TELEMETRY": "1", "DISABLE_ERROR_REPORTING": "1"}
-        env = container_env(dirs, api_url=sim.api_url, graphql_url=sim.graphql_url, run_id=fix.my_run_id,
-                            inputs=inputs, event={"action": "created", "issue": {"number": fix.pr}}, step_env=step_env)
+        inputs = action_inputs(
+            fix.job_token,
+            {
+                "role_token": fix.role_token,
+                "stage": "review",
+                "runtime": "claude",
+                "prompt": "Review the pull request.",
+                "poll_interval_seconds": "1",
+            },
+        )
+        step_env = {
+            "npm_config_registry": registry.url,
+            "ANTHROPIC_BASE_URL": model.base_url,
+            "ANTHROPIC_API_KEY": "sk-ant-fake",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_AUTOUPDATER": "1",
+            "DISABLE_TELEMETRY": "1",
+            "DISABLE_ERROR_REPORTING": "1",
+        }
+        env = container_env(
+            dirs,
+            api_url=sim.api_url,
+            graphql_url=sim.graphql_url,
+            run_id=fix.my_run_id,
+            inputs=inputs,
+            event={"action": "created", "issue": {"number": fix.pr}},
+            step_env=step_env,
+        )
         run = run_container(slim_image, dirs, env, timeout_s=900)
         asked = list(registry.requests)
         model_calls = len(model.calls)
@@ -49,5 +79,7 @@ def test_the_slim_image_installs_the_pinned_claude_and_runs_it(slim_image, tmp_p
     assert asked == list(blobs)  # the platform's one package, nothing else
     assert re.search(r"Installed the pinned claude [\d.]+: 1 packages, [1-9][\d.]* MB downloaded in ", run.stdout)
     assert model_calls >= 1  # the installed CLI did the run
-    record("slim image, working path (claude installed from a local mirror): podman run -> exit",
-           f"{run.finished_at - run.started_at:.1f} s")
+    record(
+        "slim image, working path (claude installed from a local mirror): podman run -> exit",
+        f"{run.finished_at - run.started_at:.1f} s",
+    )

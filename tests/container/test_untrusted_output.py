@@ -63,8 +63,9 @@ def test_workflow_commands_printed_by_the_agent_change_nothing(tmp_path, agent_e
     assert harmless.exit_code == hostile.exit_code == (0 if agent_exit == 0 else 1), hostile.stdout + hostile.stderr
 
     per_run = ("receipt_url", "session_id", "duration_s")  # differ between any two runs
-    assert {k: v for k, v in hostile.outputs.items() if k not in per_run} == \
-           {k: v for k, v in harmless.outputs.items() if k not in per_run}
+    assert {k: v for k, v in hostile.outputs.items() if k not in per_run} == {
+        k: v for k, v in harmless.outputs.items() if k not in per_run
+    }
     assert hostile.outputs["session_id"] and hostile.outputs["session_id"] != harmless.outputs["session_id"]
     assert hostile.outputs["outcome"] == ("succeeded" if agent_exit == 0 else "failed")
     assert "x" not in hostile.outputs

@@ -14,13 +14,20 @@ def test_one_argument_per_line_blank_lines_dropped():
     assert split_agent_args(text) == ("--allowedTools", "Read,Grep,Bash(git diff:*)", "--max-turns", "20")
 
 
-@pytest.mark.parametrize(("runtime", "args", "owned"), [
-    ("claude", ("-p", "--output-format=json", "--max-turns", "3", "--resume", "x"), ["-p", "--output-format", "--resume"]),
-    ("claude", ("--mcp-config", ".fullsend/mcp.json", "--append-system-prompt", "Be brief"), []),
-    ("pi", ("--mode", "json", "--session-id", "x", "--provider", "openai"), ["--mode", "--session-id"]),
-    ("codex", ("--profile", "ci", "--json"), ["--json"]),
-    ("codex", ("resume", "--last"), ["resume", "--last"]),
-])
+@pytest.mark.parametrize(
+    ("runtime", "args", "owned"),
+    [
+        (
+            "claude",
+            ("-p", "--output-format=json", "--max-turns", "3", "--resume", "x"),
+            ["-p", "--output-format", "--resume"],
+        ),
+        ("claude", ("--mcp-config", ".fullsend/mcp.json", "--append-system-prompt", "Be brief"), []),
+        ("pi", ("--mode", "json", "--session-id", "x", "--provider", "openai"), ["--mode", "--session-id"]),
+        ("codex", ("--profile", "ci", "--json"), ["--json"]),
+        ("codex", ("resume", "--last"), ["resume", "--last"]),
+    ],
+)
 def test_the_flags_the_action_owns_are_found_per_runtime(runtime, args, owned):
     assert owned_flags_in(args, runtime) == owned
 

@@ -27,8 +27,10 @@ TOKEN = "fake-final-word-token-0123456789abcdef"  # no real token shape
 
 
 def test_a_short_answer_comes_back_as_it_was_written() -> None:
-    assert final_message_value("All done.\n\n- fixed the parser\n- added a test", ()) == \
-        "All done.\n\n- fixed the parser\n- added a test"
+    assert (
+        final_message_value("All done.\n\n- fixed the parser\n- added a test", ())
+        == "All done.\n\n- fixed the parser\n- added a test"
+    )
 
 
 def test_every_known_secret_is_masked_longest_first() -> None:
@@ -68,7 +70,8 @@ def test_links_mentions_and_tags_are_inert_and_lines_stay() -> None:
     text = "cc @octocat\r\nsee [fix](https://evil.example) and www.evil.example\n<img src=x> <!-- hi -->\n[ref]: /x"
     assert final_message_value(text, ()) == (
         f"cc @{Z}octocat\nsee [fix]{Z}(https:{Z}//evil.example) and www{Z}.evil.example\n"
-        f"<{Z}img src=x> <{Z}!-- hi -->\n[ref]{Z}: /x")
+        f"<{Z}img src=x> <{Z}!-- hi -->\n[ref]{Z}: /x"
+    )
 
 
 def test_terminal_escapes_and_control_characters_are_removed() -> None:
@@ -88,7 +91,8 @@ def test_a_claude_permission_denial_is_listed_with_the_agent_args_that_allow_it(
     denial = ToolDenial("Bash", "toolu_1", tool_input_json({"command": "git push origin @octocat"}))
     assert denial_lines([denial]) == [
         f'`Bash` with input {{"command":"git push origin @{Z}octocat"}} — to allow it, add the lines '
-        "`--allowedTools` and `Bash` to `agent_args` (and take it out of any `--disallowedTools` there)"]
+        "`--allowedTools` and `Bash` to `agent_args` (and take it out of any `--disallowedTools` there)"
+    ]
     assert RULE_TOOL_DENIED == "tool-denied"
 
 
@@ -105,8 +109,11 @@ def test_a_tool_name_that_could_break_its_code_span_is_spelled_safely() -> None:
 
 def test_each_refused_call_is_listed_once() -> None:
     a, b = ToolDenial("Bash", "t1", "{}"), ToolDenial("Bash", "t2", "{}")
-    assert distinct_denials([a, b, a, ToolDenial("Read", "", "x"), ToolDenial("Read", "", "x")]) == \
-        (a, b, ToolDenial("Read", "", "x"))
+    assert distinct_denials([a, b, a, ToolDenial("Read", "", "x"), ToolDenial("Read", "", "x")]) == (
+        a,
+        b,
+        ToolDenial("Read", "", "x"),
+    )
 
 
 def test_tool_input_json_is_compact_and_stable() -> None:

@@ -23,8 +23,16 @@ from pathlib import Path
 KEBAB = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 BRACKET = re.compile(r"(?:^|\s)\[([a-z][a-z0-9]*(?:-[a-z0-9]+)*)\](?=$|[\s;:.,)])")
 #: callee name → index of its rule-id argument
-RULE_ARGS = {"_reject": 1, "_pending": 1, "Verdict": 2, "Skip": 0, "SkipReport": 0, "settle_for": 0,
-             "Diagnostic": 0, "Finding": 1}
+RULE_ARGS = {
+    "_reject": 1,
+    "_pending": 1,
+    "Verdict": 2,
+    "Skip": 0,
+    "SkipReport": 0,
+    "settle_for": 0,
+    "Diagnostic": 0,
+    "Finding": 1,
+}
 NOT_RULE_TOKENS = {
     "bot": "the [bot] suffix of App logins",
     "truncated": "the WIRE truncation marker of the steer text (spec/watcher.md §10.1)",
@@ -84,9 +92,13 @@ class _Scan:
     def _fstring(self, node: ast.JoinedStr) -> None:
         parts = node.values
         for before, value, after in zip(parts, parts[1:], parts[2:], strict=False):
-            if (isinstance(before, ast.Constant) and str(before.value).endswith("[")
-                    and isinstance(value, ast.FormattedValue) and isinstance(after, ast.Constant)
-                    and str(after.value).startswith("]")):
+            if (
+                isinstance(before, ast.Constant)
+                and str(before.value).endswith("[")
+                and isinstance(value, ast.FormattedValue)
+                and isinstance(after, ast.Constant)
+                and str(after.value).startswith("]")
+            ):
                 for s in self._resolve(value.value, node):
                     self.add(s, "[{...}] in an f-string")
 

@@ -126,8 +126,11 @@ def test_the_concept_map_has_the_fixed_format_and_enough_rows() -> None:
 
 def test_every_row_names_an_existing_module_and_symbol() -> None:
     rows = concept_map(ARCHITECTURE.read_text(encoding="utf-8"))
-    broken = [f"{row}: {problem}" for row in rows
-              if (problem := symbol_problem(REPO_ROOT, row.module, row.symbol)) is not None]
+    broken = [
+        f"{row}: {problem}"
+        for row in rows
+        if (problem := symbol_problem(REPO_ROOT, row.module, row.symbol)) is not None
+    ]
     assert broken == []
 
 
@@ -145,7 +148,7 @@ def test_provenance_check_4_is_the_route_verdict() -> None:
 
 # ---- the checker itself -----------------------------------------------------------------------
 
-SAMPLE_MODULE = '''\
+SAMPLE_MODULE = """\
 LIMIT = 4
 TYPED: int = 5
 
@@ -157,33 +160,47 @@ class Feed:
 
 def judge():
     pass
-'''
+"""
 
 
-@pytest.mark.parametrize(("symbol", "problem"), [
-    ("judge", None),
-    ("LIMIT", None),
-    ("TYPED", None),
-    ("Feed", None),
-    ("Feed.note_echo", None),
-    ("Feed.note_nack", "Feed defines no note_nack"),
-    ("gone", "gone is not defined at the top level"),
-    ("judge.inner", "judge defines no inner"),
-])
-def test_symbol_problem_reads_functions_classes_methods_and_constants(tmp_path: Path, symbol: str,
-                                                                      problem: str | None) -> None:
+@pytest.mark.parametrize(
+    ("symbol", "problem"),
+    [
+        ("judge", None),
+        ("LIMIT", None),
+        ("TYPED", None),
+        ("Feed", None),
+        ("Feed.note_echo", None),
+        ("Feed.note_nack", "Feed defines no note_nack"),
+        ("gone", "gone is not defined at the top level"),
+        ("judge.inner", "judge defines no inner"),
+    ],
+)
+def test_symbol_problem_reads_functions_classes_methods_and_constants(
+    tmp_path: Path, symbol: str, problem: str | None
+) -> None:
     (tmp_path / "mod.py").write_text(SAMPLE_MODULE, encoding="utf-8")
     assert symbol_problem(tmp_path, "mod.py", symbol) == problem
     assert symbol_problem(tmp_path, "other.py", symbol) == "no such file"
 
 
 def test_concept_map_reads_rows_and_rejects_a_malformed_one() -> None:
-    doc = "\n".join([
-        "# Architecture", "", MAP_HEADING, "", "Intro.", "", MAP_HEADER, "|---|---|---|",
-        "| Receipt writer | `fullsend/app/action/preflight.py` | `post_receipt` |",
-        "| Claude ack matcher | `fullsend/adapters/runtimes/feed.py` | `SteerFeed.note_echo` |",
-        "", "## Next",
-    ])
+    doc = "\n".join(
+        [
+            "# Architecture",
+            "",
+            MAP_HEADING,
+            "",
+            "Intro.",
+            "",
+            MAP_HEADER,
+            "|---|---|---|",
+            "| Receipt writer | `fullsend/app/action/preflight.py` | `post_receipt` |",
+            "| Claude ack matcher | `fullsend/adapters/runtimes/feed.py` | `SteerFeed.note_echo` |",
+            "",
+            "## Next",
+        ]
+    )
     assert concept_map(doc) == [
         MapRow(9, "Receipt writer", "fullsend/app/action/preflight.py", "post_receipt"),
         MapRow(10, "Claude ack matcher", "fullsend/adapters/runtimes/feed.py", "SteerFeed.note_echo"),

@@ -10,8 +10,25 @@ from fullsend.app.commands.demo import READ_MORE
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 GLOSSARY = REPO_ROOT / "docs" / "glossary.md"
-TERMS = ("Steer", "Settle", "Receipt", "Amendment", "Context", "Shim", "Route job", "Stage job", "Job token",
-         "Role token", "Envelope", "Baseline", "Delta", "Watcher", "Judge", "Turn", "Pre-flight")
+TERMS = (
+    "Steer",
+    "Settle",
+    "Receipt",
+    "Amendment",
+    "Context",
+    "Shim",
+    "Route job",
+    "Stage job",
+    "Job token",
+    "Role token",
+    "Envelope",
+    "Baseline",
+    "Delta",
+    "Watcher",
+    "Judge",
+    "Turn",
+    "Pre-flight",
+)
 ENTRY = re.compile(r"^\*\*([^*]+)\.\*\* ", re.MULTILINE)
 RULES_LINK = re.compile(r"\(rules\.md#([a-z0-9-]+)\)")
 

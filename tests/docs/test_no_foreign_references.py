@@ -25,14 +25,14 @@ SCANNED_FILES = ("Dockerfile", "entrypoint.py", "action.yml", "README.md", "SECU
 SKIPPED_SUFFIXES = {".pyc", ".png", ".jpg", ".gif", ".ico", ".gz", ".zip"}
 
 FOREIGN = re.compile(
-    r"(?<![\w-])spec/"                                           # spec/watcher.md …
-    r"|(?<![\w/.-])(?:interface|design)\.md\b"                    # interface.md, design.md
-    r"|(?<![\w.-])shared/"                                       # shared/… paths
-    r"|(?<![\w-])seeds/"                                         # seeds/000…
-    r"|\bADR[ -]?\d{3,4}\b"                                      # ADR 0120
-    r"|\bBC-\d+\b|\bbug-cases\b"                                 # BC-21, cases/bug-cases.md
+    r"(?<![\w-])spec/"  # spec/watcher.md …
+    r"|(?<![\w/.-])(?:interface|design)\.md\b"  # interface.md, design.md
+    r"|(?<![\w.-])shared/"  # shared/… paths
+    r"|(?<![\w-])seeds/"  # seeds/000…
+    r"|\bADR[ -]?\d{3,4}\b"  # ADR 0120
+    r"|\bBC-\d+\b|\bbug-cases\b"  # BC-21, cases/bug-cases.md
     r"|\b(?:watcher\.md|runtime-transport|receipt-preflight-tokens|ecosystem-notes|implementation-notes)\b"
-    r"|§"                                                        # numbered sections
+    r"|§"  # numbered sections
 )
 ARCHITECTURE_CITE = re.compile(r'docs/architecture\.md\s+((?:"[^"\n]+"(?:,\s*|\s+and\s+)?)+)')
 RULES_CITE = re.compile(r"docs/rules\.md#([a-z0-9-]+)")
@@ -43,8 +43,11 @@ def scanned_files(root: Path) -> list[Path]:
     """The files the rule covers, sorted; missing ones are skipped."""
     files = [root / name for name in SCANNED_FILES if (root / name).is_file()]
     for folder in SCANNED_DIRS:
-        files += [p for p in (root / folder).rglob("*")
-                  if p.is_file() and p.suffix not in SKIPPED_SUFFIXES and "__pycache__" not in p.parts]
+        files += [
+            p
+            for p in (root / folder).rglob("*")
+            if p.is_file() and p.suffix not in SKIPPED_SUFFIXES and "__pycache__" not in p.parts
+        ]
     return sorted(files)
 
 
@@ -104,16 +107,20 @@ def test_every_citation_of_our_docs_resolves() -> None:
 
 # ---- the checkers themselves ------------------------------------------------------------------
 
-@pytest.mark.parametrize("text", [
-    "# Listing (spec/watcher.md §4)",
-    "see ``shared/design.md`` \"Layers\"",
-    "(interface.md \"Outputs\")",
-    "ADR 0120 says so",
-    "the sandbox stays in Error (BC-21)",
-    "runtime-transport §4.3",
-    "seeds/000",
-    "(§2.5)",
-])
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "# Listing (spec/watcher.md §4)",
+        'see ``shared/design.md`` "Layers"',
+        '(interface.md "Outputs")',
+        "ADR 0120 says so",
+        "the sandbox stays in Error (BC-21)",
+        "runtime-transport §4.3",
+        "seeds/000",
+        "(§2.5)",
+    ],
+)
 def test_a_foreign_citation_is_named_by_file_and_line(tmp_path: Path, text: str) -> None:
     (tmp_path / "fullsend").mkdir()
     (tmp_path / "fullsend" / "mod.py").write_text(f"x = 1\n{text}\n", encoding="utf-8")
@@ -121,11 +128,14 @@ def test_a_foreign_citation_is_named_by_file_and_line(tmp_path: Path, text: str)
     assert len(found) >= 1 and all(f.startswith("fullsend/mod.py:2: ") for f in found)
 
 
-@pytest.mark.parametrize("text", [
-    'the layers (docs/architecture.md "Layers"; docs/rules.md#route-missing)',
-    "a spec of the comparison: spec = f\"{base}...{head}\"",
-    "tests/data/openapi/github-rest-trimmed.json, the Route job's exact name",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        'the layers (docs/architecture.md "Layers"; docs/rules.md#route-missing)',
+        'a spec of the comparison: spec = f"{base}...{head}"',
+        "tests/data/openapi/github-rest-trimmed.json, the Route job's exact name",
+    ],
+)
 def test_our_own_citations_and_ordinary_words_pass(tmp_path: Path, text: str) -> None:
     (tmp_path / "fullsend").mkdir()
     (tmp_path / "fullsend" / "mod.py").write_text(text + "\n", encoding="utf-8")
@@ -134,14 +144,16 @@ def test_our_own_citations_and_ordinary_words_pass(tmp_path: Path, text: str) ->
 
 def test_unresolved_citations_are_named(tmp_path: Path) -> None:
     (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "architecture.md").write_text("# Architecture\n\n## Layers\n\n### Receipt reader\n",
-                                                         encoding="utf-8")
+    (tmp_path / "docs" / "architecture.md").write_text(
+        "# Architecture\n\n## Layers\n\n### Receipt reader\n", encoding="utf-8"
+    )
     (tmp_path / "docs" / "rules.md").write_text("# Rules\n\n## Provenance\n\n### `route-missing`\n", encoding="utf-8")
     (tmp_path / "fullsend").mkdir()
     (tmp_path / "fullsend" / "mod.py").write_text(
         '# docs/architecture.md "Layers", "Receipt reader" and "Listing"\n'
         "# docs/rules.md#route-missing, docs/rules.md#provenance, docs/rules.md#route-gone\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     assert unresolved_citations(tmp_path) == [
         'fullsend/mod.py:1: docs/architecture.md "Listing"',
         "fullsend/mod.py:2: docs/rules.md#route-gone",

@@ -24,11 +24,38 @@ HEADING_ID = re.compile(r"^#{2,4} `([a-z][a-z0-9-]*)`\s*$", re.MULTILINE)
 
 #: spec/watcher.md §5.5, the ids the spec itself names (the code may add project ids).
 SPEC_IDS = {
-    "self", "shim", "event", "fresh", "item", "chain-pending", "chain-differs", "once", "route-pending",
-    "route-not-success", "route-ambiguous", "route-missing", "stage-pending", "stage-skipped", "stage-ambiguous",
-    "stage-missing", "jobs-unreadable", "receipt-lists-my-run", "head-reviewed", "pre-script",
-    "turn-end-nothing-new", "verdictless-polls-exhausted", "cap-reached", "deadline", "low-on-time",
-    "session-closed", "cancelled", "self-login", "app-marker", "fence", "attribution", "heading",
+    "self",
+    "shim",
+    "event",
+    "fresh",
+    "item",
+    "chain-pending",
+    "chain-differs",
+    "once",
+    "route-pending",
+    "route-not-success",
+    "route-ambiguous",
+    "route-missing",
+    "stage-pending",
+    "stage-skipped",
+    "stage-ambiguous",
+    "stage-missing",
+    "jobs-unreadable",
+    "receipt-lists-my-run",
+    "head-reviewed",
+    "pre-script",
+    "turn-end-nothing-new",
+    "verdictless-polls-exhausted",
+    "cap-reached",
+    "deadline",
+    "low-on-time",
+    "session-closed",
+    "cancelled",
+    "self-login",
+    "app-marker",
+    "fence",
+    "attribution",
+    "heading",
 }
 
 
@@ -49,8 +76,15 @@ def test_registry_is_built_from_the_modules_constants() -> None:
     registered = rules.rule_ids()
     assert set(provenance.RULE_IDS) <= registered
     assert set(settle.SETTLE_REASONS) | {settle.STALE_TURN_END} <= registered
-    assert {skips.RULE_RECEIPT, skips.RULE_HEAD_REVIEWED, ownoutput.RULE_SELF_LOGIN, ownoutput.RULE_APP_MARKER,
-            defang.RULE_FENCE, defang.RULE_ATTRIBUTION, defang.RULE_HEADING} <= registered
+    assert {
+        skips.RULE_RECEIPT,
+        skips.RULE_HEAD_REVIEWED,
+        ownoutput.RULE_SELF_LOGIN,
+        ownoutput.RULE_APP_MARKER,
+        defang.RULE_FENCE,
+        defang.RULE_ATTRIBUTION,
+        defang.RULE_HEADING,
+    } <= registered
 
 
 def test_spec_5_5_ids_are_all_registered() -> None:

@@ -23,8 +23,18 @@ from fullsend.adapters.runtimes.versions import version_text
 from fullsend.core.agent_end import AgentEnd, TerminalState
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "runtimes.md").read_text(encoding="utf-8")
-ROWS = [*CLAUDE_RESULT_SUBTYPES, *CLAUDE_TERMINAL_REASONS, *CLAUDE_STOP_REASONS, CLAUDE_INCOMPLETE,
-        PI_SETTLED_ABORTED, PI_NO_MESSAGE, *PI_STOP_REASONS, PI_INCOMPLETE, *CODEX_TERMINAL_STATES, *CODEX_APP_SERVER_TERMINAL_STATES]
+ROWS = [
+    *CLAUDE_RESULT_SUBTYPES,
+    *CLAUDE_TERMINAL_REASONS,
+    *CLAUDE_STOP_REASONS,
+    CLAUDE_INCOMPLETE,
+    PI_SETTLED_ABORTED,
+    PI_NO_MESSAGE,
+    *PI_STOP_REASONS,
+    PI_INCOMPLETE,
+    *CODEX_TERMINAL_STATES,
+    *CODEX_APP_SERVER_TERMINAL_STATES,
+]
 
 
 def _cell(end: AgentEnd) -> str:
@@ -39,9 +49,10 @@ def test_every_terminal_state_has_its_row(row: TerminalState) -> None:
 def test_the_docs_list_no_terminal_state_the_code_lacks() -> None:
     """The other way round: every row of the terminal-state tables is a row of the code's tables,
     so the docs cannot promise a success (or any class) the parsers do not give."""
-    section = DOC[DOC.index("## Terminal states"):DOC.index("## Codex transports")]
-    documented = re.findall(r"^\| `([^`]+)` \| (\*\*success\*\*|\[`[a-z-]+`\]\(rules\.md#[a-z-]+\)) \| (.+) \|$",
-                            section, re.MULTILINE)
+    section = DOC[DOC.index("## Terminal states") : DOC.index("## Codex transports")]
+    documented = re.findall(
+        r"^\| `([^`]+)` \| (\*\*success\*\*|\[`[a-z-]+`\]\(rules\.md#[a-z-]+\)) \| (.+) \|$", section, re.MULTILINE
+    )
     assert sorted(documented) == sorted((r.shape, _cell(r.end), r.says) for r in ROWS)
 
 

@@ -68,22 +68,36 @@ def _blocks(reply: Reply, body: dict[str, Any], tool_id: str) -> list[dict[str, 
         tool_input: dict[str, Any] = {"command": reply.tool.command, "description": "scripted step"}
         if reply.tool.background:
             tool_input["run_in_background"] = True
-        blocks.append({"type": "tool_use", "id": tool_id, "name": tool_name_for(body, reply.tool.hint),
-                       "input": tool_input})
+        blocks.append(
+            {"type": "tool_use", "id": tool_id, "name": tool_name_for(body, reply.tool.hint), "input": tool_input}
+        )
     return blocks or [{"type": "text", "text": "ok"}]
 
 
 def _usage(body: dict[str, Any]) -> dict[str, int]:
     size = len(json.dumps(body.get("messages") or []))
-    return {"input_tokens": max(1, size // 4), "output_tokens": 12,
-            "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+    return {
+        "input_tokens": max(1, size // 4),
+        "output_tokens": 12,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+    }
 
 
-def sse_events(message_id: str, model: str, blocks: list[dict[str, Any]], stop_reason: str,
-               usage: dict[str, int]) -> list[tuple[str, dict[str, Any]]]:
+def sse_events(
+    message_id: str, model: str, blocks: list[dict[str, Any]], stop_reason: str, usage: dict[str, int]
+) -> list[tuple[str, dict[str, Any]]]:
     """The Messages API stream for one assistant message made of ``blocks``."""
-    start = {"id": message_id, "type": "message", "role": "assistant", "model": model, "content": [],
-             "stop_reason": None, "stop_sequence": None, "usage": {**usage, "output_tokens": 1}}
+    start = {
+        "id": message_id,
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {**usage, "output_tokens": 1},
+    }
     events: list[tuple[str, dict[str, Any]]] = [("message_start", {"type": "message_start", "message": start})]
     for index, block in enumerate(blocks):
         if block["type"] == "text":
@@ -96,9 +110,16 @@ def sse_events(message_id: str, model: str, blocks: list[dict[str, Any]], stop_r
             ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}),
             ("content_block_stop", {"type": "content_block_stop", "index": index}),
         ]
-    events.append(("message_delta", {"type": "message_delta",
-                                      "delta": {"stop_reason": stop_reason, "stop_sequence": None},
-                                      "usage": {"output_tokens": usage["output_tokens"]}}))
+    events.append(
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop_reason, "stop_sequence": None},
+                "usage": {"output_tokens": usage["output_tokens"]},
+            },
+        )
+    )
     events.append(("message_stop", {"type": "message_stop"}))
     return events
 
@@ -134,9 +155,20 @@ class FakeAnthropic(FakeModelServer):
         if body.get("stream"):
             send_sse(handler, sse_events(message_id, model, blocks, stop_reason, _usage(body)))
             return
-        send_json(handler, 200, {"id": message_id, "type": "message", "role": "assistant", "model": model,
-                                 "content": blocks, "stop_reason": stop_reason, "stop_sequence": None,
-                                 "usage": _usage(body)})
+        send_json(
+            handler,
+            200,
+            {
+                "id": message_id,
+                "type": "message",
+                "role": "assistant",
+                "model": model,
+                "content": blocks,
+                "stop_reason": stop_reason,
+                "stop_sequence": None,
+                "usage": _usage(body),
+            },
+        )
 
 
 def steer_scenario(work_command: str, steer_marker: str, done_text: str = "All done.") -> Script:

@@ -103,8 +103,11 @@ def assistant_turns_done(body: dict[str, Any]) -> int:
     """How many assistant answers (messages or tool calls) the request's conversation holds, in
     either dialect: Messages API ``messages`` or Responses API ``input``."""
     items = body.get("messages") or body.get("input") or []
-    return sum(1 for item in (items if isinstance(items, list) else [])
-               if isinstance(item, dict) and (item.get("role") == "assistant" or item.get("type") == "function_call"))
+    return sum(
+        1
+        for item in (items if isinstance(items, list) else [])
+        if isinstance(item, dict) and (item.get("role") == "assistant" or item.get("type") == "function_call")
+    )
 
 
 @dataclass

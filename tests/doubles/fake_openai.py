@@ -49,9 +49,15 @@ def shell_call_item(body: dict[str, Any], call: ToolCall, call_id: str) -> dict[
     the hint ``spawn_agent`` starts a sub-agent with ``call.command`` as its task instead (Codex's
     ``multi_agent_v1`` tools)."""
     if call.hint == "spawn_agent":
-        return {"type": "function_call", "id": new_tool_id("fc_"), "call_id": call_id, "name": "spawn_agent",
-                "namespace": "multi_agent_v1", "arguments": json.dumps({"message": call.command}),
-                "status": "completed"}
+        return {
+            "type": "function_call",
+            "id": new_tool_id("fc_"),
+            "call_id": call_id,
+            "name": "spawn_agent",
+            "namespace": "multi_agent_v1",
+            "arguments": json.dumps({"message": call.command}),
+            "status": "completed",
+        }
     offered = offered_tools(body)
     name = next((n for n in _SHELL_TOOLS if n in offered), "shell")
     if name == "exec_command":
@@ -60,8 +66,14 @@ def shell_call_item(body: dict[str, Any], call: ToolCall, call_id: str) -> dict[
         arguments = {"command": call.command}
     else:
         arguments = {"command": ["bash", "-lc", call.command]}
-    return {"type": "function_call", "id": new_tool_id("fc_"), "call_id": call_id, "name": name,
-            "arguments": json.dumps(arguments), "status": "completed"}
+    return {
+        "type": "function_call",
+        "id": new_tool_id("fc_"),
+        "call_id": call_id,
+        "name": name,
+        "arguments": json.dumps(arguments),
+        "status": "completed",
+    }
 
 
 def function_calls_so_far(body: dict[str, Any]) -> int:
@@ -72,9 +84,13 @@ def function_calls_so_far(body: dict[str, Any]) -> int:
 
 def _usage(body: dict[str, Any]) -> dict[str, Any]:
     size = len(json.dumps(body.get("input") or []))
-    return {"input_tokens": max(1, size // 4), "input_tokens_details": {"cached_tokens": 0},
-            "output_tokens": 12, "output_tokens_details": {"reasoning_tokens": 0},
-            "total_tokens": max(1, size // 4) + 12}
+    return {
+        "input_tokens": max(1, size // 4),
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens": 12,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": max(1, size // 4) + 12,
+    }
 
 
 #: ``Reply.stop`` of ``incomplete:<reason>`` ends the stream in ``response.incomplete`` with that reason.
@@ -103,27 +119,59 @@ class FakeOpenAI(FakeModelServer):
         response_id = new_tool_id("resp_")
         items: list[dict[str, Any]] = []
         if reply.text or reply.tool is None:
-            items.append({"type": "message", "id": new_tool_id("msg_"), "role": "assistant", "status": "completed",
-                          "content": [{"type": "output_text", "text": reply.text or "ok", "annotations": []}]})
+            items.append(
+                {
+                    "type": "message",
+                    "id": new_tool_id("msg_"),
+                    "role": "assistant",
+                    "status": "completed",
+                    "content": [{"type": "output_text", "text": reply.text or "ok", "annotations": []}],
+                }
+            )
         if reply.tool is not None:
             call.tool_id = new_tool_id("call_")
             items.append(shell_call_item(body, reply.tool, call.tool_id))
         base = {"id": response_id, "object": "response", "model": str(body.get("model") or self.model)}
         events: list[tuple[str, dict[str, Any]]] = [
-            ("response.created", {"type": "response.created", "response": {**base, "status": "in_progress", "output": []}}),
+            (
+                "response.created",
+                {"type": "response.created", "response": {**base, "status": "in_progress", "output": []}},
+            ),
         ]
         for index, item in enumerate(items):
-            events.append(("response.output_item.done",
-                           {"type": "response.output_item.done", "output_index": index, "item": item}))
+            events.append(
+                (
+                    "response.output_item.done",
+                    {"type": "response.output_item.done", "output_index": index, "item": item},
+                )
+            )
         if reply.stop.startswith(INCOMPLETE):  # the Responses API's incomplete end, with its reason
-            events.append(("response.incomplete", {"type": "response.incomplete", "response": {
-                **base, "status": "incomplete", "output": items, "usage": _usage(body),
-                "incomplete_details": {"reason": reply.stop[len(INCOMPLETE):]}}}))
+            events.append(
+                (
+                    "response.incomplete",
+                    {
+                        "type": "response.incomplete",
+                        "response": {
+                            **base,
+                            "status": "incomplete",
+                            "output": items,
+                            "usage": _usage(body),
+                            "incomplete_details": {"reason": reply.stop[len(INCOMPLETE) :]},
+                        },
+                    },
+                )
+            )
         else:
-            events.append(("response.completed", {"type": "response.completed", "response": {
-                **base, "status": "completed", "output": items, "usage": _usage(body)}}))
+            events.append(
+                (
+                    "response.completed",
+                    {
+                        "type": "response.completed",
+                        "response": {**base, "status": "completed", "output": items, "usage": _usage(body)},
+                    },
+                )
+            )
         send_sse(handler, events)
-
 
     def _fail(self, handler: BaseHTTPRequestHandler, body: dict[str, Any], error: ModelError) -> None:
         """An HTTP error answer, or (status 200) a stream that ends in ``response.failed``."""
@@ -132,11 +180,22 @@ class FakeOpenAI(FakeModelServer):
             send_json(handler, error.status, {"error": detail})
             return
         base = {"id": new_tool_id("resp_"), "object": "response", "model": str(body.get("model") or self.model)}
-        send_sse(handler, [
-            ("response.created", {"type": "response.created", "response": {**base, "status": "in_progress", "output": []}}),
-            ("response.failed", {"type": "response.failed", "response": {**base, "status": "failed", "output": [],
-                                                                        "error": detail}}),
-        ])
+        send_sse(
+            handler,
+            [
+                (
+                    "response.created",
+                    {"type": "response.created", "response": {**base, "status": "in_progress", "output": []}},
+                ),
+                (
+                    "response.failed",
+                    {
+                        "type": "response.failed",
+                        "response": {**base, "status": "failed", "output": [], "error": detail},
+                    },
+                ),
+            ],
+        )
 
 
 def config_toml(base_url: str, env_key: str = "FAKE_OPENAI_KEY", model: str = FakeOpenAI.model) -> str:

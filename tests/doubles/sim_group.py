@@ -98,8 +98,14 @@ class Group:
             self._next()
             return
         self._job(record, "in_progress", None)
-        session = ReplaySession(forge, world.clock, watch_config(world.clock, record.run_id, self.params),
-                                self.params.turn_s, log=world.log, absorb_s=self.params.absorb_s)
+        session = ReplaySession(
+            forge,
+            world.clock,
+            watch_config(world.clock, record.run_id, self.params),
+            self.params.turn_s,
+            log=world.log,
+            absorb_s=self.params.absorb_s,
+        )
         if self.steers:
             session.start(t_s)
         else:  # no watcher: the agent does its task and exits

@@ -77,8 +77,12 @@ class VirtualAgent:
     # ---- the agent's own time line -------------------------------------------------------------
     @property
     def idle(self) -> bool:
-        return self.started_at_s is not None and self.boundary_at_s is None and self.turn_end_at_s is None \
+        return (
+            self.started_at_s is not None
+            and self.boundary_at_s is None
+            and self.turn_end_at_s is None
             and self.exited_at_s is None
+        )
 
     def start(self, t_s: float) -> None:
         """Launch with the task: the first turn starts at ``t_s``."""
@@ -137,14 +141,29 @@ class ReplaySession:
     :meth:`run_until_done`; :meth:`close` cancels a watch still running.
     """
 
-    def __init__(self, forge: Forge, clock: VirtualClock, config: WatchConfig, turn_s: float,
-                 log: Log | None = None, timeline: Timeline | None = None, absorb_s: float | None = None) -> None:
+    def __init__(
+        self,
+        forge: Forge,
+        clock: VirtualClock,
+        config: WatchConfig,
+        turn_s: float,
+        log: Log | None = None,
+        timeline: Timeline | None = None,
+        absorb_s: float | None = None,
+    ) -> None:
         self.clock, self.config = clock, config
         self.logs: list[tuple[str, str]] = []
         self.agent = VirtualAgent(clock, turn_s, absorb_s)
-        self.watcher = Watcher(forge, self.agent, "replay", threading.Lock(), clock, config,
-                               log or (lambda level, message: self.logs.append((level, message))),
-                               timeline or Timeline())
+        self.watcher = Watcher(
+            forge,
+            self.agent,
+            "replay",
+            threading.Lock(),
+            clock,
+            config,
+            log or (lambda level, message: self.logs.append((level, message))),
+            timeline or Timeline(),
+        )
         self.start_error = ""
         self.thread: threading.Thread | None = None
         self._watch_ended = False

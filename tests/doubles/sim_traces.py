@@ -67,9 +67,11 @@ class RunRecord:
 
     @property
     def agent_s(self) -> float:
-        return (self.ended_at_s - self.started_at_s) if self.outcome in ("ran", "cancelled") \
-            and self.ended_at_s is not None \
-            and self.started_at_s is not None else 0.0
+        return (
+            (self.ended_at_s - self.started_at_s)
+            if self.outcome in ("ran", "cancelled") and self.ended_at_s is not None and self.started_at_s is not None
+            else 0.0
+        )
 
 
 @dataclass
@@ -105,10 +107,27 @@ def apply_event(world: World, event: TraceEvent, index: int) -> dict[str, Any]:
     sim = world.sim
     if event.kind == "push":
         new_head = f"{index + 1:03d}" + "b" * 37
-        sim.move_head(PR, new_head, files=[{"filename": f"src/step_{index}.py", "status": "modified",
-                                            "additions": 3, "deletions": 1, "patch": "@@ -1 +1,3 @@\n-a\n+b\n+c\n+d"}])
-        return add_follow_up_run(sim, event="pull_request_target", pull_requests=(PR,), actor="author",
-                                 route="in_progress", stage_status=None)
+        sim.move_head(
+            PR,
+            new_head,
+            files=[
+                {
+                    "filename": f"src/step_{index}.py",
+                    "status": "modified",
+                    "additions": 3,
+                    "deletions": 1,
+                    "patch": "@@ -1 +1,3 @@\n-a\n+b\n+c\n+d",
+                }
+            ],
+        )
+        return add_follow_up_run(
+            sim,
+            event="pull_request_target",
+            pull_requests=(PR,),
+            actor="author",
+            route="in_progress",
+            stage_status=None,
+        )
     comment = sim.add_comment(PR, f"/fs-review {event.text}", event.login)
     return add_follow_up_run(sim, comment_id=comment["id"], actor=event.login, route="in_progress", stage_status=None)
 
@@ -130,9 +149,18 @@ def make_world(sim: GitHubSimulator, clock: VirtualClock, fullsend_dir: str) -> 
 
 def facts_for(world: World, run_id: int) -> PreflightFacts:
     """The pre-flight facts of stage run ``run_id`` (a minted role token, attempt 1, no providers)."""
-    return PreflightFacts(stage="review", run_id_raw=str(run_id), run_attempt="1", repository="org/repo",
-                          item_number=PR, job_token=JOB_TOKEN, role_token=ROLE_TOKEN, minted=True,
-                          fullsend_dir=world.fullsend_dir, event_name="issue_comment")
+    return PreflightFacts(
+        stage="review",
+        run_id_raw=str(run_id),
+        run_attempt="1",
+        repository="org/repo",
+        item_number=PR,
+        job_token=JOB_TOKEN,
+        role_token=ROLE_TOKEN,
+        minted=True,
+        fullsend_dir=world.fullsend_dir,
+        event_name="issue_comment",
+    )
 
 
 def watch_config(clock: VirtualClock, run_id: int, params: ReplayParams, *, deadline: bool = True) -> WatchConfig:
@@ -140,11 +168,17 @@ def watch_config(clock: VirtualClock, run_id: int, params: ReplayParams, *, dead
     ``deadline=False`` watches without one (an hour-long measurement)."""
     now = clock.now()
     return WatchConfig(
-        run_id=run_id, run_name=f"org/repo#{PR}", item_number=PR,
-        self_logins=frozenset({ROLE_LOGIN, "org-review[bot]", "fullsend-ai-review[bot]"}), started_at=now,
+        run_id=run_id,
+        run_name=f"org/repo#{PR}",
+        item_number=PR,
+        self_logins=frozenset({ROLE_LOGIN, "org-review[bot]", "fullsend-ai-review[bot]"}),
+        started_at=now,
         deadline=settle.watch_deadline(now, params.timeout_minutes) if deadline else None,
-        max_steers=params.max_steers, min_remaining=settle.min_remaining_for("claude"),
-        poll_interval_s=params.poll_interval_s, stage_hints=("review", "review"))
+        max_steers=params.max_steers,
+        min_remaining=settle.min_remaining_for("claude"),
+        poll_interval_s=params.poll_interval_s,
+        stage_hints=("review", "review"),
+    )
 
 
 @dataclass
@@ -175,5 +209,8 @@ class Replay:
         """Trace indexes whose event was neither absorbed nor seen by a run started after it (must be [])."""
         absorbed = self.absorbed()
         starts = [r.started_at_s for r in self.runs if r.outcome == "ran" and r.started_at_s is not None]
-        return [i for i, (e, rid) in enumerate(zip(self.trace, self.event_runs, strict=False))
-                if rid not in absorbed and not any(s >= e.at_s for s in starts)]
+        return [
+            i
+            for i, (e, rid) in enumerate(zip(self.trace, self.event_runs, strict=False))
+            if rid not in absorbed and not any(s >= e.at_s for s in starts)
+        ]

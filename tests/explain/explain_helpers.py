@@ -17,13 +17,19 @@ PR_URL = "https://github.com/org/repo/pull/7"
 ITEM_CREATED_AT = "2026-09-03T09:00:00Z"  # before my run (FIX: 10:00:00Z), as on GitHub
 
 
-def run_explain(sim: GitHubSimulator, *args: str, env: dict[str, str] | None = None,
-                url: str = PR_URL) -> subprocess.CompletedProcess[str]:
+def run_explain(
+    sim: GitHubSimulator, *args: str, env: dict[str, str] | None = None, url: str = PR_URL
+) -> subprocess.CompletedProcess[str]:
     """``python -m fullsend explain <url> *args`` with ``GH_TOKEN`` and ``GITHUB_API_URL`` set."""
     base = {k: v for k, v in os.environ.items() if not k.startswith(("GH_", "GITHUB_"))}
     full = {"GH_TOKEN": READER_TOKEN, "GITHUB_API_URL": sim.api_url, **(env or {})}
-    return subprocess.run([sys.executable, "-m", "fullsend", "explain", url, *args], env={**base, **full},
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "fullsend", "explain", url, *args],
+        env={**base, **full},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def explain_json(sim: GitHubSimulator, *args: str, **kwargs: Any) -> dict[str, Any]:
@@ -52,10 +58,12 @@ def checks(run: dict[str, Any]) -> dict[str, tuple[str, str]]:
     return {c["check"]: (c["outcome"], c["rule_id"]) for c in run["checks"]}
 
 
-def command(sim: GitHubSimulator, body: str, at: str, run_at: str, login: str = "reviewer",
-            **run: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+def command(
+    sim: GitHubSimulator, body: str, at: str, run_at: str, login: str = "reviewer", **run: Any
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """A stage command by ``login`` created at ``at`` and the shim run it fired, created at
     ``run_at`` and titled ``org/repo#7 comment:<id>`` (the run-name contract); ``(comment, run)``."""
     from fullsend.simulator.fixtures import add_follow_up_run
+
     comment = sim.add_comment(7, body, login, created_at=at)
     return comment, add_follow_up_run(sim, comment_id=comment["id"], actor=login, created_at=run_at, **run)

@@ -39,21 +39,34 @@ def test_never_posts_anything(sim: GitHubSimulator, fix: StandardScenario) -> No
     assert len(sim.comments(7)) == 1  # only the comment the test added
 
 
-@pytest.mark.parametrize(("fault", "said"), [
-    (("status", r"/actions/runs$", 403), "403 Resource not accessible by integration (missing permission: the "
-                                         "token may not read this (actions: read)"),
-    (("status", r"/actions/runs$", 401), "the token was refused"),
-    (("status", r"/issues/7/comments$", 404), "not found, or the token cannot see the repository"),
-    (("status", r"/actions/runs$", 502), "GitHub did not answer usefully"),
-    (("truncate", r"/issues/7/comments$", 200), "GitHub did not answer usefully"),
-], ids=["403", "401", "404", "502", "cut-answer"])
+@pytest.mark.parametrize(
+    ("fault", "said"),
+    [
+        (
+            ("status", r"/actions/runs$", 403),
+            "403 Resource not accessible by integration (missing permission: the "
+            "token may not read this (actions: read)",
+        ),
+        (("status", r"/actions/runs$", 401), "the token was refused"),
+        (("status", r"/issues/7/comments$", 404), "not found, or the token cannot see the repository"),
+        (("status", r"/actions/runs$", 502), "GitHub did not answer usefully"),
+        (("truncate", r"/issues/7/comments$", 200), "GitHub did not answer usefully"),
+    ],
+    ids=["403", "401", "404", "502", "cut-answer"],
+)
 def test_a_read_that_fails_ends_the_command_with_one_line_and_no_verdict(
-        sim: GitHubSimulator, fix: StandardScenario, fault: tuple[str, str, int], said: str) -> None:
+    sim: GitHubSimulator, fix: StandardScenario, fault: tuple[str, str, int], said: str
+) -> None:
     """No report built on a failed read: exit 1, one line on stderr naming the read and its cause."""
     mode, path, status = fault
     if mode == "status":
-        sim.fail("GET", path, status, times=None, body={"message": "Resource not accessible by integration"
-                                                        if status == 403 else "nope"})
+        sim.fail(
+            "GET",
+            path,
+            status,
+            times=None,
+            body={"message": "Resource not accessible by integration" if status == 403 else "nope"},
+        )
     else:
         sim.fail_connection("GET", path, mode, times=None)
     sim.add_comment(7, "looks fine to me", "reviewer")
@@ -73,13 +86,18 @@ def test_an_unreachable_api_fails_at_the_first_read() -> None:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]  # closed again when the block ends: nothing listens there
     base = {k: v for k, v in os.environ.items() if not k.startswith(("GH_", "GITHUB_"))}
-    proc = subprocess.run([sys.executable, "-m", "fullsend", "explain", "https://github.com/org/repo/pull/7"],
-                          env={**base, "GH_TOKEN": "gho_x", "GITHUB_API_URL": f"http://127.0.0.1:{port}"},
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "fullsend", "explain", "https://github.com/org/repo/pull/7"],
+        env={**base, "GH_TOKEN": "gho_x", "GITHUB_API_URL": f"http://127.0.0.1:{port}"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert proc.stdout == ""
     assert proc.stderr.splitlines()[0].startswith(
-        f"fullsend explain: could not read GET /repos/org/repo/issues/7 at http://127.0.0.1:{port}: ")
+        f"fullsend explain: could not read GET /repos/org/repo/issues/7 at http://127.0.0.1:{port}: "
+    )
 
 
 def test_as_of_ignores_later_runs_comments_and_reviews(sim: GitHubSimulator, fix: StandardScenario) -> None:
@@ -135,8 +153,10 @@ def test_hostile_numbers_exit_2_with_the_range_and_no_traceback(sim: GitHubSimul
     error quotes at most a cut of the value."""
     digits = "9" * 5000
     cases = [
-        (run_explain(sim, "--run", digits), "--run must be a workflow run id (a number from 1 to "
-                                            f"9223372036854775807), got '{'9' * 40}…'"),
+        (
+            run_explain(sim, "--run", digits),
+            f"--run must be a workflow run id (a number from 1 to 9223372036854775807), got '{'9' * 40}…'",
+        ),
         (run_explain(sim, "--run", "9223372036854775808"), "a number from 1 to 9223372036854775807"),
         (run_explain(sim, url=f"https://github.com/org/repo/pull/{digits}"), "<n> from 1 to 2147483647"),
         (run_explain(sim, url="https://github.com/org/repo/issues/2147483648"), "<n> from 1 to 2147483647"),
@@ -155,8 +175,15 @@ def test_every_decision_line_carries_its_rule_id(sim: GitHubSimulator, fix: Stan
 
     text = run_explain(sim).stdout
 
-    decision = [ln for ln in text.splitlines() if "verdict: reject" in ln or "verdict: pending" in ln
-                or "would skip" in ln or "does not apply" in ln or ": own-output" in ln]
+    decision = [
+        ln
+        for ln in text.splitlines()
+        if "verdict: reject" in ln
+        or "verdict: pending" in ln
+        or "would skip" in ln
+        or "does not apply" in ln
+        or ": own-output" in ln
+    ]
     assert len(decision) >= 7
     assert all(RULE_BRACKET.search(ln) for ln in decision), decision
 
@@ -167,10 +194,12 @@ def test_every_decision_line_carries_its_rule_id(sim: GitHubSimulator, fix: Stan
 def test_an_item_that_does_not_exist_exits_2_with_one_line(sim: GitHubSimulator, fix: StandardScenario) -> None:
     proc = run_explain(sim, url="https://github.com/org/repo/pull/99")
     assert proc.returncode == 2 and proc.stdout == ""
-    assert proc.stderr == (f"fullsend explain: org/repo#99 does not exist at {sim.api_url}, or the token cannot see "
-                           "the repository (GitHub answered 404 for it); check the URL "
-                           "'https://github.com/org/repo/pull/99' and that GH_TOKEN or GITHUB_TOKEN can read the "
-                           "repository\n")
+    assert proc.stderr == (
+        f"fullsend explain: org/repo#99 does not exist at {sim.api_url}, or the token cannot see "
+        "the repository (GitHub answered 404 for it); check the URL "
+        "'https://github.com/org/repo/pull/99' and that GH_TOKEN or GITHUB_TOKEN can read the "
+        "repository\n"
+    )
 
 
 def test_the_shipped_scenario_has_its_run_in_flight() -> None:

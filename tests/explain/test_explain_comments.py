@@ -6,10 +6,22 @@ from fullsend.app.commands.explain.comments import why_context
 from fullsend.core.model import Comment, WorkflowRun, parse_time
 from fullsend.core.provenance.verdicts import Verdict
 
-COMMAND = Comment(id=501, body="/fs-review please re-check the migration", author="reviewer",
-                  created_at=parse_time("2026-09-03T10:05:00Z"), updated_at=parse_time("2026-09-03T10:05:00Z"))
-RUN = WorkflowRun.from_json({"id": 33740015300, "run_attempt": 1, "actor": {"login": "reviewer"},
-                             "created_at": "2026-09-03T10:05:03Z", "event": "issue_comment"})
+COMMAND = Comment(
+    id=501,
+    body="/fs-review please re-check the migration",
+    author="reviewer",
+    created_at=parse_time("2026-09-03T10:05:00Z"),
+    updated_at=parse_time("2026-09-03T10:05:00Z"),
+)
+RUN = WorkflowRun.from_json(
+    {
+        "id": 33740015300,
+        "run_attempt": 1,
+        "actor": {"login": "reviewer"},
+        "created_at": "2026-09-03T10:05:03Z",
+        "event": "issue_comment",
+    }
+)
 ACCEPTED = {RUN.id: Verdict(RUN.id, "accept", "", "", "its Route job concluded success and selected my stage")}
 
 
@@ -21,4 +33,5 @@ def test_an_accepted_run_that_still_binds_nothing_names_the_unbound_rule() -> No
 def test_a_rejected_run_names_its_own_rule() -> None:
     rejected = {RUN.id: Verdict(RUN.id, "reject", "route-not-success", "route", "its Route job concluded failure")}
     assert why_context(COMMAND, {COMMAND.id: RUN}, rejected) == (
-        "its run 33740015300 was rejected [route-not-success]: its Route job concluded failure")
+        "its run 33740015300 was rejected [route-not-success]: its Route job concluded failure"
+    )

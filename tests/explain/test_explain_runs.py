@@ -24,8 +24,9 @@ RECEIPT_LOGIN = "github-actions[bot]"
 def test_J4_accepted_and_absorbed_follow_up_of_a_finished_run(sim: GitHubSimulator, fix: StandardScenario) -> None:
     """A follow-up the finished run accepted, bound to its command and listed by the receipt is absorbed."""
     sim.update_job(fix.stage_job_id, status="completed", conclusion="success")
-    comment, run = command(sim, "/fs-review please re-check the migration", "2026-09-03T10:05:00Z",
-                           "2026-09-03T10:05:03Z")
+    comment, run = command(
+        sim, "/fs-review please re-check the migration", "2026-09-03T10:05:00Z", "2026-09-03T10:05:03Z"
+    )
     receipt = sim.add_comment(7, receipt_body([run["id"]], fix.head), RECEIPT_LOGIN, created_at="2026-09-03T10:20:00Z")
 
     doc = explain_json(sim, "--run", str(fix.my_run_id))
@@ -36,27 +37,54 @@ def test_J4_accepted_and_absorbed_follow_up_of_a_finished_run(sim: GitHubSimulat
     follow = run_of(doc, run["id"])
     assert (follow["outcome"], follow["rule_id"]) == ("accept", "")
     assert checks(follow) == {
-        "self": ("pass", ""), "shim": ("pass", ""), "event": ("pass", ""), "fresh": ("pass", ""),
-        "item": ("pass", ""), "chain": ("pass", ""), "once": ("not-known", "once"), "route": ("pass", ""),
+        "self": ("pass", ""),
+        "shim": ("pass", ""),
+        "event": ("pass", ""),
+        "fresh": ("pass", ""),
+        "item": ("pass", ""),
+        "chain": ("pass", ""),
+        "once": ("not-known", "once"),
+        "route": ("pass", ""),
         "stage": ("pass", ""),
     }
     assert follow["amendments"] == [comment["id"]] and follow["unbound"] is False
-    assert follow["receipt"] == {"rule_id": "receipt-lists-my-run", "applies": True, "comment_id": receipt["id"],
-                                 "author": RECEIPT_LOGIN, "edited": False, "reason": follow["receipt"]["reason"]}
+    assert follow["receipt"] == {
+        "rule_id": "receipt-lists-my-run",
+        "applies": True,
+        "comment_id": receipt["id"],
+        "author": RECEIPT_LOGIN,
+        "edited": False,
+        "reason": follow["receipt"]["reason"],
+    }
     assert any(note.startswith("absorbed") for note in follow["notes"])
     bound = comment_of(doc, comment["id"])
-    assert (bound["kind"], bound["run_ids"], bound["instruction"]) == ("amendment", [run["id"]],
-                                                                       "please re-check the migration")
-    assert (comment_of(doc, receipt["id"])["kind"], comment_of(doc, receipt["id"])["rule_id"]) == ("own-output",
-                                                                                                 "app-marker")
-    assert doc["receipts"] == [{"comment_id": receipt["id"], "author": RECEIPT_LOGIN, "author_type": "Bot",
-                                "edited": False, "counts": True, "consumed": [run["id"]], "head": fix.head}]
+    assert (bound["kind"], bound["run_ids"], bound["instruction"]) == (
+        "amendment",
+        [run["id"]],
+        "please re-check the migration",
+    )
+    assert (comment_of(doc, receipt["id"])["kind"], comment_of(doc, receipt["id"])["rule_id"]) == (
+        "own-output",
+        "app-marker",
+    )
+    assert doc["receipts"] == [
+        {
+            "comment_id": receipt["id"],
+            "author": RECEIPT_LOGIN,
+            "author_type": "Bot",
+            "edited": False,
+            "counts": True,
+            "consumed": [run["id"]],
+            "head": fix.head,
+        }
+    ]
 
 
 def test_J2_run_rejected_because_its_route_job_failed(sim: GitHubSimulator, fix: StandardScenario) -> None:
     """A follow-up whose Route job concluded failure is a final rejection, and its command stays context."""
-    comment, run = add_comment_follow_up(sim, "/fs-review drop the tests", route="failure",
-                                         stage_status="completed", stage_conclusion="skipped")
+    comment, run = add_comment_follow_up(
+        sim, "/fs-review drop the tests", route="failure", stage_status="completed", stage_conclusion="skipped"
+    )
 
     doc = explain_json(sim)
 
@@ -92,8 +120,10 @@ def test_J9_pending_run(sim: GitHubSimulator, fix: StandardScenario) -> None:
     doc = explain_json(sim)
 
     assert (run_of(doc, run["id"])["outcome"], run_of(doc, run["id"])["rule_id"]) == ("pending", "route-pending")
-    assert (run_of(doc, chainless["id"])["outcome"], run_of(doc, chainless["id"])["rule_id"]) == ("pending",
-                                                                                                 "chain-pending")
+    assert (run_of(doc, chainless["id"])["outcome"], run_of(doc, chainless["id"])["rule_id"]) == (
+        "pending",
+        "chain-pending",
+    )
     text = run_explain(sim).stdout
     assert "verdict: pending [route-pending]" in text
 
@@ -112,8 +142,7 @@ def test_edited_command_is_context_and_its_run_unbound(sim: GitHubSimulator, fix
     assert f"after its run {run['id']} was created" in edited["why"]
 
 
-def test_comment_before_the_run_in_flight_is_part_of_its_task(sim: GitHubSimulator,
-                                                                  fix: StandardScenario) -> None:
+def test_comment_before_the_run_in_flight_is_part_of_its_task(sim: GitHubSimulator, fix: StandardScenario) -> None:
     """A comment older than the run in flight is reported as before the baseline, not as a steer."""
     old = sim.add_comment(7, "/fs-review first pass", "reviewer", created_at="2026-09-03T09:59:00Z")
     status = sim.add_comment(7, "<!-- fullsend:agent-status:33740015232 -->\nStarted", "fullsend-ai-review[bot]")
@@ -121,8 +150,10 @@ def test_comment_before_the_run_in_flight_is_part_of_its_task(sim: GitHubSimulat
     doc = explain_json(sim)
 
     assert comment_of(doc, old["id"])["kind"] == "before-baseline"
-    assert (comment_of(doc, status["id"])["kind"], comment_of(doc, status["id"])["rule_id"]) == ("own-output",
-                                                                                              "self-login")
+    assert (comment_of(doc, status["id"])["kind"], comment_of(doc, status["id"])["rule_id"]) == (
+        "own-output",
+        "self-login",
+    )
     assert doc["baseline"] == "2026-09-03T10:00:00Z" and doc["run_name"] == "org/repo#7"
 
 
@@ -132,14 +163,21 @@ def test_P14_issue_item_binds_by_title(sim: GitHubSimulator) -> None:
     sim.add_token(READER_TOKEN, READER_LOGIN, "User")
     sim.add_issue(12, "Crash on start", "Steps …")
     sim.update_issue(12, created_at="2026-09-03T09:00:00Z")
-    mine = sim.add_workflow_run(path=".github/workflows/fullsend.yml", event="issues", status="in_progress",
-                                created_at="2026-09-03T10:00:00Z", display_title="org/repo#12", actor="author",
-                                referenced_workflows=[dict(REF)])
+    mine = sim.add_workflow_run(
+        path=".github/workflows/fullsend.yml",
+        event="issues",
+        status="in_progress",
+        created_at="2026-09-03T10:00:00Z",
+        display_title="org/repo#12",
+        actor="author",
+        referenced_workflows=[dict(REF)],
+    )
     sim.add_job(mine["id"], "dispatch / Route", "completed", "success")
     sim.add_job(mine["id"], "dispatch / Triage", "in_progress")
     comment = sim.add_comment(12, "/fs-triage it is the config loader", "reviewer", created_at="2026-09-03T10:03:00Z")
-    follow = add_follow_up_run(sim, comment_id=comment["id"], pr=12, created_at="2026-09-03T10:03:02Z",
-                               stage_status=None, route="success")
+    follow = add_follow_up_run(
+        sim, comment_id=comment["id"], pr=12, created_at="2026-09-03T10:03:02Z", stage_status=None, route="success"
+    )
     sim.add_job(follow["id"], "dispatch / Triage", "queued")
 
     doc = explain_json(sim, url="https://github.com/org/repo/issues/12")

@@ -19,8 +19,7 @@ def _absorbed_then_queued(sim: GitHubSimulator, fix: StandardScenario, **receipt
     """My run finished and posted a receipt for follow-up B, which is still queued behind it."""
     sim.update_job(fix.stage_job_id, status="completed", conclusion="success")
     _, queued = command(sim, "/fs-review cover the error path", "2026-09-03T10:05:00Z", "2026-09-03T10:05:03Z")
-    posted = sim.add_comment(7, receipt_body([queued["id"]], fix.head), RECEIPT_LOGIN, created_at=RECEIPT_AT,
-                             **receipt)
+    posted = sim.add_comment(7, receipt_body([queued["id"]], fix.head), RECEIPT_LOGIN, created_at=RECEIPT_AT, **receipt)
     return queued, posted
 
 
@@ -33,7 +32,12 @@ def test_V33_skip_on_a_receipt(sim: GitHubSimulator, fix: StandardScenario) -> N
     assert doc["in_flight"] is None and "No run of org/repo#7 is in flight" in doc["in_flight_note"]
     receipt = run_of(doc, queued["id"])["receipt"]
     assert (receipt["rule_id"], receipt["applies"], receipt["comment_id"], receipt["author"], receipt["edited"]) == (
-        "receipt-lists-my-run", True, posted["id"], RECEIPT_LOGIN, False)
+        "receipt-lists-my-run",
+        True,
+        posted["id"],
+        RECEIPT_LOGIN,
+        False,
+    )
     mine = run_of(doc, fix.my_run_id)["receipt"]
     assert (mine["applies"], mine["comment_id"]) == (False, 0)
     text = run_explain(sim).stdout
@@ -48,7 +52,11 @@ def test_V32_no_skip_because_the_receipt_was_edited(sim: GitHubSimulator, fix: S
 
     receipt = run_of(doc, queued["id"])["receipt"]
     assert (receipt["applies"], receipt["comment_id"], receipt["author"], receipt["edited"]) == (
-        False, posted["id"], RECEIPT_LOGIN, True)
+        False,
+        posted["id"],
+        RECEIPT_LOGIN,
+        True,
+    )
     assert "edited" in receipt["reason"]
     (listed,) = doc["receipts"]
     assert (listed["edited"], listed["counts"], listed["consumed"]) == (True, False, [queued["id"]])
@@ -90,7 +98,10 @@ def test_V89_head_reviewed_skip_would_apply(sim: GitHubSimulator, fix: StandardS
     assert (skip["rule_id"], skip["applies"]) == ("head-reviewed", True)
     assert "pull_request_target" in skip["reason"]
     mine = doc["in_flight"]["head_reviewed"]
-    assert (mine["applies"], mine["reason"]) == (False, 'event "comment_added" is not one a duplicate review comes from')
+    assert (mine["applies"], mine["reason"]) == (
+        False,
+        'event "comment_added" is not one a duplicate review comes from',
+    )
 
 
 def test_V98_head_reviewed_skip_not_on_an_older_head(sim: GitHubSimulator, fix: StandardScenario) -> None:

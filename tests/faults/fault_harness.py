@@ -51,8 +51,9 @@ class FastClock(SystemClock):
 
 def fast_http(monkeypatch: Any) -> None:
     """The action's forge with a short per-attempt timeout (the read-timeout fault costs 3 s, not 15)."""
-    monkeypatch.setattr(run_module, "GitHubForge",
-                        functools.partial(github_adapter.GitHubForge, timeout_s=CLIENT_TIMEOUT_S))
+    monkeypatch.setattr(
+        run_module, "GitHubForge", functools.partial(github_adapter.GitHubForge, timeout_s=CLIENT_TIMEOUT_S)
+    )
 
 
 def agent_cli() -> str:
@@ -65,27 +66,55 @@ def new_scenario(sim: GitHubSimulator) -> StandardScenario:
     return standard_pr_scenario(sim, created_at=format_time(created))
 
 
-def runner_env(tmp: Path, sim: GitHubSimulator, fix: StandardScenario, run_id: int, turn_s: str = TURN_S) -> dict[str, str]:
+def runner_env(
+    tmp: Path, sim: GitHubSimulator, fix: StandardScenario, run_id: int, turn_s: str = TURN_S
+) -> dict[str, str]:
     """What a GitHub runner gives the action's container (interface.md), poll 1 s."""
     for sub in ("workspace", "files", "home"):
         (tmp / sub).mkdir(parents=True, exist_ok=True)
     event = tmp / "event.json"
-    event.write_text(json.dumps({"action": "created", "issue": {"number": fix.pr, "pull_request": {}},
-                                 "comment": {"id": 1, "body": "/fs-review", "user": {"login": "reviewer"}}}))
+    event.write_text(
+        json.dumps(
+            {
+                "action": "created",
+                "issue": {"number": fix.pr, "pull_request": {}},
+                "comment": {"id": 1, "body": "/fs-review", "user": {"login": "reviewer"}},
+            }
+        )
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_", "ACTIONS_", "SCRIPTED_"))}
-    env.update({
-        "GITHUB_ACTIONS": "true", "GITHUB_API_URL": sim.api_url, "GITHUB_GRAPHQL_URL": sim.graphql_url,
-        "GITHUB_SERVER_URL": "https://github.example", "GITHUB_REPOSITORY": "org/repo",
-        "GITHUB_RUN_ID": str(run_id), "GITHUB_RUN_ATTEMPT": "1", "GITHUB_JOB": "review",
-        "GITHUB_EVENT_NAME": "issue_comment", "GITHUB_EVENT_PATH": str(event),
-        "GITHUB_WORKSPACE": str(tmp / "workspace"), "GITHUB_OUTPUT": str(tmp / "files" / "output"),
-        "GITHUB_STEP_SUMMARY": str(tmp / "files" / "summary"), "HOME": str(tmp / "home"),
-        "SCRIPTED_AGENT_LOG": str(tmp / "agent.log"), "SCRIPTED_AGENT_TURN_S": turn_s,
-        "INPUT_GITHUB_TOKEN": fix.job_token, "INPUT_ROLE_TOKEN": fix.role_token, "INPUT_STAGE": "review",
-        "INPUT_RUNTIME": "claude", "INPUT_AGENT_CLI": agent_cli(), "INPUT_PROMPT": "Review the pull request.",
-        "INPUT_POLL_INTERVAL_SECONDS": "1", "INPUT_TIMEOUT_MINUTES": "30", "INPUT_SANDBOX": "local",
-        "INPUT_MAX_ITERATIONS": "1", "INPUT_STATUS_COMMENT": "true", "INPUT_FULLSEND_DIR": ".fullsend",
-    })
+    env.update(
+        {
+            "GITHUB_ACTIONS": "true",
+            "GITHUB_API_URL": sim.api_url,
+            "GITHUB_GRAPHQL_URL": sim.graphql_url,
+            "GITHUB_SERVER_URL": "https://github.example",
+            "GITHUB_REPOSITORY": "org/repo",
+            "GITHUB_RUN_ID": str(run_id),
+            "GITHUB_RUN_ATTEMPT": "1",
+            "GITHUB_JOB": "review",
+            "GITHUB_EVENT_NAME": "issue_comment",
+            "GITHUB_EVENT_PATH": str(event),
+            "GITHUB_WORKSPACE": str(tmp / "workspace"),
+            "GITHUB_OUTPUT": str(tmp / "files" / "output"),
+            "GITHUB_STEP_SUMMARY": str(tmp / "files" / "summary"),
+            "HOME": str(tmp / "home"),
+            "SCRIPTED_AGENT_LOG": str(tmp / "agent.log"),
+            "SCRIPTED_AGENT_TURN_S": turn_s,
+            "INPUT_GITHUB_TOKEN": fix.job_token,
+            "INPUT_ROLE_TOKEN": fix.role_token,
+            "INPUT_STAGE": "review",
+            "INPUT_RUNTIME": "claude",
+            "INPUT_AGENT_CLI": agent_cli(),
+            "INPUT_PROMPT": "Review the pull request.",
+            "INPUT_POLL_INTERVAL_SECONDS": "1",
+            "INPUT_TIMEOUT_MINUTES": "30",
+            "INPUT_SANDBOX": "local",
+            "INPUT_MAX_ITERATIONS": "1",
+            "INPUT_STATUS_COMMENT": "true",
+            "INPUT_FULLSEND_DIR": ".fullsend",
+        }
+    )
     return env
 
 
@@ -138,8 +167,15 @@ def run_in_process(env: dict[str, str], tmp: Path) -> ActionResult:
     log = tmp / "agent.log"
     messages = [json.loads(line)["text"] for line in log.read_text().splitlines()] if log.exists() else []
     summary = Path(env["GITHUB_STEP_SUMMARY"])
-    return ActionResult(code, stream.getvalue(), read_outputs(Path(env["GITHUB_OUTPUT"])),
-                        summary.read_text() if summary.exists() else "", timeline, clock.slept_s, messages)
+    return ActionResult(
+        code,
+        stream.getvalue(),
+        read_outputs(Path(env["GITHUB_OUTPUT"])),
+        summary.read_text() if summary.exists() else "",
+        timeline,
+        clock.slept_s,
+        messages,
+    )
 
 
 @dataclass
@@ -161,18 +197,33 @@ _NONE = _NoMarker()
 
 
 def receipts(sim: GitHubSimulator, fix: StandardScenario) -> Receipts:
-    return Receipts([c for c in sim.comments(fix.pr) if c["user"]["login"] == fix.job_login
-                     and whole_body_receipt(c["body"]) is not None])
+    return Receipts(
+        [
+            c
+            for c in sim.comments(fix.pr)
+            if c["user"]["login"] == fix.job_login and whole_body_receipt(c["body"]) is not None
+        ]
+    )
 
 
 def queued_run_skips(sim: GitHubSimulator, fix: StandardScenario, run_id: int, tmp: Path) -> bool:
     """The real pre-flight receipt check of the queued run ``run_id`` (faults cleared first)."""
     sim.clear_faults()
-    forge = github_adapter.GitHubForge(Repo("org", "repo"), sim.api_url, sim.graphql_url, fix.job_token,
-                                       fix.role_token, FastClock())
-    facts = PreflightFacts(stage="review", run_id_raw=str(run_id), run_attempt="1", repository="org/repo",
-                           item_number=fix.pr, job_token=fix.job_token, role_token=fix.role_token, minted=True,
-                           fullsend_dir=str(tmp / "no-fullsend-dir"), event_name="issue_comment")
+    forge = github_adapter.GitHubForge(
+        Repo("org", "repo"), sim.api_url, sim.graphql_url, fix.job_token, fix.role_token, FastClock()
+    )
+    facts = PreflightFacts(
+        stage="review",
+        run_id_raw=str(run_id),
+        run_attempt="1",
+        repository="org/repo",
+        item_number=fix.pr,
+        job_token=fix.job_token,
+        role_token=fix.role_token,
+        minted=True,
+        fullsend_dir=str(tmp / "no-fullsend-dir"),
+        event_name="issue_comment",
+    )
     return check_receipt(forge, facts, lambda level, message: None) is not None
 
 
@@ -180,8 +231,9 @@ def queued_run_skips(sim: GitHubSimulator, fix: StandardScenario, run_id: int, t
 UNKNOWN_ROW = "| Receipt | unknown: the post got no usable answer, so it may exist |"
 
 
-def check_invariant(result: ActionResult, sim: GitHubSimulator, fix: StandardScenario, follow_ups: list[int],
-                    tmp: Path) -> dict[int, str]:
+def check_invariant(
+    result: ActionResult, sim: GitHubSimulator, fix: StandardScenario, follow_ups: list[int], tmp: Path
+) -> dict[int, str]:
     """Issue 9's invariant after a (faulted) run; returns ``{follow-up id: "absorbed" | "left"}``.
 
     * every accepted follow-up run is either acknowledged and listed in a receipt (its queued run

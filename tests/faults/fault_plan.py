@@ -46,8 +46,12 @@ RATE_LIMITS = ("rate-429", "secondary-403", "primary-403")
 PERMANENT = ("forbidden-403", "not-found")
 FAULTS = TRANSIENT + RATE_LIMITS + ("timeout", "missing-field", "page-shift") + PERMANENT
 VECTORS = {  # cells that are spec vectors or bug cases (spec/watcher.md §16; cases/bug-cases.md)
-    ("forbidden-403", "listing"): "S10-BC-24a", ("not-found", "listing"): "BC-24b", ("http-502", "listing"): "BC-24c",
-    ("http-500", "listing"): "S9", ("not-found", "jobs"): "J15", ("http-500", "jobs"): "J16",
+    ("forbidden-403", "listing"): "S10-BC-24a",
+    ("not-found", "listing"): "BC-24b",
+    ("http-502", "listing"): "BC-24c",
+    ("http-500", "listing"): "S9",
+    ("not-found", "jobs"): "J15",
+    ("http-500", "jobs"): "J16",
     ("forbidden-403", "receipt-post"): "BC-24e",
 }
 RETRY_BUDGET = 5  # spec/watcher.md §14: 5 attempts
@@ -83,7 +87,9 @@ class Case:
             "start": rf"/actions/runs/{self.fix.my_run_id}(/jobs)?$",
             "listing": r"/actions/workflows/fullsend\.yml/runs$",
             "jobs": rf"/actions/runs/{self.follow_ups[0] if self.follow_ups else 0}/jobs$",
-            "item-reads": r"/issues/7/comments$", "compare": r"/compare/", "receipt-read": r"/issues/7/comments$",
+            "item-reads": r"/issues/7/comments$",
+            "compare": r"/compare/",
+            "receipt-read": r"/issues/7/comments$",
             "receipt-post": r"/issues/7/comments$",
         }[self.phase]
 
@@ -120,8 +126,18 @@ def add_follow_up(case: Case) -> None:
         return
 
     def push(sim: GitHubSimulator) -> None:
-        sim.move_head(7, PUSH_HEAD, files=[{"filename": "db/migrate.sql", "additions": 2, "deletions": 0,
-                                             "patch": "@@ -0,0 +1,2 @@\n+ALTER TABLE orders;\n+-- done"}])
+        sim.move_head(
+            7,
+            PUSH_HEAD,
+            files=[
+                {
+                    "filename": "db/migrate.sql",
+                    "additions": 2,
+                    "deletions": 0,
+                    "patch": "@@ -0,0 +1,2 @@\n+ALTER TABLE orders;\n+-- done",
+                }
+            ],
+        )
         run = add_follow_up_run(sim, event="pull_request_target", pull_requests=(7,), actor="author")
         case.follow_ups.append(int(run["id"]))
 
@@ -150,12 +166,26 @@ def arm(case: Case) -> None:
     elif case.fault == "rate-429":
         sim.fail(method, path, 429, headers={"Retry-After": str(RATE_429_WAIT_S)}, login=login)
     elif case.fault == "secondary-403":
-        sim.fail(method, path, 403, headers={"Retry-After": str(SECONDARY_WAIT_S)}, login=login,
-                 body={"message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."})
+        sim.fail(
+            method,
+            path,
+            403,
+            headers={"Retry-After": str(SECONDARY_WAIT_S)},
+            login=login,
+            body={
+                "message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
+            },
+        )
     elif case.fault == "primary-403":
         reset = int(datetime.now(UTC).timestamp()) + PRIMARY_RESET_IN_S
-        sim.fail(method, path, 403, headers={"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(reset)},
-                 body={"message": "API rate limit exceeded for installation ID 1."}, login=login)
+        sim.fail(
+            method,
+            path,
+            403,
+            headers={"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(reset)},
+            body={"message": "API rate limit exceeded for installation ID 1."},
+            login=login,
+        )
     elif case.fault == "timeout":
         from tests.faults.fault_harness import HANG_S
 
@@ -237,6 +267,7 @@ def _shift_candidate_jobs(case: Case) -> None:
 
 def _shift_item(case: Case) -> None:
     """A second authorized comment (and its run) lands right after the delta's comment read."""
+
     def land(s: GitHubSimulator) -> None:
         case.follow_ups.append(int(add_comment_follow_up(s, "/fs-review and the rollback too")[1]["id"]))
 
@@ -245,13 +276,22 @@ def _shift_item(case: Case) -> None:
 
 def _shift_head(case: Case) -> None:
     """The head moves again right after the watcher read it, before the compare."""
+
     def land(s: GitHubSimulator) -> None:
         s.move_head(7, SECOND_HEAD, files=[{"filename": "db/rollback.sql", "additions": 1, "deletions": 0}])
-        case.follow_ups.append(int(add_follow_up_run(s, event="pull_request_target", pull_requests=(7,),
-                                                     actor="author")["id"]))
+        case.follow_ups.append(
+            int(add_follow_up_run(s, event="pull_request_target", pull_requests=(7,), actor="author")["id"])
+        )
 
-    case.sim.on_request(lambda r: r.method == "GET" and r.path.endswith("/pulls/7") and r.login == case.fix.role_login
-                        and bool(case.follow_ups), land)
+    case.sim.on_request(
+        lambda r: (
+            r.method == "GET"
+            and r.path.endswith("/pulls/7")
+            and r.login == case.fix.role_login
+            and bool(case.follow_ups)
+        ),
+        land,
+    )
 
 
 def _shift_receipt_page(case: Case) -> None:

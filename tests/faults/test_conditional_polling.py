@@ -63,7 +63,9 @@ def test_an_idle_hour_costs_no_counted_request_after_the_first_poll(world: Setup
     assert [r.status for r in requests] == [200] + [304] * (polls - 1)
     assert sim.counted_request_count() == 1  # the first poll
     first_tag = requests[0].headers.get("if-none-match")
-    assert first_tag is None and {r.headers["if-none-match"] for r in requests[1:]} == {requests[1].headers["if-none-match"]}
+    assert first_tag is None and {r.headers["if-none-match"] for r in requests[1:]} == {
+        requests[1].headers["if-none-match"]
+    }
 
 
 def test_after_a_burst_is_absorbed_polling_is_free_again(world: Setup) -> None:

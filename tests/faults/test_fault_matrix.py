@@ -50,12 +50,16 @@ BACKOFF_S = 1.0  # the adapter's first exponential backoff when the server names
 
 
 def _ids() -> list[str]:
-    return [f"{fault}@{phase}" + (f"-{plan.VECTORS[(fault, phase)]}" if (fault, phase) in plan.VECTORS else "")
-            for fault, phase in plan.cases()]
+    return [
+        f"{fault}@{phase}" + (f"-{plan.VECTORS[(fault, phase)]}" if (fault, phase) in plan.VECTORS else "")
+        for fault, phase in plan.cases()
+    ]
 
 
 @pytest.mark.parametrize(("fault", "phase"), plan.cases(), ids=_ids())
-def test_fault_matrix_keeps_the_invariant(fault: str, phase: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_fault_matrix_keeps_the_invariant(
+    fault: str, phase: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     fast_http(monkeypatch)
     with GitHubSimulator() as sim:
         case = plan.Case(fault, phase, sim, new_scenario(sim))
@@ -68,8 +72,9 @@ def test_fault_matrix_keeps_the_invariant(fault: str, phase: str, tmp_path: Path
         if phase == "receipt-read":
             sim.clear_faults()
             plan.arm(case)
-            queued = run_in_process(runner_env(tmp_path / "q", sim, case.fix, case.follow_ups[0], turn_s="1"),
-                                    tmp_path / "q")
+            queued = run_in_process(
+                runner_env(tmp_path / "q", sim, case.fix, case.follow_ups[0], turn_s="1"), tmp_path / "q"
+            )
         fate = check_invariant(first, sim, case.fix, case.follow_ups, tmp_path)
     expected = plan.expected_fate(fault, phase)
     if queued is not None:
@@ -118,7 +123,10 @@ def _check_what_was_said(fault: str, phase: str, result: ActionResult) -> None:
         return
     assert SAYS.get(phase, "\0") not in warnings, result.console
     if fault == "primary-403":  # X-RateLimit-Reset was 30 s ahead when armed: wait until then + 1 s
-        assert len(result.slept_s) == 1 and plan.PRIMARY_RESET_IN_S - 10 <= result.slept_s[0] <= plan.PRIMARY_RESET_IN_S + 1
+        assert (
+            len(result.slept_s) == 1
+            and plan.PRIMARY_RESET_IN_S - 10 <= result.slept_s[0] <= plan.PRIMARY_RESET_IN_S + 1
+        )
     else:
         wait = {"rate-429": plan.RATE_429_WAIT_S, "secondary-403": plan.SECONDARY_WAIT_S}.get(fault, BACKOFF_S)
         assert result.slept_s == [float(wait)], result.slept_s

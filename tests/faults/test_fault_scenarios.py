@@ -26,7 +26,9 @@ def _run(sim: GitHubSimulator, fix, tmp: Path):  # type: ignore[no-untyped-def]
     return run_in_process(runner_env(tmp, sim, fix, fix.my_run_id), tmp)
 
 
-def test_a_run_deleted_before_its_jobs_are_read_is_judged_and_left(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_run_deleted_before_its_jobs_are_read_is_judged_and_left(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     fast_http(monkeypatch)
     with GitHubSimulator() as sim:
         fix = new_scenario(sim)
@@ -41,7 +43,9 @@ def test_a_run_deleted_before_its_jobs_are_read_is_judged_and_left(tmp_path: Pat
     assert any("reading its jobs failed" in w for w in result.warnings())
 
 
-def test_a_deleted_trigger_comment_leaves_its_run_to_the_queued_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_deleted_trigger_comment_leaves_its_run_to_the_queued_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     fast_http(monkeypatch)
     with GitHubSimulator() as sim:
         fix = new_scenario(sim)
@@ -54,7 +58,9 @@ def test_a_deleted_trigger_comment_leaves_its_run_to_the_queued_run(tmp_path: Pa
     assert not any("re-check the migration" in m for m in result.agent_messages)
 
 
-def test_a_deleted_status_comment_is_warned_and_the_receipt_still_posted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_deleted_status_comment_is_warned_and_the_receipt_still_posted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     fast_http(monkeypatch)
     with GitHubSimulator() as sim:
         fix = new_scenario(sim)

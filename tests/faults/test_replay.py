@@ -22,8 +22,14 @@ from tests.doubles.sim_group import POLICIES, replay, replay_steer_receipt
 from tests.doubles.sim_replay import VirtualAgent, VirtualClock
 from tests.doubles.sim_traces import ReplayParams, TraceEvent
 
-SEED = [TraceEvent(40), TraceEvent(45, login="maintainer"), TraceEvent(100, "push"), TraceEvent(110),
-        TraceEvent(200), TraceEvent(210, login="maintainer")]
+SEED = [
+    TraceEvent(40),
+    TraceEvent(45, login="maintainer"),
+    TraceEvent(100, "push"),
+    TraceEvent(110),
+    TraceEvent(200),
+    TraceEvent(210, login="maintainer"),
+]
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "policies.py"
 
 

@@ -24,8 +24,9 @@ def sim() -> Iterator[GitHubSimulator]:
         yield simulator
 
 
-def _call(sim: GitHubSimulator, method: str, path: str, token: str = JOB, headers: dict[str, str] | None = None,
-          **kw: object) -> requests.Response:
+def _call(
+    sim: GitHubSimulator, method: str, path: str, token: str = JOB, headers: dict[str, str] | None = None, **kw: object
+) -> requests.Response:
     sent = {"Authorization": f"Bearer {token}", **(headers or {})}
     return requests.request(method, sim.api_url + path, headers=sent, timeout=5, **kw)  # type: ignore[arg-type]
 

@@ -33,8 +33,18 @@ def _workflows(root: Path) -> list[Path]:
 
 def test_zizmor_finds_nothing_in_what_init_writes(generated: Path) -> None:
     targets = [str(p) for p in _workflows(generated)]
-    proc = _run([_tool("zizmor"), "--offline", "--no-progress", "--no-config", "--format", "json",
-                 "--strict-collection", *targets])
+    proc = _run(
+        [
+            _tool("zizmor"),
+            "--offline",
+            "--no-progress",
+            "--no-config",
+            "--format",
+            "json",
+            "--strict-collection",
+            *targets,
+        ]
+    )
     assert proc.returncode == 0, f"zizmor exit {proc.returncode}:\n{proc.stdout}\n{proc.stderr}"
     assert json.loads(proc.stdout) == []
     assert all(f"completed {t}" in proc.stderr for t in targets), proc.stderr

@@ -42,8 +42,7 @@ def _renovate_matches(text: str) -> dict[str, str]:
 
 def _pins(path: str) -> dict[str, str]:
     text = (REPO_ROOT / path).read_text()
-    return {name: m.group(1) for name in PACKAGES
-            for m in [re.search(rf"^(?:ARG )?{name}=(\S+)$", text, re.M)] if m}
+    return {name: m.group(1) for name in PACKAGES for m in [re.search(rf"^(?:ARG )?{name}=(\S+)$", text, re.M)] if m}
 
 
 @pytest.mark.parametrize("path", PINNED_FILES)

@@ -25,8 +25,10 @@ from tests.support.tools import missing_tool
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 LINT_BIN = Path(os.environ.get("FULLSEND_LINT_VENV", REPO_ROOT / ".venv-lint")) / "bin"
-MAKE_VENV = ("python3 -m venv .venv-lint && .venv-lint/bin/pip install --require-hashes "
-             "-r requirements-lint.txt   (.ci/run does this)")
+MAKE_VENV = (
+    "python3 -m venv .venv-lint && .venv-lint/bin/pip install --require-hashes "
+    "-r requirements-lint.txt   (.ci/run does this)"
+)
 #: ``uses: owner/repo[/path]@<40 hex> # v1.2.3`` (a comment naming the version the SHA is).
 PINNED_USES = re.compile(r"^\s*-?\s*uses:\s*[\w.-]+/[\w./-]+@[0-9a-f]{40}\s+#\s*v?\d[\w.+-]*\s*$")
 USES_LINE = re.compile(r"^\s*-?\s*uses:\s*(\S+)")
@@ -35,7 +37,9 @@ USES_LINE = re.compile(r"^\s*-?\s*uses:\s*(\S+)")
 def workflow_files() -> list[Path]:
     """Every workflow this repository ships or runs: ``.github/workflows/*.yml`` and
     ``examples/*.yml`` (whatever exist when the tests run)."""
-    found = sorted((REPO_ROOT / ".github" / "workflows").glob("*.y*ml")) + sorted((REPO_ROOT / "examples").glob("*.y*ml"))
+    found = sorted((REPO_ROOT / ".github" / "workflows").glob("*.y*ml")) + sorted(
+        (REPO_ROOT / "examples").glob("*.y*ml")
+    )
     return [p for p in found if p.suffix in (".yml", ".yaml")]
 
 
@@ -68,8 +72,18 @@ def test_there_are_workflows_to_check():
 
 def test_zizmor_finds_nothing_offline():
     targets = [_rel(p) for p in workflow_files()] + ["action.yml"]
-    proc = _run([_tool("zizmor"), "--offline", "--no-progress", "--no-config", "--format", "json",
-                 "--strict-collection", *targets])
+    proc = _run(
+        [
+            _tool("zizmor"),
+            "--offline",
+            "--no-progress",
+            "--no-config",
+            "--format",
+            "json",
+            "--strict-collection",
+            *targets,
+        ]
+    )
     assert proc.returncode == 0, f"zizmor exit {proc.returncode}:\n{proc.stdout}\n{proc.stderr}"
     assert json.loads(proc.stdout) == []
     for target in targets:  # each input was really audited, not skipped as unparseable
@@ -127,15 +141,19 @@ def test_every_checkout_persists_no_credentials(path):
         for step in job.get("steps") or []:
             if str(step.get("uses", "")).startswith("actions/checkout@"):
                 assert (step.get("with") or {}).get("persist-credentials") is False, (
-                    f"{_rel(path)}: job {name!r}: actions/checkout needs 'persist-credentials: false'")
+                    f"{_rel(path)}: job {name!r}: actions/checkout needs 'persist-credentials: false'"
+                )
 
 
-@pytest.mark.parametrize("line, pinned", [
-    ("      - uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4.2.2", True),
-    ("    uses: org/repo/.github/workflows/x.yml@11bd71901bbe5b1630ceea73d27597364c9af683  # v1", True),
-    ("      - uses: actions/checkout@v4", False),
-    ("      - uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683", False),
-    ("      - uses: actions/checkout@11bd719 # v4.2.2", False),
-])
+@pytest.mark.parametrize(
+    "line, pinned",
+    [
+        ("      - uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4.2.2", True),
+        ("    uses: org/repo/.github/workflows/x.yml@11bd71901bbe5b1630ceea73d27597364c9af683  # v1", True),
+        ("      - uses: actions/checkout@v4", False),
+        ("      - uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683", False),
+        ("      - uses: actions/checkout@11bd719 # v4.2.2", False),
+    ],
+)
 def test_the_pin_rule_tells_pinned_from_unpinned(line, pinned):
     assert bool(PINNED_USES.match(line)) is pinned

@@ -32,11 +32,31 @@ KINDS: dict[str, tuple[dict[str, object], bool]] = {
     "other-workflow": ({"path": ".github/workflows/other.yml"}, False),
     "re-run": ({"run_attempt": 2}, True),
 }
-ENDPOINTS = [r"/actions/workflows/[^/]+/runs$", r"/actions/runs/\d+/jobs$", r"/actions/runs/\d+$",
-             r"/issues/7/comments", r"/issues/comments/\d+$", r"/pulls/7$", r"/compare/", r"/user$", r"/graphql$"]
+ENDPOINTS = [
+    r"/actions/workflows/[^/]+/runs$",
+    r"/actions/runs/\d+/jobs$",
+    r"/actions/runs/\d+$",
+    r"/issues/7/comments",
+    r"/issues/comments/\d+$",
+    r"/pulls/7$",
+    r"/compare/",
+    r"/user$",
+    r"/graphql$",
+]
 MIN_STEPS = 8  # a run ends (rule ``finish``) only after this many steps; teardown ends it in success
-FAULTS = ["500", "502", "429", "rate-limit", "rate-limit-past-the-window", "not-json", "drop-id", "drop-created_at",
-          "reset", "truncate", "timeout"]
+FAULTS = [
+    "500",
+    "502",
+    "429",
+    "rate-limit",
+    "rate-limit-past-the-window",
+    "not-json",
+    "drop-id",
+    "drop-created_at",
+    "reset",
+    "truncate",
+    "timeout",
+]
 #: X-RateLimit-Reset of a primary limit: a minute after ORIGIN, or two hours (past the 50-minute steer window).
 RESETS = {"rate-limit": "1788429720", "rate-limit-past-the-window": "1788436860"}
 LEFT_LINE = re.compile(r"^- follow-up run (\d+) \[([a-z-]+)\]$", re.MULTILINE)
@@ -58,8 +78,9 @@ class ReceiptPromise(RuleBasedStateMachine):
         fields, acceptable = KINDS[kind]
         sim, comment_id = self.world.sim, 0
         if with_comment and kind != "other-item":
-            comment, run = add_comment_follow_up(sim, f"/fs-review please also check case {len(self.world.follow_ups)}",
-                                                 **fields)  # type: ignore[arg-type]
+            comment, run = add_comment_follow_up(
+                sim, f"/fs-review please also check case {len(self.world.follow_ups)}", **fields
+            )  # type: ignore[arg-type]
             comment_id = int(comment["id"])
         else:
             run = add_follow_up_run(sim, **fields)  # type: ignore[arg-type]
@@ -96,8 +117,13 @@ class ReceiptPromise(RuleBasedStateMachine):
             self.world.sim.edit_comment(follow_up.comment_id, "edited: never mind")
 
     @precondition(lambda self: self.world.outcome is None and self.world.faults < 2)
-    @rule(endpoint=st.sampled_from(ENDPOINTS), fault=st.sampled_from(FAULTS), times=st.integers(1, 3),
-          post=st.booleans(), now=st.integers(0, 5))
+    @rule(
+        endpoint=st.sampled_from(ENDPOINTS),
+        fault=st.sampled_from(FAULTS),
+        times=st.integers(1, 3),
+        post=st.booleans(),
+        now=st.integers(0, 5),
+    )
     def inject_fault(self, endpoint: str, fault: str, times: int, post: bool, now: int) -> None:
         if now:  # five draws in six inject nothing: most runs stay fault-free, so the strict checks apply
             return
@@ -108,8 +134,9 @@ class ReceiptPromise(RuleBasedStateMachine):
         elif fault == "429":
             sim.fail(method, endpoint, 429, times, headers={"Retry-After": "2"})
         elif fault in RESETS:
-            sim.fail(method, endpoint, 403, times, headers={"X-RateLimit-Remaining": "0",
-                                                            "X-RateLimit-Reset": RESETS[fault]})
+            sim.fail(
+                method, endpoint, 403, times, headers={"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": RESETS[fault]}
+            )
         elif fault == "not-json":
             sim.mutate(method, endpoint, not_json(), times)
         elif fault.startswith("drop-"):
@@ -203,8 +230,12 @@ class ReceiptPromise(RuleBasedStateMachine):
         world, outcome = self.world, self.world.outcome
         assert outcome is not None
         acked = {a.follow_up_run_id for a in world.agent.acks}
-        absorbed = normalize_ids(rid for batch in (world.watcher.delivered if world.thread else [])
-                                 if batch.message_id in acked for rid in batch.run_ids)
+        absorbed = normalize_ids(
+            rid
+            for batch in (world.watcher.delivered if world.thread else [])
+            if batch.message_id in acked
+            for rid in batch.run_ids
+        )
         if posted:
             assert world.end_state == "success", f"a receipt after the agent ended {world.end_state}"
             assert listed == absorbed, f"the receipt lists {listed}, the agent acknowledged {absorbed}"
@@ -241,9 +272,11 @@ class ReceiptPromise(RuleBasedStateMachine):
             skipped = world.skips[follow_up.run_id] is not None
             assert should_skip or not skipped, f"queued run {follow_up.run_id} skipped on no receipt naming it"
             if not world.faults and not world.comments_changed:
-                assert skipped == should_skip, (f"queued run {follow_up.run_id} ({follow_up.kind}) "
-                                                f"{'skipped' if skipped else 'did the work'}; receipt lists {listed}; "
-                                                f"log tail: {world.logs[-4:]}")
+                assert skipped == should_skip, (
+                    f"queued run {follow_up.run_id} ({follow_up.kind}) "
+                    f"{'skipped' if skipped else 'did the work'}; receipt lists {listed}; "
+                    f"log tail: {world.logs[-4:]}"
+                )
 
     def teardown(self) -> None:
         try:

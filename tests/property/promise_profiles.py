@@ -19,8 +19,14 @@ from hypothesis.stateful import run_state_machine_as_test
 from tests.property.promise_machine import ReceiptPromise
 
 EXAMPLES_DB = DirectoryBasedExampleDatabase(str(Path(__file__).parent / "examples-db"))
-FAST = settings(max_examples=200, stateful_step_count=25, deadline=None, database=EXAMPLES_DB, print_blob=True,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+FAST = settings(
+    max_examples=200,
+    stateful_step_count=25,
+    deadline=None,
+    database=EXAMPLES_DB,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 #: The full tier's budget, run as ``LONG_CHUNKS`` pytest items of ``CHUNK_INTERLEAVINGS`` each, with
 #: seeds ``seed``, ``seed + 1`` …, that pytest-xdist spreads over its workers like any other test.
 LONG_INTERLEAVINGS = 10_000
@@ -35,8 +41,9 @@ def chosen_seed() -> int:
     return int(raw) if raw.isdigit() else random.SystemRandom().randrange(2**32)
 
 
-def run_promise(profile: settings, machine: type[ReceiptPromise] = ReceiptPromise, seed: int | None = None,
-                replay: str = "") -> None:
+def run_promise(
+    profile: settings, machine: type[ReceiptPromise] = ReceiptPromise, seed: int | None = None, replay: str = ""
+) -> None:
     """Run ``machine`` under ``profile`` with ``seed`` (default :func:`chosen_seed`), printed first
     with ``replay`` (default ``RECEIPT_PROMISE_SEED=<seed>``) so a failure reproduces; raises what
     the machine's failing check raised."""

@@ -68,9 +68,14 @@ END_STATES: dict[str, tuple[int, bool, bool, bool, bool]] = {
 }
 #: The class each end state's runtime reports (fullsend.core.agent_end.AgentEnd).
 END_CLASSES: dict[str, AgentEnd] = {
-    "success": AgentEnd.SUCCESS, "failure": AgentEnd.AGENT_ERROR, "crash": AgentEnd.PROTOCOL_BROKEN,
-    "error-result": AgentEnd.AGENT_ERROR, "timed-out": AgentEnd.INTERRUPTED, "session-lost": AgentEnd.PROTOCOL_BROKEN,
-    "cancelled": AgentEnd.INTERRUPTED, "limit-reached": AgentEnd.LIMIT_REACHED,
+    "success": AgentEnd.SUCCESS,
+    "failure": AgentEnd.AGENT_ERROR,
+    "crash": AgentEnd.PROTOCOL_BROKEN,
+    "error-result": AgentEnd.AGENT_ERROR,
+    "timed-out": AgentEnd.INTERRUPTED,
+    "session-lost": AgentEnd.PROTOCOL_BROKEN,
+    "cancelled": AgentEnd.INTERRUPTED,
+    "limit-reached": AgentEnd.LIMIT_REACHED,
     "protocol-broken": AgentEnd.PROTOCOL_BROKEN,
 }
 
@@ -148,9 +153,17 @@ FULLSEND_DIR = Path(__file__).parent / "fullsend-dir"  # holds no providers/: no
 
 def facts_for(run_id: int, attempt: int = 1) -> PreflightFacts:
     """The pre-flight facts of run ``run_id`` on PR #7 (the job and role tokens of FIX, minted)."""
-    return PreflightFacts(stage="review", run_id_raw=str(run_id), run_attempt=str(attempt), repository="org/repo",
-                          item_number=7, job_token=JOB_TOKEN, role_token=ROLE_TOKEN, minted=True,
-                          fullsend_dir=str(FULLSEND_DIR))
+    return PreflightFacts(
+        stage="review",
+        run_id_raw=str(run_id),
+        run_attempt=str(attempt),
+        repository="org/repo",
+        item_number=7,
+        job_token=JOB_TOKEN,
+        role_token=ROLE_TOKEN,
+        minted=True,
+        fullsend_dir=str(FULLSEND_DIR),
+    )
 
 
 class World:
@@ -162,8 +175,15 @@ class World:
         self.clock = VirtualClock(origin)
         self.sim = GitHubSimulator(clock=self.clock.now).start()
         standard_pr_scenario(self.sim)
-        self.forge = GitHubForge(Repo("org", "repo"), self.sim.api_url, self.sim.graphql_url, JOB_TOKEN, ROLE_TOKEN,
-                                 self.clock, timeout_s=TIMEOUT_S)
+        self.forge = GitHubForge(
+            Repo("org", "repo"),
+            self.sim.api_url,
+            self.sim.graphql_url,
+            JOB_TOKEN,
+            ROLE_TOKEN,
+            self.clock,
+            timeout_s=TIMEOUT_S,
+        )
         self.logs: list[tuple[str, str]] = []
         self.timeline = Timeline()
         self.agent = PromiseAgent(self.clock)
@@ -172,8 +192,9 @@ class World:
         self.timeouts = 0
         self.comments_changed = 0
         self.head = "aaa111"
-        self.watcher = Watcher(self.forge, self.agent, "sandbox-1", threading.Lock(), self.clock, self._config(),
-                               self.log, self.timeline)
+        self.watcher = Watcher(
+            self.forge, self.agent, "sandbox-1", threading.Lock(), self.clock, self._config(), self.log, self.timeline
+        )
         self.thread: threading.Thread | None = None
         try:
             self.watcher.start()
@@ -187,11 +208,19 @@ class World:
     def _config(self) -> WatchConfig:
         started = parse_time(FIX_CREATED_AT)
         assert started is not None
-        return WatchConfig(run_id=FIX_RUN_ID, run_name="org/repo#7", item_number=7,
-                           self_logins=frozenset({"fullsend-ai-review[bot]"}), started_at=started,
-                           deadline=self.clock.now() + timedelta(seconds=WATCH_S), max_steers=2,
-                           min_remaining=timedelta(minutes=5), poll_interval_s=POLL_S, env_head_sha="aaa111",
-                           stage_hints=("review",))
+        return WatchConfig(
+            run_id=FIX_RUN_ID,
+            run_name="org/repo#7",
+            item_number=7,
+            self_logins=frozenset({"fullsend-ai-review[bot]"}),
+            started_at=started,
+            deadline=self.clock.now() + timedelta(seconds=WATCH_S),
+            max_steers=2,
+            min_remaining=timedelta(minutes=5),
+            poll_interval_s=POLL_S,
+            env_head_sha="aaa111",
+            stage_hints=("review",),
+        )
 
     def log(self, level: str, message: str) -> None:
         self.logs.append((level, message))
@@ -226,10 +255,17 @@ class World:
             self.watcher.close_turn_ends()
         self._end_watch()
         self.agent.exited = True
-        agent = AgentRunResult(exit_code=exit_code, turns=1, steers=list(self.agent.acks), is_error=is_error,
-                               timed_out=timed_out, session_lost=lost, cancelled=cancelled,
-                               error="" if exit_code == 0 and not is_error else f"the agent ended: {end_state}",
-                               end=END_CLASSES[end_state])
+        agent = AgentRunResult(
+            exit_code=exit_code,
+            turns=1,
+            steers=list(self.agent.acks),
+            is_error=is_error,
+            timed_out=timed_out,
+            session_lost=lost,
+            cancelled=cancelled,
+            error="" if exit_code == 0 and not is_error else f"the agent ended: {end_state}",
+            end=END_CLASSES[end_state],
+        )
         self._decide(agent, run)
 
     def _finish_turns(self, end_state: str) -> None:
@@ -240,8 +276,14 @@ class World:
         self._end_watch()
         self.agent.exited = True
         end = iteration_end(end_state)
-        agent = AgentRunResult(exit_code=0, turns=len(TURN_LINES[end_state]), steers=list(self.agent.acks),
-                               is_error=not end.succeeded, error=error_text(end), end=end.end)
+        agent = AgentRunResult(
+            exit_code=0,
+            turns=len(TURN_LINES[end_state]),
+            steers=list(self.agent.acks),
+            is_error=not end.succeeded,
+            error=error_text(end),
+            end=end.end,
+        )
         self._decide(agent, run)
 
     def _decide(self, agent: AgentRunResult, run: Any) -> None:
@@ -250,8 +292,15 @@ class World:
         validated = work._agent_ok(result) and not run.cancelled.is_set()
         outcome = work.ActionRun._outcome(run, result, validated)  # type: ignore[arg-type]
         if work.ActionRun.receipt_allowed(run, outcome):  # type: ignore[arg-type]
-            record_receipt(self.forge, facts_for(FIX_RUN_ID), outcome, "http://sim/org/repo/issues/7",
-                           self.timeline, self.clock, self.log)
+            record_receipt(
+                self.forge,
+                facts_for(FIX_RUN_ID),
+                outcome,
+                "http://sim/org/repo/issues/7",
+                self.timeline,
+                self.clock,
+                self.log,
+            )
         self.outcome = outcome
         self.skips = {f.run_id: self.preflight(f) for f in self.follow_ups}
 

@@ -27,9 +27,15 @@ from fullsend.core.watch.steer import DeliveredSteer, SteerMessage
 from fullsend.simulator.fixtures import JOB_TOKEN
 from tests.property.promise_machine import ReceiptPromise
 
-HUNT = settings(max_examples=400, stateful_step_count=25, deadline=None, database=None, phases=[Phase.generate],
-               derandomize=True,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+HUNT = settings(
+    max_examples=400,
+    stateful_step_count=25,
+    deadline=None,
+    database=None,
+    phases=[Phase.generate],
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 
 
 def _receipt_on_any_end_state(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -76,8 +82,14 @@ def _two_receipts_for_one_run(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _a_delivered_run_missing_from_the_summary(monkeypatch: pytest.MonkeyPatch) -> None:
     """A delivered run that no receipt names vanishes: only the watcher's own list is shown."""
-    def watcher_list_only(left: Sequence[tuple[int, str]], delivered: Iterable[int], acknowledged: Iterable[int],
-                          receipted: Iterable[int], maybe_receipted: Iterable[int] = ()) -> list[tuple[int, str]]:
+
+    def watcher_list_only(
+        left: Sequence[tuple[int, str]],
+        delivered: Iterable[int],
+        acknowledged: Iterable[int],
+        receipted: Iterable[int],
+        maybe_receipted: Iterable[int] = (),
+    ) -> list[tuple[int, str]]:
         return [pair for pair in left if pair[0] not in set(receipted)]
 
     monkeypatch.setattr(finish, "left_over", watcher_list_only)
@@ -115,16 +127,24 @@ def _a_later_automatic_success_overrides_a_failure(monkeypatch: pytest.MonkeyPat
 MUTATIONS: dict[str, tuple[Callable[[pytest.MonkeyPatch], None], str]] = {
     "receipt-on-a-non-success-end-state": (_receipt_on_any_end_state, "a receipt after the agent ended"),
     "receipt-naming-an-unacknowledged-run": (_receipt_names_unacknowledged_runs, "the agent acknowledged"),
-    "a-queued-run-skipping-on-another-runs-receipt": (_a_queued_run_skips_on_another_runs_receipt,
-                                                      "skipped on no receipt naming it"),
+    "a-queued-run-skipping-on-another-runs-receipt": (
+        _a_queued_run_skips_on_another_runs_receipt,
+        "skipped on no receipt naming it",
+    ),
     "two-receipts-for-one-run": (_two_receipts_for_one_run, "receipts for one run"),
-    "a-delivered-run-missing-from-the-summary": (_a_delivered_run_missing_from_the_summary,
-                                                 "neither receipted nor left over"),
-    "a-run-of-a-failed-route-accepted": (_a_run_of_a_failed_route_accepted,
-                                         "never passed provenance|the receipt names runs never accepted"),
+    "a-delivered-run-missing-from-the-summary": (
+        _a_delivered_run_missing_from_the_summary,
+        "neither receipted nor left over",
+    ),
+    "a-run-of-a-failed-route-accepted": (
+        _a_run_of_a_failed_route_accepted,
+        "never passed provenance|the receipt names runs never accepted",
+    ),
     "the-job-token-in-a-steer": (_the_job_token_in_a_steer, "the job token reached the agent"),
-    "a-later-automatic-success-overrides-a-failure": (_a_later_automatic_success_overrides_a_failure,
-                                                      "a receipt after the agent ended turns:"),
+    "a-later-automatic-success-overrides-a-failure": (
+        _a_later_automatic_success_overrides_a_failure,
+        "a receipt after the agent ended turns:",
+    ),
 }
 
 

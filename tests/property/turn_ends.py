@@ -12,11 +12,23 @@ from fullsend.adapters.runtimes import verdict
 from fullsend.adapters.runtimes.claude.stream import parse_result
 from fullsend.core.agent_end import EndVerdict
 
-_DONE: dict[str, Any] = {"type": "result", "subtype": "success", "is_error": False, "num_turns": 1,
-                         "terminal_reason": "completed", "stop_reason": "end_turn"}
+_DONE: dict[str, Any] = {
+    "type": "result",
+    "subtype": "success",
+    "is_error": False,
+    "num_turns": 1,
+    "terminal_reason": "completed",
+    "stop_reason": "end_turn",
+}
 _AUTOMATIC: dict[str, Any] = {**_DONE, "origin": {"kind": "task-notification"}}
-_MAX_TURNS: dict[str, Any] = {**_DONE, "subtype": "error_max_turns", "is_error": True, "terminal_reason": "max_turns",
-                              "stop_reason": None, "errors": ["Reached maximum number of turns (1)"]}
+_MAX_TURNS: dict[str, Any] = {
+    **_DONE,
+    "subtype": "error_max_turns",
+    "is_error": True,
+    "terminal_reason": "max_turns",
+    "stop_reason": None,
+    "errors": ["Reached maximum number of turns (1)"],
+}
 
 
 def _stop(reason: str) -> dict[str, Any]:

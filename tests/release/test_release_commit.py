@@ -70,13 +70,18 @@ def test_the_release_commit_runs_both_images_by_digest_and_changes_nothing_else(
     assert _git(scratch, "tag") == ""
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--version", "1.4.0", "--slim-digest", SLIM, "--full-digest", FULL], "--version must be vMAJOR.MINOR.PATCH"),
-    (["--version", "v1.4.0", "--slim-digest", "sha256:abc", "--full-digest", FULL], "must be sha256:<64 hex>"),
-    (["--version", "v1.4.0", "--slim-digest", SLIM], "must be sha256:<64 hex>"),
-    (["--version", "v1.5.0", "--slim-digest", SLIM, "--full-digest", FULL],
-     "--version v1.5.0 is not the package's version '1.4.0'"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--version", "1.4.0", "--slim-digest", SLIM, "--full-digest", FULL], "--version must be vMAJOR.MINOR.PATCH"),
+        (["--version", "v1.4.0", "--slim-digest", "sha256:abc", "--full-digest", FULL], "must be sha256:<64 hex>"),
+        (["--version", "v1.4.0", "--slim-digest", SLIM], "must be sha256:<64 hex>"),
+        (
+            ["--version", "v1.5.0", "--slim-digest", SLIM, "--full-digest", FULL],
+            "--version v1.5.0 is not the package's version '1.4.0'",
+        ),
+    ],
+)
 def test_a_malformed_version_or_digest_is_refused(scratch, args, message):
     proc = _publish(scratch, *args)
     assert proc.returncode == 2 and message in proc.stderr

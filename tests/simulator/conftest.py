@@ -27,10 +27,13 @@ class Client:
     def __init__(self, sim: GitHubSimulator, token: str = APP_TOKEN) -> None:
         self.sim = sim
         self.session = requests.Session()
-        self.session.headers.update({
-            "Authorization": f"Bearer {token}", "Accept": "application/vnd.github+json",
-            "X-GitHub-Api-Version": "2022-11-28",
-        })
+        self.session.headers.update(
+            {
+                "Authorization": f"Bearer {token}",
+                "Accept": "application/vnd.github+json",
+                "X-GitHub-Api-Version": "2022-11-28",
+            }
+        )
 
     def request(self, method: str, path: str, **kw: Any) -> requests.Response:
         url = path if path.startswith("http") else self.sim.api_url + path

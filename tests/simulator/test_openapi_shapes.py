@@ -32,35 +32,123 @@ R = "/repos/org/repo"
 CASES: list[tuple[str, str, str, str, str, Any]] = [
     ("GET /repos/{owner}/{repo}/actions/runs/{run_id}", "200", "GET", f"{R}/actions/runs/33740015232", APP_TOKEN, None),
     ("GET /repos/{owner}/{repo}/actions/runs/{run_id}", "200", "GET", f"{R}/actions/runs/33740015300", APP_TOKEN, None),
-    ("GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs", "200", "GET", f"{R}/actions/runs/33740015232/jobs", APP_TOKEN, None),
-    ("GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs", "200", "GET", f"{R}/actions/runs/33740015300/jobs", APP_TOKEN, None),
-    ("GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs", "200", "GET",
-     f"{R}/actions/workflows/fullsend.yml/runs?created=%3E%3D2026-09-03T10%3A00%3A00Z&per_page=100&page=1", APP_TOKEN, None),
-    ("GET /repos/{owner}/{repo}/actions/runs", "200", "GET",
-     f"{R}/actions/runs?created=%3E%3D2026-09-03T10%3A00%3A00Z&per_page=100&page=1", APP_TOKEN, None),
+    (
+        "GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs",
+        "200",
+        "GET",
+        f"{R}/actions/runs/33740015232/jobs",
+        APP_TOKEN,
+        None,
+    ),
+    (
+        "GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs",
+        "200",
+        "GET",
+        f"{R}/actions/runs/33740015300/jobs",
+        APP_TOKEN,
+        None,
+    ),
+    (
+        "GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs",
+        "200",
+        "GET",
+        f"{R}/actions/workflows/fullsend.yml/runs?created=%3E%3D2026-09-03T10%3A00%3A00Z&per_page=100&page=1",
+        APP_TOKEN,
+        None,
+    ),
+    (
+        "GET /repos/{owner}/{repo}/actions/runs",
+        "200",
+        "GET",
+        f"{R}/actions/runs?created=%3E%3D2026-09-03T10%3A00%3A00Z&per_page=100&page=1",
+        APP_TOKEN,
+        None,
+    ),
     ("GET /repos/{owner}/{repo}/issues/{issue_number}", "200", "GET", f"{R}/issues/7", APP_TOKEN, None),
     ("GET /repos/{owner}/{repo}/issues/{issue_number}", "200", "GET", f"{R}/issues/12", APP_TOKEN, None),
     ("GET /repos/{owner}/{repo}/issues/{issue_number}", "404", "GET", f"{R}/issues/999", APP_TOKEN, None),
     ("GET /repos/{owner}/{repo}/pulls/{pull_number}", "200", "GET", f"{R}/pulls/7", APP_TOKEN, None),
     ("GET /repos/{owner}/{repo}/pulls/{pull_number}", "404", "GET", f"{R}/pulls/12", APP_TOKEN, None),
-    ("GET /repos/{owner}/{repo}/issues/{issue_number}/comments", "200", "GET",
-     f"{R}/issues/7/comments?per_page=100&page=1", APP_TOKEN, None),
-    ("GET /repos/{owner}/{repo}/issues/{issue_number}/comments", "200", "GET",
-     f"{R}/issues/7/comments?since=2026-09-03T10%3A04%3A00Z", APP_TOKEN, None),
-    ("GET /repos/{owner}/{repo}/issues/{issue_number}/comments", "404", "GET", f"{R}/issues/999/comments", APP_TOKEN, None),
-    ("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", "201", "POST", f"{R}/issues/7/comments", APP_TOKEN,
-     {"body": "<!-- fullsend:steer consumed=33740015300 head=bbb222 -->"}),
-    ("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", "201", "POST", f"{R}/issues/12/comments", USER_TOKEN,
-     {"body": "a human reply"}),
-    ("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", "403", "POST", f"{R}/issues/7/comments", READ_ONLY_TOKEN,
-     {"body": "x"}),
-    ("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", "404", "POST", f"{R}/issues/999/comments", APP_TOKEN,
-     {"body": "x"}),
-    ("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", "200", "PATCH", f"{R}/issues/comments/4000000001",
-     APP_TOKEN, {"body": "edited"}),
-    ("GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews", "200", "GET", f"{R}/pulls/7/reviews?per_page=100&page=1",
-     APP_TOKEN, None),
-    ("GET /repos/{owner}/{repo}/compare/{basehead}", "200", "GET", f"{R}/compare/aaa111...ccc333?per_page=1", APP_TOKEN, None),
+    (
+        "GET /repos/{owner}/{repo}/issues/{issue_number}/comments",
+        "200",
+        "GET",
+        f"{R}/issues/7/comments?per_page=100&page=1",
+        APP_TOKEN,
+        None,
+    ),
+    (
+        "GET /repos/{owner}/{repo}/issues/{issue_number}/comments",
+        "200",
+        "GET",
+        f"{R}/issues/7/comments?since=2026-09-03T10%3A04%3A00Z",
+        APP_TOKEN,
+        None,
+    ),
+    (
+        "GET /repos/{owner}/{repo}/issues/{issue_number}/comments",
+        "404",
+        "GET",
+        f"{R}/issues/999/comments",
+        APP_TOKEN,
+        None,
+    ),
+    (
+        "POST /repos/{owner}/{repo}/issues/{issue_number}/comments",
+        "201",
+        "POST",
+        f"{R}/issues/7/comments",
+        APP_TOKEN,
+        {"body": "<!-- fullsend:steer consumed=33740015300 head=bbb222 -->"},
+    ),
+    (
+        "POST /repos/{owner}/{repo}/issues/{issue_number}/comments",
+        "201",
+        "POST",
+        f"{R}/issues/12/comments",
+        USER_TOKEN,
+        {"body": "a human reply"},
+    ),
+    (
+        "POST /repos/{owner}/{repo}/issues/{issue_number}/comments",
+        "403",
+        "POST",
+        f"{R}/issues/7/comments",
+        READ_ONLY_TOKEN,
+        {"body": "x"},
+    ),
+    (
+        "POST /repos/{owner}/{repo}/issues/{issue_number}/comments",
+        "404",
+        "POST",
+        f"{R}/issues/999/comments",
+        APP_TOKEN,
+        {"body": "x"},
+    ),
+    (
+        "PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}",
+        "200",
+        "PATCH",
+        f"{R}/issues/comments/4000000001",
+        APP_TOKEN,
+        {"body": "edited"},
+    ),
+    (
+        "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
+        "200",
+        "GET",
+        f"{R}/pulls/7/reviews?per_page=100&page=1",
+        APP_TOKEN,
+        None,
+    ),
+    (
+        "GET /repos/{owner}/{repo}/compare/{basehead}",
+        "200",
+        "GET",
+        f"{R}/compare/aaa111...ccc333?per_page=1",
+        APP_TOKEN,
+        None,
+    ),
     ("GET /repos/{owner}/{repo}/compare/{basehead}", "200", "GET", f"{R}/compare/aaa111...aaa111", APP_TOKEN, None),
     ("GET /repos/{owner}/{repo}/compare/{basehead}", "200", "GET", f"{R}/compare/ccc333...aaa111", APP_TOKEN, None),
     ("GET /repos/{owner}/{repo}/compare/{basehead}", "404", "GET", f"{R}/compare/gone000...ccc333", APP_TOKEN, None),
@@ -80,18 +168,43 @@ def world(new_sim: Any) -> Any:
         sim.update_issue(7, labels=["ready-for-review", "area/db"])
         sim.add_comment(7, "Please look at the migration.", "reviewer", created_at="2026-09-03T10:02:00Z")
         sim.add_comment(7, "Review started.", "fullsend-ai-review[bot]", created_at="2026-09-03T10:03:00Z")
-        add_comment_follow_up(sim, "/fs-review please re-check the migration", run_id=33740015300,
-                              created_at="2026-09-03T10:05:00Z")
-        add_follow_up_run(sim, event="pull_request_target", pull_requests=(7,), route="failure",
-                          stage_status="completed", stage_conclusion="skipped", created_at="2026-09-03T10:06:00Z")
-        sim.move_head(7, "bbb222", files=[{"filename": "db/migrate.sql", "additions": 3, "deletions": 1,
-                                           "patch": "@@ -1 +1,3 @@\n-a\n+b\n+c\n+d"}])
-        sim.move_head(7, "ccc333", files=[{"filename": "logo.png", "status": "added"},
-                                          {"filename": "app/new.py", "previous_filename": "app/old.py",
-                                           "status": "renamed", "patch": "@@"}], ahead_by=2)
+        add_comment_follow_up(
+            sim, "/fs-review please re-check the migration", run_id=33740015300, created_at="2026-09-03T10:05:00Z"
+        )
+        add_follow_up_run(
+            sim,
+            event="pull_request_target",
+            pull_requests=(7,),
+            route="failure",
+            stage_status="completed",
+            stage_conclusion="skipped",
+            created_at="2026-09-03T10:06:00Z",
+        )
+        sim.move_head(
+            7,
+            "bbb222",
+            files=[
+                {"filename": "db/migrate.sql", "additions": 3, "deletions": 1, "patch": "@@ -1 +1,3 @@\n-a\n+b\n+c\n+d"}
+            ],
+        )
+        sim.move_head(
+            7,
+            "ccc333",
+            files=[
+                {"filename": "logo.png", "status": "added"},
+                {"filename": "app/new.py", "previous_filename": "app/old.py", "status": "renamed", "patch": "@@"},
+            ],
+            ahead_by=2,
+        )
         sim.set_compare("gone000", "ccc333", 404)
-        sim.add_review(7, "fullsend-ai-review[bot]", "APPROVED", "Looks good.", commit_id="aaa111",
-                       submitted_at="2026-09-03T10:04:00Z")
+        sim.add_review(
+            7,
+            "fullsend-ai-review[bot]",
+            "APPROVED",
+            "Looks good.",
+            commit_id="aaa111",
+            submitted_at="2026-09-03T10:04:00Z",
+        )
         sim.add_review(7, "alice", "CHANGES_REQUESTED", "Please split the migration.")
         sim.add_review(7, "bob", "PENDING")
         sim.add_token(READ_ONLY_TOKEN, "github-actions", "Bot", read_only=True)
@@ -107,9 +220,12 @@ def _schema(key: str, status: str) -> dict[str, Any]:
     return {**DOC["endpoints"][key][status], "$defs": DOC["$defs"]}
 
 
-@pytest.mark.parametrize("key,status,method,path,token,body", CASES, ids=[f"{c[0]}-{c[1]}-{i}" for i, c in enumerate(CASES)])
-def test_response_matches_openapi(world: GitHubSimulator, client: Any, key: str, status: str, method: str, path: str,
-                                  token: str, body: Any) -> None:
+@pytest.mark.parametrize(
+    "key,status,method,path,token,body", CASES, ids=[f"{c[0]}-{c[1]}-{i}" for i, c in enumerate(CASES)]
+)
+def test_response_matches_openapi(
+    world: GitHubSimulator, client: Any, key: str, status: str, method: str, path: str, token: str, body: Any
+) -> None:
     response = client(world, token).session.request(method, world.api_url + path, json=body, timeout=10)
     assert response.status_code == int(status), response.text
     _validate(response.json(), _schema(key, status))
@@ -140,7 +256,9 @@ def test_list_items_carry_the_same_fields_as_get_run(world: GitHubSimulator, cli
 
 @pytest.mark.parametrize("token,login", [(APP_TOKEN, "fullsend-ai-review"), (USER_TOKEN, "alice")])
 def test_graphql_viewer_matches_hand_schema(world: GitHubSimulator, client: Any, token: str, login: str) -> None:
-    response = client(world, token).session.post(world.graphql_url, json={"query": "query { viewer { login } }"}, timeout=10)
+    response = client(world, token).session.post(
+        world.graphql_url, json={"query": "query { viewer { login } }"}, timeout=10
+    )
     assert response.status_code == 200
     _validate(response.json(), GRAPHQL)
     assert response.json()["data"]["viewer"]["login"] == login

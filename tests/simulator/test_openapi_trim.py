@@ -24,22 +24,35 @@ def _ok(schema: dict, value: object) -> bool:
 
 
 def test_nullable_enum_gets_null_type_and_none() -> None:
-    got = trim_tool.convert({"type": "string", "nullable": True, "enum": ["success", "failure"], "example": "x",
-                             "description": "conclusion"})
+    got = trim_tool.convert(
+        {
+            "type": "string",
+            "nullable": True,
+            "enum": ["success", "failure"],
+            "example": "x",
+            "description": "conclusion",
+        }
+    )
     assert got == {"type": ["string", "null"], "enum": ["success", "failure", None]}
 
 
 def test_nullable_ref_and_composition_are_wrapped() -> None:
     assert trim_tool.convert({"$ref": "#/components/schemas/simple-user", "nullable": True}) == {
-        "anyOf": [{"$ref": "#/$defs/simple-user"}, {"type": "null"}]}
+        "anyOf": [{"$ref": "#/$defs/simple-user"}, {"type": "null"}]
+    }
     got = trim_tool.convert({"nullable": True, "allOf": [{"type": "string", "enum": ["a"]}]})
     assert _ok(got, None) and _ok(got, "a") and not _ok(got, "b")
 
 
 def test_nested_branches_and_property_names_survive() -> None:
-    schema = {"type": "object", "properties": {
-        "description": {"oneOf": [{"type": "integer"}, {"type": "string", "nullable": True, "enum": ["x"]}]},
-        "title": {"type": "string"}}, "required": ["description"]}
+    schema = {
+        "type": "object",
+        "properties": {
+            "description": {"oneOf": [{"type": "integer"}, {"type": "string", "nullable": True, "enum": ["x"]}]},
+            "title": {"type": "string"},
+        },
+        "required": ["description"],
+    }
     got = trim_tool.convert(schema)
     assert set(got["properties"]) == {"description", "title"}
     assert _ok(got, {"description": None}) and _ok(got, {"description": 3}) and not _ok(got, {"description": "y"})
@@ -85,6 +98,6 @@ def test_committed_trimmed_file_is_small_self_contained_and_nullable_aware(path:
                 walk(v)
 
     walk(doc)
-    assert refs and all(r.startswith("#/$defs/") and r[len("#/$defs/"):] in doc["$defs"] for r in refs)
+    assert refs and all(r.startswith("#/$defs/") and r[len("#/$defs/") :] in doc["$defs"] for r in refs)
     assert None in doc["$defs"]["job"]["properties"]["conclusion"]["enum"]
     assert '"nullable":' not in json.dumps(doc)

@@ -35,10 +35,20 @@ def test_fault_after_and_forever(item: GitHubSimulator, gh: Any) -> None:
 
 def test_rate_limit_faults_carry_their_headers(item: GitHubSimulator, gh: Any) -> None:
     item.fail("GET", r"/issues/7$", 429, headers={"Retry-After": "7"})
-    item.fail("GET", r"/issues/7$", 403, headers={"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1788429600"},
-              body={"message": "API rate limit exceeded for installation."}, after=1)
+    item.fail(
+        "GET",
+        r"/issues/7$",
+        403,
+        headers={"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1788429600"},
+        body={"message": "API rate limit exceeded for installation."},
+        after=1,
+    )
     first, second = gh.get(ISSUE), gh.get(ISSUE)
-    assert (first.status_code, first.headers["Retry-After"], first.json()["message"]) == (429, "7", "API rate limit exceeded")
+    assert (first.status_code, first.headers["Retry-After"], first.json()["message"]) == (
+        429,
+        "7",
+        "API rate limit exceeded",
+    )
     assert (second.status_code, second.headers["X-RateLimit-Remaining"]) == (403, "0")
     assert second.json() == {"message": "API rate limit exceeded for installation."}
 

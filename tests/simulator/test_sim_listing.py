@@ -33,8 +33,8 @@ def _add_runs(sim: GitHubSimulator, n: int, path: str = SHIM, start: datetime = 
 
 def test_W4_450_runs_page_by_link_newest_first_without_duplicates(sim: GitHubSimulator, gh: Any) -> None:
     ids = _add_runs(sim, 450)
-    _add_runs(sim, 30, path=".github/workflows/ci.yml")           # another workflow: not listed
-    _add_runs(sim, 20, start=T0 - timedelta(hours=1))              # older than the cutoff: not listed
+    _add_runs(sim, 30, path=".github/workflows/ci.yml")  # another workflow: not listed
+    _add_runs(sim, 20, start=T0 - timedelta(hours=1))  # older than the cutoff: not listed
     url, pages, seen = f"{sim.api_url}{LIST}?{CREATED}&per_page=100&page=1", [], []
     while url:
         response = gh.get(url)
@@ -68,15 +68,15 @@ def test_W4_single_page_has_no_link_and_default_per_page_is_30(sim: GitHubSimula
 @pytest.mark.parametrize(
     "created,expected",
     [
-        (">=2026-09-03T10:00:00Z", [3, 2, 1]),           # cutoff itself included (§4 created=>=)
+        (">=2026-09-03T10:00:00Z", [3, 2, 1]),  # cutoff itself included (§4 created=>=)
         (">2026-09-03T10:00:00Z", [3, 2]),
         ("<2026-09-03T10:00:00Z", [0]),
         ("<=2026-09-03T10:00:00Z", [1, 0]),
         ("2026-09-03T10:00:00Z..2026-09-03T10:05:00Z", [2, 1]),
         ("2026-09-03T10:05:00Z..*", [3, 2]),
         ("*..2026-09-03T09:59:59Z", [0]),
-        (">=2026-09-03T12:00:00+02:00", [3, 2, 1]),      # offsets compare as instants
-        (">=2026-09-03", [3, 2, 1, 0]),                  # a bare date is the whole UTC day
+        (">=2026-09-03T12:00:00+02:00", [3, 2, 1]),  # offsets compare as instants
+        (">=2026-09-03", [3, 2, 1, 0]),  # a bare date is the whole UTC day
         ("<2026-09-03", []),
         ("2026-09-03", [3, 2, 1, 0]),
     ],
@@ -103,7 +103,9 @@ def test_W4_created_filter_caps_at_1000_results(sim: GitHubSimulator, gh: Any) -
 
 
 def test_listing_other_filters_and_workflow_resolution(sim: GitHubSimulator, gh: Any) -> None:
-    a = sim.add_workflow_run(path=SHIM, event="issue_comment", actor="reviewer", status="completed", conclusion="success")
+    a = sim.add_workflow_run(
+        path=SHIM, event="issue_comment", actor="reviewer", status="completed", conclusion="success"
+    )
     b = sim.add_workflow_run(path=SHIM, event="push", pull_requests=[7])
     assert [r["id"] for r in gh.get(LIST, params={"event": "issue_comment"}).json()["workflow_runs"]] == [a["id"]]
     assert [r["id"] for r in gh.get(LIST, params={"actor": "reviewer"}).json()["workflow_runs"]] == [a["id"]]
@@ -170,8 +172,12 @@ def test_ghes_prefix_writes_every_url_under_its_own_base(new_sim: Any, client: A
         assert gh.get(f"http://127.0.0.1:{port}/repos/org/repo/actions/runs/{run['id']}").status_code == 404
         viewer = gh.session.post(sim.graphql_url, json={"query": "query { viewer { login } }"}, timeout=10)
         assert viewer.json() == {"data": {"viewer": {"login": "fullsend-ai-review"}}}
-        assert gh.session.post(sim.api_url + "/graphql", json={"query": "query { viewer { login } }"},
-                               timeout=10).status_code == 404
+        assert (
+            gh.session.post(
+                sim.api_url + "/graphql", json={"query": "query { viewer { login } }"}, timeout=10
+            ).status_code
+            == 404
+        )
         assert sim.requests[0].path == f"/repos/org/repo/actions/runs/{run['id']}"
         assert sim.requests[0].raw_path == f"/api/v3/repos/org/repo/actions/runs/{run['id']}"
 

@@ -14,8 +14,15 @@ T0 = datetime(2026, 9, 3, 10, 0, 0, tzinfo=UTC)
 
 
 def _github(sim: Any, token: str) -> Github:
-    return Github(base_url=sim.api_url, auth=Auth.Token(token), per_page=100, retry=None,
-                  seconds_between_requests=0, seconds_between_writes=0, lazy=True)
+    return Github(
+        base_url=sim.api_url,
+        auth=Auth.Token(token),
+        per_page=100,
+        retry=None,
+        seconds_between_requests=0,
+        seconds_between_writes=0,
+        lazy=True,
+    )
 
 
 def test_pygithub_pages_runs_and_reads_a_run_under_api_v3(new_sim: Any) -> None:

@@ -18,13 +18,15 @@ R = "/repos/org/repo"
 def test_FIX_on_request_adds_comment_and_follow_up_after_my_jobs_are_read(sim: GitHubSimulator, gh: Any) -> None:
     fix = standard_pr_scenario(sim)
     added: list[tuple[dict, dict]] = []
-    sim.on_request(sim.match("GET", rf"/actions/runs/{fix.my_run_id}/jobs$"),
-                   lambda s: added.append(add_comment_follow_up(s, "/fs-review please re-check the migration")))
+    sim.on_request(
+        sim.match("GET", rf"/actions/runs/{fix.my_run_id}/jobs$"),
+        lambda s: added.append(add_comment_follow_up(s, "/fs-review please re-check the migration")),
+    )
     listing = f"{R}/actions/workflows/fullsend.yml/runs?created=%3E%3D2026-09-03T10%3A00%3A00Z"
     assert gh.get(listing).json()["total_count"] == 1  # only my run yet
     jobs = gh.get(f"{R}/actions/runs/{fix.my_run_id}/jobs").json()
     assert [j["name"] for j in jobs["jobs"]] == ["dispatch / Route", "dispatch / Review"]  # answered before the action
-    gh.get(f"{R}/actions/runs/{fix.my_run_id}/jobs")                                    # once: no second action
+    gh.get(f"{R}/actions/runs/{fix.my_run_id}/jobs")  # once: no second action
     assert len(added) == 1
     comment, run = added[0]
     runs = gh.get(listing).json()["workflow_runs"]
@@ -63,12 +65,16 @@ def test_token_identity_is_recorded_and_unknown_tokens_get_401(sim: GitHubSimula
     assert bad.status_code == 401 and bad.json()["message"] == "Bad credentials"
     bare = client(sim).session.get(sim.api_url + f"{R}/issues/7", headers={"Authorization": ""}, timeout=10)
     assert bare.status_code == 401
-    legacy = client(sim).session.get(sim.api_url + f"{R}/issues/7",
-                                     headers={"Authorization": "token gho_user_token_for_tests"}, timeout=10)
+    legacy = client(sim).session.get(
+        sim.api_url + f"{R}/issues/7", headers={"Authorization": "token gho_user_token_for_tests"}, timeout=10
+    )
     assert legacy.status_code == 200
     assert [(r.token, r.login, r.status) for r in sim.requests] == [
-        ("ghs_app_token_for_tests", "fullsend-ai-review[bot]", 200), ("ghs_nope", "", 401), ("", "", 401),
-        ("gho_user_token_for_tests", "alice", 200)]
+        ("ghs_app_token_for_tests", "fullsend-ai-review[bot]", 200),
+        ("ghs_nope", "", 401),
+        ("", "", 401),
+        ("gho_user_token_for_tests", "alice", 200),
+    ]
 
 
 def test_who_am_i_chain_user_app_graphql(sim: GitHubSimulator, client: Any) -> None:
@@ -83,7 +89,11 @@ def test_who_am_i_chain_user_app_graphql(sim: GitHubSimulator, client: Any) -> N
     assert (human["login"], human["type"]) == ("alice", "User")
     sim.add_issue(7)
     posted = app.post(f"{R}/issues/7/comments", json={"body": "x"}).json()
-    assert (posted["user"]["login"], posted["user"]["type"], posted["user"]["id"]) == ("github-actions[bot]", "Bot", 41898282)
+    assert (posted["user"]["login"], posted["user"]["type"], posted["user"]["id"]) == (
+        "github-actions[bot]",
+        "Bot",
+        41898282,
+    )
 
 
 def test_comment_post_and_patch(new_sim: Any, client: Any) -> None:
@@ -101,7 +111,10 @@ def test_comment_post_and_patch(new_sim: Any, client: Any) -> None:
         now[0] += timedelta(minutes=5)
         edited = gh.patch(f"{R}/issues/comments/{c['id']}", json={"body": "edited"}).json()
         assert (edited["body"], edited["created_at"], edited["updated_at"]) == (
-            "edited", "2026-09-03T10:30:00Z", "2026-09-03T10:35:00Z")
+            "edited",
+            "2026-09-03T10:30:00Z",
+            "2026-09-03T10:35:00Z",
+        )
         assert gh.post(f"{R}/issues/7/comments", json={}).status_code == 422
         assert gh.post(f"{R}/issues/8/comments", json={"body": "x"}).status_code == 404
         sim.delete_comment(c["id"])
@@ -111,11 +124,15 @@ def test_comment_post_and_patch(new_sim: Any, client: Any) -> None:
 
 def test_scripted_comment_times_are_kept_verbatim(sim: GitHubSimulator, gh: Any) -> None:
     sim.add_issue(7)
-    c = sim.add_comment(7, "r", "github-actions[bot]", created_at="2026-09-25T10:00:00Z",
-                        updated_at="2026-09-25T10:05:00Z")  # an edited receipt (§2.5)
+    c = sim.add_comment(
+        7, "r", "github-actions[bot]", created_at="2026-09-25T10:00:00Z", updated_at="2026-09-25T10:05:00Z"
+    )  # an edited receipt (§2.5)
     got = gh.get(f"{R}/issues/7/comments").json()[0]
     assert (got["created_at"], got["updated_at"], got["user"]["type"]) == (
-        "2026-09-25T10:00:00Z", "2026-09-25T10:05:00Z", "Bot")
+        "2026-09-25T10:00:00Z",
+        "2026-09-25T10:05:00Z",
+        "Bot",
+    )
     assert sim.edit_comment(c["id"], "r2")["updated_at"] == "2026-09-03T10:30:00Z"
 
 
@@ -138,7 +155,9 @@ def test_reviews_in_order_pending_has_no_submitted_at(sim: GitHubSimulator, gh: 
     sim.add_review(7, "alice", "PENDING", commit_id="old000")
     got = gh.get(f"{R}/pulls/7/reviews", params={"per_page": 100, "page": 1}).json()
     assert [(r["user"]["login"], r["user"]["type"], r["state"], r["commit_id"]) for r in got] == [
-        ("org-review[bot]", "Bot", "APPROVED", "aaa111"), ("alice", "User", "PENDING", "old000")]
+        ("org-review[bot]", "Bot", "APPROVED", "aaa111"),
+        ("alice", "User", "PENDING", "old000"),
+    ]
     assert got[0]["submitted_at"] == "2026-09-23T16:30:00Z" and "submitted_at" not in got[1]
 
 
@@ -161,6 +180,8 @@ def test_move_head_and_compare_answers(sim: GitHubSimulator, gh: Any) -> None:
     assert (diverged["status"], diverged["behind_by"]) == ("diverged", 2)
     sim.set_compare("ccc333", "fff666", 404)  # force-push: the old head is gone
     assert gh.get(f"{R}/compare/ccc333...fff666").status_code == 404
-    sim.set_compare("x1", "y2", {"status": "ahead", "ahead_by": 5, "files": [{"filename": f"f{i}"} for i in range(301)]})
+    sim.set_compare(
+        "x1", "y2", {"status": "ahead", "ahead_by": 5, "files": [{"filename": f"f{i}"} for i in range(301)]}
+    )
     big = gh.get(f"{R}/compare/x1...y2").json()
     assert (big["ahead_by"], len(big["files"])) == (5, 300)  # GitHub lists at most 300 files

@@ -17,7 +17,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 
-def npm_tarball(files: Mapping[str, bytes | str], modes: Mapping[str, int] | None = None, top: str = "package") -> bytes:
+def npm_tarball(
+    files: Mapping[str, bytes | str], modes: Mapping[str, int] | None = None, top: str = "package"
+) -> bytes:
     """A gzip tarball with ``files`` under ``top/`` (``modes`` per name, default 0o644)."""
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:gz") as tar:
@@ -71,7 +73,8 @@ class FakeRegistry:
 def registry_path(resolved: str) -> str:
     """The path of a registry.npmjs.org tarball URL (what a mirror serves it under)."""
     from fullsend.adapters.agentcli.lock import NPM_REGISTRY
-    return resolved[len(NPM_REGISTRY):] if resolved.startswith(NPM_REGISTRY) else resolved
+
+    return resolved[len(NPM_REGISTRY) :] if resolved.startswith(NPM_REGISTRY) else resolved
 
 
 def cached_tarballs(runtime: str, cache_dir: Path) -> dict[str, bytes]:

@@ -42,8 +42,10 @@ class LocalRegistry:
     def __enter__(self) -> LocalRegistry:
         self._root.mkdir(parents=True, exist_ok=True)
         config = self._root / "config.yml"
-        config.write_text(f"version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n"
-                          f"    rootdirectory: {self._root / 'data'}\nhttp:\n  addr: {self.host}\n")
+        config.write_text(
+            f"version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n"
+            f"    rootdirectory: {self._root / 'data'}\nhttp:\n  addr: {self.host}\n"
+        )
         log = open(self._root / "registry.log", "wb")
         self._proc = subprocess.Popen([self._binary, "serve", str(config)], stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + START_TIMEOUT_S
@@ -55,7 +57,9 @@ class LocalRegistry:
             except OSError:
                 time.sleep(0.2)
         self.__exit__()
-        raise RuntimeError(f"docker-registry did not answer on {self.host}: {(self._root / 'registry.log').read_text()[-2000:]}")
+        raise RuntimeError(
+            f"docker-registry did not answer on {self.host}: {(self._root / 'registry.log').read_text()[-2000:]}"
+        )
 
     def __exit__(self, *exc: object) -> None:
         if self._proc is not None and self._proc.poll() is None:

@@ -56,7 +56,7 @@ class FetchError(Exception):
 def tarball_url(package: Package, registry: str) -> str:
     """The lock's URL, with registry.npmjs.org replaced by ``registry`` (a mirror of it)."""
     if registry and package.resolved.startswith(NPM_REGISTRY):
-        return registry.rstrip("/") + "/" + package.resolved[len(NPM_REGISTRY):]
+        return registry.rstrip("/") + "/" + package.resolved[len(NPM_REGISTRY) :]
     return package.resolved
 
 
@@ -169,8 +169,13 @@ def _link(plan: CliPlan, root: Path, home: Path) -> Path:
 def check_version(executable: Path, plan: CliPlan) -> None:
     """``<executable> --version`` must name ``plan.version``.  Raises ``FetchError`` otherwise."""
     try:
-        proc = subprocess.run([str(executable), "--version"], capture_output=True, text=True,
-                              timeout=VERSION_TIMEOUT_S, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            [str(executable), "--version"],
+            capture_output=True,
+            text=True,
+            timeout=VERSION_TIMEOUT_S,
+            stdin=subprocess.DEVNULL,
+        )
         printed = proc.stdout + proc.stderr
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise FetchError(f"{plan.runtime} --version did not run: {exc}") from None
@@ -181,16 +186,25 @@ def check_version(executable: Path, plan: CliPlan) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The child process: install each runtime; exit 0, or 1 with one line on stderr."""
-    parser = argparse.ArgumentParser(prog="python -m fullsend.adapters.agentcli.fetch",
-                                     description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m fullsend.adapters.agentcli.fetch", description=__doc__.split("\n")[0]
+    )
     # npm's own name for its registry setting is lower case; it reads the upper-case one too.
     mirror = os.environ.get("npm_config_registry") or os.environ.get("NPM_CONFIG_REGISTRY") or ""  # noqa: SIM112
     parser.add_argument("--root", required=True, type=Path, help="install root (bin/ and lib/ below it)")
-    parser.add_argument("--registry", default=mirror,
-                        help="a mirror of registry.npmjs.org (default: $npm_config_registry, else the lock's URLs)")
+    parser.add_argument(
+        "--registry",
+        default=mirror,
+        help="a mirror of registry.npmjs.org (default: $npm_config_registry, else the lock's URLs)",
+    )
     parser.add_argument("--lock-dir", type=Path, default=LOCK_DIR, help=argparse.SUPPRESS)  # tests: other locks
-    parser.add_argument("--expect", action="append", default=[], metavar="NAME=VERSION",
-                        help="refuse to install unless the lock pins NAME (claude, codex, pi, node) at VERSION")
+    parser.add_argument(
+        "--expect",
+        action="append",
+        default=[],
+        metavar="NAME=VERSION",
+        help="refuse to install unless the lock pins NAME (claude, codex, pi, node) at VERSION",
+    )
     parser.add_argument("runtimes", nargs="+", help="claude, pi and/or codex")
     args = parser.parse_args(argv)
     try:
@@ -201,8 +215,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             plan = plan_install(runtime, where, args.lock_dir)
             link, fetched = install(plan, args.root, args.registry)
             print(f"{runtime}={link}", flush=True)
-            print(f"{runtime} {plan.version}: {len(plan.packages)} packages, {fetched / 1e6:.1f} MB downloaded",
-                  file=sys.stderr, flush=True)
+            print(
+                f"{runtime} {plan.version}: {len(plan.packages)} packages, {fetched / 1e6:.1f} MB downloaded",
+                file=sys.stderr,
+                flush=True,
+            )
     except (FetchError, ValueError, OSError) as exc:
         print(f"agent CLI install failed: {exc}", file=sys.stderr)
         return 1
@@ -214,8 +231,10 @@ def _check_expected(expected: Sequence[str], locked: dict[str, str]) -> None:
     for item in expected:
         name, _, version = item.partition("=")
         if locked.get(name) != version:
-            raise FetchError(f"the lock pins {name} {locked.get(name, '(nothing)')}, not {version}: "
-                             "rewrite the locks with tools/release/lock-agent-clis.sh")
+            raise FetchError(
+                f"the lock pins {name} {locked.get(name, '(nothing)')}, not {version}: "
+                "rewrite the locks with tools/release/lock-agent-clis.sh"
+            )
 
 
 if __name__ == "__main__":

@@ -25,8 +25,14 @@ INSTALL_TIMEOUT_S = 15 * 60
 _SHOWN_MAX = 500
 
 
-def install_agent_cli(runtime: str, root: str, env: Mapping[str, str], clock: Clock,
-                      log: Callable[[str, str], None], user: ChildUser | None = None) -> str:
+def install_agent_cli(
+    runtime: str,
+    root: str,
+    env: Mapping[str, str],
+    clock: Clock,
+    log: Callable[[str, str], None],
+    user: ChildUser | None = None,
+) -> str:
     """Install ``runtime``'s pinned CLI under ``root`` in a child process; returns its path.
 
     ``env`` is the child's environment (already scrubbed of every token by the caller); the

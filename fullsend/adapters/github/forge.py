@@ -87,8 +87,14 @@ class GitHubForge(LoginResolution):
         }
         self._graphql = {
             "job": GraphQLClient(graphql_url, job_token, clock, timeout_s, job_policy, ready.get("job")),
-            "role": GraphQLClient(graphql_url, role_token or job_token, clock, timeout_s, role_policy,
-                                  ready.get("role") if role_token else None),
+            "role": GraphQLClient(
+                graphql_url,
+                role_token or job_token,
+                clock,
+                timeout_s,
+                role_policy,
+                ready.get("role") if role_token else None,
+            ),
         }
         self._bound = WaitBound()
         self._logins: dict[str, str] = {}
@@ -115,26 +121,53 @@ class GitHubForge(LoginResolution):
     def _base(self) -> str:
         return f"/repos/{quote(self.repo.owner, safe='')}/{quote(self.repo.name, safe='')}"
 
-    def _get(self, model: type[P], credential: Credential, path: str, params: dict[str, Any] | None = None,
-             conditional: bool = False) -> P:
+    def _get(
+        self,
+        model: type[P],
+        credential: Credential,
+        path: str,
+        params: dict[str, Any] | None = None,
+        conditional: bool = False,
+    ) -> P:
         data = self._t(credential).request("GET", path, params, conditional=conditional, bound=self._bound).data
         return wire.parse(model, data, f"GET {path}")
 
-    def _pages(self, credential: Credential, path: str, params: dict[str, Any], item: type[P],
-               envelope: tuple[type[BaseModel], str] | None, max_pages: int) -> list[P]:
+    def _pages(
+        self,
+        credential: Credential,
+        path: str,
+        params: dict[str, Any],
+        item: type[P],
+        envelope: tuple[type[BaseModel], str] | None,
+        max_pages: int,
+    ) -> list[P]:
         """Follow Link ``rel=next`` up to ``max_pages`` while pages are full (``total_count`` is
         not trusted: GitHub's can understate the list).  Each page is checked whole."""
         return self._walk(credential, path, params, item, envelope, max_pages)[0]
 
-    def _walk(self, credential: Credential, path: str, params: dict[str, Any], item: type[P],
-              envelope: tuple[type[BaseModel], str] | None, max_pages: int) -> tuple[list[P], bool]:
+    def _walk(
+        self,
+        credential: Credential,
+        path: str,
+        params: dict[str, Any],
+        item: type[P],
+        envelope: tuple[type[BaseModel], str] | None,
+        max_pages: int,
+    ) -> tuple[list[P], bool]:
         """``(items, capped)`` of :meth:`_pages`; ``capped`` when ``max_pages`` full pages were
         read and GitHub still announced a next one."""
         pages, capped = self._fetch(credential, path, params, envelope[1] if envelope else None, max_pages)
         return self._parse_pages(pages, item, envelope), capped
 
-    def _fetch(self, credential: Credential, path: str, params: dict[str, Any], key: str | None, max_pages: int,
-               etags: list[str] | None = None) -> tuple[list[tuple[str, Any]], bool]:
+    def _fetch(
+        self,
+        credential: Credential,
+        path: str,
+        params: dict[str, Any],
+        key: str | None,
+        max_pages: int,
+        etags: list[str] | None = None,
+    ) -> tuple[list[tuple[str, Any]], bool]:
         """The raw pages, ``[(endpoint, JSON)]``, and whether ``max_pages`` full pages were read
         with a next one announced.  A page is full when its array (``key`` of an envelope, or the
         body) holds 100 items; ``etags``, when given, receives each page's ETag ("" for none)."""
@@ -152,8 +185,9 @@ class GitHubForge(LoginResolution):
         return pages, True
 
     @staticmethod
-    def _parse_pages(pages: list[tuple[str, Any]], item: type[P],
-                     envelope: tuple[type[BaseModel], str] | None) -> list[P]:
+    def _parse_pages(
+        pages: list[tuple[str, Any]], item: type[P], envelope: tuple[type[BaseModel], str] | None
+    ) -> list[P]:
         """Every page checked whole at the seam; ``MalformedResponse`` names the page and the field."""
         items: list[P] = []
         for endpoint, data in pages:
@@ -188,18 +222,27 @@ class GitHubForge(LoginResolution):
         parsed = self._parsed_listing
         if parsed is None or parsed[0] != key or not all(etags):
             rows = self._parse_pages(pages, wire.WorkflowRun, (wire.WorkflowRunsPage, "workflow_runs"))
-            listing = RunListing(tuple(order_listing(records.run_record(row, self.repo) for row in rows)),
-                                 capped=len(rows) >= RUN_PAGES_MAX * PER_PAGE)
+            listing = RunListing(
+                tuple(order_listing(records.run_record(row, self.repo) for row in rows)),
+                capped=len(rows) >= RUN_PAGES_MAX * PER_PAGE,
+            )
             parsed = self._parsed_listing = (key, listing)
         return parsed[1]  # immutable: the cached listing is the caller's too
 
-    def list_repository_runs(self, created_since: datetime | None,
-                             created_until: datetime | None = None) -> tuple[list[WorkflowRun], bool]:
+    def list_repository_runs(
+        self, created_since: datetime | None, created_until: datetime | None = None
+    ) -> tuple[list[WorkflowRun], bool]:
         """``GET …/actions/runs?created=…``: ``(runs, capped)``, ≤ 10 pages, newest first as
         GitHub lists them (``fullsend.ports.Forge.list_repository_runs``)."""
         created = created_query(created_since, created_until)
-        rows, capped = self._walk("job", f"{self._base}/actions/runs", {"created": created} if created else {},
-                                  wire.WorkflowRun, (wire.WorkflowRunsPage, "workflow_runs"), REPO_RUN_PAGES_MAX)
+        rows, capped = self._walk(
+            "job",
+            f"{self._base}/actions/runs",
+            {"created": created} if created else {},
+            wire.WorkflowRun,
+            (wire.WorkflowRunsPage, "workflow_runs"),
+            REPO_RUN_PAGES_MAX,
+        )
         return [records.run_record(r, self.repo) for r in rows], capped
 
     def collaborator_role(self, login: str) -> str:
@@ -219,12 +262,14 @@ class GitHubForge(LoginResolution):
         """``GET …/issues/{n}`` (served for pull requests too)."""
         return records.issue_record(self._get(wire.Issue, "role", f"{self._base}/issues/{number}", conditional=True))
 
-    def list_issue_comments(self, number: int, since: datetime | None = None,
-                            credential: Credential = "role") -> list[Comment]:
+    def list_issue_comments(
+        self, number: int, since: datetime | None = None, credential: Credential = "role"
+    ) -> list[Comment]:
         """Every comment (``since`` = updated_at filter), ≤ 100 pages, oldest first."""
         params = {"since": format_time(since)} if since else {}
-        rows = self._pages(credential, f"{self._base}/issues/{number}/comments", params, wire.IssueComment, None,
-                           LIST_PAGES_MAX)
+        rows = self._pages(
+            credential, f"{self._base}/issues/{number}/comments", params, wire.IssueComment, None, LIST_PAGES_MAX
+        )
         return [records.comment_record(c) for c in rows]
 
     def list_reviews(self, number: int) -> list[Review]:
@@ -274,4 +319,3 @@ class GitHubForge(LoginResolution):
         path = f"{self._base}/issues/comments/{comment_id}"
         resp = self._t(credential).request("PATCH", path, body={"body": body}, bound=self._bound)
         return records.comment_record(wire.parse(wire.IssueComment, resp.data, f"PATCH {path}", resp.status))
-

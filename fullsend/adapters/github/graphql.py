@@ -97,8 +97,15 @@ class GraphQLClient:
     """One credential's GraphQL endpoint.  ``query`` returns the ``data`` object or raises
     ``ForgeError`` (``RateLimited``, ``MalformedResponse``; a query error names its message)."""
 
-    def __init__(self, url: str, token: str, clock: Clock, timeout_s: int, policy: RateLimitPolicy,
-                 prefetched: Mapping[str, LiteAnswer] | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        token: str,
+        clock: Clock,
+        timeout_s: int,
+        policy: RateLimitPolicy,
+        prefetched: Mapping[str, LiteAnswer] | None = None,
+    ) -> None:
         self._url, self._token, self._clock, self._timeout_s, self.policy = url, token, clock, timeout_s, policy
         # Answers the fast skip already read (docs/architecture.md "Fast skip"), each used once
         # in place of its first send: keyed by ``prefetch_key``.
@@ -134,8 +141,9 @@ class GraphQLClient:
             raise MalformedResponse(label, "", "the answer was not JSON", 200) from None
         envelope = parse(Envelope, raw, label)
         if envelope.errors:
-            raise ForgeError(f"{label}: {envelope.errors[0].message or 'an error without a message'}", None,
-                             transient=False)
+            raise ForgeError(
+                f"{label}: {envelope.errors[0].message or 'an error without a message'}", None, transient=False
+            )
         if envelope.data is None:
             raise MalformedResponse(label, "data", "neither data nor errors", 200)
         return envelope.data
@@ -143,8 +151,9 @@ class GraphQLClient:
     def _send(self, label: str, query: str, variables: Mapping[str, Any] | None) -> Answer:
         body = request_body(query, variables)
         try:
-            resp = self._session().post(self._url, json=body, timeout=self._timeout_s,
-                                        headers={"Authorization": f"Bearer {self._token}"})
+            resp = self._session().post(
+                self._url, json=body, timeout=self._timeout_s, headers={"Authorization": f"Bearer {self._token}"}
+            )
         except requests.RequestException as exc:
             raise Transient(f"{label} failed: {type(exc).__name__}") from None
         if 500 <= resp.status_code <= 504:
@@ -177,8 +186,9 @@ def receipt_page(data: Mapping[str, Any], label: str) -> tuple[str, list[Comment
     info = item.comments.pageInfo
     cursor = (info.endCursor or "") if info.hasNextPage else ""
     if info.hasNextPage and not cursor:
-        raise MalformedResponse(label, "repository.issueOrPullRequest.comments.pageInfo.endCursor",
-                                "null with a next page")
+        raise MalformedResponse(
+            label, "repository.issueOrPullRequest.comments.pageInfo.endCursor", "null with a next page"
+        )
     return view.viewer.login, comments, cursor
 
 
@@ -186,10 +196,18 @@ def _comment(node: CommentNode, label: str, index: int) -> Comment:
     comment_id = decimal_id(node.fullDatabaseId)
     parse(_DatabaseId, {"id": comment_id}, label + f" nodes[{index}].fullDatabaseId")
     author, kind = _author(node.author)
-    return Comment(id=comment_id, body=runner_safe(node.body), author=author, author_type=kind,
-                   created_at=parse_time(node.createdAt), updated_at=parse_time(node.updatedAt),
-                   created_at_raw=node.createdAt, updated_at_raw=node.updatedAt, html_url=node.url,
-                   edited=node.lastEditedAt is not None)
+    return Comment(
+        id=comment_id,
+        body=runner_safe(node.body),
+        author=author,
+        author_type=kind,
+        created_at=parse_time(node.createdAt),
+        updated_at=parse_time(node.updatedAt),
+        created_at_raw=node.createdAt,
+        updated_at_raw=node.updatedAt,
+        html_url=node.url,
+        edited=node.lastEditedAt is not None,
+    )
 
 
 def _author(author: Author | None) -> tuple[str, str]:

@@ -184,8 +184,12 @@ class LiteClient:
     def post(self, token: str, body: Mapping[str, Any]) -> LiteAnswer:
         """One POST with ``Authorization: Bearer``.  Raises ``Undecided`` when no answer came."""
         data = json.dumps(body).encode("utf-8")
-        headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json",
-                   "Accept": "application/json", "User-Agent": self._agent}
+        headers = {
+            "Authorization": f"Bearer {token}",
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+            "User-Agent": self._agent,
+        }
         try:
             conn, target = self._connection(headers)
             try:
@@ -214,8 +218,7 @@ class LiteClient:
         if parts.scheme == "http":  # a plain request in proxy form
             headers.update(auth)
             return http.client.HTTPConnection(proxy.hostname, proxy_port, timeout=self._timeout_s), self._url
-        conn = http.client.HTTPSConnection(proxy.hostname, proxy_port, timeout=self._timeout_s,
-                                           context=self._context)
+        conn = http.client.HTTPSConnection(proxy.hostname, proxy_port, timeout=self._timeout_s, context=self._context)
         conn.set_tunnel(parts.hostname or "", parts.port or 443, headers=auth)
         return conn, path
 

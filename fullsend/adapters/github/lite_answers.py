@@ -45,8 +45,7 @@ def envelope_data(answer: LiteAnswer, label: str) -> dict[str, Any]:
 
 
 def _graphql_error(error: Any) -> bool:
-    return (isinstance(error, dict) and isinstance(error.get("message", ""), str)
-            and _optional(error.get("type"), str))
+    return isinstance(error, dict) and isinstance(error.get("message", ""), str) and _optional(error.get("type"), str)
 
 
 def _optional(value: Any, kind: type) -> bool:
@@ -96,9 +95,18 @@ def _comment(node: Any, label: str) -> Comment:
     if edited is not None and not _time(edited):
         raise Undecided(f"{label}: a comment's lastEditedAt is malformed")
     login, kind = _author(author, label)
-    return Comment(id=decimal_id(raw_id), body=runner_safe(body), author=login, author_type=kind,
-                   created_at=parse_time(created), updated_at=parse_time(updated), created_at_raw=created,
-                   updated_at_raw=updated, html_url=url, edited=edited is not None)
+    return Comment(
+        id=decimal_id(raw_id),
+        body=runner_safe(body),
+        author=login,
+        author_type=kind,
+        created_at=parse_time(created),
+        updated_at=parse_time(updated),
+        created_at_raw=created,
+        updated_at_raw=updated,
+        html_url=url,
+        edited=edited is not None,
+    )
 
 
 def _time(value: Any) -> bool:

@@ -33,7 +33,6 @@ BODY_EXCERPT_CHARS = 200
 _EXPIRES_KEEP = re.compile(r"[^0-9\-:TZ+.]")
 
 
-
 class _Transient(Exception):
     """A transport error or HTTP >= 500: retried by the inner loops."""
 
@@ -220,8 +219,10 @@ def _check_mint_url(mint_url: str) -> None:
     The URL itself is never part of the message (it may carry a password).
     """
     if not mint_url_allowed(mint_url):
-        raise ConfigError("mint_url must be an https:// URL, or http://localhost / http://127.0.0.1, "
-                          "with no user@ part; no token was requested")
+        raise ConfigError(
+            "mint_url must be an https:// URL, or http://localhost / http://127.0.0.1, "
+            "with no user@ part; no token was requested"
+        )
 
 
 def mint_for_run(
@@ -248,8 +249,18 @@ def mint_for_run(
     _check_mint_url(mint_url)
     if session is None:
         with requests.Session() as own:
-            return mint_for_run(oidc_url=oidc_url, oidc_bearer=oidc_bearer, mint_url=mint_url, role=role,
-                                repos=repos, level=level, session=own, clock=clock, log=log, mask=mask)
+            return mint_for_run(
+                oidc_url=oidc_url,
+                oidc_bearer=oidc_bearer,
+                mint_url=mint_url,
+                role=role,
+                repos=repos,
+                level=level,
+                session=own,
+                clock=clock,
+                log=log,
+                mask=mask,
+            )
     log("info", f"Minting the agent token (role: {role}, level: {level})")
     try:
         jwt = request_oidc_token(oidc_url, oidc_bearer, session=session, clock=clock)

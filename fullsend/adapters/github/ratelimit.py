@@ -176,8 +176,15 @@ class RateLimitPolicy:
                 self._until[key] = until
 
 
-def send_within_limits(policy: RateLimitPolicy, clock: Clock, label: str, resource: str, bound: WaitBound,
-                       send: Callable[[], Answer], retry_transient: bool) -> Answer:
+def send_within_limits(
+    policy: RateLimitPolicy,
+    clock: Clock,
+    label: str,
+    resource: str,
+    bound: WaitBound,
+    send: Callable[[], Answer],
+    retry_transient: bool,
+) -> Answer:
     """Send through the policy: wait out (or refuse) a known limit before every attempt, note every
     answer, repeat rate-limited answers and — when ``retry_transient`` (reads) — transient
     failures, at most :data:`MAX_ATTEMPTS` sends in all.
@@ -201,21 +208,30 @@ def send_within_limits(policy: RateLimitPolicy, clock: Clock, label: str, resour
             clock.sleep(seconds)
 
     repeat = _Limited if not retry_transient else Transient
-    retrying = Retrying(stop=stop_after_attempt(MAX_ATTEMPTS),
-                        retry=retry_if_exception(lambda e: isinstance(e, repeat)),
-                        wait=_backoff_s, sleep=sleep, reraise=True)
+    retrying = Retrying(
+        stop=stop_after_attempt(MAX_ATTEMPTS),
+        retry=retry_if_exception(lambda e: isinstance(e, repeat)),
+        wait=_backoff_s,
+        sleep=sleep,
+        reraise=True,
+    )
     try:
         return retrying(attempt)
     except _Limited as exc:
         until = policy.active_until(resource) or clock.now()
-        raise RateLimited(f"{exc}; GitHub's limit for this token holds until {format_time(until)}", until,
-                          max(0.0, (until - clock.now()).total_seconds()), exc.status) from None
+        raise RateLimited(
+            f"{exc}; GitHub's limit for this token holds until {format_time(until)}",
+            until,
+            max(0.0, (until - clock.now()).total_seconds()),
+            exc.status,
+        ) from None
     except Transient as exc:
         raise ForgeError(str(exc), exc.status, transient=True) from None
 
 
-def _wait_out(policy: RateLimitPolicy, clock: Clock, label: str, resource: str, bound: WaitBound,
-              waited_s: float) -> float:
+def _wait_out(
+    policy: RateLimitPolicy, clock: Clock, label: str, resource: str, bound: WaitBound, waited_s: float
+) -> float:
     """Sleep until a known limit of ``resource`` ends, within ``bound``; returns the seconds slept.
 
     Raises ``RateLimited`` (nothing sent) when the wait would break the bound, ``ForgeError`` when
@@ -226,8 +242,9 @@ def _wait_out(policy: RateLimitPolicy, clock: Clock, label: str, resource: str, 
         return 0.0
     wait_s = float(math.ceil(max(0.0, (until - clock.now()).total_seconds())))  # limits end on whole seconds
     if not bound.allows(waited_s + wait_s, until):
-        raise RateLimited(f"{label}; not sent: GitHub's rate limit for this token holds until {format_time(until)}",
-                          until, wait_s)
+        raise RateLimited(
+            f"{label}; not sent: GitHub's rate limit for this token holds until {format_time(until)}", until, wait_s
+        )
     if not clock.sleep(wait_s):
         raise ForgeError(f"{label}: interrupted while waiting out a rate limit", None, transient=True)
     policy.waited_until(until)

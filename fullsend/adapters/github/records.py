@@ -54,41 +54,72 @@ def run_record(run: wire.WorkflowRun, repo: Repo) -> WorkflowRun:
     prs = tuple(pr.number for pr in (run.pull_requests or ()) if in_repository(pr, repo))
     chain = tuple(ReferencedWorkflow(r.path, r.ref or "", r.sha or "") for r in (run.referenced_workflows or ()))
     return WorkflowRun(
-        id=run.id, path=run.path, event=run.event, status=run.status or "", conclusion=run.conclusion or None,
-        created_at=parse_time(run.created_at), run_attempt=run.run_attempt or 0, display_title=run.display_title or "",
-        actor=_login(run.actor), triggering_actor=_login(run.triggering_actor), pull_requests=prs,
-        referenced_workflows=chain, name=run.name or "", html_url=run.html_url, head_sha=run.head_sha,
+        id=run.id,
+        path=run.path,
+        event=run.event,
+        status=run.status or "",
+        conclusion=run.conclusion or None,
+        created_at=parse_time(run.created_at),
+        run_attempt=run.run_attempt or 0,
+        display_title=run.display_title or "",
+        actor=_login(run.actor),
+        triggering_actor=_login(run.triggering_actor),
+        pull_requests=prs,
+        referenced_workflows=chain,
+        name=run.name or "",
+        html_url=run.html_url,
+        head_sha=run.head_sha,
         updated_at=parse_time(run.updated_at),
     )
 
 
 def job_record(job: wire.Job) -> Job:
-    return Job(id=job.id, name=job.name, status=job.status, conclusion=job.conclusion or None,
-               run_attempt=job.run_attempt or 0)
+    return Job(
+        id=job.id, name=job.name, status=job.status, conclusion=job.conclusion or None, run_attempt=job.run_attempt or 0
+    )
 
 
 def comment_record(comment: wire.IssueComment) -> Comment:
     login, kind = _author(comment.user)
     return Comment(
-        id=comment.id, body=runner_safe(comment.body or ""), author=login, author_type=kind,
-        created_at=parse_time(comment.created_at), updated_at=parse_time(comment.updated_at),
-        created_at_raw=comment.created_at, updated_at_raw=comment.updated_at, html_url=comment.html_url,
+        id=comment.id,
+        body=runner_safe(comment.body or ""),
+        author=login,
+        author_type=kind,
+        created_at=parse_time(comment.created_at),
+        updated_at=parse_time(comment.updated_at),
+        created_at_raw=comment.created_at,
+        updated_at_raw=comment.updated_at,
+        html_url=comment.html_url,
     )
 
 
 def review_record(review: wire.Review) -> Review:
     login, kind = _author(review.user)
-    return Review(id=review.id, author=login, author_type=kind, state=review.state, body=runner_safe(review.body or ""),
-                  submitted_at=parse_time(review.submitted_at), commit_id=review.commit_id or "")
+    return Review(
+        id=review.id,
+        author=login,
+        author_type=kind,
+        state=review.state,
+        body=runner_safe(review.body or ""),
+        submitted_at=parse_time(review.submitted_at),
+        commit_id=review.commit_id or "",
+    )
 
 
 def issue_record(issue: wire.Issue) -> Issue:
     names = {label if isinstance(label, str) else label.name or "" for label in issue.labels}
     unnamed = sum(1 for label in issue.labels if not isinstance(label, str) and label.name is None)
-    return Issue(number=issue.number, title=runner_safe(issue.title), body=runner_safe(issue.body or ""),
-                 labels=tuple(sorted(names - {""})), unnamed_labels=unnamed,
-                 is_pull_request=issue.pull_request is not None, html_url=issue.html_url,
-                 created_at=parse_time(issue.created_at))
+    return Issue(
+        number=issue.number,
+        title=runner_safe(issue.title),
+        body=runner_safe(issue.body or ""),
+        labels=tuple(sorted(names - {""})),
+        unnamed_labels=unnamed,
+        is_pull_request=issue.pull_request is not None,
+        html_url=issue.html_url,
+        created_at=parse_time(issue.created_at),
+    )
 
 
 def pull_record(pr: wire.PullRequest) -> PullRequest:
@@ -97,9 +128,16 @@ def pull_record(pr: wire.PullRequest) -> PullRequest:
 
 def comparison_record(comparison: wire.Comparison) -> Comparison:
     files = tuple(
-        CompareFile(filename=f.filename, status=f.status, previous_filename=f.previous_filename or "",
-                    additions=f.additions, deletions=f.deletions, patch=f.patch)
+        CompareFile(
+            filename=f.filename,
+            status=f.status,
+            previous_filename=f.previous_filename or "",
+            additions=f.additions,
+            deletions=f.deletions,
+            patch=f.patch,
+        )
         for f in (comparison.files or ())
     )
-    return Comparison(status=comparison.status, ahead_by=comparison.ahead_by, behind_by=comparison.behind_by,
-                      files=files)
+    return Comparison(
+        status=comparison.status, ahead_by=comparison.ahead_by, behind_by=comparison.behind_by, files=files
+    )

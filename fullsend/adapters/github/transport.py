@@ -48,9 +48,17 @@ def _requester(base_url: str, token: str, timeout_s: int) -> Any:
         def token_type(self) -> str:
             return "Bearer"
 
-    return Github(auth=_Bearer(token) if token else None, base_url=base_url, timeout=timeout_s, per_page=100,
-                  retry=None, seconds_between_requests=None, seconds_between_writes=None, lazy=True,
-                  api_version=API_VERSION).requester
+    return Github(
+        auth=_Bearer(token) if token else None,
+        base_url=base_url,
+        timeout=timeout_s,
+        per_page=100,
+        retry=None,
+        seconds_between_requests=None,
+        seconds_between_writes=None,
+        lazy=True,
+        api_version=API_VERSION,
+    ).requester
 
 
 @dataclass(frozen=True)
@@ -70,8 +78,9 @@ class Transport:
     ``policy`` is the token's rate-limit memory (shared with its GraphQL client).
     """
 
-    def __init__(self, base_url: str, token: str, clock: Clock, timeout_s: int = 15,
-                 policy: RateLimitPolicy | None = None) -> None:
+    def __init__(
+        self, base_url: str, token: str, clock: Clock, timeout_s: int = 15, policy: RateLimitPolicy | None = None
+    ) -> None:
         self._clock = clock
         self.policy = policy or RateLimitPolicy(clock)
         self._etags: dict[str, tuple[str, Any, Mapping[str, str]]] = {}
@@ -88,8 +97,13 @@ class Transport:
             return self._made
 
     def request(
-        self, verb: str, url: str, params: Mapping[str, Any] | None = None, body: Any = None,
-        conditional: bool = False, bound: WaitBound = DEFAULT_BOUND,
+        self,
+        verb: str,
+        url: str,
+        params: Mapping[str, Any] | None = None,
+        body: Any = None,
+        conditional: bool = False,
+        bound: WaitBound = DEFAULT_BOUND,
     ) -> Response:
         """Send one request; ``conditional`` GETs use If-None-Match; rate limits are waited out
         within ``bound`` (``RateLimited`` beyond it, nothing sent)."""
@@ -104,8 +118,9 @@ class Transport:
                 decoded[:] = [self._decode(verb, url, answer, cached, key if conditional else "")]
             return answer
 
-        answer = send_within_limits(self.policy, self._clock, f"{verb} {url}", "core", bound, send,
-                                    retry_transient=read)
+        answer = send_within_limits(
+            self.policy, self._clock, f"{verb} {url}", "core", bound, send, retry_transient=read
+        )
         if decoded:
             return decoded[0]
         raise self._failure(verb, url, answer)
@@ -133,8 +148,9 @@ class Transport:
             raise Transient(f"{verb} {url}: {status} {_message(answer.text) or 'server error'}", status)
         return answer
 
-    def _decode(self, verb: str, url: str, answer: Answer, cached: tuple[str, Any, Mapping[str, str]] | None,
-                key: str) -> Response:
+    def _decode(
+        self, verb: str, url: str, answer: Answer, cached: tuple[str, Any, Mapping[str, str]] | None, key: str
+    ) -> Response:
         if answer.status == 304 and cached:
             return Response(200, {**cached[2], **answer.headers}, cached[1])
         try:
@@ -167,8 +183,13 @@ def _never_connected(exc: BaseException) -> bool:
             return True
         reason = getattr(exc, "reason", None)
         nested = exc.args[0] if isinstance(getattr(exc, "args", None), tuple) and exc.args else None
-        exc = reason if isinstance(reason, BaseException) else nested if isinstance(nested, BaseException) \
-            else exc.__context__  # type: ignore[assignment]
+        exc = (
+            reason
+            if isinstance(reason, BaseException)
+            else nested
+            if isinstance(nested, BaseException)
+            else exc.__context__
+        )  # type: ignore[assignment]
     return False
 
 

@@ -39,5 +39,10 @@ class RuntimeFactory(Protocol):
 
     cli_versions: CliVersions
 
-    def __call__(self, *, warn: Callable[[str], None], render: Callable[[SteerMessage], str],
-                 sandbox_factory: Callable[[str], Any]) -> AgentRuntime: ...
+    def __call__(
+        self,
+        *,
+        warn: Callable[[str], None],
+        render: Callable[[SteerMessage], str],
+        sandbox_factory: Callable[[str], Any],
+    ) -> AgentRuntime: ...

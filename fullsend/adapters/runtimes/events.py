@@ -119,8 +119,9 @@ class TurnOpenEvent:
 AgentEvent = UserReplayEvent | ResultEvent | TokensEvent | InitEvent | TextEvent | SendEvent | TurnOpenEvent
 
 
-def iter_json_lines(stream: IO[bytes], max_line_bytes: int = STREAM_LINE_MAX_BYTES,
-                    on_unreadable: Callable[[str], None] | None = None) -> Iterator[dict[str, Any]]:
+def iter_json_lines(
+    stream: IO[bytes], max_line_bytes: int = STREAM_LINE_MAX_BYTES, on_unreadable: Callable[[str], None] | None = None
+) -> Iterator[dict[str, Any]]:
     """Yield each JSON object line of a binary ``stream`` until EOF (see module docstring).
 
     A line that may have carried an event but cannot be read — longer than ``max_line_bytes``, or

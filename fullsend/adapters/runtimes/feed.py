@@ -70,9 +70,7 @@ def sanitize_output(text: str) -> str:
     person.
     """
     text = runner_safe(text)
-    out = [
-        " " if unicodedata.category(ch) in ("Cc", "Cf") or ch in "\u2028\u2029" else ch for ch in text
-    ]
+    out = [" " if unicodedata.category(ch) in ("Cc", "Cf") or ch in "\u2028\u2029" else ch for ch in text]
     return " ".join("".join(out).split())
 
 
@@ -203,8 +201,10 @@ class SteerFeed:
             if entry.state == DELIVERED and entry.is_steer and entry.msg is not None:
                 run_id = entry.msg.follow_up_run_id
                 self._results = [r for r in self._results if r.follow_up_run_id != run_id]
-                self._warn(f"The agent accepted and then rejected the update from follow-up run {run_id}; "
-                           "it counts as not delivered")
+                self._warn(
+                    f"The agent accepted and then rejected the update from follow-up run {run_id}; "
+                    "it counts as not delivered"
+                )
             entry.state = REJECTED
             return self._mark_closing_locked()
 

@@ -26,8 +26,7 @@ CODEX_STEER_UNSET = "unset LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT"
 # Ordinary (non-steered) launches: the longer list, ordered apart from the steer
 # list so the two are told apart.
 PLAIN_UNSET = (
-    "unset NODE_PATH NODE_OPTIONS PYTHONPATH PYTHONHOME PYTHONSTARTUP BUN_OPTIONS "
-    "LD_AUDIT LD_LIBRARY_PATH LD_PRELOAD"
+    "unset NODE_PATH NODE_OPTIONS PYTHONPATH PYTHONHOME PYTHONSTARTUP BUN_OPTIONS LD_AUDIT LD_LIBRARY_PATH LD_PRELOAD"
 )
 CLAUDE_PLAIN_FLAGS = ("--print", "--verbose", "--output-format", "stream-json")
 # (WIRE, Claude Code CLI) the steerable stream-json flags, in this order.
@@ -69,8 +68,9 @@ def _script(repo_dir: str, pins: Sequence[str], after_env: Sequence[str], env_so
     return "\n".join(head) + "\n" + " && ".join([bin_pin, env_source, *after_env])
 
 
-def claude_command(extra_flags: Sequence[str], prompt: str, steerable: bool, program: str = "claude",
-                   repo_dir: str = SANDBOX_WORKSPACE) -> str:
+def claude_command(
+    extra_flags: Sequence[str], prompt: str, steerable: bool, program: str = "claude", repo_dir: str = SANDBOX_WORKSPACE
+) -> str:
     """Claude launch; ``extra_flags`` are the flags after the stream flags (model, …).
 
     Steerable: feeder | ``"$FULLSEND_CLAUDE_BIN"`` with the stream-json flags, no prompt.
@@ -85,8 +85,7 @@ def claude_command(extra_flags: Sequence[str], prompt: str, steerable: bool, pro
     return _script(repo_dir, [pin], [PLAIN_UNSET, "unset -f claude", agent], f". {SANDBOX_ENV_FILE}")
 
 
-def codex_app_server_command(flags: Sequence[str], program: str = "codex",
-                             repo_dir: str = SANDBOX_WORKSPACE) -> str:
+def codex_app_server_command(flags: Sequence[str], program: str = "codex", repo_dir: str = SANDBOX_WORKSPACE) -> str:
     """Codex live launch: feeder | ``"$FULLSEND_CODEX_BIN" app-server <flags>``; no prompt (the
     mailbox carries the handshake and every turn)."""
     pin = binary_pin("FULLSEND_CODEX_BIN", program)
@@ -94,21 +93,33 @@ def codex_app_server_command(flags: Sequence[str], program: str = "codex",
     return _script(repo_dir, [STEER_PATH_PIN, pin], [CODEX_STEER_UNSET, agent], f". {SANDBOX_ENV_FILE}")
 
 
-def pi_command(flags: Sequence[str], session_id: str, prompt: str, program: str = "pi",
-               repo_dir: str = SANDBOX_WORKSPACE) -> str:
+def pi_command(
+    flags: Sequence[str], session_id: str, prompt: str, program: str = "pi", repo_dir: str = SANDBOX_WORKSPACE
+) -> str:
     """pi launch.  A session id makes it steerable (``--mode rpc``, feeder, no prompt);
     an empty one gives exactly the ordinary ``--print --mode json … '<prompt>' </dev/null``."""
-    common = ["--session-dir", f"{PI_CFG}/sessions", "--no-approve", "--no-extensions",
-              "--no-prompt-templates", "--no-themes", *flags]
+    common = [
+        "--session-dir",
+        f"{PI_CFG}/sessions",
+        "--no-approve",
+        "--no-extensions",
+        "--no-prompt-templates",
+        "--no-themes",
+        *flags,
+    ]
     pin = binary_pin("FULLSEND_PI_BIN", program)
     repin = f"export PI_CODING_AGENT_DIR={shell_quote(PI_CFG)}"
     env_source = f". {shell_quote(SANDBOX_ENV_FILE)}"
     if session_id:
-        agent = (f'{feeder_fragment(PI_CFG)} | "$FULLSEND_PI_BIN" --mode rpc {words(common)} '
-                 f"--session-id {shell_quote(session_id)}")
+        agent = (
+            f'{feeder_fragment(PI_CFG)} | "$FULLSEND_PI_BIN" --mode rpc {words(common)} '
+            f"--session-id {shell_quote(session_id)}"
+        )
         return _script(repo_dir, [STEER_PATH_PIN, pin], [repin, PI_STEER_UNSET, agent], env_source)
-    agent = (f'"$FULLSEND_PI_BIN" --print --mode json {words(common)} '
-             f"{shell_quote(prompt or DEFAULT_AGENT_PROMPT)} </dev/null")
+    agent = (
+        f'"$FULLSEND_PI_BIN" --print --mode json {words(common)} '
+        f"{shell_quote(prompt or DEFAULT_AGENT_PROMPT)} </dev/null"
+    )
     return _script(repo_dir, [pin], [repin, PLAIN_UNSET, "unset -f pi", agent], env_source)
 
 
@@ -124,16 +135,24 @@ def codex_args(flags: Sequence[str], repo_dir: str, last_message_path: str, resu
     return [*args, "-"]
 
 
-def codex_command(flags: Sequence[str], prompt: str, resume_thread_id: str = "", program: str = "codex",
-                  repo_dir: str = SANDBOX_WORKSPACE, last_message_file: str = "last-message.txt") -> str:
+def codex_command(
+    flags: Sequence[str],
+    prompt: str,
+    resume_thread_id: str = "",
+    program: str = "codex",
+    repo_dir: str = SANDBOX_WORKSPACE,
+    last_message_file: str = "last-message.txt",
+) -> str:
     """Codex launch: ``printf '%s' '<prompt>' | "$FULLSEND_CODEX_BIN" exec … -``.
 
     The piped text is the opening prompt, or the steer envelope for a resume; it is never an
     argument of codex itself.
     """
     args = codex_args(flags, repo_dir, f"{CODEX_CFG}/{last_message_file}", resume_thread_id)
-    quoted = [shell_quote(a) if a in (repo_dir, resume_thread_id, f"{CODEX_CFG}/{last_message_file}") else word(a)
-              for a in args]
+    quoted = [
+        shell_quote(a) if a in (repo_dir, resume_thread_id, f"{CODEX_CFG}/{last_message_file}") else word(a)
+        for a in args
+    ]
     agent = f"printf '%s' {shell_quote(prompt)} | \"$FULLSEND_CODEX_BIN\" {' '.join(quoted)}"
     pin = binary_pin("FULLSEND_CODEX_BIN", program)
     return _script(repo_dir, [pin], [PLAIN_UNSET, "unset -f codex", agent], f". {SANDBOX_ENV_FILE}")

@@ -100,6 +100,7 @@ class LiveRuntime:
         sandbox_factory: SandboxFactory | None = None,
     ) -> None:
         from fullsend.adapters.clock import SystemClock
+
         self.dialect = dialect
         self.name = dialect.name
         self._clock: Now = clock or SystemClock()
@@ -180,8 +181,11 @@ class LiveRuntime:
                 self._warn(f"The sandbox could not be cleaned up: {exc}")
 
     def _run_in(
-        self, sandbox: Any, params: AgentParams,
-        on_turn_end: Callable[[datetime], None], on_output: Callable[[str], None],
+        self,
+        sandbox: Any,
+        params: AgentParams,
+        on_turn_end: Callable[[datetime], None],
+        on_output: Callable[[str], None],
     ) -> AgentRunResult:
         cfg = Path(sandbox.root) / self.dialect.config_dir_name
         try:
@@ -210,8 +214,13 @@ class LiveRuntime:
             self._runs.unregister(params.sandbox_name, active)
 
     def _launch_and_pump(
-        self, active: _ActiveRun, params: AgentParams, mailbox: Path, pid_file: Path,
-        on_turn_end: Callable[[datetime], None], on_output: Callable[[str], None],
+        self,
+        active: _ActiveRun,
+        params: AgentParams,
+        mailbox: Path,
+        pid_file: Path,
+        on_turn_end: Callable[[datetime], None],
+        on_output: Callable[[str], None],
     ) -> AgentRunResult:
         failure = self.dialect.prepare(active.sandbox, params)  # Codex: log in with the run's key
         if failure:
@@ -222,8 +231,10 @@ class LiveRuntime:
             return launch_failed(str(exc))
         pumped = threading.Event()
         threading.Thread(
-            target=self._supervise, args=(active, process, params.timeout_s, pumped),
-            name=f"supervise-{params.sandbox_name}", daemon=True,
+            target=self._supervise,
+            args=(active, process, params.timeout_s, pumped),
+            name=f"supervise-{params.sandbox_name}",
+            daemon=True,
         ).start()
         aggregator = self.dialect.new_aggregator()
         self._pump(active, process.stdout, aggregator, on_turn_end, on_output)
@@ -236,12 +247,17 @@ class LiveRuntime:
         env = env_with_sandbox_flag(params.env)
         if sandbox.kind == "openshell":
             return sandbox.launch_pinned(self.dialect.script(params), env)
-        return sandbox.launch(self.dialect.argv(params, mailbox.parent), env, params.workdir,
-                              mailbox=mailbox, feeder_pid_file=pid_file)
+        return sandbox.launch(
+            self.dialect.argv(params, mailbox.parent), env, params.workdir, mailbox=mailbox, feeder_pid_file=pid_file
+        )
 
     def _pump(
-        self, active: _ActiveRun, stdout: Any, aggregator: Aggregator,
-        on_turn_end: Callable[[datetime], None], on_output: Callable[[str], None],
+        self,
+        active: _ActiveRun,
+        stdout: Any,
+        aggregator: Aggregator,
+        on_turn_end: Callable[[datetime], None],
+        on_output: Callable[[str], None],
     ) -> None:
         parser, unreadable = active.parser, list[str]()
         for obj in iter_json_lines(stdout, on_unreadable=unreadable.append):
@@ -251,15 +267,23 @@ class LiveRuntime:
             self._handle(active, event, aggregator, on_turn_end, on_output)
         if active.feed.turn_open():
             row = self.dialect.incomplete
-            owed = ResultEvent(is_error=True, error_message=row.says, subtype=row.reason,
-                               verdict=EndVerdict(row.end, row.reason, row.says))
+            owed = ResultEvent(
+                is_error=True,
+                error_message=row.says,
+                subtype=row.reason,
+                verdict=EndVerdict(row.end, row.reason, row.says),
+            )
             self._handle(active, owed, aggregator, on_turn_end, on_output)
         if unreadable:  # a turn end may have been in it: the iteration cannot be judged a success
             self._handle(active, unreadable_output(unreadable[0]), aggregator, on_turn_end, on_output)
 
     def _handle(
-        self, active: _ActiveRun, event: AgentEvent, aggregator: Aggregator,
-        on_turn_end: Callable[[datetime], None], on_output: Callable[[str], None],
+        self,
+        active: _ActiveRun,
+        event: AgentEvent,
+        aggregator: Aggregator,
+        on_turn_end: Callable[[datetime], None],
+        on_output: Callable[[str], None],
     ) -> None:
         feed = active.feed
         if isinstance(event, UserReplayEvent):
@@ -332,8 +356,13 @@ class LiveRuntime:
     def _result(self, active: _ActiveRun, process: Any, exit_code: int, agg: Aggregator) -> AgentRunResult:
         if active.send_failed:
             return launch_failed(active.send_failed)
-        verdict = process_verdict(cancelled=active.cancelled, timed_out=active.timed_out, exit_code=exit_code,
-                                  last=active.deciding_result, stderr_tail=process.stderr_tail() if exit_code else "")
+        verdict = process_verdict(
+            cancelled=active.cancelled,
+            timed_out=active.timed_out,
+            exit_code=exit_code,
+            last=active.deciding_result,
+            stderr_tail=process.stderr_tail() if exit_code else "",
+        )
         return AgentRunResult(
             exit_code=exit_code,
             turns=agg.turns,

@@ -26,8 +26,12 @@ def unreadable_output(why: str) -> ResultEvent:
     """The turn end owed for an output line that could not be read (``why``: which line): a turn
     end inside it cannot be judged, so the iteration is not success (protocol-broken)."""
     says = f"the agent wrote {why}, so a turn end in it could not be judged"
-    return ResultEvent(is_error=True, error_message=says, subtype="unreadable-line",
-                       verdict=EndVerdict(AgentEnd.PROTOCOL_BROKEN, "unreadable-line", says))
+    return ResultEvent(
+        is_error=True,
+        error_message=says,
+        subtype="unreadable-line",
+        verdict=EndVerdict(AgentEnd.PROTOCOL_BROKEN, "unreadable-line", says),
+    )
 
 
 def judged_turn(kept: ResultEvent | None, new: ResultEvent) -> ResultEvent:
@@ -41,8 +45,9 @@ def judged_turn(kept: ResultEvent | None, new: ResultEvent) -> ResultEvent:
     return new
 
 
-def process_verdict(*, cancelled: bool, timed_out: bool, exit_code: int, last: ResultEvent | None,
-                    stderr_tail: str = "") -> EndVerdict:
+def process_verdict(
+    *, cancelled: bool, timed_out: bool, exit_code: int, last: ResultEvent | None, stderr_tail: str = ""
+) -> EndVerdict:
     """How one agent process ended; ``last`` is the deciding turn end (:func:`judged_turn` over all).
 
     Precedence: cancelled, timed out, the deciding turn's own failure (its class and reason, even
@@ -71,5 +76,6 @@ def error_text(verdict: EndVerdict) -> str:
 
 def launch_failed(text: str) -> AgentRunResult:
     """The result of an agent that could not be started (``exit_code`` -1; an agent error)."""
-    return AgentRunResult(exit_code=-1, is_error=True, error=sanitize_output(text)[:ERROR_TEXT_MAX],
-                          end=AgentEnd.AGENT_ERROR)
+    return AgentRunResult(
+        exit_code=-1, is_error=True, error=sanitize_output(text)[:ERROR_TEXT_MAX], end=AgentEnd.AGENT_ERROR
+    )

@@ -69,8 +69,9 @@ def semver_line(prefix: str = "", suffix: str = "") -> re.Pattern[str]:
     return re.compile(rf"{prefix}(\d+\.\d+\.\d+)(?:[-+][0-9A-Za-z.-]*)?{suffix}$")
 
 
-def check_cli_version(wanted: CliVersions, runtime: str, agent_cli: str, env: Mapping[str, str],
-                      cwd: Path, user: ChildUser | None = None) -> Version:
+def check_cli_version(
+    wanted: CliVersions, runtime: str, agent_cli: str, env: Mapping[str, str], cwd: Path, user: ChildUser | None = None
+) -> Version:
     """Run ``<agent_cli> --version`` (as ``user`` when given) and return the version when it is one
     ``wanted`` supports.
 
@@ -79,8 +80,7 @@ def check_cli_version(wanted: CliVersions, runtime: str, agent_cli: str, env: Ma
     the version is outside the range or cannot be read.
     """
     try:
-        result = proc.run_command([agent_cli, "--version"], timeout_s=VERSION_TIMEOUT_S, env=env, cwd=cwd,
-                                  user=user)
+        result = proc.run_command([agent_cli, "--version"], timeout_s=VERSION_TIMEOUT_S, env=env, cwd=cwd, user=user)
         output, failure = result.stdout, f"exit {result.exit_code}" if result.exit_code else ""
     except SandboxError as exc:
         output, failure = "", str(exc)
@@ -92,11 +92,16 @@ def check_cli_version(wanted: CliVersions, runtime: str, agent_cli: str, env: Ma
 
 def _refusal(runtime: str, agent_cli: str, wanted: CliVersions, found: Version | None, seen: str) -> str:
     name = Path(agent_cli).name
-    what = (f"is {wanted.cli} {version_text(found)}" if found is not None
-            else f"did not report a {wanted.cli} version ({seen})")
-    return (f"agent_cli '{name}' {what}, but the {runtime} runtime supports {wanted.cli} {wanted.range_text}; "
-            f"point agent_cli at a supported {wanted.cli} (npm install {wanted.package}@"
-            f"{version_text(wanted.pinned)}) or use the action's image, which ships it [{RULE_CLI_UNSUPPORTED}]")
+    what = (
+        f"is {wanted.cli} {version_text(found)}"
+        if found is not None
+        else f"did not report a {wanted.cli} version ({seen})"
+    )
+    return (
+        f"agent_cli '{name}' {what}, but the {runtime} runtime supports {wanted.cli} {wanted.range_text}; "
+        f"point agent_cli at a supported {wanted.cli} (npm install {wanted.package}@"
+        f"{version_text(wanted.pinned)}) or use the action's image, which ships it [{RULE_CLI_UNSUPPORTED}]"
+    )
 
 
 def _shown(output: str) -> str:

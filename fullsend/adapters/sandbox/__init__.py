@@ -33,9 +33,11 @@ def sandbox_factory(
     """
     if kind == "local":
         from fullsend.adapters.sandbox.local import local_sandbox_factory
+
         return local_sandbox_factory(root_parent, environ, user=user)
     if kind == "openshell":
         from fullsend.adapters.sandbox.openshell import OpenShellSandbox
+
         return lambda name: OpenShellSandbox(name, cli=openshell_cli or "openshell", image=image, providers=providers)
     raise ValueError(f"unknown sandbox kind {kind!r} (known: {', '.join(SANDBOX_KINDS)})")
 

@@ -101,8 +101,14 @@ class LocalSandbox:
 
     kind = "local"
 
-    def __init__(self, name: str, root_parent: Path | None = None, tail_path: str | None = None,
-                 clock: Clock | None = None, user: ChildUser | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        root_parent: Path | None = None,
+        tail_path: str | None = None,
+        clock: Clock | None = None,
+        user: ChildUser | None = None,
+    ) -> None:
         self.name = name
         self._clock: Clock = clock or SystemClock()
         self.user = user
@@ -128,8 +134,14 @@ class LocalSandbox:
 
     def _start_leader(self) -> None:
         self._leader = proc.spawn(
-            ["sleep", "infinity"], env=EXEC_ENV, cwd=self.root, process_group=0,
-            stdin=proc.DEVNULL, stdout=proc.DEVNULL, stderr=proc.DEVNULL, user=self.user,
+            ["sleep", "infinity"],
+            env=EXEC_ENV,
+            cwd=self.root,
+            process_group=0,
+            stdin=proc.DEVNULL,
+            stdout=proc.DEVNULL,
+            stderr=proc.DEVNULL,
+            user=self.user,
         )
 
     def phase(self) -> str:
@@ -213,8 +225,12 @@ class LocalSandbox:
         """Run ``sh -c command`` in the group; raises ``SandboxError`` if not Ready or on timeout."""
         self._refuse_in_error("exec", PHASE_READY)
         return proc.run_command(
-            ["/bin/sh", "-c", command], timeout_s=timeout_s, env=EXEC_ENV, cwd=self.root,
-            process_group=self.pgid, user=self.user,
+            ["/bin/sh", "-c", command],
+            timeout_s=timeout_s,
+            env=EXEC_ENV,
+            cwd=self.root,
+            process_group=self.pgid,
+            user=self.user,
         )
 
     def make_dir(self, path: Path) -> None:
@@ -242,8 +258,9 @@ class LocalSandbox:
                 pass
             return os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
         except OSError as exc:
-            raise SandboxError(f"cannot make the sandbox folder {name!r} without following a link: "
-                               f"{exc.strerror}") from None
+            raise SandboxError(
+                f"cannot make the sandbox folder {name!r} without following a link: {exc.strerror}"
+            ) from None
         finally:
             os.close(dir_fd)
 
@@ -300,12 +317,23 @@ class LocalSandbox:
         return LocalProcess(popen)
 
     def _launch_fed(
-        self, argv: Sequence[str], env: Mapping[str, str], cwd: Path, pgid: int,
-        mailbox: Path, pid_file: Path | None,
+        self,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        cwd: Path,
+        pgid: int,
+        mailbox: Path,
+        pid_file: Path | None,
     ) -> LocalProcess:
         feeder = proc.spawn(
-            [self._tail, "-n", "+1", "-s", "0.1", "-f", str(mailbox)], env=EXEC_ENV, cwd=self.root,
-            process_group=pgid, stdin=proc.DEVNULL, stdout=proc.PIPE, stderr=proc.DEVNULL, user=self.user,
+            [self._tail, "-n", "+1", "-s", "0.1", "-f", str(mailbox)],
+            env=EXEC_ENV,
+            cwd=self.root,
+            process_group=pgid,
+            stdin=proc.DEVNULL,
+            stdout=proc.PIPE,
+            stderr=proc.DEVNULL,
+            user=self.user,
         )
         self._children.append(feeder)
         if pid_file is not None:
@@ -364,7 +392,9 @@ def _write_and_close(stream: IO[bytes], data: bytes) -> None:
 
 
 def local_sandbox_factory(
-    root_parent: Path | None = None, environ: Mapping[str, str] | None = None, clock: Clock | None = None,
+    root_parent: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    clock: Clock | None = None,
     user: ChildUser | None = None,
 ) -> Callable[[str], LocalSandbox]:
     """``name -> LocalSandbox`` under ``root_parent``, the runtimes' default sandbox factory;
@@ -392,5 +422,12 @@ def env_with_sandbox_flag(env: Mapping[str, str]) -> dict[str, str]:
     return {**env, "IS_SANDBOX": "1"}
 
 
-__all__ = ["PHASE_ERROR", "PHASE_READY", "PHASE_STOPPED", "LocalProcess", "LocalSandbox", "env_with_sandbox_flag",
-           "local_sandbox_factory"]
+__all__ = [
+    "PHASE_ERROR",
+    "PHASE_READY",
+    "PHASE_STOPPED",
+    "LocalProcess",
+    "LocalSandbox",
+    "env_with_sandbox_flag",
+    "local_sandbox_factory",
+]

@@ -79,11 +79,20 @@ class OpenShellSandbox:
 
     kind = "openshell"
 
-    def __init__(self, name: str, cli: str = "openshell", image: str = "", policy: str = "",
-                 providers: Sequence[str] = (), cli_env: Mapping[str, str] | None = None, create: bool = True) -> None:
+    def __init__(
+        self,
+        name: str,
+        cli: str = "openshell",
+        image: str = "",
+        policy: str = "",
+        providers: Sequence[str] = (),
+        cli_env: Mapping[str, str] | None = None,
+        create: bool = True,
+    ) -> None:
         self.name, self.cli, self.root = name, cli, Path(SANDBOX_ROOT)
-        self._env = (dict(cli_env) if cli_env is not None
-                     else {k: os.environ[k] for k in CLI_ENV_KEYS if k in os.environ})
+        self._env = (
+            dict(cli_env) if cli_env is not None else {k: os.environ[k] for k in CLI_ENV_KEYS if k in os.environ}
+        )
         if create:
             self._run(create_argv(cli, name, image, policy, providers), 120.0, "creating the sandbox")
 
@@ -95,8 +104,9 @@ class OpenShellSandbox:
 
     def exec(self, command: str, timeout_s: float) -> proc.ExecResult:
         """Run ``sh -c command`` in the sandbox; a non-zero remote exit is returned, not raised."""
-        return proc.run_command(exec_argv(self.cli, self.name, command, timeout_s=timeout_s),
-                                timeout_s=timeout_s + 5.0, env=self._env)
+        return proc.run_command(
+            exec_argv(self.cli, self.name, command, timeout_s=timeout_s), timeout_s=timeout_s + 5.0, env=self._env
+        )
 
     def make_dir(self, path: Path) -> None:
         """``mkdir -p`` inside the sandbox."""
@@ -125,8 +135,15 @@ class OpenShellSandbox:
         """``sandbox delete``."""
         self._run(lifecycle_argv(self.cli, "delete", self.name), 60.0, "deleting the sandbox")
 
-    def launch(self, argv: Sequence[str], env: Mapping[str, str], cwd: Path, mailbox: Path | None = None,
-               feeder_pid_file: Path | None = None, stdin_bytes: bytes | None = None) -> LocalProcess:
+    def launch(
+        self,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        cwd: Path,
+        mailbox: Path | None = None,
+        feeder_pid_file: Path | None = None,
+        stdin_bytes: bytes | None = None,
+    ) -> LocalProcess:
         """Start ``argv`` inside the sandbox through a streaming ``sandbox exec``.
 
         ``env`` travels in an uploaded file (sourced, then removed), never on argv; with
@@ -169,6 +186,7 @@ def workspace_env_text(env: Mapping[str, str]) -> str:
     """``/sandbox/workspace/.env`` for a pinned launch in the order of
     docs/architecture.md "Sandbox environment": ``PATH``,
     the rest sorted, the two run facts, and last the ``FULLSEND_STEER_ACTIVE`` export or unset."""
+
     def check(name: str) -> None:
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
             raise SandboxError("an environment variable name is not a valid shell name")
@@ -187,6 +205,8 @@ def launch_script(argv: Sequence[str], env_path: str, cwd: str, mailbox: Path | 
     head = f"set -a && . {shell_quote(env_path)} && set +a && rm -f {shell_quote(env_path)} && cd {shell_quote(cwd)}"
     if mailbox is None:
         return f"{head} && exec {words}"
-    feeder = (f"{{ unset -f tail echo wait; tail -n +1 -f {shell_quote(str(mailbox))} & "
-              f"echo $! > {shell_quote(str(pid_file))} ; wait ; }}")
+    feeder = (
+        f"{{ unset -f tail echo wait; tail -n +1 -f {shell_quote(str(mailbox))} & "
+        f"echo $! > {shell_quote(str(pid_file))} ; wait ; }}"
+    )
     return f"{head} && {feeder} | {words}"

@@ -39,8 +39,9 @@ def _read_text(path: str) -> str | None:
         return None
 
 
-def agent_provider_env(env: Mapping[str, str], runtime: str, environ: Mapping[str, str],
-                       secrets: tuple[str, ...], log: Log) -> dict[str, str]:
+def agent_provider_env(
+    env: Mapping[str, str], runtime: str, environ: Mapping[str, str], secrets: tuple[str, ...], log: Log
+) -> dict[str, str]:
     """``env`` (the scrubbed child env) as the agent of ``runtime`` gets it.
 
     Other runtimes' credential variables are dropped; ``GOOGLE_APPLICATION_CREDENTIALS`` and its

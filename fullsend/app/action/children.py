@@ -37,8 +37,15 @@ _LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 class Children:
     """The child user (``None``: children run as the action's user) and the guards around them."""
 
-    def __init__(self, environ: Mapping[str, str], workspace: Path, home: str, log: Log,
-                 secrets: Mapping[str, str] | None = None, seam: bool = False) -> None:
+    def __init__(
+        self,
+        environ: Mapping[str, str],
+        workspace: Path,
+        home: str,
+        log: Log,
+        secrets: Mapping[str, str] | None = None,
+        seam: bool = False,
+    ) -> None:
         self.user: ChildUser | None
         self.user, why = resolve_child_user(environ)
         self._trees = [tree for tree in (workspace, Path(home) if home else None) if tree is not None]
@@ -49,12 +56,17 @@ class Children:
         self._environ, self._log = environ, log
         if self.user is None:
             level = "info" if os.geteuid() != 0 else "warning"  # by hand as a developer: expected
-            log(level, f"Per-uid isolation of the agent and the scripts is unavailable: {why}; "
-                       "they run as the action's own user")
+            log(
+                level,
+                f"Per-uid isolation of the agent and the scripts is unavailable: {why}; "
+                "they run as the action's own user",
+            )
         elif not _deep_enough(workspace):
             why = f"the workspace {workspace} is too close to / to hand over"
-            log("warning", f"Per-uid isolation is unavailable: {why}; the agent and the scripts run as the "
-                           "action's own user")
+            log(
+                "warning",
+                f"Per-uid isolation is unavailable: {why}; the agent and the scripts run as the action's own user",
+            )
             self.user = None
         #: Why the children share the action's uid ("" when they do not).
         self.isolation_why = why if self.user is None else ""
@@ -87,16 +99,22 @@ class Children:
             trees = [t for t in self._trees if _deep_enough(t)]
             self._handover = hand_over(trees, self.user)
             if self._handover.failures:
-                self._log("warning", f"{self._handover.failures} workspace entries could not be handed to the "
-                                     "agent's user; the agent may not be able to write them")
+                self._log(
+                    "warning",
+                    f"{self._handover.failures} workspace entries could not be handed to the "
+                    "agent's user; the agent may not be able to write them",
+                )
         self.reach = self._prove_out_of_reach()
 
     def _prove_out_of_reach(self) -> ReachVerdict:
         """Isolation active and no child-readable file holding a secret, else no receipt (one warning)."""
         uid, gid = (self.user.uid, self.user.gid) if self.user is not None else (os.geteuid(), os.getegid())
         shared = bool(self.isolation_why) and not self.seam
-        scan = ScanResult() if shared else scan_for_secrets(self._scan_roots, self._secrets, uid, gid,
-                                                            encoded_only=self.seam)
+        scan = (
+            ScanResult()
+            if shared
+            else scan_for_secrets(self._scan_roots, self._secrets, uid, gid, encoded_only=self.seam)
+        )
         verdict = reach_verdict(self.isolation_why, self.seam, scan)
         if not verdict.ok:
             self._log(self._level(), f"No steer receipt for this run: {verdict.why} [{RULE_TOKEN_IN_REACH}]")
@@ -116,22 +134,29 @@ class Children:
             changed = self._snapshot.restore()
             self._snapshot = None
             if changed:
-                self._log("warning", f"A child process wrote the runner's file-command files ({', '.join(changed)}); "
-                                     "its changes were undone: only the action writes them")
+                self._log(
+                    "warning",
+                    f"A child process wrote the runner's file-command files ({', '.join(changed)}); "
+                    "its changes were undone: only the action writes them",
+                )
 
 
-def remove_checkout_credential(environ: Mapping[str, str], workspace: Path, roots: list[Path],
-                               secrets: Mapping[str, str], log: Log) -> None:
+def remove_checkout_credential(
+    environ: Mapping[str, str], workspace: Path, roots: list[Path], secrets: Mapping[str, str], log: Log
+) -> None:
     """Remove ``secrets`` (name -> value) from the git configs under ``workspace`` and the files
     they include under ``roots``; one line naming the files (docs/rules.md#credential-removed)."""
     removed = remove_credentials(workspace, roots, secrets)
     if removed:
-        log(_level(environ), f"The job token persisted by actions/checkout ({', '.join(removed)}) is removed "
-                             "for the rest of the job, before the agent could read it: the agent writes in "
-                             "this repository, so the token is not put back where its hooks and configs "
-                             "could reach it. Set persist-credentials: false on actions/checkout; a later "
-                             "step that needs authenticated git checks out again or passes a token "
-                             f"[{RULE_CREDENTIAL_REMOVED}]")
+        log(
+            _level(environ),
+            f"The job token persisted by actions/checkout ({', '.join(removed)}) is removed "
+            "for the rest of the job, before the agent could read it: the agent writes in "
+            "this repository, so the token is not put back where its hooks and configs "
+            "could reach it. Set persist-credentials: false on actions/checkout; a later "
+            "step that needs authenticated git checks out again or passes a token "
+            f"[{RULE_CREDENTIAL_REMOVED}]",
+        )
 
 
 def scan_roots(environ: Mapping[str, str], workspace: Path, home: str) -> list[Path]:

@@ -96,11 +96,21 @@ def _facts(environ: Mapping[str, str]) -> tuple[PreflightFacts, GitHubContext, l
         raise _Undecided
     enabled, warnings = _steering(inputs, ctx.workspace)
     facts = PreflightFacts(
-        stage=stage, run_id_raw=ctx.run_id_raw, run_attempt=ctx.run_attempt_raw, repository=repo.full_name,
-        item_number=item, job_token=job, role_token=role, minted=counts_as_minted(False, role, job),
-        fullsend_dir=str(ctx.workspace / inputs.get("fullsend_dir", ".fullsend")), event_name=ctx.event_name,
+        stage=stage,
+        run_id_raw=ctx.run_id_raw,
+        run_attempt=ctx.run_attempt_raw,
+        repository=repo.full_name,
+        item_number=item,
+        job_token=job,
+        role_token=role,
+        minted=counts_as_minted(False, role, job),
+        fullsend_dir=str(ctx.workspace / inputs.get("fullsend_dir", ".fullsend")),
+        event_name=ctx.event_name,
         event_payload=ctx.event if ctx.event_readable else None,
-        steering_enabled=enabled, in_actions=ctx.actions, workspace=str(ctx.workspace))
+        steering_enabled=enabled,
+        in_actions=ctx.actions,
+        workspace=str(ctx.workspace),
+    )
     return facts, ctx, warnings
 
 
@@ -146,8 +156,14 @@ class _LiteForge:
     answered by the lite client; every other read, and any answer in doubt, is ``_Undecided``.
     Clean answers are recorded in ``prefetched`` for the full lifecycle."""
 
-    def __init__(self, facts: PreflightFacts, url: str, environ: Mapping[str, str], cancel: Cancellation,
-                 prefetched: dict[str, dict[str, lite.LiteAnswer]]) -> None:
+    def __init__(
+        self,
+        facts: PreflightFacts,
+        url: str,
+        environ: Mapping[str, str],
+        cancel: Cancellation,
+        prefetched: dict[str, dict[str, lite.LiteAnswer]],
+    ) -> None:
         self._facts, self._prefetched = facts, prefetched
         self._client = lite.LiteClient(url, environ, TIMEOUT_S, f"fullsend-steer-action/{__version__}")
         self._stop = threading.Event()
@@ -158,8 +174,9 @@ class _LiteForge:
         token = self._facts.job_token if credential == "job" else self._facts.role_token
         return self._client.post(token, lite.request_body(query, variables))
 
-    def _keep(self, credential: str, query: str, variables: Mapping[str, Any] | None,
-              answer: lite.LiteAnswer, label: str) -> dict[str, Any]:
+    def _keep(
+        self, credential: str, query: str, variables: Mapping[str, Any] | None, answer: lite.LiteAnswer, label: str
+    ) -> dict[str, Any]:
         data = lite_answers.envelope_data(answer, label)
         self._prefetched.setdefault(credential, {})[lite.prefetch_key(query, variables)] = answer
         return data
@@ -175,7 +192,9 @@ class _LiteForge:
             if page == 0:
                 answer, role_answer = lite.concurrently(
                     partial(self._ask, "job", lite.RECEIPT_VIEW_QUERY, variables),
-                    partial(self._ask, "role", lite.VIEWER_QUERY, None), wake=self._stop)
+                    partial(self._ask, "role", lite.VIEWER_QUERY, None),
+                    wake=self._stop,
+                )
                 data = self._keep("role", lite.VIEWER_QUERY, None, role_answer, "GraphQL viewer")
                 self._role_login = lite_answers.viewer_login(data, "GraphQL viewer")
             else:
@@ -203,14 +222,23 @@ def _app_spelling(login: str) -> str:
 
 
 # ---- the skip's end, as lifecycle._finish writes it ----------------------------------------------
-def _publish_skip(console: Console, facts: PreflightFacts, ctx: GitHubContext, skip: Skip,
-                  lines: list[tuple[str, str]], started_at: datetime) -> int:
+def _publish_skip(
+    console: Console,
+    facts: PreflightFacts,
+    ctx: GitHubContext,
+    skip: Skip,
+    lines: list[tuple[str, str]],
+    started_at: datetime,
+) -> int:
     log = console_log(console)
     for level, text in lines:
         log(level, text)
     run = facts.run_id_raw
-    log("done", f"This update was already absorbed by the run in flight (follow-up run {run}); nothing to do "
-                "[receipt-lists-my-run]")
+    log(
+        "done",
+        f"This update was already absorbed by the run in flight (follow-up run {run}); nothing to do "
+        "[receipt-lists-my-run]",
+    )
     now = SystemClock().now()
     reason = SKIP_REASON_OUTPUT.get(skip.rule_id, skip.rule_id)
     duration_s = max(0.0, (now - started_at).total_seconds())
@@ -231,17 +259,32 @@ def _publish_skip(console: Console, facts: PreflightFacts, ctx: GitHubContext, s
 def skip_outputs(reason: str, duration_s: float) -> dict[str, str]:
     """The ``GITHUB_OUTPUT`` entries of a skip, as ``finish.outputs_of`` writes them."""
     usage = dict.fromkeys(("cost_usd", "input_tokens", "output_tokens", "turns", "session_id", "model"), "")
-    return {"outcome": "skipped", "skip_reason": reason, "steers": "0", "consumed_run_ids": "", "receipt_url": "",
-            "head_sha": "", **usage, "duration_s": f"{duration_s:.1f}", "final_message": "", "agent_isolation": ""}
+    return {
+        "outcome": "skipped",
+        "skip_reason": reason,
+        "steers": "0",
+        "consumed_run_ids": "",
+        "receipt_url": "",
+        "head_sha": "",
+        **usage,
+        "duration_s": f"{duration_s:.1f}",
+        "final_message": "",
+        "agent_isolation": "",
+    }
 
 
 def skip_summary(stage: str, item_link: str, reason: str, skip: Skip, at: datetime, duration_s: float) -> str:
     """The step summary of a skip, as ``finish.render_summary`` renders it (a test holds them equal)."""
-    because = (f"| Skipped because of | the [receipt]({skip.receipt_url}) of the run that absorbed this update |\n"
-               if skip.receipt_url else "")
-    return (f"## fullsend {stage} · ⏭️ skipped\n\n| | |\n|---|---|\n"
-            f"| Outcome | `skipped` (`{reason}`) |\n| Work item | {item_link} |\n| Steers acknowledged | 0 |\n"
-            "| Follow-up runs absorbed | none |\n| Head settled on | — |\n| Receipt | none |\n"
-            f"{because}| Duration | {duration_s:.0f} s |\n\n\n### Timeline\n\n"
-            "| time (UTC) | what | rule |\n|---|---|---|\n"
-            f"| {at.strftime('%H:%M:%S')} | {inert(skip.reason)} | `{skip.rule_id}` |\n\n\n\n\n\n")
+    because = (
+        f"| Skipped because of | the [receipt]({skip.receipt_url}) of the run that absorbed this update |\n"
+        if skip.receipt_url
+        else ""
+    )
+    return (
+        f"## fullsend {stage} · ⏭️ skipped\n\n| | |\n|---|---|\n"
+        f"| Outcome | `skipped` (`{reason}`) |\n| Work item | {item_link} |\n| Steers acknowledged | 0 |\n"
+        "| Follow-up runs absorbed | none |\n| Head settled on | — |\n| Receipt | none |\n"
+        f"{because}| Duration | {duration_s:.0f} s |\n\n\n### Timeline\n\n"
+        "| time (UTC) | what | rule |\n|---|---|---|\n"
+        f"| {at.strftime('%H:%M:%S')} | {inert(skip.reason)} | `{skip.rule_id}` |\n\n\n\n\n\n"
+    )

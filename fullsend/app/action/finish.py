@@ -107,8 +107,9 @@ class RunOutcome:
         return [f"follow-up run {run_id} [{why}]" for run_id, why in pairs]
 
 
-def record_receipt(forge: Forge, facts: PreflightFacts, outcome: RunOutcome, item_url: str,
-                   timeline: Timeline, clock: Clock, log: Log) -> None:
+def record_receipt(
+    forge: Forge, facts: PreflightFacts, outcome: RunOutcome, item_url: str, timeline: Timeline, clock: Clock, log: Log
+) -> None:
     """Post the receipt for ``outcome.marker`` (job token, best effort) and record it on ``outcome``.
 
     ``item_url`` is the work item's web URL (``<server>/<owner>/<repo>/issues/<n>``), used for
@@ -121,16 +122,23 @@ def record_receipt(forge: Forge, facts: PreflightFacts, outcome: RunOutcome, ite
     post = post_receipt(forge, facts, outcome.marker, log)
     if post.state is PostState.MAYBE_POSTED:
         outcome.receipt_unknown = True
-        timeline.add(clock.now(), "notice", "the receipt's post got no answer: if it was created, the queued "
-                     "runs it names skip; if not, they redo the absorbed work")
+        timeline.add(
+            clock.now(),
+            "notice",
+            "the receipt's post got no answer: if it was created, the queued "
+            "runs it names skip; if not, they redo the absorbed work",
+        )
         return
     if not post.exists:
         timeline.add(clock.now(), "notice", "the receipt was not posted; the queued run will redo the absorbed work")
         return
     outcome.receipt_posted = True
     comment = post.comment
-    outcome.receipt_url = "" if comment is None else (
-        comment.html_url or (f"{item_url}#issuecomment-{comment.id}" if comment.id > 0 else ""))
+    outcome.receipt_url = (
+        ""
+        if comment is None
+        else (comment.html_url or (f"{item_url}#issuecomment-{comment.id}" if comment.id > 0 else ""))
+    )
     unknown = "" if outcome.receipt_url else "; GitHub's answer did not say where (URL unknown)"
     timeline.add(clock.now(), "receipt", f"receipt posted listing run(s) {outcome.consumed_run_ids}{unknown}")
 
@@ -156,9 +164,14 @@ def usage_outputs(usage: AgentUsage) -> dict[str, str]:
     ``model``; all empty when no agent ran."""
     if not usage.ran:
         return dict.fromkeys(("cost_usd", "input_tokens", "output_tokens", "turns", "session_id", "model"), "")
-    return {"cost_usd": f"{usage.cost_usd:.6f}", "input_tokens": str(usage.input_tokens),
-            "output_tokens": str(usage.output_tokens), "turns": str(usage.turns), "session_id": usage.session_id,
-            "model": usage.model}
+    return {
+        "cost_usd": f"{usage.cost_usd:.6f}",
+        "input_tokens": str(usage.input_tokens),
+        "output_tokens": str(usage.output_tokens),
+        "turns": str(usage.turns),
+        "session_id": usage.session_id,
+        "model": usage.model,
+    }
 
 
 def render_summary(result: RunOutcome, stage: str, item_link: str, timeline: Timeline) -> str:
@@ -170,16 +183,27 @@ def render_summary(result: RunOutcome, stage: str, item_link: str, timeline: Tim
     ]
     labels = {"succeeded": "✅ succeeded", "failed": "❌ failed", "skipped": "⏭️ skipped"}
     return _ENV.get_template("summary/summary.md.j2").render(
-        stage=stage, outcome=result.outcome, outcome_label=labels.get(result.outcome, result.outcome),
-        skip_reason=result.skip_reason, item_link=item_link, steers=result.steers,
+        stage=stage,
+        outcome=result.outcome,
+        outcome_label=labels.get(result.outcome, result.outcome),
+        skip_reason=result.skip_reason,
+        item_link=item_link,
+        steers=result.steers,
         consumed=", ".join(str(i) for i in result.marker.consumed) if result.receipt_posted else "",
-        head_sha=result.head_sha, receipt_url=result.receipt_url, receipt_posted=result.receipt_posted,
+        head_sha=result.head_sha,
+        receipt_url=result.receipt_url,
+        receipt_posted=result.receipt_posted,
         receipt_unknown=result.receipt_unknown,
         settle_reason=result.settle_reason,
-        error=_cell(result.error), timeline=rows, left=[_cell(x) for x in result.left_over()],
-        usage=result.usage, usage_cells={k: _cell(v) for k, v in usage_outputs(result.usage).items()},
-        duration_s=f"{result.duration_s:.0f}", skip_receipt_url=result.skip_receipt_url,
-        final_lines=quoted_lines(result.final_message), denied=denial_lines(result.denials),
+        error=_cell(result.error),
+        timeline=rows,
+        left=[_cell(x) for x in result.left_over()],
+        usage=result.usage,
+        usage_cells={k: _cell(v) for k, v in usage_outputs(result.usage).items()},
+        duration_s=f"{result.duration_s:.0f}",
+        skip_receipt_url=result.skip_receipt_url,
+        final_lines=quoted_lines(result.final_message),
+        denied=denial_lines(result.denials),
         tool_denied=RULE_TOOL_DENIED,
     )
 
@@ -194,8 +218,9 @@ def _cell(text: str) -> str:
     return inert(text)
 
 
-def publish(result: RunOutcome, output_path: str, summary_path: str, summary: str,
-            warn: Callable[[str, str], None]) -> None:
+def publish(
+    result: RunOutcome, output_path: str, summary_path: str, summary: str, warn: Callable[[str, str], None]
+) -> None:
     """Write outputs and the summary; a write failure is warned, never fatal."""
     try:
         write_outputs(output_path, outputs_of(result))

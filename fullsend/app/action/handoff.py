@@ -54,11 +54,16 @@ class Handoff:
 
     def encode(self) -> str:
         """One JSON document (times in ISO 8601 with their offset)."""
-        return json.dumps({
-            "started_at": self.started_at.isoformat(), "minted": self.minted,
-            "expires_at": self.expires_at.isoformat() if self.expires_at else None, "restricted": self.restricted,
-            "events": [[e.at.isoformat(), e.kind, e.text, e.rule_id, list(e.run_ids)] for e in self.events],
-            "withheld_forms": [list(form) for form in self.withheld_forms]})
+        return json.dumps(
+            {
+                "started_at": self.started_at.isoformat(),
+                "minted": self.minted,
+                "expires_at": self.expires_at.isoformat() if self.expires_at else None,
+                "restricted": self.restricted,
+                "events": [[e.at.isoformat(), e.kind, e.text, e.rule_id, list(e.run_ids)] for e in self.events],
+                "withheld_forms": [list(form) for form in self.withheld_forms],
+            }
+        )
 
 
 def decode(text: str) -> Handoff:
@@ -66,12 +71,19 @@ def decode(text: str) -> Handoff:
     try:
         data = json.loads(text)
         expires = data["expires_at"]
-        events = tuple(Event(datetime.fromisoformat(at), str(kind), str(what), str(rule), tuple(int(i) for i in ids))
-                       for at, kind, what, rule, ids in data["events"])
+        events = tuple(
+            Event(datetime.fromisoformat(at), str(kind), str(what), str(rule), tuple(int(i) for i in ids))
+            for at, kind, what, rule, ids in data["events"]
+        )
         forms = tuple((int(length), str(digest)) for length, digest in data["withheld_forms"])
-        handoff = Handoff(datetime.fromisoformat(data["started_at"]), data["minted"] is True,
-                          datetime.fromisoformat(expires) if expires is not None else None,
-                          data["restricted"] is True, events, forms)
+        handoff = Handoff(
+            datetime.fromisoformat(data["started_at"]),
+            data["minted"] is True,
+            datetime.fromisoformat(expires) if expires is not None else None,
+            data["restricted"] is True,
+            events,
+            forms,
+        )
     except (ValueError, TypeError, KeyError) as exc:
         raise HandoffError(f"the agent stage's handoff is unreadable ({exc.__class__.__name__})") from None
     times = [handoff.started_at, *([handoff.expires_at] if handoff.expires_at else []), *(e.at for e in events)]
@@ -95,7 +107,7 @@ def withheld_values(texts: Iterable[str], forms: Iterable[tuple[int, str]]) -> l
     for length, digest in forms:
         for text in texts:
             for start in range(len(text) - length + 1):
-                part = text[start:start + length]
+                part = text[start : start + length]
                 if part not in found and hashlib.sha256(part.encode()).hexdigest() == digest:
                     found.add(part)
     return sorted(found)
@@ -121,12 +133,18 @@ def bootstrap_argv() -> list[str]:
     request or an earlier step writes, ahead of the standard library); ``-s``: no user
     site-packages (``HOME`` is handed to the agent)."""
     package_parent = str(Path(__file__).resolve().parents[3])
-    return ["-P", "-s", "-c", f"import sys; sys.path.insert(0, {package_parent!r}); "
-                              "from fullsend.__main__ import main; sys.exit(main(['run']))"]
+    return [
+        "-P",
+        "-s",
+        "-c",
+        f"import sys; sys.path.insert(0, {package_parent!r}); "
+        "from fullsend.__main__ import main; sys.exit(main(['run']))",
+    ]
 
 
-def stage_secrets(environ: Mapping[str, str], process_env: Mapping[str, str], job_token: str, role_token: str,
-                  handoff: Handoff) -> tuple[dict[str, str], dict[str, str]]:
+def stage_secrets(
+    environ: Mapping[str, str], process_env: Mapping[str, str], job_token: str, role_token: str, handoff: Handoff
+) -> tuple[dict[str, str], dict[str, str]]:
     """The agent stage's environment and memory file, as ``(environment, secrets)``.
 
     The environment: ``process_env`` (after the first re-exec it holds no secret), less

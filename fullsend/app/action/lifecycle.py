@@ -38,7 +38,6 @@ if TYPE_CHECKING:  # imported for real only once the pre-flight said "go on" (se
     from fullsend.app.action.work import ActionRun
 
 
-
 @dataclass
 class _Progress:
     """How far a run got: what the cancel path finds set (``None``: that step was not reached)."""
@@ -57,10 +56,15 @@ class _Progress:
     handoff: Handoff | None = None  # set in the agent stage (docs/architecture.md "Agent stage")
 
 
-def run_action(console: Console, environ: Mapping[str, str] | None = None, timeline: Timeline | None = None,
-               clock: Clock | None = None, cancellation: Cancellation | None = None,
-               prefetched: Mapping[str, Mapping[str, LiteAnswer]] | None = None,
-               handoff: Handoff | None = None) -> int:
+def run_action(
+    console: Console,
+    environ: Mapping[str, str] | None = None,
+    timeline: Timeline | None = None,
+    clock: Clock | None = None,
+    cancellation: Cancellation | None = None,
+    prefetched: Mapping[str, Mapping[str, LiteAnswer]] | None = None,
+    handoff: Handoff | None = None,
+) -> int:
     """Run the action; returns the exit code.  Raises ``InputError``/``ConfigError`` (exit 2; also an
     unsupported agent CLI).
 
@@ -101,8 +105,9 @@ def run_action(console: Console, environ: Mapping[str, str] | None = None, timel
             cancel.uninstall()
 
 
-def _steps(p: _Progress, console: Console, env: Mapping[str, str], captured: tuple[str, str],
-           started_at: datetime) -> RunOutcome:
+def _steps(
+    p: _Progress, console: Console, env: Mapping[str, str], captured: tuple[str, str], started_at: datetime
+) -> RunOutcome:
     """Mint → pre-flight → start comment → the work → terminal comment → receipt
     (docs/architecture.md "Action lifecycle")."""
     plan, clock, log, timeline = p.plan, p.clock, p.log, p.timeline
@@ -110,27 +115,41 @@ def _steps(p: _Progress, console: Console, env: Mapping[str, str], captured: tup
         return _stage_steps(p, console, env, captured[1], started_at)
     try:
         p.tokens = tokens = acquire_role_token(
-            job=captured[0], role_input=captured[1], mint_url=plan.inputs.mint_url, role=plan.role,
-            repository=plan.repo.full_name, oidc_url=plan.ctx.id_token_request_url,
-            oidc_bearer=plan.ctx.id_token_request_token, clock=clock, log=log, mask=console.mask)
+            job=captured[0],
+            role_input=captured[1],
+            mint_url=plan.inputs.mint_url,
+            role=plan.role,
+            repository=plan.repo.full_name,
+            oidc_url=plan.ctx.id_token_request_url,
+            oidc_bearer=plan.ctx.id_token_request_token,
+            clock=clock,
+            log=log,
+            mask=console.mask,
+        )
     except MintError as exc:
         log("error", str(exc))
         return RunOutcome("failed", ExitCode.FAILED, error=str(exc))
     tokens, p.restricted = _restricted(plan, tokens, env.get("GITHUB_ACTOR", ""), log)
     p.tokens = tokens
-    p.forge = forge = GitHubForge(plan.repo, plan.ctx.api_url, plan.ctx.graphql_url, tokens.job, tokens.role, clock,
-                                  prefetched=p.prefetched)
+    p.forge = forge = GitHubForge(
+        plan.repo, plan.ctx.api_url, plan.ctx.graphql_url, tokens.job, tokens.role, clock, prefetched=p.prefetched
+    )
     facts = _preflight_facts(plan, tokens)
     skip = run_preflight(forge, facts, log)
     if skip is not None:
         timeline.add(clock.now(), "skip", skip.reason, rule_id=skip.rule_id)
-        return RunOutcome("skipped", ExitCode.OK, skip_reason=SKIP_REASON_OUTPUT.get(skip.rule_id, skip.rule_id),
-                          skip_receipt_url=skip.receipt_url)
+        return RunOutcome(
+            "skipped",
+            ExitCode.OK,
+            skip_reason=SKIP_REASON_OUTPUT.get(skip.rule_id, skip.rule_id),
+            skip_receipt_url=skip.receipt_url,
+        )
     return _work(p, console, env, (tokens, forge, facts), started_at)
 
 
-def _stage_steps(p: _Progress, console: Console, env: Mapping[str, str], role_token: str,
-                 started_at: datetime) -> RunOutcome:
+def _stage_steps(
+    p: _Progress, console: Console, env: Mapping[str, str], role_token: str, started_at: datetime
+) -> RunOutcome:
     """The agent stage: the first process minted and ran the pre-flight; the work goes on under
     the role token alone, and without one, unsteered (docs/architecture.md "Agent stage")."""
     handoff = p.handoff
@@ -138,11 +157,17 @@ def _stage_steps(p: _Progress, console: Console, env: Mapping[str, str], role_to
     p.tokens = tokens = Tokens(job="", role=role_token, minted=handoff.minted, expires_at=handoff.expires_at)
     p.restricted = handoff.restricted
     if not role_token and p.plan.steer.steer_enabled:
-        fix = ("a run without secrets (a fork's pull request, Dependabot) has none; run the action's own image to "
-               "steer it" if handoff.restricted else "set role_token or mint_url (a token that may read Actions, "
-               "other than github_token), or run the action's own image")
-        p.log("warning", "Steering is off: the agent shares the action's uid, so the job token was kept from "
-                         f"this process, and without a role token nothing can read the follow-up runs: {fix}")
+        fix = (
+            "a run without secrets (a fork's pull request, Dependabot) has none; run the action's own image to steer it"
+            if handoff.restricted
+            else "set role_token or mint_url (a token that may read Actions, "
+            "other than github_token), or run the action's own image"
+        )
+        p.log(
+            "warning",
+            "Steering is off: the agent shares the action's uid, so the job token was kept from "
+            f"this process, and without a role token nothing can read the follow-up runs: {fix}",
+        )
         p.plan = replace(p.plan, steer=replace(p.plan.steer, enabled=False))
     plan = p.plan
     p.forge = forge = GitHubForge(plan.repo, plan.ctx.api_url, plan.ctx.graphql_url, "", role_token, p.clock)
@@ -158,9 +183,14 @@ def _handoff_due(p: _Progress, tokens: Tokens, env: Mapping[str, str]) -> bool:
     from fullsend.app.action.handoff import holds_withheld
 
     plan = p.plan
-    return (capdrop.applies() and plan.ctx.actions and plan.inputs.allow_shared_uid
-            and holds_withheld(tokens.job, env) and not simulator_seam(plan.ctx.api_url, tokens.job)
-            and children_share_uid(env, plan.ctx.workspace))
+    return (
+        capdrop.applies()
+        and plan.ctx.actions
+        and plan.inputs.allow_shared_uid
+        and holds_withheld(tokens.job, env)
+        and not simulator_seam(plan.ctx.api_url, tokens.job)
+        and children_share_uid(env, plan.ctx.workspace)
+    )
 
 
 def _hand_off(p: _Progress, env: Mapping[str, str], tokens: Tokens, started_at: datetime) -> RunOutcome:
@@ -171,17 +201,20 @@ def _hand_off(p: _Progress, env: Mapping[str, str], tokens: Tokens, started_at: 
 
     workspace = p.plan.ctx.workspace
     _refuse_an_ancestor_holding(reach_secrets(tokens.job, env))
-    remove_checkout_credential(env, workspace, scan_roots(env, workspace, env.get("HOME", "")),
-                               reach_secrets(tokens.job, env), p.log)
-    p.log("info", "The agent shares the action's uid: the work goes on in a new process that never held the "
-                  "job token")
-    handoff = Handoff(started_at, tokens.minted, tokens.expires_at, p.restricted, tuple(p.timeline.events),
-                      withheld_forms(tokens.job))
+    remove_checkout_credential(
+        env, workspace, scan_roots(env, workspace, env.get("HOME", "")), reach_secrets(tokens.job, env), p.log
+    )
+    p.log("info", "The agent shares the action's uid: the work goes on in a new process that never held the job token")
+    handoff = Handoff(
+        started_at, tokens.minted, tokens.expires_at, p.restricted, tuple(p.timeline.events), withheld_forms(tokens.job)
+    )
     try:
         hand_off(*stage_secrets(env, os.environ, tokens.job, tokens.role, handoff))
     except OSError as exc:
-        error = (f"the agent stage could not be started ({exc.strerror or exc}), and the agent may not run in a "
-                 "process that holds the job token; no child was started")
+        error = (
+            f"the agent stage could not be started ({exc.strerror or exc}), and the agent may not run in a "
+            "process that holds the job token; no child was started"
+        )
         return RunOutcome("failed", ExitCode.FAILED, error=error)
 
 
@@ -197,14 +230,21 @@ def _refuse_an_ancestor_holding(secrets: Mapping[str, str]) -> None:
     found = ancestors_holding(secrets, reader_caps=root_child)  # what a child of the action's uid could read
     if found:
         pid, command, name = found[0]
-        raise ConfigError(f"A process above the action (pid {pid}, {command}) holds the {name} in its environment, "
-                          "where an agent sharing the action's uid could read it: run the action as a container "
-                          "action (its image runs the agent under a uid of its own), or start fullsend run with "
-                          f"exec so no process keeps that environment [{RULE_TOKEN_IN_REACH}]")
+        raise ConfigError(
+            f"A process above the action (pid {pid}, {command}) holds the {name} in its environment, "
+            "where an agent sharing the action's uid could read it: run the action as a container "
+            "action (its image runs the agent under a uid of its own), or start fullsend run with "
+            f"exec so no process keeps that environment [{RULE_TOKEN_IN_REACH}]"
+        )
 
 
-def _work(p: _Progress, console: Console, env: Mapping[str, str],
-          reached: tuple[Tokens, GitHubForge, PreflightFacts], started_at: datetime) -> RunOutcome:
+def _work(
+    p: _Progress,
+    console: Console,
+    env: Mapping[str, str],
+    reached: tuple[Tokens, GitHubForge, PreflightFacts],
+    started_at: datetime,
+) -> RunOutcome:
     """The run once the pre-flight said "go on": the agent CLI, the start comment, the work, the
     terminal comment, the receipt.
 
@@ -217,8 +257,19 @@ def _work(p: _Progress, console: Console, env: Mapping[str, str],
     tokens, forge, facts = reached
     if _handoff_due(p, tokens, env):
         return _hand_off(p, env, tokens, started_at)
-    p.run = run = ActionRun(p.plan, tokens, forge, p.clock, console, p.log, p.timeline, env, started_at,
-                            cancellation=p.cancel, withheld_forms=p.handoff.withheld_forms if p.handoff else ())
+    p.run = run = ActionRun(
+        p.plan,
+        tokens,
+        forge,
+        p.clock,
+        console,
+        p.log,
+        p.timeline,
+        env,
+        started_at,
+        cancellation=p.cancel,
+        withheld_forms=p.handoff.withheld_forms if p.handoff else (),
+    )
     p.cancel.on_cancel(run.cancel)
     run.check_isolation()  # an agent that would share our uid: ConfigError (exit 2) unless allowed
     run.children.remove_credentials()  # before the first child (docs/rules.md#credential-removed)
@@ -229,8 +280,7 @@ def _work(p: _Progress, console: Console, env: Mapping[str, str],
             run.children.close()
 
 
-def _agent_part(p: _Progress, run: ActionRun, forge: GitHubForge, tokens: Tokens,
-                facts: PreflightFacts) -> RunOutcome:
+def _agent_part(p: _Progress, run: ActionRun, forge: GitHubForge, tokens: Tokens, facts: PreflightFacts) -> RunOutcome:
     """The agent CLI, the start comment, the work, the terminal comment, the receipt."""
     clock, log, restricted = p.clock, p.log, p.restricted
     if not p.plan.agent_cli:  # this image installs the CLI now, never on the way to a skip
@@ -245,8 +295,14 @@ def _agent_part(p: _Progress, run: ActionRun, forge: GitHubForge, tokens: Tokens
         log("info", "No status comment: there is no role token to post it under")
     status.start(clock.now())
     outcome = run.execute()
-    status.finish(clock.now(), _status_of(outcome, run), outcome.error, outcome.marker,
-                  final_lines=quoted_lines(outcome.final_message), denied=denial_lines(outcome.denials))
+    status.finish(
+        clock.now(),
+        _status_of(outcome, run),
+        outcome.error,
+        outcome.marker,
+        final_lines=quoted_lines(outcome.final_message),
+        denied=denial_lines(outcome.denials),
+    )
     if run.receipt_allowed(outcome) and not restricted:
         record_receipt(forge, facts, outcome, _item_url(plan), timeline=p.timeline, clock=clock, log=log)
     return outcome
@@ -255,9 +311,16 @@ def _agent_part(p: _Progress, run: ActionRun, forge: GitHubForge, tokens: Tokens
 def _status_comment(plan: RunPlan, forge: GitHubForge, tokens: Tokens, log: Log, restricted: bool) -> StatusComment:
     from fullsend.app.action.status import StatusComment
 
-    return StatusComment(forge, plan.item, plan.ctx.run_id_raw, plan.inputs.stage, plan.ctx.run_url,
-                         plan.env_head_sha, log,
-                         enabled=plan.inputs.status_comment and bool(tokens.role) and not restricted)
+    return StatusComment(
+        forge,
+        plan.item,
+        plan.ctx.run_id_raw,
+        plan.inputs.stage,
+        plan.ctx.run_url,
+        plan.env_head_sha,
+        log,
+        enabled=plan.inputs.status_comment and bool(tokens.role) and not restricted,
+    )
 
 
 def _cancelled(p: _Progress) -> RunOutcome:
@@ -267,8 +330,11 @@ def _cancelled(p: _Progress) -> RunOutcome:
     why = f"the run was cancelled ({p.cancel.signal_name})" if p.cancel.signal_name else "the run was cancelled"
     p.log("warning", f"{why[0].upper()}{why[1:]}; no receipt is posted")
     p.timeline.add(p.clock.now(), "notice", why)
-    outcome = (p.run.cancelled_outcome() if p.run is not None
-               else RunOutcome("failed", ExitCode.FAILED, error="the run was cancelled"))
+    outcome = (
+        p.run.cancelled_outcome()
+        if p.run is not None
+        else RunOutcome("failed", ExitCode.FAILED, error="the run was cancelled")
+    )
     status = p.status
     if status is None and p.forge is not None and p.tokens is not None:
         status = _status_comment(p.plan, p.forge, p.tokens, p.log, p.restricted)
@@ -297,8 +363,11 @@ def _restricted(plan: RunPlan, tokens: Tokens, actor: str, log) -> tuple[Tokens,
     why = restricted_run(plan.ctx.event_name, plan.ctx.event, plan.repo.full_name, actor)
     if not why:
         return tokens, False
-    log("info", f"Receipts and the status comment are off: this is {why}, which GitHub gives a read-only "
-                "job token and no secrets; the work is done all the same")
+    log(
+        "info",
+        f"Receipts and the status comment are off: this is {why}, which GitHub gives a read-only "
+        "job token and no secrets; the work is done all the same",
+    )
     return Tokens(job=tokens.job, role=tokens.role, minted=False, expires_at=tokens.expires_at), True
 
 
@@ -329,12 +398,22 @@ def _status_of(outcome: RunOutcome, run: ActionRun) -> str:
 
 def _preflight_facts(plan: RunPlan, tokens: Tokens) -> PreflightFacts:
     return PreflightFacts(
-        stage=plan.inputs.stage, run_id_raw=plan.ctx.run_id_raw, run_attempt=plan.ctx.run_attempt_raw,
-        repository=plan.repo.full_name, item_number=plan.item, job_token=tokens.job, role_token=tokens.role,
-        minted=tokens.minted, fullsend_dir=str(plan.ctx.workspace / plan.inputs.fullsend_dir),
-        event_name=plan.ctx.event_name, event_payload=plan.ctx.event if plan.ctx.event_readable else None,
-        review_bot_logins=plan.inputs.review_bot_logins, steering_enabled=plan.steer.steer_enabled,
-        in_actions=plan.ctx.actions, workspace=str(plan.ctx.workspace))
+        stage=plan.inputs.stage,
+        run_id_raw=plan.ctx.run_id_raw,
+        run_attempt=plan.ctx.run_attempt_raw,
+        repository=plan.repo.full_name,
+        item_number=plan.item,
+        job_token=tokens.job,
+        role_token=tokens.role,
+        minted=tokens.minted,
+        fullsend_dir=str(plan.ctx.workspace / plan.inputs.fullsend_dir),
+        event_name=plan.ctx.event_name,
+        event_payload=plan.ctx.event if plan.ctx.event_readable else None,
+        review_bot_logins=plan.inputs.review_bot_logins,
+        steering_enabled=plan.steer.steer_enabled,
+        in_actions=plan.ctx.actions,
+        workspace=str(plan.ctx.workspace),
+    )
 
 
 def _finish(plan: RunPlan, outcome: RunOutcome, timeline: Timeline, log: Log) -> int:

@@ -26,8 +26,13 @@ CHOICES = {
     "sandbox": ("local",),  # openshell: its CLI is looked for by the full path
 }
 #: Whole-number inputs and their bounds, as ``fullsend.settings.Inputs`` has them.
-BOUNDS = {"item": (1, 2_147_483_647), "max_steers": (0, 50), "poll_interval_seconds": (0, 600),
-          "timeout_minutes": (1, 1440), "max_iterations": (1, 100)}
+BOUNDS = {
+    "item": (1, 2_147_483_647),
+    "max_steers": (0, 50),
+    "poll_interval_seconds": (0, 600),
+    "timeout_minutes": (1, 1440),
+    "max_iterations": (1, 100),
+}
 BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
 BOOL_INPUTS = ("steer_enabled", "status_comment", "allow_shared_uid")
 DEFAULT_CLIS = {"claude": "claude", "pi": "pi", "codex": "codex"}  # as fullsend.app.action.plan
@@ -57,8 +62,13 @@ def plain_inputs(environ: Mapping[str, str], workspace: Path) -> dict[str, str]:
             raise NotPlain(name)
     for name, (low, high) in BOUNDS.items():
         raw = inputs.get(name)
-        if raw is not None and not (raw.isascii() and raw.isdigit() and len(raw) <= _DIGITS_MAX
-                                    and raw == str(int(raw)) and low <= int(raw) <= high):
+        if raw is not None and not (
+            raw.isascii()
+            and raw.isdigit()
+            and len(raw) <= _DIGITS_MAX
+            and raw == str(int(raw))
+            and low <= int(raw) <= high
+        ):
             raise NotPlain(name)
     if "role" in inputs and normalize_role(inputs["role"]) is None:
         raise NotPlain("role")
@@ -77,7 +87,7 @@ def _collect(environ: Mapping[str, str]) -> dict[str, str]:
     found: dict[str, str] = {}
     for key, value in environ.items():
         if key.upper().startswith("INPUT_"):
-            name = key[len("INPUT_"):].lower()
+            name = key[len("INPUT_") :].lower()
             if name in found:
                 raise NotPlain(f"{name} is given twice")
             found[name] = value.strip()

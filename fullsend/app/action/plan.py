@@ -72,13 +72,18 @@ def build_plan(inputs: Inputs, ctx: GitHubContext, agent_cli_root: str = "") -> 
             raise ConfigError(problem)
     repo = Repo.parse(ctx.repository)
     if repo is None:
-        raise ConfigError(f"GITHUB_REPOSITORY {ctx.repository!r} is not in owner/repo form; run the action inside a "
-                          "GitHub workflow job, or set GITHUB_REPOSITORY=owner/repo")
+        raise ConfigError(
+            f"GITHUB_REPOSITORY {ctx.repository!r} is not in owner/repo form; run the action inside a "
+            "GitHub workflow job, or set GITHUB_REPOSITORY=owner/repo"
+        )
     harness = _harness(inputs, ctx.workspace)
     item = inputs.item or item_from_event(ctx.event)
     if item <= 0:
-        raise InputError("item", "is empty and the event names no issue or pull request",
-                         "Set 'item' to the issue or pull request number.")
+        raise InputError(
+            "item",
+            "is empty and the event names no issue or pull request",
+            "Set 'item' to the issue or pull request number.",
+        )
     steer = with_overrides(harness.steer, inputs.steer_enabled, inputs.max_steers, inputs.poll_interval_seconds)
     role = inputs.role or harness.role
     return RunPlan(
@@ -163,15 +168,20 @@ def _openshell_cli(inputs: Inputs, workspace: Path) -> str:
     else:
         found = shutil.which(name) or ""
     if not found:
-        raise InputError("sandbox", "is 'openshell' but the openshell CLI cannot be found",
-                         "Install the openshell CLI in the image or name it with 'openshell_cli', or use "
-                         "sandbox: local.")
+        raise InputError(
+            "sandbox",
+            "is 'openshell' but the openshell CLI cannot be found",
+            "Install the openshell CLI in the image or name it with 'openshell_cli', or use sandbox: local.",
+        )
     return found
 
 
 def _inside(workspace: Path, relative: str, input_name: str) -> Path:
     path = (workspace / relative).resolve()
     if not path.is_relative_to(workspace.resolve()):
-        raise InputError(input_name, f"{relative!r} points outside the workspace {workspace}",
-                         f"Give '{input_name}' as a path inside GITHUB_WORKSPACE.")
+        raise InputError(
+            input_name,
+            f"{relative!r} points outside the workspace {workspace}",
+            f"Give '{input_name}' as a path inside GITHUB_WORKSPACE.",
+        )
     return path

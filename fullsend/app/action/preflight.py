@@ -97,13 +97,18 @@ def run_preflight(forge: Forge, facts: PreflightFacts, log: Log) -> Skip | None:
     run = facts.run_id_raw
     skip = _guarded(check_receipt, forge, facts, log, "this update was already handled")
     if skip is not None:
-        log("done", f"This update was already absorbed by the run in flight (follow-up run {run}); nothing to "
-                    "do [receipt-lists-my-run]")
+        log(
+            "done",
+            f"This update was already absorbed by the run in flight (follow-up run {run}); nothing to "
+            "do [receipt-lists-my-run]",
+        )
         return skip
     skip = _guarded(check_head_reviewed, forge, facts, log, "this head was already reviewed")
     if skip is not None:
-        log("done", f"The review App already reviewed this head after run {run} was created; nothing to do "
-                    "[head-reviewed]")
+        log(
+            "done",
+            f"The review App already reviewed this head after run {run} was created; nothing to do [head-reviewed]",
+        )
         return skip
     return None
 
@@ -144,8 +149,11 @@ def check_receipt(forge: Forge, facts: PreflightFacts, log: Log) -> Skip | None:
     if not facts.repository or facts.item_number <= 0 or not facts.receipt_token or not facts.role_token:
         return None
     if is_manual_rerun(facts.run_attempt):
-        log("info", f"Not skipping on a steer receipt: run attempt {facts.run_attempt} is a manual re-run "
-                    "[receipt-lists-my-run]")
+        log(
+            "info",
+            f"Not skipping on a steer receipt: run attempt {facts.run_attempt} is a manual re-run "
+            "[receipt-lists-my-run]",
+        )
         return None
     refusal = providers_refusal(facts.fullsend_dir, facts.workspace)
     if refusal is not None:
@@ -219,8 +227,10 @@ def check_head_reviewed(forge: Forge, facts: PreflightFacts, log: Log) -> Skip |
     WARN on read errors.
     """
     if not (facts.in_actions and facts.job_token and facts.role_token):
-        log("info", "Head-reviewed skip not checked: it needs GitHub Actions with a job token and a role token "
-                    "[head-reviewed]")
+        log(
+            "info",
+            "Head-reviewed skip not checked: it needs GitHub Actions with a job token and a role token [head-reviewed]",
+        )
         return None
     repo = Repo.parse(facts.repository)
     base = HeadReviewFacts(

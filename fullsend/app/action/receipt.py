@@ -94,16 +94,25 @@ def _post_failed(exc: ForgeError, log: Log) -> ReceiptPost:
     (no answer, a cut-off one, a 5xx, or a 2xx that is not a JSON object: a POST is not idempotent and
     GitHub may have created the comment), or not posted (any other refusal)."""
     if isinstance(exc, MalformedResponse) and exc.status is not None and 200 <= exc.status < 300 and exc.field:
-        log("done", f"Posted the steer receipt; GitHub's answer did not describe the comment ({exc.field}: "
-            f"{exc.problem}), so its URL is unknown")
+        log(
+            "done",
+            f"Posted the steer receipt; GitHub's answer did not describe the comment ({exc.field}: "
+            f"{exc.problem}), so its URL is unknown",
+        )
         return ReceiptPost(PostState.POSTED_URL_UNKNOWN)
     if isinstance(exc, RateLimited):
-        log("warning", f"Gave up posting the steer receipt: GitHub's rate limit for the job token holds until "
+        log(
+            "warning",
+            f"Gave up posting the steer receipt: GitHub's rate limit for the job token holds until "
             f"{format_time(exc.until)}, longer than the {RECEIPT_MAX_WAIT_S:g} s the writer waits; the queued run "
-            "will redo this work")
+            "will redo this work",
+        )
     elif _maybe_posted(exc):
-        log("warning", f"Failed to post the steer receipt ({_why_unknown(exc)}, so it may exist after all; "
-            f"if not, the queued run will redo this work): {exc}")
+        log(
+            "warning",
+            f"Failed to post the steer receipt ({_why_unknown(exc)}, so it may exist after all; "
+            f"if not, the queued run will redo this work): {exc}",
+        )
         return ReceiptPost(PostState.MAYBE_POSTED)
     else:
         log("warning", f"Failed to post the steer receipt; the queued run will redo this work: {exc}")

@@ -24,8 +24,9 @@ class ScriptResult:
     output: str
 
 
-def run_script(command: str, env: Mapping[str, str], cwd: Path, timeout_s: float,
-               user: ChildUser | None = None) -> ScriptResult:
+def run_script(
+    command: str, env: Mapping[str, str], cwd: Path, timeout_s: float, user: ChildUser | None = None
+) -> ScriptResult:
     """Run ``sh -c command`` (as ``user`` when given); never raises for the script (a
     failure to start or a timeout is exit -1)."""
     try:

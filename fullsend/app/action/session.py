@@ -62,10 +62,18 @@ class IterationSetup:
     extra_args: tuple[str, ...] = ()  # the ``agent_args`` input, one argument each
 
 
-def run_iteration(runtime: Runtime, forge: Forge, setup: IterationSetup, carry: Carry, clock: Clock,
-                  lock: threading.Lock, log: Log, timeline: Timeline,
-                  on_output: Callable[[str], None] | None = None,
-                  register: Callable[[Watcher | None], None] | None = None) -> IterationResult:
+def run_iteration(
+    runtime: Runtime,
+    forge: Forge,
+    setup: IterationSetup,
+    carry: Carry,
+    clock: Clock,
+    lock: threading.Lock,
+    log: Log,
+    timeline: Timeline,
+    on_output: Callable[[str], None] | None = None,
+    register: Callable[[Watcher | None], None] | None = None,
+) -> IterationResult:
     """Run the agent once, with a watcher when steering is on and the watcher starts."""
     watcher = _start_watcher(runtime, forge, setup, carry, clock, lock, log, timeline)
     if register:
@@ -74,9 +82,18 @@ def run_iteration(runtime: Runtime, forge: Forge, setup: IterationSetup, carry: 
     env["FULLSEND_STEER_ACTIVE"] = "1" if watcher else ""
     if not watcher:
         env.pop("FULLSEND_STEER_ACTIVE")
-    params = AgentParams(sandbox_name=setup.sandbox_name, agent_cli=setup.agent_cli, prompt=setup.prompt,
-                         workdir=setup.workdir, env=env, steerable=watcher is not None, timeout_s=setup.timeout_s,
-                         model=setup.model, fallback_models=setup.fallback_models, extra_args=setup.extra_args)
+    params = AgentParams(
+        sandbox_name=setup.sandbox_name,
+        agent_cli=setup.agent_cli,
+        prompt=setup.prompt,
+        workdir=setup.workdir,
+        env=env,
+        steerable=watcher is not None,
+        timeout_s=setup.timeout_s,
+        model=setup.model,
+        fallback_models=setup.fallback_models,
+        extra_args=setup.extra_args,
+    )
     thread = None
     if watcher:
         thread = threading.Thread(target=watcher.watch, name="fullsend-watcher", daemon=True)
@@ -89,11 +106,19 @@ def run_iteration(runtime: Runtime, forge: Forge, setup: IterationSetup, carry: 
             watcher.close_turn_ends()
             _join_watcher(clock, thread, setup.cancelled)
     ended = "" if agent.end is AgentEnd.SUCCESS else f": {agent.error or agent.end.value}"
-    timeline.add(clock.now(), "agent", f"agent exited with code {agent.exit_code} after {agent.turns} turn(s){ended}",
-                 rule_id="" if agent.end is AgentEnd.SUCCESS else agent.end.value)
+    timeline.add(
+        clock.now(),
+        "agent",
+        f"agent exited with code {agent.exit_code} after {agent.turns} turn(s){ended}",
+        rule_id="" if agent.end is AgentEnd.SUCCESS else agent.end.value,
+    )
     for steer in agent.steers:
-        timeline.add(steer.delivered_at, "ack", f"acknowledged message {steer.follow_up_run_id}",
-                     run_ids=(steer.follow_up_run_id,))
+        timeline.add(
+            steer.delivered_at,
+            "ack",
+            f"acknowledged message {steer.follow_up_run_id}",
+            run_ids=(steer.follow_up_run_id,),
+        )
     _note_denials(agent, clock, log, timeline)
     return _result(agent, watcher)
 
@@ -103,8 +128,11 @@ def _note_denials(agent: AgentRunResult, clock: Clock, log: Log, timeline: Timel
     for name in dict.fromkeys(tool_label(d.tool_name) for d in agent.denials):
         count = sum(1 for d in agent.denials if tool_label(d.tool_name) == name)
         times = f" ({count} calls)" if count > 1 else ""
-        log("warning", f"The agent was refused the tool {name}{times}; to allow it, add the lines {ALLOW_FLAG} and "
-                       f"{name} to agent_args [{RULE_TOOL_DENIED}]")
+        log(
+            "warning",
+            f"The agent was refused the tool {name}{times}; to allow it, add the lines {ALLOW_FLAG} and "
+            f"{name} to agent_args [{RULE_TOOL_DENIED}]",
+        )
         timeline.add(clock.now(), "agent", f"the agent was refused the tool {name}{times}", rule_id=RULE_TOOL_DENIED)
 
 
@@ -135,8 +163,16 @@ def _result(agent: AgentRunResult, watcher: Watcher | None) -> IterationResult:
     )
 
 
-def _start_watcher(runtime: Runtime, forge: Forge, setup: IterationSetup, carry: Carry, clock: Clock,
-                   lock: threading.Lock, log: Log, timeline: Timeline) -> Watcher | None:
+def _start_watcher(
+    runtime: Runtime,
+    forge: Forge,
+    setup: IterationSetup,
+    carry: Carry,
+    clock: Clock,
+    lock: threading.Lock,
+    log: Log,
+    timeline: Timeline,
+) -> Watcher | None:
     if setup.watch is None:
         return None
     watcher = Watcher(forge, runtime, setup.sandbox_name, lock, clock, setup.watch, log, timeline, carry)
@@ -148,8 +184,11 @@ def _start_watcher(runtime: Runtime, forge: Forge, setup: IterationSetup, carry:
         return None
     cfg = setup.watch
     remaining = max(0, cfg.max_steers - carry.steers)
-    log("info", f"Watching for work-item updates ({remaining} of {cfg.max_steers} steers left, "
-                f"polling every {cfg.poll_interval_s:g}s)")
+    log(
+        "info",
+        f"Watching for work-item updates ({remaining} of {cfg.max_steers} steers left, "
+        f"polling every {cfg.poll_interval_s:g}s)",
+    )
     return watcher
 
 

@@ -39,8 +39,17 @@ def _render(name: str, **context: Any) -> str:
 class StatusComment:
     """One run's status comment.  All failures are warned and never fail the run."""
 
-    def __init__(self, forge: Forge, number: int, run_id_raw: str, stage: str, run_url: str, start_sha: str,
-                 log: Log, enabled: bool) -> None:
+    def __init__(
+        self,
+        forge: Forge,
+        number: int,
+        run_id_raw: str,
+        stage: str,
+        run_url: str,
+        start_sha: str,
+        log: Log,
+        enabled: bool,
+    ) -> None:
         self._forge, self._number, self._run_id, self._stage = forge, number, run_id_raw or "local", stage
         self._run_url, self._start_sha, self._log, self.enabled = run_url, start_sha, log, enabled
         self.comment: Comment | None = None
@@ -52,15 +61,29 @@ class StatusComment:
         if not self.enabled:
             return
         self._started = at
-        body = _render("receipt/status_start.md.j2", run_id=self._run_id, agent=self._stage,
-                               started=clock_label(at), commit7=self._start_sha[:7], run_url=self._run_url)
+        body = _render(
+            "receipt/status_start.md.j2",
+            run_id=self._run_id,
+            agent=self._stage,
+            started=clock_label(at),
+            commit7=self._start_sha[:7],
+            run_url=self._run_url,
+        )
         try:
             self.comment = self._forge.post_comment(self._number, body, credential="role")
         except ForgeError as exc:
             self._log("warning", f"Could not post the start status comment: {exc}")
 
-    def finish(self, at: datetime, status: str, detail: str, marker: Marker | None, footer: str = "",
-               final_lines: Sequence[str] = (), denied: Sequence[str] = ()) -> None:
+    def finish(
+        self,
+        at: datetime,
+        status: str,
+        detail: str,
+        marker: Marker | None,
+        footer: str = "",
+        final_lines: Sequence[str] = (),
+        denied: Sequence[str] = (),
+    ) -> None:
         """Edit the start comment to the terminal status, or post a new one; a later call (a
         cancelled run whose terminal status was already written) edits that one.
 
@@ -72,10 +95,21 @@ class StatusComment:
         copy = status_marker_copy(status, marker)
         commit7, started_on7 = status_commit_shas(self._start_sha, marker if copy else None)
         body = _render(
-            "receipt/status_terminal.md.j2", run_id=self._run_id, agent=self._stage, status=status,
-            detail=sanitize_detail(detail), started=clock_label(self._started or at), completed=clock_label(at),
-            steer_marker=copy, commit7=commit7, started_on7=started_on7, run_url=self._run_url, footer=footer,
-            final_lines=list(final_lines), denied=list(denied))
+            "receipt/status_terminal.md.j2",
+            run_id=self._run_id,
+            agent=self._stage,
+            status=status,
+            detail=sanitize_detail(detail),
+            started=clock_label(self._started or at),
+            completed=clock_label(at),
+            steer_marker=copy,
+            commit7=commit7,
+            started_on7=started_on7,
+            run_url=self._run_url,
+            footer=footer,
+            final_lines=list(final_lines),
+            denied=list(denied),
+        )
         try:
             target = self._target()
             if target is None:
@@ -100,8 +134,11 @@ class StatusComment:
             return self.comment.id
         author = self.comment.author.lower()
         later = [c for c in comments if c.id > self.comment.id]
-        mine = [c for c in later if c.author.lower() == author and c.body.startswith(self._marker)
-                and TERMINAL_TAG in c.body]
+        mine = [
+            c
+            for c in later
+            if c.author.lower() == author and c.body.startswith(self._marker) and TERMINAL_TAG in c.body
+        ]
         if mine:
             return mine[-1].id
         return self.comment.id if not later or any(c.author.lower() == author for c in later) else None

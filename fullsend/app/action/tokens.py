@@ -41,8 +41,17 @@ def capture_job_token(environ: Mapping[str, str], mask: Callable[[str], None]) -
 
 
 def acquire_role_token(
-    *, job: str, role_input: str, mint_url: str, role: str, repository: str, oidc_url: str, oidc_bearer: str,
-    clock: Clock, log: Log, mask: Callable[[str], None],
+    *,
+    job: str,
+    role_input: str,
+    mint_url: str,
+    role: str,
+    repository: str,
+    oidc_url: str,
+    oidc_bearer: str,
+    clock: Clock,
+    log: Log,
+    mask: Callable[[str], None],
 ) -> Tokens:
     """Mint the role token when ``mint_url`` and ``role`` are set, else take ``role_token``.
 
@@ -50,8 +59,16 @@ def acquire_role_token(
     (exit 2) before any request when ``mint_url`` is not an allowed mint URL.
     """
     if mint_url and role:
-        minted = mint_for_run(oidc_url=oidc_url, oidc_bearer=oidc_bearer, mint_url=mint_url, role=role,
-                              repos=mint_repos(repository), clock=clock, log=log, mask=mask)
+        minted = mint_for_run(
+            oidc_url=oidc_url,
+            oidc_bearer=oidc_bearer,
+            mint_url=mint_url,
+            role=role,
+            repos=mint_repos(repository),
+            clock=clock,
+            log=log,
+            mask=mask,
+        )
         return Tokens(job=job, role=minted.token, minted=True, expires_at=minted.expires_at)
     if not role_input and role:
         log("warning", f"No mint URL is set, so no role token is minted for role {role}")

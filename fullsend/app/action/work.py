@@ -51,25 +51,51 @@ AGENT_HIDDEN_KEYS = FILE_COMMAND_KEYS
 class ActionRun:
     """One run of the action after the pre-flight.  ``execute()`` returns a ``RunOutcome``."""
 
-    def __init__(self, plan: RunPlan, tokens: Tokens, forge: Forge, clock: Clock, console: Console, log: Log,
-                 timeline: Timeline, environ: Mapping[str, str], started_at: datetime,
-                 cancellation: Cancellation | None = None, withheld_forms: tuple[tuple[int, str], ...] = ()) -> None:
+    def __init__(
+        self,
+        plan: RunPlan,
+        tokens: Tokens,
+        forge: Forge,
+        clock: Clock,
+        console: Console,
+        log: Log,
+        timeline: Timeline,
+        environ: Mapping[str, str],
+        started_at: datetime,
+        cancellation: Cancellation | None = None,
+        withheld_forms: tuple[tuple[int, str], ...] = (),
+    ) -> None:
         self.plan, self.tokens, self.forge, self.clock = plan, tokens, forge, clock
         self.console, self.log, self.timeline, self.started_at = console, log, timeline, started_at
         secrets = runner_secrets(environ)
-        self.env = child_env({k: v for k, v in environ.items()
-                              if not k.upper().startswith("INPUT_") and k not in AGENT_HIDDEN_KEYS},
-                             tokens.job, tokens.role, (*encoded_forms(tokens.job), *secrets))
-        self.children = Children(environ, plan.ctx.workspace, self.env.get("HOME", ""), log,
-                                 secrets=reach_secrets(tokens.job, environ),
-                                 seam=simulator_seam(environ.get("GITHUB_API_URL", ""), tokens.job))
+        self.env = child_env(
+            {k: v for k, v in environ.items() if not k.upper().startswith("INPUT_") and k not in AGENT_HIDDEN_KEYS},
+            tokens.job,
+            tokens.role,
+            (*encoded_forms(tokens.job), *secrets),
+        )
+        self.children = Children(
+            environ,
+            plan.ctx.workspace,
+            self.env.get("HOME", ""),
+            log,
+            secrets=reach_secrets(tokens.job, environ),
+            seam=simulator_seam(environ.get("GITHUB_API_URL", ""), tokens.job),
+        )
         self.env.update(run_facts_env(started_at, plan.env_head_sha))
-        self.agent_env = agent_provider_env(self.env, plan.inputs.runtime, environ,
-                                            (tokens.job, tokens.role, *secrets), log)
+        self.agent_env = agent_provider_env(
+            self.env, plan.inputs.runtime, environ, (tokens.job, tokens.role, *secrets), log
+        )
         # Never shown in the final message or a denied tool's input (docs/architecture.md
         # "Final message and denied tools"); the console's masked values join them at the end.
-        self.known_secrets = (tokens.job, tokens.role, *encoded_forms(tokens.job), *encoded_forms(tokens.role),
-                              *secrets, *credential_values(self.agent_env))
+        self.known_secrets = (
+            tokens.job,
+            tokens.role,
+            *encoded_forms(tokens.job),
+            *encoded_forms(tokens.role),
+            *secrets,
+            *credential_values(self.agent_env),
+        )
         # The agent stage: the job token's spellings by length and hash, masked where they appear.
         self.withheld_forms = withheld_forms
         self._holds_withheld = holds_withheld(tokens.job, environ)
@@ -81,9 +107,12 @@ class ActionRun:
         self.earlier: list[IterationResult] = []  # iterations a failed validation replaced (their runs are left over)
         wording = default_wording()
         self.runtime: AgentRuntime = RUNTIMES[plan.inputs.runtime](
-            warn=lambda m: log("warning", m), render=lambda msg: render_envelope(msg, wording),
-            sandbox_factory=sandbox_factory(plan.inputs.sandbox, openshell_cli=plan.openshell_cli,
-                                            user=self.children.user))
+            warn=lambda m: log("warning", m),
+            render=lambda msg: render_envelope(msg, wording),
+            sandbox_factory=sandbox_factory(
+                plan.inputs.sandbox, openshell_cli=plan.openshell_cli, user=self.children.user
+            ),
+        )
         self.sandbox_name = f"fullsend-{plan.ctx.run_id_raw or 'local'}"
         self._watcher: Watcher | None = None
         self.skipped = False
@@ -101,19 +130,29 @@ class ActionRun:
         if children.user is not None or children.seam or not self.plan.ctx.actions:
             return
         if self.plan.inputs.allow_shared_uid and capdrop.applies() and self._holds_withheld:
-            raise ConfigError("The agent would share the action's uid in a process that holds the job token or "
-                              "the OIDC request token (the hand-off to the agent stage was not made: per-uid "
-                              "isolation looked available a moment before); run the job again")
+            raise ConfigError(
+                "The agent would share the action's uid in a process that holds the job token or "
+                "the OIDC request token (the hand-off to the agent stage was not made: per-uid "
+                "isolation looked available a moment before); run the job again"
+            )
         if self.plan.inputs.allow_shared_uid:
-            self.log("warning", "allow_shared_uid is set: the agent runs under the action's own uid, so it can "
-                                "rewrite this step's outputs and summary, and no receipt is posted")
-            self.timeline.add(self.clock.now(), "notice", "the agent ran under the action's own uid "
-                              "(allow_shared_uid): it could write this summary and the step's outputs")
+            self.log(
+                "warning",
+                "allow_shared_uid is set: the agent runs under the action's own uid, so it can "
+                "rewrite this step's outputs and summary, and no receipt is posted",
+            )
+            self.timeline.add(
+                self.clock.now(),
+                "notice",
+                "the agent ran under the action's own uid "
+                "(allow_shared_uid): it could write this summary and the step's outputs",
+            )
             return
         raise ConfigError(
             f"The agent would run under the action's own user ({_user_name()}): {children.isolation_why}. Run "
             f"the action's own image as root (GitHub runs container actions as root; the image creates the user "
-            f"{CHILD_USER}), or set allow_shared_uid: true to run it anyway, without receipts")
+            f"{CHILD_USER}), or set allow_shared_uid: true to run it anyway, without receipts"
+        )
 
     def _limit_capabilities(self) -> None:
         """No child user: every later child gets no new privileges and, as root, at most the
@@ -121,24 +160,33 @@ class ActionRun:
         ``ConfigError`` when one that would give the agent the action's memory stays."""
         unsealed = capdrop.seal_kernel_settings()
         if unsealed:
-            raise ConfigError(f"The agent would run as root with the kernel's settings writable ({capdrop.CORE_PATTERN}"
-                              f": {unsealed}), so it could make the kernel run a program of its own as full root. "
-                              "Mount /proc/sys read-only (an unprivileged container does), or run the action's own "
-                              f"image, which runs the agent as {CHILD_USER}")
+            raise ConfigError(
+                f"The agent would run as root with the kernel's settings writable ({capdrop.CORE_PATTERN}"
+                f": {unsealed}), so it could make the kernel run a program of its own as full root. "
+                "Mount /proc/sys read-only (an unprivileged container does), or run the action's own "
+                f"image, which runs the agent as {CHILD_USER}"
+            )
         left = capdrop.limit_children_capabilities()
         if left == ["unknown"]:
-            raise ConfigError("The agent would share the action's uid, and the action could not limit the "
-                              "capabilities its children get (the kernel refused or would not say): run the "
-                              f"action's own image, which runs the agent as {CHILD_USER}")
+            raise ConfigError(
+                "The agent would share the action's uid, and the action could not limit the "
+                "capabilities its children get (the kernel refused or would not say): run the "
+                f"action's own image, which runs the agent as {CHILD_USER}"
+            )
         if left:
             caps = ", ".join("CAP_" + name.upper() for name in left)
-            raise ConfigError(f"The agent would run as root with {caps}, which would let it read the job token "
-                              "from the action's memory, and the action could not drop it (it lacks CAP_SETPCAP). "
-                              "Drop it from the job's container (for example --cap-drop), or run the action's own "
-                              f"image, which runs the agent as {CHILD_USER}")
+            raise ConfigError(
+                f"The agent would run as root with {caps}, which would let it read the job token "
+                "from the action's memory, and the action could not drop it (it lacks CAP_SETPCAP). "
+                "Drop it from the job's container (for example --cap-drop), or run the action's own "
+                f"image, which runs the agent as {CHILD_USER}"
+            )
         kept = ", ".join("CAP_" + name.upper() for name in capdrop.KEPT_CAPABILITIES.values())
-        self.log("info", "The agent and the scripts start with no_new_privs" +
-                 (f" and, as root, at most {kept}" if os.geteuid() == 0 else ""))
+        self.log(
+            "info",
+            "The agent and the scripts start with no_new_privs"
+            + (f" and, as root, at most {kept}" if os.geteuid() == 0 else ""),
+        )
 
     def check_agent_cli(self) -> None:
         """Refuse an agent CLI whose ``--version`` its runtime does not support.
@@ -148,8 +196,9 @@ class ActionRun:
         handed over).
         """
         wanted = self.runtime.cli_versions
-        found = check_cli_version(wanted, self.plan.inputs.runtime, self.plan.agent_cli, self.env, Path("/"),
-                                  user=self.children.user)
+        found = check_cli_version(
+            wanted, self.plan.inputs.runtime, self.plan.agent_cli, self.env, Path("/"), user=self.children.user
+        )
         self.log("info", f"Agent CLI: {wanted.cli} {version_text(found)} (supported {wanted.range_text})")
         # Codex: the live app-server or exec (docs/runtimes.md "Codex transports"); the others have one.
         line = self.runtime.transport_line(self.plan.inputs.codex_transport, found, self.plan.inputs.agent_args)
@@ -198,9 +247,18 @@ class ActionRun:
         """Outright success that absorbed ≥ 1 acknowledged run (docs/architecture.md "Receipt writer");
         the shipped iteration's agent end must be ``AgentEnd.SUCCESS``, and the job token must have
         been out of the agent's reach (docs/rules.md#token-in-reach)."""
-        return bool(outcome.marker.consumed) and self.children.reach.ok and should_post_receipt(
-            run_failed=outcome.outcome != "succeeded", cancelled=self.cancelled.is_set(), skipped=self.skipped,
-            post_script_withheld=False, transcript_error=False, agent_end=outcome.agent_end)
+        return (
+            bool(outcome.marker.consumed)
+            and self.children.reach.ok
+            and should_post_receipt(
+                run_failed=outcome.outcome != "succeeded",
+                cancelled=self.cancelled.is_set(),
+                skipped=self.skipped,
+                post_script_withheld=False,
+                transcript_error=False,
+                agent_end=outcome.agent_end,
+            )
+        )
 
     # ---- parts ---------------------------------------------------------------------------------
     def _pre_script(self) -> RunOutcome | None:
@@ -228,8 +286,18 @@ class ActionRun:
                 break
             setup = self._setup(prompt, watch_cfg)
             with self.cancellation.deferred():  # a signal stops the agent and the watcher (cancel)
-                result = run_iteration(self.runtime, self.forge, setup, carry, self.clock, self.lock, self.log,
-                                       self.timeline, self._show_output, self._register)
+                result = run_iteration(
+                    self.runtime,
+                    self.forge,
+                    setup,
+                    carry,
+                    self.clock,
+                    self.lock,
+                    self.log,
+                    self.timeline,
+                    self._show_output,
+                    self._register,
+                )
                 self._last_result = result
                 self.acked_steers += len(result.agent.steers)
                 self.usage.add(result.agent, self.plan.inputs.model)
@@ -246,10 +314,18 @@ class ActionRun:
 
     def _setup(self, prompt: str, watch_cfg: WatchConfig | None) -> IterationSetup:
         return IterationSetup(
-            sandbox_name=self.sandbox_name, agent_cli=self.plan.agent_cli, prompt=prompt,
-            workdir=self.plan.ctx.workspace, env=self.agent_env, timeout_s=self.plan.timeout_s,
-            model=self.plan.inputs.model, fallback_models=self.plan.inputs.fallback_models, watch=watch_cfg,
-            cancelled=self.cancelled, extra_args=self.plan.inputs.agent_args)
+            sandbox_name=self.sandbox_name,
+            agent_cli=self.plan.agent_cli,
+            prompt=prompt,
+            workdir=self.plan.ctx.workspace,
+            env=self.agent_env,
+            timeout_s=self.plan.timeout_s,
+            model=self.plan.inputs.model,
+            fallback_models=self.plan.inputs.fallback_models,
+            watch=watch_cfg,
+            cancelled=self.cancelled,
+            extra_args=self.plan.inputs.agent_args,
+        )
 
     def _register(self, watcher: Watcher | None) -> None:
         self._watcher = watcher
@@ -277,17 +353,41 @@ class ActionRun:
         left = _left_facts([*(r for r in self.earlier if r is not result), *([result] if result else [])])
         end = result.agent.end if result else None
         if self.cancelled.is_set():
-            return RunOutcome("failed", ExitCode.FAILED, steers=steers, head_sha=head, error="the run was cancelled",
-                              left=left, agent_end=end)
+            return RunOutcome(
+                "failed",
+                ExitCode.FAILED,
+                steers=steers,
+                head_sha=head,
+                error="the run was cancelled",
+                left=left,
+                agent_end=end,
+            )
         if result is None or not validated:
             error = (result.agent.error if result else "") or "the agent run failed"
             rule = end.value if end is not None and end is not AgentEnd.SUCCESS else ""
             if result and result.session_lost:
                 error = "the agent session was lost during a steer interrupt; the queued run will redo the update"
-            return RunOutcome("failed", ExitCode.FAILED, steers=steers, head_sha=head, error=error, left=left,
-                              settle_reason=result.settle_reason if result else "", agent_end=end, error_rule=rule)
-        return RunOutcome("succeeded", ExitCode.OK, steers=steers, marker=result.marker, head_sha=head,
-                          settle_reason=result.settle_reason, left=left, agent_end=end)
+            return RunOutcome(
+                "failed",
+                ExitCode.FAILED,
+                steers=steers,
+                head_sha=head,
+                error=error,
+                left=left,
+                settle_reason=result.settle_reason if result else "",
+                agent_end=end,
+                error_rule=rule,
+            )
+        return RunOutcome(
+            "succeeded",
+            ExitCode.OK,
+            steers=steers,
+            marker=result.marker,
+            head_sha=head,
+            settle_reason=result.settle_reason,
+            left=left,
+            agent_end=end,
+        )
 
     # ---- steering eligibility (docs/architecture.md "Harness") ------------------------------
     def _watch_config(self) -> WatchConfig | None:
@@ -298,24 +398,37 @@ class ActionRun:
         if reason:
             if defect or steer.explicitly_enabled:
                 self.log("warning", f"Steering disabled: {reason} [steering-disabled]")
-                self.timeline.add(self.clock.now(), "notice", f"steering disabled: {reason}",
-                                  rule_id="steering-disabled")
+                self.timeline.add(
+                    self.clock.now(), "notice", f"steering disabled: {reason}", rule_id="steering-disabled"
+                )
             elif not self.plan.ctx.actions:
                 self.log("info", f"Steering is off: {NOT_IN_ACTIONS_WHY} [steering-disabled]")
-                self.timeline.add(self.clock.now(), "notice", "steering is off: not running in GitHub Actions",
-                                  rule_id="steering-disabled")
+                self.timeline.add(
+                    self.clock.now(),
+                    "notice",
+                    "steering is off: not running in GitHub Actions",
+                    rule_id="steering-disabled",
+                )
             return None
         logins = self._self_logins()
         if logins is None:
             return None
         deadline = settle.watch_deadline(self.started_at, self.plan.inputs.timeout_minutes, self.tokens.expires_at)
         return WatchConfig(
-            run_id=self.plan.ctx.run_id, run_name=self.plan.run_name, item_number=self.plan.item,
-            self_logins=logins, started_at=self.started_at, deadline=deadline, max_steers=steer.effective_max_steers,
+            run_id=self.plan.ctx.run_id,
+            run_name=self.plan.run_name,
+            item_number=self.plan.item,
+            self_logins=logins,
+            started_at=self.started_at,
+            deadline=deadline,
+            max_steers=steer.effective_max_steers,
             min_remaining=settle.min_remaining_for(
-                self.plan.inputs.runtime, interrupts=self.runtime.interrupts_to_steer),
-            poll_interval_s=float(steer.effective_poll_interval_s), env_head_sha=self.plan.env_head_sha,
-            stage_hints=(self.plan.ctx.job, self.plan.inputs.stage))
+                self.plan.inputs.runtime, interrupts=self.runtime.interrupts_to_steer
+            ),
+            poll_interval_s=float(steer.effective_poll_interval_s),
+            env_head_sha=self.plan.env_head_sha,
+            stage_hints=(self.plan.ctx.job, self.plan.inputs.stage),
+        )
 
     def _decline_reason(self) -> tuple[str, bool]:
         if not self.plan.ctx.actions:
@@ -326,17 +439,31 @@ class ActionRun:
             return "GITHUB_RUN_ID is not set", True
         probe = self._setup(self.plan.prompt, None)
         from fullsend.ports import AgentParams
-        reason = self.runtime.steer_decline_reason(AgentParams(
-            sandbox_name=probe.sandbox_name, agent_cli=probe.agent_cli, prompt="", workdir=probe.workdir, env={},
-            steerable=True, timeout_s=probe.timeout_s, model=probe.model, fallback_models=probe.fallback_models))
+
+        reason = self.runtime.steer_decline_reason(
+            AgentParams(
+                sandbox_name=probe.sandbox_name,
+                agent_cli=probe.agent_cli,
+                prompt="",
+                workdir=probe.workdir,
+                env={},
+                steerable=True,
+                timeout_s=probe.timeout_s,
+                model=probe.model,
+                fallback_models=probe.fallback_models,
+            )
+        )
         return (reason, True) if reason else ("", False)
 
     def _self_logins(self) -> frozenset[str] | None:
         try:
             role_login = self.forge.viewer_login("role")
         except ForgeError as exc:
-            self.log("warning", "Steering disabled: this run cannot resolve the login its own output is posted "
-                                f"under ({exc}) [steering-disabled]")
+            self.log(
+                "warning",
+                "Steering disabled: this run cannot resolve the login its own output is posted "
+                f"under ({exc}) [steering-disabled]",
+            )
             return None
         return frozenset({role_login, *self.plan.inputs.self_logins, *self.plan.review_bot_logins})
 
@@ -345,7 +472,8 @@ class ActionRun:
 NOT_IN_ACTIONS = "not running in GitHub Actions"
 NOT_IN_ACTIONS_WHY = (
     "not running in GitHub Actions (GITHUB_ACTIONS is not 'true'), so there is no run of the shim to "
-    "watch and no follow-up run whose provenance could be proven; the agent runs once on its prompt")
+    "watch and no follow-up run whose provenance could be proven; the agent runs once on its prompt"
+)
 
 
 def _user_name() -> str:
@@ -359,13 +487,20 @@ def _user_name() -> str:
 
 def _left_facts(results: list[IterationResult]) -> LeftFacts:
     """What every iteration left: only the shipped (last) one's acknowledged runs can be receipted."""
-    return LeftFacts(tuple(pair for r in results for pair in r.left),
-                     tuple(run_id for r in results for batch in r.delivered for run_id in batch.run_ids),
-                     tuple(run_id for r in results for run_id in r.marker.consumed))
+    return LeftFacts(
+        tuple(pair for r in results for pair in r.left),
+        tuple(run_id for r in results for batch in r.delivered for run_id in batch.run_ids),
+        tuple(run_id for r in results for run_id in r.marker.consumed),
+    )
 
 
 def _agent_ok(result: IterationResult) -> bool:
     """Outright success only: exit 0, no error, not cut short, session kept, end ``SUCCESS``."""
     agent = result.agent
-    return (agent.exit_code == 0 and not agent.is_error and not agent.timed_out and not result.session_lost
-            and agent.end is AgentEnd.SUCCESS)
+    return (
+        agent.exit_code == 0
+        and not agent.is_error
+        and not agent.timed_out
+        and not result.session_lost
+        and agent.end is AgentEnd.SUCCESS
+    )

@@ -57,30 +57,48 @@ def _env(tmp: Path, sim: GitHubSimulator, fix: StandardScenario, run_id: int, tu
     event = tmp / "event.json"
     event.write_text(json.dumps({"action": "created", "issue": {"number": fix.pr, "pull_request": {}}}))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_", "ACTIONS_"))}
-    env.update({
-        "GITHUB_ACTIONS": "true", "GITHUB_API_URL": sim.api_url, "GITHUB_GRAPHQL_URL": sim.graphql_url,
-        "GITHUB_REPOSITORY": "org/repo", "GITHUB_RUN_ID": str(run_id), "GITHUB_RUN_ATTEMPT": "1",
-        "GITHUB_JOB": "review", "GITHUB_EVENT_NAME": "issue_comment", "GITHUB_EVENT_PATH": str(event),
-        "GITHUB_WORKSPACE": str(tmp / "workspace"), "SCRIPTED_AGENT_TURN_S": str(turn_s),
-        "HOME": str(tmp / "home"),  # the run's own HOME: the receipt's scan (docs/rules.md#token-in-reach)
-        "SCRIPTED_AGENT_LOG": str(tmp / "agent.log"),
-        "INPUT_GITHUB_TOKEN": fix.job_token, "INPUT_ROLE_TOKEN": fix.role_token, "INPUT_STAGE": "review",
-        "INPUT_AGENT_CLI": _agent_wrapper(tmp), "INPUT_PROMPT": PROMPT,
-        "INPUT_POLL_INTERVAL_SECONDS": "1",
-    })
+    env.update(
+        {
+            "GITHUB_ACTIONS": "true",
+            "GITHUB_API_URL": sim.api_url,
+            "GITHUB_GRAPHQL_URL": sim.graphql_url,
+            "GITHUB_REPOSITORY": "org/repo",
+            "GITHUB_RUN_ID": str(run_id),
+            "GITHUB_RUN_ATTEMPT": "1",
+            "GITHUB_JOB": "review",
+            "GITHUB_EVENT_NAME": "issue_comment",
+            "GITHUB_EVENT_PATH": str(event),
+            "GITHUB_WORKSPACE": str(tmp / "workspace"),
+            "SCRIPTED_AGENT_TURN_S": str(turn_s),
+            "HOME": str(tmp / "home"),  # the run's own HOME: the receipt's scan (docs/rules.md#token-in-reach)
+            "SCRIPTED_AGENT_LOG": str(tmp / "agent.log"),
+            "INPUT_GITHUB_TOKEN": fix.job_token,
+            "INPUT_ROLE_TOKEN": fix.role_token,
+            "INPUT_STAGE": "review",
+            "INPUT_AGENT_CLI": _agent_wrapper(tmp),
+            "INPUT_PROMPT": PROMPT,
+            "INPUT_POLL_INTERVAL_SECONDS": "1",
+        }
+    )
     return env
 
 
 def preface(fix: StandardScenario) -> list[str]:
     """What is about to happen and why it matters, before anything runs (wrapped at 100 columns)."""
-    story = (f"An AI agent starts reviewing pull request {fix.run_name} in workflow run A ({fix.my_run_id}). "
-             f"While it works, a reviewer comments {COMMAND!r}. Without steering, that comment would start a "
-             "second full agent run once the first one ends. With steering, run A first proves that the comment "
-             "came through the repository's own workflow and was authorized, then hands it to the agent mid-run "
-             f"(a steer) and posts a receipt; run B ({QUEUED_RUN_ID}), started for the comment, reads the receipt "
-             "and exits.")
-    return ["fullsend demo: one steered run against a GitHub simulator on this machine (no token, no network).",
-            "", *textwrap.wrap(story, WIDTH), ""]
+    story = (
+        f"An AI agent starts reviewing pull request {fix.run_name} in workflow run A ({fix.my_run_id}). "
+        f"While it works, a reviewer comments {COMMAND!r}. Without steering, that comment would start a "
+        "second full agent run once the first one ends. With steering, run A first proves that the comment "
+        "came through the repository's own workflow and was authorized, then hands it to the agent mid-run "
+        f"(a steer) and posts a receipt; run B ({QUEUED_RUN_ID}), started for the comment, reads the receipt "
+        "and exits."
+    )
+    return [
+        "fullsend demo: one steered run against a GitHub simulator on this machine (no token, no network).",
+        "",
+        *textwrap.wrap(story, WIDTH),
+        "",
+    ]
 
 
 class _Story:
@@ -101,8 +119,10 @@ class _Story:
             "receipt": "run A posts the receipt (a comment) saying it absorbed run B's update",
         }.get(event.kind)
         if plain is None and event.kind == "judge" and event.rule_id == "accept":
-            plain = (f"{self._runs(event)} passes every provenance check: its Route job authorized the comment "
-                     "and picked this run's stage (review)")
+            plain = (
+                f"{self._runs(event)} passes every provenance check: its Route job authorized the comment "
+                "and picked this run's stage (review)"
+            )
         if plain is None and event.kind == "settle":
             plain = "the agent's turn ended with nothing new to hand over, so the run wraps up"
         if plain is None and event.kind == "skip" and event.rule_id == "receipt-lists-my-run":
@@ -145,8 +165,12 @@ def _arm_comment(sim: GitHubSimulator, timeline: Timeline, clock: Clock, added: 
         clock.sleep(COMMENT_AFTER_S)
         at = clock.now()  # before the run exists, so no check of it can be dated earlier
         added["comment"], added["run"] = add_comment_follow_up(sim, COMMAND, run_id=QUEUED_RUN_ID)
-        timeline.add(at, "github", f"@reviewer comments {COMMAND!r}; the shim starts run B ({QUEUED_RUN_ID}) "
-                     "for it, queued behind run A", run_ids=(QUEUED_RUN_ID,))
+        timeline.add(
+            at,
+            "github",
+            f"@reviewer comments {COMMAND!r}; the shim starts run B ({QUEUED_RUN_ID}) for it, queued behind run A",
+            run_ids=(QUEUED_RUN_ID,),
+        )
 
     def on_event(event: Event) -> None:
         if event.kind == "agent" and event.text.startswith("agent launched") and "thread" not in added:
@@ -156,8 +180,9 @@ def _arm_comment(sim: GitHubSimulator, timeline: Timeline, clock: Clock, added: 
     timeline.listener = on_event
 
 
-def _run_a(sim: GitHubSimulator, fix: StandardScenario, tmp: Path, turn_s: float, clock: Clock,
-           story: _Story) -> tuple[int, dict[str, Any]]:
+def _run_a(
+    sim: GitHubSimulator, fix: StandardScenario, tmp: Path, turn_s: float, clock: Clock, story: _Story
+) -> tuple[int, dict[str, Any]]:
     """Play run A; print its timeline, the update the agent received and the receipt."""
     print(f"Run A ({fix.my_run_id}), the run in flight:")
     added: dict[str, Any] = {}
@@ -172,8 +197,10 @@ def _run_a(sim: GitHubSimulator, fix: StandardScenario, tmp: Path, turn_s: float
         print("\nWhat the agent received mid-run (the steer's envelope, abridged):", *update, sep="\n")
     receipts = [c for c in sim.comments(fix.pr) if c["user"]["login"] == fix.job_login]
     for c in receipts:
-        print(f"\nThe receipt, a comment by {c['user']['login']} (the job token); its first line is a hidden "
-              "marker the queued run reads:\n    " + c["body"].replace("\n", "\n    "))
+        print(
+            f"\nThe receipt, a comment by {c['user']['login']} (the job token); its first line is a hidden "
+            "marker the queued run reads:\n    " + c["body"].replace("\n", "\n    ")
+        )
     added["receipts"] = receipts
     return code, added
 
@@ -192,8 +219,10 @@ def run_demo(turn_s: float = 3.0, clock: Clock | None = None) -> int:
         (tmp / "a").mkdir()
         code, added = _run_a(sim, fix, tmp / "a", turn_s, clock, story)
         if "run" not in added or not added["receipts"]:
-            print(f"\nRun A exited {code} without a receipt, so there is nothing for run B to skip on; "
-                  "see the timeline above.")
+            print(
+                f"\nRun A exited {code} without a receipt, so there is nothing for run B to skip on; "
+                "see the timeline above."
+            )
             return ExitCode.FAILED
         print(f"\nRun B ({QUEUED_RUN_ID}), the run the comment started, had waited behind run A; now it starts:")
         (tmp / "b").mkdir()
@@ -203,6 +232,10 @@ def run_demo(turn_s: float = 3.0, clock: Clock | None = None) -> int:
         if code != ExitCode.OK or code_b != ExitCode.OK:
             print(f"\nRun A exited {code} and run B exited {code_b}; expected 0 for both.")
             return ExitCode.FAILED
-        print("\nSaved: one full agent run. The reviewer's comment reached the agent inside run A, and run B "
-              "exited in a moment instead of reviewing the pull request again.", READ_MORE, sep="\n")
+        print(
+            "\nSaved: one full agent run. The reviewer's comment reached the agent inside run A, and run B "
+            "exited in a moment instead of reviewing the pull request again.",
+            READ_MORE,
+            sep="\n",
+        )
         return ExitCode.OK

@@ -66,15 +66,24 @@ def parse_stages(text: str) -> tuple[str, ...]:
         return tuple(STAGE_SPECS)
     unknown = [n for n in names if n not in STAGE_SPECS]
     if unknown or not names:
-        raise InitError(f"--stages {text!r}: {'unknown stage ' + ', '.join(unknown) if unknown else 'no stage'}; "
-                        f"use a comma-separated list of {', '.join(STAGE_SPECS)}, or all")
+        raise InitError(
+            f"--stages {text!r}: {'unknown stage ' + ', '.join(unknown) if unknown else 'no stage'}; "
+            f"use a comma-separated list of {', '.join(STAGE_SPECS)}, or all"
+        )
     return tuple(s for s in STAGE_SPECS if s in names)
 
 
-def resolve_plan(stages: str | None, runtime: str | None, ref: str | None, role_token: str | None,
-                 queue: str | None, recorded: Mapping[str, Any]) -> InitPlan:
+def resolve_plan(
+    stages: str | None,
+    runtime: str | None,
+    ref: str | None,
+    role_token: str | None,
+    queue: str | None,
+    recorded: Mapping[str, Any],
+) -> InitPlan:
     """The plan of the arguments given; one not given is what ``recorded`` (the manifest an earlier
     init wrote, for ``--upgrade``) says, else the default.  Raises ``InitError`` for bad stages."""
+
     def kept(value: str | None, key: str, default: str) -> str:
         old = recorded.get(key)
         return value if value is not None else old if isinstance(old, str) and old else default
@@ -82,26 +91,41 @@ def resolve_plan(stages: str | None, runtime: str | None, ref: str | None, role_
     old_stages = recorded.get("stages")
     listed = old_stages if isinstance(old_stages, list) else []
     text = stages or ",".join(s for s in listed if isinstance(s, str)) or "review"
-    return InitPlan(parse_stages(text), kept(runtime, "runtime", "claude"), ref if ref is not None else RELEASE_COMMIT,
-                    kept(role_token, "role_token", "app"), kept(queue, "queue", "single"))
+    return InitPlan(
+        parse_stages(text),
+        kept(runtime, "runtime", "claude"),
+        ref if ref is not None else RELEASE_COMMIT,
+        kept(role_token, "role_token", "app"),
+        kept(queue, "queue", "single"),
+    )
 
 
 def check_plan(plan: InitPlan) -> None:
     """Raise ``InitError`` for a ref that is not a full commit SHA or an unknown mode."""
     if not SHA.fullmatch(plan.ref):
         what = "is required" if not plan.ref else f"{plan.ref!r} is not a full commit SHA (40 lowercase hex digits)"
-        raise InitError(f"--ref {what}: pass the steer-action commit to pin, a release's (git ls-remote "
-                        "https://github.com/fullsend-ai/steer-action 'refs/tags/v1.2.3^{}' | cut -f1) or, "
-                        "until you pick a release, any commit of its main branch")
+        raise InitError(
+            f"--ref {what}: pass the steer-action commit to pin, a release's (git ls-remote "
+            "https://github.com/fullsend-ai/steer-action 'refs/tags/v1.2.3^{}' | cut -f1) or, "
+            "until you pick a release, any commit of its main branch"
+        )
     if plan.runtime not in MODEL_SECRETS:
         raise InitError(f"--runtime {plan.runtime!r}: use one of {', '.join(MODEL_SECRETS)}")
 
 
 def _environment() -> Environment:
-    return Environment(loader=FileSystemLoader(str(TEMPLATES)), undefined=StrictUndefined, autoescape=False,
-                       keep_trailing_newline=True, variable_start_string="[[", variable_end_string="]]",
-                       block_start_string="[%", block_end_string="%]", comment_start_string="[#",
-                       comment_end_string="#]")
+    return Environment(
+        loader=FileSystemLoader(str(TEMPLATES)),
+        undefined=StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=True,
+        variable_start_string="[[",
+        variable_end_string="]]",
+        block_start_string="[%",
+        block_end_string="%]",
+        comment_start_string="[#",
+        comment_end_string="#]",
+    )
 
 
 def render_files(plan: InitPlan) -> list[tuple[Path, str]]:
@@ -111,11 +135,22 @@ def render_files(plan: InitPlan) -> list[tuple[Path, str]]:
     specs = [STAGE_SPECS[s] for s in plan.stages]
     model_secrets = list(MODEL_SECRETS[plan.runtime])
     secrets = [*model_secrets, *(["FULLSEND_APP_PRIVATE_KEY"] if plan.role_token == "app" else [])]
-    common = dict(version=__version__, stages=list(plan.stages), runtime=plan.runtime, ref=plan.ref,
-                  role_token=plan.role_token, queue=plan.queue, secrets=secrets, model_secrets=model_secrets,
-                  secret_descriptions=SECRET_WHY, specs=specs)
-    files = [(Path(".github/workflows/fullsend.yml"), env.get_template("shim.yml.j2").render(**common)),
-             (Path(".github/workflows/fullsend-dispatch.yml"), env.get_template("dispatch.yml.j2").render(**common))]
+    common = dict(
+        version=__version__,
+        stages=list(plan.stages),
+        runtime=plan.runtime,
+        ref=plan.ref,
+        role_token=plan.role_token,
+        queue=plan.queue,
+        secrets=secrets,
+        model_secrets=model_secrets,
+        secret_descriptions=SECRET_WHY,
+        specs=specs,
+    )
+    files = [
+        (Path(".github/workflows/fullsend.yml"), env.get_template("shim.yml.j2").render(**common)),
+        (Path(".github/workflows/fullsend-dispatch.yml"), env.get_template("dispatch.yml.j2").render(**common)),
+    ]
     for spec in specs:
         files += _stage_files(env, spec)
     return files
@@ -123,9 +158,11 @@ def render_files(plan: InitPlan) -> list[tuple[Path, str]]:
 
 def _stage_files(env: Environment, spec: StageSpec) -> list[tuple[Path, str]]:
     values = dict(spec=spec, version=__version__)
-    return [(Path(f".fullsend/harness/{spec.stage}.yaml"), env.get_template("harness.yaml.j2").render(**values)),
-            (Path(f".fullsend/prompts/{spec.stage}.md"), env.get_template("prompt.md.j2").render(**values)),
-            (Path(f".fullsend/agents/{spec.stage}.md"), env.get_template("agent.md.j2").render(**values))]
+    return [
+        (Path(f".fullsend/harness/{spec.stage}.yaml"), env.get_template("harness.yaml.j2").render(**values)),
+        (Path(f".fullsend/prompts/{spec.stage}.md"), env.get_template("prompt.md.j2").render(**values)),
+        (Path(f".fullsend/agents/{spec.stage}.md"), env.get_template("agent.md.j2").render(**values)),
+    ]
 
 
 def write_files(root: Path, files: Sequence[tuple[Path, str]]) -> list[Path]:
@@ -136,11 +173,19 @@ def write_files(root: Path, files: Sequence[tuple[Path, str]]) -> list[Path]:
         raise InitError(f"--dir {root} is not an existing folder; give the top of your repository's checkout")
     existing = [rel for rel, _ in files if (root / rel).exists() or (root / rel).is_symlink()]
     if existing:
-        raise InitError(f"{', '.join(str(root / p) for p in existing)} already exist"
-                        f"{'s' if len(existing) == 1 else ''}; fullsend init never overwrites: move "
-                        f"{'it' if len(existing) == 1 else 'them'} away (or merge what --dry-run prints by hand)")
-    blocked = sorted({str(folder) for rel, _ in files for folder in _folders(root, rel)
-                      if (folder.exists() or folder.is_symlink()) and not folder.is_dir()})
+        raise InitError(
+            f"{', '.join(str(root / p) for p in existing)} already exist"
+            f"{'s' if len(existing) == 1 else ''}; fullsend init never overwrites: move "
+            f"{'it' if len(existing) == 1 else 'them'} away (or merge what --dry-run prints by hand)"
+        )
+    blocked = sorted(
+        {
+            str(folder)
+            for rel, _ in files
+            for folder in _folders(root, rel)
+            if (folder.exists() or folder.is_symlink()) and not folder.is_dir()
+        }
+    )
     if blocked:
         raise InitError(f"{', '.join(blocked)} is in the way: fullsend init writes folders there; move it away")
     try:
@@ -148,8 +193,9 @@ def write_files(root: Path, files: Sequence[tuple[Path, str]]) -> list[Path]:
             (root / rel).parent.mkdir(parents=True, exist_ok=True)
             (root / rel).write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise InitError(f"cannot write under {root}: {exc.strerror or exc}; "
-                        "check the folder and its permissions") from None
+        raise InitError(
+            f"cannot write under {root}: {exc.strerror or exc}; check the folder and its permissions"
+        ) from None
     return [rel for rel, _ in files]
 
 
@@ -173,8 +219,10 @@ def run_init(plan: InitPlan, root: Path, dry_run: bool, out: TextIO, err: TextIO
         return ExitCode.BAD_INPUT
     out.write(f"Wrote {len(written)} files under {root}:\n" + "".join(f"  {p}\n" for p in written))
     if not (root / ".git").exists():
-        out.write(f"Note: {root} is not the top of a git repository; GitHub runs only the workflows in the "
-                  "repository root's .github/workflows.\n")
+        out.write(
+            f"Note: {root} is not the top of a git repository; GitHub runs only the workflows in the "
+            "repository root's .github/workflows.\n"
+        )
     secrets = " and ".join(MODEL_SECRETS[plan.runtime])
     out.write(NEXT_STEPS[plan.role_token].format(secrets=secrets))
     return ExitCode.OK
@@ -192,8 +240,9 @@ def run_upgrade(plan: InitPlan, root: Path, apply: bool, force: bool, out: TextI
         err.write(f"fullsend init: {exc}\n")
         return ExitCode.BAD_INPUT
     if not root.is_dir():
-        err.write(f"fullsend init: --dir {root} is not an existing folder; give the top of your repository's "
-                  "checkout\n")
+        err.write(
+            f"fullsend init: --dir {root} is not an existing folder; give the top of your repository's checkout\n"
+        )
         return ExitCode.BAD_INPUT
     recorded = read_manifest(root)
     changes = compare(root, files, recorded)
@@ -204,17 +253,23 @@ def run_upgrade(plan: InitPlan, root: Path, apply: bool, force: bool, out: TextI
         return ExitCode.OK
     if not apply:
         ours = sum(c.kind in ("add", "update") for c in pending)
-        out.write(f"Nothing written; --apply writes the {ours} add and update file(s)"
-                  + (f", --apply --force also the {len(pending) - ours} of yours" if ours < len(pending) else "")
-                  + ".\n")
+        out.write(
+            f"Nothing written; --apply writes the {ours} add and update file(s)"
+            + (f", --apply --force also the {len(pending) - ours} of yours" if ours < len(pending) else "")
+            + ".\n"
+        )
         return ExitCode.OK
     return apply_changes(root, changes, upgrade_manifest(plan, changes, recorded, force), force, out, err)
 
 
 NEXT_STEPS = {
-    "app": ("Next: create a GitHub App for the agent and install it on the repository (docs/adopting.md\n"
-            "\"A GitHub App as the role token\"); set the repository variable FULLSEND_APP_CLIENT_ID and the\n"
-            "secrets FULLSEND_APP_PRIVATE_KEY and {secrets}; then run `fullsend lint` and commit.\n"),
-    "mint": ("Next: set the repository variable FULLSEND_MINT_URL to your mint service (docs/adopting.md\n"
-             "\"The mint protocol\") and the secret {secrets}; then run `fullsend lint` and commit.\n"),
+    "app": (
+        "Next: create a GitHub App for the agent and install it on the repository (docs/adopting.md\n"
+        '"A GitHub App as the role token"); set the repository variable FULLSEND_APP_CLIENT_ID and the\n'
+        "secrets FULLSEND_APP_PRIVATE_KEY and {secrets}; then run `fullsend lint` and commit.\n"
+    ),
+    "mint": (
+        "Next: set the repository variable FULLSEND_MINT_URL to your mint service (docs/adopting.md\n"
+        '"The mint protocol") and the secret {secrets}; then run `fullsend lint` and commit.\n'
+    ),
 }

@@ -28,38 +28,77 @@ class StageSpec:
     duty: str
 
 
-STAGE_SPECS: dict[str, StageSpec] = {spec.stage: spec for spec in (
-    StageSpec("triage", "Triage", "triage", ISSUE_FIRST, ("issues", "pull-requests"),
-              (("contents", "read"), ("issues", "write")),
-              "Triage the issue this run works on: reproduce or locate it, label it, and post one comment with "
-              "what you found and what should happen next.",
-              "You read issues, find what they are about in the code, and label and answer them."),
-    StageSpec("code", "Code", "coder", "github.event.issue.number", ("issues",),
-              (("contents", "write"), ("issues", "write"), ("pull-requests", "write")),
-              "Implement the issue this run works on in a new branch, with tests, and open a pull request "
-              "that says what you changed and why.",
-              "You implement issues as small, tested pull requests."),
-    StageSpec("review", "Review", "review", PR_FIRST, ("pull-requests",),
-              (("contents", "read"), ("pull-requests", "write")),
-              "Review the pull request this run works on for correctness and risk, and post one review with "
-              "your findings.",
-              "You review pull requests: correctness first, then risk, then clarity."),
-    StageSpec("fix", "Fix", "coder", PR_FIRST, ("pull-requests",),
-              (("contents", "write"), ("pull-requests", "write")),
-              "Address the review of the pull request this run works on: push commits that resolve each point, "
-              "and reply to each review comment with what you did.",
-              "You fix pull requests after review, one commit per point."),
-    StageSpec("retro", "Retro", "retro", PR_FIRST, ("issues", "pull-requests"),
-              (("contents", "read"), ("issues", "write"), ("pull-requests", "read")),
-              "Look back at the work item this run works on and post one comment: what went well, what did "
-              "not, and one concrete improvement.",
-              "You write short retrospectives of finished work."),
-    StageSpec("prioritize", "Prioritize", "prioritize", ISSUE_FIRST, ("issues", "pull-requests"),
-              (("issues", "write"),),
-              "Prioritize the issue this run works on against the open issues: set one priority label and say "
-              "why in one comment.",
-              "You rank issues by impact and urgency."),
-)}
+STAGE_SPECS: dict[str, StageSpec] = {
+    spec.stage: spec
+    for spec in (
+        StageSpec(
+            "triage",
+            "Triage",
+            "triage",
+            ISSUE_FIRST,
+            ("issues", "pull-requests"),
+            (("contents", "read"), ("issues", "write")),
+            "Triage the issue this run works on: reproduce or locate it, label it, and post one comment with "
+            "what you found and what should happen next.",
+            "You read issues, find what they are about in the code, and label and answer them.",
+        ),
+        StageSpec(
+            "code",
+            "Code",
+            "coder",
+            "github.event.issue.number",
+            ("issues",),
+            (("contents", "write"), ("issues", "write"), ("pull-requests", "write")),
+            "Implement the issue this run works on in a new branch, with tests, and open a pull request "
+            "that says what you changed and why.",
+            "You implement issues as small, tested pull requests.",
+        ),
+        StageSpec(
+            "review",
+            "Review",
+            "review",
+            PR_FIRST,
+            ("pull-requests",),
+            (("contents", "read"), ("pull-requests", "write")),
+            "Review the pull request this run works on for correctness and risk, and post one review with "
+            "your findings.",
+            "You review pull requests: correctness first, then risk, then clarity.",
+        ),
+        StageSpec(
+            "fix",
+            "Fix",
+            "coder",
+            PR_FIRST,
+            ("pull-requests",),
+            (("contents", "write"), ("pull-requests", "write")),
+            "Address the review of the pull request this run works on: push commits that resolve each point, "
+            "and reply to each review comment with what you did.",
+            "You fix pull requests after review, one commit per point.",
+        ),
+        StageSpec(
+            "retro",
+            "Retro",
+            "retro",
+            PR_FIRST,
+            ("issues", "pull-requests"),
+            (("contents", "read"), ("issues", "write"), ("pull-requests", "read")),
+            "Look back at the work item this run works on and post one comment: what went well, what did "
+            "not, and one concrete improvement.",
+            "You write short retrospectives of finished work.",
+        ),
+        StageSpec(
+            "prioritize",
+            "Prioritize",
+            "prioritize",
+            ISSUE_FIRST,
+            ("issues", "pull-requests"),
+            (("issues", "write"),),
+            "Prioritize the issue this run works on against the open issues: set one priority label and say "
+            "why in one comment.",
+            "You rank issues by impact and urgency.",
+        ),
+    )
+}
 
 #: Per runtime, the model secret(s) the shim passes and the stage step gives the agent.
 MODEL_SECRETS: dict[str, tuple[str, ...]] = {

@@ -39,9 +39,15 @@ def digest(text: str) -> str:
 
 def manifest_text(plan: Any, files: Sequence[tuple[Path, str]]) -> str:
     """The ``.fullsend/init.json`` that records ``plan`` (an ``InitPlan``) and ``files``."""
-    record = {"version": __version__, "ref": plan.ref, "stages": list(plan.stages), "runtime": plan.runtime,
-              "role_token": plan.role_token, "queue": plan.queue,
-              "files": {str(rel): digest(text) for rel, text in files}}
+    record = {
+        "version": __version__,
+        "ref": plan.ref,
+        "stages": list(plan.stages),
+        "runtime": plan.runtime,
+        "role_token": plan.role_token,
+        "queue": plan.queue,
+        "files": {str(rel): digest(text) for rel, text in files},
+    }
     return json.dumps(record, indent=2, sort_keys=True) + "\n"
 
 
@@ -49,7 +55,7 @@ def read_manifest(root: Path) -> dict[str, Any]:
     """The recorded manifest under ``root``, or ``{}`` when there is none or it cannot be read
     (every file then counts as ``yours``).  Never raises."""
     try:
-        raw = (root / MANIFEST).read_bytes()[:MANIFEST_MAX_BYTES + 1]
+        raw = (root / MANIFEST).read_bytes()[: MANIFEST_MAX_BYTES + 1]
         data = json.loads(raw) if len(raw) <= MANIFEST_MAX_BYTES else None
     except (OSError, ValueError):
         return {}
@@ -94,8 +100,9 @@ def compare(root: Path, files: Sequence[tuple[Path, str]], recorded: Mapping[str
 
 
 def _diff(rel: Path, old: str, new: str) -> str:
-    lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                 fromfile=f"a/{rel}", tofile=f"b/{rel}")
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True), new.splitlines(keepends=True), fromfile=f"a/{rel}", tofile=f"b/{rel}"
+    )
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
@@ -112,17 +119,21 @@ def report(changes: Sequence[Change], out: TextIO) -> None:
 WHY_YOURS = "  (changed since fullsend init wrote it, or written before init recorded it; kept without --force)"
 
 
-def apply_changes(root: Path, changes: Sequence[Change], manifest: str, force: bool, out: TextIO,
-                  err: TextIO) -> int:
+def apply_changes(root: Path, changes: Sequence[Change], manifest: str, force: bool, out: TextIO, err: TextIO) -> int:
     """Write the ``add`` and ``update`` files (and ``yours`` with ``force``), then the manifest.
     Returns the exit code: 2, nothing written, when a target is or lies under a symbolic link;
     1 when a write failed, naming the folder."""
     chosen = [c for c in changes if c.kind in ("add", "update") or (force and c.kind == "yours")]
-    linked = [c for c in chosen if any(p.is_symlink() for p in (root / c.rel, *(root / c.rel).parents))
-              and not root.is_symlink()]
+    linked = [
+        c
+        for c in chosen
+        if any(p.is_symlink() for p in (root / c.rel, *(root / c.rel).parents)) and not root.is_symlink()
+    ]
     if linked:  # never write through a link: it may point outside the repository
-        err.write("fullsend init --upgrade: " + ", ".join(str(c.rel) for c in linked) + " is a symbolic link or "
-                  "lies under one; nothing written: replace the link with the file, then run it again\n")
+        err.write(
+            "fullsend init --upgrade: " + ", ".join(str(c.rel) for c in linked) + " is a symbolic link or "
+            "lies under one; nothing written: replace the link with the file, then run it again\n"
+        )
         return ExitCode.BAD_INPUT
     try:
         for change in chosen:
@@ -131,12 +142,17 @@ def apply_changes(root: Path, changes: Sequence[Change], manifest: str, force: b
         (root / MANIFEST).parent.mkdir(parents=True, exist_ok=True)
         (root / MANIFEST).write_text(manifest, encoding="utf-8")
     except OSError as exc:
-        err.write(f"fullsend init --upgrade: cannot write under {root}: {exc.strerror or exc}; check the folder "
-                  "and its permissions\n")
+        err.write(
+            f"fullsend init --upgrade: cannot write under {root}: {exc.strerror or exc}; check the folder "
+            "and its permissions\n"
+        )
         return ExitCode.FAILED
     kept = [c for c in changes if c.kind == "yours" and not force]
-    out.write(f"Wrote {len(chosen)} file(s) under {root}" + (f"; kept {len(kept)} of yours (--force replaces "
-                                                             "them)" if kept else "") + ".\n")
+    out.write(
+        f"Wrote {len(chosen)} file(s) under {root}"
+        + (f"; kept {len(kept)} of yours (--force replaces them)" if kept else "")
+        + ".\n"
+    )
     return ExitCode.OK
 
 

@@ -56,8 +56,12 @@ class LintInputError(Exception):
 
 
 #: Top-level keys of a GitHub workflow (``on`` reads as YAML's true) or of action metadata.
-NOT_HARNESS_KEYS = {"jobs": "a GitHub workflow", "True": "a GitHub workflow", "on": "a GitHub workflow",
-                    "runs": "an action's metadata (action.yml)"}
+NOT_HARNESS_KEYS = {
+    "jobs": "a GitHub workflow",
+    "True": "a GitHub workflow",
+    "on": "a GitHub workflow",
+    "runs": "an action's metadata (action.yml)",
+}
 
 
 def not_a_harness(harness: Harness) -> str:
@@ -74,17 +78,20 @@ def lint_harness_file(path: Path) -> list[Finding]:
     Raises ``LintInputError`` when the file does not exist or is not a harness (``not_a_harness``).
     """
     if not path.is_file():
-        raise LintInputError(f"harness file {path} does not exist; give --harness a harness YAML "
-                             f"(they live in {DEFAULT_HARNESS_DIR}/)")
+        raise LintInputError(
+            f"harness file {path} does not exist; give --harness a harness YAML (they live in {DEFAULT_HARNESS_DIR}/)"
+        )
     try:
         harness = load_harness(path)
     except ConfigError as exc:
         return [Finding(str(path), RULE_HARNESS_INVALID, "", f"the action would refuse it: {exc}", "error")]
     looks_like = not_a_harness(harness)
     if looks_like:
-        raise LintInputError(f"{path} is not a harness: it looks like {looks_like}, and a harness has the keys "
-                             f"{', '.join(sorted(KNOWN_KEYS))}; give --harness a harness YAML "
-                             f"(they live in {DEFAULT_HARNESS_DIR}/)")
+        raise LintInputError(
+            f"{path} is not a harness: it looks like {looks_like}, and a harness has the keys "
+            f"{', '.join(sorted(KNOWN_KEYS))}; give --harness a harness YAML "
+            f"(they live in {DEFAULT_HARNESS_DIR}/)"
+        )
     return [Finding(str(path), d.rule, d.field, d.message, d.severity) for d in harness_diagnostics(harness)]
 
 
@@ -95,8 +102,10 @@ def lint_agents_dir(directory: Path) -> list[Finding]:
     line either).  Raises ``LintInputError`` when ``directory`` is not a directory.
     """
     if not directory.is_dir():
-        raise LintInputError(f"agents directory {directory} does not exist; give --agents the directory of "
-                             f"the agent definitions (*.md, default {DEFAULT_AGENTS_DIR})")
+        raise LintInputError(
+            f"agents directory {directory} does not exist; give --agents the directory of "
+            f"the agent definitions (*.md, default {DEFAULT_AGENTS_DIR})"
+        )
     findings = []
     for path in sorted(directory.glob("*.md")):
         try:
@@ -136,8 +145,9 @@ def collect_findings(harness_files: Iterable[Path], agents_dir: Path | None) -> 
     return findings
 
 
-def run_lint(harness: Sequence[str] | None, agents: str | None, out: TextIO, err: TextIO,
-             root: Path = Path(".")) -> int:
+def run_lint(
+    harness: Sequence[str] | None, agents: str | None, out: TextIO, err: TextIO, root: Path = Path(".")
+) -> int:
     """The ``fullsend lint`` command; returns the exit code (0 clean, 1 findings, 2 bad path).
 
     ``harness`` are the ``--harness`` values (``None``: the default directory under ``root``);
@@ -153,9 +163,11 @@ def run_lint(harness: Sequence[str] | None, agents: str | None, out: TextIO, err
         err.write(f"fullsend lint: {exc}\n")
         return ExitCode.BAD_INPUT
     if not files and agents_dir is None:
-        err.write(f"fullsend lint: nothing to check under {root.resolve()}: no harness file in {DEFAULT_HARNESS_DIR}/ "
-                  f"(*.yaml, *.yml) and no {DEFAULT_AGENTS_DIR}/ directory; run it from the repository root, "
-                  "or name the files with --harness FILE and --agents DIR\n")
+        err.write(
+            f"fullsend lint: nothing to check under {root.resolve()}: no harness file in {DEFAULT_HARNESS_DIR}/ "
+            f"(*.yaml, *.yml) and no {DEFAULT_AGENTS_DIR}/ directory; run it from the repository root, "
+            "or name the files with --harness FILE and --agents DIR\n"
+        )
         return ExitCode.OK
     for finding in findings:
         out.write(finding.line() + "\n")

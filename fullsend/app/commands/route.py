@@ -68,26 +68,37 @@ def load_event(environ: Mapping[str, str]) -> RouteEvent:
     name, path = environ.get("GITHUB_EVENT_NAME", ""), environ.get("GITHUB_EVENT_PATH", "")
     repository = environ.get("GITHUB_REPOSITORY", "")
     if not name or not path or "/" not in repository:
-        missing = [k for k, v in (("GITHUB_EVENT_NAME", name), ("GITHUB_EVENT_PATH", path),
-                                  ("GITHUB_REPOSITORY", repository if "/" in repository else "")) if not v]
-        raise ConfigError(f"{', '.join(missing)} not set (GITHUB_REPOSITORY as owner/name): fullsend route reads "
-                          "the event a workflow job receives; run it as a step of the Route job, or export them")
+        missing = [
+            k
+            for k, v in (
+                ("GITHUB_EVENT_NAME", name),
+                ("GITHUB_EVENT_PATH", path),
+                ("GITHUB_REPOSITORY", repository if "/" in repository else ""),
+            )
+            if not v
+        ]
+        raise ConfigError(
+            f"{', '.join(missing)} not set (GITHUB_REPOSITORY as owner/name): fullsend route reads "
+            "the event a workflow job receives; run it as a step of the Route job, or export them"
+        )
     return route_event(name, _payload(path), repository)
 
 
 def _payload(path: str) -> Mapping[str, Any]:
     try:
-        raw = Path(path).read_bytes()[:EVENT_MAX_BYTES + 1]
+        raw = Path(path).read_bytes()[: EVENT_MAX_BYTES + 1]
     except OSError as exc:
-        raise ConfigError(f"GITHUB_EVENT_PATH {path}: cannot be read ({exc.strerror}); "
-                          "give the event payload's JSON file") from None
+        raise ConfigError(
+            f"GITHUB_EVENT_PATH {path}: cannot be read ({exc.strerror}); give the event payload's JSON file"
+        ) from None
     try:
         data = json.loads(raw) if len(raw) <= EVENT_MAX_BYTES else None
     except ValueError:
         data = None
     if not isinstance(data, dict):
-        raise ConfigError(f"GITHUB_EVENT_PATH {path}: not a JSON object of at most 25 MB; give the event "
-                          "payload's JSON file")
+        raise ConfigError(
+            f"GITHUB_EVENT_PATH {path}: not a JSON object of at most 25 MB; give the event payload's JSON file"
+        )
     return data
 
 
@@ -99,8 +110,15 @@ def forge_for(environ: Mapping[str, str], repository: str) -> GitHubForge:
         raise ConfigError(problem)
     token = next((environ[k] for k in TOKEN_VARIABLES if environ.get(k, "").strip()), "")
     owner, _, name = repository.partition("/")
-    return GitHubForge(Repo(owner, name), api.rstrip("/"), environ.get("GITHUB_GRAPHQL_URL", ""), token.strip(), "",
-                       SystemClock(), READ_TIMEOUT_S)
+    return GitHubForge(
+        Repo(owner, name),
+        api.rstrip("/"),
+        environ.get("GITHUB_GRAPHQL_URL", ""),
+        token.strip(),
+        "",
+        SystemClock(),
+        READ_TIMEOUT_S,
+    )
 
 
 def run_route(environ: Mapping[str, str], console: Console) -> int:
@@ -112,10 +130,15 @@ def run_route(environ: Mapping[str, str], console: Console) -> int:
     console.log(f"Route: event {event.name}/{event.action} -> stage '{decision.stage or 'none'}'")
     console.log(f"Route: {decision.reason} [{decision.rule}]")
     try:
-        write_outputs(environ.get("GITHUB_OUTPUT"), {"stage": decision.stage, "rule": decision.rule,
-                                                      "reason": f"{decision.reason} [{decision.rule}]"})
+        write_outputs(
+            environ.get("GITHUB_OUTPUT"),
+            {"stage": decision.stage, "rule": decision.rule, "reason": f"{decision.reason} [{decision.rule}]"},
+        )
     except OSError as exc:
-        console.error(f"GITHUB_OUTPUT {environ.get('GITHUB_OUTPUT')}: cannot be written ({exc.strerror}); "
-                      "the stage jobs would not see the decision", title="Route")
+        console.error(
+            f"GITHUB_OUTPUT {environ.get('GITHUB_OUTPUT')}: cannot be written ({exc.strerror}); "
+            "the stage jobs would not see the decision",
+            title="Route",
+        )
         return ExitCode.FAILED
     return ExitCode.OK

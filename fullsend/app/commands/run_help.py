@@ -42,7 +42,6 @@ INPUTS: dict[str, tuple[str, str]] = {
 }
 
 
-
 def run_epilog() -> str:
     """The text after ``fullsend run --help``'s usage: where the configuration comes from, then
     one line per input (``INPUT_<NAME>``, default, what it is)."""
@@ -51,18 +50,20 @@ def run_epilog() -> str:
     for name, (default, about) in INPUTS.items():
         shown = f" (default: {default})" if default and default != "required" else (" (required)" if default else "")
         rows.append(f"  {('INPUT_' + name.upper()).ljust(width)}  {about}{shown}")
-    return "\n".join([
-        "Where the configuration comes from:",
-        "  inputs       INPUT_<NAME> environment variables. In a workflow the runner sets them from",
-        "               the step's 'with:' (action.yml documents each); outside one, export them.",
-        "  context      GITHUB_* variables as a runner sets them: GITHUB_REPOSITORY, GITHUB_RUN_ID,",
-        "               GITHUB_EVENT_PATH, GITHUB_WORKSPACE, GITHUB_API_URL and the others.",
-        "  credentials  the runtime's API key (e.g. ANTHROPIC_API_KEY) from the environment.",
-        "Steering (absorbing follow-up runs) works only inside GitHub Actions (GITHUB_ACTIONS=true).",
-        "",
-        "Inputs:",
-        *rows,
-        "",
-        "Exit codes: 0 success or skip, 1 the agent or a script failed, 2 bad input or configuration.",
-        "Terms: docs/glossary.md in the repository; the rule ids in the log: docs/rules.md.",
-    ])
+    return "\n".join(
+        [
+            "Where the configuration comes from:",
+            "  inputs       INPUT_<NAME> environment variables. In a workflow the runner sets them from",
+            "               the step's 'with:' (action.yml documents each); outside one, export them.",
+            "  context      GITHUB_* variables as a runner sets them: GITHUB_REPOSITORY, GITHUB_RUN_ID,",
+            "               GITHUB_EVENT_PATH, GITHUB_WORKSPACE, GITHUB_API_URL and the others.",
+            "  credentials  the runtime's API key (e.g. ANTHROPIC_API_KEY) from the environment.",
+            "Steering (absorbing follow-up runs) works only inside GitHub Actions (GITHUB_ACTIONS=true).",
+            "",
+            "Inputs:",
+            *rows,
+            "",
+            "Exit codes: 0 success or skip, 1 the agent or a script failed, 2 bad input or configuration.",
+            "Terms: docs/glossary.md in the repository; the rule ids in the log: docs/rules.md.",
+        ]
+    )

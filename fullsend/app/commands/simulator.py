@@ -116,8 +116,11 @@ class ServeHandler(SimHandler):
             return 401, {"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"}
         role = extras.collaborators.get(m["login"], "none")
         extras.say(f"Route: {m['login']} has the role {role!r} on {m['o']}/{m['r']}")
-        return 200, {"permission": _PERMISSION.get(role, "none"), "role_name": role,
-                     "user": user_json(sim.urls, m["login"])}
+        return 200, {
+            "permission": _PERMISSION.get(role, "none"),
+            "role_name": role,
+            "user": user_json(sim.urls, m["login"]),
+        }
 
     def _mint(self, token: str, extras: Extras) -> tuple[int, Any]:
         """``POST <mint_url>/v1/token``: the OIDC JWT of
@@ -135,8 +138,16 @@ class ServeHandler(SimHandler):
         extras.say(f"mint: role token for role {body['role']!r} handed out")
         return 200, {"token": extras.role_token, "expires_at": format_time(expires)}
 
-    def _record(self, sim: GitHubSimulator, call: Any, headers: dict[str, str], raw_path: str,
-                status: int, token: str, fault: str) -> None:
+    def _record(
+        self,
+        sim: GitHubSimulator,
+        call: Any,
+        headers: dict[str, str],
+        raw_path: str,
+        status: int,
+        token: str,
+        fault: str,
+    ) -> None:
         super()._record(sim, call, headers, raw_path, status, token, fault)
         if call.method != "GET":
             self.server.extras.say(f"{call.method} {call.path} -> {status} ({call.login or 'no token'})")  # type: ignore[attr-defined]  # see _serve
@@ -184,8 +195,9 @@ def _bind(sim: GitHubSimulator, port: int, extras: Extras) -> None:
     try:
         server = ThreadingHTTPServer((HOST, port), ServeHandler)
     except OSError as exc:
-        raise ConfigError(f"cannot listen on {HOST}:{port} ({exc.strerror}); choose another --port, or --port 0 "
-                          "for any free one") from None
+        raise ConfigError(
+            f"cannot listen on {HOST}:{port} ({exc.strerror}); choose another --port, or --port 0 for any free one"
+        ) from None
     server.daemon_threads = True
     server.sim = sim  # type: ignore[attr-defined]  # the handler reads it as self.server.sim
     server.extras = extras  # type: ignore[attr-defined]  # the handler reads it as self.server.extras
@@ -255,8 +267,13 @@ class _Printer:
             self._out.flush()
 
 
-def run_simulator_serve(port: int, scenario_path: str | None, out: TextIO | None = None,
-                        stop: threading.Event | None = None, clock: Clock | None = None) -> int:
+def run_simulator_serve(
+    port: int,
+    scenario_path: str | None,
+    out: TextIO | None = None,
+    stop: threading.Event | None = None,
+    clock: Clock | None = None,
+) -> int:
     """The ``fullsend simulator serve`` command: serve until ``stop`` is set, Ctrl-C or SIGTERM.
 
     ``clock`` (default ``SystemClock()``) dates the scenario and minted tokens and times the
@@ -290,5 +307,6 @@ def _on_stop_signals(stop: threading.Event) -> dict[int, Any]:
     Returns the previous handler per signal ({} off the main thread)."""
     if threading.current_thread() is not threading.main_thread():
         return {}
-    return {signum: signal.signal(signum, lambda _signum, _frame: stop.set())
-            for signum in (signal.SIGINT, signal.SIGTERM)}
+    return {
+        signum: signal.signal(signum, lambda _signum, _frame: stop.set()) for signum in (signal.SIGINT, signal.SIGTERM)
+    }

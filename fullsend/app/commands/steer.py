@@ -38,8 +38,10 @@ GH_AUTH_TIMEOUT_S = 10.0
 POST_TIMEOUT_S = 15
 
 NOT_HTTP = "the URL is not an http(s) URL of an issue or pull request"
-URL_FORMS = ("; give it as https://<host>/<owner>/<repo>/pull/<n> or https://<host>/<owner>/<repo>/issues/<n>, "
-             "<n> from 1 to 2147483647")
+URL_FORMS = (
+    "; give it as https://<host>/<owner>/<repo>/pull/<n> or https://<host>/<owner>/<repo>/issues/<n>, "
+    "<n> from 1 to 2147483647"
+)
 _NAME = re.compile(r"[A-Za-z0-9_.-]+")
 _KINDS = ("pull", "issues")
 
@@ -110,8 +112,13 @@ def parse_item_url(url: str) -> ItemUrl:
     segments = [s for s in parts.path.split("/") if s]
     for i in range(2, len(segments) - 1):
         kind, number = segments[i], segments[i + 1]
-        if kind in _KINDS and number.isascii() and number.isdigit() and len(number) <= 10 \
-                and 0 < int(number) <= MAX_ITEM_NUMBER:
+        if (
+            kind in _KINDS
+            and number.isascii()
+            and number.isdigit()
+            and len(number) <= 10
+            and 0 < int(number) <= MAX_ITEM_NUMBER
+        ):
             owner, name = segments[i - 2], segments[i - 1]
             if not (_NAME.fullmatch(owner) and _NAME.fullmatch(name)):
                 break
@@ -176,9 +183,11 @@ def check_stage(stage: str | None) -> None:
     message = f'--stage must be review, fix or triage, got "{stage}"'
     if stage in UNSTEERED_STAGES:
         command = UNSTEERED_STAGES[stage]
-        message += (f": fullsend steer posts only /fs-review and /fs-fix on a pull request and /fs-triage on an "
-                    f"issue, the stages a person refines while they run; to steer a {stage} run in flight, comment "
-                    f"'{command} <text>' on the item yourself (its Route job checks your permission the same way)")
+        message += (
+            f": fullsend steer posts only /fs-review and /fs-fix on a pull request and /fs-triage on an "
+            f"issue, the stages a person refines while they run; to steer a {stage} run in flight, comment "
+            f"'{command} <text>' on the item yourself (its Route job checks your permission the same way)"
+        )
     raise SteerCommandError(message)
 
 
@@ -233,8 +242,15 @@ def post_steer(url: str, text: str, stage: str | None, env: Mapping[str, str], r
     item = parse_item_url(url)
     check_text(text)  # before any gh call or request
     token = resolve_token(env, item.hostname, run)
-    forge = GitHubForge(item.repo, api_base(item, env), env.get("GITHUB_GRAPHQL_URL", ""), token, "",
-                        SystemClock(), timeout_s=POST_TIMEOUT_S)
+    forge = GitHubForge(
+        item.repo,
+        api_base(item, env),
+        env.get("GITHUB_GRAPHQL_URL", ""),
+        token,
+        "",
+        SystemClock(),
+        timeout_s=POST_TIMEOUT_S,
+    )
     body = steer_body(choose_command(stage, _is_pull_request(item, stage, forge)), text)
     try:
         comment = forge.post_comment(item.number, body)
@@ -245,8 +261,9 @@ def post_steer(url: str, text: str, stage: str | None, env: Mapping[str, str], r
     except ForgeError as exc:
         # A 5xx, or a connection cut after sending: the post may have taken effect.
         lost = NOTHING_SENT not in str(exc) if exc.status is None else exc.status >= 500
-        raise SteerCommandError(f"could not post the steer comment: {exc}{_hint(exc.status)}"
-                                f"{_maybe(item) if lost else ''}", ExitCode.FAILED) from None
+        raise SteerCommandError(
+            f"could not post the steer comment: {exc}{_hint(exc.status)}{_maybe(item) if lost else ''}", ExitCode.FAILED
+        ) from None
     return comment.html_url or f"{item.repo.full_name}#{item.number} (comment {comment.id})"
 
 
@@ -258,8 +275,10 @@ _HINTS = {
 
 
 def _maybe(item: ItemUrl) -> str:
-    return (f"; it may have been posted all the same: look at {item.repo.full_name}#{item.number} before you "
-            "run fullsend steer again")
+    return (
+        f"; it may have been posted all the same: look at {item.repo.full_name}#{item.number} before you "
+        "run fullsend steer again"
+    )
 
 
 def _hint(status: int | None) -> str:
@@ -267,8 +286,15 @@ def _hint(status: int | None) -> str:
     return f" ({hint})" if hint else ""
 
 
-def run_steer(url: str, text: str, stage: str | None, env: Mapping[str, str], out: TextIO, err: TextIO,
-              run: RunCommand = run_command) -> int:
+def run_steer(
+    url: str,
+    text: str,
+    stage: str | None,
+    env: Mapping[str, str],
+    out: TextIO,
+    err: TextIO,
+    run: RunCommand = run_command,
+) -> int:
     """The ``fullsend steer`` command: post, print the comment's URL, return the exit code."""
     try:
         html_url = post_steer(url, text, stage, env, run)
@@ -277,4 +303,3 @@ def run_steer(url: str, text: str, stage: str | None, env: Mapping[str, str], ou
         return exc.exit_code
     out.write(f"Posted the steer comment: {html_url}\n")
     return ExitCode.OK
-

@@ -42,8 +42,9 @@ def shim_file(path: str) -> str:
     return path.rsplit("/", 1)[-1].strip() if isinstance(path, str) else ""
 
 
-def steer_message(batch: Sequence[WorkflowRun], included: Sequence[WorkflowRun], delta: Delta,
-                  text: str) -> SteerMessage:
+def steer_message(
+    batch: Sequence[WorkflowRun], included: Sequence[WorkflowRun], delta: Delta, text: str
+) -> SteerMessage:
     """The message for a batch.
 
     Its id is the newest included run, or the newest of the batch when nothing is included (an
@@ -78,8 +79,9 @@ class Cycle:
     ``max_steers`` is the effective cap; ``cancelled`` is set by ``Watcher.stop()``.
     """
 
-    def __init__(self, ports: WatchPorts, config: WatchConfig, state: WatchState, max_steers: int,
-                 cancelled: threading.Event) -> None:
+    def __init__(
+        self, ports: WatchPorts, config: WatchConfig, state: WatchState, max_steers: int, cancelled: threading.Event
+    ) -> None:
         self.ports, self.config, self.state = ports, config, state
         self.max_steers, self.cancelled = max_steers, cancelled
 
@@ -99,8 +101,12 @@ class Cycle:
             st.undecided[run.id] = "accepted"
         if self._past_window():
             if batch:
-                self.ports.timeline.add(clock.now(), "poll", f"poll: {len(batch)} accepted, past the steer window",
-                                        run_ids=tuple(r.id for r in batch))
+                self.ports.timeline.add(
+                    clock.now(),
+                    "poll",
+                    f"poll: {len(batch)} accepted, past the steer window",
+                    run_ids=tuple(r.id for r in batch),
+                )
             return Outcome.LIMITED
         st.polls, st.last_poll_at = st.polls + 1, clock.now()
         said = f"poll: {len(batch)} accepted" + (", some pending" if retry else "")
@@ -123,8 +129,9 @@ class Cycle:
         if delta.empty:
             st.judged(ids)
             st.left.extend((i, "empty-delta") for i in ids)
-            self.ports.log("info", f"Follow-up run(s) {_ids(ids)} carried no visible change; "
-                                   "not steering [empty-delta]")
+            self.ports.log(
+                "info", f"Follow-up run(s) {_ids(ids)} carried no visible change; not steering [empty-delta]"
+            )
             return Outcome.RETRY if retry else Outcome.EMPTY
         return self._deliver(batch, delta, snapshot)
 
@@ -139,8 +146,12 @@ class Cycle:
         assert me is not None
         workflow = shim_file(me.path)
         if not workflow:
-            self.say_once("warning", "shim", f"My run's workflow path {me.path!r} names no workflow file to list; "
-                          "no follow-up run can be found [shim-unresolvable]")
+            self.say_once(
+                "warning",
+                "shim",
+                f"My run's workflow path {me.path!r} names no workflow file to list; "
+                "no follow-up run can be found [shim-unresolvable]",
+            )
             return [], False
         try:
             runs = self.ports.forge.list_workflow_runs(workflow, me.fresh_after or self.config.started_at)
@@ -164,9 +175,13 @@ class Cycle:
     def _note_bound(self, runs: RunListing) -> None:
         """Log once per watcher when the listing reached its page cap (older runs fall to the queued run)."""
         if runs.capped:
-            self.say_once("info", "listing-bound", f"The follow-up listing reached its bound of {LISTING_PAGES} pages "
-                          f"({LISTING_BOUND_RUNS} runs); older follow-up runs are left to the queued run "
-                          "[listing-bound]")
+            self.say_once(
+                "info",
+                "listing-bound",
+                f"The follow-up listing reached its bound of {LISTING_PAGES} pages "
+                f"({LISTING_BOUND_RUNS} runs); older follow-up runs are left to the queued run "
+                "[listing-bound]",
+            )
 
     def _judge(self, run: WorkflowRun) -> provenance.Verdict:
         """Phase A, then (if it passed) phase B with one jobs read; records observed/judged."""
@@ -202,8 +217,13 @@ class Cycle:
         self.state.reported.add(key)
         level = "warning" if verdict.check == "jobs" else "info"
         self.ports.log(level, verdict.log_line())
-        self.ports.timeline.add(self.ports.clock.now(), "judge", verdict.log_line(),
-                                rule_id=verdict.rule_id or "accept", run_ids=(verdict.run_id,))
+        self.ports.timeline.add(
+            self.ports.clock.now(),
+            "judge",
+            verdict.log_line(),
+            rule_id=verdict.rule_id or "accept",
+            run_ids=(verdict.run_id,),
+        )
 
     def _pause(self, exc: RateLimited) -> None:
         """Hold the polls until GitHub's limit ends (the loop reads ``paused_until``); said once per limit.
@@ -214,8 +234,12 @@ class Cycle:
         st = self.state
         st.paused_until = max(st.paused_until or exc.until, exc.until)
         if not self._past_window():
-            self.say_once("info", f"rate-limited:{format_time(exc.until)}", "GitHub's rate limit holds until "
-                          f"{format_time(exc.until)}; pausing the polls until then [rate-limited]")
+            self.say_once(
+                "info",
+                f"rate-limited:{format_time(exc.until)}",
+                "GitHub's rate limit holds until "
+                f"{format_time(exc.until)}; pausing the polls until then [rate-limited]",
+            )
 
     def _past_window(self) -> bool:
         """True when a known rate limit ends after the steer window (the watch deadline)."""
@@ -232,8 +256,9 @@ class Cycle:
     def _deliver(self, batch: list[WorkflowRun], delta: Delta, snapshot: datetime) -> Outcome:
         text = build_text(batch, delta, self.ports.wording)
         if text.findings:
-            self.ports.log("warning", f"Unicode sanitization altered the steer text ({text.findings} finding(s) "
-                                      "stripped)")
+            self.ports.log(
+                "warning", f"Unicode sanitization altered the steer text ({text.findings} finding(s) stripped)"
+            )
         # Project decision (safe direction): an issue_comment run that confers no authority (a re-run,
         # or an unknown attempt) carried its command as context at most, so it is never claimed as
         # absorbed; the queued run redoes it.
@@ -250,9 +275,12 @@ class Cycle:
         if dropped:
             st = self.state
             st.judged(dropped)
-            self.ports.log("warning", f"Follow-up run(s) {_ids(dropped)} did not reach the agent in full (too large "
-                           "for the steer text, or bound to no comment); leaving them to the queued run "
-                           "[left-to-queued]")
+            self.ports.log(
+                "warning",
+                f"Follow-up run(s) {_ids(dropped)} did not reach the agent in full (too large "
+                "for the steer text, or bound to no comment); leaving them to the queued run "
+                "[left-to-queued]",
+            )
             st.left_to_queued.extend(dropped)
             unbound = set(delta.unbound) | powerless
             st.left.extend((i, "unbound" if i in unbound else "too-large") for i in dropped)
@@ -269,12 +297,17 @@ class Cycle:
             ports.log("warning", f"Runtime cannot steer; leaving the update to the queued run [{SESSION_CLOSED}]")
             return Outcome.CLOSED
         except SteerAfterSettle:
-            ports.log("warning", "The agent session had already settled; leaving the update to the queued run "
-                      f"[{SESSION_CLOSED}]")
+            ports.log(
+                "warning",
+                f"The agent session had already settled; leaving the update to the queued run [{SESSION_CLOSED}]",
+            )
             return Outcome.CLOSED
         except SteerSessionLost:
-            ports.log("warning", "The agent session was lost during the steer interrupt; leaving the update to the "
-                      f"queued run [{SESSION_CLOSED}]")
+            ports.log(
+                "warning",
+                "The agent session was lost during the steer interrupt; leaving the update to the "
+                f"queued run [{SESSION_CLOSED}]",
+            )
             self.state.session_lost = True
             return Outcome.CLOSED
         except Exception as exc:  # any other error: the batch stays unjudged and is re-sent next poll
@@ -282,8 +315,15 @@ class Cycle:
             return Outcome.RETRY
         return None
 
-    def _mark_steered(self, message_id: int, included: list[int], delta: Delta, text: TextResult,
-                      snapshot: datetime, sent_at: datetime) -> None:
+    def _mark_steered(
+        self,
+        message_id: int,
+        included: list[int],
+        delta: Delta,
+        text: TextResult,
+        snapshot: datetime,
+        sent_at: datetime,
+    ) -> None:
         """``markSteered``: record the delivery, judge its runs, spend a steer only if it carried any.
 
         The timeline's steer row is dated ``sent_at``, when the message was handed to the runtime:
@@ -297,7 +337,15 @@ class Cycle:
         assert st.baseline is not None
         st.carry.baseline = advance(st.baseline, delta, text, snapshot)
         carried = _ids(included) or "none that may be receipted"
-        self.ports.log("info", f"Steered the agent with follow-up run(s) {carried} as message {message_id} "
-                       f"({st.carry.steers} of {self.max_steers} steers spent) [steered]")
-        self.ports.timeline.add(sent_at, "steer", f"steer {len(st.delivered)}: follow-up run(s) {carried}",
-                                rule_id="steered", run_ids=tuple(included))
+        self.ports.log(
+            "info",
+            f"Steered the agent with follow-up run(s) {carried} as message {message_id} "
+            f"({st.carry.steers} of {self.max_steers} steers spent) [steered]",
+        )
+        self.ports.timeline.add(
+            sent_at,
+            "steer",
+            f"steer {len(st.delivered)}: follow-up run(s) {carried}",
+            rule_id="steered",
+            run_ids=tuple(included),
+        )

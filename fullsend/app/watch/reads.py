@@ -41,8 +41,9 @@ def _read(prefix: str, call: Callable[..., Any], *args: Any) -> Any:
         raise ForgeError(f"{prefix} {exc}", exc.status, transient=exc.transient) from None
 
 
-def read_my_run(forge: Forge, run_id: int, run_name: str, item_number: int, started_at: datetime,
-                stage_hints: Sequence[str]) -> tuple[MyRun, list[str]]:
+def read_my_run(
+    forge: Forge, run_id: int, run_name: str, item_number: int, started_at: datetime, stage_hints: Sequence[str]
+) -> tuple[MyRun, list[str]]:
     """Read my own run and its jobs and fix the facts provenance needs.
 
     Returns :class:`MyRun` and log notes (title binding switched off, step 4).
@@ -60,12 +61,14 @@ def read_my_run(forge: Forge, run_id: int, run_name: str, item_number: int, star
         jobs = forge.list_run_jobs(run_id)
     except ForgeError as exc:
         raise StartRefused(f"reading my own run's jobs: {exc}") from None
-    return my_run_facts(run, jobs, run_name=run_name, item_number=item_number, started_at=started_at,
-                        stage_hints=stage_hints)
+    return my_run_facts(
+        run, jobs, run_name=run_name, item_number=item_number, started_at=started_at, stage_hints=stage_hints
+    )
 
 
-def read_start_baseline(forge: Forge, number: int, item_label: str, since: datetime,
-                        env_head_sha: str, notes: list[str] | None = None) -> BaselineState:
+def read_start_baseline(
+    forge: Forge, number: int, item_label: str, since: datetime, env_head_sha: str, notes: list[str] | None = None
+) -> BaselineState:
     """Resolve the work item and fix its baseline (``resolveItem``).
 
     ``GET …/pulls/{n}`` succeeds → a pull request: head = ``env_head_sha`` if set, else the
@@ -94,12 +97,14 @@ def read_start_baseline(forge: Forge, number: int, item_label: str, since: datet
     if pr is not None:
         head = start_head_sha(env_head_sha, pr.head_sha)
         return BaselineState(since=since, is_pull_request=True, last_head=head, labels=tuple(issue.labels))
-    return BaselineState(since=since, is_pull_request=False, last_head="", labels=tuple(issue.labels),
-                         title=issue.title, body=issue.body)
+    return BaselineState(
+        since=since, is_pull_request=False, last_head="", labels=tuple(issue.labels), title=issue.title, body=issue.body
+    )
 
 
-def read_snapshot(forge: Forge, state: BaselineState, number: int,
-                  named: AbstractSet[int] = frozenset()) -> ForgeSnapshot:
+def read_snapshot(
+    forge: Forge, state: BaselineState, number: int, named: AbstractSet[int] = frozenset()
+) -> ForgeSnapshot:
     """All reads for one delta, in a fixed order.  Raises ``ForgeError`` (prefixed).
 
     Comments are listed with ``since`` = the baseline (a bandwidth filter; ``build_delta``
@@ -119,8 +124,14 @@ def read_snapshot(forge: Forge, state: BaselineState, number: int,
     comparison, compare_error = _compare(forge, state, head)
     reviews = _read("listing reviews:", forge.list_reviews, number)
     issue = _read("reading labels:", forge.get_issue, number)
-    return ForgeSnapshot(comments=comments, issue=issue, head_sha=head, reviews=reviews,
-                         comparison=comparison, compare_error=compare_error)
+    return ForgeSnapshot(
+        comments=comments,
+        issue=issue,
+        head_sha=head,
+        reviews=reviews,
+        comparison=comparison,
+        compare_error=compare_error,
+    )
 
 
 def _compare(forge: Forge, state: BaselineState, head: str) -> tuple[Comparison | None, str]:

@@ -29,16 +29,15 @@ def settle_words(reason: str, max_steers: int, min_remaining: timedelta, paused_
     says = {
         settle.TURN_END_NOTHING_NEW: "The agent's turn ended and nothing new is pending; settling the run",
         settle.VERDICTLESS_POLLS_EXHAUSTED: f"No verdict after {settle.MAX_RETRY_POLLS} polls; settling rather "
-                                            "than holding the run",
+        "than holding the run",
         settle.CAP_REACHED: f"Steer cap of {max_steers} reached; settling the run",
         settle.DEADLINE: "Steer deadline reached; settling the run",
-        settle.LOW_ON_TIME: f"Less than {_minutes(min_remaining)} of run budget left; settling instead "
-                            "of steering",
+        settle.LOW_ON_TIME: f"Less than {_minutes(min_remaining)} of run budget left; settling instead of steering",
         settle.SESSION_CLOSED: "The agent session can take no more steers; settling the run",
         settle.CANCELLED: "The watch was cancelled; settling the run",
         settle.RATE_LIMITED: f"GitHub's rate limit holds until {format_time(paused_until)}, past this run's "
-                             "steer window or longer than the agent may wait at its turn end; settling and "
-                             "leaving later updates to the queued run",
+        "steer window or longer than the agent may wait at its turn end; settling and "
+        "leaving later updates to the queued run",
     }
     return f"{says.get(reason, 'Settling the run')} [{reason}]"
 

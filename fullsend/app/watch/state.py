@@ -138,5 +138,8 @@ class WatchState:
 
     def undecided_left(self, reason: str) -> list[tuple[int, str]]:
         """The ``(run id, why)`` pairs :meth:`leave_undecided` would add, without adding them."""
-        return [(run_id, why if why != "accepted" else reason)
-                for run_id, why in sorted(self.undecided.items()) if run_id not in self.carry.seen]
+        return [
+            (run_id, why if why != "accepted" else reason)
+            for run_id, why in sorted(self.undecided.items())
+            if run_id not in self.carry.seen
+        ]

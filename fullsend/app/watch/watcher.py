@@ -54,14 +54,25 @@ class Watcher:
     ``left_to_queued`` (ids dropped from a delivered steer) and ``session_lost``.
     """
 
-    def __init__(self, forge: Forge, steerer: Steerer, sandbox_name: str, lock: threading.Lock,
-                 clock: Clock, config: WatchConfig, log: Log, timeline: Timeline, carry: Carry | None = None,
-                 wording: Wording | None = None) -> None:
+    def __init__(
+        self,
+        forge: Forge,
+        steerer: Steerer,
+        sandbox_name: str,
+        lock: threading.Lock,
+        clock: Clock,
+        config: WatchConfig,
+        log: Log,
+        timeline: Timeline,
+        carry: Carry | None = None,
+        wording: Wording | None = None,
+    ) -> None:
         # Rate limits (docs/rules.md#rate-limited): a request waits out at most a minute, never past
         # the steer window; a longer limit pauses the polls (``paused_until``) or settles the run.
         bounded = forge.bounded(max_wait_s=WAIT_IN_REQUEST_MAX_S, until=config.deadline)
-        self.ports = WatchPorts(bounded, steerer, sandbox_name, lock, clock, log, timeline,
-                                wording or default_wording())
+        self.ports = WatchPorts(
+            bounded, steerer, sandbox_name, lock, clock, log, timeline, wording or default_wording()
+        )
         self.config = config
         carry = carry if carry is not None else Carry()
         carry.steers = settle.prior_steers(carry.steers)
@@ -108,16 +119,16 @@ class Watcher:
         """
         st, cfg = self.state, self.config
         st.self_logins = normalize_self_logins(cfg.self_logins)
-        me, notes = read_my_run(self.forge, cfg.run_id, cfg.run_name, cfg.item_number, cfg.started_at,
-                                cfg.stage_hints)
+        me, notes = read_my_run(self.forge, cfg.run_id, cfg.run_name, cfg.item_number, cfg.started_at, cfg.stage_hints)
         for note in notes:
             self.ports.log("warning" if note == MISSING_DISPLAY_TITLE else "info", note)
         st.me = me
         if st.carry.baseline is None:  # a later iteration keeps the baseline of the last delivery
             since = me.fresh_after or cfg.started_at
             item_notes: list[str] = []
-            baseline = read_start_baseline(self.forge, cfg.item_number, cfg.run_name or f"#{cfg.item_number}",
-                                           since, cfg.env_head_sha, item_notes)
+            baseline = read_start_baseline(
+                self.forge, cfg.item_number, cfg.run_name or f"#{cfg.item_number}", since, cfg.env_head_sha, item_notes
+            )
             for note in item_notes:  # MISSING_LABEL_NAME: label reporting degrades, steering goes on
                 self.ports.log("warning", note)
             # The window opens at my run's second, inclusively: my own trigger is not news.
@@ -147,8 +158,11 @@ class Watcher:
         try:
             st.settle_reason = self._loop()
         except Exception as exc:  # a watcher fault must never crash the agent run
-            self.ports.log("warning", f"The watcher stopped on an unexpected error ({type(exc).__name__}: {exc}); "
-                           f"settling [{settle.SESSION_CLOSED}]")
+            self.ports.log(
+                "warning",
+                f"The watcher stopped on an unexpected error ({type(exc).__name__}: {exc}); "
+                f"settling [{settle.SESSION_CLOSED}]",
+            )
             st.settle_reason = settle.SESSION_CLOSED
         finally:
             st.leave_undecided(st.settle_reason or settle.CANCELLED)
@@ -185,8 +199,9 @@ class Watcher:
         if decision.settles:
             return decision
         outcome = self._held(self.poll_and_steer(), st.settle.awaiting)
-        st.settle, decision = settle.after_tick(st.settle, outcome, st.steers, self.max_steers,
-                                                self._steered_at(outcome))
+        st.settle, decision = settle.after_tick(
+            st.settle, outcome, st.steers, self.max_steers, self._steered_at(outcome)
+        )
         return decision
 
     def _turn_end(self, at: datetime) -> settle.Decision:
@@ -194,21 +209,26 @@ class Watcher:
         decision = settle.before_turn_end(st.settle, at, self.clock.now(), self.config.deadline, self.min_remaining)
         if decision.action is settle.Action.IGNORE:
             last = st.settle.last_steer_at
-            self.ports.log("info", f"Ignoring a turn end at {at.isoformat()}: it is not after the steer delivered at "
-                           f"{last.isoformat() if last else '?'}, which superseded it [{decision.reason}]")
+            self.ports.log(
+                "info",
+                f"Ignoring a turn end at {at.isoformat()}: it is not after the steer delivered at "
+                f"{last.isoformat() if last else '?'}, which superseded it [{decision.reason}]",
+            )
             return decision
         if decision.settles:
             return decision
         outcome = self._held(self.poll_and_steer(), True)
-        st.settle, decision = settle.after_turn_end(st.settle, outcome, st.steers, self.max_steers,
-                                                    self._steered_at(outcome))
+        st.settle, decision = settle.after_turn_end(
+            st.settle, outcome, st.steers, self.max_steers, self._steered_at(outcome)
+        )
         return decision
 
     def _held(self, outcome: Outcome, awaiting: bool) -> Outcome:
         """``LIMITED`` in place of a ``RETRY`` when the agent waits at a turn end and a rate-limit
         pause would hold it idle too long (docs/rules.md#rate-limited)."""
-        if outcome is Outcome.RETRY and settle.pause_outlasts_the_wait(awaiting, self.state.paused_until,
-                                                                     self.clock.now()):
+        if outcome is Outcome.RETRY and settle.pause_outlasts_the_wait(
+            awaiting, self.state.paused_until, self.clock.now()
+        ):
             return Outcome.LIMITED
         return outcome
 

@@ -36,9 +36,21 @@ from fullsend.core.text.steertext import build_text, truncate
 from fullsend.core.text.wire import NO_COMMENT
 
 __all__ = [
-    "RULE_APP_MARKER", "RULE_SELF_LOGIN", "BaselineState", "Delta", "DeltaItem", "ForgeSnapshot",
-    "TextResult", "advance", "build_delta", "build_text", "diff_labels", "eligible_comments",
-    "is_own_output", "needs_compare", "truncate",
+    "RULE_APP_MARKER",
+    "RULE_SELF_LOGIN",
+    "BaselineState",
+    "Delta",
+    "DeltaItem",
+    "ForgeSnapshot",
+    "TextResult",
+    "advance",
+    "build_delta",
+    "build_text",
+    "diff_labels",
+    "eligible_comments",
+    "is_own_output",
+    "needs_compare",
+    "truncate",
 ]
 
 
@@ -71,8 +83,11 @@ def is_new(at: datetime | None, since: datetime) -> bool:
 
 
 def eligible_comments(
-    comments: Sequence[Comment], since: datetime, self_logins: AbstractSet[str],
-    delivered: AbstractSet[int] = frozenset(), named: AbstractSet[int] = frozenset(),
+    comments: Sequence[Comment],
+    since: datetime,
+    self_logins: AbstractSet[str],
+    delivered: AbstractSet[int] = frozenset(),
+    named: AbstractSet[int] = frozenset(),
 ) -> list[Comment]:
     """Comments created in ``since``'s second or later (:func:`is_new`) or ``named`` by an
     accepted follow-up run's title whatever their timestamp (run creation lags, so timestamps do
@@ -195,6 +210,13 @@ def advance(state: BaselineState, delta: Delta, text: TextResult, snapshot: date
     last_head = state.last_head
     if delta.head_moved and not text.head_clipped:
         last_head = delta.new_head
-    return BaselineState(snapshot, state.is_pull_request, last_head, tuple(labels), title, body,
-                         state.delivered_comment_ids | delta.comment_ids,
-                         state.delivered_review_ids | delta.review_ids)
+    return BaselineState(
+        snapshot,
+        state.is_pull_request,
+        last_head,
+        tuple(labels),
+        title,
+        body,
+        state.delivered_comment_ids | delta.comment_ids,
+        state.delivered_review_ids | delta.review_ids,
+    )

@@ -59,9 +59,7 @@ def _with_patches(prefix: str, files: tuple[CompareFile, ...], wording: Wording)
     return "".join(parts)
 
 
-def head_move_context(
-    old: str, new: str, comparison: Comparison | None, compare_error: str, wording: Wording
-) -> str:
+def head_move_context(old: str, new: str, comparison: Comparison | None, compare_error: str, wording: Wording) -> str:
     """The body of the ``head`` context item for a move from ``old`` to ``new``.
 
     ``comparison`` is ``GET …/compare/{old}...{new}`` as read by the app, or ``None`` when it was

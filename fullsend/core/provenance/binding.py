@@ -122,7 +122,7 @@ def command_instruction(body: str, kind: str = "comment") -> str:
     field = _first_field(body)
     trimmed = body.strip(_GO_SPACE_STR)
     if trimmed.startswith(field):
-        trimmed = trimmed[len(field):]
+        trimmed = trimmed[len(field) :]
     return trimmed.strip(_GO_SPACE_STR)
 
 
@@ -207,9 +207,7 @@ def _sort_time(at: datetime | None) -> tuple[int, datetime | None]:
     return (0, None) if at is None else (1, at)
 
 
-def _login_runs(
-    login: str, auths: Sequence[Authorization], observed: Sequence[Authorization]
-) -> list[Authorization]:
+def _login_runs(login: str, auths: Sequence[Authorization], observed: Sequence[Authorization]) -> list[Authorization]:
     """`runs(L)`: L's authorizations and observed runs, once each, by (Until, RunID)."""
     runs: dict[int, Authorization] = {}
     for rec in [*observed, *auths]:  # an authorization wins over its observed copy
@@ -247,9 +245,7 @@ def _pair_runs(runs: list[Authorization], cands: list[_Candidate]) -> list[tuple
     for run in runs:
         until = run.until
         if run.comment_id == 0 and until is not None:
-            window = [
-                c for at, c in cands if c.id not in claimed and (prev is None or prev < at) and at <= until
-            ]
+            window = [c for at, c in cands if c.id not in claimed and (prev is None or prev < at) and at <= until]
             if len(window) == 1:
                 pairs.append((window[0], run))
                 claimed.add(window[0].id)

@@ -23,8 +23,13 @@ RULE_RECEIPT_UNKNOWN = "receipt-unknown"
 LEFT_OVER_RULE_IDS: tuple[str, ...] = (RULE_NOT_ACKNOWLEDGED, RULE_NO_RECEIPT, RULE_RECEIPT_UNKNOWN)
 
 
-def left_over(left: Sequence[tuple[int, str]], delivered: Iterable[int], acknowledged: Iterable[int],
-              receipted: Iterable[int], maybe_receipted: Iterable[int] = ()) -> list[tuple[int, str]]:
+def left_over(
+    left: Sequence[tuple[int, str]],
+    delivered: Iterable[int],
+    acknowledged: Iterable[int],
+    receipted: Iterable[int],
+    maybe_receipted: Iterable[int] = (),
+) -> list[tuple[int, str]]:
     """Every follow-up run left to its queued run, as ``(run id, rule id)`` pairs, one per run id.
 
     ``left`` is the watchers' own list, oldest iteration first: a run listed more than once keeps

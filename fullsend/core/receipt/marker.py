@@ -196,7 +196,12 @@ def neutralize(text: str) -> str:
 
 
 def should_post_receipt(
-    *, run_failed: bool, cancelled: bool, skipped: bool, post_script_withheld: bool, transcript_error: bool,
+    *,
+    run_failed: bool,
+    cancelled: bool,
+    skipped: bool,
+    post_script_withheld: bool,
+    transcript_error: bool,
     agent_end: AgentEnd | None = None,
 ) -> bool:
     """True only for an outright success whose output was published.

@@ -29,9 +29,21 @@ RULE_FORK_HEAD = "route-fork-head"
 RULE_NO_FIX_LABEL = "route-no-fix-label"
 RULE_FIX_NOT_OPTED_IN = "route-fix-not-opted-in"
 ROUTE_RULE_IDS: tuple[str, ...] = (
-    RULE_COMMAND, RULE_NEEDS_INFO, RULE_ITEM_EVENT, RULE_LABEL, RULE_REVIEW_FIX, RULE_APP_COMMENT, RULE_WRONG_ITEM,
-    RULE_ROLE_LOW, RULE_ROLE_UNREADABLE, RULE_NO_COMMAND, RULE_NOT_ROUTED, RULE_REVIEW_IGNORED, RULE_FORK_HEAD,
-    RULE_NO_FIX_LABEL, RULE_FIX_NOT_OPTED_IN,
+    RULE_COMMAND,
+    RULE_NEEDS_INFO,
+    RULE_ITEM_EVENT,
+    RULE_LABEL,
+    RULE_REVIEW_FIX,
+    RULE_APP_COMMENT,
+    RULE_WRONG_ITEM,
+    RULE_ROLE_LOW,
+    RULE_ROLE_UNREADABLE,
+    RULE_NO_COMMAND,
+    RULE_NOT_ROUTED,
+    RULE_REVIEW_IGNORED,
+    RULE_FORK_HEAD,
+    RULE_NO_FIX_LABEL,
+    RULE_FIX_NOT_OPTED_IN,
 )
 
 TRIAGE, WRITE = "triage", "write"
@@ -114,12 +126,14 @@ def _floor(stage: str, rule: str, what: str, login: str, floor: str, role: Role 
     name = role.role_name if role is not None and login else "none"
     who = f"@{login}" if login else "an unknown user"
     if role is not None and role.unreadable and login:
-        return RouteDecision("", RULE_ROLE_UNREADABLE,
-                             f"{what} by {who}: the role could not be read ({role.unreadable}); no stage")
+        return RouteDecision(
+            "", RULE_ROLE_UNREADABLE, f"{what} by {who}: the role could not be read ({role.unreadable}); no stage"
+        )
     if name in FLOORS[floor]:
         return RouteDecision(stage, rule, f"{what} by {who} (role {name}) selects {stage}")
-    return RouteDecision("", RULE_ROLE_LOW, f"{what} by {who} needs the {floor} role or higher, and the role "
-                                            f"is {shown(name)}; no stage")
+    return RouteDecision(
+        "", RULE_ROLE_LOW, f"{what} by {who} needs the {floor} role or higher, and the role is {shown(name)}; no stage"
+    )
 
 
 def _command_word(body: str) -> tuple[str, str]:
@@ -149,10 +163,17 @@ def _comment(event: RouteEvent, role: Role | None) -> RouteDecision | AskRole:
 
 def _plain_comment(event: RouteEvent, author: Actor) -> RouteDecision:
     """A comment without a command: an answer on an issue waiting for information goes to triage."""
-    if (not event.is_pull_request and LABEL_NEEDS_INFO in event.labels and LABEL_FEATURE not in event.labels
-            and (event.comment_association != "NONE" or author.login == event.issue_author)):
-        return RouteDecision("triage", RULE_NEEDS_INFO, f"@{author.login} answered on an issue labelled "
-                                                        f"{LABEL_NEEDS_INFO}; selects triage")
+    if (
+        not event.is_pull_request
+        and LABEL_NEEDS_INFO in event.labels
+        and LABEL_FEATURE not in event.labels
+        and (event.comment_association != "NONE" or author.login == event.issue_author)
+    ):
+        return RouteDecision(
+            "triage",
+            RULE_NEEDS_INFO,
+            f"@{author.login} answered on an issue labelled {LABEL_NEEDS_INFO}; selects triage",
+        )
     return RouteDecision("", RULE_NO_COMMAND, "the comment's first word is no stage command; no stage")
 
 
@@ -164,8 +185,9 @@ def _issue(event: RouteEvent, role: Role | None) -> RouteDecision | AskRole:
         return RouteDecision("triage", RULE_LABEL, f"the label {LABEL_READY_FOR_TRIAGE} selects triage")
     if event.action == "labeled" and event.label == LABEL_READY_TO_CODE:
         if sender.is_app:
-            return RouteDecision("code", RULE_LABEL, f"the label {LABEL_READY_TO_CODE} by the App @{sender.login} "
-                                                     "selects code")
+            return RouteDecision(
+                "code", RULE_LABEL, f"the label {LABEL_READY_TO_CODE} by the App @{sender.login} selects code"
+            )
         return _floor("code", RULE_LABEL, f"the label {LABEL_READY_TO_CODE}", sender.login, WRITE, role)
     return _not_routed(event)
 
@@ -174,15 +196,19 @@ def _pull_request(event: RouteEvent, role: Role | None) -> RouteDecision | AskRo
     if event.action in PR_OPENING_ACTIONS:
         author = event.pr_author
         if author.is_app:
-            return RouteDecision("review", RULE_ITEM_EVENT, f"pull request {event.action}, authored by the App "
-                                                            f"@{author.login}; selects review")
+            return RouteDecision(
+                "review",
+                RULE_ITEM_EVENT,
+                f"pull request {event.action}, authored by the App @{author.login}; selects review",
+            )
         return _floor("review", RULE_ITEM_EVENT, f"pull request {event.action}, authored", author.login, TRIAGE, role)
     if event.action == "labeled" and event.label == LABEL_READY_FOR_REVIEW:
         return RouteDecision("review", RULE_LABEL, f"the label {LABEL_READY_FOR_REVIEW} selects review")
     if event.action == "closed":
         if event.sender.is_app:
-            return RouteDecision("retro", RULE_ITEM_EVENT, f"pull request closed by the App @{event.sender.login}; "
-                                                           "selects retro")
+            return RouteDecision(
+                "retro", RULE_ITEM_EVENT, f"pull request closed by the App @{event.sender.login}; selects retro"
+            )
         return _floor("retro", RULE_ITEM_EVENT, "pull request closed", event.sender.login, TRIAGE, role)
     return _not_routed(event)
 
@@ -195,20 +221,38 @@ def _not_routed(event: RouteEvent) -> RouteDecision:
 def _review(event: RouteEvent, role: Role | None) -> RouteDecision | AskRole:
     review_app = event.owner + REVIEW_APP_SUFFIX
     if event.review_state != "changes_requested" or event.review_author != review_app:
-        return RouteDecision("", RULE_REVIEW_IGNORED, f"only a changes_requested review by @{review_app} starts a "
-                                                      f"fix; this is {shown(event.review_state)} by "
-                                                      f"{shown(event.review_author)}; no stage")
+        return RouteDecision(
+            "",
+            RULE_REVIEW_IGNORED,
+            f"only a changes_requested review by @{review_app} starts a "
+            f"fix; this is {shown(event.review_state)} by "
+            f"{shown(event.review_author)}; no stage",
+        )
     if event.pr_head_repo != event.repository:
-        return RouteDecision("", RULE_FORK_HEAD, f"the pull request's head is {shown(event.pr_head_repo)}, not "
-                                                 f"{event.repository}: a fork is never fixed; no stage")
+        return RouteDecision(
+            "",
+            RULE_FORK_HEAD,
+            f"the pull request's head is {shown(event.pr_head_repo)}, not "
+            f"{event.repository}: a fork is never fixed; no stage",
+        )
     if LABEL_NO_FIX in event.labels:
         return RouteDecision("", RULE_NO_FIX_LABEL, f"the pull request is labelled {LABEL_NO_FIX}; no stage")
     author = event.pr_author
     if author.is_app:
-        return RouteDecision("fix", RULE_REVIEW_FIX, f"changes requested on a pull request by the App "
-                                                     f"@{author.login}; selects fix")
+        return RouteDecision(
+            "fix", RULE_REVIEW_FIX, f"changes requested on a pull request by the App @{author.login}; selects fix"
+        )
     if LABEL_FIX not in event.labels:
-        return RouteDecision("", RULE_FIX_NOT_OPTED_IN, f"a person's pull request (@{author.login}) is fixed only "
-                                                        f"with the label {LABEL_FIX}; no stage")
-    return _floor("fix", RULE_REVIEW_FIX, f"changes requested on a pull request labelled {LABEL_FIX}, authored",
-                  author.login, WRITE, role)
+        return RouteDecision(
+            "",
+            RULE_FIX_NOT_OPTED_IN,
+            f"a person's pull request (@{author.login}) is fixed only with the label {LABEL_FIX}; no stage",
+        )
+    return _floor(
+        "fix",
+        RULE_REVIEW_FIX,
+        f"changes requested on a pull request labelled {LABEL_FIX}, authored",
+        author.login,
+        WRITE,
+        role,
+    )

@@ -82,13 +82,19 @@ def route_event(name: str, payload: Mapping[str, Any], repository: str) -> Route
     """The :class:`RouteEvent` of ``payload`` (the JSON object at ``GITHUB_EVENT_PATH``) for the
     event ``name`` in ``repository``.  Never raises: what is missing reads as empty."""
     return RouteEvent(
-        name=name, repository=repository, action=_text(payload, "action"), sender=_actor(payload, "sender"),
+        name=name,
+        repository=repository,
+        action=_text(payload, "action"),
+        sender=_actor(payload, "sender"),
         is_pull_request=_get(payload, "pull_request") is not None or _get(payload, "issue", "pull_request") is not None,
         labels=_label_names(payload, "issue", "labels") + _label_names(payload, "pull_request", "labels"),
-        issue_author=_text(payload, "issue", "user", "login"), label=_text(payload, "label", "name"),
-        comment_body=_text(payload, "comment", "body"), comment_author=_actor(payload, "comment", "user"),
+        issue_author=_text(payload, "issue", "user", "login"),
+        label=_text(payload, "label", "name"),
+        comment_body=_text(payload, "comment", "body"),
+        comment_author=_actor(payload, "comment", "user"),
         comment_association=_text(payload, "comment", "author_association"),
         pr_author=_actor(payload, "pull_request", "user"),
         pr_head_repo=_text(payload, "pull_request", "head", "repo", "full_name"),
-        review_state=_text(payload, "review", "state"), review_author=_text(payload, "review", "user", "login"),
+        review_state=_text(payload, "review", "state"),
+        review_author=_text(payload, "review", "user", "login"),
     )

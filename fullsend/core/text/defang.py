@@ -45,9 +45,7 @@ _SPACE = (
 # Only CDATA has letters; it is compared case-insensitively (ASCII) in ``_opens``.
 _DELIMITED = (("<!--", "-->"), ("<?", "?>"), ("<![CDATA[", "]]>"))
 _DECLARATION = re.compile(r"<![A-Za-z][^<>]*>")
-_TAG = re.compile(
-    r"""</?[A-Za-z][A-Za-z0-9-]*+(?:[\t\n\f\r ](?:[^<>"']|"[^"]*"|'[^']*')*+)?/?[\t\n\f\r ]*>"""
-)
+_TAG = re.compile(r"""</?[A-Za-z][A-Za-z0-9-]*+(?:[\t\n\f\r ](?:[^<>"']|"[^"]*"|'[^']*')*+)?/?[\t\n\f\r ]*>""")
 
 # Block markers (each followed by optional spaces/tabs); specific alternatives before generic ones.
 _BLOCK = (

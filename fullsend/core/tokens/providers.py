@@ -15,27 +15,52 @@ from collections.abc import Callable, Iterable, Mapping
 #: Bedrock through short-lived keys (aws-actions/configure-aws-credentials with role-to-assume).
 _AWS_KEYS = frozenset({"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_BEARER_TOKEN_BEDROCK"})
 #: Application Default Credentials by file (google-github-actions/auth sets all three to one path).
-CREDENTIAL_FILE_KEYS = ("GOOGLE_APPLICATION_CREDENTIALS", "CLOUDSDK_AUTH_CREDENTIAL_FILE_OVERRIDE",
-                        "GOOGLE_GHA_CREDS_PATH")
+CREDENTIAL_FILE_KEYS = (
+    "GOOGLE_APPLICATION_CREDENTIALS",
+    "CLOUDSDK_AUTH_CREDENTIAL_FILE_OVERRIDE",
+    "GOOGLE_GHA_CREDS_PATH",
+)
 
 #: The secret credential variables each runtime's CLI reads (config such as ``AWS_REGION`` or
 #: ``CLOUD_ML_REGION`` is not listed: it passes like any other variable).
 RUNTIME_CREDENTIAL_KEYS: Mapping[str, frozenset[str]] = {
-    "claude": frozenset({"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", *_AWS_KEYS,
-                         *CREDENTIAL_FILE_KEYS}),
+    "claude": frozenset(
+        {"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", *_AWS_KEYS, *CREDENTIAL_FILE_KEYS}
+    ),
     "codex": frozenset({"OPENAI_API_KEY", "CODEX_API_KEY"}),
     # pi-ai's getEnvApiKey (packages/ai/src/env-api-keys.ts) and its Bedrock/Vertex paths.
-    "pi": frozenset({"ANTHROPIC_API_KEY", "ANTHROPIC_OAUTH_TOKEN", "OPENAI_API_KEY", "AZURE_OPENAI_API_KEY",
-                     "GEMINI_API_KEY", "GROQ_API_KEY", "CEREBRAS_API_KEY", "XAI_API_KEY", "OPENROUTER_API_KEY",
-                     "AI_GATEWAY_API_KEY", "ZAI_API_KEY", "MISTRAL_API_KEY", "MINIMAX_API_KEY",
-                     "MINIMAX_CN_API_KEY", "HF_TOKEN", "OPENCODE_API_KEY", "KIMI_API_KEY", *_AWS_KEYS,
-                     *CREDENTIAL_FILE_KEYS}),
+    "pi": frozenset(
+        {
+            "ANTHROPIC_API_KEY",
+            "ANTHROPIC_OAUTH_TOKEN",
+            "OPENAI_API_KEY",
+            "AZURE_OPENAI_API_KEY",
+            "GEMINI_API_KEY",
+            "GROQ_API_KEY",
+            "CEREBRAS_API_KEY",
+            "XAI_API_KEY",
+            "OPENROUTER_API_KEY",
+            "AI_GATEWAY_API_KEY",
+            "ZAI_API_KEY",
+            "MISTRAL_API_KEY",
+            "MINIMAX_API_KEY",
+            "MINIMAX_CN_API_KEY",
+            "HF_TOKEN",
+            "OPENCODE_API_KEY",
+            "KIMI_API_KEY",
+            *_AWS_KEYS,
+            *CREDENTIAL_FILE_KEYS,
+        }
+    ),
 }
 ALL_CREDENTIAL_KEYS = frozenset().union(*RUNTIME_CREDENTIAL_KEYS.values())
 
 #: Where the runner mounts its host directories in a container action's container.
-CONTAINER_MOUNTS = (("_github_home", "/github/home"), ("_github_workflow", "/github/workflow"),
-                    ("_runner_file_commands", "/github/file_commands"))
+CONTAINER_MOUNTS = (
+    ("_github_home", "/github/home"),
+    ("_github_workflow", "/github/workflow"),
+    ("_runner_file_commands", "/github/file_commands"),
+)
 CONTAINER_WORKSPACE = "/github/workspace"
 
 
@@ -59,7 +84,7 @@ def container_path(host_path: str, runner_temp: str, host_workspace: str) -> str
         prefixes.append((host_workspace.rstrip("/"), CONTAINER_WORKSPACE))
     for prefix, target in prefixes:
         if host_path == prefix or host_path.startswith(prefix + "/"):
-            return target + host_path[len(prefix):]
+            return target + host_path[len(prefix) :]
     return host_path
 
 
@@ -70,7 +95,10 @@ def host_workspace(runner_workspace: str, repository: str) -> str:
 
 
 def credential_files(
-    env: Mapping[str, str], secrets: Iterable[str], read: Callable[[str], str | None], map_path: Callable[[str], str],
+    env: Mapping[str, str],
+    secrets: Iterable[str],
+    read: Callable[[str], str | None],
+    map_path: Callable[[str], str],
 ) -> tuple[dict[str, str], list[str]]:
     """Map the credential-file variables of ``env`` to container paths and refuse unsafe files.
 
@@ -88,8 +116,10 @@ def credential_files(
         text = read(path)
         if text is not None and any(s in text for s in secrets):
             out[key] = ""
-            reasons.append(f"{key} names a credentials file that embeds a runner token (such as the OIDC request "
-                           "token); it is not handed to the agent")
+            reasons.append(
+                f"{key} names a credentials file that embeds a runner token (such as the OIDC request "
+                "token); it is not handed to the agent"
+            )
             continue
         out[key] = path
     return out, reasons

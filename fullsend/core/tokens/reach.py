@@ -34,9 +34,14 @@ def secret_forms(secret: str) -> tuple[bytes, ...]:
     Docker ``auth``).  ``()`` for an empty secret."""
     if not secret:
         return ()
-    forms = [secret, base64.b64encode(secret.encode()).decode(),
-             base64.b64encode(f"x-access-token:{secret}".encode()).decode(),
-             quote(secret, safe=""), json.dumps(secret)[1:-1], *base64_cores(secret.encode())]
+    forms = [
+        secret,
+        base64.b64encode(secret.encode()).decode(),
+        base64.b64encode(f"x-access-token:{secret}".encode()).decode(),
+        quote(secret, safe=""),
+        json.dumps(secret)[1:-1],
+        *base64_cores(secret.encode()),
+    ]
     return tuple(dict.fromkeys(form.encode() for form in forms))
 
 
@@ -47,7 +52,7 @@ def base64_cores(data: bytes) -> list[str]:
     cores = []
     for offset in range(3):
         text = base64.b64encode(b"\0" * offset + data).decode()
-        core = text[4 if offset else 0:-4]
+        core = text[4 if offset else 0 : -4]
         if len(core) >= MIN_CORE_CHARS:
             cores.append(core)
     return cores
@@ -77,13 +82,19 @@ def reach_verdict(isolation_why: str, seam: bool, scan: ScanResult) -> ReachVerd
     holds, and the scan was complete and found nothing.  A finding names the file, the cause
     and the fix."""
     if isolation_why and not seam:
-        return ReachVerdict(False, f"the agent shares the action's uid ({isolation_why}), so it could write what "
-                                   "this run reports, and a receipt from it would prove nothing")
+        return ReachVerdict(
+            False,
+            f"the agent shares the action's uid ({isolation_why}), so it could write what "
+            "this run reports, and a receipt from it would prove nothing",
+        )
     if scan.found:
         return ReachVerdict(False, _found_text(scan.found))
     if not scan.complete:
-        return ReachVerdict(False, f"the scan for the job token could not finish ({scan.unknown}), so it is "
-                                   "not known to be out of the agent's reach")
+        return ReachVerdict(
+            False,
+            f"the scan for the job token could not finish ({scan.unknown}), so it is "
+            "not known to be out of the agent's reach",
+        )
     return ReachVerdict(True)
 
 
@@ -91,6 +102,8 @@ def _found_text(found: Iterable[tuple[str, str]]) -> str:
     pairs = list(found)
     path, name = pairs[0]
     more = f" (and {len(pairs) - 1} more)" if len(pairs) > 1 else ""
-    return (f"{path} holds the {name}{more}, readable by the agent's user; set persist-credentials: false on "
-            "actions/checkout, and write cloud credentials outside the workspace, HOME and RUNNER_TEMP "
-            "(or after this step)")
+    return (
+        f"{path} holds the {name}{more}, readable by the agent's user; set persist-credentials: false on "
+        "actions/checkout, and write cloud credentials outside the workspace, HOME and RUNNER_TEMP "
+        "(or after this step)"
+    )

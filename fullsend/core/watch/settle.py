@@ -169,8 +169,9 @@ def watch_deadline(
     return deadline
 
 
-def min_remaining_for(runtime: str, interrupt_cost: timedelta = CODEX_INTERRUPT_COST,
-                      interrupts: bool = True) -> timedelta:
+def min_remaining_for(
+    runtime: str, interrupt_cost: timedelta = CODEX_INTERRUPT_COST, interrupts: bool = True
+) -> timedelta:
     """MinRemaining: 5 min; the ``codex`` runtime adds its interrupt cost (12 s by default) when its
     transport steers by interrupting (exec), not on the live app-server (``interrupts=False``)."""
     return DEFAULT_MIN_REMAINING + (interrupt_cost if runtime == "codex" and interrupts else timedelta(0))

@@ -39,9 +39,7 @@ def normalize_self_logins(logins: Iterable[str] | None) -> frozenset[str]:
         StartRefused: when nothing is left ("no self logins …"): the run could not tell its own
             output from an update.
     """
-    found = frozenset(
-        login.strip().lower() for login in (logins or ()) if isinstance(login, str) and login.strip()
-    )
+    found = frozenset(login.strip().lower() for login in (logins or ()) if isinstance(login, str) and login.strip())
     if not found:
         raise StartRefused("no self logins were resolved, so the run cannot tell its own output from an update")
     return found
@@ -60,9 +58,7 @@ def resolve_route_job(jobs: Sequence[Job]) -> str:
     """
     route = [job for job in jobs if is_route_job_name(job.name)]
     if len(route) != 1:
-        raise StartRefused(
-            f"my own run must have exactly one Route job, but it has {len(route)} ({_names(route)})"
-        )
+        raise StartRefused(f"my own run must have exactly one Route job, but it has {len(route)} ({_names(route)})")
     return route[0].name
 
 
@@ -97,9 +93,7 @@ def resolve_stage_job(jobs: Sequence[Job], hints: Sequence[str]) -> str:
         raise StartRefused("my own run has no in-progress stage job")
     chosen = candidates[0] if len(candidates) == 1 else _pick_by_hints(candidates, hints)
     if chosen is None or not chosen.name:
-        raise StartRefused(
-            f"cannot tell which of {len(candidates)} in-progress jobs is mine ({_names(candidates)})"
-        )
+        raise StartRefused(f"cannot tell which of {len(candidates)} in-progress jobs is mine ({_names(candidates)})")
     if sum(1 for job in jobs if job.name == chosen.name) > 1:
         raise StartRefused(f"my own run has more than one job named {json.dumps(chosen.name)}")
     return chosen.name
@@ -107,14 +101,18 @@ def resolve_stage_job(jobs: Sequence[Job], hints: Sequence[str]) -> str:
 
 #: The note for a run record without ``display_title`` (older GitHub Enterprise Server releases
 #: leave the field out); the watcher logs it as a warning, naming the field.
-MISSING_DISPLAY_TITLE = ("GitHub's record of my own run has no display_title field (older GitHub Enterprise "
-                         "Server releases leave it out), so title binding is off; only pull-request runs can bind")
+MISSING_DISPLAY_TITLE = (
+    "GitHub's record of my own run has no display_title field (older GitHub Enterprise "
+    "Server releases leave it out), so title binding is off; only pull-request runs can bind"
+)
 
 
 #: The note for an issue record listing a label without ``name`` (GitHub's label schema requires
 #: none of its fields); the watcher logs it once, as a warning naming the field.
-MISSING_LABEL_NAME = ("GitHub's record of the work item lists a label with no name field, so a change "
-                      "among such labels is never reported; every other change still is")
+MISSING_LABEL_NAME = (
+    "GitHub's record of the work item lists a label with no name field, so a change "
+    "among such labels is never reported; every other change still is"
+)
 
 
 def check_own_run(run: WorkflowRun, run_name: str) -> tuple[str, list[str]]:

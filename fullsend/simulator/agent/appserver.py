@@ -69,8 +69,18 @@ class AppServerScript:
             self.thread_id = str(uuid.uuid4())
             thread = {"id": self.thread_id, "status": {"type": "idle"}}
             model = params.get("model") or "scripted-model"
-            self.out.emit({"id": rid, "result": {"thread": thread, "model": model, "modelProvider": "fake",
-                                                 "approvalPolicy": "never", "sandbox": {"type": "dangerFullAccess"}}})
+            self.out.emit(
+                {
+                    "id": rid,
+                    "result": {
+                        "thread": thread,
+                        "model": model,
+                        "modelProvider": "fake",
+                        "approvalPolicy": "never",
+                        "sandbox": {"type": "dangerFullAccess"},
+                    },
+                }
+            )
             self.out.emit({"method": "thread/started", "params": {"thread": thread}})
         elif method == "turn/start":
             self._turn(rid, params)
@@ -98,12 +108,17 @@ class AppServerScript:
     def _sub_agent_turn(self) -> None:
         """Another thread's whole turn, reported on this connection (a sub-agent)."""
         thread, turn = str(uuid.uuid4()), {"id": str(uuid.uuid4()), "items": [], "status": "inProgress"}
-        item = {"type": "userMessage", "id": str(uuid.uuid4()), "clientId": None,
-                "content": [{"type": "text", "text": "sub-agent task"}]}
+        item = {
+            "type": "userMessage",
+            "id": str(uuid.uuid4()),
+            "clientId": None,
+            "content": [{"type": "text", "text": "sub-agent task"}],
+        }
         self.out.emit({"method": "turn/started", "params": {"threadId": thread, "turn": turn}})
         self.out.emit({"method": "item/started", "params": {"item": item, "threadId": thread, "turnId": turn["id"]}})
-        self.out.emit({"method": "turn/completed", "params": {"threadId": thread,
-                                                              "turn": {**turn, "status": "completed"}}})
+        self.out.emit(
+            {"method": "turn/completed", "params": {"threadId": thread, "turn": {**turn, "status": "completed"}}}
+        )
 
     def _take(self, params: dict[str, Any]) -> None:
         """Record one input in the conversation: a ``userMessage`` item with its ``clientId``."""
@@ -112,12 +127,18 @@ class AppServerScript:
         text = "\n".join(str(c.get("text", "")) for c in content if isinstance(c, dict) and c.get("type") == "text")
         _log(text)
         self.tokens += 10
-        item = {"type": "userMessage", "id": str(uuid.uuid4()), "clientId": params.get("clientUserMessageId"),
-                "content": content}
-        self.out.emit({"method": "item/started", "params": {"item": item, "threadId": self.thread_id,
-                                                            "turnId": self.turn_id}})
-        self.out.emit({"method": "item/completed", "params": {"item": item, "threadId": self.thread_id,
-                                                              "turnId": self.turn_id}})
+        item = {
+            "type": "userMessage",
+            "id": str(uuid.uuid4()),
+            "clientId": params.get("clientUserMessageId"),
+            "content": content,
+        }
+        self.out.emit(
+            {"method": "item/started", "params": {"item": item, "threadId": self.thread_id, "turnId": self.turn_id}}
+        )
+        self.out.emit(
+            {"method": "item/completed", "params": {"item": item, "threadId": self.thread_id, "turnId": self.turn_id}}
+        )
 
     def _work(self, seconds: float) -> None:
         """Work ``seconds``, answering what arrives meanwhile (a steer or a start joins the turn)."""
@@ -152,12 +173,29 @@ class AppServerScript:
 
     def _finish(self, turn: dict[str, Any]) -> None:
         message = {"type": "agentMessage", "id": f"msg_{uuid.uuid4().hex[:12]}", "text": "done"}
-        self.out.emit({"method": "item/completed", "params": {"item": message, "threadId": self.thread_id,
-                                                              "turnId": self.turn_id}})
-        usage = {"inputTokens": 100 + self.tokens, "cachedInputTokens": 40, "cacheWriteInputTokens": 0,
-                 "outputTokens": 12, "reasoningOutputTokens": 2}
-        self.out.emit({"method": "thread/tokenUsage/updated", "params": {
-            "threadId": self.thread_id, "turnId": self.turn_id, "tokenUsage": {"total": usage, "last": usage}}})
+        self.out.emit(
+            {
+                "method": "item/completed",
+                "params": {"item": message, "threadId": self.thread_id, "turnId": self.turn_id},
+            }
+        )
+        usage = {
+            "inputTokens": 100 + self.tokens,
+            "cachedInputTokens": 40,
+            "cacheWriteInputTokens": 0,
+            "outputTokens": 12,
+            "reasoningOutputTokens": 2,
+        }
+        self.out.emit(
+            {
+                "method": "thread/tokenUsage/updated",
+                "params": {
+                    "threadId": self.thread_id,
+                    "turnId": self.turn_id,
+                    "tokenUsage": {"total": usage, "last": usage},
+                },
+            }
+        )
         completed = {**turn, "status": "completed", "items": [message], **self.patch}
         self.out.emit({"method": "turn/completed", "params": {"threadId": self.thread_id, "turn": completed}})
         self.turn_id = ""

@@ -48,9 +48,16 @@ class CodexScript:
         self.out.emit({"type": "turn.started"})
         threading.Event().wait(self.turn_s)
         self.out.emit({"type": "item.completed", "item": {"id": "item_0", "type": "agent_message", "text": "done"}})
-        terminal = {"type": "turn.completed", "usage": {
-            "input_tokens": 100, "cached_input_tokens": 40, "cache_write_input_tokens": 0,
-            "output_tokens": 12, "reasoning_output_tokens": 2}}
+        terminal = {
+            "type": "turn.completed",
+            "usage": {
+                "input_tokens": 100,
+                "cached_input_tokens": 40,
+                "cache_write_input_tokens": 0,
+                "output_tokens": 12,
+                "reasoning_output_tokens": 2,
+            },
+        }
         first = "" if self.resume_id else os.environ.get("SCRIPTED_CODEX_FIRST_RESULT", "")
         patch = first or os.environ.get("SCRIPTED_AGENT_RESULT")
         terminal = json.loads(patch) if patch else terminal

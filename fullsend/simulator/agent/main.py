@@ -160,8 +160,17 @@ class ClaudeScript:
         self.say = json.loads(os.environ.get("SCRIPTED_AGENT_SAY") or "null")
 
     def run(self) -> int:
-        self.out.emit({"type": "system", "subtype": "init", "session_id": self.session_id,
-                       "model": "scripted-model", "cwd": os.getcwd(), "tools": [], "claude_code_version": "scripted"})
+        self.out.emit(
+            {
+                "type": "system",
+                "subtype": "init",
+                "session_id": self.session_id,
+                "model": "scripted-model",
+                "cwd": os.getcwd(),
+                "tools": [],
+                "claude_code_version": "scripted",
+            }
+        )
         threading.Thread(target=_read_stdin, args=(self.inbox,), daemon=True).start()
         while not self.eof:
             item = self.inbox.get()
@@ -179,8 +188,10 @@ class ClaudeScript:
 
     def _consume_all(self, objs: list[object]) -> list[str]:
         """Log and replay consumed lines: one replay each, or one folded replay (see SCRIPTED_AGENT_FOLD)."""
-        contents = [m.get("content", "") if isinstance(o, dict) and isinstance(m := o.get("message"), dict) else ""
-                    for o in objs]
+        contents = [
+            m.get("content", "") if isinstance(o, dict) and isinstance(m := o.get("message"), dict) else ""
+            for o in objs
+        ]
         texts = [_content_text(c) for c in contents]
         for text in texts:
             _log(text)
@@ -189,9 +200,17 @@ class ClaudeScript:
         elif len(objs) > 1 and self.fold:
             contents = [[{"type": "text", "text": text} for text in texts]]
         for content in contents:
-            self.out.emit({"type": "user", "message": {"role": "user", "content": content},
-                           "session_id": self.session_id, "parent_tool_use_id": None,
-                           "uuid": str(uuid.uuid4()), "timestamp": _now_text(), "isReplay": True})
+            self.out.emit(
+                {
+                    "type": "user",
+                    "message": {"role": "user", "content": content},
+                    "session_id": self.session_id,
+                    "parent_tool_use_id": None,
+                    "uuid": str(uuid.uuid4()),
+                    "timestamp": _now_text(),
+                    "isReplay": True,
+                }
+            )
         return texts
 
     def _work(self, seconds: float, texts: list[str]) -> None:
@@ -235,14 +254,39 @@ class ClaudeScript:
             self._work(self.turn_s / 2, texts)  # the absorbed steer is answered in this turn
         self.turns += 1
         msg_id = f"msg_{uuid.uuid4().hex[:12]}"
-        usage = {"input_tokens": 10 * len(texts), "output_tokens": 5,
-                 "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
-        self.out.emit({"type": "assistant", "session_id": self.session_id, "message": {
-            "id": msg_id, "role": "assistant", "usage": usage,
-            "content": [{"type": "text", "text": self.say or f"turn {self.turns}: handled {len(texts)} message(s)"}]}})
-        self.out.emit({"type": "result", "subtype": "success", "is_error": False, "num_turns": 1,
-                       "result": f"turn {self.turns} done", "session_id": self.session_id,
-                       "total_cost_usd": round(0.01 * self.turns, 6), "usage": usage, **patch})
+        usage = {
+            "input_tokens": 10 * len(texts),
+            "output_tokens": 5,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+        }
+        self.out.emit(
+            {
+                "type": "assistant",
+                "session_id": self.session_id,
+                "message": {
+                    "id": msg_id,
+                    "role": "assistant",
+                    "usage": usage,
+                    "content": [
+                        {"type": "text", "text": self.say or f"turn {self.turns}: handled {len(texts)} message(s)"}
+                    ],
+                },
+            }
+        )
+        self.out.emit(
+            {
+                "type": "result",
+                "subtype": "success",
+                "is_error": False,
+                "num_turns": 1,
+                "result": f"turn {self.turns} done",
+                "session_id": self.session_id,
+                "total_cost_usd": round(0.01 * self.turns, 6),
+                "usage": usage,
+                **patch,
+            }
+        )
 
     def _maybe_inject(self) -> None:
         spec = os.environ.get("SCRIPTED_AGENT_INJECT")
@@ -250,8 +294,11 @@ class ClaudeScript:
             return
         self.injected = True
         inject = json.loads(spec)
-        line = json.dumps({"type": "user", "message": {"role": "user", "content": inject["text"]}},
-                          separators=(",", ":"), ensure_ascii=False)
+        line = json.dumps(
+            {"type": "user", "message": {"role": "user", "content": inject["text"]}},
+            separators=(",", ":"),
+            ensure_ascii=False,
+        )
         with open(inject["path"], "a", encoding="utf-8") as fh:
             fh.write(line + "\n")
 
@@ -262,8 +309,13 @@ def _pinned_versions() -> str:
     from fullsend.adapters.runtimes.pi.runtime import PI_VERSIONS
     from fullsend.adapters.runtimes.versions import version_text
 
-    return "\n".join((f"{version_text(CLAUDE_VERSIONS.pinned)} (Claude Code)", version_text(PI_VERSIONS.pinned),
-                      f"codex-cli {version_text(CODEX_VERSIONS.pinned)}"))
+    return "\n".join(
+        (
+            f"{version_text(CLAUDE_VERSIONS.pinned)} (Claude Code)",
+            version_text(PI_VERSIONS.pinned),
+            f"codex-cli {version_text(CODEX_VERSIONS.pinned)}",
+        )
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -275,9 +327,11 @@ def main(argv: list[str] | None = None) -> int:
     _setup_side_effects(argv)  # other flags are accepted and ignored
     if "rpc" in argv and "--mode" in argv:
         from fullsend.simulator.agent.pi import PiScript
+
         code = PiScript(_Out()).run()
     elif argv[:1] == ["exec"]:
         from fullsend.simulator.agent.codex import CodexScript
+
         code = CodexScript(_Out(), argv).run()
     elif argv[:2] == ["login", "--with-api-key"]:  # Codex's login: the key on stdin
         key = sys.stdin.read().strip()
@@ -288,6 +342,7 @@ def main(argv: list[str] | None = None) -> int:
         code = 0
     elif argv[:1] == ["app-server"]:
         from fullsend.simulator.agent.appserver import AppServerScript
+
         code = AppServerScript(_Out()).run()
     else:
         code = ClaudeScript(_Out()).run()

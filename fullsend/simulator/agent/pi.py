@@ -108,9 +108,12 @@ class PiScript:
         self.turns += 1
         self.out.emit({"type": "turn_start"})
         self._work(queued)
-        message = {"role": "assistant", "stopReason": "stop",
-                   "content": [{"type": "text", "text": f"turn {self.turns} done"}],
-                   "usage": {"input": 10, "output": 2, "cacheRead": 0, "cacheWrite": 0, "cost": {"total": 0.001}}}
+        message = {
+            "role": "assistant",
+            "stopReason": "stop",
+            "content": [{"type": "text", "text": f"turn {self.turns} done"}],
+            "usage": {"input": 10, "output": 2, "cacheRead": 0, "cacheWrite": 0, "cost": {"total": 0.001}},
+        }
         if not queued:  # the cycle's last turn
             message.update(self.result_patch)
         self.out.emit({"type": "message_end", "message": message})

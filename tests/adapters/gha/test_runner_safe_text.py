@@ -30,7 +30,7 @@ def _lines(stream: io.TextIOWrapper, raw: io.BytesIO) -> list[str]:
 
 def test_runner_safe_replaces_lone_surrogates_and_joins_split_pairs() -> None:
     assert runner_safe(LONE) == "the agent said \ufffd and \ufffd"
-    assert runner_safe("\ud83d\ude00") == "\U0001F600"
+    assert runner_safe("\ud83d\ude00") == "\U0001f600"
     assert runner_safe("plain ✓ text") == "plain ✓ text"
 
 
@@ -42,8 +42,14 @@ def test_the_stop_commands_block_closes_and_later_commands_work() -> None:
     lines = _lines(stream, raw)
     opened = [line for line in lines if line.startswith("::stop-commands::")]
     token = opened[0].removeprefix("::stop-commands::")
-    assert lines == [f"::stop-commands::{token}", "ok line", "the agent said \ufffd and \ufffd",
-                     "::warning::forged", f"::{token}::", "::error::The run failed: the agent said \ufffd and \ufffd"]
+    assert lines == [
+        f"::stop-commands::{token}",
+        "ok line",
+        "the agent said \ufffd and \ufffd",
+        "::warning::forged",
+        f"::{token}::",
+        "::error::The run failed: the agent said \ufffd and \ufffd",
+    ]
 
 
 def test_the_block_closes_even_when_a_line_cannot_be_produced() -> None:

@@ -89,10 +89,19 @@ def test_an_app_token_without_the_installation_prefix_falls_back_user_app_graphq
 
 # GitHub's ``integration`` schema leaves ``slug`` optional (docs/adopting.md "GitHub Enterprise
 # Server"): an /app answer without it makes that one route know no login, never a malformed run.
-APP_WITHOUT_SLUG = {"id": 1, "node_id": "A_1", "name": "Some App", "owner": None, "description": None,
-                    "external_url": "https://example.invalid", "html_url": "https://example.invalid/apps/x",
-                    "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z",
-                    "permissions": {}, "events": []}
+APP_WITHOUT_SLUG = {
+    "id": 1,
+    "node_id": "A_1",
+    "name": "Some App",
+    "owner": None,
+    "description": None,
+    "external_url": "https://example.invalid",
+    "html_url": "https://example.invalid/apps/x",
+    "created_at": "2026-01-01T00:00:00Z",
+    "updated_at": "2026-01-01T00:00:00Z",
+    "permissions": {},
+    "events": [],
+}
 
 
 def test_an_app_answer_with_a_slug_spells_the_app_login(sim):
@@ -152,9 +161,14 @@ def test_retry_after_is_honoured(sim):
 def test_primary_rate_limit_waits_until_the_reset(sim):
     clock = RecordingClock()
     reset = int(datetime.now(UTC).timestamp()) + 20
-    sim.fail("GET", r"/actions/runs/33740015232$", 403, times=1,
-             headers={"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(reset)},
-             body={"message": "API rate limit exceeded"})
+    sim.fail(
+        "GET",
+        r"/actions/runs/33740015232$",
+        403,
+        times=1,
+        headers={"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(reset)},
+        body={"message": "API rate limit exceeded"},
+    )
     _forge(sim, clock=clock).get_run(33740015232)
     assert len(clock.slept) == 1 and 18.0 <= clock.slept[0] <= 22.0
 
@@ -169,7 +183,9 @@ def test_five_attempts_then_a_transient_error(sim):
 
 
 def test_permanent_errors_are_not_retried(sim):
-    sim.fail("GET", r"/actions/runs/33740015232$", 403, times=1, body={"message": "Resource not accessible by integration"})
+    sim.fail(
+        "GET", r"/actions/runs/33740015232$", 403, times=1, body={"message": "Resource not accessible by integration"}
+    )
     with pytest.raises(ForgeError) as err:
         _forge(sim).get_run(33740015232)
     assert err.value.permanent and err.value.status == 403
@@ -250,12 +266,21 @@ def test_an_unchanged_run_listing_is_not_parsed_again_and_a_change_is(sim):
 def test_a_run_read_twice_while_the_listing_shifts_is_kept_once_as_its_later_copy(sim):
     """A run created between two page reads pushes the last run of page 1 onto page 2; that run
     changed meanwhile, and the listing keeps the fresher copy (``order_listing``)."""
-    created = [sim.add_workflow_run(path=".github/workflows/fullsend.yml", event="issue_comment", status="queued",
-                                    created_at=f"2030-01-01T10:{i // 60:02d}:{i % 60:02d}Z")["id"] for i in range(100)]
+    created = [
+        sim.add_workflow_run(
+            path=".github/workflows/fullsend.yml",
+            event="issue_comment",
+            status="queued",
+            created_at=f"2030-01-01T10:{i // 60:02d}:{i % 60:02d}Z",
+        )["id"]
+        for i in range(100)
+    ]
     shifted = created[0]  # the oldest of the 100 newest: last on page 1
 
     def shift(s):
-        s.add_workflow_run(path=".github/workflows/fullsend.yml", event="issue_comment", created_at="2030-01-01T11:00:00Z")
+        s.add_workflow_run(
+            path=".github/workflows/fullsend.yml", event="issue_comment", created_at="2030-01-01T11:00:00Z"
+        )
         s.update_workflow_run(shifted, status="in_progress", updated_at="2030-01-01T11:00:01Z")
 
     sim.on_request(sim.match("GET", r"/actions/workflows/fullsend\.yml/runs$", page=1), shift)
@@ -268,8 +293,12 @@ def test_a_run_read_twice_while_the_listing_shifts_is_kept_once_as_its_later_cop
 
 def test_the_repository_run_listing_pages_newest_first_and_reports_its_cap(sim):
     for i in range(1001):
-        sim.add_workflow_run(path=".github/workflows/ci.yml", event="push", status="completed",
-                             created_at=f"2030-01-01T{10 + i // 3600:02d}:{i // 60 % 60:02d}:{i % 60:02d}Z")
+        sim.add_workflow_run(
+            path=".github/workflows/ci.yml",
+            event="push",
+            status="completed",
+            created_at=f"2030-01-01T{10 + i // 3600:02d}:{i // 60 % 60:02d}:{i % 60:02d}Z",
+        )
     forge = _forge(sim)
     sim.reset_requests()
     runs, capped = forge.list_repository_runs(None)

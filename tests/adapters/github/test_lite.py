@@ -21,8 +21,13 @@ import requests.utils
 from fullsend.adapters.github import graphql, lite, lite_answers
 from fullsend.errors import ForgeError
 
-URLS = ["https://api.github.com/graphql", "http://127.0.0.1:8080/graphql", "https://ghes.corp.example/api/graphql",
-        "https://10.1.2.3/api/graphql", "https://ghes.corp.example:8443/api/graphql"]
+URLS = [
+    "https://api.github.com/graphql",
+    "http://127.0.0.1:8080/graphql",
+    "https://ghes.corp.example/api/graphql",
+    "https://10.1.2.3/api/graphql",
+    "https://ghes.corp.example:8443/api/graphql",
+]
 ENVS: list[dict[str, str]] = [
     {},
     {"HTTPS_PROXY": "http://proxy.example:3128"},
@@ -103,7 +108,8 @@ def test_requests_go_through_the_proxy_unless_no_proxy_names_the_host(forwarder)
         body = lite.request_body(lite.VIEWER_QUERY, None)
         via = lite.LiteClient(sim.graphql_url, {"HTTP_PROXY": forwarder}).post(JOB_TOKEN, body)
         direct = lite.LiteClient(sim.graphql_url, {"HTTP_PROXY": forwarder, "NO_PROXY": "127.0.0.1"}).post(
-            JOB_TOKEN, body)
+            JOB_TOKEN, body
+        )
     assert via.status == direct.status == 200 and via.text == direct.text
     assert lite_answers.viewer_login(lite_answers.envelope_data(via, "viewer"), "viewer") == "github-actions"
     assert _Forwarder.seen == [sim.graphql_url]  # the proxy saw the first request only
@@ -117,19 +123,42 @@ def test_a_dead_proxy_is_undecided_not_an_exception():
 
 VALID_PAGE: dict[str, Any] = {
     "viewer": {"login": "github-actions"},
-    "repository": {"issueOrPullRequest": {"comments": {
-        "pageInfo": {"hasNextPage": True, "endCursor": "Y3Vyc29y"},
-        "nodes": [
-            {"fullDatabaseId": "2001", "body": "<!-- fullsend:receipt -->\u202e x", "createdAt": "2026-09-25T10:00:00Z",
-             "updatedAt": "2026-09-25T10:00:01Z", "lastEditedAt": None, "url": "https://github.example/c/1",
-             "author": {"__typename": "Bot", "login": "github-actions"}},
-            {"fullDatabaseId": "2002", "body": "hi", "createdAt": "2026-09-25T10:00:00.5+02:00",
-             "updatedAt": "2026-09-25T10:00:00Z", "lastEditedAt": "2026-09-25T10:01:00Z", "url": "u",
-             "author": None},
-            {"fullDatabaseId": "2003", "body": "", "createdAt": "2026-09-25T10:00:00Z",
-             "updatedAt": "2026-09-25T10:00:00Z", "lastEditedAt": None, "url": "u",
-             "author": {"__typename": "User", "login": None}},
-        ]}}},
+    "repository": {
+        "issueOrPullRequest": {
+            "comments": {
+                "pageInfo": {"hasNextPage": True, "endCursor": "Y3Vyc29y"},
+                "nodes": [
+                    {
+                        "fullDatabaseId": "2001",
+                        "body": "<!-- fullsend:receipt -->\u202e x",
+                        "createdAt": "2026-09-25T10:00:00Z",
+                        "updatedAt": "2026-09-25T10:00:01Z",
+                        "lastEditedAt": None,
+                        "url": "https://github.example/c/1",
+                        "author": {"__typename": "Bot", "login": "github-actions"},
+                    },
+                    {
+                        "fullDatabaseId": "2002",
+                        "body": "hi",
+                        "createdAt": "2026-09-25T10:00:00.5+02:00",
+                        "updatedAt": "2026-09-25T10:00:00Z",
+                        "lastEditedAt": "2026-09-25T10:01:00Z",
+                        "url": "u",
+                        "author": None,
+                    },
+                    {
+                        "fullDatabaseId": "2003",
+                        "body": "",
+                        "createdAt": "2026-09-25T10:00:00Z",
+                        "updatedAt": "2026-09-25T10:00:00Z",
+                        "lastEditedAt": None,
+                        "url": "u",
+                        "author": {"__typename": "User", "login": None},
+                    },
+                ],
+            }
+        }
+    },
 }
 BAD_VALUES: list[Any] = [None, "x", 5, True, [], {}, "", "0", "2026-09-25", "12345678901234567", "1\n", -1]
 
@@ -184,8 +213,12 @@ def test_every_answer_the_lite_reader_accepts_reads_as_the_pydantic_records_read
 def test_a_rate_limited_or_failed_answer_is_undecided():
     ok = '{"data": {"viewer": {"login": "a"}}}'
     assert lite_answers.envelope_data(lite.LiteAnswer(200, {}, ok), "v") == {"viewer": {"login": "a"}}
-    for answer in (lite.LiteAnswer(502, {}, ok), lite.LiteAnswer(200, {}, "<html>"),
-                   lite.LiteAnswer(200, {}, '{"errors": [{"type": "RATE_LIMITED", "message": "slow"}]}'),
-                   lite.LiteAnswer(200, {}, '{"data": null}'), lite.LiteAnswer(200, {}, '{"errors": {}}')):
+    for answer in (
+        lite.LiteAnswer(502, {}, ok),
+        lite.LiteAnswer(200, {}, "<html>"),
+        lite.LiteAnswer(200, {}, '{"errors": [{"type": "RATE_LIMITED", "message": "slow"}]}'),
+        lite.LiteAnswer(200, {}, '{"data": null}'),
+        lite.LiteAnswer(200, {}, '{"errors": {}}'),
+    ):
         with pytest.raises(lite.Undecided):
             lite_answers.envelope_data(answer, "v")

@@ -191,12 +191,26 @@ def test_every_typed_read_has_a_schema_in_every_description() -> None:
 
 
 def test_the_walk_finds_a_missing_requirement_nested_and_in_branches() -> None:
-    doc: dict[str, Any] = {"$defs": {
-        "run": {"type": "object", "required": ["id"], "properties": {
-            "id": {"type": "integer"}, "path": {"type": ["string", "null"]},
-            "pull_requests": {"type": "array", "items": {"$ref": "#/$defs/pr"}}}},
-        "pr": {"anyOf": [{"type": "object", "required": ["number"], "properties": {"number": {}}},
-                         {"type": "object", "properties": {"number": {}}}, {"type": "null"}]}}}
+    doc: dict[str, Any] = {
+        "$defs": {
+            "run": {
+                "type": "object",
+                "required": ["id"],
+                "properties": {
+                    "id": {"type": "integer"},
+                    "path": {"type": ["string", "null"]},
+                    "pull_requests": {"type": "array", "items": {"$ref": "#/$defs/pr"}},
+                },
+            },
+            "pr": {
+                "anyOf": [
+                    {"type": "object", "required": ["number"], "properties": {"number": {}}},
+                    {"type": "object", "properties": {"number": {}}},
+                    {"type": "null"},
+                ]
+            },
+        }
+    }
 
     class PR(wire.Wire):
         number: int
@@ -207,7 +221,10 @@ def test_the_walk_finds_a_missing_requirement_nested_and_in_branches() -> None:
         pull_requests: list[PR] | None = None
 
     assert mismatches(Run, {"$ref": "#/$defs/run"}, doc, "GET x 200") == [
-        "PR.number at GET x 200.pull_requests[]", "Run.path at GET x 200", "Run.path at GET x 200 (nullable)"]
+        "PR.number at GET x 200.pull_requests[]",
+        "Run.path at GET x 200",
+        "Run.path at GET x 200 (nullable)",
+    ]
 
 
 @pytest.mark.parametrize("description", sorted(DESCRIPTIONS))
@@ -221,4 +238,5 @@ def test_the_walk_would_catch_a_required_label_name_in_the_committed_description
     doc = _load(DESCRIPTIONS[description])
     endpoint = f"GET {R}/issues/{{issue_number}}"
     assert mismatches(StrictIssue, doc["endpoints"][endpoint]["200"], doc, endpoint + " 200") == [
-        f"NamedLabel.name at {endpoint} 200.labels[]"]
+        f"NamedLabel.name at {endpoint} 200.labels[]"
+    ]

@@ -106,9 +106,15 @@ def test_remaining_zero_waits_until_the_reset_when_the_caller_allows_it(sim, clo
 def test_an_answer_that_spent_the_last_request_holds_the_next_one_until_the_reset(sim, clock):
     reset = clock.now() + timedelta(seconds=30)
     sim.mutate("GET", RUN, lambda body: body, times=1)  # the real answer …
-    sim.fail("GET", r"/issues/7$", 200, times=1, headers={"X-RateLimit-Remaining": "0",
-                                                           "X-RateLimit-Reset": str(int(reset.timestamp()))},
-             body=sim.get_issue(7), login=ROLE_LOGIN)  # … and one that used up the role token's budget
+    sim.fail(
+        "GET",
+        r"/issues/7$",
+        200,
+        times=1,
+        headers={"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(reset.timestamp()))},
+        body=sim.get_issue(7),
+        login=ROLE_LOGIN,
+    )  # … and one that used up the role token's budget
     forge = _forge(sim, clock)
     forge.get_issue(7)
     assert clock.slept_s == []

@@ -34,8 +34,18 @@ def _forge(sim: GitHubSimulator) -> GitHubForge:
     return GitHubForge(Repo("org", "repo"), sim.api_url, sim.graphql_url, JOB_TOKEN, ROLE_TOKEN, clock)
 
 
-@pytest.mark.parametrize("body", [{"data": "x"}, {"errors": {"message": "boom"}}, {"data": {"viewer": []}},
-                                  {"data": {"viewer": {"login": 7}}}, [], "x", {"errors": ["boom"]}])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"data": "x"},
+        {"errors": {"message": "boom"}},
+        {"data": {"viewer": []}},
+        {"data": {"viewer": {"login": 7}}},
+        [],
+        "x",
+        {"errors": ["boom"]},
+    ],
+)
 def test_graphql_viewer_shapes_are_causes_never_exceptions(sim, body):
     sim.mutate("POST", r"^/graphql$", replace_body(body), times=None)
     with pytest.raises(ForgeError) as err:
@@ -49,12 +59,22 @@ def test_a_graphql_errors_list_names_its_message(sim):
         _forge(sim).viewer_login("job")
 
 
-@pytest.mark.parametrize(("path", "value", "field"), [
-    ("id", "33740015232", "id"), ("id", True, "id"), ("id", 2**53, "id"), ("id", 0, "id"), ("id", -4, "id"),
-    ("created_at", "yesterday", "created_at"), ("created_at", MISSING, "created_at"), ("path", None, "path"),
-    ("pull_requests", {"number": 7}, "pull_requests"), ("pull_requests", MISSING, "pull_requests"),
-    ("referenced_workflows", [{"ref": "main"}], "referenced_workflows[0].path"),
-])
+@pytest.mark.parametrize(
+    ("path", "value", "field"),
+    [
+        ("id", "33740015232", "id"),
+        ("id", True, "id"),
+        ("id", 2**53, "id"),
+        ("id", 0, "id"),
+        ("id", -4, "id"),
+        ("created_at", "yesterday", "created_at"),
+        ("created_at", MISSING, "created_at"),
+        ("path", None, "path"),
+        ("pull_requests", {"number": 7}, "pull_requests"),
+        ("pull_requests", MISSING, "pull_requests"),
+        ("referenced_workflows", [{"ref": "main"}], "referenced_workflows[0].path"),
+    ],
+)
 def test_a_run_of_the_wrong_shape_names_the_endpoint_and_the_field(sim, path, value, field):
     sim.mutate("GET", RUN, set_field(path, value), times=None)
     with pytest.raises(MalformedResponse) as err:
@@ -89,6 +109,7 @@ def test_an_author_without_a_type_is_unknown_never_the_job_bot(sim):
 def test_a_label_without_a_name_is_unknown_and_counted_never_malformed(sim):
     """GitHub's label schema requires none of its fields (docs/adopting.md "GitHub Enterprise Server")."""
     sim.update_issue(7, labels=["area/db", "ready-for-review"])
+
     def unname_first(body):
         body["labels"][0].pop("name")
         return body
@@ -99,16 +120,30 @@ def test_a_label_without_a_name_is_unknown_and_counted_never_malformed(sim):
 
 
 def test_a_pull_requests_entry_of_another_repository_does_not_bind(sim):
-    other = {"number": 7, "id": 1, "url": "https://api.github.com/repos/someone/fork/pulls/7",
-             "head": {"ref": "x", "sha": "aaa111", "repo": {"id": 2, "url": "https://api.github.com/repos/someone/fork",
-                                                            "name": "fork"}},
-             "base": {"ref": "main", "sha": "b" * 40, "repo": {"id": 2, "url": "https://api.github.com/repos/someone/fork",
-                                                               "name": "fork"}}}
-    run = sim.add_workflow_run(path=".github/workflows/fullsend.yml", event="pull_request_target",
-                               pull_requests=[other, 8])
+    other = {
+        "number": 7,
+        "id": 1,
+        "url": "https://api.github.com/repos/someone/fork/pulls/7",
+        "head": {
+            "ref": "x",
+            "sha": "aaa111",
+            "repo": {"id": 2, "url": "https://api.github.com/repos/someone/fork", "name": "fork"},
+        },
+        "base": {
+            "ref": "main",
+            "sha": "b" * 40,
+            "repo": {"id": 2, "url": "https://api.github.com/repos/someone/fork", "name": "fork"},
+        },
+    }
+    run = sim.add_workflow_run(
+        path=".github/workflows/fullsend.yml", event="pull_request_target", pull_requests=[other, 8]
+    )
     assert _forge(sim).get_run(int(run["id"])).pull_requests == (8,)  # the fork's PR 7 is not our PR 7
-    unknown = sim.add_workflow_run(path=".github/workflows/fullsend.yml", event="pull_request_target",
-                                   pull_requests=[{"number": 7, "id": 3, "url": "x", "head": {}, "base": {}}])
+    unknown = sim.add_workflow_run(
+        path=".github/workflows/fullsend.yml",
+        event="pull_request_target",
+        pull_requests=[{"number": 7, "id": 3, "url": "x", "head": {}, "base": {}}],
+    )
     assert _forge(sim).get_run(int(unknown["id"])).pull_requests == ()  # no base repository: binds nothing
 
 

@@ -80,7 +80,9 @@ class ScriptedServer:
         with self._lock:
             if self.on_request is not None:
                 self.on_request()
-            self.seen.append(Seen(handler.command, parts.path, parse_qs(parts.query), dict(handler.headers), body, self.clock.t))
+            self.seen.append(
+                Seen(handler.command, parts.path, parse_qs(parts.query), dict(handler.headers), body, self.clock.t)
+            )
             steps = self.script.get(parts.path, [(404, {"message": "Not Found"})])
             step = steps.pop(0) if len(steps) > 1 else steps[0]
         if step == DROP:

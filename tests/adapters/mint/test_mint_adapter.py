@@ -40,7 +40,9 @@ def oidc(server: ScriptedServer, session: requests.Session, clock: FakeClock) ->
     return request_oidc_token(server.url + "/oidc?api-version=2.0", OIDC_BEARER, session=session, clock=clock)
 
 
-def mint(server: ScriptedServer, session: requests.Session, clock: FakeClock, level: str = "write", log=None) -> MintedToken:
+def mint(
+    server: ScriptedServer, session: requests.Session, clock: FakeClock, level: str = "write", log=None
+) -> MintedToken:
     return mint_role_token(server.url, JWT, "coder", ["repo"], level, session=session, clock=clock, log=log)
 
 
@@ -56,7 +58,9 @@ def test_oidc_request_wire_shape(server: ScriptedServer, session: requests.Sessi
     assert clock.sleeps == []
 
 
-def test_oidc_retries_5xx_and_transport_errors(server: ScriptedServer, session: requests.Session, clock: FakeClock) -> None:
+def test_oidc_retries_5xx_and_transport_errors(
+    server: ScriptedServer, session: requests.Session, clock: FakeClock
+) -> None:
     server.script["/oidc"] = [(500, "oops"), DROP, (503, "busy"), (200, {"value": JWT})]
     assert oidc(server, session, clock) == JWT
     assert len(server.seen) == 4 and clock.sleeps == [1, 2, 4]
@@ -69,7 +73,9 @@ def test_oidc_gives_up_after_ten_attempts(server: ScriptedServer, session: reque
     assert len(server.seen) == 10 and clock.sleeps == [1, 2, 4, 8, 8, 8, 8, 8, 8]
 
 
-def test_oidc_no_attempt_starts_after_sixty_seconds(server: ScriptedServer, session: requests.Session, clock: FakeClock) -> None:
+def test_oidc_no_attempt_starts_after_sixty_seconds(
+    server: ScriptedServer, session: requests.Session, clock: FakeClock
+) -> None:
     server.script["/oidc"] = [(500, "slow and failing")]
 
     def slow() -> None:
@@ -92,7 +98,9 @@ def test_oidc_no_attempt_starts_after_sixty_seconds(server: ScriptedServer, sess
         ("not-object", (200, "[1]"), "not an object"),
     ],
 )
-def test_oidc_errors(vid: str, reply: tuple, match: str, server: ScriptedServer, session: requests.Session, clock: FakeClock) -> None:
+def test_oidc_errors(
+    vid: str, reply: tuple, match: str, server: ScriptedServer, session: requests.Session, clock: FakeClock
+) -> None:
     server.script["/oidc"] = [reply]
     with pytest.raises(MintError, match=match) as info:
         oidc(server, session, clock)
@@ -148,7 +156,9 @@ def test_mint_empty_token_is_an_error(server: ScriptedServer, session: requests.
         mint(server, session, clock)
 
 
-def test_mint_bad_token_format_retried_four_times(server: ScriptedServer, session: requests.Session, clock: FakeClock) -> None:
+def test_mint_bad_token_format_retried_four_times(
+    server: ScriptedServer, session: requests.Session, clock: FakeClock
+) -> None:
     server.script["/v1/token"] = [(200, {"token": "bad token!"})]
     lines: list[tuple[str, str]] = []
     with pytest.raises(MintError, match="unexpected format"):
@@ -164,7 +174,9 @@ def test_mint_bad_format_then_good(server: ScriptedServer, session: requests.Ses
     assert clock.sleeps == [2]
 
 
-def test_mint_whole_call_within_120_seconds(server: ScriptedServer, session: requests.Session, clock: FakeClock) -> None:
+def test_mint_whole_call_within_120_seconds(
+    server: ScriptedServer, session: requests.Session, clock: FakeClock
+) -> None:
     server.script["/v1/token"] = [(500, "down")]
 
     def slow() -> None:
@@ -201,8 +213,13 @@ def test_V142_mint_then_child_env(server: ScriptedServer, session: requests.Sess
     assert lines[0] == ("info", "Minting the agent token (role: coder, level: write)")
     assert lines[-1][0] == "done" and "2026-09-18T13:00:00Z" in lines[-1][1]
     assert not any(secret in msg for _, msg in lines for secret in (JWT, "ghs_role_token", OIDC_BEARER))
-    process_env = {"GH_TOKEN": "job-token-value", "GITHUB_TOKEN": "job-token-value", "INPUT_GITHUB_TOKEN": "job-token-value",
-                   "ACTIONS_ID_TOKEN_REQUEST_TOKEN": OIDC_BEARER, "ACTIONS_ID_TOKEN_REQUEST_URL": server.url + "/oidc"}
+    process_env = {
+        "GH_TOKEN": "job-token-value",
+        "GITHUB_TOKEN": "job-token-value",
+        "INPUT_GITHUB_TOKEN": "job-token-value",
+        "ACTIONS_ID_TOKEN_REQUEST_TOKEN": OIDC_BEARER,
+        "ACTIONS_ID_TOKEN_REQUEST_URL": server.url + "/oidc",
+    }
     env = child_env(process_env, "job-token-value", minted.token)
     assert env == {"GH_TOKEN": "ghs_role_token", "GITHUB_TOKEN": "ghs_role_token"}
 
@@ -211,8 +228,15 @@ def test_mint_for_run_failure_is_prefixed(server: ScriptedServer, session: reque
     server.script["/oidc"] = [(401, {"message": "bad"})]
     with pytest.raises(MintError, match=r"^agent token minting failed: the OIDC token request returned HTTP 401"):
         mint_for_run(
-            oidc_url=server.url + "/oidc", oidc_bearer=OIDC_BEARER, mint_url=server.url, role="coder", repos=["repo"],
-            session=session, clock=clock, log=lambda *_: None, mask=lambda _: None,
+            oidc_url=server.url + "/oidc",
+            oidc_bearer=OIDC_BEARER,
+            mint_url=server.url,
+            role="coder",
+            repos=["repo"],
+            session=session,
+            clock=clock,
+            log=lambda *_: None,
+            mask=lambda _: None,
         )
 
 
@@ -222,18 +246,34 @@ def test_mint_for_run_failure_is_prefixed(server: ScriptedServer, session: reque
 def _shapes(server: ScriptedServer) -> list[str]:
     """Refused mint URLs that all still name the loopback server somewhere in the string."""
     port = server.url.rsplit(":", 1)[1]
-    return [f"http://localhost@127.0.0.1:{port}", f"http://127.0.0.1:{port}@evil.example", f"ftp://127.0.0.1:{port}",
-            f"https://user:pw@127.0.0.1:{port}", f"http://localhost.evil.example:{port}", f"http://127.0.0.10:{port}"]
+    return [
+        f"http://localhost@127.0.0.1:{port}",
+        f"http://127.0.0.1:{port}@evil.example",
+        f"ftp://127.0.0.1:{port}",
+        f"https://user:pw@127.0.0.1:{port}",
+        f"http://localhost.evil.example:{port}",
+        f"http://127.0.0.10:{port}",
+    ]
 
 
-def test_a_refused_mint_url_is_a_configuration_error_before_any_request(server: ScriptedServer, clock: FakeClock) -> None:
+def test_a_refused_mint_url_is_a_configuration_error_before_any_request(
+    server: ScriptedServer, clock: FakeClock
+) -> None:
     server.script["/oidc"] = [(200, {"value": JWT})]
     server.script["/v1/token"] = [(200, {"token": "ghs_role_token"})]
     lines: list[tuple[str, str]] = []
     for url in _shapes(server):
         with pytest.raises(ConfigError, match=r"^mint_url must be an https:// URL") as raised:
-            mint_for_run(oidc_url=server.url + "/oidc", oidc_bearer=OIDC_BEARER, mint_url=url, role="coder",
-                         repos=["repo"], clock=clock, log=lambda level, msg: lines.append((level, msg)), mask=lambda _: None)
+            mint_for_run(
+                oidc_url=server.url + "/oidc",
+                oidc_bearer=OIDC_BEARER,
+                mint_url=url,
+                role="coder",
+                repos=["repo"],
+                clock=clock,
+                log=lambda level, msg: lines.append((level, msg)),
+                mask=lambda _: None,
+            )
         assert url not in str(raised.value)
         with pytest.raises(ConfigError):
             mint_role_token(url, JWT, "coder", ["repo"], session=requests.Session(), clock=clock)
@@ -243,6 +283,14 @@ def test_a_refused_mint_url_is_a_configuration_error_before_any_request(server: 
 def test_mint_for_run_opens_its_own_session_when_none_is_given(server: ScriptedServer, clock: FakeClock) -> None:
     server.script["/oidc"] = [(200, {"value": JWT})]
     server.script["/v1/token"] = [(200, {"token": "ghs_role_token"})]
-    minted = mint_for_run(oidc_url=server.url + "/oidc", oidc_bearer=OIDC_BEARER, mint_url=server.url, role="coder",
-                          repos=["repo"], clock=clock, log=lambda *_: None, mask=lambda _: None)
+    minted = mint_for_run(
+        oidc_url=server.url + "/oidc",
+        oidc_bearer=OIDC_BEARER,
+        mint_url=server.url,
+        role="coder",
+        repos=["repo"],
+        clock=clock,
+        log=lambda *_: None,
+        mask=lambda _: None,
+    )
     assert minted.token == "ghs_role_token" and [s.path for s in server.seen] == ["/oidc", "/v1/token"]

@@ -46,9 +46,15 @@ def _claude_feed() -> SteerFeed:
 
 
 def _fold(*texts: str) -> dict[str, Any]:
-    return {"type": "user", "isReplay": True, "session_id": "s", "uuid": "u", "parent_tool_use_id": None,
-            "timestamp": "2026-11-20T12:00:00Z",
-            "message": {"role": "user", "content": [{"type": "text", "text": t} for t in texts]}}
+    return {
+        "type": "user",
+        "isReplay": True,
+        "session_id": "s",
+        "uuid": "u",
+        "parent_tool_use_id": None,
+        "timestamp": "2026-11-20T12:00:00Z",
+        "message": {"role": "user", "content": [{"type": "text", "text": t} for t in texts]},
+    }
 
 
 def test_a_folded_replay_acks_each_queued_steer_once() -> None:
@@ -121,8 +127,9 @@ def test_accepted_then_rejected_is_not_delivered() -> None:
     assert [r.follow_up_run_id for r in feed.steer_results()] == [501]
     feed.note_nack("s1")
     assert feed.steer_results() == []
-    assert warnings == ["The agent accepted and then rejected the update from follow-up run 501; "
-                        "it counts as not delivered"]
+    assert warnings == [
+        "The agent accepted and then rejected the update from follow-up run 501; it counts as not delivered"
+    ]
     feed.note_echo(NOW, id="s1")
     feed.note_echo(NOW, content=A.text)
     assert feed.steer_results() == []
@@ -154,16 +161,25 @@ def _response(rid: str, **data: Any) -> dict[str, Any]:
 
 
 def test_pi_dispositions() -> None:
-    events = _pi_events([
-        _response("p1", disposition="started"), _response("s1", disposition="queued"),
-        _response("s2", disposition="handled"), _response("s3"),
-        {"id": "s4", "type": "response", "command": "prompt", "success": False, "error": "no"},
-        {"type": "message_start", "message": {"role": "user", "content": [{"type": "text", "text": A.text}]}},
-        {"type": "message_start", "message": {"role": "assistant", "content": []}},
-    ])
+    events = _pi_events(
+        [
+            _response("p1", disposition="started"),
+            _response("s1", disposition="queued"),
+            _response("s2", disposition="handled"),
+            _response("s3"),
+            {"id": "s4", "type": "response", "command": "prompt", "success": False, "error": "no"},
+            {"type": "message_start", "message": {"role": "user", "content": [{"type": "text", "text": A.text}]}},
+            {"type": "message_start", "message": {"role": "assistant", "content": []}},
+        ]
+    )
     assert [(e.id, e.content, e.disposition) for e in events] == [
-        ("p1", "", DELIVERED), ("s1", "", QUEUED), ("s2", "", REJECTED), ("s3", "", QUEUED), ("s4", "", REJECTED),
-        ("", A.text, DELIVERED)]
+        ("p1", "", DELIVERED),
+        ("s1", "", QUEUED),
+        ("s2", "", REJECTED),
+        ("s3", "", QUEUED),
+        ("s4", "", REJECTED),
+        ("", A.text, DELIVERED),
+    ]
 
 
 def test_pi_queued_steer_through_the_driver() -> None:
@@ -181,8 +197,15 @@ def test_pi_queued_steer_through_the_driver() -> None:
 def _params(cli: str, tmp_path: Path, env: dict[str, str]) -> AgentParams:
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
-    return AgentParams(sandbox_name="sb-fold", agent_cli=cli, prompt="Fix issue 42", workdir=work, env=env,
-                       steerable=True, timeout_s=60)
+    return AgentParams(
+        sandbox_name="sb-fold",
+        agent_cli=cli,
+        prompt="Fix issue 42",
+        workdir=work,
+        env=env,
+        steerable=True,
+        timeout_s=60,
+    )
 
 
 def _steer(runtime: ClaudeRuntime, msg: SteerMessage) -> None:
@@ -199,8 +222,12 @@ def _steer(runtime: ClaudeRuntime, msg: SteerMessage) -> None:
 def test_scripted_claude_folds_two_queued_steers_and_both_are_acked(scripted_cli: str, tmp_path: Path) -> None:
     """Two steers queued during one turn come back as ONE replay with two text blocks."""
     log = tmp_path / "agent-log.ndjson"
-    env = {"SCRIPTED_AGENT_TURN_S": "1.5", "SCRIPTED_AGENT_ECHO": "boundary", "SCRIPTED_AGENT_FOLD": "blocks",
-           "SCRIPTED_AGENT_LOG": str(log)}
+    env = {
+        "SCRIPTED_AGENT_TURN_S": "1.5",
+        "SCRIPTED_AGENT_ECHO": "boundary",
+        "SCRIPTED_AGENT_FOLD": "blocks",
+        "SCRIPTED_AGENT_LOG": str(log),
+    }
     runtime = ClaudeRuntime(sandbox_root_parent=tmp_path)
     run = RunThread(runtime, _params(scripted_cli, tmp_path, env)).start()
     wait_for(lambda: len(read_log(log)) == 1, "the opening prompt reached the agent")
@@ -223,4 +250,7 @@ def test_claude_output_ending_inside_an_acked_turn_is_interrupted() -> None:
     stdout = io.BytesIO((json.dumps(_fold("do the task")) + "\n").encode())
     runtime._pump(active, stdout, runtime.dialect.new_aggregator(), lambda at: None, lambda line: None)
     assert active.deciding_result is not None and active.deciding_result.verdict is not None
-    assert (active.deciding_result.verdict.end, active.deciding_result.verdict.reason) == (AgentEnd.INTERRUPTED, "incomplete")
+    assert (active.deciding_result.verdict.end, active.deciding_result.verdict.reason) == (
+        AgentEnd.INTERRUPTED,
+        "incomplete",
+    )

@@ -30,16 +30,19 @@ def fake_cli(tmp_path: Path, output: str, code: int = 0, name: str = "agent") ->
     return str(path)
 
 
-@pytest.mark.parametrize(("wanted", "output", "found"), [
-    (CLAUDE_VERSIONS, "2.1.332 (Claude Code)", (2, 1, 332)),
-    (PI_VERSIONS, "1.6.0", (1, 6, 0)),
-    (CODEX_VERSIONS, "codex-cli 0.171.0", (0, 171, 0)),
-    (PI_VERSIONS, "(node:12) ExperimentalWarning: …\n1.6.0", (1, 6, 0)),
-    (CLAUDE_VERSIONS, "1.6.0", None),  # pi is not Claude Code
-    (PI_VERSIONS, "codex-cli 0.171.0", None),
-    (CODEX_VERSIONS, "2.1.332 (Claude Code)", None),
-    (CLAUDE_VERSIONS, "", None),
-])
+@pytest.mark.parametrize(
+    ("wanted", "output", "found"),
+    [
+        (CLAUDE_VERSIONS, "2.1.332 (Claude Code)", (2, 1, 332)),
+        (PI_VERSIONS, "1.6.0", (1, 6, 0)),
+        (CODEX_VERSIONS, "codex-cli 0.171.0", (0, 171, 0)),
+        (PI_VERSIONS, "(node:12) ExperimentalWarning: …\n1.6.0", (1, 6, 0)),
+        (CLAUDE_VERSIONS, "1.6.0", None),  # pi is not Claude Code
+        (PI_VERSIONS, "codex-cli 0.171.0", None),
+        (CODEX_VERSIONS, "2.1.332 (Claude Code)", None),
+        (CLAUDE_VERSIONS, "", None),
+    ],
+)
 def test_each_runtime_reads_its_own_clis_version_line(wanted: CliVersions, output: str, found) -> None:
     assert wanted.version_in(output) == found
 
@@ -50,42 +53,64 @@ def test_every_runtime_declares_a_range_holding_its_pin() -> None:
         assert wanted.supports(wanted.pinned) and wanted.minimum < wanted.below, name
 
 
-@pytest.mark.parametrize(("runtime", "output"), [
-    ("claude", "2.1.332 (Claude Code)"), ("claude", "2.1.296 (Claude Code)"), ("pi", "1.6.0"),
-    ("codex", "codex-cli 0.171.0"), ("codex", "codex-cli 0.152.1"),
-])
+@pytest.mark.parametrize(
+    ("runtime", "output"),
+    [
+        ("claude", "2.1.332 (Claude Code)"),
+        ("claude", "2.1.296 (Claude Code)"),
+        ("pi", "1.6.0"),
+        ("codex", "codex-cli 0.171.0"),
+        ("codex", "codex-cli 0.152.1"),
+    ],
+)
 def test_a_supported_version_passes(tmp_path: Path, runtime: str, output: str) -> None:
     wanted = RUNTIMES[runtime].cli_versions
     found = check_cli_version(wanted, runtime, fake_cli(tmp_path, output), ENV, tmp_path)
     assert wanted.version_in(output) == found
 
 
-@pytest.mark.parametrize(("runtime", "output", "message"), [
-    ("claude", "2.0.77 (Claude Code)",
-     "agent_cli 'agent' is Claude Code 2.0.77, but the claude runtime supports Claude Code >= 2.1.296 and < 2.2.0; "
-     "point agent_cli at a supported Claude Code (npm install @anthropic-ai/claude-code@2.1.332) or use the "
-     "action's image, which ships it [cli-unsupported]"),
-    ("pi", "0.84.4",
-     "agent_cli 'agent' is pi 0.84.4, but the pi runtime supports pi >= 1.6.0 and < 1.7.0; point agent_cli at a "
-     "supported pi (npm install @earendil-works/pi-coding-agent@1.6.0) or use the action's image, which ships it "
-     "[cli-unsupported]"),
-    ("codex", "codex-cli 0.180.0",
-     "agent_cli 'agent' is Codex 0.180.0, but the codex runtime supports Codex >= 0.152.1 and < 0.172.0; point "
-     "agent_cli at a supported Codex (npm install @openai/codex@0.171.0) or use the action's image, which ships it "
-     "[cli-unsupported]"),
-])
-def test_an_unsupported_version_is_refused_naming_found_range_and_fix(tmp_path: Path, runtime: str, output: str,
-                                                                      message: str) -> None:
+@pytest.mark.parametrize(
+    ("runtime", "output", "message"),
+    [
+        (
+            "claude",
+            "2.0.77 (Claude Code)",
+            "agent_cli 'agent' is Claude Code 2.0.77, but the claude runtime supports Claude Code >= 2.1.296 and < 2.2.0; "
+            "point agent_cli at a supported Claude Code (npm install @anthropic-ai/claude-code@2.1.332) or use the "
+            "action's image, which ships it [cli-unsupported]",
+        ),
+        (
+            "pi",
+            "0.84.4",
+            "agent_cli 'agent' is pi 0.84.4, but the pi runtime supports pi >= 1.6.0 and < 1.7.0; point agent_cli at a "
+            "supported pi (npm install @earendil-works/pi-coding-agent@1.6.0) or use the action's image, which ships it "
+            "[cli-unsupported]",
+        ),
+        (
+            "codex",
+            "codex-cli 0.180.0",
+            "agent_cli 'agent' is Codex 0.180.0, but the codex runtime supports Codex >= 0.152.1 and < 0.172.0; point "
+            "agent_cli at a supported Codex (npm install @openai/codex@0.171.0) or use the action's image, which ships it "
+            "[cli-unsupported]",
+        ),
+    ],
+)
+def test_an_unsupported_version_is_refused_naming_found_range_and_fix(
+    tmp_path: Path, runtime: str, output: str, message: str
+) -> None:
     with pytest.raises(ConfigError) as refused:
         check_cli_version(RUNTIMES[runtime].cli_versions, runtime, fake_cli(tmp_path, output), ENV, tmp_path)
     assert str(refused.value) == message
 
 
-@pytest.mark.parametrize(("output", "code", "seen"), [
-    ("scripted", 0, "its --version printed 'scripted'"),
-    ("", 0, "its --version printed nothing"),
-    ("2.1.332 (Claude Code)", 1, "exit 1"),
-])
+@pytest.mark.parametrize(
+    ("output", "code", "seen"),
+    [
+        ("scripted", 0, "its --version printed 'scripted'"),
+        ("", 0, "its --version printed nothing"),
+        ("2.1.332 (Claude Code)", 1, "exit 1"),
+    ],
+)
 def test_an_unreadable_version_is_refused(tmp_path: Path, output: str, code: int, seen: str) -> None:
     with pytest.raises(ConfigError) as refused:
         check_cli_version(CLAUDE_VERSIONS, "claude", fake_cli(tmp_path, output, code), ENV, tmp_path)

@@ -68,8 +68,10 @@ def _sent(event: Any) -> dict[str, Any]:
 def test_auto_takes_the_app_server_on_a_supported_codex() -> None:
     choice = choose_transport("auto", (0, 171, 0), ("-c", 'profile="ci"', "--enable", "web_search"))
     assert (choice.transport, choice.live) == (APP_SERVER, True)
-    assert choice.log_line() == ("Codex transport: app-server (turn/steer into the running turn): Codex 0.171.0 "
-                                 "has an app-server the action supports [codex-transport]")
+    assert choice.log_line() == (
+        "Codex transport: app-server (turn/steer into the running turn): Codex 0.171.0 "
+        "has an app-server the action supports [codex-transport]"
+    )
 
 
 def test_auto_falls_back_to_exec_on_an_older_codex_and_says_why() -> None:
@@ -89,8 +91,11 @@ def test_exec_is_taken_when_asked_for() -> None:
 
 
 def test_app_server_asked_for_on_a_codex_that_cannot_is_a_config_error() -> None:
-    with pytest.raises(ConfigError, match=r"codex_transport is app-server, but Codex 0\.160\.0 is outside .*"
-                                          r"\[codex-transport\]"):
+    with pytest.raises(
+        ConfigError,
+        match=r"codex_transport is app-server, but Codex 0\.160\.0 is outside .*"
+        r"\[codex-transport\]",
+    ):
         choose_transport("app-server", (0, 160, 0))
 
 
@@ -125,8 +130,11 @@ def test_the_opening_prompt_is_sent_once_the_thread_exists() -> None:
     assert events[0] == InitEvent(model="gpt-x", session_id="th-1")
     start = _sent(events[1])
     assert start["method"] == "turn/start"
-    assert start["params"] == {"threadId": "th-1", "input": [{"type": "text", "text": PROMPT}],
-                               "clientUserMessageId": "k-open"}
+    assert start["params"] == {
+        "threadId": "th-1",
+        "input": [{"type": "text", "text": PROMPT}],
+        "clientUserMessageId": "k-open",
+    }
 
 
 def _started(parser: AppServerParser, turn_id: str = "turn-A") -> list[Any]:
@@ -134,8 +142,9 @@ def _started(parser: AppServerParser, turn_id: str = "turn-A") -> list[Any]:
 
 
 def _completed(parser: AppServerParser, turn_id: str = "turn-A", status: str = "completed") -> list[Any]:
-    return parser.parse({"method": "turn/completed",
-                         "params": {"threadId": "th-1", "turn": {"id": turn_id, "status": status}}})
+    return parser.parse(
+        {"method": "turn/completed", "params": {"threadId": "th-1", "turn": {"id": turn_id, "status": status}}}
+    )
 
 
 def test_a_steer_before_the_opening_turn_started_is_retried_later() -> None:
@@ -151,8 +160,12 @@ def test_a_steer_during_a_turn_is_turn_steer_naming_it_and_between_turns_turn_st
     assert _started(parser) == [TurnOpenEvent()]
     busy = json.loads(parser.session.steer_line("k2", "update two"))
     assert busy["method"] == "turn/steer"
-    assert busy["params"] == {"threadId": "th-1", "input": [{"type": "text", "text": "update two"}],
-                              "clientUserMessageId": "k2", "expectedTurnId": "turn-A"}
+    assert busy["params"] == {
+        "threadId": "th-1",
+        "input": [{"type": "text", "text": "update two"}],
+        "clientUserMessageId": "k2",
+        "expectedTurnId": "turn-A",
+    }
     _completed(parser)
     idle = json.loads(parser.session.steer_line("k1", "update one"))
     assert idle["method"] == "turn/start" and "expectedTurnId" not in idle["params"]
@@ -160,8 +173,12 @@ def test_a_steer_during_a_turn_is_turn_steer_naming_it_and_between_turns_turn_st
 
 def test_the_ack_is_the_user_message_item_with_the_steers_client_id() -> None:
     parser, _ = _parser_with_thread()
-    item = {"type": "userMessage", "id": "item-9", "clientId": "k2",
-            "content": [{"type": "text", "text": "update two", "text_elements": []}]}
+    item = {
+        "type": "userMessage",
+        "id": "item-9",
+        "clientId": "k2",
+        "content": [{"type": "text", "text": "update two", "text_elements": []}],
+    }
     events = parser.parse({"method": "item/started", "params": {"item": item, "threadId": "th-1", "turnId": "turn-A"}})
     assert events == [UserReplayEvent(NOW, id="k2", content="update two", parts=("update two",))]
 
@@ -178,7 +195,9 @@ def test_another_threads_notifications_are_not_the_runs() -> None:
     _started(parser)
     sub = {"threadId": "sub-thread"}
     assert parser.parse({"method": "turn/started", "params": {**sub, "turn": {"id": "S1"}}}) == []
-    assert parser.parse({"method": "turn/completed", "params": {**sub, "turn": {"id": "S1", "status": "completed"}}}) == []
+    assert (
+        parser.parse({"method": "turn/completed", "params": {**sub, "turn": {"id": "S1", "status": "completed"}}}) == []
+    )
     item = {"type": "userMessage", "id": "i", "clientId": "k2", "content": []}
     assert parser.parse({"method": "item/started", "params": {**sub, "item": item}}) == []
     assert parser.parse({"method": "thread/tokenUsage/updated", "params": {**sub, "tokenUsage": {"total": {}}}}) == []
@@ -256,8 +275,12 @@ def test_each_turn_completed_shape_is_classified_by_its_row(row: Any) -> None:
     status = "failed" if row.reason.endswith("Exceeded") else row.reason
     turn: dict[str, Any] = {"id": "turn-A", "status": status}
     if status == "failed":
-        turn["error"] = {"message": "scripted failure", "codexErrorInfo": row.reason if row.reason != "failed"
-                         else {"httpConnectionFailed": {"httpStatusCode": 502}}}
+        turn["error"] = {
+            "message": "scripted failure",
+            "codexErrorInfo": row.reason
+            if row.reason != "failed"
+            else {"httpConnectionFailed": {"httpStatusCode": 502}},
+        }
     result = parser.parse({"method": "turn/completed", "params": {"threadId": "th-1", "turn": turn}})[0]
     assert isinstance(result, ResultEvent) and result.verdict is not None
     assert (result.verdict.end, result.verdict.reason, result.verdict.says) == (row.end, row.reason, row.says)
@@ -266,10 +289,17 @@ def test_each_turn_completed_shape_is_classified_by_its_row(row: Any) -> None:
         assert result.error_message == "scripted failure"
 
 
-@pytest.mark.parametrize("errors", [
-    [{}], [{"error": {}}], [{"error": {"message": 7}}], [{"error": "boom"}],
-    [{"error": {"message": "boom"}}, {"error": {}}],
-], ids=["no-error-object", "no-message", "non-string-message", "string-error", "blank-after-a-real-one"])
+@pytest.mark.parametrize(
+    "errors",
+    [
+        [{}],
+        [{"error": {}}],
+        [{"error": {"message": 7}}],
+        [{"error": "boom"}],
+        [{"error": {"message": "boom"}}, {"error": {}}],
+    ],
+    ids=["no-error-object", "no-message", "non-string-message", "string-error", "blank-after-a-real-one"],
+)
 def test_a_final_error_without_usable_text_still_keeps_the_turn_from_success(errors: list[dict[str, Any]]) -> None:
     parser, _ = _parser_with_thread()
     for params in errors:
@@ -298,17 +328,22 @@ def test_a_failed_thread_start_retires_the_opening_and_is_an_agent_error() -> No
 
 
 def test_a_request_from_the_server_is_answered_with_an_error() -> None:
-    events = AppServerParser(_Clock()).parse({"id": 7, "method": "item/commandExecution/requestApproval",
-                                              "params": {}})
+    events = AppServerParser(_Clock()).parse({"id": 7, "method": "item/commandExecution/requestApproval", "params": {}})
     assert _sent(events[0]) == {"id": 7, "error": {"code": -32601, "message": "steer-action answers no requests"}}
 
 
 def test_token_totals_and_turns_are_aggregated() -> None:
     parser, _ = _parser_with_thread()
-    total = {"inputTokens": 500, "cachedInputTokens": 100, "cacheWriteInputTokens": 0, "outputTokens": 30,
-             "reasoningOutputTokens": 5}
-    tokens = parser.parse({"method": "thread/tokenUsage/updated",
-                           "params": {"threadId": "th-1", "tokenUsage": {"total": total}}})
+    total = {
+        "inputTokens": 500,
+        "cachedInputTokens": 100,
+        "cacheWriteInputTokens": 0,
+        "outputTokens": 30,
+        "reasoningOutputTokens": 5,
+    }
+    tokens = parser.parse(
+        {"method": "thread/tokenUsage/updated", "params": {"threadId": "th-1", "tokenUsage": {"total": total}}}
+    )
     assert tokens == [TokensEvent(input=400, output=25, reasoning=5, cache_read=100, cache_write=0)]
     agg = AppServerAggregator()
     agg.add_tokens(tokens[0])
@@ -321,8 +356,15 @@ def test_token_totals_and_turns_are_aggregated() -> None:
 def _params(cli: str, tmp_path: Path, env: dict[str, str], steerable: bool = True) -> AgentParams:
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
-    return AgentParams(sandbox_name="sb-codex-live", agent_cli=cli, prompt=PROMPT, workdir=work, env=env,
-                       steerable=steerable, timeout_s=60)
+    return AgentParams(
+        sandbox_name="sb-codex-live",
+        agent_cli=cli,
+        prompt=PROMPT,
+        workdir=work,
+        env=env,
+        steerable=steerable,
+        timeout_s=60,
+    )
 
 
 def _thread_known(runtime: CodexAppServerRuntime) -> bool:
@@ -333,8 +375,9 @@ def _thread_known(runtime: CodexAppServerRuntime) -> bool:
 def test_a_steer_mid_turn_joins_the_turn_and_is_acked_live(scripted_cli: str, tmp_path: Path) -> None:
     log = tmp_path / "log.ndjson"
     runtime = CodexAppServerRuntime(sandbox_root_parent=tmp_path)
-    run = RunThread(runtime, _params(scripted_cli, tmp_path, {"SCRIPTED_AGENT_TURN_S": "1.5",
-                                                              "SCRIPTED_AGENT_LOG": str(log)}))
+    run = RunThread(
+        runtime, _params(scripted_cli, tmp_path, {"SCRIPTED_AGENT_TURN_S": "1.5", "SCRIPTED_AGENT_LOG": str(log)})
+    )
     run.on_turn = lambda at: runtime.settle("sb-codex-live")
     run.start()
     wait_for(lambda: _thread_known(runtime), "the scripted app-server started its turn")
@@ -350,8 +393,9 @@ def test_a_steer_mid_turn_joins_the_turn_and_is_acked_live(scripted_cli: str, tm
 def test_a_steer_between_turns_starts_the_next_turn(scripted_cli: str, tmp_path: Path) -> None:
     log = tmp_path / "log.ndjson"
     runtime = CodexAppServerRuntime(sandbox_root_parent=tmp_path)
-    run = RunThread(runtime, _params(scripted_cli, tmp_path, {"SCRIPTED_AGENT_TURN_S": "0.3",
-                                                              "SCRIPTED_AGENT_LOG": str(log)}))
+    run = RunThread(
+        runtime, _params(scripted_cli, tmp_path, {"SCRIPTED_AGENT_TURN_S": "0.3", "SCRIPTED_AGENT_LOG": str(log)})
+    )
     run.on_turn = lambda at: runtime.settle("sb-codex-live") if len(run.turn_ends) >= 2 else None
     run.start()
     wait_for(lambda: len(run.turn_ends) >= 1, "the first turn ended")
@@ -378,24 +422,39 @@ def test_a_failed_turn_fails_the_run(scripted_cli: str, tmp_path: Path) -> None:
     assert result.error == "codex reached its usage limit (usageLimitExceeded): quota gone"
 
 
-
 def test_the_openshell_launch_pipes_the_feeder_into_the_pinned_app_server_and_carries_no_prompt() -> None:
     from fullsend.adapters.runtimes.codex.appserver import AppServerDialect
 
-    params = AgentParams(sandbox_name="sb", agent_cli="codex", prompt="SECRET-PROMPT", workdir=Path("/w"), env={},
-                         steerable=True, timeout_s=60, extra_args=("-c", 'profile="ci"'))
+    params = AgentParams(
+        sandbox_name="sb",
+        agent_cli="codex",
+        prompt="SECRET-PROMPT",
+        workdir=Path("/w"),
+        env={},
+        steerable=True,
+        timeout_s=60,
+        extra_args=("-c", 'profile="ci"'),
+    )
     script = AppServerDialect().script(params)
     assert "SECRET-PROMPT" not in script
-    assert 'tail -n +1 -f \'/sandbox/codex-config/steer-inbox.ndjson\'' in script
+    assert "tail -n +1 -f '/sandbox/codex-config/steer-inbox.ndjson'" in script
     assert script.endswith('| "$FULLSEND_CODEX_BIN" app-server -c \'profile="ci"\' --disable goals')
-    assert script.index('readonly FULLSEND_CODEX_BIN=') < script.index(". /sandbox/workspace/.env")
+    assert script.index("readonly FULLSEND_CODEX_BIN=") < script.index(". /sandbox/workspace/.env")
 
 
 def test_the_app_server_argv_turns_goals_off_after_the_users_arguments() -> None:
     from fullsend.adapters.runtimes.codex.appserver import app_server_argv
 
-    params = AgentParams(sandbox_name="sb", agent_cli="codex", prompt="", workdir=Path("/w"), env={}, steerable=True,
-                         timeout_s=60, extra_args=("--enable", "goals"))
+    params = AgentParams(
+        sandbox_name="sb",
+        agent_cli="codex",
+        prompt="",
+        workdir=Path("/w"),
+        env={},
+        steerable=True,
+        timeout_s=60,
+        extra_args=("--enable", "goals"),
+    )
     assert app_server_argv(params) == ["codex", "app-server", "--enable", "goals", "--disable", "goals"]
 
 
@@ -420,6 +479,7 @@ def test_a_prompt_too_long_to_write_fails_the_launch_at_once(scripted_cli: str, 
     runtime = CodexAppServerRuntime(sandbox_root_parent=tmp_path)
     params = _params(scripted_cli, tmp_path, {"SCRIPTED_AGENT_TURN_S": "0.2"}, steerable=False)
     from dataclasses import replace
+
     result = RunThread(runtime, replace(params, prompt="x" * 200_000, timeout_s=30)).start().join()
     assert (result.exit_code, result.is_error, result.end) == (-1, True, AgentEnd.AGENT_ERROR)
     assert "writing to the agent's input" in result.error and not result.timed_out
@@ -443,8 +503,7 @@ def test_protocol_lines_and_steers_never_write_the_mailbox_at_once() -> None:
 
     feed = SteerFeed(exec_fn, "/m", "/p", _Clock())
     senders = [threading.Thread(target=feed.send, args=(f"line {i}",)) for i in range(10)]
-    steerers = [threading.Thread(target=feed.append_line, args=(SteerMessage(i, "x"), "l", f"k{i}"))
-                for i in range(10)]
+    steerers = [threading.Thread(target=feed.append_line, args=(SteerMessage(i, "x"), "l", f"k{i}")) for i in range(10)]
     for t in senders + steerers:
         t.start()
     for t in senders + steerers:
@@ -456,12 +515,17 @@ def test_the_login_gets_the_key_on_stdin_never_on_argv(scripted_cli: str, tmp_pa
     """``codex login --with-api-key`` runs before the app-server, with CODEX_API_KEY before OPENAI_API_KEY."""
     dump = tmp_path / "login.jsonl"
     runtime = CodexAppServerRuntime(sandbox_root_parent=tmp_path)
-    env = {"SCRIPTED_AGENT_TURN_S": "0.2", "SCRIPTED_AGENT_LOGIN_DUMP": str(dump),
-           "OPENAI_API_KEY": "sk-openai-test", "CODEX_API_KEY": "sk-codex-test"}
+    env = {
+        "SCRIPTED_AGENT_TURN_S": "0.2",
+        "SCRIPTED_AGENT_LOGIN_DUMP": str(dump),
+        "OPENAI_API_KEY": "sk-openai-test",
+        "CODEX_API_KEY": "sk-codex-test",
+    }
     result = RunThread(runtime, _params(scripted_cli, tmp_path, env, steerable=False)).start().join()
     assert (result.exit_code, result.is_error) == (0, False), result.error
     assert [json.loads(line) for line in dump.read_text().splitlines()] == [
-        {"argv": ["login", "--with-api-key"], "key": "sk-codex-test"}]
+        {"argv": ["login", "--with-api-key"], "key": "sk-codex-test"}
+    ]
 
 
 def test_no_key_in_the_environment_no_login(scripted_cli: str, tmp_path: Path) -> None:

@@ -35,8 +35,17 @@ class _Clock:
 
 
 def _claude_result(**fields: Any) -> dict[str, Any]:
-    return {"type": "result", "subtype": "success", "is_error": False, "num_turns": 1, "result": "Fixed it.",
-            "stop_reason": "end_turn", "terminal_reason": "completed", "permission_denials": [], **fields}
+    return {
+        "type": "result",
+        "subtype": "success",
+        "is_error": False,
+        "num_turns": 1,
+        "result": "Fixed it.",
+        "stop_reason": "end_turn",
+        "terminal_reason": "completed",
+        "permission_denials": [],
+        **fields,
+    }
 
 
 def _results(events: list[Any]) -> list[ResultEvent]:
@@ -55,12 +64,18 @@ def test_claude_error_result_is_no_final_message() -> None:
 
 
 def test_claude_permission_denials_are_collected_with_their_input() -> None:
-    event = parse_result(_claude_result(permission_denials=[
-        {"tool_name": "Bash", "tool_use_id": "toolu_01", "tool_input": {"command": "git push", "timeout": 5}},
-        {"tool_name": "WebFetch", "tool_use_id": "toolu_02", "tool_input": {"url": "https://example.com"}},
-    ]))
-    assert event.denials == (ToolDenial("Bash", "toolu_01", '{"command":"git push","timeout":5}'),
-                             ToolDenial("WebFetch", "toolu_02", '{"url":"https://example.com"}'))
+    event = parse_result(
+        _claude_result(
+            permission_denials=[
+                {"tool_name": "Bash", "tool_use_id": "toolu_01", "tool_input": {"command": "git push", "timeout": 5}},
+                {"tool_name": "WebFetch", "tool_use_id": "toolu_02", "tool_input": {"url": "https://example.com"}},
+            ]
+        )
+    )
+    assert event.denials == (
+        ToolDenial("Bash", "toolu_01", '{"command":"git push","timeout":5}'),
+        ToolDenial("WebFetch", "toolu_02", '{"url":"https://example.com"}'),
+    )
     assert event.verdict is not None and event.verdict.succeeded  # a refusal does not change the end
 
 
@@ -77,16 +92,24 @@ def _pi_assistant(text: str, stop: str = "stop") -> dict[str, Any]:
 
 def test_pi_final_message_is_the_cycles_last_assistant_text() -> None:
     parser = PiStreamParser(_Clock())
-    events = [*parser.parse({"type": "agent_start"}), *parser.parse(_pi_assistant("Looking.", "toolUse")),
-              *parser.parse(_pi_assistant("")), *parser.parse(_pi_assistant("Fixed the bug.")),
-              *parser.parse({"type": "agent_settled"})]
+    events = [
+        *parser.parse({"type": "agent_start"}),
+        *parser.parse(_pi_assistant("Looking.", "toolUse")),
+        *parser.parse(_pi_assistant("")),
+        *parser.parse(_pi_assistant("Fixed the bug.")),
+        *parser.parse({"type": "agent_settled"}),
+    ]
     assert [r.final_message for r in _results(events)] == ["Fixed the bug."]
 
 
 def test_pi_a_last_message_without_text_keeps_the_earlier_answer() -> None:
     parser = PiStreamParser(_Clock())
-    events = [*parser.parse({"type": "agent_start"}), *parser.parse(_pi_assistant("Answer.")),
-              *parser.parse(_pi_assistant("")), *parser.parse({"type": "agent_settled"})]
+    events = [
+        *parser.parse({"type": "agent_start"}),
+        *parser.parse(_pi_assistant("Answer.")),
+        *parser.parse(_pi_assistant("")),
+        *parser.parse({"type": "agent_settled"}),
+    ]
     assert _results(events)[0].final_message == "Answer."
 
 
@@ -97,9 +120,14 @@ def _codex_item(text: str) -> dict[str, Any]:
 
 def test_codex_exec_final_message_is_the_last_agent_message_item() -> None:
     parser = CodexStreamParser()
-    for obj in ({"type": "thread.started", "thread_id": "th"}, {"type": "turn.started"}, _codex_item("Plan."),
-                {"type": "item.completed", "item": {"type": "command_execution", "command": "ls"}},
-                _codex_item("Done: 2 files."), {"type": "turn.completed", "usage": {}}):
+    for obj in (
+        {"type": "thread.started", "thread_id": "th"},
+        {"type": "turn.started"},
+        _codex_item("Plan."),
+        {"type": "item.completed", "item": {"type": "command_execution", "command": "ls"}},
+        _codex_item("Done: 2 files."),
+        {"type": "turn.completed", "usage": {}},
+    ):
         parser.parse(obj)
     assert [r.final_message for r in _results(parser.finish())] == ["Done: 2 files."]
 
@@ -119,8 +147,14 @@ def _agent_message(parser: AppServerParser, text: str, phase: str | None, thread
 
 
 def _turn_completed(parser: AppServerParser) -> list[ResultEvent]:
-    return _results(parser.parse({"method": "turn/completed",
-                                  "params": {"threadId": "th-1", "turn": {"id": "turn-A", "status": "completed"}}}))
+    return _results(
+        parser.parse(
+            {
+                "method": "turn/completed",
+                "params": {"threadId": "th-1", "turn": {"id": "turn-A", "status": "completed"}},
+            }
+        )
+    )
 
 
 def test_codex_app_server_final_message_is_the_last_answer_not_commentary() -> None:
@@ -150,8 +184,15 @@ def test_the_run_keeps_the_latest_turns_answer_and_each_refusal_once(scripted_cl
     work.mkdir()
     env = {"SCRIPTED_AGENT_TURN_S": "0.3", "SCRIPTED_AGENT_RESULT": json.dumps({"permission_denials": [denial]})}
     runtime = ClaudeRuntime(sandbox_root_parent=tmp_path)
-    params = AgentParams(sandbox_name="sb-final", agent_cli=scripted_cli, prompt="Fix issue 42", workdir=work,
-                         env=env, steerable=True, timeout_s=60)
+    params = AgentParams(
+        sandbox_name="sb-final",
+        agent_cli=scripted_cli,
+        prompt="Fix issue 42",
+        workdir=work,
+        env=env,
+        steerable=True,
+        timeout_s=60,
+    )
     run = RunThread(runtime, params).start()
     run.wait_turns(1)
     runtime.steer("sb-final", SteerMessage(5, "also update the changelog"))

@@ -29,17 +29,36 @@ from fullsend.core.agent_end import AgentEnd, EndVerdict
 from tests.adapters.runtimes.transport_helpers import FixedClock
 
 NOW = datetime(2026, 11, 20, 12, 0, 0, tzinfo=UTC)
-S, E, L, INT, P = (AgentEnd.SUCCESS, AgentEnd.AGENT_ERROR, AgentEnd.LIMIT_REACHED, AgentEnd.INTERRUPTED,
-                   AgentEnd.PROTOCOL_BROKEN)
+S, E, L, INT, P = (
+    AgentEnd.SUCCESS,
+    AgentEnd.AGENT_ERROR,
+    AgentEnd.LIMIT_REACHED,
+    AgentEnd.INTERRUPTED,
+    AgentEnd.PROTOCOL_BROKEN,
+)
 
 
 def _claude_result(subtype: str, is_error: bool, **extra: Any) -> dict[str, Any]:
     """A ``result`` line as Claude Code writes it (the fields of its result schema)."""
     line: dict[str, Any] = {
-        "type": "result", "subtype": subtype, "is_error": is_error, "duration_ms": 1200, "duration_api_ms": 900,
-        "num_turns": 2, "stop_reason": None, "total_cost_usd": 0.02, "session_id": "ses-1", "uuid": "u-1",
-        "usage": {"input_tokens": 10, "output_tokens": 4, "cache_creation_input_tokens": 0,
-                  "cache_read_input_tokens": 0}, "modelUsage": {}, "permission_denials": [],
+        "type": "result",
+        "subtype": subtype,
+        "is_error": is_error,
+        "duration_ms": 1200,
+        "duration_api_ms": 900,
+        "num_turns": 2,
+        "stop_reason": None,
+        "total_cost_usd": 0.02,
+        "session_id": "ses-1",
+        "uuid": "u-1",
+        "usage": {
+            "input_tokens": 10,
+            "output_tokens": 4,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+        },
+        "modelUsage": {},
+        "permission_denials": [],
     }
     if subtype == "success":
         line["result"] = "done"
@@ -55,15 +74,21 @@ def _verdict(event: ResultEvent) -> EndVerdict:
     return event.verdict
 
 
-@pytest.mark.parametrize(("subtype", "is_error", "end"), [
-    ("success", False, S),
-    ("success", True, E),
-    # The bug of issue 16: error variants with is_error false (older CLIs) are never success.
-    ("error_max_turns", False, L), ("error_max_turns", True, L),
-    ("error_max_budget_usd", False, L), ("error_max_structured_output_retries", True, L),
-    ("error_during_execution", False, E), ("error_during_execution", True, E),
-    ("error_brand_new_kind", False, P),
-])
+@pytest.mark.parametrize(
+    ("subtype", "is_error", "end"),
+    [
+        ("success", False, S),
+        ("success", True, E),
+        # The bug of issue 16: error variants with is_error false (older CLIs) are never success.
+        ("error_max_turns", False, L),
+        ("error_max_turns", True, L),
+        ("error_max_budget_usd", False, L),
+        ("error_max_structured_output_retries", True, L),
+        ("error_during_execution", False, E),
+        ("error_during_execution", True, E),
+        ("error_brand_new_kind", False, P),
+    ],
+)
 def test_claude_result_subtypes(subtype: str, is_error: bool, end: AgentEnd) -> None:
     verdict = _verdict(parse_result(_claude_result(subtype, is_error)))
     assert verdict.end is end
@@ -75,14 +100,16 @@ def test_claude_turn_limit_names_the_agents_reason() -> None:
     line = _claude_result("error_max_turns", False, errors=["Reached maximum number of turns (1)"])
     event = parse_result(line)
     assert _verdict(event).message() == (
-        "the agent stopped at its turn limit (error_max_turns): Reached maximum number of turns (1)")
+        "the agent stopped at its turn limit (error_max_turns): Reached maximum number of turns (1)"
+    )
     assert event.error_message == "Reached maximum number of turns (1)"
 
 
 def test_claude_success_with_is_error_carries_the_result_text() -> None:
     event = parse_result(_claude_result("success", True, result="API Error: 401 invalid x-api-key"))
     assert _verdict(event).message() == (
-        "the agent reported an error (success is_error): API Error: 401 invalid x-api-key")
+        "the agent reported an error (success is_error): API Error: 401 invalid x-api-key"
+    )
 
 
 @pytest.mark.parametrize("row", CLAUDE_TERMINAL_REASONS, ids=lambda r: r.reason)
@@ -104,35 +131,73 @@ def test_claude_terminal_reasons() -> None:
 def test_claude_tables_cover_the_clis_schema() -> None:
     """The subtypes and terminal reasons of Claude Code's result schema, each classified once."""
     assert {r.reason for r in CLAUDE_RESULT_SUBTYPES} == {
-        "success", "success is_error", "error_max_turns", "error_max_budget_usd",
-        "error_max_structured_output_retries", "error_during_execution"}
+        "success",
+        "success is_error",
+        "error_max_turns",
+        "error_max_budget_usd",
+        "error_max_structured_output_retries",
+        "error_during_execution",
+    }
     assert {r.reason for r in CLAUDE_TERMINAL_REASONS} == {
-        "blocking_limit", "rapid_refill_breaker", "prompt_too_long", "image_error", "model_error", "api_error",
-        "malformed_tool_use_exhausted", "aborted_streaming", "aborted_tools", "stop_hook_prevented",
-        "hook_stopped", "tool_deferred", "max_turns", "background_requested", "completed", "budget_exhausted",
-        "structured_output_retry_exhausted", "tool_deferred_unavailable", "turn_setup_failed"}
+        "blocking_limit",
+        "rapid_refill_breaker",
+        "prompt_too_long",
+        "image_error",
+        "model_error",
+        "api_error",
+        "malformed_tool_use_exhausted",
+        "aborted_streaming",
+        "aborted_tools",
+        "stop_hook_prevented",
+        "hook_stopped",
+        "tool_deferred",
+        "max_turns",
+        "background_requested",
+        "completed",
+        "budget_exhausted",
+        "structured_output_retry_exhausted",
+        "tool_deferred_unavailable",
+        "turn_setup_failed",
+    }
     successes = [r.reason for r in (*CLAUDE_RESULT_SUBTYPES, *CLAUDE_TERMINAL_REASONS) if r.end is S]
     assert successes == ["success", "completed"]
 
 
 def _pi_cycle(stop_reason: str, settled: dict[str, Any] | None = None, content: list | None = None) -> list[Any]:
     parser = PiStreamParser(FixedClock(NOW))
-    message = {"role": "assistant", "content": [] if content is None else content, "stopReason": stop_reason,
-               "usage": {"input": 3, "output": 1, "cacheRead": 0, "cacheWrite": 0, "cost": {"total": 0.0}}}
-    stream = [{"type": "agent_start"}, {"type": "turn_start"}, {"type": "message_end", "message": message},
-              {"type": "turn_end", "message": message, "toolResults": []},
-              {"type": "agent_end", "messages": [], "willRetry": False},
-              {"type": "agent_settled", "aborted": False, **(settled or {})}]
+    message = {
+        "role": "assistant",
+        "content": [] if content is None else content,
+        "stopReason": stop_reason,
+        "usage": {"input": 3, "output": 1, "cacheRead": 0, "cacheWrite": 0, "cost": {"total": 0.0}},
+    }
+    stream = [
+        {"type": "agent_start"},
+        {"type": "turn_start"},
+        {"type": "message_end", "message": message},
+        {"type": "turn_end", "message": message, "toolResults": []},
+        {"type": "agent_end", "messages": [], "willRetry": False},
+        {"type": "agent_settled", "aborted": False, **(settled or {})},
+    ]
     events: list[Any] = []
     for obj in stream:
         events += parser.parse(obj)
     return events + parser.finish()
 
 
-@pytest.mark.parametrize(("stop_reason", "end"), [
-    ("stop", S), ("length", L), ("error", E), ("aborted", INT), ("deferred", INT), ("toolUse", P), ("pending", P),
-    ("somethingNew", P),
-])
+@pytest.mark.parametrize(
+    ("stop_reason", "end"),
+    [
+        ("stop", S),
+        ("length", L),
+        ("error", E),
+        ("aborted", INT),
+        ("deferred", INT),
+        ("toolUse", P),
+        ("pending", P),
+        ("somethingNew", P),
+    ],
+)
 def test_pi_stop_reasons(stop_reason: str, end: AgentEnd) -> None:
     [result] = [e for e in _pi_cycle(stop_reason) if isinstance(e, ResultEvent)]
     assert _verdict(result).end is end
@@ -150,8 +215,15 @@ def test_pi_settled_aborted_wins_over_the_last_stop_reason() -> None:
 
 
 def test_pi_table_lists_every_pi_ai_stop_reason() -> None:
-    assert {r.reason for r in PI_STOP_REASONS} == {"pending", "stop", "length", "toolUse", "error", "aborted",
-                                                   "deferred"}
+    assert {r.reason for r in PI_STOP_REASONS} == {
+        "pending",
+        "stop",
+        "length",
+        "toolUse",
+        "error",
+        "aborted",
+        "deferred",
+    }
 
 
 def _codex(stream: list[dict[str, Any]]) -> EndVerdict:
@@ -166,16 +238,36 @@ def _codex(stream: list[dict[str, Any]]) -> EndVerdict:
 STARTED = [{"type": "thread.started", "thread_id": "t-1"}, {"type": "turn.started"}]
 
 
-@pytest.mark.parametrize(("stream", "end", "reason"), [
-    ([*STARTED, {"type": "turn.completed", "usage": {"input_tokens": 5, "cached_input_tokens": 0,
-                                                      "output_tokens": 1}}], S, "turn.completed"),
-    ([*STARTED, {"type": "turn.failed", "error": {"message": "unexpected status 400 Bad Request"}}], E, "turn.failed"),
-    ([*STARTED, {"type": "error", "message": "You've hit your usage limit."},
-                {"type": "turn.failed", "error": {"message": "You've hit your usage limit."}}], L, "turn.failed"),
-    (STARTED, INT, "incomplete"),
-    ([{"type": "error", "message": "model not found"}], E, "error"),
-    ([], P, "no_turn"),
-])
+@pytest.mark.parametrize(
+    ("stream", "end", "reason"),
+    [
+        (
+            [
+                *STARTED,
+                {"type": "turn.completed", "usage": {"input_tokens": 5, "cached_input_tokens": 0, "output_tokens": 1}},
+            ],
+            S,
+            "turn.completed",
+        ),
+        (
+            [*STARTED, {"type": "turn.failed", "error": {"message": "unexpected status 400 Bad Request"}}],
+            E,
+            "turn.failed",
+        ),
+        (
+            [
+                *STARTED,
+                {"type": "error", "message": "You've hit your usage limit."},
+                {"type": "turn.failed", "error": {"message": "You've hit your usage limit."}},
+            ],
+            L,
+            "turn.failed",
+        ),
+        (STARTED, INT, "incomplete"),
+        ([{"type": "error", "message": "model not found"}], E, "error"),
+        ([], P, "no_turn"),
+    ],
+)
 def test_codex_terminal_states(stream: list[dict[str, Any]], end: AgentEnd, reason: str) -> None:
     verdict = _codex(stream)
     assert (verdict.end, verdict.reason) == (end, reason)
@@ -193,16 +285,26 @@ OK = EndVerdict(S, "success", "the agent finished")
 LIMIT = EndVerdict(L, "error_max_turns", "the agent stopped at its turn limit")
 
 
-@pytest.mark.parametrize(("kwargs", "end", "says"), [
-    (dict(cancelled=True, timed_out=False, exit_code=0, last=_last(OK)), INT, "the run was cancelled"),
-    (dict(cancelled=False, timed_out=True, exit_code=0, last=_last(OK)), L, "within its timeout"),
-    (dict(cancelled=False, timed_out=False, exit_code=1, last=_last(LIMIT)), L, "turn limit (error_max_turns)"),
-    (dict(cancelled=False, timed_out=False, exit_code=3, last=_last(OK), stderr_tail="boom\n"), E,
-     "exited with code 3: boom"),
-    (dict(cancelled=False, timed_out=False, exit_code=0, last=None), P, "without finishing a turn"),
-    (dict(cancelled=False, timed_out=False, exit_code=0, last=ResultEvent(num_turns=1)), P, "could not be classified"),
-    (dict(cancelled=False, timed_out=False, exit_code=0, last=_last(OK)), S, "the agent finished"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "end", "says"),
+    [
+        (dict(cancelled=True, timed_out=False, exit_code=0, last=_last(OK)), INT, "the run was cancelled"),
+        (dict(cancelled=False, timed_out=True, exit_code=0, last=_last(OK)), L, "within its timeout"),
+        (dict(cancelled=False, timed_out=False, exit_code=1, last=_last(LIMIT)), L, "turn limit (error_max_turns)"),
+        (
+            dict(cancelled=False, timed_out=False, exit_code=3, last=_last(OK), stderr_tail="boom\n"),
+            E,
+            "exited with code 3: boom",
+        ),
+        (dict(cancelled=False, timed_out=False, exit_code=0, last=None), P, "without finishing a turn"),
+        (
+            dict(cancelled=False, timed_out=False, exit_code=0, last=ResultEvent(num_turns=1)),
+            P,
+            "could not be classified",
+        ),
+        (dict(cancelled=False, timed_out=False, exit_code=0, last=_last(OK)), S, "the agent finished"),
+    ],
+)
 def test_process_verdict_precedence(kwargs: dict[str, Any], end: AgentEnd, says: str) -> None:
     verdict = process_verdict(**kwargs)
     assert verdict.end is end and says in verdict.message()

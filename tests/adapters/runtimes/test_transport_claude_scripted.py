@@ -20,12 +20,19 @@ from tests.adapters.runtimes.transport_helpers import RunThread, read_log, wait_
 PROMPT = "Fix issue 42 please"
 
 
-def _params(cli: str, tmp_path: Path, env: dict[str, str], steerable: bool = True, timeout_s: float = 60) -> AgentParams:
+def _params(
+    cli: str, tmp_path: Path, env: dict[str, str], steerable: bool = True, timeout_s: float = 60
+) -> AgentParams:
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
     return AgentParams(
-        sandbox_name="sb-test", agent_cli=cli, prompt=PROMPT, workdir=work, env=env,
-        steerable=steerable, timeout_s=timeout_s,
+        sandbox_name="sb-test",
+        agent_cli=cli,
+        prompt=PROMPT,
+        workdir=work,
+        env=env,
+        steerable=steerable,
+        timeout_s=timeout_s,
     )
 
 
@@ -152,13 +159,13 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
-def test_agent_env_is_params_env_plus_is_sandbox_and_no_prompt_on_argv(
-    scripted_cli: str, tmp_path: Path
-) -> None:
+def test_agent_env_is_params_env_plus_is_sandbox_and_no_prompt_on_argv(scripted_cli: str, tmp_path: Path) -> None:
     dump, argv_dump = tmp_path / "env.json", tmp_path / "argv.json"
     env = {
-        "SCRIPTED_AGENT_TURN_S": "0.1", "SCRIPTED_AGENT_ENV_DUMP": str(dump),
-        "SCRIPTED_AGENT_ARGV_DUMP": str(argv_dump), "GH_TOKEN": "role-token-value",
+        "SCRIPTED_AGENT_TURN_S": "0.1",
+        "SCRIPTED_AGENT_ENV_DUMP": str(dump),
+        "SCRIPTED_AGENT_ARGV_DUMP": str(argv_dump),
+        "GH_TOKEN": "role-token-value",
         "LC_ALL": "C.UTF-8",  # else the interpreter itself adds LC_CTYPE (PEP 538)
     }
     runtime = ClaudeRuntime(sandbox_root_parent=tmp_path)
@@ -166,8 +173,15 @@ def test_agent_env_is_params_env_plus_is_sandbox_and_no_prompt_on_argv(
     assert result.exit_code == 0 and result.turns == 1
     assert json.loads(dump.read_text()) == {**env, "IS_SANDBOX": "1"}
     argv = json.loads(argv_dump.read_text())
-    assert argv[:7] == ["--print", "--verbose", "--output-format", "stream-json",
-                        "--input-format", "stream-json", "--replay-user-messages"]
+    assert argv[:7] == [
+        "--print",
+        "--verbose",
+        "--output-format",
+        "stream-json",
+        "--input-format",
+        "stream-json",
+        "--replay-user-messages",
+    ]
     assert not any(PROMPT in a for a in argv)
 
 

@@ -22,8 +22,15 @@ NOW = datetime(2026, 9, 24, 13, 0, 5, tzinfo=UTC)
 
 
 def _result(turns: int, cost: float = 0.0, i: int = 0, o: int = 0, cr: int = 0, cw: int = 0, r: int = 0) -> ResultEvent:
-    return ResultEvent(num_turns=turns, total_cost_usd=cost, input_tokens=i, output_tokens=o,
-                       cache_read_input_tokens=cr, cache_creation_input_tokens=cw, reasoning_tokens=r)
+    return ResultEvent(
+        num_turns=turns,
+        total_cost_usd=cost,
+        input_tokens=i,
+        output_tokens=o,
+        cache_read_input_tokens=cr,
+        cache_creation_input_tokens=cw,
+        reasoning_tokens=r,
+    )
 
 
 def test_v36_turns_and_usage_sum_cost_is_latest() -> None:
@@ -64,10 +71,20 @@ def test_v40_snapshot_reasoning_never_raises_total() -> None:
 
 def test_replay_string_and_block_content_and_observation_time() -> None:
     parser = ClaudeStreamParser(FixedClock(NOW))
-    echo = {"type": "user", "message": {"role": "user", "content": "same text"}, "session_id": "s",
-            "parent_tool_use_id": None, "uuid": "u", "timestamp": "2026-09-24T13:00:00Z", "isReplay": True}
+    echo = {
+        "type": "user",
+        "message": {"role": "user", "content": "same text"},
+        "session_id": "s",
+        "parent_tool_use_id": None,
+        "uuid": "u",
+        "timestamp": "2026-09-24T13:00:00Z",
+        "isReplay": True,
+    }
     assert parser.parse(echo) == [UserReplayEvent(at=NOW, content="same text")]
-    blocks = {**echo, "message": {"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}}
+    blocks = {
+        **echo,
+        "message": {"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]},
+    }
     # Several text blocks: each may be a queued message of its own (a folded replay, issue 16).
     assert parser.parse(blocks) == [UserReplayEvent(at=NOW, content="a\nb", parts=("a", "b"))]
     tool_result = {"type": "user", "message": {"role": "user", "content": [{"type": "tool_result"}]}}
@@ -78,9 +95,20 @@ def test_result_and_init_lines() -> None:
     parser = ClaudeStreamParser(FixedClock(NOW))
     init = {"type": "system", "subtype": "init", "session_id": "ses-1", "model": "m", "claude_code_version": "2.1.259"}
     assert parser.parse(init) == [InitEvent("m", "2.1.259", "ses-1")]
-    res = {"type": "result", "subtype": "error_max_turns", "is_error": True, "num_turns": 3, "result": "too many",
-           "total_cost_usd": 0.5, "usage": {"input_tokens": 7, "output_tokens": 8,
-                                            "cache_creation_input_tokens": 1, "cache_read_input_tokens": 2}}
+    res = {
+        "type": "result",
+        "subtype": "error_max_turns",
+        "is_error": True,
+        "num_turns": 3,
+        "result": "too many",
+        "total_cost_usd": 0.5,
+        "usage": {
+            "input_tokens": 7,
+            "output_tokens": 8,
+            "cache_creation_input_tokens": 1,
+            "cache_read_input_tokens": 2,
+        },
+    }
     [event] = parser.parse(res)
     assert event == ResultEvent(3, 0.5, True, "too many", "error_max_turns", 7, 8, 0, 1, 2, verdict=event.verdict)
     assert event.verdict is not None and event.verdict.end is AgentEnd.LIMIT_REACHED
@@ -90,7 +118,10 @@ def test_tokens_event_every_5000_tokens_per_distinct_message() -> None:
     parser = ClaudeStreamParser(FixedClock(NOW))
 
     def assistant(mid: str, i: int) -> dict:
-        return {"type": "assistant", "message": {"id": mid, "content": [], "usage": {"input_tokens": i, "output_tokens": 0}}}
+        return {
+            "type": "assistant",
+            "message": {"id": mid, "content": [], "usage": {"input_tokens": i, "output_tokens": 0}},
+        }
 
     assert parser.parse(assistant("m1", 3000)) == []
     assert parser.parse(assistant("m1", 3000)) == []  # same message repeated per content block
@@ -99,8 +130,15 @@ def test_tokens_event_every_5000_tokens_per_distinct_message() -> None:
 
 def test_reader_splits_on_lf_only_skips_long_and_malformed_lines() -> None:
     long_line = b'{"x":"' + b"a" * STREAM_LINE_MAX_BYTES + b'"}\n'
-    data = (b'{"a":1}\r\n' + long_line + b"not json\n" + b'["list"]\n'
-            + json.dumps({"t": "x\u2028y"}, ensure_ascii=False).encode() + b"\n" + b'{"last":true}')
+    data = (
+        b'{"a":1}\r\n'
+        + long_line
+        + b"not json\n"
+        + b'["list"]\n'
+        + json.dumps({"t": "x\u2028y"}, ensure_ascii=False).encode()
+        + b"\n"
+        + b'{"last":true}'
+    )
     assert list(iter_json_lines(io.BytesIO(data))) == [{"a": 1}, {"t": "x\u2028y"}, {"last": True}]
 
 

@@ -47,7 +47,9 @@ class Interrupts:
             raise self.error
 
 
-def _queue(interrupt: Interrupts | None = None, warn: list[str] | None = None, clock: Any = None) -> tuple[CodexSteerQueue, Interrupts]:
+def _queue(
+    interrupt: Interrupts | None = None, warn: list[str] | None = None, clock: Any = None
+) -> tuple[CodexSteerQueue, Interrupts]:
     interrupt = interrupt or Interrupts()
     sink = warn if warn is not None else []
     return CodexSteerQueue("sb", interrupt, clock or FixedClock(NOW), sink.append), interrupt
@@ -182,8 +184,9 @@ def test_v77_parked_loop_wakes_on_enqueue() -> None:
     q, _ = _queue()
     q.note_thread_id(THREAD)
     box: dict[str, Any] = {}
-    waiter = threading.Thread(target=lambda: box.setdefault(
-        "turn", next_codex_turn(q, threading.Event(), lambda m: m.text, lambda: NOW)))
+    waiter = threading.Thread(
+        target=lambda: box.setdefault("turn", next_codex_turn(q, threading.Event(), lambda m: m.text, lambda: NOW))
+    )
     waiter.start()
     q.enqueue(SteerMessage(11, "late update"))
     q.signal()
@@ -411,7 +414,9 @@ def test_v98_stop_start_outcomes() -> None:
         stop_start_sandbox(FakeSandbox(["Ready", "Error"]), FAST, _mono())
     assert not isinstance(err.value, InterruptNotStopped)
     with pytest.raises(SteerSessionLost):
-        stop_start_sandbox(FakeSandbox(["Ready"], start_error='sandbox "sbx" phase is "Error", not "Ready"'), FAST, _mono())
+        stop_start_sandbox(
+            FakeSandbox(["Ready"], start_error='sandbox "sbx" phase is "Error", not "Ready"'), FAST, _mono()
+        )
     stop_start_sandbox(FakeSandbox(["Ready"]), FAST, _mono())
     with pytest.raises(SteerSessionLost) as err2:
         stop_start_sandbox(FakeSandbox(["Stopping", "Ready", "Error"], stop_error="timeout"), FAST, _mono())
@@ -435,9 +440,19 @@ def test_v101_interrupt_bound() -> None:
 
 def test_parser_results() -> None:
     parser = CodexStreamParser()
-    for obj in ({"type": "thread.started", "thread_id": "t"}, {"type": "turn.started"},
-                {"type": "turn.completed", "usage": {"input_tokens": 100, "cached_input_tokens": 40,
-                                                     "output_tokens": 12, "reasoning_output_tokens": 2}}):
+    for obj in (
+        {"type": "thread.started", "thread_id": "t"},
+        {"type": "turn.started"},
+        {
+            "type": "turn.completed",
+            "usage": {
+                "input_tokens": 100,
+                "cached_input_tokens": 40,
+                "output_tokens": 12,
+                "reasoning_output_tokens": 2,
+            },
+        },
+    ):
         parser.parse(obj)
     [ok] = parser.finish()
     assert not ok.is_error and (ok.input_tokens, ok.output_tokens, ok.cache_read_input_tokens) == (60, 10, 40)

@@ -22,8 +22,9 @@ POLICY = SettlePolicy(window_s=0.3, confirm_s=1.0, poll_s=0.02, read_bound_s=1.0
 def _params(cli: str, tmp_path: Path, env: dict[str, str], steerable: bool = True) -> AgentParams:
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
-    return AgentParams(sandbox_name="sb-codex", agent_cli=cli, prompt=PROMPT, workdir=work, env=env,
-                       steerable=steerable, timeout_s=60)
+    return AgentParams(
+        sandbox_name="sb-codex", agent_cli=cli, prompt=PROMPT, workdir=work, env=env, steerable=steerable, timeout_s=60
+    )
 
 
 def _thread_known(runtime: CodexExecRuntime) -> bool:
@@ -38,8 +39,12 @@ def _settle_after(run: RunThread, runtime: CodexExecRuntime, turns: int) -> None
 def test_v90_steer_interrupts_then_resume_delivers_bc22(scripted_cli: str, tmp_path: Path) -> None:
     log, pids = tmp_path / "log.ndjson", tmp_path / "pids"
     runtime = CodexExecRuntime(sandbox_root_parent=tmp_path, settle_policy=POLICY)
-    env = {"SCRIPTED_AGENT_TURN_S": "2.0", "SCRIPTED_AGENT_LOG": str(log),
-           "SCRIPTED_AGENT_PID_FILE": str(pids), "SCRIPTED_AGENT_SPAWN_CHILD": "1"}
+    env = {
+        "SCRIPTED_AGENT_TURN_S": "2.0",
+        "SCRIPTED_AGENT_LOG": str(log),
+        "SCRIPTED_AGENT_PID_FILE": str(pids),
+        "SCRIPTED_AGENT_SPAWN_CHILD": "1",
+    }
     run = RunThread(runtime, _params(scripted_cli, tmp_path, env))
     _settle_after(run, runtime, 1)
     run.start()
@@ -60,8 +65,11 @@ def test_idle_steer_after_turn_resumes_without_interrupt(scripted_cli: str, tmp_
     runtime = CodexExecRuntime(sandbox_root_parent=tmp_path, settle_policy=POLICY)
     env = {"SCRIPTED_AGENT_TURN_S": "0.2", "SCRIPTED_AGENT_LOG": str(log)}
     run = RunThread(runtime, _params(scripted_cli, tmp_path, env))
-    run.on_turn = lambda at: (runtime.steer("sb-codex", SteerMessage(8, "late update")) if len(run.turn_ends) == 1
-                              else runtime.settle("sb-codex"))
+    run.on_turn = lambda at: (
+        runtime.steer("sb-codex", SteerMessage(8, "late update"))
+        if len(run.turn_ends) == 1
+        else runtime.settle("sb-codex")
+    )
     result = run.start().join()
     assert result.exit_code == 0 and [s.follow_up_run_id for s in result.steers] == [8]
     assert STOPPED_FOR_STEER_NOTE not in run.output and result.turns == 2
@@ -71,11 +79,16 @@ def test_a_failed_turn_stays_the_verdict_after_a_resume_completes(scripted_cli: 
     """Every turn is judged (docs/runtimes.md "Which end counts"): the first turn fails, a steer
     resumes the thread and that turn completes, and the run still fails by the first turn."""
     runtime = CodexExecRuntime(sandbox_root_parent=tmp_path, settle_policy=POLICY)
-    env = {"SCRIPTED_AGENT_TURN_S": "0.2",
-           "SCRIPTED_CODEX_FIRST_RESULT": json.dumps({"type": "turn.failed", "error": {"message": "model broke"}})}
+    env = {
+        "SCRIPTED_AGENT_TURN_S": "0.2",
+        "SCRIPTED_CODEX_FIRST_RESULT": json.dumps({"type": "turn.failed", "error": {"message": "model broke"}}),
+    }
     run = RunThread(runtime, _params(scripted_cli, tmp_path, env))
-    run.on_turn = lambda at: (runtime.steer("sb-codex", SteerMessage(8, "late update")) if len(run.turn_ends) == 1
-                              else runtime.settle("sb-codex"))
+    run.on_turn = lambda at: (
+        runtime.steer("sb-codex", SteerMessage(8, "late update"))
+        if len(run.turn_ends) == 1
+        else runtime.settle("sb-codex")
+    )
     result = run.start().join()
     assert result.turns == 2 and [s.follow_up_run_id for s in result.steers] == [8]
     assert result.is_error and result.end == "agent-error"
@@ -85,10 +98,15 @@ def test_a_failed_turn_stays_the_verdict_after_a_resume_completes(scripted_cli: 
 def test_v87_failing_resume_is_dropped_after_two_tries(scripted_cli: str, tmp_path: Path) -> None:
     warnings: list[str] = []
     runtime = CodexExecRuntime(sandbox_root_parent=tmp_path, settle_policy=POLICY, warn=warnings.append)
-    env = {"SCRIPTED_AGENT_TURN_S": "0.2", "SCRIPTED_CODEX_RESUME_EXIT": "1", "SCRIPTED_AGENT_PID_FILE": str(tmp_path / "p")}
+    env = {
+        "SCRIPTED_AGENT_TURN_S": "0.2",
+        "SCRIPTED_CODEX_RESUME_EXIT": "1",
+        "SCRIPTED_AGENT_PID_FILE": str(tmp_path / "p"),
+    }
     run = RunThread(runtime, _params(scripted_cli, tmp_path, env))
-    run.on_turn = lambda at: (runtime.steer("sb-codex", SteerMessage(4242, "x")) if len(run.turn_ends) == 1
-                              else runtime.settle("sb-codex"))
+    run.on_turn = lambda at: (
+        runtime.steer("sb-codex", SteerMessage(4242, "x")) if len(run.turn_ends) == 1 else runtime.settle("sb-codex")
+    )
     result = run.start().join()
     assert result.exit_code == 0 and result.steers == []  # the failed resume costs the steer, not the run
     assert len((tmp_path / "p").read_text().split()) == 3  # first process + 2 resume attempts
@@ -97,7 +115,11 @@ def test_v87_failing_resume_is_dropped_after_two_tries(scripted_cli: str, tmp_pa
 
 def test_v91_guard_exit_on_resume_is_the_verdict(scripted_cli: str, tmp_path: Path) -> None:
     runtime = CodexExecRuntime(sandbox_root_parent=tmp_path, settle_policy=POLICY)
-    env = {"SCRIPTED_AGENT_TURN_S": "0.2", "SCRIPTED_CODEX_RESUME_EXIT": "97", "SCRIPTED_AGENT_PID_FILE": str(tmp_path / "p")}
+    env = {
+        "SCRIPTED_AGENT_TURN_S": "0.2",
+        "SCRIPTED_CODEX_RESUME_EXIT": "97",
+        "SCRIPTED_AGENT_PID_FILE": str(tmp_path / "p"),
+    }
     run = RunThread(runtime, _params(scripted_cli, tmp_path, env))
     run.on_turn = lambda at: runtime.steer("sb-codex", SteerMessage(5, "x")) if len(run.turn_ends) == 1 else None
     result = run.start().join()
@@ -116,8 +138,12 @@ def test_v91_first_turn_guard_and_crash_end_the_run(scripted_cli: str, tmp_path:
 def test_v96_turn_completed_before_a_late_stop_keeps_its_success(scripted_cli: str, tmp_path: Path) -> None:
     runtime = CodexExecRuntime(sandbox_root_parent=tmp_path, settle_policy=POLICY)
     log = tmp_path / "log.ndjson"
-    env = {"SCRIPTED_AGENT_TURN_S": "0.2", "SCRIPTED_CODEX_LINGER_S": "30", "SCRIPTED_CODEX_RESUME_EXIT": "1",
-           "SCRIPTED_AGENT_LOG": str(log)}
+    env = {
+        "SCRIPTED_AGENT_TURN_S": "0.2",
+        "SCRIPTED_CODEX_LINGER_S": "30",
+        "SCRIPTED_CODEX_RESUME_EXIT": "1",
+        "SCRIPTED_AGENT_LOG": str(log),
+    }
     run = RunThread(runtime, _params(scripted_cli, tmp_path, env))
     _settle_after(run, runtime, 1)
     run.start()
@@ -163,8 +189,12 @@ def test_v100_bc21_sandbox_lands_in_error_after_the_start(scripted_cli: str, tmp
 
 def test_codex_argv_and_env(scripted_cli: str, tmp_path: Path) -> None:
     argv_dump, env_dump = tmp_path / "argv.json", tmp_path / "env.json"
-    env = {"SCRIPTED_AGENT_TURN_S": "0.1", "SCRIPTED_AGENT_ARGV_DUMP": str(argv_dump),
-           "SCRIPTED_AGENT_ENV_DUMP": str(env_dump), "LC_ALL": "C.UTF-8"}
+    env = {
+        "SCRIPTED_AGENT_TURN_S": "0.1",
+        "SCRIPTED_AGENT_ARGV_DUMP": str(argv_dump),
+        "SCRIPTED_AGENT_ENV_DUMP": str(env_dump),
+        "LC_ALL": "C.UTF-8",
+    }
     runtime = CodexExecRuntime(sandbox_root_parent=tmp_path)
     result = RunThread(runtime, _params(scripted_cli, tmp_path, env, steerable=False)).start().join()
     assert result.exit_code == 0 and result.turns == 1

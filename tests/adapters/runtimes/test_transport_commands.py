@@ -10,10 +10,12 @@ from fullsend.adapters.runtimes.launch import claude_command, codex_args, codex_
 
 SESSION = "01a06800-0000-7000-8000-0000000000ab"
 CLAUDE_FEEDER = (
-    "{ unset -f tail echo wait; PATH=\"$FULLSEND_STEER_PATH\" tail -n +1 -f "
+    '{ unset -f tail echo wait; PATH="$FULLSEND_STEER_PATH" tail -n +1 -f '
     "'/sandbox/claude-config/steer-inbox.ndjson' &"
 )
-PI_FEEDER = "{ unset -f tail echo wait; PATH=\"$FULLSEND_STEER_PATH\" tail -n +1 -f '/sandbox/pi-config/steer-inbox.ndjson' &"
+PI_FEEDER = (
+    "{ unset -f tail echo wait; PATH=\"$FULLSEND_STEER_PATH\" tail -n +1 -f '/sandbox/pi-config/steer-inbox.ndjson' &"
+)
 
 
 def _steer_claude(prompt: str = "Run the agent task") -> str:
@@ -26,8 +28,14 @@ def _plain_claude(prompt: str = "Run the agent task") -> str:
 
 @pytest.mark.parametrize(
     "script",
-    [_steer_claude(), _plain_claude(), pi_command([], SESSION, "p"), pi_command([], "", "p"),
-     codex_command([], "prompt"), codex_command([], "envelope", "01a066e2")],
+    [
+        _steer_claude(),
+        _plain_claude(),
+        pi_command([], SESSION, "p"),
+        pi_command([], "", "p"),
+        codex_command([], "prompt"),
+        codex_command([], "envelope", "01a066e2"),
+    ],
     ids=["claude-steer", "claude-plain", "pi-steer", "pi-plain", "codex", "codex-resume"],
 )
 def test_scripts_are_valid_sh(script: str) -> None:
@@ -84,8 +92,14 @@ def test_v49_pi_steerable_command() -> None:
     assert "--mode rpc" in cmd and f"--session-id '{SESSION}'" in cmd
     for absent in ("--print", "--mode json", "</dev/null", "Run the agent task"):
         assert absent not in cmd
-    for kept in ('"$FULLSEND_PI_BIN"', "--session-dir ", "--no-approve", "--no-extensions",
-                 "export PI_CODING_AGENT_DIR=", "/sandbox/pi-config"):
+    for kept in (
+        '"$FULLSEND_PI_BIN"',
+        "--session-dir ",
+        "--no-approve",
+        "--no-extensions",
+        "export PI_CODING_AGENT_DIR=",
+        "/sandbox/pi-config",
+    ):
         assert kept in cmd
 
 

@@ -100,16 +100,21 @@ def test_exec_timeout_kills_only_the_command(tmp_path: Path) -> None:
         sb.delete()
 
 
-@pytest.mark.parametrize(("environ", "armed"), [
-    ({"FULLSEND_TEST_HOOKS": "1", "FULLSEND_TEST_SANDBOX_ERROR_AFTER_START": "1"}, True),
-    ({"FULLSEND_TEST_SANDBOX_ERROR_AFTER_START": "1"}, False),  # not in test mode: ignored
-    ({"FULLSEND_TEST_HOOKS": "1"}, False),
-    ({"FULLSEND_TEST_HOOKS": "true", "FULLSEND_TEST_SANDBOX_ERROR_AFTER_START": "1"}, False),
-], ids=["test-mode-armed", "knob-alone", "test-mode-alone", "not-exactly-1"])
+@pytest.mark.parametrize(
+    ("environ", "armed"),
+    [
+        ({"FULLSEND_TEST_HOOKS": "1", "FULLSEND_TEST_SANDBOX_ERROR_AFTER_START": "1"}, True),
+        ({"FULLSEND_TEST_SANDBOX_ERROR_AFTER_START": "1"}, False),  # not in test mode: ignored
+        ({"FULLSEND_TEST_HOOKS": "1"}, False),
+        ({"FULLSEND_TEST_HOOKS": "true", "FULLSEND_TEST_SANDBOX_ERROR_AFTER_START": "1"}, False),
+    ],
+    ids=["test-mode-armed", "knob-alone", "test-mode-alone", "not-exactly-1"],
+)
 def test_env_test_hook_arms_error_after_start_only_in_test_mode_bc21(
     tmp_path: Path, environ: dict[str, str], armed: bool
 ) -> None:
     from fullsend.adapters.sandbox.local import local_sandbox_factory
+
     sb = local_sandbox_factory(tmp_path, environ)("sb")
     try:
         assert sb.root.parent == tmp_path and sb.phase() == "Ready"

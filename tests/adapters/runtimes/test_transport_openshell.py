@@ -68,11 +68,44 @@ def _calls(state: Path) -> list[str]:
 
 def test_argv_as_data() -> None:
     assert create_argv("openshell", "sb", image="img", providers=("anthropic",)) == [
-        "openshell", "sandbox", "create", "--name", "sb", "--keep", "--no-auto-providers", "--no-tty",
-        "--from", "img", "--provider", "anthropic", "--detach", "--", "sleep", "infinity"]
+        "openshell",
+        "sandbox",
+        "create",
+        "--name",
+        "sb",
+        "--keep",
+        "--no-auto-providers",
+        "--no-tty",
+        "--from",
+        "img",
+        "--provider",
+        "anthropic",
+        "--detach",
+        "--",
+        "sleep",
+        "infinity",
+    ]
     assert exec_argv("openshell", "sb", "echo hi", timeout_s=15.0) == [
-        "openshell", "sandbox", "exec", "--name", "sb", "--timeout", "15", "--", "sh", "-c", "echo hi"]
-    assert upload_argv("openshell", "sb", "work/a", "/sandbox/b") == ["openshell", "sandbox", "upload", "sb", "work/a", "/sandbox/b"]
+        "openshell",
+        "sandbox",
+        "exec",
+        "--name",
+        "sb",
+        "--timeout",
+        "15",
+        "--",
+        "sh",
+        "-c",
+        "echo hi",
+    ]
+    assert upload_argv("openshell", "sb", "work/a", "/sandbox/b") == [
+        "openshell",
+        "sandbox",
+        "upload",
+        "sb",
+        "work/a",
+        "/sandbox/b",
+    ]
     assert lifecycle_argv("openshell", "stop", "sb") == ["openshell", "sandbox", "stop", "sb"]
     with pytest.raises(ValueError):
         lifecycle_argv("openshell", "rm", "sb")
@@ -87,8 +120,13 @@ def test_parse_phase() -> None:
 def test_env_travels_in_a_file_not_on_argv() -> None:
     text = env_file_text({"B": "it's", "A": "x y"})
     assert text == "export A='x y'\nexport B='it'\\''s'\n"
-    script = launch_script(["claude", "--print"], "/sandbox/.e.env", "/sandbox/workspace",
-                           Path("/sandbox/claude-config/steer-inbox.ndjson"), Path("/sandbox/claude-config/steer-feeder.pid"))
+    script = launch_script(
+        ["claude", "--print"],
+        "/sandbox/.e.env",
+        "/sandbox/workspace",
+        Path("/sandbox/claude-config/steer-inbox.ndjson"),
+        Path("/sandbox/claude-config/steer-feeder.pid"),
+    )
     assert "it's" not in script and "tail -n +1 -f '/sandbox/claude-config/steer-inbox.ndjson'" in script
     assert script.endswith("| 'claude' '--print'")
     with pytest.raises(SandboxError):

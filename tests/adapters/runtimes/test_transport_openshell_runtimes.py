@@ -92,8 +92,16 @@ def _launch_scripts(state: Path, name: str) -> list[str]:
 
 
 def _params(cli: str, tmp_path: Path, env: dict[str, str], name: str) -> AgentParams:
-    return AgentParams(sandbox_name=name, agent_cli=cli, prompt=PROMPT, workdir=tmp_path / "host-work", env=env,
-                       steerable=True, timeout_s=60, model="claude-sonnet-4-5")
+    return AgentParams(
+        sandbox_name=name,
+        agent_cli=cli,
+        prompt=PROMPT,
+        workdir=tmp_path / "host-work",
+        env=env,
+        steerable=True,
+        timeout_s=60,
+        model="claude-sonnet-4-5",
+    )
 
 
 def test_sandbox_factory_picks_the_kind(tmp_path: Path) -> None:
@@ -109,7 +117,8 @@ def test_sandbox_factory_picks_the_kind(tmp_path: Path) -> None:
 def test_workspace_env_puts_path_first() -> None:
     assert workspace_env_text({"B": "2", "PATH": "/p", "A": "x y"}) == (
         "export PATH='/p'\nexport A='x y'\nexport B='2'\n"
-        "export FULLSEND_RUN_STARTED_AT=''\nexport FULLSEND_RUN_HEAD_SHA=''\nunset FULLSEND_STEER_ACTIVE\n")
+        "export FULLSEND_RUN_STARTED_AT=''\nexport FULLSEND_RUN_HEAD_SHA=''\nunset FULLSEND_STEER_ACTIVE\n"
+    )
 
 
 def test_v20_claude_on_openshell_runs_the_pinned_script_and_acks_a_steer(
@@ -141,8 +150,17 @@ def test_v20_claude_on_openshell_runs_the_pinned_script_and_acks_a_steer(
 
 
 def test_v49_pi_script_is_the_pinned_rpc_launch(tmp_path: Path) -> None:
-    params = AgentParams(sandbox_name="sb", agent_cli="pi", prompt=PROMPT, workdir=tmp_path, env={}, steerable=True,
-                         timeout_s=60, model="claude-fake-1", extra_args=("--provider", "fake"))
+    params = AgentParams(
+        sandbox_name="sb",
+        agent_cli="pi",
+        prompt=PROMPT,
+        workdir=tmp_path,
+        env={},
+        steerable=True,
+        timeout_s=60,
+        model="claude-fake-1",
+        extra_args=("--provider", "fake"),
+    )
     script = PiDialect().script(params)
     assert "--mode rpc" in script and "--session-id '" in script and "--model claude-fake-1 --provider fake" in script
     assert "tail -n +1 -f '/sandbox/pi-config/steer-inbox.ndjson'" in script
@@ -154,8 +172,12 @@ def test_v90_v78_codex_on_openshell_stop_start_then_pinned_resume(
 ) -> None:
     factory, state = openshell
     log = tmp_path / "agent-log.ndjson"
-    env = {"SCRIPTED_AGENT_TURN_S": "30", "SCRIPTED_CODEX_RESUME_TURN_S": "0.2", "SCRIPTED_AGENT_LOG": str(log),
-           "PATH": "/usr/bin:/bin"}
+    env = {
+        "SCRIPTED_AGENT_TURN_S": "30",
+        "SCRIPTED_CODEX_RESUME_TURN_S": "0.2",
+        "SCRIPTED_AGENT_LOG": str(log),
+        "PATH": "/usr/bin:/bin",
+    }
     params = _params(scripted_cli, tmp_path, env, "sb-os-codex")
     runtime = CodexExecRuntime(sandbox_factory=factory, settle_policy=POLICY)
     run = RunThread(runtime, params).start()
@@ -178,6 +200,11 @@ def test_v90_v78_codex_on_openshell_stop_start_then_pinned_resume(
         codex_command(flags, PROMPT, program=scripted_cli),
         codex_command(flags, envelope, thread_id, program=scripted_cli),
     ]
-    verbs = [" ".join(c[:3]) if c[1] != "exec" else ("exec resume" if " resume '" in c[-1] else "exec") for c in _calls(state)]
-    assert verbs.index("sandbox stop sb-os-codex") < verbs.index("sandbox start sb-os-codex") < verbs.index("exec resume")
+    verbs = [
+        " ".join(c[:3]) if c[1] != "exec" else ("exec resume" if " resume '" in c[-1] else "exec")
+        for c in _calls(state)
+    ]
+    assert (
+        verbs.index("sandbox stop sb-os-codex") < verbs.index("sandbox start sb-os-codex") < verbs.index("exec resume")
+    )
     assert verbs.count("exec resume") == 1 and not any("provider" in " ".join(c) for c in _calls(state))

@@ -62,8 +62,12 @@ def test_v52_input_line() -> None:
 def test_v53_steer_writes_one_steer_prompt() -> None:
     runtime = PiRuntime()
     calls: list[str] = []
-    feed = SteerFeed(lambda c, t: (calls.append(c), ("", "", 0))[1], "/sandbox/pi-config/steer-inbox.ndjson",
-                     "/sandbox/pi-config/steer-feeder.pid", FixedClock(NOW))
+    feed = SteerFeed(
+        lambda c, t: (calls.append(c), ("", "", 0))[1],
+        "/sandbox/pi-config/steer-inbox.ndjson",
+        "/sandbox/pi-config/steer-feeder.pid",
+        FixedClock(NOW),
+    )
     runtime._feeds.register("sb", feed)
     runtime.steer("sb", SteerMessage(4, "cover the error path", actor="octocat"))
     assert len(calls) == 1
@@ -77,7 +81,9 @@ def test_v54_session_ids_differ() -> None:
 
 
 def test_v55_per_prompt_results_carry_run_wide_totals() -> None:
-    events, _ = _parse([_ok("p1"), START, _msg_end(10, 2), END, SETTLED, _ok("p2"), START, _msg_end(25, 5), END, SETTLED])
+    events, _ = _parse(
+        [_ok("p1"), START, _msg_end(10, 2), END, SETTLED, _ok("p2"), START, _msg_end(25, 5), END, SETTLED]
+    )
     results = _results(events)
     assert len(results) == 2
     assert len([e for e in events if isinstance(e, UserReplayEvent)]) == 2
@@ -90,16 +96,30 @@ def test_v56_settled_then_eof_gives_one_result() -> None:
 
 
 def test_v57_rejected_prompt_and_other_commands() -> None:
-    events, _ = _parse([
-        {"id": "p1", "type": "response", "command": "prompt", "success": False, "error": "nope"},
-        {"id": "p2", "type": "response", "command": "interrupt", "success": True},
-    ])
+    events, _ = _parse(
+        [
+            {"id": "p1", "type": "response", "command": "prompt", "success": False, "error": "nope"},
+            {"id": "p2", "type": "response", "command": "interrupt", "success": True},
+        ]
+    )
     assert events == [UserReplayEvent(at=NOW, id="p1", disposition="rejected")]
 
 
 def test_v58_error_state_is_per_prompt() -> None:
-    events, _ = _parse([_ok("p1"), START, _msg_end(1, 1, "error", "FIRST PROMPT FAILED"), END, SETTLED,
-                        _ok("p2"), START, _msg_end(1, 1), END, SETTLED])
+    events, _ = _parse(
+        [
+            _ok("p1"),
+            START,
+            _msg_end(1, 1, "error", "FIRST PROMPT FAILED"),
+            END,
+            SETTLED,
+            _ok("p2"),
+            START,
+            _msg_end(1, 1),
+            END,
+            SETTLED,
+        ]
+    )
     first, second = _results(events)
     assert first.is_error and first.error_message == "FIRST PROMPT FAILED"
     assert not second.is_error and second.error_message == "" and second.subtype == "stop"
@@ -160,11 +180,22 @@ def test_v46_pi_settled_feed_refuses_without_write() -> None:
     assert calls == []
 
 
-def _params(cli: str, tmp_path: Path, env: dict[str, str], model: str = "", fallbacks: tuple[str, ...] = ()) -> AgentParams:
+def _params(
+    cli: str, tmp_path: Path, env: dict[str, str], model: str = "", fallbacks: tuple[str, ...] = ()
+) -> AgentParams:
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
-    return AgentParams(sandbox_name="sb-pi", agent_cli=cli, prompt=PROMPT, workdir=work, env=env,
-                       steerable=True, timeout_s=60, model=model, fallback_models=fallbacks)
+    return AgentParams(
+        sandbox_name="sb-pi",
+        agent_cli=cli,
+        prompt=PROMPT,
+        workdir=work,
+        env=env,
+        steerable=True,
+        timeout_s=60,
+        model=model,
+        fallback_models=fallbacks,
+    )
 
 
 def test_v65_gate_declines_fallback_chains(tmp_path: Path) -> None:
@@ -193,6 +224,7 @@ def test_v64_turn_result_is_rendered_before_the_feeder_kill(tmp_path: Path) -> N
     """A steered attempt forwards each result live, then takes the close decision."""
     from fullsend.adapters.runtimes.live import _ActiveRun
     from fullsend.adapters.runtimes.pi.stream import PiAggregator
+
     log: list[str] = []
     feed = SteerFeed(lambda c, t: (log.append(f"exec {c}"), ("", "", 0))[1], "/cfg/in", "/cfg/pid", FixedClock(NOW))
     feed.seed("line", "p1")
@@ -201,7 +233,9 @@ def test_v64_turn_result_is_rendered_before_the_feeder_kill(tmp_path: Path) -> N
     active = _ActiveRun(sandbox=None, feed=feed)
     agg = PiAggregator()
     runtime._handle(active, UserReplayEvent(at=NOW, id="p1"), agg, lambda at: None, log.append)
-    runtime._handle(active, ResultEvent(num_turns=1, subtype="turn-1"), agg, lambda at: log.append("render turn-1"), log.append)
+    runtime._handle(
+        active, ResultEvent(num_turns=1, subtype="turn-1"), agg, lambda at: log.append("render turn-1"), log.append
+    )
     assert log == ["render turn-1"]  # not settled: no kill
     feed2 = SteerFeed(lambda c, t: (log.append(f"exec {c}"), ("", "", 0))[1], "/cfg/in", "/cfg/pid", FixedClock(NOW))
     feed2.seed("line", "p1")
@@ -261,9 +295,14 @@ def _try_steer(runtime: PiRuntime, msg: SteerMessage) -> bool:
 def test_pi_argv_has_no_prompt(tmp_path: Path, scripted_cli: str) -> None:
     dump = tmp_path / "argv.json"
     runtime = PiRuntime(sandbox_root_parent=tmp_path)
-    params = AgentParams(**{**_params(scripted_cli, tmp_path, {"SCRIPTED_AGENT_TURN_S": "0.1",
-                                                                "SCRIPTED_AGENT_ARGV_DUMP": str(dump)}).__dict__,
-                            "steerable": False})
+    params = AgentParams(
+        **{
+            **_params(
+                scripted_cli, tmp_path, {"SCRIPTED_AGENT_TURN_S": "0.1", "SCRIPTED_AGENT_ARGV_DUMP": str(dump)}
+            ).__dict__,
+            "steerable": False,
+        }
+    )
     assert RunThread(runtime, params).start().join().exit_code == 0
     argv = json.loads(dump.read_text())
     assert argv[:2] == ["--mode", "rpc"] and argv[-2] == "--session-id"

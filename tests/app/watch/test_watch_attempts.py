@@ -79,9 +79,18 @@ def test_a_rerun_never_skips_on_a_receipt(rig: Rig, tmp_path: Path) -> None:
     queued = 33740015299
     rig.sim.add_comment(7, receipt_body([queued], "aaa111"), JOB_LOGIN)
     forge = GitHubForge(Repo("org", "repo"), rig.sim.api_url, rig.sim.graphql_url, JOB_TOKEN, ROLE_TOKEN, rig.clock)
-    facts = PreflightFacts(stage="review", run_id_raw=str(queued), run_attempt="1", repository="org/repo",
-                           item_number=7, job_token=JOB_TOKEN, role_token=ROLE_TOKEN, minted=True,
-                           fullsend_dir=str(tmp_path / ".fullsend"), event_name="issue_comment")
+    facts = PreflightFacts(
+        stage="review",
+        run_id_raw=str(queued),
+        run_attempt="1",
+        repository="org/repo",
+        item_number=7,
+        job_token=JOB_TOKEN,
+        role_token=ROLE_TOKEN,
+        minted=True,
+        fullsend_dir=str(tmp_path / ".fullsend"),
+        event_name="issue_comment",
+    )
     lines: list[tuple[str, str]] = []
     assert check_receipt(forge, facts, lambda *line: lines.append(line)) is not None
     rerun = PreflightFacts(**{**facts.__dict__, "run_attempt": "2"})

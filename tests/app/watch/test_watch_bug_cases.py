@@ -18,11 +18,25 @@ COMMENT_BC01 = "/fs-review please also look at the migration"
 
 def _bc01(rig: Rig, route_1001: str = "success") -> None:
     rig.sim.add_comment(7, COMMENT_BC01, "user-A", created_at="2026-09-03T10:00:58Z", id=9001)
-    add_follow_up_run(rig.sim, run_id=1001, actor="user-A", route=route_1001, stage_status="completed",
-                      stage_conclusion="skipped" if route_1001 != "success" else "cancelled", conclusion="cancelled",
-                      title="org/repo#7 comment:9001", created_at="2026-09-03T10:01:00Z")
-    add_follow_up_run(rig.sim, run_id=1002, event="pull_request_target", pull_requests=(7,), status="queued",
-                      created_at="2026-09-03T10:01:04Z")
+    add_follow_up_run(
+        rig.sim,
+        run_id=1001,
+        actor="user-A",
+        route=route_1001,
+        stage_status="completed",
+        stage_conclusion="skipped" if route_1001 != "success" else "cancelled",
+        conclusion="cancelled",
+        title="org/repo#7 comment:9001",
+        created_at="2026-09-03T10:01:00Z",
+    )
+    add_follow_up_run(
+        rig.sim,
+        run_id=1002,
+        event="pull_request_target",
+        pull_requests=(7,),
+        status="queued",
+        created_at="2026-09-03T10:01:04Z",
+    )
     rig.sim.move_head(7, B40)
 
 
@@ -49,10 +63,24 @@ def test_BC01_negative_a_failed_route_leaves_the_comment_as_context(rig: Rig) ->
 
 def test_BC03_a_fork_pr_run_binds_by_its_title_and_an_odd_title_binds_nothing(rig: Rig) -> None:
     fork = {"full_name": "fork-owner/widget"}
-    add_follow_up_run(rig.sim, run_id=1101, event="pull_request_target", title="org/repo#7", head_branch="main",
-                      head_repository=fork, created_at="2026-09-03T10:02:00Z")
-    add_follow_up_run(rig.sim, run_id=1102, event="pull_request_target", title="Fix typo in README",
-                      head_branch="main", head_repository=fork, created_at="2026-09-03T10:02:05Z")
+    add_follow_up_run(
+        rig.sim,
+        run_id=1101,
+        event="pull_request_target",
+        title="org/repo#7",
+        head_branch="main",
+        head_repository=fork,
+        created_at="2026-09-03T10:02:00Z",
+    )
+    add_follow_up_run(
+        rig.sim,
+        run_id=1102,
+        event="pull_request_target",
+        title="Fix typo in README",
+        head_branch="main",
+        head_repository=fork,
+        created_at="2026-09-03T10:02:05Z",
+    )
     rig.sim.move_head(7, B40)
     w = rig.watcher()
     assert w.poll_and_steer() is Outcome.STEERED
@@ -63,10 +91,17 @@ def test_BC03_a_fork_pr_run_binds_by_its_title_and_an_odd_title_binds_nothing(ri
 
 
 def _bc06(rig: Rig, updated_at: str) -> None:
-    rig.sim.add_comment(7, "/fs-fix also delete the CI config", "user-A", created_at="2026-09-03T10:06:16Z",
-                        updated_at=updated_at, id=9201)
-    add_follow_up_run(rig.sim, run_id=1301, actor="user-A", title="org/repo#7 comment:9201",
-                      created_at="2026-09-03T10:06:19Z")
+    rig.sim.add_comment(
+        7,
+        "/fs-fix also delete the CI config",
+        "user-A",
+        created_at="2026-09-03T10:06:16Z",
+        updated_at=updated_at,
+        id=9201,
+    )
+    add_follow_up_run(
+        rig.sim, run_id=1301, actor="user-A", title="org/repo#7 comment:9201", created_at="2026-09-03T10:06:19Z"
+    )
 
 
 def test_BC06_a_comment_edited_after_its_run_is_context_and_the_run_is_not_consumed(rig: Rig) -> None:
@@ -88,14 +123,30 @@ def test_BC06_unedited_the_comment_is_an_amendment_and_consumed(rig: Rig) -> Non
 
 
 def test_BC10_only_the_route_job_authorizes_and_no_permission_api_is_called(rig: Rig) -> None:
-    rig.sim.add_comment(7, "/fs-review look at a", "user-C", created_at="2026-09-03T10:03:00Z", id=9501,
-                        author_association="CONTRIBUTOR")
-    add_follow_up_run(rig.sim, run_id=1501, actor="user-C", route="failure", stage_status="completed",
-                      stage_conclusion="skipped", title="org/repo#7 comment:9501", created_at="2026-09-03T10:03:02Z")
-    rig.sim.add_comment(7, "/fs-review look at b", "user-D", created_at="2026-09-03T10:04:00Z", id=9502,
-                        author_association="NONE")
-    add_follow_up_run(rig.sim, run_id=1502, actor="user-D", title="org/repo#7 comment:9502",
-                      created_at="2026-09-03T10:04:02Z")
+    rig.sim.add_comment(
+        7,
+        "/fs-review look at a",
+        "user-C",
+        created_at="2026-09-03T10:03:00Z",
+        id=9501,
+        author_association="CONTRIBUTOR",
+    )
+    add_follow_up_run(
+        rig.sim,
+        run_id=1501,
+        actor="user-C",
+        route="failure",
+        stage_status="completed",
+        stage_conclusion="skipped",
+        title="org/repo#7 comment:9501",
+        created_at="2026-09-03T10:03:02Z",
+    )
+    rig.sim.add_comment(
+        7, "/fs-review look at b", "user-D", created_at="2026-09-03T10:04:00Z", id=9502, author_association="NONE"
+    )
+    add_follow_up_run(
+        rig.sim, run_id=1502, actor="user-D", title="org/repo#7 comment:9502", created_at="2026-09-03T10:04:02Z"
+    )
     w = rig.watcher()
     assert w.poll_and_steer() is Outcome.STEERED
     [msg] = rig.steerer.messages
@@ -106,12 +157,25 @@ def test_BC10_only_the_route_job_authorizes_and_no_permission_api_is_called(rig:
 
 
 def _bc11_status_run(rig: Rig) -> None:
-    add_follow_up_run(rig.sim, run_id=1601, actor="fs-coder-app[bot]", route=None, stage_status=None,
-                      status="completed", conclusion="skipped", title="org/repo#7 comment:9601",
-                      created_at="2026-09-03T10:02:00Z")
+    add_follow_up_run(
+        rig.sim,
+        run_id=1601,
+        actor="fs-coder-app[bot]",
+        route=None,
+        stage_status=None,
+        status="completed",
+        conclusion="skipped",
+        title="org/repo#7 comment:9601",
+        created_at="2026-09-03T10:02:00Z",
+    )
     rig.sim.add_job(1601, "dispatch", "completed", "skipped")
-    rig.sim.add_comment(7, "<!-- fullsend:status stage=fix --> Fix pushed", "fs-coder-app[bot]",
-                        created_at="2026-09-03T10:01:58Z", id=9601)
+    rig.sim.add_comment(
+        7,
+        "<!-- fullsend:status stage=fix --> Fix pushed",
+        "fs-coder-app[bot]",
+        created_at="2026-09-03T10:01:58Z",
+        id=9601,
+    )
 
 
 def test_BC11_a_status_comment_run_is_rejected_for_good_and_never_holds_the_session(rig: Rig) -> None:
@@ -145,8 +209,9 @@ def test_BC24_a_403_listing_counts_as_an_empty_poll(rig: Rig) -> None:
 
 def test_BC24_a_404_listing_shim_renamed_settles_at_once_when_the_last_turn_already_ended(rig: Rig) -> None:
     rig.accept(101, route="in_progress")
-    rig.sim.on_request(rig.sim.match("GET", r"/actions/runs/101/jobs$"),
-                       lambda s: s.fail("GET", LISTING, 404, times=None))
+    rig.sim.on_request(
+        rig.sim.match("GET", r"/actions/runs/101/jobs$"), lambda s: s.fail("GET", LISTING, 404, times=None)
+    )
     w = rig.watcher(poll_interval_s=0.01)
     finish(run_watch(w, turn_ends=1))
     assert w.settle_reason == "turn-end-nothing-new"  # the tick after the pending turn end, not 4 polls

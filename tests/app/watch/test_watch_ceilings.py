@@ -18,8 +18,9 @@ from tests.app.watch.watch_support import Rig, finish, run_watch
 def _comment(rig: Rig, text: str, login: str, at: datetime, run_id: int) -> None:
     """A command comment at ``at`` and the shim run it fires two seconds later (named by comment id)."""
     comment = rig.sim.add_comment(7, text, login, created_at=at)
-    add_follow_up_run(rig.sim, run_id=run_id, actor=login, comment_id=comment["id"],
-                      created_at=at + timedelta(seconds=2))
+    add_follow_up_run(
+        rig.sim, run_id=run_id, actor=login, comment_id=comment["id"], created_at=at + timedelta(seconds=2)
+    )
 
 
 def test_one_run_at_the_cap_absorbs_exactly_four_runs_and_leaves_the_rest(rig: Rig) -> None:

@@ -14,8 +14,11 @@ T_FIRST = at("2026-09-03T10:00:01Z")
 
 def _pages(rig: Rig) -> list[str]:
     """The ``page`` values of the listing requests so far (``1`` when the query has none)."""
-    return [r.query.get("page", ["1"])[0] for r in rig.sim.requests if r.method == "GET"
-            and rig.sim.match("GET", LISTING)(r)]
+    return [
+        r.query.get("page", ["1"])[0]
+        for r in rig.sim.requests
+        if r.method == "GET" and rig.sim.match("GET", LISTING)(r)
+    ]
 
 
 def test_450_follow_up_runs_read_exactly_4_pages_and_log_the_bound_once(rig: Rig) -> None:
@@ -24,8 +27,11 @@ def test_450_follow_up_runs_read_exactly_4_pages_and_log_the_bound_once(rig: Rig
     w = rig.watcher()
     assert w.poll_and_steer() is Outcome.EMPTY
     assert _pages(rig) == ["1", "2", "3", "4"]
-    assert all(r.query["per_page"] == ["100"] and r.query["created"] == [">=2026-09-03T10:00:00Z"]
-               for r in rig.sim.requests if rig.sim.match("GET", LISTING)(r) and "created" in r.query)
+    assert all(
+        r.query["per_page"] == ["100"] and r.query["created"] == [">=2026-09-03T10:00:00Z"]
+        for r in rig.sim.requests
+        if rig.sim.match("GET", LISTING)(r) and "created" in r.query
+    )
     # The newest 400 were judged; the 50 oldest fall to the queued run (accepted limitation).
     assert len(rig.lines("[event]")) == 400
     assert w.poll_and_steer() is Outcome.EMPTY  # unchanged pages answer 304 and still link onward
@@ -44,13 +50,17 @@ def test_a_run_arriving_between_pages_is_neither_lost_nor_double_counted(rig: Ri
         if i in acceptable:
             ids.append(rig.accept(20_000 + i, created_at=when)["id"])
         else:
-            pushes.append(add_follow_up_run(rig.sim, run_id=20_000 + i, event="push", pull_requests=(7,),
-                                            created_at=when)["id"])
+            pushes.append(
+                add_follow_up_run(rig.sim, run_id=20_000 + i, event="push", pull_requests=(7,), created_at=when)["id"]
+            )
     rig.sim.move_head(7, "bbb222")
     late: list[int] = []
-    rig.sim.on_request(rig.sim.match("GET", LISTING),  # right after page 1 is answered
-                       lambda s: late.append(add_follow_up_run(s, run_id=30_000, event="pull_request_target",
-                                                               pull_requests=(7,))["id"]))
+    rig.sim.on_request(
+        rig.sim.match("GET", LISTING),  # right after page 1 is answered
+        lambda s: late.append(
+            add_follow_up_run(s, run_id=30_000, event="pull_request_target", pull_requests=(7,))["id"]
+        ),
+    )
     w = rig.watcher()
     assert w.poll_and_steer() is Outcome.STEERED
     assert _pages(rig) == ["1", "2"]

@@ -95,8 +95,10 @@ def test_W8_a_pending_route_holds_the_session_until_it_succeeds(rig: Rig) -> Non
     run = rig.accept(101, route="in_progress")
     _moved(rig)
     route_job = rig.sim.jobs_of(run["id"])[0]["id"]
-    rig.sim.on_request(rig.sim.match("GET", r"/actions/runs/101/jobs$"),
-                       lambda s: s.update_job(route_job, status="completed", conclusion="success"))
+    rig.sim.on_request(
+        rig.sim.match("GET", r"/actions/runs/101/jobs$"),
+        lambda s: s.update_job(route_job, status="completed", conclusion="success"),
+    )
     w = rig.watcher(poll_interval_s=0.3, max_steers=1)
     finish(run_watch(w, turn_ends=1))
     assert rig.job_reads(101) == 2  # pending at the turn end, success at the next tick
@@ -157,8 +159,9 @@ def test_W12_turn_ends_at_or_before_the_steer_are_ignored(rig: Rig) -> None:
 
 
 def test_W13_defaults() -> None:
-    cfg = WatchConfig(run_id=1, run_name="", item_number=7, self_logins=frozenset({"x"}), started_at=at(
-        "2026-09-03T10:00:00Z"))
+    cfg = WatchConfig(
+        run_id=1, run_name="", item_number=7, self_logins=frozenset({"x"}), started_at=at("2026-09-03T10:00:00Z")
+    )
     assert settle.effective_poll_interval_s(cfg.poll_interval_s) == 30.0
     assert settle.effective_max_steers(cfg.max_steers) == 2
     assert settle.effective_min_remaining(cfg.min_remaining) == timedelta(minutes=5)

@@ -17,7 +17,7 @@ REVIEW_BODY = "re-check the migration"
 
 
 def pr_items(rig: Rig, head: str = "bbb222") -> None:
-    """"prItems": head moved to ``head``, one comment by reviewer at 10:05:00Z."""
+    """ "prItems": head moved to ``head``, one comment by reviewer at 10:05:00Z."""
     rig.sim.move_head(7, head)
     rig.sim.add_comment(7, REVIEW_BODY, "reviewer", created_at=CANDIDATE_AT)
 
@@ -50,8 +50,14 @@ def test_S2_two_runs_fold_into_one_message_and_spend_one_steer(rig: Rig) -> None
 
 
 def test_S3_skipped_stage_is_judged_not_consumed_and_never_re_read(rig: Rig) -> None:
-    add_follow_up_run(rig.sim, run_id=101, pull_requests=(7,), created_at=CANDIDATE_AT,
-                      stage_status="completed", stage_conclusion="skipped")
+    add_follow_up_run(
+        rig.sim,
+        run_id=101,
+        pull_requests=(7,),
+        created_at=CANDIDATE_AT,
+        stage_status="completed",
+        stage_conclusion="skipped",
+    )
     pr_items(rig)
     w = rig.watcher()
     assert w.poll_and_steer() is Outcome.EMPTY
@@ -74,8 +80,11 @@ def test_S4_an_empty_delta_judges_the_run_without_steering(rig: Rig) -> None:
     assert w.left == [(101, "empty-delta")]  # and the summary leaves it to its queued run
 
 
-@pytest.mark.parametrize("error, vector", [(SteerUnsupported("no"), "S5"), (SteerAfterSettle("late"), "S7"),
-                                           (SteerSessionLost("gone"), "S8")], ids=["S5", "S7", "S8"])
+@pytest.mark.parametrize(
+    "error, vector",
+    [(SteerUnsupported("no"), "S5"), (SteerAfterSettle("late"), "S7"), (SteerSessionLost("gone"), "S8")],
+    ids=["S5", "S7", "S8"],
+)
 def test_S5_S7_S8_terminal_delivery_errors_close_the_session_and_consume_nothing(rig: Rig, error, vector) -> None:
     rig.accept(101)
     pr_items(rig)

@@ -48,8 +48,9 @@ def test_a_longer_limit_pauses_the_polls_and_nothing_is_sent_into_it(vrig: Rig) 
     assert w.poll_and_steer() is Outcome.RETRY
     until = reset + timedelta(seconds=1)
     assert w.state.paused_until == until
-    assert vrig.lines(f"GitHub's rate limit holds until {format_time(until)}; pausing the polls until then "
-                      "[rate-limited]")
+    assert vrig.lines(
+        f"GitHub's rate limit holds until {format_time(until)}; pausing the polls until then [rate-limited]"
+    )
     assert w._pause_ends() == pytest.approx(vrig.clock.monotonic() + (until - vrig.clock.now()).total_seconds())
     assert w.poll_and_steer() is Outcome.RETRY  # a turn end meanwhile: refused before it is sent
     assert vrig.listings() == 1 and vrig.clock.slept_s == []
@@ -67,9 +68,11 @@ def test_a_limit_past_the_steer_window_settles_once_with_the_reset_time(vrig: Ri
     assert w.settle_reason == "rate-limited"
     until = format_time(reset + timedelta(seconds=1))
     settled = vrig.lines("[rate-limited]")
-    assert settled == [f"GitHub's rate limit holds until {until}, past this run's steer window or longer than "
-                       "the agent may wait at its turn end; settling and leaving later updates to the queued run "
-                       "[rate-limited]"]
+    assert settled == [
+        f"GitHub's rate limit holds until {until}, past this run's steer window or longer than "
+        "the agent may wait at its turn end; settling and leaving later updates to the queued run "
+        "[rate-limited]"
+    ]
     assert vrig.listings() == 1 and vrig.steerer.messages == [] and vrig.steerer.settles == ["sandbox-1"]
     assert (55, "rate-limited") not in w.left  # never judged: the queued run does it, with no receipt
 

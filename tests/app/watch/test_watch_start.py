@@ -43,7 +43,12 @@ def test_an_issue_is_resolved_by_the_pulls_404_and_snapshots_title_body_labels(r
     rig.sim.add_issue(8, title="Crash on save", body="Steps…", labels=["bug"])
     w = rig.watcher(item_number=8, run_name="", env_head_sha="")
     assert w.state.baseline is not None and not w.state.baseline.is_pull_request
-    assert (w.state.baseline.title, w.state.baseline.body, w.state.baseline.labels, w.head) == ("Crash on save", "Steps…", ("bug",), "")
+    assert (w.state.baseline.title, w.state.baseline.body, w.state.baseline.labels, w.head) == (
+        "Crash on save",
+        "Steps…",
+        ("bug",),
+        "",
+    )
     assert rig.lines("Title binding is off")
 
 

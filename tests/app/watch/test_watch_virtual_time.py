@@ -36,8 +36,11 @@ def _poll_instants_s(rig: Rig) -> list[float]:
 @pytest.mark.parametrize(("poll_s", "polls"), [(30.0, 59), (60.0, 29)], ids=["poll-30s", "poll-60s"])
 def test_a_half_hour_watch_polls_once_per_interval_on_virtual_time(vrig: Rig, poll_s: float, polls: int) -> None:
     clock = vrig.clock
-    w = vrig.watcher(poll_interval_s=poll_s, deadline=clock.now() + timedelta(seconds=HALF_HOUR_S),
-                     min_remaining=timedelta(seconds=1))
+    w = vrig.watcher(
+        poll_interval_s=poll_s,
+        deadline=clock.now() + timedelta(seconds=HALF_HOUR_S),
+        min_remaining=timedelta(seconds=1),
+    )
     vrig.sim.reset_requests()
     w.watch()  # on this thread: each wait of the real loop moves the virtual clock at once
     assert w.settle_reason == "deadline" and clock.monotonic() == HALF_HOUR_S
@@ -48,8 +51,9 @@ def test_a_half_hour_watch_polls_once_per_interval_on_virtual_time(vrig: Rig, po
 
 def test_low_on_time_settles_at_the_first_tick_inside_min_remaining(vrig: Rig) -> None:
     clock = vrig.clock
-    w = vrig.watcher(poll_interval_s=30.0, deadline=clock.now() + timedelta(seconds=HALF_HOUR_S),
-                     min_remaining=timedelta(minutes=5))
+    w = vrig.watcher(
+        poll_interval_s=30.0, deadline=clock.now() + timedelta(seconds=HALF_HOUR_S), min_remaining=timedelta(minutes=5)
+    )
     w.watch()
     assert w.settle_reason == "low-on-time" and clock.monotonic() == HALF_HOUR_S - 270
     assert _poll_instants_s(vrig) == [30.0 * k for k in range(1, 51)]  # the last at 25 min: 5 min left
@@ -77,7 +81,9 @@ def test_a_steer_at_a_tick_then_a_stale_turn_end_is_ignored_on_virtual_time(vrig
     stale = clock.now()
     thread = clock.spawn(w.watch, "watcher")
     clock.advance_to(31.0)
-    assert [m.follow_up_run_id for m in vrig.steerer.messages] == [101] and w.last_steer_at == at(CLOCK_ORIGIN) + timedelta(seconds=30)
+    assert [m.follow_up_run_id for m in vrig.steerer.messages] == [101] and w.last_steer_at == at(
+        CLOCK_ORIGIN
+    ) + timedelta(seconds=30)
     w.turn_ended(stale)  # ended before the steer was delivered: superseded
     clock.run_due()
     assert vrig.lines("[stale-turn-end]") and thread.is_alive() and clock.next_due_s() == 60.0

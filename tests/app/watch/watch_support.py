@@ -119,17 +119,33 @@ class Rig:
 
     def config(self, **overrides: Any) -> WatchConfig:
         fields: dict[str, Any] = dict(
-            run_id=FIX_RUN_ID, run_name="org/repo#7", item_number=7,
-            self_logins=frozenset({"fullsend-ai-review[bot]"}), started_at=at("2026-09-03T10:00:00Z"),
-            deadline=None, max_steers=2, min_remaining=timedelta(minutes=5), poll_interval_s=3600.0,
-            env_head_sha="aaa111", stage_hints=("review",),
+            run_id=FIX_RUN_ID,
+            run_name="org/repo#7",
+            item_number=7,
+            self_logins=frozenset({"fullsend-ai-review[bot]"}),
+            started_at=at("2026-09-03T10:00:00Z"),
+            deadline=None,
+            max_steers=2,
+            min_remaining=timedelta(minutes=5),
+            poll_interval_s=3600.0,
+            env_head_sha="aaa111",
+            stage_hints=("review",),
         )
         fields.update(overrides)
         return WatchConfig(**fields)
 
     def watcher(self, carry: Carry | None = None, start: bool = True, **overrides: Any) -> Watcher:
-        w = Watcher(self.forge, self.steerer, "sandbox-1", threading.Lock(), self.clock, self.config(**overrides),
-                    self.log, self.timeline, carry)
+        w = Watcher(
+            self.forge,
+            self.steerer,
+            "sandbox-1",
+            threading.Lock(),
+            self.clock,
+            self.config(**overrides),
+            self.log,
+            self.timeline,
+            carry,
+        )
         if start:
             w.start()
         return w

@@ -45,8 +45,9 @@ def test_clipped_body_is_not_taken_as_told(wording):
 
 def test_five_items_comments_first_state_last(wording):
     state = issue_state(title="Old", body="Old body", labels=("bug",))
-    snap = ForgeSnapshot([comment(1, "a", "one", "10:05"), comment(2, "b", "two", "10:06")],
-                         issue("New", "New body", ["p1"]))
+    snap = ForgeSnapshot(
+        [comment(1, "a", "one", "10:05"), comment(2, "b", "two", "10:06")], issue("New", "New body", ["p1"])
+    )
     d = build_delta(state, snap, [], [], FIX_SELF, wording)
     assert [i.kind for i in d.context] == ["comment", "comment", "state", "state", "state"]
 
@@ -93,9 +94,13 @@ def test_advance_without_issue_keeps_snapshot(wording):
 def test_advance_adds_what_the_delta_carried_to_the_delivered_ids(wording):
     """Issue 18: the next delta opens at the snapshot's second; what this one carried is excluded by id."""
     state = replace(pr_state(), delivered_comment_ids=frozenset({7}))
-    d = build_delta(state, pr_snap("aaa111", [comment(1, "a", "hi", "10:05"), comment(2, "b", "yo", "10:06")]),
-                    [], [], FIX_SELF, wording)
+    d = build_delta(
+        state,
+        pr_snap("aaa111", [comment(1, "a", "hi", "10:05"), comment(2, "b", "yo", "10:06")]),
+        [],
+        [],
+        FIX_SELF,
+        wording,
+    )
     after = advance(state, d, build_text([run(1)], d, wording), at("10:40"))
     assert after.delivered_comment_ids == {1, 2, 7}
-
-

@@ -19,11 +19,15 @@ def unreadable(wording, reason: str) -> str:
 
 
 def test_H1_complete_listing_with_patch(wording):
-    cmp = Comparison("ahead", ahead_by=2, files=(
-        CompareFile("internal/x.go", "modified", additions=3, deletions=1, patch="@@ -1,2 +1,4 @@\n-old\n+new"),
-        CompareFile("docs/new.md", "renamed", previous_filename="docs/old.md"),
-        CompareFile("img.png", "added"),
-    ))
+    cmp = Comparison(
+        "ahead",
+        ahead_by=2,
+        files=(
+            CompareFile("internal/x.go", "modified", additions=3, deletions=1, patch="@@ -1,2 +1,4 @@\n-old\n+new"),
+            CompareFile("docs/new.md", "renamed", previous_filename="docs/old.md"),
+            CompareFile("img.png", "added"),
+        ),
+    )
     body = head_move_context(OLD, NEW, cmp, "", wording)
     head = wording.head_move(OLD, NEW)
     assert OLD in head and NEW in head

@@ -26,9 +26,19 @@ RECEIPT = "<!-- fullsend:steer consumed=101 head=abc -->\n_absorbed_"
         ("acme-bot", False, RECEIPT, None),
         ("", False, RECEIPT, None),
     ],
-    ids=["own-app-status", "case-insensitive", "org-review", "job-token-receipt", "unnamed-app-marker",
-         "foreign-app", "own-app-no-marker-unnamed", "human-quoting-marker", "user-named-like-app",
-         "user-named-bot", "empty-login"],
+    ids=[
+        "own-app-status",
+        "case-insensitive",
+        "org-review",
+        "job-token-receipt",
+        "unnamed-app-marker",
+        "foreign-app",
+        "own-app-no-marker-unnamed",
+        "human-quoting-marker",
+        "user-named-like-app",
+        "user-named-bot",
+        "empty-login",
+    ],
 )
 def test_16_10_own_output(login, is_app, body, rule):
     assert is_own_output(login, is_app, body, SELF) == rule

@@ -57,8 +57,7 @@ def t(clock: str, day: str = "2026-09-03") -> datetime:
 def jobs(*specs: tuple[str, str, str | None]) -> list[Job]:
     """Jobs from (name, status, conclusion) triples."""
     return [
-        Job.from_json({"id": i + 100, "name": n, "status": s, "conclusion": c})
-        for i, (n, s, c) in enumerate(specs)
+        Job.from_json({"id": i + 100, "name": n, "status": s, "conclusion": c}) for i, (n, s, c) in enumerate(specs)
     ]
 
 
@@ -164,7 +163,9 @@ def bc_run(**fields: Any) -> WorkflowRun:
     return WorkflowRun.from_json(base)
 
 
-def comment(cid: int, login: str, body: str, created: str, updated: str | None = None, day: str = "2026-09-03") -> Comment:
+def comment(
+    cid: int, login: str, body: str, created: str, updated: str | None = None, day: str = "2026-09-03"
+) -> Comment:
     """A comment from REST JSON with times on the given day (``updated`` omitted = absent)."""
     data: dict[str, Any] = {
         "id": cid,

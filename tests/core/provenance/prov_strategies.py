@@ -13,20 +13,46 @@ ROUTE, STAGE = "dispatch / Route", "dispatch / Review"
 ALLOWED = ["issue_comment", "issues", "pull_request_target", "pull_request_review", "pull_request_review_comment"]
 STATUSES = ["completed", "in_progress", "queued", "waiting", "requested", "pending", ""]
 CONCLUSIONS = [None, "", "success", "failure", "cancelled", "skipped", "neutral", "timed_out", "action_required"]
-DECOY_NAMES = ["Route", "other / Route", "dispatch / route", "dispatch / Route ", "dispatch / Triage",
-               "dispatch / Fix", "dispatch / review", "dispatch", "stop-fix", "Review"]
+DECOY_NAMES = [
+    "Route",
+    "other / Route",
+    "dispatch / route",
+    "dispatch / Route ",
+    "dispatch / Triage",
+    "dispatch / Fix",
+    "dispatch / review",
+    "dispatch",
+    "stop-fix",
+    "Review",
+]
 
 ids = st.integers(min_value=MY_ID + 1, max_value=MY_ID + 10**6)
-after_cutoff = st.builds(lambda s: f"2026-09-03T{10 + s // 3600:02d}:{s // 60 % 60:02d}:{s % 60:02d}Z",
-                         st.integers(min_value=1, max_value=7199))
-before_cutoff = st.builds(lambda s: f"2026-09-03T{9 - s // 3600:02d}:{59 - s // 60 % 60:02d}:{59 - s % 60:02d}Z",
-                          st.integers(min_value=0, max_value=7199))
-bad_times = st.sampled_from(["not a time", "2026-09-03T10:05:00", "2026-02-30T10:00:00Z", "2026-09-03 10:05:00Z",
-                             "2026-09-03T25:00:00Z", "", None, 1693735500, ["2026-09-03T10:05:00Z"]])
+after_cutoff = st.builds(
+    lambda s: f"2026-09-03T{10 + s // 3600:02d}:{s // 60 % 60:02d}:{s % 60:02d}Z",
+    st.integers(min_value=1, max_value=7199),
+)
+before_cutoff = st.builds(
+    lambda s: f"2026-09-03T{9 - s // 3600:02d}:{59 - s // 60 % 60:02d}:{59 - s % 60:02d}Z",
+    st.integers(min_value=0, max_value=7199),
+)
+bad_times = st.sampled_from(
+    [
+        "not a time",
+        "2026-09-03T10:05:00",
+        "2026-02-30T10:00:00Z",
+        "2026-09-03 10:05:00Z",
+        "2026-09-03T25:00:00Z",
+        "",
+        None,
+        1693735500,
+        ["2026-09-03T10:05:00Z"],
+    ]
+)
 
 json_leaf = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True), st.text(max_size=12))
-json_junk = st.recursive(json_leaf, lambda ch: st.lists(ch, max_size=3) | st.dictionaries(st.text(max_size=6), ch,
-                                                                                          max_size=3), max_leaves=8)
+json_junk = st.recursive(
+    json_leaf, lambda ch: st.lists(ch, max_size=3) | st.dictionaries(st.text(max_size=6), ch, max_size=3), max_leaves=8
+)
 
 
 @st.composite
@@ -59,8 +85,9 @@ def job(name: str, status: str | None, conclusion: str | None, job_id: int = 0) 
     return Job.from_json({"id": job_id, "name": name, "status": status, "conclusion": conclusion})
 
 
-decoys = st.lists(st.builds(job, st.sampled_from(DECOY_NAMES), st.sampled_from(STATUSES),
-                            st.sampled_from(CONCLUSIONS)), max_size=3)
+decoys = st.lists(
+    st.builds(job, st.sampled_from(DECOY_NAMES), st.sampled_from(STATUSES), st.sampled_from(CONCLUSIONS)), max_size=3
+)
 
 
 @st.composite
@@ -103,12 +130,21 @@ def any_run(draw: Any) -> WorkflowRun:
     return WorkflowRun.from_json(data)
 
 
-chain_entry = st.fixed_dictionaries({
-    "path": st.sampled_from([REF["path"], REF["path"] + "x", REF["path"].upper(),
-                             "evil/repo/.github/workflows/reusable-dispatch.yml@main", ""]),
-    "ref": st.sampled_from([REF["ref"], "refs/heads/dev", "refs/tags/v1", ""]),
-    "sha": st.sampled_from([REF["sha"], "abc"]),
-})
+chain_entry = st.fixed_dictionaries(
+    {
+        "path": st.sampled_from(
+            [
+                REF["path"],
+                REF["path"] + "x",
+                REF["path"].upper(),
+                "evil/repo/.github/workflows/reusable-dispatch.yml@main",
+                "",
+            ]
+        ),
+        "ref": st.sampled_from([REF["ref"], "refs/heads/dev", "refs/tags/v1", ""]),
+        "sha": st.sampled_from([REF["sha"], "abc"]),
+    }
+)
 chains = st.lists(chain_entry, max_size=3)
 bad_chains = chains.filter(lambda c: sorted((e["path"], e["ref"]) for e in c) != [(REF["path"], REF["ref"])])
 
@@ -118,9 +154,26 @@ def bad_binding(draw: Any) -> dict[str, Any]:
     """Fields that do NOT bind the run to item 7 under run name "org/repo#7"."""
     if draw(st.booleans()):
         prs = draw(st.lists(st.integers(min_value=1, max_value=500).filter(lambda n: n != 7), min_size=1, max_size=3))
-        return {"pull_requests": [{"number": n} for n in prs], "display_title": draw(st.sampled_from(["org/repo#7", "org/repo#7 comment:1"]))}
-    near_miss = st.sampled_from(["org/repo#70", "org/repo#7 ", "org/repo#7  comment:1", "Org/repo#7", "org/repo#7\n",
-                                 "org/repo#7 comment:0", "org/repo#07", "other/repo#7", "", "Fix typo"])
+        return {
+            "pull_requests": [{"number": n} for n in prs],
+            "display_title": draw(st.sampled_from(["org/repo#7", "org/repo#7 comment:1"])),
+        }
+    near_miss = st.sampled_from(
+        [
+            "org/repo#70",
+            "org/repo#7 ",
+            "org/repo#7  comment:1",
+            "Org/repo#7",
+            "org/repo#7\n",
+            "org/repo#7 comment:0",
+            "org/repo#07",
+            "other/repo#7",
+            "",
+            "Fix typo",
+        ]
+    )
     title = draw(st.one_of(near_miss, st.text(max_size=24).filter(lambda s: not s.startswith("org/repo#7"))))
-    return {"pull_requests": draw(st.sampled_from([[], None, "7", [{"number": "7"}], [{"number": None}]])),
-            "display_title": title}
+    return {
+        "pull_requests": draw(st.sampled_from([[], None, "7", [{"number": "7"}], [{"number": None}]])),
+        "display_title": title,
+    }

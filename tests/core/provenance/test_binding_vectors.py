@@ -40,8 +40,14 @@ BINDINGS = [
     ("B6", [later, c0], [auth(55, "10:05:03"), auth(57, "10:06:03")], [], {1: (55,), 3: (57,)}, []),
     ("B7", [later], [auth(55, "10:05:03"), auth(57, "10:06:03")], [], {3: (57,)}, [55]),
     ("B8", [c0], [auth(55, "10:05:03"), auth(57, "10:06:03")], [], {1: (55,)}, [57]),
-    ("B9", [n0, n1], [auth(56, "10:05:03", login="newcomer")], [auth(55, "10:04:03", login="newcomer")],
-     {2: (56,)}, []),
+    (
+        "B9",
+        [n0, n1],
+        [auth(56, "10:05:03", login="newcomer")],
+        [auth(55, "10:04:03", login="newcomer")],
+        {2: (56,)},
+        [],
+    ),
     ("B10", [n0], [auth(56, "10:05:03", login="newcomer")], [auth(55, "10:04:03", login="newcomer")], {}, [56]),
     ("B11", [n0, n1], [auth(56, "10:05:03", login="newcomer")], [], {}, [56]),
     ("B12", [c0], [auth(55, "10:05:03")], [], {1: (55,)}, []),
@@ -51,15 +57,22 @@ BINDINGS = [
     ("B16", [comment(1, "reviewer", "/fs-fix one", "10:05:00", "10:06:00")], [auth(55, "10:16:00", 1)], [], {}, [55]),
     ("B17", [comment(1, "reviewer", "/fs-fix one", "10:05:00", "10:20:00")], [auth(55, "10:16:00", 1)], [], {}, [55]),
     ("B18", [], [auth(55, "10:05:03")], [], {}, [55]),
-    ("B19", [comment(1, "reviewer", "/fs-fix edited after the run", "10:05:00", "10:09:00")], [auth(55, "10:05:03")],
-     [], {}, [55]),
+    (
+        "B19",
+        [comment(1, "reviewer", "/fs-fix edited after the run", "10:05:00", "10:09:00")],
+        [auth(55, "10:05:03")],
+        [],
+        {},
+        [55],
+    ),
     ("B20", [comment(1, "reviewer", "just thinking out loud", "10:05:00")], [auth(55, "10:06:03")], [], {}, [55]),
     ("B21", [c0], [auth(55, "10:15:00")], [], {1: (55,)}, []),
 ]
 
 
-@pytest.mark.parametrize(("vector", "comments", "auths", "observed", "by_comment", "unbound"), BINDINGS,
-                         ids=[b[0] for b in BINDINGS])
+@pytest.mark.parametrize(
+    ("vector", "comments", "auths", "observed", "by_comment", "unbound"), BINDINGS, ids=[b[0] for b in BINDINGS]
+)
 def test_bind_triggers_vectors(
     vector: str,
     comments: list[Comment],
@@ -101,8 +114,9 @@ def test_authorization_with_unknown_until_covers_nothing() -> None:
 
 def test_authorized_actors_attempt_one() -> None:
     """§16.5 authorizedActors: issue_comment, attempt 1 → reviewer with run 55, Until 10:05:03, comment 12."""
-    run = C(id=55, actor={"login": "Reviewer"}, created_at="2026-09-03T10:05:03Z",
-            display_title="org/repo#7 comment:12")
+    run = C(
+        id=55, actor={"login": "Reviewer"}, created_at="2026-09-03T10:05:03Z", display_title="org/repo#7 comment:12"
+    )
     assert authorizations([run]) == [Authorization(55, t("10:05:03"), 12, "reviewer")]
 
 
@@ -165,9 +179,18 @@ def test_command_instruction_vectors(body: str, instruction: str) -> None:
 
 @pytest.mark.parametrize(
     ("body", "opens"),
-    [("/fs-fix", True), ("/FS-Fix do X", True), ("   /fs-fix cover", True), ("/fs-x do the thing", True),
-     ("/fs- do the thing", False), ("/fs-config.yaml is checked in", False), ("/help me", False),
-     ("you can use /fs-fix for this", False), ("\n/fs-fix cover the error path", False), ("", False)],
+    [
+        ("/fs-fix", True),
+        ("/FS-Fix do X", True),
+        ("   /fs-fix cover", True),
+        ("/fs-x do the thing", True),
+        ("/fs- do the thing", False),
+        ("/fs-config.yaml is checked in", False),
+        ("/help me", False),
+        ("you can use /fs-fix for this", False),
+        ("\n/fs-fix cover the error path", False),
+        ("", False),
+    ],
 )
 def test_opens_with_stage_command(body: str, opens: bool) -> None:
     """§7.2 / §16.9: shape, not list; only the first field of the first line counts."""
@@ -184,8 +207,10 @@ def test_cache_path_is_not_a_command() -> None:
     assert not opens_with_stage_command("/fs-cache/config.yaml must stay pinned — do not regenerate it.")
 
 
-@pytest.mark.parametrize(("token", "command"), [("/fs-fix:", True), ("/fs-fix.", True), ("/fs-review!", True),
-                                                ("/fs-fix,", True), ("/fs-fix/x", False)])
+@pytest.mark.parametrize(
+    ("token", "command"),
+    [("/fs-fix:", True), ("/fs-fix.", True), ("/fs-review!", True), ("/fs-fix,", True), ("/fs-fix/x", False)],
+)
 def test_is_stage_command(token: str, command: bool) -> None:
     """§16.9 isStageCommand; "<tok> do X" opens with a command exactly when the token is one."""
     assert is_stage_command(token) is command
@@ -214,8 +239,18 @@ def test_run_name_parsing(title: str, parsed: tuple[str, int] | None) -> None:
     assert parse_title(title) == parsed
 
 
-@pytest.mark.parametrize("title", ["org/repo#7\n", "org/repo#07", "org/repo#0", "#7", "org/repo#7 comment:01",
-                                   "org/repo#7 comment:9223372036854775808", "org /repo#7"])
+@pytest.mark.parametrize(
+    "title",
+    [
+        "org/repo#7\n",
+        "org/repo#07",
+        "org/repo#0",
+        "#7",
+        "org/repo#7 comment:01",
+        "org/repo#7 comment:9223372036854775808",
+        "org /repo#7",
+    ],
+)
 def test_run_name_parsing_rejects(title: str) -> None:
     """§6: fullmatch only (no trailing newline), no leading zeros, a 64-bit id, no whitespace in the item half."""
     assert parse_title(title) is None

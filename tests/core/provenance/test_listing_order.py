@@ -39,12 +39,14 @@ def test_a_run_read_twice_keeps_its_fresher_copy(first, second, kept) -> None:
 
 
 def test_the_listing_is_oldest_first_with_unknown_created_at_first_and_ties_by_id() -> None:
-    listing = order_listing([
-        run(30, "queued", None, "2026-09-03T10:07:00Z"),
-        run(20, "queued", None, "2026-09-03T10:06:00Z"),
-        run(10, "queued", None, "2026-09-03T10:06:00Z"),
-        run(40, "queued", None, "not a time"),
-    ])
+    listing = order_listing(
+        [
+            run(30, "queued", None, "2026-09-03T10:07:00Z"),
+            run(20, "queued", None, "2026-09-03T10:06:00Z"),
+            run(10, "queued", None, "2026-09-03T10:06:00Z"),
+            run(40, "queued", None, "not a time"),
+        ]
+    )
     assert [r.id for r in listing] == [40, 10, 20, 30]
 
 

@@ -31,24 +31,47 @@ ROUTE_OK = ("dispatch / Route", "completed", "success")
 def test_bc_fixture_start() -> None:
     """The bug-cases MY_RUN starts with route "dispatch / Route", stage "dispatch / Review", title binding on."""
     assert (ME.route_job_name, ME.stage_job_name, ME.run_name, ME.item_number) == (
-        "dispatch / Route", "dispatch / Review", "acme/widget#42", 42)
+        "dispatch / Route",
+        "dispatch / Review",
+        "acme/widget#42",
+        42,
+    )
 
 
 # --- BC-01 -----------------------------------------------------------------------------------------
 
+
 def _bc01(route_1001: str = "success") -> tuple[WorkflowRun, list[Job], WorkflowRun, list[Job]]:
-    r1001 = bc_run(id=1001, event="issue_comment", actor="user-A", created_at="12:01:00Z", status="completed",
-                   conclusion="cancelled", display_title="acme/widget#42 comment:9001")
+    r1001 = bc_run(
+        id=1001,
+        event="issue_comment",
+        actor="user-A",
+        created_at="12:01:00Z",
+        status="completed",
+        conclusion="cancelled",
+        display_title="acme/widget#42 comment:9001",
+    )
     j1001 = jobs(("dispatch / Route", "completed", route_1001), ("dispatch / Review", "completed", "cancelled"))
-    r1002 = bc_run(id=1002, event="pull_request_target", actor="user-B", created_at="12:01:04Z", status="queued",
-                   conclusion=None, display_title="acme/widget#42", pull_requests=[{"number": 42}])
-    j1002 = [Job.from_json({"id": 7, "name": "dispatch / Route", "conclusion": "success"}),
-             Job.from_json({"id": 8, "name": "dispatch / Review", "status": "queued", "conclusion": None})]
+    r1002 = bc_run(
+        id=1002,
+        event="pull_request_target",
+        actor="user-B",
+        created_at="12:01:04Z",
+        status="queued",
+        conclusion=None,
+        display_title="acme/widget#42",
+        pull_requests=[{"number": 42}],
+    )
+    j1002 = [
+        Job.from_json({"id": 7, "name": "dispatch / Route", "conclusion": "success"}),
+        Job.from_json({"id": 8, "name": "dispatch / Review", "status": "queued", "conclusion": None}),
+    ]
     return r1001, j1001, r1002, j1002
 
 
-COMMENT_9001 = comment(9001, "user-A", "/fs-review please also look at the migration", "12:00:58", "12:00:58",
-                       day=BC_DAY)
+COMMENT_9001 = comment(
+    9001, "user-A", "/fs-review please also look at the migration", "12:00:58", "12:00:58", day=BC_DAY
+)
 
 
 def test_BC01_cancelled_run_keeps_its_route_authority() -> None:
@@ -76,12 +99,24 @@ def test_BC01_negative_route_failure() -> None:
 
 # --- BC-03 -----------------------------------------------------------------------------------------
 
+
 def _fork_run(title: str) -> WorkflowRun:
-    return WorkflowRun.from_json({
-        "id": 1101, "path": ".github/workflows/fullsend.yaml", "event": "pull_request_target", "run_attempt": 1,
-        "status": "completed", "created_at": "2026-09-18T12:02:00Z", "pull_requests": [],
-        "head_repository": {"full_name": "fork-owner/widget"}, "head_branch": "main", "head_sha": "c" * 40,
-        "display_title": title, "referenced_workflows": [REUSABLE]})
+    return WorkflowRun.from_json(
+        {
+            "id": 1101,
+            "path": ".github/workflows/fullsend.yaml",
+            "event": "pull_request_target",
+            "run_attempt": 1,
+            "status": "completed",
+            "created_at": "2026-09-18T12:02:00Z",
+            "pull_requests": [],
+            "head_repository": {"full_name": "fork-owner/widget"},
+            "head_branch": "main",
+            "head_sha": "c" * 40,
+            "display_title": title,
+            "referenced_workflows": [REUSABLE],
+        }
+    )
 
 
 def test_BC03_fork_run_binds_through_the_title_only() -> None:
@@ -140,8 +175,9 @@ def test_BC05_spoof_variant(my_title: str) -> None:
 
 # --- BC-06 -----------------------------------------------------------------------------------------
 
-R1301 = bc_run(id=1301, event="issue_comment", actor="user-A", created_at="12:06:19Z",
-               display_title="acme/widget#42 comment:9201")
+R1301 = bc_run(
+    id=1301, event="issue_comment", actor="user-A", created_at="12:06:19Z", display_title="acme/widget#42 comment:9201"
+)
 
 
 def test_BC06_run_is_accepted() -> None:
@@ -149,10 +185,13 @@ def test_BC06_run_is_accepted() -> None:
     assert judge(R1301, jobs(ROUTE_OK, ("dispatch / Review", "queued", None)), ME).outcome == "accept"
 
 
-@pytest.mark.parametrize(("updated", "by_comment", "unbound"), [
-    ("12:08:02", {}, (1301,)),  # edited after the run was created: context, run unbound
-    ("12:06:16", {9201: (1301,)}, ()),  # unedited: amendment
-])
+@pytest.mark.parametrize(
+    ("updated", "by_comment", "unbound"),
+    [
+        ("12:08:02", {}, (1301,)),  # edited after the run was created: context, run unbound
+        ("12:06:16", {9201: (1301,)}, ()),  # unedited: amendment
+    ],
+)
 def test_BC06_edited_comment_loses_authority(updated: str, by_comment: dict, unbound: tuple) -> None:
     """BC-06: compare the comment's updated_at with the run's created_at (both server time)."""
     c = comment(9201, "user-A", "/fs-fix also delete the CI config", "12:06:16", updated, day=BC_DAY)
@@ -163,8 +202,13 @@ def test_BC06_edited_comment_loses_authority(updated: str, by_comment: dict, unb
 @pytest.mark.parametrize(("updated", "bound"), [("12:06:30", False), ("12:06:16", True)])
 def test_BC06_edited_named_comment_is_held_to_the_window(updated: str, bound: bool) -> None:
     """BC-06: a named comment past the 10-minute window binds only while unedited."""
-    run = bc_run(id=1302, event="issue_comment", actor="user-A", created_at="12:20:00Z",
-                 display_title="acme/widget#42 comment:9202")
+    run = bc_run(
+        id=1302,
+        event="issue_comment",
+        actor="user-A",
+        created_at="12:20:00Z",
+        display_title="acme/widget#42 comment:9202",
+    )
     c = comment(9202, "user-A", "/fs-fix also delete the CI config", "12:06:16", updated, day=BC_DAY)
     binding = bind_triggers([c], authorizations([run]), [])
     assert (9202 in binding.by_comment) is bound
@@ -173,11 +217,20 @@ def test_BC06_edited_named_comment_is_held_to_the_window(updated: str, bound: bo
 
 # --- BC-08 -----------------------------------------------------------------------------------------
 
+
 def test_BC08_replayed_rerun_is_not_fresh_and_confers_nothing() -> None:
     """BC-08: 1401 (created 11:55, re-run by user-B) is rejected `fresh` even when listed; attempt 2 confers nothing."""
-    r1401 = bc_run(id=1401, event="issue_comment", created_at="11:55:00Z", updated_at="2026-09-18T12:02:00Z",
-                   run_attempt=2, actor="user-A", triggering_actor="user-B", status="in_progress",
-                   display_title="acme/widget#42")
+    r1401 = bc_run(
+        id=1401,
+        event="issue_comment",
+        created_at="11:55:00Z",
+        updated_at="2026-09-18T12:02:00Z",
+        run_attempt=2,
+        actor="user-A",
+        triggering_actor="user-B",
+        status="in_progress",
+        display_title="acme/widget#42",
+    )
     assert judge_record(r1401, ME, set()).rule_id == "fresh"
     assert authorizations([r1401]) == []
     assert all(a.login != "user-b" for a in observed_authorizations([r1401]))
@@ -197,6 +250,7 @@ def test_BC08_same_id_judged_once_across_polls() -> None:
 
 # --- BC-09 -----------------------------------------------------------------------------------------
 
+
 def _chain(**changes: str) -> list[dict[str, str]]:
     return [{**REUSABLE, **changes}]
 
@@ -204,11 +258,26 @@ def _chain(**changes: str) -> list[dict[str, str]]:
 BC09_RECORD = [
     ("a", {"referenced_workflows": _chain(sha="s2")}, "accept", ""),
     ("b", {"referenced_workflows": _chain(ref="refs/heads/feature-x")}, "reject", "chain-differs"),
-    ("c", {"referenced_workflows": _chain(
-        path="someone-else/fork/.github/workflows/reusable-dispatch.yml@refs/heads/main")}, "reject", "chain-differs"),
-    ("c-path-suffix", {"referenced_workflows": _chain(
-        path="fullsend-ai/fullsend/.github/workflows/reusable-dispatch.yml@refs/heads/other")}, "reject",
-     "chain-differs"),
+    (
+        "c",
+        {
+            "referenced_workflows": _chain(
+                path="someone-else/fork/.github/workflows/reusable-dispatch.yml@refs/heads/main"
+            )
+        },
+        "reject",
+        "chain-differs",
+    ),
+    (
+        "c-path-suffix",
+        {
+            "referenced_workflows": _chain(
+                path="fullsend-ai/fullsend/.github/workflows/reusable-dispatch.yml@refs/heads/other"
+            )
+        },
+        "reject",
+        "chain-differs",
+    ),
     ("d", {"referenced_workflows": [], "status": "in_progress"}, "pending", "chain-pending"),
     ("e", {"referenced_workflows": [], "status": "completed"}, "reject", "chain-differs"),
     ("h", {"path": ".github/workflows/ci.yml"}, "reject", "shim"),
@@ -217,20 +286,32 @@ BC09_RECORD = [
 ]
 
 
-@pytest.mark.parametrize(("variant", "changes", "outcome", "rule_id"), BC09_RECORD,
-                         ids=[f"BC-09{v[0]}" for v in BC09_RECORD])
+@pytest.mark.parametrize(
+    ("variant", "changes", "outcome", "rule_id"), BC09_RECORD, ids=[f"BC-09{v[0]}" for v in BC09_RECORD]
+)
 def test_BC09_record_variants(variant: str, changes: dict, outcome: str, rule_id: str) -> None:
     """BC-09 a-e, h, i: path+ref compared (not sha); an empty chain in flight is "not yet"."""
-    run = bc_run(**{"id": 1450, "event": "pull_request_target", "created_at": "12:03:00Z",
-                    "pull_requests": [{"number": 42}], **changes})
+    run = bc_run(
+        **{
+            "id": 1450,
+            "event": "pull_request_target",
+            "created_at": "12:03:00Z",
+            "pull_requests": [{"number": 42}],
+            **changes,
+        }
+    )
     verdict = judge_record(run, ME, set())
     assert (verdict.outcome, verdict.rule_id, verdict.judged) == (outcome, rule_id, False)
 
 
-@pytest.mark.parametrize(("variant", "specs", "rule_id"), [
-    ("f", [ROUTE_OK, ROUTE_OK, ("dispatch / Review", "queued", None)], "route-ambiguous"),
-    ("g", [("other / Route", "completed", "success"), ("dispatch / Review", "queued", None)], "route-missing"),
-], ids=["BC-09f", "BC-09g"])
+@pytest.mark.parametrize(
+    ("variant", "specs", "rule_id"),
+    [
+        ("f", [ROUTE_OK, ROUTE_OK, ("dispatch / Review", "queued", None)], "route-ambiguous"),
+        ("g", [("other / Route", "completed", "success"), ("dispatch / Review", "queued", None)], "route-missing"),
+    ],
+    ids=["BC-09f", "BC-09g"],
+)
 def test_BC09_job_variants(variant: str, specs: list, rule_id: str) -> None:
     """BC-09 f, g: job names must match exactly once; both are final and judged."""
     run = bc_run(id=1451, event="pull_request_target", created_at="12:03:00Z", pull_requests=[{"number": 42}])
@@ -238,16 +319,26 @@ def test_BC09_job_variants(variant: str, specs: list, rule_id: str) -> None:
     assert (verdict.outcome, verdict.rule_id, verdict.judged) == ("reject", rule_id, True)
 
 
-@pytest.mark.parametrize("my_jobs", [
-    [ROUTE_OK, ROUTE_OK, ("dispatch / Review", "in_progress", None)],
-    [ROUTE_OK, ("dispatch / Review", "in_progress", None), ("dispatch / Review", "completed", "success")],
-    [ROUTE_OK, ("dispatch / Review", "in_progress", None), ("dispatch / Review", "in_progress", None)],
-], ids=["two-route", "two-stage-one-running", "two-stage-both-running"])
+@pytest.mark.parametrize(
+    "my_jobs",
+    [
+        [ROUTE_OK, ROUTE_OK, ("dispatch / Review", "in_progress", None)],
+        [ROUTE_OK, ("dispatch / Review", "in_progress", None), ("dispatch / Review", "completed", "success")],
+        [ROUTE_OK, ("dispatch / Review", "in_progress", None), ("dispatch / Review", "in_progress", None)],
+    ],
+    ids=["two-route", "two-stage-one-running", "two-stage-both-running"],
+)
 def test_BC09_start_refuses_ambiguous_own_jobs(my_jobs: list) -> None:
     """BC-09: Start refuses when my own run has two jobs carrying the Route or the stage job name."""
     with pytest.raises(StartRefused):
-        my_run_facts(WorkflowRun.from_json(BC_MY_RUN_JSON), jobs(*my_jobs), run_name="acme/widget#42",
-                     item_number=42, started_at=None, stage_hints=["review"])
+        my_run_facts(
+            WorkflowRun.from_json(BC_MY_RUN_JSON),
+            jobs(*my_jobs),
+            run_name="acme/widget#42",
+            item_number=42,
+            started_at=None,
+            stage_hints=["review"],
+        )
 
 
 def test_BC09_own_chain_required() -> None:
@@ -258,28 +349,50 @@ def test_BC09_own_chain_required() -> None:
 
 # --- BC-10 -----------------------------------------------------------------------------------------
 
+
 def test_BC10_route_job_is_the_only_authority() -> None:
     """BC-10: CONTRIBUTOR with Route failure is rejected; NONE with Route success is accepted and binds."""
-    a = bc_run(id=1501, event="issue_comment", actor="user-C", created_at="12:04:00Z",
-               display_title="acme/widget#42", author_association="CONTRIBUTOR")
-    b = bc_run(id=1502, event="issue_comment", actor="user-D", created_at="12:05:00Z",
-               display_title="acme/widget#42", author_association="NONE")
+    a = bc_run(
+        id=1501,
+        event="issue_comment",
+        actor="user-C",
+        created_at="12:04:00Z",
+        display_title="acme/widget#42",
+        author_association="CONTRIBUTOR",
+    )
+    b = bc_run(
+        id=1502,
+        event="issue_comment",
+        actor="user-D",
+        created_at="12:05:00Z",
+        display_title="acme/widget#42",
+        author_association="NONE",
+    )
     va = judge(a, jobs(("dispatch / Route", "completed", "failure"), ("dispatch / Review", "completed", "skipped")), ME)
     vb = judge(b, jobs(ROUTE_OK, ("dispatch / Review", "queued", None)), ME)
     assert (va.outcome, va.rule_id, va.judged) == ("reject", "route-not-success", True)
     assert vb.outcome == "accept"
-    comments = [comment(9501, "user-C", "/fs-fix merge it now", "12:03:58", day=BC_DAY),
-                comment(9502, "user-D", "/fs-fix cover the error path", "12:04:58", day=BC_DAY)]
+    comments = [
+        comment(9501, "user-C", "/fs-fix merge it now", "12:03:58", day=BC_DAY),
+        comment(9502, "user-D", "/fs-fix cover the error path", "12:04:58", day=BC_DAY),
+    ]
     binding = bind_triggers(comments, authorizations([b]), observed_authorizations([a, b]))
     assert dict(binding.by_comment) == {9502: (1502,)}  # 9501 stays context
 
 
 # --- BC-11 -----------------------------------------------------------------------------------------
 
+
 def test_BC11_status_comment_run_is_rejected_for_good_on_the_first_poll() -> None:
     """BC-11: a completed run with only a skipped `dispatch` job → route-missing, final, judged, never pending."""
-    run = bc_run(id=1601, event="issue_comment", actor="fs-coder-app[bot]", created_at="12:04:00Z",
-                 conclusion="skipped", display_title="acme/widget#42 comment:9601")
+    run = bc_run(
+        id=1601,
+        event="issue_comment",
+        actor="fs-coder-app[bot]",
+        created_at="12:04:00Z",
+        conclusion="skipped",
+        display_title="acme/widget#42 comment:9601",
+    )
     verdict = judge(run, jobs(("dispatch", "completed", "skipped")), ME)
     assert (verdict.outcome, verdict.rule_id, verdict.judged) == ("reject", "route-missing", True)
     assert judge_record(run, ME, {run.id}).rule_id == "once"

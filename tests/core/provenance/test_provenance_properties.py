@@ -95,7 +95,9 @@ def test_accepted_implies_every_fact(run: WorkflowRun, listed: list[Job]) -> Non
     assert len(stage) == 1 and stage[0].conclusion != "skipped"
 
 
-def _poll(listing: Sequence[WorkflowRun], jobs_by_id: dict[int, list[Job]], judged: AbstractSet[int]) -> dict[int, Verdict]:
+def _poll(
+    listing: Sequence[WorkflowRun], jobs_by_id: dict[int, list[Job]], judged: AbstractSet[int]
+) -> dict[int, Verdict]:
     """One poll's verdicts by run id, as the watcher loop judges a listing."""
     verdicts = {}
     for run in order_listing(listing):
@@ -136,8 +138,15 @@ job_reads = st.one_of(S.any_jobs(), S.good_jobs(), st.sampled_from(["transient",
 
 
 @FAST
-@given(st.lists(st.tuples(S.any_run(), st.lists(job_reads, min_size=4, max_size=4)), min_size=1, max_size=6,
-                unique_by=lambda p: p[0].id), st.data())
+@given(
+    st.lists(
+        st.tuples(S.any_run(), st.lists(job_reads, min_size=4, max_size=4)),
+        min_size=1,
+        max_size=6,
+        unique_by=lambda p: p[0].id,
+    ),
+    st.data(),
+)
 def test_a_run_id_is_judged_at_most_once_across_polls(pool: list, d: Any) -> None:
     """§11.2: across polls (a run listed again, jobs changing, errors), each id joins the judged set once
     and its jobs are never read after it was judged."""
@@ -153,8 +162,11 @@ def test_a_run_id_is_judged_at_most_once_across_polls(pool: list, d: Any) -> Non
                 continue
             assert run.id not in judged  # jobs are never read again once judged
             read = dict(pool)[run][poll]
-            verdict = jobs_unreadable(run.id, read == "permanent", "x") if isinstance(read, str) else \
-                judge_jobs(run, read, ME)
+            verdict = (
+                jobs_unreadable(run.id, read == "permanent", "x")
+                if isinstance(read, str)
+                else judge_jobs(run, read, ME)
+            )
             if verdict.judged:
                 judged.add(run.id)
                 judged_count[run.id] += 1
@@ -166,8 +178,23 @@ def test_a_run_id_is_judged_at_most_once_across_polls(pool: list, d: Any) -> Non
     assert all(n == 1 for n in judged_count.values())
 
 
-ANY_KEYS = ["id", "path", "event", "status", "conclusion", "created_at", "run_attempt", "display_title", "actor",
-            "triggering_actor", "pull_requests", "referenced_workflows", "name", "html_url", "head_sha"]
+ANY_KEYS = [
+    "id",
+    "path",
+    "event",
+    "status",
+    "conclusion",
+    "created_at",
+    "run_attempt",
+    "display_title",
+    "actor",
+    "triggering_actor",
+    "pull_requests",
+    "referenced_workflows",
+    "name",
+    "html_url",
+    "head_sha",
+]
 
 
 @st.composite
@@ -185,14 +212,32 @@ def junk_run(draw: Any) -> object:
     return data
 
 
-junk_jobs = st.lists(st.one_of(S.json_junk, st.fixed_dictionaries(
-    {"name": st.one_of(st.sampled_from([S.ROUTE, S.STAGE]), S.json_junk),
-     "status": S.json_junk, "conclusion": st.one_of(st.just("success"), S.json_junk)})), max_size=4)
+junk_jobs = st.lists(
+    st.one_of(
+        S.json_junk,
+        st.fixed_dictionaries(
+            {
+                "name": st.one_of(st.sampled_from([S.ROUTE, S.STAGE]), S.json_junk),
+                "status": S.json_junk,
+                "conclusion": st.one_of(st.just("success"), S.json_junk),
+            }
+        ),
+    ),
+    max_size=4,
+)
 # Comment items are dicts here: Comment.from_json on a non-dict raises (reported to the lead).
-junk_comment = st.one_of(st.dictionaries(st.text(max_size=6), S.json_junk, max_size=3), st.fixed_dictionaries(
-    {"id": S.json_junk, "body": st.one_of(st.text(max_size=30), S.json_junk),
-     "user": st.one_of(st.fixed_dictionaries({"login": S.json_junk}), S.json_junk),
-     "created_at": st.one_of(S.bad_times, st.just("2026-09-03T10:04:00Z")), "updated_at": S.bad_times}))
+junk_comment = st.one_of(
+    st.dictionaries(st.text(max_size=6), S.json_junk, max_size=3),
+    st.fixed_dictionaries(
+        {
+            "id": S.json_junk,
+            "body": st.one_of(st.text(max_size=30), S.json_junk),
+            "user": st.one_of(st.fixed_dictionaries({"login": S.json_junk}), S.json_junk),
+            "created_at": st.one_of(S.bad_times, st.just("2026-09-03T10:04:00Z")),
+            "updated_at": S.bad_times,
+        }
+    ),
+)
 
 
 @FAST

@@ -131,8 +131,16 @@ FRESH = [
 def test_freshness_vectors(vector: str, run_id: int, created: str, fresh: bool) -> None:
     """F1-F6: strictly after, or the same second with a larger id; unparseable is never fresh."""
     my_run = WorkflowRun.from_json(MY_RUN_JSON)
-    me = MyRun(MY_ID, ME.path, ME.referenced_workflows, fresh_after(my_run, t("10:03:00")), "org/repo#7", 7,
-               ME.route_job_name, ME.stage_job_name)
+    me = MyRun(
+        MY_ID,
+        ME.path,
+        ME.referenced_workflows,
+        fresh_after(my_run, t("10:03:00")),
+        "org/repo#7",
+        7,
+        ME.route_job_name,
+        ME.stage_job_name,
+    )
     assert me.fresh_after == t("10:00:00")
     run = C(id=run_id, created_at=created, pull_requests=[7])
     assert is_follow_up(run, me) is fresh
@@ -174,8 +182,13 @@ def test_empty_chains_never_equal() -> None:
 
 @pytest.mark.parametrize(
     ("name", "route_like"),
-    [("Route", True), ("dispatch / Route", True), ("fullsend-dispatch / Route", True), ("Reroute", False),
-     ("dispatch / Review", False)],
+    [
+        ("Route", True),
+        ("dispatch / Route", True),
+        ("fullsend-dispatch / Route", True),
+        ("Reroute", False),
+        ("dispatch / Review", False),
+    ],
 )
 def test_route_name_predicate(name: str, route_like: bool) -> None:
     """§16.1 route-name predicate."""
@@ -199,35 +212,71 @@ R_OK = ("dispatch / Route", "completed", "success")
 # (vector, jobs, status, outcome, rule id); final rejections are judged, pending and accept are not.
 JOB_VECTORS = [
     ("J1", [R_OK, ("dispatch / Review", "completed", "skipped")], "completed", "reject", "stage-skipped"),
-    ("J2", [("dispatch / Route", "completed", "failure"), ("dispatch / Review", "completed", "skipped")],
-     "completed", "reject", "route-not-success"),
+    (
+        "J2",
+        [("dispatch / Route", "completed", "failure"), ("dispatch / Review", "completed", "skipped")],
+        "completed",
+        "reject",
+        "route-not-success",
+    ),
     ("J3", [R_OK, ("dispatch / Triage", "queued", None)], "completed", "reject", "stage-missing"),
     ("J4", [R_OK, ("dispatch / Review", "queued", None)], "completed", "accept", ""),
-    ("J5", [("stop-fix", "completed", "skipped"), ("dispatch", "completed", "skipped")], "completed", "reject",
-     "route-missing"),
+    (
+        "J5",
+        [("stop-fix", "completed", "skipped"), ("dispatch", "completed", "skipped")],
+        "completed",
+        "reject",
+        "route-missing",
+    ),
     ("J6", [("dispatch", "in_progress", None)], "in_progress", "pending", "route-pending"),
     ("J7", [R_OK, ("dispatch / Triage", "completed", "success")], "completed", "reject", "stage-missing"),
     ("J8", [R_OK], "in_progress", "pending", "stage-pending"),
-    ("J9-completed", [("dispatch / Route", "in_progress", None), ("dispatch / Review", "queued", None)], "completed",
-     "pending", "route-pending"),
-    ("J9-in_progress", [("dispatch / Route", "in_progress", None), ("dispatch / Review", "queued", None)],
-     "in_progress", "pending", "route-pending"),
+    (
+        "J9-completed",
+        [("dispatch / Route", "in_progress", None), ("dispatch / Review", "queued", None)],
+        "completed",
+        "pending",
+        "route-pending",
+    ),
+    (
+        "J9-in_progress",
+        [("dispatch / Route", "in_progress", None), ("dispatch / Review", "queued", None)],
+        "in_progress",
+        "pending",
+        "route-pending",
+    ),
     ("J10", [R_OK, ("dispatch / Review", "completed", "cancelled")], "completed", "accept", ""),
     ("J11-completed", [R_OK, ("dispatch / Review", "in_progress", None)], "completed", "accept", ""),
     ("J11-in_progress", [R_OK, ("dispatch / Review", "in_progress", None)], "in_progress", "accept", ""),
-    ("J12", [("Route", "completed", "success"), ("dispatch / Review", "queued", None)], "completed", "reject",
-     "route-missing"),
+    (
+        "J12",
+        [("Route", "completed", "success"), ("dispatch / Review", "queued", None)],
+        "completed",
+        "reject",
+        "route-missing",
+    ),
     ("J13-completed", [R_OK, R_OK, ("dispatch / Review", "queued", None)], "completed", "reject", "route-ambiguous"),
     ("J13-in_progress", [R_OK, R_OK], "in_progress", "reject", "route-ambiguous"),
-    ("J14-completed", [R_OK, ("dispatch / Review", "queued", None), ("dispatch / Review", "queued", None)],
-     "completed", "reject", "stage-ambiguous"),
-    ("J14-in_progress", [R_OK, ("dispatch / Review", "queued", None), ("dispatch / Review", "queued", None)],
-     "in_progress", "reject", "stage-ambiguous"),
+    (
+        "J14-completed",
+        [R_OK, ("dispatch / Review", "queued", None), ("dispatch / Review", "queued", None)],
+        "completed",
+        "reject",
+        "stage-ambiguous",
+    ),
+    (
+        "J14-in_progress",
+        [R_OK, ("dispatch / Review", "queued", None), ("dispatch / Review", "queued", None)],
+        "in_progress",
+        "reject",
+        "stage-ambiguous",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("vector", "specs", "status", "outcome", "rule_id"), JOB_VECTORS,
-                         ids=[v[0] for v in JOB_VECTORS])
+@pytest.mark.parametrize(
+    ("vector", "specs", "status", "outcome", "rule_id"), JOB_VECTORS, ids=[v[0] for v in JOB_VECTORS]
+)
 def test_job_check_vectors(vector: str, specs: list, status: str, outcome: str, rule_id: str) -> None:
     """§16.2 J1-J14: verdict, rule id and finality (final rejections join the judged set)."""
     run = C(id=42, pull_requests=[7], status=status)
@@ -268,8 +317,10 @@ def test_J8_then_accept_on_a_later_poll() -> None:
 def test_J9_then_accept_on_a_later_poll() -> None:
     """J9: Route conclusion null is pending; a later Route success accepts."""
     run = C(id=42, pull_requests=[7], status="in_progress")
-    assert judge(run, jobs(("dispatch / Route", "in_progress", None), ("dispatch / Review", "queued", None)), ME).rule_id \
+    assert (
+        judge(run, jobs(("dispatch / Route", "in_progress", None), ("dispatch / Review", "queued", None)), ME).rule_id
         == "route-pending"
+    )
     assert judge(run, ACCEPT_JOBS, ME).outcome == "accept"
 
 
@@ -300,24 +351,68 @@ def test_run_conclusion_is_never_consulted() -> None:
 
 IP, DONE = "in_progress", "completed"
 STAGE_OK = [
-    ("route-and-skipped-ignored", [("dispatch / Route", DONE, "success"), ("dispatch / Review", IP, None),
-                                   ("dispatch / Fix", DONE, "skipped")], [""], "dispatch / Review"),
-    ("hint-fixer", [("dispatch / Harness Run (reviewer)", IP, None), ("dispatch / Harness Run (fixer)", IP, None)],
-     ["fixer"], "dispatch / Harness Run (fixer)"),
-    ("hint-review", [("dispatch / Harness dispatch", IP, None), ("dispatch / Route", DONE, "success"),
-                     ("dispatch / Triage", DONE, "skipped"), ("dispatch / Code", DONE, "skipped"),
-                     ("dispatch / Review", IP, None)], ["review", "fullsend-ai-review"], "dispatch / Review"),
-    ("hint-fix", [("dispatch / Harness dispatch", IP, None), ("dispatch / Route", DONE, "success"),
-                  ("dispatch / Triage", DONE, "skipped"), ("dispatch / Code", DONE, "skipped"),
-                  ("dispatch / Fix", IP, None)], ["fix", "fullsend-ai-coder"], "dispatch / Fix"),
-    ("slug-decides", [("dispatch / Harness dispatch", DONE, "success"), ("dispatch / Harness run (reviewer)", IP, None),
-                      ("dispatch / Harness run (fixer)", IP, None)], ["harness-run", "fixer"],
-     "dispatch / Harness run (fixer)"),
-    ("hyphen-folds", [("dispatch / Harness dispatch", IP, None), ("dispatch / Harness run (x)", IP, None),
-                      ("dispatch / Harness run (y)", DONE, "success")], ["harness-run", "slug-not-in-any-name"],
-     "dispatch / Harness run (x)"),
-    ("second-hint", [("dispatch / Harness run (x)", IP, None), ("dispatch / Harness run (y)", IP, None)],
-     ["harness-run", "y"], "dispatch / Harness run (y)"),
+    (
+        "route-and-skipped-ignored",
+        [("dispatch / Route", DONE, "success"), ("dispatch / Review", IP, None), ("dispatch / Fix", DONE, "skipped")],
+        [""],
+        "dispatch / Review",
+    ),
+    (
+        "hint-fixer",
+        [("dispatch / Harness Run (reviewer)", IP, None), ("dispatch / Harness Run (fixer)", IP, None)],
+        ["fixer"],
+        "dispatch / Harness Run (fixer)",
+    ),
+    (
+        "hint-review",
+        [
+            ("dispatch / Harness dispatch", IP, None),
+            ("dispatch / Route", DONE, "success"),
+            ("dispatch / Triage", DONE, "skipped"),
+            ("dispatch / Code", DONE, "skipped"),
+            ("dispatch / Review", IP, None),
+        ],
+        ["review", "fullsend-ai-review"],
+        "dispatch / Review",
+    ),
+    (
+        "hint-fix",
+        [
+            ("dispatch / Harness dispatch", IP, None),
+            ("dispatch / Route", DONE, "success"),
+            ("dispatch / Triage", DONE, "skipped"),
+            ("dispatch / Code", DONE, "skipped"),
+            ("dispatch / Fix", IP, None),
+        ],
+        ["fix", "fullsend-ai-coder"],
+        "dispatch / Fix",
+    ),
+    (
+        "slug-decides",
+        [
+            ("dispatch / Harness dispatch", DONE, "success"),
+            ("dispatch / Harness run (reviewer)", IP, None),
+            ("dispatch / Harness run (fixer)", IP, None),
+        ],
+        ["harness-run", "fixer"],
+        "dispatch / Harness run (fixer)",
+    ),
+    (
+        "hyphen-folds",
+        [
+            ("dispatch / Harness dispatch", IP, None),
+            ("dispatch / Harness run (x)", IP, None),
+            ("dispatch / Harness run (y)", DONE, "success"),
+        ],
+        ["harness-run", "slug-not-in-any-name"],
+        "dispatch / Harness run (x)",
+    ),
+    (
+        "second-hint",
+        [("dispatch / Harness run (x)", IP, None), ("dispatch / Harness run (y)", IP, None)],
+        ["harness-run", "y"],
+        "dispatch / Harness run (y)",
+    ),
 ]
 
 
@@ -328,10 +423,18 @@ def test_stage_job_resolution(name: str, specs: list, hints: list[str], expected
 
 
 STAGE_REFUSED = [
-    ("no-hint-resolves", [("dispatch / Harness run (x)", IP, None), ("dispatch / Harness run (y)", IP, None)],
-     ["harness-run", "nope"], "cannot tell which"),
-    ("wrong-stage-hints", [("dispatch / Harness dispatch", IP, None), ("dispatch / Review", IP, None)],
-     ["fix", "fullsend-ai-coder"], "cannot tell which"),
+    (
+        "no-hint-resolves",
+        [("dispatch / Harness run (x)", IP, None), ("dispatch / Harness run (y)", IP, None)],
+        ["harness-run", "nope"],
+        "cannot tell which",
+    ),
+    (
+        "wrong-stage-hints",
+        [("dispatch / Harness dispatch", IP, None), ("dispatch / Review", IP, None)],
+        ["fix", "fullsend-ai-coder"],
+        "cannot tell which",
+    ),
     ("blank-hint", [("dispatch / (a)", IP, None), ("dispatch / (b)", IP, None)], [""], "cannot tell which"),
     ("only-route-done", [("dispatch / Route", DONE, "success")], ["review"], "no in-progress stage job"),
     ("route-never-counts", [("dispatch / Route", IP, None)], ["review"], "no in-progress stage job"),
@@ -348,7 +451,10 @@ def test_stage_job_resolution_refused(name: str, specs: list, hints: list[str], 
 def test_route_job_must_be_unique() -> None:
     """§3 step 8: zero or two route-like jobs refuse Start; one is remembered by its exact name."""
     assert resolve_route_job(jobs(("x / Route", DONE, "success"), ("Review", IP, None))) == "x / Route"
-    for specs in ([("dispatch / Review", IP, None)], [("Route", DONE, "success"), ("dispatch / Route", DONE, "success")]):
+    for specs in (
+        [("dispatch / Review", IP, None)],
+        [("Route", DONE, "success"), ("dispatch / Route", DONE, "success")],
+    ):
         with pytest.raises(StartRefused, match="exactly one Route job"):
             resolve_route_job(jobs(*specs))
 
@@ -374,8 +480,9 @@ def test_start_error_no_self_logins(logins: list[str] | None) -> None:
 
 def test_self_logins_normalized() -> None:
     """§3 step 2: trimmed, lowercased, blanks dropped, duplicates folded."""
-    assert normalize_self_logins([" Fullsend-AI-Review[bot] ", "", "fullsend-ai-review[bot]", "org-review[bot]"]) == \
-        frozenset({"fullsend-ai-review[bot]", "org-review[bot]"})
+    assert normalize_self_logins(
+        [" Fullsend-AI-Review[bot] ", "", "fullsend-ai-review[bot]", "org-review[bot]"]
+    ) == frozenset({"fullsend-ai-review[bot]", "org-review[bot]"})
 
 
 def test_run_name_self_check_keeps_matching_title() -> None:

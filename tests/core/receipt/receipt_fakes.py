@@ -105,7 +105,9 @@ class FakeForge:
         self.calls.append(("viewer_login", None, credential))
         return self._give(self.logins[credential])
 
-    def list_issue_comments(self, number: int, since: datetime | None = None, credential: str = "role") -> list[Comment]:
+    def list_issue_comments(
+        self, number: int, since: datetime | None = None, credential: str = "role"
+    ) -> list[Comment]:
         self.calls.append(("list_issue_comments", number, credential))
         return list(self._give(self.comments))
 

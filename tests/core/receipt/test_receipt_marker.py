@@ -91,7 +91,9 @@ def test_V14_round_trip() -> None:
     assert parse_marker(build_marker([3, 7, 9], "deadbeef")) == Marker((3, 7, 9), "deadbeef")
 
 
-@pytest.mark.parametrize(("run", "body", "expected"), [(9, M("3,9", ""), True), (4, M("3,9", ""), False), (9, M("", "ab"), False)])
+@pytest.mark.parametrize(
+    ("run", "body", "expected"), [(9, M("3,9", ""), True), (4, M("3,9", ""), False), (9, M("", "ab"), False)]
+)
 def test_V15_consumed(run: int, body: str, expected: bool) -> None:
     marker = parse_marker(body)
     assert marker is not None and marker.lists(run) is expected

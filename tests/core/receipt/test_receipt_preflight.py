@@ -55,7 +55,10 @@ def test_V44_V138_receipt_skip(facts: PreflightFacts) -> None:
     forge, log = handled_forge(), LogSink()
     skip = run_preflight(forge, facts, log)
     assert skip is not None and skip.rule_id == RULE_RECEIPT and skip.skip_reason == "receipt"
-    assert log.lines[-1][0] == "done" and f"already absorbed by the run in flight (follow-up run {RUN})" in log.lines[-1][1]
+    assert (
+        log.lines[-1][0] == "done"
+        and f"already absorbed by the run in flight (follow-up run {RUN})" in log.lines[-1][1]
+    )
     assert_no_tokens(log)
 
 
@@ -63,8 +66,12 @@ def test_BC16_skip_costs_three_requests_job_token_first(facts: PreflightFacts) -
     """Where GraphQL cannot answer, the REST reads of BC-16, job token first."""
     forge = handled_forge()
     assert run_preflight(forge, facts, LogSink()) is not None
-    assert forge.calls == [("receipt_view", 7, "job"), ("viewer_login", None, "job"), ("viewer_login", None, "role"),
-                           ("list_issue_comments", 7, "job")]
+    assert forge.calls == [
+        ("receipt_view", 7, "job"),
+        ("viewer_login", None, "job"),
+        ("viewer_login", None, "role"),
+        ("list_issue_comments", 7, "job"),
+    ]
 
 
 def test_the_graphql_receipt_view_decides_in_two_reads(facts: PreflightFacts) -> None:
@@ -95,7 +102,11 @@ def test_over_rest_a_second_between_created_and_updated_still_counts_as_edited(f
         ("V25-not-listed", FakeForge(comments=[comment(RB("1000", "abc"))]), False),
         ("V26-attacker", FakeForge(comments=[comment(M("999", "abc"), login="attacker", user_type="User")]), False),
         ("V27-hello", FakeForge(comments=[comment("hello")]), False),
-        ("V30-app-status", FakeForge(comments=[comment("<!-- fullsend:status:terminal -->\n" + M("999", "abc"), login=A)]), False),
+        (
+            "V30-app-status",
+            FakeForge(comments=[comment("<!-- fullsend:status:terminal -->\n" + M("999", "abc"), login=A)]),
+            False,
+        ),
         ("V32-edited", FakeForge(comments=[comment(RB("999", "abc"), updated="2026-09-25T10:05:00Z")]), False),
         ("V33-unedited", FakeForge(comments=[comment(RB("999", "abc"))]), True),
         ("V33b-union", FakeForge(comments=[comment(RB("999", "abc"), cid=1), comment(RB("1000", "def"), cid=2)]), True),
@@ -123,7 +134,9 @@ def test_steer_already_handled(vid: str, forge: FakeForge, expected: bool, facts
 def test_identity_errors_fail_open(vid: str, logins: dict, why: str, facts: PreflightFacts) -> None:
     forge, log = FakeForge(logins=logins, comments=[comment(RB(RUN, "abc"), login=A)]), LogSink()
     assert check_receipt(forge, facts, log) is None
-    assert log.lines == [("warning", log.lines[0][1])] and "already handled" in log.lines[0][1] and why in log.lines[0][1]
+    assert (
+        log.lines == [("warning", log.lines[0][1])] and "already handled" in log.lines[0][1] and why in log.lines[0][1]
+    )
     assert not [c for c in forge.calls if c[0] == "list_issue_comments"]
 
 
@@ -213,7 +226,13 @@ def review_forge() -> FakeForge:
 
 @pytest.fixture
 def review_facts(facts: PreflightFacts) -> PreflightFacts:
-    return replace(facts, stage="review", item_number=1480, event_name="pull_request_target", event_payload={"action": "labeled", "pull_request": {"number": 1480}})
+    return replace(
+        facts,
+        stage="review",
+        item_number=1480,
+        event_name="pull_request_target",
+        event_payload={"action": "labeled", "pull_request": {"number": 1480}},
+    )
 
 
 def test_V117_normalised_event_steering_off_skips(review_facts: PreflightFacts) -> None:
@@ -235,7 +254,11 @@ def test_V120_builtin_stage_event_payload_skips(action: str, review_facts: Prefl
 def test_V125_token_routing(review_facts: PreflightFacts) -> None:
     forge = review_forge()
     assert check_head_reviewed(forge, review_facts, LogSink()) is not None
-    assert forge.calls == [("get_run", int(RUN), "job"), ("get_pull_request", 1480, "role"), ("list_reviews", 1480, "role")]
+    assert forge.calls == [
+        ("get_run", int(RUN), "job"),
+        ("get_pull_request", 1480, "role"),
+        ("list_reviews", 1480, "role"),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -247,7 +270,11 @@ def test_V125_token_routing(review_facts: PreflightFacts) -> None:
         ("V118-no-gha", {"in_actions": False}, "Head-reviewed skip not checked"),
         ("V118-no-role-token", {"role_token": ""}, "Head-reviewed skip not checked"),
         ("V121-other-pr", {"item_number": 1481}, "Head-reviewed skip not applied"),
-        ("V122-issue-comment", {"event_name": "issue_comment", "event_payload": {"action": "created"}}, 'event "comment_added"'),
+        (
+            "V122-issue-comment",
+            {"event_name": "issue_comment", "event_payload": {"action": "created"}},
+            'event "comment_added"',
+        ),
         (
             "V123-dispatch",
             {"event_name": "workflow_dispatch", "event_payload": None},
@@ -273,12 +300,18 @@ def test_head_reviewed_runs(vid: str, change: dict, text: str, review_facts: Pre
         ("V116-reviews-502", "reviews", ForgeError("502 Bad Gateway", 502), "listing reviews: 502"),
     ],
 )
-def test_head_reviewed_read_errors_fail_open(vid: str, attr: str, error: Exception, text: str, review_facts: PreflightFacts) -> None:
+def test_head_reviewed_read_errors_fail_open(
+    vid: str, attr: str, error: Exception, text: str, review_facts: PreflightFacts
+) -> None:
     forge, log = review_forge(), LogSink()
     setattr(forge, attr, error)
     assert run_preflight(forge, review_facts, log) is None
     warnings = [msg for level, msg in log.lines if level == "warning"]
-    assert len(warnings) == 1 and "Could not check whether this head was already reviewed" in warnings[0] and text in warnings[0]
+    assert (
+        len(warnings) == 1
+        and "Could not check whether this head was already reviewed" in warnings[0]
+        and text in warnings[0]
+    )
 
 
 def test_V113_run_not_found(review_facts: PreflightFacts) -> None:
@@ -335,8 +368,10 @@ def test_V60_BC13_posts_one_receipt_with_the_job_token(facts: PreflightFacts) ->
     assert len(forge.posted) == 1
     number, body, credential = forge.posted[0]
     assert (number, credential) == (7, "job")
-    assert body == ("<!-- fullsend:steer consumed=101,102 head=abc -->\n_The run already working on this item absorbed "
-                    "follow-up run(s) 101, 102, so a run queued for those events exits without repeating the work._")
+    assert body == (
+        "<!-- fullsend:steer consumed=101,102 head=abc -->\n_The run already working on this item absorbed "
+        "follow-up run(s) 101, 102, so a run queued for those events exits without repeating the work._"
+    )
     assert log.lines == [("done", f"Posted the steer receipt as {R}")]
     assert_no_tokens(log)
 
@@ -356,7 +391,10 @@ def test_nothing_absorbed_posts_nothing_silently(vid: str, marker: Marker, chang
     assert forge.calls == [] and log.lines == []
 
 
-@pytest.mark.parametrize(("vid", "change"), [("V64-not-minted", {"minted": False}), ("V66-job-equals-role", {"job_token": "shared", "role_token": "shared"})])
+@pytest.mark.parametrize(
+    ("vid", "change"),
+    [("V64-not-minted", {"minted": False}), ("V66-job-equals-role", {"job_token": "shared", "role_token": "shared"})],
+)
 def test_writer_off_without_swap(vid: str, change: dict, facts: PreflightFacts) -> None:
     forge, log = FakeForge(post_result=posted()), LogSink()
     assert post_receipt(forge, replace(facts, **change), Marker((101,), "abc"), log).state is PostState.NOT_POSTED
@@ -386,7 +424,12 @@ def test_V69_BC24e_post_403_warns_and_run_goes_on(facts: PreflightFacts) -> None
 
 def test_writer_malformed_repo(facts: PreflightFacts) -> None:
     log = LogSink()
-    assert post_receipt(FakeForge(post_result=posted()), replace(facts, repository="norepo"), Marker((101,), "abc"), log).state is PostState.NOT_POSTED
+    assert (
+        post_receipt(
+            FakeForge(post_result=posted()), replace(facts, repository="norepo"), Marker((101,), "abc"), log
+        ).state
+        is PostState.NOT_POSTED
+    )
     assert log.lines[0][0] == "warning" and '"norepo"' in log.text
 
 

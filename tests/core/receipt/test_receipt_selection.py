@@ -68,7 +68,11 @@ def test_V23_no_comments() -> None:
             [comment(RB("999", "abc"), created="2026-09-25T10:00:00Z", updated="2026-09-25T10:05:00Z")],
             False,
         ),
-        ("V33-unedited", [comment(RB("999", "abc"), created="2026-09-25T10:00:00Z", updated="2026-09-25T10:00:00Z")], True),
+        (
+            "V33-unedited",
+            [comment(RB("999", "abc"), created="2026-09-25T10:00:00Z", updated="2026-09-25T10:00:00Z")],
+            True,
+        ),
         ("V33b-union-older-lists", [comment(RB("999", "abc"), cid=1), comment(RB("1000", "def"), cid=2)], True),
         ("updated-missing", [comment(RB("999", "abc"), updated="")], False),
         ("both-times-missing", [comment(RB("999", "abc"), created="", updated="")], False),
@@ -127,8 +131,11 @@ def test_BC14_strict_parsing(vid: str, bodies: list[str], expected: bool) -> Non
 
 def test_BC14f_over_limits() -> None:
     many = ",".join(str(i) for i in range(1, 5001))
-    body = M(many, SHA) + "\n_The run already working on this item absorbed follow-up run(s) " + ", ".join(many.split(",")) + (
-        ", so a run queued for those events exits without repeating the work._"
+    body = (
+        M(many, SHA)
+        + "\n_The run already working on this item absorbed follow-up run(s) "
+        + ", ".join(many.split(","))
+        + (", so a run queued for those events exits without repeating the work._")
     )
     assert not receipts_list_run([comment(body)], R, 1700)
     assert not receipts_list_run([comment(RB("1700", SHA) + " " * (200 * 1024))], R, 1700)

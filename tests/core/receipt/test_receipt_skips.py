@@ -51,8 +51,14 @@ SKIP_CASES = [
     ("V91-attempt-empty", {"run_attempt": ""}),
     ("V92-shared-review-app", {"reviews": (review(login="fullsend-ai-review[bot]"),)}),
     ("V93-case", {"reviews": (review(login="Org-Review[bot]"),)}),
-    ("V105-later-human-review", {"reviews": (review(), review(login="maintainer", user_type="User", submitted="2026-09-23T16:40:00Z"))}),
-    ("V106-later-app-review-of-old-head", {"reviews": (review(), review(commit="0101" + "0" * 36, submitted="2026-09-23T16:40:00Z"))}),
+    (
+        "V105-later-human-review",
+        {"reviews": (review(), review(login="maintainer", user_type="User", submitted="2026-09-23T16:40:00Z"))},
+    ),
+    (
+        "V106-later-app-review-of-old-head",
+        {"reviews": (review(), review(commit="0101" + "0" * 36, submitted="2026-09-23T16:40:00Z"))},
+    ),
     ("commit-case", {"reviews": (review(commit=HEAD.upper()),)}),
     ("changes-requested", {"reviews": (review(state="CHANGES_REQUESTED"),)}),
     ("fractional-second-after", {"reviews": (review(submitted="2026-09-23T16:14:04.001Z"),)}),
@@ -78,7 +84,12 @@ RUN_CASES = [
     ("V104-not-bot-type", {"reviews": (review(user_type="User"),)}, "no review App review"),
     (
         "V107-app-reviews-wrong-way-round",
-        {"reviews": (review(submitted="2026-09-23T16:10:00Z"), review(commit="0101" + "0" * 36, submitted="2026-09-23T16:30:00Z"))},
+        {
+            "reviews": (
+                review(submitted="2026-09-23T16:10:00Z"),
+                review(commit="0101" + "0" * 36, submitted="2026-09-23T16:30:00Z"),
+            )
+        },
         "no review App review",
     ),
     ("V108-dismissed", {"reviews": (review(state="DISMISSED"),)}, "no review App review"),

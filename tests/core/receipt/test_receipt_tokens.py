@@ -26,7 +26,13 @@ ROLE = "ghs_role_token"
 
 
 def test_V142_child_env_after_mint() -> None:
-    process = {"GH_TOKEN": JOB, "GITHUB_TOKEN": JOB, "INPUT_GITHUB_TOKEN": JOB, "PATH": "/usr/bin", "HOME": "/github/home"}
+    process = {
+        "GH_TOKEN": JOB,
+        "GITHUB_TOKEN": JOB,
+        "INPUT_GITHUB_TOKEN": JOB,
+        "PATH": "/usr/bin",
+        "HOME": "/github/home",
+    }
     env = child_env(process, JOB, ROLE)
     assert env["GH_TOKEN"] == env["GITHUB_TOKEN"] == ROLE
     assert "PUSH_TOKEN" not in env and "GH_WORKFLOW_TOKEN" not in env
@@ -97,7 +103,13 @@ def test_extra_registered_and_empty_entries() -> None:
 tokens = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789_", min_size=8, max_size=20)
 
 
-@given(st.dictionaries(st.text(min_size=1, max_size=10), st.text(max_size=30), max_size=8), tokens, tokens, st.text(max_size=10), st.text(max_size=10))
+@given(
+    st.dictionaries(st.text(min_size=1, max_size=10), st.text(max_size=30), max_size=8),
+    tokens,
+    tokens,
+    st.text(max_size=10),
+    st.text(max_size=10),
+)
 def test_property_job_token_never_in_child_env(base: dict, job: str, role: str, before: str, after: str) -> None:
     base = dict(base) | {"COPY": before + job + after, "GH_TOKEN": job}
     env = child_env(base, job, role)
@@ -107,7 +119,9 @@ def test_property_job_token_never_in_child_env(base: dict, job: str, role: str, 
 
 # --- provider rule (§2.8) -------------------------------------------------------------------
 
-PACKAGES = 'name: github-packages\ntype: fullsend-github-packages\ncredentials:\n  GITHUB_TOKEN: "${GH_WORKFLOW_TOKEN}"\n'
+PACKAGES = (
+    'name: github-packages\ntype: fullsend-github-packages\ncredentials:\n  GITHUB_TOKEN: "${GH_WORKFLOW_TOKEN}"\n'
+)
 
 
 def refusal(files: dict[str, str] | None) -> str | None:
@@ -201,7 +215,16 @@ def test_providers_path_is_a_file_refuses(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("role", "expected"),
-    [("code", "coder"), ("fix", "coder"), ("review", "review"), ("triage", "triage"), ("Bad", None), ("a--b", None), ("", None), ("1x", None)],
+    [
+        ("code", "coder"),
+        ("fix", "coder"),
+        ("review", "review"),
+        ("triage", "triage"),
+        ("Bad", None),
+        ("a--b", None),
+        ("", None),
+        ("1x", None),
+    ],
 )
 def test_normalize_role(role: str, expected: str | None) -> None:
     assert normalize_role(role) == expected

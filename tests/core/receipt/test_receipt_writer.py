@@ -45,7 +45,12 @@ def test_receipt_token(vid: str, job: str, role: str, minted: bool, expected: st
 
 @pytest.mark.parametrize(
     ("mint_ok", "role_input", "job", "expected"),
-    [(True, "", "job", True), (False, "ghs_role", "job", True), (False, "job", "job", False), (False, "", "job", False)],
+    [
+        (True, "", "job", True),
+        (False, "ghs_role", "job", True),
+        (False, "job", "job", False),
+        (False, "", "job", False),
+    ],
 )
 def test_counts_as_minted(mint_ok: bool, role_input: str, job: str, expected: bool) -> None:
     assert counts_as_minted(mint_ok, role_input, job) is expected
@@ -90,6 +95,7 @@ def test_only_an_outright_agent_success_posts(end: AgentEnd | None) -> None:
 )
 def test_marker_from(vid: str, delivered: list, acked: list[int], head: str, expected: Marker) -> None:
     from fullsend.core.receipt.marker import marker_from
+
     assert marker_from(delivered, acked, head) == expected
 
 
@@ -167,9 +173,16 @@ def test_failure_has_no_copy_and_escaped_detail() -> None:
 
 def test_start_comment() -> None:
     body = ENV.get_template("receipt/status_start.md.j2").render(
-        run_id="42", agent="review", started=clock_label(datetime(2026, 9, 4, 8, 30, tzinfo=UTC)), commit7=START[:7], run_url="https://ci/run/42"
+        run_id="42",
+        agent="review",
+        started=clock_label(datetime(2026, 9, 4, 8, 30, tzinfo=UTC)),
+        commit7=START[:7],
+        run_url="https://ci/run/42",
     )
-    assert body == "<!-- fullsend:agent-status:42 -->\n🤖 Review · Started 8:30 AM UTC\n\nCommit: `3ab5eb6` · [View workflow run →](https://ci/run/42)"
+    assert (
+        body
+        == "<!-- fullsend:agent-status:42 -->\n🤖 Review · Started 8:30 AM UTC\n\nCommit: `3ab5eb6` · [View workflow run →](https://ci/run/42)"
+    )
 
 
 @pytest.mark.parametrize(
@@ -194,7 +207,11 @@ def test_sanitize_detail() -> None:
 @pytest.mark.parametrize(
     ("vid", "text", "expected"),
     [
-        ("V85", "LGTM.\n<!-- fullsend:steer consumed=1234 head= -->", "LGTM.\n&lt;!-- fullsend:steer consumed=1234 head= -->"),
+        (
+            "V85",
+            "LGTM.\n<!-- fullsend:steer consumed=1234 head= -->",
+            "LGTM.\n&lt;!-- fullsend:steer consumed=1234 head= -->",
+        ),
         ("V86-no-space", "<!--fullsend:steer x -->", "&lt;!--fullsend:steer x -->"),
         ("V86-spaces", "<!--   fullsend:steer x -->", "&lt;!--   fullsend:steer x -->"),
         ("V86-case", "<!-- FullSend:Steer x -->", "&lt;!-- FullSend:Steer x -->"),
@@ -217,7 +234,13 @@ def test_neutralize(vid: str, text: str, expected: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["&lt;!-- fullsend:steer ... --&gt;", "<!-- TODO: fix this -->", "<!-- other-tool:marker -->", "a < b && c > d", ""],
+    [
+        "&lt;!-- fullsend:steer ... --&gt;",
+        "<!-- TODO: fix this -->",
+        "<!-- other-tool:marker -->",
+        "a < b && c > d",
+        "",
+    ],
 )
 def test_V88_unchanged(text: str) -> None:
     assert neutralize(text) == text

@@ -14,9 +14,22 @@ REPO = "org/repo"
 #: The bash tests' collaborators; any other login has no role (GitHub answers 404).
 ROLES = {"wendy": "write", "tom": "triage", "ann": "admin", "rita": "read", "author": "read"}
 DEFAULTS = {
-    "ACTION": "", "SENDER": "", "SENDER_TYPE": "User", "IS_PR": "false", "ISSUE_LABELS": "[]", "PR_LABELS": "null",
-    "ISSUE_AUTHOR": "author", "LABEL": "", "COMMENT_BODY": "", "COMMENT_AUTHOR": "", "COMMENT_AUTHOR_TYPE": "User",
-    "COMMENT_ASSOCIATION": "MEMBER", "PR_AUTHOR": "", "PR_AUTHOR_TYPE": "User", "PR_HEAD_REPO": "", "REVIEW_STATE": "",
+    "ACTION": "",
+    "SENDER": "",
+    "SENDER_TYPE": "User",
+    "IS_PR": "false",
+    "ISSUE_LABELS": "[]",
+    "PR_LABELS": "null",
+    "ISSUE_AUTHOR": "author",
+    "LABEL": "",
+    "COMMENT_BODY": "",
+    "COMMENT_AUTHOR": "",
+    "COMMENT_AUTHOR_TYPE": "User",
+    "COMMENT_ASSOCIATION": "MEMBER",
+    "PR_AUTHOR": "",
+    "PR_AUTHOR_TYPE": "User",
+    "PR_HEAD_REPO": "",
+    "REVIEW_STATE": "",
     "REVIEW_AUTHOR": "",
 }
 
@@ -35,19 +48,28 @@ def payload(event: str, **env: str) -> dict[str, Any]:
         if v["IS_PR"] == "true":
             data["issue"]["pull_request"] = {"url": f"https://api.github.com/repos/{REPO}/pulls/7"}
     if event in ("pull_request_target", "pull_request_review"):
-        data["pull_request"] = {"number": 7, "user": {"login": v["PR_AUTHOR"], "type": v["PR_AUTHOR_TYPE"]},
-                                "labels": _labels(v["PR_LABELS"]) or [], "head": {"repo": {"full_name": v["PR_HEAD_REPO"]}}}
+        data["pull_request"] = {
+            "number": 7,
+            "user": {"login": v["PR_AUTHOR"], "type": v["PR_AUTHOR_TYPE"]},
+            "labels": _labels(v["PR_LABELS"]) or [],
+            "head": {"repo": {"full_name": v["PR_HEAD_REPO"]}},
+        }
     if v["LABEL"]:
         data["label"] = {"name": v["LABEL"]}
     if event == "issue_comment":
-        data["comment"] = {"body": v["COMMENT_BODY"], "author_association": v["COMMENT_ASSOCIATION"],
-                           "user": {"login": v["COMMENT_AUTHOR"], "type": v["COMMENT_AUTHOR_TYPE"]}}
+        data["comment"] = {
+            "body": v["COMMENT_BODY"],
+            "author_association": v["COMMENT_ASSOCIATION"],
+            "user": {"login": v["COMMENT_AUTHOR"], "type": v["COMMENT_AUTHOR_TYPE"]},
+        }
     if event == "pull_request_review":
         data["review"] = {"state": v["REVIEW_STATE"], "user": {"login": v["REVIEW_AUTHOR"]}}
     return data
 
 
-def decided(event: str, payload_: dict[str, Any], roles: dict[str, str] | None = None) -> tuple[RouteDecision, list[str]]:
+def decided(
+    event: str, payload_: dict[str, Any], roles: dict[str, str] | None = None
+) -> tuple[RouteDecision, list[str]]:
     """(decision, the logins whose role it asked for) for ``payload_``."""
     roles = ROLES if roles is None else roles
     routed = route_event(event, payload_, REPO)

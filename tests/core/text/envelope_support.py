@@ -25,14 +25,19 @@ def comment(cid: int, author: str, body: str, created: str, updated: str | None 
     """A comment; ``updated`` defaults to ``created`` (unedited)."""
     c_at = at(created)
     return Comment(
-        id=cid, body=body, author=author, author_type="Bot" if app else "User",
-        created_at=c_at, updated_at=at(updated) if updated else c_at,
+        id=cid,
+        body=body,
+        author=author,
+        author_type="Bot" if app else "User",
+        created_at=c_at,
+        updated_at=at(updated) if updated else c_at,
     )
 
 
 def review(rid: int, author: str, state: str, body: str, submitted: str, app: bool = False) -> Review:
-    return Review(id=rid, author=author, author_type="Bot" if app else "User", state=state, body=body,
-                  submitted_at=at(submitted))
+    return Review(
+        id=rid, author=author, author_type="Bot" if app else "User", state=state, body=body, submitted_at=at(submitted)
+    )
 
 
 def auth(login: str, run_id: int, until: str, comment_id: int = 0) -> Authorization:
@@ -40,10 +45,24 @@ def auth(login: str, run_id: int, until: str, comment_id: int = 0) -> Authorizat
     return Authorization(run_id, at(until), comment_id, login.lower())
 
 
-def run(rid: int, event: str = "issue_comment", actor: str = "reviewer", created: str = "10:05:03",
-        title: str = "org/repo#7", attempt: int = 1) -> WorkflowRun:
-    return WorkflowRun(id=rid, event=event, actor=actor, triggering_actor=actor, created_at=at(created),
-                       display_title=title, run_attempt=attempt, path=".github/workflows/fullsend.yml")
+def run(
+    rid: int,
+    event: str = "issue_comment",
+    actor: str = "reviewer",
+    created: str = "10:05:03",
+    title: str = "org/repo#7",
+    attempt: int = 1,
+) -> WorkflowRun:
+    return WorkflowRun(
+        id=rid,
+        event=event,
+        actor=actor,
+        triggering_actor=actor,
+        created_at=at(created),
+        display_title=title,
+        run_attempt=attempt,
+        path=".github/workflows/fullsend.yml",
+    )
 
 
 def pr_state(last_head: str = "aaa111", since: str = "10:00", labels: tuple[str, ...] = ()) -> BaselineState:

@@ -36,10 +36,19 @@ def test_a_bare_url_cannot_autolink() -> None:
     assert inert("see https://evil.example/x") == f"see https:{Z}//evil.example/x"
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("fixes #123", f"fixes #{Z}123"), ("see org/repo#45", f"see org/repo#{Z}45"), ("GH-12", f"GH{Z}-12"),
-    ("gh-7 too", f"gh{Z}-7 too"), ("color #fff", "color #fff"), ("# heading", "# heading"), ("GHX-1", "GHX-1"),
-], ids=["issue", "cross-repo", "gh-prefix", "gh-lower", "not-a-number", "heading", "other-prefix"])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("fixes #123", f"fixes #{Z}123"),
+        ("see org/repo#45", f"see org/repo#{Z}45"),
+        ("GH-12", f"GH{Z}-12"),
+        ("gh-7 too", f"gh{Z}-7 too"),
+        ("color #fff", "color #fff"),
+        ("# heading", "# heading"),
+        ("GHX-1", "GHX-1"),
+    ],
+    ids=["issue", "cross-repo", "gh-prefix", "gh-lower", "not-a-number", "heading", "other-prefix"],
+)
 def test_an_issue_reference_cannot_link_or_cross_reference(text: str, expected: str) -> None:
     assert inert(text) == expected and inert_block(text) == expected
 

@@ -29,26 +29,116 @@ from tests.core.text.reader_oracle import reader_tokens
 TIMEOUT_S = {"dev": 120, "ci": 600, "slow": 900}.get(os.environ.get("HYPOTHESIS_PROFILE", "dev"), 900)
 
 FRAGMENTS = [
-    "[work-item-context]", "[/work-item-context]", "[/WORK-ITEM-CONTEXT]", "[Work-Item-Context]", "Amendments",
-    "AMENDMENTS", "Work-item context.", "work-item context", "Instruction from @", "instruction From @", "@",
-    OPENING_LINE, "\n", "\r", "\r\n", "\v", "\f", "\x85", "\u2028", "\u2029", "\u200b", "\u00ad", "\u202e",
-    "\ufeff", "\U000e0041", "\ufe0f", "\x00", "\x1b[31m", "\x1b]0;t\x07", "\x1b", "#", "## ", ">", "> ", "- ", "* ",
-    "|", "`", "```", "_", "~~", "1. ", "[ ] ", "[x]", "[!NOTE] ", "[^1]: ", "[", "![", "<br>", "<p>", "</p>",
-    "<h1>", "<!--", "-->", "<?", "?>", "<![CDATA[", "]]>", "<!DOCTYPE x>", '<a href="x>y">', "<", ">", '"', "'",
-    "\uff3b", "\uff3d", "\uff20", "\uff1c", "\uff1e", "\uff21mendments", "\uff37ork-item context.", "\u3000",
-    "\u00a0", "\t", " ", "\u2044", "\u2082", "\ufb01", "e\u0301", "Runner update:", "(at)", "\n[truncated]",
-    "Amendments are here", "Work-item contextual", "\u1680", "\x1c", "\x1d", "\x1e", "\x1f", "\x7f", "\u0308",
-    "t\u0308", "\u1e97", "Work-item contex", "\u2003", "\u205f", "\x85", "Instruction\u00a0from\u3000@",
+    "[work-item-context]",
+    "[/work-item-context]",
+    "[/WORK-ITEM-CONTEXT]",
+    "[Work-Item-Context]",
+    "Amendments",
+    "AMENDMENTS",
+    "Work-item context.",
+    "work-item context",
+    "Instruction from @",
+    "instruction From @",
+    "@",
+    OPENING_LINE,
+    "\n",
+    "\r",
+    "\r\n",
+    "\v",
+    "\f",
+    "\x85",
+    "\u2028",
+    "\u2029",
+    "\u200b",
+    "\u00ad",
+    "\u202e",
+    "\ufeff",
+    "\U000e0041",
+    "\ufe0f",
+    "\x00",
+    "\x1b[31m",
+    "\x1b]0;t\x07",
+    "\x1b",
+    "#",
+    "## ",
+    ">",
+    "> ",
+    "- ",
+    "* ",
+    "|",
+    "`",
+    "```",
+    "_",
+    "~~",
+    "1. ",
+    "[ ] ",
+    "[x]",
+    "[!NOTE] ",
+    "[^1]: ",
+    "[",
+    "![",
+    "<br>",
+    "<p>",
+    "</p>",
+    "<h1>",
+    "<!--",
+    "-->",
+    "<?",
+    "?>",
+    "<![CDATA[",
+    "]]>",
+    "<!DOCTYPE x>",
+    '<a href="x>y">',
+    "<",
+    ">",
+    '"',
+    "'",
+    "\uff3b",
+    "\uff3d",
+    "\uff20",
+    "\uff1c",
+    "\uff1e",
+    "\uff21mendments",
+    "\uff37ork-item context.",
+    "\u3000",
+    "\u00a0",
+    "\t",
+    " ",
+    "\u2044",
+    "\u2082",
+    "\ufb01",
+    "e\u0301",
+    "Runner update:",
+    "(at)",
+    "\n[truncated]",
+    "Amendments are here",
+    "Work-item contextual",
+    "\u1680",
+    "\x1c",
+    "\x1d",
+    "\x1e",
+    "\x1f",
+    "\x7f",
+    "\u0308",
+    "t\u0308",
+    "\u1e97",
+    "Work-item contex",
+    "\u2003",
+    "\u205f",
+    "\x85",
+    "Instruction\u00a0from\u3000@",
     "\uff21\uff4d\uff45\uff4e\uff44\uff4d\uff45\uff4e\uff54\uff53 ok",
 ]
 FRAGMENT = st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=6))
 BODY = st.lists(FRAGMENT, max_size=40).map("".join)
 BIG_BODY = st.one_of(BODY, st.tuples(BODY, st.integers(0, 20_000), BODY).map(lambda t: t[0] + "x" * t[1] + t[2]))
 ITEM = st.tuples(st.sampled_from(["comment", "review", "state", "head"]), BIG_BODY).map(
-    lambda t: DeltaItem(t[0], t[1], author="drive-by", state="COMMENTED"))
+    lambda t: DeltaItem(t[0], t[1], author="drive-by", state="COMMENTED")
+)
 #: Bodies without the 20 kB filler: the 100,000-example run is about tokens, not the byte budget.
 SMALL_ITEM = st.tuples(st.sampled_from(["comment", "review", "state", "head"]), BODY).map(
-    lambda t: DeltaItem(t[0], t[1], author="drive-by", state="COMMENTED"))
+    lambda t: DeltaItem(t[0], t[1], author="drive-by", state="COMMENTED")
+)
 AMENDMENT = DeltaItem("comment", "", author="maintainer", run_ids=(337,), instruction="cover the error path")
 AMENDMENT_SECTION = f"\n{AMENDMENTS_HEADING}\n\nInstruction from @maintainer: cover the error path\n\n"
 
@@ -115,13 +205,17 @@ def _random_char(rng: random.Random) -> str:
 def _random_body(rng: random.Random) -> str:
     """Like ``BODY``: up to 40 fragments, each a listed one or up to 6 random characters."""
     count = min(40, int(rng.expovariate(1 / 10)))
-    return "".join(rng.choice(FRAGMENTS) if rng.random() < 0.5 else
-                   "".join(_random_char(rng) for _ in range(rng.randint(0, 6))) for _ in range(count))
+    return "".join(
+        rng.choice(FRAGMENTS) if rng.random() < 0.5 else "".join(_random_char(rng) for _ in range(rng.randint(0, 6)))
+        for _ in range(count)
+    )
 
 
 def _random_items(rng: random.Random) -> list[DeltaItem]:
-    return [DeltaItem(rng.choice(KINDS), _random_body(rng), author="drive-by", state="COMMENTED")
-            for _ in range(rng.randint(1, 3))]
+    return [
+        DeltaItem(rng.choice(KINDS), _random_body(rng), author="drive-by", state="COMMENTED")
+        for _ in range(rng.randint(1, 3))
+    ]
 
 
 def _envelope_seed() -> int:

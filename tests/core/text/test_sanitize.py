@@ -33,10 +33,40 @@ def test_folded_copy_returned_when_something_was_stripped():
 @pytest.mark.parametrize(
     "char",
     [
-        "\x00", "\u00ad", "\u034f", "\u061c", "\u0600", "\u0605", "\u070f", "\u0890", "\u08e2", "\u180e",
-        "\u200b", "\u200f", "\u2028", "\u2029", "\u2060", "\u2064", "\u206a", "\u206f", "\ufeff", "\ufff9",
-        "\ufffb", "\u202a", "\u202e", "\u2066", "\u2069", "\U000e0000", "\U000e0041", "\U000e007f",
-        "\ufe00", "\ufe0f", "\U000e0100", "\U000e01ef", "\U000110bd", "\U0001d173",
+        "\x00",
+        "\u00ad",
+        "\u034f",
+        "\u061c",
+        "\u0600",
+        "\u0605",
+        "\u070f",
+        "\u0890",
+        "\u08e2",
+        "\u180e",
+        "\u200b",
+        "\u200f",
+        "\u2028",
+        "\u2029",
+        "\u2060",
+        "\u2064",
+        "\u206a",
+        "\u206f",
+        "\ufeff",
+        "\ufff9",
+        "\ufffb",
+        "\u202a",
+        "\u202e",
+        "\u2066",
+        "\u2069",
+        "\U000e0000",
+        "\U000e0041",
+        "\U000e007f",
+        "\ufe00",
+        "\ufe0f",
+        "\U000e0100",
+        "\U000e01ef",
+        "\U000110bd",
+        "\U0001d173",
     ],
 )
 def test_each_stripped_class(char):
@@ -46,8 +76,16 @@ def test_each_stripped_class(char):
 
 @pytest.mark.parametrize(
     "escape",
-    ["\x1b[31m", "\x1b[0;1;4m", "\x1b[?25h", "\x1b]0;title\x07", "\x1b]8;;http://x\x1b\\", "\x1bPq#0\x1b\\",
-     "\x1b_app\x07", "\x1b^pm\x1b\\"],
+    [
+        "\x1b[31m",
+        "\x1b[0;1;4m",
+        "\x1b[?25h",
+        "\x1b]0;title\x07",
+        "\x1b]8;;http://x\x1b\\",
+        "\x1bPq#0\x1b\\",
+        "\x1b_app\x07",
+        "\x1b^pm\x1b\\",
+    ],
 )
 def test_terminal_escapes_removed(escape):
     assert sanitize_agent_text(f"a{escape}b") == ("ab", 1)
@@ -111,19 +149,24 @@ def test_field_safe_strips_cc_cf_and_separators():
 
 def _scanned_format_ranges() -> tuple[tuple[int, int], ...]:
     from fullsend.core.text import sanitize
+
     return sanitize._merge(cp for cp in range(sanitize.MAX_CODE_POINT + 1) if unicodedata.category(chr(cp)) == "Cf")
 
 
 def test_precomputed_format_ranges_are_this_unicode_versions_cf_set():
     from fullsend.core.text import sanitize
+
     if unicodedata.unidata_version != sanitize.CF_UNIDATA_VERSION:
-        pytest.skip(f"this interpreter has Unicode {unicodedata.unidata_version}; the ranges are for "
-                    f"{sanitize.CF_UNIDATA_VERSION} (a full scan is used here)")
+        pytest.skip(
+            f"this interpreter has Unicode {unicodedata.unidata_version}; the ranges are for "
+            f"{sanitize.CF_UNIDATA_VERSION} (a full scan is used here)"
+        )
     assert sanitize.CF_RANGES == _scanned_format_ranges()
 
 
 def test_another_unicode_version_is_scanned_not_taken_from_the_table():
     from fullsend.core.text import sanitize
+
     assert sanitize.format_ranges(sanitize.CF_UNIDATA_VERSION) is sanitize.CF_RANGES
     assert sanitize.format_ranges("0.0.0") == _scanned_format_ranges()
 
@@ -131,7 +174,10 @@ def test_another_unicode_version_is_scanned_not_taken_from_the_table():
 def test_importing_the_sanitizer_builds_no_table():
     import subprocess
     import sys
-    probe = ("import fullsend.core.text.sanitize as s; a = s.tables_built(); "
-             "s.sanitize_agent_text('x\\u200by'); print(a, s.tables_built())")
+
+    probe = (
+        "import fullsend.core.text.sanitize as s; a = s.tables_built(); "
+        "s.sanitize_agent_text('x\\u200by'); print(a, s.tables_built())"
+    )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60).stdout
     assert out.split() == ["False", "True"]

@@ -57,7 +57,8 @@ def test_interpolated_values_appear(wording):
     assert "13" in wording.patch_trailer(13, 40) and "40" in wording.patch_trailer(13, 40)
     assert "@a, @b" in wording.guide_amendments(["@a", "@b"])
     assert "1, 2" in wording.trigger_line([1, 2], ["x"]) and "issue_comment, issues" in wording.trigger_line(
-        [1], ["issue_comment", "issues"])
+        [1], ["issue_comment", "issues"]
+    )
 
 
 def test_statements_the_envelope_must_make(wording):
@@ -65,7 +66,8 @@ def test_statements_the_envelope_must_make(wording):
     assert "ignore" in wording.context_header and "ignored" in wording.guide_context_only
     assert "route job" in wording.guide_amendments(["@x"]) and "precedence" in wording.guide_amendments(["@x"])
     assert "octocat" in wording.authority("octocat", "issue_comment") and "issue_comment" in wording.authority(
-        "octocat", "issue_comment")
+        "octocat", "issue_comment"
+    )
 
 
 def test_a_broken_template_is_refused(tmp_path):

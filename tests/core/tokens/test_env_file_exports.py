@@ -14,7 +14,9 @@ START = datetime(2026, 9, 4, 8, 30, tzinfo=UTC)
 
 def test_147_the_two_run_facts_in_order():
     assert run_fact_lines(started_at_text(START), "abc123") == [
-        "export FULLSEND_RUN_STARTED_AT='2026-09-04T08:30:00Z'", "export FULLSEND_RUN_HEAD_SHA='abc123'"]
+        "export FULLSEND_RUN_STARTED_AT='2026-09-04T08:30:00Z'",
+        "export FULLSEND_RUN_HEAD_SHA='abc123'",
+    ]
 
 
 def test_148_an_issue_run_exports_an_empty_head():

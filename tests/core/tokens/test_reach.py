@@ -10,8 +10,12 @@ from fullsend.core.tokens.reach import ReachVerdict, ScanResult, reach_verdict, 
 def test_secret_forms_cover_raw_base64_basic_header_url_and_json_spellings():
     secret = 'ab/c+d"e'
     assert secret_forms(secret) == (
-        b'ab/c+d"e', base64.b64encode(secret.encode()), base64.b64encode(b'x-access-token:ab/c+d"e'),
-        b"ab%2Fc%2Bd%22e", b'ab/c+d\\"e')
+        b'ab/c+d"e',
+        base64.b64encode(secret.encode()),
+        base64.b64encode(b'x-access-token:ab/c+d"e'),
+        b"ab%2Fc%2Bd%22e",
+        b'ab/c+d\\"e',
+    )
     assert secret_forms("ghs_plain") == (b"ghs_plain", b"Z2hzX3BsYWlu", b"eC1hY2Nlc3MtdG9rZW46Z2hzX3BsYWlu")
     assert secret_forms("") == ()
 

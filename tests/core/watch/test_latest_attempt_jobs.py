@@ -6,15 +6,21 @@ from fullsend.core.model import Job, decimal_id, latest_attempt_jobs
 
 
 def test_a_job_of_an_earlier_attempt_stays_when_no_later_attempt_ran_it() -> None:
-    jobs = [Job(1, "dispatch / Route", "completed", "success", 1), Job(2, "dispatch / Review", "completed", "failure", 1),
-            Job(3, "dispatch / Review", "in_progress", None, 2)]
+    jobs = [
+        Job(1, "dispatch / Route", "completed", "success", 1),
+        Job(2, "dispatch / Review", "completed", "failure", 1),
+        Job(3, "dispatch / Review", "in_progress", None, 2),
+    ]
     assert [j.id for j in latest_attempt_jobs(jobs)] == [1, 3]
 
 
 def test_two_jobs_of_one_name_in_the_latest_attempt_stay_two() -> None:
     """Ambiguity is the provenance check's to refuse, not something to resolve here."""
-    jobs = [Job(1, "dispatch / Route", "completed", "success", 2), Job(2, "dispatch / Route", "completed", "success", 2),
-            Job(3, "dispatch / Route", "completed", "failure", 1)]
+    jobs = [
+        Job(1, "dispatch / Route", "completed", "success", 2),
+        Job(2, "dispatch / Route", "completed", "success", 2),
+        Job(3, "dispatch / Route", "completed", "failure", 1),
+    ]
     assert [j.id for j in latest_attempt_jobs(jobs)] == [1, 2]
 
 

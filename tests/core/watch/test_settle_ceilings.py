@@ -11,14 +11,18 @@ from fullsend.core.watch import settle
 START = datetime(2026, 9, 3, 10, 0, 0, tzinfo=UTC)
 
 
-@pytest.mark.parametrize("timeout_minutes, expires_in, expected", [
-    (30, None, timedelta(minutes=30)),  # the action's default timeout_minutes
-    (50, None, timedelta(minutes=50)),
-    (90, None, timedelta(minutes=50)),  # token life 60 min − margin 10 min caps it
-    (30, timedelta(minutes=60), timedelta(minutes=30)),  # expires_at − 10 min is later: no effect
-    (90, timedelta(minutes=45), timedelta(minutes=35)),  # a token minted to expire early: expires_at − 10 min
-    (30, timedelta(minutes=25), timedelta(minutes=15)),
-], ids=["default-30", "exactly-50", "capped-at-50", "token-later", "token-earlier", "token-earlier-than-timeout"])
+@pytest.mark.parametrize(
+    "timeout_minutes, expires_in, expected",
+    [
+        (30, None, timedelta(minutes=30)),  # the action's default timeout_minutes
+        (50, None, timedelta(minutes=50)),
+        (90, None, timedelta(minutes=50)),  # token life 60 min − margin 10 min caps it
+        (30, timedelta(minutes=60), timedelta(minutes=30)),  # expires_at − 10 min is later: no effect
+        (90, timedelta(minutes=45), timedelta(minutes=35)),  # a token minted to expire early: expires_at − 10 min
+        (30, timedelta(minutes=25), timedelta(minutes=15)),
+    ],
+    ids=["default-30", "exactly-50", "capped-at-50", "token-later", "token-earlier", "token-earlier-than-timeout"],
+)
 def test_watch_deadline(timeout_minutes, expires_in, expected) -> None:
     expires_at = None if expires_in is None else START + expires_in
     assert settle.watch_deadline(START, timeout_minutes, expires_at) == START + expected

@@ -59,11 +59,19 @@ TABLE = [
     ("BC-24-permanent-error-after-pending-turn", [(U, R), (T, E)], 2, ("turn-end-nothing-new", 2)),
     ("S5-closed-at-turn-end", [(U, C)], 2, ("session-closed", 1)),
     ("S7-closed-on-tick", [(T, C)], 2, ("session-closed", 1)),
-    ("W12-stale-turn-ends-ignored", [(T, S), ("turn-stale", None), ("turn-stale", None), (U, E)], 2,
-     ("turn-end-nothing-new", 4)),
+    (
+        "W12-stale-turn-ends-ignored",
+        [(T, S), ("turn-stale", None), ("turn-stale", None), (U, E)],
+        2,
+        ("turn-end-nothing-new", 4),
+    ),
     ("S11-second-steer-hits-cap", [(T, S), (T, E), (U, S)], 2, ("cap-reached", 3)),
-    ("retry-then-steer-then-new-turn-counts-afresh", [(U, R), (T, R), (T, R), (T, S), (U, R), (T, R), (T, R)], 3,
-     ("", 7)),
+    (
+        "retry-then-steer-then-new-turn-counts-afresh",
+        [(U, R), (T, R), (T, R), (T, S), (U, R), (T, R), (T, R)],
+        3,
+        ("", 7),
+    ),
 ]
 
 
@@ -93,9 +101,17 @@ def test_a_stale_turn_end_is_ignored_even_when_low_on_time() -> None:
     assert decision.action is Action.IGNORE and decision.reason == "stale-turn-end"
 
 
-@pytest.mark.parametrize("left, low", [(None, False), (timedelta(minutes=1), True), (timedelta(hours=1), False),
-                                       (timedelta(minutes=5), False), (timedelta(minutes=5) - timedelta(seconds=1), True)],
-                         ids=["W14-no-deadline", "W15-one-minute", "W16-one-hour", "exactly-min-remaining", "just-under"])
+@pytest.mark.parametrize(
+    "left, low",
+    [
+        (None, False),
+        (timedelta(minutes=1), True),
+        (timedelta(hours=1), False),
+        (timedelta(minutes=5), False),
+        (timedelta(minutes=5) - timedelta(seconds=1), True),
+    ],
+    ids=["W14-no-deadline", "W15-one-minute", "W16-one-hour", "exactly-min-remaining", "just-under"],
+)
 def test_W14_W16_low_on_time(left, low) -> None:
     deadline = None if left is None else T0 + left
     assert settle.low_on_time(deadline, T0, timedelta(minutes=5)) is low
@@ -125,8 +141,16 @@ def test_S13_prior_steers_floor_at_zero() -> None:
 
 def test_settle_reasons_are_the_spec_ids() -> None:
     """The spec's seven, and the project id ``rate-limited`` (issue 18)."""
-    assert settle.SETTLE_REASONS == ("turn-end-nothing-new", "verdictless-polls-exhausted", "cap-reached",
-                                     "deadline", "low-on-time", "session-closed", "cancelled", "rate-limited")
+    assert settle.SETTLE_REASONS == (
+        "turn-end-nothing-new",
+        "verdictless-polls-exhausted",
+        "cap-reached",
+        "deadline",
+        "low-on-time",
+        "session-closed",
+        "cancelled",
+        "rate-limited",
+    )
     with pytest.raises(ValueError):
         settle.settle_for("tired")
 
@@ -137,8 +161,10 @@ def test_a_rate_limit_past_the_window_settles_after_a_tick_or_a_turn_end() -> No
         assert decision == settle.Decision(settle.Action.SETTLE, "rate-limited")
 
 
-@given(st.lists(st.tuples(st.sampled_from([T, U]), st.sampled_from([E, S, R, C])), max_size=40),
-       st.integers(min_value=1, max_value=4))
+@given(
+    st.lists(st.tuples(st.sampled_from([T, U]), st.sampled_from([E, S, R, C])), max_size=40),
+    st.integers(min_value=1, max_value=4),
+)
 def test_properties_of_any_script(script, max_steers) -> None:
     reason, consumed, steers = play(script, max_steers)
     assert steers <= max_steers  # never past the cap: the cap settles on the steer that reaches it
@@ -151,7 +177,7 @@ def test_properties_of_any_script(script, max_steers) -> None:
         _last_kind, last_outcome = script[consumed - 1]
         if reason == "verdictless-polls-exhausted":
             # exactly four consecutive verdict-less polls: a turn end's Retry and three ticks' Retries
-            assert [o for _, o in script[consumed - 4:consumed]] == [R] * 4
+            assert [o for _, o in script[consumed - 4 : consumed]] == [R] * 4
             assert script[consumed - 4][0] == U
         if reason == "turn-end-nothing-new":
             assert last_outcome is E

@@ -41,8 +41,9 @@ def claude_argv(params: AgentParams) -> list[str]:
         argv += ["--model", params.model]
     if params.fallback_models:
         argv += ["--fallback-model", params.fallback_models[0]]
-    if not any(a == CLAUDE_SKIP_PERMISSIONS_FLAG or a.split("=", 1)[0] in CLAUDE_PERMISSION_FLAGS
-               for a in params.extra_args):
+    if not any(
+        a == CLAUDE_SKIP_PERMISSIONS_FLAG or a.split("=", 1)[0] in CLAUDE_PERMISSION_FLAGS for a in params.extra_args
+    ):
         argv.append(CLAUDE_SKIP_PERMISSIONS_FLAG)
     return argv + list(params.extra_args)
 
@@ -60,7 +61,7 @@ class ClaudeDialect(DialectDefaults):
 
     def script(self, params: AgentParams) -> str:
         """OpenShell: the pinned steerable launch with the same flags as ``claude_argv``."""
-        flags = claude_argv(params)[1 + len(CLAUDE_STREAM_FLAGS):]
+        flags = claude_argv(params)[1 + len(CLAUDE_STREAM_FLAGS) :]
         return claude_command(flags, params.prompt, steerable=True, program=params.agent_cli)
 
     def opening(self, params: AgentParams, parser: object = None) -> tuple[str, str]:
@@ -78,8 +79,14 @@ class ClaudeDialect(DialectDefaults):
 
 
 #: Claude Code versions this runtime supports (the real-CLI tests ran on 2.1.296 and 2.1.332).
-CLAUDE_VERSIONS = CliVersions("Claude Code", "@anthropic-ai/claude-code", semver_line(suffix=r" \(Claude Code\)"),
-                              minimum=(2, 1, 296), below=(2, 2, 0), pinned=(2, 1, 332))
+CLAUDE_VERSIONS = CliVersions(
+    "Claude Code",
+    "@anthropic-ai/claude-code",
+    semver_line(suffix=r" \(Claude Code\)"),
+    minimum=(2, 1, 296),
+    below=(2, 2, 0),
+    pinned=(2, 1, 332),
+)
 
 
 class ClaudeRuntime(LiveRuntime):

@@ -55,54 +55,81 @@ CLAUDE_RESULT_SUBTYPES: tuple[TerminalState, ...] = (
     TerminalState("result subtype=success is_error=false", "success", AgentEnd.SUCCESS, "the agent finished"),
     TerminalState("result subtype=success is_error=true", "success is_error", _E, "the agent reported an error"),
     TerminalState("result subtype=error_max_turns", "error_max_turns", _L, "the agent stopped at its turn limit"),
-    TerminalState("result subtype=error_max_budget_usd", "error_max_budget_usd", _L,
-                  "the agent stopped at its spending limit"),
-    TerminalState("result subtype=error_max_structured_output_retries", "error_max_structured_output_retries", _L,
-                  "the agent ran out of structured-output retries"),
-    TerminalState("result subtype=error_during_execution", "error_during_execution", _E,
-                  "the agent's turn failed while it ran"),
+    TerminalState(
+        "result subtype=error_max_budget_usd", "error_max_budget_usd", _L, "the agent stopped at its spending limit"
+    ),
+    TerminalState(
+        "result subtype=error_max_structured_output_retries",
+        "error_max_structured_output_retries",
+        _L,
+        "the agent ran out of structured-output retries",
+    ),
+    TerminalState(
+        "result subtype=error_during_execution", "error_during_execution", _E, "the agent's turn failed while it ran"
+    ),
 )
 #: ``result.terminal_reason`` → class (why the CLI's query loop ended; absent on older CLIs).
 CLAUDE_TERMINAL_REASONS: tuple[TerminalState, ...] = (
     TerminalState("terminal_reason=completed", "completed", AgentEnd.SUCCESS, "the agent finished"),
-    *(TerminalState(f"terminal_reason={r}", r, _L, says) for r, says in (
-        ("max_turns", "the agent stopped at its turn limit"),
-        ("budget_exhausted", "the agent stopped at its spending limit"),
-        ("structured_output_retry_exhausted", "the agent ran out of structured-output retries"),
-        ("blocking_limit", "the conversation reached the model's context limit"),
-        ("prompt_too_long", "the prompt is too long for the model"))),
-    *(TerminalState(f"terminal_reason={r}", r, _E, says) for r, says in (
-        ("model_error", "the model failed"), ("api_error", "the model API returned an error"),
-        ("image_error", "an image could not be sent to the model"),
-        ("malformed_tool_use_exhausted", "the model kept sending malformed tool calls"),
-        ("rapid_refill_breaker", "the agent's context refilled too fast and its breaker stopped it"),
-        ("tool_deferred_unavailable", "a deferred tool was not available"),
-        ("turn_setup_failed", "the agent's turn could not be set up"))),
-    *(TerminalState(f"terminal_reason={r}", r, _I, says) for r, says in (
-        ("aborted_streaming", "the agent's turn was aborted"), ("aborted_tools", "the agent's turn was aborted"),
-        ("stop_hook_prevented", "a stop hook ended the agent's turn"), ("hook_stopped", "a hook stopped the agent"),
-        ("tool_deferred", "the agent's turn stopped at a deferred tool call"),
-        ("background_requested", "the agent's turn was sent to the background"))),
+    *(
+        TerminalState(f"terminal_reason={r}", r, _L, says)
+        for r, says in (
+            ("max_turns", "the agent stopped at its turn limit"),
+            ("budget_exhausted", "the agent stopped at its spending limit"),
+            ("structured_output_retry_exhausted", "the agent ran out of structured-output retries"),
+            ("blocking_limit", "the conversation reached the model's context limit"),
+            ("prompt_too_long", "the prompt is too long for the model"),
+        )
+    ),
+    *(
+        TerminalState(f"terminal_reason={r}", r, _E, says)
+        for r, says in (
+            ("model_error", "the model failed"),
+            ("api_error", "the model API returned an error"),
+            ("image_error", "an image could not be sent to the model"),
+            ("malformed_tool_use_exhausted", "the model kept sending malformed tool calls"),
+            ("rapid_refill_breaker", "the agent's context refilled too fast and its breaker stopped it"),
+            ("tool_deferred_unavailable", "a deferred tool was not available"),
+            ("turn_setup_failed", "the agent's turn could not be set up"),
+        )
+    ),
+    *(
+        TerminalState(f"terminal_reason={r}", r, _I, says)
+        for r, says in (
+            ("aborted_streaming", "the agent's turn was aborted"),
+            ("aborted_tools", "the agent's turn was aborted"),
+            ("stop_hook_prevented", "a stop hook ended the agent's turn"),
+            ("hook_stopped", "a hook stopped the agent"),
+            ("tool_deferred", "the agent's turn stopped at a deferred tool call"),
+            ("background_requested", "the agent's turn was sent to the background"),
+        )
+    ),
 )
 #: ``result.stop_reason`` → class (the Messages API's last ``stop_reason`` of the turn).
 CLAUDE_STOP_REASONS: tuple[TerminalState, ...] = (
     TerminalState("stop_reason=end_turn", "end_turn", AgentEnd.SUCCESS, "the agent finished"),
     TerminalState("stop_reason=stop_sequence", "stop_sequence", AgentEnd.SUCCESS, "the agent finished"),
     TerminalState("stop_reason=max_tokens", "max_tokens", _L, "the model stopped at its output limit"),
-    TerminalState("stop_reason=model_context_window_exceeded", "model_context_window_exceeded", _L,
-                  "the conversation reached the model's context window"),
+    TerminalState(
+        "stop_reason=model_context_window_exceeded",
+        "model_context_window_exceeded",
+        _L,
+        "the conversation reached the model's context window",
+    ),
     TerminalState("stop_reason=pause_turn", "pause_turn", _I, "the model paused its turn before it finished"),
     TerminalState("stop_reason=tool_use", "tool_use", _I, "the turn ended with the model's tool calls unanswered"),
     TerminalState("stop_reason=refusal", "refusal", _E, "the model refused to go on"),
 )
 #: Claude Code's output ended while the turn of an acknowledged message was still open (owed by
 #: the live driver at EOF, which knows which replays acknowledged a message).
-CLAUDE_INCOMPLETE = TerminalState("EOF after a replay, before its result", "incomplete", _I,
-                                  "the agent's output ended in the middle of a turn")
+CLAUDE_INCOMPLETE = TerminalState(
+    "EOF after a replay, before its result", "incomplete", _I, "the agent's output ended in the middle of a turn"
+)
 
 
-def classify_result(subtype: str, is_error: object, terminal_reason: str | None, stop_reason: str | None = None,
-                    detail: str = "") -> EndVerdict:
+def classify_result(
+    subtype: str, is_error: object, terminal_reason: str | None, stop_reason: str | None = None, detail: str = ""
+) -> EndVerdict:
     """One ``result`` line's class: ``subtype`` (and ``is_error``), then ``terminal_reason``, then ``stop_reason``.
 
     Success needs ``subtype`` success with ``is_error`` exactly false, and ``terminal_reason`` and
@@ -202,8 +229,10 @@ class ClaudeStreamParser:
         if not isinstance(usage, dict):
             return None
         self._usage_by_message[message_id] = (
-            as_int(usage.get("input_tokens")), as_int(usage.get("output_tokens")),
-            as_int(usage.get("cache_read_input_tokens")), as_int(usage.get("cache_creation_input_tokens")),
+            as_int(usage.get("input_tokens")),
+            as_int(usage.get("output_tokens")),
+            as_int(usage.get("cache_read_input_tokens")),
+            as_int(usage.get("cache_creation_input_tokens")),
         )
         sums = [sum(u[i] for u in self._usage_by_message.values()) for i in range(4)]
         total = sum(sums)
@@ -225,9 +254,11 @@ def parse_result(obj: dict[str, Any]) -> ResultEvent:
     subtype = as_str(obj.get("subtype"))
     errors = e if isinstance(e := obj.get("errors"), list) else []
     detail = "; ".join(as_str(x) for x in errors if as_str(x)) or (
-        as_str(obj.get("result")) if obj.get("is_error") is True else "")
-    verdict = classify_result(subtype, obj.get("is_error"), field_word(obj, "terminal_reason"),
-                              field_word(obj, "stop_reason"), detail)
+        as_str(obj.get("result")) if obj.get("is_error") is True else ""
+    )
+    verdict = classify_result(
+        subtype, obj.get("is_error"), field_word(obj, "terminal_reason"), field_word(obj, "stop_reason"), detail
+    )
     return ResultEvent(
         num_turns=as_int(obj.get("num_turns")),
         total_cost_usd=as_float(obj.get("total_cost_usd")),
@@ -250,9 +281,11 @@ def permission_denials(items: object) -> tuple[ToolDenial, ...]:
     not an object with a string ``tool_name`` is skipped)."""
     if not isinstance(items, list):
         return ()
-    return tuple(ToolDenial(as_str(d.get("tool_name")), as_str(d.get("tool_use_id")),
-                            tool_input_json(d.get("tool_input")))
-                 for d in items if isinstance(d, dict) and as_str(d.get("tool_name")))
+    return tuple(
+        ToolDenial(as_str(d.get("tool_name")), as_str(d.get("tool_use_id")), tool_input_json(d.get("tool_input")))
+        for d in items
+        if isinstance(d, dict) and as_str(d.get("tool_name"))
+    )
 
 
 @dataclass

@@ -45,20 +45,45 @@ from fullsend.core.agent_end import AgentEnd, EndVerdict, TerminalState, lookup,
 CODEX_APP_SERVER_TERMINAL_STATES: tuple[TerminalState, ...] = (
     TerminalState("turn/completed status=completed", "completed", AgentEnd.SUCCESS, "the agent finished"),
     TerminalState("turn/completed status=failed", "failed", AgentEnd.AGENT_ERROR, "the codex turn failed"),
-    TerminalState("turn/completed status=failed codexErrorInfo=contextWindowExceeded", "contextWindowExceeded",
-                  AgentEnd.LIMIT_REACHED, "the conversation reached the model's context window"),
-    TerminalState("turn/completed status=failed codexErrorInfo=sessionBudgetExceeded", "sessionBudgetExceeded",
-                  AgentEnd.LIMIT_REACHED, "codex reached its session budget"),
-    TerminalState("turn/completed status=failed codexErrorInfo=usageLimitExceeded", "usageLimitExceeded",
-                  AgentEnd.LIMIT_REACHED, "codex reached its usage limit"),
-    TerminalState("turn/completed status=interrupted", "interrupted", AgentEnd.INTERRUPTED,
-                  "the codex turn was interrupted"),
-    TerminalState("turn/completed status=completed after an error with willRetry=false", "completed after error",
-                  AgentEnd.AGENT_ERROR, "the codex turn reported an error and still said completed"),
-    TerminalState("an error answer to initialize or thread/start", "handshake", AgentEnd.AGENT_ERROR,
-                  "codex app-server could not start a thread"),
-    TerminalState("EOF while a turn is active", "incomplete", AgentEnd.INTERRUPTED,
-                  "the codex app-server ended before its turn completed"),
+    TerminalState(
+        "turn/completed status=failed codexErrorInfo=contextWindowExceeded",
+        "contextWindowExceeded",
+        AgentEnd.LIMIT_REACHED,
+        "the conversation reached the model's context window",
+    ),
+    TerminalState(
+        "turn/completed status=failed codexErrorInfo=sessionBudgetExceeded",
+        "sessionBudgetExceeded",
+        AgentEnd.LIMIT_REACHED,
+        "codex reached its session budget",
+    ),
+    TerminalState(
+        "turn/completed status=failed codexErrorInfo=usageLimitExceeded",
+        "usageLimitExceeded",
+        AgentEnd.LIMIT_REACHED,
+        "codex reached its usage limit",
+    ),
+    TerminalState(
+        "turn/completed status=interrupted", "interrupted", AgentEnd.INTERRUPTED, "the codex turn was interrupted"
+    ),
+    TerminalState(
+        "turn/completed status=completed after an error with willRetry=false",
+        "completed after error",
+        AgentEnd.AGENT_ERROR,
+        "the codex turn reported an error and still said completed",
+    ),
+    TerminalState(
+        "an error answer to initialize or thread/start",
+        "handshake",
+        AgentEnd.AGENT_ERROR,
+        "codex app-server could not start a thread",
+    ),
+    TerminalState(
+        "EOF while a turn is active",
+        "incomplete",
+        AgentEnd.INTERRUPTED,
+        "the codex app-server ended before its turn completed",
+    ),
 )
 APP_SERVER_INCOMPLETE = CODEX_APP_SERVER_TERMINAL_STATES[-1]
 #: The detail of a final ``error`` notification that carries no message text: still an error.
@@ -80,8 +105,9 @@ def turn_verdict(turn: dict[str, Any], last_error: str = "") -> EndVerdict:
     reason = kind if status == "failed" and kind in _LIMITS else status
     if status == "completed" and last_error:
         reason = "completed after error"
-    return verdict_of(CODEX_APP_SERVER_TERMINAL_STATES, reason, "" if reason == "completed" else detail,
-                      what="turn status")
+    return verdict_of(
+        CODEX_APP_SERVER_TERMINAL_STATES, reason, "" if reason == "completed" else detail, what="turn status"
+    )
 
 
 def _obj(value: object) -> dict[str, Any]:
@@ -111,8 +137,10 @@ class AppServerParser:
         """Events for one stdout object (possibly none)."""
         method = obj.get("method")
         if isinstance(method, str) and "id" in obj:
-            return [SendEvent(refusal_line(obj.get("id"))),
-                    TextEvent(f"codex asked for {method}; the action answers no requests")]
+            return [
+                SendEvent(refusal_line(obj.get("id"))),
+                TextEvent(f"codex asked for {method}; the action answers no requests"),
+            ]
         if isinstance(method, str):
             params = _obj(obj.get("params"))
             if "threadId" in params and not self.session.is_mine(params.get("threadId")):
@@ -133,15 +161,20 @@ class AppServerParser:
             return self._handshake(obj) if "error" in obj or request_id == THREAD_ID else []
         if "error" not in obj:
             sent = self.session.answered(request_id, obj.get("result"))
-            return [UserReplayEvent(self._clock.now(), id=sent.key, disposition=QUEUED)] \
-                if sent is not None and sent.method == TURN_STEER else []
+            return (
+                [UserReplayEvent(self._clock.now(), id=sent.key, disposition=QUEUED)]
+                if sent is not None and sent.method == TURN_STEER
+                else []
+            )
         sent, retry = self.session.refused(request_id)
         if retry:
             return [SendEvent(retry)]
         if sent is None:
             return []
-        refused: list[AgentEvent] = [UserReplayEvent(self._clock.now(), id=sent.key, disposition=REJECTED),
-                                     TextEvent(f"codex refused an input: {_error_message(obj)}")]
+        refused: list[AgentEvent] = [
+            UserReplayEvent(self._clock.now(), id=sent.key, disposition=REJECTED),
+            TextEvent(f"codex refused an input: {_error_message(obj)}"),
+        ]
         opening = self.session.opening
         if opening is not None and sent.key == opening.key:  # no turn will ever end: end the run's wait
             return [*refused, self._failed_start(_error_message(obj) or "codex refused the opening turn/start")]
@@ -153,8 +186,11 @@ class AppServerParser:
         if "error" in obj or not thread_id:
             message = _error_message(obj) or "the thread/start answer names no thread"
             opening = self.session.opening
-            retire: list[AgentEvent] = [UserReplayEvent(self._clock.now(), id=opening.key, disposition=REJECTED)] \
-                if opening is not None else []
+            retire: list[AgentEvent] = (
+                [UserReplayEvent(self._clock.now(), id=opening.key, disposition=REJECTED)]
+                if opening is not None
+                else []
+            )
             return [*retire, self._failed_start(message)]
         model = as_str(result.get("model"))
         line = self.session.thread_started(thread_id, model)
@@ -165,8 +201,12 @@ class AppServerParser:
     def _failed_start(message: str) -> ResultEvent:
         row = lookup(CODEX_APP_SERVER_TERMINAL_STATES, "handshake")
         assert row is not None
-        return ResultEvent(is_error=True, error_message=message, subtype="handshake",
-                           verdict=EndVerdict(row.end, row.reason, row.says, message))
+        return ResultEvent(
+            is_error=True,
+            error_message=message,
+            subtype="handshake",
+            verdict=EndVerdict(row.end, row.reason, row.says, message),
+        )
 
     # -- notifications of the run's thread --------------------------------------------------------
     def _notification(self, method: str, params: dict[str, Any]) -> list[AgentEvent]:
@@ -205,17 +245,28 @@ class AppServerParser:
             return []
         cached, written = as_int(total.get("cachedInputTokens")), as_int(total.get("cacheWriteInputTokens"))
         reasoning = as_int(total.get("reasoningOutputTokens"))
-        return [TokensEvent(input=max(0, as_int(total.get("inputTokens")) - cached - written),
-                            output=max(0, as_int(total.get("outputTokens")) - reasoning),
-                            reasoning=reasoning, cache_read=cached, cache_write=written)]
+        return [
+            TokensEvent(
+                input=max(0, as_int(total.get("inputTokens")) - cached - written),
+                output=max(0, as_int(total.get("outputTokens")) - reasoning),
+                reasoning=reasoning,
+                cache_read=cached,
+                cache_write=written,
+            )
+        ]
 
     def _turn_completed(self, params: dict[str, Any]) -> list[AgentEvent]:
         turn = _obj(params.get("turn"))
         verdict = turn_verdict(turn, self._last_error)
         self._last_error, final, self._final = "", self._final, ""
-        result = ResultEvent(num_turns=1, is_error=not verdict.succeeded, subtype=verdict.reason,
-                             error_message="" if verdict.succeeded else verdict.detail, verdict=verdict,
-                             final_message=final)
+        result = ResultEvent(
+            num_turns=1,
+            is_error=not verdict.succeeded,
+            subtype=verdict.reason,
+            error_message="" if verdict.succeeded else verdict.detail,
+            verdict=verdict,
+            final_message=final,
+        )
         resend = self.session.turn_completed(as_str(turn.get("id")))
         return [result, *(SendEvent(line) for line in resend)]
 

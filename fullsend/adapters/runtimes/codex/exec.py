@@ -38,7 +38,6 @@ CODEX_CONFIG_DIR = "codex-config"
 LAST_MESSAGE_FILE = "last-message.txt"
 
 
-
 class CodexExecRuntime:
     """Codex over ``codex exec`` (``fullsend.ports.Runtime`` and ``Steerer``); parameters as ``LiveRuntime`` plus
     ``settle_policy`` (interrupt bounds) and ``interrupt(sandbox)`` (default: stop+start+settle).
@@ -147,8 +146,15 @@ class CodexExecRuntime:
             except FullsendError as exc:
                 self._warn(f"The sandbox could not be cleaned up: {exc}")
 
-    def run_turn(self, active: CodexRunState, params: AgentParams, turn: CodexTurn, budget_s: float,
-                 aggregator: CodexSteerAggregator, on_output: Callable[[str], None]) -> CodexOutcome:
+    def run_turn(
+        self,
+        active: CodexRunState,
+        params: AgentParams,
+        turn: CodexTurn,
+        budget_s: float,
+        aggregator: CodexSteerAggregator,
+        on_output: Callable[[str], None],
+    ) -> CodexOutcome:
         """Launch one codex process and read it to its end."""
         cfg = Path(active.sandbox.root) / CODEX_CONFIG_DIR
         try:
@@ -156,8 +162,10 @@ class CodexExecRuntime:
         except FullsendError as exc:
             return CodexOutcome(exit_code=-1, launch_error=str(exc))
         flags = (["--model", params.model] if params.model else []) + list(params.extra_args)
-        argv = [params.agent_cli, *codex_args(flags, str(params.workdir), str(cfg / LAST_MESSAGE_FILE),
-                                              turn.resume_thread_id)]
+        argv = [
+            params.agent_cli,
+            *codex_args(flags, str(params.workdir), str(cfg / LAST_MESSAGE_FILE), turn.resume_thread_id),
+        ]
         try:
             process = self._launch(active.sandbox, params, turn, flags, argv)
         except FullsendError as exc:
@@ -182,8 +190,9 @@ class CodexExecRuntime:
         """openshell: the pinned ``printf … | codex exec … [resume <id>] -`` script; local: argv + stdin."""
         env = env_with_sandbox_flag(params.env)
         if sandbox.kind == "openshell":
-            script = codex_command(flags, turn.prompt, turn.resume_thread_id, program=params.agent_cli,
-                                   last_message_file=LAST_MESSAGE_FILE)
+            script = codex_command(
+                flags, turn.prompt, turn.resume_thread_id, program=params.agent_cli, last_message_file=LAST_MESSAGE_FILE
+            )
             return sandbox.launch_pinned(script, env)
         return sandbox.launch(argv, env, params.workdir, stdin_bytes=turn.prompt.encode("utf-8"))
 

@@ -37,8 +37,9 @@ def log_in(sandbox: Any, params: AgentParams) -> str:
     if not key or sandbox.kind == "openshell":
         return ""
     try:
-        process = sandbox.launch([params.agent_cli, *LOGIN_ARGS], params.env, params.workdir,
-                                 stdin_bytes=(key + "\n").encode("utf-8"))
+        process = sandbox.launch(
+            [params.agent_cli, *LOGIN_ARGS], params.env, params.workdir, stdin_bytes=(key + "\n").encode("utf-8")
+        )
         code = process.wait(timeout_s=LOGIN_TIMEOUT_S)  # it prints two lines: the pipe never fills
     except subprocess.TimeoutExpired:
         return f"codex {' '.join(LOGIN_ARGS)} did not finish within {LOGIN_TIMEOUT_S:g} s"

@@ -75,8 +75,15 @@ class TurnRunner(Protocol):
     @property
     def clock(self) -> Any: ...
 
-    def run_turn(self, active: CodexRunState, params: AgentParams, turn: CodexTurn, budget_s: float,
-                 aggregator: CodexSteerAggregator, on_output: Callable[[str], None]) -> CodexOutcome: ...
+    def run_turn(
+        self,
+        active: CodexRunState,
+        params: AgentParams,
+        turn: CodexTurn,
+        budget_s: float,
+        aggregator: CodexSteerAggregator,
+        on_output: Callable[[str], None],
+    ) -> CodexOutcome: ...
 
     def render(self, msg: SteerMessage) -> str: ...
 
@@ -90,8 +97,12 @@ def opening_turn(params: AgentParams) -> CodexTurn:
     return CodexTurn(params.prompt or DEFAULT_AGENT_PROMPT)
 
 
-def next_codex_turn(queue: CodexSteerQueue, cancelled: threading.Event, render: Callable[[SteerMessage], str],
-                    now: Callable[[], datetime]) -> CodexTurn | None:
+def next_codex_turn(
+    queue: CodexSteerQueue,
+    cancelled: threading.Event,
+    render: Callable[[SteerMessage], str],
+    now: Callable[[], datetime],
+) -> CodexTurn | None:
     """The next resume turn, or None when the loop should end (``next_codex_turn``).
 
     Pending steers are drained before the settled check; a cancelled run takes nothing (the
@@ -117,8 +128,14 @@ def next_codex_turn(queue: CodexSteerQueue, cancelled: threading.Event, render: 
 class CodexLoop:
     """One ``CodexExecRuntime.run``: owns the aggregator and the verdict."""
 
-    def __init__(self, runtime: TurnRunner, active: CodexRunState, params: AgentParams,
-                 on_turn_end: Callable[[datetime], None], on_output: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        runtime: TurnRunner,
+        active: CodexRunState,
+        params: AgentParams,
+        on_turn_end: Callable[[datetime], None],
+        on_output: Callable[[str], None],
+    ) -> None:
         self.rt, self.active, self.params = runtime, active, params
         self.on_turn_end, self.on_output = on_turn_end, on_output
         self.aggregator = CodexSteerAggregator()
@@ -133,8 +150,9 @@ class CodexLoop:
         turn: CodexTurn | None = opening_turn(self.params)
         while turn is not None:
             try:
-                budget = codex_turn_timeout(self.params.timeout_s, self.deadline, self.rt.monotonic(),
-                                            self.active.cancelled.is_set())
+                budget = codex_turn_timeout(
+                    self.params.timeout_s, self.deadline, self.rt.monotonic(), self.active.cancelled.is_set()
+                )
             except SandboxError:
                 self.active.timed_out = self.active.timed_out or not self.active.cancelled.is_set()
                 break
@@ -186,9 +204,15 @@ class CodexLoop:
         lost = self.active.queue.lost_err()
         self.on_output(SESSION_LOST_NOTE)
         return AgentRunResult(
-            exit_code=-1, turns=self.aggregator.turns, steers=[], is_error=True,
-            error=f"steer session lost: {lost}", session_lost=True, end=AgentEnd.INTERRUPTED,
-            input_tokens=self.aggregator.input_tokens, output_tokens=self.aggregator.output_tokens,
+            exit_code=-1,
+            turns=self.aggregator.turns,
+            steers=[],
+            is_error=True,
+            error=f"steer session lost: {lost}",
+            session_lost=True,
+            end=AgentEnd.INTERRUPTED,
+            input_tokens=self.aggregator.input_tokens,
+            output_tokens=self.aggregator.output_tokens,
         )
 
     def _result(self) -> AgentRunResult:
@@ -199,11 +223,18 @@ class CodexLoop:
         elif self.active.timed_out:
             end = CODEX_TIMED_OUT
         return AgentRunResult(
-            exit_code=v.exit_code, turns=self.aggregator.turns, steers=self.active.queue.steer_results(),
-            is_error=not end.succeeded, error=error_text(end),
-            timed_out=self.active.timed_out, cancelled=self.active.cancelled.is_set(),
-            input_tokens=self.aggregator.input_tokens, output_tokens=self.aggregator.output_tokens,
-            total_cost_usd=self.aggregator.cost_usd, session_id=self.active.queue.thread_id, end=end.end,
+            exit_code=v.exit_code,
+            turns=self.aggregator.turns,
+            steers=self.active.queue.steer_results(),
+            is_error=not end.succeeded,
+            error=error_text(end),
+            timed_out=self.active.timed_out,
+            cancelled=self.active.cancelled.is_set(),
+            input_tokens=self.aggregator.input_tokens,
+            output_tokens=self.aggregator.output_tokens,
+            total_cost_usd=self.aggregator.cost_usd,
+            session_id=self.active.queue.thread_id,
+            end=end.end,
             final_message=self.final_message,
         )
 
@@ -211,7 +242,9 @@ class CodexLoop:
 def _outcome_verdict(out: CodexOutcome) -> _Verdict:
     """One finished process's verdict: a launch failure is an agent error; otherwise ``process_verdict``."""
     if out.launch_error:
-        return _Verdict(out.exit_code, EndVerdict(AgentEnd.AGENT_ERROR, "", "codex could not be started",
-                                                  sanitize_output(out.launch_error)))
+        return _Verdict(
+            out.exit_code,
+            EndVerdict(AgentEnd.AGENT_ERROR, "", "codex could not be started", sanitize_output(out.launch_error)),
+        )
     verdict = process_verdict(cancelled=False, timed_out=False, exit_code=out.exit_code, last=out.result)
     return _Verdict(out.exit_code, verdict)

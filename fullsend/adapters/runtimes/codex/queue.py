@@ -40,8 +40,9 @@ class CodexSteerQueue:
     ``interrupt`` raises ``InterruptNotStopped``, ``SteerSessionLost`` or another error (warned).
     """
 
-    def __init__(self, name: str, interrupt: Callable[[str], None], clock: Now,
-                 warn: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self, name: str, interrupt: Callable[[str], None], clock: Now, warn: Callable[[str], None] | None = None
+    ) -> None:
         self.name, self._interrupt, self._clock = name, interrupt, clock
         self._warn = warn or (lambda text: print(text, file=sys.stderr, flush=True))
         self._mu = threading.Lock()

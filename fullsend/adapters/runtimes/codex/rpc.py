@@ -54,8 +54,9 @@ def handshake_lines(model: str, version: str) -> list[str]:
     if model:
         params["model"] = model
     return [
-        rpc_line({"id": INIT_ID, "method": INITIALIZE,
-                  "params": {"clientInfo": {"name": CLIENT_NAME, "version": version}}}),
+        rpc_line(
+            {"id": INIT_ID, "method": INITIALIZE, "params": {"clientInfo": {"name": CLIENT_NAME, "version": version}}}
+        ),
         rpc_line({"method": INITIALIZED}),
         rpc_line({"id": THREAD_ID, "method": THREAD_START, "params": params}),
     ]
@@ -63,8 +64,9 @@ def handshake_lines(model: str, version: str) -> list[str]:
 
 def refusal_line(request_id: object) -> str:
     """The answer to a request the server sends (an approval, a tool call): not supported."""
-    return rpc_line({"id": request_id, "error": {"code": NO_SUCH_METHOD,
-                                                  "message": "steer-action answers no requests"}})
+    return rpc_line(
+        {"id": request_id, "error": {"code": NO_SUCH_METHOD, "message": "steer-action answers no requests"}}
+    )
 
 
 @dataclass
@@ -185,13 +187,15 @@ class AppServerSession:
         with self._mu:
             if turn_id == self.turn_id:
                 self.turn_id = ""
-            stranded = [i for i in self.inputs.values() if i.turn_id == turn_id and turn_id and i.written
-                        and not i.resent and i.key not in self.acked]
+            stranded = [
+                i
+                for i in self.inputs.values()
+                if i.turn_id == turn_id and turn_id and i.written and not i.resent and i.key not in self.acked
+            ]
             lines = []
             for sent in stranded:
                 sent.resent = True
-                lines.append(self._line_locked(TurnInput(sent.key, sent.text, TURN_START, written=True,
-                                                         resent=True)))
+                lines.append(self._line_locked(TurnInput(sent.key, sent.text, TURN_START, written=True, resent=True)))
             return lines
 
     def note_ack(self, key: str) -> None:
@@ -202,8 +206,11 @@ class AppServerSession:
         self._count += 1
         request_id = f"turn-{self._count}"
         self.inputs[request_id] = sent
-        params: dict[str, Any] = {"threadId": self.thread_id, "input": text_input(sent.text),
-                                  "clientUserMessageId": sent.key}
+        params: dict[str, Any] = {
+            "threadId": self.thread_id,
+            "input": text_input(sent.text),
+            "clientUserMessageId": sent.key,
+        }
         if sent.method == TURN_STEER:
             params["expectedTurnId"] = sent.turn_id
         return rpc_line({"id": request_id, "method": sent.method, "params": params})

@@ -43,8 +43,9 @@ class CodexRuntime:
         settle_policy: SettlePolicy | None = None,
         interrupt: Callable[[Any], None] | None = None,
     ) -> None:
-        self.exec_runtime = CodexExecRuntime(sandbox_root_parent, clock, render, warn, sandbox_factory,
-                                             settle_policy, interrupt)
+        self.exec_runtime = CodexExecRuntime(
+            sandbox_root_parent, clock, render, warn, sandbox_factory, settle_policy, interrupt
+        )
         self.live_runtime = CodexAppServerRuntime(sandbox_root_parent, clock, render, warn, sandbox_factory)
         self.choice: TransportChoice | None = None
         self._active: Any = self.exec_runtime
@@ -85,8 +86,12 @@ class CodexRuntime:
         """Stop the run's sandbox now; unknown name: no-op."""
         self._active.cancel(sandbox_name)
 
-    def run(self, params: AgentParams, on_turn_end: Callable[[datetime], None],
-            on_output: Callable[[str], None] | None = None) -> AgentRunResult:
+    def run(
+        self,
+        params: AgentParams,
+        on_turn_end: Callable[[datetime], None],
+        on_output: Callable[[str], None] | None = None,
+    ) -> AgentRunResult:
         """Run one iteration on the chosen transport; never raises for agent or sandbox failures."""
         result: AgentRunResult = self._active.run(params, on_turn_end, on_output)
         return result

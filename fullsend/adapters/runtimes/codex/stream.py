@@ -22,14 +22,25 @@ from fullsend.core.agent_end import AgentEnd, EndVerdict, TerminalState, lookup
 CODEX_TERMINAL_STATES: tuple[TerminalState, ...] = (
     TerminalState("turn.completed", "turn.completed", AgentEnd.SUCCESS, "the agent finished"),
     TerminalState("turn.failed", "turn.failed", AgentEnd.AGENT_ERROR, "the codex turn failed"),
-    TerminalState("turn.failed naming a usage, quota, budget or context-window limit", "turn.failed limit",
-                  AgentEnd.LIMIT_REACHED, "codex reached a usage or context limit"),
-    TerminalState("EOF after turn.started, with neither turn.completed nor turn.failed", "incomplete",
-                  AgentEnd.INTERRUPTED, "the codex turn ended before it completed"),
-    TerminalState("EOF after an error event and no turn.started", "error", AgentEnd.AGENT_ERROR,
-                  "codex reported an error before its turn"),
-    TerminalState("EOF without any turn or error event", "no_turn", AgentEnd.PROTOCOL_BROKEN,
-                  "codex wrote no turn"),
+    TerminalState(
+        "turn.failed naming a usage, quota, budget or context-window limit",
+        "turn.failed limit",
+        AgentEnd.LIMIT_REACHED,
+        "codex reached a usage or context limit",
+    ),
+    TerminalState(
+        "EOF after turn.started, with neither turn.completed nor turn.failed",
+        "incomplete",
+        AgentEnd.INTERRUPTED,
+        "the codex turn ended before it completed",
+    ),
+    TerminalState(
+        "EOF after an error event and no turn.started",
+        "error",
+        AgentEnd.AGENT_ERROR,
+        "codex reported an error before its turn",
+    ),
+    TerminalState("EOF without any turn or error event", "no_turn", AgentEnd.PROTOCOL_BROKEN, "codex wrote no turn"),
 )
 #: Phrases of codex's own limit errors (its error texts: usage limit, quota, context window).
 CODEX_LIMIT_PHRASES = ("usage limit", "quota exceeded", "context window", "budget exceeded")
@@ -98,24 +109,43 @@ class CodexStreamParser:
         now = [
             max(0, as_int(usage.get("input_tokens")) - cached - cache_write),
             max(0, as_int(usage.get("output_tokens")) - reasoning),
-            reasoning, cached, cache_write,
+            reasoning,
+            cached,
+            cache_write,
         ]
         self._usage = [max(a, b) for a, b in zip(self._usage, now, strict=True)]
 
     def finish(self) -> list[AgentEvent]:
         """The process's single result: clean, ``turn_failed`` or ``incomplete`` (see the table)."""
         i, o, r, cr, cw = self._usage
-        common: dict[str, Any] = dict(num_turns=1, final_message=self._final, input_tokens=i, output_tokens=o,
-                                      reasoning_tokens=r, cache_read_input_tokens=cr, cache_creation_input_tokens=cw)
+        common: dict[str, Any] = dict(
+            num_turns=1,
+            final_message=self._final,
+            input_tokens=i,
+            output_tokens=o,
+            reasoning_tokens=r,
+            cache_read_input_tokens=cr,
+            cache_creation_input_tokens=cw,
+        )
         if self._terminal == "completed":
             return [ResultEvent(subtype="success", verdict=codex_verdict("turn.completed"), **common)]
         if self._terminal == "failed":
             verdict = codex_verdict("turn.failed", self._failure)
-            return [ResultEvent(is_error=True, error_message=self._failure, subtype="turn_failed", verdict=verdict,
-                                **common)]
+            return [
+                ResultEvent(
+                    is_error=True, error_message=self._failure, subtype="turn_failed", verdict=verdict, **common
+                )
+            ]
         reason = "incomplete" if self._turn_started else "error" if self._last_error else "no_turn"
-        return [ResultEvent(is_error=True, error_message=self._last_error, subtype="incomplete",
-                            verdict=codex_verdict(reason, self._last_error), **common)]
+        return [
+            ResultEvent(
+                is_error=True,
+                error_message=self._last_error,
+                subtype="incomplete",
+                verdict=codex_verdict(reason, self._last_error),
+                **common,
+            )
+        ]
 
 
 @dataclass

@@ -23,12 +23,19 @@ AUTO, APP_SERVER, EXEC = "auto", "app-server", "exec"
 TRANSPORTS = (AUTO, APP_SERVER, EXEC)
 
 #: Codex versions the action runs at all (the real-CLI tests ran exec on 0.152.1 and 0.171.0).
-CODEX_VERSIONS = CliVersions("Codex", "@openai/codex", semver_line(prefix="codex-cli "),
-                             minimum=(0, 152, 1), below=(0, 172, 0), pinned=(0, 171, 0))
+CODEX_VERSIONS = CliVersions(
+    "Codex",
+    "@openai/codex",
+    semver_line(prefix="codex-cli "),
+    minimum=(0, 152, 1),
+    below=(0, 172, 0),
+    pinned=(0, 171, 0),
+)
 #: Codex versions whose app-server the live transport drives (the real-CLI tests ran on 0.171.0:
 #: ``turn/steer`` with ``expectedTurnId``, ``clientUserMessageId`` echoed as the item's ``clientId``).
-APP_SERVER_VERSIONS = CliVersions("Codex", "@openai/codex", CODEX_VERSIONS.line,
-                                  minimum=(0, 171, 0), below=(0, 172, 0), pinned=(0, 171, 0))
+APP_SERVER_VERSIONS = CliVersions(
+    "Codex", "@openai/codex", CODEX_VERSIONS.line, minimum=(0, 171, 0), below=(0, 172, 0), pinned=(0, 171, 0)
+)
 #: The options of ``codex app-server`` an ``agent_args`` line may use; the flag takes a value
 #: when it is listed with True.
 APP_SERVER_OPTIONS = {"-c": True, "--config": True, "--enable": True, "--disable": True, "--strict-config": False}
@@ -85,6 +92,8 @@ def choose_transport(preference: str, version: Version, agent_args: Sequence[str
     else:
         why = f"agent_args names {', '.join(foreign)}, which codex app-server does not take"
     if preference == APP_SERVER:
-        raise ConfigError(f"codex_transport is app-server, but {why}; set codex_transport to auto or exec, "
-                          f"or use Codex {APP_SERVER_VERSIONS.range_text} [{RULE_CODEX_TRANSPORT}]")
+        raise ConfigError(
+            f"codex_transport is app-server, but {why}; set codex_transport to auto or exec, "
+            f"or use Codex {APP_SERVER_VERSIONS.range_text} [{RULE_CODEX_TRANSPORT}]"
+        )
     return TransportChoice(EXEC, why)

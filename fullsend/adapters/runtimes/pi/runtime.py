@@ -93,8 +93,9 @@ class PiDialect(DialectDefaults):
 
 #: pi versions this runtime supports: the 1.x rpc contract with input dispositions and
 #: ``agent_settled`` ``aborted`` (the real-CLI tests ran on 1.6.0).
-PI_VERSIONS = CliVersions("pi", "@earendil-works/pi-coding-agent", semver_line(),
-                          minimum=(1, 6, 0), below=(1, 7, 0), pinned=(1, 6, 0))
+PI_VERSIONS = CliVersions(
+    "pi", "@earendil-works/pi-coding-agent", semver_line(), minimum=(1, 6, 0), below=(1, 7, 0), pinned=(1, 6, 0)
+)
 
 
 class PiRuntime(LiveRuntime):

@@ -46,20 +46,25 @@ PI_STOP_REASONS: tuple[TerminalState, ...] = (
     TerminalState("agent_settled after stopReason=error", "error", _E, "the model request failed"),
     TerminalState("agent_settled after stopReason=aborted", "aborted", _I, "the agent's turn was aborted"),
     TerminalState("agent_settled after stopReason=deferred", "deferred", _I, "the model deferred its answer"),
-    TerminalState("agent_settled after stopReason=toolUse", "toolUse", _P,
-                  "the agent settled with its tool calls unanswered"),
-    TerminalState("agent_settled after stopReason=pending", "pending", _P,
-                  "the agent settled while its answer was still pending"),
+    TerminalState(
+        "agent_settled after stopReason=toolUse", "toolUse", _P, "the agent settled with its tool calls unanswered"
+    ),
+    TerminalState(
+        "agent_settled after stopReason=pending", "pending", _P, "the agent settled while its answer was still pending"
+    ),
 )
 #: ``agent_settled`` with ``aborted: true`` (pi ≥ 1.1): the run was aborted, whatever its last message.
-PI_SETTLED_ABORTED = TerminalState("agent_settled aborted=true", "agent_settled aborted", _I,
-                                   "the agent's run was aborted")
+PI_SETTLED_ABORTED = TerminalState(
+    "agent_settled aborted=true", "agent_settled aborted", _I, "the agent's run was aborted"
+)
 #: ``agent_settled`` of a cycle without any assistant message.
-PI_NO_MESSAGE = TerminalState("agent_settled without an assistant message", "no_message", _P,
-                              "the prompt settled without any assistant message")
+PI_NO_MESSAGE = TerminalState(
+    "agent_settled without an assistant message", "no_message", _P, "the prompt settled without any assistant message"
+)
 #: EOF after ``agent_start`` and before its ``agent_settled``.
-PI_INCOMPLETE = TerminalState("EOF after agent_start, before agent_settled", "incomplete", _I,
-                              "the pi session ended before the prompt settled")
+PI_INCOMPLETE = TerminalState(
+    "EOF after agent_start, before agent_settled", "incomplete", _I, "the pi session ended before the prompt settled"
+)
 #: ``data.disposition`` of a successful ``prompt`` response → what it means for the ack.
 PI_DISPOSITIONS = {"started": DELIVERED, "queued": QUEUED, "handled": REJECTED}
 
@@ -161,28 +166,39 @@ class PiStreamParser:
         current.error_message = as_str(message.get("errorMessage"))
         text = _text_of(message.get("content")).strip()
         current.final_text = text or current.final_text
-        tokens = TokensEvent(input=self._totals[0], output=self._totals[1],
-                             cache_read=self._totals[2], cache_write=self._totals[3])
+        tokens = TokensEvent(
+            input=self._totals[0], output=self._totals[1], cache_read=self._totals[2], cache_write=self._totals[3]
+        )
         return [TextEvent(text), tokens] if text else [tokens]
 
     def _result(self, prompt: _Prompt, incomplete: bool = False) -> ResultEvent:
-        verdict = classify_prompt(prompt.stop_reason, prompt.assistant_seen, prompt.aborted, incomplete,
-                                  prompt.error_message)
+        verdict = classify_prompt(
+            prompt.stop_reason, prompt.assistant_seen, prompt.aborted, incomplete, prompt.error_message
+        )
         return ResultEvent(
-            num_turns=1, total_cost_usd=self._cost, is_error=not verdict.succeeded,
+            num_turns=1,
+            total_cost_usd=self._cost,
+            is_error=not verdict.succeeded,
             error_message="" if verdict.succeeded else (prompt.error_message or verdict.says),
             subtype=verdict.reason,
-            input_tokens=self._totals[0], output_tokens=self._totals[1],
-            cache_read_input_tokens=self._totals[2], cache_creation_input_tokens=self._totals[3], verdict=verdict,
+            input_tokens=self._totals[0],
+            output_tokens=self._totals[1],
+            cache_read_input_tokens=self._totals[2],
+            cache_creation_input_tokens=self._totals[3],
+            verdict=verdict,
             final_message=prompt.final_text,
         )
 
 
-def classify_prompt(stop_reason: str, assistant_seen: bool, aborted: bool, incomplete: bool,
-                    detail: str = "") -> EndVerdict:
+def classify_prompt(
+    stop_reason: str, assistant_seen: bool, aborted: bool, incomplete: bool, detail: str = ""
+) -> EndVerdict:
     """The class of one prompt's cycle: EOF first, then ``aborted``, then the last ``stopReason``."""
-    for applies, row in ((incomplete, PI_INCOMPLETE), (aborted, PI_SETTLED_ABORTED),
-                         (not assistant_seen, PI_NO_MESSAGE)):
+    for applies, row in (
+        (incomplete, PI_INCOMPLETE),
+        (aborted, PI_SETTLED_ABORTED),
+        (not assistant_seen, PI_NO_MESSAGE),
+    ):
         if applies:
             return EndVerdict(row.end, row.reason, row.says, detail)
     return verdict_of(PI_STOP_REASONS, stop_reason, detail, "stopReason")

@@ -86,8 +86,14 @@ def read_item(reader: ExplainReader, repo: Repo, number: int, as_of: datetime | 
     pr, known = reader.pull_request(number)
     is_pr = pr is not None or (pr is None and not known and issue is not None and issue.is_pull_request)
     kind = "pull-request" if is_pr else ("issue" if known or issue is not None else "unknown")
-    report = ItemReport(repo.full_name, number, kind, issue.title if issue else "", pr.head_sha if pr else "",
-                        issue.html_url if issue else "")
+    report = ItemReport(
+        repo.full_name,
+        number,
+        kind,
+        issue.title if issue else "",
+        pr.head_sha if pr else "",
+        issue.html_url if issue else "",
+    )
     item = _Item(repo, number, report, is_pr, created_at)
     item.comments = _until(reader.comments(number) or [], as_of, "created_at")
     if is_pr:
@@ -95,8 +101,9 @@ def read_item(reader: ExplainReader, repo: Repo, number: int, as_of: datetime | 
     return item
 
 
-def explain(reader: ExplainReader, repo: Repo, number: int, run_id: int | None = None,
-            as_of: datetime | None = None) -> Explanation:
+def explain(
+    reader: ExplainReader, repo: Repo, number: int, run_id: int | None = None, as_of: datetime | None = None
+) -> Explanation:
     """Everything ``fullsend explain`` prints for ``repo#number`` (see the module docstring).
 
     ``run_id`` picks the run to explain instead of the run in flight.  Never raises for a failed
@@ -106,11 +113,20 @@ def explain(reader: ExplainReader, repo: Repo, number: int, run_id: int | None =
     login = reader.reader_login()
     runs, capped = reader.list_repository_runs(item.created_at, as_of)
     runs = _until(runs or [], as_of, "created_at")
-    shim_runs = sorted((r for r in runs if r.referenced_workflows and bound_to_item(r, number, item.run_name)),
-                       key=_created_key, reverse=True)
+    shim_runs = sorted(
+        (r for r in runs if r.referenced_workflows and bound_to_item(r, number, item.run_name)),
+        key=_created_key,
+        reverse=True,
+    )
     selves = review_bot_logins((), repo.owner) + tuple(inferred_self_logins(item.comments))
-    result = Explanation(item.report, as_of=format_time(as_of), reader=login, self_logins=selves,
-                         receipts=tuple(receipt_reports(item.comments)), limits=_limits(as_of, capped))
+    result = Explanation(
+        item.report,
+        as_of=format_time(as_of),
+        reader=login,
+        self_logins=selves,
+        receipts=tuple(receipt_reports(item.comments)),
+        limits=_limits(as_of, capped),
+    )
     run, me, notes = _pick_run(reader, item, shim_runs, run_id)
     if run is None or me is None:
         result = _without_run(reader, result, item, shim_runs, notes)
@@ -129,8 +145,7 @@ def _created_key(run: WorkflowRun) -> tuple[datetime, int]:
 def _limits(as_of: datetime | None, capped: bool) -> tuple[str, ...]:
     extra = []
     if as_of is not None:
-        extra.append("Job states and the pull request head are read as they are now, not as of "
-                     f"{format_time(as_of)}.")
+        extra.append(f"Job states and the pull request head are read as they are now, not as of {format_time(as_of)}.")
     if capped:
         extra.append("The repository's run listing reached its page cap; older runs of the item may be missing.")
     return LIMITS + tuple(extra)
@@ -140,8 +155,9 @@ def _with_calls(result: Explanation, reader: ExplainReader) -> Explanation:
     return replace(result, calls=tuple(reader.calls))
 
 
-def _pick_run(reader: ExplainReader, item: _Item, shim_runs: Sequence[WorkflowRun],
-              run_id: int | None) -> tuple[WorkflowRun | None, MyRun | None, list[str]]:
+def _pick_run(
+    reader: ExplainReader, item: _Item, shim_runs: Sequence[WorkflowRun], run_id: int | None
+) -> tuple[WorkflowRun | None, MyRun | None, list[str]]:
     """The ``--run`` run, else the run in flight; ``(run, facts, notes)`` or ``(…, None, reasons)``."""
     if run_id is None:
         run, me, notes = find_in_flight(shim_runs, reader, item.run_name, item.number)
@@ -162,8 +178,9 @@ def _pick_run(reader: ExplainReader, item: _Item, shim_runs: Sequence[WorkflowRu
     return run, me, notes
 
 
-def _without_run(reader: ExplainReader, result: Explanation, item: _Item, shim_runs: Sequence[WorkflowRun],
-                 notes: list[str]) -> Explanation:
+def _without_run(
+    reader: ExplainReader, result: Explanation, item: _Item, shim_runs: Sequence[WorkflowRun], notes: list[str]
+) -> Explanation:
     """No run to judge from: list the item's newest shim runs with the two skip rules."""
     reports = tuple(_item_run(reader, r, item) for r in shim_runs[:IN_FLIGHT_PROBES])
     comments = classify(item.comments, None, frozenset(result.self_logins), None, {}, {})
@@ -182,19 +199,30 @@ def _item_run(reader: ExplainReader, run: WorkflowRun, item: _Item) -> RunReport
     if stage_job:
         head = _head_reviewed(run, item, stage_job)
     else:
-        head = SkipReport(RULE_HEAD_REVIEWED, False, "the run's stage is not known (no single selected stage "
-                                                     "job), so this skip cannot be judged")
+        head = SkipReport(
+            RULE_HEAD_REVIEWED,
+            False,
+            "the run's stage is not known (no single selected stage job), so this skip cannot be judged",
+        )
     return run_report(run, "item-run", receipt=receipt_skip(run, item.comments), head_reviewed=head)
 
 
 def _head_reviewed(run: WorkflowRun, item: _Item, stage_job: str) -> SkipReport:
     logins = review_bot_logins((), item.repo.owner)
-    return head_reviewed_skip(run, stage_job, item.repo.full_name, item.number, item.is_pr,
-                              item.report.head_sha, item.reviews, logins)
+    return head_reviewed_skip(
+        run, stage_job, item.repo.full_name, item.number, item.is_pr, item.report.head_sha, item.reviews, logins
+    )
 
 
-def _with_run(reader: ExplainReader, result: Explanation, item: _Item, run: WorkflowRun, me: MyRun,
-              notes: list[str], as_of: datetime | None) -> Explanation:
+def _with_run(
+    reader: ExplainReader,
+    result: Explanation,
+    item: _Item,
+    run: WorkflowRun,
+    me: MyRun,
+    notes: list[str],
+    as_of: datetime | None,
+) -> Explanation:
     """Judge the follow-ups of ``run`` and classify the comments against its baseline."""
     listing: list[WorkflowRun] = []
     if me.fresh_after is None:
@@ -212,33 +240,56 @@ def _with_run(reader: ExplainReader, result: Explanation, item: _Item, run: Work
     named = runs_naming_comments(listing, me.run_name or item.run_name)
     comments = classify(item.comments, baseline, selves, binding, named, verdicts)
     by_run: dict[int, list[int]] = {}
-    for cid, ids in (binding.by_comment.items() if binding else ()):
+    for cid, ids in binding.by_comment.items() if binding else ():
         for rid in ids:
             by_run.setdefault(rid, []).append(cid)
     unbound = set(binding.unbound) if binding else set()
     follow = tuple(_follow_up(r, verdicts[r.id], item, me, by_run.get(r.id, []), r.id in unbound) for r in listing)
-    flight = run_report(run, "in-flight", receipt=receipt_skip(run, item.comments),
-                        head_reviewed=_head_reviewed(run, item, me.stage_job_name))
-    return replace(result, in_flight=flight, route_job=me.route_job_name, stage_job=me.stage_job_name,
-                   baseline=format_time(baseline), run_name=me.run_name, start_notes=tuple(notes),
-                   follow_ups=follow, comments=tuple(comments))
+    flight = run_report(
+        run,
+        "in-flight",
+        receipt=receipt_skip(run, item.comments),
+        head_reviewed=_head_reviewed(run, item, me.stage_job_name),
+    )
+    return replace(
+        result,
+        in_flight=flight,
+        route_job=me.route_job_name,
+        stage_job=me.stage_job_name,
+        baseline=format_time(baseline),
+        run_name=me.run_name,
+        start_notes=tuple(notes),
+        follow_ups=follow,
+        comments=tuple(comments),
+    )
 
 
-def _follow_up(run: WorkflowRun, verdict: Verdict, item: _Item, me: MyRun, amendments: list[int],
-               unbound: bool) -> RunReport:
+def _follow_up(
+    run: WorkflowRun, verdict: Verdict, item: _Item, me: MyRun, amendments: list[int], unbound: bool
+) -> RunReport:
     receipt = receipt_skip(run, item.comments)
     notes = []
     if verdict.outcome == "accept":
         if run.event not in AMENDMENT_EVENTS:
-            notes.append(f"accepted: a {run.event} run confers no amendment authority; what changed reaches "
-                         "the agent as context")
+            notes.append(
+                f"accepted: a {run.event} run confers no amendment authority; what changed reaches the agent as context"
+            )
         elif run.run_attempt != 1:
             notes.append(f"accepted, but attempt {run.run_attempt} confers no amendment authority")
         if unbound:
-            notes.append("accepted but bound to no comment: it carried nothing under its authority, is never "
-                         "absorbed, and the queued run redoes its work")
+            notes.append(
+                "accepted but bound to no comment: it carried nothing under its authority, is never "
+                "absorbed, and the queued run redoes its work"
+            )
         if receipt.applies:
             notes.append("absorbed by the run in flight: a receipt lists it, so its queued run skips")
-    return run_report(run, "follow-up", verdict, amendments=tuple(sorted(amendments)), unbound=unbound,
-                      receipt=receipt, head_reviewed=_head_reviewed(run, item, me.stage_job_name),
-                      notes=tuple(notes))
+    return run_report(
+        run,
+        "follow-up",
+        verdict,
+        amendments=tuple(sorted(amendments)),
+        unbound=unbound,
+        receipt=receipt,
+        head_reviewed=_head_reviewed(run, item, me.stage_job_name),
+        notes=tuple(notes),
+    )

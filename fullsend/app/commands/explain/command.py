@@ -47,8 +47,10 @@ def explain_token(env: Mapping[str, str]) -> str:
         value = env.get(name, "").strip()
         if value:
             return value
-    raise ExplainArgumentError("no GitHub token: set GH_TOKEN or GITHUB_TOKEN to a token that can read the "
-                               "repository's issues, pull requests and Actions")
+    raise ExplainArgumentError(
+        "no GitHub token: set GH_TOKEN or GITHUB_TOKEN to a token that can read the "
+        "repository's issues, pull requests and Actions"
+    )
 
 
 def graphql_url(api_url: str, env: Mapping[str, str]) -> str:
@@ -73,8 +75,7 @@ def parse_run_id(raw: str | None) -> int | None:
     text = raw.strip()
     if not (text.isascii() and text.isdigit()) or len(text) > 19 or not 0 < int(text) <= MAX_RUN_ID:
         shown = raw if len(raw) <= 40 else raw[:40] + "…"
-        raise ExplainArgumentError(f"--run must be a workflow run id (a number from 1 to {MAX_RUN_ID}), "
-                                   f"got {shown!r}")
+        raise ExplainArgumentError(f"--run must be a workflow run id (a number from 1 to {MAX_RUN_ID}), got {shown!r}")
     return int(text)
 
 
@@ -83,8 +84,9 @@ def item_not_found(failed: ReadFailed, number: int) -> bool:
     return failed.report.status == 404 and failed.report.call.endswith(f"/issues/{number}")
 
 
-def run_explain(url: str, run: str | None, as_of: str | None, as_json: bool, env: Mapping[str, str],
-                out: TextIO, err: TextIO) -> int:
+def run_explain(
+    url: str, run: str | None, as_of: str | None, as_json: bool, env: Mapping[str, str], out: TextIO, err: TextIO
+) -> int:
     """The ``fullsend explain`` command: read, judge, print; returns the exit code (0, 1 or 2)."""
     try:
         item = parse_item_url(url)
@@ -103,12 +105,16 @@ def run_explain(url: str, run: str | None, as_of: str | None, as_json: bool, env
         explanation = explain(reader, item.repo, item.number, run_id, instant)
     except ReadFailed as failed:
         if item_not_found(failed, item.number):
-            err.write(f"fullsend explain: {item.repo.full_name}#{item.number} does not exist at {api}, or the token "
-                      f"cannot see the repository (GitHub answered 404 for it); check the URL {shown_url(url)} "
-                      "and that GH_TOKEN or GITHUB_TOKEN can read the repository\n")
+            err.write(
+                f"fullsend explain: {item.repo.full_name}#{item.number} does not exist at {api}, or the token "
+                f"cannot see the repository (GitHub answered 404 for it); check the URL {shown_url(url)} "
+                "and that GH_TOKEN or GITHUB_TOKEN can read the repository\n"
+            )
             return ExitCode.BAD_INPUT
-        err.write(f"fullsend explain: could not read {failed.report.call} at {api}: {failed.report.detail}; "
-                  "no verdict is printed, since one built without this read could be false\n")
+        err.write(
+            f"fullsend explain: could not read {failed.report.call} at {api}: {failed.report.detail}; "
+            "no verdict is printed, since one built without this read could be false\n"
+        )
         return ExitCode.FAILED
     out.write(render_json(explanation) if as_json else render_text(explanation))
     return ExitCode.OK

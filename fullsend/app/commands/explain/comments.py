@@ -56,27 +56,58 @@ def receipt_reports(comments: Sequence[Comment]) -> list[ReceiptReport]:
         marker = whole_body_receipt(c.body)
         if marker is not None:
             unedited = is_unedited(c)
-            out.append(ReceiptReport(c.id, c.author, c.author_type, not unedited, unedited and c.author_is_app,
-                                     marker.consumed, marker.head))
+            out.append(
+                ReceiptReport(
+                    c.id,
+                    c.author,
+                    c.author_type,
+                    not unedited,
+                    unedited and c.author_is_app,
+                    marker.consumed,
+                    marker.head,
+                )
+            )
     return out
 
 
-def bind(comments: Sequence[Comment], baseline: datetime, self_logins: AbstractSet[str],
-         batch: Sequence[WorkflowRun], observed: Sequence[WorkflowRun]) -> Binding:
+def bind(
+    comments: Sequence[Comment],
+    baseline: datetime,
+    self_logins: AbstractSet[str],
+    batch: Sequence[WorkflowRun],
+    observed: Sequence[WorkflowRun],
+) -> Binding:
     """``bind_triggers`` over the eligible comments, the batch's authorizations and the observed runs."""
     eligible = eligible_comments(comments, baseline, self_logins)
     return bind_triggers(eligible, authorizations(batch), observed_authorizations(observed))
 
 
-def _report(c: Comment, kind: str, why: str, rule_id: str = "", run_ids: tuple[int, ...] = (),
-            instruction: str = "") -> CommentReport:
-    return CommentReport(c.id, c.author, c.author_type, format_time(c.created_at), format_time(c.updated_at),
-                         not is_unedited(c), kind, rule_id, run_ids, instruction, why)
+def _report(
+    c: Comment, kind: str, why: str, rule_id: str = "", run_ids: tuple[int, ...] = (), instruction: str = ""
+) -> CommentReport:
+    return CommentReport(
+        c.id,
+        c.author,
+        c.author_type,
+        format_time(c.created_at),
+        format_time(c.updated_at),
+        not is_unedited(c),
+        kind,
+        rule_id,
+        run_ids,
+        instruction,
+        why,
+    )
 
 
-def classify(comments: Sequence[Comment], baseline: datetime | None, self_logins: AbstractSet[str],
-             binding: Binding | None, named: Mapping[int, WorkflowRun],
-             verdicts: Mapping[int, Verdict]) -> list[CommentReport]:
+def classify(
+    comments: Sequence[Comment],
+    baseline: datetime | None,
+    self_logins: AbstractSet[str],
+    binding: Binding | None,
+    named: Mapping[int, WorkflowRun],
+    verdicts: Mapping[int, Verdict],
+) -> list[CommentReport]:
     """One :class:`CommentReport` per comment, in listing order.
 
     ``baseline`` is the run in flight's creation (``None``: no run in flight, nothing is judged
@@ -91,20 +122,27 @@ def classify(comments: Sequence[Comment], baseline: datetime | None, self_logins
         elif baseline is None:
             out.append(_report(c, "not-judged", "no run is in flight, so no delta is built"))
         elif c.created_at is None or c.created_at <= baseline:
-            out.append(_report(c, "before-baseline", "created before the run in flight: part of its task, "
-                                                     "not of a steer"))
+            out.append(
+                _report(c, "before-baseline", "created before the run in flight: part of its task, not of a steer")
+            )
         else:
             out.append(_after_baseline(c, binding, named, verdicts))
     return out
 
 
-def _after_baseline(c: Comment, binding: Binding | None, named: Mapping[int, WorkflowRun],
-                    verdicts: Mapping[int, Verdict]) -> CommentReport:
+def _after_baseline(
+    c: Comment, binding: Binding | None, named: Mapping[int, WorkflowRun], verdicts: Mapping[int, Verdict]
+) -> CommentReport:
     run_ids = tuple(binding.by_comment.get(c.id, ())) if binding is not None else ()
     if run_ids:
         listed = ", ".join(str(i) for i in run_ids)
-        return _report(c, "amendment", f"bound to authorized follow-up run(s) {listed}: the agent acts on it",
-                       run_ids=run_ids, instruction=command_instruction(c.body))
+        return _report(
+            c,
+            "amendment",
+            f"bound to authorized follow-up run(s) {listed}: the agent acts on it",
+            run_ids=run_ids,
+            instruction=command_instruction(c.body),
+        )
     return _report(c, "context", why_context(c, named, verdicts))
 
 
@@ -114,8 +152,10 @@ def why_context(c: Comment, named: Mapping[int, WorkflowRun], verdicts: Mapping[
         return "not a stage command: data the agent may read and must not obey"
     run = named.get(c.id)
     if run is None:
-        return ("no follow-up run names this comment, and interval pairing found no single run for it "
-                "(a burst, a refused command, or a run created more than 10 minutes later)")
+        return (
+            "no follow-up run names this comment, and interval pairing found no single run for it "
+            "(a burst, a refused command, or a run created more than 10 minutes later)"
+        )
     verdict = verdicts.get(run.id)
     if verdict is not None and verdict.outcome != "accept":
         state = "is still pending" if verdict.outcome == "pending" else "was rejected"
@@ -126,8 +166,10 @@ def why_context(c: Comment, named: Mapping[int, WorkflowRun], verdicts: Mapping[
         return f"its run {run.id} was started by {run.actor or 'nobody known'}, not by the comment's author"
     at = binding_time(c)
     if at is not None and run.created_at is not None and at > run.created_at:
-        return (f"edited at {format_time(at)}, after its run {run.id} was created at "
-                f"{format_time(run.created_at)}: the Route job never saw this text, so its run is unbound")
+        return (
+            f"edited at {format_time(at)}, after its run {run.id} was created at "
+            f"{format_time(run.created_at)}: the Route job never saw this text, so its run is unbound"
+        )
     return f"not bound to its run {run.id} [unbound]"
 
 

@@ -78,8 +78,11 @@ def check_table(verdict: Verdict) -> tuple[CheckReport, ...]:
         elif check == "jobs":
             continue
         elif check == "once" and reached:
-            rows.append(CheckReport(check, NOT_KNOWN, "once", "explain keeps no judged set; the watcher "
-                                    "never judges a run twice"))
+            rows.append(
+                CheckReport(
+                    check, NOT_KNOWN, "once", "explain keeps no judged set; the watcher never judges a run twice"
+                )
+            )
         else:
             rows.append(CheckReport(check, PASS if reached else NOT_REACHED))
     return tuple(rows)
@@ -105,18 +108,32 @@ def judge(run: WorkflowRun, me: MyRun, reader: ExplainReader) -> tuple[Verdict, 
 def run_report(run: WorkflowRun, role: str, verdict: Verdict | None = None, **extra: Any) -> RunReport:
     """A :class:`RunReport` of ``run``; with ``verdict``, its outcome and check table."""
     base = RunReport(
-        run_id=run.id, role=role, event=run.event, actor=run.actor, created_at=format_time(run.created_at),
-        status=run.status, display_title=run.display_title, run_attempt=run.run_attempt, html_url=run.html_url,
+        run_id=run.id,
+        role=role,
+        event=run.event,
+        actor=run.actor,
+        created_at=format_time(run.created_at),
+        status=run.status,
+        display_title=run.display_title,
+        run_attempt=run.run_attempt,
+        html_url=run.html_url,
     )
     if verdict is not None:
-        base = replace(base, outcome=outcome_of(verdict), rule_id=verdict.rule_id, check=verdict.check,
-                       detail=verdict.detail, checks=check_table(verdict))
+        base = replace(
+            base,
+            outcome=outcome_of(verdict),
+            rule_id=verdict.rule_id,
+            check=verdict.check,
+            detail=verdict.detail,
+            checks=check_table(verdict),
+        )
     return replace(base, **extra)
 
 
 # ---- the run in flight ---------------------------------------------------------------------
-def find_in_flight(candidates: Sequence[WorkflowRun], reader: ExplainReader, run_name: str,
-                   number: int) -> tuple[WorkflowRun | None, MyRun | None, list[str]]:
+def find_in_flight(
+    candidates: Sequence[WorkflowRun], reader: ExplainReader, run_name: str, number: int
+) -> tuple[WorkflowRun | None, MyRun | None, list[str]]:
     """The newest candidate whose Start succeeds: its own record and one Route job and one
     in-progress stage job (docs/architecture.md "Start").  Returns ``(run, facts, notes)``;
     ``(None, None, reasons)`` when none qualifies."""
@@ -126,8 +143,7 @@ def find_in_flight(candidates: Sequence[WorkflowRun], reader: ExplainReader, run
         if jobs is None:
             continue
         try:
-            me, notes = my_run_facts(run, jobs, run_name=run_name, item_number=number, started_at=None,
-                                     stage_hints=())
+            me, notes = my_run_facts(run, jobs, run_name=run_name, item_number=number, started_at=None, stage_hints=())
         except StartRefused as exc:
             reasons.append(f"run {run.id}: {exc}")
             continue
@@ -135,8 +151,7 @@ def find_in_flight(candidates: Sequence[WorkflowRun], reader: ExplainReader, run
     return None, None, reasons
 
 
-def facts_for_given_run(run: WorkflowRun, jobs: Sequence[Job], run_name: str,
-                        number: int) -> tuple[MyRun, list[str]]:
+def facts_for_given_run(run: WorkflowRun, jobs: Sequence[Job], run_name: str, number: int) -> tuple[MyRun, list[str]]:
     """Start's facts for the ``--run`` run.  A finished run has no in-progress stage job; its
     stage job is then the one non-Route job that ran (concluded, and not ``skipped``).
 
@@ -150,10 +165,20 @@ def facts_for_given_run(run: WorkflowRun, jobs: Sequence[Job], run_name: str,
         if len(ran) != 1 or any(j.status == "in_progress" for j in jobs):
             raise exc
     effective, notes = check_own_run(run, run_name)
-    me = MyRun(run.id, run.path, run.referenced_workflows, fresh_after(run, None), effective, number,
-               resolve_route_job(jobs), ran[0].name)
-    return me, [*notes, f"Run {run.id} has finished; its stage job is taken to be {ran[0].name!r}, "
-                        "the one job besides Route that ran"]
+    me = MyRun(
+        run.id,
+        run.path,
+        run.referenced_workflows,
+        fresh_after(run, None),
+        effective,
+        number,
+        resolve_route_job(jobs),
+        ran[0].name,
+    )
+    return me, [
+        *notes,
+        f"Run {run.id} has finished; its stage job is taken to be {ran[0].name!r}, the one job besides Route that ran",
+    ]
 
 
 # ---- the two pre-flight skips ------------------------------------------------------------------
@@ -168,24 +193,45 @@ def receipt_skip(run: WorkflowRun, comments: Sequence[Comment]) -> SkipReport:
     it; the report names that author so it can be compared.  Edited receipts never count.
     """
     if is_manual_rerun(_attempt_text(run)):
-        return SkipReport(RULE_RECEIPT, False, f"run attempt {run.run_attempt} is a manual re-run, which never "
-                                               "skips on a receipt")
+        return SkipReport(
+            RULE_RECEIPT, False, f"run attempt {run.run_attempt} is a manual re-run, which never skips on a receipt"
+        )
     for login in _receipt_authors(comments):
         found = receipt_listing_run(comments, login, run.id)
         if found is not None:
-            return SkipReport(RULE_RECEIPT, True, f"receipt comment {found.id} by {found.author} (unedited) lists "
-                              f"run {run.id}", found.id, found.author, False)
+            return SkipReport(
+                RULE_RECEIPT,
+                True,
+                f"receipt comment {found.id} by {found.author} (unedited) lists run {run.id}",
+                found.id,
+                found.author,
+                False,
+            )
     listing = [c for c in comments if _lists(c, run.id)]
     edited = [c for c in listing if c.author_is_app and not is_unedited(c)]
     if edited:
         c = edited[0]
-        return SkipReport(RULE_RECEIPT, False, f"receipt comment {c.id} by {c.author} lists run {run.id} but was "
-                          f"edited (updated {c.updated_at_raw or 'at an unknown time'}); an edited receipt never "
-                          "counts, so the run does the work", c.id, c.author, True)
+        return SkipReport(
+            RULE_RECEIPT,
+            False,
+            f"receipt comment {c.id} by {c.author} lists run {run.id} but was "
+            f"edited (updated {c.updated_at_raw or 'at an unknown time'}); an edited receipt never "
+            "counts, so the run does the work",
+            c.id,
+            c.author,
+            True,
+        )
     if listing:
         c = listing[0]
-        return SkipReport(RULE_RECEIPT, False, f"comment {c.id} by {c.author} is shaped like a receipt listing run "
-                          f"{run.id}, but its author is not an App, so it never counts", c.id, c.author, False)
+        return SkipReport(
+            RULE_RECEIPT,
+            False,
+            f"comment {c.id} by {c.author} is shaped like a receipt listing run "
+            f"{run.id}, but its author is not an App, so it never counts",
+            c.id,
+            c.author,
+            False,
+        )
     return SkipReport(RULE_RECEIPT, False, f"no receipt lists run {run.id}")
 
 
@@ -208,8 +254,16 @@ def stage_of(stage_job_name: str) -> str:
     return stage_job_name.rsplit(" / ", 1)[-1].strip().lower()
 
 
-def head_reviewed_skip(run: WorkflowRun, stage_job_name: str, repository: str, number: int, is_pr: bool,
-                       head_sha: str, reviews: Sequence[Review], review_logins: Sequence[str]) -> SkipReport:
+def head_reviewed_skip(
+    run: WorkflowRun,
+    stage_job_name: str,
+    repository: str,
+    number: int,
+    is_pr: bool,
+    head_sha: str,
+    reviews: Sequence[Review],
+    review_logins: Sequence[str],
+) -> SkipReport:
     """Would a queued run with this id skip because the review App already reviewed the head
     (docs/architecture.md "Pre-flight skips")?  The run record has the event but not its action:
     a pull-request event is evaluated as one a duplicate review comes from, and says so."""
@@ -218,16 +272,25 @@ def head_reviewed_skip(run: WorkflowRun, stage_job_name: str, repository: str, n
     assumed = run.event in _PR_EVENTS
     kind = "comment_added" if run.event == "issue_comment" else ("synchronized" if assumed else "")
     facts = HeadReviewFacts(
-        stage=stage_of(stage_job_name), kind=kind, run_attempt=_attempt_text(run), run_id=run.id,
-        run_repo=repository, pr_repo=repository, pr_number=number, review_bot_logins=tuple(review_logins),
-        run_created_at=run.created_at, head_sha=head_sha, reviews=tuple(reviews),
+        stage=stage_of(stage_job_name),
+        kind=kind,
+        run_attempt=_attempt_text(run),
+        run_id=run.id,
+        run_repo=repository,
+        pr_repo=repository,
+        pr_number=number,
+        review_bot_logins=tuple(review_logins),
+        run_created_at=run.created_at,
+        head_sha=head_sha,
+        reviews=tuple(reviews),
     )
     if facts.stage == "review" and kind == "":
-        return SkipReport(RULE_HEAD_REVIEWED, False,
-                          f'event "{run.event}" is not one a duplicate review comes from')
+        return SkipReport(RULE_HEAD_REVIEWED, False, f'event "{run.event}" is not one a duplicate review comes from')
     decision = head_review_decision(facts)
     reason = decision.reason
     if assumed and facts.stage == "review":
-        reason = (f"if its {run.event} action was opened, reopened, synchronize, ready_for_review or "
-                  f"(un)labeled (the run record does not say): {reason}")
+        reason = (
+            f"if its {run.event} action was opened, reopened, synchronize, ready_for_review or "
+            f"(un)labeled (the run record does not say): {reason}"
+        )
     return SkipReport(RULE_HEAD_REVIEWED, isinstance(decision, Skip), reason)

@@ -11,7 +11,12 @@ from dataclasses import dataclass, field
 
 #: Outcomes of one provenance check in a run's check table (docs/architecture.md "Provenance").
 PASS, ACCEPT, REJECT_FINAL, PENDING, NOT_REACHED, NOT_KNOWN = (
-    "pass", "accept", "reject-final", "pending", "not-reached", "not-known",
+    "pass",
+    "accept",
+    "reject-final",
+    "pending",
+    "not-reached",
+    "not-known",
 )
 
 

@@ -68,8 +68,9 @@ class ExplainReader:
     def _base(self) -> str:
         return f"/repos/{quote(self.repo.owner, safe='')}/{quote(self.repo.name, safe='')}"
 
-    def _attempt(self, call: str, permission: str, read: Callable[[], T], *,
-                 not_found_ok: bool = False) -> tuple[T | None, ForgeError | None]:
+    def _attempt(
+        self, call: str, permission: str, read: Callable[[], T], *, not_found_ok: bool = False
+    ) -> tuple[T | None, ForgeError | None]:
         """Run one read; record it; return ``(value, None)``, or ``(None, error)`` for a 404 the
         caller expects (``not_found_ok``).  Raises :class:`ReadFailed` for any other failure."""
         try:
@@ -93,26 +94,35 @@ class ExplainReader:
     def item(self, number: int) -> tuple[Issue | None, datetime | None]:
         """``GET /repos/{o}/{r}/issues/{n}``: the issue record (served for pull requests too) and
         its ``created_at`` (``None`` when unknown)."""
-        issue, _ = self._attempt(f"GET {self._base}/issues/{number}", PERMISSION_ISSUES,
-                                 lambda: self.forge.get_issue(number))
+        issue, _ = self._attempt(
+            f"GET {self._base}/issues/{number}", PERMISSION_ISSUES, lambda: self.forge.get_issue(number)
+        )
         return issue, issue.created_at if issue is not None else None
 
     def pull_request(self, number: int) -> tuple[PullRequest | None, bool]:
         """``GET …/pulls/{n}``: ``(record, known)``; a 404 is ``(None, True)``: the item is an issue."""
-        pr, err = self._attempt(f"GET {self._base}/pulls/{number}", PERMISSION_PULLS,
-                                lambda: self.forge.get_pull_request(number), not_found_ok=True)
+        pr, err = self._attempt(
+            f"GET {self._base}/pulls/{number}",
+            PERMISSION_PULLS,
+            lambda: self.forge.get_pull_request(number),
+            not_found_ok=True,
+        )
         return pr, pr is not None or isinstance(err, NotFoundError)
 
     def comments(self, number: int) -> list[Comment] | None:
         """Every comment of the item, oldest first (``GET …/issues/{n}/comments``, all pages)."""
-        found, _ = self._attempt(f"GET {self._base}/issues/{number}/comments", PERMISSION_ISSUES,
-                                 lambda: self.forge.list_issue_comments(number))
+        found, _ = self._attempt(
+            f"GET {self._base}/issues/{number}/comments",
+            PERMISSION_ISSUES,
+            lambda: self.forge.list_issue_comments(number),
+        )
         return found
 
     def reviews(self, number: int) -> list[Review] | None:
         """Every review of a pull request (``GET …/pulls/{n}/reviews``, all pages)."""
-        found, _ = self._attempt(f"GET {self._base}/pulls/{number}/reviews", PERMISSION_PULLS,
-                                 lambda: self.forge.list_reviews(number))
+        found, _ = self._attempt(
+            f"GET {self._base}/pulls/{number}/reviews", PERMISSION_PULLS, lambda: self.forge.list_reviews(number)
+        )
         return found
 
     def reader_login(self) -> str:
@@ -123,28 +133,36 @@ class ExplainReader:
     # ---- Actions -------------------------------------------------------------------------
     def run(self, run_id: int) -> WorkflowRun | None:
         """``GET …/actions/runs/{id}``."""
-        run, _ = self._attempt(f"GET {self._base}/actions/runs/{run_id}", PERMISSION_ACTIONS,
-                               lambda: self.forge.get_run(run_id))
+        run, _ = self._attempt(
+            f"GET {self._base}/actions/runs/{run_id}", PERMISSION_ACTIONS, lambda: self.forge.get_run(run_id)
+        )
         return run
 
     def jobs(self, run_id: int) -> tuple[list[Job] | None, ForgeError | None]:
         """``GET …/actions/runs/{id}/jobs`` (all pages), read once per run; ``(jobs, None)`` or
         ``(None, error)`` (the error's ``permanent`` verdict decides the provenance outcome)."""
         if run_id not in self._jobs:
-            self._jobs[run_id] = self._attempt(f"GET {self._base}/actions/runs/{run_id}/jobs", PERMISSION_ACTIONS,
-                                               lambda: self.forge.list_run_jobs(run_id))
+            self._jobs[run_id] = self._attempt(
+                f"GET {self._base}/actions/runs/{run_id}/jobs",
+                PERMISSION_ACTIONS,
+                lambda: self.forge.list_run_jobs(run_id),
+            )
         return self._jobs[run_id]
 
     def shim_runs(self, workflow_file: str, created_since: datetime) -> list[WorkflowRun] | None:
         """The watcher's own listing (docs/architecture.md "Listing"): the shim's runs created at or after
         ``created_since``, at most 4 pages of 100."""
         path = f"{self._base}/actions/workflows/{quote(workflow_file, safe='')}/runs"
-        found, _ = self._attempt(f"GET {path}?created>={format_time(created_since)}", PERMISSION_ACTIONS,
-                                 lambda: list(self.forge.list_workflow_runs(workflow_file, created_since).runs))
+        found, _ = self._attempt(
+            f"GET {path}?created>={format_time(created_since)}",
+            PERMISSION_ACTIONS,
+            lambda: list(self.forge.list_workflow_runs(workflow_file, created_since).runs),
+        )
         return found
 
-    def list_repository_runs(self, created_since: datetime | None,
-                             created_until: datetime | None = None) -> tuple[list[WorkflowRun] | None, bool]:
+    def list_repository_runs(
+        self, created_since: datetime | None, created_until: datetime | None = None
+    ) -> tuple[list[WorkflowRun] | None, bool]:
         """``GET /repos/{o}/{r}/actions/runs?created=…``: every workflow run of the repository
         created in ``[created_since, created_until]`` (either bound may be ``None``), newest first
         as GitHub lists them, at most 10 pages of 100 (``Forge.list_repository_runs``).
@@ -154,8 +172,9 @@ class ExplainReader:
         """
         created = created_query(created_since, created_until)
         label = f"GET {self._base}/actions/runs" + (f"?created={created}" if created else "")
-        found, _ = self._attempt(label, PERMISSION_ACTIONS,
-                                 lambda: self.forge.list_repository_runs(created_since, created_until))
+        found, _ = self._attempt(
+            label, PERMISSION_ACTIONS, lambda: self.forge.list_repository_runs(created_since, created_until)
+        )
         if found is None:
             return None, False
         return found

@@ -80,18 +80,23 @@ def _in_flight(e: Explanation) -> list[str]:
     if e.in_flight is None:
         return ["", e.in_flight_note or "No run of the item is in flight."]
     run = e.in_flight
-    lines = ["", f"Run in flight: {_run_title(run)}",
-             f"  Start: Route job {json.dumps(e.route_job)}, stage job {json.dumps(e.stage_job)}; baseline "
-             f"{e.baseline or 'unknown'}; run name {e.run_name or '(title binding off)'}"]
+    lines = [
+        "",
+        f"Run in flight: {_run_title(run)}",
+        f"  Start: Route job {json.dumps(e.route_job)}, stage job {json.dumps(e.stage_job)}; baseline "
+        f"{e.baseline or 'unknown'}; run name {e.run_name or '(title binding off)'}",
+    ]
     lines += [f"  note: {shown(n)}" for n in e.start_notes]
     return lines + _skip_lines(run)
 
 
 def _run_title(run: RunReport) -> str:
     who = f" by {shown(run.actor)}" if run.actor else ""
-    return (f"run {run.run_id} · {shown(run.event) or 'unknown event'}{who} · created {run.created_at or 'unknown'} · "
-            f"{shown(run.status) or 'unknown status'} · "
-            f"title {json.dumps(shown(run.display_title), ensure_ascii=False)}")
+    return (
+        f"run {run.run_id} · {shown(run.event) or 'unknown event'}{who} · created {run.created_at or 'unknown'} · "
+        f"{shown(run.status) or 'unknown status'} · "
+        f"title {json.dumps(shown(run.display_title), ensure_ascii=False)}"
+    )
 
 
 def _run_lines(run: RunReport) -> list[str]:
@@ -130,9 +135,11 @@ def _comment_lines(comments: Iterable[CommentReport]) -> list[str]:
     for c in rows:
         edited = f", edited {c.updated_at}" if c.edited else ""
         rule = f" [{c.rule_id}]" if c.rule_id else ""
-        head = (f"  comment {c.comment_id} by {shown(c.author) or 'unknown'} "
-                f"({shown(c.author_type) or 'unknown type'}), "
-                f"created {c.created_at or 'unknown'}{edited}: {c.kind}{rule}")
+        head = (
+            f"  comment {c.comment_id} by {shown(c.author) or 'unknown'} "
+            f"({shown(c.author_type) or 'unknown type'}), "
+            f"created {c.created_at or 'unknown'}{edited}: {c.kind}{rule}"
+        )
         lines.append(head)
         if c.instruction:
             lines.append(f"    instruction: {json.dumps(shown(c.instruction), ensure_ascii=False)}")
@@ -148,9 +155,11 @@ def _receipt_lines(receipts: Iterable[ReceiptReport]) -> list[str]:
     for r in rows:
         state = "edited, never counts" if r.edited else ("unedited" if r.counts else "not by an App, never counts")
         ids = ", ".join(str(i) for i in r.consumed)
-        lines.append(f"  comment {r.comment_id} by {shown(r.author)} "
-                     f"({shown(r.author_type) or 'unknown type'}), {state}: "
-                     f"lists run(s) {ids}; head {r.head or '(none)'}")
+        lines.append(
+            f"  comment {r.comment_id} by {shown(r.author)} "
+            f"({shown(r.author_type) or 'unknown type'}), {state}: "
+            f"lists run(s) {ids}; head {r.head or '(none)'}"
+        )
     return lines
 
 

@@ -18,15 +18,22 @@ from tests.doubles.fake_model_server import ModelError, Reply, ToolCall, assista
 
 FIRST = SteerMessage(4301, "Also cover the error path (conf-marker-first).", event="issue_comment", actor="octocat")
 SECOND = SteerMessage(4302, "And update the changelog (conf-marker-second).", event="issue_comment", actor="octocat")
-LATE = SteerMessage(4303, "One more thing after you finished (conf-marker-late).", event="issue_comment",
-                    actor="octocat")
+LATE = SteerMessage(
+    4303, "One more thing after you finished (conf-marker-late).", event="issue_comment", actor="octocat"
+)
 BAD_REQUEST = ModelError(400, "invalid_request_error", "scripted: this request is invalid", code="invalid_request")
 
 
 def receipt_allowed(result: AgentRunResult) -> bool:
     """Whether the action would post a receipt after this iteration, everything else clean."""
-    return should_post_receipt(run_failed=result.is_error, cancelled=False, skipped=False, post_script_withheld=False,
-                               transcript_error=False, agent_end=result.end)
+    return should_post_receipt(
+        run_failed=result.is_error,
+        cancelled=False,
+        skipped=False,
+        post_script_withheld=False,
+        transcript_error=False,
+        agent_end=result.end,
+    )
 
 
 def assert_failed(result: AgentRunResult, end: AgentEnd, says: str) -> None:
@@ -58,14 +65,20 @@ def done(text: str = "All done.") -> Script:
 
 def busy_then_done(work_command: str) -> Script:
     """First call of the conversation: one bash tool call running ``work_command``; then text."""
-    return _agent_calls(lambda body: (Reply(text="Working.", tool=ToolCall("bash", work_command))
-                                      if assistant_turns_done(body) == 0 else Reply(text="All done.")))
+    return _agent_calls(
+        lambda body: (
+            Reply(text="Working.", tool=ToolCall("bash", work_command))
+            if assistant_turns_done(body) == 0
+            else Reply(text="All done.")
+        )
+    )
 
 
 def slow_answer_first(delay_s: float) -> Script:
     """The first answer is held back ``delay_s`` (the turn waits on its model); later ones are not."""
-    return _agent_calls(lambda body: Reply(text="All done.",
-                                           delay_s=delay_s if assistant_turns_done(body) == 0 else 0.0))
+    return _agent_calls(
+        lambda body: Reply(text="All done.", delay_s=delay_s if assistant_turns_done(body) == 0 else 0.0)
+    )
 
 
 def keeps_calling_a_tool() -> Script:

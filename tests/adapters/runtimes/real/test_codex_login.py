@@ -32,8 +32,15 @@ def test_an_openai_api_key_in_the_environment_reaches_every_model_request(tmp_pa
     with FakeOpenAI(done()) as model:
         (codex_home / "config.toml").write_text(config_toml(model.base_url, env_key=""))
         env = offline_env(tmp_path / "home", CODEX_HOME=str(codex_home), OPENAI_API_KEY=KEY)
-        params = AgentParams(sandbox_name="sb-login", agent_cli=require_cli("codex"), prompt="Say hi.", workdir=work,
-                             env=env, steerable=False, timeout_s=90)
+        params = AgentParams(
+            sandbox_name="sb-login",
+            agent_cli=require_cli("codex"),
+            prompt="Say hi.",
+            workdir=work,
+            env=env,
+            steerable=False,
+            timeout_s=90,
+        )
         result = RunInThread(runtime_cls(sandbox_root_parent=tmp_path, render=render), params).start().join()
         calls = model.calls
     assert_succeeded(result, [])
@@ -49,8 +56,15 @@ def test_without_the_login_the_app_server_sends_no_key(tmp_path: Path) -> None:
     with FakeOpenAI(done()) as model:
         (codex_home / "config.toml").write_text(config_toml(model.base_url, env_key=""))
         env = offline_env(tmp_path / "home", CODEX_HOME=str(codex_home), OPENAI_API_KEY=KEY)
-        params = AgentParams(sandbox_name="sb-nologin", agent_cli=require_cli("codex"), prompt="Say hi.",
-                             workdir=work, env=env, steerable=False, timeout_s=90)
+        params = AgentParams(
+            sandbox_name="sb-nologin",
+            agent_cli=require_cli("codex"),
+            prompt="Say hi.",
+            workdir=work,
+            env=env,
+            steerable=False,
+            timeout_s=90,
+        )
         runtime = CodexAppServerRuntime(sandbox_root_parent=tmp_path, render=render)
         runtime.dialect.prepare = lambda sandbox, p: ""  # type: ignore[attr-defined]  # no login
         RunInThread(runtime, params).start().join()

@@ -50,12 +50,26 @@ def _params(tmp_path: Path, model: FakeAnthropic, steerable: bool, *extra: str, 
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
     environment = offline_env(
-        tmp_path / "home", ANTHROPIC_BASE_URL=model.base_url, ANTHROPIC_API_KEY="sk-ant-fake",
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", DISABLE_AUTOUPDATER="1", DISABLE_TELEMETRY="1",
-        DISABLE_ERROR_REPORTING="1", **env)
-    return AgentParams(sandbox_name="sb-conf-claude", agent_cli=require_cli("claude"), prompt=PROMPT, workdir=work,
-                       env=environment, steerable=steerable, timeout_s=90, model="claude-sonnet-4-5",
-                       extra_args=("--max-turns", "6", *extra) if "--max-turns" not in extra else extra)
+        tmp_path / "home",
+        ANTHROPIC_BASE_URL=model.base_url,
+        ANTHROPIC_API_KEY="sk-ant-fake",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        DISABLE_AUTOUPDATER="1",
+        DISABLE_TELEMETRY="1",
+        DISABLE_ERROR_REPORTING="1",
+        **env,
+    )
+    return AgentParams(
+        sandbox_name="sb-conf-claude",
+        agent_cli=require_cli("claude"),
+        prompt=PROMPT,
+        workdir=work,
+        env=environment,
+        steerable=steerable,
+        timeout_s=90,
+        model="claude-sonnet-4-5",
+        extra_args=("--max-turns", "6", *extra) if "--max-turns" not in extra else extra,
+    )
 
 
 def _unsteered(tmp_path: Path, script: Any, *extra: str, **env: str) -> AgentRunResult:
@@ -79,16 +93,20 @@ def test_a_tool_refused_by_disallowed_tools_is_reported_as_denied(tmp_path: Path
     result = _unsteered(tmp_path, busy_then_done(f"touch {marker.name}"), "--disallowedTools", "Bash(touch:*)")
     assert_succeeded(result, [])
     assert not marker.exists(), "the refused command ran"
-    assert [(d.tool_name, json.loads(d.tool_input)["command"]) for d in result.denials] == \
-        [("Bash", f"touch {marker.name}")]
+    assert [(d.tool_name, json.loads(d.tool_input)["command"]) for d in result.denials] == [
+        ("Bash", f"touch {marker.name}")
+    ]
     assert result.denials[0].tool_use_id
     assert result.final_message == "All done."
 
 
 def test_turn_limit_is_limit_reached(tmp_path: Path) -> None:
     result = _unsteered(tmp_path, keeps_calling_a_tool(), "--max-turns", "1")
-    assert_failed(result, AgentEnd.LIMIT_REACHED,
-                  "the agent stopped at its turn limit (error_max_turns): Reached maximum number of turns (1)")
+    assert_failed(
+        result,
+        AgentEnd.LIMIT_REACHED,
+        "the agent stopped at its turn limit (error_max_turns): Reached maximum number of turns (1)",
+    )
 
 
 def test_spending_limit_is_limit_reached(tmp_path: Path) -> None:

@@ -48,8 +48,15 @@ def _params(tmp_path: Path, model: FakeOpenAI, steerable: bool) -> AgentParams:
     codex_home.mkdir(parents=True, exist_ok=True)
     (codex_home / "config.toml").write_text(config_toml(model.base_url))
     env = offline_env(tmp_path / "home", CODEX_HOME=str(codex_home), FAKE_OPENAI_KEY="sk-fake")
-    return AgentParams(sandbox_name="sb-conf-codex", agent_cli=require_cli("codex"), prompt=PROMPT, workdir=work,
-                       env=env, steerable=steerable, timeout_s=100)
+    return AgentParams(
+        sandbox_name="sb-conf-codex",
+        agent_cli=require_cli("codex"),
+        prompt=PROMPT,
+        workdir=work,
+        env=env,
+        steerable=steerable,
+        timeout_s=100,
+    )
 
 
 def _unsteered(tmp_path: Path, script: Any) -> AgentRunResult:
@@ -64,12 +71,25 @@ def test_success_then_eof(tmp_path: Path) -> None:
     assert result.final_message == "All done: final-word-codex-exec."  # the last agent_message item
 
 
-@pytest.mark.parametrize(("error", "says"), [
-    (ModelError(200, "invalid_request_error", "Your input exceeds the context window of this model.",
-                code="context_length_exceeded"), "Codex ran out of room in the model's context window"),
-    (ModelError(429, "insufficient_quota", "You exceeded your current quota", code="insufficient_quota"),
-     "Quota exceeded"),
-], ids=["context-window", "quota"])
+@pytest.mark.parametrize(
+    ("error", "says"),
+    [
+        (
+            ModelError(
+                200,
+                "invalid_request_error",
+                "Your input exceeds the context window of this model.",
+                code="context_length_exceeded",
+            ),
+            "Codex ran out of room in the model's context window",
+        ),
+        (
+            ModelError(429, "insufficient_quota", "You exceeded your current quota", code="insufficient_quota"),
+            "Quota exceeded",
+        ),
+    ],
+    ids=["context-window", "quota"],
+)
 def test_a_usage_or_context_limit_is_limit_reached(tmp_path: Path, error: ModelError, says: str) -> None:
     result = _unsteered(tmp_path, fails(error))
     assert_failed(result, AgentEnd.LIMIT_REACHED, "codex reached a usage or context limit (turn.failed): ")
@@ -96,8 +116,11 @@ def test_two_steers_queued_during_one_turn_are_both_acked(tmp_path: Path) -> Non
         wait_until(started.exists, "the scripted tool call started (the turn is busy)", run)
         steering = Steering(runtime, run)
         steering.steer(FIRST, SECOND)
-        wait_until(lambda: model.saw_text("conf-marker-first") and model.saw_text("conf-marker-second"),
-                   "both steers reached the model", run)
+        wait_until(
+            lambda: model.saw_text("conf-marker-first") and model.saw_text("conf-marker-second"),
+            "both steers reached the model",
+            run,
+        )
         result = steering.finish()
     assert_succeeded(result, [FIRST.follow_up_run_id, SECOND.follow_up_run_id])
     assert {s.mode for s in result.steers} == {"resume"}

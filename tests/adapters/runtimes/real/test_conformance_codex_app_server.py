@@ -60,8 +60,15 @@ def _params(tmp_path: Path, model: FakeOpenAI, steerable: bool = True) -> AgentP
     codex_home.mkdir(parents=True, exist_ok=True)
     (codex_home / "config.toml").write_text(config_toml(model.base_url))
     env = offline_env(tmp_path / "home", CODEX_HOME=str(codex_home), FAKE_OPENAI_KEY="sk-fake")
-    return AgentParams(sandbox_name="sb-codex-live", agent_cli=require_cli("codex"), prompt=PROMPT, workdir=work,
-                       env=env, steerable=steerable, timeout_s=100)
+    return AgentParams(
+        sandbox_name="sb-codex-live",
+        agent_cli=require_cli("codex"),
+        prompt=PROMPT,
+        workdir=work,
+        env=env,
+        steerable=steerable,
+        timeout_s=100,
+    )
 
 
 def _busy(tmp_path: Path, seconds: int = 6) -> tuple[Path, str]:
@@ -71,10 +78,12 @@ def _busy(tmp_path: Path, seconds: int = 6) -> tuple[Path, str]:
 
 def _with_steer_marker(marker: str, then: Any) -> Any:
     """Answer a call that carries ``marker`` with text quoting it; otherwise as ``then``."""
+
     def script(body: dict[str, Any]) -> Reply:
         if body.get("tools") and any(marker in t for t in texts_in(body.get("input"))):
             return Reply(text=f"Steer received: {marker}")
         return then(body)
+
     return script
 
 
@@ -110,8 +119,11 @@ def test_two_steers_during_one_turn_are_each_acked(tmp_path: Path) -> None:
         wait_until(flag.exists, "the scripted tool call started (the turn is busy)", run)
         steering = Steering(runtime, run)
         steering.steer(FIRST, SECOND)
-        wait_until(lambda: model.saw_text("conf-marker-first") and model.saw_text("conf-marker-second"),
-                   "both steers reached the model", run)
+        wait_until(
+            lambda: model.saw_text("conf-marker-first") and model.saw_text("conf-marker-second"),
+            "both steers reached the model",
+            run,
+        )
         result = steering.finish()
     assert_succeeded(result, [FIRST.follow_up_run_id, SECOND.follow_up_run_id])
     assert {s.mode for s in result.steers} == {"live"}
@@ -138,8 +150,11 @@ def test_a_model_error_mid_turn_is_an_agent_error_and_no_receipt(tmp_path: Path)
     def script(body: dict[str, Any]) -> Reply:
         if not body.get("tools"):
             return Reply(text="Scripted title")
-        return Reply(text="Working.", tool=ToolCall("bash", work)) if assistant_turns_done(body) == 0 \
+        return (
+            Reply(text="Working.", tool=ToolCall("bash", work))
+            if assistant_turns_done(body) == 0
             else Reply(error=error)
+        )
 
     with FakeOpenAI(script) as model:
         runtime, run = _start(tmp_path, model)
@@ -173,7 +188,6 @@ def test_an_unsteered_run_settles_after_its_turn_and_exits_0(tmp_path: Path) -> 
     assert result.final_message == "All done: final-word-app-server."  # the turn's last agentMessage
 
 
-
 def test_a_sub_agents_turn_end_is_not_the_runs_turn_end(tmp_path: Path) -> None:
     """The model spawns a sub-agent, then works 4 s in the run's own turn; the sub-agent's turn
     completes first.  The run waits for its own turn, which finishes its work, and succeeds."""
@@ -203,10 +217,12 @@ def test_a_sub_agents_turn_end_is_not_the_runs_turn_end(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("reason", ["max_output_tokens", "content_filter", "a-reason-no-api-has-yet"])
-def test_an_incomplete_response_for_any_reason_is_never_success_over_the_app_server(tmp_path: Path,
-                                                                                    reason: str) -> None:
+def test_an_incomplete_response_for_any_reason_is_never_success_over_the_app_server(
+    tmp_path: Path, reason: str
+) -> None:
     """docs/runtimes.md: the Responses API's ``incomplete`` end fails the app-server turn too, for
     each documented reason and an unknown one: an agent error, never a receipt."""
+
     def script(body: dict[str, Any]) -> Reply:
         if not body.get("tools"):
             return Reply(text="Scripted title")

@@ -49,18 +49,40 @@ PROMPT = "Triage issue 9 and report back."
 PROVIDER, MODEL = "fakeanthropic", "claude-fake-1"
 
 
-def _params(tmp_path: Path, model: FakeAnthropic, steerable: bool, settings: dict[str, Any] | None = None) -> AgentParams:
+def _params(
+    tmp_path: Path, model: FakeAnthropic, steerable: bool, settings: dict[str, Any] | None = None
+) -> AgentParams:
     work, agent_dir = tmp_path / "work", tmp_path / "home" / ".pi" / "agent"
     work.mkdir(exist_ok=True)
     agent_dir.mkdir(parents=True, exist_ok=True)
-    (agent_dir / "models.json").write_text(json.dumps({"providers": {PROVIDER: {
-        "baseUrl": model.base_url, "api": "anthropic-messages", "apiKey": "FAKE_ANTHROPIC_KEY", "models": [{"id": MODEL}],
-    }}}))
+    (agent_dir / "models.json").write_text(
+        json.dumps(
+            {
+                "providers": {
+                    PROVIDER: {
+                        "baseUrl": model.base_url,
+                        "api": "anthropic-messages",
+                        "apiKey": "FAKE_ANTHROPIC_KEY",
+                        "models": [{"id": MODEL}],
+                    }
+                }
+            }
+        )
+    )
     if settings is not None:
         (agent_dir / "settings.json").write_text(json.dumps(settings))
     env = offline_env(tmp_path / "home", FAKE_ANTHROPIC_KEY="sk-ant-fake", PI_OFFLINE="1")
-    return AgentParams(sandbox_name="sb-conf-pi", agent_cli=require_cli("pi"), prompt=PROMPT, workdir=work, env=env,
-                       steerable=steerable, timeout_s=90, model=MODEL, extra_args=("--provider", PROVIDER))
+    return AgentParams(
+        sandbox_name="sb-conf-pi",
+        agent_cli=require_cli("pi"),
+        prompt=PROMPT,
+        workdir=work,
+        env=env,
+        steerable=steerable,
+        timeout_s=90,
+        model=MODEL,
+        extra_args=("--provider", PROVIDER),
+    )
 
 
 def _unsteered(tmp_path: Path, script: Any, settings: dict[str, Any] | None = None) -> AgentRunResult:
@@ -88,8 +110,11 @@ def test_non_retryable_model_error_is_agent_error(tmp_path: Path) -> None:
 
 
 def test_retryable_model_error_with_retries_off_is_agent_error(tmp_path: Path) -> None:
-    result = _unsteered(tmp_path, fails(ModelError(529, "overloaded_error", "scripted: overloaded")),
-                        settings={"retry": {"enabled": False}})
+    result = _unsteered(
+        tmp_path,
+        fails(ModelError(529, "overloaded_error", "scripted: overloaded")),
+        settings={"retry": {"enabled": False}},
+    )
     assert_failed(result, AgentEnd.AGENT_ERROR, "the model request failed (error)")
 
 
@@ -102,8 +127,11 @@ def test_two_steers_queued_during_one_turn_are_both_acked(tmp_path: Path) -> Non
         wait_until(started.exists, "the scripted tool call started (the turn is busy)", run)
         steering = Steering(runtime, run)
         steering.steer(FIRST, SECOND)
-        wait_until(lambda: model.saw_text("conf-marker-second") and model.saw_text("conf-marker-first"),
-                   "both steers reached the model", run)
+        wait_until(
+            lambda: model.saw_text("conf-marker-second") and model.saw_text("conf-marker-first"),
+            "both steers reached the model",
+            run,
+        )
         result = steering.finish()
     assert_succeeded(result, [FIRST.follow_up_run_id, SECOND.follow_up_run_id])
     assert result.turns == 1  # both delivered inside the running cycle
@@ -157,4 +185,3 @@ def test_eof_while_the_cycle_runs_is_no_success(tmp_path: Path) -> None:
     assert result.is_error and result.end is not AgentEnd.SUCCESS, result.end
     assert not receipt_allowed(result)
     assert not result.steers
-

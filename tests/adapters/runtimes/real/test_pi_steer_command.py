@@ -43,14 +43,39 @@ class RpcPi:
         work, agent_dir = tmp_path / "work", tmp_path / "home" / ".pi" / "agent"
         work.mkdir(exist_ok=True)
         agent_dir.mkdir(parents=True, exist_ok=True)
-        (agent_dir / "models.json").write_text(json.dumps({"providers": {PROVIDER: {
-            "baseUrl": model.base_url, "api": "anthropic-messages", "apiKey": "FAKE_ANTHROPIC_KEY",
-            "models": [{"id": MODEL}]}}}))
+        (agent_dir / "models.json").write_text(
+            json.dumps(
+                {
+                    "providers": {
+                        PROVIDER: {
+                            "baseUrl": model.base_url,
+                            "api": "anthropic-messages",
+                            "apiKey": "FAKE_ANTHROPIC_KEY",
+                            "models": [{"id": MODEL}],
+                        }
+                    }
+                }
+            )
+        )
         env = offline_env(tmp_path / "home", FAKE_ANTHROPIC_KEY="sk-ant-fake", PI_OFFLINE="1")
-        argv = [require_cli("pi"), "--mode", "rpc", "--session-dir", str(tmp_path / "sessions"), "--no-approve",
-                "--no-extensions", "--no-prompt-templates", "--no-themes", "--model", MODEL, "--provider", PROVIDER]
-        self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.DEVNULL, env=env, cwd=work)
+        argv = [
+            require_cli("pi"),
+            "--mode",
+            "rpc",
+            "--session-dir",
+            str(tmp_path / "sessions"),
+            "--no-approve",
+            "--no-extensions",
+            "--no-prompt-templates",
+            "--no-themes",
+            "--model",
+            MODEL,
+            "--provider",
+            PROVIDER,
+        ]
+        self.process = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=work
+        )
         self.events: queue.Queue[dict[str, Any]] = queue.Queue()
         self.seen: list[dict[str, Any]] = []
         threading.Thread(target=self._read, daemon=True).start()
@@ -110,6 +135,7 @@ def _user_message_with(marker: str) -> Any:
         content = message.get("content") if isinstance(message, dict) else None
         text = json.dumps(content)
         return o.get("type") == "message_start" and message.get("role") == "user" and marker in text
+
     return match
 
 
@@ -149,8 +175,14 @@ def test_the_steer_command_on_an_idle_pi_starts_nothing_while_prompt_steer_does(
             assert (answer["success"], answer["data"]) == (True, {"disposition": "queued"})
             pi.quiet_for(IDLE_PROBE_S, lambda o: o.get("type") in ("agent_start", "message_start"))
             assert len(model.calls) == calls and not model.saw_text("pi-steer-idle"), "stranded in pi's queue"
-            pi.send({"type": "prompt", "id": "p3", "message": "Another update (pi-prompt-idle).",
-                     "streamingBehavior": "steer"})
+            pi.send(
+                {
+                    "type": "prompt",
+                    "id": "p3",
+                    "message": "Another update (pi-prompt-idle).",
+                    "streamingBehavior": "steer",
+                }
+            )
             assert pi.wait_for(_response("p3"), "the prompt's answer")["data"] == {"disposition": "started"}
             pi.wait_for(_settled, "the end of the cycle the prompt started")
             assert model.saw_text("pi-prompt-idle")

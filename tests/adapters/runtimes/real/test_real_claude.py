@@ -40,12 +40,24 @@ def test_real_claude_consumes_a_mid_turn_steer_acks_it_and_exits_0(tmp_path: Pat
     with FakeAnthropic(steer_scenario(f"touch {started.name} && sleep 4", STEER_MARKER)) as model:
         env = offline_env(
             tmp_path / "home",
-            ANTHROPIC_BASE_URL=model.base_url, ANTHROPIC_API_KEY="sk-ant-fake",
-            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", DISABLE_AUTOUPDATER="1",
-            DISABLE_TELEMETRY="1", DISABLE_ERROR_REPORTING="1",
+            ANTHROPIC_BASE_URL=model.base_url,
+            ANTHROPIC_API_KEY="sk-ant-fake",
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+            DISABLE_AUTOUPDATER="1",
+            DISABLE_TELEMETRY="1",
+            DISABLE_ERROR_REPORTING="1",
         )
-        params = AgentParams(sandbox_name="sb-real-claude", agent_cli=claude, prompt=PROMPT, workdir=work, env=env,
-                             steerable=True, timeout_s=90, model="claude-sonnet-4-5", extra_args=("--max-turns", "6"))
+        params = AgentParams(
+            sandbox_name="sb-real-claude",
+            agent_cli=claude,
+            prompt=PROMPT,
+            workdir=work,
+            env=env,
+            steerable=True,
+            timeout_s=90,
+            model="claude-sonnet-4-5",
+            extra_args=("--max-turns", "6"),
+        )
         runtime = ClaudeRuntime(sandbox_root_parent=tmp_path, render=render)
         run = RunInThread(runtime, params).start()
         wait_until(started.exists, "the scripted tool call started (the turn is busy)", run)
@@ -59,7 +71,8 @@ def test_real_claude_consumes_a_mid_turn_steer_acks_it_and_exits_0(tmp_path: Pat
     assert result.turns >= 1 and result.input_tokens > 0
     envelope = render(STEER)
     assert any(envelope in text for call in model.calls for text in texts_in(call.body.get("messages"))), (
-        "the model never received the whole envelope")
+        "the model never received the whole envelope"
+    )
     assert any(f"Steer received: {STEER_MARKER}" in line for line in run.output)
     assert model.refused == 0
     tool_ids = [c.tool_id for c in model.calls if c.tool_id]

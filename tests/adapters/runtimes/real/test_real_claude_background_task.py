@@ -34,7 +34,9 @@ def _run(tmp_path: Path, first_turn_stop: str, automatic_stop: str, max_turns: i
             return Reply(text="Scripted title")
         calls.append(body)
         if len(calls) == 1:
-            return Reply(text="Starting the task.", tool=ToolCall("bash", f"sleep {TASK_S}; echo done", background=True))
+            return Reply(
+                text="Starting the task.", tool=ToolCall("bash", f"sleep {TASK_S}; echo done", background=True)
+            )
         if any("<task-notification>" in str(b.get("messages", [])[-1:]) for b in calls):
             return Reply(text="The background task finished.", stop=automatic_stop)  # the turn and its retries
         return Reply(text="Started it; done here.", stop=first_turn_stop)
@@ -42,12 +44,26 @@ def _run(tmp_path: Path, first_turn_stop: str, automatic_stop: str, max_turns: i
     work = tmp_path / "work"
     work.mkdir()
     with FakeAnthropic(script) as model:
-        env = offline_env(tmp_path / "home", ANTHROPIC_BASE_URL=model.base_url, ANTHROPIC_API_KEY="sk-ant-fake",
-                          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", DISABLE_AUTOUPDATER="1",
-                          DISABLE_TELEMETRY="1", DISABLE_ERROR_REPORTING="1")
-        params = AgentParams(sandbox_name="sb-real-claude-bg", agent_cli=require_cli("claude"), prompt="Start it.",
-                             workdir=work, env=env, steerable=False, timeout_s=90, model="claude-sonnet-4-5",
-                             extra_args=("--max-turns", str(max_turns)))
+        env = offline_env(
+            tmp_path / "home",
+            ANTHROPIC_BASE_URL=model.base_url,
+            ANTHROPIC_API_KEY="sk-ant-fake",
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+            DISABLE_AUTOUPDATER="1",
+            DISABLE_TELEMETRY="1",
+            DISABLE_ERROR_REPORTING="1",
+        )
+        params = AgentParams(
+            sandbox_name="sb-real-claude-bg",
+            agent_cli=require_cli("claude"),
+            prompt="Start it.",
+            workdir=work,
+            env=env,
+            steerable=False,
+            timeout_s=90,
+            model="claude-sonnet-4-5",
+            extra_args=("--max-turns", str(max_turns)),
+        )
         turn_ends: list = []
         result = ClaudeRuntime(sandbox_root_parent=tmp_path, render=render).run(params, turn_ends.append)
     notified = [b for b in calls if "<task-notification>" in str(b.get("messages", [])[-1:])]

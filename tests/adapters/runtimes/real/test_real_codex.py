@@ -47,8 +47,15 @@ def test_real_codex_is_interrupted_resumed_with_the_steer_and_exits_0(tmp_path: 
         codex_home.mkdir(parents=True)
         (codex_home / "config.toml").write_text(config_toml(model.base_url))
         env = offline_env(home, CODEX_HOME=str(codex_home), FAKE_OPENAI_KEY="sk-fake")
-        params = AgentParams(sandbox_name="sb-real-codex", agent_cli=codex, prompt=PROMPT, workdir=work, env=env,
-                             steerable=True, timeout_s=100)
+        params = AgentParams(
+            sandbox_name="sb-real-codex",
+            agent_cli=codex,
+            prompt=PROMPT,
+            workdir=work,
+            env=env,
+            steerable=True,
+            timeout_s=100,
+        )
         runtime = CodexExecRuntime(sandbox_root_parent=tmp_path, render=render)
         run = RunInThread(runtime, params).start()
         wait_until(started.exists, "the scripted tool call started (the turn is busy)", run)
@@ -77,4 +84,4 @@ def _alive(pid: int) -> bool:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return False
-    return stat[stat.rfind(")") + 2:].split()[0] != "Z"
+    return stat[stat.rfind(")") + 2 :].split()[0] != "Z"

@@ -31,12 +31,20 @@ def test_pi_table_is_the_installed_pi_ai_stop_reason_union() -> None:
 
 def test_codex_turn_statuses_are_the_pinned_schemas(tmp_path: Path) -> None:
     codex = require_cli("codex")
-    subprocess.run([codex, "app-server", "generate-json-schema", "--out", str(tmp_path)], check=True,
-                   capture_output=True, timeout=90)
+    subprocess.run(
+        [codex, "app-server", "generate-json-schema", "--out", str(tmp_path)],
+        check=True,
+        capture_output=True,
+        timeout=90,
+    )
     schema = json.loads((tmp_path / "codex_app_server_protocol.v2.schemas.json").read_text(encoding="utf-8"))
     statuses = schema["definitions"]["TurnStatus"]["enum"]
     assert sorted(statuses) == ["completed", "failed", "inProgress", "interrupted"]
     ends = {status: turn_verdict({"status": status}).end for status in statuses}
     # inProgress is no end at all: a turn/completed that says so is not success.
-    assert ends == {"completed": AgentEnd.SUCCESS, "failed": AgentEnd.AGENT_ERROR,
-                    "interrupted": AgentEnd.INTERRUPTED, "inProgress": AgentEnd.PROTOCOL_BROKEN}
+    assert ends == {
+        "completed": AgentEnd.SUCCESS,
+        "failed": AgentEnd.AGENT_ERROR,
+        "interrupted": AgentEnd.INTERRUPTED,
+        "inProgress": AgentEnd.PROTOCOL_BROKEN,
+    }

@@ -25,19 +25,35 @@ def test_a_tool_refused_by_disallowed_tools_shows_in_summary_and_terminal_commen
     claude = require_cli("claude")
     with GitHubSimulator() as sim, FakeAnthropic(busy_then_done("touch pushed.flag")) as model:
         fix = standard_pr_scenario(sim)
-        env = runner_env(tmp_path, sim, fix, inputs={
-            "runtime": "claude", "agent_cli": claude, "steer_enabled": "false",
-            "agent_args": "--disallowedTools\nBash(touch:*)\n--max-turns\n6"})
-        env.update(PATH=f"{cli_bin_dir()}:{env.get('PATH', '/usr/bin:/bin')}", ANTHROPIC_BASE_URL=model.base_url,
-                   ANTHROPIC_API_KEY="sk-ant-fake-final-word", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-                   DISABLE_AUTOUPDATER="1", DISABLE_TELEMETRY="1", DISABLE_ERROR_REPORTING="1")
+        env = runner_env(
+            tmp_path,
+            sim,
+            fix,
+            inputs={
+                "runtime": "claude",
+                "agent_cli": claude,
+                "steer_enabled": "false",
+                "agent_args": "--disallowedTools\nBash(touch:*)\n--max-turns\n6",
+            },
+        )
+        env.update(
+            PATH=f"{cli_bin_dir()}:{env.get('PATH', '/usr/bin:/bin')}",
+            ANTHROPIC_BASE_URL=model.base_url,
+            ANTHROPIC_API_KEY="sk-ant-fake-final-word",
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+            DISABLE_AUTOUPDATER="1",
+            DISABLE_TELEMETRY="1",
+            DISABLE_ERROR_REPORTING="1",
+        )
         run = run_entrypoint(env, tmp_path, timeout_s=150)
         terminal = [c["body"] for c in sim.comments(fix.pr) if "fullsend:status:terminal" in c["body"]]
     assert run.exit_code == 0, run.stdout[-4000:] + run.stderr[-2000:]
     assert run.outputs["outcome"] == "succeeded" and run.outputs["final_message"] == "All done."
     assert not (tmp_path / "workspace" / "pushed.flag").exists(), "the refused command ran"
-    line = ('`Bash` with input {"command":"touch pushed.flag","description":"scripted step"} — to allow it, add the lines `--allowedTools` and '
-            "`Bash` to `agent_args` (and take it out of any `--disallowedTools` there)")
+    line = (
+        '`Bash` with input {"command":"touch pushed.flag","description":"scripted step"} — to allow it, add the lines `--allowedTools` and '
+        "`Bash` to `agent_args` (and take it out of any `--disallowedTools` there)"
+    )
     assert f"### Tools the agent was refused\n\n- {line} [`tool-denied`]\n" in run.summary
     assert "### Final message\n\n> All done.\n" in run.summary
     assert len(terminal) == 1 and f"- {line}" in terminal[0]

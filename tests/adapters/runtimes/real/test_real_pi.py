@@ -39,9 +39,20 @@ PROVIDER, MODEL = "fakeanthropic", "claude-fake-1"
 def _models_json(home: Path, base_url: str) -> None:
     agent_dir = home / ".pi" / "agent"
     agent_dir.mkdir(parents=True)
-    (agent_dir / "models.json").write_text(json.dumps({"providers": {PROVIDER: {
-        "baseUrl": base_url, "api": "anthropic-messages", "apiKey": "FAKE_ANTHROPIC_KEY", "models": [{"id": MODEL}],
-    }}}))
+    (agent_dir / "models.json").write_text(
+        json.dumps(
+            {
+                "providers": {
+                    PROVIDER: {
+                        "baseUrl": base_url,
+                        "api": "anthropic-messages",
+                        "apiKey": "FAKE_ANTHROPIC_KEY",
+                        "models": [{"id": MODEL}],
+                    }
+                }
+            }
+        )
+    )
 
 
 def test_real_pi_acks_a_mid_turn_steer_delivers_it_and_exits_0(tmp_path: Path) -> None:
@@ -53,8 +64,17 @@ def test_real_pi_acks_a_mid_turn_steer_delivers_it_and_exits_0(tmp_path: Path) -
     with FakeAnthropic(steer_scenario(f"touch {started.name} && sleep 4", STEER_MARKER)) as model:
         _models_json(home, model.base_url)
         env = offline_env(home, FAKE_ANTHROPIC_KEY="sk-ant-fake", PI_OFFLINE="1")
-        params = AgentParams(sandbox_name="sb-real-pi", agent_cli=pi, prompt=PROMPT, workdir=work, env=env,
-                             steerable=True, timeout_s=90, model=MODEL, extra_args=("--provider", PROVIDER))
+        params = AgentParams(
+            sandbox_name="sb-real-pi",
+            agent_cli=pi,
+            prompt=PROMPT,
+            workdir=work,
+            env=env,
+            steerable=True,
+            timeout_s=90,
+            model=MODEL,
+            extra_args=("--provider", PROVIDER),
+        )
         runtime = PiRuntime(sandbox_root_parent=tmp_path, render=render)
         assert runtime.steer_decline_reason(params) is None
         run = RunInThread(runtime, params).start()
