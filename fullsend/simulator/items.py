@@ -123,8 +123,8 @@ class ItemsState(ActionsState):
             self._pulls[number] = pull_request_json(
                 self.urls,
                 issue,
-                owner,
-                (head_ref, head_sha),  # type: ignore[arg-type]  # the JSON record is a dict[str, Any]
+                owner,  # type: ignore[arg-type]  # the JSON record is a dict[str, Any]
+                (head_ref, head_sha),
                 (base_ref, base_sha or fake_sha("base", number)),
                 draft,
             )

@@ -188,8 +188,8 @@ def _never_connected(exc: BaseException) -> bool:
             if isinstance(reason, BaseException)
             else nested
             if isinstance(nested, BaseException)
-            else exc.__context__
-        )  # type: ignore[assignment]
+            else exc.__context__  # type: ignore[assignment]
+        )
     return False
 
 
