@@ -48,6 +48,7 @@ ENDPOINTS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("get", "/repos/{owner}/{repo}/issues/{issue_number}", ("200", "404")),
     ("get", "/repos/{owner}/{repo}/pulls/{pull_number}", ("200", "404")),
     ("get", "/repos/{owner}/{repo}/issues/{issue_number}/comments", ("200", "404")),
+    ("get", "/repos/{owner}/{repo}/issues/comments", ("200",)),
     ("post", "/repos/{owner}/{repo}/issues/{issue_number}/comments", ("201", "403", "404")),
     ("patch", "/repos/{owner}/{repo}/issues/comments/{comment_id}", ("200",)),
     ("get", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews", ("200",)),

@@ -25,6 +25,7 @@ from fullsend.app.action.timeline import Timeline
 from fullsend.app.action.tokens import Tokens, acquire_role_token, capture_job_token
 from fullsend.core.final_word import denial_lines
 from fullsend.core.receipt.skips import SKIP_REASON_OUTPUT
+from fullsend.core.report.figures import RunFigures
 from fullsend.core.restricted import restricted_run
 from fullsend.core.tokens.policy import counts_as_minted
 from fullsend.errors import AgentCliError, ConfigError, ExitCode, MintError
@@ -300,12 +301,28 @@ def _agent_part(p: _Progress, run: ActionRun, forge: GitHubForge, tokens: Tokens
         _status_of(outcome, run),
         outcome.error,
         outcome.marker,
+        figures=_figures(plan, outcome),
         final_lines=quoted_lines(outcome.final_message),
         denied=denial_lines(outcome.denials),
     )
     if run.receipt_allowed(outcome) and not restricted:
         record_receipt(forge, facts, outcome, _item_url(plan), timeline=p.timeline, clock=clock, log=log)
     return outcome
+
+
+def _figures(plan: RunPlan, outcome: RunOutcome) -> RunFigures | None:
+    """What the agent spent, for the terminal status comment; ``None`` when no agent ran."""
+    usage = outcome.usage
+    if not usage.ran:
+        return None
+    return RunFigures(
+        stage=plan.inputs.stage,
+        runtime=plan.inputs.runtime,
+        cost_usd=usage.cost_usd,
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        model=usage.model,
+    )
 
 
 def _status_comment(plan: RunPlan, forge: GitHubForge, tokens: Tokens, log: Log, restricted: bool) -> StatusComment:

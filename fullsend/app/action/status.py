@@ -9,6 +9,7 @@ only free text in it (the detail) is sanitized so every ``<`` is escaped.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -17,11 +18,10 @@ import jinja2
 
 from fullsend.core.model import Comment
 from fullsend.core.receipt.marker import Marker, clock_label, sanitize_detail, status_commit_shas, status_marker_copy
+from fullsend.core.receipt.status_comment import TERMINAL_TAG, status_line
+from fullsend.core.report.figures import RunFigures, figures_line, figures_marker
 from fullsend.errors import ForgeError
 from fullsend.ports import Forge, Log
-
-STATUS_MARKER = "<!-- fullsend:agent-status:"  # WIRE prefix of both status comments
-TERMINAL_TAG = "<!-- fullsend:status:terminal -->"  # WIRE
 
 _TEMPLATES = jinja2.Environment(
     loader=jinja2.FileSystemLoader(str(Path(__file__).resolve().parents[2] / "templates")),
@@ -80,7 +80,7 @@ class StatusComment:
         status: str,
         detail: str,
         marker: Marker | None,
-        footer: str = "",
+        figures: RunFigures | None = None,
         final_lines: Sequence[str] = (),
         denied: Sequence[str] = (),
     ) -> None:
@@ -89,7 +89,9 @@ class StatusComment:
 
         ``final_lines`` is the agent's final message as block-quote lines and ``denied`` one line
         per refused tool call, both already inert (``fullsend.core.final_word``,
-        ``fullsend.app.action.finish.quoted_lines``)."""
+        ``fullsend.app.action.finish.quoted_lines``).  ``figures`` (what the agent spent; its
+        ``agent_s`` is measured here, from the start comment to ``at``) ends the comment with the
+        human line and the figures marker ``fullsend report`` reads."""
         if not self.enabled:
             return
         copy = status_marker_copy(status, marker)
@@ -106,7 +108,7 @@ class StatusComment:
             commit7=commit7,
             started_on7=started_on7,
             run_url=self._run_url,
-            footer=footer,
+            footer=self._footer(figures, at),
             final_lines=list(final_lines),
             denied=list(denied),
         )
@@ -118,6 +120,15 @@ class StatusComment:
                 self.terminal = self._forge.edit_comment(target, body, credential="role")
         except ForgeError as exc:
             self._log("warning", f"Could not post the terminal status comment: {exc}")
+
+    def _footer(self, figures: RunFigures | None, at: datetime) -> str:
+        """The figures' human line and marker, or ``""`` without figures."""
+        if figures is None:
+            return ""
+        agent_s = max(0.0, (at - self._started).total_seconds()) if self._started else 0.0
+        measured = replace(figures, agent_s=agent_s)
+        marker = figures_marker(measured)
+        return figures_line(measured) + ("\n" + marker if marker else "")
 
     def _target(self) -> int | None:
         """The comment id to edit, or ``None`` to post a new one.  A terminal status this run
@@ -145,4 +156,4 @@ class StatusComment:
 
     @property
     def _marker(self) -> str:
-        return f"{STATUS_MARKER}{self._run_id} -->"
+        return status_line(self._run_id)

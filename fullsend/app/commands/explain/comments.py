@@ -31,8 +31,7 @@ from fullsend.core.provenance.binding import (
 )
 from fullsend.core.provenance.verdicts import Verdict
 from fullsend.core.receipt.marker import is_unedited, whole_body_receipt
-
-STATUS_MARKER = "<!-- fullsend:agent-status:"  # WIRE prefix of the status comment's first line
+from fullsend.core.receipt.status_comment import STATUS_MARKER
 
 
 def inferred_self_logins(comments: Sequence[Comment]) -> list[str]:

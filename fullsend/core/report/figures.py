@@ -1,0 +1,91 @@
+"""What one run that worked spent, as its terminal status comment records it (docs/architecture.md "Report").
+
+The terminal status comment ends with a human line and a figures marker, the contract between the
+action and ``fullsend report``::
+
+    Agent: claude · claude-sonnet-4-5 · 12.2 min · $0.1234 · 1,200 tokens in, 340 out
+    <!-- fullsend:run-figures stage=review runtime=claude agent_s=734.2 cost_usd=0.123400 \
+input_tokens=1200 output_tokens=340 -->
+
+(one line; shown wrapped here).
+The marker's grammar is exact (single spaces, the keys in this order, lower-case stage and
+runtime); anything else parses to ``None``.  The figures are informational: no decision of the
+action reads them, and ``fullsend report`` only adds them up.  Pure: standard library only.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+#: ``stage`` and ``runtime`` values the marker can carry; a stage outside this shape gets no marker.
+_NAME = r"[a-z0-9][a-z0-9_-]{0,63}"
+FIGURES_RE = re.compile(
+    rf"<!-- fullsend:run-figures stage=({_NAME}) runtime=({_NAME}) agent_s=(\d{{1,9}}\.\d) "
+    r"cost_usd=(\d{1,9}\.\d{6}) input_tokens=(\d{1,15}) output_tokens=(\d{1,15}) -->"
+)
+_NAME_RE = re.compile(_NAME)
+
+
+@dataclass(frozen=True)
+class RunFigures:
+    """One run's spend: ``agent_s`` seconds from the start comment to the terminal status,
+    ``cost_usd`` as the runtime reported it (US dollars), tokens summed over iterations."""
+
+    stage: str
+    runtime: str
+    agent_s: float = 0.0
+    cost_usd: float = 0.0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    model: str = ""
+
+    @property
+    def agent_minutes(self) -> float:
+        return self.agent_s / 60.0
+
+
+def figures_marker(figures: RunFigures) -> str:
+    """The figures marker line, or ``""`` when ``stage`` or ``runtime`` is outside its grammar
+    or a figure is negative, not finite or too large to write."""
+    values = (figures.agent_s, figures.cost_usd, figures.input_tokens, figures.output_tokens)
+    if not (_NAME_RE.fullmatch(figures.stage) and _NAME_RE.fullmatch(figures.runtime)):
+        return ""
+    if not all(0 <= v < 10**9 for v in values):  # also refuses NaN: every comparison is False
+        return ""
+    line = (
+        f"<!-- fullsend:run-figures stage={figures.stage} runtime={figures.runtime} "
+        f"agent_s={figures.agent_s:.1f} cost_usd={figures.cost_usd:.6f} "
+        f"input_tokens={figures.input_tokens} output_tokens={figures.output_tokens} -->"
+    )
+    return line if FIGURES_RE.fullmatch(line) else ""
+
+
+def figures_line(figures: RunFigures) -> str:
+    """The human line: ``Agent: <runtime> · <model> · 12.2 min · $0.1234 · 1,200 tokens in, 340 out``
+    (the model left out when unknown)."""
+    parts = [f"Agent: {figures.runtime}"]
+    if figures.model:
+        parts.append(figures.model)
+    parts += [
+        f"{figures.agent_minutes:.1f} min",
+        f"${figures.cost_usd:.4f}",
+        f"{figures.input_tokens:,} tokens in, {figures.output_tokens:,} out",
+    ]
+    return " · ".join(parts)
+
+
+def parse_figures(body: str) -> RunFigures | None:
+    """The figures of the first line of ``body`` that is exactly a figures marker, or ``None``."""
+    for line in body.splitlines():
+        m = FIGURES_RE.fullmatch(line)
+        if m is not None:
+            return RunFigures(
+                stage=m.group(1),
+                runtime=m.group(2),
+                agent_s=float(m.group(3)),
+                cost_usd=float(m.group(4)),
+                input_tokens=int(m.group(5)),
+                output_tokens=int(m.group(6)),
+            )
+    return None
