@@ -161,6 +161,28 @@ def _parser() -> argparse.ArgumentParser:
         "--as-of", metavar="TIME", default=None, help="ignore runs, comments and reviews created after TIME (RFC 3339)"
     )
     explain.add_argument("--json", action="store_true", help="print one JSON document")
+    report = sub.add_parser(
+        "report",
+        help="read-only: what steering saved in a repository, per stage",
+        description="Per stage: runs that worked, runs steered, updates absorbed, queued runs that "
+        "skipped, agent minutes and US dollars spent and saved (a skip saves about what the run that "
+        "absorbed its update spent), and the receipts a queued run would refuse, by rule id. "
+        "Token: GH_TOKEN or GITHUB_TOKEN; API: GITHUB_API_URL.",
+    )
+    report.add_argument("repository", help="owner/repo, or the repository's URL (GHES: its URL or GITHUB_API_URL)")
+    report.add_argument(
+        "--since",
+        metavar="DATE",
+        default=None,
+        help="start of the window: 2026-11-01 or an RFC 3339 time (default: 30 days ago)",
+    )
+    report.add_argument("--json", action="store_true", help="print one JSON document (docs/report.schema.json)")
+    report.add_argument(
+        "--receipt-login",
+        metavar="LOGIN",
+        default="github-actions[bot]",
+        help="the login receipts must be written by: the job token's (default github-actions[bot])",
+    )
     simulator = sub.add_parser("simulator", help="the built-in GitHub simulator (for act runs, demos and debugging)")
     simulator_sub = simulator.add_subparsers(dest="simulator_command", required=True)
     serve = simulator_sub.add_parser("serve", help="serve the simulator on 127.0.0.1, playing a scripted timeline")
@@ -243,6 +265,12 @@ def _dispatch(args: argparse.Namespace, console: Console) -> int:
         from fullsend.app.commands.explain.command import run_explain
 
         return run_explain(args.url, args.run, args.as_of, args.json, os.environ, sys.stdout, sys.stderr)
+    if args.command == "report":
+        from fullsend.app.commands.report.command import run_report
+
+        return run_report(
+            args.repository, args.since, args.json, args.receipt_login, os.environ, sys.stdout, sys.stderr
+        )
     if args.command == "simulator":
         from fullsend.app.commands.simulator import run_simulator_serve
 

@@ -27,6 +27,7 @@ from fullsend.core.model import (
     SteerResult,
     WorkflowRun,
 )
+from fullsend.core.report.tally import ItemComment
 
 Credential = Literal["job", "role"]
 #: ``log(level, message)``: level ``info``/``done`` (a plain line), ``warning`` or ``error``; the one
@@ -77,6 +78,12 @@ class Forge(Protocol):
     def list_issue_comments(
         self, number: int, since: datetime | None = None, credential: Credential = "role"
     ) -> list[Comment]: ...
+
+    def list_repository_comments(self, since: datetime) -> tuple[list[ItemComment], bool]:
+        """``(comments, capped)``: every issue and pull-request comment of the repository updated
+        at/after ``since``, each with its item's number, oldest first; ``capped`` when the page
+        cap was reached (``fullsend report``)."""
+        ...
 
     def list_reviews(self, number: int) -> list[Review]: ...
 

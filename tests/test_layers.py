@@ -8,7 +8,8 @@ and fails with the offending module and import named. The rule:
 - ``fullsend.adapters`` never imports ``fullsend.app`` or ``fullsend.simulator``.
 - ``fullsend.simulator`` never imports ``fullsend.app``.
 - The rule registry (``fullsend/rules.py``) never imports ``fullsend.app``.
-- ``fullsend explain`` reads through the ``Forge`` port: only its command module names an adapter.
+- ``fullsend explain`` and ``fullsend report`` read through the ``Forge`` port: only their command
+  modules name an adapter.
 - Nothing in the package imports the test doubles (``tests``).
 - PyGithub and ``requests`` are imported only under ``fullsend/adapters/github/``.
 - The wall clock is read, and sleeping happens, only in ``fullsend/adapters/clock.py``.
@@ -209,11 +210,13 @@ def test_the_rule_registry_does_not_import_the_app_layer():
     _assert_none(_offending([PKG / "rules.py"], lambda n: _is_under(n, "fullsend.app")))
 
 
-def test_explain_reads_only_through_the_forge_port():
-    """Only the command (the composition root) names an adapter; the reader, judge and renderer
-    see the ``fullsend.ports.Forge`` port."""
-    explain = PKG / "app" / "commands" / "explain"
-    readers = [p for p in _modules(explain) if p.name != "command.py"]
+@pytest.mark.parametrize("command", ["explain", "report"])
+def test_read_only_commands_read_only_through_the_forge_port(command: str):
+    """Only the command module (the composition root) names an adapter; the readers, the
+    counting and the renderers see the ``fullsend.ports.Forge`` port."""
+    folder = PKG / "app" / "commands" / command
+    readers = [p for p in _modules(folder) if p.name != "command.py"]
+    assert readers, f"no modules under {folder}"
     _assert_none(_offending(readers, lambda n: _is_under(n, "fullsend.adapters")))
 
 

@@ -279,6 +279,11 @@ class ItemsState(ActionsState):
             ids = sorted(c for c, n in self._comment_item.items() if n == number)
             return [json_copy(self._comments[c]) for c in ids]
 
+    def all_comments(self) -> list[dict[str, Any]]:
+        """Copies of every comment of the repository, oldest id first."""
+        with self._lock:
+            return [json_copy(self._comments[c]) for c in sorted(self._comment_item)]
+
     def get_comment(self, comment_id: int) -> dict[str, Any] | None:
         """A copy of comment ``comment_id`` or ``None``."""
         with self._lock:

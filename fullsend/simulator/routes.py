@@ -11,6 +11,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote
 
@@ -162,6 +163,23 @@ def list_comments(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
     return _listing(sim, call, comments, m["sub"], None)
 
 
+def list_repository_comments(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
+    """``GET …/issues/comments``: every comment of the repository, ``since`` on ``updated_at >=
+    since``, ordered by ``sort`` (``created``, the default, or ``updated``) and ``direction``
+    (``asc`` unless ``desc``), Link pages."""
+    comments = sim.all_comments()
+    if "since" in call.query:
+        since = parse_time(call.param("since").replace(" ", "+"))
+        if since is None:
+            return error(422, "Validation Failed: invalid since")
+        comments = [c for c in comments if (parse_time(c.get("updated_at")) or since) >= since]
+    key = "updated_at" if call.param("sort") == "updated" else "created_at"
+    comments.sort(key=lambda c: (parse_time(c.get(key)) or datetime.min.replace(tzinfo=UTC), c["id"]))
+    if call.param("direction") == "desc":
+        comments.reverse()
+    return _listing(sim, call, comments, m["sub"], None)
+
+
 def create_comment(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
     """``POST …/issues/{n}/comments``: authored by the token's identity, stamped now; 201."""
     number = int(m["n"])
@@ -251,6 +269,7 @@ ROUTES: tuple[tuple[str, re.Pattern[str], Handler], ...] = tuple(
         ("GET", r"(?P<sub>/pulls/(?P<n>\d+))", get_pull),
         ("GET", r"(?P<sub>/issues/(?P<n>\d+)/comments)", list_comments),
         ("POST", r"(?P<sub>/issues/(?P<n>\d+)/comments)", create_comment),
+        ("GET", r"(?P<sub>/issues/comments)", list_repository_comments),
         ("GET", r"(?P<sub>/issues/comments/(?P<id>\d+))", get_comment),
         ("PATCH", r"(?P<sub>/issues/comments/(?P<id>\d+))", update_comment),
         ("DELETE", r"(?P<sub>/issues/comments/(?P<id>\d+))", delete_comment),

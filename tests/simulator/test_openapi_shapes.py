@@ -78,6 +78,14 @@ CASES: list[tuple[str, str, str, str, str, Any]] = [
         None,
     ),
     (
+        "GET /repos/{owner}/{repo}/issues/comments",
+        "200",
+        "GET",
+        f"{R}/issues/comments?since=2026-09-01T00%3A00%3A00Z&sort=created&direction=asc&per_page=100&page=1",
+        APP_TOKEN,
+        None,
+    ),
+    (
         "GET /repos/{owner}/{repo}/issues/{issue_number}/comments",
         "200",
         "GET",

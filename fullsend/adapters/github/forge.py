@@ -41,6 +41,7 @@ from fullsend.core.model import (
     latest_attempt_jobs,
 )
 from fullsend.core.provenance.verdicts import order_listing
+from fullsend.core.report.tally import ItemComment
 from fullsend.ports import Clock, Credential
 
 RUN_PAGES_MAX = 4  # a poll sees at most the newest 400 shim runs
@@ -271,6 +272,15 @@ class GitHubForge(LoginResolution):
             credential, f"{self._base}/issues/{number}/comments", params, wire.IssueComment, None, LIST_PAGES_MAX
         )
         return [records.comment_record(c) for c in rows]
+
+    def list_repository_comments(self, since: datetime) -> tuple[list[ItemComment], bool]:
+        """``GET …/issues/comments?since=…&sort=created&direction=asc``: ``(comments, capped)``,
+        every issue and pull-request comment of the repository updated at/after ``since``, oldest
+        first, ≤ 100 pages of 100; ``capped`` when the cap was reached (later ones are missing)."""
+        params = {"since": format_time(since), "sort": "created", "direction": "asc"}
+        path = f"{self._base}/issues/comments"
+        rows, capped = self._walk("role", path, params, wire.RepositoryComment, None, LIST_PAGES_MAX)
+        return [records.item_comment_record(c) for c in rows], capped
 
     def list_reviews(self, number: int) -> list[Review]:
         """Every review of a pull request, ≤ 100 pages."""

@@ -28,6 +28,7 @@ from fullsend.core.model import (
     WorkflowRun,
     parse_time,
 )
+from fullsend.core.report.tally import ItemComment
 from fullsend.core.text.sanitize import runner_safe
 
 
@@ -92,6 +93,11 @@ def comment_record(comment: wire.IssueComment) -> Comment:
         updated_at_raw=comment.updated_at,
         html_url=comment.html_url,
     )
+
+
+def item_comment_record(comment: wire.RepositoryComment) -> ItemComment:
+    """The comment with its item's number, the last segment of its checked ``issue_url``."""
+    return ItemComment(int(comment.issue_url.rsplit("/", 1)[1]), comment_record(comment))
 
 
 def review_record(review: wire.Review) -> Review:

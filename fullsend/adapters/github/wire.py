@@ -38,6 +38,8 @@ Id = Annotated[int, Field(ge=1, le=GITHUB_ID_MAX)]
 Number = Annotated[int, Field(ge=1, le=GITHUB_ID_MAX)]
 Count = Annotated[int, Field(ge=0, le=GITHUB_ID_MAX)]
 Time = Annotated[str, AfterValidator(_rfc3339)]
+#: An ``issue_url``: its last segment is the item's number (``…/issues/<n>``).
+IssueUrl = Annotated[str, Field(pattern=r"/issues/[1-9][0-9]{0,15}$")]
 
 
 class Wire(BaseModel):
@@ -118,6 +120,12 @@ class IssueComment(Wire):
     updated_at: Time
     html_url: str
     body: str | None = None
+
+
+class RepositoryComment(IssueComment):
+    """A comment of ``GET …/issues/comments`` (the repository's listing): it names its item."""
+
+    issue_url: IssueUrl
 
 
 class Review(Wire):

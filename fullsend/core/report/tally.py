@@ -12,6 +12,9 @@ in the window, and the repository's workflow runs.  Three kinds of comment count
   docs/rules.md#receipt-refused-author);
 - a **start status comment** only marks its run as one that worked.
 
+Status comments count only when an App wrote them (the role token is an App's installation
+token): a person's comment in their shape is ignored.
+
 A run a genuine receipt lists was **skipped** when its record is completed with conclusion
 ``success`` and it posted no status comment of its own; what it saved is estimated as what the
 absorbing run spent (its agent minutes and cost).  Pure: standard library and ``fullsend.core``.
@@ -91,7 +94,7 @@ def _worked_runs(comments: Iterable[ItemComment]) -> dict[str, _Worked]:
     runs: dict[str, _Worked] = {}
     for ic in comments:
         run_id = status_run_id(ic.comment.body)
-        if run_id is None:
+        if run_id is None or not ic.comment.author_is_app:
             continue
         if is_terminal(ic.comment.body):
             copy = parse_marker(ic.comment.body)

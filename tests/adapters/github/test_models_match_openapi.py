@@ -44,6 +44,7 @@ READS: tuple[tuple[type[BaseModel], str, str, bool], ...] = (
     (wire.Issue, f"GET {R}/issues/{{issue_number}}", "200", False),
     (wire.PullRequest, f"GET {R}/pulls/{{pull_number}}", "200", False),
     (wire.IssueComment, f"GET {R}/issues/{{issue_number}}/comments", "200", True),
+    (wire.RepositoryComment, f"GET {R}/issues/comments", "200", True),
     (wire.IssueComment, f"POST {R}/issues/{{issue_number}}/comments", "201", False),
     (wire.IssueComment, f"PATCH {R}/issues/comments/{{comment_id}}", "200", False),
     (wire.Review, f"GET {R}/pulls/{{pull_number}}/reviews", "200", True),

@@ -1,0 +1,1 @@
+"""``fullsend report``: what steering saved in a repository (docs/architecture.md "Report")."""
