@@ -53,7 +53,9 @@ RUN set -eu; \
 FROM venv AS app
 COPY entrypoint.py /app/entrypoint.py
 COPY fullsend /app/fullsend
-RUN /app/.venv/bin/python -m compileall -q /app/fullsend /app/entrypoint.py
+RUN /app/.venv/bin/python -m compileall -q /app/fullsend /app/entrypoint.py \
+ && printf '#!/bin/sh\nexec /app/.venv/bin/python -m fullsend "$@"\n' >/app/.venv/bin/fullsend \
+ && chmod 0755 /app/.venv/bin/fullsend
 
 # ---------------------------------------------------------------------------- agent CLIs (full)
 # Only the installer and its locks are copied, so a change elsewhere in the action reuses this layer.

@@ -183,6 +183,14 @@ def _parser() -> argparse.ArgumentParser:
         default="github-actions[bot]",
         help="the login receipts must be written by: the job token's (default github-actions[bot])",
     )
+    review = sub.add_parser(
+        "review",
+        help="post a pull-request review with line comments (for the review stage's agent)",
+        description="Read one JSON document {body, event, comments: [{path, line, body, side, start_line}]} "
+        "and post it as one review on the pull request's head, under GH_TOKEN or GITHUB_TOKEN.",
+    )
+    review.add_argument("url", help="the pull request URL")
+    review.add_argument("--file", default="-", help="the review document (default -: standard input)")
     simulator = sub.add_parser("simulator", help="the built-in GitHub simulator (for act runs, demos and debugging)")
     simulator_sub = simulator.add_subparsers(dest="simulator_command", required=True)
     serve = simulator_sub.add_parser("serve", help="serve the simulator on 127.0.0.1, playing a scripted timeline")
@@ -271,6 +279,10 @@ def _dispatch(args: argparse.Namespace, console: Console) -> int:
         return run_report(
             args.repository, args.since, args.json, args.receipt_login, os.environ, sys.stdout, sys.stderr
         )
+    if args.command == "review":
+        from fullsend.app.commands.review import run_review
+
+        return run_review(args.url, args.file, os.environ, sys.stdin, sys.stdout, sys.stderr)
     if args.command == "simulator":
         from fullsend.app.commands.simulator import run_simulator_serve
 

@@ -28,6 +28,7 @@ from fullsend.core.model import (
     WorkflowRun,
 )
 from fullsend.core.report.tally import ItemComment
+from fullsend.core.review import PostedReview, ReviewDraft
 
 Credential = Literal["job", "role"]
 #: ``log(level, message)``: level ``info``/``done`` (a plain line), ``warning`` or ``error``; the one
@@ -92,6 +93,10 @@ class Forge(Protocol):
     def post_comment(self, number: int, body: str, credential: Credential = "role") -> Comment: ...
 
     def edit_comment(self, comment_id: int, body: str, credential: Credential = "role") -> Comment: ...
+
+    def post_review(self, number: int, draft: ReviewDraft) -> PostedReview:
+        """Post a pull-request review with line comments under the role token (``fullsend review``)."""
+        ...
 
     def viewer_login(self, credential: Credential) -> str:
         """The login a credential posts under (docs/architecture.md "Receipt reader")."""

@@ -32,6 +32,7 @@ class ItemsState(ActionsState):
         self._comment_item: dict[int, int] = {}
         self._edited_at: dict[int, str] = {}  # GraphQL lastEditedAt: set by an edit of the body
         self._reviews: dict[int, list[dict[str, Any]]] = {}
+        self._review_comments: dict[int, list[dict[str, Any]]] = {}  # review id -> its line comments
         self._heads: dict[int, list[dict[str, Any]]] = {}
         self._compares: dict[tuple[str, str], CompareAnswer] = {}
 
@@ -337,6 +338,16 @@ class ItemsState(ActionsState):
             review.update(extra)
             self._reviews.setdefault(number, []).append(review)
             return json_copy(review)
+
+    def add_review_comments(self, review_id: int, comments: list[dict[str, Any]]) -> None:
+        """Keep the line comments posted with review ``review_id`` (``path``, ``line``, ``side``, ``body``, …)."""
+        with self._lock:
+            self._review_comments.setdefault(review_id, []).extend(json_copy(comments))
+
+    def review_comments(self, review_id: int) -> list[dict[str, Any]]:
+        """Copies of the line comments posted with review ``review_id``, in request order."""
+        with self._lock:
+            return json_copy(self._review_comments.get(review_id, []))
 
     def _review_ids(self) -> list[int]:
         return [r["id"] for rs in self._reviews.values() for r in rs]

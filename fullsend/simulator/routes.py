@@ -17,6 +17,7 @@ from urllib.parse import quote, unquote
 
 from fullsend.core.model import parse_time
 from fullsend.simulator.query import created_filter, page_params, paginate
+from fullsend.simulator.review_routes import STATES, review_problem
 from fullsend.simulator.shapes import full_repo_json, public_user_json
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -224,6 +225,30 @@ def list_reviews(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
     return not_found() if reviews is None else _listing(sim, call, reviews, m["sub"], None)
 
 
+def create_review(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
+    """``POST …/pulls/{n}/reviews``: the review by the token's identity (``PENDING`` without an
+    ``event``), its line comments kept; 422 for what ``review_problem`` names."""
+    number = int(m["n"])
+    if sim.reviews(number) is None:
+        return not_found()
+    try:
+        doc = json.loads(call.body or b"{}")
+    except ValueError:
+        doc = None
+    if not isinstance(doc, dict):
+        return error(400, "Problems parsing JSON")
+    problem = review_problem(doc)
+    if problem:
+        return error(422, f"Unprocessable Entity: {problem}")
+    commit = doc["commit_id"] if isinstance(doc.get("commit_id"), str) else ""
+    kind = "Bot" if call.is_bot else "User"
+    review = sim.add_review(
+        number, call.login, STATES.get(doc.get("event") or "", "PENDING"), doc.get("body") or "", kind, commit
+    )
+    sim.add_review_comments(review["id"], doc.get("comments", []))
+    return Reply(200, review)
+
+
 def compare(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
     """``GET …/compare/{base}...{head}``: 404 for an unknown base."""
     base, sep, head = unquote(m["bh"]).partition("...")
@@ -274,6 +299,7 @@ ROUTES: tuple[tuple[str, re.Pattern[str], Handler], ...] = tuple(
         ("PATCH", r"(?P<sub>/issues/comments/(?P<id>\d+))", update_comment),
         ("DELETE", r"(?P<sub>/issues/comments/(?P<id>\d+))", delete_comment),
         ("GET", r"(?P<sub>/pulls/(?P<n>\d+)/reviews)", list_reviews),
+        ("POST", r"(?P<sub>/pulls/(?P<n>\d+)/reviews)", create_review),
         ("GET", r"(?P<sub>/compare/(?P<bh>.+))", compare),
         ("GET", r"/user", get_user),
         ("GET", r"/app", get_app),

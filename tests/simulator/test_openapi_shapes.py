@@ -150,6 +150,22 @@ CASES: list[tuple[str, str, str, str, str, Any]] = [
         None,
     ),
     (
+        "POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
+        "200",
+        "POST",
+        f"{R}/pulls/7/reviews",
+        APP_TOKEN,
+        {"body": "Two findings.", "event": "COMMENT", "comments": [{"path": "a.py", "line": 3, "body": "x"}]},
+    ),
+    (
+        "POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
+        "422",
+        "POST",
+        f"{R}/pulls/7/reviews",
+        APP_TOKEN,
+        {"event": "REQUEST_CHANGES"},
+    ),
+    (
         "GET /repos/{owner}/{repo}/compare/{basehead}",
         "200",
         "GET",

@@ -42,6 +42,7 @@ from fullsend.core.model import (
 )
 from fullsend.core.provenance.verdicts import order_listing
 from fullsend.core.report.tally import ItemComment
+from fullsend.core.review import PostedReview, ReviewDraft, review_request
 from fullsend.ports import Clock, Credential
 
 RUN_PAGES_MAX = 4  # a poll sees at most the newest 400 shim runs
@@ -323,6 +324,16 @@ class GitHubForge(LoginResolution):
         path = f"{self._base}/issues/{number}/comments"
         resp = self._t(credential).request("POST", path, body={"body": body}, bound=self._bound)
         return records.comment_record(wire.parse(wire.IssueComment, resp.data, f"POST {path}", resp.status))
+
+    def post_review(self, number: int, draft: ReviewDraft) -> PostedReview:
+        """``POST …/pulls/{n}/reviews`` under the role token (``review_request``: texts neutralised).
+        Raises ``ForgeError``: a 422 when GitHub refuses a line comment (not in the diff), and
+        ``MalformedResponse`` with the 2xx ``status`` when the review was made but the answer does
+        not describe it."""
+        path = f"{self._base}/pulls/{number}/reviews"
+        resp = self._t("role").request("POST", path, body=review_request(draft), bound=self._bound)
+        answer = wire.parse(wire.PostedReview, resp.data, f"POST {path}", resp.status)
+        return PostedReview(answer.id, answer.state, answer.html_url)
 
     def edit_comment(self, comment_id: int, body: str, credential: Credential = "role") -> Comment:
         """``PATCH …/issues/comments/{id}``; ``MalformedResponse`` (2xx status) as for a post."""

@@ -137,6 +137,14 @@ class Review(Wire):
     submitted_at: Time | None = None
 
 
+class PostedReview(Wire):
+    """The answer to ``POST …/pulls/{n}/reviews``."""
+
+    id: Id
+    state: str
+    html_url: str
+
+
 class Label(Wire):
     """An issue label; ``name`` absent ⇒ unknown (GitHub's label schema requires none of its fields)."""
 

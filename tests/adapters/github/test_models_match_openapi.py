@@ -48,6 +48,7 @@ READS: tuple[tuple[type[BaseModel], str, str, bool], ...] = (
     (wire.IssueComment, f"POST {R}/issues/{{issue_number}}/comments", "201", False),
     (wire.IssueComment, f"PATCH {R}/issues/comments/{{comment_id}}", "200", False),
     (wire.Review, f"GET {R}/pulls/{{pull_number}}/reviews", "200", True),
+    (wire.PostedReview, f"POST {R}/pulls/{{pull_number}}/reviews", "200", False),
     (wire.Comparison, f"GET {R}/compare/{{basehead}}", "200", False),
     (wire.AuthenticatedUser, "GET /user", "200", False),
     (wire.App, "GET /app", "200", False),
