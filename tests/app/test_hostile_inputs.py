@@ -38,9 +38,9 @@ def test_a_comment_with_a_lone_surrogate_is_steered_with_a_replacement_not_a_sto
 
 
 def test_an_unreadable_rate_limit_header_costs_one_poll_not_the_watch(tmp_path):
-    """PyGithub reads ``X-RateLimit-Reset`` with ``float()``: a non-ASCII value used to raise
-    inside it and stop the watch; now that one answer is a transient failure and the next poll
-    still steers the update that arrives after it."""
+    """A non-ASCII ``X-RateLimit-Reset`` once raised inside the HTTP library and stopped the
+    watch; now the answer is a limit without a readable reset (docs/rules.md#rate-limited: a
+    minute's wait) and the next poll still steers the update that arrives after it."""
     with GitHubSimulator() as sim:
         fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         fault = sim.fail(

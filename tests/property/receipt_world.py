@@ -50,7 +50,7 @@ from tests.property.turn_ends import TURN_LINES, iteration_end
 ORIGIN = "2026-09-03T10:01:00Z"
 WATCH_S = 50 * 60.0
 POLL_S = 30.0
-TIMEOUT_S = 3  # each request's timeout (whole seconds in PyGithub): what a ``timeout`` fault costs; a loaded
+TIMEOUT_S = 3  # each request's timeout (whole seconds): what a ``timeout`` fault costs; a loaded
 # machine never stalls a loopback answer that long, so no timeout happens unless one is injected
 HANG_S = TIMEOUT_S + 0.2  # how long a ``timeout`` fault keeps the answer back
 

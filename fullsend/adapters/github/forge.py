@@ -1,4 +1,4 @@
-"""The GitHub adapter: the only importer of PyGithub (through ``github_http``).
+"""The GitHub adapter: REST and GraphQL over one ``requests`` connection pool (``connection``).
 
 Implements ``fullsend.ports.Forge`` over two credentials (docs/architecture.md "GitHub
 access"): the job token for Actions reads and receipts, the role token for work-item reads
@@ -6,7 +6,7 @@ and the agent's own posts.  Every answer is checked at this seam (``wire``) and 
 frozen ``fullsend.core.model`` record (``records``); a malformed one is a ``MalformedResponse``
 naming the endpoint and the field.  Every request goes through its token's rate-limit policy
 (``ratelimit``), waiting within the bound the caller chose with :meth:`GitHubForge.bounded`.
-No PyGithub object leaves this package.  Base URLs come from ``GITHUB_API_URL`` /
+No ``requests`` object leaves this package.  Base URLs come from ``GITHUB_API_URL`` /
 ``GITHUB_GRAPHQL_URL``.
 """
 
@@ -21,6 +21,7 @@ from urllib.parse import quote
 from pydantic import BaseModel
 
 from fullsend.adapters.github import records, wire
+from fullsend.adapters.github.connection import Connections
 from fullsend.adapters.github.graphql import RECEIPT_VIEW_QUERY, GraphQLClient, receipt_page
 from fullsend.adapters.github.lite import LiteAnswer
 from fullsend.adapters.github.logins import INSTALLATION_PREFIX, LoginResolution
@@ -83,12 +84,13 @@ class GitHubForge(LoginResolution):
         job_policy = RateLimitPolicy(clock)
         role_policy = RateLimitPolicy(clock) if role_token else job_policy
         ready = prefetched or {}  # the fast skip's clean answers, per credential
+        pool = Connections()  # one HTTP stack: REST and GraphQL, both credentials, per thread
         self._http = {
-            "job": Transport(api_url, job_token, clock, timeout_s, job_policy),
-            "role": Transport(api_url, role_token, clock, timeout_s, role_policy) if role_token else None,
+            "job": Transport(api_url, job_token, clock, timeout_s, job_policy, pool),
+            "role": Transport(api_url, role_token, clock, timeout_s, role_policy, pool) if role_token else None,
         }
         self._graphql = {
-            "job": GraphQLClient(graphql_url, job_token, clock, timeout_s, job_policy, ready.get("job")),
+            "job": GraphQLClient(graphql_url, job_token, clock, timeout_s, job_policy, ready.get("job"), pool),
             "role": GraphQLClient(
                 graphql_url,
                 role_token or job_token,
@@ -96,6 +98,7 @@ class GitHubForge(LoginResolution):
                 timeout_s,
                 role_policy,
                 ready.get("role") if role_token else None,
+                pool,
             ),
         }
         self._bound = WaitBound()

@@ -1,7 +1,7 @@
 """GitHub's GraphQL API for the adapter: ``viewer { login }`` and the receipt view.
 
-One client per credential, posting to ``GITHUB_GRAPHQL_URL`` with ``requests`` (PyGithub's
-requester refuses a GraphQL URL outside the REST base, as on GHES).  Every query goes through
+One client per credential, posting to ``GITHUB_GRAPHQL_URL`` over the forge's connection pool
+(``fullsend.adapters.github.connection``: the same sessions as REST).  Every query goes through
 the token's rate-limit policy (``fullsend.adapters.github.ratelimit``); GitHub reports a GraphQL
 rate limit as HTTP 200 with an error of type ``RATE_LIMITED``, which counts as a limited answer.
 Answers are checked at the seam like REST ones (``fullsend.adapters.github.wire``): ``{"data":
@@ -15,13 +15,13 @@ the token acts as and every comment of the item with ``lastEditedAt`` (docs/rule
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Mapping
 from typing import Annotated, Any
 
 import requests
 from pydantic import Field
 
+from fullsend.adapters.github.connection import Connections
 from fullsend.adapters.github.lite import RECEIPT_VIEW_QUERY as RECEIPT_VIEW_QUERY  # re-exported
 from fullsend.adapters.github.lite import VIEWER_QUERY as VIEWER_QUERY  # re-exported
 from fullsend.adapters.github.lite import LiteAnswer, prefetch_key, request_body
@@ -95,7 +95,8 @@ class _DatabaseId(Wire):
 
 class GraphQLClient:
     """One credential's GraphQL endpoint.  ``query`` returns the ``data`` object or raises
-    ``ForgeError`` (``RateLimited``, ``MalformedResponse``; a query error names its message)."""
+    ``ForgeError`` (``RateLimited``, ``MalformedResponse``; a query error names its message).
+    ``connections`` is the forge's pool (shared with REST); a client alone makes its own."""
 
     def __init__(
         self,
@@ -105,18 +106,13 @@ class GraphQLClient:
         timeout_s: int,
         policy: RateLimitPolicy,
         prefetched: Mapping[str, LiteAnswer] | None = None,
+        connections: Connections | None = None,
     ) -> None:
         self._url, self._token, self._clock, self._timeout_s, self.policy = url, token, clock, timeout_s, policy
         # Answers the fast skip already read (docs/architecture.md "Fast skip"), each used once
         # in place of its first send: keyed by ``prefetch_key``.
         self._prefetched = dict(prefetched or {})
-        self._local = threading.local()  # one keep-alive session per thread: a Session is not shared across threads
-
-    def _session(self) -> requests.Session:
-        session: requests.Session | None = getattr(self._local, "session", None)
-        if session is None:
-            session = self._local.session = requests.Session()
-        return session
+        self._connections = connections or Connections()  # one kept-alive session per thread
 
     def query(self, name: str, query: str, variables: Mapping[str, Any] | None, bound: WaitBound) -> dict[str, Any]:
         """POST one query; ``name`` labels it in messages (``GraphQL viewer``)."""
@@ -149,12 +145,11 @@ class GraphQLClient:
         return envelope.data
 
     def _send(self, label: str, query: str, variables: Mapping[str, Any] | None) -> Answer:
-        body = request_body(query, variables)
+        data = json.dumps(request_body(query, variables))
+        headers = {"Authorization": f"Bearer {self._token}", "Content-Type": "application/json"}
         try:
-            resp = self._session().post(
-                self._url, json=body, timeout=self._timeout_s, headers={"Authorization": f"Bearer {self._token}"}
-            )
-        except requests.RequestException as exc:
+            resp = self._connections.send("POST", self._url, headers, data, self._timeout_s)
+        except (requests.RequestException, OSError) as exc:
             raise Transient(f"{label} failed: {type(exc).__name__}") from None
         if 500 <= resp.status_code <= 504:
             raise Transient(f"{label}: HTTP {resp.status_code}", resp.status_code)

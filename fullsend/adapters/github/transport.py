@@ -1,13 +1,19 @@
-"""HTTP transport for the GitHub adapter: PyGithub's ``Requester``, the rate-limit policy, conditional GETs.
+"""HTTP transport for the GitHub adapter: REST over ``requests``, the rate-limit policy, conditional GETs.
 
-PyGithub's own retry and throttling are switched off (docs/architecture.md "GitHub access"): its
-retry re-sends POSTs and sleeps behind the clock's back.  Every request goes through
+Requests go through the forge's :class:`~fullsend.adapters.github.connection.Connections` (one
+HTTP stack and pool with GraphQL: docs/architecture.md "GitHub access"); nothing repeats or
+sleeps behind the clock's back.  Every request goes through
 ``fullsend.adapters.github.ratelimit`` (GitHub's documented rule, waits through the injected
 ``Clock`` within the caller's ``WaitBound``).  GETs are also repeated on 500-504, lost
 connections and undecodable bodies (5 attempts); a write is repeated
 only after a rate-limited answer, which GitHub never processed.  Every failure surfaces as
 ``ForgeError`` (``NotFoundError`` on 404, ``RateLimited``, ``MalformedResponse`` for a 2xx write
 whose body is not JSON).
+
+URLs: a path (``/repos/…``) is put under the base URL's path (``/api/v3`` on GitHub Enterprise
+Server); an absolute URL (a ``Link`` page, a redirect) is sent as its path and query to the base
+URL's host, so the token never travels to a host ``GITHUB_API_URL`` does not name.  A 301 to
+the same scheme and host (a renamed repository) is followed, at most :data:`REDIRECTS_MAX` times.
 """
 
 from __future__ import annotations
@@ -17,9 +23,11 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import requests
 
+from fullsend.adapters.github.connection import Connections
 from fullsend.adapters.github.ratelimit import (
     Answer,
     RateLimitPolicy,
@@ -34,31 +42,44 @@ API_VERSION = "2022-11-28"  # WIRE: X-GitHub-Api-Version
 #: Said of a request whose connection was never made: a write in it did not happen.
 NOTHING_SENT = "no connection was made, so nothing was sent"
 DEFAULT_BOUND = WaitBound()
+ACCEPT = "application/vnd.github+json"  # WIRE: GitHub's media type
+REDIRECTS_MAX = 3  # 301s followed within one attempt
 
 
-def _requester(base_url: str, token: str, timeout_s: int) -> Any:
-    """PyGithub's ``Requester`` for one token, made on the first REST request: PyGithub loads
-    ``cryptography`` (about 0.15 s), and the queued run's skip over GraphQL sends no REST request."""
-    from github import Auth, Github
+class ApiBase:
+    """The REST base URL (``GITHUB_API_URL``): where a path or a server-given URL is sent."""
 
-    class _Bearer(Auth.Token):
-        """``Authorization: Bearer <token>`` (WIRE)."""
+    def __init__(self, base_url: str) -> None:
+        parts = urlsplit(base_url)
+        self.scheme, self.host = parts.scheme, parts.hostname or ""
+        self._origin = f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}"
+        self._prefix = parts.path.rstrip("/")
+        self.usable = parts.scheme in ("http", "https") and bool(self.host)
 
-        @property
-        def token_type(self) -> str:
-            return "Bearer"
+    def url(self, url: str, params: Mapping[str, Any] | None) -> str:
+        """The URL to send: ``/path`` under the base's path prefix; an absolute URL's path and
+        query on the base's scheme, host and port; ``params`` merged into the query."""
+        if url.startswith("/"):
+            path = self._prefix + url
+        else:
+            parts = urlsplit(url)
+            path = parts.path + (f"?{parts.query}" if parts.query else "")
+        return self._origin + with_parameters(path, params)
 
-    return Github(
-        auth=_Bearer(token) if token else None,
-        base_url=base_url,
-        timeout=timeout_s,
-        per_page=100,
-        retry=None,
-        seconds_between_requests=None,
-        seconds_between_writes=None,
-        lazy=True,
-        api_version=API_VERSION,
-    ).requester
+    def same_host(self, url: str) -> bool:
+        """True when ``url`` (a redirect's ``Location``) names the base's scheme and host."""
+        parts = urlsplit(url)
+        return not parts.netloc or (parts.scheme == self.scheme and (parts.hostname or "") == self.host)
+
+
+def with_parameters(path: str, params: Mapping[str, Any] | None) -> str:
+    """``path`` (with or without a query) with ``params`` merged into its query (``params``
+    win), sorted, booleans spelled ``true``/``false`` as GitHub expects."""
+    path, _, query = path.partition("?")
+    merged: dict[str, list[Any]] = dict(parse_qs(query))
+    merged.update({k: v if isinstance(v, list) else [v] for k, v in (params or {}).items()})
+    pairs = sorted((k, str(v).lower() if isinstance(v, bool) else v) for k, vs in merged.items() for v in vs)
+    return f"{path}?{urlencode(pairs)}" if pairs else path
 
 
 @dataclass(frozen=True)
@@ -75,26 +96,25 @@ class Transport:
 
     ``request`` returns a :class:`Response` for 2xx and 304, raises ``ForgeError`` otherwise.
     ``timeout_s`` bounds each attempt; the worst case of a GET is ``timeout_s × 5`` plus waits.
-    ``policy`` is the token's rate-limit memory (shared with its GraphQL client).
+    ``policy`` is the token's rate-limit memory (shared with its GraphQL client);
+    ``connections`` the forge's pool (shared with GraphQL and the other credential).
     """
 
     def __init__(
-        self, base_url: str, token: str, clock: Clock, timeout_s: int = 15, policy: RateLimitPolicy | None = None
+        self,
+        base_url: str,
+        token: str,
+        clock: Clock,
+        timeout_s: int = 15,
+        policy: RateLimitPolicy | None = None,
+        connections: Connections | None = None,
     ) -> None:
         self._clock = clock
         self.policy = policy or RateLimitPolicy(clock)
         self._etags: dict[str, tuple[str, Any, Mapping[str, str]]] = {}
         self._lock = threading.Lock()
-        self._connect = (base_url, token, timeout_s)
-        self._made: Any = None
-
-    @property
-    def requester(self) -> Any:
-        """PyGithub's ``Requester`` of this token (made on first use)."""
-        with self._lock:
-            if self._made is None:
-                self._made = _requester(*self._connect)
-            return self._made
+        self._base, self._token, self._timeout_s = ApiBase(base_url), token, timeout_s
+        self._connections = connections or Connections()
 
     def request(
         self,
@@ -126,27 +146,40 @@ class Transport:
         raise self._failure(verb, url, answer)
 
     def _send(self, verb: str, url: str, params: Mapping[str, Any] | None, body: Any, etag: str) -> Answer:
-        headers = {"Accept": "application/vnd.github+json"}
+        if not self._base.usable:
+            raise ForgeError(f"{verb} {url}: a URL outside the API base was refused", None)
+        target = self._base.url(url, params)
+        data = json.dumps(body) if body is not None else None
+        headers = {"Accept": ACCEPT, "X-GitHub-Api-Version": API_VERSION}
+        if self._token:
+            headers["Authorization"] = f"Bearer {self._token}"  # WIRE
         if etag:
             headers["If-None-Match"] = etag
-        requester = self.requester
-        from github import GithubException  # loaded with the requester
+        if data is not None:
+            headers["Content-Type"] = "application/json"
+        for _ in range(REDIRECTS_MAX + 1):
+            answer = self._exchange(verb, url, target, headers, data)
+            location = answer.headers.get("location", "")
+            if answer.status != 301 or not location:
+                break
+            if not self._base.same_host(location):
+                raise ForgeError(f"{verb} {url}: 301 to a host outside the API base, not followed", 301)
+            target = self._base.url(location, None)  # a renamed repository: same request, new path
+        if 500 <= answer.status <= 504 and verb == "GET":
+            raise Transient(f"{verb} {url}: {answer.status} {_message(answer.text) or 'server error'}", answer.status)
+        return answer
 
+    def _exchange(self, verb: str, url: str, target: str, headers: Mapping[str, str], data: str | None) -> Answer:
+        """One HTTP exchange; a failure without an answer is ``Transient`` (saying so when no
+        connection was made)."""
         try:
-            status, raw_headers, text = requester.requestJson(
-                verb, url, parameters=dict(params) if params else None, headers=headers, input=body
-            )
-        except (requests.RequestException, GithubException, OSError) as exc:
+            resp = self._connections.send(verb, target, headers, data, self._timeout_s)
+        except (requests.RequestException, OSError) as exc:
             unsent = f" ({NOTHING_SENT})" if _never_connected(exc) else ""
             raise Transient(f"{verb} {url} failed: {type(exc).__name__}{unsent}") from None
-        except (ValueError, OverflowError) as exc:  # PyGithub reads x-ratelimit-* with float(): a hostile header
-            raise Transient(f"{verb} {url}: an answer header could not be read ({str(exc)[:80]})") from None
-        except AssertionError:
-            raise ForgeError(f"{verb} {url}: a URL outside the API base was refused", None) from None
-        answer = Answer(status, {k.lower(): v for k, v in (raw_headers or {}).items()}, text or "")
-        if 500 <= status <= 504 and verb == "GET":
-            raise Transient(f"{verb} {url}: {status} {_message(answer.text) or 'server error'}", status)
-        return answer
+        except ValueError as exc:  # a header or status line the HTTP client could not read
+            raise Transient(f"{verb} {url}: the answer could not be read ({type(exc).__name__})") from None
+        return Answer(resp.status_code, {k.lower(): v for k, v in resp.headers.items()}, resp.text or "")
 
     def _decode(
         self, verb: str, url: str, answer: Answer, cached: tuple[str, Any, Mapping[str, str]] | None, key: str
@@ -177,19 +210,19 @@ def _never_connected(exc: BaseException) -> bool:
     from urllib3.exceptions import NewConnectionError
 
     seen: set[int] = set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        if isinstance(exc, (NewConnectionError, ConnectionRefusedError)):
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, (NewConnectionError, ConnectionRefusedError)):
             return True
-        reason = getattr(exc, "reason", None)
-        nested = exc.args[0] if isinstance(getattr(exc, "args", None), tuple) and exc.args else None
-        exc = (
-            reason
-            if isinstance(reason, BaseException)
-            else nested
-            if isinstance(nested, BaseException)
-            else exc.__context__  # type: ignore[assignment]
-        )
+        reason = getattr(current, "reason", None)
+        nested = current.args[0] if current.args else None
+        if isinstance(reason, BaseException):
+            current = reason
+        elif isinstance(nested, BaseException):
+            current = nested
+        else:
+            current = current.__context__
     return False
 
 
