@@ -14,15 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from fullsend.core.scalars import INT64_MAX as INT64_MAX  # re-exported
-from fullsend.core.scalars import created_query as created_query  # re-exported
-from fullsend.core.scalars import decimal_id as decimal_id  # re-exported
-from fullsend.core.scalars import format_time as format_time  # re-exported
-from fullsend.core.scalars import parse_time as parse_time  # re-exported
-from fullsend.core.watch.steer import DeliveredSteer as DeliveredSteer  # re-exported
-from fullsend.core.watch.steer import SteerMessage as SteerMessage  # re-exported
-from fullsend.core.watch.steer import SteerResult as SteerResult  # re-exported
-
 
 @dataclass(frozen=True)
 class ReferencedWorkflow:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote
 
-from fullsend.core.model import parse_time
+from fullsend.core.scalars import parse_time
 from fullsend.simulator.query import created_filter, page_params, paginate
 from fullsend.simulator.shapes import full_repo_json, public_user_json
 

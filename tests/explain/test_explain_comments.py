@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from fullsend.app.commands.explain.comments import why_context
-from fullsend.core.model import Comment, WorkflowRun, parse_time
+from fullsend.core.model import Comment, WorkflowRun
 from fullsend.core.provenance.verdicts import Verdict
+from fullsend.core.scalars import parse_time
 
 COMMAND = Comment(
     id=501,

@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from fullsend.adapters.github import records, wire
-from fullsend.core.model import Repo, WorkflowRun, parse_time
+from fullsend.core.model import Repo, WorkflowRun
+from fullsend.core.scalars import parse_time
 from fullsend.simulator.fixtures import (
     FIX_RUN_ID,
     REF,

@@ -26,8 +26,8 @@ from fullsend.core.model import (
     Repo,
     Review,
     WorkflowRun,
-    parse_time,
 )
+from fullsend.core.scalars import parse_time
 from fullsend.core.text.sanitize import runner_safe
 
 

@@ -11,8 +11,9 @@ from collections.abc import Set as AbstractSet
 from datetime import datetime
 from typing import Any
 
-from fullsend.core.model import Comment, Job, WorkflowRun, parse_time
+from fullsend.core.model import Comment, Job, WorkflowRun
 from fullsend.core.provenance.verdicts import MyRun, Verdict, judge_jobs, judge_record
+from fullsend.core.scalars import parse_time
 from fullsend.core.watch.start import my_run_facts
 from tests.core.provenance import prov_records as rest
 

@@ -11,12 +11,12 @@ import pytest
 
 from fullsend.app.action.preflight import PreflightFacts, check_head_reviewed, check_receipt, run_preflight
 from fullsend.app.action.receipt import PostState, post_receipt
+from fullsend.context import load_context
 from fullsend.core.model import Comment, WorkflowRun
 from fullsend.core.receipt.marker import Marker
 from fullsend.core.receipt.skips import RULE_HEAD_REVIEWED, RULE_RECEIPT
 from fullsend.core.scalars import parse_time
 from fullsend.errors import ForgeError, NotFoundError
-from fullsend.settings import load_context
 from tests.core.receipt.receipt_fakes import RB, A, FakeForge, LogSink, M, R, comment, forbidden, review
 
 JOB = "ghs_JOBTOKENVALUE"
