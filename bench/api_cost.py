@@ -23,8 +23,9 @@ import tempfile
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.action.preflight import check_receipt
 from fullsend.app.action.receipt import post_receipt
-from fullsend.core.model import Repo, parse_time
+from fullsend.core.model import Repo
 from fullsend.core.receipt.marker import Marker
+from fullsend.core.scalars import parse_time
 from fullsend.simulator.fixtures import JOB_TOKEN, ROLE_TOKEN, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 from tests.doubles.sim_replay import ReplaySession, VirtualClock

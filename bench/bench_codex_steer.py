@@ -34,7 +34,7 @@ from typing import Any
 
 from fullsend.adapters.runtimes.codex.appserver import CodexAppServerRuntime
 from fullsend.adapters.runtimes.codex.exec import CodexExecRuntime
-from fullsend.core.model import SteerMessage
+from fullsend.core.watch.steer import SteerMessage
 from fullsend.ports import AgentParams
 from tests.doubles.fake_model_server import Reply, ToolCall, texts_in
 from tests.doubles.fake_openai import FakeOpenAI, config_toml

@@ -18,11 +18,13 @@ import time
 import tracemalloc
 from datetime import UTC, datetime, timedelta
 
-from fullsend.core.delta.changes import build_delta, build_text
+from fullsend.core.delta.changes import build_delta
 from fullsend.core.delta.records import BaselineState, ForgeSnapshot
-from fullsend.core.model import Comment, CompareFile, Comparison, SteerMessage, WorkflowRun
+from fullsend.core.model import Comment, CompareFile, Comparison, WorkflowRun
 from fullsend.core.provenance.binding import authorizations
 from fullsend.core.text.envelope import render_envelope
+from fullsend.core.text.steertext import build_text
+from fullsend.core.watch.steer import SteerMessage
 from fullsend.wording import default_wording
 
 T0 = datetime(2026, 9, 3, 10, 0, tzinfo=UTC)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
 from fullsend.adapters.runtimes.codex.exec import CodexExecRuntime
-from fullsend.core.model import SteerMessage
+from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import NoSteerSession
 from fullsend.ports import AgentParams
 

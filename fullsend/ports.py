@@ -15,20 +15,10 @@ from typing import IO, Literal, Protocol
 
 from fullsend.core.agent_end import AgentEnd
 from fullsend.core.final_word import ToolDenial
-from fullsend.core.model import (
-    Comment,
-    Comparison,
-    Issue,
-    Job,
-    PullRequest,
-    Review,
-    RunListing,
-    SteerMessage,
-    SteerResult,
-    WorkflowRun,
-)
+from fullsend.core.model import Comment, Comparison, Issue, Job, PullRequest, Review, RunListing, WorkflowRun
 from fullsend.core.report.tally import ItemComment
 from fullsend.core.review import PostedReview, ReviewDraft
+from fullsend.core.watch.steer import SteerMessage, SteerResult
 
 Credential = Literal["job", "role"]
 #: ``log(level, message)``: level ``info``/``done`` (a plain line), ``warning`` or ``error``; the one

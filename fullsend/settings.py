@@ -1,5 +1,5 @@
-"""Action inputs (``INPUT_*`` only, pydantic-settings) and the GitHub context (``GITHUB_*``,
-read by ``fullsend.context`` and re-exported here).
+"""Action inputs (``INPUT_*`` only, pydantic-settings); the GitHub context (``GITHUB_*``) is
+read by ``fullsend.context``.
 
 docs/architecture.md "Inputs and settings".  Bad input raises
 ``fullsend.errors.InputError`` naming the input, the problem and the fix — never the value,
@@ -22,12 +22,6 @@ from pydantic_settings import (
     SettingsError,
 )
 
-from fullsend.context import GitHubContext as GitHubContext  # re-exported
-from fullsend.context import api_url_problem as api_url_problem  # re-exported
-from fullsend.context import dispatch_payload as dispatch_payload  # re-exported
-from fullsend.context import head_sha_from_event as head_sha_from_event  # re-exported
-from fullsend.context import item_from_event as item_from_event  # re-exported
-from fullsend.context import load_context as load_context  # re-exported
 from fullsend.core.agent_args import owned_flags_in, split_agent_args
 from fullsend.core.tokens.policy import mint_url_allowed, normalize_role
 from fullsend.errors import InputError

@@ -1,57 +1,18 @@
-"""Frozen records of what the forge reports, built tolerantly from REST JSON.
+"""Frozen records of what the forge reports.
 
-Every constructor here accepts the raw JSON dict GitHub returns and never raises on bad forge
-input (docs/architecture.md "GitHub access"): a missing field or a wrong type becomes the field's
-"unknown" value (empty string, ``None`` time, 0 id, empty tuple), and every later use of an
-unknown value fails safe (not fresh, not covered, not eligible, not a receipt).
+The GitHub adapter builds them from checked answers (``fullsend.adapters.github.records``).  A
+field GitHub did not give holds its "unknown" value (empty string, ``None`` time, 0 id, empty
+tuple), and every use of an unknown value fails safe (not fresh, not covered, not eligible, not a
+receipt; docs/architecture.md "GitHub access").
 
 Times are ``datetime`` in UTC or ``None`` for unknown ("zero time" in Go).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
-
-from fullsend.core.scalars import INT64_MAX as INT64_MAX  # re-exported
-from fullsend.core.scalars import created_query as created_query  # re-exported
-from fullsend.core.scalars import decimal_id as decimal_id  # re-exported
-from fullsend.core.scalars import format_time as format_time  # re-exported
-from fullsend.core.scalars import parse_time as parse_time  # re-exported
-from fullsend.core.watch.steer import DeliveredSteer as DeliveredSteer  # re-exported
-from fullsend.core.watch.steer import SteerMessage as SteerMessage  # re-exported
-from fullsend.core.watch.steer import SteerResult as SteerResult  # re-exported
-
-
-def _str(d: Mapping[str, Any], key: str) -> str:
-    v = d.get(key) if isinstance(d, Mapping) else None
-    return v if isinstance(v, str) else ""
-
-
-def _int(d: Mapping[str, Any], key: str) -> int:
-    v = d.get(key) if isinstance(d, Mapping) else None
-    if isinstance(v, bool) or not isinstance(v, int):
-        return 0
-    return v if -INT64_MAX - 1 <= v <= INT64_MAX else 0
-
-
-def _opt_str(d: Mapping[str, Any], key: str) -> str | None:
-    v = d.get(key) if isinstance(d, Mapping) else None
-    return v if isinstance(v, str) and v != "" else None
-
-
-def _user(d: Mapping[str, Any], key: str = "user") -> tuple[str, str]:
-    u = d.get(key) if isinstance(d, Mapping) else None
-    if not isinstance(u, Mapping):
-        return "", ""
-    return _str(u, "login"), _str(u, "type")
-
-
-def _list(d: Mapping[str, Any], key: str) -> list[Any]:
-    v = d.get(key) if isinstance(d, Mapping) else None
-    return v if isinstance(v, list) else []
 
 
 @dataclass(frozen=True)
@@ -61,12 +22,6 @@ class ReferencedWorkflow:
     path: str
     ref: str
     sha: str = ""
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> ReferencedWorkflow:
-        if not isinstance(d, Mapping):
-            d = {}
-        return cls(path=_str(d, "path"), ref=_str(d, "ref"), sha=_str(d, "sha"))
 
 
 @dataclass(frozen=True)
@@ -95,38 +50,6 @@ class WorkflowRun:
     head_sha: str = ""
     updated_at: datetime | None = None
 
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> WorkflowRun:
-        """Build from REST JSON; never raises (unknown fields get their unknown value)."""
-        if not isinstance(d, Mapping):
-            d = {}
-        prs = tuple(
-            n for n in (_int(p, "number") for p in _list(d, "pull_requests") if isinstance(p, Mapping)) if n > 0
-        )
-        chain = tuple(
-            ReferencedWorkflow.from_json(r) for r in _list(d, "referenced_workflows") if isinstance(r, Mapping)
-        )
-        actor, _ = _user(d, "actor")
-        trig, _ = _user(d, "triggering_actor")
-        return cls(
-            id=_int(d, "id"),
-            path=_str(d, "path"),
-            event=_str(d, "event"),
-            status=_str(d, "status"),
-            conclusion=_opt_str(d, "conclusion"),
-            created_at=parse_time(d.get("created_at")),
-            run_attempt=_int(d, "run_attempt"),
-            display_title=_str(d, "display_title"),
-            actor=actor,
-            triggering_actor=trig,
-            pull_requests=prs,
-            referenced_workflows=chain,
-            name=_str(d, "name"),
-            html_url=_str(d, "html_url"),
-            head_sha=_str(d, "head_sha"),
-            updated_at=parse_time(d.get("updated_at")),
-        )
-
 
 @dataclass(frozen=True)
 class RunListing:
@@ -147,18 +70,6 @@ class Job:
     status: str = ""
     conclusion: str | None = None
     run_attempt: int = 0
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> Job:
-        if not isinstance(d, Mapping):
-            d = {}
-        return cls(
-            id=_int(d, "id"),
-            name=_str(d, "name"),
-            status=_str(d, "status"),
-            conclusion=_opt_str(d, "conclusion"),
-            run_attempt=_int(d, "run_attempt"),
-        )
 
 
 def latest_attempt_jobs(jobs: Sequence[Job]) -> list[Job]:
@@ -202,23 +113,6 @@ class Comment:
     def author_is_app(self) -> bool:
         return self.author_type == "Bot"
 
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> Comment:
-        if not isinstance(d, Mapping):
-            d = {}
-        login, typ = _user(d)
-        return cls(
-            id=_int(d, "id"),
-            body=_str(d, "body"),
-            author=login,
-            author_type=typ,
-            created_at=parse_time(d.get("created_at")),
-            updated_at=parse_time(d.get("updated_at")),
-            created_at_raw=_str(d, "created_at"),
-            updated_at_raw=_str(d, "updated_at"),
-            html_url=_str(d, "html_url"),
-        )
-
 
 @dataclass(frozen=True)
 class Review:
@@ -235,21 +129,6 @@ class Review:
     @property
     def author_is_app(self) -> bool:
         return self.author_type == "Bot"
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> Review:
-        if not isinstance(d, Mapping):
-            d = {}
-        login, typ = _user(d)
-        return cls(
-            id=_int(d, "id"),
-            author=login,
-            author_type=typ,
-            state=_str(d, "state"),
-            body=_str(d, "body"),
-            submitted_at=parse_time(d.get("submitted_at")),
-            commit_id=_str(d, "commit_id"),
-        )
 
 
 @dataclass(frozen=True)
@@ -270,21 +149,6 @@ class Issue:
     html_url: str = ""
     created_at: datetime | None = None
 
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> Issue:
-        if not isinstance(d, Mapping):
-            d = {}
-        labels = tuple(sorted({_str(lab, "name") for lab in _list(d, "labels") if isinstance(lab, Mapping)} - {""}))
-        return cls(
-            number=_int(d, "number"),
-            title=_str(d, "title"),
-            body=_str(d, "body"),
-            labels=labels,
-            is_pull_request=isinstance(d.get("pull_request"), Mapping) if isinstance(d, Mapping) else False,
-            html_url=_str(d, "html_url"),
-            created_at=parse_time(d.get("created_at")),
-        )
-
 
 @dataclass(frozen=True)
 class PullRequest:
@@ -293,14 +157,6 @@ class PullRequest:
     number: int
     head_sha: str = ""
     html_url: str = ""
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> PullRequest:
-        if not isinstance(d, Mapping):
-            d = {}
-        head = d.get("head") if isinstance(d, Mapping) else None
-        sha = _str(head, "sha") if isinstance(head, Mapping) else ""
-        return cls(number=_int(d, "number"), head_sha=sha, html_url=_str(d, "html_url"))
 
 
 @dataclass(frozen=True)
@@ -314,20 +170,6 @@ class CompareFile:
     deletions: int = 0
     patch: str | None = None
 
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> CompareFile:
-        if not isinstance(d, Mapping):
-            d = {}
-        patch = d.get("patch") if isinstance(d, Mapping) else None
-        return cls(
-            filename=_str(d, "filename"),
-            status=_str(d, "status"),
-            previous_filename=_str(d, "previous_filename"),
-            additions=_int(d, "additions"),
-            deletions=_int(d, "deletions"),
-            patch=patch if isinstance(patch, str) else None,
-        )
-
 
 @dataclass(frozen=True)
 class Comparison:
@@ -337,17 +179,6 @@ class Comparison:
     ahead_by: int = 0
     behind_by: int = 0
     files: tuple[CompareFile, ...] = ()
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> Comparison:
-        if not isinstance(d, Mapping):
-            d = {}
-        return cls(
-            status=_str(d, "status"),
-            ahead_by=_int(d, "ahead_by"),
-            behind_by=_int(d, "behind_by"),
-            files=tuple(CompareFile.from_json(f) for f in _list(d, "files") if isinstance(f, Mapping)),
-        )
 
 
 @dataclass(frozen=True)

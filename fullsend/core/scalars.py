@@ -1,6 +1,6 @@
 """The forge's scalar encodings: RFC 3339 instants and base-10 ids (docs/architecture.md "GitHub access").
 
-Pure and tolerant like the records of ``fullsend.core.model``, which re-exports these names:
+Pure and tolerant like the records of ``fullsend.core.model``:
 anything that is not the exact form is the "unknown" value (``None`` time, 0 id), never an error.
 """
 

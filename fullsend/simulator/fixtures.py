@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from fullsend.core.model import parse_time
+from fullsend.core.scalars import parse_time
 from fullsend.simulator.server import GitHubSimulator
 
 FIX_RUN_ID = 33740015232

@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from fullsend.core.model import parse_time
+from fullsend.core.scalars import parse_time
 
 DEFAULT_PER_PAGE = 30
 MAX_PER_PAGE = 100

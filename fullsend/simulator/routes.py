@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote
 
-from fullsend.core.model import parse_time
+from fullsend.core.scalars import parse_time
 from fullsend.simulator.query import created_filter, page_params, paginate
 from fullsend.simulator.review_routes import STATES, review_problem
 from fullsend.simulator.shapes import full_repo_json, public_user_json

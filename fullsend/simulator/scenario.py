@@ -40,7 +40,7 @@ from typing import Any
 
 import yaml
 
-from fullsend.core.model import format_time
+from fullsend.core.scalars import format_time
 from fullsend.errors import ConfigError
 from fullsend.simulator.fixtures import FIX_HEAD, FIX_RUN_ID, StandardScenario, add_follow_up_run, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator

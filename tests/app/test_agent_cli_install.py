@@ -20,8 +20,8 @@ from pathlib import Path
 
 from fullsend.adapters.agentcli.fetch import COMPLETE_MARK
 from fullsend.adapters.agentcli.lock import Platform, plan_install
-from fullsend.core.model import format_time
 from fullsend.core.receipt.marker import receipt_body
+from fullsend.core.scalars import format_time
 from fullsend.simulator.fixtures import standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 from tests.app.e2e_helpers import run_entrypoint, runner_env

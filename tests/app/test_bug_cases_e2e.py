@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from fullsend.core.model import format_time
 from fullsend.core.receipt.marker import parse_marker
+from fullsend.core.scalars import format_time
 from fullsend.core.text.wire import OPENING_LINE
 from fullsend.simulator.fixtures import add_comment_follow_up, add_follow_up_run, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator

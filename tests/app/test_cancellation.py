@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from fullsend.core.model import format_time
+from fullsend.core.scalars import format_time
 from fullsend.simulator.fixtures import StandardScenario, add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 from tests.app.e2e_helpers import REPO_ROOT, parse_outputs, runner_env

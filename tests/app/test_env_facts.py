@@ -8,10 +8,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from fullsend.context import GitHubContext, head_sha_from_event
 from fullsend.core.model import Repo, WorkItem
 from fullsend.core.receipt.skips import review_bot_logins
 from fullsend.core.watch.settle import watch_deadline
-from fullsend.settings import GitHubContext, head_sha_from_event
 
 
 @pytest.mark.parametrize(

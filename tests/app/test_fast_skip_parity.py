@@ -20,8 +20,9 @@ from fullsend.app.action.fastskip import fast_skip
 from fullsend.app.action.plan import build_plan
 from fullsend.app.action.preflight import run_preflight
 from fullsend.app.action.tokens import acquire_role_token, capture_job_token
+from fullsend.context import load_context
 from fullsend.core.receipt.marker import receipt_body
-from fullsend.settings import load_context, load_inputs
+from fullsend.settings import load_inputs
 from fullsend.simulator.fixtures import JOB_LOGIN, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 from tests.app.e2e_helpers import runner_env

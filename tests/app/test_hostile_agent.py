@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from fullsend.adapters.capdrop import KEPT_CAPABILITIES
-from fullsend.core.model import format_time
+from fullsend.core.scalars import format_time
 from fullsend.simulator.fixtures import standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 from tests.app.e2e_helpers import run_entrypoint, runner_env

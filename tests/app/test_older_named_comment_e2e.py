@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
-from fullsend.core.model import parse_time
+from fullsend.core.scalars import parse_time
 from fullsend.simulator.fixtures import add_follow_up_run
 from fullsend.simulator.server import GitHubSimulator
 from tests.faults.fault_harness import new_scenario, queued_run_skips, receipts, run_in_process, runner_env

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from fullsend.core.model import format_time
+from fullsend.core.scalars import format_time
 from fullsend.simulator.fixtures import standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 from tests.app.e2e_helpers import REPO_ROOT, run_entrypoint, runner_env

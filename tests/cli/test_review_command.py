@@ -64,7 +64,14 @@ def test_a_review_with_two_line_comments_is_posted_on_the_head(sim, tmp_path: Pa
     )
     assert sim.review_comments(posted["id"]) == [
         {"path": "src/app.py", "line": 12, "side": "RIGHT", "body": "This can be None here."},
-        {"path": "src/db.py", "line": 5, "side": "LEFT", "body": "The old query leaked.", "start_line": 3, "start_side": "LEFT"},
+        {
+            "path": "src/db.py",
+            "line": 5,
+            "side": "LEFT",
+            "body": "The old query leaked.",
+            "start_line": 3,
+            "start_side": "LEFT",
+        },
     ]
 
 
@@ -84,10 +91,16 @@ def test_the_document_may_come_on_standard_input_and_markers_are_neutralised(sim
         ("[]", "the review document must be a JSON object"),
         ('{"event": "COMMENT"}', "a COMMENT review needs a body"),
         ('{"body": "x", "event": "MERGE"}', "review document, event:"),
-        ('{"body": "x", "comments": [{"path": "a.py", "body": "y"}]}', "review document, comments.0.line: Field required"),
+        (
+            '{"body": "x", "comments": [{"path": "a.py", "body": "y"}]}',
+            "review document, comments.0.line: Field required",
+        ),
         ('{"body": "x", "comments": [{"path": "a.py", "line": 0, "body": "y"}]}', "comments.0.line"),
         ('{"body": "x", "comments": [{"path": "a.py", "line": "3", "body": "y"}]}', "comments.0.line"),
-        ('{"body": "x", "comments": [{"path": "a.py", "line": 3, "start_line": 3, "body": "y"}]}', "start_line must be below line"),
+        (
+            '{"body": "x", "comments": [{"path": "a.py", "line": 3, "start_line": 3, "body": "y"}]}',
+            "start_line must be below line",
+        ),
         ('{"body": "x", "colour": "red"}', "review document, colour: Extra inputs are not permitted"),
     ],
 )
@@ -108,7 +121,12 @@ def test_a_missing_file_and_a_missing_token_are_exit_2(sim, tmp_path: Path):
 
 
 def test_a_review_github_refuses_is_exit_1_with_its_message(sim):
-    sim.fail("POST", r"/pulls/7/reviews$", 422, body={"message": "Unprocessable Entity", "errors": ["Line could not be resolved"]})
+    sim.fail(
+        "POST",
+        r"/pulls/7/reviews$",
+        422,
+        body={"message": "Unprocessable Entity", "errors": ["Line could not be resolved"]},
+    )
     proc = review(sim, stdin=json.dumps(TWO_FINDINGS))
     assert proc.returncode == 1, proc.stderr
     (line,) = proc.stderr.splitlines()
@@ -120,4 +138,6 @@ def test_a_lost_answer_says_the_review_may_exist(sim):
     sim.fail("POST", r"/pulls/7/reviews$", 502, body={"message": "Bad Gateway"})
     proc = review(sim, stdin=json.dumps(TWO_FINDINGS))
     assert proc.returncode == 1
-    assert proc.stderr.rstrip().endswith("it may have been posted all the same: look at the pull request before posting again")
+    assert proc.stderr.rstrip().endswith(
+        "it may have been posted all the same: look at the pull request before posting again"
+    )

@@ -26,8 +26,8 @@ import requests
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.github.mint import mint_for_run
 from fullsend.app.commands.simulator import MINT_PATH, OIDC_JWT, OIDC_REQUEST_TOKEN, run_simulator_serve
-from fullsend.core.model import parse_time
 from fullsend.core.receipt.marker import parse_marker
+from fullsend.core.scalars import parse_time
 from fullsend.core.text.wire import OPENING_LINE
 from fullsend.errors import ConfigError
 from fullsend.simulator.fixtures import FIX_RUN_ID, JOB_LOGIN, JOB_TOKEN, ROLE_LOGIN, ROLE_TOKEN

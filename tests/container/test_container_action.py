@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fullsend.core.model import format_time
 from fullsend.core.receipt.marker import parse_marker
+from fullsend.core.scalars import format_time
 from fullsend.core.text.wire import OPENING_LINE
 from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator

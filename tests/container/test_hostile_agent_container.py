@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fullsend.core.model import format_time
+from fullsend.core.scalars import format_time
 from fullsend.simulator.fixtures import standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 from tests.container.hostile_agent import HUNTER, hunt_env

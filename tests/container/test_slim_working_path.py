@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from fullsend.core.model import format_time
+from fullsend.core.scalars import format_time
 from fullsend.simulator.fixtures import standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 from tests.container.runner_container import RunnerDirs, action_inputs, container_env, record, run_container

@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from fullsend.adapters.clock import VirtualClock
 from fullsend.app.action.timeline import Timeline
 from fullsend.app.watch.watcher import WatchConfig, Watcher
-from fullsend.core.model import SteerMessage
 from fullsend.core.watch.start import StartRefused
+from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import ForgeError, SteerAfterSettle
 from fullsend.ports import Forge
 

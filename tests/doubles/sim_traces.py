@@ -19,7 +19,8 @@ from typing import Any
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.action.preflight import PreflightFacts
 from fullsend.app.watch.watcher import WatchConfig
-from fullsend.core.model import Repo, format_time
+from fullsend.core.model import Repo
+from fullsend.core.scalars import format_time
 from fullsend.core.watch import settle
 from fullsend.simulator.fixtures import (
     JOB_TOKEN,

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from fullsend.app.commands.explain.comments import why_context
-from fullsend.core.model import Comment, WorkflowRun, parse_time
+from fullsend.core.model import Comment, WorkflowRun
 from fullsend.core.provenance.verdicts import Verdict
+from fullsend.core.scalars import parse_time
 
 COMMAND = Comment(
     id=501,
@@ -13,14 +14,12 @@ COMMAND = Comment(
     created_at=parse_time("2026-09-03T10:05:00Z"),
     updated_at=parse_time("2026-09-03T10:05:00Z"),
 )
-RUN = WorkflowRun.from_json(
-    {
-        "id": 33740015300,
-        "run_attempt": 1,
-        "actor": {"login": "reviewer"},
-        "created_at": "2026-09-03T10:05:03Z",
-        "event": "issue_comment",
-    }
+RUN = WorkflowRun(
+    id=33740015300,
+    run_attempt=1,
+    actor="reviewer",
+    created_at=parse_time("2026-09-03T10:05:03Z"),
+    event="issue_comment",
 )
 ACCEPTED = {RUN.id: Verdict(RUN.id, "accept", "", "", "its Route job concluded success and selected my stage")}
 

@@ -26,8 +26,9 @@ from fullsend.adapters.github import forge as github_adapter
 from fullsend.app.action import lifecycle as run_module
 from fullsend.app.action.preflight import PreflightFacts, check_receipt
 from fullsend.app.action.timeline import Timeline
-from fullsend.core.model import Repo, format_time
+from fullsend.core.model import Repo
 from fullsend.core.receipt.marker import whole_body_receipt
+from fullsend.core.scalars import format_time
 from fullsend.simulator.fixtures import StandardScenario, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 

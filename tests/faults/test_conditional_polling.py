@@ -13,7 +13,8 @@ from collections.abc import Iterator
 import pytest
 
 from fullsend.adapters.github.forge import GitHubForge
-from fullsend.core.model import Repo, parse_time
+from fullsend.core.model import Repo
+from fullsend.core.scalars import parse_time
 from fullsend.simulator.fixtures import JOB_TOKEN, ROLE_TOKEN, add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 from tests.doubles.sim_replay import ReplaySession, VirtualClock

@@ -15,7 +15,7 @@ from contextlib import redirect_stdout
 from datetime import UTC, datetime
 from pathlib import Path
 
-from fullsend.core.model import SteerMessage
+from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import SteerAfterSettle
 from fullsend.simulator.fixtures import FIX_RUN_ID
 from tests.doubles.sim_group import POLICIES, replay, replay_steer_receipt

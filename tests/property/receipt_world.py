@@ -28,12 +28,13 @@ from fullsend.app.action.preflight import PreflightFacts, run_preflight
 from fullsend.app.action.timeline import Timeline
 from fullsend.app.watch.watcher import WatchConfig, Watcher
 from fullsend.core.agent_end import AgentEnd
-from fullsend.core.model import Repo, SteerMessage, parse_time
+from fullsend.core.model import Repo
 from fullsend.core.receipt.marker import Marker, whole_body_receipt
 from fullsend.core.receipt.skips import Skip
+from fullsend.core.scalars import parse_time
 from fullsend.core.tokens.reach import ReachVerdict
 from fullsend.core.watch.start import StartRefused
-from fullsend.core.watch.steer import SteerResult
+from fullsend.core.watch.steer import SteerMessage, SteerResult
 from fullsend.errors import ForgeError, SteerAfterSettle
 from fullsend.ports import AgentRunResult
 from fullsend.simulator.fixtures import (

@@ -6,7 +6,9 @@ from typing import Any
 
 import pytest
 
-from fullsend.core.model import Job, WorkflowRun, parse_time
+from fullsend.adapters.github import records, wire
+from fullsend.core.model import Repo, WorkflowRun
+from fullsend.core.scalars import parse_time
 from fullsend.simulator.fixtures import (
     FIX_RUN_ID,
     REF,
@@ -20,10 +22,15 @@ from fullsend.simulator.server import GitHubSimulator
 R = "/repos/org/repo"
 
 
+def read_run(data: Any) -> WorkflowRun:
+    """The run as the GitHub adapter reads it (checked by ``wire``, converted by ``records``)."""
+    return records.run_record(wire.parse(wire.WorkflowRun, data, "run"), Repo("org", "repo"))
+
+
 def test_FIX_my_run_jobs_and_pr(sim: GitHubSimulator, client: Any) -> None:
     fix = standard_pr_scenario(sim)
     job = client(sim, fix.job_token)
-    run = WorkflowRun.from_json(job.get(f"{R}/actions/runs/{FIX_RUN_ID}").json())
+    run = read_run(job.get(f"{R}/actions/runs/{FIX_RUN_ID}").json())
     assert (
         run.id,
         run.path,
@@ -47,7 +54,8 @@ def test_FIX_my_run_jobs_and_pr(sim: GitHubSimulator, client: Any) -> None:
     )
     assert run.created_at == parse_time("2026-09-03T10:00:00Z")
     assert [(r.path, r.ref, r.sha) for r in run.referenced_workflows] == [(REF["path"], REF["ref"], REF["sha"])]
-    jobs = [Job.from_json(j) for j in job.get(f"{R}/actions/runs/{FIX_RUN_ID}/jobs").json()["jobs"]]
+    page = wire.parse(wire.JobsPage, job.get(f"{R}/actions/runs/{FIX_RUN_ID}/jobs").json(), "jobs")
+    jobs = [records.job_record(j) for j in page.jobs]
     assert [(j.name, j.status, j.conclusion) for j in jobs] == [
         ("dispatch / Route", "completed", "success"),
         ("dispatch / Review", "in_progress", None),
@@ -72,7 +80,7 @@ def test_FIX_ACCEPT_JOBS_follow_up_with_comment_binding(sim: GitHubSimulator, gh
     comment, run = add_comment_follow_up(
         sim, "/fs-review please re-check the migration", created_at="2026-09-03T10:05:00Z"
     )
-    got = WorkflowRun.from_json(gh.get(f"{R}/actions/runs/{run['id']}").json())
+    got = read_run(gh.get(f"{R}/actions/runs/{run['id']}").json())
     assert got.display_title == f"org/repo#7 comment:{comment['id']}"
     assert (got.event, got.actor, got.pull_requests, got.status) == ("issue_comment", "reviewer", (), "in_progress")
     assert got.id > FIX_RUN_ID  # ids are monotonic (freshness tie-break, watcher §5.2 step 4)

@@ -22,8 +22,8 @@ from pydantic import BaseModel
 
 from fullsend.adapters.github import records, wire
 from fullsend.adapters.github.connection import Connections
-from fullsend.adapters.github.graphql import RECEIPT_VIEW_QUERY, GraphQLClient, receipt_page
-from fullsend.adapters.github.lite import LiteAnswer
+from fullsend.adapters.github.graphql import GraphQLClient, receipt_page
+from fullsend.adapters.github.lite import RECEIPT_VIEW_QUERY, LiteAnswer
 from fullsend.adapters.github.logins import INSTALLATION_PREFIX, LoginResolution
 from fullsend.adapters.github.ratelimit import RateLimitPolicy, WaitBound
 from fullsend.adapters.github.transport import Transport, next_link
@@ -37,13 +37,12 @@ from fullsend.core.model import (
     Review,
     RunListing,
     WorkflowRun,
-    created_query,
-    format_time,
     latest_attempt_jobs,
 )
 from fullsend.core.provenance.verdicts import order_listing
 from fullsend.core.report.tally import ItemComment
 from fullsend.core.review import PostedReview, ReviewDraft, review_request
+from fullsend.core.scalars import created_query, format_time
 from fullsend.ports import Clock, Credential
 
 RUN_PAGES_MAX = 4  # a poll sees at most the newest 400 shim runs

@@ -22,12 +22,11 @@ import requests
 from pydantic import Field
 
 from fullsend.adapters.github.connection import Connections
-from fullsend.adapters.github.lite import RECEIPT_VIEW_QUERY as RECEIPT_VIEW_QUERY  # re-exported
-from fullsend.adapters.github.lite import VIEWER_QUERY as VIEWER_QUERY  # re-exported
 from fullsend.adapters.github.lite import LiteAnswer, prefetch_key, request_body
 from fullsend.adapters.github.ratelimit import Answer, RateLimitPolicy, Transient, WaitBound, send_within_limits
 from fullsend.adapters.github.wire import Id, Time, Wire, parse
-from fullsend.core.model import Comment, decimal_id, parse_time
+from fullsend.core.model import Comment
+from fullsend.core.scalars import decimal_id, parse_time
 from fullsend.core.text.sanitize import runner_safe
 from fullsend.errors import ForgeError, MalformedResponse
 from fullsend.ports import Clock

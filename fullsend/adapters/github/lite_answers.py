@@ -16,7 +16,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from fullsend.adapters.github.lite import LiteAnswer, Undecided
-from fullsend.core.model import Comment, decimal_id, parse_time
+from fullsend.core.model import Comment
+from fullsend.core.scalars import decimal_id, parse_time
 from fullsend.core.text.sanitize import runner_safe
 
 GITHUB_ID_MAX = 2**53 - 1  # as fullsend.adapters.github.wire

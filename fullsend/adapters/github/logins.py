@@ -7,7 +7,8 @@ object, a login of the wrong type are causes like any failed request, never an e
 
 from __future__ import annotations
 
-from fullsend.adapters.github.graphql import VIEWER_QUERY, GraphQLClient, viewer_login
+from fullsend.adapters.github.graphql import GraphQLClient, viewer_login
+from fullsend.adapters.github.lite import VIEWER_QUERY
 from fullsend.adapters.github.ratelimit import WaitBound
 from fullsend.adapters.github.transport import Transport
 from fullsend.adapters.github.wire import App, AuthenticatedUser, parse

@@ -17,7 +17,7 @@ from typing import Any
 import requests
 import tenacity
 
-from fullsend.core.model import parse_time
+from fullsend.core.scalars import parse_time
 from fullsend.core.tokens.policy import TOKEN_FORMAT_RE, mint_url_allowed
 from fullsend.errors import ConfigError, MintError
 from fullsend.ports import Clock, Log

@@ -27,7 +27,7 @@ from datetime import UTC, datetime, timedelta
 
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
-from fullsend.core.model import format_time
+from fullsend.core.scalars import format_time
 from fullsend.errors import ForgeError, RateLimited
 from fullsend.ports import Clock
 

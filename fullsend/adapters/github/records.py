@@ -26,9 +26,9 @@ from fullsend.core.model import (
     Repo,
     Review,
     WorkflowRun,
-    parse_time,
 )
 from fullsend.core.report.tally import ItemComment
+from fullsend.core.scalars import parse_time
 from fullsend.core.text.sanitize import runner_safe
 
 

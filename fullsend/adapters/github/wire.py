@@ -22,7 +22,7 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from fullsend.core.model import parse_time
+from fullsend.core.scalars import parse_time
 from fullsend.errors import MalformedResponse
 
 GITHUB_ID_MAX = 2**53 - 1  # ids GitHub hands out fit a JavaScript number; a larger one is malformed

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from fullsend.core.model import SteerMessage
+from fullsend.core.watch.steer import SteerMessage
 
 PENDING, QUEUED, DELIVERED, REJECTED = "pending", "queued", "delivered", "rejected"
 

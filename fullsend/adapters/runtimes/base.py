@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from fullsend.adapters.runtimes.versions import CliVersions, Version
-from fullsend.core.model import SteerMessage
+from fullsend.core.watch.steer import SteerMessage
 from fullsend.ports import AgentParams, Runtime
 
 

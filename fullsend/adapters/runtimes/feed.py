@@ -20,9 +20,8 @@ from datetime import datetime
 from typing import Protocol
 
 from fullsend.adapters.runtimes.acks import DELIVERED, PENDING, QUEUED, REJECTED, Entry, delivered, match
-from fullsend.adapters.runtimes.registry import SessionRegistry  # noqa: F401 - re-exported
-from fullsend.core.model import SteerMessage, SteerResult
 from fullsend.core.text.sanitize import runner_safe
+from fullsend.core.watch.steer import SteerMessage, SteerResult
 from fullsend.errors import DuplicateSteer, FullsendError, SandboxError, SteerAfterSettle
 
 MAILBOX_NAME = "steer-inbox.ndjson"

@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from fullsend.adapters.runtimes.dialect import Aggregator, LiveDialect, StreamParser  # noqa: F401 - re-exported
+from fullsend.adapters.runtimes.dialect import Aggregator, LiveDialect
 from fullsend.adapters.runtimes.events import (
     QUEUED,
     AgentEvent,
@@ -39,11 +39,11 @@ from fullsend.adapters.runtimes.feed import (
     FEEDER_PID_NAME,
     MAILBOX_NAME,
     Now,
-    SessionRegistry,
     SteerFeed,
     _warn_stderr,
     default_render,
 )
+from fullsend.adapters.runtimes.registry import SessionRegistry
 from fullsend.adapters.runtimes.verdict import (
     error_text,
     judged_turn,
@@ -55,7 +55,7 @@ from fullsend.adapters.runtimes.versions import Version
 from fullsend.adapters.sandbox.local import env_with_sandbox_flag, local_sandbox_factory
 from fullsend.core.agent_end import EndVerdict
 from fullsend.core.final_word import ToolDenial, distinct_denials
-from fullsend.core.model import SteerMessage
+from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import FullsendError, NoSteerSession, SandboxError
 from fullsend.ports import AgentParams, AgentRunResult
 

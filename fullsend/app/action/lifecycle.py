@@ -23,6 +23,7 @@ from fullsend.app.action.plan import RunPlan, build_plan
 from fullsend.app.action.preflight import PreflightFacts, run_preflight
 from fullsend.app.action.timeline import Timeline
 from fullsend.app.action.tokens import Tokens, acquire_role_token, capture_job_token
+from fullsend.context import load_context
 from fullsend.core.final_word import denial_lines
 from fullsend.core.receipt.skips import SKIP_REASON_OUTPUT
 from fullsend.core.report.figures import RunFigures
@@ -31,7 +32,7 @@ from fullsend.core.tokens.policy import counts_as_minted
 from fullsend.errors import AgentCliError, ConfigError, ExitCode, MintError
 from fullsend.harness import harness_diagnostics
 from fullsend.ports import Clock, Log
-from fullsend.settings import load_context, load_inputs
+from fullsend.settings import load_inputs
 
 if TYPE_CHECKING:  # imported for real only once the pre-flight said "go on" (see _work)
     from fullsend.app.action.handoff import Handoff

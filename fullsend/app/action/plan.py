@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fullsend.adapters.agentcli.lock import installable
+from fullsend.context import GitHubContext, api_url_problem, head_sha_from_event, item_from_event
 from fullsend.core.model import Repo
 from fullsend.core.tokens.policy import ROLE_ALIASES
 from fullsend.errors import ConfigError, InputError
 from fullsend.harness import Harness, SteerBlock, load_harness, with_overrides
-from fullsend.settings import GitHubContext, Inputs, api_url_problem, head_sha_from_event, item_from_event
+from fullsend.settings import Inputs
 
 DEFAULT_CLIS = {"claude": "claude", "pi": "pi", "codex": "codex"}
 

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from enum import Enum
 
 from fullsend.app.action.preflight import CheckFailed, PreflightFacts, distinct_logins, redacting
-from fullsend.core.model import Comment, Repo, format_time
+from fullsend.core.model import Comment, Repo
 from fullsend.core.receipt.marker import Marker, normalize_ids, receipt_body
+from fullsend.core.scalars import format_time
 from fullsend.errors import ForgeError, MalformedResponse, RateLimited
 from fullsend.ports import Forge, Log
 

@@ -17,10 +17,10 @@ from fullsend.app.action.timeline import Timeline
 from fullsend.app.watch.watcher import Carry, WatchConfig, Watcher
 from fullsend.core.agent_end import AgentEnd
 from fullsend.core.final_word import ALLOW_FLAG, RULE_TOOL_DENIED, tool_label
-from fullsend.core.model import DeliveredSteer
 from fullsend.core.receipt.marker import Marker, marker_from
 from fullsend.core.tokens import exports
 from fullsend.core.watch.start import StartRefused
+from fullsend.core.watch.steer import DeliveredSteer
 from fullsend.errors import ForgeError
 from fullsend.ports import AgentParams, AgentRunResult, Clock, Forge, Log, Runtime
 

@@ -27,7 +27,7 @@ from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.gha import Console
 from fullsend.app.action.lifecycle import run_action
 from fullsend.app.action.timeline import Event, Timeline
-from fullsend.core.model import format_time
+from fullsend.core.scalars import format_time
 from fullsend.errors import ExitCode
 from fullsend.ports import Clock
 from fullsend.simulator.fixtures import StandardScenario, add_comment_follow_up, standard_pr_scenario

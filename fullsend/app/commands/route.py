@@ -24,11 +24,11 @@ from typing import Any, Protocol
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.gha import Console, write_outputs
 from fullsend.adapters.github.forge import GitHubForge
+from fullsend.context import api_url_problem
 from fullsend.core.model import Repo
 from fullsend.core.route.decision import RULE_ROLE_UNREADABLE, AskRole, Role, RouteDecision, decide
 from fullsend.core.route.event import RouteEvent, route_event
 from fullsend.errors import ConfigError, ExitCode, ForgeError, NotFoundError
-from fullsend.settings import api_url_problem
 
 DEFAULT_API_URL = "https://api.github.com"
 TOKEN_VARIABLES = ("INPUT_GITHUB_TOKEN", "GITHUB_TOKEN", "GH_TOKEN")

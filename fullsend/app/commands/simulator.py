@@ -32,7 +32,7 @@ from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 from fullsend.adapters.clock import SystemClock
-from fullsend.core.model import format_time
+from fullsend.core.scalars import format_time
 from fullsend.errors import ConfigError, ExitCode
 from fullsend.ports import Clock
 from fullsend.simulator.fixtures import ROLE_TOKEN, StandardScenario

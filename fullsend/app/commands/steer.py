@@ -26,9 +26,9 @@ from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.adapters.github.transport import NOTHING_SENT
 from fullsend.adapters.proc import ExecResult, run_command
+from fullsend.context import api_url_problem
 from fullsend.core.model import Repo
 from fullsend.errors import ExitCode, ForgeError, FullsendError, MalformedResponse, NotFoundError, SandboxError
-from fullsend.settings import api_url_problem
 
 #: ``--stage`` → the slash command the dispatch workflow routes (WIRE).
 STAGE_COMMANDS = {"review": "/fs-review", "fix": "/fs-fix", "triage": "/fs-triage"}

@@ -24,12 +24,16 @@ from datetime import datetime
 
 from fullsend.app.watch.reads import read_snapshot
 from fullsend.app.watch.state import WatchConfig, WatchPorts, WatchState
-from fullsend.core.delta.changes import Delta, TextResult, advance, build_delta, build_text
-from fullsend.core.model import DeliveredSteer, RunListing, SteerMessage, WorkflowRun, format_time
+from fullsend.core.delta.changes import advance, build_delta
+from fullsend.core.delta.records import Delta, TextResult
+from fullsend.core.model import RunListing, WorkflowRun
 from fullsend.core.provenance import verdicts as provenance
 from fullsend.core.provenance.binding import authorizations, observed_authorizations
+from fullsend.core.scalars import format_time
+from fullsend.core.text.steertext import build_text
 from fullsend.core.text.wire import AMENDMENT_EVENTS
 from fullsend.core.watch.settle import SESSION_CLOSED, Outcome
+from fullsend.core.watch.steer import DeliveredSteer, SteerMessage
 from fullsend.errors import ForgeError, RateLimited, SteerAfterSettle, SteerSessionLost, SteerUnsupported
 
 LISTING_PAGES = 4  # at most 4 pages …

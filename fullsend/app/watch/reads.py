@@ -19,8 +19,9 @@ from collections.abc import Set as AbstractSet
 from datetime import datetime
 from typing import Any
 
-from fullsend.core.delta.changes import BaselineState, ForgeSnapshot, needs_compare
+from fullsend.core.delta.changes import needs_compare
 from fullsend.core.delta.headmove import COMPARE_ERROR, COMPARE_NOT_FOUND
+from fullsend.core.delta.records import BaselineState, ForgeSnapshot
 from fullsend.core.model import Comparison
 from fullsend.core.provenance.verdicts import MyRun
 from fullsend.core.watch.start import MISSING_LABEL_NAME, StartRefused, check_own_run, my_run_facts, start_head_sha

@@ -11,7 +11,7 @@ import threading
 from datetime import datetime, timedelta
 
 from fullsend.app.watch.state import WatchPorts
-from fullsend.core.model import format_time
+from fullsend.core.scalars import format_time
 from fullsend.core.watch import settle
 
 SETTLE_TIMEOUT_S = 30.0  # the bound on settling the steerer

@@ -25,12 +25,13 @@ from fullsend.app.watch.inbox import TURN_END_BUFFER, Inbox
 from fullsend.app.watch.reads import read_my_run, read_start_baseline
 from fullsend.app.watch.settling import SETTLE_TIMEOUT_S, settle_steerer, settle_words
 from fullsend.app.watch.state import Carry, Log, WatchConfig, WatchPorts, WatchState
-from fullsend.core.model import DeliveredSteer, WorkflowRun
+from fullsend.core.model import WorkflowRun
 from fullsend.core.provenance.verdicts import MyRun
 from fullsend.core.text.prose import Wording
 from fullsend.core.watch import settle
 from fullsend.core.watch.settle import Outcome
 from fullsend.core.watch.start import MISSING_DISPLAY_TITLE, normalize_self_logins
+from fullsend.core.watch.steer import DeliveredSteer
 from fullsend.ports import Clock, Forge, Steerer
 from fullsend.wording import default_wording
 

@@ -17,7 +17,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from fullsend.core.delta.headmove import head_move_context
-from fullsend.core.delta.ownoutput import RULE_APP_MARKER, RULE_SELF_LOGIN, is_own_output
+from fullsend.core.delta.ownoutput import is_own_output
 from fullsend.core.delta.records import (
     KIND_COMMENT,
     KIND_HEAD,
@@ -32,26 +32,7 @@ from fullsend.core.delta.records import (
 from fullsend.core.model import Comment, Issue
 from fullsend.core.provenance.binding import Authorization, bind_triggers, binding_time, command_instruction
 from fullsend.core.text.prose import Wording
-from fullsend.core.text.steertext import build_text, truncate
 from fullsend.core.text.wire import NO_COMMENT
-
-__all__ = [
-    "RULE_APP_MARKER",
-    "RULE_SELF_LOGIN",
-    "BaselineState",
-    "Delta",
-    "DeltaItem",
-    "ForgeSnapshot",
-    "TextResult",
-    "advance",
-    "build_delta",
-    "build_text",
-    "diff_labels",
-    "eligible_comments",
-    "is_own_output",
-    "needs_compare",
-    "truncate",
-]
 
 
 def needs_compare(state: BaselineState, head_sha: str) -> bool:

@@ -23,7 +23,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from fullsend.core.model import Comment, WorkflowRun, decimal_id
+from fullsend.core.model import Comment, WorkflowRun
+from fullsend.core.scalars import decimal_id
 from fullsend.core.text.wire import AMENDMENT_EVENTS  # the single source
 
 #: Interval pairing window (``maxDispatchLag``; inclusive).

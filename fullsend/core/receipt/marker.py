@@ -21,8 +21,10 @@ from datetime import UTC, datetime
 
 from fullsend.core.agent_end import AgentEnd
 from fullsend.core.identity import Identity, from_rest, same_identity
-from fullsend.core.model import INT64_MAX, Comment, DeliveredSteer, decimal_id
+from fullsend.core.model import Comment
+from fullsend.core.scalars import INT64_MAX, decimal_id
 from fullsend.core.text.inert import inert
+from fullsend.core.watch.steer import DeliveredSteer
 
 #: The WIRE marker grammar: exact single spaces, lower-case, ``head=`` after ``consumed=``.
 MARKER_RE = re.compile(r"<!-- fullsend:steer consumed=([0-9,]*) head=([0-9a-fA-F]*) -->")

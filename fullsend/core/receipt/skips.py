@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from fullsend.core.model import Repo, Review, decimal_id, format_time
+from fullsend.core.model import Repo, Review
+from fullsend.core.scalars import decimal_id, format_time
 
 RULE_RECEIPT = "receipt-lists-my-run"
 RULE_HEAD_REVIEWED = "head-reviewed"

@@ -22,7 +22,7 @@ from fullsend.adapters.runtimes.live import _ActiveRun
 from fullsend.adapters.runtimes.pi.runtime import PiRuntime
 from fullsend.adapters.runtimes.pi.stream import PiAggregator, PiStreamParser, pi_input_line
 from fullsend.core.agent_end import AgentEnd
-from fullsend.core.model import SteerMessage
+from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import NoSteerSession
 from fullsend.ports import AgentParams
 from tests.adapters.runtimes.transport_helpers import FixedClock, RunThread, read_log, wait_for

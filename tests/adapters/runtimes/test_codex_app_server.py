@@ -36,8 +36,8 @@ from fullsend.adapters.runtimes.events import (
 )
 from fullsend.adapters.runtimes.feed import STEER_ENVELOPE_OPENING_LINE
 from fullsend.core.agent_end import AgentEnd
-from fullsend.core.model import SteerMessage
 from fullsend.core.watch.settle import DEFAULT_MIN_REMAINING, min_remaining_for
+from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import ConfigError, NoSteerSession
 from fullsend.ports import AgentParams
 from tests.adapters.runtimes.transport_helpers import RunThread, read_log, wait_for

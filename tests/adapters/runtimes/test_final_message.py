@@ -22,7 +22,7 @@ from fullsend.adapters.runtimes.codex.stream import CodexStreamParser
 from fullsend.adapters.runtimes.events import ResultEvent
 from fullsend.adapters.runtimes.pi.stream import PiStreamParser
 from fullsend.core.final_word import ToolDenial
-from fullsend.core.model import SteerMessage
+from fullsend.core.watch.steer import SteerMessage
 from fullsend.ports import AgentParams
 from tests.adapters.runtimes.transport_helpers import RunThread
 

@@ -12,7 +12,7 @@ from fullsend.adapters import proc
 from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
 from fullsend.adapters.runtimes.feed import MAILBOX_NAME, STEER_ENVELOPE_OPENING_LINE
 from fullsend.adapters.sandbox.local import LocalSandbox
-from fullsend.core.model import SteerMessage
+from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import DuplicateSteer, NoSteerSession, SteerAfterSettle
 from fullsend.ports import AgentParams
 from tests.adapters.runtimes.transport_helpers import RunThread, read_log, wait_for

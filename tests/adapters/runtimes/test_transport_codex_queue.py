@@ -21,7 +21,7 @@ from fullsend.adapters.runtimes.codex.loop import next_codex_turn
 from fullsend.adapters.runtimes.codex.queue import CodexSteerQueue, InterruptNotStopped, codex_turn_timeout
 from fullsend.adapters.runtimes.codex.stream import CodexSteerAggregator, CodexStreamParser
 from fullsend.adapters.runtimes.events import ResultEvent, iter_json_lines
-from fullsend.core.model import SteerMessage
+from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import NoSteerSession, SandboxError, SteerAfterSettle, SteerSessionLost
 from tests.adapters.runtimes.transport_helpers import FixedClock
 

@@ -10,7 +10,7 @@ from fullsend.adapters.runtimes.codex.interrupt import SettlePolicy
 from fullsend.adapters.runtimes.codex.loop import SESSION_LOST_NOTE, STOPPED_FOR_STEER_NOTE
 from fullsend.adapters.runtimes.feed import STEER_ENVELOPE_OPENING_LINE
 from fullsend.adapters.sandbox.local import LocalSandbox
-from fullsend.core.model import SteerMessage
+from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import NoSteerSession, SteerSessionLost
 from fullsend.ports import AgentParams
 from tests.adapters.runtimes.transport_helpers import RunThread, read_log, wait_for

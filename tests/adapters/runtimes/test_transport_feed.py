@@ -13,14 +13,14 @@ from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
 from fullsend.adapters.runtimes.claude.stream import claude_input_line
 from fullsend.adapters.runtimes.feed import (
     STEER_ENVELOPE_OPENING_LINE,
-    SessionRegistry,
     SteerFeed,
     append_command,
     seed_command,
     shell_quote,
     stop_feeder_command,
 )
-from fullsend.core.model import SteerMessage, SteerResult
+from fullsend.adapters.runtimes.registry import SessionRegistry
+from fullsend.core.watch.steer import SteerMessage, SteerResult
 from fullsend.errors import DuplicateSteer, NoSteerSession, SandboxError, SteerAfterSettle
 from tests.adapters.runtimes.transport_helpers import FixedClock
 

@@ -21,7 +21,7 @@ from fullsend.adapters.sandbox.openshell import (
     parse_phase,
     upload_argv,
 )
-from fullsend.core.model import SteerMessage
+from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import SandboxError
 
 # A short settle window, but room to confirm: each phase read starts the fake CLI, a Python

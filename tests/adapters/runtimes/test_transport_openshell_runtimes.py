@@ -26,7 +26,7 @@ from fullsend.adapters.runtimes.pi.runtime import PiDialect
 from fullsend.adapters.sandbox import sandbox_factory
 from fullsend.adapters.sandbox.local import LocalSandbox
 from fullsend.adapters.sandbox.openshell import OpenShellSandbox, workspace_env_text
-from fullsend.core.model import SteerMessage
+from fullsend.core.watch.steer import SteerMessage
 from fullsend.ports import AgentParams
 from tests.adapters.runtimes.transport_helpers import RunThread, read_log, wait_for
 

@@ -16,7 +16,7 @@ from fullsend.adapters.runtimes.events import ResultEvent, UserReplayEvent
 from fullsend.adapters.runtimes.feed import SteerFeed
 from fullsend.adapters.runtimes.pi.runtime import PI_FALLBACK_DECLINE, PiRuntime, new_session_id
 from fullsend.adapters.runtimes.pi.stream import PiStreamParser, pi_input_line
-from fullsend.core.model import SteerMessage
+from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import NoSteerSession, SandboxError, SteerAfterSettle, SteerUnsupported
 from fullsend.ports import AgentParams
 from tests.adapters.runtimes.transport_helpers import FixedClock, RunThread, read_log, wait_for

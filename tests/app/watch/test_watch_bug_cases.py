@@ -7,8 +7,8 @@ receipt once the runtime acknowledges it (spec/watcher.md §11.3).
 
 from __future__ import annotations
 
-from fullsend.core.model import DeliveredSteer
 from fullsend.core.watch.settle import Outcome
+from fullsend.core.watch.steer import DeliveredSteer
 from fullsend.simulator.fixtures import FIX_RUN_ID, add_follow_up_run
 from tests.app.watch.watch_support import LISTING, Rig, finish, run_watch
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from fullsend.core.model import SteerMessage
+from fullsend.core.watch.steer import SteerMessage
 from fullsend.simulator.fixtures import add_follow_up_run
 from tests.app.watch.watch_support import Rig, finish, run_watch
 

@@ -8,7 +8,7 @@ too, without handing my run its own triggering comment.
 
 from __future__ import annotations
 
-from fullsend.core.model import format_time
+from fullsend.core.scalars import format_time
 from fullsend.core.watch.settle import Outcome
 from fullsend.simulator.fixtures import FIX_CREATED_AT, add_follow_up_run
 from tests.app.watch.watch_support import Rig

@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 
 from fullsend.app.watch.watcher import Carry
-from fullsend.core.model import DeliveredSteer
 from fullsend.core.watch.settle import Outcome
+from fullsend.core.watch.steer import DeliveredSteer
 from fullsend.errors import SteerAfterSettle, SteerSessionLost, SteerUnsupported
 from fullsend.simulator.fixtures import add_follow_up_run
 from tests.app.watch.watch_support import CANDIDATE_AT, LISTING, Rig, at, finish, run_watch

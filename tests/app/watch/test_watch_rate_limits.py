@@ -12,7 +12,7 @@ from datetime import timedelta
 
 import pytest
 
-from fullsend.core.model import format_time
+from fullsend.core.scalars import format_time
 from fullsend.core.watch.settle import Outcome
 from fullsend.simulator.server import GitHubSimulator
 from tests.app.watch.watch_support import CLOCK_ORIGIN, LISTING, Rig, at, finish, make_rig, run_watch

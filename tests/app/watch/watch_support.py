@@ -19,7 +19,9 @@ from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.action.timeline import Timeline
 from fullsend.app.watch.watcher import Carry, WatchConfig, Watcher
-from fullsend.core.model import Repo, SteerMessage, parse_time
+from fullsend.core.model import Repo
+from fullsend.core.scalars import parse_time
+from fullsend.core.watch.steer import SteerMessage
 from fullsend.simulator.fixtures import (
     FIX_RUN_ID,
     JOB_TOKEN,

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from fullsend.core.delta.changes import advance, build_delta, build_text
+from fullsend.core.delta.changes import advance, build_delta
 from fullsend.core.delta.records import ForgeSnapshot
 from fullsend.core.model import CompareFile, Comparison
+from fullsend.core.text.steertext import build_text
 from tests.core.text.envelope_support import FIX_SELF, at, auth, comment, issue, issue_state, pr_snap, pr_state, run
 
 BATCH = [run(9, event="issues")]

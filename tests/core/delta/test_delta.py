@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import timedelta
 
-from fullsend.core.delta.changes import build_delta, build_text, diff_labels, eligible_comments, needs_compare
+from fullsend.core.delta.changes import build_delta, diff_labels, eligible_comments, needs_compare
 from fullsend.core.delta.records import ForgeSnapshot
 from fullsend.core.provenance.binding import authorizations, observed_authorizations
+from fullsend.core.text.steertext import build_text
 from tests.core.text.envelope_support import (
     FIX_SELF,
     at,

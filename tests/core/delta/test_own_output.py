@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fullsend.core.delta.changes import is_own_output
+from fullsend.core.delta.ownoutput import is_own_output
 
 SELF = frozenset(["fullsend-ai-review[bot]", "org-review[bot]", "fullsend-ai-review[bot]"])
 STATUS = "<!-- fullsend:agent-status:run-1 -->\nStarted"

@@ -1,7 +1,7 @@
 """Shared fixtures for the provenance tests: spec/watcher.md §16.0 (FIX) and bug-cases.md conventions.
 
-Records are built through the model's tolerant ``from_json`` constructors, as the GitHub adapter
-builds them, so the tests also exercise the REST field names.
+Records are built from REST-shaped dicts by ``prov_records``, so the fixtures keep GitHub's field
+names and can hold the unknown values the core must fail safe on.
 """
 
 from __future__ import annotations
@@ -11,9 +11,11 @@ from collections.abc import Set as AbstractSet
 from datetime import datetime
 from typing import Any
 
-from fullsend.core.model import Comment, Job, WorkflowRun, parse_time
+from fullsend.core.model import Comment, Job, WorkflowRun
 from fullsend.core.provenance.verdicts import MyRun, Verdict, judge_jobs, judge_record
+from fullsend.core.scalars import parse_time
 from fullsend.core.watch.start import my_run_facts
+from tests.core.provenance import prov_records as rest
 
 # --- spec/watcher.md §16.0 (FIX) -------------------------------------------------------------
 
@@ -56,12 +58,10 @@ def t(clock: str, day: str = "2026-09-03") -> datetime:
 
 def jobs(*specs: tuple[str, str, str | None]) -> list[Job]:
     """Jobs from (name, status, conclusion) triples."""
-    return [
-        Job.from_json({"id": i + 100, "name": n, "status": s, "conclusion": c}) for i, (n, s, c) in enumerate(specs)
-    ]
+    return [rest.job({"id": i + 100, "name": n, "status": s, "conclusion": c}) for i, (n, s, c) in enumerate(specs)]
 
 
-ACCEPT_JOBS = [Job.from_json(j) for j in ACCEPT_JOBS_JSON]
+ACCEPT_JOBS = [rest.job(j) for j in ACCEPT_JOBS_JSON]
 
 
 def candidate_json(**changes: Any) -> dict[str, Any]:
@@ -89,15 +89,15 @@ def candidate_json(**changes: Any) -> dict[str, Any]:
 
 def C(**changes: Any) -> WorkflowRun:
     """A candidate run of §16.0 with the given changes."""
-    return WorkflowRun.from_json(candidate_json(**changes))
+    return rest.workflow_run(candidate_json(**changes))
 
 
 def me_fix(display_title: str = "org/repo#7") -> MyRun:
     """Start on FIX: freshAfter 10:00:00Z, route "dispatch / Route", stage "dispatch / Review"."""
-    run = WorkflowRun.from_json({**MY_RUN_JSON, "display_title": display_title})
+    run = rest.workflow_run({**MY_RUN_JSON, "display_title": display_title})
     me, _ = my_run_facts(
         run,
-        [Job.from_json(j) for j in MY_JOBS_JSON],
+        [rest.job(j) for j in MY_JOBS_JSON],
         run_name="org/repo#7",
         item_number=7,
         started_at=t("10:00:00"),
@@ -126,8 +126,8 @@ BC_MY_RUN_JSON: dict[str, Any] = {
     "referenced_workflows": [REUSABLE],
 }
 BC_MY_JOBS = [
-    Job.from_json({"id": 1, "name": "dispatch / Route", "status": "completed", "conclusion": "success"}),
-    Job.from_json({"id": 2, "name": "dispatch / Review", "status": "in_progress", "conclusion": None}),
+    rest.job({"id": 1, "name": "dispatch / Route", "status": "completed", "conclusion": "success"}),
+    rest.job({"id": 2, "name": "dispatch / Review", "status": "in_progress", "conclusion": None}),
 ]
 
 
@@ -138,7 +138,7 @@ def bt(clock: str) -> datetime:
 
 def me_bc(display_title: str = "acme/widget#42") -> MyRun:
     """Start on the bug-cases MY_RUN (item PR #42)."""
-    run = WorkflowRun.from_json({**BC_MY_RUN_JSON, "display_title": display_title})
+    run = rest.workflow_run({**BC_MY_RUN_JSON, "display_title": display_title})
     me, _ = my_run_facts(
         run, BC_MY_JOBS, run_name="acme/widget#42", item_number=42, started_at=None, stage_hints=["review"]
     )
@@ -160,7 +160,7 @@ def bc_run(**fields: Any) -> WorkflowRun:
             base[key] = {"login": base[key]}
     if isinstance(base.get("created_at"), str) and len(base["created_at"]) <= 9:
         base["created_at"] = f"2026-09-18T{base['created_at']}"
-    return WorkflowRun.from_json(base)
+    return rest.workflow_run(base)
 
 
 def comment(
@@ -175,7 +175,7 @@ def comment(
     }
     if updated is not None:
         data["updated_at"] = f"{day}T{updated}Z"
-    return Comment.from_json(data)
+    return rest.comment(data)
 
 
 # --- a poll, as the watcher loop will run it -----------------------------------------------------

@@ -7,6 +7,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from fullsend.core.model import Job, WorkflowRun
+from tests.core.provenance import prov_records as rest
 from tests.core.provenance.prov_fixtures import MY_ID, REF, candidate_json
 
 ROUTE, STAGE = "dispatch / Route", "dispatch / Review"
@@ -82,7 +83,7 @@ def good_run(draw: Any) -> dict[str, Any]:
 
 
 def job(name: str, status: str | None, conclusion: str | None, job_id: int = 0) -> Job:
-    return Job.from_json({"id": job_id, "name": name, "status": status, "conclusion": conclusion})
+    return rest.job({"id": job_id, "name": name, "status": status, "conclusion": conclusion})
 
 
 decoys = st.lists(
@@ -127,7 +128,7 @@ def any_run(draw: Any) -> WorkflowRun:
         data["path"] = draw(st.sampled_from([".github/workflows/ci.yml", "", None, ".github/workflows/Fullsend.yml"]))
     if draw(rarely):
         data["id"] = draw(st.sampled_from([MY_ID, 0, -1, None, MY_ID - 1]))
-    return WorkflowRun.from_json(data)
+    return rest.workflow_run(data)
 
 
 chain_entry = st.fixed_dictionaries(

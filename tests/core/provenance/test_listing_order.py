@@ -7,15 +7,14 @@ import pytest
 
 from fullsend.core.model import WorkflowRun
 from fullsend.core.provenance.verdicts import order_listing
+from fullsend.core.scalars import parse_time
 
 CREATED = "2026-09-03T10:05:00Z"
 
 
 def run(run_id: int, status: str, updated_at: str | None, created_at: str = CREATED) -> WorkflowRun:
-    record = {"id": run_id, "status": status, "created_at": created_at}
-    if updated_at is not None:
-        record["updated_at"] = updated_at
-    return WorkflowRun.from_json(record)
+    updated = parse_time(updated_at) if updated_at is not None else None
+    return WorkflowRun(id=run_id, status=status, created_at=parse_time(created_at), updated_at=updated)
 
 
 @pytest.mark.parametrize(

@@ -21,6 +21,7 @@ from fullsend.core.provenance.binding import (
 )
 from fullsend.core.provenance.verdicts import judge_jobs, judge_record
 from fullsend.core.watch.start import StartRefused, check_own_run, my_run_facts
+from tests.core.provenance import prov_records as rest
 from tests.core.provenance.prov_fixtures import BC_MY_RUN_JSON, REUSABLE, bc_run, comment, jobs, judge, me_bc
 
 ME = me_bc()
@@ -63,8 +64,8 @@ def _bc01(route_1001: str = "success") -> tuple[WorkflowRun, list[Job], Workflow
         pull_requests=[{"number": 42}],
     )
     j1002 = [
-        Job.from_json({"id": 7, "name": "dispatch / Route", "conclusion": "success"}),
-        Job.from_json({"id": 8, "name": "dispatch / Review", "status": "queued", "conclusion": None}),
+        rest.job({"id": 7, "name": "dispatch / Route", "conclusion": "success"}),
+        rest.job({"id": 8, "name": "dispatch / Review", "status": "queued", "conclusion": None}),
     ]
     return r1001, j1001, r1002, j1002
 
@@ -101,7 +102,7 @@ def test_BC01_negative_route_failure() -> None:
 
 
 def _fork_run(title: str) -> WorkflowRun:
-    return WorkflowRun.from_json(
+    return rest.workflow_run(
         {
             "id": 1101,
             "path": ".github/workflows/fullsend.yaml",
@@ -332,7 +333,7 @@ def test_BC09_start_refuses_ambiguous_own_jobs(my_jobs: list) -> None:
     """BC-09: Start refuses when my own run has two jobs carrying the Route or the stage job name."""
     with pytest.raises(StartRefused):
         my_run_facts(
-            WorkflowRun.from_json(BC_MY_RUN_JSON),
+            rest.workflow_run(BC_MY_RUN_JSON),
             jobs(*my_jobs),
             run_name="acme/widget#42",
             item_number=42,
@@ -344,7 +345,7 @@ def test_BC09_start_refuses_ambiguous_own_jobs(my_jobs: list) -> None:
 def test_BC09_own_chain_required() -> None:
     """BC-09 / §3: my own run without referenced_workflows refuses Start."""
     with pytest.raises(StartRefused):
-        check_own_run(WorkflowRun.from_json({**BC_MY_RUN_JSON, "referenced_workflows": []}), "acme/widget#42")
+        check_own_run(rest.workflow_run({**BC_MY_RUN_JSON, "referenced_workflows": []}), "acme/widget#42")
 
 
 # --- BC-10 -----------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tests.core.provenance.prov_strategies as S
-from fullsend.core.model import Comment, Job, WorkflowRun
+from fullsend.core.model import Job, WorkflowRun
 from fullsend.core.provenance.binding import (
     authorizations,
     bind_triggers,
@@ -32,6 +32,7 @@ from fullsend.core.provenance.verdicts import (
     same_chain,
 )
 from fullsend.core.watch.start import StartRefused, check_own_run, resolve_route_job, resolve_stage_job
+from tests.core.provenance import prov_records as rest
 from tests.core.provenance.prov_fixtures import MY_ID, judge, me_fix
 
 ME = me_fix()
@@ -56,7 +57,7 @@ def _break_route(draw: Any, listed: list[Job]) -> list[Job]:
 @given(S.good_run(), S.good_jobs())
 def test_good_run_is_accepted(data: dict[str, Any], listed: list[Job]) -> None:
     """Sanity for the next property: a run with every required fact is accepted."""
-    assert judge(WorkflowRun.from_json(data), listed, ME).outcome == "accept"
+    assert judge(rest.workflow_run(data), listed, ME).outcome == "accept"
 
 
 @FAST
@@ -74,7 +75,7 @@ def test_missing_any_one_fact_is_never_accepted(data: dict[str, Any], listed: li
         data["created_at"] = when
         if when == "2026-09-03T10:00:00Z":
             data["id"] = d.draw(st.integers(min_value=1, max_value=MY_ID - 1))
-    verdict = judge(WorkflowRun.from_json(data), listed, ME)
+    verdict = judge(rest.workflow_run(data), listed, ME)
     assert verdict.outcome != "accept"
     assert verdict.rule_id in RULE_IDS
 
@@ -225,7 +226,7 @@ junk_jobs = st.lists(
     ),
     max_size=4,
 )
-# Comment items are dicts here: Comment.from_json on a non-dict raises (reported to the lead).
+# Comment items are dicts here, as every item of a comment listing is.
 junk_comment = st.one_of(
     st.dictionaries(st.text(max_size=6), S.json_junk, max_size=3),
     st.fixed_dictionaries(
@@ -244,8 +245,8 @@ junk_comment = st.one_of(
 @given(st.lists(junk_run(), min_size=1, max_size=4), junk_jobs, st.lists(junk_comment, max_size=4))
 def test_bad_forge_input_never_raises(runs_json: list, jobs_json: list, comments_json: list) -> None:
     """Missing fields, wrong types and unparseable times are a named reject or pending, never an exception."""
-    runs = [WorkflowRun.from_json(r) for r in runs_json]  # type: ignore[arg-type]
-    listed = [Job.from_json(j) for j in jobs_json]  # type: ignore[arg-type]
+    runs = [rest.workflow_run(r) for r in runs_json]  # type: ignore[arg-type]
+    listed = [rest.job(j) for j in jobs_json]  # type: ignore[arg-type]
     for run in runs:
         verdict = judge(run, listed, ME)
         assert verdict.outcome in ("accept", "reject", "pending")
@@ -253,7 +254,7 @@ def test_bad_forge_input_never_raises(runs_json: list, jobs_json: list, comments
         assert verdict.outcome == "accept" or verdict.rule_id in RULE_IDS
         assert verdict.log_line()
         parse_title(run.display_title)
-    comments = [Comment.from_json(c) for c in comments_json]  # type: ignore[arg-type]
+    comments = [rest.comment(c) for c in comments_json]  # type: ignore[arg-type]
     bind_triggers(comments, authorizations(runs), observed_authorizations(runs))
     for c in comments:
         command_instruction(c.body)
@@ -273,7 +274,7 @@ def test_bad_forge_input_never_raises(runs_json: list, jobs_json: list, comments
 @given(st.lists(junk_comment, max_size=6), st.lists(S.any_run(), max_size=6))
 def test_binding_only_binds_authorized_runs(comments_json: list, runs: list[WorkflowRun]) -> None:
     """§7.4: bound and unbound runs partition the batch's authorized runs; observed-only runs never bind."""
-    comments = [Comment.from_json(c) for c in comments_json]  # type: ignore[arg-type]
+    comments = [rest.comment(c) for c in comments_json]  # type: ignore[arg-type]
     half = len(runs) // 2
     auths = authorizations(runs[:half])
     binding = bind_triggers(comments, auths, observed_authorizations(runs))

@@ -24,6 +24,7 @@ from fullsend.core.watch.start import (
     resolve_route_job,
     resolve_stage_job,
 )
+from tests.core.provenance import prov_records as rest
 from tests.core.provenance.prov_fixtures import ACCEPT_JOBS, MY_ID, MY_RUN_JSON, C, jobs, judge, me_fix, t
 
 ME = me_fix()
@@ -108,7 +109,7 @@ def test_P14_title_with_comment_id() -> None:
 
 def test_P16_own_title_empty_switches_title_binding_off() -> None:
     """P16: my own run titled "" → Start succeeds, title binding off, title-only runs rejected `item`."""
-    run_name, notes = check_own_run(WorkflowRun.from_json({**MY_RUN_JSON, "display_title": ""}), "org/repo#7")
+    run_name, notes = check_own_run(rest.workflow_run({**MY_RUN_JSON, "display_title": ""}), "org/repo#7")
     assert run_name == "" and len(notes) == 1 and "title" in notes[0].lower()
     me = me_fix(display_title="")
     assert me.run_name == ""
@@ -130,7 +131,7 @@ FRESH = [
 @pytest.mark.parametrize(("vector", "run_id", "created", "fresh"), FRESH, ids=[f[0] for f in FRESH])
 def test_freshness_vectors(vector: str, run_id: int, created: str, fresh: bool) -> None:
     """F1-F6: strictly after, or the same second with a larger id; unparseable is never fresh."""
-    my_run = WorkflowRun.from_json(MY_RUN_JSON)
+    my_run = rest.workflow_run(MY_RUN_JSON)
     me = MyRun(
         MY_ID,
         ME.path,
@@ -149,7 +150,7 @@ def test_freshness_vectors(vector: str, run_id: int, created: str, fresh: bool) 
 
 def test_F7_fresh_after_falls_back_to_started_at() -> None:
     """F7: my run's created_at is unparseable → freshAfter = StartedAt."""
-    run = WorkflowRun.from_json({**MY_RUN_JSON, "created_at": "not a time"})
+    run = rest.workflow_run({**MY_RUN_JSON, "created_at": "not a time"})
     assert fresh_after(run, t("10:00:00")) == t("10:00:00")
     assert fresh_after(run, None) is None
 
@@ -462,13 +463,13 @@ def test_route_job_must_be_unique() -> None:
 def test_start_error_no_referenced_workflows() -> None:
     """§16.2 Start errors: my own run references no reusable workflow."""
     with pytest.raises(StartRefused, match="references no reusable workflow"):
-        check_own_run(WorkflowRun.from_json({**MY_RUN_JSON, "referenced_workflows": []}), "org/repo#7")
+        check_own_run(rest.workflow_run({**MY_RUN_JSON, "referenced_workflows": []}), "org/repo#7")
 
 
 def test_start_error_no_path() -> None:
     """§3 step 3: my own run reports no workflow path."""
     with pytest.raises(StartRefused, match="no workflow path"):
-        check_own_run(WorkflowRun.from_json({**MY_RUN_JSON, "path": None}), "org/repo#7")
+        check_own_run(rest.workflow_run({**MY_RUN_JSON, "path": None}), "org/repo#7")
 
 
 @pytest.mark.parametrize("logins", [None, [], ["", "  "]])
@@ -487,6 +488,6 @@ def test_self_logins_normalized() -> None:
 
 def test_run_name_self_check_keeps_matching_title() -> None:
     """§3 step 4: my own title "org/repo#7" (or with a comment suffix) keeps title binding on."""
-    assert check_own_run(WorkflowRun.from_json(MY_RUN_JSON), "org/repo#7") == ("org/repo#7", [])
-    suffixed = WorkflowRun.from_json({**MY_RUN_JSON, "display_title": "org/repo#7 comment:99"})
+    assert check_own_run(rest.workflow_run(MY_RUN_JSON), "org/repo#7") == ("org/repo#7", [])
+    suffixed = rest.workflow_run({**MY_RUN_JSON, "display_title": "org/repo#7 comment:99"})
     assert check_own_run(suffixed, "org/repo#7")[0] == "org/repo#7"

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from fullsend.core.model import Comment, PullRequest, Review, WorkflowRun
+from fullsend.core.scalars import parse_time
 from fullsend.errors import ForgeError
 
 R = "github-actions[bot]"  # receipt login (spec §10 notation)
@@ -32,16 +33,19 @@ def comment(
     updated: str | None = None,
     cid: int = 1,
 ) -> Comment:
-    """A comment built from REST JSON, unedited unless ``updated`` says otherwise."""
-    return Comment.from_json(
-        {
-            "id": cid,
-            "body": body,
-            "user": {"login": login, "type": user_type},
-            "created_at": created,
-            "updated_at": created if updated is None else updated,
-            "html_url": f"https://github.com/org/repo/issues/7#issuecomment-{cid}",
-        }
+    """A comment as the forge reports it, unedited unless ``updated`` says otherwise; a time that
+    is not RFC 3339 (``""``) is unknown (``None``) with its raw string kept."""
+    updated_raw = created if updated is None else updated
+    return Comment(
+        id=cid,
+        body=body,
+        author=login,
+        author_type=user_type,
+        created_at=parse_time(created),
+        updated_at=parse_time(updated_raw),
+        created_at_raw=created,
+        updated_at_raw=updated_raw,
+        html_url=f"https://github.com/org/repo/issues/7#issuecomment-{cid}",
     )
 
 
@@ -53,15 +57,14 @@ def review(
     submitted: str = "2026-09-23T16:30:00Z",
     rid: int = 1,
 ) -> Review:
-    return Review.from_json(
-        {
-            "id": rid,
-            "user": {"login": login, "type": user_type},
-            "state": state,
-            "commit_id": commit,
-            "submitted_at": submitted,
-            "body": "",
-        }
+    return Review(
+        id=rid,
+        author=login,
+        author_type=user_type,
+        state=state,
+        body="",
+        submitted_at=parse_time(submitted),
+        commit_id=commit,
     )
 
 

@@ -11,11 +11,12 @@ import pytest
 
 from fullsend.app.action.preflight import PreflightFacts, check_head_reviewed, check_receipt, run_preflight
 from fullsend.app.action.receipt import PostState, post_receipt
+from fullsend.context import load_context
 from fullsend.core.model import Comment, WorkflowRun
 from fullsend.core.receipt.marker import Marker
 from fullsend.core.receipt.skips import RULE_HEAD_REVIEWED, RULE_RECEIPT
+from fullsend.core.scalars import parse_time
 from fullsend.errors import ForgeError, NotFoundError
-from fullsend.settings import load_context
 from tests.core.receipt.receipt_fakes import RB, A, FakeForge, LogSink, M, R, comment, forbidden, review
 
 JOB = "ghs_JOBTOKENVALUE"
@@ -220,7 +221,7 @@ def test_unexpected_error_fails_open(facts: PreflightFacts) -> None:
 
 
 def review_forge() -> FakeForge:
-    run = WorkflowRun.from_json({"id": int(RUN), "created_at": "2026-09-23T16:14:04Z"})
+    run = WorkflowRun(id=int(RUN), created_at=parse_time("2026-09-23T16:14:04Z"))
     return FakeForge(comments=[], run=run, pr_head=HEAD, reviews=[review(commit=HEAD)])
 
 

@@ -7,7 +7,6 @@ from dataclasses import replace
 
 import pytest
 
-from fullsend.core.model import parse_time
 from fullsend.core.receipt.skips import (
     RULE_HEAD_REVIEWED,
     HeadReviewFacts,
@@ -20,6 +19,7 @@ from fullsend.core.receipt.skips import (
     review_bot_logins,
     transition_kind,
 )
+from fullsend.core.scalars import parse_time
 from tests.core.receipt.receipt_fakes import review
 
 HEAD = "f3af8c5a" + "0" * 32

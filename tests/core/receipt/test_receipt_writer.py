@@ -12,7 +12,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fullsend.core.agent_end import AgentEnd
-from fullsend.core.model import DeliveredSteer
 from fullsend.core.receipt.marker import (
     Marker,
     clock_label,
@@ -24,6 +23,7 @@ from fullsend.core.receipt.marker import (
     status_marker_copy,
 )
 from fullsend.core.tokens.policy import counts_as_minted, receipt_token
+from fullsend.core.watch.steer import DeliveredSteer
 
 TEMPLATES = Path(__file__).resolve().parents[3] / "fullsend" / "templates"
 ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), undefined=jinja2.StrictUndefined)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import unicodedata
 
-from fullsend.core.delta.changes import build_delta, build_text
+from fullsend.core.delta.changes import build_delta
 from fullsend.core.delta.ownoutput import is_own_output
-from fullsend.core.model import Comment, SteerMessage
+from fullsend.core.model import Comment
 from fullsend.core.text.envelope import OPENING_LINE, render_envelope
 from fullsend.core.text.sanitize import field_safe
+from fullsend.core.text.steertext import build_text
 from fullsend.core.text.wire import AMENDMENTS_HEADING, CONTEXT_HEADING, FENCE_CLOSE, FENCE_OPEN, INSTRUCTION_PREFIX
+from fullsend.core.watch.steer import SteerMessage
 from tests.core.text.envelope_support import (
     at,
     auth,

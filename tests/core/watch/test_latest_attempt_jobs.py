@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from fullsend.core.model import Job, decimal_id, latest_attempt_jobs
+from fullsend.core.model import Job, latest_attempt_jobs
+from fullsend.core.scalars import decimal_id
 
 
 def test_a_job_of_an_earlier_attempt_stays_when_no_later_attempt_ran_it() -> None:

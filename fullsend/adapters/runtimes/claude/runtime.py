@@ -25,7 +25,7 @@ from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT, Now
 from fullsend.adapters.runtimes.launch import CLAUDE_STREAM_FLAGS, claude_command
 from fullsend.adapters.runtimes.live import LiveRuntime, SandboxFactory
 from fullsend.adapters.runtimes.versions import CliVersions, semver_line
-from fullsend.core.model import SteerMessage
+from fullsend.core.watch.steer import SteerMessage
 from fullsend.ports import AgentParams
 
 CLAUDE_CONFIG_DIR = "claude-config"

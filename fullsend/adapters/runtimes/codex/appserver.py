@@ -28,7 +28,7 @@ from fullsend.adapters.runtimes.dialect import DialectDefaults
 from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT, Now
 from fullsend.adapters.runtimes.launch import codex_app_server_command
 from fullsend.adapters.runtimes.live import LiveRuntime, SandboxFactory
-from fullsend.core.model import SteerMessage
+from fullsend.core.watch.steer import SteerMessage
 from fullsend.ports import AgentParams
 
 CODEX_CONFIG_DIR = "codex-config"

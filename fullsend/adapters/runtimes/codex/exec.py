@@ -25,12 +25,13 @@ from fullsend.adapters.runtimes.codex.queue import CodexSteerQueue
 from fullsend.adapters.runtimes.codex.stream import CodexSteerAggregator, CodexStreamParser
 from fullsend.adapters.runtimes.codex.transport import CODEX_VERSIONS
 from fullsend.adapters.runtimes.events import ResultEvent, TextEvent, iter_json_lines
-from fullsend.adapters.runtimes.feed import SessionRegistry, _warn_stderr, default_render
+from fullsend.adapters.runtimes.feed import _warn_stderr, default_render
 from fullsend.adapters.runtimes.launch import codex_args, codex_command
 from fullsend.adapters.runtimes.live import CANCEL_GRACE_S, EXIT_GRACE_S, SandboxFactory
+from fullsend.adapters.runtimes.registry import SessionRegistry
 from fullsend.adapters.runtimes.verdict import launch_failed
 from fullsend.adapters.sandbox.local import env_with_sandbox_flag, local_sandbox_factory
-from fullsend.core.model import SteerMessage
+from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import FullsendError, NoSteerSession, SteerAfterSettle
 from fullsend.ports import AgentParams, AgentRunResult, Clock
 

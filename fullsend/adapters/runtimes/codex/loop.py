@@ -21,7 +21,7 @@ from fullsend.adapters.runtimes.events import ResultEvent
 from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT, sanitize_output
 from fullsend.adapters.runtimes.verdict import CANCELLED, NO_TURN, error_text, process_verdict
 from fullsend.core.agent_end import AgentEnd, EndVerdict
-from fullsend.core.model import SteerMessage
+from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import ExitCode, SandboxError
 from fullsend.ports import AgentParams, AgentRunResult
 

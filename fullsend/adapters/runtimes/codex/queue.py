@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from fullsend.adapters.runtimes.feed import Now, sanitize_output
-from fullsend.core.model import SteerMessage, SteerResult
+from fullsend.core.watch.steer import SteerMessage, SteerResult
 from fullsend.errors import SandboxError, SteerSessionLost
 
 MAX_CODEX_RESUME_ATTEMPTS = 2

@@ -20,7 +20,7 @@ from fullsend.adapters.runtimes.codex.interrupt import SettlePolicy
 from fullsend.adapters.runtimes.codex.transport import CODEX_VERSIONS, TransportChoice, choose_transport
 from fullsend.adapters.runtimes.live import SandboxFactory
 from fullsend.adapters.runtimes.versions import Version
-from fullsend.core.model import SteerMessage
+from fullsend.core.watch.steer import SteerMessage
 from fullsend.ports import AgentParams, AgentRunResult, Clock
 
 

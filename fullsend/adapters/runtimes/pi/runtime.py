@@ -22,12 +22,13 @@ from datetime import datetime
 from pathlib import Path
 
 from fullsend.adapters.runtimes.dialect import DialectDefaults
-from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT, Now, SessionRegistry
+from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT, Now
 from fullsend.adapters.runtimes.launch import pi_command
 from fullsend.adapters.runtimes.live import LiveRuntime, SandboxFactory
 from fullsend.adapters.runtimes.pi.stream import PI_INCOMPLETE, PiAggregator, PiStreamParser, pi_input_line
+from fullsend.adapters.runtimes.registry import SessionRegistry
 from fullsend.adapters.runtimes.versions import CliVersions, semver_line
-from fullsend.core.model import SteerMessage
+from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import SteerUnsupported
 from fullsend.ports import AgentParams, AgentRunResult
 

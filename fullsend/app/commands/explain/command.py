@@ -30,7 +30,7 @@ from fullsend.app.commands.explain.build import explain
 from fullsend.app.commands.explain.read import ExplainReader, ReadFailed
 from fullsend.app.commands.explain.render import render_json, render_text
 from fullsend.app.commands.steer import SteerCommandError, api_base, parse_item_url, shown_url
-from fullsend.core.model import parse_time
+from fullsend.core.scalars import parse_time
 from fullsend.errors import ExitCode
 
 TOKEN_VARS = ("GH_TOKEN", "GITHUB_TOKEN")

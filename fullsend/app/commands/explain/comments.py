@@ -18,7 +18,7 @@ from datetime import datetime
 from fullsend.app.commands.explain.model import CommentReport, ReceiptReport
 from fullsend.core.delta.changes import eligible_comments
 from fullsend.core.delta.ownoutput import is_own_output
-from fullsend.core.model import Comment, WorkflowRun, format_time
+from fullsend.core.model import Comment, WorkflowRun
 from fullsend.core.provenance.binding import (
     Binding,
     authorizations,
@@ -32,6 +32,7 @@ from fullsend.core.provenance.binding import (
 from fullsend.core.provenance.verdicts import Verdict
 from fullsend.core.receipt.marker import is_unedited, whole_body_receipt
 from fullsend.core.receipt.status_comment import STATUS_MARKER
+from fullsend.core.scalars import format_time
 
 
 def inferred_self_logins(comments: Sequence[Comment]) -> list[str]:

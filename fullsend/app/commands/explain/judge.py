@@ -30,7 +30,7 @@ from fullsend.app.commands.explain.model import (
     SkipReport,
 )
 from fullsend.app.commands.explain.read import ExplainReader
-from fullsend.core.model import Comment, Job, Review, WorkflowRun, format_time
+from fullsend.core.model import Comment, Job, Review, WorkflowRun
 from fullsend.core.provenance import verdicts as provenance
 from fullsend.core.provenance.verdicts import MyRun, Verdict
 from fullsend.core.receipt.marker import is_unedited, receipt_listing_run, whole_body_receipt
@@ -42,6 +42,7 @@ from fullsend.core.receipt.skips import (
     head_review_decision,
     is_manual_rerun,
 )
+from fullsend.core.scalars import format_time
 from fullsend.core.watch.start import (
     StartRefused,
     check_own_run,

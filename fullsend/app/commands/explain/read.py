@@ -18,7 +18,8 @@ from typing import NoReturn, TypeVar
 from urllib.parse import quote
 
 from fullsend.app.commands.explain.model import CallReport
-from fullsend.core.model import Comment, Issue, Job, PullRequest, Repo, Review, WorkflowRun, created_query, format_time
+from fullsend.core.model import Comment, Issue, Job, PullRequest, Repo, Review, WorkflowRun
+from fullsend.core.scalars import created_query, format_time
 from fullsend.errors import ForgeError, NotFoundError
 from fullsend.ports import Forge
 

@@ -29,11 +29,11 @@ from fullsend.app.commands.explain.command import graphql_url
 from fullsend.app.commands.report.read import read_repository
 from fullsend.app.commands.report.render import render_json, render_text, report_document
 from fullsend.app.commands.steer import GITHUB_COM_HOSTS, shown_url
+from fullsend.context import api_url_problem
 from fullsend.core.model import Repo
 from fullsend.core.report.tally import tally
 from fullsend.core.scalars import parse_time
 from fullsend.errors import ExitCode, ForgeError, NotFoundError
-from fullsend.settings import api_url_problem
 
 TOKEN_VARS = ("GH_TOKEN", "GITHUB_TOKEN")
 DEFAULT_WINDOW = timedelta(days=30)

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from fullsend.core.agent_end import AgentEnd
-from fullsend.core.model import SteerMessage
 from fullsend.core.receipt.marker import should_post_receipt
+from fullsend.core.watch.steer import SteerMessage
 from fullsend.ports import AgentRunResult
 from tests.adapters.runtimes.real.real_cli_helpers import RunInThread, wait_until
 from tests.doubles.fake_model_server import ModelError, Reply, ToolCall, assistant_turns_done

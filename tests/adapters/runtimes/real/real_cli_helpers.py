@@ -16,8 +16,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from fullsend.core.model import SteerMessage
 from fullsend.core.text.envelope import render_envelope
+from fullsend.core.watch.steer import SteerMessage
 from fullsend.ports import AgentParams, AgentRunResult
 from fullsend.wording import default_wording
 from tests.support.tools import missing_tool
