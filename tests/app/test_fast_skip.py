@@ -21,9 +21,10 @@ from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.gha import Console
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.action.cancel import Cancellation
+from fullsend.app.action.facts import PreflightFacts
 from fullsend.app.action.fastskip import fast_skip, skip_outputs, skip_summary
 from fullsend.app.action.finish import RunOutcome, outputs_of, render_summary
-from fullsend.app.action.preflight import PreflightFacts, run_preflight
+from fullsend.app.action.preflight import run_preflight
 from fullsend.app.action.timeline import Timeline
 from fullsend.core.model import Repo
 from fullsend.core.receipt.marker import receipt_body

@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 
 from fullsend.adapters.github.forge import GitHubForge
-from fullsend.app.action.finish import LeftFacts, RunOutcome, record_receipt
-from fullsend.app.action.preflight import PreflightFacts, run_preflight
+from fullsend.app.action.facts import PreflightFacts
+from fullsend.app.action.finish import LeftFacts, RunOutcome
+from fullsend.app.action.preflight import run_preflight
+from fullsend.app.action.receipt import record_receipt
 from fullsend.app.action.timeline import Timeline
 from fullsend.core.model import Repo
 from fullsend.core.receipt.marker import Marker, whole_body_receipt

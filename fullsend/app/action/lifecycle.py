@@ -18,9 +18,11 @@ from fullsend.adapters.gha import Console, console_log
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.adapters.github.lite import LiteAnswer
 from fullsend.app.action.cancel import Cancellation, RunCancelled
-from fullsend.app.action.finish import RunOutcome, publish, quoted_lines, record_receipt, render_summary
+from fullsend.app.action.facts import PreflightFacts
+from fullsend.app.action.finish import RunOutcome, publish, quoted_lines, render_summary
 from fullsend.app.action.plan import RunPlan, build_plan
-from fullsend.app.action.preflight import PreflightFacts, run_preflight
+from fullsend.app.action.preflight import run_preflight
+from fullsend.app.action.receipt import receipt_allowed, record_receipt
 from fullsend.app.action.timeline import Timeline
 from fullsend.app.action.tokens import Tokens, acquire_role_token, capture_job_token
 from fullsend.core.final_word import denial_lines
@@ -303,7 +305,13 @@ def _agent_part(p: _Progress, run: ActionRun, forge: GitHubForge, tokens: Tokens
         final_lines=quoted_lines(outcome.final_message),
         denied=denial_lines(outcome.denials),
     )
-    if run.receipt_allowed(outcome) and not restricted:
+    if receipt_allowed(
+        outcome,
+        token_out_of_reach=run.children.reach.ok,
+        cancelled=run.cancelled.is_set(),
+        skipped=run.skipped,
+        restricted=restricted,
+    ):
         record_receipt(forge, facts, outcome, _item_url(plan), timeline=p.timeline, clock=clock, log=log)
     return outcome
 

@@ -33,7 +33,6 @@ from fullsend.app.action.tokens import Tokens
 from fullsend.app.watch.watcher import Carry, WatchConfig, Watcher
 from fullsend.core.agent_end import AgentEnd
 from fullsend.core.final_word import ToolDenial, distinct_denials, final_message_value, masked_denial
-from fullsend.core.receipt.marker import should_post_receipt
 from fullsend.core.text.envelope import render_envelope
 from fullsend.core.tokens.policy import child_env, encoded_forms
 from fullsend.core.watch import settle
@@ -242,23 +241,6 @@ class ActionRun:
         """The outcome of a cancelled run: ``failed``, exit 1, with the steers acknowledged so far."""
         self.cancelled.set()
         return self._outcome(self._last_result, False)
-
-    def receipt_allowed(self, outcome: RunOutcome) -> bool:
-        """Outright success that absorbed ≥ 1 acknowledged run (docs/architecture.md "Receipt writer");
-        the shipped iteration's agent end must be ``AgentEnd.SUCCESS``, and the job token must have
-        been out of the agent's reach (docs/rules.md#token-in-reach)."""
-        return (
-            bool(outcome.marker.consumed)
-            and self.children.reach.ok
-            and should_post_receipt(
-                run_failed=outcome.outcome != "succeeded",
-                cancelled=self.cancelled.is_set(),
-                skipped=self.skipped,
-                post_script_withheld=False,
-                transcript_error=False,
-                agent_end=outcome.agent_end,
-            )
-        )
 
     # ---- parts ---------------------------------------------------------------------------------
     def _pre_script(self) -> RunOutcome | None:
