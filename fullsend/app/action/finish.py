@@ -13,6 +13,7 @@ from pathlib import Path
 import jinja2
 
 from fullsend.adapters.gha import write_outputs, write_summary
+from fullsend.app.action.outputs import ActionOutcome
 from fullsend.app.action.timeline import Timeline
 from fullsend.core.agent_end import AgentEnd
 from fullsend.core.final_word import RULE_TOOL_DENIED, ToolDenial, denial_lines
@@ -69,7 +70,7 @@ class LeftFacts:
 class RunOutcome:
     """The run's result as outputs and summary report it."""
 
-    outcome: str  # skipped | succeeded | failed
+    outcome: ActionOutcome
     exit_code: ExitCode
     skip_reason: str = ""
     steers: int = 0
@@ -107,7 +108,7 @@ class RunOutcome:
 def outputs_of(result: RunOutcome) -> dict[str, str]:
     """The ``GITHUB_OUTPUT`` entries, in the order of ``action.yml``."""
     return {
-        "outcome": result.outcome,
+        "outcome": result.outcome.value,
         "skip_reason": result.skip_reason,
         "steers": str(result.steers),
         "consumed_run_ids": result.consumed_run_ids,
@@ -142,7 +143,11 @@ def render_summary(result: RunOutcome, stage: str, item_link: str, timeline: Tim
         for e in timeline.events
         if e.kind in ("judge", "steer", "ack", "settle", "skip", "receipt", "agent", "notice")
     ]
-    labels = {"succeeded": "✅ succeeded", "failed": "❌ failed", "skipped": "⏭️ skipped"}
+    labels = {
+        ActionOutcome.SUCCEEDED: "✅ succeeded",
+        ActionOutcome.FAILED: "❌ failed",
+        ActionOutcome.SKIPPED: "⏭️ skipped",
+    }
     return _ENV.get_template("summary/summary.md.j2").render(
         stage=stage,
         outcome=result.outcome,

@@ -16,6 +16,7 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 from fullsend.app.action.facts import CheckFailed, PreflightFacts, redacting
+from fullsend.app.action.outputs import ActionOutcome
 from fullsend.app.action.providers import providers_refusal
 from fullsend.core.identity import Identity, same_identity
 from fullsend.core.model import Comment, Repo, format_time
@@ -127,7 +128,7 @@ def receipt_allowed(
         and token_out_of_reach
         and not restricted
         and should_post_receipt(
-            run_failed=outcome.outcome != "succeeded",
+            run_failed=outcome.outcome is not ActionOutcome.SUCCEEDED,
             cancelled=cancelled,
             skipped=skipped,
             post_script_withheld=False,
