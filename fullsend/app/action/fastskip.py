@@ -29,7 +29,7 @@ from fullsend.adapters.gha import Console, console_log, write_outputs, write_sum
 from fullsend.adapters.github import lite, lite_answers
 from fullsend.app.action.cancel import Cancellation
 from fullsend.app.action.facts import PreflightFacts, redacting
-from fullsend.app.action.outputs import ActionOutcome
+from fullsend.app.action.outputs import ActionOutcome, output_entries
 from fullsend.app.action.plaininputs import BOOLS, plain_inputs
 from fullsend.app.action.receipt import check_receipt
 from fullsend.context import GitHubContext, api_url_problem, item_from_event, load_context
@@ -259,20 +259,16 @@ def _publish_skip(
 
 
 def skip_outputs(reason: str, duration_s: float) -> dict[str, str]:
-    """The ``GITHUB_OUTPUT`` entries of a skip, as ``finish.outputs_of`` writes them."""
-    usage = dict.fromkeys(("cost_usd", "input_tokens", "output_tokens", "turns", "session_id", "model"), "")
-    return {
-        "outcome": ActionOutcome.SKIPPED.value,
-        "skip_reason": reason,
-        "steers": "0",
-        "consumed_run_ids": "",
-        "receipt_url": "",
-        "head_sha": "",
-        **usage,
-        "duration_s": f"{duration_s:.1f}",
-        "final_message": "",
-        "agent_isolation": "",
-    }
+    """The ``GITHUB_OUTPUT`` entries of a skip, as ``finish.outputs_of`` writes them (the names
+    are ``outputs.OUTPUT_NAMES``; a test holds the two equal)."""
+    return output_entries(
+        {
+            "outcome": ActionOutcome.SKIPPED.value,
+            "skip_reason": reason,
+            "steers": "0",
+            "duration_s": f"{duration_s:.1f}",
+        }
+    )
 
 
 def skip_summary(stage: str, item_link: str, reason: str, skip: Skip, at: datetime, duration_s: float) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 import jinja2
 
 from fullsend.adapters.gha import write_outputs, write_summary
-from fullsend.app.action.outputs import ActionOutcome
+from fullsend.app.action.outputs import USAGE_OUTPUTS, ActionOutcome, output_entries
 from fullsend.app.action.timeline import Timeline
 from fullsend.core.agent_end import AgentEnd
 from fullsend.core.final_word import RULE_TOOL_DENIED, ToolDenial, denial_lines
@@ -106,26 +106,28 @@ class RunOutcome:
 
 
 def outputs_of(result: RunOutcome) -> dict[str, str]:
-    """The ``GITHUB_OUTPUT`` entries, in the order of ``action.yml``."""
-    return {
-        "outcome": result.outcome.value,
-        "skip_reason": result.skip_reason,
-        "steers": str(result.steers),
-        "consumed_run_ids": result.consumed_run_ids,
-        "receipt_url": result.receipt_url,
-        "head_sha": result.head_sha,
-        **usage_outputs(result.usage),
-        "duration_s": f"{result.duration_s:.1f}",
-        "final_message": result.final_message,
-        "agent_isolation": result.agent_isolation,
-    }
+    """The ``GITHUB_OUTPUT`` entries, in the order of ``action.yml`` (``outputs.OUTPUT_NAMES``)."""
+    return output_entries(
+        {
+            "outcome": result.outcome.value,
+            "skip_reason": result.skip_reason,
+            "steers": str(result.steers),
+            "consumed_run_ids": result.consumed_run_ids,
+            "receipt_url": result.receipt_url,
+            "head_sha": result.head_sha,
+            **usage_outputs(result.usage),
+            "duration_s": f"{result.duration_s:.1f}",
+            "final_message": result.final_message,
+            "agent_isolation": result.agent_isolation,
+        }
+    )
 
 
 def usage_outputs(usage: AgentUsage) -> dict[str, str]:
     """``cost_usd`` (6 decimals), ``input_tokens``, ``output_tokens``, ``turns``, ``session_id``,
     ``model``; all empty when no agent ran."""
     if not usage.ran:
-        return dict.fromkeys(("cost_usd", "input_tokens", "output_tokens", "turns", "session_id", "model"), "")
+        return dict.fromkeys(USAGE_OUTPUTS, "")
     return {
         "cost_usd": f"{usage.cost_usd:.6f}",
         "input_tokens": str(usage.input_tokens),
