@@ -19,7 +19,6 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from fullsend.adapters.clock import VirtualClock
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.adapters.runtimes.verdict import error_text
 from fullsend.app.action import session, work
@@ -47,6 +46,7 @@ from fullsend.simulator.fixtures import (
     standard_pr_scenario,
 )
 from fullsend.simulator.server import GitHubSimulator
+from tests.doubles.virtual_clock import VirtualClock
 from tests.property.turn_ends import TURN_LINES, iteration_end
 
 ORIGIN = "2026-09-03T10:01:00Z"

@@ -180,10 +180,6 @@ class CodexSteerQueue:
         with self._mu:
             return list(self._results)
 
-    def pending_count(self) -> int:
-        with self._mu:
-            return len(self._pending)
-
 
 def codex_turn_timeout(budget_s: float, deadline: float | None, now: float, cancelled: bool) -> float:
     """Time a Codex turn may take: ``min(budget, remaining)`` of the run's shared deadline.
