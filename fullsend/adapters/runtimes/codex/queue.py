@@ -21,7 +21,6 @@ from fullsend.core.model import SteerMessage, SteerResult
 from fullsend.errors import SandboxError, SteerSessionLost
 
 MAX_CODEX_RESUME_ATTEMPTS = 2
-CODEX_DEFAULT_TURN_BUDGET_S = 20 * 60.0
 
 
 class InterruptNotStopped(SandboxError):
