@@ -28,7 +28,6 @@ from fullsend.errors import InputError
 
 STAGES = ("triage", "code", "review", "fix", "retro", "prioritize")
 RUNTIMES = ("claude", "pi", "codex")
-SANDBOXES = ("local", "openshell")
 # Upper bounds of the whole-number inputs (docs/architecture.md "Inputs and settings"): a value
 # past them is refused by name before it reaches a timedelta or a loop.
 MAX_ITEM = 2_147_483_647  # GitHub's GraphQL Int (signed 32-bit) carries issue numbers

@@ -173,19 +173,19 @@ def _match(scan: _Scan, path: Path, data: bytes) -> None:
 def _child_reads(path: Path, st: os.stat_result, uid: int, gid: int) -> bool:
     if uid == 0:
         return True
-    if not _allowed(st, uid, gid, stat.S_IRUSR, stat.S_IRGRP, stat.S_IROTH):
+    if not _allowed(st, uid, gid, stat.S_IRGRP, stat.S_IROTH):
         return False
     for folder in path.parents:
         try:
             fst = folder.stat()
         except OSError:
             return False
-        if not _allowed(fst, uid, gid, stat.S_IXUSR, stat.S_IXGRP, stat.S_IXOTH):
+        if not _allowed(fst, uid, gid, stat.S_IXGRP, stat.S_IXOTH):
             return False
     return True
 
 
-def _allowed(st: os.stat_result, uid: int, gid: int, user_bit: int, group_bit: int, other_bit: int) -> bool:
+def _allowed(st: os.stat_result, uid: int, gid: int, group_bit: int, other_bit: int) -> bool:
     if st.st_uid == uid:
         return True  # its owner may chmod it
     if st.st_gid == gid:

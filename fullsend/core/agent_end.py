@@ -93,8 +93,3 @@ def verdict_of(table: tuple[TerminalState, ...], reason: str, detail: str = "", 
             detail,
         )
     return EndVerdict(row.end, row.reason, row.says, detail)
-
-
-def worst(first: EndVerdict, second: EndVerdict) -> EndVerdict:
-    """The verdict to report when two readings of one end disagree: a failure beats success."""
-    return second if first.succeeded else first

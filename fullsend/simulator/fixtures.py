@@ -63,7 +63,6 @@ class StandardScenario:
     created_at: str
     route_job_id: int
     stage_job_id: int
-    shim_path: str = SHIM_PATH
     shim_file: str = SHIM_PATH.rsplit("/", 1)[-1]
     route_job_name: str = ROUTE_JOB
     stage_job_name: str = STAGE_JOB

@@ -21,9 +21,11 @@ from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.gha import Console
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.action.cancel import Cancellation
+from fullsend.app.action.facts import PreflightFacts
 from fullsend.app.action.fastskip import fast_skip, skip_outputs, skip_summary
 from fullsend.app.action.finish import RunOutcome, outputs_of, render_summary
-from fullsend.app.action.preflight import PreflightFacts, run_preflight
+from fullsend.app.action.outputs import ActionOutcome
+from fullsend.app.action.preflight import run_preflight
 from fullsend.app.action.timeline import Timeline
 from fullsend.core.model import Repo
 from fullsend.core.receipt.marker import receipt_body
@@ -260,7 +262,9 @@ def test_the_skip_summary_and_outputs_are_the_lifecycle_ones():
         skip = Skip(RULE_RECEIPT, f"receipt comment 5 lists run {QUEUED_RUN}", url)
         timeline = Timeline()
         timeline.add(at, "skip", skip.reason, rule_id=skip.rule_id)
-        outcome = RunOutcome("skipped", ExitCode.OK, skip_reason="receipt", skip_receipt_url=url, duration_s=0.26)
+        outcome = RunOutcome(
+            ActionOutcome.SKIPPED, ExitCode.OK, skip_reason="receipt", skip_receipt_url=url, duration_s=0.26
+        )
         link = "[org/repo#7](https://github.example/org/repo/issues/7)"
         assert skip_summary("review", link, "receipt", skip, at, 0.26) == render_summary(
             outcome, "review", link, timeline

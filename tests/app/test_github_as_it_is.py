@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from fullsend.app.action.finish import RunOutcome, outputs_of
+from fullsend.app.action.outputs import ActionOutcome
 from fullsend.core.receipt.marker import receipt_body
 from fullsend.errors import ExitCode
 from fullsend.simulator.faults import replace_body
@@ -30,7 +31,7 @@ from tests.faults.fault_harness import (
 
 COMMAND = "/fs-review please re-check the migration"
 HUGE_ID = "9" * 4301
-OUTPUTS = set(outputs_of(RunOutcome("failed", ExitCode.FAILED)))  # every documented output, in action.yml
+OUTPUTS = set(outputs_of(RunOutcome(ActionOutcome.FAILED, ExitCode.FAILED)))  # every documented output, in action.yml
 
 
 def _no_traceback(result: ActionResult) -> None:

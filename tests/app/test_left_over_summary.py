@@ -4,6 +4,7 @@ not (docs/architecture.md "The receipt's promise")."""
 from __future__ import annotations
 
 from fullsend.app.action.finish import LeftFacts, RunOutcome, render_summary
+from fullsend.app.action.outputs import ActionOutcome
 from fullsend.app.action.timeline import Timeline
 from fullsend.core.receipt.marker import Marker
 from fullsend.errors import ExitCode
@@ -11,7 +12,7 @@ from fullsend.errors import ExitCode
 
 def test_the_summary_lines_follow_whether_the_receipt_was_posted() -> None:
     outcome = RunOutcome(
-        "succeeded",
+        ActionOutcome.SUCCEEDED,
         ExitCode.OK,
         marker=Marker(consumed=(11,), head="aaa111"),
         left=LeftFacts(((40, "deadline"),), delivered=(11, 12), acknowledged=(11,)),
@@ -26,6 +27,6 @@ def test_the_summary_lines_follow_whether_the_receipt_was_posted() -> None:
 
 
 def test_the_summary_section_lists_them() -> None:
-    outcome = RunOutcome("failed", ExitCode.FAILED, left=LeftFacts(delivered=(11,), acknowledged=(11,)))
+    outcome = RunOutcome(ActionOutcome.FAILED, ExitCode.FAILED, left=LeftFacts(delivered=(11,), acknowledged=(11,)))
     summary = render_summary(outcome, "review", "#7", Timeline())
     assert "### Left to the queued run\n\n- follow-up run 11 [no-receipt]\n" in summary

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from fullsend.adapters.github.forge import GitHubForge
-from fullsend.app.action.preflight import PreflightFacts, run_preflight
+from fullsend.app.action.facts import PreflightFacts
+from fullsend.app.action.preflight import run_preflight
 from fullsend.app.action.receipt import PostState, post_receipt
 from fullsend.core.model import Repo
 from fullsend.core.receipt.marker import Marker, receipt_body

@@ -10,8 +10,11 @@ from pathlib import Path
 import pytest
 
 from fullsend.adapters.github.forge import GitHubForge
-from fullsend.app.action.finish import LeftFacts, RunOutcome, record_receipt
-from fullsend.app.action.preflight import PreflightFacts, run_preflight
+from fullsend.app.action.facts import PreflightFacts
+from fullsend.app.action.finish import LeftFacts, RunOutcome
+from fullsend.app.action.outputs import ActionOutcome
+from fullsend.app.action.preflight import run_preflight
+from fullsend.app.action.receipt import record_receipt
 from fullsend.app.action.timeline import Timeline
 from fullsend.core.model import Repo
 from fullsend.core.receipt.marker import Marker, whole_body_receipt
@@ -49,7 +52,7 @@ def test_a_receipt_post_without_an_answer_leaves_the_decision_to_what_github_hol
         follow_up = int(add_follow_up_run(sim)["id"])
         forge = GitHubForge(Repo("org", "repo"), sim.api_url, sim.graphql_url, JOB_TOKEN, ROLE_TOKEN, clock)
         outcome = RunOutcome(
-            "succeeded",
+            ActionOutcome.SUCCEEDED,
             ExitCode.OK,
             marker=Marker((follow_up,), "aaa111"),
             left=LeftFacts(delivered=(follow_up,), acknowledged=(follow_up,)),

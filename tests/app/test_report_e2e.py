@@ -13,8 +13,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from fullsend.core.model import format_time
 from fullsend.core.report.figures import parse_figures
+from fullsend.core.scalars import format_time
 from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 from tests.app.e2e_helpers import run_entrypoint, runner_env

@@ -3,9 +3,9 @@ interrupt (BC-21; runtime-transport §4.3.3, §6 "Codex", §12 vector 100).
 
 The whole action runs through the entrypoint with ``runtime: codex`` and the scripted codex
 agent.  A follow-up comment arrives while the first turn is running; the steer interrupts the
-turn by stopping and starting the local sandbox, which the test hook
-(``FULLSEND_TEST_HOOKS=1`` + ``FULLSEND_TEST_SANDBOX_ERROR_AFTER_START=1``, read by
-``local_sandbox_factory``) sends to ``Error`` 70 ms after the start.  The session is lost: the
+turn by stopping and starting the local sandbox, which the test double
+(``tests/doubles/error_sandbox.py``, installed in the action's process by a ``sitecustomize`` on
+``PYTHONPATH``) sends to ``Error`` 70 ms after the start.  The session is lost: the
 run fails with exit 1, nothing is acknowledged, no receipt is posted, and the step summary says
 the queued run will redo the update.
 """
@@ -19,10 +19,10 @@ import pytest
 from fullsend.core.scalars import format_time
 from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.e2e_helpers import run_entrypoint, runner_env
+from tests.app.e2e_helpers import REPO_ROOT, run_entrypoint, runner_env
+from tests.doubles.error_sandbox import ARM_ENV, SITECUSTOMIZE
 
 COMMAND = "/fs-review please re-check the migration"
-FAULT_ENV = {"FULLSEND_TEST_HOOKS": "1", "FULLSEND_TEST_SANDBOX_ERROR_AFTER_START": "1"}
 
 
 @pytest.fixture
@@ -37,7 +37,10 @@ def test_bc21_sandbox_lost_after_the_interrupt_fails_the_run_without_receipt(sim
         sim.match("GET", r"/actions/workflows/fullsend\.yml/runs"), lambda s: add_comment_follow_up(s, COMMAND)
     )
     env = runner_env(tmp_path, sim, fix, inputs={"runtime": "codex", "codex_transport": "exec"})
-    env.update(FAULT_ENV)
+    hook_dir = tmp_path / "hook"
+    hook_dir.mkdir()
+    (hook_dir / "sitecustomize.py").write_text(SITECUSTOMIZE)
+    env.update({"PYTHONPATH": f"{hook_dir}:{REPO_ROOT}", ARM_ENV: "1"})
     env["SCRIPTED_AGENT_TURN_S"] = "20"  # the first turn is still running when the steer arrives
 
     run = run_entrypoint(env, tmp_path)

@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fullsend.app.action.finish import RunOutcome, outputs_of
+from fullsend.app.action.outputs import ActionOutcome
 from fullsend.errors import ExitCode
 from fullsend.simulator.faults import MISSING, replace_body, set_field
 from fullsend.simulator.fixtures import FIX_RUN_ID, JOB_LOGIN, ROLE_LOGIN, add_comment_follow_up
@@ -29,7 +30,7 @@ from fullsend.simulator.server import GitHubSimulator
 from tests.faults.fault_harness import check_invariant, new_scenario, receipts, run_in_process, runner_env
 
 EXAMPLES = {"dev": 8, "ci": 40, "slow": 150}.get(os.environ.get("HYPOTHESIS_PROFILE", "dev"), 8)
-OUTPUTS = set(outputs_of(RunOutcome("failed", ExitCode.FAILED)))  # every documented output, in action.yml
+OUTPUTS = set(outputs_of(RunOutcome(ActionOutcome.FAILED, ExitCode.FAILED)))  # every documented output, in action.yml
 COMMAND = "/fs-review please re-check the migration"
 _RUNS = itertools.count()
 

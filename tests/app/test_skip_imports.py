@@ -122,9 +122,9 @@ def test_the_skip_reexecutes_before_the_app_and_never_loads_the_agent_side(tmp_p
     assert _under(final["modules"], NOT_ON_THE_SKIP_PATH) == []
     assert final["sanitizer_tables"] is False
     # Issue 33: the skip is decided on the standard library (docs/architecture.md "Fast skip"):
-    # the receipt check of the pre-flight over the lite GraphQL client, and no library that
+    # the receipt reader over the lite GraphQL client, and no library that
     # validates, sends or renders.
-    assert {"fullsend.app.action.fastskip", "fullsend.adapters.github.lite", "fullsend.app.action.preflight"} <= set(
+    assert {"fullsend.app.action.fastskip", "fullsend.adapters.github.lite", "fullsend.app.action.receipt"} <= set(
         final["modules"]
     )
     assert _under(final["modules"], NOT_ON_THE_FAST_SKIP) == []

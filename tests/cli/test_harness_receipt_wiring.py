@@ -1,6 +1,6 @@
 """Vectors 40 and 49 of spec/receipt-preflight-tokens.md §10.4: the harness ``steer:`` block, as
 loaded from a file and merged with the inputs, decides whether the receipt check runs at all —
-driven through ``app.preflight.check_receipt`` and the GitHub adapter against the simulator."""
+driven through ``app.action.receipt.check_receipt`` and the GitHub adapter against the simulator."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import pytest
 
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.github.forge import GitHubForge
-from fullsend.app.action.preflight import PreflightFacts, check_receipt
+from fullsend.app.action.facts import PreflightFacts
+from fullsend.app.action.receipt import check_receipt
 from fullsend.core.identity import Identity
 from fullsend.core.model import Repo
 from fullsend.core.receipt.marker import receipt_body

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from fullsend.adapters.clock import VirtualClock
+from tests.doubles.virtual_clock import VirtualClock
 
 
 class RecordingVirtualClock(VirtualClock):

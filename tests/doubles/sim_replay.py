@@ -26,13 +26,13 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from fullsend.adapters.clock import VirtualClock
 from fullsend.app.action.timeline import Timeline
 from fullsend.app.watch.watcher import WatchConfig, Watcher
 from fullsend.core.watch.start import StartRefused
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import ForgeError, SteerAfterSettle
 from fullsend.ports import Forge
+from tests.doubles.virtual_clock import VirtualClock
 
 __all__ = ["ReplaySession", "VirtualAgent", "VirtualClock"]
 

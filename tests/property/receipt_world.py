@@ -3,8 +3,8 @@
 Real parts: the simulator over HTTP on 127.0.0.1, ``GitHubForge``, the ``Watcher`` and its watch
 loop on a thread of a :class:`VirtualClock` (docs/architecture.md "Threads and time"), the
 iteration's result (``session._result``: ``marker_from`` over what the watcher delivered and the
-runtime acknowledged), the run's outcome and receipt decision (``ActionRun._outcome`` /
-``receipt_allowed``), the receipt writer (``record_receipt``) and the pre-flight of every queued
+runtime acknowledged), the run's outcome (``ActionRun._outcome``), the receipt decision and writer (``receipt_allowed``,
+``record_receipt``) and the pre-flight of every queued
 run (``run_preflight``).  Modelled: the agent — :class:`PromiseAgent` is a runtime's ``Steerer``
 whose acknowledgements and end state the test draws — and the ``ActionRun`` around the iteration
 (:class:`_RunFacts`: the fields ``_outcome`` and ``receipt_allowed`` read).
@@ -19,12 +19,13 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from fullsend.adapters.clock import VirtualClock
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.adapters.runtimes.verdict import error_text
 from fullsend.app.action import session, work
-from fullsend.app.action.finish import AgentUsage, RunOutcome, record_receipt
-from fullsend.app.action.preflight import PreflightFacts, run_preflight
+from fullsend.app.action.facts import PreflightFacts
+from fullsend.app.action.finish import AgentUsage, RunOutcome
+from fullsend.app.action.preflight import run_preflight
+from fullsend.app.action.receipt import receipt_allowed, record_receipt
 from fullsend.app.action.timeline import Timeline
 from fullsend.app.watch.watcher import WatchConfig, Watcher
 from fullsend.core.agent_end import AgentEnd
@@ -46,6 +47,7 @@ from fullsend.simulator.fixtures import (
     standard_pr_scenario,
 )
 from fullsend.simulator.server import GitHubSimulator
+from tests.doubles.virtual_clock import VirtualClock
 from tests.property.turn_ends import TURN_LINES, iteration_end
 
 ORIGIN = "2026-09-03T10:01:00Z"
@@ -292,7 +294,14 @@ class World:
         run.acked_steers = len(agent.steers)
         validated = work._agent_ok(result) and not run.cancelled.is_set()
         outcome = work.ActionRun._outcome(run, result, validated)  # type: ignore[arg-type]
-        if work.ActionRun.receipt_allowed(run, outcome):  # type: ignore[arg-type]
+        allowed = receipt_allowed(
+            outcome,
+            token_out_of_reach=run.children.reach.ok,
+            cancelled=run.cancelled.is_set(),
+            skipped=run.skipped,
+            restricted=False,
+        )
+        if allowed:
             record_receipt(
                 self.forge,
                 facts_for(FIX_RUN_ID),

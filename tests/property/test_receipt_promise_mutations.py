@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 
 from fullsend.adapters.runtimes import verdict
-from fullsend.app.action import finish, preflight, session, work
+from fullsend.app.action import finish, receipt, session, work
 from fullsend.app.watch import cycle
 from fullsend.core.agent_end import AgentEnd
 from fullsend.core.model import Comment
@@ -41,8 +41,8 @@ HUNT = settings(
 def _receipt_on_any_end_state(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(work, "_agent_ok", lambda result: True)  # every end state counts as outright success
     # ... and the receipt writer's own guard on the agent's end class is blinded too (both layers)
-    real = work.should_post_receipt
-    monkeypatch.setattr(work, "should_post_receipt", lambda **kw: real(**{**kw, "agent_end": AgentEnd.SUCCESS}))
+    real = receipt.should_post_receipt
+    monkeypatch.setattr(receipt, "should_post_receipt", lambda **kw: real(**{**kw, "agent_end": AgentEnd.SUCCESS}))
 
 
 def _receipt_names_unacknowledged_runs(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -62,7 +62,7 @@ def _a_queued_run_skips_on_another_runs_receipt(monkeypatch: pytest.MonkeyPatch)
         listed = [real(comments, receipt_login, rid) for c in comments for rid in _ids(c)]
         return next((c for c in listed if c is not None), None)  # skips on a receipt naming another run
 
-    monkeypatch.setattr(preflight, "receipt_listing_run", any_receipt)
+    monkeypatch.setattr(receipt, "receipt_listing_run", any_receipt)
 
 
 def _ids(comment: Comment) -> tuple[int, ...]:
@@ -71,13 +71,13 @@ def _ids(comment: Comment) -> tuple[int, ...]:
 
 
 def _two_receipts_for_one_run(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = finish.post_receipt
+    real = receipt.post_receipt
 
     def twice(*args: Any, **kwargs: Any) -> Any:
         real(*args, **kwargs)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(finish, "post_receipt", twice)
+    monkeypatch.setattr(receipt, "post_receipt", twice)
 
 
 def _a_delivered_run_missing_from_the_summary(monkeypatch: pytest.MonkeyPatch) -> None:

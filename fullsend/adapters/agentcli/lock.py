@@ -62,11 +62,10 @@ class Package:
 @dataclass(frozen=True)
 class CliPlan:
     """What installing ``runtime``'s CLI takes: the packages, the pinned version of the CLI
-    (``version`` of ``main_package``), the executable (a path relative to the install root) and,
+    (the ``version`` of its own package), the executable (a path relative to the install root) and,
     for a JavaScript CLI, the locked Node.js binary that runs it (else ``""``)."""
 
     runtime: str
-    main_package: str
     version: str
     packages: tuple[Package, ...]
     executable: str
@@ -136,7 +135,7 @@ def plan_install(runtime: str, where: Platform, lock_dir: Path = LOCK_DIR) -> Cl
     have = {p.path for p in chosen}
     if any(_package_of(path) not in have for path in (executable, node) if path):
         raise ValueError(f"the {runtime} lock has no package for {where.os}-{where.cpu} ({where.libc})")
-    return CliPlan(runtime, main, str(packages[f"node_modules/{main}"]["version"]), tuple(chosen), executable, node)
+    return CliPlan(runtime, str(packages[f"node_modules/{main}"]["version"]), tuple(chosen), executable, node)
 
 
 def _executable(runtime: str, packages: Mapping[str, Any], where: Platform) -> tuple[str, str]:

@@ -13,7 +13,7 @@ No ``requests`` object leaves this package.  Base URLs come from ``GITHUB_API_UR
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, TypeVar
 from urllib.parse import quote
@@ -73,7 +73,6 @@ class GitHubForge(LoginResolution):
         role_token: str,
         clock: Clock,
         timeout_s: int = 15,
-        on_request: Callable[[str], None] | None = None,
         prefetched: Mapping[str, Mapping[str, LiteAnswer]] | None = None,
     ) -> None:
         self.repo = repo
@@ -103,7 +102,6 @@ class GitHubForge(LoginResolution):
         self._bound = WaitBound()
         self._logins: dict[str, str] = {}
         self._integration: set[str] = set()  # credentials known to act as an App
-        self._on_request = on_request
         # The last shim listing parsed, keyed by (path, created filter, page ETags): a poll whose
         # pages all answer 304 (same ETags) reuses it instead of re-parsing up to 400 rows.
         self._parsed_listing: tuple[tuple[str, str, tuple[str, ...]], RunListing] | None = None

@@ -258,11 +258,6 @@ class SteerFeed:
         with self._mu:
             return list(self._results)
 
-    def pending_count(self) -> int:
-        """How many written lines still await their echo (for logs and tests)."""
-        with self._mu:
-            return sum(1 for e in self._outstanding if e.outstanding)
-
 
 def _warn_stderr(text: str) -> None:
     print(text, file=sys.stderr, flush=True)

@@ -9,7 +9,7 @@ launch argv lists in the sandbox's process group.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,19 +22,18 @@ def sandbox_factory(
     openshell_cli: str = "openshell",
     image: str = "",
     providers: Sequence[str] = (),
-    environ: Mapping[str, str] | None = None,
     user: Any = None,
 ) -> Callable[[str], Any]:
     """``name -> sandbox`` for ``kind`` (``local``: under ``root_parent``, every process as ``user``
-    (a ``fullsend.adapters.isolation.ChildUser``) when given, with the env test hook of
-    ``local.local_sandbox_factory``; ``openshell``: ``sandbox create`` through ``openshell_cli``).
+    (a ``fullsend.adapters.isolation.ChildUser``) when given; ``openshell``: ``sandbox create``
+    through ``openshell_cli``).
 
     Raises ``ValueError`` for an unknown kind (the settings validate the input before this).
     """
     if kind == "local":
         from fullsend.adapters.sandbox.local import local_sandbox_factory
 
-        return local_sandbox_factory(root_parent, environ, user=user)
+        return local_sandbox_factory(root_parent, user=user)
     if kind == "openshell":
         from fullsend.adapters.sandbox.openshell import OpenShellSandbox
 

@@ -5,15 +5,8 @@ One sandbox is one process group.  ``create`` makes a fresh private root (``temp
 and starts the group's leader (a sleeping placeholder that keeps the group alive); every exec,
 the feeder and the agent join that group.  ``stop`` ends the whole group (SIGTERM, then SIGKILL,
 then verified empty), ``start`` starts a new leader with the same root (disk kept), and
-``phase`` is ``Ready`` while the leader lives, else ``Stopped``.  A test hook
-(``force_error_after_start``) makes the sandbox land in ``Error`` like NVIDIA/OpenShell#3308: in
-``Error`` stop, start and exec are refused.
-
-Test hook from the environment (for end-to-end tests that run the whole action as a
-subprocess): ``local_sandbox_factory`` arms ``force_error_after_start`` on every sandbox it makes
-when the action's environment holds BOTH ``FULLSEND_TEST_HOOKS=1`` (test mode) and
-``FULLSEND_TEST_SANDBOX_ERROR_AFTER_START=1``.  Either one alone does nothing, so a stray
-variable in a real workflow cannot break runs.  It is not part of the action's interface.
+``phase`` is ``Ready`` while the leader lives, else ``Stopped`` (a local sandbox never lands in
+``Error``; the tests' double of one that does is ``tests/doubles/error_sandbox.py``).
 
 With a child user (``fullsend.adapters.isolation``), every process of the group — the leader,
 each exec, the feeder and the agent — runs under that uid without capabilities, and the root
@@ -36,17 +29,12 @@ from pathlib import Path
 from typing import IO
 
 from fullsend.adapters import exitwait, proc
-from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.isolation import ChildUser, end_processes_of
 from fullsend.errors import SandboxError
-from fullsend.ports import Clock
 
 PHASE_READY = "Ready"
 PHASE_STOPPED = "Stopped"
-PHASE_ERROR = "Error"
 EXEC_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C"}
-TEST_HOOKS_ENV = "FULLSEND_TEST_HOOKS"
-ERROR_AFTER_START_ENV = "FULLSEND_TEST_SANDBOX_ERROR_AFTER_START"
 _STDERR_KEEP_BYTES = 8192
 
 
@@ -106,11 +94,9 @@ class LocalSandbox:
         name: str,
         root_parent: Path | None = None,
         tail_path: str | None = None,
-        clock: Clock | None = None,
         user: ChildUser | None = None,
     ) -> None:
         self.name = name
-        self._clock: Clock = clock or SystemClock()
         self.user = user
         self.root = Path(tempfile.mkdtemp(prefix="fullsend-sandbox-", dir=root_parent))
         self._give(self.root)
@@ -118,8 +104,6 @@ class LocalSandbox:
         self._lock = threading.Lock()
         self._leader: subprocess.Popen[bytes] | None = None
         self._children: list[subprocess.Popen[bytes]] = []
-        self._error_delay_s: float | None = None
-        self._error_at: float | None = None
         self._start_leader()
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -145,29 +129,15 @@ class LocalSandbox:
         )
 
     def phase(self) -> str:
-        """``Ready`` while the group's leader lives, ``Stopped`` otherwise; ``Error`` if forced."""
-        if self._error_at is not None and self._clock.monotonic() >= self._error_at:
-            self._enter_error()
-            return PHASE_ERROR
+        """``Ready`` while the group's leader lives, ``Stopped`` otherwise."""
         leader = self._leader
         return PHASE_READY if leader is not None and leader.poll() is None else PHASE_STOPPED
-
-    def _enter_error(self) -> None:
-        leader = self._leader
-        if leader is not None and leader.poll() is None:
-            proc.kill_group(leader.pid, grace_s=0.2)
-            self._reap()
-
-    def _refuse_in_error(self, verb: str, wanted: str) -> None:
-        if self.phase() == PHASE_ERROR:
-            raise SandboxError(f"sandbox must be {wanted} to {verb} (current phase: {PHASE_ERROR})")
 
     def stop(self, timeout_s: float) -> None:
         """End every process of the group within ``timeout_s`` and verify none is left; with a
         child user, also every process of its uid that belongs to this run (one that left the
         group with ``setsid`` and holds the agent's stdout included: docs/architecture.md
         "Child isolation"), so a timeout binds the whole tree."""
-        self._refuse_in_error("stop", PHASE_READY)
         with self._lock:
             leader = self._leader
             if leader is None or leader.poll() is not None:
@@ -188,27 +158,15 @@ class LocalSandbox:
     def start(self, timeout_s: float) -> None:
         """Start a fresh process group with the same root (disk state kept)."""
         del timeout_s  # starting a leader is immediate
-        self._refuse_in_error("start", PHASE_STOPPED)
         with self._lock:
             if self._leader is not None and self._leader.poll() is None:
                 raise SandboxError(f"sandbox {self.name!r} is already running")
             self._start_leader()
-            if self._error_delay_s is not None:
-                self._error_at = self._clock.monotonic() + self._error_delay_s
 
     def delete(self) -> None:
-        """Stop every process (ignoring a forced Error) and remove the root."""
-        self._error_at = None
+        """Stop every process and remove the root."""
         self.stop(timeout_s=2.0)
         shutil.rmtree(self.root, ignore_errors=True)
-
-    def force_error_after_start(self, delay_s: float = 0.07) -> None:
-        """Test hook: after the next ``start`` the phase flips to ``Error`` after ``delay_s``."""
-        self._error_delay_s = delay_s
-
-    def force_error_now(self) -> None:
-        """Test hook: the sandbox is in ``Error`` from now on (its processes end)."""
-        self._error_at = self._clock.monotonic()
 
     def _reap(self) -> None:
         for child in [self._leader, *self._children]:
@@ -223,7 +181,6 @@ class LocalSandbox:
 
     def exec(self, command: str, timeout_s: float) -> proc.ExecResult:
         """Run ``sh -c command`` in the group; raises ``SandboxError`` if not Ready or on timeout."""
-        self._refuse_in_error("exec", PHASE_READY)
         return proc.run_command(
             ["/bin/sh", "-c", command],
             timeout_s=timeout_s,
@@ -305,7 +262,6 @@ class LocalSandbox:
         With ``mailbox`` the agent's stdin is a feeder ``tail -n +1 -f <mailbox>`` (pid written
         to ``feeder_pid_file``); else ``stdin_bytes`` (or nothing) is its whole stdin.
         """
-        self._refuse_in_error("exec", PHASE_READY)
         pgid = self.pgid
         with self._lock:
             if mailbox is not None:
@@ -392,27 +348,13 @@ def _write_and_close(stream: IO[bytes], data: bytes) -> None:
 
 
 def local_sandbox_factory(
-    root_parent: Path | None = None,
-    environ: Mapping[str, str] | None = None,
-    clock: Clock | None = None,
-    user: ChildUser | None = None,
+    root_parent: Path | None = None, user: ChildUser | None = None
 ) -> Callable[[str], LocalSandbox]:
-    """``name -> LocalSandbox`` under ``root_parent``, the runtimes' default sandbox factory;
-    every sandbox gets ``clock`` (default ``SystemClock()``), and its processes run as ``user``
-    when given.
-
-    Reads ``environ`` (default: the action's ``os.environ``, read at each creation) for the
-    test hook of the module docstring: in test mode (``FULLSEND_TEST_HOOKS=1``) with
-    ``FULLSEND_TEST_SANDBOX_ERROR_AFTER_START=1`` every sandbox lands in ``Error`` right after
-    its next ``start``.
-    """
+    """``name -> LocalSandbox`` under ``root_parent``, the runtimes' default sandbox factory; its
+    processes run as ``user`` when given."""
 
     def make(name: str) -> LocalSandbox:
-        env = os.environ if environ is None else environ
-        sandbox = LocalSandbox(name, root_parent, clock=clock, user=user)
-        if env.get(TEST_HOOKS_ENV) == "1" and env.get(ERROR_AFTER_START_ENV) == "1":
-            sandbox.force_error_after_start()
-        return sandbox
+        return LocalSandbox(name, root_parent, user=user)
 
     return make
 
@@ -423,7 +365,6 @@ def env_with_sandbox_flag(env: Mapping[str, str]) -> dict[str, str]:
 
 
 __all__ = [
-    "PHASE_ERROR",
     "PHASE_READY",
     "PHASE_STOPPED",
     "LocalProcess",

@@ -3,7 +3,7 @@
 ``fullsend run`` asks :func:`fast_skip` first, right after the re-execution.  It reads the few
 inputs the receipt check needs with the standard library, sends the check's two GraphQL queries
 at once (``fullsend.adapters.github.lite``) and runs the receipt check of
-``fullsend.app.action.preflight`` itself (``check_receipt``, the same guards and the same
+``fullsend.app.action.receipt`` itself (``check_receipt``, the same guards and the same
 genuine-receipt rules of ``fullsend.core.receipt.marker``) over those answers.  Only a skip is
 decided here: its log lines, outputs and step summary are the ones the full lifecycle writes.
 Everything else — no receipt, an input it does not read plainly, a mint, a token that is not an
@@ -28,8 +28,10 @@ from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.gha import Console, console_log, write_outputs, write_summary
 from fullsend.adapters.github import lite, lite_answers
 from fullsend.app.action.cancel import Cancellation
+from fullsend.app.action.facts import PreflightFacts, redacting
+from fullsend.app.action.outputs import ActionOutcome, output_entries
 from fullsend.app.action.plaininputs import BOOLS, plain_inputs
-from fullsend.app.action.preflight import PreflightFacts, check_receipt, redacting
+from fullsend.app.action.receipt import check_receipt
 from fullsend.context import GitHubContext, api_url_problem, item_from_event, load_context
 from fullsend.core.model import Comment, Repo
 from fullsend.core.receipt.skips import SKIP_REASON_OUTPUT, Skip
@@ -257,20 +259,16 @@ def _publish_skip(
 
 
 def skip_outputs(reason: str, duration_s: float) -> dict[str, str]:
-    """The ``GITHUB_OUTPUT`` entries of a skip, as ``finish.outputs_of`` writes them."""
-    usage = dict.fromkeys(("cost_usd", "input_tokens", "output_tokens", "turns", "session_id", "model"), "")
-    return {
-        "outcome": "skipped",
-        "skip_reason": reason,
-        "steers": "0",
-        "consumed_run_ids": "",
-        "receipt_url": "",
-        "head_sha": "",
-        **usage,
-        "duration_s": f"{duration_s:.1f}",
-        "final_message": "",
-        "agent_isolation": "",
-    }
+    """The ``GITHUB_OUTPUT`` entries of a skip, as ``finish.outputs_of`` writes them (the names
+    are ``outputs.OUTPUT_NAMES``; a test holds the two equal)."""
+    return output_entries(
+        {
+            "outcome": ActionOutcome.SKIPPED.value,
+            "skip_reason": reason,
+            "steers": "0",
+            "duration_s": f"{duration_s:.1f}",
+        }
+    )
 
 
 def skip_summary(stage: str, item_link: str, reason: str, skip: Skip, at: datetime, duration_s: float) -> str:

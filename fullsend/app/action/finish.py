@@ -1,8 +1,7 @@
-"""The end of a run: the receipt, outputs and the step summary (docs/architecture.md "Outputs and step summary").
+"""The end of a run: its outcome, outputs and the step summary (docs/architecture.md "Outputs and step summary").
 
-The receipt is posted only after outright success that absorbed ≥ 1 acknowledged run
-(docs/architecture.md "Receipt writer"), by ``fullsend.app.action.receipt``; outputs and
-summary carry ``receipt_url``.
+The receipt is decided, posted and recorded on the outcome by ``fullsend.app.action.receipt``
+(docs/architecture.md "Receipt writer"); outputs and summary carry ``receipt_url``.
 """
 
 from __future__ import annotations
@@ -14,8 +13,7 @@ from pathlib import Path
 import jinja2
 
 from fullsend.adapters.gha import write_outputs, write_summary
-from fullsend.app.action.preflight import PreflightFacts
-from fullsend.app.action.receipt import PostState, post_receipt
+from fullsend.app.action.outputs import USAGE_OUTPUTS, ActionOutcome, output_entries
 from fullsend.app.action.timeline import Timeline
 from fullsend.core.agent_end import AgentEnd
 from fullsend.core.final_word import RULE_TOOL_DENIED, ToolDenial, denial_lines
@@ -23,7 +21,7 @@ from fullsend.core.receipt.left_over import left_over
 from fullsend.core.receipt.marker import Marker
 from fullsend.core.text.inert import inert
 from fullsend.errors import ExitCode
-from fullsend.ports import AgentRunResult, Clock, Forge, Log
+from fullsend.ports import AgentRunResult
 
 _ENV = jinja2.Environment(
     loader=jinja2.FileSystemLoader(str(Path(__file__).resolve().parents[2] / "templates")),
@@ -72,7 +70,7 @@ class LeftFacts:
 class RunOutcome:
     """The run's result as outputs and summary report it."""
 
-    outcome: str  # skipped | succeeded | failed
+    outcome: ActionOutcome
     exit_code: ExitCode
     skip_reason: str = ""
     steers: int = 0
@@ -107,63 +105,29 @@ class RunOutcome:
         return [f"follow-up run {run_id} [{why}]" for run_id, why in pairs]
 
 
-def record_receipt(
-    forge: Forge, facts: PreflightFacts, outcome: RunOutcome, item_url: str, timeline: Timeline, clock: Clock, log: Log
-) -> None:
-    """Post the receipt for ``outcome.marker`` (job token, best effort) and record it on ``outcome``.
-
-    ``item_url`` is the work item's web URL (``<server>/<owner>/<repo>/issues/<n>``), used for
-    ``receipt_url`` when the API reported no ``html_url``.  Sets ``receipt_posted`` and
-    ``receipt_url`` (empty when GitHub's answer did not say where: "posted, URL unknown", which
-    the summary says too) and adds a ``receipt`` timeline row, or a ``notice`` row when nothing
-    was posted or the post got no answer (then ``receipt_unknown``; docs/architecture.md
-    "Receipt writer").  Never raises ``ForgeError``.
-    """
-    post = post_receipt(forge, facts, outcome.marker, log)
-    if post.state is PostState.MAYBE_POSTED:
-        outcome.receipt_unknown = True
-        timeline.add(
-            clock.now(),
-            "notice",
-            "the receipt's post got no answer: if it was created, the queued "
-            "runs it names skip; if not, they redo the absorbed work",
-        )
-        return
-    if not post.exists:
-        timeline.add(clock.now(), "notice", "the receipt was not posted; the queued run will redo the absorbed work")
-        return
-    outcome.receipt_posted = True
-    comment = post.comment
-    outcome.receipt_url = (
-        ""
-        if comment is None
-        else (comment.html_url or (f"{item_url}#issuecomment-{comment.id}" if comment.id > 0 else ""))
-    )
-    unknown = "" if outcome.receipt_url else "; GitHub's answer did not say where (URL unknown)"
-    timeline.add(clock.now(), "receipt", f"receipt posted listing run(s) {outcome.consumed_run_ids}{unknown}")
-
-
 def outputs_of(result: RunOutcome) -> dict[str, str]:
-    """The ``GITHUB_OUTPUT`` entries, in the order of ``action.yml``."""
-    return {
-        "outcome": result.outcome,
-        "skip_reason": result.skip_reason,
-        "steers": str(result.steers),
-        "consumed_run_ids": result.consumed_run_ids,
-        "receipt_url": result.receipt_url,
-        "head_sha": result.head_sha,
-        **usage_outputs(result.usage),
-        "duration_s": f"{result.duration_s:.1f}",
-        "final_message": result.final_message,
-        "agent_isolation": result.agent_isolation,
-    }
+    """The ``GITHUB_OUTPUT`` entries, in the order of ``action.yml`` (``outputs.OUTPUT_NAMES``)."""
+    return output_entries(
+        {
+            "outcome": result.outcome.value,
+            "skip_reason": result.skip_reason,
+            "steers": str(result.steers),
+            "consumed_run_ids": result.consumed_run_ids,
+            "receipt_url": result.receipt_url,
+            "head_sha": result.head_sha,
+            **usage_outputs(result.usage),
+            "duration_s": f"{result.duration_s:.1f}",
+            "final_message": result.final_message,
+            "agent_isolation": result.agent_isolation,
+        }
+    )
 
 
 def usage_outputs(usage: AgentUsage) -> dict[str, str]:
     """``cost_usd`` (6 decimals), ``input_tokens``, ``output_tokens``, ``turns``, ``session_id``,
     ``model``; all empty when no agent ran."""
     if not usage.ran:
-        return dict.fromkeys(("cost_usd", "input_tokens", "output_tokens", "turns", "session_id", "model"), "")
+        return dict.fromkeys(USAGE_OUTPUTS, "")
     return {
         "cost_usd": f"{usage.cost_usd:.6f}",
         "input_tokens": str(usage.input_tokens),
@@ -181,7 +145,11 @@ def render_summary(result: RunOutcome, stage: str, item_link: str, timeline: Tim
         for e in timeline.events
         if e.kind in ("judge", "steer", "ack", "settle", "skip", "receipt", "agent", "notice")
     ]
-    labels = {"succeeded": "✅ succeeded", "failed": "❌ failed", "skipped": "⏭️ skipped"}
+    labels = {
+        ActionOutcome.SUCCEEDED: "✅ succeeded",
+        ActionOutcome.FAILED: "❌ failed",
+        ActionOutcome.SKIPPED: "⏭️ skipped",
+    }
     return _ENV.get_template("summary/summary.md.j2").render(
         stage=stage,
         outcome=result.outcome,

@@ -18,9 +18,12 @@ from fullsend.adapters.gha import Console, console_log
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.adapters.github.lite import LiteAnswer
 from fullsend.app.action.cancel import Cancellation, RunCancelled
-from fullsend.app.action.finish import RunOutcome, publish, quoted_lines, record_receipt, render_summary
+from fullsend.app.action.facts import PreflightFacts
+from fullsend.app.action.finish import RunOutcome, publish, quoted_lines, render_summary
+from fullsend.app.action.outputs import ActionOutcome
 from fullsend.app.action.plan import RunPlan, build_plan
-from fullsend.app.action.preflight import PreflightFacts, run_preflight
+from fullsend.app.action.preflight import run_preflight
+from fullsend.app.action.receipt import receipt_allowed, record_receipt
 from fullsend.app.action.timeline import Timeline
 from fullsend.app.action.tokens import Tokens, acquire_role_token, capture_job_token
 from fullsend.context import load_context
@@ -130,7 +133,7 @@ def _steps(
         )
     except MintError as exc:
         log("error", str(exc))
-        return RunOutcome("failed", ExitCode.FAILED, error=str(exc))
+        return RunOutcome(ActionOutcome.FAILED, ExitCode.FAILED, error=str(exc))
     tokens, p.restricted = _restricted(plan, tokens, env.get("GITHUB_ACTOR", ""), log)
     p.tokens = tokens
     p.forge = forge = GitHubForge(
@@ -141,7 +144,7 @@ def _steps(
     if skip is not None:
         timeline.add(clock.now(), "skip", skip.reason, rule_id=skip.rule_id)
         return RunOutcome(
-            "skipped",
+            ActionOutcome.SKIPPED,
             ExitCode.OK,
             skip_reason=SKIP_REASON_OUTPUT.get(skip.rule_id, skip.rule_id),
             skip_receipt_url=skip.receipt_url,
@@ -217,7 +220,7 @@ def _hand_off(p: _Progress, env: Mapping[str, str], tokens: Tokens, started_at: 
             f"the agent stage could not be started ({exc.strerror or exc}), and the agent may not run in a "
             "process that holds the job token; no child was started"
         )
-        return RunOutcome("failed", ExitCode.FAILED, error=error)
+        return RunOutcome(ActionOutcome.FAILED, ExitCode.FAILED, error=error)
 
 
 def _refuse_an_ancestor_holding(secrets: Mapping[str, str]) -> None:
@@ -289,7 +292,7 @@ def _agent_part(p: _Progress, run: ActionRun, forge: GitHubForge, tokens: Tokens
         try:
             run.plan = p.plan = _with_installed_cli(run, clock, log)
         except AgentCliError as exc:
-            return RunOutcome("failed", ExitCode.FAILED, error=str(exc))
+            return RunOutcome(ActionOutcome.FAILED, ExitCode.FAILED, error=str(exc))
     plan = p.plan
     run.check_agent_cli()  # an unsupported CLI: ConfigError (exit 2) before anything is posted or started
     p.status = status = _status_comment(plan, forge, tokens, log, restricted)
@@ -306,7 +309,13 @@ def _agent_part(p: _Progress, run: ActionRun, forge: GitHubForge, tokens: Tokens
         final_lines=quoted_lines(outcome.final_message),
         denied=denial_lines(outcome.denials),
     )
-    if run.receipt_allowed(outcome) and not restricted:
+    if receipt_allowed(
+        outcome,
+        token_out_of_reach=run.children.reach.ok,
+        cancelled=run.cancelled.is_set(),
+        skipped=run.skipped,
+        restricted=restricted,
+    ):
         record_receipt(forge, facts, outcome, _item_url(plan), timeline=p.timeline, clock=clock, log=log)
     return outcome
 
@@ -351,7 +360,7 @@ def _cancelled(p: _Progress) -> RunOutcome:
     outcome = (
         p.run.cancelled_outcome()
         if p.run is not None
-        else RunOutcome("failed", ExitCode.FAILED, error="the run was cancelled")
+        else RunOutcome(ActionOutcome.FAILED, ExitCode.FAILED, error="the run was cancelled")
     )
     status = p.status
     if status is None and p.forge is not None and p.tokens is not None:
@@ -411,7 +420,7 @@ def _item_url(plan: RunPlan) -> str:
 def _status_of(outcome: RunOutcome, run: ActionRun) -> str:
     if run.cancelled.is_set():
         return "cancelled"
-    return {"succeeded": "success", "skipped": "skipped"}.get(outcome.outcome, "failure")
+    return {ActionOutcome.SUCCEEDED: "success", ActionOutcome.SKIPPED: "skipped"}.get(outcome.outcome, "failure")
 
 
 def _preflight_facts(plan: RunPlan, tokens: Tokens) -> PreflightFacts:
@@ -438,7 +447,7 @@ def _finish(plan: RunPlan, outcome: RunOutcome, timeline: Timeline, log: Log) ->
     item = f"[{plan.run_name}]({_item_url(plan)})"
     summary = render_summary(outcome, plan.inputs.stage, item, timeline)
     publish(outcome, plan.ctx.output_path, plan.ctx.summary_path, summary, log)
-    if outcome.outcome == "failed" and outcome.error:
+    if outcome.outcome is ActionOutcome.FAILED and outcome.error:
         log("error", f"The run failed: {outcome.error}" + (f" [{outcome.error_rule}]" if outcome.error_rule else ""))
     off = "; steering was off: not running in GitHub Actions" if not plan.ctx.actions else ""
     log("info", f"Outcome: {outcome.outcome}" + (f" ({outcome.skip_reason})" if outcome.skip_reason else "") + off)

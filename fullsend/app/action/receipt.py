@@ -1,23 +1,142 @@
-"""The receipt writer: post what the shipped iteration absorbed, under the job token.
+"""The receipt, reader and writer: the one place that reads receipts for the pre-flight, decides
+whether this run may post one, posts it under the job token and records what became of it
+(docs/architecture.md "Receipt").
 
-The body is ``fullsend.core.receipt.marker.receipt_body``, the one renderer of the WIRE receipt,
-kept beside the parser that reads it back.  The login checks are the pre-flight's
-(``fullsend.app.action.preflight.distinct_logins``): a receipt is written only where the receipt
-check would honour it.  Every line goes through ``log(level, message)``; no token is ever part
-of a message.
+The WIRE format is ``fullsend.core.receipt.marker``'s (``receipt_body`` renders it, beside the
+parser that reads it back); the login checks (:func:`distinct_logins`) are shared, so a receipt is
+written only where the reader would honour it.  The reader runs in the queued run's fast skip:
+this module imports the standard library, core and the ports only (docs/architecture.md "Fast
+skip").  Every line goes through ``log(level, message)``; no token is ever part of a message.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from typing import TYPE_CHECKING
 
-from fullsend.app.action.preflight import CheckFailed, PreflightFacts, distinct_logins, redacting
+from fullsend.app.action.facts import CheckFailed, PreflightFacts, redacting
+from fullsend.app.action.outputs import ActionOutcome
+from fullsend.app.action.providers import providers_refusal
+from fullsend.core.identity import Identity, same_identity
 from fullsend.core.model import Comment, Repo
-from fullsend.core.receipt.marker import Marker, normalize_ids, receipt_body
+from fullsend.core.receipt.marker import Marker, normalize_ids, receipt_body, receipt_listing_run, should_post_receipt
+from fullsend.core.receipt.skips import RULE_RECEIPT, Skip, is_manual_rerun
 from fullsend.core.scalars import format_time
 from fullsend.errors import ForgeError, MalformedResponse, RateLimited
-from fullsend.ports import Forge, Log
+from fullsend.ports import Clock, Credential, Forge, Log
+
+if TYPE_CHECKING:  # the writer's records; never loaded on the fast skip
+    from fullsend.app.action.finish import RunOutcome
+    from fullsend.app.action.timeline import Timeline
+
+
+# ---- the reader ----------------------------------------------------------------------------------
+def check_receipt(forge: Forge, facts: PreflightFacts, log: Log) -> Skip | None:
+    """``Skip(receipt-lists-my-run)`` when an unedited job-token receipt lists this run.
+
+    Silent when steering is off, outside Actions, or without a work item, receipt token or
+    role token; INFO on a manual re-run or a provider refusal; WARN on any error.
+    docs/architecture.md "Receipt reader".
+    """
+    if not (facts.steering_enabled and facts.in_actions):
+        return None
+    if not facts.repository or facts.item_number <= 0 or not facts.receipt_token or not facts.role_token:
+        return None
+    if is_manual_rerun(facts.run_attempt):
+        log(
+            "info",
+            f"Not skipping on a steer receipt: run attempt {facts.run_attempt} is a manual re-run "
+            "[receipt-lists-my-run]",
+        )
+        return None
+    refusal = providers_refusal(facts.fullsend_dir, facts.workspace)
+    if refusal is not None:
+        log("info", f"Not skipping on a steer receipt: {refusal} [receipt-lists-my-run]")
+        return None
+    if facts.run_id <= 0:
+        return None
+    try:
+        receipt = _find_receipt(forge, facts)
+    except (ForgeError, CheckFailed) as exc:
+        log("warning", f"Could not check whether this update was already handled: {exc} [receipt-lists-my-run]")
+        return None
+    if receipt is None:
+        return None
+    return Skip(RULE_RECEIPT, f"receipt comment {receipt.id} lists run {facts.run_id}", receipt.html_url)
+
+
+def _find_receipt(forge: Forge, facts: PreflightFacts) -> Comment | None:
+    """The receipt check's reads: repo form, both logins, identity difference, comments, union.
+
+    GraphQL first: one request reads the job token's login and every comment with
+    ``lastEditedAt``, a second resolves the role login.  Where GraphQL cannot answer, REST as
+    before, with the strict edited rule (docs/rules.md#receipt-lists-my-run).
+    """
+    if Repo.parse(facts.repository) is None:
+        raise CheckFailed(f'status repo "{facts.repository}" is not in owner/repo form')
+    try:
+        receipt_login, comments = forge.receipt_view(facts.item_number)
+    except ForgeError:
+        pass  # GraphQL unavailable or malformed: REST below, where only an equal updated_at counts
+    else:
+        distinct_logins(forge, receipt_login)
+        return receipt_listing_run(comments, receipt_login, facts.run_id)
+    receipt_login, _role_login = distinct_logins(forge)
+    try:
+        comments = forge.list_issue_comments(facts.item_number, credential="job")
+    except ForgeError as exc:
+        raise CheckFailed(f"listing comments on {facts.repository}#{facts.item_number}: {exc}") from None
+    return receipt_listing_run(comments, receipt_login, facts.run_id)
+
+
+def _login(forge: Forge, credential: Credential, what: str) -> str:
+    try:
+        login = forge.viewer_login(credential)
+    except ForgeError as exc:
+        raise CheckFailed(f"resolving the {what} login: {exc}") from None
+    if not login.strip():
+        raise CheckFailed(f"resolving the {what} login: the token resolved to an empty login")
+    return login
+
+
+def distinct_logins(forge: Forge, receipt_login: str = "") -> tuple[str, str]:
+    """``(receipt_login, role_login)``: the job token's login (resolved first, unless the caller
+    read it already), then the role token's.  Raises ``CheckFailed`` when either cannot be
+    resolved or both are the same identity (docs/architecture.md "Receipt"); the reader and the
+    writer both need them apart.
+    """
+    receipt_login = receipt_login.strip() or _login(forge, "job", "receipt")
+    role_login = _login(forge, "role", "role")
+    if same_identity(Identity(receipt_login), Identity(role_login)):
+        raise CheckFailed(
+            f"the job token and the role token both act as {receipt_login}, "
+            "so a receipt could have been written by the agent's own identity"
+        )
+    return receipt_login, role_login
+
+
+# ---- the writer ----------------------------------------------------------------------------------
+def receipt_allowed(
+    outcome: RunOutcome, *, token_out_of_reach: bool, cancelled: bool, skipped: bool, restricted: bool
+) -> bool:
+    """Whether this run may post a receipt: outright success that absorbed ≥ 1 acknowledged run
+    (docs/architecture.md "Receipt writer"), the shipped iteration's agent end ``AgentEnd.SUCCESS``,
+    not cancelled, not skipped, not a restricted run (a fork pull request, Dependabot), and the job
+    token out of the agent's reach (docs/rules.md#token-in-reach)."""
+    return (
+        bool(outcome.marker.consumed)
+        and token_out_of_reach
+        and not restricted
+        and should_post_receipt(
+            run_failed=outcome.outcome is not ActionOutcome.SUCCEEDED,
+            cancelled=cancelled,
+            skipped=skipped,
+            post_script_withheld=False,
+            transcript_error=False,
+            agent_end=outcome.agent_end,
+        )
+    )
 
 
 class PostState(Enum):
@@ -134,3 +253,39 @@ def _why_unknown(exc: ForgeError) -> str:
     if exc.status >= 500:
         return f"GitHub answered {exc.status}, which does not say whether it created the comment"
     return f"GitHub answered {exc.status} with a body that is not a JSON object"
+
+
+def record_receipt(
+    forge: Forge, facts: PreflightFacts, outcome: RunOutcome, item_url: str, timeline: Timeline, clock: Clock, log: Log
+) -> None:
+    """Post the receipt for ``outcome.marker`` (job token, best effort) and record it on ``outcome``.
+
+    ``item_url`` is the work item's web URL (``<server>/<owner>/<repo>/issues/<n>``), used for
+    ``receipt_url`` when the API reported no ``html_url``.  Sets ``receipt_posted`` and
+    ``receipt_url`` (empty when GitHub's answer did not say where: "posted, URL unknown", which
+    the summary says too) and adds a ``receipt`` timeline row, or a ``notice`` row when nothing
+    was posted or the post got no answer (then ``receipt_unknown``; docs/architecture.md
+    "Receipt writer").  Never raises ``ForgeError``.
+    """
+    post = post_receipt(forge, facts, outcome.marker, log)
+    if post.state is PostState.MAYBE_POSTED:
+        outcome.receipt_unknown = True
+        timeline.add(
+            clock.now(),
+            "notice",
+            "the receipt's post got no answer: if it was created, the queued "
+            "runs it names skip; if not, they redo the absorbed work",
+        )
+        return
+    if not post.exists:
+        timeline.add(clock.now(), "notice", "the receipt was not posted; the queued run will redo the absorbed work")
+        return
+    outcome.receipt_posted = True
+    comment = post.comment
+    outcome.receipt_url = (
+        ""
+        if comment is None
+        else (comment.html_url or (f"{item_url}#issuecomment-{comment.id}" if comment.id > 0 else ""))
+    )
+    unknown = "" if outcome.receipt_url else "; GitHub's answer did not say where (URL unknown)"
+    timeline.add(clock.now(), "receipt", f"receipt posted listing run(s) {outcome.consumed_run_ids}{unknown}")

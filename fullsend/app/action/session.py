@@ -38,7 +38,6 @@ class IterationResult:
     agent: AgentRunResult
     delivered: list[DeliveredSteer] = field(default_factory=list)
     marker: Marker = field(default_factory=Marker)
-    watched: bool = False
     settle_reason: str = ""
     left: list[tuple[int, str]] = field(default_factory=list)  # (follow-up run id, rule id of why)
     session_lost: bool = False
@@ -57,7 +56,6 @@ class IterationSetup:
     model: str
     fallback_models: tuple[str, ...]
     watch: WatchConfig | None  # None: steering declined for this iteration
-    announce_declines: bool = False
     cancelled: threading.Event | None = None  # set on SIGTERM/SIGINT: stop waiting for the watcher
     extra_args: tuple[str, ...] = ()  # the ``agent_args`` input, one argument each
 
@@ -156,7 +154,6 @@ def _result(agent: AgentRunResult, watcher: Watcher | None) -> IterationResult:
         agent=agent,
         delivered=list(watcher.delivered),
         marker=marker_from(watcher.delivered, acked, watcher.head),
-        watched=True,
         settle_reason=watcher.settle_reason,
         left=watcher.left_now(),
         session_lost=watcher.session_lost or agent.session_lost,

@@ -25,6 +25,7 @@ from fullsend.app.action.cancel import Cancellation
 from fullsend.app.action.children import Children, reach_secrets, simulator_seam
 from fullsend.app.action.finish import AgentUsage, LeftFacts, RunOutcome
 from fullsend.app.action.handoff import holds_withheld, withheld_values
+from fullsend.app.action.outputs import ActionOutcome
 from fullsend.app.action.plan import RunPlan
 from fullsend.app.action.scripts import ScriptResult, run_script
 from fullsend.app.action.session import IterationResult, IterationSetup, run_facts_env, run_iteration
@@ -33,7 +34,6 @@ from fullsend.app.action.tokens import Tokens
 from fullsend.app.watch.watcher import Carry, WatchConfig, Watcher
 from fullsend.core.agent_end import AgentEnd
 from fullsend.core.final_word import ToolDenial, distinct_denials, final_message_value, masked_denial
-from fullsend.core.receipt.marker import should_post_receipt
 from fullsend.core.text.envelope import render_envelope
 from fullsend.core.tokens.policy import child_env, encoded_forms
 from fullsend.core.watch import settle
@@ -221,11 +221,15 @@ class ActionRun:
             return pre
         result, validated = self._iterations()
         outcome = self._outcome(result, validated)
-        if outcome.outcome == "succeeded" and self.plan.post_script:
+        if outcome.outcome is ActionOutcome.SUCCEEDED and self.plan.post_script:
             post = self._script(self.plan.post_script)
             if post.exit_code != 0:
                 self.log("error", f"The post-script failed with exit code {post.exit_code}")
-                outcome.outcome, outcome.exit_code, outcome.error = "failed", ExitCode.FAILED, "post-script failed"
+                outcome.outcome, outcome.exit_code, outcome.error = (
+                    ActionOutcome.FAILED,
+                    ExitCode.FAILED,
+                    "post-script failed",
+                )
         return outcome
 
     def cancel(self) -> None:
@@ -243,23 +247,6 @@ class ActionRun:
         self.cancelled.set()
         return self._outcome(self._last_result, False)
 
-    def receipt_allowed(self, outcome: RunOutcome) -> bool:
-        """Outright success that absorbed ≥ 1 acknowledged run (docs/architecture.md "Receipt writer");
-        the shipped iteration's agent end must be ``AgentEnd.SUCCESS``, and the job token must have
-        been out of the agent's reach (docs/rules.md#token-in-reach)."""
-        return (
-            bool(outcome.marker.consumed)
-            and self.children.reach.ok
-            and should_post_receipt(
-                run_failed=outcome.outcome != "succeeded",
-                cancelled=self.cancelled.is_set(),
-                skipped=self.skipped,
-                post_script_withheld=False,
-                transcript_error=False,
-                agent_end=outcome.agent_end,
-            )
-        )
-
     # ---- parts ---------------------------------------------------------------------------------
     def _pre_script(self) -> RunOutcome | None:
         if not self.plan.pre_script:
@@ -269,10 +256,10 @@ class ActionRun:
             self.skipped = True
             self.log("info", "The pre-script exited 78: skipping the run [pre-script]")
             self.timeline.add(self.clock.now(), "skip", "the pre-script asked to skip the run", rule_id="pre-script")
-            return RunOutcome("skipped", ExitCode.OK, skip_reason="pre-script")
+            return RunOutcome(ActionOutcome.SKIPPED, ExitCode.OK, skip_reason="pre-script")
         if res.exit_code != 0:
             self.log("error", f"The pre-script failed with exit code {res.exit_code}")
-            return RunOutcome("failed", ExitCode.FAILED, error="pre-script failed")
+            return RunOutcome(ActionOutcome.FAILED, ExitCode.FAILED, error="pre-script failed")
         return None
 
     def _script(self, command: str) -> ScriptResult:
@@ -354,7 +341,7 @@ class ActionRun:
         end = result.agent.end if result else None
         if self.cancelled.is_set():
             return RunOutcome(
-                "failed",
+                ActionOutcome.FAILED,
                 ExitCode.FAILED,
                 steers=steers,
                 head_sha=head,
@@ -368,7 +355,7 @@ class ActionRun:
             if result and result.session_lost:
                 error = "the agent session was lost during a steer interrupt; the queued run will redo the update"
             return RunOutcome(
-                "failed",
+                ActionOutcome.FAILED,
                 ExitCode.FAILED,
                 steers=steers,
                 head_sha=head,
@@ -379,7 +366,7 @@ class ActionRun:
                 error_rule=rule,
             )
         return RunOutcome(
-            "succeeded",
+            ActionOutcome.SUCCEEDED,
             ExitCode.OK,
             steers=steers,
             marker=result.marker,

@@ -37,8 +37,6 @@ TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "init"
 SHA = re.compile(r"[0-9a-f]{40}")
 #: ``--ref`` has no default: the release commit cannot carry its own SHA (check_plan says how to find it).
 RELEASE_COMMIT = ""
-ROLE_TOKEN_MODES = ("app", "mint")
-QUEUES = ("single", "max")
 
 
 class InitError(Exception):

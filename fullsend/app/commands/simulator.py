@@ -41,7 +41,6 @@ from fullsend.simulator.scenario import Scenario, build, load_scenario
 from fullsend.simulator.server import HOST, GitHubSimulator
 from fullsend.simulator.shapes import user_json
 
-DEFAULT_PORT = 8765
 PROXY_HOST = "api.github.localhost"  # gh's REST host for GH_HOST=github.localhost (plain HTTP)
 MINT_PATH = "/_fullsend/mint"  # the action posts to mint_url + "/v1/token"
 OIDC_PATH = "/_fullsend/oidc/token"

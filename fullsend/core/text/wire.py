@@ -40,9 +40,6 @@ NO_COMMENT = "(no comment)"
 #: Appended by the truncation primitive; budgets count its 12 bytes.
 TRUNCATION_MARKER = "\n[truncated]"
 
-#: The own-output marker prefix as written by fullsend (WIRE, docs/architecture.md "Own output").
-OWN_OUTPUT_MARKER = "<!-- fullsend:"
-
 #: The only amendment event (WIRE; docs/architecture.md "Amendments and context").
 AMENDMENT_EVENTS: frozenset[str] = frozenset({"issue_comment"})
 

@@ -26,6 +26,7 @@ from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import NoSteerSession
 from fullsend.ports import AgentParams
 from tests.adapters.runtimes.transport_helpers import FixedClock, RunThread, read_log, wait_for
+from tests.doubles.pending import lines_awaiting_echo
 
 NOW = datetime(2026, 11, 20, 12, 0, 0, tzinfo=UTC)
 A, B = SteerMessage(501, "first update"), SteerMessage(502, "second update")
@@ -63,7 +64,7 @@ def test_a_folded_replay_acks_each_queued_steer_once() -> None:
     assert isinstance(event, UserReplayEvent) and event.parts == (A.text, B.text)
     feed.note_echo(event.at, event.id, event.content, event.parts)
     assert [r.follow_up_run_id for r in feed.steer_results()] == [501, 502]
-    assert feed.pending_count() == 0
+    assert lines_awaiting_echo(feed) == 0
     feed.note_echo(event.at, event.id, event.content, event.parts)  # the same replay again: nothing new
     assert [r.follow_up_run_id for r in feed.steer_results()] == [501, 502]
 
@@ -80,28 +81,28 @@ def test_a_batch_replayed_as_one_string_acks_each_steer_once() -> None:
     [event] = ClaudeStreamParser(FixedClock(NOW)).parse(replay)
     assert feed.note_echo(event.at, event.id, event.content, event.parts) is False  # not settled
     assert [r.follow_up_run_id for r in feed.steer_results()] == [501, 502]
-    assert feed.pending_count() == 0
+    assert lines_awaiting_echo(feed) == 0
 
 
 def test_a_string_that_is_not_a_join_of_outstanding_steers_acks_nothing() -> None:
     feed = _claude_feed()
     feed.note_echo(NOW, content=f"{A.text}\nsomething else")
     feed.note_echo(NOW, content=f"{B.text}\n{A.text}")  # out of order: not how a batch is folded
-    assert feed.steer_results() == [] and feed.pending_count() == 2
+    assert feed.steer_results() == [] and lines_awaiting_echo(feed) == 2
 
 
 def test_a_folded_replay_acks_only_what_it_carries_and_ignores_the_rest() -> None:
     feed = _claude_feed()
     feed.note_echo(NOW, content=f"{B.text}\nnoise", parts=(B.text, B.text, "noise the agent wrote"))
     assert [r.follow_up_run_id for r in feed.steer_results()] == [502]
-    assert feed.pending_count() == 1
+    assert lines_awaiting_echo(feed) == 1
 
 
 def test_an_ack_matching_nothing_outstanding_is_ignored() -> None:
     feed = _claude_feed()
     assert feed.note_echo(NOW, content="an update nobody sent") is False
     assert feed.note_echo(NOW, id="no-such-id") is False
-    assert feed.steer_results() == [] and feed.pending_count() == 2
+    assert feed.steer_results() == [] and lines_awaiting_echo(feed) == 2
 
 
 def test_a_whole_message_match_wins_over_its_parts() -> None:
@@ -140,13 +141,13 @@ def test_rejected_then_accepted_stays_undelivered() -> None:
     feed.note_nack("s1")
     feed.note_echo(NOW, id="s1")
     feed.note_echo(NOW, content=A.text)
-    assert feed.steer_results() == [] and feed.pending_count() == 1  # only the opening prompt
+    assert feed.steer_results() == [] and lines_awaiting_echo(feed) == 1  # only the opening prompt
 
 
 def test_pi_queued_is_not_an_ack_until_the_delivery() -> None:
     feed = _pi_feed([])
     feed.note_queued("s1")
-    assert feed.steer_results() == [] and feed.pending_count() == 2
+    assert feed.steer_results() == [] and lines_awaiting_echo(feed) == 2
     feed.note_echo(NOW, content=A.text)  # pi's user message_start with the steer's text
     assert [r.follow_up_run_id for r in feed.steer_results()] == [501]
 

@@ -24,6 +24,7 @@ from fullsend.adapters.runtimes.events import ResultEvent, iter_json_lines
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import NoSteerSession, SandboxError, SteerAfterSettle, SteerSessionLost
 from tests.adapters.runtimes.transport_helpers import FixedClock
+from tests.doubles.pending import steers_queued
 
 NOW = datetime(2026, 9, 16, 12, 0, 0, tzinfo=UTC)
 THREAD = "01a066e2-a54e-7222-84ae-53549f3d2316"
@@ -112,7 +113,7 @@ def test_v71_settled_queue_refuses() -> None:
     q.begin_turn()
     q.settle()
     assert q.enqueue(SteerMessage(1, "a")) is False
-    assert intr.count == 0 and q.pending_count() == 0
+    assert intr.count == 0 and steers_queued(q) == 0
     runtime = CodexExecRuntime()
     with pytest.raises(SteerAfterSettle):
         _steer(runtime, q, SteerMessage(1, "a"))
@@ -128,7 +129,7 @@ def test_v72_not_stopped_keeps_the_steer_pending() -> None:
     q.note_thread_id(THREAD)
     q.begin_turn()
     _steer(CodexExecRuntime(), q, SteerMessage(3, "x"))
-    assert q.pending_count() == 1 and q.take_stopped_for_steer() is False
+    assert steers_queued(q) == 1 and q.take_stopped_for_steer() is False
 
 
 def test_v73_unknown_sandbox() -> None:
@@ -173,11 +174,11 @@ def test_v76_no_next_turn() -> None:
     cancelled = threading.Event()
     cancelled.set()
     assert next_codex_turn(q2, cancelled, lambda m: m.text, lambda: NOW) is None
-    assert q2.pending_count() == 1  # v89: not staked, still pending
+    assert steers_queued(q2) == 1  # v89: not staked, still pending
     q3, _ = _queue()
     q3.enqueue(SteerMessage(1, "x"))
     assert next_codex_turn(q3, threading.Event(), lambda m: m.text, lambda: NOW) is None
-    assert q3.pending_count() == 1
+    assert steers_queued(q3) == 1
 
 
 def test_v77_parked_loop_wakes_on_enqueue() -> None:
@@ -309,7 +310,7 @@ def test_v87_v88_two_failures_drop_with_a_warning() -> None:
         turn = next_codex_turn(q, threading.Event(), lambda m: m.text, lambda: NOW)
         assert turn is not None
         q.confirm_delivery(False)
-    assert q.pending_count() == 0 and q.steer_results() == []
+    assert steers_queued(q) == 0 and q.steer_results() == []
     assert len(warnings) == 1 and "4242" in warnings[0] and "queued run will redo" in warnings[0]
     q.enqueue(SteerMessage(5, "y"))
     next_codex_turn(q, threading.Event(), lambda m: m.text, lambda: NOW)

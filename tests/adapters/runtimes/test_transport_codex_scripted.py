@@ -9,11 +9,11 @@ from fullsend.adapters.runtimes.codex.exec import CodexExecRuntime
 from fullsend.adapters.runtimes.codex.interrupt import SettlePolicy
 from fullsend.adapters.runtimes.codex.loop import SESSION_LOST_NOTE, STOPPED_FOR_STEER_NOTE
 from fullsend.adapters.runtimes.feed import STEER_ENVELOPE_OPENING_LINE
-from fullsend.adapters.sandbox.local import LocalSandbox
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import NoSteerSession, SteerSessionLost
 from fullsend.ports import AgentParams
 from tests.adapters.runtimes.transport_helpers import RunThread, read_log, wait_for
+from tests.doubles.error_sandbox import ErrorSandbox
 
 PROMPT = "Implement issue 12"
 POLICY = SettlePolicy(window_s=0.3, confirm_s=1.0, poll_s=0.02, read_bound_s=1.0)
@@ -162,7 +162,7 @@ def threading_wait(seconds: float) -> None:
 
 
 def test_v100_bc21_sandbox_lands_in_error_after_the_start(scripted_cli: str, tmp_path: Path) -> None:
-    sandbox = LocalSandbox("sb-codex", tmp_path)
+    sandbox = ErrorSandbox("sb-codex", tmp_path)
     sandbox.force_error_after_start(delay_s=0.07)
     runtime = CodexExecRuntime(sandbox_factory=lambda _n: sandbox, settle_policy=POLICY)
     log = tmp_path / "log.ndjson"

@@ -23,6 +23,7 @@ from fullsend.adapters.runtimes.registry import SessionRegistry
 from fullsend.core.watch.steer import SteerMessage, SteerResult
 from fullsend.errors import DuplicateSteer, NoSteerSession, SandboxError, SteerAfterSettle
 from tests.adapters.runtimes.transport_helpers import FixedClock
+from tests.doubles.pending import lines_awaiting_echo
 
 T0 = datetime(2026, 9, 16, 12, 0, 0, tzinfo=UTC)
 CLAUDE_MAILBOX = "/sandbox/claude-config/steer-inbox.ndjson"
@@ -111,7 +112,7 @@ def test_v18_nack_of_unknown_id_changes_nothing() -> None:
     feed, _ = _feed()
     feed.seed("p", "p1")
     assert feed.note_nack("never-sent") is False
-    assert feed.pending_count() == 1
+    assert lines_awaiting_echo(feed) == 1
 
 
 def test_v19_hostile_paths_and_payloads_round_trip_through_real_sh(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""The local sandbox (runtime-transport §3.5): group lifecycle, verified stop, Error hook (BC-21, BC-22)."""
+"""The local sandbox (runtime-transport §3.5): group lifecycle, verified stop, the Error double (BC-21, BC-22)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 from fullsend.adapters import proc
 from fullsend.adapters.sandbox.local import LocalSandbox, write_without_following
 from fullsend.errors import SandboxError
+from tests.doubles.error_sandbox import ErrorSandbox
 
 
 def test_stop_ends_every_exec_and_start_keeps_disk(tmp_path: Path) -> None:
@@ -33,7 +34,7 @@ def test_stop_ends_every_exec_and_start_keeps_disk(tmp_path: Path) -> None:
 
 
 def test_forced_error_refuses_stop_start_exec(tmp_path: Path) -> None:
-    sb = LocalSandbox("sb", tmp_path)
+    sb = ErrorSandbox("sb", tmp_path)
     try:
         sb.force_error_now()
         assert sb.phase() == "Error"
@@ -45,7 +46,7 @@ def test_forced_error_refuses_stop_start_exec(tmp_path: Path) -> None:
 
 
 def test_error_after_start_hook_bc21(tmp_path: Path) -> None:
-    sb = LocalSandbox("sb", tmp_path)
+    sb = ErrorSandbox("sb", tmp_path)
     try:
         sb.force_error_after_start(delay_s=0.05)
         assert sb.phase() == "Ready"  # only the NEXT start flips
@@ -77,7 +78,7 @@ class _SteppedClock:
 
 def test_the_error_after_start_hook_runs_on_the_injected_clock(tmp_path: Path) -> None:
     clock = _SteppedClock()
-    sb = LocalSandbox("sb", tmp_path, clock=clock)
+    sb = ErrorSandbox("sb", tmp_path, clock=clock)
     try:
         sb.force_error_after_start(delay_s=5.0)
         sb.stop(2.0)
@@ -101,29 +102,31 @@ def test_exec_timeout_kills_only_the_command(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("environ", "armed"),
+    "environ",
     [
-        ({"FULLSEND_TEST_HOOKS": "1", "FULLSEND_TEST_SANDBOX_ERROR_AFTER_START": "1"}, True),
-        ({"FULLSEND_TEST_SANDBOX_ERROR_AFTER_START": "1"}, False),  # not in test mode: ignored
-        ({"FULLSEND_TEST_HOOKS": "1"}, False),
-        ({"FULLSEND_TEST_HOOKS": "true", "FULLSEND_TEST_SANDBOX_ERROR_AFTER_START": "1"}, False),
+        {"FULLSEND_TEST_HOOKS": "1", "FULLSEND_TEST_SANDBOX_ERROR_AFTER_START": "1"},
+        {"FULLSEND_TEST_SANDBOX_ERROR_AFTER_START": "1"},
+        {"FULLSEND_TEST_HOOKS": "1"},
     ],
-    ids=["test-mode-armed", "knob-alone", "test-mode-alone", "not-exactly-1"],
+    ids=["both-knobs", "knob-alone", "test-mode-alone"],
 )
-def test_env_test_hook_arms_error_after_start_only_in_test_mode_bc21(
-    tmp_path: Path, environ: dict[str, str], armed: bool
+def test_the_shipped_factory_reads_no_error_knob_bc21(
+    tmp_path: Path, environ: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The Error double lives in tests/doubles: no variable of a workflow can arm the product's sandboxes."""
     from fullsend.adapters.sandbox.local import local_sandbox_factory
 
-    sb = local_sandbox_factory(tmp_path, environ)("sb")
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    sb = local_sandbox_factory(tmp_path)("sb")
     try:
-        assert sb.root.parent == tmp_path and sb.phase() == "Ready"
+        assert type(sb) is LocalSandbox and sb.root.parent == tmp_path and sb.phase() == "Ready"
         sb.stop(2.0)
         sb.start(30)
         import threading
 
         threading.Event().wait(0.2)
-        assert sb.phase() == ("Error" if armed else "Ready")
+        assert sb.phase() == "Ready"
     finally:
         sb.delete()
 

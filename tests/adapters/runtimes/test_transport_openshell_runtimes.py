@@ -105,7 +105,7 @@ def _params(cli: str, tmp_path: Path, env: dict[str, str], name: str) -> AgentPa
 
 
 def test_sandbox_factory_picks_the_kind(tmp_path: Path) -> None:
-    local = sandbox_factory("local", tmp_path, environ={})("sb")
+    local = sandbox_factory("local", tmp_path)("sb")
     try:
         assert isinstance(local, LocalSandbox) and local.kind == "local" and local.root.parent == tmp_path
     finally:

@@ -20,6 +20,7 @@ from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import NoSteerSession, SandboxError, SteerAfterSettle, SteerUnsupported
 from fullsend.ports import AgentParams
 from tests.adapters.runtimes.transport_helpers import FixedClock, RunThread, read_log, wait_for
+from tests.doubles.pending import lines_awaiting_echo
 
 NOW = datetime(2026, 9, 16, 12, 0, 0, tzinfo=UTC)
 PROMPT = "Triage issue 9"
@@ -166,7 +167,7 @@ def test_v63_failing_append_records_nothing() -> None:
     feed = _pi_feed(code=1, stderr="disk full")
     with pytest.raises(SandboxError, match="disk full"):
         feed.append_line(SteerMessage(1, "x"), "line", "s1")
-    assert feed.steer_results() == [] and feed.pending_count() == 0
+    assert feed.steer_results() == [] and lines_awaiting_echo(feed) == 0
 
 
 def test_v46_pi_settled_feed_refuses_without_write() -> None:

@@ -10,7 +10,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fullsend.app.action.preflight import providers_refusal
+from fullsend.app.action.providers import providers_refusal
 from fullsend.core.tokens.policy import (
     DENIED_KEYS,
     child_env,

@@ -170,11 +170,6 @@ def replay_parts(message: object) -> tuple[str, ...]:
     return ()
 
 
-def replay_content(message: object) -> str:
-    """The text of a replayed message: a string, or the ``text`` of its text blocks joined by ``\\n``."""
-    return "\n".join(replay_parts(message))
-
-
 class ClaudeStreamParser:
     """Turns Claude stream-json objects into ``AgentEvent``s.
 

@@ -64,7 +64,7 @@ class CodexExecRuntime:
         self._clock: Clock = clock or SystemClock()
         self._render = render or default_render
         self._warn = warn or _warn_stderr
-        self._sandbox_factory = sandbox_factory or local_sandbox_factory(sandbox_root_parent, clock=self._clock)
+        self._sandbox_factory = sandbox_factory or local_sandbox_factory(sandbox_root_parent)
         self._policy = settle_policy or SettlePolicy()
         self._interrupt = interrupt or self._stop_start
         self._queues: SessionRegistry[CodexSteerQueue] = SessionRegistry()

@@ -21,7 +21,6 @@ from fullsend.core.watch.steer import SteerMessage, SteerResult
 from fullsend.errors import SandboxError, SteerSessionLost
 
 MAX_CODEX_RESUME_ATTEMPTS = 2
-CODEX_DEFAULT_TURN_BUDGET_S = 20 * 60.0
 
 
 class InterruptNotStopped(SandboxError):
@@ -179,10 +178,6 @@ class CodexSteerQueue:
     def steer_results(self) -> list[SteerResult]:
         with self._mu:
             return list(self._results)
-
-    def pending_count(self) -> int:
-        with self._mu:
-            return len(self._pending)
 
 
 def codex_turn_timeout(budget_s: float, deadline: float | None, now: float, cancelled: bool) -> float:

@@ -171,11 +171,6 @@ class AppServerSession:
             sent.resent = True
             return sent, self._line_locked(TurnInput(sent.key, sent.text, TURN_START, written=True, resent=True))
 
-    def input_of(self, request_id: object) -> TurnInput | None:
-        """The input a request id carried, or None."""
-        with self._mu:
-            return self.inputs.get(str(request_id))
-
     def turn_started(self, turn_id: str) -> None:
         with self._mu:
             self.turn_id = turn_id

@@ -19,8 +19,7 @@ from fullsend.adapters.runtimes.versions import CliVersions, Version, semver_lin
 from fullsend.core.agent_end import RULE_CODEX_TRANSPORT
 from fullsend.errors import ConfigError
 
-AUTO, APP_SERVER, EXEC = "auto", "app-server", "exec"
-TRANSPORTS = (AUTO, APP_SERVER, EXEC)
+APP_SERVER, EXEC = "app-server", "exec"
 
 #: Codex versions the action runs at all (the real-CLI tests ran exec on 0.152.1 and 0.171.0).
 CODEX_VERSIONS = CliVersions(

@@ -1,0 +1,76 @@
+"""What the pre-flight and the receipt know of the run besides the forge.
+
+``PreflightFacts`` is read by the pre-flight's two checks (``fullsend.app.action.preflight``) and
+by both halves of the receipt (``fullsend.app.action.receipt``); ``CheckFailed`` is how a check
+that cannot decide says why; ``redacting`` wraps the run's log so no token is ever part of a
+message.  Standard library and core only: the fast skip imports it (docs/architecture.md "Fast skip").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from fullsend.core.receipt.skips import parse_run_id
+from fullsend.core.tokens.policy import receipt_token
+from fullsend.ports import Log
+
+
+class CheckFailed(Exception):
+    """A pre-flight check could not decide; the message names why (never a token)."""
+
+
+@dataclass(frozen=True)
+class PreflightFacts:
+    """Everything the pre-flight and the receipt read besides the forge.
+
+    ``run_id_raw`` / ``run_attempt`` are ``GITHUB_RUN_ID`` / ``GITHUB_RUN_ATTEMPT`` as given
+    (``""`` when unset); ``repository`` is ``GITHUB_REPOSITORY`` (the work item's repo) and
+    ``item_number`` the issue or PR number.  ``minted`` follows ``core.tokens.counts_as_minted``.
+    ``fullsend_dir`` is the path holding ``providers/`` (``""`` = unknown); ``workspace`` is
+    ``GITHUB_WORKSPACE``, the tree provider definitions must lie in (``""``: not checked).  ``event_payload``
+    is the parsed ``GITHUB_EVENT_PATH`` JSON (``None`` when missing or unreadable).
+    ``review_bot_logins`` is the input (empty = default); ``in_actions`` is
+    ``GITHUB_ACTIONS == "true"``; ``steering_enabled`` is the effective ``steer.enabled``.
+    """
+
+    stage: str
+    run_id_raw: str
+    run_attempt: str
+    repository: str
+    item_number: int
+    job_token: str = field(repr=False)
+    role_token: str = field(repr=False)
+    minted: bool
+    fullsend_dir: str
+    event_name: str = ""
+    event_payload: Mapping[str, Any] | None = None
+    normalized_kind: str = ""
+    review_bot_logins: tuple[str, ...] = ()
+    steering_enabled: bool = True
+    in_actions: bool = True
+    workspace: str = ""
+
+    @property
+    def run_id(self) -> int:
+        """``GITHUB_RUN_ID`` as int64; 0 when unset or malformed."""
+        return parse_run_id(self.run_id_raw)
+
+    @property
+    def receipt_token(self) -> str:
+        """The job token when a swap really happened, else ``""`` (docs/architecture.md "Receipt")."""
+        return receipt_token(self.job_token, self.role_token, self.minted)
+
+
+def redacting(log: Log, facts: PreflightFacts) -> Log:
+    """``log(level, message)`` with both token values of ``facts`` blanked out as ``***`` in every
+    message (defence in depth; the messages are built never to hold a token)."""
+    secrets = [t for t in (facts.job_token, facts.role_token) if t]
+
+    def redacted(level: str, message: str) -> None:
+        for secret in secrets:
+            message = message.replace(secret, "***")
+        log(level, message)
+
+    return redacted
