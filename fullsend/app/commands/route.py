@@ -8,6 +8,9 @@ adapter under the job token, prints the decision with its rule id, and writes th
 delimiter per value).  An event it does not route is a decision too: exit 0, ``stage`` empty,
 so the Route job concludes success and every stage job is skipped.
 
+The stages this repository enabled: ``INPUT_STAGES`` (the action's ``stages`` input; blank or
+``all``: every stage); an event that selects another stage selects none (docs/rules.md#route-stage-off).
+
 Token: ``INPUT_GITHUB_TOKEN`` (the action's ``github_token``), else ``GITHUB_TOKEN``, else
 ``GH_TOKEN``.  API base: ``GITHUB_API_URL`` (default ``https://api.github.com``).
 Exit codes: 0 decided · 2 the event or the environment cannot be read (names the variable) ·
@@ -25,7 +28,15 @@ from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.gha import Console, write_outputs
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.core.model import Repo
-from fullsend.core.route.decision import RULE_ROLE_UNREADABLE, AskRole, Role, RouteDecision, decide
+from fullsend.core.route.decision import (
+    RULE_ROLE_UNREADABLE,
+    AskRole,
+    Role,
+    RouteDecision,
+    decide,
+    only_enabled,
+    parse_enabled,
+)
 from fullsend.core.route.event import RouteEvent, route_event
 from fullsend.errors import ConfigError, ExitCode, ForgeError, NotFoundError
 from fullsend.settings import api_url_problem
@@ -53,14 +64,27 @@ def read_role(roles: Roles, login: str) -> Role:
         return Role(login, "none", unreadable=str(exc)[:200])
 
 
-def route(event: RouteEvent, roles: Roles) -> RouteDecision:
-    """The decision for ``event``, reading at most one role from ``roles``."""
+def enabled_stages(environ: Mapping[str, str]) -> frozenset[str] | None:
+    """``INPUT_STAGES`` as a set (``None``: every stage).  Raises ``ConfigError`` for an unknown stage."""
+    try:
+        return parse_enabled(environ.get("INPUT_STAGES", ""))
+    except ValueError as exc:
+        raise ConfigError(f"INPUT_STAGES (the action's stages input): {exc}") from None
+
+
+def route(event: RouteEvent, roles: Roles, enabled: frozenset[str] | None = None) -> RouteDecision:
+    """The decision for ``event`` among the ``enabled`` stages (``None``: all), reading at most one
+    role from ``roles``; a disabled stage is decided without reading any role."""
     decision = decide(event)
+    if isinstance(decision, AskRole) and enabled is not None:
+        chosen = decide(event, Role(decision.login, "admin"))  # which stage a full role would pick
+        if isinstance(chosen, RouteDecision) and chosen.stage and chosen.stage not in enabled:
+            return only_enabled(chosen, enabled)
     if isinstance(decision, AskRole):
         decision = decide(event, read_role(roles, decision.login))
     if isinstance(decision, AskRole):  # decide asks for one role only; a second ask fails closed
         return RouteDecision("", RULE_ROLE_UNREADABLE, f"a second role (@{decision.login}) was asked for; no stage")
-    return decision
+    return only_enabled(decision, enabled)
 
 
 def load_event(environ: Mapping[str, str]) -> RouteEvent:
@@ -125,8 +149,9 @@ def run_route(environ: Mapping[str, str], console: Console) -> int:
     """``fullsend route``: decide, print, write the outputs; returns the exit code.  Raises
     ``ConfigError`` (exit 2) for an unreadable event or environment."""
     event = load_event(environ)
+    enabled = enabled_stages(environ)
     forge = forge_for(environ, event.repository)
-    decision = route(event, forge)
+    decision = route(event, forge, enabled)
     console.log(f"Route: event {event.name}/{event.action} -> stage '{decision.stage or 'none'}'")
     console.log(f"Route: {decision.reason} [{decision.rule}]")
     try:

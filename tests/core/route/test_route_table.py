@@ -438,3 +438,55 @@ def test_untrusted_text_is_quoted_and_cut() -> None:
     assert len(shown("x" * 500)) < 70
     decision = decide(route_event("issues", {"action": "labeled", "label": {"name": "::error::x\n" + "y" * 200}}, REPO))
     assert isinstance(decision, RouteDecision) and "\n" not in decision.reason and len(decision.reason) < 200
+
+
+# --- the stages input (docs/rules.md#route-stage-off) -------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "enabled"),
+    [
+        ("", None),
+        ("  ", None),
+        ("all", None),
+        ("review", frozenset({"review"})),
+        (" Review , fix,", frozenset({"review", "fix"})),
+        ("triage,code,review,fix,retro,prioritize", frozenset(route.STAGES)),
+    ],
+)
+def test_the_stages_input(text: str, enabled: frozenset[str] | None) -> None:
+    assert route.parse_enabled(text) == enabled
+
+
+@pytest.mark.parametrize("text", ["reviews", "review,all", "review;fix", "code,deploy"])
+def test_an_unknown_stage_in_the_input_is_refused_by_name(text: str) -> None:
+    with pytest.raises(ValueError, match="unknown") as caught:
+        route.parse_enabled(text)
+    assert "use a comma-separated list of triage, code, review, fix, retro, prioritize, or all" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("stage", "enabled", "kept"),
+    [
+        ("fix", frozenset({"review"}), False),
+        ("review", frozenset({"review"}), True),
+        ("", frozenset({"review"}), True),
+        ("triage", None, True),
+        ("triage", frozenset(), False),
+    ],
+)
+def test_only_enabled_stages_are_selected(stage: str, enabled: frozenset[str] | None, kept: bool) -> None:
+    decision = RouteDecision(stage, R.RULE_COMMAND if stage else R.RULE_NO_COMMAND, "why")
+    out = route.only_enabled(decision, enabled)
+    if kept:
+        assert out == decision
+    else:
+        listed = ", ".join(s for s in route.STAGES if s in (enabled or ())) or "none"
+        assert out == RouteDecision(
+            "",
+            R.RULE_STAGE_OFF,
+            f"the event would select {stage} (route-command), which this repository has not enabled "
+            f"(stages: {listed}); no stage",
+        )
+
+
+def test_every_stage_the_decision_selects_is_a_known_stage() -> None:
+    assert set(route.STAGES) == {spec[0] for spec in route.COMMANDS.values()} | {"triage"}
