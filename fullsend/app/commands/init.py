@@ -316,8 +316,10 @@ def run_upgrade(plan: InitPlan, root: Path, apply: bool, force: bool, out: TextI
 
 NEXT_STEPS = {
     "app": (
-        "Next: create a GitHub App for the agent and install it on the repository (docs/adopting.md\n"
-        '"A GitHub App as the role token"); set the repository variable FULLSEND_APP_CLIENT_ID and the\n'
+        "Next: create a GitHub App for the agent from the manifest\n"
+        f"  {APP_MANIFEST_URL}\n"
+        '(docs/adopting.md "Create the GitHub App from the manifest": one form, docs/create-app.html),\n'
+        "and install it on the repository; set the repository variable FULLSEND_APP_CLIENT_ID and the\n"
         "secrets FULLSEND_APP_PRIVATE_KEY and {secrets}; then run `fullsend lint` and commit.\n"
     ),
     "mint": (
