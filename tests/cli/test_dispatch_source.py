@@ -72,14 +72,26 @@ def test_both_hold_the_wire_job_names_and_the_same_stage_jobs() -> None:
 def test_the_hosted_route_step_passes_the_enabled_stages() -> None:
     route = shipped(HOSTED_DISPATCH)["jobs"]["route"]
     step = route["steps"][-1]
-    assert step["id"] == "route" and step["with"] == {"command": "route", "stages": "${{ inputs.stages }}"}
+    assert step["id"] == "route" and step["with"] == {
+        "command": "route",
+        **{name: f"${{{{ inputs.{name} }}}}" for name in ("stages", "trigger_phrase", "allowed_users", "allowed_bots")},
+    }
     assert route["outputs"] == {"stage": "${{ steps.route.outputs.stage }}"}
 
 
 def test_the_hosted_stage_jobs_take_their_paths_runtime_and_role_token_from_inputs() -> None:
     flow = shipped(HOSTED_DISPATCH)
     inputs = flow["on"]["workflow_call"]["inputs"]
-    assert set(inputs) == {"stages", "runtime", "role_token", "harness_dir", "prompts_dir"}
+    assert set(inputs) == {
+        "stages",
+        "trigger_phrase",
+        "allowed_users",
+        "allowed_bots",
+        "runtime",
+        "role_token",
+        "harness_dir",
+        "prompts_dir",
+    }
     for key in STAGES:
         steps = flow["jobs"][key]["steps"]
         token = next(s for s in steps if s.get("id") == "role-token")

@@ -241,4 +241,20 @@ def test_a_role_below_the_floor_is_still_named_when_the_stage_is_enabled(tmp_pat
 def test_an_unknown_stage_in_the_input_fails_the_route_job(tmp_path) -> None:
     proc, outputs = route(tmp_path, None, "issues", {"action": "opened"}, GITHUB_ACTIONS="", INPUT_STAGES="reveiw")
     assert proc.returncode == 2 and outputs == {}
-    assert proc.stderr.startswith("fullsend route: INPUT_STAGES (the action's stages input): stages 'reveiw': unknown")
+    assert proc.stderr.startswith("fullsend route: the Route step's input stages 'reveiw': unknown")
+
+
+def test_the_trigger_phrase_and_the_allowed_lists_reach_the_decision(tmp_path, served) -> None:
+    sim, said = served
+    env = {"INPUT_TRIGGER_PHRASE": "@fullsend", "INPUT_ALLOWED_USERS": "tom, wendy"}
+    proc, outputs = route(tmp_path, sim, "issue_comment", comment("@fullsend review the tests", "tom"), **env)
+    assert (proc.returncode, outputs["stage"], outputs["rule"]) == (0, "review", "route-command"), proc.stderr
+    assert said == ["Route: tom has the role 'triage' on org/repo"]
+    proc, outputs = route(tmp_path, sim, "issue_comment", comment("@fullsend review", "rita"), **env)
+    assert (outputs["stage"], outputs["rule"]) == ("", "route-user-not-allowed")
+    assert len(said) == 1  # rita's role was never read
+
+
+def test_a_bad_allowed_bots_input_fails_the_route_job(tmp_path) -> None:
+    proc, outputs = route(tmp_path, None, "issues", {"action": "opened"}, GITHUB_ACTIONS="", INPUT_ALLOWED_BOTS="coder")
+    assert proc.returncode == 2 and outputs == {} and "allowed_bots: give App logins" in proc.stderr

@@ -8,8 +8,10 @@ adapter under the job token, prints the decision with its rule id, and writes th
 delimiter per value).  An event it does not route is a decision too: exit 0, ``stage`` empty,
 so the Route job concludes success and every stage job is skipped.
 
-The stages this repository enabled: ``INPUT_STAGES`` (the action's ``stages`` input; blank or
-``all``: every stage); an event that selects another stage selects none (docs/rules.md#route-stage-off).
+The repository's policy (``fullsend.core.route.policy``): ``INPUT_STAGES``, ``INPUT_ALLOWED_USERS``,
+``INPUT_ALLOWED_BOTS`` and ``INPUT_TRIGGER_PHRASE``, the action's inputs of those names (blank:
+the decision as without them; docs/rules.md#route-stage-off, #route-user-not-allowed,
+#route-bot-not-allowed, #route-command).
 
 Token: ``INPUT_GITHUB_TOKEN`` (the action's ``github_token``), else ``GITHUB_TOKEN``, else
 ``GH_TOKEN``.  API base: ``GITHUB_API_URL`` (default ``https://api.github.com``).
@@ -28,16 +30,9 @@ from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.gha import Console, write_outputs
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.core.model import Repo
-from fullsend.core.route.decision import (
-    RULE_ROLE_UNREADABLE,
-    AskRole,
-    Role,
-    RouteDecision,
-    decide,
-    only_enabled,
-    parse_enabled,
-)
+from fullsend.core.route.decision import RULE_ROLE_UNREADABLE, AskRole, Role, RouteDecision, decide
 from fullsend.core.route.event import RouteEvent, route_event
+from fullsend.core.route.policy import RoutePolicy, read_policy, screen_decision, screen_login, with_trigger_phrase
 from fullsend.errors import ConfigError, ExitCode, ForgeError, NotFoundError
 from fullsend.settings import api_url_problem
 
@@ -64,27 +59,34 @@ def read_role(roles: Roles, login: str) -> Role:
         return Role(login, "none", unreadable=str(exc)[:200])
 
 
-def enabled_stages(environ: Mapping[str, str]) -> frozenset[str] | None:
-    """``INPUT_STAGES`` as a set (``None``: every stage).  Raises ``ConfigError`` for an unknown stage."""
+def policy_of(environ: Mapping[str, str]) -> RoutePolicy:
+    """The Route step's policy inputs.  Raises ``ConfigError`` naming the input and the fix."""
+    names = ("stages", "allowed_users", "allowed_bots", "trigger_phrase")
     try:
-        return parse_enabled(environ.get("INPUT_STAGES", ""))
+        return read_policy({name: environ.get(f"INPUT_{name.upper()}", "") for name in names})
     except ValueError as exc:
-        raise ConfigError(f"INPUT_STAGES (the action's stages input): {exc}") from None
+        raise ConfigError(f"the Route step's input {exc}") from None
 
 
-def route(event: RouteEvent, roles: Roles, enabled: frozenset[str] | None = None) -> RouteDecision:
-    """The decision for ``event`` among the ``enabled`` stages (``None``: all), reading at most one
-    role from ``roles``; a disabled stage is decided without reading any role."""
+def route(event: RouteEvent, roles: Roles, policy: RoutePolicy | None = None) -> RouteDecision:
+    """The decision for ``event`` under ``policy`` (``None``: no policy), reading at most one role
+    from ``roles``; a user outside ``allowed_users`` or a disabled stage reads none."""
+    policy = policy or RoutePolicy()
+    event = with_trigger_phrase(event, policy.trigger_phrase)
     decision = decide(event)
-    if isinstance(decision, AskRole) and enabled is not None:
+    if not isinstance(decision, AskRole):
+        return screen_decision(event, decision, policy, role_read=False)
+    refused = screen_login(decision.login, policy)
+    if refused is not None:
+        return refused
+    if policy.enabled is not None:
         chosen = decide(event, Role(decision.login, "admin"))  # which stage a full role would pick
-        if isinstance(chosen, RouteDecision) and chosen.stage and chosen.stage not in enabled:
-            return only_enabled(chosen, enabled)
-    if isinstance(decision, AskRole):
-        decision = decide(event, read_role(roles, decision.login))
+        if isinstance(chosen, RouteDecision) and chosen.stage and chosen.stage not in policy.enabled:
+            return screen_decision(event, chosen, policy, role_read=True)
+    decision = decide(event, read_role(roles, decision.login))
     if isinstance(decision, AskRole):  # decide asks for one role only; a second ask fails closed
         return RouteDecision("", RULE_ROLE_UNREADABLE, f"a second role (@{decision.login}) was asked for; no stage")
-    return only_enabled(decision, enabled)
+    return screen_decision(event, decision, policy, role_read=True)
 
 
 def load_event(environ: Mapping[str, str]) -> RouteEvent:
@@ -149,9 +151,9 @@ def run_route(environ: Mapping[str, str], console: Console) -> int:
     """``fullsend route``: decide, print, write the outputs; returns the exit code.  Raises
     ``ConfigError`` (exit 2) for an unreadable event or environment."""
     event = load_event(environ)
-    enabled = enabled_stages(environ)
+    policy = policy_of(environ)
     forge = forge_for(environ, event.repository)
-    decision = route(event, forge, enabled)
+    decision = route(event, forge, policy)
     console.log(f"Route: event {event.name}/{event.action} -> stage '{decision.stage or 'none'}'")
     console.log(f"Route: {decision.reason} [{decision.rule}]")
     try:

@@ -28,7 +28,6 @@ RULE_REVIEW_IGNORED = "route-review-ignored"
 RULE_FORK_HEAD = "route-fork-head"
 RULE_NO_FIX_LABEL = "route-no-fix-label"
 RULE_FIX_NOT_OPTED_IN = "route-fix-not-opted-in"
-RULE_STAGE_OFF = "route-stage-off"
 ROUTE_RULE_IDS: tuple[str, ...] = (
     RULE_COMMAND,
     RULE_NEEDS_INFO,
@@ -45,7 +44,6 @@ ROUTE_RULE_IDS: tuple[str, ...] = (
     RULE_FORK_HEAD,
     RULE_NO_FIX_LABEL,
     RULE_FIX_NOT_OPTED_IN,
-    RULE_STAGE_OFF,
 )
 #: Every stage the decision can select, in pipeline order (the ``stages`` input's vocabulary).
 STAGES: tuple[str, ...] = ("triage", "code", "review", "fix", "retro", "prioritize")
@@ -259,33 +257,4 @@ def _review(event: RouteEvent, role: Role | None) -> RouteDecision | AskRole:
         author.login,
         WRITE,
         role,
-    )
-
-
-def parse_enabled(text: str) -> frozenset[str] | None:
-    """The ``stages`` input (docs/rules.md#route-stage-off): ``"review, fix"`` → those stages;
-    blank or ``all`` → ``None`` (every stage).  Raises ``ValueError`` naming an unknown stage."""
-    names = {n.strip().lower() for n in text.split(",") if n.strip()}
-    if not names or names == {"all"}:
-        return None
-    unknown = sorted(names - set(STAGES))
-    if unknown:
-        raise ValueError(
-            f"stages {text.strip()[:200]!r}: unknown {', '.join(unknown)}; "
-            f"use a comma-separated list of {', '.join(STAGES)}, or all"
-        )
-    return frozenset(names)
-
-
-def only_enabled(decision: RouteDecision, enabled: frozenset[str] | None) -> RouteDecision:
-    """``decision``, or no stage when it selects a stage outside ``enabled`` (``None``: every
-    stage is enabled; docs/rules.md#route-stage-off).  Never raises."""
-    if enabled is None or not decision.stage or decision.stage in enabled:
-        return decision
-    listed = ", ".join(s for s in STAGES if s in enabled) or "none"
-    return RouteDecision(
-        "",
-        RULE_STAGE_OFF,
-        f"the event would select {decision.stage} ({decision.rule}), which this repository has not "
-        f"enabled (stages: {listed}); no stage",
     )
