@@ -136,6 +136,13 @@ def _parser() -> argparse.ArgumentParser:
         choices=("single", "max"),
         help="the stage jobs' concurrency queue (max: every update keeps its own pending run)",
     )
+    init.add_argument(
+        "--dispatch",
+        default=None,
+        choices=("hosted", "self-contained"),
+        help="hosted (the default): the shim calls the dispatch workflow steer-action hosts, pinned to --ref; "
+        "self-contained: also write fullsend-dispatch.yml, every line yours",
+    )
     init.add_argument("--dry-run", action="store_true", help="print the files instead of writing them")
     init.add_argument(
         "--upgrade",
@@ -294,15 +301,15 @@ def _init(args: argparse.Namespace) -> int:
     """``fullsend init`` (``fullsend.app.commands.init``)."""
     from pathlib import Path
 
-    from fullsend.app.commands.init import InitError, resolve_plan, run_init, run_upgrade
+    from fullsend.app.commands.init import InitError, recorded_plan, resolve_plan, run_init, run_upgrade
     from fullsend.app.commands.init_upgrade import read_manifest
 
     if ((args.apply or args.force) and not args.upgrade) or (args.force and not args.apply):
         sys.stderr.write("fullsend init: --apply goes with --upgrade, and --force with --upgrade --apply\n")
         return ExitCode.BAD_INPUT
-    recorded = read_manifest(Path(args.dir)) if args.upgrade else {}
+    recorded = recorded_plan(read_manifest(Path(args.dir)), Path(args.dir)) if args.upgrade else {}
     try:
-        plan = resolve_plan(args.stages, args.runtime, args.ref, args.role_token, args.queue, recorded)
+        plan = resolve_plan(args.stages, args.runtime, args.ref, args.role_token, args.queue, recorded, args.dispatch)
     except InitError as exc:
         sys.stderr.write(f"fullsend init: {exc}\n")
         return ExitCode.BAD_INPUT

@@ -88,6 +88,11 @@ class Inputs(BaseSettings):
     mint_url: str = ""
     role: str = ""
     command: Literal["run", "route"] = "run"  # entrypoint.py picks the command; run only checks the name
+    # The Route step's policy (fullsend route, fullsend.core.route.policy); run ignores them.
+    stages: str = ""
+    allowed_users: str = ""
+    allowed_bots: str = ""
+    trigger_phrase: str = ""
     stage: Literal["triage", "code", "review", "fix", "retro", "prioritize"]
     item: int | None = Field(default=None, le=MAX_ITEM)
     runtime: Literal["claude", "pi", "codex"] = "claude"

@@ -1,8 +1,9 @@
 """Issue 21 acceptance: what ``fullsend init`` writes runs under act, against the simulator, to a
 steered run and a receipt, and then the queued run skips.
 
-A fresh repository directory gets ``fullsend init --stages review,fix --role-token mint`` (the
-simulator plays the mint) and nothing else but the scripted agent an earlier step would put in
+A fresh repository directory gets ``fullsend init --stages review,fix --role-token mint
+--dispatch self-contained`` (the simulator plays the mint; the hosted dispatch is
+tests/act/test_act_hosted.py) and nothing else but the scripted agent an earlier step would put in
 the workspace; its review harness polls every 2 s instead of 30 s so the run takes seconds.  The
 generated dispatch workflow names ``fullsend-ai/steer-action@<ref>``: act's
 ``--local-repository`` stands in this checkout for that remote action, and the image it runs is
@@ -55,6 +56,8 @@ def _init_repository(root: Path) -> Path:
             REF,
             "--role-token",
             "mint",
+            "--dispatch",
+            "self-contained",
             "--dir",
             str(root),
         ],

@@ -29,7 +29,7 @@ def _fullsend(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_init_then_lint_exits_0_in_a_fresh_repository(tmp_path: Path) -> None:
-    made = _fullsend("init", "--stages", "review,fix", "--ref", REF, cwd=tmp_path)
+    made = _fullsend("init", "--stages", "review,fix", "--ref", REF, "--dispatch", "self-contained", cwd=tmp_path)
     assert made.returncode == 0, made.stderr
     written = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file())
     assert written == [
@@ -49,7 +49,7 @@ def test_init_then_lint_exits_0_in_a_fresh_repository(tmp_path: Path) -> None:
 
 
 def test_the_dispatch_workflow_has_route_and_only_the_chosen_stages_pinned_to_the_ref() -> None:
-    files = dict(render_files(InitPlan(("review", "fix"), ref=REF)))
+    files = dict(render_files(InitPlan(("review", "fix"), ref=REF, dispatch="self-contained")))
     dispatch = yaml.safe_load(files[Path(".github/workflows/fullsend-dispatch.yml")])
     assert list(dispatch["jobs"]) == ["route", "review", "fix"]
     assert [dispatch["jobs"][j]["name"] for j in dispatch["jobs"]] == ["Route", "Review", "Fix"]
@@ -70,7 +70,7 @@ def test_the_dispatch_workflow_has_route_and_only_the_chosen_stages_pinned_to_th
 def test_the_route_job_is_the_examples_route_step_pinned_to_the_ref() -> None:
     """The same decision step as the examples', from the pinned release instead of a checkout
     (so no checkout, and no permission beyond the metadata every job token has)."""
-    files = dict(render_files(InitPlan(("review",), ref=REF)))
+    files = dict(render_files(InitPlan(("review",), ref=REF, dispatch="self-contained")))
     generated = yaml.safe_load(files[Path(".github/workflows/fullsend-dispatch.yml")])["jobs"]["route"]
     example = yaml.safe_load((REPO_ROOT / "examples" / "reusable-dispatch.yml").read_text())["jobs"]["route"]
     (step,) = generated["steps"]
@@ -81,7 +81,11 @@ def test_the_route_job_is_the_examples_route_step_pinned_to_the_ref() -> None:
 
 
 def test_mint_mode_and_queue_max_and_codex() -> None:
-    files = dict(render_files(InitPlan(("code",), runtime="codex", ref=REF, role_token="mint", queue="max")))
+    files = dict(
+        render_files(
+            InitPlan(("code",), runtime="codex", ref=REF, role_token="mint", queue="max", dispatch="self-contained")
+        )
+    )
     dispatch = yaml.safe_load(files[Path(".github/workflows/fullsend-dispatch.yml")])
     job = dispatch["jobs"]["code"]
     assert job["concurrency"]["queue"] == "max" and job["permissions"]["id-token"] == "write"
@@ -112,7 +116,9 @@ def test_init_never_overwrites_and_writes_nothing_then(tmp_path: Path) -> None:
 
 
 def test_dry_run_prints_every_file_and_writes_none(tmp_path: Path) -> None:
-    made = _fullsend("init", "--stages", "triage", "--ref", REF, "--dry-run", cwd=tmp_path)
+    made = _fullsend(
+        "init", "--stages", "triage", "--ref", REF, "--dry-run", "--dispatch", "self-contained", cwd=tmp_path
+    )
     assert made.returncode == 0, made.stderr
     assert made.stdout.count("==> ") == 5 and "==> .github/workflows/fullsend-dispatch.yml <==" in made.stdout
     assert list(tmp_path.iterdir()) == []
@@ -183,7 +189,7 @@ def test_every_file_stamps_the_package_version() -> None:
     and a release must match), next to the pinned ref and in every header."""
     from fullsend import __version__
 
-    files = dict(render_files(InitPlan(("review", "fix"), ref=REF)))
+    files = dict(render_files(InitPlan(("review", "fix"), ref=REF, dispatch="self-contained")))
     dispatch = files[Path(".github/workflows/fullsend-dispatch.yml")]
     pins = [line.strip() for line in dispatch.splitlines() if f"fullsend-ai/steer-action@{REF}" in line]
     assert pins and all(line.endswith(f"@{REF} # v{__version__}") for line in pins)

@@ -27,7 +27,9 @@ def _fullsend(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 def _older_setup(root: Path, stages: str = "review") -> str:
     """What an older init wrote: this release's files at OLD_REF, the dispatch workflow's Route step
     as an older template had it, and the manifest recording exactly those files."""
-    made = _fullsend("init", "--stages", stages, "--ref", OLD_REF, "--runtime", "codex", cwd=root)
+    made = _fullsend(
+        "init", "--stages", stages, "--ref", OLD_REF, "--runtime", "codex", "--dispatch", "self-contained", cwd=root
+    )
     assert made.returncode == 0, made.stderr
     old = (
         (root / DISPATCH)
@@ -65,7 +67,8 @@ def test_upgrade_apply_writes_what_this_release_writes_with_the_recorded_plan(tm
     applied = _fullsend("init", "--upgrade", "--apply", "--ref", NEW_REF, cwd=tmp_path)
     assert applied.returncode == 0, applied.stderr
     assert "Wrote 1 file(s)" in applied.stdout
-    fresh = dict(render_files(InitPlan(("review",), runtime="codex", ref=NEW_REF)))  # the recorded stages and runtime
+    # the recorded stages, runtime and dispatch
+    fresh = dict(render_files(InitPlan(("review",), runtime="codex", ref=NEW_REF, dispatch="self-contained")))
     for rel, text in fresh.items():
         assert (tmp_path / rel).read_text() == text, rel
     manifest = json.loads((tmp_path / MANIFEST).read_text())
@@ -126,3 +129,24 @@ def test_force_never_writes_through_a_symbolic_link(tmp_path: Path) -> None:
     assert forced.returncode == 2 and f"{PROMPT} is a symbolic link" in forced.stderr
     assert outside.read_text() == "not the repository's\n"
     assert f"@{OLD_REF}" in (repo / DISPATCH).read_text()  # nothing written
+
+
+def test_a_manifest_from_before_the_hosted_dispatch_stays_self_contained(tmp_path: Path) -> None:
+    _older_setup(tmp_path)
+    manifest = json.loads((tmp_path / MANIFEST).read_text())
+    del manifest["dispatch"]
+    (tmp_path / MANIFEST).write_text(json.dumps(manifest))
+    shown = _fullsend("init", "--upgrade", "--ref", NEW_REF, cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert f"update  {DISPATCH}" in shown.stdout and "fullsend/.github/workflows/dispatch.yml@" not in shown.stdout
+
+
+def test_upgrade_to_the_hosted_dispatch_rewrites_the_shim_and_leaves_the_old_dispatch(tmp_path: Path) -> None:
+    old = _older_setup(tmp_path)
+    applied = _fullsend("init", "--upgrade", "--apply", "--dispatch", "hosted", "--ref", NEW_REF, cwd=tmp_path)
+    assert applied.returncode == 0, applied.stderr
+    shim = (tmp_path / ".github/workflows/fullsend.yml").read_text()
+    assert f"    uses: fullsend-ai/steer-action/.github/workflows/dispatch.yml@{NEW_REF} # v" in shim
+    assert "      stages: review  #" in shim and "      runtime: codex\n" in shim
+    assert (tmp_path / DISPATCH).read_text() == old  # not init's to delete: docs/adopting.md says so
+    assert json.loads((tmp_path / MANIFEST).read_text())["dispatch"] == "hosted"

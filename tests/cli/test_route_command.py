@@ -208,3 +208,53 @@ def test_outputs_that_cannot_be_written_fail_the_step(tmp_path, served) -> None:
     )
     assert proc.returncode == 1
     assert "::error title=Route::GITHUB_OUTPUT" in proc.stdout and "cannot be written" in proc.stdout
+
+
+def test_a_stage_the_repository_did_not_enable_selects_nothing_and_reads_no_role(tmp_path, served) -> None:
+    """docs/rules.md#route-stage-off: the hosted dispatch workflow passes its ``stages`` input."""
+    sim, said = served
+    proc, outputs = route(tmp_path, sim, "issue_comment", comment("/fs-fix now", "wendy"), INPUT_STAGES="review")
+    assert proc.returncode == 0, proc.stderr
+    assert outputs["stage"] == "" and outputs["rule"] == "route-stage-off"
+    assert proc.stdout.splitlines()[1] == (
+        "Route: the event would select fix (route-command), which this repository has not enabled "
+        "(stages: review); no stage [route-stage-off]"
+    )
+    assert said == []
+
+
+def test_an_enabled_stage_is_decided_as_before(tmp_path, served) -> None:
+    sim, said = served
+    proc, outputs = route(
+        tmp_path, sim, "issue_comment", comment("/fs-review please", "tom"), INPUT_STAGES="review,fix"
+    )
+    assert (proc.returncode, outputs["stage"], outputs["rule"]) == (0, "review", "route-command")
+    assert said == ["Route: tom has the role 'triage' on org/repo"]
+
+
+def test_a_role_below_the_floor_is_still_named_when_the_stage_is_enabled(tmp_path, served) -> None:
+    sim, _ = served
+    proc, outputs = route(tmp_path, sim, "issue_comment", comment("/fs-fix now", "rita"), INPUT_STAGES="fix")
+    assert (proc.returncode, outputs["stage"], outputs["rule"]) == (0, "", "route-role-low")
+
+
+def test_an_unknown_stage_in_the_input_fails_the_route_job(tmp_path) -> None:
+    proc, outputs = route(tmp_path, None, "issues", {"action": "opened"}, GITHUB_ACTIONS="", INPUT_STAGES="reveiw")
+    assert proc.returncode == 2 and outputs == {}
+    assert proc.stderr.startswith("fullsend route: the Route step's input stages 'reveiw': unknown")
+
+
+def test_the_trigger_phrase_and_the_allowed_lists_reach_the_decision(tmp_path, served) -> None:
+    sim, said = served
+    env = {"INPUT_TRIGGER_PHRASE": "@fullsend", "INPUT_ALLOWED_USERS": "tom, wendy"}
+    proc, outputs = route(tmp_path, sim, "issue_comment", comment("@fullsend review the tests", "tom"), **env)
+    assert (proc.returncode, outputs["stage"], outputs["rule"]) == (0, "review", "route-command"), proc.stderr
+    assert said == ["Route: tom has the role 'triage' on org/repo"]
+    proc, outputs = route(tmp_path, sim, "issue_comment", comment("@fullsend review", "rita"), **env)
+    assert (outputs["stage"], outputs["rule"]) == ("", "route-user-not-allowed")
+    assert len(said) == 1  # rita's role was never read
+
+
+def test_a_bad_allowed_bots_input_fails_the_route_job(tmp_path) -> None:
+    proc, outputs = route(tmp_path, None, "issues", {"action": "opened"}, GITHUB_ACTIONS="", INPUT_ALLOWED_BOTS="coder")
+    assert proc.returncode == 2 and outputs == {} and "allowed_bots: give App logins" in proc.stderr

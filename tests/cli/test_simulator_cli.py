@@ -213,9 +213,6 @@ def test_FIX_startup_lines_give_urls_tokens_and_act_flags() -> None:
         f"--env GITHUB_GRAPHQL_URL={api}/graphql",
         "--env GITHUB_REPOSITORY=org/repo",
         f"--env GITHUB_RUN_ID={FIX_RUN_ID}",
-        "--env GH_HOST=github.localhost",
-        f"--env HTTP_PROXY={api}",
-        "--env NO_PROXY=127.0.0.1",
         f"--env ACTIONS_ID_TOKEN_REQUEST_URL={api}/_fullsend/oidc/token?api-version=2.0",
         f"--env ACTIONS_ID_TOKEN_REQUEST_TOKEN={OIDC_REQUEST_TOKEN}",
         f"--var FULLSEND_MINT_URL={api}{MINT_PATH}",
@@ -223,6 +220,8 @@ def test_FIX_startup_lines_give_urls_tokens_and_act_flags() -> None:
     ):
         assert f"  {line}\n" in text
     assert f"{JOB_TOKEN}  ({JOB_LOGIN};" in text and f"{ROLE_TOKEN}  ({ROLE_LOGIN};" in text
+    flags = text.split("act flags for the run in flight", 1)[1]
+    assert "GH_HOST" not in flags and "HTTP_PROXY" not in flags  # no job runs gh since fullsend route
     assert "1 scripted event(s)" in text and text.rstrip().endswith("stopped")
 
 

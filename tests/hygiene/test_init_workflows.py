@@ -15,8 +15,12 @@ from tests.hygiene.test_workflow_hygiene import PINNED_USES, USES_LINE, _run, _t
 
 REF = "0123456789abcdef0123456789abcdef01234567"
 PLANS = {
-    "app, all stages": InitPlan(parse_stages("all"), ref=REF),
-    "mint, queue max, codex": InitPlan(("review", "fix"), runtime="codex", ref=REF, role_token="mint", queue="max"),
+    "app, all stages": InitPlan(parse_stages("all"), ref=REF, dispatch="self-contained"),
+    "mint, queue max, codex": InitPlan(
+        ("review", "fix"), runtime="codex", ref=REF, role_token="mint", queue="max", dispatch="self-contained"
+    ),
+    "hosted, app, all stages": InitPlan(parse_stages("all"), ref=REF),
+    "hosted, mint, codex": InitPlan(("review", "fix"), runtime="codex", ref=REF, role_token="mint"),
 }
 
 

@@ -85,3 +85,28 @@ def test_the_release_commit_runs_both_images_by_digest_and_changes_nothing_else(
 def test_a_malformed_version_or_digest_is_refused(scratch, args, message):
     proc = _publish(scratch, *args)
     assert proc.returncode == 2 and message in proc.stderr
+
+
+def test_the_hosted_dispatch_is_pinned_to_the_release_commit_in_a_commit_on_top(scratch):
+    """docs/adopting.md "The dispatch workflow": a caller pins the dispatch commit; its workflow runs
+    the action of the release commit below it (a commit cannot name its own SHA)."""
+    rel = ".github/workflows/dispatch.yml"
+    (scratch / rel).parent.mkdir(parents=True)
+    shutil.copy2(REPO_ROOT / rel, scratch / rel)
+    _git(scratch, "add", ".")
+    _git(scratch, "-c", "user.name=t", "-c", "user.email=t@invalid", "commit", "-q", "-m", "dispatch")
+    head = _git(scratch, "rev-parse", "HEAD")
+    proc = _publish(scratch, "--version", "v1.4.0", "--slim-digest", SLIM, "--full-digest", FULL)
+    assert proc.returncode == 0, proc.stderr
+    outputs = dict(line.split("=", 1) for line in proc.stdout.split())
+    release, dispatch = outputs["release_commit"], outputs["dispatch_commit"]
+    assert _git(scratch, "rev-parse", f"{dispatch}^") == release and _git(scratch, "rev-parse", f"{release}^") == head
+    assert _git(scratch, "diff", "--name-status", release, dispatch).splitlines() == [f"M\t{rel}"]
+    before = (REPO_ROOT / rel).read_text()
+    after = _git(scratch, "show", f"{dispatch}:{rel}") + "\n"
+    pinned = f"uses: fullsend-ai/steer-action@{release} # v1.4.0"
+    assert after == before.replace("uses: ./  # zizmor: ignore[self-repository]", pinned)
+    assert after.count(pinned) == before.count("uses: ./  # zizmor: ignore[self-repository]") == 7
+    assert not [line for line in after.splitlines() if line.strip().removeprefix("- ").startswith("uses: ./")]
+    assert yaml.safe_load(after)["jobs"].keys() == yaml.safe_load(before)["jobs"].keys()
+    assert _git(scratch, "tag") == "" and _git(scratch, "rev-parse", "HEAD") == head

@@ -18,7 +18,11 @@
 #          runs docker://IMAGE@<slim digest> instead of building the Dockerfile, full/action.yml
 #          (same inputs) runs docker://IMAGE@<full digest>.  Tags it vX.Y.Z, moves vMAJOR to it,
 #          pushes both and creates the GitHub release with the digests in its notes (gh, GH_TOKEN).
-#          Prints release_commit=<sha>.
+#          Prints release_commit=<sha>.  When HEAD holds the hosted dispatch workflow
+#          (.github/workflows/dispatch.yml), a second commit on top of the release commit pins its
+#          `uses: ./` lines to the release commit (a commit cannot name its own SHA); the tags then
+#          name that commit, whose action.yml is the release commit's, and it prints
+#          dispatch_commit=<sha> too (docs/adopting.md "The dispatch workflow").
 # --local  The host architecture only, the local base image (tools/container/make-base.sh), no
 #          login, and publish stops after printing the commit (no tag, push or GitHub release):
 #          what tests/release runs against a registry on 127.0.0.1.  --insecure: plain HTTP.
@@ -101,6 +105,16 @@ if suffix:
 sys.stdout.write(text)' "$image@$1" "$2"
 }
 
+pin_dispatch() {  # the hosted dispatch workflow on stdin → its `uses: ./` lines pinned to $1 (a commit)
+  python3 -c '
+import re, sys
+text, action, version = sys.stdin.read(), sys.argv[1], sys.argv[2]
+text, n = re.subn(r"(?m)(uses: )\./  # zizmor: ignore\[self-repository\]$", lambda m: f"{m.group(1)}{action} # {version}", text)
+if n == 0 or re.search(r"(?m)^\s*(- )?uses: \./", text):
+    sys.exit(".github/workflows/dispatch.yml: expected only `uses: ./  # zizmor: ignore[self-repository]` lines to pin")
+sys.stdout.write(text)' "${GITHUB_REPOSITORY:-fullsend-ai/steer-action}@$1" "$version"
+}
+
 publish() {
   [[ "$slim_digest" =~ $digest_re && "$full_digest" =~ $digest_re ]] || die "--slim-digest and --full-digest must be sha256:<64 hex>"
   local index blob_slim blob_full tree commit
@@ -116,6 +130,15 @@ publish() {
 
 full/action.yml runs $image@$full_digest (git and every agent CLI).")
   output release_commit "$commit"
+  if git cat-file -e HEAD:.github/workflows/dispatch.yml 2>/dev/null; then
+    local blob_dispatch
+    blob_dispatch=$(git show HEAD:.github/workflows/dispatch.yml | pin_dispatch "$commit" | git hash-object -w --stdin)
+    GIT_INDEX_FILE="$index" git update-index --add --cacheinfo "100644,$blob_dispatch,.github/workflows/dispatch.yml"
+    tree=$(GIT_INDEX_FILE="$index" git write-tree)
+    commit=$(git -c user.name="${GIT_AUTHOR_NAME:-steer-action release}" -c user.email="${GIT_AUTHOR_EMAIL:-release@invalid}" \
+      commit-tree "$tree" -p "$commit" -m "Release $version: the hosted dispatch workflow runs the action of $commit")
+    output dispatch_commit "$commit"
+  fi
   [[ $local == 1 ]] && return 0
   [[ -n "${GH_TOKEN:-}" && -n "${GITHUB_REPOSITORY:-}" ]] || die "GH_TOKEN and GITHUB_REPOSITORY are needed to publish"
   git -c user.name="steer-action release" -c user.email="release@invalid" tag -a "$version" "$commit" -m "steer-action $version"

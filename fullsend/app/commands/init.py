@@ -3,10 +3,13 @@
 
 The files, relative to ``--dir``:
 
-* ``.github/workflows/fullsend.yml`` — the shim (names the run, one ``dispatch`` job);
-* ``.github/workflows/fullsend-dispatch.yml`` — Route and one job per chosen stage, the action
-  pinned to ``--ref`` (the full commit SHA of the steer-action release to use; a commit cannot
-  name its own SHA, so the package does not know it and ``--ref`` is required);
+* ``.github/workflows/fullsend.yml`` — the shim (names the run, one ``dispatch`` job).  By default
+  (``--dispatch hosted``) its job calls the dispatch workflow steer-action hosts,
+  ``.github/workflows/dispatch.yml``, pinned to ``--ref`` (the full commit SHA of the steer-action
+  release to use; a commit cannot name its own SHA, so the package does not know it and ``--ref``
+  is required), with the chosen stages as its ``stages`` input;
+* ``.github/workflows/fullsend-dispatch.yml`` — only with ``--dispatch self-contained``: Route and
+  one job per chosen stage, the action pinned to ``--ref``, for those who own every line;
 * ``.fullsend/harness/<stage>.yaml``, ``.fullsend/prompts/<stage>.md`` and
   ``.fullsend/agents/<stage>.md`` (an agent definition carrying the envelope's opening line);
 * ``.fullsend/init.json`` — the plan and a digest of every file, for ``--upgrade``
@@ -37,6 +40,15 @@ TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "init"
 SHA = re.compile(r"[0-9a-f]{40}")
 #: ``--ref`` has no default: the release commit cannot carry its own SHA (check_plan says how to find it).
 RELEASE_COMMIT = ""
+ROLE_TOKEN_MODES = ("app", "mint")
+QUEUES = ("single", "max")
+DISPATCH_MODES = ("hosted", "self-contained")
+#: The action as the self-contained example and the hosted dispatch on the main branch run it.
+LOCAL_ACTION = "./  # zizmor: ignore[self-repository]"
+HOSTED_DISPATCH = Path(".github/workflows/dispatch.yml")
+EXAMPLE_DISPATCH = Path("examples/reusable-dispatch.yml")
+#: Where to create the GitHub App from (docs/adopting.md "Create the GitHub App from the manifest").
+APP_MANIFEST_URL = "https://github.com/fullsend-ai/steer-action/blob/main/app-manifest.json"
 
 
 class InitError(Exception):
@@ -52,6 +64,7 @@ class InitPlan:
     ref: str = RELEASE_COMMIT
     role_token: str = "app"
     queue: str = "single"
+    dispatch: str = "hosted"
 
 
 def parse_stages(text: str) -> tuple[str, ...]:
@@ -78,9 +91,11 @@ def resolve_plan(
     role_token: str | None,
     queue: str | None,
     recorded: Mapping[str, Any],
+    dispatch: str | None = None,
 ) -> InitPlan:
     """The plan of the arguments given; one not given is what ``recorded`` (the manifest an earlier
-    init wrote, for ``--upgrade``) says, else the default.  Raises ``InitError`` for bad stages."""
+    init wrote, for ``--upgrade``; see :func:`recorded_plan`) says, else the default.  Raises
+    ``InitError`` for bad stages."""
 
     def kept(value: str | None, key: str, default: str) -> str:
         old = recorded.get(key)
@@ -95,7 +110,17 @@ def resolve_plan(
         ref if ref is not None else RELEASE_COMMIT,
         kept(role_token, "role_token", "app"),
         kept(queue, "queue", "single"),
+        kept(dispatch, "dispatch", "hosted"),
     )
+
+
+def recorded_plan(recorded: Mapping[str, Any], root: Path) -> dict[str, Any]:
+    """The manifest ``recorded`` under ``root``, with ``dispatch`` filled in when an init from before
+    the hosted dispatch wrote it (or no manifest is left): ``self-contained`` when
+    ``fullsend-dispatch.yml`` is there, so ``--upgrade`` never moves a setup without being asked."""
+    if "dispatch" in recorded or not (root / ".github/workflows/fullsend-dispatch.yml").exists():
+        return dict(recorded)
+    return {**recorded, "dispatch": "self-contained"}
 
 
 def check_plan(plan: InitPlan) -> None:
@@ -105,10 +130,17 @@ def check_plan(plan: InitPlan) -> None:
         raise InitError(
             f"--ref {what}: pass the steer-action commit to pin, a release's (git ls-remote "
             "https://github.com/fullsend-ai/steer-action 'refs/tags/v1.2.3^{}' | cut -f1) or, "
-            "until you pick a release, any commit of its main branch"
+            "with --dispatch self-contained and until you pick a release, any commit of its main branch"
         )
     if plan.runtime not in MODEL_SECRETS:
         raise InitError(f"--runtime {plan.runtime!r}: use one of {', '.join(MODEL_SECRETS)}")
+    if plan.dispatch not in DISPATCH_MODES:
+        raise InitError(f"--dispatch {plan.dispatch!r}: use one of {', '.join(DISPATCH_MODES)}")
+    if plan.dispatch == "hosted" and plan.queue == "max":
+        raise InitError(
+            "--queue max needs --dispatch self-contained: the hosted dispatch workflow's stage jobs "
+            "queue single (GitHub takes no expression for queue)"
+        )
 
 
 def _environment() -> Environment:
@@ -131,27 +163,49 @@ def render_files(plan: InitPlan) -> list[tuple[Path, str]]:
     check_plan(plan)
     env = _environment()
     specs = [STAGE_SPECS[s] for s in plan.stages]
-    model_secrets = list(MODEL_SECRETS[plan.runtime])
-    secrets = [*model_secrets, *(["FULLSEND_APP_PRIVATE_KEY"] if plan.role_token == "app" else [])]
-    common = dict(
+    common = _values(plan, hosted_caller=plan.dispatch == "hosted")
+    files = [(Path(".github/workflows/fullsend.yml"), env.get_template("shim.yml.j2").render(**common))]
+    if plan.dispatch == "self-contained":
+        action = f"fullsend-ai/steer-action@{plan.ref} # v{__version__}"
+        text = env.get_template("dispatch.yml.j2").render(**common, action=action, local=False)
+        files.append((Path(".github/workflows/fullsend-dispatch.yml"), text))
+    for spec in specs:
+        files += _stage_files(env, spec)
+    return files
+
+
+def _values(plan: InitPlan, *, hosted_caller: bool = False, hosted: bool = False) -> dict[str, Any]:
+    """The template values of ``plan``: ``hosted`` renders the hosted dispatch (every runtime's
+    secret, the role-token mode chosen by input), ``hosted_caller`` a shim that calls it."""
+    model_secrets = sorted({n for names in MODEL_SECRETS.values() for n in names}) if hosted else []
+    model_secrets = model_secrets or list(MODEL_SECRETS[plan.runtime])
+    with_app = plan.role_token == "app" or hosted
+    return dict(
         version=__version__,
         stages=list(plan.stages),
         runtime=plan.runtime,
         ref=plan.ref,
-        role_token=plan.role_token,
+        role_token="input" if hosted else plan.role_token,
         queue=plan.queue,
-        secrets=secrets,
+        secrets=[*model_secrets, *(["FULLSEND_APP_PRIVATE_KEY"] if with_app else [])],
         model_secrets=model_secrets,
         secret_descriptions=SECRET_WHY,
-        specs=specs,
+        specs=[STAGE_SPECS[s] for s in plan.stages],
+        hosted=hosted or hosted_caller,
+        example=False,
     )
-    files = [
-        (Path(".github/workflows/fullsend.yml"), env.get_template("shim.yml.j2").render(**common)),
-        (Path(".github/workflows/fullsend-dispatch.yml"), env.get_template("dispatch.yml.j2").render(**common)),
-    ]
-    for spec in specs:
-        files += _stage_files(env, spec)
-    return files
+
+
+def render_dispatch(which: Path) -> str:
+    """The text of a dispatch workflow this repository ships, from the one template:
+    ``HOSTED_DISPATCH`` (every stage, inputs, the action from ``./`` until a release pins it) or
+    ``EXAMPLE_DISPATCH`` (self-contained, every stage, mint, the action from ``./``).  Raises
+    ``KeyError`` for another path."""
+    plan = InitPlan(tuple(STAGE_SPECS), ref="0" * 40, role_token="mint")
+    hosted = {HOSTED_DISPATCH: True, EXAMPLE_DISPATCH: False}[which]
+    values = _values(plan, hosted=hosted)
+    values.update(hosted=hosted, example=not hosted, action=LOCAL_ACTION, local=True)
+    return _environment().get_template("dispatch.yml.j2").render(**values)
 
 
 def _stage_files(env: Environment, spec: StageSpec) -> list[tuple[Path, str]]:
@@ -262,8 +316,10 @@ def run_upgrade(plan: InitPlan, root: Path, apply: bool, force: bool, out: TextI
 
 NEXT_STEPS = {
     "app": (
-        "Next: create a GitHub App for the agent and install it on the repository (docs/adopting.md\n"
-        '"A GitHub App as the role token"); set the repository variable FULLSEND_APP_CLIENT_ID and the\n'
+        "Next: create a GitHub App for the agent from the manifest\n"
+        f"  {APP_MANIFEST_URL}\n"
+        '(docs/adopting.md "Create the GitHub App from the manifest": one form, docs/create-app.html),\n'
+        "and install it on the repository; set the repository variable FULLSEND_APP_CLIENT_ID and the\n"
         "secrets FULLSEND_APP_PRIVATE_KEY and {secrets}; then run `fullsend lint` and commit.\n"
     ),
     "mint": (

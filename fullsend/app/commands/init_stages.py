@@ -46,7 +46,7 @@ STAGE_SPECS: dict[str, StageSpec] = {
             "code",
             "Code",
             "coder",
-            "github.event.issue.number",
+            ISSUE_FIRST,
             ("issues",),
             (("contents", "write"), ("issues", "write"), ("pull-requests", "write")),
             "Implement the issue this run works on in a new branch, with tests, and open a pull request "

@@ -46,6 +46,7 @@ def manifest_text(plan: Any, files: Sequence[tuple[Path, str]]) -> str:
         "runtime": plan.runtime,
         "role_token": plan.role_token,
         "queue": plan.queue,
+        "dispatch": plan.dispatch,
         "files": {str(rel): digest(text) for rel, text in files},
     }
     return json.dumps(record, indent=2, sort_keys=True) + "\n"

@@ -8,6 +8,11 @@ adapter under the job token, prints the decision with its rule id, and writes th
 delimiter per value).  An event it does not route is a decision too: exit 0, ``stage`` empty,
 so the Route job concludes success and every stage job is skipped.
 
+The repository's policy (``fullsend.core.route.policy``): ``INPUT_STAGES``, ``INPUT_ALLOWED_USERS``,
+``INPUT_ALLOWED_BOTS`` and ``INPUT_TRIGGER_PHRASE``, the action's inputs of those names (blank:
+the decision as without them; docs/rules.md#route-stage-off, #route-user-not-allowed,
+#route-bot-not-allowed, #route-command).
+
 Token: ``INPUT_GITHUB_TOKEN`` (the action's ``github_token``), else ``GITHUB_TOKEN``, else
 ``GH_TOKEN``.  API base: ``GITHUB_API_URL`` (default ``https://api.github.com``).
 Exit codes: 0 decided · 2 the event or the environment cannot be read (names the variable) ·
@@ -28,6 +33,7 @@ from fullsend.context import api_url_problem
 from fullsend.core.model import Repo
 from fullsend.core.route.decision import RULE_ROLE_UNREADABLE, AskRole, Role, RouteDecision, decide
 from fullsend.core.route.event import RouteEvent, route_event
+from fullsend.core.route.policy import RoutePolicy, read_policy, screen_decision, screen_login, with_trigger_phrase
 from fullsend.errors import ConfigError, ExitCode, ForgeError, NotFoundError
 
 DEFAULT_API_URL = "https://api.github.com"
@@ -53,14 +59,34 @@ def read_role(roles: Roles, login: str) -> Role:
         return Role(login, "none", unreadable=str(exc)[:200])
 
 
-def route(event: RouteEvent, roles: Roles) -> RouteDecision:
-    """The decision for ``event``, reading at most one role from ``roles``."""
+def policy_of(environ: Mapping[str, str]) -> RoutePolicy:
+    """The Route step's policy inputs.  Raises ``ConfigError`` naming the input and the fix."""
+    names = ("stages", "allowed_users", "allowed_bots", "trigger_phrase")
+    try:
+        return read_policy({name: environ.get(f"INPUT_{name.upper()}", "") for name in names})
+    except ValueError as exc:
+        raise ConfigError(f"the Route step's input {exc}") from None
+
+
+def route(event: RouteEvent, roles: Roles, policy: RoutePolicy | None = None) -> RouteDecision:
+    """The decision for ``event`` under ``policy`` (``None``: no policy), reading at most one role
+    from ``roles``; a user outside ``allowed_users`` or a disabled stage reads none."""
+    policy = policy or RoutePolicy()
+    event = with_trigger_phrase(event, policy.trigger_phrase)
     decision = decide(event)
-    if isinstance(decision, AskRole):
-        decision = decide(event, read_role(roles, decision.login))
+    if not isinstance(decision, AskRole):
+        return screen_decision(event, decision, policy, role_read=False)
+    refused = screen_login(decision.login, policy)
+    if refused is not None:
+        return refused
+    if policy.enabled is not None:
+        chosen = decide(event, Role(decision.login, "admin"))  # which stage a full role would pick
+        if isinstance(chosen, RouteDecision) and chosen.stage and chosen.stage not in policy.enabled:
+            return screen_decision(event, chosen, policy, role_read=True)
+    decision = decide(event, read_role(roles, decision.login))
     if isinstance(decision, AskRole):  # decide asks for one role only; a second ask fails closed
         return RouteDecision("", RULE_ROLE_UNREADABLE, f"a second role (@{decision.login}) was asked for; no stage")
-    return decision
+    return screen_decision(event, decision, policy, role_read=True)
 
 
 def load_event(environ: Mapping[str, str]) -> RouteEvent:
@@ -125,8 +151,9 @@ def run_route(environ: Mapping[str, str], console: Console) -> int:
     """``fullsend route``: decide, print, write the outputs; returns the exit code.  Raises
     ``ConfigError`` (exit 2) for an unreadable event or environment."""
     event = load_event(environ)
+    policy = policy_of(environ)
     forge = forge_for(environ, event.repository)
-    decision = route(event, forge)
+    decision = route(event, forge, policy)
     console.log(f"Route: event {event.name}/{event.action} -> stage '{decision.stage or 'none'}'")
     console.log(f"Route: {decision.reason} [{decision.rule}]")
     try:

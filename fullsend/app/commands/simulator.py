@@ -5,12 +5,13 @@ Besides the GitHub REST API of ``fullsend.simulator.server`` it answers what a w
 workflow needs when act runs it locally:
 
 - ``GET /repos/{o}/{r}/collaborators/{login}/permission`` from the scenario's ``collaborators``
-  (the Route job's ``fullsend route``, or ``gh api``);
+  (the Route job's ``fullsend route``);
 - a token mint (``<base>/_fullsend/mint``, the action's ``mint_url``) and a GitHub OIDC token
   endpoint (``ACTIONS_ID_TOKEN_REQUEST_URL``/``_TOKEN``), so the stage job mints its role token
   as configured (docs/architecture.md "Tokens"); the mint hands out the role token;
-- requests in proxy form for ``api.github.localhost``: the GitHub CLI sends its requests there
-  when ``GH_HOST=github.localhost`` (plain HTTP), and ``HTTP_PROXY`` pointing here routes them in.
+- requests in proxy form for ``api.github.localhost``, for the GitHub CLI by hand: it sends its
+  requests there when ``GH_HOST=github.localhost`` (plain HTTP), and ``HTTP_PROXY`` pointing here
+  routes them in (no job of the examples runs it since the Route job is ``fullsend route``).
 
 It prints the URLs, tokens and act flags to use, then one line per timeline event and per write
 request, and stops on Ctrl-C (or SIGTERM) with exit code 0.
@@ -216,9 +217,6 @@ def act_flags(served: Served) -> list[str]:
         f"--env GITHUB_GRAPHQL_URL={served.sim.graphql_url}",
         f"--env GITHUB_REPOSITORY={served.sim.urls.owner}/{served.sim.urls.repo}",
         f"--env GITHUB_RUN_ID={fix.my_run_id}",
-        "--env GH_HOST=github.localhost",
-        f"--env HTTP_PROXY={served.web_url}",
-        f"--env NO_PROXY={HOST}",
         f"--env ACTIONS_ID_TOKEN_REQUEST_URL={served.oidc_url}",
         f"--env ACTIONS_ID_TOKEN_REQUEST_TOKEN={OIDC_REQUEST_TOKEN}",
         f"--var FULLSEND_MINT_URL={served.mint_url}",

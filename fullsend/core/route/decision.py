@@ -45,6 +45,8 @@ ROUTE_RULE_IDS: tuple[str, ...] = (
     RULE_NO_FIX_LABEL,
     RULE_FIX_NOT_OPTED_IN,
 )
+#: Every stage the decision can select, in pipeline order (the ``stages`` input's vocabulary).
+STAGES: tuple[str, ...] = ("triage", "code", "review", "fix", "retro", "prioritize")
 
 TRIAGE, WRITE = "triage", "write"
 #: floor → the ``role_name`` values that reach it (a custom role reaches none).

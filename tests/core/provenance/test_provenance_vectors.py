@@ -491,3 +491,27 @@ def test_run_name_self_check_keeps_matching_title() -> None:
     assert check_own_run(rest.workflow_run(MY_RUN_JSON), "org/repo#7") == ("org/repo#7", [])
     suffixed = rest.workflow_run({**MY_RUN_JSON, "display_title": "org/repo#7 comment:99"})
     assert check_own_run(suffixed, "org/repo#7")[0] == "org/repo#7"
+
+
+SHA1, SHA2 = "5e1ec7ed0c0ffee0ddba11ab1e0b5e55ed0fab1e", "0123456789abcdef0123456789abcdef01234567"
+HOSTED = "fullsend-ai/steer-action/.github/workflows/dispatch.yml"
+HOSTED_CHAINS = [
+    ("hosted-same-pin", _rw(f"{HOSTED}@{SHA1}", "", SHA1), True),
+    ("hosted-other-pin", _rw(f"{HOSTED}@{SHA2}", "", SHA2), False),
+    ("hosted-other-owner", _rw(f"evil/steer-action/.github/workflows/dispatch.yml@{SHA1}", "", SHA1), False),
+    ("hosted-by-tag-same-commit", _rw(f"{HOSTED}@v1", "refs/tags/v1", SHA1), False),
+    (
+        "hosted-upper-case-owner",
+        _rw(f"Fullsend-AI/steer-action/.github/workflows/dispatch.yml@{SHA1}", "", SHA1),
+        False,
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "theirs", "equal"), HOSTED_CHAINS, ids=[c[0] for c in HOSTED_CHAINS])
+def test_hosted_dispatch_chain_vectors(name: str, theirs: ReferencedWorkflow, equal: bool) -> None:
+    """docs/rules.md#chain-differs: a call pinned by commit carries the SHA in ``path`` and no
+    ``ref``, so only a run of that exact commit, owner and file matches; the text is compared as
+    GitHub wrote it (fail closed on any difference, case included)."""
+    mine = (_rw(f"{HOSTED}@{SHA1}", "", SHA1),)
+    assert same_chain(mine, (theirs,)) is equal

@@ -12,6 +12,7 @@ import pytest
 from fullsend.app.action.facts import PreflightFacts
 from fullsend.app.action.preflight import check_head_reviewed, run_preflight
 from fullsend.app.action.receipt import PostState, check_receipt, post_receipt
+from fullsend.context import load_context
 from fullsend.core.model import Comment, WorkflowRun
 from fullsend.core.receipt.marker import Marker
 from fullsend.core.receipt.skips import RULE_HEAD_REVIEWED, RULE_RECEIPT

@@ -1,0 +1,129 @@
+"""Issue 31: ``app-manifest.json`` registers the GitHub App the stages need, exactly
+(docs/adopting.md "Create the GitHub App from the manifest"): every permission the workflows ask
+of the App's token and every one the docs list, and nothing more; no webhook and no events; and
+``docs/create-app.html`` sends that manifest byte for byte."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from fullsend.app.commands.init import APP_MANIFEST_URL, HOSTED_DISPATCH, InitPlan, parse_stages, render_files
+from fullsend.app.commands.init_stages import STAGE_SPECS
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+MANIFEST = json.loads((REPO_ROOT / "app-manifest.json").read_text(encoding="utf-8"))
+REF = "0123456789abcdef0123456789abcdef01234567"
+LEVEL = {"read": 1, "write": 2, "admin": 3}
+#: The parameters GitHub's manifest flow takes ("Registering a GitHub App from a manifest").
+MANIFEST_PARAMETERS = {
+    "name",
+    "url",
+    "hook_attributes",
+    "redirect_url",
+    "callback_urls",
+    "setup_url",
+    "description",
+    "public",
+    "default_events",
+    "default_permissions",
+    "request_oauth_on_install",
+    "setup_on_update",
+}
+#: Beyond what the workflows ask: metadata (GitHub grants it to every App) and actions read (the
+#: agent stage's Actions reads under the role token with allow_shared_uid, docs/adopting.md).
+EXTRA = {"metadata": "read", "actions": "read"}
+
+
+def _asked_in(text: str) -> dict[str, str]:
+    """``permission-<scope>: <level>`` of every create-github-app-token step in a workflow."""
+    asked: dict[str, str] = {}
+    for job in yaml.safe_load(text)["jobs"].values():
+        for step in job.get("steps", []):
+            if "create-github-app-token" in str(step.get("uses", "")):
+                for key, level in step["with"].items():
+                    if key.startswith("permission-"):
+                        scope = key.removeprefix("permission-").replace("-", "_")
+                        asked[scope] = max(asked.get(scope, level), level, key=LEVEL.__getitem__)
+    return asked
+
+
+def _asked_by_the_workflows() -> dict[str, str]:
+    texts = [(REPO_ROOT / HOSTED_DISPATCH).read_text(encoding="utf-8")]
+    texts.append(
+        dict(render_files(InitPlan(parse_stages("all"), ref=REF, dispatch="self-contained")))[
+            Path(".github/workflows/fullsend-dispatch.yml")
+        ]
+    )
+    asked: dict[str, str] = {}
+    for text in texts:
+        for scope, level in _asked_in(text).items():
+            asked[scope] = max(asked.get(scope, level), level, key=LEVEL.__getitem__)
+    for spec in STAGE_SPECS.values():
+        for scope, level in spec.app_permissions:
+            scope = scope.replace("-", "_")
+            asked[scope] = max(asked.get(scope, level), level, key=LEVEL.__getitem__)
+    return asked
+
+
+def _listed_in_the_docs() -> dict[str, str]:
+    """The App's repository permissions as docs/adopting.md lists them (``**Contents** read and write``)."""
+    text = (REPO_ROOT / "docs" / "adopting.md").read_text(encoding="utf-8")
+    section = text.split("### A GitHub App as the role token", 1)[1].split("\n2. ", 1)[0]
+    found = re.findall(r"\*\*([A-Z][a-z]+(?: [a-z]+)?)\*\* (read and write|read)", " ".join(section.split()))
+    assert found, section
+    return {name.lower().replace(" ", "_"): "write" if "write" in level else "read" for name, level in found}
+
+
+def test_the_manifest_uses_only_githubs_parameters_and_registers_a_private_app_without_webhooks() -> None:
+    assert set(MANIFEST) <= MANIFEST_PARAMETERS
+    assert MANIFEST["url"].startswith("https://") and MANIFEST["name"]
+    assert MANIFEST["public"] is False
+    assert MANIFEST["hook_attributes"]["active"] is False and MANIFEST["default_events"] == []
+    assert MANIFEST["redirect_url"].endswith("docs/adopting.md#create-the-github-app-from-the-manifest")
+
+
+def test_the_manifest_covers_every_permission_the_workflows_ask_of_the_apps_token() -> None:
+    granted = MANIFEST["default_permissions"]
+    for scope, level in _asked_by_the_workflows().items():
+        assert scope in granted and LEVEL[granted[scope]] >= LEVEL[level], (scope, level, granted)
+
+
+def test_the_manifest_covers_what_the_docs_list_and_asks_for_nothing_more() -> None:
+    granted = MANIFEST["default_permissions"]
+    assert _listed_in_the_docs() == granted
+    assert granted == {**_asked_by_the_workflows(), **EXTRA}
+
+
+def test_the_creation_page_sends_the_manifest_byte_for_byte() -> None:
+    page = (REPO_ROOT / "docs" / "create-app.html").read_text(encoding="utf-8")
+    embedded = re.search(r'<script type="application/json" id="manifest">\n(.*?)\n  </script>', page, re.S)
+    assert embedded is not None
+    assert embedded.group(1) + "\n" == (REPO_ROOT / "app-manifest.json").read_text(encoding="utf-8")
+    assert "https://github.com/settings/apps/new" in page
+    assert "https://github.com/organizations/" in page and 'name="manifest"' in page
+
+
+@pytest.mark.parametrize("role_token", ["app", "mint"])
+def test_init_prints_where_the_manifest_is_for_an_app_only(tmp_path: Path, role_token: str) -> None:
+    made = subprocess.run(
+        [sys.executable, "-m", "fullsend", "init", "--ref", REF, "--role-token", role_token],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert made.returncode == 0, made.stderr
+    assert (APP_MANIFEST_URL in made.stdout) is (role_token == "app")
+    assert APP_MANIFEST_URL.endswith("/app-manifest.json") and "fullsend-ai/steer-action" in APP_MANIFEST_URL
+
+
+def test_the_manifest_url_init_prints_names_this_file() -> None:
+    assert APP_MANIFEST_URL.rsplit("/blob/main/", 1)[1] == "app-manifest.json"
+    assert (REPO_ROOT / "app-manifest.json").is_file()
