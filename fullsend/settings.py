@@ -45,6 +45,7 @@ _FIXES: dict[str, str] = {
     "or leave it empty to take it from the event.",
     "steer_enabled": "Use true/True/TRUE or false/False/FALSE, or leave it empty.",
     "status_comment": "Use true/True/TRUE or false/False/FALSE.",
+    "status_interval_seconds": "Use a whole number of seconds from 1 to 600 (default 10).",
     "allow_shared_uid": "Use true/True/TRUE or false/False/FALSE.",
     "max_steers": "Use a whole number from 0 to 50, or leave it empty for the harness value.",
     "poll_interval_seconds": "Use a whole number of seconds from 0 to 600, or leave it empty.",
@@ -117,6 +118,7 @@ class Inputs(BaseSettings):
     validation_script: str = ""
     max_iterations: int = Field(default=1, ge=1, le=MAX_ITERATIONS)
     status_comment: bool = True
+    status_interval_seconds: int = Field(default=10, ge=1, le=600)
     allow_shared_uid: bool = False
     fullsend_dir: str = ".fullsend"
 
@@ -138,7 +140,15 @@ class Inputs(BaseSettings):
             return _BOOLS[value]
         raise ValueError("is not a boolean spelled true/True/TRUE or false/False/FALSE")
 
-    @field_validator("item", "max_steers", "poll_interval_seconds", "timeout_minutes", "max_iterations", mode="before")
+    @field_validator(
+        "item",
+        "max_steers",
+        "poll_interval_seconds",
+        "timeout_minutes",
+        "max_iterations",
+        "status_interval_seconds",
+        mode="before",
+    )
     @classmethod
     def _whole(cls, value: Any) -> Any:
         if isinstance(value, str) and not value.lstrip("-").isdigit():
@@ -211,6 +221,7 @@ VALUE_SHOWN = frozenset(
         "item",
         "steer_enabled",
         "status_comment",
+        "status_interval_seconds",
         "allow_shared_uid",
         "max_steers",
         "poll_interval_seconds",

@@ -299,6 +299,8 @@ def _agent_part(p: _Progress, run: ActionRun, forge: GitHubForge, tokens: Tokens
     if plan.inputs.status_comment and not tokens.role and not restricted:
         log("info", "No status comment: there is no role token to post it under")
     status.start(clock.now())
+    # GitHub's limits on edits run on real time, whatever clock the run was given (replays use a virtual one)
+    status.follow(p.timeline, SystemClock(), plan.inputs.status_interval_seconds)
     outcome = run.execute()
     status.finish(
         clock.now(),
@@ -317,6 +319,7 @@ def _agent_part(p: _Progress, run: ActionRun, forge: GitHubForge, tokens: Tokens
         restricted=restricted,
     ):
         record_receipt(forge, facts, outcome, _item_url(plan), timeline=p.timeline, clock=clock, log=log)
+        status.receipt_posted(outcome.receipt_url if outcome.receipt_posted else "")
     return outcome
 
 

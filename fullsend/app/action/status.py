@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 
@@ -21,7 +21,11 @@ from fullsend.core.receipt.marker import Marker, clock_label, sanitize_detail, s
 from fullsend.core.receipt.status_comment import TERMINAL_TAG, status_line
 from fullsend.core.report.figures import RunFigures, figures_line, figures_marker
 from fullsend.errors import ForgeError
-from fullsend.ports import Forge, Log
+from fullsend.ports import Clock, Forge, Log
+
+if TYPE_CHECKING:
+    from fullsend.app.action.live_status import LiveStatus, SteerRow
+    from fullsend.app.action.timeline import Timeline
 
 _TEMPLATES = jinja2.Environment(
     loader=jinja2.FileSystemLoader(str(Path(__file__).resolve().parents[2] / "templates")),
@@ -55,6 +59,9 @@ class StatusComment:
         self.comment: Comment | None = None
         self.terminal: Comment | None = None  # the comment holding the terminal status, once written
         self._started: datetime | None = None
+        self._progress_warned = False
+        self.live: LiveStatus | None = None  # the progress editor, between follow() and finish()
+        self._terminal_context: dict[str, Any] = {}  # what the terminal status was rendered from
 
     def start(self, at: datetime) -> None:
         """Post the start comment right after the pre-flight."""
@@ -73,6 +80,52 @@ class StatusComment:
             self.comment = self._forge.post_comment(self._number, body, credential="role")
         except ForgeError as exc:
             self._log("warning", f"Could not post the start status comment: {exc}")
+
+    def follow(self, timeline: Timeline, clock: Clock, interval_s: float) -> None:
+        """Keep the start comment up to date with ``timeline`` (phase, steers) until :meth:`finish`,
+        at most one edit per ``interval_s`` seconds; nothing without a start comment."""
+        if self.enabled and self.comment is not None and self.live is None:
+            from fullsend.app.action.live_status import LiveStatus
+
+            self.live = LiveStatus(self, clock, interval_s, self._log)
+            timeline.subscribe(self.live.on_event)
+
+    def progress(self, phase: str, steers: Sequence[SteerRow]) -> bool:
+        """Edit the start comment to show ``phase`` and ``steers`` (``LiveStatus`` calls it, at most
+        once per interval); True when GitHub took the edit.  Never waits out a rate limit; a
+        failure is warned once and leaves the comment as it was."""
+        if not self.enabled or self.comment is None or self.terminal is not None:
+            return False
+        return self._write_progress(self.comment.id, phase, steers)
+
+    def _write_progress(self, comment_id: int, phase: str, steers: Sequence[SteerRow]) -> bool:
+        body = _render(
+            "receipt/status_live.md.j2",
+            run_id=self._run_id,
+            agent=self._stage,
+            started=clock_label(self._started) if self._started else "",
+            commit7=self._start_sha[:7],
+            run_url=self._run_url,
+            phase=phase,
+            steers=[self._steer_row(row) for row in steers],
+        )
+        try:
+            self._forge.bounded(max_wait_s=0).edit_comment(comment_id, body, credential="role")
+        except ForgeError as exc:
+            if not self._progress_warned:
+                self._progress_warned = True
+                self._log("warning", f"Could not update the status comment (the run goes on): {exc}")
+            return False
+        return True
+
+    def _steer_row(self, row: SteerRow) -> dict[str, object]:
+        base = self._run_url.rsplit("/", 1)[0] if "/actions/runs/" in self._run_url else ""
+        return {
+            "number": row.number,
+            "runs": [{"id": rid, "url": f"{base}/{rid}" if base else ""} for rid in row.run_ids],
+            "sent": clock_label(row.sent_at),
+            "acknowledged": clock_label(row.acknowledged_at) if row.acknowledged_at else "",
+        }
 
     def finish(
         self,
@@ -94,10 +147,12 @@ class StatusComment:
         human line and the figures marker ``fullsend report`` reads."""
         if not self.enabled:
             return
+        live, self.live = self.live, None
+        if live is not None:  # no progress edit may land after the terminal status
+            live.close()
         copy = status_marker_copy(status, marker)
         commit7, started_on7 = status_commit_shas(self._start_sha, marker if copy else None)
-        body = _render(
-            "receipt/status_terminal.md.j2",
+        self._terminal_context = dict(
             run_id=self._run_id,
             agent=self._stage,
             status=status,
@@ -112,6 +167,7 @@ class StatusComment:
             final_lines=list(final_lines),
             denied=list(denied),
         )
+        body = _render("receipt/status_terminal.md.j2", **self._terminal_context)
         try:
             target = self._target()
             if target is None:
@@ -120,6 +176,26 @@ class StatusComment:
                 self.terminal = self._forge.edit_comment(target, body, credential="role")
         except ForgeError as exc:
             self._log("warning", f"Could not post the terminal status comment: {exc}")
+            return
+        if live is not None and live.edits and self.comment is not None and self.terminal.id != self.comment.id:
+            self._last_progress(live)
+
+    def _last_progress(self, live: LiveStatus) -> None:
+        """The start comment, left behind a later terminal status, says so instead of a stale phase."""
+        from fullsend.app.action.live_status import DONE_BELOW
+
+        if self.comment is not None:
+            self._write_progress(self.comment.id, DONE_BELOW, live.snapshot().steers)
+
+    def receipt_posted(self, receipt_url: str) -> None:
+        """Link the receipt from the terminal status (one more edit of it); a failure is warned."""
+        if not (self.enabled and receipt_url and self.terminal is not None and self._terminal_context):
+            return
+        body = _render("receipt/status_terminal.md.j2", **self._terminal_context, receipt_url=receipt_url)
+        try:
+            self.terminal = self._forge.edit_comment(self.terminal.id, body, credential="role")
+        except ForgeError as exc:
+            self._log("warning", f"Could not link the receipt from the status comment: {exc}")
 
     def _footer(self, figures: RunFigures | None, at: datetime) -> str:
         """The figures' human line and marker, or ``""`` without figures."""

@@ -26,14 +26,23 @@ class Timeline:
 
     events: list[Event] = field(default_factory=list)
     listener: Callable[[Event], None] | None = None
+    _subscribers: list[Callable[[Event], None]] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def subscribe(self, listener: Callable[[Event], None]) -> None:
+        """Also call ``listener`` with every event added from now on (after :attr:`listener`)."""
+        with self._lock:
+            self._subscribers.append(listener)
 
     def add(self, at: datetime, kind: str, text: str, rule_id: str = "", run_ids: tuple[int, ...] = ()) -> Event:
         event = Event(at, kind, text, rule_id, tuple(run_ids))
         with self._lock:
             self.events.append(event)
+            subscribers = list(self._subscribers)
         if self.listener:
             self.listener(event)
+        for listener in subscribers:
+            listener(event)
         return event
 
     def of_kind(self, *kinds: str) -> list[Event]:

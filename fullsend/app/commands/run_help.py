@@ -41,6 +41,7 @@ INPUTS: dict[str, tuple[str, str]] = {
     "validation_script": ("", "a command after each iteration; non-zero runs another"),
     "max_iterations": ("1", "iterations of the validation loop"),
     "status_comment": ("true", "post a start comment and finish it with the status"),
+    "status_interval_seconds": ("10", "at most one edit of the status comment per this many seconds"),
     "allow_shared_uid": ("false", "run the agent under the action's own uid (no receipts)"),
     "fullsend_dir": (".fullsend", "where providers/ and harness files live"),
 }

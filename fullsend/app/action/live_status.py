@@ -1,0 +1,134 @@
+"""The status comment kept up to date while the run works (docs/architecture.md "Status comments").
+
+:class:`LiveStatus` listens to the run's timeline and edits the start comment with the phase,
+each steer sent (which follow-up runs, when) and acknowledged, and, later, the receipt.  Edits
+are coalesced and rate-limited: at most one per ``interval_s`` seconds (GitHub's secondary limits
+on content creation; docs/adopting.md "The status comment, and what steering saved"), made by a
+thread of its own, so a listener call
+never waits on the network and the watcher is never held.  A failed edit is warned once and never
+fails the run; :meth:`LiveStatus.close` waits for an edit in flight, so the terminal status,
+written after it, is never overwritten by a late progress edit.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from fullsend.app.action.timeline import Event
+from fullsend.ports import Clock, Log
+
+if TYPE_CHECKING:
+    from fullsend.app.action.status import StatusComment
+
+#: Phases in the order a run goes through them, as the comment shows them.
+WORKING, SETTLING, FINISHING = "agent working", "settling: no further steers", "checking the result"
+#: The start comment's last word when the terminal status had to go in a comment of its own.
+DONE_BELOW = "finished: the final status is in a later comment"
+
+
+@dataclass
+class SteerRow:
+    """One steer as the comment lists it: its number, the follow-up run ids, when it was sent and,
+    once the agent's iteration said so, when it was acknowledged."""
+
+    number: int
+    run_ids: tuple[int, ...]
+    sent_at: datetime
+    acknowledged_at: datetime | None = None
+
+
+@dataclass
+class Progress:
+    """What the live comment shows; changed only under :class:`LiveStatus`'s lock."""
+
+    phase: str = WORKING
+    steers: list[SteerRow] = field(default_factory=list)
+    version: int = 0
+
+
+class LiveStatus:
+    """Edits one run's start comment as its timeline grows; one daemon thread, started on creation."""
+
+    def __init__(self, status: StatusComment, clock: Clock, interval_s: float, log: Log) -> None:
+        self._status, self._clock, self._interval_s, self._log = status, clock, interval_s, log
+        self._progress = Progress()
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._closed = False
+        self._shown = 0  # the progress version last written
+        self.edits = 0  # edits made (for the summary and tests)
+        self._thread = threading.Thread(target=self._run, name="fullsend-live-status", daemon=True)
+        self._thread.start()
+
+    # ---- listener (any thread; never blocks on I/O) ---------------------------------
+    def on_event(self, event: Event) -> None:
+        """Fold one timeline event into the progress and ask for an edit when it changed."""
+        with self._lock:
+            if self._closed or not self._apply(event):
+                return
+            self._progress.version += 1
+        self._wake.set()
+
+    def _apply(self, event: Event) -> bool:
+        p = self._progress
+        if event.kind == "steer":
+            p.steers.append(SteerRow(len(p.steers) + 1, event.run_ids, event.at))
+            return True
+        if event.kind == "ack":
+            for row in p.steers:
+                if row.acknowledged_at is None and set(event.run_ids) & set(row.run_ids):
+                    row.acknowledged_at = event.at
+                    return True
+            return False
+        if event.kind == "settle" and p.phase == WORKING:
+            p.phase = SETTLING
+            return True
+        if event.kind == "agent" and event.text.startswith("agent exited"):
+            p.phase = FINISHING
+            return True
+        return False
+
+    # ---- the editing thread -----------------------------------------------------------
+    def _run(self) -> None:
+        """Wait for a change (a blocking wait, no timed loop), keep ``interval_s`` since the last
+        edit, then write the latest progress: changes in between are coalesced into one edit."""
+        last_edit: float | None = None
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            if self._stop.is_set():
+                return
+            if last_edit is not None:
+                remaining = self._interval_s - (self._clock.monotonic() - last_edit)
+                if remaining > 0 and self._clock.wait(self._stop, remaining):
+                    return
+            with self._lock:
+                version, snapshot = self._progress.version, _copy(self._progress)
+            if version != self._shown:
+                last_edit = self._clock.monotonic()
+                if self._status.progress(snapshot.phase, snapshot.steers):
+                    self.edits += 1
+                self._shown = version
+
+    def snapshot(self) -> Progress:
+        """A copy of the progress as it stands."""
+        with self._lock:
+            return _copy(self._progress)
+
+    def close(self) -> None:
+        """Stop editing: an edit in flight finishes first (bounded by the forge's timeouts), so the
+        terminal status written next is the comment's last word."""
+        with self._lock:
+            self._closed = True
+        self._stop.set()
+        self._wake.set()
+        self._thread.join()
+
+
+def _copy(progress: Progress) -> Progress:
+    rows = [SteerRow(r.number, r.run_ids, r.sent_at, r.acknowledged_at) for r in progress.steers]
+    return Progress(progress.phase, rows, progress.version)
