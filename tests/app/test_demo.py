@@ -42,6 +42,23 @@ def test_demo_exits_zero_and_prints_the_receipt_marker():
     assert "skip" in proc.stdout and "receipt-lists-my-run" in proc.stdout
 
 
+def test_demo_shows_the_status_comment_version_by_version():
+    proc = demo()
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = proc.stdout
+    head = "The status comment on the pull request, version by version"
+    versions: list[str] = []
+    for line in out[out.index(head) : out.index("The receipt, a comment by")].splitlines()[1:]:
+        if re.match(r"  \d+\. ", line):
+            versions.append(line.strip())
+        elif versions and line.strip():
+            versions[-1] += "\n" + line.strip()
+    assert versions[0].startswith("1. 🤖 Review · Started ")
+    steered = [v for v in versions if f"- Steer 1: follow-up run [{QUEUED_RUN_ID}](" in v]
+    assert steered and "Now: agent working" in steered[0]
+    assert any("Finished Review · ✅ Success" in v and "Receipt: [posted](" in v for v in versions)
+
+
 @pytest.mark.parametrize("attempt", range(3))
 def test_the_story_is_told_in_the_order_it_happened(attempt: int) -> None:
     proc = demo("--turn-seconds", "2")

@@ -78,6 +78,7 @@ def _env(tmp: Path, sim: GitHubSimulator, fix: StandardScenario, run_id: int, tu
             "INPUT_AGENT_CLI": _agent_wrapper(tmp),
             "INPUT_PROMPT": PROMPT,
             "INPUT_POLL_INTERVAL_SECONDS": "1",
+            "INPUT_STATUS_INTERVAL_SECONDS": "1",
         }
     )
     return env
@@ -180,6 +181,29 @@ def _arm_comment(sim: GitHubSimulator, timeline: Timeline, clock: Clock, added: 
     timeline.listener = on_event
 
 
+def status_versions(sim: GitHubSimulator, fix: StandardScenario) -> list[str]:
+    """Every body the role token wrote into a status comment, in the order GitHub took them (the
+    start comment, its progress edits, the terminal status and its receipt link)."""
+    bodies = []
+    for r in sim.requests:
+        posted = r.method == "POST" and r.path.endswith(f"/issues/{fix.pr}/comments")
+        edited = r.method == "PATCH" and "/issues/comments/" in r.path
+        doc = r.json() if r.token == fix.role_token and r.status in (200, 201) and (posted or edited) else None
+        if isinstance(doc, dict) and "fullsend:agent-status:" in str(doc.get("body", "")):
+            bodies.append(str(doc["body"]))
+    return bodies
+
+
+def print_status_versions(sim: GitHubSimulator, fix: StandardScenario) -> None:
+    """Print each version of the status comment as a person reads it (hidden markers left out)."""
+    versions = status_versions(sim, fix)
+    if versions:
+        print("\nThe status comment on the pull request, version by version (what a person in the thread saw):")
+    for n, body in enumerate(versions, 1):
+        shown = [line for line in body.splitlines() if line.strip() and not line.startswith("<!--")][:8]
+        print(f"  {n}. " + "\n     ".join(shown))
+
+
 def _run_a(
     sim: GitHubSimulator, fix: StandardScenario, tmp: Path, turn_s: float, clock: Clock, story: _Story
 ) -> tuple[int, dict[str, Any]]:
@@ -195,6 +219,7 @@ def _run_a(
     update = received_update(tmp / "agent.log")
     if update:
         print("\nWhat the agent received mid-run (the steer's envelope, abridged):", *update, sep="\n")
+    print_status_versions(sim, fix)
     receipts = [c for c in sim.comments(fix.pr) if c["user"]["login"] == fix.job_login]
     for c in receipts:
         print(
