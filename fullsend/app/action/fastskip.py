@@ -241,6 +241,8 @@ def _publish_skip(
         f"This update was already absorbed by the run in flight (follow-up run {run}); nothing to do "
         "[receipt-lists-my-run]",
     )
+    if skip.stands_on:
+        log("info", f"Saved by standing on {skip.stands_on}")
     now = SystemClock().now()
     reason = SKIP_REASON_OUTPUT.get(skip.rule_id, skip.rule_id)
     duration_s = max(0.0, (now - started_at).total_seconds())
@@ -278,11 +280,12 @@ def skip_summary(stage: str, item_link: str, reason: str, skip: Skip, at: dateti
         if skip.receipt_url
         else ""
     )
+    stood = f"| Saved by standing on | {inert(skip.stands_on)} |\n" if skip.stands_on else ""
     return (
         f"## fullsend {stage} · ⏭️ skipped\n\n| | |\n|---|---|\n"
         f"| Outcome | `skipped` (`{reason}`) |\n| Work item | {item_link} |\n| Steers acknowledged | 0 |\n"
         "| Follow-up runs absorbed | none |\n| Head settled on | — |\n| Receipt | none |\n"
-        f"{because}| Duration | {duration_s:.0f} s |\n\n\n### Timeline\n\n"
+        f"{because}{stood}| Duration | {duration_s:.0f} s |\n\n\n### Timeline\n\n"
         "| time (UTC) | what | rule |\n|---|---|---|\n"
         f"| {at.strftime('%H:%M:%S')} | {inert(skip.reason)} | `{skip.rule_id}` |\n\n\n\n\n\n"
     )

@@ -85,6 +85,7 @@ class RunOutcome:
     usage: AgentUsage = field(default_factory=AgentUsage)
     duration_s: float = 0.0  # wall time from the action's start to its outputs
     skip_receipt_url: str = ""  # the receipt a ``receipt`` skip rests on (summary only)
+    skip_stands_on: str = ""  # whose work that receipt stands on and what it spent (summary only)
     agent_end: AgentEnd | None = None  # the shipped iteration's end; None when no agent ran
     error_rule: str = ""  # the rule id closing the ``::error::`` line (docs/rules.md#agent-error and its family)
     final_message: str = ""  # the shipped iteration's answer, masked, inert and bounded (``final_message_value``)
@@ -170,6 +171,7 @@ def render_summary(result: RunOutcome, stage: str, item_link: str, timeline: Tim
         usage_cells={k: _cell(v) for k, v in usage_outputs(result.usage).items()},
         duration_s=f"{result.duration_s:.0f}",
         skip_receipt_url=result.skip_receipt_url,
+        skip_stands_on=_cell(result.skip_stands_on),
         final_lines=quoted_lines(result.final_message),
         denied=denial_lines(result.denials),
         tool_denied=RULE_TOOL_DENIED,

@@ -148,6 +148,7 @@ def _steps(
             ExitCode.OK,
             skip_reason=SKIP_REASON_OUTPUT.get(skip.rule_id, skip.rule_id),
             skip_receipt_url=skip.receipt_url,
+            skip_stands_on=skip.stands_on,
         )
     return _work(p, console, env, (tokens, forge, facts), started_at)
 

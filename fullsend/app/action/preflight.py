@@ -48,6 +48,8 @@ def run_preflight(forge: Forge, facts: PreflightFacts, log: Log) -> Skip | None:
             f"This update was already absorbed by the run in flight (follow-up run {run}); nothing to "
             "do [receipt-lists-my-run]",
         )
+        if skip.stands_on:
+            log("info", f"Saved by standing on {skip.stands_on}")
         return skip
     skip = _guarded(check_head_reviewed, forge, facts, log, "this head was already reviewed")
     if skip is not None:

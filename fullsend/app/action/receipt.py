@@ -20,8 +20,17 @@ from fullsend.app.action.outputs import ActionOutcome
 from fullsend.app.action.providers import providers_refusal
 from fullsend.core.identity import Identity, same_identity
 from fullsend.core.model import Comment, Repo
-from fullsend.core.receipt.marker import Marker, normalize_ids, receipt_body, receipt_listing_run, should_post_receipt
+from fullsend.core.receipt.marker import (
+    Marker,
+    normalize_ids,
+    receipt_body,
+    receipt_listing_run,
+    should_post_receipt,
+    whole_body_receipt,
+)
 from fullsend.core.receipt.skips import RULE_RECEIPT, Skip, is_manual_rerun
+from fullsend.core.report.figures import stands_on
+from fullsend.core.report.tally import absorbing_run
 from fullsend.core.scalars import format_time
 from fullsend.errors import ForgeError, MalformedResponse, RateLimited
 from fullsend.ports import Clock, Credential, Forge, Log
@@ -57,16 +66,24 @@ def check_receipt(forge: Forge, facts: PreflightFacts, log: Log) -> Skip | None:
     if facts.run_id <= 0:
         return None
     try:
-        receipt = _find_receipt(forge, facts)
+        receipt, comments = _find_receipt(forge, facts)
     except (ForgeError, CheckFailed) as exc:
         log("warning", f"Could not check whether this update was already handled: {exc} [receipt-lists-my-run]")
         return None
     if receipt is None:
         return None
-    return Skip(RULE_RECEIPT, f"receipt comment {receipt.id} lists run {facts.run_id}", receipt.html_url)
+    why = f"receipt comment {receipt.id} lists run {facts.run_id}"
+    return Skip(RULE_RECEIPT, why, receipt.html_url, _stands_on(receipt, comments))
 
 
-def _find_receipt(forge: Forge, facts: PreflightFacts) -> Comment | None:
+def _stands_on(receipt: Comment, comments: list[Comment]) -> str:
+    """Whose work the skip stands on, from the absorbing run's terminal status; "" when unknown."""
+    marker = whole_body_receipt(receipt.body)
+    found = absorbing_run(comments, marker) if marker is not None else None
+    return stands_on(*found) if found is not None else ""
+
+
+def _find_receipt(forge: Forge, facts: PreflightFacts) -> tuple[Comment | None, list[Comment]]:
     """The receipt check's reads: repo form, both logins, identity difference, comments, union.
 
     GraphQL first: one request reads the job token's login and every comment with
@@ -81,13 +98,13 @@ def _find_receipt(forge: Forge, facts: PreflightFacts) -> Comment | None:
         pass  # GraphQL unavailable or malformed: REST below, where only an equal updated_at counts
     else:
         distinct_logins(forge, receipt_login)
-        return receipt_listing_run(comments, receipt_login, facts.run_id)
+        return receipt_listing_run(comments, receipt_login, facts.run_id), comments
     receipt_login, _role_login = distinct_logins(forge)
     try:
         comments = forge.list_issue_comments(facts.item_number, credential="job")
     except ForgeError as exc:
         raise CheckFailed(f"listing comments on {facts.repository}#{facts.item_number}: {exc}") from None
-    return receipt_listing_run(comments, receipt_login, facts.run_id)
+    return receipt_listing_run(comments, receipt_login, facts.run_id), comments
 
 
 def _login(forge: Forge, credential: Credential, what: str) -> str:

@@ -50,6 +50,7 @@ class Skip:
     rule_id: str
     reason: str
     receipt_url: str = ""  # the receipt comment a ``receipt-lists-my-run`` skip rests on
+    stands_on: str = ""  # whose work the skip stands on and what it spent (``core.report.figures.stands_on``)
 
     @property
     def skip_reason(self) -> str:

@@ -89,3 +89,14 @@ def parse_figures(body: str) -> RunFigures | None:
                 output_tokens=int(m.group(6)),
             )
     return None
+
+
+def stands_on(run_id: str, figures: RunFigures | None) -> str:
+    """What a skip stands on, for its step summary: ``run 123's work: 12.2 agent minutes,
+    $0.1234, 1,200 tokens in and 340 out``, or ``run 123's work (it recorded no figures)``."""
+    if figures is None:
+        return f"run {run_id}'s work (it recorded no figures)"
+    return (
+        f"run {run_id}'s work: {figures.agent_minutes:.1f} agent minutes, ${figures.cost_usd:.4f}, "
+        f"{figures.input_tokens:,} tokens in and {figures.output_tokens:,} out"
+    )

@@ -7,13 +7,14 @@ from dataclasses import replace
 import pytest
 
 from fullsend.core.model import Comment, WorkflowRun
-from fullsend.core.receipt.marker import build_marker, receipt_body
-from fullsend.core.report.figures import RunFigures, figures_marker
+from fullsend.core.receipt.marker import Marker, build_marker, receipt_body
+from fullsend.core.report.figures import RunFigures, figures_marker, stands_on
 from fullsend.core.report.tally import (
     RULE_RECEIPT_AUTHOR,
     RULE_RECEIPT_EDITED,
     UNKNOWN_STAGE,
     ItemComment,
+    absorbing_run,
     tally,
 )
 
@@ -195,3 +196,16 @@ def test_an_edit_flag_from_graphql_wins_over_rest_timestamps():
         [ItemComment(7, comment(1, terminal(100, REVIEW, (200,)))), ItemComment(7, receipt)], {200: run(200)}, JOB
     )
     assert result.stages["review"].runs_skipped == 1
+
+
+def test_the_run_a_skip_stands_on_is_the_app_terminal_status_copying_the_receipt():
+    receipt = Marker((200,), "aaa111")
+    comments = [
+        comment(1, terminal(100, REVIEW, consumed=(201,))),  # another receipt's
+        comment(2, terminal(101, REVIEW, consumed=(200,)), "someone"),  # a person's look-alike
+        comment(3, terminal(102, FIX, consumed=(200,))),
+    ]
+    assert absorbing_run(comments, receipt) == ("102", FIX)
+    assert stands_on("102", FIX) == "run 102's work: 2.0 agent minutes, $0.2500, 0 tokens in and 0 out"
+    assert stands_on("102", None) == "run 102's work (it recorded no figures)"
+    assert absorbing_run(comments[:2], receipt) is None
