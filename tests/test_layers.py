@@ -11,7 +11,7 @@ and fails with the offending module and import named. The rule:
 - ``fullsend explain`` and ``fullsend report`` read through the ``Forge`` port: only their command
   modules name an adapter.
 - Nothing in the package imports the test doubles (``tests``).
-- PyGithub and ``requests`` are imported only under ``fullsend/adapters/github/``.
+- ``requests`` and ``urllib3`` are imported only under ``fullsend/adapters/github/``.
 - The wall clock is read, and sleeping happens, only in ``fullsend/adapters/clock.py``.
 """
 
@@ -224,9 +224,14 @@ def test_nothing_in_the_package_imports_the_test_doubles():
     _assert_none(_offending(_modules(PKG), lambda n: _top(n) in {"tests", "conftest", "pytest", "hypothesis"}))
 
 
-def test_only_the_github_adapter_imports_pygithub_and_requests():
+def test_only_the_github_adapter_imports_requests():
     others = [p for p in _modules(PKG) if (PKG / "adapters" / "github") not in p.parents]
-    _assert_none(_offending(others, lambda n: _top(n) in {"github", "requests", "urllib3"}))
+    _assert_none(_offending(others, lambda n: _top(n) in {"requests", "urllib3"}))
+
+
+def test_nothing_in_the_package_imports_pygithub():
+    """One HTTP stack (docs/architecture.md "GitHub access"): PyGithub is no dependency."""
+    _assert_none(_offending(_modules(PKG), lambda n: _top(n) == "github"))
 
 
 def test_only_the_clock_adapter_reads_the_wall_clock_or_sleeps():

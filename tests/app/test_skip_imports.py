@@ -54,7 +54,6 @@ NOT_ON_THE_SKIP_PATH = (
     "fullsend.core.text.steertext",
     "fullsend.core.text.defang",
     "fullsend.wording",
-    "github",  # PyGithub (and cryptography under it): the skip over GraphQL sends no REST request
 )
 #: What the first process must not load before it re-executes itself (it may hold the signals:
 #: ``fullsend.app.action.cancel``).
@@ -69,7 +68,6 @@ NOT_BEFORE_THE_REEXEC = (
     "fullsend.harness",
     "pydantic",
     "pydantic_settings",
-    "github",
     "requests",
     "jinja2",
     "yaml",
@@ -83,7 +81,6 @@ NOT_ON_THE_FAST_SKIP = (
     "requests",
     "urllib3",
     "jinja2",
-    "github",
     "tenacity",
     "fullsend.settings",
     "fullsend.app.action.lifecycle",
