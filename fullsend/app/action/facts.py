@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fullsend.core.receipt.skips import parse_run_id
 from fullsend.core.tokens.policy import receipt_token
-from fullsend.ports import Log
+
+if TYPE_CHECKING:  # annotations only: the fast skip never loads the ports
+    from fullsend.ports import Log
 
 
 class CheckFailed(Exception):

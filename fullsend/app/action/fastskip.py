@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from fullsend import __version__
 from fullsend.adapters.clock import SystemClock
@@ -38,7 +38,9 @@ from fullsend.core.receipt.skips import SKIP_REASON_OUTPUT, Skip
 from fullsend.core.restricted import restricted_run
 from fullsend.core.text.inert import inert
 from fullsend.core.tokens.policy import counts_as_minted
-from fullsend.ports import Forge
+
+if TYPE_CHECKING:  # annotations only: the fast skip never loads the ports
+    from fullsend.ports import Forge
 
 INSTALLATION_PREFIX = "ghs_"  # as fullsend.adapters.github.logins: the kind GraphQL's viewer answers for
 LIST_PAGES_MAX = 100  # as fullsend.adapters.github.forge
@@ -69,7 +71,7 @@ def fast_skip(console: Console, environ: Mapping[str, str], cancellation: Cancel
         console.mask(facts.job_token)  # first, as lifecycle does (the full path's masks are no-ops then)
         console.mask(facts.role_token)
         forge = _LiteForge(facts, ctx.graphql_url, environ, cancellation, result.prefetched)
-        skip = check_receipt(cast(Forge, forge), facts, redacting(lambda lvl, text: lines.append((lvl, text)), facts))
+        skip = check_receipt(cast("Forge", forge), facts, redacting(lambda lvl, text: lines.append((lvl, text)), facts))
     except Exception:  # _Undecided, lite.Undecided, or anything unforeseen: the full path decides
         return result
     if skip is None or cancellation.requested.is_set():

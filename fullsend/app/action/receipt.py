@@ -29,15 +29,14 @@ from fullsend.core.receipt.marker import (
     whole_body_receipt,
 )
 from fullsend.core.receipt.skips import RULE_RECEIPT, Skip, is_manual_rerun
-from fullsend.core.report.figures import stands_on
-from fullsend.core.report.tally import absorbing_run
+from fullsend.core.report.figures import absorbing_run, stands_on
 from fullsend.core.scalars import format_time
 from fullsend.errors import ForgeError, MalformedResponse, RateLimited
-from fullsend.ports import Clock, Credential, Forge, Log
 
-if TYPE_CHECKING:  # the writer's records; never loaded on the fast skip
+if TYPE_CHECKING:
     from fullsend.app.action.finish import RunOutcome
     from fullsend.app.action.timeline import Timeline
+    from fullsend.ports import Clock, Credential, Forge, Log  # the writer's records; never loaded on the fast skip
 
 
 # ---- the reader ----------------------------------------------------------------------------------

@@ -10,13 +10,18 @@ input_tokens=1200 output_tokens=340 -->
 (one line; shown wrapped here).
 The marker's grammar is exact (single spaces, the keys in this order, lower-case stage and
 runtime); anything else parses to ``None``.  The figures are informational: no decision of the
-action reads them, and ``fullsend report`` only adds them up.  Pure: standard library only.
+action reads them, and ``fullsend report`` only adds them up.  Pure: standard library and ``fullsend.core``.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+from fullsend.core.model import Comment
+from fullsend.core.receipt.marker import Marker, parse_marker
+from fullsend.core.receipt.status_comment import is_terminal, status_run_id
 
 #: ``stage`` and ``runtime`` values the marker can carry; a stage outside this shape gets no marker.
 _NAME = r"[a-z0-9][a-z0-9_-]{0,63}"
@@ -100,3 +105,17 @@ def stands_on(run_id: str, figures: RunFigures | None) -> str:
         f"run {run_id}'s work: {figures.agent_minutes:.1f} agent minutes, ${figures.cost_usd:.4f}, "
         f"{figures.input_tokens:,} tokens in and {figures.output_tokens:,} out"
     )
+
+
+def absorbing_run(comments: Sequence[Comment], receipt: Marker) -> tuple[str, RunFigures | None] | None:
+    """``(run id, figures)`` of the run whose terminal status comment, written by an App, copies
+    ``receipt``'s marker: the run a skip on that receipt stands on; ``None`` when none does."""
+    wanted = (frozenset(receipt.consumed), receipt.head.lower())
+    for comment in comments:
+        run_id = status_run_id(comment.body)
+        if run_id is None or not comment.author_is_app or not is_terminal(comment.body):
+            continue
+        copy = parse_marker(comment.body)
+        if copy is not None and (frozenset(copy.consumed), copy.head.lower()) == wanted:
+            return run_id, parse_figures(comment.body)
+    return None

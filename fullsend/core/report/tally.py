@@ -123,20 +123,6 @@ def _absorber(receipt: Marker, number: int, worked: Mapping[str, _Worked]) -> _W
     return None
 
 
-def absorbing_run(comments: Sequence[Comment], receipt: Marker) -> tuple[str, RunFigures | None] | None:
-    """``(run id, figures)`` of the run whose terminal status comment, written by an App, copies
-    ``receipt``'s marker: the run a skip on that receipt stands on; ``None`` when none does."""
-    wanted = (frozenset(receipt.consumed), receipt.head.lower())
-    for comment in comments:
-        run_id = status_run_id(comment.body)
-        if run_id is None or not comment.author_is_app or not is_terminal(comment.body):
-            continue
-        copy = parse_marker(comment.body)
-        if copy is not None and (frozenset(copy.consumed), copy.head.lower()) == wanted:
-            return run_id, parse_figures(comment.body)
-    return None
-
-
 def tally(comments: Sequence[ItemComment], runs: Mapping[int, WorkflowRun], receipt_login: str) -> Tally:
     """Count runs worked, steered and skipped per stage, and receipts refused per rule id.
 

@@ -8,13 +8,12 @@ import pytest
 
 from fullsend.core.model import Comment, WorkflowRun
 from fullsend.core.receipt.marker import Marker, build_marker, receipt_body
-from fullsend.core.report.figures import RunFigures, figures_marker, stands_on
+from fullsend.core.report.figures import RunFigures, absorbing_run, figures_marker, stands_on
 from fullsend.core.report.tally import (
     RULE_RECEIPT_AUTHOR,
     RULE_RECEIPT_EDITED,
     UNKNOWN_STAGE,
     ItemComment,
-    absorbing_run,
     tally,
 )
 
