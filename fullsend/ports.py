@@ -49,8 +49,9 @@ class Forge(Protocol):
 
     def list_workflow_runs(self, workflow_file: str, created_since: datetime) -> RunListing:
         """The shim's runs created at/after ``created_since``: ≤ 4 pages of 100, each id once
-        (``core.provenance.verdicts.order_listing``: the fresher copy), oldest first, and whether
-        the page bound was reached (docs/architecture.md "Listing")."""
+        (``core.provenance.verdicts.order_listing``: the fresher copy), oldest first (by
+        ``created_at``, then id; an unknown ``created_at`` first), and whether the page bound was
+        reached (docs/architecture.md "Listing").  The adapter orders it once; callers do not sort."""
         ...
 
     def list_repository_runs(

@@ -19,6 +19,7 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from fullsend.core.text.envelope import render_envelope
 from fullsend.core.text.prose import Wording
 from fullsend.core.text.wire import (
     AMENDMENTS_HEADING,
@@ -29,6 +30,7 @@ from fullsend.core.text.wire import (
     OPENING_LINE,
     SOURCE_PREFIX,
 )
+from fullsend.core.watch.steer import SteerMessage
 
 __all__ = ["TEMPLATE_DIR", "Wording", "default_wording"]
 
@@ -116,3 +118,10 @@ def build_wording(template_dir: Path = TEMPLATE_DIR) -> Wording:
 def default_wording() -> Wording:
     """The project's wording (templates shipped in ``fullsend/templates/envelope/``); cached."""
     return build_wording()
+
+
+def render_steer(msg: SteerMessage) -> str:
+    """``msg`` in the steer envelope with the project's wording: the text every runtime hands its
+    agent (docs/architecture.md "Envelope").  The one renderer is
+    ``fullsend.core.text.envelope.render_envelope``; this only picks the wording."""
+    return render_envelope(msg, default_wording())

@@ -9,7 +9,6 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from fullsend.adapters.runtimes.versions import CliVersions, Version
-from fullsend.core.watch.steer import SteerMessage
 from fullsend.ports import AgentParams, Runtime
 
 
@@ -43,6 +42,5 @@ class RuntimeFactory(Protocol):
         self,
         *,
         warn: Callable[[str], None],
-        render: Callable[[SteerMessage], str],
         sandbox_factory: Callable[[str], Any],
     ) -> AgentRuntime: ...

@@ -28,8 +28,6 @@ MAILBOX_NAME = "steer-inbox.ndjson"
 FEEDER_PID_NAME = "steer-feeder.pid"
 STEER_EXEC_TIMEOUT_S = 15.0
 DEFAULT_AGENT_PROMPT = "Run the agent task"
-# (WIRE) the envelope's opening line; the agent definitions match on it.
-STEER_ENVELOPE_OPENING_LINE = "Runner update: your task inputs changed after this run started."
 
 ExecFn = Callable[[str, float], Sequence[object]]
 """Runs a shell command in the sandbox: ``(command, timeout_s) -> (stdout, stderr, exit_code)``."""
@@ -71,15 +69,6 @@ def sanitize_output(text: str) -> str:
     text = runner_safe(text)
     out = [" " if unicodedata.category(ch) in ("Cc", "Cf") or ch in "\u2028\u2029" else ch for ch in text]
     return " ".join("".join(out).split())
-
-
-def default_render(msg: SteerMessage) -> str:
-    """Minimal envelope: the WIRE opening line, a blank line, then the text verbatim
-    (docs/architecture.md "Envelope").
-
-    A stand-in until the runtime is given ``fullsend.core.text.envelope.render_envelope``.
-    """
-    return f"{STEER_ENVELOPE_OPENING_LINE}\n\n{msg.text}"
 
 
 def _run_exec(exec_fn: ExecFn, command: str, what: str) -> None:

@@ -41,7 +41,6 @@ from fullsend.adapters.runtimes.feed import (
     Now,
     SteerFeed,
     _warn_stderr,
-    default_render,
 )
 from fullsend.adapters.runtimes.registry import SessionRegistry
 from fullsend.adapters.runtimes.verdict import (
@@ -58,6 +57,7 @@ from fullsend.core.final_word import ToolDenial, distinct_denials
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import FullsendError, NoSteerSession, SandboxError
 from fullsend.ports import AgentParams, AgentRunResult
+from fullsend.wording import render_steer
 
 CANCEL_GRACE_S = 2.0  # SIGTERM → SIGKILL on cancel (the whole cancel must fit in 7 s)
 EXIT_GRACE_S = 2.0  # after the agent exits, how long its output may still drain
@@ -104,7 +104,7 @@ class LiveRuntime:
         self.dialect = dialect
         self.name = dialect.name
         self._clock: Now = clock or SystemClock()
-        self._render = render or default_render
+        self._render = render or render_steer
         self._warn = warn or _warn_stderr
         self._sandbox_factory = sandbox_factory or local_sandbox_factory(sandbox_root_parent)
         self._feeds: SessionRegistry[SteerFeed] = SessionRegistry()

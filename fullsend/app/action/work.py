@@ -34,12 +34,10 @@ from fullsend.app.action.tokens import Tokens
 from fullsend.app.watch.watcher import Carry, WatchConfig, Watcher
 from fullsend.core.agent_end import AgentEnd
 from fullsend.core.final_word import ToolDenial, distinct_denials, final_message_value, masked_denial
-from fullsend.core.text.envelope import render_envelope
 from fullsend.core.tokens.policy import child_env, encoded_forms
 from fullsend.core.watch import settle
 from fullsend.errors import ConfigError, ExitCode, ForgeError
 from fullsend.ports import Clock, Forge, Log
-from fullsend.wording import default_wording
 
 SCRIPT_TIMEOUT_S = 30 * 60
 # Runner file commands no child may reach: writing them would set the action's outputs, env or
@@ -105,10 +103,8 @@ class ActionRun:
         self.cancellation = cancellation or Cancellation()
         self._last_result: IterationResult | None = None
         self.earlier: list[IterationResult] = []  # iterations a failed validation replaced (their runs are left over)
-        wording = default_wording()
         self.runtime: AgentRuntime = RUNTIMES[plan.inputs.runtime](
             warn=lambda m: log("warning", m),
-            render=lambda msg: render_envelope(msg, wording),
             sandbox_factory=sandbox_factory(
                 plan.inputs.sandbox, openshell_cli=plan.openshell_cli, user=self.children.user
             ),

@@ -263,6 +263,17 @@ def test_an_unchanged_run_listing_is_not_parsed_again_and_a_change_is(sim):
     assert forge.list_workflow_runs("fullsend.yml", datetime(2031, 1, 1, tzinfo=UTC)).runs == ()  # another filter
 
 
+def test_the_shim_listing_is_ordered_once_at_the_port_oldest_first_by_created_at_then_id(sim):
+    """The ``Forge.list_workflow_runs`` contract: the adapter hands the watcher its listing in the
+    order it judges runs (oldest ``created_at`` first, id on a tie), however GitHub paged it."""
+    shim = ".github/workflows/fullsend.yml"
+    spec = [("2030-01-01T10:00:05Z", 901), ("2030-01-01T10:00:01Z", 905), ("2030-01-01T10:00:05Z", 903)]
+    for created, run_id in spec:
+        sim.add_workflow_run(id=run_id, path=shim, event="issue_comment", status="queued", created_at=created)
+    listing = _forge(sim).list_workflow_runs("fullsend.yml", datetime(2030, 1, 1, tzinfo=UTC)).runs
+    assert [r.id for r in listing] == [905, 901, 903]
+
+
 def test_a_run_read_twice_while_the_listing_shifts_is_kept_once_as_its_later_copy(sim):
     """A run created between two page reads pushes the last run of page 1 onto page 2; that run
     changed meanwhile, and the listing keeps the fresher copy (``order_listing``)."""

@@ -34,12 +34,12 @@ from fullsend.adapters.runtimes.events import (
     TurnOpenEvent,
     UserReplayEvent,
 )
-from fullsend.adapters.runtimes.feed import STEER_ENVELOPE_OPENING_LINE
 from fullsend.core.agent_end import AgentEnd
 from fullsend.core.watch.settle import DEFAULT_MIN_REMAINING, min_remaining_for
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import ConfigError, NoSteerSession
 from fullsend.ports import AgentParams
+from fullsend.wording import render_steer
 from tests.adapters.runtimes.transport_helpers import RunThread, read_log, wait_for
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
@@ -385,7 +385,7 @@ def test_a_steer_mid_turn_joins_the_turn_and_is_acked_live(scripted_cli: str, tm
     result = run.join()
     assert result.exit_code == 0 and not result.is_error, result.error
     assert [(s.follow_up_run_id, s.mode) for s in result.steers] == [(77, "live")]
-    assert read_log(log) == [PROMPT, f"{STEER_ENVELOPE_OPENING_LINE}\n\nhead moved"]
+    assert read_log(log) == [PROMPT, render_steer(SteerMessage(77, "head moved"))]
     assert len(run.turn_ends) == 1 and result.turns == 1
     assert result.model == "scripted-model" and result.session_id
 

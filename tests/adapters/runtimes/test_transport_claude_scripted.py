@@ -10,11 +10,13 @@ import pytest
 
 from fullsend.adapters import proc
 from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
-from fullsend.adapters.runtimes.feed import MAILBOX_NAME, STEER_ENVELOPE_OPENING_LINE
+from fullsend.adapters.runtimes.feed import MAILBOX_NAME
 from fullsend.adapters.sandbox.local import LocalSandbox
+from fullsend.core.text.wire import OPENING_LINE
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import DuplicateSteer, NoSteerSession, SteerAfterSettle
 from fullsend.ports import AgentParams
+from fullsend.wording import render_steer
 from tests.adapters.runtimes.transport_helpers import RunThread, read_log, wait_for
 
 PROMPT = "Fix issue 42 please"
@@ -67,7 +69,7 @@ def test_steer_mid_turn_is_echoed_acked_and_run_settles_v31_v35(scripted_cli: st
     assert result.turns == 1  # the steer was absorbed into the running turn
     texts = read_log(log)
     assert texts[0] == PROMPT
-    assert texts[1] == f"{STEER_ENVELOPE_OPENING_LINE}\n\nrebased onto main"
+    assert texts[1] == render_steer(SteerMessage(99, "rebased onto main", event="pull_request_target"))
     assert len(texts) == 2
 
 
@@ -102,8 +104,13 @@ def test_agent_written_mailbox_line_is_ignored_v43_bc22(scripted_cli: str, tmp_p
     assert read_log(log)[1] == "a line the agent wrote itself"
 
 
+def _text_only(msg: SteerMessage) -> str:
+    """An envelope keyed by the text alone, so two runs' steers of one text share a key."""
+    return f"{OPENING_LINE}\n\n{msg.text}"
+
+
 def test_duplicate_outstanding_steer_is_refused_v16(scripted_cli: str, tmp_path: Path, log: Path) -> None:
-    runtime = ClaudeRuntime(sandbox_root_parent=tmp_path)
+    runtime = ClaudeRuntime(sandbox_root_parent=tmp_path, render=_text_only)
     env = {"SCRIPTED_AGENT_TURN_S": "1.5", "SCRIPTED_AGENT_ECHO": "boundary", "SCRIPTED_AGENT_LOG": str(log)}
     run = RunThread(runtime, _params(scripted_cli, tmp_path, env)).start()
     wait_for(lambda: read_log(log) == [PROMPT], "the opening prompt reached the agent")
@@ -114,7 +121,7 @@ def test_duplicate_outstanding_steer_is_refused_v16(scripted_cli: str, tmp_path:
     runtime.settle("sb-test")
     result = run.join()
     assert [s.follow_up_run_id for s in result.steers] == [5]
-    assert read_log(log).count(f"{STEER_ENVELOPE_OPENING_LINE}\n\nsame body") == 1
+    assert read_log(log).count(_text_only(msg)) == 1
 
 
 def test_steer_after_settle_is_refused_v46(scripted_cli: str, tmp_path: Path, log: Path) -> None:

@@ -8,10 +8,10 @@ from pathlib import Path
 from fullsend.adapters.runtimes.codex.exec import CodexExecRuntime
 from fullsend.adapters.runtimes.codex.interrupt import SettlePolicy
 from fullsend.adapters.runtimes.codex.loop import SESSION_LOST_NOTE, STOPPED_FOR_STEER_NOTE
-from fullsend.adapters.runtimes.feed import STEER_ENVELOPE_OPENING_LINE
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import NoSteerSession, SteerSessionLost
 from fullsend.ports import AgentParams
+from fullsend.wording import render_steer
 from tests.adapters.runtimes.transport_helpers import RunThread, read_log, wait_for
 from tests.doubles.error_sandbox import ErrorSandbox
 
@@ -54,7 +54,7 @@ def test_v90_steer_interrupts_then_resume_delivers_bc22(scripted_cli: str, tmp_p
     assert result.exit_code == 0 and not result.is_error, result.error
     assert [(s.follow_up_run_id, s.mode) for s in result.steers] == [(77, "resume")]
     assert STOPPED_FOR_STEER_NOTE in run.output and not any("ERROR" in line for line in run.output)
-    assert read_log(log) == [PROMPT, f"{STEER_ENVELOPE_OPENING_LINE}\n\nhead moved"]
+    assert read_log(log) == [PROMPT, render_steer(SteerMessage(77, "head moved"))]
     alive_checks = (tmp_path / "pids.alive").read_text().splitlines()
     assert alive_checks == ["", ""]  # the resume found no pid of the stopped sandbox alive (BC-22)
     assert len(pids.read_text().split()) == 4  # two processes, each with a child

@@ -12,7 +12,6 @@ import pytest
 from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
 from fullsend.adapters.runtimes.claude.stream import claude_input_line
 from fullsend.adapters.runtimes.feed import (
-    STEER_ENVELOPE_OPENING_LINE,
     SteerFeed,
     append_command,
     seed_command,
@@ -20,6 +19,7 @@ from fullsend.adapters.runtimes.feed import (
     stop_feeder_command,
 )
 from fullsend.adapters.runtimes.registry import SessionRegistry
+from fullsend.core.text.wire import OPENING_LINE
 from fullsend.core.watch.steer import SteerMessage, SteerResult
 from fullsend.errors import DuplicateSteer, NoSteerSession, SandboxError, SteerAfterSettle
 from tests.adapters.runtimes.transport_helpers import FixedClock
@@ -83,7 +83,7 @@ def test_v10_seed_failure_names_the_step() -> None:
 
 
 def test_v15_opening_line_constant() -> None:
-    assert STEER_ENVELOPE_OPENING_LINE == "Runner update: your task inputs changed after this run started."
+    assert OPENING_LINE == "Runner update: your task inputs changed after this run started."
 
 
 def test_v16_duplicate_key_refused_until_acked() -> None:
@@ -248,7 +248,7 @@ def test_v35_steer_writes_one_append_line() -> None:
     cmd = exec_.calls[0]
     assert ">> '/sandbox/claude-config/steer-inbox.ndjson'" in cmd
     assert '{"type":"user"' in cmd and "rebased onto main" in cmd
-    assert STEER_ENVELOPE_OPENING_LINE in cmd
+    assert OPENING_LINE in cmd
 
 
 def test_v41_settle_on_idle_feed_kills_once_and_mid_turn_not_at_all() -> None:

@@ -20,7 +20,6 @@ import pytest
 from fullsend.adapters.runtimes.claude.runtime import ClaudeDialect, ClaudeRuntime
 from fullsend.adapters.runtimes.codex.exec import CodexExecRuntime
 from fullsend.adapters.runtimes.codex.interrupt import SettlePolicy
-from fullsend.adapters.runtimes.feed import STEER_ENVELOPE_OPENING_LINE
 from fullsend.adapters.runtimes.launch import codex_command
 from fullsend.adapters.runtimes.pi.runtime import PiDialect
 from fullsend.adapters.sandbox import sandbox_factory
@@ -28,6 +27,7 @@ from fullsend.adapters.sandbox.local import LocalSandbox
 from fullsend.adapters.sandbox.openshell import OpenShellSandbox, workspace_env_text
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.ports import AgentParams
+from fullsend.wording import render_steer
 from tests.adapters.runtimes.transport_helpers import RunThread, read_log, wait_for
 
 PROMPT = "Implement issue 12"
@@ -137,7 +137,7 @@ def test_v20_claude_on_openshell_runs_the_pinned_script_and_acks_a_steer(
     result = run.join()
     assert result.exit_code == 0 and not result.is_error, result.error
     assert [(s.follow_up_run_id, s.mode) for s in result.steers] == [(99, "live")]
-    assert read_log(log) == [PROMPT, f"{STEER_ENVELOPE_OPENING_LINE}\n\nrebased onto main"]
+    assert read_log(log) == [PROMPT, render_steer(SteerMessage(99, "rebased onto main"))]
     assert _launch_scripts(state, "sb-os-claude") == [ClaudeDialect().script(params)]
     script = _launch_scripts(state, "sb-os-claude")[0]
     assert PROMPT not in script and "rebased" not in script  # texts travel through the mailbox only
@@ -193,7 +193,7 @@ def test_v90_v78_codex_on_openshell_stop_start_then_pinned_resume(
     result = run.join()
     assert result.exit_code == 0 and not result.is_error, result.error
     assert [(s.follow_up_run_id, s.mode) for s in result.steers] == [(77, "resume")]
-    envelope = f"{STEER_ENVELOPE_OPENING_LINE}\n\nhead moved"
+    envelope = render_steer(SteerMessage(77, "head moved"))
     assert read_log(log) == [PROMPT, envelope]
     flags = ["--model", "claude-sonnet-4-5"]
     assert _launch_scripts(state, "sb-os-codex") == [

@@ -25,7 +25,7 @@ from fullsend.adapters.runtimes.codex.queue import CodexSteerQueue
 from fullsend.adapters.runtimes.codex.stream import CodexSteerAggregator, CodexStreamParser
 from fullsend.adapters.runtimes.codex.transport import CODEX_VERSIONS
 from fullsend.adapters.runtimes.events import ResultEvent, TextEvent, iter_json_lines
-from fullsend.adapters.runtimes.feed import _warn_stderr, default_render
+from fullsend.adapters.runtimes.feed import _warn_stderr
 from fullsend.adapters.runtimes.launch import codex_args, codex_command
 from fullsend.adapters.runtimes.live import CANCEL_GRACE_S, EXIT_GRACE_S, SandboxFactory
 from fullsend.adapters.runtimes.registry import SessionRegistry
@@ -34,6 +34,7 @@ from fullsend.adapters.sandbox.local import env_with_sandbox_flag, local_sandbox
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import FullsendError, NoSteerSession, SteerAfterSettle
 from fullsend.ports import AgentParams, AgentRunResult, Clock
+from fullsend.wording import render_steer
 
 CODEX_CONFIG_DIR = "codex-config"
 LAST_MESSAGE_FILE = "last-message.txt"
@@ -62,7 +63,7 @@ class CodexExecRuntime:
         interrupt: Callable[[Any], None] | None = None,
     ) -> None:
         self._clock: Clock = clock or SystemClock()
-        self._render = render or default_render
+        self._render = render or render_steer
         self._warn = warn or _warn_stderr
         self._sandbox_factory = sandbox_factory or local_sandbox_factory(sandbox_root_parent)
         self._policy = settle_policy or SettlePolicy()
