@@ -80,7 +80,7 @@ def watch_hour(poll_s: float, burst: list[TraceEvent]) -> dict[str, int]:
         return {
             **start,
             "polls": session.polls,
-            "steers": session.watcher.steers,
+            "steers": session.watcher.result().steers,
             "counted": sim.counted_request_count(),
             "conditional": sim.request_count(status=304),
         }

@@ -119,11 +119,13 @@ class Group:
         record, session = self.active
         record.outcome, record.ended_at_s = "ran", session.agent.exited_at_s
         record.turns, record.steers = session.agent.turns, len(session.agent.acked)
-        record.settle_reason, record.settled_at_s = session.watcher.settle_reason, session.settled_at_s
-        marker = marker_from(session.watcher.delivered, [m for m, _ in session.agent.acked], session.watcher.head)
+        record.settle_reason, record.settled_at_s = session.watcher.result().settle_reason, session.settled_at_s
+        marker = marker_from(
+            session.watcher.result().delivered, [m for m, _ in session.agent.acked], session.watcher.result().head
+        )
         record.absorbed = marker.consumed
         if marker.consumed:
-            post_receipt(session.watcher.forge, facts_for(self.world, record.run_id), marker, self.world.log)
+            post_receipt(session.watcher.ports.forge, facts_for(self.world, record.run_id), marker, self.world.log)
         self._job(record, "completed", "success")
         self.active = None
         self._next()

@@ -75,7 +75,7 @@ def test_after_a_burst_is_absorbed_polling_is_free_again(world: Setup) -> None:
     session.run_until_done(600.0)
     add_comment_follow_up(sim, "/fs-review please re-check the migration")
     session.run_until_done(630.0)  # the tick at 630 s reads and steers
-    assert len(session.agent.pending) == 1 and session.watcher.steers == 1
+    assert len(session.agent.pending) == 1 and session.watcher.result().steers == 1
     sim.reset_requests()
     session.run_until_done(HOUR_S)
     assert session.polls == 120

@@ -205,7 +205,7 @@ class ReceiptPromise(RuleBasedStateMachine):
     def nothing_unacceptable_is_delivered(self) -> None:
         if self.world.outcome is None and self.world.thread is not None:
             refused = {f.run_id for f in self.world.follow_ups if not f.acceptable}
-            delivered = {rid for batch in self.world.watcher.delivered for rid in batch.run_ids}
+            delivered = {rid for batch in self.world.watcher.result().delivered for rid in batch.run_ids}
             assert not delivered & refused, f"delivered runs that never passed provenance: {delivered & refused}"
 
     @invariant()
@@ -232,7 +232,7 @@ class ReceiptPromise(RuleBasedStateMachine):
         acked = {a.follow_up_run_id for a in world.agent.acks}
         absorbed = normalize_ids(
             rid
-            for batch in (world.watcher.delivered if world.thread else [])
+            for batch in (world.watcher.result().delivered if world.thread else [])
             if batch.message_id in acked
             for rid in batch.run_ids
         )

@@ -150,13 +150,14 @@ def _result(agent: AgentRunResult, watcher: Watcher | None) -> IterationResult:
     if watcher is None:
         return IterationResult(agent=agent)
     acked = [s.follow_up_run_id for s in agent.steers]
+    watched = watcher.result()  # the join may have given up: undecided runs are left too
     return IterationResult(
         agent=agent,
-        delivered=list(watcher.delivered),
-        marker=marker_from(watcher.delivered, acked, watcher.head),
-        settle_reason=watcher.settle_reason,
-        left=watcher.left_now(),
-        session_lost=watcher.session_lost or agent.session_lost,
+        delivered=list(watched.delivered),
+        marker=marker_from(watched.delivered, acked, watched.head),
+        settle_reason=watched.settle_reason,
+        left=list(watched.left),
+        session_lost=watched.session_lost or agent.session_lost,
     )
 
 

@@ -4,6 +4,7 @@
 * :class:`WatchPorts` — what the watcher talks to: the forge, the agent's steerer under the
   sandbox lock, the clock, the run's log and timeline, the wording of the steer text.
 * :class:`Carry` — what one iteration's watcher hands the next (docs/architecture.md "Agent iterations").
+* :class:`WatchResult` — what a watch found and did, frozen, as its callers read it.
 * :class:`WatchState` — everything one watcher knows and has done.  The watch loop
   (``fullsend.app.watch.watcher``) and one poll-and-steer cycle (``fullsend.app.watch.cycle``)
   read and update this record and nothing else.
@@ -77,6 +78,33 @@ class Carry:
     observed: dict[int, WorkflowRun] = field(default_factory=dict)
     baseline: BaselineState | None = None
     steers: int = 0
+
+
+@dataclass(frozen=True)
+class WatchResult:
+    """What one watch found and did, as ``Watcher.watch`` returns it (``Watcher.result`` mid-run).
+
+    ``settle_reason``: the rule id it settled with (docs/rules.md#settle; ``""`` while it runs).
+    ``delivered``: every steer the steerer accepted, in order; ``last_steer_at`` the last one's
+    instant.  ``left``: (follow-up run id, rule id of why) pairs left to the queued run;
+    ``left_to_queued``: ids dropped from a delivered steer.  ``session_lost``: the agent session
+    was lost during a steer interrupt.  ``me``: my run's facts (``None`` before Start).
+    ``steers``: steers spent across the run (``PriorSteers``).  ``head``: the last head the agent
+    was told about (``""`` for an issue); ``baseline``: the next delta window start.
+    ``seen_run_ids``: the judged set, ascending.
+    """
+
+    settle_reason: str = ""
+    delivered: tuple[DeliveredSteer, ...] = ()
+    last_steer_at: datetime | None = None
+    left: tuple[tuple[int, str], ...] = ()
+    left_to_queued: tuple[int, ...] = ()
+    session_lost: bool = False
+    me: MyRun | None = None
+    steers: int = 0
+    head: str = ""
+    baseline: datetime | None = None
+    seen_run_ids: tuple[int, ...] = ()
 
 
 @dataclass

@@ -17,25 +17,23 @@ from __future__ import annotations
 
 import threading
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from fullsend.app.action.timeline import Timeline
 from fullsend.app.watch.cycle import Cycle
 from fullsend.app.watch.inbox import TURN_END_BUFFER, Inbox
 from fullsend.app.watch.reads import read_my_run, read_start_baseline
 from fullsend.app.watch.settling import SETTLE_TIMEOUT_S, settle_steerer, settle_words
-from fullsend.app.watch.state import Carry, Log, WatchConfig, WatchPorts, WatchState
-from fullsend.core.model import WorkflowRun
+from fullsend.app.watch.state import Carry, Log, WatchConfig, WatchPorts, WatchResult, WatchState
 from fullsend.core.provenance.verdicts import MyRun
 from fullsend.core.text.prose import Wording
 from fullsend.core.watch import settle
 from fullsend.core.watch.settle import Outcome
 from fullsend.core.watch.start import MISSING_DISPLAY_TITLE, normalize_self_logins
-from fullsend.core.watch.steer import DeliveredSteer
 from fullsend.ports import Clock, Forge, Steerer
 from fullsend.wording import default_wording
 
-__all__ = ["SETTLE_TIMEOUT_S", "TURN_END_BUFFER", "Carry", "WatchConfig", "WatchState", "Watcher"]
+__all__ = ["SETTLE_TIMEOUT_S", "TURN_END_BUFFER", "Carry", "WatchConfig", "WatchResult", "WatchState", "Watcher"]
 
 WAIT_IN_REQUEST_MAX_S = 60.0  # a rate limit a poll's request may wait out in place; a longer one pauses polling
 
@@ -46,13 +44,12 @@ class Watcher:
     Use: ``start()`` (raises ``StartRefused`` or ``ForgeError``: steering is then disabled for
     the iteration), then ``watch()`` on its own thread; feed turn ends with ``turn_ended(at)``;
     ``close_turn_ends()`` when the agent exits; ``stop()`` on cancellation.  ``watch()`` settles
-    the steerer exactly once on every exit path; ``settle_reason`` then holds its rule id
-    (docs/rules.md#settle).
+    the steerer exactly once on every exit path and returns a frozen :class:`WatchResult` (the
+    settle reason, a rule id of docs/rules.md#settle, the deliveries, the runs left to the queued
+    run); :meth:`result` is the same snapshot for a caller whose join gave up.
 
-    ``state`` is everything the watcher knows and has done (:class:`WatchState`).  Outputs:
-    ``delivered``, ``seen_run_ids``, ``observed_runs``, ``steers``, ``baseline``, ``head``; and
-    for the step summary ``left`` ((run id, why) pairs left to the queued run),
-    ``left_to_queued`` (ids dropped from a delivered steer) and ``session_lost``.
+    ``state`` is everything the watcher knows and has done (:class:`WatchState`); ``config`` its
+    settings, the effective values filled in.
     """
 
     def __init__(
@@ -74,42 +71,23 @@ class Watcher:
         self.ports = WatchPorts(
             bounded, steerer, sandbox_name, lock, clock, log, timeline, wording or default_wording()
         )
-        self.config = config
+        # The effective settings, once (W13: ``max_steers`` ≤ 0 → 2, ``poll_interval_s`` ≤ 0 → 30 s,
+        # ``min_remaining`` ≤ 0 → 5 min).
+        self.config = config = replace(
+            config,
+            max_steers=settle.effective_max_steers(config.max_steers),
+            poll_interval_s=settle.effective_poll_interval_s(config.poll_interval_s),
+            min_remaining=settle.effective_min_remaining(config.min_remaining),
+        )
         carry = carry if carry is not None else Carry()
         carry.steers = settle.prior_steers(carry.steers)
         carry.observed = {k: r for k, r in carry.observed.items() if r.event == "issue_comment"}
         self.state = WatchState(carry=carry)
         self.inbox = Inbox()
-        self.cycle = Cycle(self.ports, config, self.state, self.max_steers, self.inbox.stopped)
+        self.cycle = Cycle(self.ports, config, self.state, config.max_steers, self.inbox.stopped)
         self._settle_lock = threading.Lock()
         self._settled = False
         self.finished = False  # the watch loop has ended and left its undecided runs
-
-    # ---- settings ------------------------------------------------------------------------------
-    @property
-    def max_steers(self) -> int:
-        """The effective steer cap (``max_steers`` ≤ 0 → 2)."""
-        return settle.effective_max_steers(self.config.max_steers)
-
-    @property
-    def poll_interval_s(self) -> float:
-        """The effective poll interval in seconds (≤ 0 → 30 s)."""
-        return settle.effective_poll_interval_s(self.config.poll_interval_s)
-
-    @property
-    def min_remaining(self) -> timedelta:
-        """The effective minimum time left for a steer (≤ 0 → 5 min)."""
-        return settle.effective_min_remaining(self.config.min_remaining)
-
-    @property
-    def forge(self) -> Forge:
-        """The forge every read goes through."""
-        return self.ports.forge
-
-    @property
-    def clock(self) -> Clock:
-        """The clock every wait goes through."""
-        return self.ports.clock
 
     # ---- start ----------------------------------------------------------------------
     def start(self) -> MyRun:
@@ -120,7 +98,9 @@ class Watcher:
         """
         st, cfg = self.state, self.config
         st.self_logins = normalize_self_logins(cfg.self_logins)
-        me, notes = read_my_run(self.forge, cfg.run_id, cfg.run_name, cfg.item_number, cfg.started_at, cfg.stage_hints)
+        me, notes = read_my_run(
+            self.ports.forge, cfg.run_id, cfg.run_name, cfg.item_number, cfg.started_at, cfg.stage_hints
+        )
         for note in notes:
             self.ports.log("warning" if note == MISSING_DISPLAY_TITLE else "info", note)
         st.me = me
@@ -128,7 +108,12 @@ class Watcher:
             since = me.fresh_after or cfg.started_at
             item_notes: list[str] = []
             baseline = read_start_baseline(
-                self.forge, cfg.item_number, cfg.run_name or f"#{cfg.item_number}", since, cfg.env_head_sha, item_notes
+                self.ports.forge,
+                cfg.item_number,
+                cfg.run_name or f"#{cfg.item_number}",
+                since,
+                cfg.env_head_sha,
+                item_notes,
             )
             for note in item_notes:  # MISSING_LABEL_NAME: label reporting degrades, steering goes on
                 self.ports.log("warning", note)
@@ -153,8 +138,8 @@ class Watcher:
         self.inbox.close()
 
     # ---- the loop --------------------------------------------------------------------
-    def watch(self) -> None:
-        """Run until a settle decision; always settles exactly once."""
+    def watch(self) -> WatchResult:
+        """Run until a settle decision; always settles exactly once.  Returns :meth:`result`."""
         st = self.state
         try:
             st.settle_reason = self._loop()
@@ -169,19 +154,20 @@ class Watcher:
             st.leave_undecided(st.settle_reason or settle.CANCELLED)
             self.finished = True
             self.settle()
+        return self.result()
 
     def _loop(self) -> str:
-        st, clock = self.state, self.clock
-        decision = settle.at_start(st.steers, self.max_steers)
+        st, clock = self.state, self.ports.clock
+        decision = settle.at_start(st.steers, self.config.max_steers)
         if decision.settles:
             return self._settling(decision.reason)
-        st.next_tick_s = clock.monotonic() + self.poll_interval_s
+        st.next_tick_s = clock.monotonic() + self.config.poll_interval_s
         while True:
             event = self.inbox.next_input(clock, st.next_tick_s, self.config.deadline)
             if isinstance(event, str):
                 return self._settling(event)
             if event is None:  # a tick
-                st.next_tick_s = max(st.next_tick_s + self.poll_interval_s, clock.monotonic())
+                st.next_tick_s = max(st.next_tick_s + self.config.poll_interval_s, clock.monotonic())
                 decision = self._tick()
             else:
                 decision = self._turn_end(event)
@@ -191,23 +177,25 @@ class Watcher:
 
     def _pause_ends(self) -> float:
         """The ``Clock.monotonic`` instant a rate-limit pause ends (now when there is none)."""
-        now, until = self.clock.monotonic(), self.state.paused_until
-        return now if until is None else now + max(0.0, (until - self.clock.now()).total_seconds())
+        now, until = self.ports.clock.monotonic(), self.state.paused_until
+        return now if until is None else now + max(0.0, (until - self.ports.clock.now()).total_seconds())
 
     def _tick(self) -> settle.Decision:
         st = self.state
-        decision = settle.before_tick(self.clock.now(), self.config.deadline, self.min_remaining)
+        decision = settle.before_tick(self.ports.clock.now(), self.config.deadline, self.config.min_remaining)
         if decision.settles:
             return decision
         outcome = self._held(self.poll_and_steer(), st.settle.awaiting)
         st.settle, decision = settle.after_tick(
-            st.settle, outcome, st.steers, self.max_steers, self._steered_at(outcome)
+            st.settle, outcome, st.steers, self.config.max_steers, self._steered_at(outcome)
         )
         return decision
 
     def _turn_end(self, at: datetime) -> settle.Decision:
         st = self.state
-        decision = settle.before_turn_end(st.settle, at, self.clock.now(), self.config.deadline, self.min_remaining)
+        decision = settle.before_turn_end(
+            st.settle, at, self.ports.clock.now(), self.config.deadline, self.config.min_remaining
+        )
         if decision.action is settle.Action.IGNORE:
             last = st.settle.last_steer_at
             self.ports.log(
@@ -220,7 +208,7 @@ class Watcher:
             return decision
         outcome = self._held(self.poll_and_steer(), True)
         st.settle, decision = settle.after_turn_end(
-            st.settle, outcome, st.steers, self.max_steers, self._steered_at(outcome)
+            st.settle, outcome, st.steers, self.config.max_steers, self._steered_at(outcome)
         )
         return decision
 
@@ -228,7 +216,7 @@ class Watcher:
         """``LIMITED`` in place of a ``RETRY`` when the agent waits at a turn end and a rate-limit
         pause would hold it idle too long (docs/rules.md#rate-limited)."""
         if outcome is Outcome.RETRY and settle.pause_outlasts_the_wait(
-            awaiting, self.state.paused_until, self.clock.now()
+            awaiting, self.state.paused_until, self.ports.clock.now()
         ):
             return Outcome.LIMITED
         return outcome
@@ -238,7 +226,9 @@ class Watcher:
 
     def _settling(self, reason: str) -> str:
         """Log the settle decision in the project's words, tagged with its rule id; return it."""
-        self.ports.log("info", settle_words(reason, self.max_steers, self.min_remaining, self.state.paused_until))
+        self.ports.log(
+            "info", settle_words(reason, self.config.max_steers, self.config.min_remaining, self.state.paused_until)
+        )
         return reason
 
     # ---- settle -------------------------------------------------------------------------
@@ -259,84 +249,27 @@ class Watcher:
         """One poll-and-steer cycle (docs/architecture.md "Poll-and-steer cycle"): ``Cycle.run``."""
         return self.cycle.run()
 
-    # ---- outputs -----------------------------------------------------------------------
-    @property
-    def cancelled(self) -> bool:
-        """``stop()`` was called: a poll in flight delivers nothing more."""
-        return self.inbox.stopped.is_set()
-
-    @property
-    def settle_reason(self) -> str:
-        """The rule id the watch settled with (docs/rules.md#settle); "" while it runs."""
-        return self.state.settle_reason
-
-    @property
-    def delivered(self) -> list[DeliveredSteer]:
-        """Every steer the steerer accepted, in order (``Delivered()``)."""
-        return self.state.delivered
-
-    @property
-    def last_steer_at(self) -> datetime | None:
-        """When the last steer was delivered (``steeredAt``)."""
-        return self.state.last_steer_at
-
-    @property
-    def left(self) -> list[tuple[int, str]]:
-        """(follow-up run id, rule id of why) pairs left to the queued run."""
-        return self.state.left
-
-    def left_now(self) -> list[tuple[int, str]]:
-        """:attr:`left`, plus, while the watch has not ended (its join gave up, e.g. in a long
-        request), every run still undecided, with the settle reason or ``session-closed``."""
-        left = list(self.state.left)
+    # ---- the result ----------------------------------------------------------------------
+    def result(self) -> WatchResult:
+        """What the watch found and did, as of now (``WatchResult``).  After ``watch()`` returned,
+        its result; while the watch has not ended (its join gave up, e.g. in a long request),
+        ``left`` also holds every run still undecided, with the settle reason or
+        ``session-closed``."""
+        st = self.state
+        left = list(st.left)
         if not self.finished:
-            left += self.state.undecided_left(self.state.settle_reason or settle.SESSION_CLOSED)
-        return left
-
-    @property
-    def left_to_queued(self) -> list[int]:
-        """Ids dropped from a delivered steer (too large, or bound to no comment)."""
-        return self.state.left_to_queued
-
-    @property
-    def session_lost(self) -> bool:
-        """The agent session was lost during a steer interrupt."""
-        return self.state.session_lost
-
-    @property
-    def me(self) -> MyRun | None:
-        """My run's facts, fixed at Start (``None`` before)."""
-        return self.state.me
-
-    @property
-    def carry(self) -> Carry:
-        """What this watcher hands the next iteration's (updated in place)."""
-        return self.state.carry
-
-    @property
-    def steers(self) -> int:
-        """Steers spent across the run, including earlier iterations (``PriorSteers``)."""
-        return self.state.steers
-
-    @property
-    def head(self) -> str:
-        """The last head the agent was told about ("" for an issue)."""
-        base = self.state.baseline
-        return base.last_head if base else ""
-
-    @property
-    def baseline(self) -> datetime | None:
-        """The next delta window start (``Baseline()``); ``None`` before Start."""
-        base = self.state.baseline
-        return base.since if base else None
-
-    @property
-    def seen_run_ids(self) -> list[int]:
-        """The judged set, ascending (``SeenRunIDs()``)."""
-        return sorted(self.state.carry.seen)
-
-    @property
-    def observed_runs(self) -> list[WorkflowRun]:
-        """Observed issue_comment runs, by id (``ObservedRuns()``)."""
-        observed = self.state.carry.observed
-        return [observed[k] for k in sorted(observed)]
+            left += st.undecided_left(st.settle_reason or settle.SESSION_CLOSED)
+        base = st.baseline
+        return WatchResult(
+            settle_reason=st.settle_reason,
+            delivered=tuple(st.delivered),
+            last_steer_at=st.last_steer_at,
+            left=tuple(left),
+            left_to_queued=tuple(st.left_to_queued),
+            session_lost=st.session_lost,
+            me=st.me,
+            steers=st.steers,
+            head=base.last_head if base else "",
+            baseline=base.since if base else None,
+            seen_run_ids=tuple(sorted(st.carry.seen)),
+        )

@@ -48,7 +48,10 @@ def test_the_simulator_lists_the_latest_attempt_by_default_and_every_attempt_wit
 def test_after_rerun_failed_jobs_my_route_job_of_attempt_1_is_still_found(rig: Rig) -> None:
     _rerun_my_stage(rig)
     w = rig.watcher()
-    assert w.me is not None and (w.me.route_job_name, w.me.stage_job_name) == (ROUTE_JOB, STAGE_JOB)
+    assert w.result().me is not None and (w.result().me.route_job_name, w.result().me.stage_job_name) == (
+        ROUTE_JOB,
+        STAGE_JOB,
+    )
     rig.sim.move_head(7, "b" * 40)
     rig.accept(55)
     assert w.poll_and_steer() is Outcome.STEERED
@@ -73,7 +76,7 @@ def test_a_rerun_comment_run_carries_no_amendment_authority(rig: Rig) -> None:
     assert w.poll_and_steer() is Outcome.STEERED
     [msg] = rig.steerer.messages
     assert "Instruction from @" not in msg.text and "only as context now" in msg.text
-    assert w.left == [(int(run["id"]), "unbound")]
+    assert list(w.result().left) == [(int(run["id"]), "unbound")]
 
 
 def test_a_rerun_never_skips_on_a_receipt(rig: Rig, tmp_path: Path) -> None:

@@ -45,9 +45,9 @@ def test_BC01_a_cancelled_superseded_run_keeps_its_authority_and_both_fold_into_
     w = rig.watcher()
     assert w.poll_and_steer() is Outcome.STEERED
     [msg] = rig.steerer.messages
-    assert w.delivered == [DeliveredSteer(1002, (1001, 1002))]
+    assert list(w.result().delivered) == [DeliveredSteer(1002, (1001, 1002))]
     assert "Instruction from @user-A: please also look at the migration" in msg.text
-    assert msg.head_sha == B40 and w.steers == 1
+    assert msg.head_sha == B40 and w.result().steers == 1
 
 
 def test_BC01_negative_a_failed_route_leaves_the_comment_as_context(rig: Rig) -> None:
@@ -55,10 +55,10 @@ def test_BC01_negative_a_failed_route_leaves_the_comment_as_context(rig: Rig) ->
     w = rig.watcher()
     assert w.poll_and_steer() is Outcome.STEERED
     [msg] = rig.steerer.messages
-    assert w.delivered == [DeliveredSteer(1002, (1002,))]
+    assert list(w.result().delivered) == [DeliveredSteer(1002, (1002,))]
     assert "Instruction from @" not in msg.text
     assert msg.text.index("please also look") > msg.text.index("[work-item-context]")
-    assert 1001 in w.seen_run_ids and rig.lines("[route-not-success]")
+    assert 1001 in w.result().seen_run_ids and rig.lines("[route-not-success]")
 
 
 def test_BC03_a_fork_pr_run_binds_by_its_title_and_an_odd_title_binds_nothing(rig: Rig) -> None:
@@ -85,9 +85,9 @@ def test_BC03_a_fork_pr_run_binds_by_its_title_and_an_odd_title_binds_nothing(ri
     w = rig.watcher()
     assert w.poll_and_steer() is Outcome.STEERED
     assert w.poll_and_steer() is Outcome.EMPTY
-    assert w.delivered == [DeliveredSteer(1101, (1101,))]
+    assert list(w.result().delivered) == [DeliveredSteer(1101, (1101,))]
     assert len(rig.lines("Follow-up run 1102 rejected")) == 1 and rig.lines("[item]")
-    assert 1102 not in w.seen_run_ids  # a phase-A rejection is never judged
+    assert 1102 not in w.result().seen_run_ids  # a phase-A rejection is never judged
 
 
 def _bc06(rig: Rig, updated_at: str) -> None:
@@ -109,8 +109,8 @@ def test_BC06_a_comment_edited_after_its_run_is_context_and_the_run_is_not_consu
     w = rig.watcher()
     assert w.poll_and_steer() is Outcome.STEERED
     [msg] = rig.steerer.messages
-    assert w.delivered == [DeliveredSteer(1301, ())]  # delivered as context, never receipted
-    assert w.steers == 0
+    assert list(w.result().delivered) == [DeliveredSteer(1301, ())]  # delivered as context, never receipted
+    assert w.result().steers == 0
     assert "Instruction from @" not in msg.text and "also delete the CI config" in msg.text
 
 
@@ -118,7 +118,7 @@ def test_BC06_unedited_the_comment_is_an_amendment_and_consumed(rig: Rig) -> Non
     _bc06(rig, updated_at="2026-09-03T10:06:16Z")
     w = rig.watcher()
     assert w.poll_and_steer() is Outcome.STEERED
-    assert w.delivered == [DeliveredSteer(1301, (1301,))]
+    assert list(w.result().delivered) == [DeliveredSteer(1301, (1301,))]
     assert "Instruction from @user-A: also delete the CI config" in rig.steerer.messages[0].text
 
 
@@ -150,7 +150,7 @@ def test_BC10_only_the_route_job_authorizes_and_no_permission_api_is_called(rig:
     w = rig.watcher()
     assert w.poll_and_steer() is Outcome.STEERED
     [msg] = rig.steerer.messages
-    assert w.delivered == [DeliveredSteer(1502, (1502,))]
+    assert list(w.result().delivered) == [DeliveredSteer(1502, (1502,))]
     assert "Instruction from @user-D: look at b" in msg.text
     assert "Instruction from @user-C" not in msg.text and "look at a" in msg.text
     assert rig.sim.request_count(path_regex=r"/collaborators/") == 0
@@ -182,8 +182,8 @@ def test_BC11_a_status_comment_run_is_rejected_for_good_and_never_holds_the_sess
     _bc11_status_run(rig)
     w = rig.watcher(poll_interval_s=3600)
     finish(run_watch(w, turn_ends=1))
-    assert w.settle_reason == "turn-end-nothing-new"  # not pending: the first poll is a verdict
-    assert 1601 in w.seen_run_ids and rig.job_reads(1601) == 1
+    assert w.result().settle_reason == "turn-end-nothing-new"  # not pending: the first poll is a verdict
+    assert 1601 in w.result().seen_run_ids and rig.job_reads(1601) == 1
     assert rig.lines("[route-missing]") and rig.steerer.messages == []
 
 
@@ -194,7 +194,7 @@ def test_BC11_the_status_comment_is_own_output_and_never_reaches_the_delta(rig: 
     w = rig.watcher()
     assert w.poll_and_steer() is Outcome.STEERED
     assert "Fix pushed" not in rig.steerer.messages[0].text
-    assert w.delivered == [DeliveredSteer(1602, (1602,))]
+    assert list(w.result().delivered) == [DeliveredSteer(1602, (1602,))]
 
 
 def test_BC24_a_403_listing_counts_as_an_empty_poll(rig: Rig) -> None:
@@ -203,7 +203,7 @@ def test_BC24_a_403_listing_counts_as_an_empty_poll(rig: Rig) -> None:
     thread = run_watch(w)
     w.turn_ended(rig.clock.now())
     finish(thread)
-    assert w.settle_reason == "turn-end-nothing-new" and w.delivered == []
+    assert w.result().settle_reason == "turn-end-nothing-new" and list(w.result().delivered) == []
     assert len(rig.lines("Listing follow-up runs failed", level="warning")) == 1  # ticks before the turn end too
 
 
@@ -214,9 +214,9 @@ def test_BC24_a_404_listing_shim_renamed_settles_at_once_when_the_last_turn_alre
     )
     w = rig.watcher(poll_interval_s=0.01)
     finish(run_watch(w, turn_ends=1))
-    assert w.settle_reason == "turn-end-nothing-new"  # the tick after the pending turn end, not 4 polls
+    assert w.result().settle_reason == "turn-end-nothing-new"  # the tick after the pending turn end, not 4 polls
     assert rig.sim.request_count("GET", LISTING) == 2
-    assert w.delivered == [] and w.left == [(101, "route-pending")]
+    assert list(w.result().delivered) == [] and list(w.result().left) == [(101, "route-pending")]
     assert rig.lines("[listing-unreadable]")
 
 
@@ -224,7 +224,7 @@ def test_BC24_an_unresolvable_shim_path_is_a_verdict_without_a_request(rig: Rig)
     rig.sim.update_workflow_run(FIX_RUN_ID, path=".github/workflows/")
     w = rig.watcher(poll_interval_s=3600)
     finish(run_watch(w, turn_ends=1))
-    assert w.settle_reason == "turn-end-nothing-new"
+    assert w.result().settle_reason == "turn-end-nothing-new"
     assert rig.listings() == 0 and rig.lines("[shim-unresolvable]", level="warning")
 
 
@@ -235,12 +235,12 @@ def test_BC24_a_transient_502_retries_on_the_next_tick_without_settling(rig: Rig
     w = rig.watcher(poll_interval_s=0.05, max_steers=1)
     finish(run_watch(w, turn_ends=1))
     assert rig.steerer.calls == [("steer", 101), ("settle", 0)]
-    assert w.settle_reason == "cap-reached"
+    assert w.result().settle_reason == "cap-reached"
 
 
 def test_BC24_a_route_job_in_progress_settles_after_the_fourth_verdictless_poll(rig: Rig) -> None:
     rig.accept(101, route="in_progress")
     w = rig.watcher(poll_interval_s=0.01)
     finish(run_watch(w, turn_ends=1))
-    assert w.settle_reason == "verdictless-polls-exhausted"
+    assert w.result().settle_reason == "verdictless-polls-exhausted"
     assert rig.job_reads(101) == 4 and rig.lines("[verdictless-polls-exhausted]")

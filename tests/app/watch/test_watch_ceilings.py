@@ -41,8 +41,8 @@ def test_one_run_at_the_cap_absorbs_exactly_four_runs_and_leaves_the_rest(rig: R
     rig.steerer.on_steer = next_events
     w = rig.watcher(poll_interval_s=0.05, max_steers=2)
     finish(run_watch(w))
-    assert [d.run_ids for d in w.delivered] == [(201, 202), (203, 204)]
-    assert w.steers == 2 and w.settle_reason == "cap-reached"
+    assert [d.run_ids for d in w.result().delivered] == [(201, 202), (203, 204)]
+    assert w.result().steers == 2 and w.result().settle_reason == "cap-reached"
     assert rig.listings() == 2  # nothing is listed after the cap: 205 and 206 fall to the queued run
     first, second = rig.steerer.messages
     assert "Instruction from @maintainer-a: check the index" in first.text

@@ -64,11 +64,11 @@ def test_a_run_arriving_between_pages_is_neither_lost_nor_double_counted(rig: Ri
     w = rig.watcher()
     assert w.poll_and_steer() is Outcome.STEERED
     assert _pages(rig) == ["1", "2"]
-    assert w.delivered[0].run_ids == tuple(ids)  # each acceptable run once, oldest first
+    assert w.result().delivered[0].run_ids == tuple(ids)  # each acceptable run once, oldest first
     assert all(rig.job_reads(i) == 1 for i in ids)
     rejected = {int(line.split()[2]) for line in rig.lines("[event]")}
     assert rejected == set(pushes)  # no push run was lost either
     rig.sim.move_head(7, "ccc333")
     assert w.poll_and_steer() is Outcome.STEERED  # the late run is judged on the next poll
-    assert late == [30_000] and w.delivered[1].run_ids == (30_000,)
-    assert w.steers == 2
+    assert late == [30_000] and w.result().delivered[1].run_ids == (30_000,)
+    assert w.result().steers == 2

@@ -21,7 +21,7 @@ def _moved(rig: Rig, head: str = "bbb222") -> None:
 def test_W1_a_turn_end_over_an_empty_listing_settles_once(rig: Rig) -> None:
     w = rig.watcher(poll_interval_s=3600)
     finish(run_watch(w, turn_ends=1))
-    assert w.settle_reason == "turn-end-nothing-new"
+    assert w.result().settle_reason == "turn-end-nothing-new"
     assert rig.steerer.settles == ["sandbox-1"] and rig.steerer.messages == []
     assert rig.lines("[turn-end-nothing-new]")
 
@@ -31,11 +31,11 @@ def test_W2_turn_end_steers_then_a_later_turn_end_settles(rig: Rig) -> None:
     _moved(rig)
     w = rig.watcher(poll_interval_s=3600)
     thread = run_watch(w, turn_ends=1)
-    wait_for(lambda: w.delivered, "the first turn end's steer")
+    wait_for(lambda: w.result().delivered, "the first turn end's steer")
     w.turn_ended(rig.clock.now())  # stamped after the steer
     finish(thread)
     assert [m.follow_up_run_id for m in rig.steerer.messages] == [101]
-    assert w.settle_reason == "turn-end-nothing-new"
+    assert w.result().settle_reason == "turn-end-nothing-new"
     assert rig.steerer.calls == [("steer", 101), ("settle", 0)]
 
 
@@ -44,13 +44,13 @@ def test_W3_cancellation_returns_and_settles_once(rig: Rig) -> None:
     thread = run_watch(w)
     w.stop()
     finish(thread)
-    assert w.settle_reason == "cancelled" and rig.steerer.settles == ["sandbox-1"]
+    assert w.result().settle_reason == "cancelled" and rig.steerer.settles == ["sandbox-1"]
 
 
 def test_W4_the_deadline_ends_the_watch_and_settles_once(rig: Rig) -> None:
     w = rig.watcher(poll_interval_s=3600, deadline=rig.clock.now() + timedelta(milliseconds=10))
     finish(run_watch(w))
-    assert w.settle_reason == "deadline" and rig.steerer.settles == ["sandbox-1"]
+    assert w.result().settle_reason == "deadline" and rig.steerer.settles == ["sandbox-1"]
     assert rig.listings() == 0
 
 
@@ -59,7 +59,7 @@ def test_W5_a_closed_turn_end_channel_settles_once(rig: Rig) -> None:
     thread = run_watch(w)
     w.close_turn_ends()
     finish(thread)
-    assert w.settle_reason == "session-closed" and rig.steerer.settles == ["sandbox-1"]
+    assert w.result().settle_reason == "session-closed" and rig.steerer.settles == ["sandbox-1"]
 
 
 def test_W5_a_close_ends_the_watch_without_polling_for_buffered_turn_ends(rig: Rig) -> None:
@@ -69,7 +69,7 @@ def test_W5_a_close_ends_the_watch_without_polling_for_buffered_turn_ends(rig: R
     w.turn_ended(rig.clock.now())
     w.close_turn_ends()
     finish(run_watch(w))
-    assert w.settle_reason == "session-closed"
+    assert w.result().settle_reason == "session-closed"
     assert rig.listings() == 0 and rig.steerer.calls == [("settle", 0)]
 
 
@@ -87,7 +87,7 @@ def test_W7_a_tick_steers_mid_turn_then_the_cap_settles(rig: Rig) -> None:
     w = rig.watcher(poll_interval_s=0.001, max_steers=1)
     finish(run_watch(w))
     assert [m.follow_up_run_id for m in rig.steerer.messages] == [101]
-    assert w.settle_reason == "cap-reached"
+    assert w.result().settle_reason == "cap-reached"
     assert rig.steerer.calls == [("steer", 101), ("settle", 0)]
 
 
@@ -103,7 +103,7 @@ def test_W8_a_pending_route_holds_the_session_until_it_succeeds(rig: Rig) -> Non
     finish(run_watch(w, turn_ends=1))
     assert rig.job_reads(101) == 2  # pending at the turn end, success at the next tick
     assert rig.steerer.calls == [("steer", 101), ("settle", 0)]
-    assert w.settle_reason == "cap-reached"
+    assert w.result().settle_reason == "cap-reached"
     assert rig.lines("[route-pending]")
 
 
@@ -115,7 +115,7 @@ def test_W9_a_failing_listing_does_not_settle_and_the_recovery_delivers(rig: Rig
     finish(run_watch(w, turn_ends=1))
     assert rig.sim.request_count("GET", LISTING, status=500) == 10
     assert rig.steerer.calls == [("steer", 101), ("settle", 0)]
-    assert w.settle_reason == "cap-reached"
+    assert w.result().settle_reason == "cap-reached"
     assert len(rig.lines("Listing follow-up runs failed")) == 1  # one warning per failure kind (BC-24)
 
 
@@ -125,9 +125,9 @@ def test_W10_a_listing_failing_forever_settles_after_four_verdictless_polls(rig:
     rig.sim.fail("GET", LISTING, 500, times=None)
     w = rig.watcher(poll_interval_s=0.01)
     finish(run_watch(w, turn_ends=1))
-    assert w.settle_reason == "verdictless-polls-exhausted"
+    assert w.result().settle_reason == "verdictless-polls-exhausted"
     assert rig.listings() == 4 * 5  # the turn-end poll and three ticks, each retried 5 times by the client
-    assert w.steers == 0 and w.delivered == [] and rig.steerer.settles == ["sandbox-1"]
+    assert w.result().steers == 0 and list(w.result().delivered) == [] and rig.steerer.settles == ["sandbox-1"]
 
 
 def test_W11_a_route_pending_forever_settles_after_four_polls(rig: Rig) -> None:
@@ -135,9 +135,9 @@ def test_W11_a_route_pending_forever_settles_after_four_polls(rig: Rig) -> None:
     _moved(rig)
     w = rig.watcher(poll_interval_s=0.01)
     finish(run_watch(w, turn_ends=1))
-    assert w.settle_reason == "verdictless-polls-exhausted"
+    assert w.result().settle_reason == "verdictless-polls-exhausted"
     assert rig.job_reads(101) == 4
-    assert w.steers == 0 and w.left == [(101, "route-pending")]
+    assert w.result().steers == 0 and list(w.result().left) == [(101, "route-pending")]
 
 
 def test_W12_turn_ends_at_or_before_the_steer_are_ignored(rig: Rig) -> None:
@@ -145,8 +145,8 @@ def test_W12_turn_ends_at_or_before_the_steer_are_ignored(rig: Rig) -> None:
     _moved(rig)
     w = rig.watcher(poll_interval_s=0.02)
     thread = run_watch(w)
-    wait_for(lambda: w.last_steer_at is not None, "the ticker's steer")
-    steered_at = w.last_steer_at
+    wait_for(lambda: w.result().last_steer_at is not None, "the ticker's steer")
+    steered_at = w.result().last_steer_at
     assert steered_at is not None
     w.turn_ended(steered_at - timedelta(seconds=1))
     w.turn_ended(steered_at)
@@ -154,7 +154,7 @@ def test_W12_turn_ends_at_or_before_the_steer_are_ignored(rig: Rig) -> None:
     assert rig.steerer.settles == []
     w.turn_ended(rig.clock.now())
     finish(thread)
-    assert w.settle_reason == "turn-end-nothing-new"
+    assert w.result().settle_reason == "turn-end-nothing-new"
     assert rig.steerer.calls == [("steer", 101), ("settle", 0)]
 
 
@@ -170,7 +170,7 @@ def test_W13_defaults() -> None:
 
 def test_W13_a_watcher_applies_the_defaults(rig: Rig) -> None:
     w = rig.watcher(start=False, max_steers=0, poll_interval_s=0, min_remaining=timedelta(0))
-    assert (w.max_steers, w.poll_interval_s, w.min_remaining) == (2, 30.0, timedelta(minutes=5))
+    assert (w.config.max_steers, w.config.poll_interval_s, w.config.min_remaining) == (2, 30.0, timedelta(minutes=5))
 
 
 def test_W14_no_deadline_is_never_low_on_time() -> None:
@@ -182,7 +182,7 @@ def test_W15_low_on_time_settles_instead_of_steering(rig: Rig) -> None:
     _moved(rig)
     w = rig.watcher(poll_interval_s=3600, deadline=rig.clock.now() + timedelta(minutes=1))
     finish(run_watch(w, turn_ends=1))
-    assert w.settle_reason == "low-on-time"
+    assert w.result().settle_reason == "low-on-time"
     assert rig.steerer.messages == [] and rig.listings() == 0
     assert rig.lines("Less than 5 min of run budget left")
 
@@ -198,8 +198,8 @@ def test_a_steer_refused_after_settle_ends_the_watch_and_leaves_the_batch(rig: R
     rig.steerer.fail_next.append(SteerAfterSettle("settling"))
     w = rig.watcher(poll_interval_s=3600)
     finish(run_watch(w, turn_ends=1))
-    assert w.settle_reason == "session-closed"
-    assert w.left == [(101, "session-closed")] and w.delivered == []
+    assert w.result().settle_reason == "session-closed"
+    assert list(w.result().left) == [(101, "session-closed")] and list(w.result().delivered) == []
 
 
 def test_a_settle_error_is_warned_never_raised(rig: Rig) -> None:
@@ -207,7 +207,7 @@ def test_a_settle_error_is_warned_never_raised(rig: Rig) -> None:
     w = rig.watcher(poll_interval_s=3600)
     finish(run_watch(w, turn_ends=1))
     assert rig.lines("Settling the agent session failed", level="warning")
-    assert w.settle_reason == "turn-end-nothing-new"
+    assert w.result().settle_reason == "turn-end-nothing-new"
 
 
 def test_W3_a_cancellation_during_a_poll_delivers_nothing(rig: Rig) -> None:
@@ -216,6 +216,6 @@ def test_W3_a_cancellation_during_a_poll_delivers_nothing(rig: Rig) -> None:
     w = rig.watcher(poll_interval_s=3600)
     rig.sim.on_request(rig.sim.match("GET", LISTING), lambda s: w.stop())
     finish(run_watch(w, turn_ends=1))
-    assert w.settle_reason == "cancelled"
-    assert rig.steerer.calls == [("settle", 0)] and w.delivered == []
-    assert w.left == [(101, "cancelled")]
+    assert w.result().settle_reason == "cancelled"
+    assert rig.steerer.calls == [("settle", 0)] and list(w.result().delivered) == []
+    assert list(w.result().left) == [(101, "cancelled")]

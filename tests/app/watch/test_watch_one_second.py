@@ -24,7 +24,7 @@ def test_a_comment_later_in_the_second_of_a_steer_is_delivered_exactly_once(rig:
     _command(rig, "/fs-review first ask", "2026-09-03T10:05:00Z", "2026-09-03T10:05:02Z")
     w = rig.watcher(max_steers=3)
     assert w.poll_and_steer() is Outcome.STEERED
-    baseline = w.baseline
+    baseline = w.result().baseline
     assert baseline is not None and baseline.microsecond != 0  # a runner instant, finer than GitHub's stamps
     second = format_time(baseline)  # GitHub's stamp of a comment posted later in that same second
     _command(rig, "/fs-review second ask, same second", second, format_time(rig.clock.now()))
@@ -36,7 +36,7 @@ def test_a_comment_later_in_the_second_of_a_steer_is_delivered_exactly_once(rig:
     assert w.poll_and_steer() is Outcome.STEERED
     third = rig.steerer.messages[-1]
     assert "second ask" not in third.text and "first ask" not in third.text  # none delivered twice
-    assert w.left_to_queued == []
+    assert list(w.result().left_to_queued) == []
 
 
 def test_start_opens_the_window_at_my_runs_second_without_my_own_trigger(rig: Rig) -> None:
@@ -45,7 +45,7 @@ def test_start_opens_the_window_at_my_runs_second_without_my_own_trigger(rig: Ri
     # In the same second as my run's creation: a later command and its (fresh, larger-id) run.
     _command(rig, "/fs-review and the rollback", FIX_CREATED_AT, FIX_CREATED_AT)
     w = rig.watcher()
-    assert w.me is not None and w.me.trigger_comment_id == mine["id"]
+    assert w.result().me is not None and w.result().me.trigger_comment_id == mine["id"]
     assert w.poll_and_steer() is Outcome.STEERED
     [msg] = rig.steerer.messages
     assert "and the rollback" in msg.text and "the ask my run works on" not in msg.text

@@ -65,7 +65,7 @@ def test_a_limit_past_the_steer_window_settles_once_with_the_reset_time(vrig: Ri
     vrig.sim.primary_limit("GET", LISTING, reset_at=reset, times=None)
     w = vrig.watcher(deadline=vrig.clock.now() + timedelta(minutes=20))
     finish(run_watch(w, turn_ends=1))
-    assert w.settle_reason == "rate-limited"
+    assert w.result().settle_reason == "rate-limited"
     until = format_time(reset + timedelta(seconds=1))
     settled = vrig.lines("[rate-limited]")
     assert settled == [
@@ -74,7 +74,7 @@ def test_a_limit_past_the_steer_window_settles_once_with_the_reset_time(vrig: Ri
         "[rate-limited]"
     ]
     assert vrig.listings() == 1 and vrig.steerer.messages == [] and vrig.steerer.settles == ["sandbox-1"]
-    assert (55, "rate-limited") not in w.left  # never judged: the queued run does it, with no receipt
+    assert (55, "rate-limited") not in w.result().left  # never judged: the queued run does it, with no receipt
 
 
 def test_a_limit_on_the_delta_reads_past_the_window_settles_without_a_steer(vrig: Rig) -> None:
@@ -82,7 +82,7 @@ def test_a_limit_on_the_delta_reads_past_the_window_settles_without_a_steer(vrig
     vrig.sim.secondary_limit("GET", r"/issues/7/comments$", retry_after=3600, times=None)
     w = vrig.watcher(deadline=vrig.clock.now() + timedelta(minutes=20))
     assert w.poll_and_steer() is Outcome.LIMITED
-    assert vrig.steerer.messages == [] and 55 not in w.carry.seen
+    assert vrig.steerer.messages == [] and 55 not in w.state.carry.seen
 
 
 def test_a_run_accepted_in_the_poll_that_hits_a_limit_past_the_window_is_left_with_the_reason(vrig: Rig) -> None:
@@ -94,8 +94,8 @@ def test_a_run_accepted_in_the_poll_that_hits_a_limit_past_the_window_is_left_wi
     vrig.sim.primary_limit("GET", r"/actions/runs/56/jobs$", reset_at=reset, times=None)
     w = vrig.watcher(deadline=vrig.clock.now() + timedelta(minutes=20))
     finish(run_watch(w, turn_ends=1))
-    assert w.settle_reason == "rate-limited" and vrig.steerer.messages == []
-    assert (55, "rate-limited") in w.left
+    assert w.result().settle_reason == "rate-limited" and vrig.steerer.messages == []
+    assert (55, "rate-limited") in w.result().left
 
 
 @pytest.mark.parametrize("limit", ["headerless-secondary", "primary-3-min"])
@@ -111,6 +111,6 @@ def test_a_limit_at_a_turn_end_does_not_hold_the_idle_agent(vrig: Rig, limit: st
     w = vrig.watcher(deadline=vrig.clock.now() + timedelta(minutes=30))
     started = vrig.clock.now()
     finish(run_watch(w, turn_ends=1))
-    assert w.settle_reason == "rate-limited"
+    assert w.result().settle_reason == "rate-limited"
     assert vrig.clock.now() - started <= timedelta(seconds=61)  # at most the one in-request wait
     assert vrig.steerer.messages == [] and vrig.steerer.settles == ["sandbox-1"]

@@ -12,10 +12,10 @@ from tests.app.watch.watch_support import Rig, at
 
 def test_start_fixes_the_facts_of_FIX(rig: Rig) -> None:
     w = rig.watcher()
-    assert w.me is not None
-    assert (w.me.route_job_name, w.me.stage_job_name) == ("dispatch / Route", "dispatch / Review")
-    assert w.me.fresh_after == at("2026-09-03T10:00:00Z") and w.baseline == w.me.fresh_after
-    assert w.head == "aaa111" and w.state.baseline is not None and w.state.baseline.is_pull_request
+    assert w.result().me is not None
+    assert (w.result().me.route_job_name, w.result().me.stage_job_name) == ("dispatch / Route", "dispatch / Review")
+    assert w.result().me.fresh_after == at("2026-09-03T10:00:00Z") and w.result().baseline == w.result().me.fresh_after
+    assert w.result().head == "aaa111" and w.state.baseline is not None and w.state.baseline.is_pull_request
 
 
 def test_own_run_403_refuses_with_the_status_and_never_the_token(rig: Rig) -> None:
@@ -43,7 +43,7 @@ def test_an_issue_is_resolved_by_the_pulls_404_and_snapshots_title_body_labels(r
     rig.sim.add_issue(8, title="Crash on save", body="Steps…", labels=["bug"])
     w = rig.watcher(item_number=8, run_name="", env_head_sha="")
     assert w.state.baseline is not None and not w.state.baseline.is_pull_request
-    assert (w.state.baseline.title, w.state.baseline.body, w.state.baseline.labels, w.head) == (
+    assert (w.state.baseline.title, w.state.baseline.body, w.state.baseline.labels, w.result().head) == (
         "Crash on save",
         "Steps…",
         ("bug",),
@@ -55,7 +55,7 @@ def test_an_issue_is_resolved_by_the_pulls_404_and_snapshots_title_body_labels(r
 def test_P16_an_own_run_without_the_run_name_switches_title_binding_off(rig: Rig) -> None:
     rig.sim.update_workflow_run(FIX_RUN_ID, display_title="Add the orders migration")
     w = rig.watcher()
-    assert w.me is not None and w.me.run_name == ""
+    assert w.result().me is not None and w.result().me.run_name == ""
 
 
 def test_no_self_logins_refuse(rig: Rig) -> None:

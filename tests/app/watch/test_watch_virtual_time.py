@@ -44,7 +44,7 @@ def test_a_half_hour_watch_polls_once_per_interval_on_virtual_time(vrig: Rig, po
     )
     vrig.sim.reset_requests()
     w.watch()  # on this thread: each wait of the real loop moves the virtual clock at once
-    assert w.settle_reason == "deadline" and clock.monotonic() == HALF_HOUR_S
+    assert w.result().settle_reason == "deadline" and clock.monotonic() == HALF_HOUR_S
     assert _poll_instants_s(vrig) == [poll_s * k for k in range(1, polls + 1)]  # the tick at the deadline settles
     assert w.state.polls == polls and vrig.listings() == polls and vrig.sim.request_count() == polls
     assert vrig.steerer.settles == ["sandbox-1"] and vrig.steerer.messages == []
@@ -56,7 +56,7 @@ def test_low_on_time_settles_at_the_first_tick_inside_min_remaining(vrig: Rig) -
         poll_interval_s=30.0, deadline=clock.now() + timedelta(seconds=HALF_HOUR_S), min_remaining=timedelta(minutes=5)
     )
     w.watch()
-    assert w.settle_reason == "low-on-time" and clock.monotonic() == HALF_HOUR_S - 270
+    assert w.result().settle_reason == "low-on-time" and clock.monotonic() == HALF_HOUR_S - 270
     assert _poll_instants_s(vrig) == [30.0 * k for k in range(1, 51)]  # the last at 25 min: 5 min left
 
 
@@ -70,7 +70,7 @@ def test_a_turn_end_ends_the_wait_at_its_virtual_instant(vrig: Rig) -> None:
     w.turn_ended(clock.now())
     clock.run_due()  # handled at 45 s, not at the 60 s tick: nothing new, so it settles
     finish(thread)
-    assert w.settle_reason == "turn-end-nothing-new" and _poll_instants_s(vrig) == [30.0, 45.0]
+    assert w.result().settle_reason == "turn-end-nothing-new" and _poll_instants_s(vrig) == [30.0, 45.0]
     assert clock.monotonic() == 45.0 and clock.next_due_s() is None
 
 
@@ -82,7 +82,7 @@ def test_a_steer_at_a_tick_then_a_stale_turn_end_is_ignored_on_virtual_time(vrig
     stale = clock.now()
     thread = clock.spawn(w.watch, "watcher")
     clock.advance_to(31.0)
-    assert [m.follow_up_run_id for m in vrig.steerer.messages] == [101] and w.last_steer_at == at(
+    assert [m.follow_up_run_id for m in vrig.steerer.messages] == [101] and w.result().last_steer_at == at(
         CLOCK_ORIGIN
     ) + timedelta(seconds=30)
     w.turn_ended(stale)  # ended before the steer was delivered: superseded
@@ -91,7 +91,7 @@ def test_a_steer_at_a_tick_then_a_stale_turn_end_is_ignored_on_virtual_time(vrig
     w.stop()
     clock.run_due()
     finish(thread)
-    assert w.settle_reason == "cancelled" and _poll_instants_s(vrig) == [30.0]
+    assert w.result().settle_reason == "cancelled" and _poll_instants_s(vrig) == [30.0]
     assert vrig.steerer.calls == [("steer", 101), ("settle", 0)]
 
 

@@ -180,7 +180,7 @@ def make_rig(sim: GitHubSimulator, clock: SimClock) -> Rig:
 def run_watch(w: Watcher, turn_ends: int = 0) -> threading.Thread:
     """Start ``w.watch()`` on a thread after queueing ``turn_ends`` turn ends stamped now."""
     for _ in range(turn_ends):
-        w.turn_ended(w.clock.now())
+        w.turn_ended(w.ports.clock.now())
     thread = threading.Thread(target=w.watch, daemon=True)
     thread.start()
     return thread
