@@ -94,6 +94,8 @@ class Inputs(BaseSettings):
     allowed_users: str = ""
     allowed_bots: str = ""
     trigger_phrase: str = ""
+    label_triggers: str = ""
+    assignee_triggers: str = ""
     stage: Literal["triage", "code", "review", "fix", "retro", "prioritize"]
     item: int | None = Field(default=None, le=MAX_ITEM)
     runtime: Literal["claude", "pi", "codex"] = "claude"

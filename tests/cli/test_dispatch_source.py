@@ -26,6 +26,7 @@ from fullsend.core.route.decision import STAGES
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 REF = "0123456789abcdef0123456789abcdef01234567"
+POLICY_INPUTS = ("stages", "trigger_phrase", "allowed_users", "allowed_bots", "label_triggers", "assignee_triggers")
 WIRE_NAMES = {"route": "Route", **{s: s.capitalize() for s in STAGES}}
 
 
@@ -74,7 +75,7 @@ def test_the_hosted_route_step_passes_the_enabled_stages() -> None:
     step = route["steps"][-1]
     assert step["id"] == "route" and step["with"] == {
         "command": "route",
-        **{name: f"${{{{ inputs.{name} }}}}" for name in ("stages", "trigger_phrase", "allowed_users", "allowed_bots")},
+        **{name: f"${{{{ inputs.{name} }}}}" for name in POLICY_INPUTS},
     }
     assert route["outputs"] == {"stage": "${{ steps.route.outputs.stage }}"}
 
@@ -83,10 +84,7 @@ def test_the_hosted_stage_jobs_take_their_paths_runtime_and_role_token_from_inpu
     flow = shipped(HOSTED_DISPATCH)
     inputs = flow["on"]["workflow_call"]["inputs"]
     assert set(inputs) == {
-        "stages",
-        "trigger_phrase",
-        "allowed_users",
-        "allowed_bots",
+        *POLICY_INPUTS,
         "runtime",
         "role_token",
         "harness_dir",

@@ -9,9 +9,9 @@ delimiter per value).  An event it does not route is a decision too: exit 0, ``s
 so the Route job concludes success and every stage job is skipped.
 
 The repository's policy (``fullsend.core.route.policy``): ``INPUT_STAGES``, ``INPUT_ALLOWED_USERS``,
-``INPUT_ALLOWED_BOTS`` and ``INPUT_TRIGGER_PHRASE``, the action's inputs of those names (blank:
-the decision as without them; docs/rules.md#route-stage-off, #route-user-not-allowed,
-#route-bot-not-allowed, #route-command).
+``INPUT_ALLOWED_BOTS``, ``INPUT_TRIGGER_PHRASE``, ``INPUT_LABEL_TRIGGERS`` and
+``INPUT_ASSIGNEE_TRIGGERS``, the action's inputs of those names (blank: the decision as without
+them; docs/rules.md, family Route).
 
 Token: ``INPUT_GITHUB_TOKEN`` (the action's ``github_token``), else ``GITHUB_TOKEN``, else
 ``GH_TOKEN``.  API base: ``GITHUB_API_URL`` (default ``https://api.github.com``).
@@ -31,9 +31,16 @@ from fullsend.adapters.gha import Console, write_outputs
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.context import api_url_problem
 from fullsend.core.model import Repo
-from fullsend.core.route.decision import RULE_ROLE_UNREADABLE, AskRole, Role, RouteDecision, decide
+from fullsend.core.route.decision import RULE_ROLE_UNREADABLE, AskRole, Role, RouteDecision
 from fullsend.core.route.event import RouteEvent, route_event
-from fullsend.core.route.policy import RoutePolicy, read_policy, screen_decision, screen_login, with_trigger_phrase
+from fullsend.core.route.policy import (
+    RoutePolicy,
+    decide_with,
+    read_policy,
+    screen_decision,
+    screen_login,
+    with_trigger_phrase,
+)
 from fullsend.errors import ConfigError, ExitCode, ForgeError, NotFoundError
 
 DEFAULT_API_URL = "https://api.github.com"
@@ -61,7 +68,7 @@ def read_role(roles: Roles, login: str) -> Role:
 
 def policy_of(environ: Mapping[str, str]) -> RoutePolicy:
     """The Route step's policy inputs.  Raises ``ConfigError`` naming the input and the fix."""
-    names = ("stages", "allowed_users", "allowed_bots", "trigger_phrase")
+    names = ("stages", "allowed_users", "allowed_bots", "trigger_phrase", "label_triggers", "assignee_triggers")
     try:
         return read_policy({name: environ.get(f"INPUT_{name.upper()}", "") for name in names})
     except ValueError as exc:
@@ -73,17 +80,17 @@ def route(event: RouteEvent, roles: Roles, policy: RoutePolicy | None = None) ->
     from ``roles``; a user outside ``allowed_users`` or a disabled stage reads none."""
     policy = policy or RoutePolicy()
     event = with_trigger_phrase(event, policy.trigger_phrase)
-    decision = decide(event)
+    decision = decide_with(event, policy)
     if not isinstance(decision, AskRole):
         return screen_decision(event, decision, policy, role_read=False)
     refused = screen_login(decision.login, policy)
     if refused is not None:
         return refused
     if policy.enabled is not None:
-        chosen = decide(event, Role(decision.login, "admin"))  # which stage a full role would pick
+        chosen = decide_with(event, policy, Role(decision.login, "admin"))  # which stage a full role would pick
         if isinstance(chosen, RouteDecision) and chosen.stage and chosen.stage not in policy.enabled:
             return screen_decision(event, chosen, policy, role_read=True)
-    decision = decide(event, read_role(roles, decision.login))
+    decision = decide_with(event, policy, read_role(roles, decision.login))
     if isinstance(decision, AskRole):  # decide asks for one role only; a second ask fails closed
         return RouteDecision("", RULE_ROLE_UNREADABLE, f"a second role (@{decision.login}) was asked for; no stage")
     return screen_decision(event, decision, policy, role_read=True)

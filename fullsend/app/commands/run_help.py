@@ -17,6 +17,8 @@ INPUTS: dict[str, tuple[str, str]] = {
     "allowed_users": ("", "route: the only users whose events may start a stage (empty: anyone with the role)"),
     "allowed_bots": ("", "route: the only Apps whose events start a stage for being an App (empty: any)"),
     "trigger_phrase": ("", "route: a word that, followed by a stage name, is that stage's command"),
+    "label_triggers": ("", "route: label=stage pairs; adding the label selects the stage"),
+    "assignee_triggers": ("", "route: login=stage pairs; assigning the login selects the stage"),
     "stage": ("required", "triage, code, review, fix, retro or prioritize"),
     "item": ("from the event", "the issue or pull request number"),
     "runtime": ("claude", "claude, pi or codex"),

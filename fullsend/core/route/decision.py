@@ -28,6 +28,7 @@ RULE_REVIEW_IGNORED = "route-review-ignored"
 RULE_FORK_HEAD = "route-fork-head"
 RULE_NO_FIX_LABEL = "route-no-fix-label"
 RULE_FIX_NOT_OPTED_IN = "route-fix-not-opted-in"
+RULE_ASSIGNED = "route-assigned"
 ROUTE_RULE_IDS: tuple[str, ...] = (
     RULE_COMMAND,
     RULE_NEEDS_INFO,
@@ -44,6 +45,7 @@ ROUTE_RULE_IDS: tuple[str, ...] = (
     RULE_FORK_HEAD,
     RULE_NO_FIX_LABEL,
     RULE_FIX_NOT_OPTED_IN,
+    RULE_ASSIGNED,
 )
 #: Every stage the decision can select, in pipeline order (the ``stages`` input's vocabulary).
 STAGES: tuple[str, ...] = ("triage", "code", "review", "fix", "retro", "prioritize")
@@ -121,8 +123,11 @@ def decide(event: RouteEvent, role: Role | None = None) -> RouteDecision | AskRo
     return RouteDecision("", RULE_NOT_ROUTED, f"the event {shown(event.name)} selects no stage")
 
 
-def _floor(stage: str, rule: str, what: str, login: str, floor: str, role: Role | None) -> RouteDecision | AskRole:
-    """``stage`` when ``login``'s role reaches ``floor``; ``what`` starts the reason."""
+def floor_decision(
+    stage: str, rule: str, what: str, login: str, floor: str, role: Role | None
+) -> RouteDecision | AskRole:
+    """``stage`` when ``login``'s role reaches ``floor`` (:class:`AskRole` until ``role`` is
+    ``login``'s); ``what`` starts the reason.  Never raises."""
     if login and (role is None or role.login != login):
         return AskRole(login)
     name = role.role_name if role is not None and login else "none"
@@ -160,7 +165,7 @@ def _comment(event: RouteEvent, role: Role | None) -> RouteDecision | AskRole:
     if (where == "pr" and not event.is_pull_request) or (where == "issue" and event.is_pull_request):
         needed = "a pull request" if where == "pr" else "an issue"
         return RouteDecision("", RULE_WRONG_ITEM, f"{command} works only on {needed}, and this is {kind}; no stage")
-    return _floor(stage, RULE_COMMAND, f"{command} on {kind}", author.login, floor, role)
+    return floor_decision(stage, RULE_COMMAND, f"{command} on {kind}", author.login, floor, role)
 
 
 def _plain_comment(event: RouteEvent, author: Actor) -> RouteDecision:
@@ -182,7 +187,7 @@ def _plain_comment(event: RouteEvent, author: Actor) -> RouteDecision:
 def _issue(event: RouteEvent, role: Role | None) -> RouteDecision | AskRole:
     sender = event.sender
     if event.action in ("opened", "edited"):
-        return _floor("triage", RULE_ITEM_EVENT, f"issue {event.action}", sender.login, TRIAGE, role)
+        return floor_decision("triage", RULE_ITEM_EVENT, f"issue {event.action}", sender.login, TRIAGE, role)
     if event.action == "labeled" and event.label == LABEL_READY_FOR_TRIAGE:
         return RouteDecision("triage", RULE_LABEL, f"the label {LABEL_READY_FOR_TRIAGE} selects triage")
     if event.action == "labeled" and event.label == LABEL_READY_TO_CODE:
@@ -190,7 +195,7 @@ def _issue(event: RouteEvent, role: Role | None) -> RouteDecision | AskRole:
             return RouteDecision(
                 "code", RULE_LABEL, f"the label {LABEL_READY_TO_CODE} by the App @{sender.login} selects code"
             )
-        return _floor("code", RULE_LABEL, f"the label {LABEL_READY_TO_CODE}", sender.login, WRITE, role)
+        return floor_decision("code", RULE_LABEL, f"the label {LABEL_READY_TO_CODE}", sender.login, WRITE, role)
     return _not_routed(event)
 
 
@@ -203,7 +208,9 @@ def _pull_request(event: RouteEvent, role: Role | None) -> RouteDecision | AskRo
                 RULE_ITEM_EVENT,
                 f"pull request {event.action}, authored by the App @{author.login}; selects review",
             )
-        return _floor("review", RULE_ITEM_EVENT, f"pull request {event.action}, authored", author.login, TRIAGE, role)
+        return floor_decision(
+            "review", RULE_ITEM_EVENT, f"pull request {event.action}, authored", author.login, TRIAGE, role
+        )
     if event.action == "labeled" and event.label == LABEL_READY_FOR_REVIEW:
         return RouteDecision("review", RULE_LABEL, f"the label {LABEL_READY_FOR_REVIEW} selects review")
     if event.action == "closed":
@@ -211,7 +218,7 @@ def _pull_request(event: RouteEvent, role: Role | None) -> RouteDecision | AskRo
             return RouteDecision(
                 "retro", RULE_ITEM_EVENT, f"pull request closed by the App @{event.sender.login}; selects retro"
             )
-        return _floor("retro", RULE_ITEM_EVENT, "pull request closed", event.sender.login, TRIAGE, role)
+        return floor_decision("retro", RULE_ITEM_EVENT, "pull request closed", event.sender.login, TRIAGE, role)
     return _not_routed(event)
 
 
@@ -250,7 +257,7 @@ def _review(event: RouteEvent, role: Role | None) -> RouteDecision | AskRole:
             RULE_FIX_NOT_OPTED_IN,
             f"a person's pull request (@{author.login}) is fixed only with the label {LABEL_FIX}; no stage",
         )
-    return _floor(
+    return floor_decision(
         "fix",
         RULE_REVIEW_FIX,
         f"changes requested on a pull request labelled {LABEL_FIX}, authored",

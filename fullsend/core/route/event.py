@@ -31,7 +31,8 @@ class RouteEvent:
 
     ``name`` is ``GITHUB_EVENT_NAME``, ``repository`` ``GITHUB_REPOSITORY`` (``owner/name``);
     ``labels`` the issue's and the pull request's label names (duplicates kept), ``label`` the
-    label just added or removed; ``pr_head_repo`` the head repository's ``full_name``.
+    label just added or removed; ``pr_head_repo`` the head repository's ``full_name``;
+    ``assignee`` the login just assigned or unassigned.
     """
 
     name: str
@@ -49,6 +50,7 @@ class RouteEvent:
     pr_head_repo: str = ""
     review_state: str = ""
     review_author: str = ""
+    assignee: str = ""
 
     @property
     def owner(self) -> str:
@@ -97,4 +99,5 @@ def route_event(name: str, payload: Mapping[str, Any], repository: str) -> Route
         pr_head_repo=_text(payload, "pull_request", "head", "repo", "full_name"),
         review_state=_text(payload, "review", "state"),
         review_author=_text(payload, "review", "user", "login"),
+        assignee=_text(payload, "assignee", "login"),
     )

@@ -18,8 +18,16 @@ from fullsend.core.route.decision import (
     COMMANDS,
     LABEL_READY_TO_CODE,
     PR_OPENING_ACTIONS,
+    RULE_ASSIGNED,
+    RULE_LABEL,
+    RULE_WRONG_ITEM,
     STAGES,
+    AskRole,
+    Role,
     RouteDecision,
+    decide,
+    floor_decision,
+    shown,
 )
 from fullsend.core.route.event import RouteEvent
 
@@ -36,12 +44,16 @@ class RoutePolicy:
     """``enabled``: the stages Route may select (``None``: all).  ``allowed_users`` /
     ``allowed_bots``: the lowercased logins whose events may start a stage (``None``: anyone the
     rules admit).  ``trigger_phrase``: a first word that, followed by a stage name, is that stage's
-    command (``""``: none)."""
+    command (``""``: none).  ``label_triggers`` / ``assignee_triggers``: ``(casefolded label or
+    lowercased login, stage)`` pairs: adding that label, or assigning that login, selects the stage
+    under its command's floor and kind of item."""
 
     enabled: frozenset[str] | None = None
     allowed_users: frozenset[str] | None = None
     allowed_bots: frozenset[str] | None = None
     trigger_phrase: str = ""
+    label_triggers: tuple[tuple[str, str], ...] = ()
+    assignee_triggers: tuple[tuple[str, str], ...] = ()
 
 
 def _logins(text: str) -> frozenset[str] | None:
@@ -64,16 +76,65 @@ def parse_enabled(text: str) -> frozenset[str] | None:
     return frozenset(names)
 
 
+def parse_triggers(name: str, text: str) -> tuple[tuple[str, str], ...]:
+    """``"ai:review=review, ai:fix=fix"`` → ``(("ai:review", "review"), ("ai:fix", "fix"))``, keys
+    casefolded and a leading ``@`` dropped.  Raises ``ValueError`` naming ``name`` and the entry."""
+    pairs = []
+    for entry in (e.strip() for e in text.replace("\n", ",").split(",")):
+        if not entry:
+            continue
+        key, sep, stage = entry.rpartition("=")
+        key, stage = key.strip().lstrip("@").casefold(), stage.strip().lower()
+        if not sep or not key or stage not in STAGES:
+            raise ValueError(f"{name} entry {entry[:80]!r}: give <name>=<stage>, the stage one of {', '.join(STAGES)}")
+        pairs.append((key, stage))
+    return tuple(pairs)
+
+
 def read_policy(inputs: Mapping[str, str]) -> RoutePolicy:
-    """The policy of the Route step's inputs ``stages``, ``allowed_users``, ``allowed_bots`` and
-    ``trigger_phrase`` (missing: empty).  Raises ``ValueError`` naming the input and the fix."""
+    """The policy of the Route step's inputs ``stages``, ``allowed_users``, ``allowed_bots``,
+    ``trigger_phrase``, ``label_triggers`` and ``assignee_triggers`` (missing: empty).  Raises
+    ``ValueError`` naming the input and the fix."""
     phrase = inputs.get("trigger_phrase", "").strip()
     if phrase and (len(phrase.split()) != 1 or phrase.startswith("/")):
         raise ValueError(f"trigger_phrase {phrase[:60]!r}: give one word that is no slash command, such as @your-app")
     bots = _logins(inputs.get("allowed_bots", ""))
     if bots and any(not b.endswith("[bot]") for b in bots):
         raise ValueError("allowed_bots: give App logins as GitHub shows them, ending in [bot] (coder[bot])")
-    return RoutePolicy(parse_enabled(inputs.get("stages", "")), _logins(inputs.get("allowed_users", "")), bots, phrase)
+    return RoutePolicy(
+        parse_enabled(inputs.get("stages", "")),
+        _logins(inputs.get("allowed_users", "")),
+        bots,
+        phrase,
+        parse_triggers("label_triggers", inputs.get("label_triggers", "")),
+        parse_triggers("assignee_triggers", inputs.get("assignee_triggers", "")),
+    )
+
+
+def decide_with(event: RouteEvent, policy: RoutePolicy, role: Role | None = None) -> RouteDecision | AskRole:
+    """:func:`decide`, or the stage a configured label or assignee selects (docs/rules.md#route-label,
+    #route-assigned): the sender needs the floor of that stage's command, on the item it works on;
+    an App sender needs none.  Never raises."""
+    if event.name not in ("issues", "pull_request_target"):
+        return decide(event, role)
+    if event.action == "labeled":
+        key, rule, what = event.label.casefold(), RULE_LABEL, f"the label {shown(event.label)}"
+        pairs = policy.label_triggers
+    elif event.action == "assigned":
+        key, rule, what = event.assignee.lower(), RULE_ASSIGNED, f"assigning @{event.assignee}"
+        pairs = policy.assignee_triggers
+    else:
+        return decide(event, role)
+    stage = next((s for k, s in pairs if k == key), "")
+    if not stage:
+        return decide(event, role)
+    _, floor, where = COMMANDS[STAGE_COMMAND[stage]]
+    if (where == "pr") != event.is_pull_request and where != "any":
+        needed = "a pull request" if where == "pr" else "an issue"
+        return RouteDecision("", RULE_WRONG_ITEM, f"{what} selects {stage}, which works only on {needed}; no stage")
+    if event.sender.is_app:
+        return RouteDecision(stage, rule, f"{what} by the App @{event.sender.login} selects {stage}")
+    return floor_decision(stage, rule, what, event.sender.login, floor, role)
 
 
 def with_trigger_phrase(event: RouteEvent, phrase: str) -> RouteEvent:
@@ -102,14 +163,20 @@ def screen_login(login: str, policy: RoutePolicy) -> RouteDecision | None:
     )
 
 
-def trusted_app(event: RouteEvent) -> str:
+def trusted_app(event: RouteEvent, policy: RoutePolicy) -> str:
     """The App whose being an App let the decision skip the role read (pull request opened or
-    closed, ``ready-to-code`` added, a fix on its pull request), else ``""``."""
+    closed, ``ready-to-code`` or a configured label added, a configured login assigned, a fix on
+    its pull request), else ``""``."""
     if event.name == "pull_request_target" and event.action in PR_OPENING_ACTIONS and event.pr_author.is_app:
         return event.pr_author.login
     if event.name == "pull_request_target" and event.action == "closed" and event.sender.is_app:
         return event.sender.login
     if event.name == "issues" and event.label == LABEL_READY_TO_CODE and event.sender.is_app:
+        return event.sender.login
+    configured = (event.action == "labeled" and any(k == event.label.casefold() for k, _ in policy.label_triggers)) or (
+        event.action == "assigned" and any(k == event.assignee.lower() for k, _ in policy.assignee_triggers)
+    )
+    if configured and event.sender.is_app:
         return event.sender.login
     if event.name == "pull_request_review" and event.pr_author.is_app:
         return event.pr_author.login
@@ -121,7 +188,7 @@ def screen_decision(event: RouteEvent, decision: RouteDecision, policy: RoutePol
     (``role_read`` false), or a stage outside ``enabled``.  Never raises."""
     if not decision.stage:
         return decision
-    app = "" if role_read else trusted_app(event)
+    app = "" if role_read else trusted_app(event, policy)
     if app and policy.allowed_bots is not None and app.lower() not in policy.allowed_bots:
         return RouteDecision(
             "", RULE_BOT_NOT_ALLOWED, f"the App @{app} is not in allowed_bots, so its event starts no stage; no stage"

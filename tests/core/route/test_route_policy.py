@@ -186,7 +186,7 @@ def test_allowed_bots_does_not_touch_a_person_whose_role_was_read() -> None:
     ],
 )
 def test_the_app_a_decision_trusts(event: str, env: dict[str, str], app: str) -> None:
-    assert P.trusted_app(route_event(event, payload(event, **env), REPO)) == app
+    assert P.trusted_app(route_event(event, payload(event, **env), REPO), P.RoutePolicy()) == app
 
 
 # --- enabled stages -----------------------------------------------------------------------------
@@ -226,3 +226,75 @@ def test_only_enabled_stages_are_selected(stage: str, enabled: frozenset[str] | 
 def test_every_stage_has_a_command_for_the_trigger_phrase() -> None:
     assert set(P.STAGE_COMMAND) == set(STAGES)
     assert P.STAGE_COMMAND["retro"] == "/fs-retro" and P.STAGE_COMMAND["review"] == "/fs-review"
+
+
+# --- label and assignee triggers ----------------------------------------------------------------
+def labeled(label: str, sender: str, pr: bool, app: bool = False):
+    event = "pull_request_target" if pr else "issues"
+    env = {"ACTION": "labeled", "LABEL": label, "SENDER": sender, "SENDER_TYPE": "Bot" if app else "User"}
+    if pr:
+        env.update(IS_PR="true", PR_AUTHOR="author", PR_HEAD_REPO=REPO)
+    return route_event(event, payload(event, **env), REPO)
+
+
+def assigned(assignee: str, sender: str, pr: bool):
+    event = "pull_request_target" if pr else "issues"
+    data = payload(event, ACTION="assigned", SENDER=sender, IS_PR="true" if pr else "false", PR_HEAD_REPO=REPO)
+    data["assignee"] = {"login": assignee}
+    return route_event(event, data, REPO)
+
+
+def test_the_trigger_lists_are_read_and_checked() -> None:
+    policy = P.read_policy({"label_triggers": "AI:Review=review, ai-fix = fix", "assignee_triggers": "@Coder-Bot=code"})
+    assert policy.label_triggers == (("ai:review", "review"), ("ai-fix", "fix"))
+    assert policy.assignee_triggers == (("coder-bot", "code"),)
+    for bad in ("ai-review", "ai=deploy", "=review"):
+        with pytest.raises(ValueError, match="label_triggers entry"):
+            P.read_policy({"label_triggers": bad})
+
+
+@pytest.mark.parametrize(
+    ("label", "who", "pr", "app", "stage", "rule", "asked"),
+    [
+        ("ai:review", "tom", True, False, "review", "route-label", ["tom"]),
+        ("AI:REVIEW", "tom", True, False, "review", "route-label", ["tom"]),
+        ("ai:fix", "tom", True, False, "", RULE_ROLE_LOW, ["tom"]),  # fix needs write
+        ("ai:fix", "wendy", True, False, "fix", "route-label", ["wendy"]),
+        ("ai:review", "tom", False, False, "", "route-wrong-item", []),
+        ("ai:review", "coder[bot]", True, True, "review", "route-label", []),
+        ("other", "wendy", True, False, "", "route-not-routed", []),
+        ("ready-for-review", "stranger", True, False, "review", "route-label", []),  # the built-in label as before
+    ],
+)
+def test_a_configured_label_selects_its_stage_under_the_commands_floor(
+    label: str, who: str, pr: bool, app: bool, stage: str, rule: str, asked: list[str]
+) -> None:
+    decision, read = decided(labeled(label, who, pr, app), label_triggers="ai:review=review,ai:fix=fix")
+    assert (decision.stage, decision.rule, read) == (stage, rule, asked), decision.reason
+
+
+def test_an_app_adding_a_configured_label_must_be_listed_in_allowed_bots() -> None:
+    inputs = {"label_triggers": "ai:review=review", "allowed_bots": "coder[bot]"}
+    assert decided(labeled("ai:review", "other[bot]", True, app=True), **inputs)[0].rule == P.RULE_BOT_NOT_ALLOWED
+    assert decided(labeled("ai:review", "coder[bot]", True, app=True), **inputs)[0].stage == "review"
+    # a label no trigger names is not an App's privilege: allowed_bots leaves it alone
+    assert decided(labeled("ready-for-triage", "other[bot]", False, app=True), **inputs)[0].stage == "triage"
+
+
+@pytest.mark.parametrize(
+    ("assignee", "who", "pr", "stage", "rule", "asked"),
+    [
+        ("coder-bot", "wendy", False, "code", "route-assigned", ["wendy"]),
+        ("Coder-Bot", "wendy", False, "code", "route-assigned", ["wendy"]),
+        ("coder-bot", "tom", False, "", RULE_ROLE_LOW, ["tom"]),  # code needs write
+        ("coder-bot", "wendy", True, "", "route-wrong-item", []),
+        ("someone", "wendy", False, "", "route-not-routed", []),
+    ],
+)
+def test_assigning_a_configured_login_selects_its_stage(
+    assignee: str, who: str, pr: bool, stage: str, rule: str, asked: list[str]
+) -> None:
+    decision, read = decided(assigned(assignee, who, pr), assignee_triggers="coder-bot=code")
+    assert (decision.stage, decision.rule, read) == (stage, rule, asked), decision.reason
+    if stage:
+        assert decision.reason == f"assigning @{assignee} by @{who} (role write) selects code"
