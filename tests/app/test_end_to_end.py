@@ -104,7 +104,7 @@ def test_unauthorized_or_foreign_follow_up_never_reaches_the_agent(sim, tmp_path
 
 
 def test_the_steer_reaches_the_agent_in_the_v1_envelope(sim, tmp_path):
-    """runtime-transport §5: opening line, blank line, our paragraphs, one ``Source:`` line, the body."""
+    """The envelope: opening line, blank line, our paragraphs, one ``Source:`` line, the body."""
     fix = _scenario(sim)
     added = {}
     _when_first_listed(sim, lambda s: added.update(run=add_comment_follow_up(s, COMMAND)[1]))

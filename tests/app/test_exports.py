@@ -1,5 +1,5 @@
-"""Issue 6 §6 exports: FULLSEND_RUN_STARTED_AT / FULLSEND_RUN_HEAD_SHA always, FULLSEND_STEER_ACTIVE
-only while a watcher actually runs for the iteration (receipt spec §6.1, §6.4)."""
+"""Issue 6 exports: FULLSEND_RUN_STARTED_AT / FULLSEND_RUN_HEAD_SHA always, FULLSEND_STEER_ACTIVE
+only while a watcher actually runs for the iteration."""
 
 from __future__ import annotations
 

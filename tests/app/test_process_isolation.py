@@ -1,4 +1,4 @@
-"""Critical path of BC-17 / ADR 0120: the agent, a child of the action in the same container, must
+"""Critical path of docs/architecture.md "Child isolation": the agent, a child of the action in the same container, must
 not recover the job token from the action's own process (``/proc/<pid>/environ`` holds the
 environment a process was started with, whatever it later removes)."""
 

@@ -1,4 +1,4 @@
-"""Issue 6 acceptance (leak test; BC-17): run the whole action with distinctive token values and
+"""Issue 6 acceptance (leak test; docs/architecture.md "Child isolation"): run the whole action with distinctive token values and
 look everywhere a token could escape to."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""``fullsend simulator serve`` (issue 10; interface.md "Commands"): the scenario format, what the
+"""``fullsend simulator serve`` (issue 10; docs/architecture.md "Commands"): the scenario format, what the
 command prints, the endpoints it adds for act runs (collaborator permission, OIDC, mint, the
 proxy form ``gh`` uses), the scripted timeline, Ctrl-C, and the action itself played against
-``examples/scenarios/review-steer.yml`` (the FIX setup of spec/watcher.md §16.0)."""
+``examples/scenarios/review-steer.yml`` (the FIX setup of ``fullsend.simulator.fixtures``)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Issue 8, GHES: with ``GITHUB_API_URL=http://127.0.0.1:PORT/api/v3`` and
 ``GITHUB_GRAPHQL_URL=http://127.0.0.1:PORT/api/graphql`` (a GitHub Enterprise Server layout, the
 simulator serving under that prefix) the skeleton's end-to-end scenario passes unchanged, and
-every request the action makes stays under those two URLs (design.md "GitHub access": nothing
+every request the action makes stays under those two URLs (docs/architecture.md "GitHub access": nothing
 hard-codes api.github.com or a path layout)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The runner-log reader used by the hygiene tests sees what the runner would see (so a test that
-finds no injected command is not blind): ecosystem-notes §1.5 command and escaping rules."""
+finds no injected command is not blind): GitHub's workflow-command and escaping rules."""
 
 from __future__ import annotations
 

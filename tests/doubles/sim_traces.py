@@ -2,9 +2,9 @@
 (bench/policies.py; the concurrency group that replays them is ``tests.doubles.sim_group``).
 
 A trace is a list of :class:`TraceEvent` (an authorized ``/fs-review`` comment, or a push) at
-offsets in seconds from the dispatch of run A (FIX's run, spec/watcher.md §16.0, PR #7).  Each
+offsets in seconds from the dispatch of run A (FIX's run, PR #7).  Each
 event is written into the simulator as GitHub would show it: the comment (or the head move), the
-shim run it fires (run-name contract, spec/watcher.md §6) with its Route job in progress, and
+shim run it fires (the run-name contract, docs/architecture.md "Binding") with its Route job in progress, and
 ``ROUTE_LAG_S`` later the Route job's success and the stage job ``dispatch / Review`` queued.
 
 The stage jobs share one concurrency group; ``tests.doubles.sim_group`` simulates it once for
@@ -164,7 +164,7 @@ def facts_for(world: World, run_id: int) -> PreflightFacts:
 
 
 def watch_config(clock: VirtualClock, run_id: int, params: ReplayParams, *, deadline: bool = True) -> WatchConfig:
-    """The runner's watcher configuration for run ``run_id`` starting now (spec/watcher.md §13);
+    """The runner's watcher configuration for run ``run_id`` starting now;
     ``deadline=False`` watches without one (an hour-long measurement)."""
     now = clock.now()
     return WatchConfig(

@@ -1,4 +1,4 @@
-"""Fixtures for ``fullsend explain`` tests: FIX in the simulator (spec/watcher.md §16.0) and a
+"""Fixtures for ``fullsend explain`` tests: FIX in the simulator and a
 reader token."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """``fullsend explain`` as a command: read-only, loud when a read fails, ``--as-of``, GHES base URLs,
-exit codes (interface.md "Commands"; spec/receipt-preflight-tokens.md §2.6 GraphQL ``viewer``)."""
+exit codes (docs/architecture.md "Commands"; GraphQL ``viewer``)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """``fullsend explain``: whether a queued run would skip, by ``receipt-lists-my-run``
-(spec/receipt-preflight-tokens.md §2.4-§2.5, vectors 32-33) and by ``head-reviewed`` (§8.1,
-vector 89), for the item's runs when nothing is in flight and for follow-ups."""
+(docs/rules.md#receipt-lists-my-run) and by ``head-reviewed`` (docs/rules.md#head-reviewed), for the item's runs when nothing is in flight and for follow-ups."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 The oracle is ``tests/data/openapi/github-rest-trimmed.json`` (``tools/openapi_trim.py`` over
 ``@octokit/openapi`` 23.0.2), checked with ``jsonschema`` and a FormatChecker that has
-``rfc3339-validator`` (spec/implementation-notes.md §6).  GraphQL uses a hand-written schema.
+``rfc3339-validator``.  GraphQL uses a hand-written schema.
 """
 
 from __future__ import annotations
@@ -234,7 +234,7 @@ def test_response_matches_openapi(
 def test_every_trimmed_endpoint_and_status_is_exercised() -> None:
     exercised = {(c[0], c[1]) for c in CASES}
     documented = {(k, s) for k, statuses in DOC["endpoints"].items() for s in statuses}
-    # /app answers 401 to installation tokens (spec/receipt-preflight-tokens.md §2.6); its 200 is never served.
+    # /app answers 401 to installation tokens; its 200 is never served.
     assert documented - exercised == {("GET /app", "200")}
     assert exercised <= documented
 
@@ -251,7 +251,7 @@ def test_list_items_carry_the_same_fields_as_get_run(world: GitHubSimulator, cli
     for item in listed:
         single = client.get(f"{R}/actions/runs/{item['id']}").json()
         assert item == single
-        assert "referenced_workflows" in item  # PyGithub would re-fetch a missing one (impl-notes §3)
+        assert "referenced_workflows" in item  # PyGithub would re-fetch a missing one
 
 
 @pytest.mark.parametrize("token,login", [(APP_TOKEN, "fullsend-ai-review"), (USER_TOKEN, "alice")])

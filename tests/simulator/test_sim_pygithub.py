@@ -1,5 +1,5 @@
 """PyGithub 2.10 reads the simulator under a GHES prefix without tripping its own-base-URL
-assertion (spec/implementation-notes.md §3-§5): Link pages, followed ``url``s, conditional requests."""
+assertion: Link pages, followed ``url``s, conditional requests."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 16: acks by identity for every delivery shape (runtime-transport §3.3; pi 1.x rpc).
+"""Issue 16: acks by identity for every delivery shape (docs/architecture.md "Acknowledgement"; pi 1.x rpc).
 
 A replay carrying several queued messages acks each message it carries exactly once; an ack
 that matches nothing outstanding is ignored; a steer with conflicting responses is not

@@ -1,4 +1,4 @@
-"""ClaudeRuntime on the local sandbox against the scripted stream-json agent (runtime-transport §3-§4.1)."""
+"""ClaudeRuntime on the local sandbox against the scripted stream-json agent."""
 
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ def test_boundary_echo_steer_consumed_after_step_is_acked(scripted_cli: str, tmp
     assert len(read_log(log)) == 2
 
 
-def test_agent_written_mailbox_line_is_ignored_v43_bc22(scripted_cli: str, tmp_path: Path, log: Path) -> None:
+def test_agent_written_mailbox_line_is_ignored_v43(scripted_cli: str, tmp_path: Path, log: Path) -> None:
     sandbox = LocalSandbox("sb-test", tmp_path)
     runtime = ClaudeRuntime(sandbox_factory=lambda _name: sandbox)
     mailbox = sandbox.root / "claude-config" / MAILBOX_NAME

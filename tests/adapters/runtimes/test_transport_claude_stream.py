@@ -1,4 +1,4 @@
-"""Claude stream-json parsing and steered-run metrics (runtime-transport §4.1; vectors 36-40)."""
+"""Claude stream-json parsing and steered-run metrics (docs/architecture.md "Claude Code")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Codex queue, interrupt, parser and budget (runtime-transport §4.3; vectors 66-89, 93-95, 97-99, 101)."""
+"""Codex queue, interrupt, parser and budget (docs/architecture.md "Codex")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The shared live feed (runtime-transport §3.1-§3.3) against a recording fake exec; §12 vectors."""
+"""The shared live feed against a recording fake exec (docs/architecture.md "Live feed")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The local sandbox (runtime-transport §3.5): group lifecycle, verified stop, Error hook (BC-21, BC-22)."""
+"""The local sandbox: group lifecycle, verified stop, Error hook."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def test_forced_error_refuses_stop_start_exec(tmp_path: Path) -> None:
         sb.delete()
 
 
-def test_error_after_start_hook_bc21(tmp_path: Path) -> None:
+def test_error_after_start_hook_leaves_the_sandbox_in_error(tmp_path: Path) -> None:
     sb = LocalSandbox("sb", tmp_path)
     try:
         sb.force_error_after_start(delay_s=0.05)
@@ -110,7 +110,7 @@ def test_exec_timeout_kills_only_the_command(tmp_path: Path) -> None:
     ],
     ids=["test-mode-armed", "knob-alone", "test-mode-alone", "not-exactly-1"],
 )
-def test_env_test_hook_arms_error_after_start_only_in_test_mode_bc21(
+def test_env_test_hook_arms_error_after_start_only_in_test_mode(
     tmp_path: Path, environ: dict[str, str], armed: bool
 ) -> None:
     from fullsend.adapters.sandbox.local import local_sandbox_factory

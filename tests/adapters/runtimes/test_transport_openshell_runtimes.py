@@ -1,5 +1,5 @@
 """The runtimes on the ``openshell`` sandbox: the pinned launch scripts of ``runtimes.commands``,
-run through a fake ``openshell`` CLI (runtime-transport §2, §3.2, §4.1-§4.3.3; vectors 20, 49, 78, 90).
+run through a fake ``openshell`` CLI (docs/architecture.md "Sandboxes" and "Runtimes").
 
 The fake maps the in-sandbox root ``/sandbox`` to a directory of the test and runs each
 ``sandbox exec`` as ``sh -c`` there; ``sandbox stop`` kills every process group an exec started

@@ -1,4 +1,4 @@
-"""pi rpc (runtime-transport §4.2): input lines, parser, feed keys, decline gate, scripted runs.
+"""pi rpc: input lines, parser, feed keys, decline gate, scripted runs.
 
 Vectors 46 (pi), 52-63, 64 (steered order), 65.
 """

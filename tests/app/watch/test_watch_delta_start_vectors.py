@@ -1,4 +1,4 @@
-"""spec/watcher.md §16.6 D10-D13: the delta's read errors and the head the watcher starts from,
+"""The delta's read errors and the head the watcher starts from,
 through the real adapter and simulator."""
 
 from __future__ import annotations

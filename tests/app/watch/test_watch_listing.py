@@ -1,4 +1,4 @@
-"""Issue 3 acceptance, through the watcher, the simulator and the real adapter (spec/watcher.md §4):
+"""Issue 3 acceptance, through the watcher, the simulator and the real adapter:
 the 4-page bound, and a listing that shifts between page requests."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""spec/watcher.md §16.3 (S1-S19): one poll-and-steer cycle through the simulator and the real adapter."""
+"""One poll-and-steer cycle (docs/architecture.md "Poll-and-steer cycle") through the simulator and the real adapter."""
 
 from __future__ import annotations
 

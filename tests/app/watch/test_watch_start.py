@@ -1,4 +1,4 @@
-"""Start through the adapter (spec/watcher.md §3, the "Start errors" of §16.2): what the app reads and refuses."""
+"""Start through the adapter (docs/architecture.md "Start"): what the app reads and refuses."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Snapshot advancement after delivery (spec/watcher.md §11.1, "Snapshot advancement" of §16.6)."""
+"""Snapshot advancement after delivery (docs/architecture.md "Delta")."""
 
 from __future__ import annotations
 

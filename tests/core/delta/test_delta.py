@@ -1,4 +1,4 @@
-"""Delta classification (spec/watcher.md §9, vectors D1-D26 of §16.6 that are pure) and §16.11."""
+"""Delta classification (docs/architecture.md "Delta"), the pure cases."""
 
 from __future__ import annotations
 

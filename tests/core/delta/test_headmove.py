@@ -1,4 +1,4 @@
-"""Head-move bodies (spec/watcher.md §9.5, vectors H1-H10 of §16.7; lastHead aaa111, new bbb222)."""
+"""Head-move bodies (docs/architecture.md "Head moves"; lastHead aaa111, new bbb222)."""
 
 from __future__ import annotations
 

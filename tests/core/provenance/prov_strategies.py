@@ -1,4 +1,4 @@
-"""Hypothesis strategies for the provenance properties (built on the §16.0 fixture, FIX)."""
+"""Hypothesis strategies for the provenance properties (built on the FIX fixture)."""
 
 from __future__ import annotations
 

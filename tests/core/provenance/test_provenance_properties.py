@@ -1,4 +1,4 @@
-"""Hypothesis properties of provenance and binding (issue 3 acceptance; spec/watcher.md §5, §7, §11.2)."""
+"""Hypothesis properties of provenance and binding (issue 3 acceptance; docs/architecture.md "Provenance")."""
 
 from __future__ import annotations
 
@@ -126,7 +126,7 @@ def test_judging_is_deterministic_and_order_independent(pairs: list[tuple[Workfl
 @FAST
 @given(st.lists(S.any_run(), max_size=10))
 def test_order_listing_dedupes_and_sorts(runs: list[WorkflowRun]) -> None:
-    """§4: a listing whose pages overlapped keeps every id exactly once, oldest first, ties by id."""
+    """A listing whose pages overlapped keeps every id exactly once, oldest first, ties by id."""
     ordered = order_listing(runs + runs[: len(runs) // 2])
     assert sorted(r.id for r in ordered) == sorted({r.id for r in runs})
     keys = [((0, None) if r.created_at is None else (1, r.created_at), r.id) for r in ordered]
@@ -148,7 +148,7 @@ job_reads = st.one_of(S.any_jobs(), S.good_jobs(), st.sampled_from(["transient",
     st.data(),
 )
 def test_a_run_id_is_judged_at_most_once_across_polls(pool: list, d: Any) -> None:
-    """§11.2: across polls (a run listed again, jobs changing, errors), each id joins the judged set once
+    """Across polls (a run listed again, jobs changing, errors), each id joins the judged set once
     and its jobs are never read after it was judged."""
     judged: set[int] = set()
     judged_count: Counter[int] = Counter()
@@ -172,7 +172,7 @@ def test_a_run_id_is_judged_at_most_once_across_polls(pool: list, d: Any) -> Non
                 judged_count[run.id] += 1
             elif verdict.outcome == "accept":
                 batch.append(run.id)
-        if d.draw(st.booleans()):  # delivered, or an empty delta: the whole batch is judged (§11.2)
+        if d.draw(st.booleans()):  # delivered, or an empty delta: the whole batch is judged
             judged.update(batch)
             judged_count.update(batch)
     assert all(n == 1 for n in judged_count.values())
@@ -272,7 +272,7 @@ def test_bad_forge_input_never_raises(runs_json: list, jobs_json: list, comments
 @FAST
 @given(st.lists(junk_comment, max_size=6), st.lists(S.any_run(), max_size=6))
 def test_binding_only_binds_authorized_runs(comments_json: list, runs: list[WorkflowRun]) -> None:
-    """§7.4: bound and unbound runs partition the batch's authorized runs; observed-only runs never bind."""
+    """Bound and unbound runs partition the batch's authorized runs; observed-only runs never bind."""
     comments = [Comment.from_json(c) for c in comments_json]  # type: ignore[arg-type]
     half = len(runs) // 2
     auths = authorizations(runs[:half])

@@ -1,5 +1,5 @@
 """The real Claude Code CLI (pinned, from npm) on the local sandbox against a scripted Anthropic
-server (issue 5 acceptance; runtime-transport §3, §4.1; ecosystem-notes §5.2).
+server (issue 5 acceptance; docs/architecture.md "Live feed" and "Claude Code").
 
 The model's first answer is a Bash tool call that marks its start and sleeps, so the turn is
 busy; the steer is appended to the mailbox then.  The real CLI consumes it at the next tool

@@ -1,5 +1,5 @@
 """The real Codex CLI (``@openai/codex``, pinned as in the Dockerfile) on the local sandbox against
-a scripted Responses API (issue 5 acceptance; runtime-transport §4.3; ecosystem-notes §5.3).
+a scripted Responses API (issue 5 acceptance; docs/architecture.md "Codex").
 
 The first ``codex exec`` runs a shell tool call that marks its start and sleeps, so the turn is
 busy when the steer arrives: the queue interrupts it by stopping and starting the whole local

@@ -1,6 +1,6 @@
 """The real pi CLI (the pinned 1.x ``@earendil-works/pi-coding-agent``) in rpc mode on the local
-sandbox against a scripted Anthropic-compatible server (issue 5 acceptance; runtime-transport
-§4.2; issue 16: the 1.x rpc contract).
+sandbox against a scripted Anthropic-compatible server (issue 5 acceptance; docs/architecture.md
+"pi"; issue 16: the 1.x rpc contract).
 
 pi reads its provider from ``$HOME/.pi/agent/models.json`` (``api: anthropic-messages``).  The
 model's first answer is a bash tool call that marks its start and sleeps; the steer, a
