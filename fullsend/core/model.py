@@ -5,7 +5,7 @@ input (docs/architecture.md "GitHub access"): a missing field or a wrong type be
 "unknown" value (empty string, ``None`` time, 0 id, empty tuple), and every later use of an
 unknown value fails safe (not fresh, not covered, not eligible, not a receipt).
 
-Times are ``datetime`` in UTC or ``None`` for unknown ("zero time" in Go).
+Times are ``datetime`` in UTC or ``None`` for unknown.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Pre-flight: gather the facts through the ``Forge`` port and let ``core`` decide.
 
-Implements docs/architecture.md "Pre-flight skips" (``runPreflightSkips``: the receipt check, then
+Implements docs/architecture.md "Pre-flight skips" (:func:`run_preflight`: the receipt check, then
 the head-reviewed check, called once before any comment or script), the receipt check with its
 guards and the head-reviewed reads (docs/architecture.md "Receipt reader").  The receipt writer,
 its other half, is ``fullsend.app.action.receipt``; it shares :func:`distinct_logins`.

@@ -276,7 +276,7 @@ class Watcher:
 
     @property
     def last_steer_at(self) -> datetime | None:
-        """When the last steer was delivered (``steeredAt``)."""
+        """When the last steer was delivered."""
         return self.state.last_steer_at
 
     @property
@@ -314,7 +314,7 @@ class Watcher:
 
     @property
     def steers(self) -> int:
-        """Steers spent across the run, including earlier iterations (``PriorSteers``)."""
+        """Steers spent across the run, including earlier iterations."""
         return self.state.steers
 
     @property
@@ -331,11 +331,11 @@ class Watcher:
 
     @property
     def seen_run_ids(self) -> list[int]:
-        """The judged set, ascending (``SeenRunIDs()``)."""
+        """The judged set, ascending."""
         return sorted(self.state.carry.seen)
 
     @property
     def observed_runs(self) -> list[WorkflowRun]:
-        """Observed issue_comment runs, by id (``ObservedRuns()``)."""
+        """Observed issue_comment runs, by id."""
         observed = self.state.carry.observed
         return [observed[k] for k in sorted(observed)]

@@ -1,4 +1,4 @@
-"""``app/preflight.py`` against a small fake Forge: the receipt check wiring, the head-reviewed
+"""``fullsend/app/action/preflight.py`` against a small fake Forge: the receipt check wiring, the head-reviewed
 reads, the orchestration and the receipt writer (docs/architecture.md "Receipt reader"
 and "Receipt writer"; only the job token's identity counts; the skip's request budget)."""
 

@@ -25,7 +25,7 @@ CODEX_DEFAULT_TURN_BUDGET_S = 20 * 60.0
 
 
 class InterruptNotStopped(SandboxError):
-    """``errInterruptNotStopped``: the stop failed and the sandbox is still Ready (process alive)."""
+    """The stop failed and the sandbox is still Ready (process alive)."""
 
 
 @dataclass
