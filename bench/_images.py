@@ -19,7 +19,7 @@ from pathlib import Path
 
 from bench.bench_start import QUEUED_RUN_ID, ROOT, Arrivals, export_tree, skip_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.container.runner_container import (
+from tests.support.runner_container import (
     PODMAN_LIMITS,
     PODMAN_RUNTIME,
     RunnerDirs,

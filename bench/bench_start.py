@@ -13,7 +13,7 @@
    runner builds from the baseline's ``Dockerfile`` against this checkout's default and full
    images — compressed bytes a pull fetches (layers gzip-compressed as a registry push does,
    measured by ``podman push`` into an OCI layout) and ``podman run`` → exit of the skip
-   scenario, run the way a runner runs a container action (tests/container/runner_container.py).
+   scenario, run the way a runner runs a container action (tests/support/runner_container.py).
 
 Exits 0 after printing; 1 when a run did not skip.
 """
@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 from fullsend.core.receipt.marker import receipt_body  # noqa: E402
 from fullsend.simulator.fixtures import StandardScenario, standard_pr_scenario  # noqa: E402
 from fullsend.simulator.server import GitHubSimulator  # noqa: E402
-from tests.app.e2e_helpers import parse_outputs, runner_env  # noqa: E402
+from tests.support.action_run import parse_outputs, runner_env  # noqa: E402
 
 #: The last commit of main before issue 20 ("today's" action).
 BASELINE_REF = "a5817394ff1e8ffed6e2c28277bf7e2454b7ef29"

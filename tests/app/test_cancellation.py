@@ -28,7 +28,7 @@ import pytest
 from fullsend.core.model import format_time
 from fullsend.simulator.fixtures import StandardScenario, add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.e2e_helpers import REPO_ROOT, parse_outputs, runner_env
+from tests.support.action_run import REPO_ROOT, parse_outputs, runner_env
 
 COMMENTS = r"/issues/\d+/comments$"
 LISTING = r"/actions/workflows/fullsend\.yml/runs"

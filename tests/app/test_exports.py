@@ -12,7 +12,7 @@ import pytest
 from fullsend.core.model import format_time
 from fullsend.simulator.fixtures import standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.e2e_helpers import run_entrypoint, runner_env
+from tests.support.action_run import run_entrypoint, runner_env
 
 PR_EVENT = {"action": "synchronize", "pull_request": {"number": 7, "head": {"sha": "aaa111"}}}
 

@@ -16,7 +16,7 @@ import pytest
 from fullsend.core.model import format_time
 from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.e2e_helpers import REPO_ROOT, parse_outputs, run_entrypoint, runner_env
+from tests.support.action_run import REPO_ROOT, parse_outputs, run_entrypoint, runner_env
 
 COMMAND = "/fs-review please re-check the migration"
 

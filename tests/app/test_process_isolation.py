@@ -17,7 +17,7 @@ import pytest
 from fullsend.core.model import format_time
 from fullsend.simulator.fixtures import standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.e2e_helpers import REPO_ROOT, run_entrypoint, runner_env
+from tests.support.action_run import REPO_ROOT, run_entrypoint, runner_env
 
 SNOOPING_AGENT = """#!{python}
 import json, os, sys

@@ -10,7 +10,7 @@ from pathlib import Path
 from fullsend.core.model import format_time
 from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.e2e_helpers import run_entrypoint, runner_env
+from tests.support.action_run import run_entrypoint, runner_env
 
 RUNNER_SECRETS = {
     "ACTIONS_RUNTIME_TOKEN": "runtime-secret-8f1e2d",

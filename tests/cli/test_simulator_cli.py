@@ -426,7 +426,7 @@ def test_ctrl_c_or_sigterm_stops_with_exit_0(signum: int, sigint_ignored: bool) 
 def test_FIX_the_action_mints_is_steered_then_the_queued_run_skips(tmp_path: Path) -> None:
     """What the act test plays, without act: the entrypoint with the env a runner gives it, the
     role token minted from the simulator's mint, the scenario's follow-up steered in."""
-    from tests.app.e2e_helpers import run_entrypoint, runner_env
+    from tests.support.action_run import run_entrypoint, runner_env
 
     with serving() as s:
         web = s["web"]

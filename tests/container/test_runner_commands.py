@@ -3,8 +3,8 @@ finds no injected command is not blind): GitHub's workflow-command and escaping 
 
 from __future__ import annotations
 
-from tests.container.hostile_agent import HOSTILE_LINES, MARK
 from tests.container.runner_commands import parse_output_file, read_step_log
+from tests.doubles.hostile_agent import HOSTILE_LINES, MARK
 
 
 def test_unwrapped_agent_lines_would_be_commands():

@@ -187,7 +187,7 @@ def arm(case: Case) -> None:
             login=login,
         )
     elif case.fault == "timeout":
-        from tests.faults.fault_harness import HANG_S
+        from tests.support.fault_harness import HANG_S
 
         sim.fail_connection(method, path, "hang", times=1, hang_s=HANG_S, login=login)
     elif case.fault == "not-found":

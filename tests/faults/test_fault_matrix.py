@@ -27,7 +27,7 @@ import pytest
 
 import tests.faults.fault_plan as plan
 from fullsend.simulator.server import GitHubSimulator
-from tests.faults.fault_harness import (
+from tests.support.fault_harness import (
     ActionResult,
     check_invariant,
     fast_http,

@@ -16,7 +16,7 @@ import pytest
 
 from fullsend.simulator.fixtures import add_comment_follow_up
 from fullsend.simulator.server import GitHubSimulator
-from tests.faults.fault_harness import check_invariant, fast_http, new_scenario, run_in_process, runner_env
+from tests.support.fault_harness import check_invariant, fast_http, new_scenario, run_in_process, runner_env
 
 COMMAND = "/fs-review please re-check the migration"
 LISTING = r"/actions/workflows/fullsend\.yml/runs$"

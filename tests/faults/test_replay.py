@@ -1,4 +1,4 @@
-"""The virtual-time replay behind the benchmarks (tests/doubles/sim_replay.py, sim_traces.py, sim_group.py).
+"""The virtual-time replay behind the benchmarks (tests/doubles/virtual_replay.py, burst_traces.py, concurrency_group.py).
 
 The seed's "one run at the cap" trace (as issue 7 words it) replayed through the real
 watcher: two comments fold into steer 1 at the 60 s poll, a push and a comment into steer 2 at
@@ -18,9 +18,9 @@ from pathlib import Path
 from fullsend.core.model import SteerMessage
 from fullsend.errors import SteerAfterSettle
 from fullsend.simulator.fixtures import FIX_RUN_ID
-from tests.doubles.sim_group import POLICIES, replay, replay_steer_receipt
-from tests.doubles.sim_replay import VirtualAgent, VirtualClock
-from tests.doubles.sim_traces import ReplayParams, TraceEvent
+from tests.doubles.burst_traces import ReplayParams, TraceEvent
+from tests.doubles.concurrency_group import POLICIES, replay, replay_steer_receipt
+from tests.doubles.virtual_replay import VirtualAgent, VirtualClock
 
 SEED = [
     TraceEvent(40),

@@ -25,7 +25,7 @@ from fullsend.core.agent_end import AgentEnd
 from fullsend.core.model import SteerMessage
 from fullsend.errors import NoSteerSession
 from fullsend.ports import AgentParams
-from tests.adapters.runtimes.transport_helpers import FixedClock, RunThread, read_log, wait_for
+from tests.support.transport_run import FixedClock, RunThread, read_log, wait_for
 
 NOW = datetime(2026, 11, 20, 12, 0, 0, tzinfo=UTC)
 A, B = SteerMessage(501, "first update"), SteerMessage(502, "second update")

@@ -40,7 +40,7 @@ from fullsend.core.model import SteerMessage
 from fullsend.core.watch.settle import DEFAULT_MIN_REMAINING, min_remaining_for
 from fullsend.errors import ConfigError, NoSteerSession
 from fullsend.ports import AgentParams
-from tests.adapters.runtimes.transport_helpers import RunThread, read_log, wait_for
+from tests.support.transport_run import RunThread, read_log, wait_for
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 PROMPT = "Implement issue 12"

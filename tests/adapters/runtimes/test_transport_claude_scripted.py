@@ -15,7 +15,7 @@ from fullsend.adapters.sandbox.local import LocalSandbox
 from fullsend.core.model import SteerMessage
 from fullsend.errors import DuplicateSteer, NoSteerSession, SteerAfterSettle
 from fullsend.ports import AgentParams
-from tests.adapters.runtimes.transport_helpers import RunThread, read_log, wait_for
+from tests.support.transport_run import RunThread, read_log, wait_for
 
 PROMPT = "Fix issue 42 please"
 

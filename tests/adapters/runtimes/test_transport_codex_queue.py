@@ -23,7 +23,7 @@ from fullsend.adapters.runtimes.codex.stream import CodexSteerAggregator, CodexS
 from fullsend.adapters.runtimes.events import ResultEvent, iter_json_lines
 from fullsend.core.model import SteerMessage
 from fullsend.errors import NoSteerSession, SandboxError, SteerAfterSettle, SteerSessionLost
-from tests.adapters.runtimes.transport_helpers import FixedClock
+from tests.support.transport_run import FixedClock
 
 NOW = datetime(2026, 9, 16, 12, 0, 0, tzinfo=UTC)
 THREAD = "01a066e2-a54e-7222-84ae-53549f3d2316"

@@ -26,7 +26,7 @@ from fullsend.core.model import SteerMessage, parse_time
 from fullsend.core.text.envelope import render_envelope
 from fullsend.core.text.wire import OPENING_LINE
 from fullsend.wording import default_wording
-from tests.adapters.runtimes.transport_helpers import FixedClock
+from tests.support.transport_run import FixedClock
 
 NOW = datetime(2026, 9, 16, 12, 0, 0, tzinfo=UTC)
 WORDING = default_wording()

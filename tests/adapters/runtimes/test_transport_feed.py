@@ -22,7 +22,7 @@ from fullsend.adapters.runtimes.feed import (
 )
 from fullsend.core.model import SteerMessage, SteerResult
 from fullsend.errors import DuplicateSteer, NoSteerSession, SandboxError, SteerAfterSettle
-from tests.adapters.runtimes.transport_helpers import FixedClock
+from tests.support.transport_run import FixedClock
 
 T0 = datetime(2026, 9, 16, 12, 0, 0, tzinfo=UTC)
 CLAUDE_MAILBOX = "/sandbox/claude-config/steer-inbox.ndjson"

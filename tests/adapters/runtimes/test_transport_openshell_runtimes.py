@@ -28,7 +28,7 @@ from fullsend.adapters.sandbox.local import LocalSandbox
 from fullsend.adapters.sandbox.openshell import OpenShellSandbox, workspace_env_text
 from fullsend.core.model import SteerMessage
 from fullsend.ports import AgentParams
-from tests.adapters.runtimes.transport_helpers import RunThread, read_log, wait_for
+from tests.support.transport_run import RunThread, read_log, wait_for
 
 PROMPT = "Implement issue 12"
 POLICY = SettlePolicy(window_s=0.3, confirm_s=1.0, poll_s=0.02, read_bound_s=2.0)

@@ -19,7 +19,7 @@ from fullsend.adapters.runtimes.pi.stream import PiStreamParser, pi_input_line
 from fullsend.core.model import SteerMessage
 from fullsend.errors import NoSteerSession, SandboxError, SteerAfterSettle, SteerUnsupported
 from fullsend.ports import AgentParams
-from tests.adapters.runtimes.transport_helpers import FixedClock, RunThread, read_log, wait_for
+from tests.support.transport_run import FixedClock, RunThread, read_log, wait_for
 
 NOW = datetime(2026, 9, 16, 12, 0, 0, tzinfo=UTC)
 PROMPT = "Triage issue 9"

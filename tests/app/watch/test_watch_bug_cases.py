@@ -11,7 +11,7 @@ from __future__ import annotations
 from fullsend.core.model import DeliveredSteer
 from fullsend.core.watch.settle import Outcome
 from fullsend.simulator.fixtures import FIX_RUN_ID, add_follow_up_run
-from tests.app.watch.watch_support import LISTING, Rig, finish, run_watch
+from tests.app.watch.watch_rig import LISTING, Rig, finish, run_watch
 
 B40 = "b" * 40
 COMMENT_SUPERSEDED = "/fs-review please also look at the migration"

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 
 from fullsend.core.model import SteerMessage
 from fullsend.simulator.fixtures import add_follow_up_run
-from tests.app.watch.watch_support import Rig, finish, run_watch
+from tests.app.watch.watch_rig import Rig, finish, run_watch
 
 
 def _comment(rig: Rig, text: str, login: str, at: datetime, run_id: int) -> None:

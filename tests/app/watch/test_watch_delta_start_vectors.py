@@ -7,7 +7,7 @@ import pytest
 
 from fullsend.core.watch.settle import Outcome
 from fullsend.core.watch.start import StartRefused
-from tests.app.watch.watch_support import Rig
+from tests.app.watch.watch_rig import Rig
 
 
 def test_D10_item_reads_failing_report_retry_and_name_the_first_read(rig: Rig) -> None:

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from fullsend.core.watch.settle import Outcome
 from fullsend.simulator.fixtures import add_follow_up_run
-from tests.app.watch.watch_support import LISTING, Rig, at
+from tests.app.watch.watch_rig import LISTING, Rig, at
 
 T_FIRST = at("2026-09-03T10:00:01Z")
 

@@ -11,7 +11,7 @@ from datetime import timedelta
 from fullsend.app.watch.watcher import WatchConfig
 from fullsend.core.watch import settle
 from fullsend.errors import SteerAfterSettle
-from tests.app.watch.watch_support import LISTING, Rig, at, finish, run_watch, wait_for
+from tests.app.watch.watch_rig import LISTING, Rig, at, finish, run_watch, wait_for
 
 
 def _moved(rig: Rig, head: str = "bbb222") -> None:

@@ -11,7 +11,7 @@ from fullsend.core.model import DeliveredSteer
 from fullsend.core.watch.settle import Outcome
 from fullsend.errors import SteerAfterSettle, SteerSessionLost, SteerUnsupported
 from fullsend.simulator.fixtures import add_follow_up_run
-from tests.app.watch.watch_support import CANDIDATE_AT, LISTING, Rig, at, finish, run_watch
+from tests.app.watch.watch_rig import CANDIDATE_AT, LISTING, Rig, at, finish, run_watch
 
 REVIEW_BODY = "re-check the migration"
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 from fullsend.core.delta.changes import advance, build_delta, build_text
 from fullsend.core.delta.records import ForgeSnapshot
 from fullsend.core.model import CompareFile, Comparison
-from tests.core.text.envelope_support import FIX_SELF, at, auth, comment, issue, issue_state, pr_snap, pr_state, run
+from tests.support.forge_records import FIX_SELF, at, auth, comment, issue, issue_state, pr_snap, pr_state, run
 
 BATCH = [run(9, event="issues")]
 

@@ -8,7 +8,7 @@ from datetime import timedelta
 from fullsend.core.delta.changes import build_delta, build_text, diff_labels, eligible_comments, needs_compare
 from fullsend.core.delta.records import ForgeSnapshot
 from fullsend.core.provenance.binding import authorizations, observed_authorizations
-from tests.core.text.envelope_support import (
+from tests.support.forge_records import (
     FIX_SELF,
     at,
     auth,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fullsend.core.delta.changes import needs_compare
 from fullsend.core.delta.headmove import head_move_context
 from fullsend.core.model import CompareFile, Comparison
-from tests.core.text.envelope_support import pr_state
+from tests.support.forge_records import pr_state
 
 OLD, NEW = "aaa111", "bbb222"
 

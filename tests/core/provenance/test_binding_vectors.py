@@ -16,7 +16,7 @@ from fullsend.core.provenance.binding import (
     opens_with_stage_command,
     parse_title,
 )
-from tests.core.provenance.prov_fixtures import C, comment, t
+from tests.core.provenance.provenance_world import C, comment, t
 
 
 def auth(run_id: int, clock: str, names: int = 0, login: str = "reviewer") -> Authorization:

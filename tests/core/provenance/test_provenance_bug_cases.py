@@ -21,7 +21,7 @@ from fullsend.core.provenance.binding import (
 )
 from fullsend.core.provenance.verdicts import judge_jobs, judge_record
 from fullsend.core.watch.start import StartRefused, check_own_run, my_run_facts
-from tests.core.provenance.prov_fixtures import ACME_MY_RUN_JSON, REUSABLE, acme_run, comment, jobs, judge, me_acme
+from tests.core.provenance.provenance_world import ACME_MY_RUN_JSON, REUSABLE, acme_run, comment, jobs, judge, me_acme
 
 ME = me_acme()
 ACME_DAY = "2026-09-18"

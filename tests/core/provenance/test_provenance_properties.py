@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import tests.core.provenance.prov_strategies as S
+import tests.core.provenance.provenance_strategies as S
 from fullsend.core.model import Comment, Job, WorkflowRun
 from fullsend.core.provenance.binding import (
     authorizations,
@@ -32,7 +32,7 @@ from fullsend.core.provenance.verdicts import (
     same_chain,
 )
 from fullsend.core.watch.start import StartRefused, check_own_run, resolve_route_job, resolve_stage_job
-from tests.core.provenance.prov_fixtures import MY_ID, judge, me_fix
+from tests.core.provenance.provenance_world import MY_ID, judge, me_fix
 
 ME = me_fix()
 FAST = settings(max_examples=150, deadline=None)

@@ -24,7 +24,7 @@ from fullsend.core.watch.start import (
     resolve_route_job,
     resolve_stage_job,
 )
-from tests.core.provenance.prov_fixtures import ACCEPT_JOBS, MY_ID, MY_RUN_JSON, C, jobs, judge, me_fix, t
+from tests.core.provenance.provenance_world import ACCEPT_JOBS, MY_ID, MY_RUN_JSON, C, jobs, judge, me_fix, t
 
 ME = me_fix()
 

@@ -16,7 +16,7 @@ from fullsend.core.receipt.marker import (
     receipt_body,
     whole_body_receipt,
 )
-from tests.core.receipt.receipt_fakes import HUMAN, RB, M
+from tests.core.receipt.receipt_forge import HUMAN, RB, M
 
 SHA = "a" * 40
 

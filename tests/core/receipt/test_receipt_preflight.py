@@ -16,7 +16,7 @@ from fullsend.core.receipt.marker import Marker
 from fullsend.core.receipt.skips import RULE_HEAD_REVIEWED, RULE_RECEIPT
 from fullsend.errors import ForgeError, NotFoundError
 from fullsend.settings import load_context
-from tests.core.receipt.receipt_fakes import RB, A, FakeForge, LogSink, M, R, comment, forbidden, review
+from tests.core.receipt.receipt_forge import RB, A, FakeForge, LogSink, M, R, comment, forbidden, review
 
 JOB = "ghs_JOBTOKENVALUE"
 ROLE = "ghs_ROLETOKENVALUE"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from fullsend.core.receipt.marker import receipt_listing_run
-from tests.core.receipt.receipt_fakes import RB, A, M, R, comment
+from tests.core.receipt.receipt_forge import RB, A, M, R, comment
 
 STATUS = "<!-- fullsend:agent-status:42 -->\n<!-- fullsend:status:terminal -->\n{}\n🤖 Finished Review · ✅ Success"
 SHA = "a" * 40

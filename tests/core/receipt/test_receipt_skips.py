@@ -20,7 +20,7 @@ from fullsend.core.receipt.skips import (
     review_bot_logins,
     transition_kind,
 )
-from tests.core.receipt.receipt_fakes import review
+from tests.core.receipt.receipt_forge import review
 
 HEAD = "f3af8c5a" + "0" * 32
 BASE = HeadReviewFacts(

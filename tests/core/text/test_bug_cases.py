@@ -11,7 +11,7 @@ from fullsend.core.model import Comment, SteerMessage
 from fullsend.core.text.envelope import OPENING_LINE, render_envelope
 from fullsend.core.text.sanitize import field_safe
 from fullsend.core.text.wire import AMENDMENTS_HEADING, CONTEXT_HEADING, FENCE_CLOSE, FENCE_OPEN, INSTRUCTION_PREFIX
-from tests.core.text.envelope_support import (
+from tests.support.forge_records import (
     at,
     auth,
     comment,

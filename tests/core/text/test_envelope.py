@@ -8,7 +8,7 @@ from fullsend.core.delta.records import Delta, DeltaItem
 from fullsend.core.model import SteerMessage
 from fullsend.core.text.envelope import OPENING_LINE, render_envelope, source_items
 from fullsend.core.text.steertext import build_text
-from tests.core.text.envelope_support import at, count_lines_starting, run
+from tests.support.forge_records import at, count_lines_starting, run
 
 FULL = SteerMessage(33740015232, "Also cover the error path.", "issue_comment", "octocat", at("10:48:29"), "abc1234")
 

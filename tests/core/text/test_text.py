@@ -8,7 +8,7 @@ from fullsend.core.delta.changes import build_delta, build_text, truncate
 from fullsend.core.delta.records import Delta, DeltaItem
 from fullsend.core.text.steertext import CONTEXT_CLOSE, clip_context, context_open
 from fullsend.core.text.wire import FENCE_CLOSE, FENCE_OPEN, OPENING_LINE
-from tests.core.text.envelope_support import (
+from tests.support.forge_records import (
     FIX_SELF,
     auth,
     comment,

@@ -7,7 +7,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from fullsend.core.model import Job, WorkflowRun
-from tests.core.provenance.prov_fixtures import MY_ID, REF, candidate_json
+from tests.core.provenance.provenance_world import MY_ID, REF, candidate_json
 
 ROUTE, STAGE = "dispatch / Route", "dispatch / Review"
 ALLOWED = ["issue_comment", "issues", "pull_request_target", "pull_request_review", "pull_request_review_comment"]
