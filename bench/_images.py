@@ -17,9 +17,9 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from bench.bench_start import QUEUED_RUN_ID, ROOT, FirstRequest, export_tree, skip_scenario
+from bench.bench_start import QUEUED_RUN_ID, ROOT, Arrivals, export_tree, skip_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.container.runner_container import (
+from tests.support.runner_container import (
     PODMAN_LIMITS,
     PODMAN_RUNTIME,
     RunnerDirs,
@@ -130,7 +130,7 @@ def container_skips(tags: dict[str, str], runs: int, tmp: Path) -> dict[str, lis
     first API request and to exit."""
     seconds: dict[str, list[tuple[float, float]]] = {label: [] for label in tags}
     with GitHubSimulator() as sim:
-        fix, first = skip_scenario(sim), FirstRequest(sim)
+        fix, arrivals = skip_scenario(sim), Arrivals(sim)
         for i in range(runs + 1):  # the first round warms the page cache and is not counted
             for label, tag in tags.items() if i % 2 else reversed(tags.items()):
                 dirs = RunnerDirs.create(tmp / f"c{i}-{len(seconds[label])}-{label.split()[0]}")
@@ -155,7 +155,7 @@ def container_skips(tags: dict[str, str], runs: int, tmp: Path) -> dict[str, lis
                         f"{run.stdout[-2000:]}{run.stderr[-2000:]}"
                     )
                 if i:
-                    seconds[label].append((first.after(run.started_at), run.finished_at - run.started_at))
+                    seconds[label].append((arrivals.first_after(run.started_at), run.finished_at - run.started_at))
     return seconds
 
 

@@ -4,7 +4,7 @@
 
 Prints one table and exits 0.  The real watch loop (``Watcher.watch`` through
 ``GitHubForge`` over HTTP) polls the simulator on a virtual clock
-(``tests.doubles.sim_replay``) for one hour (no watch deadline; the agent's turn outlasts the
+(``tests.doubles.virtual_replay``) for one hour (no watch deadline; the agent's turn outlasts the
 hour), at poll 30 s and 10 s, idle and with a burst (three authorized comments at minute 10,
 folded into one steer, then quiet).  "Counted" requests are the ones GitHub charges to the
 rate limit; "conditional" are the ``304 Not Modified`` answers to ``If-None-Match`` polls, which
@@ -27,8 +27,7 @@ from fullsend.core.receipt.marker import Marker
 from fullsend.core.scalars import parse_time
 from fullsend.simulator.fixtures import JOB_TOKEN, ROLE_TOKEN, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.doubles.sim_replay import ReplaySession, VirtualClock
-from tests.doubles.sim_traces import (
+from tests.doubles.burst_traces import (
     ORIGIN,
     ROUTE_LAG_S,
     ReplayParams,
@@ -39,6 +38,7 @@ from tests.doubles.sim_traces import (
     facts_for,
     watch_config,
 )
+from tests.doubles.virtual_replay import ReplaySession, VirtualClock
 
 HOUR_S = 3600.0
 BURST = [TraceEvent(600), TraceEvent(604, login="maintainer"), TraceEvent(608)]

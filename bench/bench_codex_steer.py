@@ -36,8 +36,8 @@ from fullsend.adapters.runtimes.codex.appserver import CodexAppServerRuntime
 from fullsend.adapters.runtimes.codex.exec import CodexExecRuntime
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.ports import AgentParams
-from tests.doubles.fake_model_server import Reply, ToolCall, texts_in
-from tests.doubles.fake_openai import FakeOpenAI, config_toml
+from tests.doubles.model_server import Reply, ToolCall, texts_in
+from tests.doubles.openai_server import FakeOpenAI, config_toml
 
 FULL_STEPS_S = (0.5, 2.0)
 QUICK_STEPS_S = (1.0,)

@@ -18,23 +18,19 @@ either way (1 when a run did not skip).
 from __future__ import annotations
 
 import argparse
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.bench_start import QUEUED_RUN_ID, export_tree, skip_scenario  # noqa: E402
+from bench.bench_start import Arrivals, export_tree, run_skip, skip_scenario  # noqa: E402
 from fullsend.simulator.fixtures import StandardScenario  # noqa: E402
 from fullsend.simulator.server import GitHubSimulator  # noqa: E402
-from tests.app.e2e_helpers import parse_outputs, runner_env  # noqa: E402
 
 #: main before issue 33: the skip decided after pydantic, requests and jinja2 were loaded.
 BASELINE_REF = "1f5c034c2669c514314a25a3869f9ce26ccfd90e"
@@ -50,23 +46,6 @@ class Sample:
     exit_s: float
     cpu_s: float
     requests: int
-
-
-class Arrivals:
-    """The monotonic time of every request the simulator answers."""
-
-    def __init__(self, sim: GitHubSimulator) -> None:
-        self._times: list[float] = []
-        self._lock = threading.Lock()
-        sim.on_request(lambda r: True, self._seen, once=False)
-
-    def _seen(self, sim: GitHubSimulator) -> None:
-        with self._lock:
-            self._times.append(time.monotonic())
-
-    def since(self, t0: float) -> list[float]:
-        with self._lock:
-            return [t - t0 for t in self._times if t >= t0]
 
 
 def image_like_python(tmp: Path) -> str:
@@ -91,23 +70,8 @@ def one_skip(
     python: str = sys.executable,
 ) -> Sample:
     """Run the entrypoint once as the queued run; raises ``RuntimeError`` unless it skipped."""
-    tmp.mkdir(parents=True)
-    env = runner_env(tmp, sim, fix, run_id=QUEUED_RUN_ID)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.monotonic()
-    proc = subprocess.run(
-        [python, str(entrypoint)], env=env, cwd=env["GITHUB_WORKSPACE"], capture_output=True, text=True, timeout=120
-    )
-    exit_s = time.monotonic() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    out = Path(env["GITHUB_OUTPUT"])
-    outputs = parse_outputs(out.read_text()) if out.exists() else {}
-    if proc.returncode != 0 or outputs.get("outcome") != "skipped":
-        raise RuntimeError(
-            f"{entrypoint}: exit {proc.returncode}, outputs {outputs}\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}"
-        )
+    t0, exit_s, cpu_s = run_skip(entrypoint, sim, fix, tmp, python)
     seen = arrivals.since(t0)
-    cpu_s = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     return Sample(min(seen), max(seen), exit_s, cpu_s, len(seen))
 
 

@@ -13,7 +13,7 @@
    runner builds from the baseline's ``Dockerfile`` against this checkout's default and full
    images — compressed bytes a pull fetches (layers gzip-compressed as a registry push does,
    measured by ``podman push`` into an OCI layout) and ``podman run`` → exit of the skip
-   scenario, run the way a runner runs a container action (tests/container/runner_container.py).
+   scenario, run the way a runner runs a container action (tests/support/runner_container.py).
 
 Exits 0 after printing; 1 when a run did not skip.
 """
@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 from fullsend.core.receipt.marker import receipt_body  # noqa: E402
 from fullsend.simulator.fixtures import StandardScenario, standard_pr_scenario  # noqa: E402
 from fullsend.simulator.server import GitHubSimulator  # noqa: E402
-from tests.app.e2e_helpers import parse_outputs, runner_env  # noqa: E402
+from tests.support.action_run import parse_outputs, runner_env  # noqa: E402
 
 #: The last commit of main before issue 20 ("today's" action).
 BASELINE_REF = "a5817394ff1e8ffed6e2c28277bf7e2454b7ef29"
@@ -53,8 +53,8 @@ class Sample:
     cpu_s: float
 
 
-class FirstRequest:
-    """Records the monotonic time of every request the simulator answers."""
+class Arrivals:
+    """The monotonic time of every request the simulator answers (the skip benches' one recorder)."""
 
     def __init__(self, sim: GitHubSimulator) -> None:
         self._times: list[float] = []
@@ -65,10 +65,14 @@ class FirstRequest:
         with self._lock:
             self._times.append(time.monotonic())
 
-    def after(self, t0: float) -> float:
-        """Seconds from ``t0`` to the first request recorded after it."""
+    def since(self, t0: float) -> list[float]:
+        """Seconds from ``t0`` to each request recorded at or after it, in arrival order."""
         with self._lock:
-            return min(t for t in self._times if t >= t0) - t0
+            return [t - t0 for t in self._times if t >= t0]
+
+    def first_after(self, t0: float) -> float:
+        """Seconds from ``t0`` to the first request recorded at or after it; ``ValueError`` if none."""
+        return min(self.since(t0))
 
 
 def skip_scenario(sim: GitHubSimulator) -> StandardScenario:
@@ -88,43 +92,50 @@ def export_tree(ref: str, dest: Path, paths: list[str]) -> bool:
     return True
 
 
-def one_skip(entrypoint: Path, sim: GitHubSimulator, fix: StandardScenario, first: FirstRequest, tmp: Path) -> Sample:
-    """Run the entrypoint once as the queued run; raises ``RuntimeError`` unless it skipped."""
+def run_skip(
+    entrypoint: Path, sim: GitHubSimulator, fix: StandardScenario, tmp: Path, python: str = sys.executable
+) -> tuple[float, float, float]:
+    """Run the entrypoint once as the queued run under ``python``, in a fresh ``tmp``.
+
+    Returns ``(t0, exit_s, cpu_s)``: the monotonic start, seconds to exit and the CPU seconds of
+    the process and its children.  Raises ``RuntimeError`` unless the run skipped.
+    """
     tmp.mkdir(parents=True)
     env = runner_env(tmp, sim, fix, run_id=QUEUED_RUN_ID)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
     proc = subprocess.run(
-        [sys.executable, str(entrypoint)],
-        env=env,
-        cwd=env["GITHUB_WORKSPACE"],
-        capture_output=True,
-        text=True,
-        timeout=120,
+        [python, str(entrypoint)], env=env, cwd=env["GITHUB_WORKSPACE"], capture_output=True, text=True, timeout=120
     )
     exit_s = time.monotonic() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    outputs = parse_outputs(Path(env["GITHUB_OUTPUT"]).read_text()) if Path(env["GITHUB_OUTPUT"]).exists() else {}
+    out = Path(env["GITHUB_OUTPUT"])
+    outputs = parse_outputs(out.read_text()) if out.exists() else {}
     if proc.returncode != 0 or outputs.get("outcome") != "skipped":
         raise RuntimeError(
             f"{entrypoint}: exit {proc.returncode}, outputs {outputs}\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}"
         )
-    cpu_s = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-    return Sample(first.after(t0), exit_s, cpu_s)
+    return t0, exit_s, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+
+
+def one_skip(entrypoint: Path, sim: GitHubSimulator, fix: StandardScenario, arrivals: Arrivals, tmp: Path) -> Sample:
+    """Run the entrypoint once as the queued run; raises ``RuntimeError`` unless it skipped."""
+    t0, exit_s, cpu_s = run_skip(entrypoint, sim, fix, tmp)
+    return Sample(arrivals.first_after(t0), exit_s, cpu_s)
 
 
 def bench_process(entrypoints: dict[str, Path], runs: int) -> dict[str, list[Sample]]:
     """``runs`` skips of each entrypoint, alternating; returns the samples per label."""
     samples: dict[str, list[Sample]] = {label: [] for label in entrypoints}
     with GitHubSimulator() as sim, tempfile.TemporaryDirectory() as tmp:
-        fix, first = skip_scenario(sim), FirstRequest(sim)
+        fix, arrivals = skip_scenario(sim), Arrivals(sim)
         labels = list(entrypoints)
         for n, path in enumerate(entrypoints.values()):  # one warm-up each (page cache, .pyc files)
-            one_skip(path, sim, fix, first, Path(tmp) / f"warm-{n}")
+            one_skip(path, sim, fix, arrivals, Path(tmp) / f"warm-{n}")
         for i in range(runs):
             for n in range(len(labels)) if i % 2 == 0 else reversed(range(len(labels))):
                 label = labels[n]
-                samples[label].append(one_skip(entrypoints[label], sim, fix, first, Path(tmp) / f"run-{i}-{n}"))
+                samples[label].append(one_skip(entrypoints[label], sim, fix, arrivals, Path(tmp) / f"run-{i}-{n}"))
     return samples
 
 

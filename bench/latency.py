@@ -2,7 +2,7 @@
 
     PYTHONPATH=. python bench/latency.py [--quick]
 
-The real ``Watcher.watch`` (``tests.doubles.sim_replay.ReplaySession``) polls the simulator over
+The real ``Watcher.watch`` (``tests.doubles.virtual_replay.ReplaySession``) polls the simulator over
 HTTP on a virtual clock at poll 2 s, 10 s and 30 s (no watch deadline, ``max_steers`` 1000, the
 agent's turn outlasting the hour so it keeps watching).  Fixed before the results: one authorized
 ``/fs-review`` comment every ``GAP_S`` (97 s, not a multiple of any poll interval, so the events
@@ -26,8 +26,7 @@ from fullsend.core.model import Repo
 from fullsend.core.scalars import parse_time
 from fullsend.simulator.fixtures import JOB_TOKEN, ROLE_TOKEN, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.doubles.sim_replay import ReplaySession, VirtualClock
-from tests.doubles.sim_traces import (
+from tests.doubles.burst_traces import (
     ORIGIN,
     ROUTE_LAG_S,
     ReplayParams,
@@ -37,6 +36,7 @@ from tests.doubles.sim_traces import (
     conclude_route,
     watch_config,
 )
+from tests.doubles.virtual_replay import ReplaySession, VirtualClock
 
 POLLS_S = (2.0, 10.0, 30.0)
 GAP_S, FIRST_S, EVENTS, EVENTS_QUICK = 97.0, 60.0, 30, 10

@@ -6,7 +6,7 @@
 Prints one table and exits 0 (goals met or not: the verdicts are printed).  Each trace is a list of
 events on PR #7 (an authorized ``/fs-review`` comment or a push) at seconds after run A was
 dispatched; every event's shim run concludes its Route job ``ROUTE_LAG_S`` later and queues a
-stage job in the item's concurrency group.  ``tests.doubles.sim_group`` simulates that group once
+stage job in the item's concurrency group.  ``tests.doubles.concurrency_group`` simulates that group once
 for all policies, on the simulator over HTTP and a virtual clock, with the same agent:
 
 * ``cancel``   ``cancel-in-progress: true``: a queued stage job cancels the running one (its
@@ -21,7 +21,7 @@ for all policies, on the simulator over HTTP and a virtual clock, with the same 
                waits its turn, then skips on a receipt or does the work.
 
 Fixed before the results (not tuned): the agent is the scripted agent's ``boundary`` mode on
-virtual time (``tests.doubles.sim_replay.VirtualAgent``): a run's task is one turn of ``--turn-s``
+virtual time (``tests.doubles.virtual_replay.VirtualAgent``): a run's task is one turn of ``--turn-s``
 (300 s); steers that arrive during a turn are consumed at its step boundary and answering them
 costs ``--steer-s`` (default half a turn); a steer that reaches an idle agent costs a new turn.
 Per-run overhead ``--overhead-s`` (60 s: runner pickup, checkout, container start, pre-flight;
@@ -42,8 +42,8 @@ import argparse
 import random
 from dataclasses import dataclass
 
-from tests.doubles.sim_group import POLICIES, STEERING, replay
-from tests.doubles.sim_traces import ROUTE_LAG_S, Replay, ReplayParams, TraceEvent
+from tests.doubles.burst_traces import ROUTE_LAG_S, Replay, ReplayParams, TraceEvent
+from tests.doubles.concurrency_group import POLICIES, STEERING, replay
 
 C, P = "comment", "push"
 OVERHEAD_S = 60.0

@@ -26,8 +26,7 @@ from fullsend.core.model import Repo
 from fullsend.core.scalars import parse_time
 from fullsend.simulator.fixtures import JOB_TOKEN, ROLE_TOKEN, add_follow_up_run, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.doubles.sim_replay import ReplaySession, VirtualClock
-from tests.doubles.sim_traces import (
+from tests.doubles.burst_traces import (
     ORIGIN,
     ROUTE_LAG_S,
     ReplayParams,
@@ -37,6 +36,7 @@ from tests.doubles.sim_traces import (
     conclude_route,
     watch_config,
 )
+from tests.doubles.virtual_replay import ReplaySession, VirtualClock
 
 BUDGET_PER_H, HOUR_S, K_PER_H, POLL_S, GOAL_N = 1000, 3600.0, 10, 30.0, 20
 FULL_N, QUICK_N = (1, 2, 3, 5, 10, 20, 50, 100), (1, 10, 20)

@@ -17,7 +17,7 @@ import sys
 
 import policies
 
-from tests.doubles.sim_traces import ReplayParams
+from tests.doubles.burst_traces import ReplayParams
 
 FULL = {
     "turn_s": (120.0, 300.0, 600.0, 900.0),

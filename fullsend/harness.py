@@ -43,7 +43,7 @@ class SteerBlock:
     """The ``steer:`` block as written; ``None`` means the key was absent.
 
     ``present`` is False when the harness has no block (or ``steer:`` with no value).  The
-    ``effective_*`` properties apply the defaults; ``steer_enabled`` is ``SteerEnabled()``.
+    ``effective_*`` properties apply the defaults; ``steer_enabled`` is the effective switch.
     """
 
     present: bool = False
@@ -53,22 +53,22 @@ class SteerBlock:
 
     @property
     def steer_enabled(self) -> bool:
-        """``SteerEnabled()``: ``enabled`` when set, else the default (on)."""
+        """``enabled`` when set, else the default (on)."""
         return DEFAULT_STEER_ENABLED if self.enabled is None else self.enabled
 
     @property
     def explicitly_enabled(self) -> bool:
-        """``SteerExplicitlyEnabled()``: block present and ``enabled: true``."""
+        """Block present and ``enabled: true``."""
         return self.present and self.enabled is True
 
     @property
     def effective_max_steers(self) -> int:
-        """``SteerMaxSteers()``: the block's value when > 0, else 2; counted per run."""
+        """The block's ``max_steers`` when > 0, else 2; counted per run."""
         return self.max_steers if self.max_steers and self.max_steers > 0 else DEFAULT_MAX_STEERS
 
     @property
     def effective_poll_interval_s(self) -> int:
-        """``SteerPollInterval()`` in seconds: the block's value when > 0, else 30."""
+        """In seconds: the block's ``poll_interval_seconds`` when > 0, else 30."""
         value = self.poll_interval_seconds
         return value if value and value > 0 else DEFAULT_POLL_INTERVAL_S
 

@@ -41,7 +41,7 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 
 
 def tier_of(nodeid: str) -> str:
-    """``tests/core/receipt/test_x.py::test_y`` → ``core``; a module directly in ``tests/`` → ``(top level)``."""
+    """``tests/<folder>/…/test_<name>.py::test_y`` → ``<folder>``; a module directly in ``tests/`` → ``(top level)``."""
     parts = nodeid.split("::", 1)[0].split("/")
     if "tests" in parts:
         parts = parts[parts.index("tests") + 1 :]

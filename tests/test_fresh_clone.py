@@ -151,7 +151,7 @@ def _results(junit: Path) -> dict[str, tuple[str, str]]:
 
 
 def _test_file(root: Path, classname: str) -> str:
-    """The file of a JUnit ``classname`` (``tests.hygiene.test_x`` or ``tests.hygiene.test_x.TestY``)."""
+    """The file of a JUnit ``classname`` (``tests.<folder>.test_<name>``, or with ``.<TestClass>`` after it)."""
     parts = classname.split(".")
     for end in range(len(parts), 0, -1):
         candidate = "/".join(parts[:end]) + ".py"

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-TEST_DOUBLES = ("fake_anthropic", "fake_openai", "fake_model_server", "sim_replay", "sim_traces")
+TEST_DOUBLES = ("anthropic_server", "openai_server", "model_server", "virtual_replay", "burst_traces")
 
 # One worker builds the wheel: two concurrent builds of one source tree race in its build/ folder.
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("wheel")]

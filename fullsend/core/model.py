@@ -5,7 +5,7 @@ field GitHub did not give holds its "unknown" value (empty string, ``None`` time
 tuple), and every use of an unknown value fails safe (not fresh, not covered, not eligible, not a
 receipt; docs/architecture.md "GitHub access").
 
-Times are ``datetime`` in UTC or ``None`` for unknown ("zero time" in Go).
+Times are ``datetime`` in UTC or ``None`` for unknown.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.act.act_support import ACT_VENV, REPO_ROOT, TIMINGS, SimulatorProcess, missing_prerequisites, script
+from tests.act.act_harness import ACT_VENV, REPO_ROOT, TIMINGS, SimulatorProcess, missing_prerequisites, script
 from tests.support.tools import missing_tool
 
 #: Building the images on a fresh machine (debootstrap, then pip and npm inside the build): about

@@ -3,7 +3,7 @@
 act runs the shim ``examples/fullsend.yml`` → ``reusable-dispatch.yml`` → Route → Review (the
 files copied unchanged into a work directory, tools/act/workdir.sh) through podman's
 Docker-compatible service, with ``GITHUB_API_URL`` etc. pointed at ``fullsend simulator serve``
-playing examples/scenarios/review-steer.yml (FIX, spec/watcher.md §16.0, plus an authorized
+playing examples/scenarios/review-steer.yml (the FIX scenario of ``fullsend.simulator.fixtures``, plus an authorized
 ``/fs-review`` follow-up added while the agent works) and the scripted agent as ``agent_cli``.
 Then the queued run for that follow-up runs and skips on the receipt.  The README's act block
 is run as written, too.
@@ -26,7 +26,7 @@ import requests
 from fullsend.core.receipt.marker import parse_marker
 from fullsend.core.text.wire import OPENING_LINE
 from fullsend.simulator.fixtures import JOB_LOGIN, JOB_TOKEN, ROLE_LOGIN
-from tests.act.act_support import (
+from tests.act.act_harness import (
     FIRST_EVENT,
     FOLLOW_UP_RUN,
     MY_RUN,

@@ -25,7 +25,7 @@ import requests
 from fullsend.core.receipt.marker import parse_marker
 from fullsend.core.text.wire import OPENING_LINE
 from fullsend.simulator.fixtures import JOB_LOGIN, JOB_TOKEN
-from tests.act.act_support import (
+from tests.act.act_harness import (
     FIRST_EVENT,
     FOLLOW_UP_RUN,
     MY_RUN,

@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from fullsend.app.commands.simulator import run_simulator_serve
-from tests.act.act_support import (
+from tests.act.act_harness import (
     ACT_HINT,
     APT_HINT,
     FIRST_EVENT,

@@ -146,7 +146,7 @@ def test_a_timeout_ends_a_child_that_left_the_group_and_holds_the_agents_stdout(
     from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
     from fullsend.adapters.sandbox.local import local_sandbox_factory
     from fullsend.ports import AgentParams
-    from tests.adapters.runtimes.transport_helpers import RunThread
+    from tests.support.transport_run import RunThread
 
     root = Path(tempfile.mkdtemp(prefix="fullsend-timeout-"))
     try:

@@ -2,7 +2,7 @@
 the slim image), a skip installs nothing, a run that works installs the pinned CLI in a child
 process without any token, and a failed install fails the run before anything is posted.
 
-The action runs through the real entrypoint against the simulator (tests/app/e2e_helpers.py);
+The action runs through the real entrypoint against the simulator (tests/support/action_run.py);
 no claude is on ``PATH`` and ``agent_cli`` is empty, as in the slim image.  The working-path test
 starts from an install root that already holds a complete install of the locked version whose
 ``claude`` is the scripted agent (the installer reuses it and runs the version check), so no
@@ -24,7 +24,7 @@ from fullsend.core.receipt.marker import receipt_body
 from fullsend.core.scalars import format_time
 from fullsend.simulator.fixtures import standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.e2e_helpers import run_entrypoint, runner_env
+from tests.support.action_run import run_entrypoint, runner_env
 from tests.support.npm_registry import FakeRegistry
 
 QUEUED_RUN_ID = 33740099999

@@ -8,7 +8,7 @@ from fullsend.errors import InputError
 from fullsend.settings import load_inputs
 from fullsend.simulator.fixtures import standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.e2e_helpers import run_entrypoint, runner_env
+from tests.support.action_run import run_entrypoint, runner_env
 
 
 @pytest.mark.parametrize(

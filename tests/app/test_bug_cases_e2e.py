@@ -1,7 +1,7 @@
-"""Bug cases that need the whole run (shared/cases/bug-cases.md), through the entrypoint and the
-simulator: BC-01 (a superseded run keeps its authority; one poll folds into one steer), BC-06 (an
-edited comment loses its authority), BC-10 (no permission API), BC-11 (the runner's own status
-comments fire runs with no Route job and are rejected for good)."""
+"""Past bugs that need the whole run, through the entrypoint and the simulator: a superseded run
+keeps its authority and one poll folds into one steer; an edited comment loses its authority; no
+permission API is called; the runner's own status comments fire runs with no Route job and are
+rejected for good."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from fullsend.core.scalars import format_time
 from fullsend.core.text.wire import OPENING_LINE
 from fullsend.simulator.fixtures import add_comment_follow_up, add_follow_up_run, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.e2e_helpers import run_entrypoint, runner_env
+from tests.support.action_run import run_entrypoint, runner_env
 
 
 @pytest.fixture
@@ -42,7 +42,7 @@ def _receipt(sim, fix):
     return parse_marker(mine[0]["body"]) if mine else None
 
 
-def test_bc01_a_cancelled_run_keeps_its_authority_and_one_poll_is_one_steer(sim, tmp_path):
+def test_a_cancelled_run_keeps_its_authority_and_one_poll_is_one_steer(sim, tmp_path):
     fix = _fix(sim)
     runs = {}
 
@@ -85,7 +85,7 @@ def test_bc01_a_cancelled_run_keeps_its_authority_and_one_poll_is_one_steer(sim,
     assert run.outputs["steers"] == "1"
 
 
-def test_bc01_negative_a_failed_route_job_leaves_the_comment_as_context(sim, tmp_path):
+def test_a_failed_route_job_leaves_the_comment_as_context(sim, tmp_path):
     fix = _fix(sim)
     runs = {}
 
@@ -112,7 +112,7 @@ def test_bc01_negative_a_failed_route_job_leaves_the_comment_as_context(sim, tmp
 
 
 @pytest.mark.parametrize("edited", [True, False])
-def test_bc06_an_edited_comment_is_context_and_its_run_is_not_consumed(sim, tmp_path, edited):
+def test_an_edited_comment_is_context_and_its_run_is_not_consumed(sim, tmp_path, edited):
     fix = _fix(sim)
     runs = {}
 
@@ -138,7 +138,7 @@ def test_bc06_an_edited_comment_is_context_and_its_run_is_not_consumed(sim, tmp_
         assert _receipt(sim, fix).consumed == (runs["a"]["id"],)
 
 
-def test_bc10_no_permission_api_and_no_author_association(sim, tmp_path):
+def test_no_permission_api_and_no_author_association(sim, tmp_path):
     fix = _fix(sim)
     _at_watch_start(sim, fix, lambda s: add_comment_follow_up(s, "/fs-review look again", login="user-D"))
     run = run_entrypoint(runner_env(tmp_path, sim, fix), tmp_path)
@@ -147,7 +147,7 @@ def test_bc10_no_permission_api_and_no_author_association(sim, tmp_path):
     assert not [r for r in sim.requests if "/collaborators/" in r.path or "/permission" in r.path]
 
 
-def test_bc11_status_comment_runs_are_rejected_for_good_and_never_hold_the_settle(sim, tmp_path):
+def test_status_comment_runs_are_rejected_for_good_and_never_hold_the_settle(sim, tmp_path):
     fix = _fix(sim)
     ids = {}
 

@@ -1,7 +1,7 @@
 """Issue 19 C: SIGTERM or SIGINT at any phase of a run — pre-flight, start comment, agent, settle,
 terminal comment, receipt — gives ``outcome=failed``, exit 1 within 7 s, outputs and step summary
-written, no receipt, no traceback, and the status comment marked cancelled (interface.md
-"Cancellation and pre-script skip").
+written, no receipt, no traceback, and the status comment marked cancelled (docs/architecture.md
+"Cancellation").
 
 The action runs as a subprocess through the entrypoint against the simulator on 127.0.0.1; the
 simulator holds it in a phase by delaying the answer to the request that phase makes (a hook that
@@ -28,7 +28,7 @@ import pytest
 from fullsend.core.scalars import format_time
 from fullsend.simulator.fixtures import StandardScenario, add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.e2e_helpers import REPO_ROOT, parse_outputs, runner_env
+from tests.support.action_run import REPO_ROOT, parse_outputs, runner_env
 
 COMMENTS = r"/issues/\d+/comments$"
 LISTING = r"/actions/workflows/fullsend\.yml/runs"

@@ -11,7 +11,7 @@ import pytest
 
 from fullsend.simulator.fixtures import standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.e2e_helpers import run_entrypoint, runner_env
+from tests.support.action_run import run_entrypoint, runner_env
 
 FAKE_CLI = """#!/bin/sh
 if [ "$1" = "--version" ]; then printf '%s\\n' '{version}'; exit 0; fi

@@ -13,7 +13,7 @@ from fullsend.core.scalars import format_time
 from fullsend.core.text.wire import OPENING_LINE
 from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.e2e_helpers import run_entrypoint, runner_env
+from tests.support.action_run import run_entrypoint, runner_env
 
 COMMAND = "/fs-review please re-check the migration"
 LIVE_LINE = (

@@ -15,7 +15,7 @@ from fullsend.core.scalars import format_time
 from fullsend.core.text.wire import OPENING_LINE
 from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.e2e_helpers import run_entrypoint, runner_env
+from tests.support.action_run import run_entrypoint, runner_env
 
 COMMAND = "/fs-review please re-check the migration"
 
@@ -104,7 +104,7 @@ def test_unauthorized_or_foreign_follow_up_never_reaches_the_agent(sim, tmp_path
 
 
 def test_the_steer_reaches_the_agent_in_the_v1_envelope(sim, tmp_path):
-    """runtime-transport §5: opening line, blank line, our paragraphs, one ``Source:`` line, the body."""
+    """The envelope: opening line, blank line, our paragraphs, one ``Source:`` line, the body."""
     fix = _scenario(sim)
     added = {}
     _when_first_listed(sim, lambda s: added.update(run=add_comment_follow_up(s, COMMAND)[1]))

@@ -1,5 +1,5 @@
-"""spec/receipt-preflight-tokens.md §10.12 rows that concern the run's facts: the run head
-(151-153), the steer budget (156), self logins (158), the run id (161) and the run-name (162)."""
+"""The run's facts as the env file and the app read them: the run head, the steer budget, self
+logins, the run id and the run-name (docs/architecture.md "Sandbox environment")."""
 
 from __future__ import annotations
 

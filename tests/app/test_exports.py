@@ -1,5 +1,5 @@
-"""Issue 6 §6 exports: FULLSEND_RUN_STARTED_AT / FULLSEND_RUN_HEAD_SHA always, FULLSEND_STEER_ACTIVE
-only while a watcher actually runs for the iteration (receipt spec §6.1, §6.4)."""
+"""Issue 6 exports: FULLSEND_RUN_STARTED_AT / FULLSEND_RUN_HEAD_SHA always, FULLSEND_STEER_ACTIVE
+only while a watcher actually runs for the iteration."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from fullsend.core.scalars import format_time
 from fullsend.simulator.fixtures import standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.e2e_helpers import run_entrypoint, runner_env
+from tests.support.action_run import run_entrypoint, runner_env
 
 PR_EVENT = {"action": "synchronize", "pull_request": {"number": 7, "head": {"sha": "aaa111"}}}
 

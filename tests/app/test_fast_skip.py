@@ -33,7 +33,7 @@ from fullsend.core.receipt.skips import RULE_RECEIPT, Skip
 from fullsend.errors import ExitCode
 from fullsend.simulator.fixtures import JOB_LOGIN, ROLE_LOGIN, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.e2e_helpers import parse_outputs, runner_env
+from tests.support.action_run import parse_outputs, runner_env
 
 QUEUED_RUN = 33740015299
 GENUINE = receipt_body([QUEUED_RUN], "aaa111")

@@ -25,7 +25,7 @@ from fullsend.core.receipt.marker import receipt_body
 from fullsend.settings import load_inputs
 from fullsend.simulator.fixtures import JOB_LOGIN, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.e2e_helpers import runner_env
+from tests.support.action_run import runner_env
 
 QUEUED_RUN = 33740015299
 GENUINE = receipt_body([QUEUED_RUN], "aaa111")

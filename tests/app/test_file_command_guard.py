@@ -10,7 +10,7 @@ from fullsend.adapters.gha import FileCommandSnapshot
 from fullsend.core.scalars import format_time
 from fullsend.simulator.fixtures import standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.e2e_helpers import run_entrypoint, runner_env
+from tests.support.action_run import run_entrypoint, runner_env
 
 
 def test_a_child_writing_the_file_command_files_by_path_changes_no_output(tmp_path):

@@ -12,7 +12,7 @@ import pytest
 from fullsend.core.text.inert import ZWSP
 from fullsend.simulator.fixtures import standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.e2e_helpers import ActionRun, run_entrypoint, runner_env
+from tests.support.action_run import ActionRun, run_entrypoint, runner_env
 
 
 def _run(tmp_path, inputs: dict[str, str], **agent_env: str) -> tuple[ActionRun, list[dict], str]:

@@ -1,7 +1,7 @@
 """Issue 18 through the whole action: shapes GitHub really answers never crash the run.
 
 Each test runs the real lifecycle in process against the simulator, with the scripted agent as a
-real subprocess (``tests.faults.fault_harness``), and checks exit code, outputs, summary, and
+real subprocess (``tests.support.fault_harness``), and checks exit code, outputs, summary, and
 what was posted: GraphQL ``{"data": "x"}`` under the job token (the login resolution of the
 pre-flight and of the receipt writer, after a steer was acknowledged) and 4,301-digit ids in receipt-shaped comments.
 """
@@ -19,7 +19,7 @@ from fullsend.errors import ExitCode
 from fullsend.simulator.faults import replace_body
 from fullsend.simulator.fixtures import JOB_LOGIN, add_comment_follow_up
 from fullsend.simulator.server import GitHubSimulator
-from tests.faults.fault_harness import (
+from tests.support.fault_harness import (
     ActionResult,
     check_invariant,
     new_scenario,

@@ -27,8 +27,8 @@ from fullsend.adapters.capdrop import KEPT_CAPABILITIES
 from fullsend.core.scalars import format_time
 from fullsend.simulator.fixtures import standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.e2e_helpers import run_entrypoint, runner_env
-from tests.container.hostile_agent import HUNTER, hunt_env
+from tests.doubles.hostile_agent import HUNTER, hunt_env
+from tests.support.action_run import run_entrypoint, runner_env
 from tests.support.child_uid import worker_child_uid
 from tests.support.tools import missing_tool
 

@@ -1,5 +1,5 @@
-"""Lifecycle paths through the entrypoint (interface.md "Cancellation and pre-script skip", exit codes;
-receipt spec §3.2 and BC-02): only an outright success that absorbed a run leaves a receipt."""
+"""Lifecycle paths through the entrypoint (docs/architecture.md "Cancellation", "Exit codes" and
+"Receipt writer"): only an outright success that absorbed a run leaves a receipt."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import pytest
 from fullsend.core.scalars import format_time
 from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.e2e_helpers import REPO_ROOT, parse_outputs, run_entrypoint, runner_env
+from tests.support.action_run import REPO_ROOT, parse_outputs, run_entrypoint, runner_env
 
 COMMAND = "/fs-review please re-check the migration"
 
@@ -110,7 +110,7 @@ def test_a_failed_last_validation_lists_each_absorbed_run_once(sim, tmp_path):
 
 
 def test_sigterm_settles_stops_the_agent_and_posts_no_receipt(sim, tmp_path):
-    """BC-02: cancelled mid-steer → exit 1 within 7 s, outcome failed, no receipt, status cancelled."""
+    """Cancelled mid-steer → exit 1 within 7 s, outcome failed, no receipt, status cancelled."""
     fix = _fix(sim)
     _follow_up_on_first_listing(sim)
     env = runner_env(tmp_path, sim, fix)

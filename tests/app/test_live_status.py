@@ -18,7 +18,7 @@ from fullsend.core.scalars import format_time
 from fullsend.errors import ForgeError
 from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.e2e_helpers import run_entrypoint, runner_env
+from tests.support.action_run import run_entrypoint, runner_env
 
 T0 = datetime(2026, 9, 3, 10, 0, tzinfo=UTC)
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from fullsend.core.scalars import parse_time
 from fullsend.simulator.fixtures import add_follow_up_run
 from fullsend.simulator.server import GitHubSimulator
-from tests.faults.fault_harness import new_scenario, queued_run_skips, receipts, run_in_process, runner_env
+from tests.support.fault_harness import new_scenario, queued_run_skips, receipts, run_in_process, runner_env
 
 INSTRUCTION = "please re-check the migration"
 

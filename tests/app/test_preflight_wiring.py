@@ -1,5 +1,5 @@
-"""spec/receipt-preflight-tokens.md §10.4 vectors 41-42 (silent guards of the receipt check) and
-§10.10 vector 141 (the pre-flight runs once, before the start comment and the pre-script)."""
+"""The silent guards of the receipt check, and the pre-flight running once, before the start
+comment and the pre-script (docs/architecture.md "Pre-flight skips")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Critical path of BC-17 / ADR 0120: the agent, a child of the action in the same container, must
+"""Critical path of docs/architecture.md "Child isolation": the agent, a child of the action in the same container, must
 not recover the job token from the action's own process (``/proc/<pid>/environ`` holds the
 environment a process was started with, whatever it later removes)."""
 
@@ -17,7 +17,7 @@ import pytest
 from fullsend.core.scalars import format_time
 from fullsend.simulator.fixtures import standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.e2e_helpers import REPO_ROOT, run_entrypoint, runner_env
+from tests.support.action_run import REPO_ROOT, run_entrypoint, runner_env
 
 SNOOPING_AGENT = """#!{python}
 import json, os, sys

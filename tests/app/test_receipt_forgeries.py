@@ -125,7 +125,7 @@ def test_an_edited_receipt_does_not_hide_an_unedited_one(sim, tmp_path):
     sim.add_comment(7, GENUINE, JOB_LOGIN)
     sim.add_comment(7, other, JOB_LOGIN, created_at="2026-09-25T10:00:00Z", updated_at="2026-09-25T10:01:00Z")
     skip, _ = _decide(sim, _facts(tmp_path))
-    assert skip is not None  # the union of unedited receipts (§2.4 Project decision)
+    assert skip is not None  # the union of unedited receipts (docs/rules.md#receipt-lists-my-run)
 
 
 def test_a_user_named_like_the_bot_never_passes_for_a_plain_job_token(sim, tmp_path):

@@ -1,7 +1,7 @@
 """A receipt POST whose answer proves nothing (docs/rules.md#receipt-unknown), through the whole action.
 
 The real lifecycle runs in process against the simulator with the scripted agent as a real
-subprocess (``tests.faults.fault_harness``); the agent acknowledges a ``/fs-review`` follow-up
+subprocess (``tests.support.fault_harness``); the agent acknowledges a ``/fs-review`` follow-up
 run, and the receipt POST under the job token is answered 500, 502 or 504 (nothing created), cut off
 mid-body, or answered 201 with a JSON list (both created).  In every case the run claims nothing
 (``consumed_run_ids`` and ``receipt_url`` empty), promises no redo, its summary says the receipt's
@@ -19,7 +19,14 @@ import pytest
 from fullsend.simulator.faults import replace_body
 from fullsend.simulator.fixtures import JOB_LOGIN, add_comment_follow_up
 from fullsend.simulator.server import GitHubSimulator
-from tests.faults.fault_harness import UNKNOWN_ROW, new_scenario, queued_run_skips, receipts, run_in_process, runner_env
+from tests.support.fault_harness import (
+    UNKNOWN_ROW,
+    new_scenario,
+    queued_run_skips,
+    receipts,
+    run_in_process,
+    runner_env,
+)
 
 COMMAND = "/fs-review please re-check the migration"
 RECEIPT_POST = r"/issues/7/comments$"

@@ -8,7 +8,7 @@ import pytest
 from fullsend.core.restricted import restricted_run
 from fullsend.simulator.fixtures import standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.e2e_helpers import run_entrypoint, runner_env
+from tests.support.action_run import run_entrypoint, runner_env
 
 
 def _pr_event(head_repo: str) -> dict:

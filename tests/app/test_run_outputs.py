@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from fullsend.core.scalars import format_time
 from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.e2e_helpers import run_entrypoint, runner_env
+from tests.support.action_run import run_entrypoint, runner_env
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from fullsend.simulator.faults import drop_field
 from fullsend.simulator.fixtures import add_comment_follow_up
 from fullsend.simulator.server import GitHubSimulator
-from tests.faults.fault_harness import new_scenario, receipts, run_in_process, runner_env
+from tests.support.fault_harness import new_scenario, receipts, run_in_process, runner_env
 
 
 def test_labels_without_a_name_still_steer_with_one_warning(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 from fullsend.simulator.faults import drop_field
 from fullsend.simulator.fixtures import add_comment_follow_up
 from fullsend.simulator.server import GitHubSimulator
-from tests.faults.fault_harness import new_scenario, queued_run_skips, receipts, run_in_process, runner_env
+from tests.support.fault_harness import new_scenario, queued_run_skips, receipts, run_in_process, runner_env
 
 
 def test_a_run_record_without_display_title_still_steers_a_pull_request_run(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 """Issue 5 acceptance, the scripted fault: the local sandbox does not come back after a Codex
-interrupt (BC-21; runtime-transport §4.3.3, §6 "Codex", §12 vector 100).
+interrupt: the sandbox stays in Error (docs/architecture.md "Codex").
 
 The whole action runs through the entrypoint with ``runtime: codex`` and the scripted codex
 agent.  A follow-up comment arrives while the first turn is running; the steer interrupts the
@@ -19,8 +19,8 @@ import pytest
 from fullsend.core.scalars import format_time
 from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.e2e_helpers import REPO_ROOT, run_entrypoint, runner_env
 from tests.doubles.error_sandbox import ARM_ENV, SITECUSTOMIZE
+from tests.support.action_run import REPO_ROOT, run_entrypoint, runner_env
 
 COMMAND = "/fs-review please re-check the migration"
 
@@ -31,7 +31,7 @@ def sim():
         yield simulator
 
 
-def test_bc21_sandbox_lost_after_the_interrupt_fails_the_run_without_receipt(sim, tmp_path):
+def test_sandbox_lost_after_the_interrupt_fails_the_run_without_receipt(sim, tmp_path):
     fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
     sim.on_request(
         sim.match("GET", r"/actions/workflows/fullsend\.yml/runs"), lambda s: add_comment_follow_up(s, COMMAND)

@@ -3,7 +3,7 @@ action calls, the action exits with its documented codes and outputs, never a tr
 receipt for an unacknowledged run, never two receipts.
 
 Each example runs the real lifecycle in process against the simulator (the scripted agent a real
-subprocess; ``tests.faults.fault_harness``) with one authorized follow-up waiting, and one shape
+subprocess; ``tests.support.fault_harness``) with one authorized follow-up waiting, and one shape
 fault (``fullsend.simulator.faults``: a field missing, ``null``, of another JSON type, a list for
 an object, or the whole body replaced) on one endpoint, once or on every answer.  Then issue 9's
 invariant (``check_invariant``) and the checks above.  Each example costs a few seconds, so the
@@ -27,7 +27,7 @@ from fullsend.errors import ExitCode
 from fullsend.simulator.faults import MISSING, replace_body, set_field
 from fullsend.simulator.fixtures import FIX_RUN_ID, JOB_LOGIN, ROLE_LOGIN, add_comment_follow_up
 from fullsend.simulator.server import GitHubSimulator
-from tests.faults.fault_harness import check_invariant, new_scenario, receipts, run_in_process, runner_env
+from tests.support.fault_harness import check_invariant, new_scenario, receipts, run_in_process, runner_env
 
 EXAMPLES = {"dev": 8, "ci": 40, "slow": 150}.get(os.environ.get("HYPOTHESIS_PROFILE", "dev"), 8)
 OUTPUTS = set(outputs_of(RunOutcome(ActionOutcome.FAILED, ExitCode.FAILED)))  # every documented output, in action.yml

@@ -14,7 +14,7 @@ from pathlib import Path
 from fullsend.core.receipt.marker import receipt_body
 from fullsend.simulator.fixtures import standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.e2e_helpers import run_entrypoint, runner_env
+from tests.support.action_run import run_entrypoint, runner_env
 
 QUEUED_RUN_ID = 33740099999
 #: Written into the child's ``PYTHONPATH``: records the loaded modules of each process.

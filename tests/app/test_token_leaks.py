@@ -1,4 +1,4 @@
-"""Issue 6 acceptance (leak test; BC-17): run the whole action with distinctive token values and
+"""Issue 6 acceptance (leak test; docs/architecture.md "Child isolation"): run the whole action with distinctive token values and
 look everywhere a token could escape to."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 from fullsend.core.scalars import format_time
 from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.e2e_helpers import run_entrypoint, runner_env
+from tests.support.action_run import run_entrypoint, runner_env
 
 RUNNER_SECRETS = {
     "ACTIONS_RUNTIME_TOKEN": "runtime-secret-8f1e2d",

@@ -1,5 +1,5 @@
-"""The shipped workflows in ``examples/`` (interface.md "Workflows it ships";
-spec/receipt-preflight-tokens.md §9.1-§9.3): the run-name contract, the one ``dispatch`` job,
+"""The shipped workflows in ``examples/`` (docs/architecture.md
+"Shim and dispatch workflow"): the run-name contract, the one ``dispatch`` job,
 the Route job (one step: this action with ``command: route``) and the stage jobs' concurrency,
 permissions and pins."""
 
@@ -29,7 +29,7 @@ STAGES = {
 PR_FIRST = {"review", "fix", "retro"}
 ISSUE_ITEM = "${{ github.event.issue.number || github.event.pull_request.number }}"
 PR_ITEM = "${{ github.event.pull_request.number || github.event.issue.number }}"
-# WIRE (§9.1): the work-item half, then " comment:<id>" on issue_comment only.
+# WIRE: the work-item half, then " comment:<id>" on issue_comment only.
 RUN_NAME = (
     "${{ github.repository }}#"
     + ISSUE_ITEM

@@ -1,4 +1,5 @@
-"""The one exit-code table (``fullsend.errors.ExitCode``): its values are interface.md's, and no
+"""The one exit-code table (``fullsend.errors.ExitCode``): its values are those of docs/architecture.md
+"Exit codes", and no
 other module defines exit codes of its own."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The harness ``steer:`` block: defaults, absent ≠ false, the §5.3 bounds, input overrides and
-the lint diagnostics (spec/receipt-preflight-tokens.md §5; vectors 40, 49, 157, 160, 163, 164)."""
+"""The harness ``steer:`` block: defaults, absent ≠ false, the bounds, input overrides and
+the lint diagnostics (docs/architecture.md "Harness")."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def load(tmp_path: Path, text: str) -> Harness:
     return load_harness(path)
 
 
-# --- §5.2 semantics: (enabled, explicit, max, poll) ----------------------------------------------
+# --- semantics: (enabled, explicit, max, poll) ---------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -61,7 +61,7 @@ def test_absent_enabled_is_not_false(tmp_path: Path) -> None:
     assert steer.present and steer.enabled is None and steer.steer_enabled is True
 
 
-# --- §5.3 validation errors ----------------------------------------------------------------------
+# --- validation errors ---------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -141,7 +141,7 @@ def test_unknown_keys_are_ignored_and_listed(tmp_path: Path) -> None:
     assert harness.steer.steer_enabled is True and harness.steer.effective_max_steers == 4
 
 
-# --- input overrides (interface.md: steer_enabled, max_steers, poll_interval_seconds) -----------
+# --- input overrides (action.yml: steer_enabled, max_steers, poll_interval_seconds) ------------
 
 
 @pytest.mark.parametrize(
@@ -169,7 +169,7 @@ def test_with_overrides_enforces_bounds() -> None:
         with_overrides(SteerBlock(), None, 51, None)
 
 
-# --- §5.7 lint diagnostics -----------------------------------------------------------------------
+# --- lint diagnostics ----------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Vectors 40 and 49 of spec/receipt-preflight-tokens.md §10.4: the harness ``steer:`` block, as
+"""The harness ``steer:`` block, as
 loaded from a file and merged with the inputs, decides whether the receipt check runs at all —
 driven through ``app.action.receipt.check_receipt`` and the GitHub adapter against the simulator."""
 

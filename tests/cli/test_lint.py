@@ -1,5 +1,5 @@
-"""``fullsend lint`` on real files (spec/receipt-preflight-tokens.md §5.7, vectors 163-164;
-interface.md "Commands"; the envelope's opening line from ``fullsend.core.text.wire``)."""
+"""``fullsend lint`` on real files (docs/architecture.md "Harness" and
+"Commands"; the envelope's opening line from ``fullsend.core.text.wire``)."""
 
 from __future__ import annotations
 

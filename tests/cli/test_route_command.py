@@ -17,7 +17,7 @@ import pytest
 from fullsend.app.commands.simulator import Served, start_simulator
 from fullsend.simulator.fixtures import JOB_TOKEN
 from fullsend.simulator.scenario import Scenario
-from tests.core.route.route_events import payload
+from tests.support.route_events import payload
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 COLLABORATORS = {"tom": "triage", "wendy": "write", "rita": "read"}

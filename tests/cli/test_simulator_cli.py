@@ -1,7 +1,7 @@
-"""``fullsend simulator serve`` (issue 10; interface.md "Commands"): the scenario format, what the
+"""``fullsend simulator serve`` (issue 10; docs/architecture.md "Commands"): the scenario format, what the
 command prints, the endpoints it adds for act runs (collaborator permission, OIDC, mint, the
 proxy form ``gh`` uses), the scripted timeline, Ctrl-C, and the action itself played against
-``examples/scenarios/review-steer.yml`` (the FIX setup of spec/watcher.md §16.0)."""
+``examples/scenarios/review-steer.yml`` (the FIX setup of ``fullsend.simulator.fixtures``)."""
 
 from __future__ import annotations
 
@@ -425,7 +425,7 @@ def test_ctrl_c_or_sigterm_stops_with_exit_0(signum: int, sigint_ignored: bool) 
 def test_FIX_the_action_mints_is_steered_then_the_queued_run_skips(tmp_path: Path) -> None:
     """What the act test plays, without act: the entrypoint with the env a runner gives it, the
     role token minted from the simulator's mint, the scenario's follow-up steered in."""
-    from tests.app.e2e_helpers import run_entrypoint, runner_env
+    from tests.support.action_run import run_entrypoint, runner_env
 
     with serving() as s:
         web = s["web"]

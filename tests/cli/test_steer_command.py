@@ -1,5 +1,5 @@
 """``python -m fullsend steer …`` as a subprocess against the GitHub simulator
-(spec/receipt-preflight-tokens.md §9.5; vectors 165-170): the comment it posts, the requests it
+(docs/architecture.md "Commands"): the comment it posts, the requests it
 makes, the token order, GHES paths and its exit codes."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """``fullsend steer`` decisions without the network: URL parsing, API base, command choice, text
-and token resolution (spec/receipt-preflight-tokens.md §9.5; vectors 165-170)."""
+and token resolution (docs/architecture.md "Commands")."""
 
 from __future__ import annotations
 

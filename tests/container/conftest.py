@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.container.runner_container import MEASUREMENTS, record
+from tests.support.runner_container import MEASUREMENTS, record
 from tests.support.tools import missing_tool
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -1,5 +1,5 @@
 """Read a step's log the way the Actions runner does: which lines it would take as workflow
-commands (spec/ecosystem-notes.md §1.5), and what ``GITHUB_OUTPUT`` holds.
+commands, and what ``GITHUB_OUTPUT`` holds.
 
 The runner looks at every line of a step's stdout AND stderr.  A line is a command when it starts
 with ``::name props::message`` (or the legacy ``##[name props]message``); ``::stop-commands::T``

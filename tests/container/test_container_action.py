@@ -25,7 +25,7 @@ from fullsend.core.text.wire import OPENING_LINE
 from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 from tests.container.runner_commands import read_step_log
-from tests.container.runner_container import (
+from tests.support.runner_container import (
     PODMAN_LIMITS,
     PODMAN_RUNTIME,
     REPO_ROOT,

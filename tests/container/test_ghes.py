@@ -1,7 +1,7 @@
 """Issue 8, GHES: with ``GITHUB_API_URL=http://127.0.0.1:PORT/api/v3`` and
 ``GITHUB_GRAPHQL_URL=http://127.0.0.1:PORT/api/graphql`` (a GitHub Enterprise Server layout, the
 simulator serving under that prefix) the skeleton's end-to-end scenario passes unchanged, and
-every request the action makes stays under those two URLs (design.md "GitHub access": nothing
+every request the action makes stays under those two URLs (docs/architecture.md "GitHub access": nothing
 hard-codes api.github.com or a path layout)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from fullsend.core.scalars import format_time
 from fullsend.core.text.wire import OPENING_LINE
 from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.e2e_helpers import run_entrypoint, runner_env
+from tests.support.action_run import run_entrypoint, runner_env
 
 COMMAND = "/fs-review please re-check the migration"
 

@@ -6,7 +6,7 @@ file-command files owned by a runner-like uid.
 A hostile agent, then the same hunt as a post-script, search ``/proc`` of every process they can
 see (environ, cmdline, memory), the descriptors they inherited, the workspace, ``HOME`` and the
 temp dirs for the job token and the runner's secrets, and try to write every file-command file
-(tests/container/hostile_agent.py).  They find nothing, write nothing, and change no output; the
+(tests/doubles/hostile_agent.py).  They find nothing, write nothing, and change no output; the
 files they created belong to the workspace's owner afterwards.  The same again with
 ``CAP_SYS_PTRACE`` added to the container.
 """
@@ -25,8 +25,8 @@ import yaml
 from fullsend.core.scalars import format_time
 from fullsend.simulator.fixtures import standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.container.hostile_agent import HUNTER, hunt_env
-from tests.container.runner_container import (
+from tests.doubles.hostile_agent import HUNTER, hunt_env
+from tests.support.runner_container import (
     CONTAINER_FILE_COMMANDS,
     CONTAINER_WORKSPACE,
     REPO_ROOT,

@@ -6,7 +6,7 @@ A real registry (Debian's ``docker-registry``) serves on 127.0.0.1 (tests/suppor
 pushes them there with podman; ``publish --local`` makes the release commit.  The image its
 ``action.yml`` names (``docker://<registry>/…@sha256:…``) is pulled by that digest, with nothing of
 the build left in podman's store under the pushed names, and run like a runner runs a container
-action (tests/container/runner_container.py) as the queued run of the receipt-skip scenario.
+action (tests/support/runner_container.py) as the queued run of the receipt-skip scenario.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from fullsend import __version__
 from fullsend.core.receipt.marker import receipt_body
 from fullsend.simulator.fixtures import standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.container.runner_container import REPO_ROOT, RunnerDirs, action_inputs, container_env, record, run_container
 from tests.support.registry import LocalRegistry
+from tests.support.runner_container import REPO_ROOT, RunnerDirs, action_inputs, container_env, record, run_container
 
 pytestmark = [
     pytest.mark.slow,

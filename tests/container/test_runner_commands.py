@@ -1,10 +1,10 @@
 """The runner-log reader used by the hygiene tests sees what the runner would see (so a test that
-finds no injected command is not blind): ecosystem-notes §1.5 command and escaping rules."""
+finds no injected command is not blind): GitHub's workflow-command and escaping rules."""
 
 from __future__ import annotations
 
-from tests.container.hostile_agent import HOSTILE_LINES, MARK
 from tests.container.runner_commands import parse_output_file, read_step_log
+from tests.doubles.hostile_agent import HOSTILE_LINES, MARK
 
 
 def test_unwrapped_agent_lines_would_be_commands():

@@ -4,7 +4,7 @@ The slim image holds no agent CLI.  Run the way a runner runs it, with ``agent_c
 action passes the pre-flight, installs the pinned Claude Code from a registry mirror on
 127.0.0.1 (the real tarball, checked against the lock; cached on the host under
 ``FULLSEND_CACHE_DIR``, downloaded once from registry.npmjs.org), checks its version, and the
-real CLI then does the run against a scripted Anthropic server (tests/doubles/fake_anthropic.py).
+real CLI then does the run against a scripted Anthropic server (tests/doubles/anthropic_server.py).
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ import pytest
 from fullsend.core.scalars import format_time
 from fullsend.simulator.fixtures import standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.container.runner_container import RunnerDirs, action_inputs, container_env, record, run_container
-from tests.doubles.fake_anthropic import FakeAnthropic
-from tests.doubles.fake_model_server import Reply
+from tests.doubles.anthropic_server import FakeAnthropic
+from tests.doubles.model_server import Reply
 from tests.support.npm_registry import FakeRegistry, cached_tarballs
+from tests.support.runner_container import RunnerDirs, action_inputs, container_env, record, run_container
 
 pytestmark = [
     pytest.mark.slow,

@@ -23,9 +23,9 @@ import pytest
 from fullsend.core.scalars import format_time
 from fullsend.simulator.fixtures import standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.e2e_helpers import run_entrypoint, runner_env
-from tests.container.hostile_agent import HOSTILE_LINES, MARK, write_agent
 from tests.container.runner_commands import StepLog, read_step_log
+from tests.doubles.hostile_agent import HOSTILE_LINES, MARK, write_agent
+from tests.support.action_run import run_entrypoint, runner_env
 
 RULE_TAG = re.compile(r" \[[a-z][a-z0-9-]*\]$")
 

@@ -35,8 +35,8 @@ RULE_ARGS = {
 }
 NOT_RULE_TOKENS = {
     "bot": "the [bot] suffix of App logins",
-    "truncated": "the WIRE truncation marker of the steer text (spec/watcher.md §10.1)",
-    "work-item-context": "the WIRE context fence (spec/watcher.md §10.6)",
+    "truncated": "the WIRE truncation marker of the steer text",
+    "work-item-context": "the WIRE context fence",
     "tool": "how the Claude stream parser shows a tool call in the agent's output",
 }
 

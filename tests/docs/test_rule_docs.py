@@ -1,6 +1,6 @@
 """Every rule id the code emits has a section in docs/rules.md, and every section names a
-registered rule id (issue 11 acceptance; ``shared/design.md`` "Decisions are data";
-spec/watcher.md §5.5).  The registry is ``fullsend.rules``; the source scan is ``rule_scan``."""
+registered rule id (issue 11 acceptance;
+docs/architecture.md "Decisions are data").  The registry is ``fullsend.rules``; the source scan is ``rule_scan``."""
 
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ DOCS = REPO_ROOT / "docs"
 RULES_MD = DOCS / "rules.md"
 HEADING_ID = re.compile(r"^#{2,4} `([a-z][a-z0-9-]*)`\s*$", re.MULTILINE)
 
-#: spec/watcher.md §5.5, the ids the spec itself names (the code may add project ids).
-SPEC_IDS = {
+#: The provenance rule ids the watcher's design names (the code may add project ids).
+PROVENANCE_IDS = {
     "self",
     "shim",
     "event",
@@ -87,9 +87,9 @@ def test_registry_is_built_from_the_modules_constants() -> None:
     } <= registered
 
 
-def test_spec_5_5_ids_are_all_registered() -> None:
-    """Every id spec/watcher.md §5.5 names is registered."""
-    assert SPEC_IDS - rules.rule_ids() == set()
+def test_every_provenance_id_of_the_design_is_registered() -> None:
+    """Every provenance id the watcher's design names is registered."""
+    assert PROVENANCE_IDS - rules.rule_ids() == set()
 
 
 def test_every_registered_rule_has_exactly_one_docs_section() -> None:

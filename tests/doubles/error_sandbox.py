@@ -1,4 +1,4 @@
-"""A local sandbox that lands in ``Error`` like NVIDIA/OpenShell#3308 (BC-21): in ``Error`` stop,
+"""A local sandbox that lands in ``Error`` like NVIDIA/OpenShell#3308: in ``Error`` stop,
 start and exec are refused and its processes end.
 
 ``ErrorSandbox.force_error_after_start(delay_s)`` flips the phase to ``Error`` ``delay_s`` after the

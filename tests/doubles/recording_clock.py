@@ -1,6 +1,6 @@
 """The virtual clock with every sleep recorded, for the rate-limit tests (issue 18).
 
-``fullsend.adapters.clock.VirtualClock`` moves virtual time at once when a thread outside its
+``tests.doubles.virtual_clock.VirtualClock`` moves virtual time at once when a thread outside its
 world sleeps, as the tests' own threads do; this subclass also keeps what each sleep asked for
 in ``slept_s``, so a test can assert the waits GitHub's rate-limit rule calls for.
 """

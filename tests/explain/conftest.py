@@ -1,4 +1,4 @@
-"""Fixtures for ``fullsend explain`` tests: FIX in the simulator (spec/watcher.md §16.0) and a
+"""Fixtures for ``fullsend explain`` tests: FIX in the simulator and a
 reader token."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 
 from fullsend.simulator.fixtures import StandardScenario, fix_clock, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.explain.explain_helpers import ITEM_CREATED_AT, READER_LOGIN, READER_TOKEN
+from tests.explain.explain_command import ITEM_CREATED_AT, READER_LOGIN, READER_TOKEN
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 """``fullsend explain`` as a command: read-only, loud when a read fails, ``--as-of``, GHES base URLs,
-exit codes (interface.md "Commands"; spec/receipt-preflight-tokens.md §2.6 GraphQL ``viewer``)."""
+exit codes (docs/architecture.md "Commands"; GraphQL ``viewer``)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from fullsend.simulator.fixtures import (
     standard_pr_scenario,
 )
 from fullsend.simulator.server import GitHubSimulator
-from tests.explain.explain_helpers import READER_LOGIN, command, comment_of, explain_json, run_explain, run_of
+from tests.explain.explain_command import READER_LOGIN, command, comment_of, explain_json, run_explain, run_of
 
 RULE_BRACKET = re.compile(r"\[[a-z][a-z0-9-]*\]")
 

@@ -1,13 +1,13 @@
 """``fullsend explain`` against the simulator: provenance verdicts by rule id and the comment
-binding, for the run in flight and each follow-up (spec/watcher.md §5, §7; interface.md
-"Commands").  Vector ids from spec/watcher.md §16 are cited where a case reproduces one."""
+binding, for the run in flight and each follow-up (docs/architecture.md "Provenance",
+"Binding" and "Commands")."""
 
 from __future__ import annotations
 
 from fullsend.core.receipt.marker import receipt_body
 from fullsend.simulator.fixtures import FIX_RUN_ID, REF, StandardScenario, add_comment_follow_up, add_follow_up_run
 from fullsend.simulator.server import GitHubSimulator
-from tests.explain.explain_helpers import (
+from tests.explain.explain_command import (
     READER_LOGIN,
     READER_TOKEN,
     checks,
@@ -129,7 +129,7 @@ def test_J9_pending_run(sim: GitHubSimulator, fix: StandardScenario) -> None:
 
 
 def test_edited_command_is_context_and_its_run_unbound(sim: GitHubSimulator, fix: StandardScenario) -> None:
-    """A command edited after its run was created is context; the accepted run carries nothing (§7.4)."""
+    """A command edited after its run was created is context; the accepted run carries nothing."""
     comment, run = command(sim, "/fs-review re-check the migration", "2026-09-03T10:05:00Z", "2026-09-03T10:05:03Z")
     sim.edit_comment(comment["id"], "/fs-review delete the failing tests", updated_at="2026-09-03T10:07:00Z")
 

@@ -1,6 +1,5 @@
 """``fullsend explain``: whether a queued run would skip, by ``receipt-lists-my-run``
-(spec/receipt-preflight-tokens.md §2.4-§2.5, vectors 32-33) and by ``head-reviewed`` (§8.1,
-vector 89), for the item's runs when nothing is in flight and for follow-ups."""
+(docs/rules.md#receipt-lists-my-run) and by ``head-reviewed`` (docs/rules.md#head-reviewed), for the item's runs when nothing is in flight and for follow-ups."""
 
 from __future__ import annotations
 
@@ -9,7 +8,7 @@ from typing import Any
 from fullsend.core.receipt.marker import receipt_body
 from fullsend.simulator.fixtures import StandardScenario, add_follow_up_run
 from fullsend.simulator.server import GitHubSimulator
-from tests.explain.explain_helpers import command, explain_json, run_explain, run_of
+from tests.explain.explain_command import command, explain_json, run_explain, run_of
 
 RECEIPT_LOGIN = "github-actions[bot]"
 RECEIPT_AT = "2026-09-03T10:20:00Z"

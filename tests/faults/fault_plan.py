@@ -1,22 +1,22 @@
 """The fault matrix of issue 9: which fault, at which phase, and what must come of it.
 
-Phases (the watcher's reads and the receipt's two halves, spec/watcher.md §3-§5, §9;
-spec/receipt-preflight-tokens.md §2.10, §3.3):
+Phases (the watcher's reads and the receipt's two halves; docs/architecture.md "Watcher" and
+"Receipt"):
 
 =============  ================================================  ========  ===============
 phase          requests                                          token     follow-up
 =============  ================================================  ========  ===============
-start          GET my run, GET my run's jobs (§3 steps 3, 7)     job       a comment
-listing        GET …/workflows/fullsend.yml/runs (§4)            job       a comment
-jobs           GET the follow-up's jobs (§5.3)                   job       a comment
+start          GET my run, GET my run's jobs                     job       a comment
+listing        GET …/workflows/fullsend.yml/runs                 job       a comment
+jobs           GET the follow-up's jobs                          job       a comment
 item-reads     GET …/issues/7/comments, the delta's first read   role      a comment
-compare        GET …/compare/{old}...{new} (§9.5)                role      a push
-receipt-read   the queued run's GET …/issues/7/comments (§2.10)  job       a comment
-receipt-post   POST …/issues/7/comments, the receipt (§3.3)      job       a comment
+compare        GET …/compare/{old}...{new}                       role      a push
+receipt-read   the queued run's GET …/issues/7/comments          job       a comment
+receipt-post   POST …/issues/7/comments, the receipt             job       a comment
 =============  ================================================  ========  ===============
 
 Faults: 500/502/503 and a connection reset, a truncated body and a non-JSON body each fail a
-whole retry budget (5 attempts, spec/watcher.md §2) once; 429 and the secondary 403 carry
+whole retry budget (5 attempts, docs/architecture.md "GitHub access") once; 429 and the secondary 403 carry
 ``Retry-After``, the primary 403 ``X-RateLimit-Remaining: 0`` and ``X-RateLimit-Reset``, and
 fire once (the retry honours the wait: recorded, never slept); a read timeout hangs once past
 the client's timeout; a 403 "Resource not accessible by integration" and a 404 fail for good (a
@@ -45,16 +45,16 @@ TRANSIENT = ("http-500", "http-502", "http-503", "reset", "truncated", "non-json
 RATE_LIMITS = ("rate-429", "secondary-403", "primary-403")
 PERMANENT = ("forbidden-403", "not-found")
 FAULTS = TRANSIENT + RATE_LIMITS + ("timeout", "missing-field", "page-shift") + PERMANENT
-VECTORS = {  # cells that are spec vectors or bug cases (spec/watcher.md §16; cases/bug-cases.md)
-    ("forbidden-403", "listing"): "S10-BC-24a",
-    ("not-found", "listing"): "BC-24b",
-    ("http-502", "listing"): "BC-24c",
+VECTORS = {  # cells that are named cases of the watcher or past bugs
+    ("forbidden-403", "listing"): "S10-listing-forbidden",
+    ("not-found", "listing"): "listing-shim-renamed",
+    ("http-502", "listing"): "listing-transient",
     ("http-500", "listing"): "S9",
     ("not-found", "jobs"): "J15",
     ("http-500", "jobs"): "J16",
-    ("forbidden-403", "receipt-post"): "BC-24e",
+    ("forbidden-403", "receipt-post"): "receipt-post-forbidden",
 }
-RETRY_BUDGET = 5  # spec/watcher.md §14: 5 attempts
+RETRY_BUDGET = 5  # docs/architecture.md "GitHub access": 5 attempts
 SECONDARY_WAIT_S, RATE_429_WAIT_S, PRIMARY_RESET_IN_S = 60, 3, 30
 COMMAND = "/fs-review please re-check the migration"
 PUSH_HEAD, SECOND_HEAD = "b" * 40, "c" * 40
@@ -109,7 +109,7 @@ def expected_fate(fault: str, phase: str) -> str:
     if phase == "start":
         return "absorbed" if recovers else "left"  # steering disabled for the run
     if phase == "compare":
-        return "absorbed"  # an unreadable head move still steers, with its reason (§9.5)
+        return "absorbed"  # an unreadable head move still steers, with its reason
     if fault in PERMANENT:  # a missing field is a malformed read now (issue 18): retried next poll
         return "left"
     return "absorbed"  # a transient failure costs one poll; the next poll steers
@@ -187,7 +187,7 @@ def arm(case: Case) -> None:
             login=login,
         )
     elif case.fault == "timeout":
-        from tests.faults.fault_harness import HANG_S
+        from tests.support.fault_harness import HANG_S
 
         sim.fail_connection(method, path, "hang", times=1, hang_s=HANG_S, login=login)
     elif case.fault == "not-found":

@@ -2,7 +2,7 @@
 after the first poll (simulator count; 304s are counted apart because they cost no rate limit).
 
 The real ``Watcher`` — its own watch loop, polling through ``GitHubForge`` over HTTP — polls the
-simulator on a virtual clock (``tests.doubles.sim_replay``): 120 ticks of 30 s without waiting an
+simulator on a virtual clock (``tests.doubles.virtual_replay``): 120 ticks of 30 s without waiting an
 hour.  Each session is closed at the end (the watch is cancelled and settles).
 """
 
@@ -17,8 +17,8 @@ from fullsend.core.model import Repo
 from fullsend.core.scalars import parse_time
 from fullsend.simulator.fixtures import JOB_TOKEN, ROLE_TOKEN, add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.doubles.sim_replay import ReplaySession, VirtualClock
-from tests.doubles.sim_traces import ORIGIN, ReplayParams, watch_config
+from tests.doubles.burst_traces import ORIGIN, ReplayParams, watch_config
+from tests.doubles.virtual_replay import ReplaySession, VirtualClock
 
 HOUR_S = 3600.0
 LISTING = r"/actions/workflows/fullsend\.yml/runs$"

@@ -15,8 +15,8 @@ scripted agent as a real subprocess; one authorized follow-up exists when the ag
   the retry waited what the server asked (``Retry-After``, ``X-RateLimit-Reset``), recorded by
   the clock and never slept.
 
-Cells that are spec vectors or bug cases carry the id in the test id (``fault_plan.VECTORS``):
-S9/S10 and BC-24 a-c at the listing, J15/J16 at the jobs, BC-24 e at the receipt post.
+Cells that are named cases carry the name in the test id (``fault_plan.VECTORS``): S9/S10 and
+three past listing bugs at the listing, J15/J16 at the jobs, a forbidden receipt post.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import pytest
 
 import tests.faults.fault_plan as plan
 from fullsend.simulator.server import GitHubSimulator
-from tests.faults.fault_harness import (
+from tests.support.fault_harness import (
     ActionResult,
     check_invariant,
     fast_http,
@@ -36,7 +36,9 @@ from tests.faults.fault_harness import (
     runner_env,
 )
 
-pytestmark = pytest.mark.slow  # the fault matrix is in .ci/run's slow tier (design.md "Tests"): ~6 min on 2 cores
+pytestmark = (
+    pytest.mark.slow
+)  # the fault matrix is in .ci/run's slow tier (docs/architecture.md "Tests"): ~6 min on 2 cores
 
 SAYS = {  # what the log must say when a phase's request failed for good (the project's wording)
     "start": "Steering disabled",

@@ -1,10 +1,10 @@
 """404s for things deleted while the run is in flight (issue 9), through the real action.
 
-* a follow-up run deleted between the listing and its jobs read (spec/watcher.md §5.3, J15:
+* a follow-up run deleted between the listing and its jobs read (docs/architecture.md "Provenance", J15:
   judged, never re-read, no steer);
-* the triggering comment deleted after its run was listed (§7.4: a named run whose comment is
+* the triggering comment deleted after its run was listed (a named run whose comment is
   missing stays unpaired; nothing reaches the agent under its authority, so nothing is receipted);
-* the start status comment deleted mid-run (receipt-preflight-tokens.md §7: editing it answers
+* the start status comment deleted mid-run (docs/architecture.md "Status comments": editing it answers
   404; the terminal status is warned about, the run and its receipt are unaffected).
 """
 
@@ -16,7 +16,7 @@ import pytest
 
 from fullsend.simulator.fixtures import add_comment_follow_up
 from fullsend.simulator.server import GitHubSimulator
-from tests.faults.fault_harness import check_invariant, fast_http, new_scenario, run_in_process, runner_env
+from tests.support.fault_harness import check_invariant, fast_http, new_scenario, run_in_process, runner_env
 
 COMMAND = "/fs-review please re-check the migration"
 LISTING = r"/actions/workflows/fullsend\.yml/runs$"

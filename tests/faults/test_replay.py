@@ -1,6 +1,6 @@
-"""The virtual-time replay behind the benchmarks (tests/doubles/sim_replay.py, sim_traces.py, sim_group.py).
+"""The virtual-time replay behind the benchmarks (tests/doubles/virtual_replay.py, burst_traces.py, concurrency_group.py).
 
-The seed's "one run at the cap" trace (seeds/001, as issue 7 words it) replayed through the real
+The seed's "one run at the cap" trace (as issue 7 words it) replayed through the real
 watcher: two comments fold into steer 1 at the 60 s poll, a push and a comment into steer 2 at
 120 s (the cap); the receipt lists exactly those four runs; the two later comments fall to the
 platform's one pending slot, whose run does not skip; nothing is lost.
@@ -18,9 +18,9 @@ from pathlib import Path
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import SteerAfterSettle
 from fullsend.simulator.fixtures import FIX_RUN_ID
-from tests.doubles.sim_group import POLICIES, replay, replay_steer_receipt
-from tests.doubles.sim_replay import VirtualAgent, VirtualClock
-from tests.doubles.sim_traces import ReplayParams, TraceEvent
+from tests.doubles.burst_traces import ReplayParams, TraceEvent
+from tests.doubles.concurrency_group import POLICIES, replay, replay_steer_receipt
+from tests.doubles.virtual_replay import VirtualAgent, VirtualClock
 
 SEED = [
     TraceEvent(40),
@@ -74,8 +74,8 @@ def test_the_policies_agree_when_nothing_is_absorbed() -> None:
 
 
 def test_with_queue_max_every_absorbed_pending_run_skips_and_every_other_one_runs() -> None:
-    """Issue 21 (docs/rules.md#queue-max): five comments while run A works.  With ``queue: max`` all
-    five stage jobs wait, in order.  Run A absorbs the first four (two steers at the cap of 2); each
+    """Issue 21 (docs/rules.md#receipt-lists-my-run, its "Queue" paragraph): five comments while
+    run A works.  With ``queue: max`` all five stage jobs wait, in order.  Run A absorbs the first four (two steers at the cap of 2); each
     of those four pending runs skips on its receipt when its turn comes, and the fifth, which no
     run absorbed, does the work.  Under the one pending slot the older waiting jobs are cancelled
     instead, and the newest one works."""

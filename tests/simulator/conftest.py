@@ -22,7 +22,7 @@ NOW = datetime(2026, 9, 3, 10, 30, 0, tzinfo=UTC)
 
 
 class Client:
-    """A ``requests`` session against one simulator, sending GitHub's headers (spec/watcher.md §4)."""
+    """A ``requests`` session against one simulator, sending GitHub's headers."""
 
     def __init__(self, sim: GitHubSimulator, token: str = APP_TOKEN) -> None:
         self.sim = sim

@@ -2,7 +2,7 @@
 
 The oracle is ``tests/data/openapi/github-rest-trimmed.json`` (``tools/openapi_trim.py`` over
 ``@octokit/openapi`` 23.0.2), checked with ``jsonschema`` and a FormatChecker that has
-``rfc3339-validator`` (spec/implementation-notes.md §6).  GraphQL uses a hand-written schema.
+``rfc3339-validator``.  GraphQL uses a hand-written schema.
 """
 
 from __future__ import annotations
@@ -258,7 +258,7 @@ def test_response_matches_openapi(
 def test_every_trimmed_endpoint_and_status_is_exercised() -> None:
     exercised = {(c[0], c[1]) for c in CASES}
     documented = {(k, s) for k, statuses in DOC["endpoints"].items() for s in statuses}
-    # /app answers 401 to installation tokens (spec/receipt-preflight-tokens.md §2.6); its 200 is never served.
+    # /app answers 401 to installation tokens; its 200 is never served.
     assert documented - exercised == {("GET /app", "200")}
     assert exercised <= documented
 

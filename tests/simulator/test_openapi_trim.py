@@ -1,4 +1,4 @@
-"""The OpenAPI 3.0 → JSON Schema converter (tools/openapi_trim.py, spec/implementation-notes.md §6)."""
+"""The OpenAPI 3.0 → JSON Schema converter (tools/openapi_trim.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Conditional requests: ETag on every GET 200, ``If-None-Match`` → 304 without a body, counted apart
-(design.md "GitHub access"; spec/ecosystem-notes.md §6; issue 9 "conditional polling")."""
+(docs/architecture.md "GitHub access"; issue 9 "conditional polling")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The FIX scenario (spec/watcher.md §16.0) and follow-up runs as the watcher will read them."""
+"""The FIX scenario and follow-up runs as the watcher will read them."""
 
 from __future__ import annotations
 
@@ -83,7 +83,7 @@ def test_FIX_ACCEPT_JOBS_follow_up_with_comment_binding(sim: GitHubSimulator, gh
     got = read_run(gh.get(f"{R}/actions/runs/{run['id']}").json())
     assert got.display_title == f"org/repo#7 comment:{comment['id']}"
     assert (got.event, got.actor, got.pull_requests, got.status) == ("issue_comment", "reviewer", (), "in_progress")
-    assert got.id > FIX_RUN_ID  # ids are monotonic (freshness tie-break, watcher §5.2 step 4)
+    assert got.id > FIX_RUN_ID  # ids are monotonic (the freshness tie-break)
     jobs = gh.get(f"{R}/actions/runs/{run['id']}/jobs").json()["jobs"]
     assert [(j["name"], j["status"], j["conclusion"]) for j in jobs] == [
         ("dispatch / Route", "completed", "success"),

@@ -1,4 +1,4 @@
-"""Run listing (spec/watcher.md §4), Link pagination, ``created`` filters, GHES prefix, comment paging."""
+"""Run listing, Link pagination, ``created`` filters, GHES prefix, comment paging."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from fullsend.simulator.server import GitHubSimulator
 SHIM = ".github/workflows/fullsend.yml"
 T0 = datetime(2026, 9, 3, 10, 0, 0, tzinfo=UTC)
 LIST = "/repos/org/repo/actions/workflows/fullsend.yml/runs"
-CREATED = "created=%3E%3D2026-09-03T10%3A00%3A00Z"  # the watcher's exact encoding (§4)
+CREATED = "created=%3E%3D2026-09-03T10%3A00%3A00Z"  # the watcher's exact encoding
 
 
 def _links(header: str | None) -> dict[str, str]:
@@ -68,7 +68,7 @@ def test_W4_single_page_has_no_link_and_default_per_page_is_30(sim: GitHubSimula
 @pytest.mark.parametrize(
     "created,expected",
     [
-        (">=2026-09-03T10:00:00Z", [3, 2, 1]),  # cutoff itself included (§4 created=>=)
+        (">=2026-09-03T10:00:00Z", [3, 2, 1]),  # cutoff itself included (created=>=)
         (">2026-09-03T10:00:00Z", [3, 2]),
         ("<2026-09-03T10:00:00Z", [0]),
         ("<=2026-09-03T10:00:00Z", [1, 0]),

@@ -1,5 +1,5 @@
-"""Time-scripting (``on_request``, ``at``), tokens → identities (receipt-preflight-tokens §2.6),
-comment POST/PATCH (§3.3, §2.5), reviews (§8.1), issue vs pull request and compare (watcher §2, §3)."""
+"""Time-scripting (``on_request``, ``at``), tokens → identities,
+comment POST/PATCH, reviews, issue vs pull request and compare."""
 
 from __future__ import annotations
 
@@ -126,7 +126,7 @@ def test_scripted_comment_times_are_kept_verbatim(sim: GitHubSimulator, gh: Any)
     sim.add_issue(7)
     c = sim.add_comment(
         7, "r", "github-actions[bot]", created_at="2026-09-25T10:00:00Z", updated_at="2026-09-25T10:05:00Z"
-    )  # an edited receipt (§2.5)
+    )  # an edited receipt
     got = gh.get(f"{R}/issues/7/comments").json()[0]
     assert (got["created_at"], got["updated_at"], got["user"]["type"]) == (
         "2026-09-25T10:00:00Z",

@@ -3,7 +3,7 @@
 Every runtime parser turns its CLI's stdout into these events; the live-run driver reacts to
 them.  ``iter_json_lines`` is the one stdout reader: it splits on ``b"\\n"`` only (never on
 U+2028/U+2029, which ``str.splitlines`` would), strips a trailing ``\\r``, skips lines longer
-than 1 MiB (``streamBufSize``) and skips lines that are not a JSON object.
+than 1 MiB (``STREAM_LINE_MAX_BYTES``) and skips lines that are not a JSON object.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 docs/architecture.md "Agent iterations" (carry-over across validation iterations), "Harness" (when a
 run is steerable), "Sandbox environment" (env exported to the agent) and "Settle" (deadline,
-MinRemaining).
+the time kept before it).
 """
 
 from __future__ import annotations

@@ -93,7 +93,7 @@ class Cycle:
         """One cycle.  Never raises for forge or delivery errors.
 
         A cancelled watcher makes no call and delivers nothing: the cycle reports RETRY and the
-        loop returns ``cancelled`` (as a cancelled context fails the Go watcher's calls).
+        loop returns ``cancelled``.
         """
         st, clock = self.state, self.ports.clock
         if st.carry.steers >= self.max_steers:
@@ -328,7 +328,7 @@ class Cycle:
         snapshot: datetime,
         sent_at: datetime,
     ) -> None:
-        """``markSteered``: record the delivery, judge its runs, spend a steer only if it carried any.
+        """Record the delivery, judge its runs, spend a steer only if it carried any.
 
         The timeline's steer row is dated ``sent_at``, when the message was handed to the runtime:
         the agent's acknowledgement can arrive before the runtime call returns."""

@@ -1,7 +1,7 @@
 """Forge reads for the watcher: Start, the baseline at Start and the snapshot behind each delta.
 
 * :func:`read_my_run` — Start (docs/architecture.md "Start"): my own run and its jobs (job token).
-* :func:`read_start_baseline` — the end of Start (``resolveItem``): a pull request or an issue, its
+* :func:`read_start_baseline` — the end of Start: a pull request or an issue, its
   head and label baseline (PR) or title/body/labels snapshot (issue).
 * :func:`read_snapshot` — the reads behind a delta and the head-move compare
   (docs/architecture.md "Delta").  Any read error aborts the delta:
@@ -70,7 +70,7 @@ def read_my_run(
 def read_start_baseline(
     forge: Forge, number: int, item_label: str, since: datetime, env_head_sha: str, notes: list[str] | None = None
 ) -> BaselineState:
-    """Resolve the work item and fix its baseline (``resolveItem``).
+    """Resolve the work item and fix its baseline.
 
     ``GET …/pulls/{n}`` succeeds → a pull request: head = ``env_head_sha`` if set, else the
     forge's; labels from ``GET …/issues/{n}``.  404 → an issue: title, body and labels from

@@ -68,10 +68,11 @@ class WatchPorts:
 class Carry:
     """State carried from one iteration's watcher to the next (docs/architecture.md "Agent iterations").
 
-    ``seen``: the judged set (``AlreadySeen``); ``observed``: issue_comment runs by id
-    (``AlreadyObserved``); ``baseline``: the delta baseline and content snapshot after the last
-    delivery (``DeltaBaseline``, plus head/labels/title/body); ``steers``: steers spent in the run
-    (``PriorSteers``, floored at 0 when a watcher takes it).  Watchers update it in place.
+    ``seen``: the judged set; ``observed``: issue_comment runs by id; ``baseline``: the delta
+    baseline and content snapshot after the last delivery (its ``since``, plus
+    head/labels/title/body); ``steers``: steers spent in the run (floored at 0 by
+    :func:`fullsend.core.watch.settle.prior_steers` when a watcher takes it).  Watchers update it
+    in place.
     """
 
     seen: set[int] = field(default_factory=set)
@@ -148,7 +149,7 @@ class WatchState:
 
     @property
     def steers(self) -> int:
-        """Steers spent across the run, including earlier iterations (``PriorSteers``)."""
+        """Steers spent across the run, including earlier iterations."""
         return self.carry.steers
 
     def judged(self, run_ids: Iterable[int]) -> None:

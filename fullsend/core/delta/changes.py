@@ -146,7 +146,7 @@ def build_delta(
     self_logins: AbstractSet[str],
     wording: Wording,
 ) -> Delta:
-    """Classify what the app read against the baseline (``buildDelta``).
+    """Classify what the app read against the baseline.
 
     ``auths``: ``binding.authorizations(batch)``; ``observed``: ``binding.observed_authorizations``
     over every recorded issue_comment run.  Context order: PR → head (first), comments, reviews,
@@ -177,7 +177,7 @@ def build_delta(
 
 
 def advance(state: BaselineState, delta: Delta, text: TextResult, snapshot: datetime) -> BaselineState:
-    """The baseline after a successful delivery (``markSteered``).
+    """The baseline after a successful delivery.
 
     ``since`` ← ``snapshot`` (the instant taken just before the delta was built); the delta's
     comments and reviews join the delivered ids, so the next delta, which opens at that

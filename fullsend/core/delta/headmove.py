@@ -1,4 +1,4 @@
-"""What a head move tells the agent (``headMoveContext``, docs/architecture.md "Head moves").
+"""What a head move tells the agent (``head_move_context``, docs/architecture.md "Head moves").
 
 The change between the head the agent was last told about and the new head is shown only when
 the comparison is complete: status ``ahead`` and fewer than :data:`COMPARE_FILE_CAP` files.

@@ -1,4 +1,4 @@
-"""Own-output exclusion (``ownOutput(login, isApp, body)``, docs/architecture.md "Own output").
+"""Own-output exclusion (``is_own_output``, docs/architecture.md "Own output").
 
 Applied to comments and reviews before anything else.  Two rules, never the shape of a login:
 
@@ -34,7 +34,7 @@ def is_own_output(login: str, is_app: bool, body: str, self_logins: AbstractSet[
     """The own-output rule id that drops this item, or ``None``.
 
     ``login``/``is_app`` are the forge author (``user.login``, ``user.type == "Bot"``);
-    ``self_logins`` the resolved SelfLogins.  Returns ``"self-login"``, ``"app-marker"`` or None.
+    ``self_logins`` the resolved self logins.  Returns ``"self-login"``, ``"app-marker"`` or None.
     An empty login matches nothing.
     """
     author = Identity(login or "", is_bot=bool(is_app))

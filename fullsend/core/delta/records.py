@@ -23,7 +23,7 @@ KIND_STATE = "state"
 class BaselineState:
     """State that defines the baseline.
 
-    ``since``: the delta window start (my run's ``created_at`` or ``DeltaBaseline``, then each
+    ``since``: the delta window start (my run's ``created_at`` or the carried baseline's, then each
     delivered snapshot instant).  ``last_head``: the head SHA the agent was last told about (PR;
     "" for an issue).  ``labels`` (sorted), ``title``, ``body``: the content snapshot.
     ``delivered_comment_ids`` / ``delivered_review_ids``: what already reached the agent (and my
@@ -88,7 +88,7 @@ class Delta:
 
     ``context`` order: PR → head, comments, reviews, labels; issue → comments, title, body,
     labels (state items last).  ``unbound``: authorized run ids bound to no comment, ascending.
-    ``issue``: the issue record read for this delta (for :func:`fullsend.core.delta.advance`).
+    ``issue``: the issue record read for this delta (for :func:`fullsend.core.delta.changes.advance`).
     """
 
     amendments: tuple[DeltaItem, ...] = ()

@@ -27,7 +27,7 @@ from fullsend.core.model import Comment, WorkflowRun
 from fullsend.core.scalars import decimal_id
 from fullsend.core.text.wire import AMENDMENT_EVENTS  # the single source
 
-#: Interval pairing window (``maxDispatchLag``; inclusive).
+#: Interval pairing window (inclusive).
 MAX_DISPATCH_LAG = timedelta(minutes=10)
 
 
@@ -112,7 +112,7 @@ def opens_with_stage_command(body: str) -> bool:
 
 
 def command_instruction(body: str, kind: str = "comment") -> str:
-    """The instruction a command comment carries (`commandInstruction`).
+    """The instruction a command comment carries.
 
     ``"/fs-fix: do X"`` → ``"do X"``; ``"/fs-fix"`` → ``""``; a body that does not open with a
     stage command → ``""`` (the comment then renders as a plain amendment body).  The first field
@@ -155,7 +155,7 @@ def _as_authorization(run: WorkflowRun) -> Authorization | None:
 
 
 def authorizations(batch: Sequence[WorkflowRun]) -> list[Authorization]:
-    """Amendment authority conferred by an accepted batch (`authorizedActors`).
+    """Amendment authority conferred by an accepted batch.
 
     Only ``issue_comment`` runs with ``run_attempt == 1`` exactly (0/unknown and re-runs confer
     nothing) and a non-empty ``actor`` count; ``triggering_actor`` is never read.  Batch order kept.
@@ -204,12 +204,12 @@ def binding_time(comment: Comment) -> datetime | None:
 
 
 def _sort_time(at: datetime | None) -> tuple[int, datetime | None]:
-    # Unknown instants sort first, like Go's zero time.
+    # Unknown instants sort first.
     return (0, None) if at is None else (1, at)
 
 
 def _login_runs(login: str, auths: Sequence[Authorization], observed: Sequence[Authorization]) -> list[Authorization]:
-    """`runs(L)`: L's authorizations and observed runs, once each, by (Until, RunID)."""
+    """`runs(L)`: L's authorizations and observed runs, once each, by (``until``, ``run_id``)."""
     runs: dict[int, Authorization] = {}
     for rec in [*observed, *auths]:  # an authorization wins over its observed copy
         if rec.login == login:
@@ -234,7 +234,7 @@ def _login_candidates(login: str, eligible: Sequence[Comment]) -> list[_Candidat
 
 
 def _pair_runs(runs: list[Authorization], cands: list[_Candidate]) -> list[tuple[Comment, Authorization]]:
-    """`pairRuns`: the named tier, then the interval tier."""
+    """Pair runs with comments: the named tier, then the interval tier."""
     by_id = {c.id: c for _, c in cands}
     pairs: list[tuple[Comment, Authorization]] = []
     claimed: set[int] = set()
@@ -267,7 +267,7 @@ def _binds(comment: Comment, run: Authorization, authorized: set[int]) -> bool:
 def bind_triggers(
     eligible: Sequence[Comment], auths: Sequence[Authorization], observed: Sequence[Authorization]
 ) -> Binding:
-    """Bind the batch's authorizations to eligible comments (`bindTriggers`).
+    """Bind the batch's authorizations to eligible comments.
 
     ``eligible``: comments created after the baseline and not own output.  ``auths``: from
     :func:`authorizations` over the accepted batch.  ``observed``: from

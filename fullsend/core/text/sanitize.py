@@ -188,7 +188,7 @@ def scan(s: str) -> tuple[str, int]:
 
 
 def sanitize_agent_text(s: str) -> tuple[str, int]:
-    """Sanitize text bound for the agent (``SanitizeAgentText``).
+    """Sanitize text bound for the agent.
 
     Returns ``(text, findings)``: ``findings`` counts removed characters and escape sequences;
     when it is 0 the input is returned unchanged (compatibility characters survive), otherwise the

@@ -1,4 +1,4 @@
-"""The text handed to the runtime (``buildText(batchRuns, delta)``, docs/architecture.md "Steer text").
+"""The text handed to the runtime (``build_text(batch, delta)``, docs/architecture.md "Steer text").
 
 Layout (``\\n`` = newline; bracketed parts are our prose, one line each):
 
@@ -143,7 +143,7 @@ def _defanged(rendered: str) -> tuple[str, int]:
 
 
 def build_text(batch: Sequence[WorkflowRun], delta: Delta, wording: Wording) -> TextResult:
-    """Render the delta for the runtime (``buildText``).
+    """Render the delta for the runtime.
 
     ``batch``: the accepted runs, oldest first (all named in the trigger line).  Returns the body
     (without the envelope opening line), sanitizer findings, the excluded run ids (unbound ∪

@@ -142,7 +142,8 @@ def _is_alnum(ch: str) -> bool:
 
 
 def _shell_name(s: str) -> tuple[str, int]:
-    """Go ``getShellName``: the name after a ``$`` and how many characters it takes."""
+    """The name after a ``$`` and how many characters it takes, as Go's ``os.Expand`` reads it
+    (its ``getShellName``)."""
     if s[0] == "{":
         if len(s) > 2 and s[1] in _SHELL_SPECIAL and s[2] == "}":
             return s[1], 3

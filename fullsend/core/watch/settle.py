@@ -28,10 +28,10 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from enum import Enum
 
-MAX_RETRY_POLLS = 4  # maxRetryPolls: consecutive verdict-less polls after the agent finished
+MAX_RETRY_POLLS = 4  # consecutive verdict-less polls after the agent finished
 DEFAULT_MAX_STEERS = 2
 DEFAULT_POLL_INTERVAL_S = 30.0
-DEFAULT_MIN_REMAINING = timedelta(minutes=5)  # DefaultMinRemaining
+DEFAULT_MIN_REMAINING = timedelta(minutes=5)
 CODEX_INTERRUPT_COST = timedelta(seconds=12)  # configurable constant (older version: 50 s)
 TOKEN_LIFE = timedelta(minutes=60)  # token life
 TOKEN_MARGIN = timedelta(minutes=10)  # margin: the watch ends this long before the token does
@@ -108,8 +108,8 @@ class SettleState:
 
     ``awaiting``: a turn end's poll could not conclude, so ticks now count toward
     :data:`MAX_RETRY_POLLS`; ``retries``: verdict-less polls since that turn end (the turn-end
-    poll counts as the first); ``last_steer_at``: the delivery instant of the last steer
-    (``steeredAt``), against which stale turn ends are judged.
+    poll counts as the first); ``last_steer_at``: the delivery instant of the last steer,
+    against which stale turn ends are judged.
     """
 
     awaiting: bool = False
@@ -119,28 +119,28 @@ class SettleState:
 
 # ---- configuration defaults (docs/architecture.md "Watcher") ------------------------------------
 def effective_max_steers(max_steers: int) -> int:
-    """``MaxSteers``: ≤ 0 → 2."""
+    """The steer cap in force: ``max_steers``, or 2 when ≤ 0."""
     return max_steers if max_steers > 0 else DEFAULT_MAX_STEERS
 
 
 def effective_poll_interval_s(poll_interval_s: float) -> float:
-    """``PollInterval`` in seconds: ≤ 0 → 30 s."""
+    """The poll interval in force, in seconds: ``poll_interval_s``, or 30 when ≤ 0."""
     return poll_interval_s if poll_interval_s > 0 else DEFAULT_POLL_INTERVAL_S
 
 
 def effective_min_remaining(min_remaining: timedelta) -> timedelta:
-    """``MinRemaining``: ≤ 0 → 5 min."""
+    """The time to keep before the deadline: ``min_remaining``, or 5 min when ≤ 0."""
     return min_remaining if min_remaining > timedelta(0) else DEFAULT_MIN_REMAINING
 
 
 def prior_steers(steers: int) -> int:
-    """``PriorSteers`` floored at 0."""
+    """Steers spent by earlier iterations, floored at 0."""
     return max(0, steers)
 
 
-# ---- time: lowOnTime, the deadline ----------------------------------------------------------
+# ---- time: low on time, the deadline -------------------------------------------------------
 def low_on_time(deadline: datetime | None, now: datetime, min_remaining: timedelta) -> bool:
-    """lowOnTime: a deadline is set and less than ``min_remaining`` is left before it."""
+    """Low on time: a deadline is set and less than ``min_remaining`` is left before it."""
     return deadline is not None and (deadline - now) < min_remaining
 
 
@@ -172,8 +172,9 @@ def watch_deadline(
 def min_remaining_for(
     runtime: str, interrupt_cost: timedelta = CODEX_INTERRUPT_COST, interrupts: bool = True
 ) -> timedelta:
-    """MinRemaining: 5 min; the ``codex`` runtime adds its interrupt cost (12 s by default) when its
-    transport steers by interrupting (exec), not on the live app-server (``interrupts=False``)."""
+    """The time to keep before the deadline: 5 min; the ``codex`` runtime adds its interrupt cost
+    (12 s by default) when its transport steers by interrupting (exec), not on the live app-server
+    (``interrupts=False``)."""
     return DEFAULT_MIN_REMAINING + (interrupt_cost if runtime == "codex" and interrupts else timedelta(0))
 
 

@@ -79,7 +79,7 @@ def _pick_by_hints(candidates: Sequence[Job], hints: Sequence[str]) -> Job | Non
 
 
 def resolve_stage_job(jobs: Sequence[Job], hints: Sequence[str]) -> str:
-    """The exact name of my stage job (`resolveStageJob`).
+    """The exact name of my stage job.
 
     Candidates are my run's ``in_progress`` jobs that are not route-like; one candidate wins
     outright; with several, ``hints`` (runner: ``[$GITHUB_JOB, harness slug]``) decide in order.
@@ -165,7 +165,7 @@ def my_run_facts(
 ) -> tuple[MyRun, list[str]]:
     """All of Start's pure rules on my own run and jobs, in a fixed order.
 
-    Returns the :class:`~fullsend.core.provenance.MyRun` the provenance checks use, and log notes.
+    Returns the :class:`~fullsend.core.provenance.verdicts.MyRun` the provenance checks use, and log notes.
 
     Raises:
         StartRefused: from :func:`check_own_run`, :func:`resolve_route_job` or

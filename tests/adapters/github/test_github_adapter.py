@@ -1,5 +1,5 @@
-"""The GitHub adapter against the simulator over real HTTP: identity resolution (receipt spec §2.6),
-retries through the injected clock (watcher §2, §14), error classification, writes never retried."""
+"""The GitHub adapter against the simulator over real HTTP: identity resolution,
+retries through the injected clock, error classification, writes never retried."""
 
 from __future__ import annotations
 
@@ -82,7 +82,7 @@ def test_an_app_token_without_the_installation_prefix_falls_back_user_app_graphq
     sim.add_token("v1.app-token-without-prefix", "some-app[bot]", "Bot")
     forge = _forge(sim, role="v1.app-token-without-prefix")
     sim.reset_requests()
-    # /user answered 403 "not accessible by integration": an App, spelled as REST spells it (§2.4).
+    # /user answered 403 "not accessible by integration": an App, spelled as REST spells it.
     assert forge.viewer_login("role") == "some-app[bot]"
     assert [r.path for r in sim.requests] == ["/user", "/app", "/graphql"]
 

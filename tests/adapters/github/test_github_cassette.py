@@ -1,4 +1,4 @@
-"""vcrpy over the GitHub adapter (design.md, test tier 2): a recorded interaction replays with no
+"""vcrpy over the GitHub adapter (the recorded-cassette tier of docs/architecture.md "Tests"): a recorded interaction replays with no
 server at all, and the cassette never holds a credential (the Authorization header is filtered)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The mint client against a real loopback HTTP server, with a fake clock
-(spec/receipt-preflight-tokens.md §4.2; vector 142; BC-16 mint response)."""
+(docs/architecture.md "Tokens"; the mint's answer as GitHub gives it)."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def mint(
     return mint_role_token(server.url, JWT, "coder", ["repo"], level, session=session, clock=clock, log=log)
 
 
-# --- OIDC (§4.2 step 1) ------------------------------------------------------------------------
+# --- OIDC --------------------------------------------------------------------------------------
 
 
 def test_oidc_request_wire_shape(server: ScriptedServer, session: requests.Session, clock: FakeClock) -> None:
@@ -112,7 +112,7 @@ def test_oidc_needs_url_and_bearer(session: requests.Session, clock: FakeClock) 
         request_oidc_token("", OIDC_BEARER, session=session, clock=clock)
 
 
-# --- mint exchange (§4.2 steps 2-4) -----------------------------------------------------------
+# --- mint exchange ----------------------------------------------------------------------------
 
 
 def test_mint_wire_shape(server: ScriptedServer, session: requests.Session, clock: FakeClock) -> None:

@@ -1,4 +1,4 @@
-"""Issue 16: acks by identity for every delivery shape (runtime-transport §3.3; pi 1.x rpc).
+"""Issue 16: acks by identity for every delivery shape (docs/architecture.md "Acknowledgement"; pi 1.x rpc).
 
 A replay carrying several queued messages acks each message it carries exactly once; an ack
 that matches nothing outstanding is ignored; a steer with conflicting responses is not
@@ -25,8 +25,8 @@ from fullsend.core.agent_end import AgentEnd
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import NoSteerSession
 from fullsend.ports import AgentParams
-from tests.adapters.runtimes.transport_helpers import FixedClock, RunThread, read_log, wait_for
 from tests.doubles.pending import lines_awaiting_echo
+from tests.support.transport_run import FixedClock, RunThread, read_log, wait_for
 
 NOW = datetime(2026, 11, 20, 12, 0, 0, tzinfo=UTC)
 A, B = SteerMessage(501, "first update"), SteerMessage(502, "second update")

@@ -40,7 +40,7 @@ from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import ConfigError, NoSteerSession
 from fullsend.ports import AgentParams
 from fullsend.wording import render_steer
-from tests.adapters.runtimes.transport_helpers import RunThread, read_log, wait_for
+from tests.support.transport_run import RunThread, read_log, wait_for
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 PROMPT = "Implement issue 12"

@@ -24,7 +24,7 @@ from fullsend.adapters.runtimes.pi.stream import PiStreamParser
 from fullsend.core.final_word import ToolDenial
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.ports import AgentParams
-from tests.adapters.runtimes.transport_helpers import RunThread
+from tests.support.transport_run import RunThread
 
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
 

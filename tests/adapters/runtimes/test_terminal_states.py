@@ -26,7 +26,7 @@ from fullsend.adapters.runtimes.events import ResultEvent
 from fullsend.adapters.runtimes.pi.stream import PI_STOP_REASONS, PiStreamParser
 from fullsend.adapters.runtimes.verdict import process_verdict
 from fullsend.core.agent_end import AgentEnd, EndVerdict
-from tests.adapters.runtimes.transport_helpers import FixedClock
+from tests.support.transport_run import FixedClock
 
 NOW = datetime(2026, 11, 20, 12, 0, 0, tzinfo=UTC)
 S, E, L, INT, P = (

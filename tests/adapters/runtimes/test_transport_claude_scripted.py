@@ -1,4 +1,4 @@
-"""ClaudeRuntime on the local sandbox against the scripted stream-json agent (runtime-transport §3-§4.1)."""
+"""ClaudeRuntime on the local sandbox against the scripted stream-json agent."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import DuplicateSteer, NoSteerSession, SteerAfterSettle
 from fullsend.ports import AgentParams
 from fullsend.wording import render_steer
-from tests.adapters.runtimes.transport_helpers import RunThread, read_log, wait_for
+from tests.support.transport_run import RunThread, read_log, wait_for
 
 PROMPT = "Fix issue 42 please"
 
@@ -87,7 +87,7 @@ def test_boundary_echo_steer_consumed_after_step_is_acked(scripted_cli: str, tmp
     assert len(read_log(log)) == 2
 
 
-def test_agent_written_mailbox_line_is_ignored_v43_bc22(scripted_cli: str, tmp_path: Path, log: Path) -> None:
+def test_agent_written_mailbox_line_is_ignored_v43(scripted_cli: str, tmp_path: Path, log: Path) -> None:
     sandbox = LocalSandbox("sb-test", tmp_path)
     runtime = ClaudeRuntime(sandbox_factory=lambda _name: sandbox)
     mailbox = sandbox.root / "claude-config" / MAILBOX_NAME

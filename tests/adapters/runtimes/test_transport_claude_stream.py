@@ -1,4 +1,4 @@
-"""Claude stream-json parsing and steered-run metrics (runtime-transport §4.1; vectors 36-40)."""
+"""Claude stream-json parsing and steered-run metrics (docs/architecture.md "Claude Code")."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from fullsend.adapters.runtimes.events import (
     iter_json_lines,
 )
 from fullsend.core.agent_end import AgentEnd
-from tests.adapters.runtimes.transport_helpers import FixedClock
+from tests.support.transport_run import FixedClock
 
 NOW = datetime(2026, 9, 24, 13, 0, 5, tzinfo=UTC)
 

@@ -1,4 +1,4 @@
-"""Codex queue, interrupt, parser and budget (runtime-transport §4.3; vectors 66-89, 93-95, 97-99, 101)."""
+"""Codex queue, interrupt, parser and budget (docs/architecture.md "Codex")."""
 
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ from fullsend.adapters.runtimes.codex.stream import CodexSteerAggregator, CodexS
 from fullsend.adapters.runtimes.events import ResultEvent, iter_json_lines
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import NoSteerSession, SandboxError, SteerAfterSettle, SteerSessionLost
-from tests.adapters.runtimes.transport_helpers import FixedClock
 from tests.doubles.pending import steers_queued
+from tests.support.transport_run import FixedClock
 
 NOW = datetime(2026, 9, 16, 12, 0, 0, tzinfo=UTC)
 THREAD = "01a066e2-a54e-7222-84ae-53549f3d2316"

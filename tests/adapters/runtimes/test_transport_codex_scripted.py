@@ -1,4 +1,5 @@
-"""CodexExecRuntime on the local sandbox against the scripted codex (§4.3; vectors 87, 90, 91, 96, 100; BC-21, BC-22)."""
+"""CodexExecRuntime on the local sandbox against the scripted codex (docs/architecture.md "Codex";
+a sandbox lost after an interrupt, and no process of the stopped sandbox left alive)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import NoSteerSession, SteerSessionLost
 from fullsend.ports import AgentParams
 from fullsend.wording import render_steer
-from tests.adapters.runtimes.transport_helpers import RunThread, read_log, wait_for
 from tests.doubles.error_sandbox import ErrorSandbox
+from tests.support.transport_run import RunThread, read_log, wait_for
 
 PROMPT = "Implement issue 12"
 POLICY = SettlePolicy(window_s=0.3, confirm_s=1.0, poll_s=0.02, read_bound_s=1.0)
@@ -36,7 +37,7 @@ def _settle_after(run: RunThread, runtime: CodexExecRuntime, turns: int) -> None
     run.on_turn = lambda at: runtime.settle("sb-codex") if len(run.turn_ends) >= turns else None
 
 
-def test_v90_steer_interrupts_then_resume_delivers_bc22(scripted_cli: str, tmp_path: Path) -> None:
+def test_v90_steer_interrupts_then_resume_delivers(scripted_cli: str, tmp_path: Path) -> None:
     log, pids = tmp_path / "log.ndjson", tmp_path / "pids"
     runtime = CodexExecRuntime(sandbox_root_parent=tmp_path, settle_policy=POLICY)
     env = {
@@ -56,7 +57,7 @@ def test_v90_steer_interrupts_then_resume_delivers_bc22(scripted_cli: str, tmp_p
     assert STOPPED_FOR_STEER_NOTE in run.output and not any("ERROR" in line for line in run.output)
     assert read_log(log) == [PROMPT, render_steer(SteerMessage(77, "head moved"))]
     alive_checks = (tmp_path / "pids.alive").read_text().splitlines()
-    assert alive_checks == ["", ""]  # the resume found no pid of the stopped sandbox alive (BC-22)
+    assert alive_checks == ["", ""]  # the resume found no pid of the stopped sandbox alive
     assert len(pids.read_text().split()) == 4  # two processes, each with a child
 
 
@@ -161,7 +162,7 @@ def threading_wait(seconds: float) -> None:
     threading.Event().wait(seconds)
 
 
-def test_v100_bc21_sandbox_lands_in_error_after_the_start(scripted_cli: str, tmp_path: Path) -> None:
+def test_v100_sandbox_lands_in_error_after_the_start(scripted_cli: str, tmp_path: Path) -> None:
     sandbox = ErrorSandbox("sb-codex", tmp_path)
     sandbox.force_error_after_start(delay_s=0.07)
     runtime = CodexExecRuntime(sandbox_factory=lambda _n: sandbox, settle_policy=POLICY)

@@ -1,4 +1,4 @@
-"""In-sandbox launch scripts as data (runtime-transport §3.2, §4.1, §4.2, §4.3.1; vectors 20-23, 47-51, 78)."""
+"""In-sandbox launch scripts as data (docs/architecture.md "Runtimes")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The real envelope as each runtime hands it to the agent (runtime-transport §5; §12 vectors
-3-6, 11-14 and the "follow-up run 99" part of 35).
+"""The real envelope as each runtime hands it to the agent (docs/architecture.md
+"Envelope"), including a follow-up run 99).
 
 The runtimes are built the way the app wires them (``render=lambda m: render_envelope(m,
 wording)``), and each test reads the envelope back from what the runtime actually sends: the
@@ -27,7 +27,7 @@ from fullsend.core.text.envelope import render_envelope
 from fullsend.core.text.wire import OPENING_LINE
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.wording import default_wording
-from tests.adapters.runtimes.transport_helpers import FixedClock
+from tests.support.transport_run import FixedClock
 
 NOW = datetime(2026, 9, 16, 12, 0, 0, tzinfo=UTC)
 WORDING = default_wording()

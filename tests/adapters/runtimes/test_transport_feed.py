@@ -1,4 +1,4 @@
-"""The shared live feed (runtime-transport §3.1-§3.3) against a recording fake exec; §12 vectors."""
+"""The shared live feed against a recording fake exec (docs/architecture.md "Live feed")."""
 
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ from fullsend.adapters.runtimes.registry import SessionRegistry
 from fullsend.core.text.wire import OPENING_LINE
 from fullsend.core.watch.steer import SteerMessage, SteerResult
 from fullsend.errors import DuplicateSteer, NoSteerSession, SandboxError, SteerAfterSettle
-from tests.adapters.runtimes.transport_helpers import FixedClock
 from tests.doubles.pending import lines_awaiting_echo
+from tests.support.transport_run import FixedClock
 
 T0 = datetime(2026, 9, 16, 12, 0, 0, tzinfo=UTC)
 CLAUDE_MAILBOX = "/sandbox/claude-config/steer-inbox.ndjson"

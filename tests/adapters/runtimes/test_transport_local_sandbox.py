@@ -1,4 +1,4 @@
-"""The local sandbox (runtime-transport §3.5): group lifecycle, verified stop, the Error double (BC-21, BC-22)."""
+"""The local sandbox: group lifecycle, verified stop, the Error double."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def test_forced_error_refuses_stop_start_exec(tmp_path: Path) -> None:
         sb.delete()
 
 
-def test_error_after_start_hook_bc21(tmp_path: Path) -> None:
+def test_error_after_start_hook_leaves_the_sandbox_in_error(tmp_path: Path) -> None:
     sb = ErrorSandbox("sb", tmp_path)
     try:
         sb.force_error_after_start(delay_s=0.05)
@@ -110,7 +110,7 @@ def test_exec_timeout_kills_only_the_command(tmp_path: Path) -> None:
     ],
     ids=["both-knobs", "knob-alone", "test-mode-alone"],
 )
-def test_the_shipped_factory_reads_no_error_knob_bc21(
+def test_the_shipped_factory_reads_no_error_knob(
     tmp_path: Path, environ: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The Error double lives in tests/doubles: no variable of a workflow can arm the product's sandboxes."""

@@ -1,4 +1,4 @@
-"""The openshell sandbox: argv as data, and a fake ``openshell`` CLI (runtime-transport §4.3.3, §11; vectors 92, 94)."""
+"""The openshell sandbox: argv as data, and a fake ``openshell`` CLI (docs/architecture.md "Sandboxes")."""
 
 from __future__ import annotations
 

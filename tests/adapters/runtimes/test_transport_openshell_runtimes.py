@@ -1,5 +1,5 @@
 """The runtimes on the ``openshell`` sandbox: the pinned launch scripts of ``runtimes.commands``,
-run through a fake ``openshell`` CLI (runtime-transport §2, §3.2, §4.1-§4.3.3; vectors 20, 49, 78, 90).
+run through a fake ``openshell`` CLI (docs/architecture.md "Sandboxes" and "Runtimes").
 
 The fake maps the in-sandbox root ``/sandbox`` to a directory of the test and runs each
 ``sandbox exec`` as ``sh -c`` there; ``sandbox stop`` kills every process group an exec started
@@ -28,7 +28,7 @@ from fullsend.adapters.sandbox.openshell import OpenShellSandbox, workspace_env_
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.ports import AgentParams
 from fullsend.wording import render_steer
-from tests.adapters.runtimes.transport_helpers import RunThread, read_log, wait_for
+from tests.support.transport_run import RunThread, read_log, wait_for
 
 PROMPT = "Implement issue 12"
 POLICY = SettlePolicy(window_s=0.3, confirm_s=1.0, poll_s=0.02, read_bound_s=2.0)

@@ -1,4 +1,4 @@
-"""pi rpc (runtime-transport §4.2): input lines, parser, feed keys, decline gate, scripted runs.
+"""pi rpc: input lines, parser, feed keys, decline gate, scripted runs.
 
 Vectors 46 (pi), 52-63, 64 (steered order), 65.
 """
@@ -19,8 +19,8 @@ from fullsend.adapters.runtimes.pi.stream import PiStreamParser, pi_input_line
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import NoSteerSession, SandboxError, SteerAfterSettle, SteerUnsupported
 from fullsend.ports import AgentParams
-from tests.adapters.runtimes.transport_helpers import FixedClock, RunThread, read_log, wait_for
 from tests.doubles.pending import lines_awaiting_echo
+from tests.support.transport_run import FixedClock, RunThread, read_log, wait_for
 
 NOW = datetime(2026, 9, 16, 12, 0, 0, tzinfo=UTC)
 PROMPT = "Triage issue 9"

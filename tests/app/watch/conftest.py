@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.watch.watch_support import Rig, SimClock, make_rig
+from tests.app.watch.watch_rig import Rig, SimClock, make_rig
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from fullsend.core.model import Repo
 from fullsend.core.receipt.marker import receipt_body
 from fullsend.core.watch.settle import Outcome
 from fullsend.simulator.fixtures import JOB_LOGIN, JOB_TOKEN, ROLE_TOKEN, ROUTE_JOB, STAGE_JOB, add_comment_follow_up
-from tests.app.watch.watch_support import Rig
+from tests.app.watch.watch_rig import Rig
 
 
 def _latest_listing(rig: Rig, run_id: int, query: str = "", jobs: str = "jobs") -> list[str]:

@@ -1,8 +1,9 @@
-"""shared/cases/bug-cases.md, the parts about the watch loop: BC-01, BC-03, BC-06, BC-10, BC-11, BC-24.
+"""Past bugs of the watch loop: authority of superseded, fork and edited-comment runs, no
+permission API, the runner's own status comments, and one warning per failure kind.
 
 The fixtures are translated onto FIX (org/repo, PR #7, my run created 10:00:00Z): ids, events,
 jobs, titles and the relative times of each case are kept; ``Delivered`` is what the runner may
-receipt once the runtime acknowledges it (spec/watcher.md §11.3).
+receipt once the runtime acknowledges it.
 """
 
 from __future__ import annotations
@@ -10,14 +11,14 @@ from __future__ import annotations
 from fullsend.core.watch.settle import Outcome
 from fullsend.core.watch.steer import DeliveredSteer
 from fullsend.simulator.fixtures import FIX_RUN_ID, add_follow_up_run
-from tests.app.watch.watch_support import LISTING, Rig, finish, run_watch
+from tests.app.watch.watch_rig import LISTING, Rig, finish, run_watch
 
 B40 = "b" * 40
-COMMENT_BC01 = "/fs-review please also look at the migration"
+COMMENT_SUPERSEDED = "/fs-review please also look at the migration"
 
 
-def _bc01(rig: Rig, route_1001: str = "success") -> None:
-    rig.sim.add_comment(7, COMMENT_BC01, "user-A", created_at="2026-09-03T10:00:58Z", id=9001)
+def _superseded_runs(rig: Rig, route_1001: str = "success") -> None:
+    rig.sim.add_comment(7, COMMENT_SUPERSEDED, "user-A", created_at="2026-09-03T10:00:58Z", id=9001)
     add_follow_up_run(
         rig.sim,
         run_id=1001,
@@ -40,8 +41,8 @@ def _bc01(rig: Rig, route_1001: str = "success") -> None:
     rig.sim.move_head(7, B40)
 
 
-def test_BC01_a_cancelled_superseded_run_keeps_its_authority_and_both_fold_into_one_steer(rig: Rig) -> None:
-    _bc01(rig)
+def test_a_cancelled_superseded_run_keeps_its_authority_and_both_fold_into_one_steer(rig: Rig) -> None:
+    _superseded_runs(rig)
     w = rig.watcher()
     assert w.poll_and_steer() is Outcome.STEERED
     [msg] = rig.steerer.messages
@@ -50,8 +51,8 @@ def test_BC01_a_cancelled_superseded_run_keeps_its_authority_and_both_fold_into_
     assert msg.head_sha == B40 and w.result().steers == 1
 
 
-def test_BC01_negative_a_failed_route_leaves_the_comment_as_context(rig: Rig) -> None:
-    _bc01(rig, route_1001="failure")
+def test_a_failed_route_leaves_the_comment_as_context(rig: Rig) -> None:
+    _superseded_runs(rig, route_1001="failure")
     w = rig.watcher()
     assert w.poll_and_steer() is Outcome.STEERED
     [msg] = rig.steerer.messages
@@ -61,7 +62,7 @@ def test_BC01_negative_a_failed_route_leaves_the_comment_as_context(rig: Rig) ->
     assert 1001 in w.result().seen_run_ids and rig.lines("[route-not-success]")
 
 
-def test_BC03_a_fork_pr_run_binds_by_its_title_and_an_odd_title_binds_nothing(rig: Rig) -> None:
+def test_a_fork_pr_run_binds_by_its_title_and_an_odd_title_binds_nothing(rig: Rig) -> None:
     fork = {"full_name": "fork-owner/widget"}
     add_follow_up_run(
         rig.sim,
@@ -90,7 +91,7 @@ def test_BC03_a_fork_pr_run_binds_by_its_title_and_an_odd_title_binds_nothing(ri
     assert 1102 not in w.result().seen_run_ids  # a phase-A rejection is never judged
 
 
-def _bc06(rig: Rig, updated_at: str) -> None:
+def _edited_comment(rig: Rig, updated_at: str) -> None:
     rig.sim.add_comment(
         7,
         "/fs-fix also delete the CI config",
@@ -104,8 +105,8 @@ def _bc06(rig: Rig, updated_at: str) -> None:
     )
 
 
-def test_BC06_a_comment_edited_after_its_run_is_context_and_the_run_is_not_consumed(rig: Rig) -> None:
-    _bc06(rig, updated_at="2026-09-03T10:08:02Z")
+def test_a_comment_edited_after_its_run_is_context_and_the_run_is_not_consumed(rig: Rig) -> None:
+    _edited_comment(rig, updated_at="2026-09-03T10:08:02Z")
     w = rig.watcher()
     assert w.poll_and_steer() is Outcome.STEERED
     [msg] = rig.steerer.messages
@@ -114,15 +115,15 @@ def test_BC06_a_comment_edited_after_its_run_is_context_and_the_run_is_not_consu
     assert "Instruction from @" not in msg.text and "also delete the CI config" in msg.text
 
 
-def test_BC06_unedited_the_comment_is_an_amendment_and_consumed(rig: Rig) -> None:
-    _bc06(rig, updated_at="2026-09-03T10:06:16Z")
+def test_unedited_the_comment_is_an_amendment_and_consumed(rig: Rig) -> None:
+    _edited_comment(rig, updated_at="2026-09-03T10:06:16Z")
     w = rig.watcher()
     assert w.poll_and_steer() is Outcome.STEERED
     assert list(w.result().delivered) == [DeliveredSteer(1301, (1301,))]
     assert "Instruction from @user-A: also delete the CI config" in rig.steerer.messages[0].text
 
 
-def test_BC10_only_the_route_job_authorizes_and_no_permission_api_is_called(rig: Rig) -> None:
+def test_only_the_route_job_authorizes_and_no_permission_api_is_called(rig: Rig) -> None:
     rig.sim.add_comment(
         7,
         "/fs-review look at a",
@@ -156,7 +157,7 @@ def test_BC10_only_the_route_job_authorizes_and_no_permission_api_is_called(rig:
     assert rig.sim.request_count(path_regex=r"/collaborators/") == 0
 
 
-def _bc11_status_run(rig: Rig) -> None:
+def _status_comment_run(rig: Rig) -> None:
     add_follow_up_run(
         rig.sim,
         run_id=1601,
@@ -178,8 +179,8 @@ def _bc11_status_run(rig: Rig) -> None:
     )
 
 
-def test_BC11_a_status_comment_run_is_rejected_for_good_and_never_holds_the_session(rig: Rig) -> None:
-    _bc11_status_run(rig)
+def test_a_status_comment_run_is_rejected_for_good_and_never_holds_the_session(rig: Rig) -> None:
+    _status_comment_run(rig)
     w = rig.watcher(poll_interval_s=3600)
     finish(run_watch(w, turn_ends=1))
     assert w.result().settle_reason == "turn-end-nothing-new"  # not pending: the first poll is a verdict
@@ -187,8 +188,8 @@ def test_BC11_a_status_comment_run_is_rejected_for_good_and_never_holds_the_sess
     assert rig.lines("[route-missing]") and rig.steerer.messages == []
 
 
-def test_BC11_the_status_comment_is_own_output_and_never_reaches_the_delta(rig: Rig) -> None:
-    _bc11_status_run(rig)
+def test_the_status_comment_is_own_output_and_never_reaches_the_delta(rig: Rig) -> None:
+    _status_comment_run(rig)
     rig.accept(1602, created_at="2026-09-03T10:02:30Z")
     rig.sim.move_head(7, B40)
     w = rig.watcher()
@@ -197,7 +198,7 @@ def test_BC11_the_status_comment_is_own_output_and_never_reaches_the_delta(rig: 
     assert list(w.result().delivered) == [DeliveredSteer(1602, (1602,))]
 
 
-def test_BC24_a_403_listing_counts_as_an_empty_poll(rig: Rig) -> None:
+def test_a_403_listing_counts_as_an_empty_poll(rig: Rig) -> None:
     rig.sim.fail("GET", LISTING, 403, times=None, body={"message": "Resource not accessible by integration"})
     w = rig.watcher(poll_interval_s=0.01)
     thread = run_watch(w)
@@ -207,7 +208,7 @@ def test_BC24_a_403_listing_counts_as_an_empty_poll(rig: Rig) -> None:
     assert len(rig.lines("Listing follow-up runs failed", level="warning")) == 1  # ticks before the turn end too
 
 
-def test_BC24_a_404_listing_shim_renamed_settles_at_once_when_the_last_turn_already_ended(rig: Rig) -> None:
+def test_a_404_listing_shim_renamed_settles_at_once_when_the_last_turn_already_ended(rig: Rig) -> None:
     rig.accept(101, route="in_progress")
     rig.sim.on_request(
         rig.sim.match("GET", r"/actions/runs/101/jobs$"), lambda s: s.fail("GET", LISTING, 404, times=None)
@@ -220,7 +221,7 @@ def test_BC24_a_404_listing_shim_renamed_settles_at_once_when_the_last_turn_alre
     assert rig.lines("[listing-unreadable]")
 
 
-def test_BC24_an_unresolvable_shim_path_is_a_verdict_without_a_request(rig: Rig) -> None:
+def test_an_unresolvable_shim_path_is_a_verdict_without_a_request(rig: Rig) -> None:
     rig.sim.update_workflow_run(FIX_RUN_ID, path=".github/workflows/")
     w = rig.watcher(poll_interval_s=3600)
     finish(run_watch(w, turn_ends=1))
@@ -228,7 +229,7 @@ def test_BC24_an_unresolvable_shim_path_is_a_verdict_without_a_request(rig: Rig)
     assert rig.listings() == 0 and rig.lines("[shim-unresolvable]", level="warning")
 
 
-def test_BC24_a_transient_502_retries_on_the_next_tick_without_settling(rig: Rig) -> None:
+def test_a_transient_502_retries_on_the_next_tick_without_settling(rig: Rig) -> None:
     rig.accept(101)
     rig.sim.move_head(7, B40)
     rig.sim.fail("GET", LISTING, 502, times=5)  # one whole poll, after the client's own retries
@@ -238,7 +239,7 @@ def test_BC24_a_transient_502_retries_on_the_next_tick_without_settling(rig: Rig
     assert w.result().settle_reason == "cap-reached"
 
 
-def test_BC24_a_route_job_in_progress_settles_after_the_fourth_verdictless_poll(rig: Rig) -> None:
+def test_a_route_job_in_progress_settles_after_the_fourth_verdictless_poll(rig: Rig) -> None:
     rig.accept(101, route="in_progress")
     w = rig.watcher(poll_interval_s=0.01)
     finish(run_watch(w, turn_ends=1))

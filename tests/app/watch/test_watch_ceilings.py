@@ -1,6 +1,6 @@
-"""Ceilings through the loop (spec/watcher.md §13-§14, issue 7): the seed's "one run at the cap" trace.
+"""Ceilings through the loop (docs/architecture.md "Settle", issue 7): the seed's "one run at the cap" trace.
 
-The trace (its diagram is lost in seeds/001; issue 7 gives it): a push dispatched run A; two
+The trace (as issue 7 gives it): a push dispatched run A; two
 authorized comments fold into steer 1; a push and a comment fold into steer 2, which reaches the
 cap of 2; two more comments arrive after the watcher settled.  Here the events are tied to the
 steers instead of the wall clock (each batch lands before the next poll), so nothing depends on timing.
@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.simulator.fixtures import add_follow_up_run
-from tests.app.watch.watch_support import Rig, finish, run_watch
+from tests.app.watch.watch_rig import Rig, finish, run_watch
 
 
 def _comment(rig: Rig, text: str, login: str, at: datetime, run_id: int) -> None:

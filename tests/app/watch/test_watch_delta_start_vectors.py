@@ -1,4 +1,4 @@
-"""spec/watcher.md §16.6 D10-D13: the delta's read errors and the head the watcher starts from,
+"""The delta's read errors and the head the watcher starts from,
 through the real adapter and simulator."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 
 from fullsend.core.watch.settle import Outcome
 from fullsend.core.watch.start import StartRefused
-from tests.app.watch.watch_support import Rig
+from tests.app.watch.watch_rig import Rig
 
 
 def test_D10_item_reads_failing_report_retry_and_name_the_first_read(rig: Rig) -> None:

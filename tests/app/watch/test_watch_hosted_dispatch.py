@@ -28,7 +28,7 @@ from fullsend.simulator.fixtures import (
     standard_pr_scenario,
 )
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.watch.watch_support import CANDIDATE_AT, RecordingSteerer, Rig, SimClock
+from tests.app.watch.watch_rig import CANDIDATE_AT, RecordingSteerer, Rig, SimClock
 
 PIN = "5e1ec7ed0c0ffee0ddba11ab1e0b5e55ed0fab1e"
 OTHER_PIN = "0123456789abcdef0123456789abcdef01234567"

@@ -1,4 +1,4 @@
-"""Issue 3 acceptance, through the watcher, the simulator and the real adapter (spec/watcher.md §4):
+"""Issue 3 acceptance, through the watcher, the simulator and the real adapter:
 the 4-page bound, and a listing that shifts between page requests."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from fullsend.core.watch.settle import Outcome
 from fullsend.simulator.fixtures import add_follow_up_run
-from tests.app.watch.watch_support import LISTING, Rig, at
+from tests.app.watch.watch_rig import LISTING, Rig, at
 
 T_FIRST = at("2026-09-03T10:00:01Z")
 

@@ -1,4 +1,4 @@
-"""spec/watcher.md §16.4 (W1-W16): the watch loop and settle, through the simulator and the real adapter.
+"""The watch loop and settle (docs/architecture.md "Settle"), through the simulator and the real adapter.
 
 Timing is never asserted: each test checks the order of events (steer before settle, which
 polls happened) and outcomes (settle reason, settle count, deliveries).
@@ -11,7 +11,7 @@ from datetime import timedelta
 from fullsend.app.watch.watcher import WatchConfig
 from fullsend.core.watch import settle
 from fullsend.errors import SteerAfterSettle
-from tests.app.watch.watch_support import LISTING, Rig, at, finish, run_watch, wait_for
+from tests.app.watch.watch_rig import LISTING, Rig, at, finish, run_watch, wait_for
 
 
 def _moved(rig: Rig, head: str = "bbb222") -> None:
@@ -116,7 +116,7 @@ def test_W9_a_failing_listing_does_not_settle_and_the_recovery_delivers(rig: Rig
     assert rig.sim.request_count("GET", LISTING, status=500) == 10
     assert rig.steerer.calls == [("steer", 101), ("settle", 0)]
     assert w.result().settle_reason == "cap-reached"
-    assert len(rig.lines("Listing follow-up runs failed")) == 1  # one warning per failure kind (BC-24)
+    assert len(rig.lines("Listing follow-up runs failed")) == 1  # one warning per failure kind
 
 
 def test_W10_a_listing_failing_forever_settles_after_four_verdictless_polls(rig: Rig) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from fullsend.core.scalars import format_time
 from fullsend.core.watch.settle import Outcome
 from fullsend.simulator.fixtures import FIX_CREATED_AT, add_follow_up_run
-from tests.app.watch.watch_support import Rig
+from tests.app.watch.watch_rig import Rig
 
 
 def _command(rig: Rig, body: str, created_at: str, run_at: str) -> int:

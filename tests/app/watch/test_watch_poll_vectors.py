@@ -1,4 +1,4 @@
-"""spec/watcher.md §16.3 (S1-S19): one poll-and-steer cycle through the simulator and the real adapter."""
+"""One poll-and-steer cycle (docs/architecture.md "Poll-and-steer cycle") through the simulator and the real adapter."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from fullsend.core.watch.settle import Outcome
 from fullsend.core.watch.steer import DeliveredSteer
 from fullsend.errors import SteerAfterSettle, SteerSessionLost, SteerUnsupported
 from fullsend.simulator.fixtures import add_follow_up_run
-from tests.app.watch.watch_support import CANDIDATE_AT, LISTING, Rig, at, finish, run_watch
+from tests.app.watch.watch_rig import CANDIDATE_AT, LISTING, Rig, at, finish, run_watch
 
 REVIEW_BODY = "re-check the migration"
 

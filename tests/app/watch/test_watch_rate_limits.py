@@ -15,7 +15,7 @@ import pytest
 from fullsend.core.scalars import format_time
 from fullsend.core.watch.settle import Outcome
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.watch.watch_support import CLOCK_ORIGIN, LISTING, Rig, at, finish, make_rig, run_watch
+from tests.app.watch.watch_rig import CLOCK_ORIGIN, LISTING, Rig, at, finish, make_rig, run_watch
 from tests.doubles.recording_clock import RecordingVirtualClock
 
 

@@ -1,4 +1,4 @@
-"""Start through the adapter (spec/watcher.md §3, the "Start errors" of §16.2): what the app reads and refuses."""
+"""Start through the adapter (docs/architecture.md "Start"): what the app reads and refuses."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from fullsend.app.watch.watcher import Carry
 from fullsend.core.watch.start import StartRefused
 from fullsend.simulator.fixtures import FIX_RUN_ID, JOB_TOKEN, ROLE_TOKEN
-from tests.app.watch.watch_support import Rig, at
+from tests.app.watch.watch_rig import Rig, at
 
 
 def test_start_fixes_the_facts_of_FIX(rig: Rig) -> None:

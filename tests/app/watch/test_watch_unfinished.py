@@ -7,7 +7,7 @@ from __future__ import annotations
 from fullsend.app.action import session
 from fullsend.core.agent_end import AgentEnd
 from fullsend.ports import AgentRunResult
-from tests.app.watch.watch_support import Rig, finish, run_watch, wait_for
+from tests.app.watch.watch_rig import Rig, finish, run_watch, wait_for
 
 
 def test_runs_accepted_by_a_watch_still_in_a_request_are_left_with_session_closed(rig: Rig) -> None:

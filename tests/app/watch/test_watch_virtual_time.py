@@ -16,7 +16,7 @@ import pytest
 
 from fullsend.adapters.clock import SystemClock
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.watch.watch_support import CLOCK_ORIGIN, Rig, at, finish, make_rig
+from tests.app.watch.watch_rig import CLOCK_ORIGIN, Rig, at, finish, make_rig
 from tests.doubles.virtual_clock import VirtualClock
 
 HALF_HOUR_S = 1800.0

@@ -1,4 +1,4 @@
-"""Snapshot advancement after delivery (spec/watcher.md §11.1, "Snapshot advancement" of §16.6)."""
+"""Snapshot advancement after delivery (docs/architecture.md "Delta")."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from fullsend.core.delta.changes import advance, build_delta
 from fullsend.core.delta.records import ForgeSnapshot
 from fullsend.core.model import CompareFile, Comparison
 from fullsend.core.text.steertext import build_text
-from tests.core.text.envelope_support import FIX_SELF, at, auth, comment, issue, issue_state, pr_snap, pr_state, run
+from tests.support.forge_records import FIX_SELF, at, auth, comment, issue, issue_state, pr_snap, pr_state, run
 
 BATCH = [run(9, event="issues")]
 

@@ -1,4 +1,4 @@
-"""Delta classification (spec/watcher.md §9, vectors D1-D26 of §16.6 that are pure) and §16.11."""
+"""Delta classification (docs/architecture.md "Delta"), the pure cases."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from fullsend.core.delta.changes import build_delta, diff_labels, eligible_comme
 from fullsend.core.delta.records import ForgeSnapshot
 from fullsend.core.provenance.binding import authorizations, observed_authorizations
 from fullsend.core.text.steertext import build_text
-from tests.core.text.envelope_support import (
+from tests.support.forge_records import (
     FIX_SELF,
     at,
     auth,

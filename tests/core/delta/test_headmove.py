@@ -1,11 +1,11 @@
-"""Head-move bodies (spec/watcher.md §9.5, vectors H1-H10 of §16.7; lastHead aaa111, new bbb222)."""
+"""Head-move bodies (docs/architecture.md "Head moves"; lastHead aaa111, new bbb222)."""
 
 from __future__ import annotations
 
 from fullsend.core.delta.changes import needs_compare
 from fullsend.core.delta.headmove import head_move_context
 from fullsend.core.model import CompareFile, Comparison
-from tests.core.text.envelope_support import pr_state
+from tests.support.forge_records import pr_state
 
 OLD, NEW = "aaa111", "bbb222"
 

@@ -1,4 +1,4 @@
-"""Own-output exclusion (spec/watcher.md §8, vectors of §16.10)."""
+"""Own-output exclusion (docs/architecture.md "Own output")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""spec/watcher.md §16.5 (comment ↔ run binding) and §16.9 (parsers)."""
+"""Comment ↔ run binding and the parsers (docs/architecture.md "Binding")."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from fullsend.core.provenance.binding import (
     opens_with_stage_command,
     parse_title,
 )
-from tests.core.provenance.prov_fixtures import C, comment, t
+from tests.core.provenance.provenance_world import C, comment, t
 
 
 def auth(run_id: int, clock: str, names: int = 0, login: str = "reviewer") -> Authorization:
@@ -81,20 +81,20 @@ def test_bind_triggers_vectors(
     by_comment: dict[int, tuple[int, ...]],
     unbound: list[int],
 ) -> None:
-    """§16.5 B1-B21: byComment and unbound exactly as the spec's table."""
+    """B1-B21: bound by comment, and unbound, for each case of the table."""
     binding = bind_triggers(comments, auths, observed)
     assert dict(binding.by_comment) == by_comment
     assert list(binding.unbound) == unbound
 
 
 def test_B9_observed_copy_of_an_authorized_run_counts_once() -> None:
-    """§7.4 step 1: a run both authorized and observed counts once (B12 with the run also observed)."""
+    """A run both authorized and observed counts once (B12 with the run also observed)."""
     a = auth(55, "10:05:03")
     assert bind_triggers([c0], [a], [a]).by_comment == {1: (55,)}
 
 
 def test_max_dispatch_lag_is_ten_minutes() -> None:
-    """§14: maxDispatchLag = 10 minutes (inclusive, B21)."""
+    """maxDispatchLag = 10 minutes (inclusive, B21)."""
     assert MAX_DISPATCH_LAG.total_seconds() == 600
 
 
@@ -103,17 +103,17 @@ def test_max_dispatch_lag_is_ten_minutes() -> None:
     [("10:05:00", True), ("10:05:30", True), ("10:06:00", False), (None, False)],
 )
 def test_authorization_covers(at: str | None, covered: bool) -> None:
-    """§16.5 authorization.covers with Until 10:05:30; an unknown instant is never covered."""
+    """``Authorization.covers`` with Until 10:05:30; an unknown instant is never covered."""
     assert auth(55, "10:05:30").covers(t(at) if at else None) is covered
 
 
 def test_authorization_with_unknown_until_covers_nothing() -> None:
-    """§16.5: unknown Until → no."""
+    """Unknown Until → no."""
     assert Authorization(55, None, 0, "reviewer").covers(t("10:05:00")) is False
 
 
 def test_authorized_actors_attempt_one() -> None:
-    """§16.5 authorizedActors: issue_comment, attempt 1 → reviewer with run 55, Until 10:05:03, comment 12."""
+    """Authorized actors: issue_comment, attempt 1 → reviewer with run 55, Until 10:05:03, comment 12."""
     run = C(
         id=55, actor={"login": "Reviewer"}, created_at="2026-09-03T10:05:03Z", display_title="org/repo#7 comment:12"
     )
@@ -122,7 +122,7 @@ def test_authorized_actors_attempt_one() -> None:
 
 @pytest.mark.parametrize("attempt", [2, 0, None, "1"])
 def test_authorized_actors_other_attempts_confer_nothing(attempt: object) -> None:
-    """§16.5: a re-run (attempt 2, triggering "rerunner") or attempt 0/unknown → nothing; "rerunner" never appears."""
+    """A re-run (attempt 2, triggering "rerunner") or attempt 0/unknown → nothing; "rerunner" never appears."""
     run = C(id=55, run_attempt=attempt, triggering_actor={"login": "rerunner"}, display_title="org/repo#7 comment:12")
     assert authorizations([run]) == []
     assert all(a.login != "rerunner" for a in observed_authorizations([run]))
@@ -132,16 +132,16 @@ def test_authorized_actors_other_attempts_confer_nothing(attempt: object) -> Non
     "event", ["issues", "pull_request_target", "pull_request_review", "pull_request_review_comment"]
 )
 def test_authorized_actors_other_events_confer_nothing(event: str) -> None:
-    """§16.5: only issue_comment confers amendment authority."""
+    """Only issue_comment confers amendment authority."""
     assert authorizations([C(id=55, event=event, pull_requests=[7])]) == []
 
 
 def test_authorized_actors_need_an_actor() -> None:
-    """§7.1: an empty or missing actor confers nothing (triggering_actor is never a fallback)."""
+    """An empty or missing actor confers nothing (triggering_actor is never a fallback)."""
     assert authorizations([C(id=55, actor=None), C(id=56, actor={"login": "  "})]) == []
 
 
-# --- §16.9 parsers --------------------------------------------------------------------------------
+# --- parsers --------------------------------------------------------------------------------------
 
 INSTRUCTIONS = [
     ("/fs-fix rebase onto main", "rebase onto main"),
@@ -173,7 +173,7 @@ INSTRUCTIONS = [
 
 @pytest.mark.parametrize(("body", "instruction"), INSTRUCTIONS, ids=[repr(b)[:40] for b, _ in INSTRUCTIONS])
 def test_command_instruction_vectors(body: str, instruction: str) -> None:
-    """§16.9 stage-command / instruction table (kind comment)."""
+    """The stage-command / instruction table (kind comment)."""
     assert command_instruction(body) == instruction
 
 
@@ -193,17 +193,17 @@ def test_command_instruction_vectors(body: str, instruction: str) -> None:
     ],
 )
 def test_opens_with_stage_command(body: str, opens: bool) -> None:
-    """§7.2 / §16.9: shape, not list; only the first field of the first line counts."""
+    """Shape, not list; only the first field of the first line counts."""
     assert opens_with_stage_command(body) is opens
 
 
 def test_command_instruction_review_kind() -> None:
-    """§16.9: kind review, "/fs-fix do the thing" → "" (a review is never an amendment)."""
+    """Kind review, "/fs-fix do the thing" → "" (a review is never an amendment)."""
     assert command_instruction("/fs-fix do the thing", kind="review") == ""
 
 
 def test_cache_path_is_not_a_command() -> None:
-    """§16.9: "/fs-cache/config.yaml …" does not open with a stage command (renders as a plain comment)."""
+    """ "/fs-cache/config.yaml …" does not open with a stage command (renders as a plain comment)."""
     assert not opens_with_stage_command("/fs-cache/config.yaml must stay pinned — do not regenerate it.")
 
 
@@ -212,13 +212,13 @@ def test_cache_path_is_not_a_command() -> None:
     [("/fs-fix:", True), ("/fs-fix.", True), ("/fs-review!", True), ("/fs-fix,", True), ("/fs-fix/x", False)],
 )
 def test_is_stage_command(token: str, command: bool) -> None:
-    """§16.9 isStageCommand; "<tok> do X" opens with a command exactly when the token is one."""
+    """``is_stage_command``: "<tok> do X" opens with a command exactly when the token is one."""
     assert is_stage_command(token) is command
     assert opens_with_stage_command(f"{token} do X") is command
 
 
 def test_go_whitespace_rules() -> None:
-    """§17: fields split on Unicode White_Space (NBSP) but not on U+001F, as Go's strings.Fields."""
+    """Fields split on Unicode White_Space (NBSP) but not on U+001F, as Go's strings.Fields."""
     assert command_instruction("/fs-fix\u00a0do X") == "do X"
     assert not opens_with_stage_command("/fs-fix\x1fdo X")
 
@@ -235,7 +235,7 @@ TITLES = [
 
 @pytest.mark.parametrize(("title", "parsed"), TITLES, ids=[t_[0] for t_ in TITLES])
 def test_run_name_parsing(title: str, parsed: tuple[str, int] | None) -> None:
-    """§16.9 run-name parsing (ids need 64-bit integers)."""
+    """Run-name parsing (ids need 64-bit integers)."""
     assert parse_title(title) == parsed
 
 
@@ -252,10 +252,10 @@ def test_run_name_parsing(title: str, parsed: tuple[str, int] | None) -> None:
     ],
 )
 def test_run_name_parsing_rejects(title: str) -> None:
-    """§6: fullmatch only (no trailing newline), no leading zeros, a 64-bit id, no whitespace in the item half."""
+    """Fullmatch only (no trailing newline), no leading zeros, a 64-bit id, no whitespace in the item half."""
     assert parse_title(title) is None
 
 
 def test_run_name_parsing_largest_id() -> None:
-    """§6: the largest 64-bit id still parses."""
+    """The largest 64-bit id still parses."""
     assert parse_title("org/repo#7 comment:9223372036854775807") == ("org/repo#7", 9223372036854775807)

@@ -1,4 +1,4 @@
-"""cases/bug-cases.md BC-01, 03, 05, 06, 08, 09, 10, 11: the verdicts and bindings (the pure part).
+"""Past provenance bugs on the acme/widget scenarios: the verdicts and bindings (the pure part).
 
 What these cases also ask of the watcher loop (one steer per poll, consumed sets, logging a
 skipped run once, no permission-API request, own-output exclusion in the delta) is tested there.
@@ -22,15 +22,15 @@ from fullsend.core.provenance.binding import (
 from fullsend.core.provenance.verdicts import judge_jobs, judge_record
 from fullsend.core.watch.start import StartRefused, check_own_run, my_run_facts
 from tests.core.provenance import prov_records as rest
-from tests.core.provenance.prov_fixtures import BC_MY_RUN_JSON, REUSABLE, bc_run, comment, jobs, judge, me_bc
+from tests.core.provenance.provenance_world import ACME_MY_RUN_JSON, REUSABLE, acme_run, comment, jobs, judge, me_acme
 
-ME = me_bc()
-BC_DAY = "2026-09-18"
+ME = me_acme()
+ACME_DAY = "2026-09-18"
 ROUTE_OK = ("dispatch / Route", "completed", "success")
 
 
-def test_bc_fixture_start() -> None:
-    """The bug-cases MY_RUN starts with route "dispatch / Route", stage "dispatch / Review", title binding on."""
+def test_acme_fixture_start() -> None:
+    """The acme/widget MY_RUN starts with route "dispatch / Route", stage "dispatch / Review", title binding on."""
     assert (ME.route_job_name, ME.stage_job_name, ME.run_name, ME.item_number) == (
         "dispatch / Route",
         "dispatch / Review",
@@ -39,11 +39,11 @@ def test_bc_fixture_start() -> None:
     )
 
 
-# --- BC-01 -----------------------------------------------------------------------------------------
+# --- a superseded run keeps its Route authority ----------------------------------------------------
 
 
-def _bc01(route_1001: str = "success") -> tuple[WorkflowRun, list[Job], WorkflowRun, list[Job]]:
-    r1001 = bc_run(
+def _superseded_runs(route_1001: str = "success") -> tuple[WorkflowRun, list[Job], WorkflowRun, list[Job]]:
+    r1001 = acme_run(
         id=1001,
         event="issue_comment",
         actor="user-A",
@@ -53,7 +53,7 @@ def _bc01(route_1001: str = "success") -> tuple[WorkflowRun, list[Job], Workflow
         display_title="acme/widget#42 comment:9001",
     )
     j1001 = jobs(("dispatch / Route", "completed", route_1001), ("dispatch / Review", "completed", "cancelled"))
-    r1002 = bc_run(
+    r1002 = acme_run(
         id=1002,
         event="pull_request_target",
         actor="user-B",
@@ -71,13 +71,13 @@ def _bc01(route_1001: str = "success") -> tuple[WorkflowRun, list[Job], Workflow
 
 
 COMMENT_9001 = comment(
-    9001, "user-A", "/fs-review please also look at the migration", "12:00:58", "12:00:58", day=BC_DAY
+    9001, "user-A", "/fs-review please also look at the migration", "12:00:58", "12:00:58", day=ACME_DAY
 )
 
 
-def test_BC01_cancelled_run_keeps_its_route_authority() -> None:
-    """BC-01: both runs accepted (run conclusion ignored); comment 9001 binds exactly to 1001."""
-    r1001, j1001, r1002, j1002 = _bc01()
+def test_cancelled_run_keeps_its_route_authority() -> None:
+    """Both runs accepted (run conclusion ignored); comment 9001 binds exactly to 1001."""
+    r1001, j1001, r1002, j1002 = _superseded_runs()
     v1001, v1002 = judge(r1001, j1001, ME), judge(r1002, j1002, ME)
     assert (v1001.outcome, v1002.outcome) == ("accept", "accept")
     batch = [r1001, r1002]
@@ -87,9 +87,9 @@ def test_BC01_cancelled_run_keeps_its_route_authority() -> None:
     assert command_instruction(COMMENT_9001.body) == "please also look at the migration"
 
 
-def test_BC01_negative_route_failure() -> None:
-    """BC-01 negative: 1001's Route failed → rejected for good; 9001 binds nothing (stays context)."""
-    r1001, j1001, r1002, _j1002 = _bc01(route_1001="failure")
+def test_a_failed_route_rejects_for_good_and_binds_nothing() -> None:
+    """1001's Route failed → rejected for good; 9001 binds nothing (stays context)."""
+    r1001, j1001, r1002, _j1002 = _superseded_runs(route_1001="failure")
     v1001 = judge(r1001, j1001, ME)
     assert (v1001.outcome, v1001.rule_id, v1001.judged) == ("reject", "route-not-success", True)
     assert judge_record(r1001, ME, set()).observe is True  # still occupies its pairing slot
@@ -98,7 +98,7 @@ def test_BC01_negative_route_failure() -> None:
     assert dict(binding.by_comment) == {} and binding.unbound == ()
 
 
-# --- BC-03 -----------------------------------------------------------------------------------------
+# --- a fork PR's run binds by its title ------------------------------------------------------------
 
 
 def _fork_run(title: str) -> WorkflowRun:
@@ -120,24 +120,24 @@ def _fork_run(title: str) -> WorkflowRun:
     )
 
 
-def test_BC03_fork_run_binds_through_the_title_only() -> None:
-    """BC-03 A: empty pull_requests, title "acme/widget#42" → bound and accepted."""
+def test_fork_run_binds_through_the_title_only() -> None:
+    """Empty pull_requests, title "acme/widget#42" → bound and accepted."""
     run = _fork_run("acme/widget#42")
     assert judge(run, jobs(ROUTE_OK, ("dispatch / Review", "queued", None)), ME).outcome == "accept"
 
 
 @pytest.mark.parametrize("head_sha", ["c" * 40, "a" * 40])
-def test_BC03_untitled_fork_run_is_never_guessed(head_sha: str) -> None:
-    """BC-03 B: a PR-titled fork run is rejected `item` (not judged), whatever its head_sha or branch."""
+def test_untitled_fork_run_is_never_guessed(head_sha: str) -> None:
+    """A PR-titled fork run is rejected `item` (not judged), whatever its head_sha or branch."""
     run = _fork_run("Fix typo in README")
     run = dataclasses.replace(run, head_sha=head_sha)
     verdict = judge_record(run, ME, set())
     assert (verdict.outcome, verdict.rule_id, verdict.judged) == ("reject", "item", False)
 
 
-# --- BC-05 -----------------------------------------------------------------------------------------
+# --- contract-shaped titles ------------------------------------------------------------------------
 
-BC05 = [
+TITLE_VARIANTS = [
     ("a", "acme/widget#42", True),
     ("b", "acme/widget#42 comment:9001", True),
     ("c", "acme/widget#420", False),
@@ -150,39 +150,39 @@ BC05 = [
 ]
 
 
-@pytest.mark.parametrize(("variant", "title", "bound"), BC05, ids=[f"BC-05{v[0]}" for v in BC05])
-def test_BC05_title_variants(variant: str, title: str, bound: bool) -> None:
-    """BC-05 a-i: strict contract-shaped titles naming exactly my item."""
-    run = bc_run(id=1200, event="issue_comment", actor="user-A", created_at="12:02:00Z", display_title=title)
+@pytest.mark.parametrize(("variant", "title", "bound"), TITLE_VARIANTS, ids=[f"title-{v[0]}" for v in TITLE_VARIANTS])
+def test_title_variants_naming_my_item(variant: str, title: str, bound: bool) -> None:
+    """Strict contract-shaped titles naming exactly my item."""
+    run = acme_run(id=1200, event="issue_comment", actor="user-A", created_at="12:02:00Z", display_title=title)
     assert bound_to_item(run, 42, "acme/widget#42") is bound
     assert (judge_record(run, ME, set()).rule_id == "item") is not bound
 
 
-def test_BC05b_comment_id() -> None:
-    """BC-05 b: the comment id is read as an integer."""
+def test_the_title_comment_id_is_an_integer() -> None:
+    """The comment id is read as an integer."""
     assert parse_title("acme/widget#42 comment:9001") == ("acme/widget#42", 9001)
 
 
 @pytest.mark.parametrize("my_title", ["Make the widget parser strict", "Acme/Widget#42", "acme/widget#42 extra"])
-def test_BC05_spoof_variant(my_title: str) -> None:
-    """BC-05 spoof: my own title breaks the contract → title binding off → issue #77's run is not bound."""
-    me = me_bc(display_title=my_title)
+def test_a_spoofed_own_title_turns_title_binding_off(my_title: str) -> None:
+    """My own title breaks the contract → title binding off → issue #77's run is not bound."""
+    me = me_acme(display_title=my_title)
     assert me.run_name == ""
-    spoof = bc_run(id=1277, event="issues", actor="user-X", created_at="12:03:00Z", display_title="acme/widget#42")
+    spoof = acme_run(id=1277, event="issues", actor="user-X", created_at="12:03:00Z", display_title="acme/widget#42")
     assert judge_record(spoof, me, set()).rule_id == "item"
-    pr_run = bc_run(id=1278, event="pull_request_target", created_at="12:03:00Z", pull_requests=[{"number": 42}])
+    pr_run = acme_run(id=1278, event="pull_request_target", created_at="12:03:00Z", pull_requests=[{"number": 42}])
     assert judge_record(pr_run, me, set()).outcome == "accept"
 
 
-# --- BC-06 -----------------------------------------------------------------------------------------
+# --- an edited comment -----------------------------------------------------------------------------
 
-R1301 = bc_run(
+R1301 = acme_run(
     id=1301, event="issue_comment", actor="user-A", created_at="12:06:19Z", display_title="acme/widget#42 comment:9201"
 )
 
 
-def test_BC06_run_is_accepted() -> None:
-    """BC-06: the candidate itself passes provenance (route success, stage null)."""
+def test_the_edited_comment_run_is_accepted() -> None:
+    """The candidate itself passes provenance (route success, stage null)."""
     assert judge(R1301, jobs(ROUTE_OK, ("dispatch / Review", "queued", None)), ME).outcome == "accept"
 
 
@@ -193,35 +193,35 @@ def test_BC06_run_is_accepted() -> None:
         ("12:06:16", {9201: (1301,)}, ()),  # unedited: amendment
     ],
 )
-def test_BC06_edited_comment_loses_authority(updated: str, by_comment: dict, unbound: tuple) -> None:
-    """BC-06: compare the comment's updated_at with the run's created_at (both server time)."""
-    c = comment(9201, "user-A", "/fs-fix also delete the CI config", "12:06:16", updated, day=BC_DAY)
+def test_edited_comment_loses_authority(updated: str, by_comment: dict, unbound: tuple) -> None:
+    """Compare the comment's updated_at with the run's created_at (both server time)."""
+    c = comment(9201, "user-A", "/fs-fix also delete the CI config", "12:06:16", updated, day=ACME_DAY)
     binding = bind_triggers([c], authorizations([R1301]), observed_authorizations([R1301]))
     assert (dict(binding.by_comment), binding.unbound) == (by_comment, unbound)
 
 
 @pytest.mark.parametrize(("updated", "bound"), [("12:06:30", False), ("12:06:16", True)])
-def test_BC06_edited_named_comment_is_held_to_the_window(updated: str, bound: bool) -> None:
-    """BC-06: a named comment past the 10-minute window binds only while unedited."""
-    run = bc_run(
+def test_edited_named_comment_is_held_to_the_window(updated: str, bound: bool) -> None:
+    """A named comment past the 10-minute window binds only while unedited."""
+    run = acme_run(
         id=1302,
         event="issue_comment",
         actor="user-A",
         created_at="12:20:00Z",
         display_title="acme/widget#42 comment:9202",
     )
-    c = comment(9202, "user-A", "/fs-fix also delete the CI config", "12:06:16", updated, day=BC_DAY)
+    c = comment(9202, "user-A", "/fs-fix also delete the CI config", "12:06:16", updated, day=ACME_DAY)
     binding = bind_triggers([c], authorizations([run]), [])
     assert (9202 in binding.by_comment) is bound
     assert binding.unbound == (() if bound else (1302,))
 
 
-# --- BC-08 -----------------------------------------------------------------------------------------
+# --- a re-run and a second sighting ----------------------------------------------------------------
 
 
-def test_BC08_replayed_rerun_is_not_fresh_and_confers_nothing() -> None:
-    """BC-08: 1401 (created 11:55, re-run by user-B) is rejected `fresh` even when listed; attempt 2 confers nothing."""
-    r1401 = bc_run(
+def test_replayed_rerun_is_not_fresh_and_confers_nothing() -> None:
+    """1401 (created 11:55, re-run by user-B) is rejected `fresh` even when listed; attempt 2 confers nothing."""
+    r1401 = acme_run(
         id=1401,
         event="issue_comment",
         created_at="11:55:00Z",
@@ -237,9 +237,9 @@ def test_BC08_replayed_rerun_is_not_fresh_and_confers_nothing() -> None:
     assert all(a.login != "user-b" for a in observed_authorizations([r1401]))
 
 
-def test_BC08_same_id_judged_once_across_polls() -> None:
-    """BC-08: 1402 is judged and folded on poll 1; its second sighting is a no-op (`once`)."""
-    r1402 = bc_run(id=1402, event="pull_request_target", created_at="12:03:00Z", pull_requests=[{"number": 42}])
+def test_same_id_judged_once_across_polls() -> None:
+    """1402 is judged and folded on poll 1; its second sighting is a no-op (`once`)."""
+    r1402 = acme_run(id=1402, event="pull_request_target", created_at="12:03:00Z", pull_requests=[{"number": 42}])
     job_list = jobs(ROUTE_OK, ("dispatch / Review", "queued", None))
     judged: set[int] = set()
     first = judge(r1402, job_list, ME, judged)
@@ -249,14 +249,14 @@ def test_BC08_same_id_judged_once_across_polls() -> None:
     assert (second.outcome, second.rule_id) == ("reject", "once")
 
 
-# --- BC-09 -----------------------------------------------------------------------------------------
+# --- the dispatch chain and job names --------------------------------------------------------------
 
 
 def _chain(**changes: str) -> list[dict[str, str]]:
     return [{**REUSABLE, **changes}]
 
 
-BC09_RECORD = [
+CHAIN_VARIANTS = [
     ("a", {"referenced_workflows": _chain(sha="s2")}, "accept", ""),
     ("b", {"referenced_workflows": _chain(ref="refs/heads/feature-x")}, "reject", "chain-differs"),
     (
@@ -288,11 +288,11 @@ BC09_RECORD = [
 
 
 @pytest.mark.parametrize(
-    ("variant", "changes", "outcome", "rule_id"), BC09_RECORD, ids=[f"BC-09{v[0]}" for v in BC09_RECORD]
+    ("variant", "changes", "outcome", "rule_id"), CHAIN_VARIANTS, ids=[f"chain-{v[0]}" for v in CHAIN_VARIANTS]
 )
-def test_BC09_record_variants(variant: str, changes: dict, outcome: str, rule_id: str) -> None:
-    """BC-09 a-e, h, i: path+ref compared (not sha); an empty chain in flight is "not yet"."""
-    run = bc_run(
+def test_chain_variants(variant: str, changes: dict, outcome: str, rule_id: str) -> None:
+    """Path+ref compared (not sha); an empty chain in flight is "not yet"."""
+    run = acme_run(
         **{
             "id": 1450,
             "event": "pull_request_target",
@@ -313,9 +313,9 @@ def test_BC09_record_variants(variant: str, changes: dict, outcome: str, rule_id
     ],
     ids=["BC-09f", "BC-09g"],
 )
-def test_BC09_job_variants(variant: str, specs: list, rule_id: str) -> None:
-    """BC-09 f, g: job names must match exactly once; both are final and judged."""
-    run = bc_run(id=1451, event="pull_request_target", created_at="12:03:00Z", pull_requests=[{"number": 42}])
+def test_job_name_variants(variant: str, specs: list, rule_id: str) -> None:
+    """Job names must match exactly once; both are final and judged."""
+    run = acme_run(id=1451, event="pull_request_target", created_at="12:03:00Z", pull_requests=[{"number": 42}])
     verdict = judge_jobs(run, jobs(*specs), ME)
     assert (verdict.outcome, verdict.rule_id, verdict.judged) == ("reject", rule_id, True)
 
@@ -329,11 +329,11 @@ def test_BC09_job_variants(variant: str, specs: list, rule_id: str) -> None:
     ],
     ids=["two-route", "two-stage-one-running", "two-stage-both-running"],
 )
-def test_BC09_start_refuses_ambiguous_own_jobs(my_jobs: list) -> None:
-    """BC-09: Start refuses when my own run has two jobs carrying the Route or the stage job name."""
+def test_start_refuses_ambiguous_own_jobs(my_jobs: list) -> None:
+    """Start refuses when my own run has two jobs carrying the Route or the stage job name."""
     with pytest.raises(StartRefused):
         my_run_facts(
-            rest.workflow_run(BC_MY_RUN_JSON),
+            rest.workflow_run(ACME_MY_RUN_JSON),
             jobs(*my_jobs),
             run_name="acme/widget#42",
             item_number=42,
@@ -342,18 +342,18 @@ def test_BC09_start_refuses_ambiguous_own_jobs(my_jobs: list) -> None:
         )
 
 
-def test_BC09_own_chain_required() -> None:
-    """BC-09 / §3: my own run without referenced_workflows refuses Start."""
+def test_own_chain_required() -> None:
+    """My own run without referenced_workflows refuses Start."""
     with pytest.raises(StartRefused):
-        check_own_run(rest.workflow_run({**BC_MY_RUN_JSON, "referenced_workflows": []}), "acme/widget#42")
+        check_own_run(rest.workflow_run({**ACME_MY_RUN_JSON, "referenced_workflows": []}), "acme/widget#42")
 
 
-# --- BC-10 -----------------------------------------------------------------------------------------
+# --- the Route job is the only authority -----------------------------------------------------------
 
 
-def test_BC10_route_job_is_the_only_authority() -> None:
-    """BC-10: CONTRIBUTOR with Route failure is rejected; NONE with Route success is accepted and binds."""
-    a = bc_run(
+def test_route_job_is_the_only_authority() -> None:
+    """CONTRIBUTOR with Route failure is rejected; NONE with Route success is accepted and binds."""
+    a = acme_run(
         id=1501,
         event="issue_comment",
         actor="user-C",
@@ -361,7 +361,7 @@ def test_BC10_route_job_is_the_only_authority() -> None:
         display_title="acme/widget#42",
         author_association="CONTRIBUTOR",
     )
-    b = bc_run(
+    b = acme_run(
         id=1502,
         event="issue_comment",
         actor="user-D",
@@ -374,19 +374,19 @@ def test_BC10_route_job_is_the_only_authority() -> None:
     assert (va.outcome, va.rule_id, va.judged) == ("reject", "route-not-success", True)
     assert vb.outcome == "accept"
     comments = [
-        comment(9501, "user-C", "/fs-fix merge it now", "12:03:58", day=BC_DAY),
-        comment(9502, "user-D", "/fs-fix cover the error path", "12:04:58", day=BC_DAY),
+        comment(9501, "user-C", "/fs-fix merge it now", "12:03:58", day=ACME_DAY),
+        comment(9502, "user-D", "/fs-fix cover the error path", "12:04:58", day=ACME_DAY),
     ]
     binding = bind_triggers(comments, authorizations([b]), observed_authorizations([a, b]))
     assert dict(binding.by_comment) == {9502: (1502,)}  # 9501 stays context
 
 
-# --- BC-11 -----------------------------------------------------------------------------------------
+# --- the runner's own status comments --------------------------------------------------------------
 
 
-def test_BC11_status_comment_run_is_rejected_for_good_on_the_first_poll() -> None:
-    """BC-11: a completed run with only a skipped `dispatch` job → route-missing, final, judged, never pending."""
-    run = bc_run(
+def test_status_comment_run_is_rejected_for_good_on_the_first_poll() -> None:
+    """A completed run with only a skipped `dispatch` job → route-missing, final, judged, never pending."""
+    run = acme_run(
         id=1601,
         event="issue_comment",
         actor="fs-coder-app[bot]",

@@ -1,4 +1,4 @@
-"""Hypothesis properties of provenance and binding (issue 3 acceptance; spec/watcher.md §5, §7, §11.2)."""
+"""Hypothesis properties of provenance and binding (issue 3 acceptance; docs/architecture.md "Provenance")."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import tests.core.provenance.prov_strategies as S
+import tests.core.provenance.provenance_strategies as S
 from fullsend.core.model import Job, WorkflowRun
 from fullsend.core.provenance.binding import (
     authorizations,
@@ -33,7 +33,7 @@ from fullsend.core.provenance.verdicts import (
 )
 from fullsend.core.watch.start import StartRefused, check_own_run, resolve_route_job, resolve_stage_job
 from tests.core.provenance import prov_records as rest
-from tests.core.provenance.prov_fixtures import MY_ID, judge, me_fix
+from tests.core.provenance.provenance_world import MY_ID, judge, me_fix
 
 ME = me_fix()
 FAST = settings(max_examples=150, deadline=None)
@@ -127,7 +127,7 @@ def test_judging_is_deterministic_and_order_independent(pairs: list[tuple[Workfl
 @FAST
 @given(st.lists(S.any_run(), max_size=10))
 def test_order_listing_dedupes_and_sorts(runs: list[WorkflowRun]) -> None:
-    """§4: a listing whose pages overlapped keeps every id exactly once, oldest first, ties by id."""
+    """A listing whose pages overlapped keeps every id exactly once, oldest first, ties by id."""
     ordered = order_listing(runs + runs[: len(runs) // 2])
     assert sorted(r.id for r in ordered) == sorted({r.id for r in runs})
     keys = [((0, None) if r.created_at is None else (1, r.created_at), r.id) for r in ordered]
@@ -149,7 +149,7 @@ job_reads = st.one_of(S.any_jobs(), S.good_jobs(), st.sampled_from(["transient",
     st.data(),
 )
 def test_a_run_id_is_judged_at_most_once_across_polls(pool: list, d: Any) -> None:
-    """§11.2: across polls (a run listed again, jobs changing, errors), each id joins the judged set once
+    """Across polls (a run listed again, jobs changing, errors), each id joins the judged set once
     and its jobs are never read after it was judged."""
     judged: set[int] = set()
     judged_count: Counter[int] = Counter()
@@ -173,7 +173,7 @@ def test_a_run_id_is_judged_at_most_once_across_polls(pool: list, d: Any) -> Non
                 judged_count[run.id] += 1
             elif verdict.outcome == "accept":
                 batch.append(run.id)
-        if d.draw(st.booleans()):  # delivered, or an empty delta: the whole batch is judged (§11.2)
+        if d.draw(st.booleans()):  # delivered, or an empty delta: the whole batch is judged
             judged.update(batch)
             judged_count.update(batch)
     assert all(n == 1 for n in judged_count.values())
@@ -273,7 +273,7 @@ def test_bad_forge_input_never_raises(runs_json: list, jobs_json: list, comments
 @FAST
 @given(st.lists(junk_comment, max_size=6), st.lists(S.any_run(), max_size=6))
 def test_binding_only_binds_authorized_runs(comments_json: list, runs: list[WorkflowRun]) -> None:
-    """§7.4: bound and unbound runs partition the batch's authorized runs; observed-only runs never bind."""
+    """Bound and unbound runs partition the batch's authorized runs; observed-only runs never bind."""
     comments = [rest.comment(c) for c in comments_json]  # type: ignore[arg-type]
     half = len(runs) // 2
     auths = authorizations(runs[:half])

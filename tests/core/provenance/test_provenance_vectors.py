@@ -1,4 +1,4 @@
-"""spec/watcher.md §16.1 (provenance) and §16.2 (job checks, stage resolution, Start errors)."""
+"""Provenance, job checks, stage resolution and Start errors (docs/architecture.md "Provenance", "Start")."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from fullsend.core.watch.start import (
     resolve_stage_job,
 )
 from tests.core.provenance import prov_records as rest
-from tests.core.provenance.prov_fixtures import ACCEPT_JOBS, MY_ID, MY_RUN_JSON, C, jobs, judge, me_fix, t
+from tests.core.provenance.provenance_world import ACCEPT_JOBS, MY_ID, MY_RUN_JSON, C, jobs, judge, me_fix, t
 
 ME = me_fix()
 
@@ -39,7 +39,7 @@ def test_fix_start_derivations() -> None:
     assert ME.run_id == MY_ID
 
 
-# --- §16.1 provenance (candidate phase) ---------------------------------------------------------
+# --- provenance (candidate phase) ---------------------------------------------------------------
 
 EVIL = {"path": "evil/repo/.github/workflows/reusable-dispatch.yml@main", "ref": "refs/heads/main", "sha": "abc"}
 
@@ -63,7 +63,7 @@ PHASE_A = [
 
 @pytest.mark.parametrize(("vector", "run", "outcome", "rule_id"), PHASE_A, ids=[v[0] for v in PHASE_A])
 def test_phase_a_vectors(vector: str, run: WorkflowRun, outcome: str, rule_id: str) -> None:
-    """§16.1: each run-record check gives the spec's verdict and rule id, and never marks judged."""
+    """Each run-record check gives the spec's verdict and rule id, and never marks judged."""
     verdict = judge_record(run, ME, frozenset())
     assert (verdict.outcome, verdict.rule_id) == (outcome, rule_id)
     assert verdict.run_id == run.id
@@ -94,7 +94,7 @@ def test_P12_P13_observed_map() -> None:
 
 
 def test_observed_before_once() -> None:
-    """§5.2 step 7: an issue_comment run judged before is still recorded before the `once` rejection."""
+    """An issue_comment run judged before is still recorded before the `once` rejection."""
     verdict = judge_record(C(id=56, display_title="org/repo#7"), ME, {56})
     assert (verdict.rule_id, verdict.observe) == ("once", True)
 
@@ -172,12 +172,12 @@ CHAINS = [
 
 @pytest.mark.parametrize(("name", "theirs", "equal"), CHAINS, ids=[c[0] for c in CHAINS])
 def test_dispatch_chain_vectors(name: str, theirs: list[ReferencedWorkflow], equal: bool) -> None:
-    """§16.1 dispatch chain: path+ref multiset equality, sha ignored."""
+    """Dispatch chain: path+ref multiset equality, sha ignored."""
     assert same_chain((A, B), tuple(theirs)) is equal
 
 
 def test_empty_chains_never_equal() -> None:
-    """§16.1 (newest): ([], []) → differ."""
+    """The newest: ([], []) → differ."""
     assert same_chain((), ()) is False
 
 
@@ -192,12 +192,12 @@ def test_empty_chains_never_equal() -> None:
     ],
 )
 def test_route_name_predicate(name: str, route_like: bool) -> None:
-    """§16.1 route-name predicate."""
+    """The route-name predicate."""
     assert is_route_job_name(name) is route_like
 
 
 def test_work_item_binding_vectors() -> None:
-    """§16.1 work-item binding: pull_requests decides alone; titles need a matching, non-empty run name."""
+    """Work-item binding: pull_requests decides alone; titles need a matching, non-empty run name."""
     pr_run = C(pull_requests=[7], display_title="whatever")
     assert bound_to_item(pr_run, 7, "") and bound_to_item(pr_run, 7, "org/repo#8")
     assert not bound_to_item(pr_run, 8, "org/repo#8")
@@ -207,7 +207,7 @@ def test_work_item_binding_vectors() -> None:
     assert not bound_to_item(title_run, 7, "")
 
 
-# --- §16.2 job checks (candidate 42, pull_requests [7], completed unless stated) -------------------
+# --- job checks (candidate 42, pull_requests [7], completed unless stated) -------------------------
 
 R_OK = ("dispatch / Route", "completed", "success")
 # (vector, jobs, status, outcome, rule id); final rejections are judged, pending and accept are not.
@@ -279,7 +279,7 @@ JOB_VECTORS = [
     ("vector", "specs", "status", "outcome", "rule_id"), JOB_VECTORS, ids=[v[0] for v in JOB_VECTORS]
 )
 def test_job_check_vectors(vector: str, specs: list, status: str, outcome: str, rule_id: str) -> None:
-    """§16.2 J1-J14: verdict, rule id and finality (final rejections join the judged set)."""
+    """J1-J14: verdict, rule id and finality (final rejections join the judged set)."""
     run = C(id=42, pull_requests=[7], status=status)
     assert judge_record(run, ME, set()).outcome == "accept"
     verdict = judge_jobs(run, jobs(*specs), ME)
@@ -342,13 +342,13 @@ def test_J16_transient_jobs_error_stays_judgeable() -> None:
 
 
 def test_run_conclusion_is_never_consulted() -> None:
-    """§5.3: a run concluded cancelled or failure still carries its Route job's authority."""
+    """A run concluded cancelled or failure still carries its Route job's authority."""
     for conclusion in ("cancelled", "failure", "skipped", None):
         run = C(id=42, pull_requests=[7], conclusion=conclusion)
         assert judge(run, ACCEPT_JOBS, ME).outcome == "accept"
 
 
-# --- §16.2 stage-job resolution (Start) ------------------------------------------------------------
+# --- stage-job resolution (Start) ------------------------------------------------------------------
 
 IP, DONE = "in_progress", "completed"
 STAGE_OK = [
@@ -419,7 +419,7 @@ STAGE_OK = [
 
 @pytest.mark.parametrize(("name", "specs", "hints", "expected"), STAGE_OK, ids=[s[0] for s in STAGE_OK])
 def test_stage_job_resolution(name: str, specs: list, hints: list[str], expected: str) -> None:
-    """§16.2 stage-job resolution vectors that resolve."""
+    """Stage-job resolution cases that resolve."""
     assert resolve_stage_job(jobs(*specs), hints) == expected
 
 
@@ -444,13 +444,13 @@ STAGE_REFUSED = [
 
 @pytest.mark.parametrize(("name", "specs", "hints", "message"), STAGE_REFUSED, ids=[s[0] for s in STAGE_REFUSED])
 def test_stage_job_resolution_refused(name: str, specs: list, hints: list[str], message: str) -> None:
-    """§16.2 stage-job resolution vectors that refuse to start."""
+    """Stage-job resolution cases that refuse to start."""
     with pytest.raises(StartRefused, match=message):
         resolve_stage_job(jobs(*specs), hints)
 
 
 def test_route_job_must_be_unique() -> None:
-    """§3 step 8: zero or two route-like jobs refuse Start; one is remembered by its exact name."""
+    """Zero or two route-like jobs refuse Start; one is remembered by its exact name."""
     assert resolve_route_job(jobs(("x / Route", DONE, "success"), ("Review", IP, None))) == "x / Route"
     for specs in (
         [("dispatch / Review", IP, None)],
@@ -461,33 +461,33 @@ def test_route_job_must_be_unique() -> None:
 
 
 def test_start_error_no_referenced_workflows() -> None:
-    """§16.2 Start errors: my own run references no reusable workflow."""
+    """Start refuses: my own run references no reusable workflow."""
     with pytest.raises(StartRefused, match="references no reusable workflow"):
         check_own_run(rest.workflow_run({**MY_RUN_JSON, "referenced_workflows": []}), "org/repo#7")
 
 
 def test_start_error_no_path() -> None:
-    """§3 step 3: my own run reports no workflow path."""
+    """My own run reports no workflow path."""
     with pytest.raises(StartRefused, match="no workflow path"):
         check_own_run(rest.workflow_run({**MY_RUN_JSON, "path": None}), "org/repo#7")
 
 
 @pytest.mark.parametrize("logins", [None, [], ["", "  "]])
 def test_start_error_no_self_logins(logins: list[str] | None) -> None:
-    """§16.2 Start errors: SelfLogins nil or ["", "  "] → "no self logins"."""
+    """Start refuses: self logins nil or ["", "  "] → "no self logins"."""
     with pytest.raises(StartRefused, match="no self logins"):
         normalize_self_logins(logins)
 
 
 def test_self_logins_normalized() -> None:
-    """§3 step 2: trimmed, lowercased, blanks dropped, duplicates folded."""
+    """Trimmed, lowercased, blanks dropped, duplicates folded."""
     assert normalize_self_logins(
         [" Fullsend-AI-Review[bot] ", "", "fullsend-ai-review[bot]", "org-review[bot]"]
     ) == frozenset({"fullsend-ai-review[bot]", "org-review[bot]"})
 
 
 def test_run_name_self_check_keeps_matching_title() -> None:
-    """§3 step 4: my own title "org/repo#7" (or with a comment suffix) keeps title binding on."""
+    """My own title "org/repo#7" (or with a comment suffix) keeps title binding on."""
     assert check_own_run(rest.workflow_run(MY_RUN_JSON), "org/repo#7") == ("org/repo#7", [])
     suffixed = rest.workflow_run({**MY_RUN_JSON, "display_title": "org/repo#7 comment:99"})
     assert check_own_run(suffixed, "org/repo#7")[0] == "org/repo#7"

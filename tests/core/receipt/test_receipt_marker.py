@@ -1,5 +1,5 @@
-"""Marker builder/parser and the whole-body receipt grammar (spec/receipt-preflight-tokens.md
-§2.1-§2.3, §2.4 Project decision; vectors 1-15; BC-14)."""
+"""Marker builder/parser and the whole-body receipt grammar (docs/rules.md#receipt-lists-my-run;
+strict parsing)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from fullsend.core.receipt.marker import (
     receipt_body,
     whole_body_receipt,
 )
-from tests.core.receipt.receipt_fakes import HUMAN, RB, M
+from tests.core.receipt.receipt_forge import HUMAN, RB, M
 
 SHA = "a" * 40
 
@@ -110,7 +110,7 @@ def test_receipt_body_wire_example() -> None:
     assert human_line([]) == ""
 
 
-# --- whole-body grammar (§2.4 Project decision, BC-14) --------------------------------------
+# --- whole-body grammar (docs/rules.md#receipt-lists-my-run) ----------------------------------
 
 
 @pytest.mark.parametrize(
@@ -154,7 +154,7 @@ def test_whole_body_receipt_rejects(vid: str, body: str) -> None:
     assert whole_body_receipt(body) is None
 
 
-def test_BC14f_limits() -> None:
+def test_a_body_over_the_limits_is_not_a_receipt() -> None:
     ids = ",".join(str(i) for i in range(1, 1002))
     over_ids = M(ids, SHA) + "\n" + HUMAN.format(", ".join(ids.split(",")))
     assert len(over_ids.encode()) <= 65_536 and whole_body_receipt(over_ids) is None

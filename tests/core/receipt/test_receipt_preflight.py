@@ -1,6 +1,6 @@
-"""``app/preflight.py`` against a small fake Forge: the receipt check wiring, the head-reviewed
-reads, the orchestration and the receipt writer (spec/receipt-preflight-tokens.md §2.10, §3.3,
-§8; vectors 24-48, 60-69, 113-125, 138-140; BC-13, BC-16 budget, BC-24)."""
+"""``fullsend/app/action/preflight.py`` against a small fake Forge: the receipt check wiring, the head-reviewed
+reads, the orchestration and the receipt writer (docs/architecture.md "Receipt reader"
+and "Receipt writer"; only the job token's identity counts; the skip's request budget)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from fullsend.core.receipt.marker import Marker
 from fullsend.core.receipt.skips import RULE_HEAD_REVIEWED, RULE_RECEIPT
 from fullsend.core.scalars import parse_time
 from fullsend.errors import ForgeError, NotFoundError
-from tests.core.receipt.receipt_fakes import RB, A, FakeForge, LogSink, M, R, comment, forbidden, review
+from tests.core.receipt.receipt_forge import RB, A, FakeForge, LogSink, M, R, comment, forbidden, review
 
 JOB = "ghs_JOBTOKENVALUE"
 ROLE = "ghs_ROLETOKENVALUE"
@@ -28,7 +28,7 @@ HEAD = "f3af8c5a" + "0" * 32
 
 @pytest.fixture
 def facts(tmp_path: Path) -> PreflightFacts:
-    """§10 defaults: in Actions, run 33740015232 attempt 1, org/repo#7, minted, no providers dir."""
+    """The defaults: in Actions, run 33740015232 attempt 1, org/repo#7, minted, no providers dir."""
     return PreflightFacts(
         stage="triage",
         run_id_raw=RUN,
@@ -50,7 +50,7 @@ def assert_no_tokens(log: LogSink) -> None:
     assert JOB not in log.text and ROLE not in log.text
 
 
-# --- §2.10 receipt check ----------------------------------------------------------------------
+# --- receipt check ----------------------------------------------------------------------------
 
 
 def test_V44_V138_receipt_skip(facts: PreflightFacts) -> None:
@@ -64,8 +64,8 @@ def test_V44_V138_receipt_skip(facts: PreflightFacts) -> None:
     assert_no_tokens(log)
 
 
-def test_BC16_skip_costs_three_requests_job_token_first(facts: PreflightFacts) -> None:
-    """Where GraphQL cannot answer, the REST reads of BC-16, job token first."""
+def test_skip_costs_three_requests_job_token_first(facts: PreflightFacts) -> None:
+    """Where GraphQL cannot answer, the REST reads of the skip, job token first."""
     forge = handled_forge()
     assert run_preflight(forge, facts, LogSink()) is not None
     assert forge.calls == [
@@ -199,7 +199,7 @@ def test_V55_unknown_providers_location(facts: PreflightFacts) -> None:
     assert "provider definitions location unknown" in log.text
 
 
-def test_BC13_forged_markers_do_not_skip(facts: PreflightFacts) -> None:
+def test_forged_markers_do_not_skip(facts: PreflightFacts) -> None:
     sha = "a" * 40
     forged = [
         comment(RB(RUN, sha), login="fs-coder-app[bot]", cid=1),
@@ -218,7 +218,7 @@ def test_unexpected_error_fails_open(facts: PreflightFacts) -> None:
     assert any(level == "warning" and "RuntimeError" in msg for level, msg in log.lines)
 
 
-# --- §8 head-reviewed wiring -----------------------------------------------------------------
+# --- head-reviewed wiring --------------------------------------------------------------------
 
 
 def review_forge() -> FakeForge:
@@ -342,7 +342,7 @@ def test_receipt_check_comes_first(review_facts: PreflightFacts) -> None:
 
 
 def test_the_event_payload_is_read_once_in_the_context(tmp_path: Path) -> None:
-    """§8.2: the ``GITHUB_EVENT_PATH`` object, or nothing when unset, missing or not an object."""
+    """The ``GITHUB_EVENT_PATH`` object, or nothing when unset, missing or not an object."""
     path = tmp_path / "event.json"
     path.write_text('{"action": "opened", "pull_request": {"number": 7}}')
     ctx = load_context({"GITHUB_EVENT_PATH": str(path)})
@@ -356,14 +356,14 @@ def test_the_event_payload_is_read_once_in_the_context(tmp_path: Path) -> None:
         assert (dict(ctx.event), ctx.event_readable) == ({}, False)
 
 
-# --- §3.3 the writer --------------------------------------------------------------------------
+# --- the writer -------------------------------------------------------------------------------
 
 
 def posted(author: str = R) -> Comment:
     return comment("x", login=author, cid=55)
 
 
-def test_V60_BC13_posts_one_receipt_with_the_job_token(facts: PreflightFacts) -> None:
+def test_V60_posts_one_receipt_with_the_job_token(facts: PreflightFacts) -> None:
     forge, log = FakeForge(post_result=posted()), LogSink()
     result = post_receipt(forge, facts, Marker((102, 101), "abc"), log)
     assert result.state is PostState.POSTED and result.comment is not None and result.comment.id == 55
@@ -417,7 +417,7 @@ def test_V68_no_comment_object(result: Comment | None, state: PostState, facts: 
     assert log.lines == [("done", "Posted the steer receipt")]
 
 
-def test_V69_BC24e_post_403_warns_and_run_goes_on(facts: PreflightFacts) -> None:
+def test_V69_post_403_warns_and_run_goes_on(facts: PreflightFacts) -> None:
     forge, log = FakeForge(post_result=forbidden()), LogSink()
     assert post_receipt(forge, facts, Marker((101,), "abc"), log).state is PostState.NOT_POSTED
     assert len(forge.posted) == 1

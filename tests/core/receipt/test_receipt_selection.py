@@ -1,12 +1,12 @@
-"""Which comments count as receipts (spec/receipt-preflight-tokens.md §2.4-§2.5 Project decision;
-vectors 16-33b; BC-13, BC-14)."""
+"""Which comments count as receipts (docs/rules.md#receipt-lists-my-run;
+only the job token's identity counts; strict parsing)."""
 
 from __future__ import annotations
 
 import pytest
 
 from fullsend.core.receipt.marker import receipt_listing_run
-from tests.core.receipt.receipt_fakes import RB, A, M, R, comment
+from tests.core.receipt.receipt_forge import RB, A, M, R, comment
 
 STATUS = "<!-- fullsend:agent-status:42 -->\n<!-- fullsend:status:terminal -->\n{}\n🤖 Finished Review · ✅ Success"
 SHA = "a" * 40
@@ -97,16 +97,16 @@ def test_V35_run_zero_never_handled() -> None:
     ],
 )
 def test_identities_not_strings(vid: str, author: str, user_type: str, login: str, expected: bool) -> None:
-    # A User account matches only a login that is not spelled as a Bot (§2.4 "Identities").
+    # A User account matches only a login that is not spelled as a Bot (docs/rules.md#receipt-lists-my-run).
     assert receipts_list_run([comment(RB("999", "abc"), login=author, user_type=user_type)], login, 999) is expected
 
 
-BC13_BODY = RB("1700", SHA)
+JOB_TOKEN_RECEIPT_BODY = RB("1700", SHA)
 
 
-def test_BC13_only_the_job_token_identity_counts() -> None:
-    app = comment(BC13_BODY, login="fs-coder-app[bot]", cid=1)
-    human = comment(BC13_BODY, login="user-A", user_type="User", cid=2)
+def test_only_the_job_token_identity_counts() -> None:
+    app = comment(JOB_TOKEN_RECEIPT_BODY, login="fs-coder-app[bot]", cid=1)
+    human = comment(JOB_TOKEN_RECEIPT_BODY, login="user-A", user_type="User", cid=2)
     genuine = comment(RB("1699,1700", SHA), login="github-actions[bot]", cid=3)
     assert receipt_listing_run([app, human, genuine], R, 1700).id == 3  # type: ignore[union-attr]
     assert not receipts_list_run([app, human], R, 1700)
@@ -124,12 +124,12 @@ def test_BC13_only_the_job_token_identity_counts() -> None:
         ("BC-14i-marker-alone", [M("1700", SHA)], False),
     ],
 )
-def test_BC14_strict_parsing(vid: str, bodies: list[str], expected: bool) -> None:
+def test_receipt_strict_parsing(vid: str, bodies: list[str], expected: bool) -> None:
     comments = [comment(b, cid=i) for i, b in enumerate(bodies, 1)]
     assert receipts_list_run(comments, R, 1700) is expected
 
 
-def test_BC14f_over_limits() -> None:
+def test_over_limits_is_not_a_receipt() -> None:
     many = ",".join(str(i) for i in range(1, 5001))
     body = (
         M(many, SHA)
@@ -141,6 +141,6 @@ def test_BC14f_over_limits() -> None:
     assert not receipts_list_run([comment(RB("1700", SHA) + " " * (200 * 1024))], R, 1700)
 
 
-def test_BC14h_edited() -> None:
+def test_an_edited_receipt_does_not_count() -> None:
     edited = comment(RB("1700", SHA), created="2026-09-18T12:00:00Z", updated="2026-09-18T12:00:01Z")
     assert not receipts_list_run([edited], R, 1700)

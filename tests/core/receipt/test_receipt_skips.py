@@ -1,5 +1,5 @@
 """The head-reviewed skip as a pure decision, event kinds and run ids
-(spec/receipt-preflight-tokens.md §1, §2.9, §8.1-§8.2; vectors 89-115, 126-137, 161)."""
+(docs/rules.md#head-reviewed)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from fullsend.core.receipt.skips import (
     transition_kind,
 )
 from fullsend.core.scalars import parse_time
-from tests.core.receipt.receipt_fakes import review
+from tests.core.receipt.receipt_forge import review
 
 HEAD = "f3af8c5a" + "0" * 32
 BASE = HeadReviewFacts(

@@ -1,5 +1,5 @@
 """Child-environment scrub, the GH_WORKFLOW_TOKEN provider rule, mint inputs
-(spec/receipt-preflight-tokens.md §2.8, §4.1, §4.3-§4.4; vectors 50-55, 142, 144-146b; BC-17)."""
+(docs/architecture.md "Tokens"; credentials never reach the sandbox)."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def test_V146b_local_sandbox_agent_env() -> None:
     assert env["GH_TOKEN"] == env["GITHUB_TOKEN"] == ROLE and env["LANG"] == "C"
 
 
-def test_BC17_credentials_never_reach_the_sandbox_env() -> None:
+def test_credentials_never_reach_the_sandbox_env() -> None:
     runner_env = {
         "GITHUB_TOKEN": "ghs_JOB",
         "GH_TOKEN": "ghs_JOB",
@@ -117,7 +117,7 @@ def test_property_job_token_never_in_child_env(base: dict, job: str, role: str, 
     assert [k for k, v in env.items() if role in v or role in k] in ([], ["GH_TOKEN", "GITHUB_TOKEN"])
 
 
-# --- provider rule (§2.8) -------------------------------------------------------------------
+# --- provider rule --------------------------------------------------------------------------
 
 PACKAGES = (
     'name: github-packages\ntype: fullsend-github-packages\ncredentials:\n  GITHUB_TOKEN: "${GH_WORKFLOW_TOKEN}"\n'
@@ -210,7 +210,7 @@ def test_providers_path_is_a_file_refuses(tmp_path: Path) -> None:
     assert (providers_refusal(str(tmp_path)) or "").startswith("provider definitions unreadable")
 
 
-# --- mint inputs (§4.1) ------------------------------------------------------------------------
+# --- mint inputs -------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,6 @@
 """Receipt token, writer decisions, the status-comment copy and neutralising
-(spec/receipt-preflight-tokens.md §2.7, §3, §7; vectors 56-59, 62-65, 70-88; BC-02)."""
+(docs/architecture.md "Receipt writer" and
+"Status comments")."""
 
 from __future__ import annotations
 
@@ -72,7 +73,7 @@ def test_V70_outright_success_posts() -> None:
 
 
 @pytest.mark.parametrize("flag", ["run_failed", "cancelled", "skipped", "post_script_withheld", "transcript_error"])
-def test_V71_and_BC02_anything_else_posts_nothing(flag: str) -> None:
+def test_V71_anything_else_posts_nothing(flag: str) -> None:
     kwargs: dict = {**_CLEAN, "agent_end": AgentEnd.SUCCESS}
     kwargs[flag] = True
     assert not should_post_receipt(**kwargs)

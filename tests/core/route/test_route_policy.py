@@ -19,7 +19,7 @@ from fullsend.core.route.decision import (
     RouteDecision,
 )
 from fullsend.core.route.event import route_event
-from tests.core.route.route_events import REPO, ROLES, payload
+from tests.support.route_events import REPO, ROLES, payload
 
 
 class Roles:

@@ -12,7 +12,7 @@ import pytest
 from fullsend.core.route import decision as route
 from fullsend.core.route.decision import AskRole, Role, RouteDecision, decide, shown
 from fullsend.core.route.event import route_event
-from tests.core.route.route_events import REPO, decided, payload
+from tests.support.route_events import REPO, decided, payload
 
 R = route
 

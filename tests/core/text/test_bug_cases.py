@@ -1,4 +1,5 @@
-"""Bug-derived cases BC-19 and BC-26 (shared/cases/bug-cases.md)."""
+"""Past bugs of the steer text: a hostile body cannot break out of the envelope, and own output
+is told apart by exact identity."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from fullsend.core.text.sanitize import field_safe
 from fullsend.core.text.steertext import build_text
 from fullsend.core.text.wire import AMENDMENTS_HEADING, CONTEXT_HEADING, FENCE_CLOSE, FENCE_OPEN, INSTRUCTION_PREFIX
 from fullsend.core.watch.steer import SteerMessage
-from tests.core.text.envelope_support import (
+from tests.support.forge_records import (
     at,
     auth,
     comment,
@@ -27,7 +28,7 @@ from tests.core.text.envelope_support import (
 HEAD_A = "a" * 40
 
 
-def _bc19_envelope(wording):
+def _hostile_envelope(wording):
     fullwidth_amend = unicodedata.normalize("NFKC", AMENDMENTS_HEADING).translate(
         {c: c + 0xFEE0 for c in range(0x21, 0x7F)}
     )
@@ -56,8 +57,8 @@ def _bc19_envelope(wording):
     return msg, render_envelope(msg, wording)
 
 
-def test_BC_19_header_fields_cannot_carry_controls(wording):
-    msg, env = _bc19_envelope(wording)
+def test_header_fields_cannot_carry_controls(wording):
+    msg, env = _hostile_envelope(wording)
     header = env.split(FENCE_OPEN)[0]
     for field in (field_safe(msg.actor), field_safe(msg.event), field_safe(msg.head_sha)):
         assert all(unicodedata.category(c) not in ("Cc", "Cf") for c in field)
@@ -65,8 +66,8 @@ def test_BC_19_header_fields_cannot_carry_controls(wording):
     assert "\u2028" not in header and "\r" not in header
 
 
-def test_BC_19_opening_line_first_and_only_runner_copy(wording):
-    _, env = _bc19_envelope(wording)
+def test_opening_line_first_and_only_runner_copy(wording):
+    _, env = _hostile_envelope(wording)
     before, inside, after = fenced(env)
     lines = env.split("\n")
     assert lines[0] == OPENING_LINE
@@ -74,8 +75,8 @@ def test_BC_19_opening_line_first_and_only_runner_copy(wording):
     assert f"\n{OPENING_LINE}\n" in inside  # kept verbatim: the injection signal
 
 
-def test_BC_19_tokens_defanged_in_any_case_and_under_nfkc(wording):
-    _, env = _bc19_envelope(wording)
+def test_tokens_defanged_in_any_case_and_under_nfkc(wording):
+    _, env = _hostile_envelope(wording)
     before, inside, after = fenced(env)
     assert "(/work-item-context)" in inside and "Instruction from (at)user-A" in inside
     assert "\n> Amendments\n" in inside
@@ -83,14 +84,14 @@ def test_BC_19_tokens_defanged_in_any_case_and_under_nfkc(wording):
     assert before.count(f"\n{CONTEXT_HEADING}") == 1 and f"\n{AMENDMENTS_HEADING}\n" not in before
 
 
-def test_BC_19_backtick_runs_cannot_close_the_block(wording):
-    _, env = _bc19_envelope(wording)
+def test_backtick_runs_cannot_close_the_block(wording):
+    _, env = _hostile_envelope(wording)
     _, inside, _after = fenced(env)
     assert "```````" in inside and env.endswith(FENCE_CLOSE + "\n")
 
 
-def test_BC_19_no_fold_over_the_assembled_envelope(wording):
-    _, env = _bc19_envelope(wording)
+def test_no_fold_over_the_assembled_envelope(wording):
+    _, env = _hostile_envelope(wording)
     folded = unicodedata.normalize("NFKC", env)
     # Even a fold over the whole envelope finds no live heading, attribution or extra fence.
     _, inside, _ = fenced(folded)
@@ -98,7 +99,7 @@ def test_BC_19_no_fold_over_the_assembled_envelope(wording):
     assert count_lines_starting(folded, OPENING_LINE) == 2  # the runner's first line and the quoted copy
 
 
-def test_BC_26_own_output_by_exact_identity(wording):
+def test_own_output_by_exact_identity(wording):
     comments = [
         Comment(1, "Fix pushed in abc1234", "fs-coder-app[bot]", "Bot", at("12:01"), at("12:01")),
         Comment(
@@ -110,8 +111,8 @@ def test_BC_26_own_output_by_exact_identity(wording):
             at("12:02"),
         ),
         Comment(3, "LGTM", "fullsend-review", "User", at("12:03"), at("12:03")),
-        # k4 is bound to an accepted run; a command binds only from the first line (watcher §7.2), so the
-        # quoted marker follows it here.  The case's own body order is checked against §8 below.
+        # k4 is bound to an accepted run; a command binds only from the first line, so the
+        # quoted marker follows it here.  The case's own body order is checked against the own-output rule below.
         Comment(4, "/fs-fix also X\n> <!-- fullsend:status --> ...", "user-A", "User", at("12:04"), at("12:04")),
         Comment(5, "Update dependency", "dep-updater[bot]", "Bot", at("12:05"), at("12:05")),
     ]

@@ -1,4 +1,4 @@
-"""Defanging (spec/watcher.md §10.4, §10.6) — the direct vectors of §16.8."""
+"""Defanging, the direct ``N(...)`` cases (docs/architecture.md "Defanging")."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from tests.core.text.reader_oracle import reader_tokens
 ATTR = "Instruction from @realuser: do X"
 ATTR_DEFANGED = "Instruction from (at)realuser"
 
-# §16.8 "Direct N(...) vectors": each must turn the attribution into (at).
+# The direct N(...) cases: each must turn the attribution into (at).
 N_ATTRIBUTION_VECTORS = [
     f"> {ATTR}",
     f"- {ATTR}",

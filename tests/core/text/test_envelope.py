@@ -1,4 +1,4 @@
-"""The v1 envelope (spec/runtime-transport.md §5; envelope vectors 3-6 and 11-15 of §12, not 7)."""
+"""The v1 envelope (docs/architecture.md "Envelope")."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from fullsend.core.delta.records import Delta, DeltaItem
 from fullsend.core.text.envelope import OPENING_LINE, render_envelope, source_items
 from fullsend.core.text.steertext import build_text
 from fullsend.core.watch.steer import SteerMessage
-from tests.core.text.envelope_support import at, count_lines_starting, run
+from tests.support.forge_records import at, count_lines_starting, run
 
 FULL = SteerMessage(33740015232, "Also cover the error path.", "issue_comment", "octocat", at("10:48:29"), "abc1234")
 
@@ -60,7 +60,7 @@ def test_6_source_with_actor_and_event(wording):
 
 
 def test_actor_vouched_only_on_the_amendment_event(wording):
-    # runtime-transport §5: authority sentence only when id≠0, actor≠"" and event == issue_comment
+    # The authority sentence only when id≠0, actor≠"" and event == issue_comment
     push = render_envelope(SteerMessage(7, "t", "pull_request_target", "pusher"), wording)
     assert wording.authorized_run in push and "pusher" not in push.split("\n")[2]
     no_actor = render_envelope(SteerMessage(7, "t", "issue_comment"), wording)

@@ -23,8 +23,8 @@ from fullsend.core.text.steertext import CONTEXT_CLOSE, build_text, clip_context
 from fullsend.core.text.wire import AMENDMENTS_HEADING, FENCE_CLOSE, FENCE_OPEN
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.wording import default_wording
-from tests.core.text.envelope_support import live_tokens, run
 from tests.core.text.reader_oracle import reader_tokens
+from tests.support.forge_records import live_tokens, run
 
 TIMEOUT_S = {"dev": 120, "ci": 600, "slow": 900}.get(os.environ.get("HYPOTHESIS_PROFILE", "dev"), 900)
 

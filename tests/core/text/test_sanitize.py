@@ -1,4 +1,4 @@
-"""Sanitizer contract: spec/watcher.md §10.5, spec/runtime-transport.md §9, E4."""
+"""The sanitizer's contract (docs/architecture.md "Sanitizer"), and case E4 of the steer text."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ def test_clean_ascii_unchanged():
 
 
 def test_compatibility_only_text_stays_unfolded():
-    # §10.5: fullwidth letters alone are not findings; the input comes back as written.
+    # Fullwidth letters alone are not findings; the input comes back as written.
     assert sanitize_agent_text("\uff41\uff42") == ("\uff41\uff42", 0)
     assert sanitize_agent_text("file 1\u2044\u2082 ok") == ("file 1\u2044\u2082 ok", 0)
 
@@ -108,7 +108,7 @@ def test_stripping_repeats_to_a_fixed_point():
 
 
 def test_nfkc_rebuilt_escape_is_stripped_again():
-    # ESC + fullwidth [ folds into a CSI under NFKC (runtime-transport §9 step 2)
+    # ESC + fullwidth [ folds into a CSI under NFKC
     text, findings = sanitize_agent_text("x\x1b\uff3b31my\u200b")
     assert "\x1b" not in text and findings > 0
     assert text == "xy"
@@ -140,7 +140,7 @@ def test_result_is_nfkc_when_folded():
 
 
 def test_field_safe_strips_cc_cf_and_separators():
-    # runtime-transport §5: Cc (incl. \r \n \t DEL C1), Cf, U+2028, U+2029; ordinary spaces kept
+    # The envelope strips Cc (incl. \r \n \t DEL C1), Cf, U+2028, U+2029; ordinary spaces kept
     assert field_safe("octo cat\n\r\t\x7f\x85\u200b\u2028\u2029!") == "octo cat!"
 
 

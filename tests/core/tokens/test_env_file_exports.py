@@ -1,4 +1,4 @@
-"""spec/receipt-preflight-tokens.md §10.12 vectors 147-150, 154-155: the env file's run facts and
+"""The env file's run facts and
 the FULLSEND_STEER_ACTIVE line, rendered and then sourced by a real shell."""
 
 from __future__ import annotations

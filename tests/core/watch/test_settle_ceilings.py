@@ -1,4 +1,4 @@
-"""Ceilings of the watch (spec/watcher.md §13-§14, issue 7): deadline and MinRemaining."""
+"""Ceilings of the watch (docs/architecture.md "Settle", issue 7): deadline and MinRemaining."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The settle rule as a pure state machine (spec/watcher.md §12, vectors W1-W16), table-driven.
+"""The settle rule as a pure state machine (docs/architecture.md "Settle", cases W1-W16), table-driven.
 
 A "script" is a sequence of inputs the watch loop would feed: ``("tick", outcome)`` and
 ``("turn", outcome)`` run the poll; ``("turn-stale", None)`` is a turn end stamped at or before
@@ -56,7 +56,7 @@ TABLE = [
     ("W8-pending-then-steer-clears-awaiting", [(U, R), (T, R), (T, S), (T, R), (T, R), (T, R), (T, R)], 3, ("", 7)),
     ("mid-turn-retries-never-count", [(T, R)] * 10, 2, ("", 10)),
     ("mid-turn-empty-continues", [(T, E)] * 10, 2, ("", 10)),
-    ("BC-24-permanent-error-after-pending-turn", [(U, R), (T, E)], 2, ("turn-end-nothing-new", 2)),
+    ("permanent-error-after-pending-turn", [(U, R), (T, E)], 2, ("turn-end-nothing-new", 2)),
     ("S5-closed-at-turn-end", [(U, C)], 2, ("session-closed", 1)),
     ("S7-closed-on-tick", [(T, C)], 2, ("session-closed", 1)),
     (

@@ -35,7 +35,7 @@ from fullsend.adapters.runtimes.feed import Now
 from fullsend.core.agent_end import AgentEnd, EndVerdict, TerminalState, verdict_of
 from fullsend.core.final_word import ToolDenial, tool_input_json
 
-TOKEN_THRESHOLD = 5000  # Claude `tokenThreshold`: tokens between two TokensEvents
+TOKEN_THRESHOLD = 5000  # tokens between two ``TokensEvent``s
 
 
 def compact_json(obj: object) -> str:
@@ -285,7 +285,7 @@ def permission_denials(items: object) -> tuple[ToolDenial, ...]:
 
 @dataclass
 class ClaudeSteerAggregator:
-    """Metrics of a steered Claude run (``claudeSteerAggregator``).
+    """Metrics of a steered Claude run.
 
     ``num_turns`` and usage are per turn → summed; ``total_cost_usd`` is cumulative → latest;
     reasoning is a running total → latest result's, never raised by a ``TokensEvent``; each token

@@ -24,7 +24,7 @@ MAX_CODEX_RESUME_ATTEMPTS = 2
 
 
 class InterruptNotStopped(SandboxError):
-    """``errInterruptNotStopped``: the stop failed and the sandbox is still Ready (process alive)."""
+    """The stop failed and the sandbox is still Ready (process alive)."""
 
 
 @dataclass

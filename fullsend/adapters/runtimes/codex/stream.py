@@ -150,7 +150,7 @@ class CodexStreamParser:
 
 @dataclass
 class CodexSteerAggregator:
-    """``codexSteerAggregator``: within a process results replace; at process end they are
+    """Metrics of a steered Codex run: within a process results replace; at process end they are
     banked; across processes they add."""
 
     _banked: list[int] = field(default_factory=lambda: [0, 0, 0, 0, 0])

@@ -2,7 +2,7 @@
 (docs/architecture.md "Amendments and context").
 
 Uses the real rules: ``fullsend.core.delta.ownoutput`` (rule ids ``self-login``, ``app-marker``),
-``fullsend.core.delta.eligible_comments`` and ``fullsend.core.provenance.binding.bind_triggers`` over the
+``fullsend.core.delta.changes.eligible_comments`` and ``fullsend.core.provenance.binding.bind_triggers`` over the
 accepted follow-ups (authorizations) and every observed ``issue_comment`` run.  Explain judges the
 whole window since the run in flight was created as one poll; the live watcher moves its baseline
 after each delivery, so a comment can land in a different batch there, but its kind is the same.

@@ -3,7 +3,7 @@
 * The run in flight: the newest shim run bound to the item whose Start would succeed
   (``fullsend.core.watch.start.my_run_facts``: one Route job, one in-progress stage job), or the
   ``--run`` run, whose stage job may have finished (then it is the one non-Route job that ran).
-* Each follow-up: ``fullsend.core.provenance.judge_record`` then ``judge_jobs`` — the verdict by
+* Each follow-up: ``fullsend.core.provenance.verdicts.judge_record`` then ``judge_jobs`` — the verdict by
   rule id (docs/rules.md#provenance), spread over the check table in the watcher's order.
 * Each run id: whether a queued run with that id would skip, by ``receipt-lists-my-run``
   (``fullsend.core.receipt.marker``) and by ``head-reviewed`` (``fullsend.core.receipt.skips``).

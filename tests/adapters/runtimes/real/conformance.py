@@ -13,8 +13,8 @@ from fullsend.core.agent_end import AgentEnd
 from fullsend.core.receipt.marker import should_post_receipt
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.ports import AgentRunResult
-from tests.adapters.runtimes.real.real_cli_helpers import RunInThread, wait_until
-from tests.doubles.fake_model_server import ModelError, Reply, ToolCall, assistant_turns_done
+from tests.adapters.runtimes.real.real_cli import RunInThread, wait_until
+from tests.doubles.model_server import ModelError, Reply, ToolCall, assistant_turns_done
 
 FIRST = SteerMessage(4301, "Also cover the error path (conf-marker-first).", event="issue_comment", actor="octocat")
 SECOND = SteerMessage(4302, "And update the changelog (conf-marker-second).", event="issue_comment", actor="octocat")

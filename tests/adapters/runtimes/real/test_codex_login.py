@@ -17,8 +17,8 @@ from fullsend.adapters.runtimes.codex.appserver import CodexAppServerRuntime
 from fullsend.adapters.runtimes.codex.exec import CodexExecRuntime
 from fullsend.ports import AgentParams
 from tests.adapters.runtimes.real.conformance import assert_succeeded, done
-from tests.adapters.runtimes.real.real_cli_helpers import RunInThread, offline_env, render, require_cli
-from tests.doubles.fake_openai import FakeOpenAI, config_toml
+from tests.adapters.runtimes.real.real_cli import RunInThread, offline_env, render, require_cli
+from tests.doubles.openai_server import FakeOpenAI, config_toml
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 KEY = "sk-test-login-only-0123"

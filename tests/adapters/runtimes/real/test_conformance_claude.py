@@ -38,9 +38,9 @@ from tests.adapters.runtimes.real.conformance import (
     keeps_calling_a_tool,
     slow_answer_first,
 )
-from tests.adapters.runtimes.real.real_cli_helpers import RunInThread, offline_env, render, require_cli, wait_until
-from tests.doubles.fake_anthropic import FakeAnthropic
-from tests.doubles.fake_model_server import ModelError
+from tests.adapters.runtimes.real.real_cli import RunInThread, offline_env, render, require_cli, wait_until
+from tests.doubles.anthropic_server import FakeAnthropic
+from tests.doubles.model_server import ModelError
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 PROMPT = "Fix issue 42 and report back."

@@ -34,9 +34,9 @@ from tests.adapters.runtimes.real.conformance import (
     done,
     fails,
 )
-from tests.adapters.runtimes.real.real_cli_helpers import RunInThread, offline_env, render, require_cli, wait_until
-from tests.doubles.fake_model_server import ModelError, Reply
-from tests.doubles.fake_openai import INCOMPLETE, FakeOpenAI, config_toml
+from tests.adapters.runtimes.real.real_cli import RunInThread, offline_env, render, require_cli, wait_until
+from tests.doubles.model_server import ModelError, Reply
+from tests.doubles.openai_server import INCOMPLETE, FakeOpenAI, config_toml
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 PROMPT = "Fix issue 42 and report back."

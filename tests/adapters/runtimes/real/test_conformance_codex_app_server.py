@@ -38,7 +38,7 @@ from tests.adapters.runtimes.real.conformance import (
     busy_then_done,
     done,
 )
-from tests.adapters.runtimes.real.real_cli_helpers import (
+from tests.adapters.runtimes.real.real_cli import (
     STEER,
     STEER_MARKER,
     RunInThread,
@@ -47,8 +47,8 @@ from tests.adapters.runtimes.real.real_cli_helpers import (
     require_cli,
     wait_until,
 )
-from tests.doubles.fake_model_server import ModelError, Reply, ToolCall, assistant_turns_done, texts_in
-from tests.doubles.fake_openai import INCOMPLETE, FakeOpenAI, config_toml
+from tests.doubles.model_server import ModelError, Reply, ToolCall, assistant_turns_done, texts_in
+from tests.doubles.openai_server import INCOMPLETE, FakeOpenAI, config_toml
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 PROMPT = "Fix issue 42 and report back."

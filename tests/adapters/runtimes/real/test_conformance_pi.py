@@ -40,9 +40,9 @@ from tests.adapters.runtimes.real.conformance import (
     receipt_allowed,
     stops_at,
 )
-from tests.adapters.runtimes.real.real_cli_helpers import RunInThread, offline_env, render, require_cli, wait_until
-from tests.doubles.fake_anthropic import FakeAnthropic
-from tests.doubles.fake_model_server import ModelError, Reply, ToolCall, assistant_turns_done
+from tests.adapters.runtimes.real.real_cli import RunInThread, offline_env, render, require_cli, wait_until
+from tests.doubles.anthropic_server import FakeAnthropic
+from tests.doubles.model_server import ModelError, Reply, ToolCall, assistant_turns_done
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 PROMPT = "Triage issue 9 and report back."

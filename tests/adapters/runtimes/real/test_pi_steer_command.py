@@ -27,8 +27,8 @@ from typing import Any
 import pytest
 
 from tests.adapters.runtimes.real.conformance import busy_then_done, done
-from tests.adapters.runtimes.real.real_cli_helpers import offline_env, require_cli
-from tests.doubles.fake_anthropic import FakeAnthropic
+from tests.adapters.runtimes.real.real_cli import offline_env, require_cli
+from tests.doubles.anthropic_server import FakeAnthropic
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 PROVIDER, MODEL = "fakeanthropic", "claude-fake-1"

@@ -1,5 +1,5 @@
 """The real Claude Code CLI (pinned, from npm) on the local sandbox against a scripted Anthropic
-server (issue 5 acceptance; runtime-transport §3, §4.1; ecosystem-notes §5.2).
+server (issue 5 acceptance; docs/architecture.md "Live feed" and "Claude Code").
 
 The model's first answer is a Bash tool call that marks its start and sleeps, so the turn is
 busy; the steer is appended to the mailbox then.  The real CLI consumes it at the next tool
@@ -16,7 +16,7 @@ import pytest
 
 from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
 from fullsend.ports import AgentParams
-from tests.adapters.runtimes.real.real_cli_helpers import (
+from tests.adapters.runtimes.real.real_cli import (
     STEER,
     STEER_MARKER,
     RunInThread,
@@ -25,8 +25,8 @@ from tests.adapters.runtimes.real.real_cli_helpers import (
     require_cli,
     wait_until,
 )
-from tests.doubles.fake_anthropic import FakeAnthropic, steer_scenario
-from tests.doubles.fake_model_server import texts_in
+from tests.doubles.anthropic_server import FakeAnthropic, steer_scenario
+from tests.doubles.model_server import texts_in
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 PROMPT = "Fix issue 42 and report back."

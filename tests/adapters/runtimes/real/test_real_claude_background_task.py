@@ -18,9 +18,9 @@ import pytest
 from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
 from fullsend.core.agent_end import AgentEnd
 from fullsend.ports import AgentParams, AgentRunResult
-from tests.adapters.runtimes.real.real_cli_helpers import offline_env, render, require_cli
-from tests.doubles.fake_anthropic import FakeAnthropic, Reply
-from tests.doubles.fake_model_server import ToolCall
+from tests.adapters.runtimes.real.real_cli import offline_env, render, require_cli
+from tests.doubles.anthropic_server import FakeAnthropic, Reply
+from tests.doubles.model_server import ToolCall
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 TASK_S = 3

@@ -17,8 +17,8 @@ import pytest
 from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
 from fullsend.core.agent_end import AgentEnd
 from fullsend.ports import AgentParams
-from tests.adapters.runtimes.real.real_cli_helpers import offline_env, render, require_cli
-from tests.doubles.fake_anthropic import FakeAnthropic, Reply
+from tests.adapters.runtimes.real.real_cli import offline_env, render, require_cli
+from tests.doubles.anthropic_server import FakeAnthropic, Reply
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 SUCCESSES = ("end_turn", "stop_sequence")

@@ -1,5 +1,5 @@
 """The real Codex CLI (``@openai/codex``, pinned as in the Dockerfile) on the local sandbox against
-a scripted Responses API (issue 5 acceptance; runtime-transport §4.3; ecosystem-notes §5.3).
+a scripted Responses API (issue 5 acceptance; docs/architecture.md "Codex").
 
 The first ``codex exec`` runs a shell tool call that marks its start and sleeps, so the turn is
 busy when the steer arrives: the queue interrupts it by stopping and starting the whole local
@@ -18,7 +18,7 @@ import pytest
 from fullsend.adapters.runtimes.codex.exec import CodexExecRuntime
 from fullsend.adapters.runtimes.codex.loop import STOPPED_FOR_STEER_NOTE
 from fullsend.ports import AgentParams
-from tests.adapters.runtimes.real.real_cli_helpers import (
+from tests.adapters.runtimes.real.real_cli import (
     STEER,
     STEER_MARKER,
     RunInThread,
@@ -27,8 +27,8 @@ from tests.adapters.runtimes.real.real_cli_helpers import (
     require_cli,
     wait_until,
 )
-from tests.doubles.fake_model_server import texts_in
-from tests.doubles.fake_openai import FakeOpenAI, config_toml, interrupt_scenario
+from tests.doubles.model_server import texts_in
+from tests.doubles.openai_server import FakeOpenAI, config_toml, interrupt_scenario
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 PROMPT = "Fix issue 42 and report back."

@@ -15,7 +15,7 @@ import pytest
 from fullsend.adapters.runtimes.codex.appserver_stream import turn_verdict
 from fullsend.adapters.runtimes.pi.stream import PI_STOP_REASONS
 from fullsend.core.agent_end import AgentEnd
-from tests.adapters.runtimes.real.real_cli_helpers import cli_cache, require_cli
+from tests.adapters.runtimes.real.real_cli import cli_cache, require_cli
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 

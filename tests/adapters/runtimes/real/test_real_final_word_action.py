@@ -14,9 +14,9 @@ from fullsend.core.text.inert import ZWSP
 from fullsend.simulator.fixtures import standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 from tests.adapters.runtimes.real.conformance import busy_then_done
-from tests.adapters.runtimes.real.real_cli_helpers import cli_bin_dir, require_cli
-from tests.app.e2e_helpers import run_entrypoint, runner_env
-from tests.doubles.fake_anthropic import FakeAnthropic
+from tests.adapters.runtimes.real.real_cli import cli_bin_dir, require_cli
+from tests.doubles.anthropic_server import FakeAnthropic
+from tests.support.action_run import run_entrypoint, runner_env
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 

@@ -1,6 +1,6 @@
 """The real pi CLI (the pinned 1.x ``@earendil-works/pi-coding-agent``) in rpc mode on the local
-sandbox against a scripted Anthropic-compatible server (issue 5 acceptance; runtime-transport
-§4.2; issue 16: the 1.x rpc contract).
+sandbox against a scripted Anthropic-compatible server (issue 5 acceptance; docs/architecture.md
+"pi"; issue 16: the 1.x rpc contract).
 
 pi reads its provider from ``$HOME/.pi/agent/models.json`` (``api: anthropic-messages``).  The
 model's first answer is a bash tool call that marks its start and sleeps; the steer, a
@@ -19,7 +19,7 @@ import pytest
 
 from fullsend.adapters.runtimes.pi.runtime import PiRuntime
 from fullsend.ports import AgentParams
-from tests.adapters.runtimes.real.real_cli_helpers import (
+from tests.adapters.runtimes.real.real_cli import (
     STEER,
     STEER_MARKER,
     RunInThread,
@@ -28,8 +28,8 @@ from tests.adapters.runtimes.real.real_cli_helpers import (
     require_cli,
     wait_until,
 )
-from tests.doubles.fake_anthropic import FakeAnthropic, steer_scenario
-from tests.doubles.fake_model_server import texts_in
+from tests.doubles.anthropic_server import FakeAnthropic, steer_scenario
+from tests.doubles.model_server import texts_in
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 PROMPT = "Triage issue 9 and report back."

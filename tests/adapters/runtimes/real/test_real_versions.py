@@ -9,7 +9,7 @@ import pytest
 
 from fullsend.adapters.runtimes import RUNTIMES
 from fullsend.adapters.runtimes.versions import check_cli_version
-from tests.adapters.runtimes.real.real_cli_helpers import offline_env, require_cli
+from tests.adapters.runtimes.real.real_cli import offline_env, require_cli
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 

@@ -1,4 +1,4 @@
-"""Shared fixtures for the provenance tests: spec/watcher.md §16.0 (FIX) and bug-cases.md conventions.
+"""Shared fixtures for the provenance tests: the FIX scenario and the past-bug scenarios.
 
 Records are built from REST-shaped dicts by ``prov_records``, so the fixtures keep GitHub's field
 names and can hold the unknown values the core must fail safe on.
@@ -17,7 +17,7 @@ from fullsend.core.scalars import parse_time
 from fullsend.core.watch.start import my_run_facts
 from tests.core.provenance import prov_records as rest
 
-# --- spec/watcher.md §16.0 (FIX) -------------------------------------------------------------
+# --- FIX: PR #7 of org/repo and my run --------------------------------------------------------
 
 MY_ID = 33740015232
 SHIM = ".github/workflows/fullsend.yml"
@@ -65,7 +65,7 @@ ACCEPT_JOBS = [rest.job(j) for j in ACCEPT_JOBS_JSON]
 
 
 def candidate_json(**changes: Any) -> dict[str, Any]:
-    """C(...) of §16.0 as REST JSON; ``pull_requests`` may be given as a list of numbers."""
+    """A candidate run ``C(...)`` of FIX as REST JSON; ``pull_requests`` may be given as a list of numbers."""
     base: dict[str, Any] = {
         "id": 42,
         "path": SHIM,
@@ -88,7 +88,7 @@ def candidate_json(**changes: Any) -> dict[str, Any]:
 
 
 def C(**changes: Any) -> WorkflowRun:
-    """A candidate run of §16.0 with the given changes."""
+    """A candidate run of FIX with the given changes."""
     return rest.workflow_run(candidate_json(**changes))
 
 
@@ -106,17 +106,17 @@ def me_fix(display_title: str = "org/repo#7") -> MyRun:
     return me
 
 
-# --- bug-cases.md fixture conventions ----------------------------------------------------------
+# --- the past-bug scenarios: acme/widget PR #42 ------------------------------------------------
 
-BC_SHIM = ".github/workflows/fullsend.yaml"
+ACME_SHIM = ".github/workflows/fullsend.yaml"
 REUSABLE = {
     "path": "fullsend-ai/fullsend/.github/workflows/reusable-dispatch.yml@refs/heads/main",
     "ref": "refs/heads/main",
     "sha": "s1",
 }
-BC_MY_RUN_JSON: dict[str, Any] = {
+ACME_MY_RUN_JSON: dict[str, Any] = {
     "id": 1000,
-    "path": BC_SHIM,
+    "path": ACME_SHIM,
     "event": "pull_request_target",
     "status": "in_progress",
     "created_at": "2026-09-18T12:00:00Z",
@@ -125,30 +125,30 @@ BC_MY_RUN_JSON: dict[str, Any] = {
     "pull_requests": [{"number": 42}],
     "referenced_workflows": [REUSABLE],
 }
-BC_MY_JOBS = [
+ACME_MY_JOBS = [
     rest.job({"id": 1, "name": "dispatch / Route", "status": "completed", "conclusion": "success"}),
     rest.job({"id": 2, "name": "dispatch / Review", "status": "in_progress", "conclusion": None}),
 ]
 
 
 def bt(clock: str) -> datetime:
-    """An instant on the bug-cases day (2026-09-18)."""
+    """An instant on the day of the acme/widget scenarios (2026-09-18)."""
     return t(clock, "2026-09-18")
 
 
-def me_bc(display_title: str = "acme/widget#42") -> MyRun:
-    """Start on the bug-cases MY_RUN (item PR #42)."""
-    run = rest.workflow_run({**BC_MY_RUN_JSON, "display_title": display_title})
+def me_acme(display_title: str = "acme/widget#42") -> MyRun:
+    """Start on the acme/widget MY_RUN (item PR #42)."""
+    run = rest.workflow_run({**ACME_MY_RUN_JSON, "display_title": display_title})
     me, _ = my_run_facts(
-        run, BC_MY_JOBS, run_name="acme/widget#42", item_number=42, started_at=None, stage_hints=["review"]
+        run, ACME_MY_JOBS, run_name="acme/widget#42", item_number=42, started_at=None, stage_hints=["review"]
     )
     return me
 
 
-def bc_run(**fields: Any) -> WorkflowRun:
+def acme_run(**fields: Any) -> WorkflowRun:
     """A bug-case candidate: shim path, chain [REUSABLE], attempt 1, completed, unless overridden."""
     base: dict[str, Any] = {
-        "path": BC_SHIM,
+        "path": ACME_SHIM,
         "run_attempt": 1,
         "status": "completed",
         "pull_requests": [],
@@ -182,7 +182,7 @@ def comment(
 
 
 def judge(run: WorkflowRun, run_jobs: Sequence[Job], me: MyRun, judged: AbstractSet[int] = frozenset()) -> Verdict:
-    """Phase A, then phase B when phase A passed (spec/watcher.md §5.2-§5.3)."""
+    """Phase A, then phase B when phase A passed."""
     verdict = judge_record(run, me, judged)
     if verdict.outcome != "accept":
         return verdict

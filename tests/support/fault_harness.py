@@ -71,7 +71,7 @@ def new_scenario(sim: GitHubSimulator) -> StandardScenario:
 def runner_env(
     tmp: Path, sim: GitHubSimulator, fix: StandardScenario, run_id: int, turn_s: str = TURN_S
 ) -> dict[str, str]:
-    """What a GitHub runner gives the action's container (interface.md), poll 1 s."""
+    """What a GitHub runner gives the action's container (action.yml), poll 1 s."""
     for sub in ("workspace", "files", "home"):
         (tmp / sub).mkdir(parents=True, exist_ok=True)
     event = tmp / "event.json"
@@ -133,7 +133,7 @@ class ActionResult:
     agent_messages: list[str]
 
     def acked_run_ids(self) -> set[int]:
-        """Run ids of every delivered batch whose message id the runtime acknowledged (§11.3)."""
+        """Run ids of every delivered batch whose message id the runtime acknowledged."""
         acked = {rid for e in self.timeline.of_kind("ack") for rid in e.run_ids}
         batches = [e.run_ids for e in self.timeline.of_kind("steer") if e.run_ids]
         return {rid for batch in batches if batch[-1] in acked for rid in batch}

@@ -10,7 +10,7 @@ from fullsend.core.model import Comment, Issue, Review, WorkflowRun
 from fullsend.core.provenance.binding import Authorization
 from fullsend.core.text.wire import FENCE_CLOSE, FENCE_OPEN
 
-#: SelfLogins of the shared fixture FIX (spec/watcher.md §16.0).
+#: SelfLogins of the shared fixture FIX.
 FIX_SELF = frozenset({"fullsend-ai-review[bot]"})
 
 
@@ -41,7 +41,7 @@ def review(rid: int, author: str, state: str, body: str, submitted: str, app: bo
 
 
 def auth(login: str, run_id: int, until: str, comment_id: int = 0) -> Authorization:
-    """``auth(reviewer,55,T)`` of §16.6: an authorization for ``login``, run ``run_id``, Until T."""
+    """``auth(reviewer,55,T)``: an authorization for ``login``, run ``run_id``, Until T."""
     return Authorization(run_id, at(until), comment_id, login.lower())
 
 
@@ -66,7 +66,7 @@ def run(
 
 
 def pr_state(last_head: str = "aaa111", since: str = "10:00", labels: tuple[str, ...] = ()) -> BaselineState:
-    """The PR fixture of §16.6: baseline 10:00:00, lastHead aaa111."""
+    """The PR fixture of FIX: baseline 10:00:00, lastHead aaa111."""
     return BaselineState(at(since), True, last_head, labels)
 
 

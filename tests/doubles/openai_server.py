@@ -6,7 +6,7 @@ appends ``/responses``.  ``POST /v1/responses`` is a model call answered with th
 ``response.created``, one ``response.output_item.done`` per output item (an assistant
 ``message`` with ``output_text``, and optionally a ``function_call`` with a fresh ``call_id``),
 then ``response.completed`` with usage.  ``GET /v1/models`` lists the one scripted model; other
-paths 404.  See ``fake_model_server`` for scripts, tool hints and the request cap.
+paths 404.  See ``model_server`` for scripts, tool hints and the request cap.
 
 This is a test program, not part of the action.
 """
@@ -17,7 +17,7 @@ import json
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.doubles.fake_model_server import (
+from tests.doubles.model_server import (
     FakeModelServer,
     ModelCall,
     ModelError,

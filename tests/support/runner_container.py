@@ -1,6 +1,6 @@
 """Run the action image the way a GitHub runner runs a container action.
 
-spec/ecosystem-notes.md §1.3 and interface.md "How GitHub runs it": ``--workdir
+As GitHub documents for Docker container actions (docs/architecture.md "Runner I/O"): ``--workdir
 /github/workspace``; the workspace, ``/github/home``, ``/github/workflow`` (event payload) and
 ``/github/file_commands`` mounted; every input declared in ``action.yml`` as ``INPUT_<NAME>`` (its
 default when the workflow sets none); the ``GITHUB_*`` variables pointing at the container paths;
@@ -63,7 +63,7 @@ def action_inputs(github_token: str, overrides: Mapping[str, str] | None = None)
 
 
 def input_env(inputs: Mapping[str, str]) -> dict[str, str]:
-    """``INPUT_`` + the name with spaces as ``_``, upper-cased, hyphens kept (ecosystem §1.2)."""
+    """``INPUT_`` + the name with spaces as ``_``, upper-cased, hyphens kept."""
     return {f"INPUT_{name.replace(' ', '_').upper()}": value for name, value in inputs.items()}
 
 

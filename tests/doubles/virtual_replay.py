@@ -2,7 +2,7 @@
 
 Used by the conditional-polling test (issue 9: an idle hour costs no counted request) and by the
 benchmarks (``bench/policies.py``, ``bench/api_cost.py``).  Nothing here sleeps: a
-:class:`~fullsend.adapters.clock.VirtualClock` is the one clock of the simulator, the GitHub
+:class:`~tests.doubles.virtual_clock.VirtualClock` is the one clock of the simulator, the GitHub
 adapter and the watcher, and :class:`ReplaySession` moves it from one event to the next.
 
 What is real and what is modelled:

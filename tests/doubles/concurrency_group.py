@@ -1,7 +1,7 @@
 """The stage jobs' concurrency group, simulated once for every policy (bench/policies.py, issue 22).
 
 GitHub runs the stage jobs of one item in one concurrency group.  The same group, the same
-simulator, the same virtual clock and the same agent (``tests.doubles.sim_replay.VirtualAgent``)
+simulator, the same virtual clock and the same agent (``tests.doubles.virtual_replay.VirtualAgent``)
 replay a trace under each policy; only what the group does with a newly queued job, and whether a
 run steers, differs:
 
@@ -38,8 +38,7 @@ from fullsend.core.receipt.marker import marker_from
 from fullsend.core.scalars import parse_time
 from fullsend.simulator.fixtures import FIX_RUN_ID, JOB_TOKEN, ROLE_TOKEN, STAGE_JOB
 from fullsend.simulator.server import GitHubSimulator
-from tests.doubles.sim_replay import ReplaySession, VirtualClock
-from tests.doubles.sim_traces import (
+from tests.doubles.burst_traces import (
     ORIGIN,
     ROUTE_LAG_S,
     Replay,
@@ -53,6 +52,7 @@ from tests.doubles.sim_traces import (
     make_world,
     watch_config,
 )
+from tests.doubles.virtual_replay import ReplaySession, VirtualClock
 
 POLICIES = ("cancel", "preserve", "queue-max", "steer", "steer-queue-max")
 #: How many jobs ``queue: max`` lets wait in one concurrency group (GitHub's documented limit).

@@ -1,13 +1,13 @@
 """Burst traces on the simulator: the events, the world they are written into, the run records
-(bench/policies.py; the concurrency group that replays them is ``tests.doubles.sim_group``).
+(bench/policies.py; the concurrency group that replays them is ``tests.doubles.concurrency_group``).
 
 A trace is a list of :class:`TraceEvent` (an authorized ``/fs-review`` comment, or a push) at
-offsets in seconds from the dispatch of run A (FIX's run, spec/watcher.md §16.0, PR #7).  Each
+offsets in seconds from the dispatch of run A (FIX's run, PR #7).  Each
 event is written into the simulator as GitHub would show it: the comment (or the head move), the
-shim run it fires (run-name contract, spec/watcher.md §6) with its Route job in progress, and
+shim run it fires (the run-name contract, docs/architecture.md "Binding") with its Route job in progress, and
 ``ROUTE_LAG_S`` later the Route job's success and the stage job ``dispatch / Review`` queued.
 
-The stage jobs share one concurrency group; ``tests.doubles.sim_group`` simulates it once for
+The stage jobs share one concurrency group; ``tests.doubles.concurrency_group`` simulates it once for
 every policy (cancel-in-progress, preserve, steer + receipt).
 """
 
@@ -31,7 +31,7 @@ from fullsend.simulator.fixtures import (
     standard_pr_scenario,
 )
 from fullsend.simulator.server import GitHubSimulator
-from tests.doubles.sim_replay import VirtualClock
+from tests.doubles.virtual_replay import VirtualClock
 
 ORIGIN = "2026-09-03T10:00:00Z"  # run A's creation (FIX)
 ROUTE_LAG_S = 5.0  # a shim run's Route job concludes this long after the event
@@ -165,7 +165,7 @@ def facts_for(world: World, run_id: int) -> PreflightFacts:
 
 
 def watch_config(clock: VirtualClock, run_id: int, params: ReplayParams, *, deadline: bool = True) -> WatchConfig:
-    """The runner's watcher configuration for run ``run_id`` starting now (spec/watcher.md §13);
+    """The runner's watcher configuration for run ``run_id`` starting now;
     ``deadline=False`` watches without one (an hour-long measurement)."""
     now = clock.now()
     return WatchConfig(

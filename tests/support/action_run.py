@@ -61,7 +61,7 @@ def runner_env(
     inputs: dict[str, str] | None = None,
     event: dict[str, Any] | None = None,
 ) -> dict[str, str]:
-    """The environment a runner gives the action's container (interface.md), with every input."""
+    """The environment a runner gives the action's container (action.yml), with every input."""
     workspace = tmp / "workspace"
     workspace.mkdir(exist_ok=True)
     files = tmp / "file_commands"

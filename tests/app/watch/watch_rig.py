@@ -1,6 +1,6 @@
 """A watcher wired to the real GitHub simulator through the real adapter, plus a recording steerer.
 
-FIX (spec/watcher.md §16.0) is built by ``fullsend.simulator.fixtures.standard_pr_scenario``: PR #7
+FIX is built by ``fullsend.simulator.fixtures.standard_pr_scenario``: PR #7
 at ``aaa111``, my run 33740015232 created 10:00:00Z, ``dispatch / Route`` and ``dispatch / Review``.
 The clock starts at 10:10:00Z on FIX's day (after every candidate of the vectors) and runs at real
 speed; the simulator stamps with the same clock, and the adapter's retry waits return at once.

@@ -1,4 +1,4 @@
-"""Hypothesis strategies for the provenance properties (built on the §16.0 fixture, FIX)."""
+"""Hypothesis strategies for the provenance properties (built on the FIX fixture)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from fullsend.core.model import Job, WorkflowRun
 from tests.core.provenance import prov_records as rest
-from tests.core.provenance.prov_fixtures import MY_ID, REF, candidate_json
+from tests.core.provenance.provenance_world import MY_ID, REF, candidate_json
 
 ROUTE, STAGE = "dispatch / Route", "dispatch / Review"
 ALLOWED = ["issue_comment", "issues", "pull_request_target", "pull_request_review", "pull_request_review_comment"]

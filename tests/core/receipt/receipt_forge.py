@@ -10,18 +10,18 @@ from fullsend.core.model import Comment, PullRequest, Review, WorkflowRun
 from fullsend.core.scalars import parse_time
 from fullsend.errors import ForgeError
 
-R = "github-actions[bot]"  # receipt login (spec §10 notation)
+R = "github-actions[bot]"  # the receipt's login
 A = "fullsend[bot]"  # role / App login
 HUMAN = "_The run already working on this item absorbed follow-up run(s) {}, so a run queued for those events exits without repeating the work._"
 
 
 def M(ids: str, head: str) -> str:
-    """``M(ids,head)`` of spec §10: the WIRE marker with ``ids`` verbatim (e.g. ``"101,102"``)."""
+    """``M(ids,head)``: the WIRE marker with ``ids`` verbatim (e.g. ``"101,102"``)."""
     return f"<!-- fullsend:steer consumed={ids} head={head} -->"
 
 
 def RB(ids: str, head: str) -> str:
-    """``R(ids,head)`` of spec §10: the whole WIRE receipt body."""
+    """``R(ids,head)``: the whole WIRE receipt body."""
     return M(ids, head) + "\n" + HUMAN.format(", ".join(ids.split(",")))
 
 

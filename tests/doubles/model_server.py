@@ -2,16 +2,16 @@
 
 ``FakeModelServer`` is a stdlib ``ThreadingHTTPServer`` on 127.0.0.1 (an ephemeral port) that
 records every request, refuses to answer more than ``max_requests`` model calls (a runaway CLI
-then fails instead of looping; ecosystem-notes §5.2), and lets a test wait until a request it
-expects has arrived.  The wire dialects live in ``fake_anthropic`` (Messages API) and
-``fake_openai`` (Responses API); both answer a model call from a *script*: a function of the
+then fails instead of looping), and lets a test wait until a request it
+expects has arrived.  The wire dialects live in ``anthropic_server`` (Messages API) and
+``openai_server`` (Responses API); both answer a model call from a *script*: a function of the
 request body returning a ``Reply`` (text, or one tool call), so the conversation is keyed on its
 state, never on a call counter.
 
 Replies name tools by a *hint* (``"bash"``); the dialect picks the matching tool the CLI
 offered in the request's ``tools[]`` (Claude Code calls it ``Bash``, pi ``bash``, Codex
 ``exec_command`` or ``shell``).  Every tool call gets a fresh id: a reused id makes Claude Code
-loop (ecosystem-notes §5.2).
+loop.
 
 This is a test program, not part of the action: it reads its own clock.
 """

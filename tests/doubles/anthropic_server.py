@@ -7,7 +7,7 @@ call: with ``"stream": true`` the reply is the standard SSE sequence (``message_
 block ``content_block_start``/``content_block_delta``/``content_block_stop``, ``message_delta``
 with ``stop_reason`` ``tool_use`` or ``end_turn``, ``message_stop``); without it, one JSON
 message.  ``HEAD /`` (Claude Code's connectivity probe) and ``count_tokens`` answer 200; other
-paths 404.  See ``fake_model_server`` for scripts, tool hints and the request cap.
+paths 404.  See ``model_server`` for scripts, tool hints and the request cap.
 
 This is a test program, not part of the action.
 """
@@ -18,7 +18,7 @@ import json
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.doubles.fake_model_server import (
+from tests.doubles.model_server import (
     FakeModelServer,
     ModelCall,
     ModelError,
