@@ -344,6 +344,11 @@ class ItemsState(ActionsState):
         with self._lock:
             self._review_comments.setdefault(review_id, []).extend(json_copy(comments))
 
+    def has_head(self, number: int, sha: str) -> bool:
+        """Whether ``sha`` was ever a head of pull request ``number`` (a commit GitHub knows for it)."""
+        with self._lock:
+            return any(h.get("sha", "").lower() == sha.lower() for h in self._heads.get(number, []))
+
     def review_comments(self, review_id: int) -> list[dict[str, Any]]:
         """Copies of the line comments posted with review ``review_id``, in request order."""
         with self._lock:

@@ -3,8 +3,9 @@
 GitHub's rules the handler keeps: ``event`` ``APPROVE``, ``REQUEST_CHANGES`` or ``COMMENT``
 (absent: a ``PENDING`` review); a ``body`` is required for ``REQUEST_CHANGES`` and ``COMMENT``;
 each comment needs a ``path``, a ``body`` and a ``line`` of 1 or more (``side`` ``LEFT`` or
-``RIGHT``, ``start_line`` below ``line``); ``commit_id`` defaults to the head.  The answer is 200
-with the review.  Which lines are in the diff is not modelled.
+``RIGHT``, ``start_line`` below ``line``); ``commit_id`` defaults to the head, and one that was
+never a head of the pull request is a 422.  The answer is 200 with the review.  Which lines are in
+the diff is not modelled.
 """
 
 from __future__ import annotations

@@ -241,6 +241,8 @@ def create_review(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
     if problem:
         return error(422, f"Unprocessable Entity: {problem}")
     commit = doc["commit_id"] if isinstance(doc.get("commit_id"), str) else ""
+    if commit and not sim.has_head(number, commit):
+        return error(422, "Unprocessable Entity: commit_id is not part of the pull request")
     kind = "Bot" if call.is_bot else "User"
     review = sim.add_review(
         number, call.login, STATES.get(doc.get("event") or "", "PENDING"), doc.get("body") or "", kind, commit

@@ -183,3 +183,21 @@ def test_a_failing_edit_endpoint_leaves_the_runs_outcome_as_it_was(sim, tmp_path
     assert (run.outputs["outcome"], run.outputs["steers"]) == ("succeeded", "1")
     assert run.outputs["receipt_url"]
     assert "Could not update the status comment (the run goes on)" in run.stdout + run.stderr
+
+
+def test_close_waits_for_an_edit_in_flight_so_nothing_lands_after_it():
+    clock, status = StepClock(), GatedStatus()
+    status.clock = clock
+    live = LiveStatus(status, clock, 10.0, lambda level, text: None)  # type: ignore[arg-type]
+    live.on_event(steer(1, 101))
+    assert status.entered.acquire(timeout=10)  # the edit is in flight, held by the double
+    closing = threading.Thread(target=live.close)
+    closing.start()
+    closing.join(0.3)
+    assert closing.is_alive()  # close() waits for the edit in flight
+    live.on_event(steer(2, 102))  # after close began: taken no more
+    status.release.set()
+    closing.join(10)
+    assert not closing.is_alive()
+    live.close()  # idempotent: a second finish (a cancellation) waits on nothing and returns
+    assert [len(c[2]) for c in status.calls] == [1]

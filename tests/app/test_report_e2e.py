@@ -60,8 +60,8 @@ def test_the_report_counts_the_steered_run_and_the_skip_it_saved(sim, tmp_path):
     skip = run_entrypoint(runner_env(queued, sim, fix, run_id=follow_up), queued)
     assert skip.outputs["outcome"] == "skipped", skip.stdout + skip.stderr
     sim.update_workflow_run(follow_up, status="completed", conclusion="success")  # as GitHub records the skip
-    assert f"| Saved by standing on | run {fix.my_run_id}'s work: 0." in skip.summary  # agent minutes first
-    assert f"Saved by standing on run {fix.my_run_id}'s work: " in skip.stdout
+    assert f"| Saved by standing on | run {fix.my_run_id}'s work, by its status comment: 0." in skip.summary
+    assert f"Saved by standing on run {fix.my_run_id}'s work, by its status comment: " in skip.stdout
 
     (terminal,) = [c for c in sim.comments(fix.pr) if "<!-- fullsend:status:terminal -->" in c["body"]]
     spent = parse_figures(terminal["body"])

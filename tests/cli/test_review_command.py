@@ -16,6 +16,7 @@ from fullsend.simulator.fixtures import fix_clock
 from fullsend.simulator.server import GitHubSimulator
 
 ROLE_TOKEN = "review-role-token"
+HEAD_A, HEAD_B = "a" * 40, "b" * 40
 ROLE = "fullsend-ai-review"
 PR_URL = "https://github.com/org/repo/pull/7"
 TWO_FINDINGS = {
@@ -31,14 +32,19 @@ TWO_FINDINGS = {
 @pytest.fixture
 def sim() -> Iterator[GitHubSimulator]:
     with GitHubSimulator(clock=fix_clock()) as server:
-        server.add_pull_request(7, "aaa111", created_at="2026-09-03T09:00:00Z")
+        server.add_pull_request(7, HEAD_A, created_at="2026-09-03T09:00:00Z")
         server.add_token(ROLE_TOKEN, ROLE, "Bot")
         yield server
 
 
 def review(sim: GitHubSimulator, *args: str, stdin: str = "", env: dict[str, str] | None = None):
     base = {k: v for k, v in os.environ.items() if not k.startswith(("GH_", "GITHUB_"))}
-    full = {"GH_TOKEN": ROLE_TOKEN, "GITHUB_API_URL": sim.api_url, **(env or {})}
+    full = {
+        "GH_TOKEN": ROLE_TOKEN,
+        "GITHUB_API_URL": sim.api_url,
+        "FULLSEND_RUN_HEAD_SHA": f"'{HEAD_A}'",
+        **(env or {}),
+    }
     return subprocess.run(
         [sys.executable, "-m", "fullsend", "review", PR_URL, *args],
         env={**base, **full},
@@ -60,7 +66,7 @@ def test_a_review_with_two_line_comments_is_posted_on_the_head(sim, tmp_path: Pa
         f"{ROLE}[bot]",
         "CHANGES_REQUESTED",
         "Two findings.",
-        "aaa111",
+        HEAD_A,
     )
     assert sim.review_comments(posted["id"]) == [
         {"path": "src/app.py", "line": 12, "side": "RIGHT", "body": "This can be None here."},
@@ -141,3 +147,68 @@ def test_a_lost_answer_says_the_review_may_exist(sim):
     assert proc.stderr.rstrip().endswith(
         "it may have been posted all the same: look at the pull request before posting again"
     )
+
+
+def test_a_head_that_moved_while_the_agent_read_is_not_the_one_reviewed(sim):
+    """A push during the review must not get the review: its queued run would skip unreviewed."""
+    from datetime import UTC, datetime
+
+    from fullsend.core.model import Review
+    from fullsend.core.receipt.skips import HeadReviewFacts, head_reviewed
+    from fullsend.core.scalars import parse_time
+
+    sim.move_head(7, HEAD_B)
+    proc = review(sim, stdin=json.dumps(TWO_FINDINGS))
+    assert proc.returncode == 0, proc.stderr
+    (posted,) = sim.reviews(7)
+    assert posted["commit_id"] == HEAD_A
+    record = Review(
+        posted["id"],
+        posted["user"]["login"],
+        posted["user"]["type"],
+        posted["state"],
+        submitted_at=parse_time(posted["submitted_at"]),
+        commit_id=posted["commit_id"],
+    )
+
+    def facts(head: str) -> HeadReviewFacts:
+        return HeadReviewFacts(
+            stage="review",
+            kind="synchronized",
+            run_attempt="1",
+            run_id=1,
+            run_repo="org/repo",
+            pr_repo="org/repo",
+            pr_number=7,
+            review_bot_logins=(f"{ROLE}[bot]",),
+            run_created_at=datetime(2026, 9, 3, 9, 30, tzinfo=UTC),
+            head_sha=head,
+            reviews=(record,),
+        )
+
+    assert head_reviewed(facts(HEAD_B)) is None  # the queued run for the push does the review
+    assert head_reviewed(facts(HEAD_A)) is not None  # control: the commit it did review counts
+
+
+def test_commit_id_in_the_document_wins_and_one_github_does_not_know_is_refused(sim):
+    sim.move_head(7, HEAD_B)
+    proc = review(sim, stdin=json.dumps({**TWO_FINDINGS, "commit_id": HEAD_B}))
+    assert proc.returncode == 0, proc.stderr
+    assert sim.reviews(7)[0]["commit_id"] == HEAD_B
+    proc = review(sim, stdin=json.dumps({**TWO_FINDINGS, "commit_id": "c" * 40}))
+    assert proc.returncode == 1 and "commit_id is not part of the pull request" in proc.stderr
+    assert len(sim.reviews(7)) == 1
+
+
+def test_without_a_commit_to_name_nothing_is_posted(sim):
+    proc = review(sim, stdin=json.dumps(TWO_FINDINGS), env={"FULLSEND_RUN_HEAD_SHA": ""})
+    assert proc.returncode == 2
+    assert "name the commit you reviewed: set commit_id" in proc.stderr
+    assert sim.reviews(7) == [] and sim.request_count() == 0
+
+
+def test_a_review_made_without_a_usable_answer_is_posted_not_failed(sim):
+    sim.fail("POST", r"/pulls/7/reviews$", 200, body={"id": 5})  # no state, no html_url
+    proc = review(sim, stdin=json.dumps(TWO_FINDINGS))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "org/repo#7 (review posted; GitHub's answer did not say where)\n"

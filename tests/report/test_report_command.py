@@ -117,6 +117,7 @@ def test_a_known_history_gives_the_expected_counts(sim):
     assert (triage["agent_minutes_saved"], triage["cost_usd_saved"]) == (1.0, 0.5)
     assert doc["receipts_refused"] == {"receipt-refused-edited": 1, "receipt-refused-author": 2}
     assert doc["absorbed_not_skipped"] == {
+        "unproven": 0,
         "no-run-record": 0,
         "worked": 1,
         "not-finished": 1,
@@ -135,7 +136,8 @@ def test_without_graphql_an_unedited_receipt_is_judged_by_rest_and_the_report_sa
     receipt(sim, 7, (201,), at(12, 1), updated_at="2026-09-03T12:01:01Z")  # GitHub's one-second bump
     sim.fail("POST", r"/graphql$", 403, times=None, body={"message": "Resource not accessible by integration"})
     doc = report_json(sim)
-    assert doc["receipts_refused"]["receipt-refused-edited"] == 1  # REST's strict rule: never a false skip
+    assert doc["receipts_edit_unknown"] == 1  # REST alone cannot tell: neither counted nor refused
+    assert doc["receipts_refused"]["receipt-refused-edited"] == 0
     assert doc["stages"][0]["runs_skipped"] == 0
     assert doc["complete"] is False
     (note,) = doc["notes"]
@@ -211,6 +213,9 @@ def test_a_failed_read_prints_one_line_and_no_report(sim):
         ("https://github.com/org/repo.git", {}, ("org", "repo", "https://api.github.com")),
         ("https://github.com/org/repo/pull/7", {}, ("org", "repo", "https://api.github.com")),
         ("https://ghe.example.com/org/repo", {}, ("org", "repo", "https://ghe.example.com/api/v3")),
+        ("https://user:secret@ghe.example.com/org/repo", {}, ("org", "repo", "https://ghe.example.com/api/v3")),
+        ("https://github.com:443/org/repo", {}, ("org", "repo", "https://api.github.com")),
+        ("https://ghe.example.com:8443/org/repo", {}, ("org", "repo", "https://ghe.example.com:8443/api/v3")),
         (
             "org/repo",
             {"GITHUB_API_URL": "https://ghe.example.com/api/v3/"},
@@ -230,3 +235,22 @@ def test_since_takes_a_date_or_a_time_and_defaults_to_thirty_days():
     assert parse_since("2026-11-01T08:30:00+01:00", now) == datetime(2026, 11, 1, 7, 30, tzinfo=UTC)
     with pytest.raises(ReportArgumentError):
         parse_since("2026-13-01", now)
+
+
+def test_strangers_receipts_spend_no_reads_and_a_receipt_without_its_runs_status_proves_no_skip(sim):
+    sim.add_pull_request(7, "aaa111", created_at=at(8))
+    sim.add_workflow_run(id=201, status="completed", conclusion="success", created_at=at(10))
+    receipt(sim, 7, tuple(range(900_000, 900_050)), at(11), login="mallory")  # 50 ids nobody runs
+    receipt(sim, 7, (201,), at(12, 1))  # genuine, but no terminal status copies it
+    doc = report_json(sim)
+    assert sim.request_count("GET", r"/actions/runs/9000\d\d$") == 0
+    assert doc["receipts_refused"]["receipt-refused-author"] == 1
+    assert doc["absorbed_not_skipped"]["unproven"] == 1 and doc["total"]["runs_skipped"] == 0
+
+
+def test_an_unsplittable_url_and_a_prehistoric_since_are_exit_2(sim):
+    proc = report(sim, repo="http://[abc/org/repo")
+    assert proc.returncode == 2 and "is not an http(s) URL of a repository" in proc.stderr
+    assert "unexpected" not in proc.stderr
+    proc = report(sim, "--since", "0001-01-01")
+    assert proc.returncode == 2 and "before GitHub existed" in proc.stderr

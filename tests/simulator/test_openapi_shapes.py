@@ -311,7 +311,8 @@ def test_oracle_can_fail_on_a_bad_time_and_a_missing_field(world: GitHubSimulato
 def test_a_run_calling_the_hosted_dispatch_by_commit_is_a_valid_record(world: GitHubSimulator, client: Any) -> None:
     """docs/rules.md#chain-differs: a call pinned by commit is listed with ``path`` and ``sha`` and
     no ``ref`` (GitHub's schema requires only the first two), and the adapter reads it as such."""
-    from fullsend.core.model import WorkflowRun
+    from fullsend.adapters.github import records, wire
+    from fullsend.core.model import Repo
 
     sha = "5e1ec7ed0c0ffee0ddba11ab1e0b5e55ed0fab1e"
     entry = {"path": f"fullsend-ai/steer-action/.github/workflows/dispatch.yml@{sha}", "sha": sha}
@@ -319,5 +320,6 @@ def test_a_run_calling_the_hosted_dispatch_by_commit_is_a_valid_record(world: Gi
     body = client(world).get(f"{R}/actions/runs/{run['id']}").json()
     _validate(body, {"$ref": "#/$defs/workflow-run", "$defs": DOC["$defs"]})
     assert body["referenced_workflows"] == [entry]
-    [read] = WorkflowRun.from_json(body).referenced_workflows
+    record = records.run_record(wire.parse(wire.WorkflowRun, body, "GET run"), Repo("org", "repo"))
+    [read] = record.referenced_workflows
     assert (read.path, read.ref, read.sha) == (entry["path"], "", sha)

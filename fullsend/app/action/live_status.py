@@ -1,7 +1,8 @@
 """The status comment kept up to date while the run works (docs/architecture.md "Status comments").
 
-:class:`LiveStatus` listens to the run's timeline and edits the start comment with the phase,
-each steer sent (which follow-up runs, when) and acknowledged, and, later, the receipt.  Edits
+:class:`LiveStatus` listens to the run's timeline and edits the start comment with the phase and
+each steer sent (which follow-up runs, when), marked acknowledged once the agent's iteration has
+reported it (at its end; the receipt is linked from the terminal status instead).  Edits
 are coalesced and rate-limited: at most one per ``interval_s`` seconds (GitHub's secondary limits
 on content creation; docs/adopting.md "The status comment, and what steering saved"), made by a
 thread of its own, so a listener call
@@ -89,6 +90,9 @@ class LiveStatus:
             return True
         if event.kind == "agent" and event.text.startswith("agent exited"):
             p.phase = FINISHING
+            return True
+        if event.kind == "agent" and event.text.startswith("agent launched") and p.phase != WORKING:
+            p.phase = WORKING  # the next iteration of a validation loop
             return True
         return False
 

@@ -65,24 +65,25 @@ def check_receipt(forge: Forge, facts: PreflightFacts, log: Log) -> Skip | None:
     if facts.run_id <= 0:
         return None
     try:
-        receipt, comments = _find_receipt(forge, facts)
+        receipt, comments, role_login = _find_receipt(forge, facts)
     except (ForgeError, CheckFailed) as exc:
         log("warning", f"Could not check whether this update was already handled: {exc} [receipt-lists-my-run]")
         return None
     if receipt is None:
         return None
     why = f"receipt comment {receipt.id} lists run {facts.run_id}"
-    return Skip(RULE_RECEIPT, why, receipt.html_url, _stands_on(receipt, comments))
+    return Skip(RULE_RECEIPT, why, receipt.html_url, _stands_on(receipt, comments, role_login))
 
 
-def _stands_on(receipt: Comment, comments: list[Comment]) -> str:
-    """Whose work the skip stands on, from the absorbing run's terminal status; "" when unknown."""
+def _stands_on(receipt: Comment, comments: list[Comment], role_login: str) -> str:
+    """Whose work the skip stands on, from the absorbing run's terminal status under the role
+    login, written before the receipt; "" when unknown.  Informational only."""
     marker = whole_body_receipt(receipt.body)
-    found = absorbing_run(comments, marker) if marker is not None else None
+    found = absorbing_run(comments, marker, role_login, receipt.created_at) if marker is not None else None
     return stands_on(*found) if found is not None else ""
 
 
-def _find_receipt(forge: Forge, facts: PreflightFacts) -> tuple[Comment | None, list[Comment]]:
+def _find_receipt(forge: Forge, facts: PreflightFacts) -> tuple[Comment | None, list[Comment], str]:
     """The receipt check's reads: repo form, both logins, identity difference, comments, union.
 
     GraphQL first: one request reads the job token's login and every comment with
@@ -96,14 +97,14 @@ def _find_receipt(forge: Forge, facts: PreflightFacts) -> tuple[Comment | None, 
     except ForgeError:
         pass  # GraphQL unavailable or malformed: REST below, where only an equal updated_at counts
     else:
-        distinct_logins(forge, receipt_login)
-        return receipt_listing_run(comments, receipt_login, facts.run_id), comments
-    receipt_login, _role_login = distinct_logins(forge)
+        _, role_login = distinct_logins(forge, receipt_login)
+        return receipt_listing_run(comments, receipt_login, facts.run_id), comments, role_login
+    receipt_login, role_login = distinct_logins(forge)
     try:
         comments = forge.list_issue_comments(facts.item_number, credential="job")
     except ForgeError as exc:
         raise CheckFailed(f"listing comments on {facts.repository}#{facts.item_number}: {exc}") from None
-    return receipt_listing_run(comments, receipt_login, facts.run_id), comments
+    return receipt_listing_run(comments, receipt_login, facts.run_id), comments, role_login
 
 
 def _login(forge: Forge, credential: Credential, what: str) -> str:

@@ -147,7 +147,7 @@ class StatusComment:
         human line and the figures marker ``fullsend report`` reads."""
         if not self.enabled:
             return
-        live, self.live = self.live, None
+        live = self.live  # kept set until closed: a later finish (a cancellation) waits for it too
         if live is not None:  # no progress edit may land after the terminal status
             live.close()
         copy = status_marker_copy(status, marker)

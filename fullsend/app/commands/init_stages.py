@@ -61,9 +61,9 @@ STAGE_SPECS: dict[str, StageSpec] = {
             ("pull-requests",),
             (("contents", "read"), ("pull-requests", "write")),
             "Review the pull request this run works on for correctness and risk, and post one review with "
-            'your findings: write it as JSON ({"body": …, "event": "COMMENT", "comments": '
-            '[{"path": …, "line": …, "body": …}]}) and run `fullsend review <pull request URL> '
-            "--file review.json`.",
+            'your findings: write it as JSON ({"commit_id": the commit you read, "body": …, "event": '
+            '"COMMENT", "comments": [{"path": …, "line": …, "body": …}]}) and run '
+            "`fullsend review <pull request URL> --file review.json`.",
             "You review pull requests: correctness first, then risk, then clarity.",
         ),
         StageSpec(

@@ -18,7 +18,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
+from fullsend.core.identity import Identity, from_rest, same_identity
 from fullsend.core.model import Comment
 from fullsend.core.receipt.marker import Marker, parse_marker
 from fullsend.core.receipt.status_comment import is_terminal, status_run_id
@@ -66,11 +68,16 @@ def figures_marker(figures: RunFigures) -> str:
     return line if FIGURES_RE.fullmatch(line) else ""
 
 
+#: A model name as the line shows it; anything else (a line break, markup) is left out.
+_MODEL_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,99}")
+
+
 def figures_line(figures: RunFigures) -> str:
     """The human line: ``Agent: <runtime> · <model> · 12.2 min · $0.1234 · 1,200 tokens in, 340 out``
-    (the model left out when unknown)."""
+    (the model left out when unknown or not a plain model name: the CLI reports it, the agent's
+    provider may shape it, and it must not add a line to the comment)."""
     parts = [f"Agent: {figures.runtime}"]
-    if figures.model:
+    if _MODEL_RE.fullmatch(figures.model):
         parts.append(figures.model)
     parts += [
         f"{figures.agent_minutes:.1f} min",
@@ -97,25 +104,38 @@ def parse_figures(body: str) -> RunFigures | None:
 
 
 def stands_on(run_id: str, figures: RunFigures | None) -> str:
-    """What a skip stands on, for its step summary: ``run 123's work: 12.2 agent minutes,
-    $0.1234, 1,200 tokens in and 340 out``, or ``run 123's work (it recorded no figures)``."""
+    """What a skip stands on, for its step summary, as the absorbing run's status comment says it:
+    ``run 123's work, by its status comment: 12.2 agent minutes, $0.1234, 1,200 tokens in and 340
+    out``, or ``run 123's work (its status comment recorded no figures)``."""
     if figures is None:
-        return f"run {run_id}'s work (it recorded no figures)"
+        return f"run {run_id}'s work (its status comment recorded no figures)"
     return (
-        f"run {run_id}'s work: {figures.agent_minutes:.1f} agent minutes, ${figures.cost_usd:.4f}, "
-        f"{figures.input_tokens:,} tokens in and {figures.output_tokens:,} out"
+        f"run {run_id}'s work, by its status comment: {figures.agent_minutes:.1f} agent minutes, "
+        f"${figures.cost_usd:.4f}, {figures.input_tokens:,} tokens in and {figures.output_tokens:,} out"
     )
 
 
-def absorbing_run(comments: Sequence[Comment], receipt: Marker) -> tuple[str, RunFigures | None] | None:
-    """``(run id, figures)`` of the run whose terminal status comment, written by an App, copies
-    ``receipt``'s marker: the run a skip on that receipt stands on; ``None`` when none does."""
+def absorbing_run(
+    comments: Sequence[Comment], receipt: Marker, author: str = "", before: datetime | None = None
+) -> tuple[str, RunFigures | None] | None:
+    """``(run id, figures)`` of the run whose terminal status comment, written by an App (by
+    ``author`` when given: the role login), copies ``receipt``'s marker; of several, the one last
+    written before ``before`` (the receipt's creation), since the real terminal status is written
+    after the agent exits and right before its receipt.  ``None`` when none does."""
     wanted = (frozenset(receipt.consumed), receipt.head.lower())
+    best: tuple[datetime, str, RunFigures | None] | None = None
     for comment in comments:
         run_id = status_run_id(comment.body)
         if run_id is None or not comment.author_is_app or not is_terminal(comment.body):
             continue
+        if author and not same_identity(from_rest(comment.author, comment.author_type), Identity(author)):
+            continue
+        written = comment.updated_at or comment.created_at or datetime.min.replace(tzinfo=UTC)
+        if before is not None and written > before:
+            continue
         copy = parse_marker(comment.body)
-        if copy is not None and (frozenset(copy.consumed), copy.head.lower()) == wanted:
-            return run_id, parse_figures(comment.body)
-    return None
+        if copy is None or (frozenset(copy.consumed), copy.head.lower()) != wanted:
+            continue
+        if best is None or written >= best[0]:
+            best = (written, run_id, parse_figures(comment.body))
+    return (best[1], best[2]) if best is not None else None

@@ -9,14 +9,16 @@ in the window, and the repository's workflow runs.  Three kinds of comment count
 - a **receipt** counts as the queued run's reader counts it (docs/rules.md#receipt-lists-my-run):
   its whole body is a receipt, its author is the job token's login, it was never edited; every
   other receipt-shaped comment is refused and counted by rule (docs/rules.md#receipt-refused-edited,
-  docs/rules.md#receipt-refused-author);
+  docs/rules.md#receipt-refused-author), except one whose edit state only REST's timestamps tell
+  and they differ: that one is counted apart, neither absorbed nor refused;
 - a **start status comment** only marks its run as one that worked.
 
 Status comments count only when an App wrote them (the role token is an App's installation
 token): a person's comment in their shape is ignored.
 
-A run a genuine receipt lists was **skipped** when its record is completed with conclusion
-``success`` and it posted no status comment of its own; what it saved is estimated as what the
+A run a genuine receipt lists was **skipped** when the absorbing run's terminal status is found (so
+status comments were on), its record is completed with conclusion ``success`` and it posted no
+status comment of its own; what it saved is estimated as what the
 absorbing run spent (its agent minutes and cost).  Pure: standard library and ``fullsend.core``.
 """
 
@@ -36,10 +38,12 @@ RULE_RECEIPT_AUTHOR = "receipt-refused-author"
 REPORT_RULE_IDS = (RULE_RECEIPT_EDITED, RULE_RECEIPT_AUTHOR)
 #: The stage of a receipt whose absorbing run left no figures.
 UNKNOWN_STAGE = "unknown"
-#: Why an absorbed run is not counted as a skip: no record of it in the listing, it posted status
+#: Why an absorbed run is not counted as a skip: no terminal status of the absorbing run copies the
+#: receipt (so status comments may be off, and a run that worked would show none), no record of it
+#: in the listing, it posted status
 #: comments of its own (it worked: a re-run), it has not finished, GitHub cancelled it (a newer
 #: pending run of its concurrency group replaced it), or it ended in another conclusion.
-NOT_SKIPPED_REASONS = ("no-run-record", "worked", "not-finished", "cancelled", "other-conclusion")
+NOT_SKIPPED_REASONS = ("unproven", "no-run-record", "worked", "not-finished", "cancelled", "other-conclusion")
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,7 @@ class Tally:
     stages: dict[str, StageTally] = field(default_factory=dict)
     refused: dict[str, int] = field(default_factory=lambda: dict.fromkeys(REPORT_RULE_IDS, 0))
     not_skipped: dict[str, int] = field(default_factory=lambda: dict.fromkeys(NOT_SKIPPED_REASONS, 0))
+    edit_unknown: int = 0  # receipts read over REST alone whose timestamps differ: edited or not, unknown
 
     def stage(self, name: str) -> StageTally:
         """The tally of stage ``name``, made on first use."""
@@ -104,12 +109,17 @@ def _worked_runs(comments: Iterable[ItemComment]) -> dict[str, _Worked]:
     return runs
 
 
+#: A receipt whose edit state only REST's timestamps tell, and they differ (GitHub moves
+#: ``updated_at`` on comments nobody edited): neither counted nor refused.
+EDIT_UNKNOWN = "edit-unknown"
+
+
 def _receipt_verdict(comment: Comment, writer: Identity) -> str | None:
-    """``None`` for a genuine receipt, else the rule id that refuses it."""
-    if not is_unedited(comment):
-        return RULE_RECEIPT_EDITED
+    """``None`` for a genuine receipt, else the rule id that refuses it, or :data:`EDIT_UNKNOWN`."""
     if not same_identity(from_rest(comment.author, comment.author_type), writer):
         return RULE_RECEIPT_AUTHOR
+    if not is_unedited(comment):
+        return RULE_RECEIPT_EDITED if comment.edited is not None else EDIT_UNKNOWN
     return None
 
 
@@ -138,17 +148,37 @@ def tally(comments: Sequence[ItemComment], runs: Mapping[int, WorkflowRun], rece
         if receipt is None:
             continue
         verdict = _receipt_verdict(ic.comment, writer)
-        if verdict is not None:
+        if verdict == EDIT_UNKNOWN:
+            result.edit_unknown += 1
+        elif verdict is not None:
             result.refused[verdict] += 1
-            continue
-        absorber = _absorber(receipt, ic.number, worked)
-        figures = absorber.figures if absorber else None
-        row = result.stage(figures.stage if figures else UNKNOWN_STAGE)
-        for run_id in receipt.consumed:
-            if run_id not in counted:
-                counted.add(run_id)
-                _count_consumed(result, row, runs.get(run_id), str(run_id) in worked, figures)
+        else:
+            _count_receipt(result, receipt, ic.number, worked, runs, counted)
     return result
+
+
+def _count_receipt(
+    result: Tally,
+    receipt: Marker,
+    number: int,
+    worked: Mapping[str, _Worked],
+    runs: Mapping[int, WorkflowRun],
+    counted: set[int],
+) -> None:
+    """One genuine receipt: its runs absorbed, for the stage of the run whose terminal status
+    copies it; each a skip only with that run found and the run's record proving it."""
+    absorber = _absorber(receipt, number, worked)
+    figures = absorber.figures if absorber else None
+    row = result.stage(figures.stage if figures else UNKNOWN_STAGE)
+    for run_id in receipt.consumed:
+        if run_id in counted:
+            continue
+        counted.add(run_id)
+        if absorber is None:
+            row.updates_absorbed += 1
+            result.not_skipped["unproven"] += 1
+        else:
+            _count_consumed(result, row, runs.get(run_id), str(run_id) in worked, figures)
 
 
 def _count_worked(result: Tally, worked: Mapping[str, _Worked]) -> None:

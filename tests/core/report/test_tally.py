@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import UTC, datetime
 
 import pytest
 
@@ -94,11 +95,6 @@ def test_an_absorbed_run_is_a_skip_only_when_its_record_proves_it(record, own_st
     ("receipt", "rule"),
     [
         (comment(2, receipt_body((200,), "aaa111"), JOB, edited=True), RULE_RECEIPT_EDITED),
-        # read over REST (GraphQL did not say): updated_at differs from created_at
-        (
-            comment(2, receipt_body((200,), "aaa111"), JOB, edited=None, updated="2026-11-02T10:00:01Z"),
-            RULE_RECEIPT_EDITED,
-        ),
         (comment(2, receipt_body((200,), "aaa111"), "mallory"), RULE_RECEIPT_AUTHOR),
         (comment(2, receipt_body((200,), "aaa111"), ROLE), RULE_RECEIPT_AUTHOR),  # the agent's App
         (comment(2, receipt_body((200,), "aaa111"), "github-actions"), RULE_RECEIPT_AUTHOR),  # a User so named
@@ -111,6 +107,14 @@ def test_a_receipt_the_reader_refuses_is_counted_by_rule_and_saves_nothing(recei
     assert sum(result.refused.values()) == 1
     assert result.stages["review"].updates_absorbed == 0
     assert result.stages["review"].runs_skipped == 0
+
+
+def test_a_receipt_whose_edits_only_rest_tells_is_neither_counted_nor_refused():
+    receipt = comment(2, receipt_body((200,), "aaa111"), JOB, edited=None, updated="2026-11-02T10:00:01Z")
+    comments = [ItemComment(7, comment(1, terminal(100, REVIEW, (200,)))), ItemComment(7, receipt)]
+    result = tally(comments, {200: run(200)}, JOB)
+    assert result.edit_unknown == 1
+    assert sum(result.refused.values()) == 0 and result.stages["review"].updates_absorbed == 0
 
 
 def test_a_receipt_read_over_rest_unedited_counts():
@@ -139,7 +143,8 @@ def test_the_absorbing_run_is_found_on_the_same_item_by_the_same_marker():
         ItemComment(7, comment(4, receipt_body((200,), "aaa111"), JOB)),
     ]
     result = tally(comments, {200: run(200)}, JOB)
-    assert result.stages[UNKNOWN_STAGE].runs_skipped == 1
+    unknown = result.stages[UNKNOWN_STAGE]
+    assert (unknown.updates_absorbed, unknown.runs_skipped, result.not_skipped["unproven"]) == (1, 0, 1)
     assert result.stages["review"].updates_absorbed == 0
     assert result.stages["fix"].updates_absorbed == 0
 
@@ -197,14 +202,24 @@ def test_an_edit_flag_from_graphql_wins_over_rest_timestamps():
     assert result.stages["review"].runs_skipped == 1
 
 
-def test_the_run_a_skip_stands_on_is_the_app_terminal_status_copying_the_receipt():
+def test_the_run_a_skip_stands_on_is_the_role_logins_last_terminal_status_before_the_receipt():
     receipt = Marker((200,), "aaa111")
+
+    def at(minute: int) -> datetime:
+        return datetime(2026, 11, 2, 10, minute, tzinfo=UTC)
+
+    forged = replace(comment(4, terminal(666, RunFigures("review", "claude", 9e6, 9e5), (200,))), updated_at=at(1))
     comments = [
-        comment(1, terminal(100, REVIEW, consumed=(201,))),  # another receipt's
-        comment(2, terminal(101, REVIEW, consumed=(200,)), "someone"),  # a person's look-alike
-        comment(3, terminal(102, FIX, consumed=(200,))),
+        replace(comment(1, terminal(100, REVIEW, consumed=(201,))), updated_at=at(2)),  # another receipt's
+        replace(comment(2, terminal(101, REVIEW, consumed=(200,)), "someone"), updated_at=at(3)),  # a person's
+        forged,  # the agent's, under the role login, written while it worked
+        replace(comment(3, terminal(102, FIX, consumed=(200,))), updated_at=at(5)),  # the real one, edited last
+        replace(comment(5, terminal(103, REVIEW, consumed=(200,))), updated_at=at(9)),  # after the receipt
     ]
-    assert absorbing_run(comments, receipt) == ("102", FIX)
-    assert stands_on("102", FIX) == "run 102's work: 2.0 agent minutes, $0.2500, 0 tokens in and 0 out"
-    assert stands_on("102", None) == "run 102's work (it recorded no figures)"
+    assert absorbing_run(comments, receipt, ROLE, before=at(6)) == ("102", FIX)
+    assert absorbing_run(comments, receipt, "another-app[bot]", before=at(6)) is None
     assert absorbing_run(comments[:2], receipt) is None
+    assert stands_on("102", FIX) == (
+        "run 102's work, by its status comment: 2.0 agent minutes, $0.2500, 0 tokens in and 0 out"
+    )
+    assert stands_on("102", None) == "run 102's work (its status comment recorded no figures)"

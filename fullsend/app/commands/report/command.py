@@ -37,6 +37,7 @@ from fullsend.errors import ExitCode, ForgeError, NotFoundError
 
 TOKEN_VARS = ("GH_TOKEN", "GITHUB_TOKEN")
 DEFAULT_WINDOW = timedelta(days=30)
+EARLIEST = datetime(2008, 1, 1, tzinfo=UTC)
 DEFAULT_RECEIPT_LOGIN = "github-actions[bot]"  # the job token's login on GitHub and GHES
 READ_TIMEOUT_S = 15
 _NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
@@ -53,12 +54,18 @@ def parse_repository(value: str, env: Mapping[str, str]) -> tuple[Repo, str]:
     The API base is ``GITHUB_API_URL`` when set, else ``https://api.github.com`` for github.com and
     ``owner/repo``, else ``<scheme>://<host>/api/v3`` (GHES).  Raises :class:`ReportArgumentError`."""
     text = value.strip()
-    host, scheme = "github.com", "https"
+    host, hostname, scheme = "github.com", "github.com", "https"
     if "://" in text:
-        parts = urlsplit(text)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
+        try:
+            parts = urlsplit(text)
+            hostname = (parts.hostname or "").lower()
+            port = parts.port
+        except ValueError:
+            raise ReportArgumentError(f"{shown_url(value)} is not an http(s) URL of a repository") from None
+        if parts.scheme not in ("http", "https") or not hostname:
             raise ReportArgumentError(f"{shown_url(value)} is not an http(s) URL of a repository")
-        scheme, host = parts.scheme, parts.netloc.lower()
+        default_port = {"http": 80, "https": 443}[parts.scheme]
+        scheme, host = parts.scheme, f"{hostname}:{port}" if port and port != default_port else hostname
         text = "/".join([s for s in parts.path.split("/") if s][:2])
     owner, _, name = text.removesuffix(".git").partition("/")
     if not (_NAME.fullmatch(owner) and _NAME.fullmatch(name)):
@@ -69,7 +76,7 @@ def parse_repository(value: str, env: Mapping[str, str]) -> tuple[Repo, str]:
         if problem:
             raise ReportArgumentError(problem)
         return Repo(owner, name), configured.rstrip("/")
-    api = "https://api.github.com" if host in GITHUB_COM_HOSTS else f"{scheme}://{host}/api/v3"
+    api = "https://api.github.com" if hostname in GITHUB_COM_HOSTS else f"{scheme}://{host}/api/v3"
     return Repo(owner, name), api
 
 
@@ -84,6 +91,8 @@ def parse_since(value: str | None, now: datetime) -> datetime:
         raise ReportArgumentError(f"--since must be a date such as 2026-11-01 or an RFC 3339 time, got {value[:40]!r}")
     if instant > now:
         raise ReportArgumentError(f"--since {value[:40]!r} is in the future")
+    if instant < EARLIEST:
+        raise ReportArgumentError(f"--since {value[:40]!r} is before GitHub existed; use 2008-01-01 or later")
     return instant
 
 
@@ -117,7 +126,7 @@ def run_report(
         return ExitCode.BAD_INPUT
     forge = GitHubForge(repo, api, graphql_url(api, env), token, token, SystemClock(), READ_TIMEOUT_S)
     try:
-        reads = read_repository(forge, start)
+        reads = read_repository(forge, start, receipt_login.strip())
     except NotFoundError:
         err.write(
             f"fullsend report: {repo.full_name} does not exist at {api}, or the token cannot see it "

@@ -11,8 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
+from fullsend.core.identity import Identity, from_rest, same_identity
 from fullsend.core.model import WorkflowRun
-from fullsend.core.receipt.marker import whole_body_receipt
+from fullsend.core.receipt.marker import Marker, whole_body_receipt
 from fullsend.core.report.tally import ItemComment
 from fullsend.errors import ForgeError, NotFoundError
 from fullsend.ports import Forge
@@ -35,31 +36,40 @@ class ReportReads:
     notes: list[str] = field(default_factory=list)
 
 
-def read_repository(forge: Forge, since: datetime) -> ReportReads:
-    """Read everything the report needs for the window starting at ``since``.  Raises ``ForgeError``."""
+def read_repository(forge: Forge, since: datetime, receipt_login: str) -> ReportReads:
+    """Read everything the report needs for the window starting at ``since``; only receipts by
+    ``receipt_login`` spend the per-item budgets.  Raises ``ForgeError``."""
     comments, capped = forge.list_repository_comments(since)
     reads = ReportReads(comments, {})
     if capped:
         reads.notes.append("more comments than one listing returns: later comments are not counted")
-    _mark_edits(forge, reads)
+    writer = Identity(receipt_login)
+    _mark_edits(forge, reads, writer)
     runs, capped_runs = forge.list_repository_runs(since - RUN_MARGIN)
     for run in runs:
         reads.runs.setdefault(run.id, run)
     if capped_runs:
         reads.notes.append("more runs than one listing returns: older runs were read one by one")
-    _read_missing_runs(forge, reads)
+    _read_missing_runs(forge, reads, writer)
     return reads
 
 
-def _receipt_items(comments: Sequence[ItemComment]) -> list[int]:
-    """The items with at least one receipt-shaped comment, first-seen order."""
-    return list(dict.fromkeys(ic.number for ic in comments if whole_body_receipt(ic.comment.body) is not None))
+def _receipts(comments: Sequence[ItemComment], writer: Identity) -> list[tuple[int, Marker]]:
+    """``(item number, marker)`` of every receipt-shaped comment by ``writer``: a stranger's cannot
+    spend the report's read budgets."""
+    out = []
+    for ic in comments:
+        marker = whole_body_receipt(ic.comment.body)
+        if marker is not None and same_identity(from_rest(ic.comment.author, ic.comment.author_type), writer):
+            out.append((ic.number, marker))
+    return out
 
 
-def _mark_edits(forge: Forge, reads: ReportReads) -> None:
+def _mark_edits(forge: Forge, reads: ReportReads, writer: Identity) -> None:
     """Set ``Comment.edited`` from GraphQL's ``lastEditedAt`` on the items that carry receipts; an
-    item GraphQL cannot answer keeps the REST rule (``updated_at`` equal to ``created_at``)."""
-    items = _receipt_items(reads.comments)
+    item GraphQL cannot answer keeps REST's timestamps (``tally`` counts a receipt they cannot
+    vouch for apart)."""
+    items = list(dict.fromkeys(number for number, _ in _receipts(reads.comments, writer)))
     if len(items) > MAX_EDIT_CHECKS:
         reads.notes.append(
             f"receipts on {len(items)} items: only the first {MAX_EDIT_CHECKS} were checked over GraphQL"
@@ -78,16 +88,14 @@ def _mark_edits(forge: Forge, reads: ReportReads) -> None:
     ]
 
 
-def _read_missing_runs(forge: Forge, reads: ReportReads) -> None:
+def _read_missing_runs(forge: Forge, reads: ReportReads, writer: Identity) -> None:
     """Read, one by one, absorbed runs the listing did not return (at most ``MAX_RUN_READS``)."""
-    wanted: list[int] = []
-    for ic in reads.comments:
-        receipt = whole_body_receipt(ic.comment.body)
-        if receipt is not None:
-            wanted += [i for i in receipt.consumed if i not in reads.runs and i not in wanted]
+    wanted: dict[int, None] = {}
+    for _, receipt in _receipts(reads.comments, writer):
+        wanted.update((i, None) for i in receipt.consumed if i not in reads.runs)
     if len(wanted) > MAX_RUN_READS:
         reads.notes.append(f"{len(wanted)} absorbed runs were not listed: only {MAX_RUN_READS} were read")
-    for run_id in wanted[:MAX_RUN_READS]:
+    for run_id in list(wanted)[:MAX_RUN_READS]:
         try:
             reads.runs[run_id] = forge.get_run(run_id)
         except NotFoundError:

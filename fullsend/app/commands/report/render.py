@@ -46,6 +46,7 @@ def report_document(
         "stages": [_rounded(report.stages[name]) for name in sorted(report.stages)],
         "total": _rounded(totals(report)),
         "receipts_refused": dict(report.refused),
+        "receipts_edit_unknown": report.edit_unknown,
         "absorbed_not_skipped": dict(report.not_skipped),
         "complete": not notes,
         "notes": list(notes),
@@ -88,6 +89,10 @@ def render_text(document: dict[str, Any]) -> str:
     ]
     lines += ["", f"Receipts counted: those by {document['receipt_login']}, never edited. Refused:"]
     lines += [f"  {rule}: {n}" for rule, n in document["receipts_refused"].items()]
+    if document["receipts_edit_unknown"]:
+        lines.append(
+            f"  not counted either way: {document['receipts_edit_unknown']} whose edits only REST's timestamps tell"
+        )
     lines.append("Absorbed runs not counted as skips:")
     lines += [f"  {why}: {n}" for why, n in document["absorbed_not_skipped"].items()]
     if document["total"]["skips_without_figures"]:
