@@ -96,9 +96,7 @@ def test_simulator_serve_starts_from_the_wheel_alone(unpacked: Path, tmp_path: P
 
 def test_init_writes_its_setup_from_the_wheel_alone(unpacked: Path, tmp_path: Path):
     ref = "0123456789abcdef0123456789abcdef01234567"
-    code = (
-        f"import sys; from fullsend.__main__ import main; sys.exit(main(['init', '--stages', 'all', '--ref', '{ref}']))"
-    )
+    code = f"import sys; from fullsend.__main__ import main; sys.exit(main(['init', '--stages', 'all', '--dispatch', 'self-contained', '--ref', '{ref}']))"
     proc = subprocess.run(
         [sys.executable, "-S", "-c", code],
         cwd=tmp_path,

@@ -9,6 +9,8 @@ re-executed process exits.  Nothing is timed here; ``bench/bench_start.py`` meas
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from fullsend.core.receipt.marker import receipt_body
@@ -125,3 +127,19 @@ def test_the_skip_reexecutes_before_the_app_and_never_loads_the_agent_side(tmp_p
         final["modules"]
     )
     assert _under(final["modules"], NOT_ON_THE_FAST_SKIP) == []
+
+
+def test_the_scripted_agents_version_answer_needs_no_third_party_library() -> None:
+    """A child uid runs the scripted agent's ``--version`` with the system's bare interpreter (the
+    hostile-agent suite): the runtimes' pinned versions must load without jinja2, pydantic or requests."""
+    code = (
+        "import sys\n"
+        "for name in ('jinja2', 'pydantic', 'requests', 'yaml'):\n"
+        "    sys.modules[name] = None\n"
+        "from fullsend.simulator.agent.main import main\n"
+        "sys.argv = ['agent', '--version']\n"
+        "main()\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0].endswith("(Claude Code)")

@@ -319,13 +319,15 @@ class World:
         return run_preflight(self.forge, facts_for(follow_up.run_id, follow_up.attempt), self.log)
 
     def _end_watch(self) -> None:
-        for _ in range(100):
+        for _ in range(400):
             if not self.watching:
                 return
             self.clock.run_due()
             due = self.clock.next_due_s()
             if due is not None:
                 self.clock.advance_to(due)
+            elif self.thread is not None:
+                self.thread.join(0.05)  # nothing due: the watcher is in a real request; give it real time
         assert not self.watching, "the watch did not end"
 
     def receipts(self) -> list[Marker]:

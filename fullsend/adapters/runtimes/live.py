@@ -57,7 +57,6 @@ from fullsend.core.final_word import ToolDenial, distinct_denials
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import FullsendError, NoSteerSession, SandboxError
 from fullsend.ports import AgentParams, AgentRunResult
-from fullsend.wording import render_steer
 
 CANCEL_GRACE_S = 2.0  # SIGTERM → SIGKILL on cancel (the whole cancel must fit in 7 s)
 EXIT_GRACE_S = 2.0  # after the agent exits, how long its output may still drain
@@ -104,7 +103,7 @@ class LiveRuntime:
         self.dialect = dialect
         self.name = dialect.name
         self._clock: Now = clock or SystemClock()
-        self._render = render or render_steer
+        self._render = render or _render_steer
         self._warn = warn or _warn_stderr
         self._sandbox_factory = sandbox_factory or local_sandbox_factory(sandbox_root_parent)
         self._feeds: SessionRegistry[SteerFeed] = SessionRegistry()
@@ -380,3 +379,11 @@ class LiveRuntime:
             final_message=active.final_message,
             denials=distinct_denials(active.denials),
         )
+
+
+def _render_steer(msg: SteerMessage) -> str:
+    """The envelope renderer (``fullsend.wording.render_steer``), loaded on first use: jinja2 stays
+    out of what imports this module without steering (the scripted agent's ``--version`` answer)."""
+    from fullsend.wording import render_steer
+
+    return render_steer(msg)

@@ -74,8 +74,9 @@ def test_a_follow_up_of_the_hosted_workflow_at_my_pinned_commit_is_steered(sim_c
     rig = _rig(*sim_clock, [pinned()])
     _candidate(rig, 55, [pinned()])
     w = rig.watcher()
-    assert w.me is not None and (w.me.route_job_name, w.me.stage_job_name) == (ROUTE_JOB, STAGE_JOB)
-    assert [(rw.path, rw.ref, rw.sha) for rw in w.me.referenced_workflows] == [(f"{HOSTED}@{PIN}", "", PIN)]
+    me = w.result().me
+    assert me is not None and (me.route_job_name, me.stage_job_name) == (ROUTE_JOB, STAGE_JOB)
+    assert [(rw.path, rw.ref, rw.sha) for rw in me.referenced_workflows] == [(f"{HOSTED}@{PIN}", "", PIN)]
     assert w.poll_and_steer() is Outcome.STEERED
     assert [m.follow_up_run_id for m in rig.steerer.messages] == [55]
 

@@ -34,7 +34,6 @@ from fullsend.adapters.sandbox.local import env_with_sandbox_flag, local_sandbox
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import FullsendError, NoSteerSession, SteerAfterSettle
 from fullsend.ports import AgentParams, AgentRunResult, Clock
-from fullsend.wording import render_steer
 
 CODEX_CONFIG_DIR = "codex-config"
 LAST_MESSAGE_FILE = "last-message.txt"
@@ -63,7 +62,7 @@ class CodexExecRuntime:
         interrupt: Callable[[Any], None] | None = None,
     ) -> None:
         self._clock: Clock = clock or SystemClock()
-        self._render = render or render_steer
+        self._render = render or _render_steer
         self._warn = warn or _warn_stderr
         self._sandbox_factory = sandbox_factory or local_sandbox_factory(sandbox_root_parent)
         self._policy = settle_policy or SettlePolicy()
@@ -251,3 +250,11 @@ def _stop_quietly(sandbox: Any, warn: Callable[[str], None]) -> None:
 
 
 __all__ = ["CodexExecRuntime", "CodexTurn"]
+
+
+def _render_steer(msg: SteerMessage) -> str:
+    """The envelope renderer (``fullsend.wording.render_steer``), loaded on first use: jinja2 stays
+    out of what imports this module without steering (the scripted agent's ``--version`` answer)."""
+    from fullsend.wording import render_steer
+
+    return render_steer(msg)
