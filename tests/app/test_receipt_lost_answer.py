@@ -12,7 +12,7 @@ import pytest
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.action.finish import LeftFacts, RunOutcome, record_receipt
 from fullsend.app.action.preflight import PreflightFacts, run_preflight
-from fullsend.app.action.timeline import Timeline
+from fullsend.app.timeline import Timeline
 from fullsend.core.model import Repo
 from fullsend.core.receipt.marker import Marker, whole_body_receipt
 from fullsend.errors import ExitCode

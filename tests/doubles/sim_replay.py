@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from fullsend.adapters.clock import VirtualClock
-from fullsend.app.action.timeline import Timeline
+from fullsend.app.timeline import Timeline
 from fullsend.app.watch.watcher import WatchConfig, Watcher
 from fullsend.core.watch.start import StartRefused
 from fullsend.core.watch.steer import SteerMessage

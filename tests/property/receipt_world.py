@@ -25,7 +25,7 @@ from fullsend.adapters.runtimes.verdict import error_text
 from fullsend.app.action import session, work
 from fullsend.app.action.finish import AgentUsage, RunOutcome, record_receipt
 from fullsend.app.action.preflight import PreflightFacts, run_preflight
-from fullsend.app.action.timeline import Timeline
+from fullsend.app.timeline import Timeline
 from fullsend.app.watch.watcher import WatchConfig, Watcher
 from fullsend.core.agent_end import AgentEnd
 from fullsend.core.model import Repo

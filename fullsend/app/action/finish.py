@@ -16,7 +16,7 @@ import jinja2
 from fullsend.adapters.gha import write_outputs, write_summary
 from fullsend.app.action.preflight import PreflightFacts
 from fullsend.app.action.receipt import PostState, post_receipt
-from fullsend.app.action.timeline import Timeline
+from fullsend.app.timeline import Timeline
 from fullsend.core.agent_end import AgentEnd
 from fullsend.core.final_word import RULE_TOOL_DENIED, ToolDenial, denial_lines
 from fullsend.core.receipt.left_over import left_over

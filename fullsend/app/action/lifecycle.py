@@ -21,8 +21,8 @@ from fullsend.app.action.cancel import Cancellation, RunCancelled
 from fullsend.app.action.finish import RunOutcome, publish, quoted_lines, record_receipt, render_summary
 from fullsend.app.action.plan import RunPlan, build_plan
 from fullsend.app.action.preflight import PreflightFacts, run_preflight
-from fullsend.app.action.timeline import Timeline
 from fullsend.app.action.tokens import Tokens, acquire_role_token, capture_job_token
+from fullsend.app.timeline import Timeline
 from fullsend.context import load_context
 from fullsend.core.final_word import denial_lines
 from fullsend.core.receipt.skips import SKIP_REASON_OUTPUT

@@ -24,8 +24,8 @@ from fullsend.adapters.runtimes.feed import SteerFeed
 from fullsend.adapters.runtimes.pi.runtime import PiRuntime
 from fullsend.core.scalars import parse_time
 from fullsend.core.text.envelope import render_envelope
-from fullsend.core.text.wire import OPENING_LINE
 from fullsend.core.watch.steer import SteerMessage
+from fullsend.core.wire import OPENING_LINE
 from fullsend.wording import default_wording
 from tests.adapters.runtimes.transport_helpers import FixedClock
 
