@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from fullsend.adapters.runtimes.codex.loop import STOPPED_FOR_STEER_NOTE
+from fullsend.adapters.runtimes.codex.exec.loop import STOPPED_FOR_STEER_NOTE
 from fullsend.core.receipt.marker import parse_marker
 from fullsend.core.scalars import format_time
 from fullsend.core.wire import OPENING_LINE

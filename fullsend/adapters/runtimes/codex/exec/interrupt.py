@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from fullsend.adapters.runtimes.codex.queue import InterruptNotStopped
+from fullsend.adapters.runtimes.codex.exec.queue import InterruptNotStopped
 from fullsend.adapters.sandbox.shell import sanitize_output
 from fullsend.errors import FullsendError, SandboxError, SteerSessionLost
 
