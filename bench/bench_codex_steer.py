@@ -32,8 +32,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from fullsend.adapters.runtimes.codex.appserver import CodexAppServerRuntime
-from fullsend.adapters.runtimes.codex.exec import CodexExecRuntime
+from fullsend.adapters.runtimes.codex.appserver.runtime import CodexAppServerRuntime
+from fullsend.adapters.runtimes.codex.exec.runtime import CodexExecRuntime
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.ports import AgentParams
 from tests.doubles.model_server import Reply, ToolCall, texts_in

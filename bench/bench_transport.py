@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
-from fullsend.adapters.runtimes.codex.exec import CodexExecRuntime
+from fullsend.adapters.runtimes.codex.exec.runtime import CodexExecRuntime
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import NoSteerSession
 from fullsend.ports import AgentParams

@@ -21,7 +21,7 @@ import sys
 import tempfile
 
 from fullsend.adapters.github.forge import GitHubForge
-from fullsend.app.action.timeline import Timeline
+from fullsend.app.timeline import Timeline
 from fullsend.core.model import Repo
 from fullsend.core.scalars import parse_time
 from fullsend.simulator.fixtures import JOB_TOKEN, ROLE_TOKEN, standard_pr_scenario

@@ -47,7 +47,7 @@ class ExitCode(enum.IntEnum):
         a ``pre_script`` asks to skip the run (``action.yml`` input ``pre_script``).
     ``CODEX_GUARD_REFUSED`` (97), ``CODEX_CONFIG_TAMPERED`` (98)
         a codex turn stopped by the hooks/asset guard, or by a tampered configuration: the
-        run's verdict, never retried (``fullsend.adapters.runtimes.codex.loop``).
+        run's verdict, never retried (``fullsend.adapters.runtimes.codex.exec.loop``).
     """
 
     OK = 0

@@ -1,9 +1,9 @@
 """Our own sentences of the steer text and the envelope, rendered from jinja2 templates.
 
 The templates live in ``fullsend/templates/envelope/`` (one sentence per file, named after the
-:class:`fullsend.core.text.prose.Wording` field it fills).  The pure core never imports jinja2: it
+:class:`fullsend.core.prose.Wording` field it fills).  The pure core never imports jinja2: it
 receives the :class:`Wording` built here as a parameter.  WIRE tokens are not templated; they are
-constants of ``fullsend.core.text.wire``.
+constants of ``fullsend.core.wire``.
 
 Every fixed sentence is checked once at construction: one line, and it does not begin with a
 structural token (docs/architecture.md "Steer text"), so the body keeps at most one ``Amendments`` line and one
@@ -19,9 +19,10 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from fullsend.core.prose import Wording
 from fullsend.core.text.envelope import render_envelope
-from fullsend.core.text.prose import Wording
-from fullsend.core.text.wire import (
+from fullsend.core.watch.steer import SteerMessage
+from fullsend.core.wire import (
     AMENDMENTS_HEADING,
     CONTEXT_HEADING,
     FENCE_CLOSE,
@@ -30,7 +31,6 @@ from fullsend.core.text.wire import (
     OPENING_LINE,
     SOURCE_PREFIX,
 )
-from fullsend.core.watch.steer import SteerMessage
 
 __all__ = ["TEMPLATE_DIR", "Wording", "default_wording"]
 

@@ -6,7 +6,10 @@ and fails with the offending module and import named. The rule:
 - ``fullsend.core`` is pure: the standard library minus every module that does I/O, and
   ``fullsend.core`` itself; no reads of the environment or the clock.
 - ``fullsend.adapters`` never imports ``fullsend.app`` or ``fullsend.simulator``.
-- ``fullsend.simulator`` never imports ``fullsend.app``.
+- ``fullsend.simulator`` never imports ``fullsend.app``; only ``fullsend/app/commands`` imports the
+  simulator (and the one documented test seam of ``app/action/children.py``).
+- No import loop between sibling folders of a layer; ``adapters/sandbox`` never imports
+  ``adapters/runtimes`` and ``app/watch`` never imports ``app/action``.
 - The rule registry (``fullsend/rules.py``) never imports ``fullsend.app``.
 - ``fullsend explain`` and ``fullsend report`` read through the ``Forge`` port: only their command
   modules name an adapter.
@@ -204,6 +207,83 @@ def test_core_reads_neither_clock_nor_environment():
 )
 def test_layer_does_not_import(layer, forbidden):
     _assert_none(_offending(_modules(PKG / layer), lambda n: _is_under(n, forbidden)))
+
+
+def _folder(name: str) -> str | None:
+    """The dotted name of the package (a folder, not a module) that ``name`` is or lies in."""
+    parts = name.split(".")
+    while parts:
+        if (PKG.parent.joinpath(*parts)).is_dir():
+            return ".".join(parts)
+        parts.pop()
+    return None
+
+
+def _sibling_arrows() -> dict[tuple[str, str], list[str]]:
+    """Every import from one folder into a sibling folder (two sub-packages of one package):
+    ``(from folder, to folder) -> ["path:line imports name", ...]``."""
+    arrows: dict[tuple[str, str], list[str]] = {}
+    for path in _modules(PKG):
+        here = ".".join(path.relative_to(PKG.parent).with_suffix("").parts)
+        for imp in _imports(path):
+            there = _folder(imp.name) if _is_under(imp.name, "fullsend") else None
+            src = _folder(here)
+            if there is None or src is None:
+                continue
+            a, b = src.split("."), there.split(".")
+            common = 0
+            while common < min(len(a), len(b)) and a[common] == b[common]:
+                common += 1
+            if common < len(a) and common < len(b):  # neither folder holds the other
+                key = (".".join(a[: common + 1]), ".".join(b[: common + 1]))
+                arrows.setdefault(key, []).append(str(imp))
+    return arrows
+
+
+def test_no_import_loop_between_sibling_folders():
+    """Sibling folders of one layer (``core/delta`` and ``core/text``, ``app/action`` and
+    ``app/watch``, ``adapters/sandbox`` and ``adapters/runtimes`` …) depend one way at most: a loop
+    is named with one import of each direction."""
+    arrows = _sibling_arrows()
+    loops = sorted(
+        f"{a} <-> {b}:\n  {arrows[(a, b)][0]}\n  {arrows[(b, a)][0]}" for (a, b) in arrows if a < b and (b, a) in arrows
+    )
+    if loops:
+        pytest.fail("import loops between sibling folders:\n" + "\n".join(loops), pytrace=False)
+
+
+def test_the_sibling_walker_sees_folders_not_modules():
+    arrows = _sibling_arrows()
+    assert ("fullsend.adapters.runtimes", "fullsend.adapters.sandbox") in arrows
+    assert all(_folder(a) == a and _folder(b) == b for a, b in arrows)
+
+
+#: The one documented test seam that names the simulator outside the commands
+#: (docs/rules.md#token-in-reach): the simulator's own job token on loopback.
+SIMULATOR_SEAM = PKG / "app" / "action" / "children.py"
+
+
+def test_only_the_commands_import_the_simulator():
+    """``fullsend demo`` and ``fullsend simulator serve`` are the simulator's callers in the package."""
+    others = [
+        p
+        for p in _modules(PKG)
+        if (PKG / "app" / "commands") not in p.parents and (PKG / "simulator") not in p.parents and p != SIMULATOR_SEAM
+    ]
+    _assert_none(_offending(others, lambda n: _is_under(n, "fullsend.simulator")))
+
+
+@pytest.mark.parametrize(
+    ("folder", "forbidden"),
+    [
+        (("adapters", "sandbox"), "fullsend.adapters.runtimes"),
+        (("app", "watch"), "fullsend.app.action"),
+    ],
+)
+def test_named_arrows_between_sibling_folders(folder, forbidden):
+    """The sandboxes never import a runtime (runtimes drive sandboxes); the watcher never imports
+    the action (the action starts the watcher)."""
+    _assert_none(_offending(_modules(PKG.joinpath(*folder)), lambda n: _is_under(n, forbidden)))
 
 
 def test_the_rule_registry_does_not_import_the_app_layer():

@@ -23,7 +23,7 @@ import pytest
 import requests
 
 from fullsend.core.receipt.marker import parse_marker
-from fullsend.core.text.wire import OPENING_LINE
+from fullsend.core.wire import OPENING_LINE
 from fullsend.simulator.fixtures import JOB_LOGIN, JOB_TOKEN
 from tests.act.act_harness import (
     FIRST_EVENT,

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from fullsend.adapters.runtimes.codex.loop import STOPPED_FOR_STEER_NOTE
+from fullsend.adapters.runtimes.codex.exec.loop import STOPPED_FOR_STEER_NOTE
 from fullsend.core.receipt.marker import parse_marker
 from fullsend.core.scalars import format_time
-from fullsend.core.text.wire import OPENING_LINE
+from fullsend.core.wire import OPENING_LINE
 from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 from tests.support.action_run import run_entrypoint, runner_env

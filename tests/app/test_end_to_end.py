@@ -12,7 +12,7 @@ import pytest
 
 from fullsend.core.receipt.marker import parse_marker
 from fullsend.core.scalars import format_time
-from fullsend.core.text.wire import OPENING_LINE
+from fullsend.core.wire import OPENING_LINE
 from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 from tests.support.action_run import run_entrypoint, runner_env

@@ -26,7 +26,7 @@ from fullsend.app.action.fastskip import fast_skip, skip_outputs, skip_summary
 from fullsend.app.action.finish import RunOutcome, outputs_of, render_summary
 from fullsend.app.action.outputs import ActionOutcome
 from fullsend.app.action.preflight import run_preflight
-from fullsend.app.action.timeline import Timeline
+from fullsend.app.timeline import Timeline
 from fullsend.core.model import Repo
 from fullsend.core.receipt.marker import receipt_body
 from fullsend.core.receipt.skips import RULE_RECEIPT, Skip

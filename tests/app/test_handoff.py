@@ -12,7 +12,7 @@ import pytest
 
 from fullsend.app.action import handoff as stage
 from fullsend.app.action.handoff import HANDOFF_KEY, Handoff, HandoffError, decode, stage_secrets, take_handoff
-from fullsend.app.action.timeline import Event
+from fullsend.app.timeline import Event
 
 JOB = "ghs_" + secrets.token_hex(18)  # made here: no token-shaped literal in the tree
 ROLE = "ghs_" + secrets.token_hex(18)

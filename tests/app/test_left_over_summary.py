@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fullsend.app.action.finish import LeftFacts, RunOutcome, render_summary
 from fullsend.app.action.outputs import ActionOutcome
-from fullsend.app.action.timeline import Timeline
+from fullsend.app.timeline import Timeline
 from fullsend.core.receipt.marker import Marker
 from fullsend.errors import ExitCode
 

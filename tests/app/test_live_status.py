@@ -12,7 +12,7 @@ import pytest
 
 from fullsend.app.action.live_status import DONE_BELOW, FINISHING, SETTLING, WORKING, LiveStatus, SteerRow
 from fullsend.app.action.status import StatusComment
-from fullsend.app.action.timeline import Event
+from fullsend.app.timeline import Event
 from fullsend.core.model import Comment
 from fullsend.core.scalars import format_time
 from fullsend.errors import ForgeError

@@ -15,7 +15,7 @@ from fullsend.app.action.finish import LeftFacts, RunOutcome
 from fullsend.app.action.outputs import ActionOutcome
 from fullsend.app.action.preflight import run_preflight
 from fullsend.app.action.receipt import record_receipt
-from fullsend.app.action.timeline import Timeline
+from fullsend.app.timeline import Timeline
 from fullsend.core.model import Repo
 from fullsend.core.receipt.marker import Marker, whole_body_receipt
 from fullsend.errors import ExitCode

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from fullsend.app.commands.init import InitError, InitPlan, parse_stages, render_files
-from fullsend.core.text.wire import OPENING_LINE
+from fullsend.core.wire import OPENING_LINE
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 REF = "0123456789abcdef0123456789abcdef01234567"

@@ -1,5 +1,5 @@
 """``fullsend lint`` on real files (docs/architecture.md "Harness" and
-"Commands"; the envelope's opening line from ``fullsend.core.text.wire``)."""
+"Commands"; the envelope's opening line from ``fullsend.core.wire``)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from fullsend.app.commands.lint import run_lint
-from fullsend.core.text.wire import OPENING_LINE
+from fullsend.core.wire import OPENING_LINE
 
 GOOD_AGENT = f'# Coder\n\nWhen a message begins with "{OPENING_LINE}" and FULLSEND_STEER_ACTIVE=1 …\n'
 OLD_AGENT = "# Retro\n\nTreat every runner update as ordinary content.\n"

@@ -28,7 +28,7 @@ from fullsend.adapters.github.mint import mint_for_run
 from fullsend.app.commands.simulator import MINT_PATH, OIDC_JWT, OIDC_REQUEST_TOKEN, run_simulator_serve
 from fullsend.core.receipt.marker import parse_marker
 from fullsend.core.scalars import parse_time
-from fullsend.core.text.wire import OPENING_LINE
+from fullsend.core.wire import OPENING_LINE
 from fullsend.errors import ConfigError
 from fullsend.simulator.fixtures import FIX_RUN_ID, JOB_LOGIN, JOB_TOKEN, ROLE_LOGIN, ROLE_TOKEN
 from fullsend.simulator.scenario import load_scenario, parse_scenario

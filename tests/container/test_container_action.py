@@ -21,7 +21,7 @@ import yaml
 
 from fullsend.core.receipt.marker import parse_marker
 from fullsend.core.scalars import format_time
-from fullsend.core.text.wire import OPENING_LINE
+from fullsend.core.wire import OPENING_LINE
 from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 from tests.container.runner_commands import read_step_log

@@ -15,8 +15,8 @@ from fullsend.adapters.runtimes.claude.stream import (
     CLAUDE_STOP_REASONS,
     CLAUDE_TERMINAL_REASONS,
 )
-from fullsend.adapters.runtimes.codex.appserver_stream import CODEX_APP_SERVER_TERMINAL_STATES
-from fullsend.adapters.runtimes.codex.stream import CODEX_TERMINAL_STATES
+from fullsend.adapters.runtimes.codex.appserver.stream import CODEX_APP_SERVER_TERMINAL_STATES
+from fullsend.adapters.runtimes.codex.exec.stream import CODEX_TERMINAL_STATES
 from fullsend.adapters.runtimes.codex.transport import APP_SERVER_VERSIONS, CODEX_VERSIONS
 from fullsend.adapters.runtimes.pi.stream import PI_INCOMPLETE, PI_NO_MESSAGE, PI_SETTLED_ABORTED, PI_STOP_REASONS
 from fullsend.adapters.runtimes.versions import version_text

@@ -7,7 +7,7 @@ the object's own state under its own lock, as the object itself does.
 
 from __future__ import annotations
 
-from fullsend.adapters.runtimes.codex.queue import CodexSteerQueue
+from fullsend.adapters.runtimes.codex.exec.queue import CodexSteerQueue
 from fullsend.adapters.runtimes.feed import SteerFeed
 
 

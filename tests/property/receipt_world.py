@@ -26,7 +26,7 @@ from fullsend.app.action.facts import PreflightFacts
 from fullsend.app.action.finish import AgentUsage, RunOutcome
 from fullsend.app.action.preflight import run_preflight
 from fullsend.app.action.receipt import receipt_allowed, record_receipt
-from fullsend.app.action.timeline import Timeline
+from fullsend.app.timeline import Timeline
 from fullsend.app.watch.watcher import WatchConfig, Watcher
 from fullsend.core.agent_end import AgentEnd
 from fullsend.core.model import Repo

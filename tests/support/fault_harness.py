@@ -26,7 +26,7 @@ from fullsend.adapters.github import forge as github_adapter
 from fullsend.app.action import lifecycle as run_module
 from fullsend.app.action.facts import PreflightFacts
 from fullsend.app.action.receipt import check_receipt
-from fullsend.app.action.timeline import Timeline
+from fullsend.app.timeline import Timeline
 from fullsend.core.model import Repo
 from fullsend.core.receipt.marker import whole_body_receipt
 from fullsend.core.scalars import format_time

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from fullsend.core.delta.records import BaselineState, ForgeSnapshot
 from fullsend.core.model import Comment, Issue, Review, WorkflowRun
 from fullsend.core.provenance.binding import Authorization
-from fullsend.core.text.wire import FENCE_CLOSE, FENCE_OPEN
+from fullsend.core.wire import FENCE_CLOSE, FENCE_OPEN
 
 #: SelfLogins of the shared fixture FIX.
 FIX_SELF = frozenset({"fullsend-ai-review[bot]"})

@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import sys
 import threading
-import unicodedata
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Protocol
 
 from fullsend.adapters.runtimes.acks import DELIVERED, PENDING, QUEUED, REJECTED, Entry, delivered, match
-from fullsend.core.text.sanitize import runner_safe
+from fullsend.adapters.sandbox.shell import sanitize_output, shell_quote
 from fullsend.core.watch.steer import SteerMessage, SteerResult
 from fullsend.errors import DuplicateSteer, FullsendError, SandboxError, SteerAfterSettle
 
@@ -39,11 +38,6 @@ class Now(Protocol):
     def now(self) -> datetime: ...
 
 
-def shell_quote(s: str) -> str:
-    """Single-quote ``s`` for ``sh``: ``'`` + s with each ``'`` as ``'\\''`` + ``'``."""
-    return "'" + s.replace("'", "'\\''") + "'"
-
-
 def seed_command(line: str, mailbox: str) -> str:
     """Truncate the mailbox and write the opening line (must run before the launch)."""
     return f"printf '%s\\n' {shell_quote(line)} > {shell_quote(mailbox)}"
@@ -57,18 +51,6 @@ def append_command(line: str, mailbox: str) -> str:
 def stop_feeder_command(pid_path: str) -> str:
     """Terminate the feeder whose pid the launch wrote to ``pid_path``."""
     return f'kill "$(cat {shell_quote(pid_path)})"'
-
-
-def sanitize_output(text: str) -> str:
-    """Make foreign text (stderr, error messages) safe to embed in one log line.
-
-    Control and format characters (Unicode Cc/Cf, U+2028/U+2029) become spaces and a lone
-    surrogate becomes U+FFFD; the result is stripped.  Used for every error text shown to a
-    person.
-    """
-    text = runner_safe(text)
-    out = [" " if unicodedata.category(ch) in ("Cc", "Cf") or ch in "\u2028\u2029" else ch for ch in text]
-    return " ".join("".join(out).split())
 
 
 def _run_exec(exec_fn: ExecFn, command: str, what: str) -> None:

@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT, FEEDER_PID_NAME, MAILBOX_NAME, shell_quote
+from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT, FEEDER_PID_NAME, MAILBOX_NAME
+from fullsend.adapters.sandbox.shell import SANDBOX_ENV_FILE, shell_quote
 
 SANDBOX_WORKSPACE = "/sandbox/workspace"
-SANDBOX_ENV_FILE = "/sandbox/workspace/.env"
 CLAUDE_CFG = "/sandbox/claude-config"
 PI_CFG = "/sandbox/pi-config"
 CODEX_CFG = "/sandbox/codex-config"

@@ -10,7 +10,7 @@ turn — in that order of precedence (docs/runtimes.md "Which end counts").
 from __future__ import annotations
 
 from fullsend.adapters.runtimes.events import ResultEvent
-from fullsend.adapters.runtimes.feed import sanitize_output
+from fullsend.adapters.sandbox.shell import sanitize_output
 from fullsend.core.agent_end import AgentEnd, EndVerdict
 from fullsend.ports import AgentRunResult
 

@@ -14,7 +14,7 @@ import jinja2
 
 from fullsend.adapters.gha import write_outputs, write_summary
 from fullsend.app.action.outputs import USAGE_OUTPUTS, ActionOutcome, output_entries
-from fullsend.app.action.timeline import Timeline
+from fullsend.app.timeline import Timeline
 from fullsend.core.agent_end import AgentEnd
 from fullsend.core.final_word import RULE_TOOL_DENIED, ToolDenial, denial_lines
 from fullsend.core.receipt.left_over import left_over

@@ -25,7 +25,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import NoReturn
 
-from fullsend.app.action.timeline import Event
+from fullsend.app.timeline import Event
 
 #: The memory file's entry that carries the handoff (never read from the environment).
 HANDOFF_KEY = "FULLSEND_HANDOFF"

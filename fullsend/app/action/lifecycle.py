@@ -24,8 +24,8 @@ from fullsend.app.action.outputs import ActionOutcome
 from fullsend.app.action.plan import RunPlan, build_plan
 from fullsend.app.action.preflight import run_preflight
 from fullsend.app.action.receipt import receipt_allowed, record_receipt
-from fullsend.app.action.timeline import Timeline
 from fullsend.app.action.tokens import Tokens, acquire_role_token, capture_job_token
+from fullsend.app.timeline import Timeline
 from fullsend.context import load_context
 from fullsend.core.final_word import denial_lines
 from fullsend.core.receipt.skips import SKIP_REASON_OUTPUT

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from fullsend.app.action.timeline import Event
+from fullsend.app.timeline import Event
 from fullsend.ports import Clock, Log
 
 if TYPE_CHECKING:

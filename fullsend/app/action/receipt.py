@@ -35,7 +35,7 @@ from fullsend.errors import ForgeError, MalformedResponse, RateLimited
 
 if TYPE_CHECKING:
     from fullsend.app.action.finish import RunOutcome
-    from fullsend.app.action.timeline import Timeline
+    from fullsend.app.timeline import Timeline
     from fullsend.ports import Clock, Credential, Forge, Log  # the writer's records; never loaded on the fast skip
 
 

@@ -25,7 +25,7 @@ from fullsend.ports import Clock, Forge, Log
 
 if TYPE_CHECKING:
     from fullsend.app.action.live_status import LiveStatus, SteerRow
-    from fullsend.app.action.timeline import Timeline
+    from fullsend.app.timeline import Timeline
 
 _TEMPLATES = jinja2.Environment(
     loader=jinja2.FileSystemLoader(str(Path(__file__).resolve().parents[2] / "templates")),

@@ -29,8 +29,8 @@ from fullsend.app.action.outputs import ActionOutcome
 from fullsend.app.action.plan import RunPlan
 from fullsend.app.action.scripts import ScriptResult, run_script
 from fullsend.app.action.session import IterationResult, IterationSetup, run_facts_env, run_iteration
-from fullsend.app.action.timeline import Timeline
 from fullsend.app.action.tokens import Tokens
+from fullsend.app.timeline import Timeline
 from fullsend.app.watch.watcher import Carry, WatchConfig, Watcher
 from fullsend.core.agent_end import AgentEnd
 from fullsend.core.final_word import ToolDenial, distinct_denials, final_message_value, masked_denial

@@ -26,7 +26,7 @@ from typing import Any
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.gha import Console
 from fullsend.app.action.lifecycle import run_action
-from fullsend.app.action.timeline import Event, Timeline
+from fullsend.app.timeline import Event, Timeline
 from fullsend.core.scalars import format_time
 from fullsend.errors import ExitCode
 from fullsend.ports import Clock

@@ -7,7 +7,7 @@ Checks, each with a kebab-case rule id:
 * ``unknown-key`` — a harness key steer-action ignores;
 * ``harness-invalid`` — a harness the action would refuse to load (bad YAML, a value out of bounds);
 * ``agent-missing-opening-line`` — an agent definition (``<agents>/*.md``) that does not contain
-  the envelope's opening line (WIRE ``fullsend.core.text.wire.OPENING_LINE``), so it would read a
+  the envelope's opening line (WIRE ``fullsend.core.wire.OPENING_LINE``), so it would read a
   delivered update as ordinary content.
 
 Without ``--harness`` the harness files in ``.fullsend/harness/`` (``*.yaml``, ``*.yml``) are
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from fullsend.core.text.wire import OPENING_LINE
+from fullsend.core.wire import OPENING_LINE
 from fullsend.errors import ConfigError, ExitCode
 from fullsend.harness import KNOWN_KEYS, TEXT_KEYS, Harness, harness_diagnostics, load_harness
 from fullsend.rules import RULE_AGENT_MISSING_OPENING_LINE, RULE_HARNESS_INVALID

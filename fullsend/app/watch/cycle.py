@@ -31,9 +31,9 @@ from fullsend.core.provenance import verdicts as provenance
 from fullsend.core.provenance.binding import authorizations, observed_authorizations
 from fullsend.core.scalars import format_time
 from fullsend.core.text.steertext import build_text
-from fullsend.core.text.wire import AMENDMENT_EVENTS
 from fullsend.core.watch.settle import SESSION_CLOSED, Outcome
 from fullsend.core.watch.steer import DeliveredSteer, SteerMessage
+from fullsend.core.wire import AMENDMENT_EVENTS
 from fullsend.errors import ForgeError, RateLimited, SteerAfterSettle, SteerSessionLost, SteerUnsupported
 
 LISTING_PAGES = 4  # at most 4 pages …

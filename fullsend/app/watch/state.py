@@ -17,11 +17,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from fullsend.app.action.timeline import Timeline
+from fullsend.app.timeline import Timeline
 from fullsend.core.delta.records import BaselineState
 from fullsend.core.model import WorkflowRun
+from fullsend.core.prose import Wording
 from fullsend.core.provenance.verdicts import MyRun
-from fullsend.core.text.prose import Wording
 from fullsend.core.watch.settle import SettleState
 from fullsend.core.watch.steer import DeliveredSteer
 from fullsend.ports import Clock, Forge, Log, Steerer

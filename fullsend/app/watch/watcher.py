@@ -19,14 +19,14 @@ import threading
 from dataclasses import replace
 from datetime import datetime
 
-from fullsend.app.action.timeline import Timeline
+from fullsend.app.timeline import Timeline
 from fullsend.app.watch.cycle import Cycle
 from fullsend.app.watch.inbox import TURN_END_BUFFER, Inbox
 from fullsend.app.watch.reads import read_my_run, read_start_baseline
 from fullsend.app.watch.settling import SETTLE_TIMEOUT_S, settle_steerer, settle_words
 from fullsend.app.watch.state import Carry, Log, WatchConfig, WatchPorts, WatchResult, WatchState
+from fullsend.core.prose import Wording
 from fullsend.core.provenance.verdicts import MyRun
-from fullsend.core.text.prose import Wording
 from fullsend.core.watch import settle
 from fullsend.core.watch.settle import Outcome
 from fullsend.core.watch.start import MISSING_DISPLAY_TITLE, normalize_self_logins

@@ -30,9 +30,9 @@ from fullsend.core.delta.records import (
     TextResult,
 )
 from fullsend.core.model import Comment, Issue
+from fullsend.core.prose import Wording
 from fullsend.core.provenance.binding import Authorization, bind_triggers, binding_time, command_instruction
-from fullsend.core.text.prose import Wording
-from fullsend.core.text.wire import NO_COMMENT
+from fullsend.core.wire import NO_COMMENT
 
 
 def needs_compare(state: BaselineState, head_sha: str) -> bool:

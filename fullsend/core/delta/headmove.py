@@ -11,8 +11,8 @@ the pull request itself.  Patches are added whole, file by file, within
 from __future__ import annotations
 
 from fullsend.core.model import CompareFile, Comparison
-from fullsend.core.text.prose import Wording
-from fullsend.core.text.wire import COMPARE_FILE_CAP, MAX_HEAD_MOVE_BYTES
+from fullsend.core.prose import Wording
+from fullsend.core.wire import COMPARE_FILE_CAP, MAX_HEAD_MOVE_BYTES
 
 #: ``compare_error`` values the app passes in (anything else counts as ``error``).
 COMPARE_NOT_FOUND = "not-found"

@@ -25,7 +25,7 @@ from datetime import datetime, timedelta
 
 from fullsend.core.model import Comment, WorkflowRun
 from fullsend.core.scalars import decimal_id
-from fullsend.core.text.wire import AMENDMENT_EVENTS  # the single source
+from fullsend.core.wire import AMENDMENT_EVENTS  # the single source
 
 #: Interval pairing window (inclusive).
 MAX_DISPATCH_LAG = timedelta(minutes=10)

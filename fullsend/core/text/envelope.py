@@ -15,11 +15,11 @@ The envelope vouches for the actor only on an amendment event (``issue_comment``
 
 from __future__ import annotations
 
+from fullsend.core.prose import Wording
 from fullsend.core.scalars import format_time
-from fullsend.core.text.prose import Wording
 from fullsend.core.text.sanitize import field_safe
-from fullsend.core.text.wire import AMENDMENT_EVENTS, OPENING_LINE, SOURCE_NONE, SOURCE_PREFIX
 from fullsend.core.watch.steer import SteerMessage
+from fullsend.core.wire import AMENDMENT_EVENTS, OPENING_LINE, SOURCE_NONE, SOURCE_PREFIX
 
 __all__ = ["OPENING_LINE", "render_envelope", "source_items"]
 

@@ -21,10 +21,10 @@ from collections.abc import Sequence
 
 from fullsend.core.delta.records import KIND_HEAD, KIND_REVIEW, KIND_STATE, Delta, DeltaItem, TextResult
 from fullsend.core.model import WorkflowRun
+from fullsend.core.prose import Wording
 from fullsend.core.text.defang import defang_context, reveals_token
-from fullsend.core.text.prose import Wording
 from fullsend.core.text.sanitize import sanitize_agent_text
-from fullsend.core.text.wire import (
+from fullsend.core.wire import (
     AMENDMENTS_HEADING,
     COMMENT_PREFIX,
     CONTEXT_HEADING,

@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
-from fullsend.adapters.runtimes.codex.appserver import CodexAppServerRuntime
-from fullsend.adapters.runtimes.codex.appserver_stream import (
+from fullsend.adapters.runtimes.codex.appserver.rpc import THREAD_ID, handshake_lines
+from fullsend.adapters.runtimes.codex.appserver.runtime import CodexAppServerRuntime
+from fullsend.adapters.runtimes.codex.appserver.stream import (
     CODEX_APP_SERVER_TERMINAL_STATES,
     AppServerAggregator,
     AppServerParser,
 )
-from fullsend.adapters.runtimes.codex.rpc import THREAD_ID, handshake_lines
 from fullsend.adapters.runtimes.codex.runtime import CodexRuntime
 from fullsend.adapters.runtimes.codex.transport import APP_SERVER, EXEC, choose_transport, foreign_options
 from fullsend.adapters.runtimes.events import (
@@ -423,7 +423,7 @@ def test_a_failed_turn_fails_the_run(scripted_cli: str, tmp_path: Path) -> None:
 
 
 def test_the_openshell_launch_pipes_the_feeder_into_the_pinned_app_server_and_carries_no_prompt() -> None:
-    from fullsend.adapters.runtimes.codex.appserver import AppServerDialect
+    from fullsend.adapters.runtimes.codex.appserver.runtime import AppServerDialect
 
     params = AgentParams(
         sandbox_name="sb",
@@ -443,7 +443,7 @@ def test_the_openshell_launch_pipes_the_feeder_into_the_pinned_app_server_and_ca
 
 
 def test_the_app_server_argv_turns_goals_off_after_the_users_arguments() -> None:
-    from fullsend.adapters.runtimes.codex.appserver import app_server_argv
+    from fullsend.adapters.runtimes.codex.appserver.runtime import app_server_argv
 
     params = AgentParams(
         sandbox_name="sb",

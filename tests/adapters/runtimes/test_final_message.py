@@ -16,9 +16,9 @@ import pytest
 
 from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
 from fullsend.adapters.runtimes.claude.stream import parse_result, permission_denials
-from fullsend.adapters.runtimes.codex.appserver_stream import AppServerParser
-from fullsend.adapters.runtimes.codex.rpc import THREAD_ID
-from fullsend.adapters.runtimes.codex.stream import CodexStreamParser
+from fullsend.adapters.runtimes.codex.appserver.rpc import THREAD_ID
+from fullsend.adapters.runtimes.codex.appserver.stream import AppServerParser
+from fullsend.adapters.runtimes.codex.exec.stream import CodexStreamParser
 from fullsend.adapters.runtimes.events import ResultEvent
 from fullsend.adapters.runtimes.pi.stream import PiStreamParser
 from fullsend.core.final_word import ToolDenial

@@ -170,7 +170,7 @@ def test_an_unclassified_turn_is_never_replaced_by_a_later_success() -> None:
 
 
 def test_a_codex_turn_that_reported_a_final_error_is_not_success_even_when_completed() -> None:
-    from fullsend.adapters.runtimes.codex.appserver_stream import turn_verdict
+    from fullsend.adapters.runtimes.codex.appserver.stream import turn_verdict
 
     verdict = turn_verdict({"status": "completed"}, last_error="stream disconnected before completion")
     assert (verdict.end, verdict.message()) == (

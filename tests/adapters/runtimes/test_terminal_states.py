@@ -21,7 +21,7 @@ from fullsend.adapters.runtimes.claude.stream import (
     ClaudeStreamParser,
     parse_result,
 )
-from fullsend.adapters.runtimes.codex.stream import CODEX_TERMINAL_STATES, CodexStreamParser
+from fullsend.adapters.runtimes.codex.exec.stream import CODEX_TERMINAL_STATES, CodexStreamParser
 from fullsend.adapters.runtimes.events import ResultEvent
 from fullsend.adapters.runtimes.pi.stream import PI_STOP_REASONS, PiStreamParser
 from fullsend.adapters.runtimes.verdict import process_verdict

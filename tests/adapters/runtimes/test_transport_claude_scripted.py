@@ -12,8 +12,8 @@ from fullsend.adapters import proc
 from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
 from fullsend.adapters.runtimes.feed import MAILBOX_NAME
 from fullsend.adapters.sandbox.local import LocalSandbox
-from fullsend.core.text.wire import OPENING_LINE
 from fullsend.core.watch.steer import SteerMessage
+from fullsend.core.wire import OPENING_LINE
 from fullsend.errors import DuplicateSteer, NoSteerSession, SteerAfterSettle
 from fullsend.ports import AgentParams
 from fullsend.wording import render_steer

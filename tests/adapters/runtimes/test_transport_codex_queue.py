@@ -9,17 +9,17 @@ from typing import Any
 
 import pytest
 
-from fullsend.adapters.runtimes.codex.exec import CodexExecRuntime
-from fullsend.adapters.runtimes.codex.interrupt import (
+from fullsend.adapters.runtimes.codex.exec.interrupt import (
     CODEX_START_SETTLE_CONFIRM_S,
     CODEX_STEER_INTERRUPT_BOUND_S,
     SettlePolicy,
     settle_after_start,
     stop_start_sandbox,
 )
-from fullsend.adapters.runtimes.codex.loop import next_codex_turn
-from fullsend.adapters.runtimes.codex.queue import CodexSteerQueue, InterruptNotStopped, codex_turn_timeout
-from fullsend.adapters.runtimes.codex.stream import CodexSteerAggregator, CodexStreamParser
+from fullsend.adapters.runtimes.codex.exec.loop import next_codex_turn
+from fullsend.adapters.runtimes.codex.exec.queue import CodexSteerQueue, InterruptNotStopped, codex_turn_timeout
+from fullsend.adapters.runtimes.codex.exec.runtime import CodexExecRuntime
+from fullsend.adapters.runtimes.codex.exec.stream import CodexSteerAggregator, CodexStreamParser
 from fullsend.adapters.runtimes.events import ResultEvent, iter_json_lines
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import NoSteerSession, SandboxError, SteerAfterSettle, SteerSessionLost

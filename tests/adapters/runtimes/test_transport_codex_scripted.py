@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from fullsend.adapters.runtimes.codex.exec import CodexExecRuntime
-from fullsend.adapters.runtimes.codex.interrupt import SettlePolicy
-from fullsend.adapters.runtimes.codex.loop import SESSION_LOST_NOTE, STOPPED_FOR_STEER_NOTE
+from fullsend.adapters.runtimes.codex.exec.interrupt import SettlePolicy
+from fullsend.adapters.runtimes.codex.exec.loop import SESSION_LOST_NOTE, STOPPED_FOR_STEER_NOTE
+from fullsend.adapters.runtimes.codex.exec.runtime import CodexExecRuntime
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import NoSteerSession, SteerSessionLost
 from fullsend.ports import AgentParams

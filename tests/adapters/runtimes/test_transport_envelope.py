@@ -17,15 +17,15 @@ from datetime import UTC, datetime
 import pytest
 
 from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
-from fullsend.adapters.runtimes.codex.exec import CodexExecRuntime
-from fullsend.adapters.runtimes.codex.loop import next_codex_turn
-from fullsend.adapters.runtimes.codex.queue import CodexSteerQueue
+from fullsend.adapters.runtimes.codex.exec.loop import next_codex_turn
+from fullsend.adapters.runtimes.codex.exec.queue import CodexSteerQueue
+from fullsend.adapters.runtimes.codex.exec.runtime import CodexExecRuntime
 from fullsend.adapters.runtimes.feed import SteerFeed
 from fullsend.adapters.runtimes.pi.runtime import PiRuntime
 from fullsend.core.scalars import parse_time
 from fullsend.core.text.envelope import render_envelope
-from fullsend.core.text.wire import OPENING_LINE
 from fullsend.core.watch.steer import SteerMessage
+from fullsend.core.wire import OPENING_LINE
 from fullsend.wording import default_wording
 from tests.support.transport_run import FixedClock
 

@@ -11,16 +11,11 @@ import pytest
 
 from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
 from fullsend.adapters.runtimes.claude.stream import claude_input_line
-from fullsend.adapters.runtimes.feed import (
-    SteerFeed,
-    append_command,
-    seed_command,
-    shell_quote,
-    stop_feeder_command,
-)
+from fullsend.adapters.runtimes.feed import SteerFeed, append_command, seed_command, stop_feeder_command
 from fullsend.adapters.runtimes.registry import SessionRegistry
-from fullsend.core.text.wire import OPENING_LINE
+from fullsend.adapters.sandbox.shell import shell_quote
 from fullsend.core.watch.steer import SteerMessage, SteerResult
+from fullsend.core.wire import OPENING_LINE
 from fullsend.errors import DuplicateSteer, NoSteerSession, SandboxError, SteerAfterSettle
 from tests.doubles.pending import lines_awaiting_echo
 from tests.support.transport_run import FixedClock

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from fullsend.adapters.runtimes.codex.interrupt import SettlePolicy, stop_start_sandbox
-from fullsend.adapters.runtimes.codex.queue import InterruptNotStopped
+from fullsend.adapters.runtimes.codex.exec.interrupt import SettlePolicy, stop_start_sandbox
+from fullsend.adapters.runtimes.codex.exec.queue import InterruptNotStopped
 from fullsend.adapters.runtimes.feed import SteerFeed
 from fullsend.adapters.sandbox.openshell import (
     OpenShellSandbox,

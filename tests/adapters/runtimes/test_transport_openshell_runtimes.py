@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from fullsend.adapters.runtimes.claude.runtime import ClaudeDialect, ClaudeRuntime
-from fullsend.adapters.runtimes.codex.exec import CodexExecRuntime
-from fullsend.adapters.runtimes.codex.interrupt import SettlePolicy
+from fullsend.adapters.runtimes.codex.exec.interrupt import SettlePolicy
+from fullsend.adapters.runtimes.codex.exec.runtime import CodexExecRuntime
 from fullsend.adapters.runtimes.launch import codex_command
 from fullsend.adapters.runtimes.pi.runtime import PiDialect
 from fullsend.adapters.sandbox import sandbox_factory

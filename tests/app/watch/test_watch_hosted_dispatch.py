@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from fullsend.adapters.github.forge import GitHubForge
-from fullsend.app.action.timeline import Timeline
+from fullsend.app.timeline import Timeline
 from fullsend.core.model import Repo
 from fullsend.core.watch.settle import Outcome
 from fullsend.simulator.fixtures import (

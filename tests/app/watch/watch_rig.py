@@ -17,7 +17,7 @@ from typing import Any
 
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.github.forge import GitHubForge
-from fullsend.app.action.timeline import Timeline
+from fullsend.app.timeline import Timeline
 from fullsend.app.watch.watcher import Carry, WatchConfig, Watcher
 from fullsend.core.model import Repo
 from fullsend.core.scalars import parse_time

@@ -11,8 +11,8 @@ from fullsend.core.model import Comment
 from fullsend.core.text.envelope import OPENING_LINE, render_envelope
 from fullsend.core.text.sanitize import field_safe
 from fullsend.core.text.steertext import build_text
-from fullsend.core.text.wire import AMENDMENTS_HEADING, CONTEXT_HEADING, FENCE_CLOSE, FENCE_OPEN, INSTRUCTION_PREFIX
 from fullsend.core.watch.steer import SteerMessage
+from fullsend.core.wire import AMENDMENTS_HEADING, CONTEXT_HEADING, FENCE_CLOSE, FENCE_OPEN, INSTRUCTION_PREFIX
 from tests.support.forge_records import (
     at,
     auth,

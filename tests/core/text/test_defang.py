@@ -7,7 +7,7 @@ import re
 import pytest
 
 from fullsend.core.text.defang import defang_context, line_starts, neutralize
-from fullsend.core.text.wire import OPENING_LINE
+from fullsend.core.wire import OPENING_LINE
 from tests.core.text.reader_oracle import reader_tokens
 
 ATTR = "Instruction from @realuser: do X"

@@ -20,8 +20,8 @@ from fullsend.core.text.defang import defang_context, neutralize
 from fullsend.core.text.envelope import OPENING_LINE, render_envelope
 from fullsend.core.text.sanitize import sanitize_agent_text
 from fullsend.core.text.steertext import CONTEXT_CLOSE, build_text, clip_context, context_open
-from fullsend.core.text.wire import AMENDMENTS_HEADING, FENCE_CLOSE, FENCE_OPEN
 from fullsend.core.watch.steer import SteerMessage
+from fullsend.core.wire import AMENDMENTS_HEADING, FENCE_CLOSE, FENCE_OPEN
 from fullsend.wording import default_wording
 from tests.core.text.reader_oracle import reader_tokens
 from tests.support.forge_records import live_tokens, run

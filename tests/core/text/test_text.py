@@ -7,7 +7,7 @@ import pytest
 from fullsend.core.delta.changes import build_delta
 from fullsend.core.delta.records import Delta, DeltaItem
 from fullsend.core.text.steertext import CONTEXT_CLOSE, build_text, clip_context, context_open, truncate
-from fullsend.core.text.wire import FENCE_CLOSE, FENCE_OPEN, OPENING_LINE
+from fullsend.core.wire import FENCE_CLOSE, FENCE_OPEN, OPENING_LINE
 from tests.support.forge_records import (
     FIX_SELF,
     auth,

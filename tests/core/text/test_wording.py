@@ -6,8 +6,8 @@ from dataclasses import fields
 
 import pytest
 
-from fullsend.core.text.prose import Wording
-from fullsend.core.text.wire import AMENDMENTS_HEADING, CONTEXT_HEADING, FENCE_CLOSE, FENCE_OPEN, INSTRUCTION_PREFIX
+from fullsend.core.prose import Wording
+from fullsend.core.wire import AMENDMENTS_HEADING, CONTEXT_HEADING, FENCE_CLOSE, FENCE_OPEN, INSTRUCTION_PREFIX
 from fullsend.wording import TEMPLATE_DIR, build_wording
 
 SAMPLES = {

@@ -14,9 +14,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from fullsend.adapters.runtimes.codex.appserver import CodexAppServerRuntime
-from fullsend.adapters.runtimes.codex.exec import CodexExecRuntime
-from fullsend.adapters.runtimes.codex.interrupt import SettlePolicy
+from fullsend.adapters.runtimes.codex.appserver.runtime import CodexAppServerRuntime
+from fullsend.adapters.runtimes.codex.exec.interrupt import SettlePolicy
+from fullsend.adapters.runtimes.codex.exec.runtime import CodexExecRuntime
 from fullsend.adapters.runtimes.codex.transport import CODEX_VERSIONS, TransportChoice, choose_transport
 from fullsend.adapters.runtimes.live import SandboxFactory
 from fullsend.adapters.runtimes.versions import Version

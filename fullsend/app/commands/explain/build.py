@@ -41,8 +41,8 @@ from fullsend.core.provenance.binding import bound_to_item
 from fullsend.core.provenance.verdicts import MyRun, Verdict, order_listing
 from fullsend.core.receipt.skips import RULE_HEAD_REVIEWED, review_bot_logins
 from fullsend.core.scalars import format_time
-from fullsend.core.text.wire import AMENDMENT_EVENTS
 from fullsend.core.watch.start import StartRefused, is_route_job_name
+from fullsend.core.wire import AMENDMENT_EVENTS
 
 T = TypeVar("T")
 

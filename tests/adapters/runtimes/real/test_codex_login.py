@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from fullsend.adapters.runtimes.codex.appserver import CodexAppServerRuntime
-from fullsend.adapters.runtimes.codex.exec import CodexExecRuntime
+from fullsend.adapters.runtimes.codex.appserver.runtime import CodexAppServerRuntime
+from fullsend.adapters.runtimes.codex.exec.runtime import CodexExecRuntime
 from fullsend.ports import AgentParams
 from tests.adapters.runtimes.real.conformance import assert_succeeded, done
 from tests.adapters.runtimes.real.real_cli import RunInThread, offline_env, render, require_cli

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from fullsend.adapters.runtimes.codex.exec import CodexExecRuntime
+from fullsend.adapters.runtimes.codex.exec.runtime import CodexExecRuntime
 from fullsend.core.agent_end import AgentEnd
 from fullsend.ports import AgentParams, AgentRunResult
 from tests.adapters.runtimes.real.conformance import (

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from fullsend.adapters.runtimes.codex.appserver import CodexAppServerRuntime
+from fullsend.adapters.runtimes.codex.appserver.runtime import CodexAppServerRuntime
 from fullsend.core.agent_end import AgentEnd
 from fullsend.ports import AgentParams
 from tests.adapters.runtimes.real.conformance import (

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from fullsend.adapters.runtimes.codex.exec import CodexExecRuntime
-from fullsend.adapters.runtimes.codex.loop import STOPPED_FOR_STEER_NOTE
+from fullsend.adapters.runtimes.codex.exec.loop import STOPPED_FOR_STEER_NOTE
+from fullsend.adapters.runtimes.codex.exec.runtime import CodexExecRuntime
 from fullsend.ports import AgentParams
 from tests.adapters.runtimes.real.real_cli import (
     STEER,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from fullsend.adapters.runtimes.codex.appserver_stream import turn_verdict
+from fullsend.adapters.runtimes.codex.appserver.stream import turn_verdict
 from fullsend.adapters.runtimes.pi.stream import PI_STOP_REASONS
 from fullsend.core.agent_end import AgentEnd
 from tests.adapters.runtimes.real.real_cli import cli_cache, require_cli

@@ -22,7 +22,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from fullsend.adapters.runtimes.codex.rpc import INIT_ID, THREAD_ID, TURN_STEER, AppServerSession, refusal_line
+from fullsend.adapters.runtimes.codex.appserver.rpc import (
+    INIT_ID,
+    THREAD_ID,
+    TURN_STEER,
+    AppServerSession,
+    refusal_line,
+)
 from fullsend.adapters.runtimes.events import (
     QUEUED,
     REJECTED,

@@ -3,7 +3,7 @@
 Every constant here is matched by another program (the agent definitions in fullsend-ai/agents,
 the runtimes) or is a data layout fixed byte for byte (docs/architecture.md "Steer text",
 "Defanging", "Envelope").  Prose of our own lives in jinja2 templates under
-``fullsend/templates/envelope/`` and reaches the core as a ``fullsend.core.text.prose.Wording``.
+``fullsend/templates/envelope/`` and reaches the core as a ``fullsend.core.prose.Wording``.
 """
 
 from __future__ import annotations

@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from fullsend import __version__
-from fullsend.adapters.runtimes.codex.appserver_stream import (
+from fullsend.adapters.runtimes.codex.appserver.rpc import handshake_lines
+from fullsend.adapters.runtimes.codex.appserver.stream import (
     APP_SERVER_INCOMPLETE,
     AppServerAggregator,
     AppServerParser,
 )
 from fullsend.adapters.runtimes.codex.login import log_in
-from fullsend.adapters.runtimes.codex.rpc import handshake_lines
 from fullsend.adapters.runtimes.codex.transport import CODEX_VERSIONS
 from fullsend.adapters.runtimes.dialect import DialectDefaults
 from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT, Now

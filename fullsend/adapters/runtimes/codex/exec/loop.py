@@ -15,11 +15,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
-from fullsend.adapters.runtimes.codex.queue import CodexSteerQueue, codex_turn_timeout
-from fullsend.adapters.runtimes.codex.stream import CodexSteerAggregator
+from fullsend.adapters.runtimes.codex.exec.queue import CodexSteerQueue, codex_turn_timeout
+from fullsend.adapters.runtimes.codex.exec.stream import CodexSteerAggregator
 from fullsend.adapters.runtimes.events import ResultEvent
-from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT, sanitize_output
+from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT
 from fullsend.adapters.runtimes.verdict import CANCELLED, NO_TURN, error_text, process_verdict
+from fullsend.adapters.sandbox.shell import sanitize_output
 from fullsend.core.agent_end import AgentEnd, EndVerdict
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import ExitCode, SandboxError

@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from fullsend.adapters.clock import SystemClock
-from fullsend.adapters.runtimes.codex.interrupt import SettlePolicy, stop_start_sandbox
+from fullsend.adapters.runtimes.codex.exec.interrupt import SettlePolicy, stop_start_sandbox
+from fullsend.adapters.runtimes.codex.exec.loop import CodexLoop, CodexOutcome, CodexRunState, CodexTurn
+from fullsend.adapters.runtimes.codex.exec.queue import CodexSteerQueue
+from fullsend.adapters.runtimes.codex.exec.stream import CodexSteerAggregator, CodexStreamParser
 from fullsend.adapters.runtimes.codex.login import log_in
-from fullsend.adapters.runtimes.codex.loop import CodexLoop, CodexOutcome, CodexRunState, CodexTurn
-from fullsend.adapters.runtimes.codex.queue import CodexSteerQueue
-from fullsend.adapters.runtimes.codex.stream import CodexSteerAggregator, CodexStreamParser
 from fullsend.adapters.runtimes.codex.transport import CODEX_VERSIONS
 from fullsend.adapters.runtimes.events import ResultEvent, TextEvent, iter_json_lines
 from fullsend.adapters.runtimes.feed import _warn_stderr

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from fullsend.adapters.runtimes.codex.queue import InterruptNotStopped
-from fullsend.adapters.runtimes.feed import sanitize_output
+from fullsend.adapters.runtimes.codex.exec.queue import InterruptNotStopped
+from fullsend.adapters.sandbox.shell import sanitize_output
 from fullsend.errors import FullsendError, SandboxError, SteerSessionLost
 
 STOP_TIMEOUT_S = 60.0

@@ -16,7 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from fullsend.adapters.runtimes.feed import Now, sanitize_output
+from fullsend.adapters.runtimes.feed import Now
+from fullsend.adapters.sandbox.shell import sanitize_output
 from fullsend.core.watch.steer import SteerMessage, SteerResult
 from fullsend.errors import SandboxError, SteerSessionLost
 
