@@ -10,11 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fullsend.core.receipt.skips import parse_run_id
 from fullsend.core.tokens.policy import receipt_token
 from fullsend.ports import Log
+
+if TYPE_CHECKING:  # records only: the fast skip builds its facts without them
+    from fullsend.app.action.plan import RunPlan
+    from fullsend.app.action.tokens import Tokens
 
 
 class CheckFailed(Exception):
@@ -74,3 +78,24 @@ def redacting(log: Log, facts: PreflightFacts) -> Log:
         log(level, message)
 
     return redacted
+
+
+def preflight_facts(plan: RunPlan, tokens: Tokens) -> PreflightFacts:
+    """The facts of ``plan`` under ``tokens`` (the fast skip builds the same from plain inputs)."""
+    return PreflightFacts(
+        stage=plan.inputs.stage,
+        run_id_raw=plan.ctx.run_id_raw,
+        run_attempt=plan.ctx.run_attempt_raw,
+        repository=plan.repo.full_name,
+        item_number=plan.item,
+        job_token=tokens.job,
+        role_token=tokens.role,
+        minted=tokens.minted,
+        fullsend_dir=str(plan.ctx.workspace / plan.inputs.fullsend_dir),
+        event_name=plan.ctx.event_name,
+        event_payload=plan.ctx.event if plan.ctx.event_readable else None,
+        review_bot_logins=plan.inputs.review_bot_logins,
+        steering_enabled=plan.steer.steer_enabled,
+        in_actions=plan.ctx.actions,
+        workspace=str(plan.ctx.workspace),
+    )
