@@ -39,11 +39,6 @@ class ExitWatch:
             self._exited = threading.Event()
             threading.Thread(target=self._reap, name=f"exit-{popen.pid}", daemon=True).start()
 
-    @property
-    def blocking_in_kernel(self) -> bool:
-        """True when the wait is a pidfd poll (False: the waiter-thread fallback)."""
-        return self._pidfd is not None
-
     def wait(self, timeout_s: float | None = None) -> int:
         """The exit code, waiting at most ``timeout_s`` seconds (``None``: as long as it takes).
 

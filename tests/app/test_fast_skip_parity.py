@@ -14,12 +14,12 @@ from fullsend.adapters.agentcli.lock import install_root
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.gha import Console
 from fullsend.adapters.github.forge import GitHubForge
-from fullsend.app.action import lifecycle
 from fullsend.app.action.cancel import Cancellation
+from fullsend.app.action.facts import preflight_facts
 from fullsend.app.action.fastskip import fast_skip
 from fullsend.app.action.plan import build_plan
 from fullsend.app.action.preflight import run_preflight
-from fullsend.app.action.tokens import acquire_role_token, capture_job_token
+from fullsend.app.action.tokens import acquire_role_token, capture_job_token, restricted_tokens
 from fullsend.context import load_context
 from fullsend.core.receipt.marker import receipt_body
 from fullsend.settings import load_inputs
@@ -55,9 +55,9 @@ def full(env) -> bool:
         log=log,
         mask=lambda _t: None,
     )
-    tokens, _ = lifecycle._restricted(plan, tokens, env.get("GITHUB_ACTOR", ""), log)
+    tokens, _ = restricted_tokens(plan, tokens, env.get("GITHUB_ACTOR", ""), log)
     forge = GitHubForge(plan.repo, plan.ctx.api_url, plan.ctx.graphql_url, tokens.job, tokens.role, SystemClock())
-    return run_preflight(forge, lifecycle._preflight_facts(plan, tokens), log) is not None
+    return run_preflight(forge, preflight_facts(plan, tokens), log) is not None
 
 
 def both(tmp_path, world, inputs=None, env_over=None, event=None):

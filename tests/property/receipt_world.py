@@ -136,8 +136,6 @@ class _RunFacts:
     withheld_forms: tuple[tuple[int, str], ...] = ()  # not an agent stage: nothing masked by hash
     denials: list[Any] = field(default_factory=list)
     console: Any = field(default_factory=lambda: SimpleNamespace(masked=()))  # masks nothing
-    # The real decision, bound as a method of these facts (``_outcome`` calls it on ``self``).
-    _bare_outcome = work.ActionRun._bare_outcome
 
 
 @dataclass
@@ -292,7 +290,7 @@ class World:
     def _decide(self, agent: AgentRunResult, run: Any) -> None:
         result = session._result(agent, self.watcher) if self.thread is not None else session.IterationResult(agent)
         run.acked_steers = len(agent.steers)
-        validated = work._agent_ok(result) and not run.cancelled.is_set()
+        validated = work.agent_ok(result) and not run.cancelled.is_set()
         outcome = work.ActionRun._outcome(run, result, validated)  # type: ignore[arg-type]
         allowed = receipt_allowed(
             outcome,

@@ -18,6 +18,10 @@ from fullsend.core.tokens.policy import receipt_token
 if TYPE_CHECKING:  # annotations only: the fast skip never loads the ports
     from fullsend.ports import Log
 
+if TYPE_CHECKING:  # records only: the fast skip builds its facts without them
+    from fullsend.app.action.plan import RunPlan
+    from fullsend.app.action.tokens import Tokens
+
 
 class CheckFailed(Exception):
     """A pre-flight check could not decide; the message names why (never a token)."""
@@ -76,3 +80,24 @@ def redacting(log: Log, facts: PreflightFacts) -> Log:
         log(level, message)
 
     return redacted
+
+
+def preflight_facts(plan: RunPlan, tokens: Tokens) -> PreflightFacts:
+    """The facts of ``plan`` under ``tokens`` (the fast skip builds the same from plain inputs)."""
+    return PreflightFacts(
+        stage=plan.inputs.stage,
+        run_id_raw=plan.ctx.run_id_raw,
+        run_attempt=plan.ctx.run_attempt_raw,
+        repository=plan.repo.full_name,
+        item_number=plan.item,
+        job_token=tokens.job,
+        role_token=tokens.role,
+        minted=tokens.minted,
+        fullsend_dir=str(plan.ctx.workspace / plan.inputs.fullsend_dir),
+        event_name=plan.ctx.event_name,
+        event_payload=plan.ctx.event if plan.ctx.event_readable else None,
+        review_bot_logins=plan.inputs.review_bot_logins,
+        steering_enabled=plan.steer.steer_enabled,
+        in_actions=plan.ctx.actions,
+        workspace=str(plan.ctx.workspace),
+    )

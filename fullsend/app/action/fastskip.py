@@ -225,7 +225,7 @@ def _app_spelling(login: str) -> str:
     return login if login.lower().endswith("[bot]") else login + "[bot]"
 
 
-# ---- the skip's end, as lifecycle._finish writes it ----------------------------------------------
+# ---- the skip's end, as finish.conclude writes it ----------------------------------------------
 def _publish_skip(
     console: Console,
     facts: PreflightFacts,
@@ -248,7 +248,7 @@ def _publish_skip(
     now = SystemClock().now()
     reason = SKIP_REASON_OUTPUT.get(skip.rule_id, skip.rule_id)
     duration_s = max(0.0, (now - started_at).total_seconds())
-    run_name = f"{facts.repository}#{facts.item_number}"  # as RunPlan.run_name and lifecycle._item_url
+    run_name = f"{facts.repository}#{facts.item_number}"  # as RunPlan.run_name and finish.item_url
     item_link = f"[{run_name}]({ctx.server_url}/{facts.repository}/issues/{facts.item_number})"
     try:
         write_outputs(ctx.output_path, skip_outputs(reason, duration_s))

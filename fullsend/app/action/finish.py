@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import jinja2
 
@@ -21,7 +22,10 @@ from fullsend.core.receipt.left_over import left_over
 from fullsend.core.receipt.marker import Marker
 from fullsend.core.text.inert import inert
 from fullsend.errors import ExitCode
-from fullsend.ports import AgentRunResult
+from fullsend.ports import AgentRunResult, Log
+
+if TYPE_CHECKING:
+    from fullsend.app.action.plan import RunPlan
 
 _ENV = jinja2.Environment(
     loader=jinja2.FileSystemLoader(str(Path(__file__).resolve().parents[2] / "templates")),
@@ -200,3 +204,20 @@ def publish(
         write_summary(summary_path, summary)
     except OSError as exc:
         warn("warning", f"Could not write the step summary: {exc.strerror}")
+
+
+def item_url(plan: RunPlan) -> str:
+    """The work item's web URL: ``<server>/<owner>/<repo>/issues/<n>`` (GitHub redirects a PR's)."""
+    return f"{plan.ctx.server_url}/{plan.repo.full_name}/issues/{plan.item}"
+
+
+def conclude(plan: RunPlan, outcome: RunOutcome, timeline: Timeline, log: Log) -> int:
+    """Write the outputs and the step summary, log the failure and the outcome; returns the exit code."""
+    item = f"[{plan.run_name}]({item_url(plan)})"
+    summary = render_summary(outcome, plan.inputs.stage, item, timeline)
+    publish(outcome, plan.ctx.output_path, plan.ctx.summary_path, summary, log)
+    if outcome.outcome is ActionOutcome.FAILED and outcome.error:
+        log("error", f"The run failed: {outcome.error}" + (f" [{outcome.error_rule}]" if outcome.error_rule else ""))
+    off = "; steering was off: not running in GitHub Actions" if not plan.ctx.actions else ""
+    log("info", f"Outcome: {outcome.outcome}" + (f" ({outcome.skip_reason})" if outcome.skip_reason else "") + off)
+    return outcome.exit_code

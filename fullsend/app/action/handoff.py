@@ -10,22 +10,30 @@ token.  Whatever code a child gets into that image finds no credential the recei
 trusts.  The stage's Actions reads go through the role token; receipts are off there anyway
 (docs/rules.md#token-in-reach).
 
-Standard library only: ``fullsend run`` reads the handoff before it imports the lifecycle.
+Standard library only at load time: ``fullsend run`` reads the handoff before it imports the
+lifecycle; the first process's side (:func:`handoff_due`, :func:`start_agent_stage`) imports
+what it uses when called.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import signal
 import sys
 from collections.abc import Iterable, Mapping, MutableMapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from fullsend.app.timeline import Event
+
+if TYPE_CHECKING:  # records only: this module imports the standard library at load time
+    from fullsend.app.action.plan import RunPlan
+    from fullsend.app.action.tokens import Tokens
+    from fullsend.ports import Log
 
 #: The memory file's entry that carries the handoff (never read from the environment).
 HANDOFF_KEY = "FULLSEND_HANDOFF"
@@ -183,3 +191,75 @@ def hand_off(stage_env: Mapping[str, str], secrets: Mapping[str, str]) -> NoRetu
     except OSError:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, SIGNALS)
         raise
+
+
+# ---- the first process's side ----------------------------------------------------------------
+def handoff_due(plan: RunPlan, tokens: Tokens, env: Mapping[str, str]) -> bool:
+    """The action's own process, in GitHub Actions, holding a job token that is not the
+    simulator's or a runner credential that mints one, about to start children of its own uid
+    as ``allow_shared_uid`` allows (docs/architecture.md "Agent stage")."""
+    from fullsend.adapters import capdrop
+    from fullsend.app.action.children import children_share_uid, simulator_seam
+
+    return (
+        capdrop.applies()
+        and plan.ctx.actions
+        and plan.inputs.allow_shared_uid
+        and holds_withheld(tokens.job, env)
+        and not simulator_seam(plan.ctx.api_url, tokens.job)
+        and children_share_uid(env, plan.ctx.workspace)
+    )
+
+
+def start_agent_stage(
+    plan: RunPlan,
+    env: Mapping[str, str],
+    tokens: Tokens,
+    started_at: datetime,
+    restricted: bool,
+    events: Iterable[Event],
+    log: Log,
+) -> str:
+    """Remove the checkout's credential while the job token is known, then execute the agent
+    stage (``events``: the timeline so far).  Returns only when it could not be started, with
+    the error to fail the run with (no child started).  Raises ``ConfigError`` (exit 2) when a
+    process above the action holds the job token."""
+    from fullsend.app.action.children import reach_secrets, remove_checkout_credential, scan_roots
+
+    workspace = plan.ctx.workspace
+    _refuse_an_ancestor_holding(reach_secrets(tokens.job, env))
+    remove_checkout_credential(
+        env, workspace, scan_roots(env, workspace, env.get("HOME", "")), reach_secrets(tokens.job, env), log
+    )
+    log("info", "The agent shares the action's uid: the work goes on in a new process that never held the job token")
+    handoff = Handoff(
+        started_at, tokens.minted, tokens.expires_at, restricted, tuple(events), withheld_forms(tokens.job)
+    )
+    try:
+        hand_off(*stage_secrets(env, os.environ, tokens.job, tokens.role, handoff))
+    except OSError as exc:
+        return (
+            f"the agent stage could not be started ({exc.strerror or exc}), and the agent may not run in a "
+            "process that holds the job token; no child was started"
+        )
+
+
+def _refuse_an_ancestor_holding(secrets: Mapping[str, str]) -> None:
+    """A process above the action whose environment holds the job token (a shell step that runs
+    ``fullsend run``) is readable by an agent of the action's uid: ``ConfigError`` (exit 2)
+    naming it, before any child (docs/rules.md#token-in-reach)."""
+    from fullsend.adapters.capdrop import KEPT_CAPABILITIES
+    from fullsend.adapters.reach import ancestors_holding
+    from fullsend.core.tokens.reach import RULE_TOKEN_IN_REACH
+    from fullsend.errors import ConfigError
+
+    root_child = sum(1 << cap for cap in KEPT_CAPABILITIES) if os.geteuid() == 0 else None
+    found = ancestors_holding(secrets, reader_caps=root_child)  # what a child of the action's uid could read
+    if found:
+        pid, command, name = found[0]
+        raise ConfigError(
+            f"A process above the action (pid {pid}, {command}) holds the {name} in its environment, "
+            "where an agent sharing the action's uid could read it: run the action as a container "
+            "action (its image runs the agent under a uid of its own), or start fullsend run with "
+            f"exec so no process keeps that environment [{RULE_TOKEN_IN_REACH}]"
+        )

@@ -18,21 +18,20 @@ from fullsend.adapters.gha import Console, console_log
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.adapters.github.lite import LiteAnswer
 from fullsend.app.action.cancel import Cancellation, RunCancelled
-from fullsend.app.action.facts import PreflightFacts
-from fullsend.app.action.finish import RunOutcome, publish, quoted_lines, render_summary
-from fullsend.app.action.outputs import ActionOutcome
+from fullsend.app.action.facts import PreflightFacts, preflight_facts
+from fullsend.app.action.finish import RunOutcome, conclude, item_url, quoted_lines
+from fullsend.app.action.outputs import ActionOutcome, status_word
 from fullsend.app.action.plan import RunPlan, build_plan
 from fullsend.app.action.preflight import run_preflight
 from fullsend.app.action.receipt import receipt_allowed, record_receipt
-from fullsend.app.action.tokens import Tokens, acquire_role_token, capture_job_token
+from fullsend.app.action.tokens import Tokens, acquire_role_token, capture_job_token, restricted_tokens
 from fullsend.app.timeline import Timeline
 from fullsend.context import load_context
 from fullsend.core.final_word import denial_lines
 from fullsend.core.receipt.skips import SKIP_REASON_OUTPUT
 from fullsend.core.report.figures import RunFigures
-from fullsend.core.restricted import restricted_run
 from fullsend.core.tokens.policy import counts_as_minted
-from fullsend.errors import AgentCliError, ConfigError, ExitCode, MintError
+from fullsend.errors import AgentCliError, ExitCode, MintError
 from fullsend.harness import harness_diagnostics
 from fullsend.ports import Clock, Log
 from fullsend.settings import load_inputs
@@ -104,7 +103,7 @@ def run_action(
                 outcome = _cancelled(progress)
         with cancel.deferred():
             outcome.duration_s = max(0.0, (clock.now() - started_at).total_seconds())
-            return _finish(plan, outcome, timeline, log)
+            return conclude(plan, outcome, timeline, log)
     finally:
         if installed:
             cancel.uninstall()
@@ -134,12 +133,12 @@ def _steps(
     except MintError as exc:
         log("error", str(exc))
         return RunOutcome(ActionOutcome.FAILED, ExitCode.FAILED, error=str(exc))
-    tokens, p.restricted = _restricted(plan, tokens, env.get("GITHUB_ACTOR", ""), log)
+    tokens, p.restricted = restricted_tokens(plan, tokens, env.get("GITHUB_ACTOR", ""), log)
     p.tokens = tokens
     p.forge = forge = GitHubForge(
         plan.repo, plan.ctx.api_url, plan.ctx.graphql_url, tokens.job, tokens.role, clock, prefetched=p.prefetched
     )
-    facts = _preflight_facts(plan, tokens)
+    facts = preflight_facts(plan, tokens)
     skip = run_preflight(forge, facts, log)
     if skip is not None:
         timeline.add(clock.now(), "skip", skip.reason, rule_id=skip.rule_id)
@@ -177,71 +176,7 @@ def _stage_steps(
         p.plan = replace(p.plan, steer=replace(p.plan.steer, enabled=False))
     plan = p.plan
     p.forge = forge = GitHubForge(plan.repo, plan.ctx.api_url, plan.ctx.graphql_url, "", role_token, p.clock)
-    return _work(p, console, env, (tokens, forge, _preflight_facts(plan, tokens)), started_at)
-
-
-def _handoff_due(p: _Progress, tokens: Tokens, env: Mapping[str, str]) -> bool:
-    """The action's own process, in GitHub Actions, holding a job token that is not the
-    simulator's or a runner credential that mints one, about to start children of its own uid
-    as ``allow_shared_uid`` allows (docs/architecture.md "Agent stage")."""
-    from fullsend.adapters import capdrop
-    from fullsend.app.action.children import children_share_uid, simulator_seam
-    from fullsend.app.action.handoff import holds_withheld
-
-    plan = p.plan
-    return (
-        capdrop.applies()
-        and plan.ctx.actions
-        and plan.inputs.allow_shared_uid
-        and holds_withheld(tokens.job, env)
-        and not simulator_seam(plan.ctx.api_url, tokens.job)
-        and children_share_uid(env, plan.ctx.workspace)
-    )
-
-
-def _hand_off(p: _Progress, env: Mapping[str, str], tokens: Tokens, started_at: datetime) -> RunOutcome:
-    """Remove the checkout's credential while the job token is known, then execute the agent
-    stage.  Returns only when it could not be started: the run fails, no child started."""
-    from fullsend.app.action.children import reach_secrets, remove_checkout_credential, scan_roots
-    from fullsend.app.action.handoff import Handoff, hand_off, stage_secrets, withheld_forms
-
-    workspace = p.plan.ctx.workspace
-    _refuse_an_ancestor_holding(reach_secrets(tokens.job, env))
-    remove_checkout_credential(
-        env, workspace, scan_roots(env, workspace, env.get("HOME", "")), reach_secrets(tokens.job, env), p.log
-    )
-    p.log("info", "The agent shares the action's uid: the work goes on in a new process that never held the job token")
-    handoff = Handoff(
-        started_at, tokens.minted, tokens.expires_at, p.restricted, tuple(p.timeline.events), withheld_forms(tokens.job)
-    )
-    try:
-        hand_off(*stage_secrets(env, os.environ, tokens.job, tokens.role, handoff))
-    except OSError as exc:
-        error = (
-            f"the agent stage could not be started ({exc.strerror or exc}), and the agent may not run in a "
-            "process that holds the job token; no child was started"
-        )
-        return RunOutcome(ActionOutcome.FAILED, ExitCode.FAILED, error=error)
-
-
-def _refuse_an_ancestor_holding(secrets: Mapping[str, str]) -> None:
-    """A process above the action whose environment holds the job token (a shell step that runs
-    ``fullsend run``) is readable by an agent of the action's uid: ``ConfigError`` (exit 2)
-    naming it, before any child (docs/rules.md#token-in-reach)."""
-    from fullsend.adapters.capdrop import KEPT_CAPABILITIES
-    from fullsend.adapters.reach import ancestors_holding
-    from fullsend.core.tokens.reach import RULE_TOKEN_IN_REACH
-
-    root_child = sum(1 << cap for cap in KEPT_CAPABILITIES) if os.geteuid() == 0 else None
-    found = ancestors_holding(secrets, reader_caps=root_child)  # what a child of the action's uid could read
-    if found:
-        pid, command, name = found[0]
-        raise ConfigError(
-            f"A process above the action (pid {pid}, {command}) holds the {name} in its environment, "
-            "where an agent sharing the action's uid could read it: run the action as a container "
-            "action (its image runs the agent under a uid of its own), or start fullsend run with "
-            f"exec so no process keeps that environment [{RULE_TOKEN_IN_REACH}]"
-        )
+    return _work(p, console, env, (tokens, forge, preflight_facts(plan, tokens)), started_at)
 
 
 def _work(
@@ -261,8 +196,12 @@ def _work(
     from fullsend.app.action.work import ActionRun
 
     tokens, forge, facts = reached
-    if _handoff_due(p, tokens, env):
-        return _hand_off(p, env, tokens, started_at)
+    from fullsend.app.action.handoff import handoff_due, start_agent_stage
+
+    if handoff_due(p.plan, tokens, env):
+        events = p.timeline.events
+        error = start_agent_stage(p.plan, env, tokens, started_at, p.restricted, events, p.log)
+        return RunOutcome(ActionOutcome.FAILED, ExitCode.FAILED, error=error)
     p.run = run = ActionRun(
         p.plan,
         tokens,
@@ -291,7 +230,7 @@ def _agent_part(p: _Progress, run: ActionRun, forge: GitHubForge, tokens: Tokens
     clock, log, restricted = p.clock, p.log, p.restricted
     if not p.plan.agent_cli:  # this image installs the CLI now, never on the way to a skip
         try:
-            run.plan = p.plan = _with_installed_cli(run, clock, log)
+            run.plan = p.plan = run.with_installed_cli(clock)
         except AgentCliError as exc:
             return RunOutcome(ActionOutcome.FAILED, ExitCode.FAILED, error=str(exc))
     plan = p.plan
@@ -305,7 +244,7 @@ def _agent_part(p: _Progress, run: ActionRun, forge: GitHubForge, tokens: Tokens
     outcome = run.execute()
     status.finish(
         clock.now(),
-        _status_of(outcome, run),
+        "cancelled" if run.cancelled.is_set() else status_word(outcome.outcome),
         outcome.error,
         outcome.marker,
         figures=_figures(plan, outcome),
@@ -319,7 +258,7 @@ def _agent_part(p: _Progress, run: ActionRun, forge: GitHubForge, tokens: Tokens
         skipped=run.skipped,
         restricted=restricted,
     ):
-        record_receipt(forge, facts, outcome, _item_url(plan), timeline=p.timeline, clock=clock, log=log)
+        record_receipt(forge, facts, outcome, item_url(plan), timeline=p.timeline, clock=clock, log=log)
         status.receipt_posted(outcome.receipt_url if outcome.receipt_posted else "")
     return outcome
 
@@ -384,75 +323,5 @@ def _reach_the_preflight(p: _Progress, env: Mapping[str, str], captured: tuple[s
     if plan.inputs.mint_url and plan.role:
         return
     tokens = Tokens(job=job, role=role_input, minted=counts_as_minted(False, role_input, job))
-    p.tokens, p.restricted = _restricted(plan, tokens, env.get("GITHUB_ACTOR", ""), lambda _level, _text: None)
+    p.tokens, p.restricted = restricted_tokens(plan, tokens, env.get("GITHUB_ACTOR", ""), lambda _level, _text: None)
     p.forge = GitHubForge(plan.repo, plan.ctx.api_url, plan.ctx.graphql_url, job, role_input, p.clock)
-
-
-def _restricted(plan: RunPlan, tokens: Tokens, actor: str, log) -> tuple[Tokens, bool]:
-    """A fork pull request or a Dependabot run: say once that receipts and the status comment are
-    off and why, and take the swap back (no receipt is read or written)."""
-    why = restricted_run(plan.ctx.event_name, plan.ctx.event, plan.repo.full_name, actor)
-    if not why:
-        return tokens, False
-    log(
-        "info",
-        f"Receipts and the status comment are off: this is {why}, which GitHub gives a read-only "
-        "job token and no secrets; the work is done all the same",
-    )
-    return Tokens(job=tokens.job, role=tokens.role, minted=False, expires_at=tokens.expires_at), True
-
-
-def _with_installed_cli(run: ActionRun, clock: Clock, log: Log) -> RunPlan:
-    """The plan with the runtime's pinned CLI installed (docs/architecture.md "Agent CLI").
-
-    The installer runs as the child user with the agent's environment less the role token it is
-    given as ``GH_TOKEN``/``GITHUB_TOKEN``: no credential at all, the runner's file commands
-    hidden.  Raises ``AgentCliError``.
-    """
-    from fullsend.adapters.agentcli.provide import install_agent_cli
-    from fullsend.app.action.work import AGENT_HIDDEN_KEYS
-
-    env = {k: v for k, v in run.env.items() if k not in (*AGENT_HIDDEN_KEYS, "GH_TOKEN", "GITHUB_TOKEN")}
-    path = install_agent_cli(run.plan.inputs.runtime, run.plan.agent_cli_root, env, clock, log, run.children.user)
-    return replace(run.plan, agent_cli=path)
-
-
-def _item_url(plan: RunPlan) -> str:
-    return f"{plan.ctx.server_url}/{plan.repo.full_name}/issues/{plan.item}"
-
-
-def _status_of(outcome: RunOutcome, run: ActionRun) -> str:
-    if run.cancelled.is_set():
-        return "cancelled"
-    return {ActionOutcome.SUCCEEDED: "success", ActionOutcome.SKIPPED: "skipped"}.get(outcome.outcome, "failure")
-
-
-def _preflight_facts(plan: RunPlan, tokens: Tokens) -> PreflightFacts:
-    return PreflightFacts(
-        stage=plan.inputs.stage,
-        run_id_raw=plan.ctx.run_id_raw,
-        run_attempt=plan.ctx.run_attempt_raw,
-        repository=plan.repo.full_name,
-        item_number=plan.item,
-        job_token=tokens.job,
-        role_token=tokens.role,
-        minted=tokens.minted,
-        fullsend_dir=str(plan.ctx.workspace / plan.inputs.fullsend_dir),
-        event_name=plan.ctx.event_name,
-        event_payload=plan.ctx.event if plan.ctx.event_readable else None,
-        review_bot_logins=plan.inputs.review_bot_logins,
-        steering_enabled=plan.steer.steer_enabled,
-        in_actions=plan.ctx.actions,
-        workspace=str(plan.ctx.workspace),
-    )
-
-
-def _finish(plan: RunPlan, outcome: RunOutcome, timeline: Timeline, log: Log) -> int:
-    item = f"[{plan.run_name}]({_item_url(plan)})"
-    summary = render_summary(outcome, plan.inputs.stage, item, timeline)
-    publish(outcome, plan.ctx.output_path, plan.ctx.summary_path, summary, log)
-    if outcome.outcome is ActionOutcome.FAILED and outcome.error:
-        log("error", f"The run failed: {outcome.error}" + (f" [{outcome.error_rule}]" if outcome.error_rule else ""))
-    off = "; steering was off: not running in GitHub Actions" if not plan.ctx.actions else ""
-    log("info", f"Outcome: {outcome.outcome}" + (f" ({outcome.skip_reason})" if outcome.skip_reason else "") + off)
-    return outcome.exit_code

@@ -20,6 +20,12 @@ class ActionOutcome(StrEnum):
     FAILED = "failed"  # anything else, a cancellation included
 
 
+def status_word(outcome: ActionOutcome) -> str:
+    """The terminal status comment's word for a run that was not cancelled: ``success``,
+    ``skipped`` or ``failure``."""
+    return {ActionOutcome.SUCCEEDED: "success", ActionOutcome.SKIPPED: "skipped"}.get(outcome, "failure")
+
+
 #: The agent's usage outputs, empty when no agent ran.
 USAGE_OUTPUTS = ("cost_usd", "input_tokens", "output_tokens", "turns", "session_id", "model")
 #: Every output the action writes, in the order of ``action.yml``.

@@ -9,10 +9,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from fullsend.adapters.github.mint import mint_for_run
+from fullsend.core.restricted import restricted_run
 from fullsend.core.tokens.policy import counts_as_minted, mint_repos, receipt_token
 from fullsend.ports import Clock, Log
+
+if TYPE_CHECKING:
+    from fullsend.app.action.plan import RunPlan
 
 
 @dataclass(frozen=True)
@@ -73,3 +78,18 @@ def acquire_role_token(
     if not role_input and role:
         log("warning", f"No mint URL is set, so no role token is minted for role {role}")
     return Tokens(job=job, role=role_input, minted=counts_as_minted(False, role_input, job))
+
+
+def restricted_tokens(plan: RunPlan, tokens: Tokens, actor: str, log: Log) -> tuple[Tokens, bool]:
+    """``(tokens, restricted)``: for a fork pull request or a Dependabot run (``actor`` is
+    ``GITHUB_ACTOR``), say once that receipts and the status comment are off and why, and take the
+    swap back (no receipt is read or written); otherwise ``tokens`` unchanged."""
+    why = restricted_run(plan.ctx.event_name, plan.ctx.event, plan.repo.full_name, actor)
+    if not why:
+        return tokens, False
+    log(
+        "info",
+        f"Receipts and the status comment are off: this is {why}, which GitHub gives a read-only "
+        "job token and no secrets; the work is done all the same",
+    )
+    return Tokens(job=tokens.job, role=tokens.role, minted=False, expires_at=tokens.expires_at), True

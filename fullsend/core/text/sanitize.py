@@ -128,11 +128,6 @@ def _tables() -> tuple[re.Pattern[str], re.Pattern[str]]:
     return invisible, re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]|" + invisible.pattern)
 
 
-def tables_built() -> bool:
-    """True once the character classes have been compiled in this process."""
-    return _tables.cache_info().currsize > 0
-
-
 def _strip_st_escapes(s: str) -> tuple[str, int]:
     """Remove ``ESC ]|P|_|^`` … up to ``ESC \\`` or BEL, leftmost first, shortest match, linearly."""
     out: list[str] = []
