@@ -129,7 +129,7 @@ def test_readme_act_commands_work_as_written(act_bin, job_image, tmp_path):
     """README "Run it locally with act", second block, run by bash from the repository root with
     only the port (8765) and the directory ($HOME/fullsend-act) replaced by this test's own."""
     block = readme_act_block()
-    assert block.count("8765") == 6 and "$HOME/fullsend-act" in block
+    assert block.count("8765") == 5 and "$HOME/fullsend-act" in block
     port, base = _free_port(), tmp_path / "act"
     script = block.replace("8765", str(port)).replace("$HOME/fullsend-act", str(base))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_", "ACTIONS_", "GH_", "DOCKER_"))}

@@ -63,6 +63,24 @@ def _comments(sim: SimulatorProcess) -> list[dict]:
     return response.json()
 
 
+#: The hosted dispatch names actions/create-github-app-token for role_token: app; act fetches every
+#: remote action of a job before its first step, even one whose ``if`` is false, and this machine
+#: reaches no GitHub: a local stand-in takes its place (never run here, role_token is mint).
+APP_TOKEN_ACTION = re.compile(r"uses: (actions/create-github-app-token@[0-9a-f]{40})")
+
+
+def _app_token_stand_in(workdir: Path) -> list[str]:
+    """``--local-repository`` flags mapping every pinned create-github-app-token to a stub action."""
+    hosted = (workdir / HOSTED_DISPATCH).read_text(encoding="utf-8")
+    stub = workdir.parent / "app-token-stand-in"
+    stub.mkdir(exist_ok=True)
+    (stub / "action.yml").write_text(
+        "name: stand-in\ndescription: never runs\nruns:\n  using: composite\n"
+        "  steps:\n    - run: exit 1\n      shell: bash\n"
+    )
+    return [f for ref in sorted(set(APP_TOKEN_ACTION.findall(hosted))) for f in ("--local-repository", f"{ref}={stub}")]
+
+
 def _played(run: ActRun, what: str) -> None:
     assert run.exit_code == 0, f"act failed for {what}:\n{run.log[-8000:]}"
     assert (run.job_result("Route"), run.job_result("Review")) == ("succeeded", "succeeded"), run.log[-8000:]
@@ -79,8 +97,12 @@ def test_the_hosted_dispatch_called_by_path_is_steered_under_act_then_the_queued
     agent_log = workdir / "agent-messages.jsonl"
 
     started = time.monotonic()
+    stand_in = _app_token_stand_in(workdir)
     first = run_act(
-        act_bin, act_argv(FIRST_EVENT, MY_RUN, simulator.act_flags, job_image, agent_log), workdir, docker_host
+        act_bin,
+        [*act_argv(FIRST_EVENT, MY_RUN, simulator.act_flags, job_image, agent_log), *stand_in],
+        workdir,
+        docker_host,
     )
     TIMINGS.append(("act: the hosted dispatch, the run in flight", time.monotonic() - started))
     _played(first, "the run in flight")
@@ -94,7 +116,10 @@ def test_the_hosted_dispatch_called_by_path_is_steered_under_act_then_the_queued
     assert first.shown_outputs()["outcome"] == "succeeded"
 
     queued = run_act(
-        act_bin, act_argv(QUEUED_EVENT, FOLLOW_UP_RUN, simulator.act_flags, job_image, agent_log), workdir, docker_host
+        act_bin,
+        [*act_argv(QUEUED_EVENT, FOLLOW_UP_RUN, simulator.act_flags, job_image, agent_log), *stand_in],
+        workdir,
+        docker_host,
     )
     _played(queued, "the queued run")
     assert (queued.shown_outputs()["outcome"], queued.shown_outputs()["skip_reason"]) == ("skipped", "receipt")

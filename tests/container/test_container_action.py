@@ -261,7 +261,19 @@ def test_the_image_runs_any_fullsend_command_given_as_arguments(default_image, t
     assert shown.stdout.startswith("usage: fullsend init")
     ref = "5e1ec7ed0c0ffee0ddba11ab1e0b5e55ed0fab1e"
     made = subprocess.run(
-        [*base, "-v", f"{tmp_path}:/repo", default_image, "init", "--ref", ref, "--dir", "/repo"],
+        [
+            *base,
+            "-v",
+            f"{tmp_path}:/repo",
+            default_image,
+            "init",
+            "--dispatch",
+            "self-contained",
+            "--ref",
+            ref,
+            "--dir",
+            "/repo",
+        ],
         capture_output=True,
         text=True,
         timeout=120,
