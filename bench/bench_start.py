@@ -164,6 +164,21 @@ def print_process(samples: dict[str, list[Sample]]) -> None:
     print(f"goal: process start -> first request <= {START_GOAL_S:g} s at the median: {mine:.3f} s ({verdict})")
 
 
+def missing_dependency(tree: Path) -> str:
+    """The first third-party package ``tree``'s code imports at module level that this interpreter
+    cannot import (a baseline from before a dependency was dropped, e.g. PyGithub), or ``""``."""
+    import importlib.util
+    import re
+
+    for path in sorted(tree.rglob("*.py")):
+        for name in re.findall(
+            r"(?m)^(?:from|import) (github|requests|pydantic|jinja2|yaml)\b", path.read_text("utf-8")
+        ):
+            if importlib.util.find_spec(name) is None:
+                return name
+    return ""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--runs", type=int, default=15, help="skips per entrypoint (default 15)")
@@ -177,10 +192,15 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         entrypoints = {"this checkout": ROOT / "entrypoint.py"}
         baseline_dir = Path(tmp) / "baseline"
-        if export_tree(args.baseline, baseline_dir, ["fullsend", "entrypoint.py"]):
-            entrypoints[f"baseline {args.baseline[:12]}"] = baseline_dir / "entrypoint.py"
-        else:
+        if not export_tree(args.baseline, baseline_dir, ["fullsend", "entrypoint.py"]):
             print(f"(baseline {args.baseline} is not in this clone: this checkout only)")
+        elif missing := missing_dependency(baseline_dir):
+            print(
+                f"(baseline {args.baseline} imports {missing}, which the locked dependencies no longer "
+                "hold: this checkout only)"
+            )
+        else:
+            entrypoints[f"baseline {args.baseline[:12]}"] = baseline_dir / "entrypoint.py"
         try:
             print_process(bench_process(entrypoints, args.runs))
         except RuntimeError as exc:
