@@ -10,13 +10,12 @@ argument is exit 2 with one line, an unexpected error exit 1 with one line.
 
 from __future__ import annotations
 
-import math
 import os
 import signal
 import sys
 import threading
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 from fullsend.adapters.gha import Console, in_runner
 from fullsend.errors import ConfigError, ExitCode, InputError
@@ -24,190 +23,8 @@ from fullsend.errors import ConfigError, ExitCode, InputError
 if TYPE_CHECKING:  # argparse is imported by the commands that parse: `fullsend run` has nothing to parse
     import argparse
 
-PORT_MAX = 65535
 #: What the action's ``command`` input may name (action.yml); the image's entrypoint runs it.
 ACTION_COMMANDS = ("run", "route")
-#: ``fullsend demo --turn-seconds``: shorter, the follow-up cannot arrive within the first turn
-#: (one poll a second); longer is only waiting.
-TURN_S_MIN, TURN_S_MAX = 1.0, 60.0
-
-
-def port_number(text: str) -> int:
-    """``--port``: a whole number 0-65535 (0 picks a free port).  Raises ``ArgumentTypeError``."""
-    import argparse
-
-    value = text.strip()
-    if not (value.isascii() and value.isdigit()) or int(value) > PORT_MAX:
-        raise argparse.ArgumentTypeError(f"must be a TCP port from 0 to {PORT_MAX} (0 picks a free one), got {text!r}")
-    return int(value)
-
-
-def turn_seconds(text: str) -> float:
-    """``--turn-seconds``: a number of seconds from 1 to 60.  Raises ``ArgumentTypeError``."""
-    import argparse
-
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and TURN_S_MIN <= value <= TURN_S_MAX):
-        raise argparse.ArgumentTypeError(
-            f"must be a number of seconds from {TURN_S_MIN:g} to {TURN_S_MAX:g} (the scripted "
-            f"agent's first turn; the follow-up must arrive within it), got {text!r}"
-        )
-    return value
-
-
-def _parser() -> argparse.ArgumentParser:
-    import argparse
-
-    from fullsend import __version__
-    from fullsend.app.commands.run_help import run_epilog
-
-    class _Parser(argparse.ArgumentParser):
-        """``argparse`` with a one-line error: ``<prog>: <message> (see '<prog> --help')``, exit 2."""
-
-        def error(self, message: str) -> NoReturn:
-            self.exit(ExitCode.BAD_INPUT, f"{self.prog}: {message} (see '{self.prog} --help')\n")
-
-    parser = _Parser(prog="fullsend", description="steer-action: steer an agent run in flight.")
-    parser.add_argument("--version", action="version", version=f"fullsend {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser(
-        "run",
-        help="the action itself (what entrypoint.py runs)",
-        description="Run the action: the agent on one issue or pull request, steered by the "
-        "follow-up runs that arrive while it works.",
-        epilog=run_epilog(),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    demo = sub.add_parser("demo", help="one steered run on the built-in GitHub simulator, printed as a timeline")
-    demo.add_argument(
-        "--turn-seconds",
-        type=turn_seconds,
-        default=3.0,
-        help=f"how long the scripted agent's first turn lasts ({TURN_S_MIN:g}-{TURN_S_MAX:g}; default 3)",
-    )
-    steer = sub.add_parser("steer", help="post a stage command with your text, so the run in flight absorbs it")
-    steer.add_argument("url", help="the issue or pull request URL")
-    steer.add_argument("text", help="what the agent should do differently")
-    steer.add_argument(
-        "--stage", default=None, help="review, fix or triage (default: review on a PR, triage on an issue)"
-    )
-    lint = sub.add_parser("lint", help="harness warnings, and agent definitions lacking the envelope's opening line")
-    lint.add_argument(
-        "--harness",
-        action="append",
-        metavar="FILE",
-        help="a harness YAML (repeatable; default: .fullsend/harness/*.yaml)",
-    )
-    lint.add_argument(
-        "--agents", metavar="DIR", default=None, help="agent definitions directory (default: .fullsend/agents)"
-    )
-    init = sub.add_parser(
-        "init",
-        help="write a working setup: shim, dispatch workflow, harness, prompts, agents",
-        description="Write a commented, working steer-action setup for the stages you pick "
-        "(never overwrites; --dry-run prints the files).",
-    )
-    init.add_argument(
-        "--stages",
-        default=None,
-        help="comma-separated, of triage, code, review, fix, retro, prioritize; or all (default: review; "
-        "with --upgrade, what init recorded)",
-    )
-    init.add_argument("--dir", default=".", help="the repository to write into (default: .)")
-    init.add_argument(
-        "--runtime",
-        default=None,
-        choices=("claude", "pi", "codex"),
-        help="the agent CLI the jobs run, which picks the model secret they pass (default: claude)",
-    )
-    init.add_argument("--ref", default=None, help="the steer-action release commit to pin (40 hex digits; required)")
-    init.add_argument(
-        "--role-token",
-        default=None,
-        choices=("app", "mint"),
-        help="app: a GitHub App token (actions/create-github-app-token); mint: FULLSEND_MINT_URL",
-    )
-    init.add_argument(
-        "--queue",
-        default=None,
-        choices=("single", "max"),
-        help="the stage jobs' concurrency queue (max: every update keeps its own pending run)",
-    )
-    init.add_argument(
-        "--dispatch",
-        default=None,
-        choices=("hosted", "self-contained"),
-        help="hosted (the default): the shim calls the dispatch workflow steer-action hosts, pinned to --ref; "
-        "self-contained: also write fullsend-dispatch.yml, every line yours",
-    )
-    init.add_argument("--dry-run", action="store_true", help="print the files instead of writing them")
-    init.add_argument(
-        "--upgrade",
-        action="store_true",
-        help="show what this release would change in a setup init wrote (a diff); writes nothing without --apply",
-    )
-    init.add_argument(
-        "--apply", action="store_true", help="with --upgrade: write new files and the ones you did not change"
-    )
-    init.add_argument("--force", action="store_true", help="with --upgrade --apply: also replace the files you changed")
-    sub.add_parser(
-        "route",
-        help="the Route job: authorize the event and select at most one stage",
-        description="Read the event (GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, GITHUB_REPOSITORY), decide "
-        "which stage it selects and why (docs/rules.md, family Route), print the reason "
-        "with its rule id and write the outputs stage, rule and reason to GITHUB_OUTPUT. "
-        "Token: INPUT_GITHUB_TOKEN, GITHUB_TOKEN or GH_TOKEN.",
-    )
-    explain = sub.add_parser("explain", help="read-only: why each follow-up run was or was not absorbed, rule by rule")
-    explain.add_argument("url", help="the issue or pull request URL")
-    explain.add_argument("--run", metavar="RUN_ID", default=None, help="explain this run instead of the run in flight")
-    explain.add_argument(
-        "--as-of", metavar="TIME", default=None, help="ignore runs, comments and reviews created after TIME (RFC 3339)"
-    )
-    explain.add_argument("--json", action="store_true", help="print one JSON document")
-    report = sub.add_parser(
-        "report",
-        help="read-only: what steering saved in a repository, per stage",
-        description="Per stage: runs that worked, runs steered, updates absorbed, queued runs that "
-        "skipped, agent minutes and US dollars spent and saved (a skip saves about what the run that "
-        "absorbed its update spent), and the receipts a queued run would refuse, by rule id. "
-        "Token: GH_TOKEN or GITHUB_TOKEN; API: GITHUB_API_URL.",
-    )
-    report.add_argument("repository", help="owner/repo, or the repository's URL (GHES: its URL or GITHUB_API_URL)")
-    report.add_argument(
-        "--since",
-        metavar="DATE",
-        default=None,
-        help="start of the window: 2026-11-01 or an RFC 3339 time (default: 30 days ago)",
-    )
-    report.add_argument("--json", action="store_true", help="print one JSON document (docs/report.schema.json)")
-    report.add_argument(
-        "--receipt-login",
-        metavar="LOGIN",
-        default="github-actions[bot]",
-        help="the login receipts must be written by: the job token's (default github-actions[bot])",
-    )
-    review = sub.add_parser(
-        "review",
-        help="post a pull-request review with line comments (for the review stage's agent)",
-        description="Read one JSON document {body, event, comments: [{path, line, body, side, start_line}]} "
-        "and post it as one review on the pull request's head, under GH_TOKEN or GITHUB_TOKEN.",
-    )
-    review.add_argument("url", help="the pull request URL")
-    review.add_argument("--file", default="-", help="the review document (default -: standard input)")
-    simulator = sub.add_parser("simulator", help="the built-in GitHub simulator (for act runs, demos and debugging)")
-    simulator_sub = simulator.add_subparsers(dest="simulator_command", required=True)
-    serve = simulator_sub.add_parser("serve", help="serve the simulator on 127.0.0.1, playing a scripted timeline")
-    serve.add_argument(
-        "--port", type=port_number, default=8765, help="TCP port on 127.0.0.1 (default 8765; 0 picks a free one)"
-    )
-    serve.add_argument(
-        "--scenario", metavar="FILE", default=None, help="scenario YAML/JSON (e.g. examples/scenarios/review-steer.yml)"
-    )
-    return parser
 
 
 def _run(console: Console) -> int:
@@ -378,7 +195,9 @@ def main(argv: Sequence[str] | None = None, *, image: bool = False) -> int:
 
         args: Any = SimpleNamespace(command="run")
     else:
-        args = _parser().parse_args(list(argv) if argv is not None else None)
+        from fullsend.app.commands.parser import build_parser
+
+        args = build_parser().parse_args(list(argv) if argv is not None else None)
     console = Console(plain=not in_runner(os.environ))
     command = args.command + (f" {args.simulator_command}" if args.command == "simulator" else "")
     previous = _stop_on_signals() if args.command != "run" else {}  # run handles its own (app/action/cancel.py)

@@ -150,7 +150,7 @@ def test_at_a_terminal_an_input_error_says_which_variable_holds_it() -> None:
 def test_the_turn_and_port_bounds_are_inclusive() -> None:
     import argparse
 
-    from fullsend.__main__ import port_number, turn_seconds
+    from fullsend.app.commands.parser import port_number, turn_seconds
 
     assert (turn_seconds("1"), turn_seconds("60"), port_number("0"), port_number("65535")) == (1.0, 60.0, 0, 65535)
     for bad_turn in ("0.99", "60.5", "-0"):
