@@ -10,7 +10,6 @@ simply left to the full lifecycle.  Standard library and ``fullsend.core`` only.
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -115,6 +114,8 @@ def _agent_cli(given: str, runtime: str, workspace: Path, environ: Mapping[str, 
         if not (path.is_file() and os.access(path, os.X_OK)):
             raise NotPlain("agent_cli")
         return
+    import shutil  # only once a run names its CLI: the fast skip decides without it
+
     if shutil.which(name) is not None:
         return
     from fullsend.adapters.agentcli.lock import install_root, installable  # only for a CLI not on PATH
