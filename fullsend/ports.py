@@ -24,6 +24,11 @@ Credential = Literal["job", "role"]
 #: ``log(level, message)``: level ``info``/``done`` (a plain line), ``warning`` or ``error``; the one
 #: logging shape of the action (``fullsend.adapters.gha.console_log`` makes one from a console).
 Log = Callable[[str, str], None]
+#: ``on_ack(result, acknowledged)``: a runtime's live word on a steer, from the thread that reads
+#: the agent (docs/architecture.md "Acknowledgement"): ``acknowledged`` True the moment it
+#: acknowledges ``result``, False when it withdraws an acknowledgement it gave (a refusal after an
+#: acceptance).  Called with none of the runtime's locks held; it must not block.
+AckListener = Callable[[SteerResult, bool], None]
 
 
 class Forge(Protocol):
@@ -202,8 +207,10 @@ class Runtime(Steerer, Protocol):
 
     ``run`` blocks until the agent exits (or is settled and finishes its turn).  It calls
     ``on_turn_end(at)`` from its reader thread for every normalized turn end (Claude
-    ``result``, pi ``agent_settled``, Codex ``turn.completed``) and ``on_output(line)`` for
-    each line of agent output worth showing.
+    ``result``, pi ``agent_settled``, Codex ``turn.completed``), ``on_output(line)`` for
+    each line of agent output worth showing and ``on_ack`` (an ``AckListener``) as each steer is
+    acknowledged or an acknowledgement withdrawn, while the agent runs.  The result's ``steers``
+    stay the last word: an acknowledgement signalled live that they do not list no longer counts.
     """
 
     name: str
@@ -213,6 +220,7 @@ class Runtime(Steerer, Protocol):
         params: AgentParams,
         on_turn_end: Callable[[datetime], None],
         on_output: Callable[[str], None] | None = None,
+        on_ack: AckListener | None = None,
     ) -> AgentRunResult: ...
 
     def cancel(self, sandbox_name: str) -> None:

@@ -10,8 +10,9 @@ from datetime import datetime
 
 @dataclass(frozen=True)
 class Event:
-    """One timeline row: when, what kind (``poll``, ``judge``, ``steer``, ``ack``, ``settle``,
-    ``skip``, ``receipt``, ``agent``, ``left``), the rule id when a decision is reported, and text."""
+    """One timeline row: when, what kind (``poll``, ``judge``, ``steer``, ``ack``, ``withdrawn``
+    (an acknowledgement that no longer counts), ``settle``, ``skip``, ``receipt``, ``agent``,
+    ``left``), the rule id when a decision is reported, and text."""
 
     at: datetime
     kind: str

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 import requests
 
+from fullsend.app.action.live_status import DONE_BELOW
 from fullsend.core.receipt.marker import parse_marker
 from fullsend.core.wire import OPENING_LINE
 from fullsend.simulator.fixtures import JOB_LOGIN, JOB_TOKEN, ROLE_LOGIN
@@ -88,7 +89,12 @@ def test_FIX_example_workflow_is_steered_under_act_then_the_queued_run_skips(
     assert len(receipts) == 1
     marker = parse_marker(receipts[0]["body"])
     assert marker is not None and marker.consumed == (FOLLOW_UP_RUN,) and marker.head == "aaa111"
-    assert [c for c in comments if c["user"]["login"] == ROLE_LOGIN]  # status comment: the role token was minted
+    # the status comments, under the role token it minted: the start comment (the run's last progress,
+    # the steer acknowledged) and, below the follow-up's comment, the terminal status linking the receipt
+    start, terminal = [c for c in comments if c["user"]["login"] == ROLE_LOGIN]
+    assert DONE_BELOW in start["body"], start["body"]
+    assert re.search(rf"Steer 1: follow-up run \[{FOLLOW_UP_RUN}\]\(.* · acknowledged ", start["body"]), start["body"]
+    assert f"Receipt: [posted]({receipts[0]['html_url']})" in terminal["body"], terminal["body"]
     assert first.shown_outputs() == {
         "outcome": "succeeded",
         "skip_reason": "",

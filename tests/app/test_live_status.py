@@ -5,20 +5,28 @@ simulator (docs/architecture.md "Status comments")."""
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
+from fullsend.adapters.clock import SystemClock
+from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
 from fullsend.app.action.live_status import DONE_BELOW, FINISHING, SETTLING, WORKING, LiveStatus, SteerRow
+from fullsend.app.action.session import AckRows
 from fullsend.app.action.status import StatusComment
-from fullsend.app.timeline import Event
+from fullsend.app.timeline import Event, Timeline
 from fullsend.core.model import Comment
 from fullsend.core.scalars import format_time
-from fullsend.errors import ForgeError
+from fullsend.core.watch.steer import SteerMessage, SteerResult
+from fullsend.errors import ForgeError, NoSteerSession
+from fullsend.ports import AgentParams
 from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 from tests.support.action_run import run_entrypoint, runner_env
+from tests.support.transport_run import RunThread, read_log, wait_for
 
 T0 = datetime(2026, 9, 3, 10, 0, tzinfo=UTC)
 
@@ -99,6 +107,118 @@ def test_acknowledgements_and_the_agents_exit_update_the_rows_and_the_phase():
     assert (row.number, row.run_ids, row.acknowledged_at) == (1, (101,), T0 + timedelta(seconds=40))
 
 
+def _live(interval_s: float = 1.0) -> tuple[LiveStatus, GatedStatus, Timeline]:
+    clock, status, timeline = StepClock(), GatedStatus(), Timeline()
+    status.clock = clock
+    status.release.set()
+    live = LiveStatus(status, clock, interval_s, lambda level, text: None)  # type: ignore[arg-type]
+    timeline.subscribe(live.on_event)
+    return live, status, timeline
+
+
+def test_an_ack_before_its_steer_row_and_a_withdrawal_are_shown_and_finish_adds_no_duplicate():
+    live, _, timeline = _live()
+    rows = AckRows(timeline, SystemClock())
+    acked = SteerResult(101, T0 + timedelta(seconds=3))
+    rows.on_ack(acked, True)  # the runtime acknowledged before ``steer`` returned
+    timeline.add(T0 + timedelta(seconds=2), "steer", "steer 1", "steered", (101,))
+    first = live.snapshot().steers
+    rows.on_ack(SteerResult(102, T0), False)  # never shown: nothing to take back
+    rows.on_ack(acked, False)
+    withdrawn = live.snapshot().steers
+    rows.on_ack(acked, True)
+    rows.finish([acked])  # already shown: no second row
+    rows.on_ack(SteerResult(103, T0), True)  # after finish: ignored
+    live.close()
+    assert [(r.acknowledged_at, r.withdrawn) for r in first] == [(acked.delivered_at, False)]
+    assert [(r.acknowledged_at, r.withdrawn) for r in withdrawn] == [(None, True)]
+    assert [(e.kind, e.run_ids) for e in timeline.of_kind("ack", "withdrawn")] == [
+        ("ack", (101,)),
+        ("withdrawn", (101,)),
+        ("ack", (101,)),
+    ]
+
+
+def test_finish_adds_the_acks_not_shown_and_withdraws_the_shown_ones_the_result_drops():
+    live, _, timeline = _live()
+    rows = AckRows(timeline, SystemClock())
+    for n, run_id in ((1, 101), (2, 102)):
+        timeline.add(T0 + timedelta(seconds=n), "steer", f"steer {n}", "steered", (run_id,))
+    rows.on_ack(SteerResult(101, T0 + timedelta(seconds=5)), True)
+    rows.finish([SteerResult(102, T0 + timedelta(seconds=6), "resume")])  # 101 no longer counts (session lost)
+    steers = live.snapshot().steers
+    live.close()
+    assert [(r.run_ids, r.acknowledged_at, r.withdrawn) for r in steers] == [
+        ((101,), None, True),
+        ((102,), T0 + timedelta(seconds=6), False),
+    ]
+    assert [e.kind for e in timeline.of_kind("ack", "withdrawn")] == ["ack", "ack", "withdrawn"]
+
+
+def test_a_live_ack_reaches_the_status_comment_before_the_agent_exits(tmp_path: Path):
+    live, status, timeline = _live()
+    rows = AckRows(timeline, SystemClock())
+    agent = Path(sys.executable).parent / "fullsend-scripted-agent"
+    log = tmp_path / "agent.log"
+    (tmp_path / "work").mkdir()
+    params = AgentParams(
+        "sb-live", str(agent), "Review it", tmp_path / "work", {"SCRIPTED_AGENT_LOG": str(log)}, True, 60
+    )
+    runtime = ClaudeRuntime(sandbox_root_parent=tmp_path)
+    run = RunThread(runtime, params, on_ack=rows.on_ack).start()
+    wait_for(lambda: read_log(log) == ["Review it"], "the opening prompt reached the agent")
+
+    def steer() -> bool:
+        try:
+            runtime.steer("sb-live", SteerMessage(101, "re-check the migration"))
+        except NoSteerSession:
+            return False
+        timeline.add(T0, "steer", "steer 1", "steered", (101,))  # as the watcher does, once steer returns
+        return True
+
+    wait_for(steer, "the steer was accepted")
+    wait_for(lambda: any(r.acknowledged_at for _, _, rs in status.calls for r in rs), "an edit shows the ack")
+    assert run.result is None  # the session stays open until it is settled: the agent has not exited
+    runtime.settle("sb-live")
+    result = run.join()
+    rows.finish(result.steers)
+    live.close()
+    (edit_row,) = next(rs for _, _, rs in status.calls if rs and rs[0].acknowledged_at)
+    assert [s.follow_up_run_id for s in result.steers] == [101]
+    assert edit_row.acknowledged_at == result.steers[0].delivered_at
+    assert [e.run_ids for e in timeline.of_kind("ack", "withdrawn")] == [(101,)]  # finish added no duplicate
+
+
+class RecordingForge:
+    """Posts and edits succeed; each edit's body is kept."""
+
+    def __init__(self) -> None:
+        self.bodies: list[str] = []
+
+    def bounded(self, max_wait_s=None, until=None):
+        return self
+
+    def post_comment(self, number, body, credential="role"):
+        return Comment(11, body, "fullsend-ai-review[bot]", "Bot")
+
+    def edit_comment(self, comment_id, body, credential="role"):
+        self.bodies.append(body)
+        return Comment(comment_id, body, "fullsend-ai-review[bot]", "Bot")
+
+
+def test_the_comment_says_when_an_acknowledgement_was_withdrawn():
+    forge = RecordingForge()
+    status = StatusComment(forge, 7, "900", "review", "", "aaa111", lambda lv, tx: None, True)  # type: ignore[arg-type]
+    status.start(T0)
+    assert status.progress(WORKING, [SteerRow(1, (101,), T0, None, withdrawn=True), SteerRow(2, (102,), T0, T0)])
+    (body,) = forge.bodies
+    lines = [line for line in body.splitlines() if line.startswith("- Steer")]
+    assert lines == [
+        "- Steer 1: follow-up run 101 · sent 10:00 AM UTC · acknowledgement withdrawn, not absorbed",
+        "- Steer 2: follow-up run 102 · sent 10:00 AM UTC · acknowledged 10:00 AM UTC",
+    ]
+
+
 def test_a_closed_editor_takes_no_more_events_and_close_returns_while_it_waits():
     clock, status = StepClock(), GatedStatus()
     status.clock = clock
@@ -165,6 +285,9 @@ def test_a_steered_run_shows_the_steer_in_its_start_comment_and_links_the_receip
     start, terminal = [c for c in sim.comments(fix.pr) if c["user"]["login"] == fix.role_login]
     edits = _edits_of(sim, start["id"])
     assert any(f"Steer 1: follow-up run [{follow_up}](" in e and "Now: " in e for e in edits), edits
+    # the acknowledgement is shown while the agent still works, not only once it has exited
+    live = [e for e in edits if f"Now: {WORKING}" in e or f"Now: {SETTLING}" in e]
+    assert any(f"[{follow_up}](" in e and " · acknowledged " in e for e in live), edits
     assert DONE_BELOW in start["body"] and f"[{follow_up}](" in start["body"]  # not left on a stale phase
     (receipt,) = [c for c in sim.comments(fix.pr) if c["user"]["login"] == fix.job_login]
     assert f"Receipt: [posted]({receipt['html_url']})" in terminal["body"]

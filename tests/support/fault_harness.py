@@ -133,8 +133,13 @@ class ActionResult:
     agent_messages: list[str]
 
     def acked_run_ids(self) -> set[int]:
-        """Run ids of every delivered batch whose message id the runtime acknowledged."""
-        acked = {rid for e in self.timeline.of_kind("ack") for rid in e.run_ids}
+        """Run ids of every delivered batch whose message id the runtime acknowledged (an ``ack`` row
+        not taken back by a later ``withdrawn`` row)."""
+        held: dict[int, int] = {}
+        for e in self.timeline.of_kind("ack", "withdrawn"):
+            for rid in e.run_ids:
+                held[rid] = held.get(rid, 0) + (1 if e.kind == "ack" else -1)
+        acked = {rid for rid, count in held.items() if count > 0}
         batches = [e.run_ids for e in self.timeline.of_kind("steer") if e.run_ids]
         return {rid for batch in batches if batch[-1] in acked for rid in batch}
 

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from fullsend.core.watch.steer import SteerResult
 from fullsend.ports import AgentParams, AgentRunResult
 
 WAIT_S = 20.0  # a bound against hangs, never an assertion about speed
@@ -27,7 +28,8 @@ class FixedClock:
 
 @dataclass
 class RunThread:
-    """Runs ``runtime.run(params, …)`` in a thread and records turn ends and output."""
+    """Runs ``runtime.run(params, …)`` in a thread and records turn ends, output and the live
+    acknowledgements (``(result, acknowledged, run_returned)``, as ``on_ack`` told them)."""
 
     runtime: Any
     params: AgentParams
@@ -36,6 +38,8 @@ class RunThread:
     result: AgentRunResult | None = None
     turn_event: threading.Event = field(default_factory=threading.Event)
     on_turn: Callable[[datetime], None] | None = None
+    acks: list[tuple[SteerResult, bool, bool]] = field(default_factory=list)
+    on_ack: Callable[[SteerResult, bool], None] | None = None  # also told each acknowledgement
 
     def start(self) -> RunThread:
         self._thread = threading.Thread(target=self._go, daemon=True)
@@ -43,7 +47,12 @@ class RunThread:
         return self
 
     def _go(self) -> None:
-        self.result = self.runtime.run(self.params, self._turn_end, self.output.append)
+        self.result = self.runtime.run(self.params, self._turn_end, self.output.append, self._ack)
+
+    def _ack(self, result: SteerResult, acknowledged: bool) -> None:
+        self.acks.append((result, acknowledged, self.result is not None))
+        if self.on_ack:
+            self.on_ack(result, acknowledged)
 
     def _turn_end(self, at: datetime) -> None:
         self.turn_ends.append(at)

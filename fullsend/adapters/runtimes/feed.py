@@ -7,7 +7,8 @@ are built here as data (``seed_command``, ``append_command``, ``stop_feeder_comm
 through an ``exec`` callable, so tests can record them.
 
 Lock order (docs/architecture.md "Threads and time"):
-the caller's sandbox lock (outer) → ``SteerFeed._mu`` (inner).
+the caller's sandbox lock (outer) → ``SteerFeed._mu`` (inner).  The ``on_ack`` listener is called
+after ``_mu`` is released, never under it.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from fullsend.adapters.runtimes.acks import DELIVERED, PENDING, QUEUED, REJECTED
 from fullsend.adapters.sandbox.shell import sanitize_output, shell_quote
 from fullsend.core.watch.steer import SteerMessage, SteerResult
 from fullsend.errors import DuplicateSteer, FullsendError, SandboxError, SteerAfterSettle
+from fullsend.ports import AckListener
 
 MAILBOX_NAME = "steer-inbox.ndjson"
 FEEDER_PID_NAME = "steer-feeder.pid"
@@ -69,7 +71,8 @@ class SteerFeed:
     """Per-run live-feed state, one mutex for every decision.
 
     ``exec_fn`` runs the seed/append/kill commands in the sandbox; ``stop_feeder_fn`` replaces the
-    kill exec when the feeder is not a process with a pid file; ``warn`` receives warnings.
+    kill exec when the feeder is not a process with a pid file; ``warn`` receives warnings;
+    ``on_ack`` hears each acknowledgement and each withdrawal as it happens (``AckListener``).
     """
 
     def __init__(
@@ -80,10 +83,12 @@ class SteerFeed:
         clock: Now,
         warn: Callable[[str], None] | None = None,
         stop_feeder_fn: Callable[[], None] | None = None,
+        on_ack: AckListener | None = None,
     ) -> None:
         self._exec, self.mailbox, self.pid_path, self._clock = exec_fn, mailbox, pid_path, clock
         self._warn = warn or _warn_stderr
         self._stop_feeder_fn = stop_feeder_fn
+        self._on_ack = on_ack
         self._mu = threading.Lock()
         self._outstanding: list[Entry] = []
         self._in_turn = False
@@ -141,15 +146,19 @@ class SteerFeed:
         each entry one of its ``parts`` (text blocks) names, or each of the queued messages its
         text joins with ``\\n``.  A delivery that matches no outstanding entry is ignored
         entirely (the agent can write the mailbox).  Each delivered steer records
-        ``SteerResult(mode="live", delivered_at=at)``.
+        ``SteerResult(mode="live", delivered_at=at)`` and is then told to ``on_ack``.
         """
+        acked: list[SteerResult] = []
         with self._mu:
             entries = delivered(self._outstanding, id, content, parts)
             for entry in entries:
                 entry.state, self._in_turn = DELIVERED, True
                 if entry.is_steer and entry.msg is not None:
-                    self._results.append(SteerResult(entry.msg.follow_up_run_id, at, "live"))
-            return bool(entries) and self._mark_closing_locked()
+                    acked.append(SteerResult(entry.msg.follow_up_run_id, at, "live"))
+            self._results.extend(acked)
+            close = bool(entries) and self._mark_closing_locked()
+        self._signal(acked, True)
+        return close
 
     def note_queued(self, id: str) -> None:
         """The CLI queued the line with key ``id``: accepted, not yet delivered (pi ``queued``)."""
@@ -162,21 +171,37 @@ class SteerFeed:
         """The CLI refused the line ``id``: retire it without a result.
 
         A refusal after an acceptance is a conflict: the steer is not delivered (its result is
-        withdrawn, and a warning says so).  Returns True when the feeder must now be stopped.
+        withdrawn, ``on_ack`` is told, and a warning says so).  Returns True when the feeder must
+        now be stopped.
         """
+        withdrawn: list[SteerResult] = []
         with self._mu:
             entry = next((e for e in self._outstanding if id and e.key == id and e.state != REJECTED), None)
             if entry is None:
                 return False
             if entry.state == DELIVERED and entry.is_steer and entry.msg is not None:
                 run_id = entry.msg.follow_up_run_id
+                withdrawn = [r for r in self._results if r.follow_up_run_id == run_id]
                 self._results = [r for r in self._results if r.follow_up_run_id != run_id]
                 self._warn(
                     f"The agent accepted and then rejected the update from follow-up run {run_id}; "
                     "it counts as not delivered"
                 )
             entry.state = REJECTED
-            return self._mark_closing_locked()
+            close = self._mark_closing_locked()
+        self._signal(withdrawn, False)
+        return close
+
+    def _signal(self, results: list[SteerResult], acknowledged: bool) -> None:
+        """Tell ``on_ack`` (``_mu`` not held); a listener's failure is a warning, never the reader's."""
+        listener = self._on_ack
+        if listener is None:
+            return
+        for result in results:
+            try:
+                listener(result, acknowledged)
+            except Exception as exc:
+                self._warn(f"A run callback failed: {type(exc).__name__}: {exc}")
 
     def turn_open(self) -> bool:
         """True while the turn of an acknowledged message has not ended."""

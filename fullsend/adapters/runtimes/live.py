@@ -56,7 +56,7 @@ from fullsend.core.agent_end import EndVerdict
 from fullsend.core.final_word import ToolDenial, distinct_denials
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import FullsendError, NoSteerSession, SandboxError
-from fullsend.ports import AgentParams, AgentRunResult
+from fullsend.ports import AckListener, AgentParams, AgentRunResult
 
 CANCEL_GRACE_S = 2.0  # SIGTERM → SIGKILL on cancel (the whole cancel must fit in 7 s)
 EXIT_GRACE_S = 2.0  # after the agent exits, how long its output may still drain
@@ -161,18 +161,20 @@ class LiveRuntime:
         params: AgentParams,
         on_turn_end: Callable[[datetime], None],
         on_output: Callable[[str], None] | None = None,
+        on_ack: AckListener | None = None,
     ) -> AgentRunResult:
         """Run one agent iteration to its end and return its ``AgentRunResult``.
 
         Never raises for agent or sandbox failures: ``exit_code`` is -1 when the agent could
-        not start, ``timed_out``/``cancelled`` tell why a run was cut short.
+        not start, ``timed_out``/``cancelled`` tell why a run was cut short.  ``on_ack`` hears
+        the feed's acknowledgements as they happen (``SteerFeed``).
         """
         try:
             sandbox = self._sandbox_factory(params.sandbox_name)
         except FullsendError as exc:
             return launch_failed(str(exc))
         try:
-            return self._run_in(sandbox, params, on_turn_end, on_output or (lambda _line: None))
+            return self._run_in(sandbox, params, on_turn_end, on_output or (lambda _line: None), on_ack)
         finally:
             try:
                 sandbox.delete()
@@ -185,6 +187,7 @@ class LiveRuntime:
         params: AgentParams,
         on_turn_end: Callable[[datetime], None],
         on_output: Callable[[str], None],
+        on_ack: AckListener | None,
     ) -> AgentRunResult:
         cfg = Path(sandbox.root) / self.dialect.config_dir_name
         try:
@@ -192,7 +195,7 @@ class LiveRuntime:
         except FullsendError as exc:
             return launch_failed(str(exc))
         mailbox, pid_file = cfg / MAILBOX_NAME, cfg / FEEDER_PID_NAME
-        feed = SteerFeed(sandbox.exec, str(mailbox), str(pid_file), self._clock, self._warn)
+        feed = SteerFeed(sandbox.exec, str(mailbox), str(pid_file), self._clock, self._warn, on_ack=on_ack)
         parser = self.dialect.new_parser(self._clock)
         try:
             feed.seed(*self.dialect.opening(params, parser), text=params.prompt or DEFAULT_AGENT_PROMPT)

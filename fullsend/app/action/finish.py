@@ -148,7 +148,7 @@ def render_summary(result: RunOutcome, stage: str, item_link: str, timeline: Tim
     rows = [
         {"at": e.at.strftime("%H:%M:%S"), "text": _cell(e.text), "rule_id": e.rule_id}
         for e in timeline.events
-        if e.kind in ("judge", "steer", "ack", "settle", "skip", "receipt", "agent", "notice")
+        if e.kind in ("judge", "steer", "ack", "withdrawn", "settle", "skip", "receipt", "agent", "notice")
     ]
     labels = {
         ActionOutcome.SUCCEEDED: "✅ succeeded",

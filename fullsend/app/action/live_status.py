@@ -1,14 +1,15 @@
 """The status comment kept up to date while the run works (docs/architecture.md "Status comments").
 
 :class:`LiveStatus` listens to the run's timeline and edits the start comment with the phase and
-each steer sent (which follow-up runs, when), marked acknowledged once the agent's iteration has
-reported it (at its end; the receipt is linked from the terminal status instead).  Edits
-are coalesced and rate-limited: at most one per ``interval_s`` seconds (GitHub's secondary limits
-on content creation; docs/adopting.md "The status comment, and what steering saved"), made by a
-thread of its own, so a listener call
-never waits on the network and the watcher is never held.  A failed edit is warned once and never
-fails the run; :meth:`LiveStatus.close` waits for an edit in flight, so the terminal status,
-written after it, is never overwritten by a late progress edit.
+each steer sent (which follow-up runs, when), marked acknowledged as soon as the runtime
+acknowledges it, while the agent still runs (the ``ack`` row the iteration adds live; one that
+comes before its steer's row waits for it), and marked withdrawn when that acknowledgement no
+longer counts (a ``withdrawn`` row); the receipt is linked from the terminal status.  Edits are
+coalesced and rate-limited: at most one per ``interval_s`` seconds (GitHub's secondary limits on
+content creation; docs/adopting.md "The status comment, and what steering saved"), made by a
+thread of its own, so a listener call never waits on the network and the watcher is never held.
+A failed edit is warned once and never fails the run; :meth:`LiveStatus.close` waits for an edit
+in flight, so the terminal status, written after it, is never overwritten by a late progress edit.
 """
 
 from __future__ import annotations
@@ -33,12 +34,14 @@ DONE_BELOW = "finished: the final status is in a later comment"
 @dataclass
 class SteerRow:
     """One steer as the comment lists it: its number, the follow-up run ids, when it was sent and,
-    once the agent's iteration said so, when it was acknowledged."""
+    once the runtime said so, when it was acknowledged; ``withdrawn`` once an acknowledgement of it
+    was taken back (then ``acknowledged_at`` is ``None`` again)."""
 
     number: int
     run_ids: tuple[int, ...]
     sent_at: datetime
     acknowledged_at: datetime | None = None
+    withdrawn: bool = False
 
 
 @dataclass
@@ -48,6 +51,7 @@ class Progress:
     phase: str = WORKING
     steers: list[SteerRow] = field(default_factory=list)
     version: int = 0
+    early: dict[int, datetime] = field(default_factory=dict)  # acks whose steer row has not come yet
 
 
 class LiveStatus:
@@ -77,14 +81,11 @@ class LiveStatus:
     def _apply(self, event: Event) -> bool:
         p = self._progress
         if event.kind == "steer":
-            p.steers.append(SteerRow(len(p.steers) + 1, event.run_ids, event.at))
+            early = [p.early.pop(i) for i in event.run_ids if i in p.early]
+            p.steers.append(SteerRow(len(p.steers) + 1, event.run_ids, event.at, min(early, default=None)))
             return True
-        if event.kind == "ack":
-            for row in p.steers:
-                if row.acknowledged_at is None and set(event.run_ids) & set(row.run_ids):
-                    row.acknowledged_at = event.at
-                    return True
-            return False
+        if event.kind in ("ack", "withdrawn"):
+            return _acknowledge(p, event)
         if event.kind == "settle" and p.phase == WORKING:
             p.phase = SETTLING
             return True
@@ -133,6 +134,23 @@ class LiveStatus:
         self._thread.join()
 
 
+def _acknowledge(p: Progress, event: Event) -> bool:
+    """Mark the first steer row ``event`` (an ``ack`` or ``withdrawn`` row) concerns; an ack that
+    comes before its steer's row (the runtime can acknowledge before ``steer`` returns) is kept
+    for it.  True when a row changed."""
+    acked = event.kind == "ack"
+    for row in p.steers:
+        if (row.acknowledged_at is None) == acked and set(event.run_ids) & set(row.run_ids):
+            row.acknowledged_at, row.withdrawn = (event.at, False) if acked else (None, True)
+            return True
+    for message_id in event.run_ids:
+        if acked:
+            p.early.setdefault(message_id, event.at)
+        else:
+            p.early.pop(message_id, None)
+    return False
+
+
 def _copy(progress: Progress) -> Progress:
-    rows = [SteerRow(r.number, r.run_ids, r.sent_at, r.acknowledged_at) for r in progress.steers]
+    rows = [SteerRow(r.number, r.run_ids, r.sent_at, r.acknowledged_at, r.withdrawn) for r in progress.steers]
     return Progress(progress.phase, rows, progress.version)

@@ -1,14 +1,15 @@
 """One agent iteration: launch the runtime, run the watcher beside it, collect what was absorbed.
 
 docs/architecture.md "Agent iterations" (carry-over across validation iterations), "Harness" (when a
-run is steerable), "Sandbox environment" (env exported to the agent) and "Settle" (deadline,
-the time kept before it).
+run is steerable), "Sandbox environment" (env exported to the agent), "Settle" (deadline,
+the time kept before it) and "Status comments" (each acknowledgement on the timeline as it happens).
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -20,7 +21,7 @@ from fullsend.core.final_word import ALLOW_FLAG, RULE_TOOL_DENIED, tool_label
 from fullsend.core.receipt.marker import Marker, marker_from
 from fullsend.core.tokens import exports
 from fullsend.core.watch.start import StartRefused
-from fullsend.core.watch.steer import DeliveredSteer
+from fullsend.core.watch.steer import DeliveredSteer, SteerResult
 from fullsend.errors import ForgeError
 from fullsend.ports import AgentParams, AgentRunResult, Clock, Forge, Log, Runtime
 
@@ -97,8 +98,9 @@ def run_iteration(
         thread = threading.Thread(target=watcher.watch, name="fullsend-watcher", daemon=True)
         thread.start()
     timeline.add(clock.now(), "agent", "agent launched" + (" (steerable)" if watcher else ""))
+    acks = AckRows(timeline, clock)
     try:
-        agent = runtime.run(params, watcher.turn_ended if watcher else (lambda at: None), on_output)
+        agent = runtime.run(params, watcher.turn_ended if watcher else (lambda at: None), on_output, acks.on_ack)
     finally:
         if watcher and thread:
             watcher.close_turn_ends()
@@ -110,15 +112,59 @@ def run_iteration(
         f"agent exited with code {agent.exit_code} after {agent.turns} turn(s){ended}",
         rule_id="" if agent.end is AgentEnd.SUCCESS else agent.end.value,
     )
-    for steer in agent.steers:
-        timeline.add(
-            steer.delivered_at,
-            "ack",
-            f"acknowledged message {steer.follow_up_run_id}",
-            run_ids=(steer.follow_up_run_id,),
-        )
+    acks.finish(agent.steers)
     _note_denials(agent, clock, log, timeline)
     return _result(agent, watcher)
+
+
+class AckRows:
+    """The iteration's ``ack`` timeline rows, added as the runtime signals them (``on_ack``, an
+    ``fullsend.ports.AckListener``, any thread) so the status comment shows each one within a poll;
+    :meth:`finish` reconciles them with the agent's final ``steers``, which alone feed the receipt.
+    """
+
+    def __init__(self, timeline: Timeline, clock: Clock) -> None:
+        self._timeline, self._clock = timeline, clock
+        self._lock = threading.Lock()  # held across each add, so an ack and its withdrawal stay in order
+        self._shown: Counter[int] = Counter()  # message id -> ack rows not withdrawn
+        self._done = False
+
+    def on_ack(self, result: SteerResult, acknowledged: bool) -> None:
+        """One ``ack`` row for an acknowledgement, one ``withdrawn`` row for a withdrawal of a shown one."""
+        with self._lock:
+            if self._done:
+                return
+            if acknowledged:
+                self._shown[result.follow_up_run_id] += 1
+                _ack_row(self._timeline, result)
+            elif self._shown[result.follow_up_run_id] > 0:
+                self._shown[result.follow_up_run_id] -= 1
+                _withdrawn_row(self._timeline, result.follow_up_run_id, self._clock.now())
+
+    def finish(self, steers: Sequence[SteerResult]) -> None:
+        """After the run: an ``ack`` row for each of ``steers`` not shown yet, a ``withdrawn`` row
+        for each shown acknowledgement they do not list (it no longer counts); later signals are
+        ignored."""
+        with self._lock:
+            self._done = True
+            for steer in steers:
+                if self._shown[steer.follow_up_run_id] > 0:
+                    self._shown[steer.follow_up_run_id] -= 1
+                else:
+                    _ack_row(self._timeline, steer)
+            for message_id in sorted(self._shown.elements()):
+                _withdrawn_row(self._timeline, message_id, self._clock.now())
+
+
+def _ack_row(timeline: Timeline, steer: SteerResult) -> None:
+    message_id = steer.follow_up_run_id
+    timeline.add(steer.delivered_at, "ack", f"acknowledged message {message_id}", run_ids=(message_id,))
+
+
+def _withdrawn_row(timeline: Timeline, message_id: int, at: datetime) -> None:
+    timeline.add(
+        at, "withdrawn", f"acknowledgement of message {message_id} withdrawn: not absorbed", run_ids=(message_id,)
+    )
 
 
 def _note_denials(agent: AgentRunResult, clock: Clock, log: Log, timeline: Timeline) -> None:

@@ -125,6 +125,7 @@ class StatusComment:
             "runs": [{"id": rid, "url": f"{base}/{rid}" if base else ""} for rid in row.run_ids],
             "sent": clock_label(row.sent_at),
             "acknowledged": clock_label(row.acknowledged_at) if row.acknowledged_at else "",
+            "withdrawn": row.withdrawn,
         }
 
     def finish(

@@ -116,6 +116,7 @@ class _Story:
         plain = {
             "github": event.text,
             "ack": f"the agent confirms it received the update of {self._runs(event)}",
+            "withdrawn": f"the agent takes back its confirmation for {self._runs(event)}: it counts as not received",
             "steer": f"run A hands the update of {self._runs(event)} to the agent mid-turn",
             "receipt": "run A posts the receipt (a comment) saying it absorbed run B's update",
         }.get(event.kind)

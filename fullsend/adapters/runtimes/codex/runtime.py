@@ -21,7 +21,7 @@ from fullsend.adapters.runtimes.codex.transport import CODEX_VERSIONS, Transport
 from fullsend.adapters.runtimes.live import SandboxFactory
 from fullsend.adapters.runtimes.versions import Version
 from fullsend.core.watch.steer import SteerMessage
-from fullsend.ports import AgentParams, AgentRunResult, Clock
+from fullsend.ports import AckListener, AgentParams, AgentRunResult, Clock
 
 
 class CodexRuntime:
@@ -91,9 +91,10 @@ class CodexRuntime:
         params: AgentParams,
         on_turn_end: Callable[[datetime], None],
         on_output: Callable[[str], None] | None = None,
+        on_ack: AckListener | None = None,
     ) -> AgentRunResult:
         """Run one iteration on the chosen transport; never raises for agent or sandbox failures."""
-        result: AgentRunResult = self._active.run(params, on_turn_end, on_output)
+        result: AgentRunResult = self._active.run(params, on_turn_end, on_output, on_ack)
         return result
 
 

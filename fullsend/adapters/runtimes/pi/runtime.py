@@ -30,7 +30,7 @@ from fullsend.adapters.runtimes.registry import SessionRegistry
 from fullsend.adapters.runtimes.versions import CliVersions, semver_line
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import SteerUnsupported
-from fullsend.ports import AgentParams, AgentRunResult
+from fullsend.ports import AckListener, AgentParams, AgentRunResult
 
 PI_CONFIG_DIR = "pi-config"
 PI_FIXED_FLAGS = ("--no-approve", "--no-extensions", "--no-prompt-templates", "--no-themes")
@@ -150,12 +150,13 @@ class PiRuntime(LiveRuntime):
         params: AgentParams,
         on_turn_end: Callable[[datetime], None],
         on_output: Callable[[str], None] | None = None,
+        on_ack: AckListener | None = None,
     ) -> AgentRunResult:
         """As ``LiveRuntime.run``, after the steer gate; a declined run runs unsteered."""
         if params.steerable and not self.steer_gate(params):
             params = _unsteered(params)
         try:
-            return super().run(params, on_turn_end, on_output)
+            return super().run(params, on_turn_end, on_output, on_ack)
         finally:
             self.clear_decline(params.sandbox_name)
 

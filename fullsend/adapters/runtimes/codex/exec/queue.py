@@ -4,7 +4,8 @@ Codex has no live input: a steer is queued; if a turn is running (and its thread
 queue interrupts it by a sandbox stop+start under ONE hold of its mutex (decision and stop in
 the same critical section, so the stop cannot hit the next turn's process); the run loop then
 resumes the thread with the steer.  A steer is never dropped without a record and never retried
-without a bound (``MAX_CODEX_RESUME_ATTEMPTS``).
+without a bound (``MAX_CODEX_RESUME_ATTEMPTS``).  A steer is acknowledged the moment its resume
+reports the thread; ``on_ack`` is told then, once the mutex is released.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from fullsend.adapters.runtimes.feed import Now
 from fullsend.adapters.sandbox.shell import sanitize_output
 from fullsend.core.watch.steer import SteerMessage, SteerResult
 from fullsend.errors import SandboxError, SteerSessionLost
+from fullsend.ports import AckListener
 
 MAX_CODEX_RESUME_ATTEMPTS = 2
 
@@ -37,13 +39,19 @@ class _Pending:
 class CodexSteerQueue:
     """Per-run Codex steer state; ``interrupt(name)`` stops and restarts the sandbox.
 
-    ``interrupt`` raises ``InterruptNotStopped``, ``SteerSessionLost`` or another error (warned).
+    ``interrupt`` raises ``InterruptNotStopped``, ``SteerSessionLost`` or another error (warned);
+    ``on_ack`` hears each delivery as it is confirmed (``AckListener``).
     """
 
     def __init__(
-        self, name: str, interrupt: Callable[[str], None], clock: Now, warn: Callable[[str], None] | None = None
+        self,
+        name: str,
+        interrupt: Callable[[str], None],
+        clock: Now,
+        warn: Callable[[str], None] | None = None,
+        on_ack: AckListener | None = None,
     ) -> None:
-        self.name, self._interrupt, self._clock = name, interrupt, clock
+        self.name, self._interrupt, self._clock, self._on_ack = name, interrupt, clock, on_ack
         self._warn = warn or (lambda text: print(text, file=sys.stderr, flush=True))
         self._mu = threading.Lock()
         self._wake = threading.Event()
@@ -56,6 +64,7 @@ class CodexSteerQueue:
         self._results: list[SteerResult] = []
         self._in_flight: _Pending | None = None
         self._in_flight_at: datetime | None = None
+        self._told: SteerResult | None = None  # the in-flight steer's acknowledgement, once told
 
     def enqueue(self, msg: SteerMessage) -> bool:
         """Queue a steer; False when settled (the caller raises ``SteerAfterSettle``)."""
@@ -106,11 +115,16 @@ class CodexSteerQueue:
             return mark
 
     def note_thread_id(self, thread_id: str) -> None:
-        """Keep the first thread id; re-stamp an in-flight steer (delivered = thread reported)."""
+        """Keep the first thread id; an in-flight steer is delivered now (its resume reported the
+        thread): re-stamped and told to ``on_ack`` (``confirm_delivery`` records it)."""
+        told: SteerResult | None = None
         with self._mu:
             self.thread_id = self.thread_id or thread_id
             if self._in_flight is not None:
                 self._in_flight_at = self._clock.now()
+                told = SteerResult(self._in_flight.msg.follow_up_run_id, self._in_flight_at, "resume")
+                self._told = told
+        self._tell(told, True)
 
     def take_pending(self) -> tuple[SteerMessage, int] | None:
         """Pop the oldest queued steer as (message, failures)."""
@@ -126,13 +140,17 @@ class CodexSteerQueue:
             self._in_flight, self._in_flight_at = _Pending(msg, failures), at
 
     def confirm_delivery(self, delivered: bool) -> None:
-        """Record (delivered) or requeue at the front / drop after 2 failures (not delivered)."""
+        """Record (delivered) or requeue at the front / drop after 2 failures (not delivered); an
+        acknowledgement not told yet is told now, one told and not delivered is withdrawn."""
+        result: SteerResult | None = None
         with self._mu:
             staked, at, self._in_flight, self._in_flight_at = self._in_flight, self._in_flight_at, None, None
+            told, self._told = self._told, None
             if staked is None:
                 return
             if delivered:
-                self._results.append(SteerResult(staked.msg.follow_up_run_id, at or self._clock.now(), "resume"))
+                result = SteerResult(staked.msg.follow_up_run_id, at or self._clock.now(), "resume")
+                self._results.append(result)
             elif staked.failures + 1 < MAX_CODEX_RESUME_ATTEMPTS:
                 self._pending.appendleft(_Pending(staked.msg, staked.failures + 1))
             else:
@@ -140,6 +158,17 @@ class CodexSteerQueue:
                     f"  Warning: follow-up run {staked.msg.follow_up_run_id} was dropped after "
                     f"{MAX_CODEX_RESUME_ATTEMPTS} failed resumes; the queued run will redo this work"
                 )
+        self._tell(result if told is None else None, True)
+        self._tell(None if delivered else told, False)
+
+    def _tell(self, result: SteerResult | None, acknowledged: bool) -> None:
+        """``on_ack(result, acknowledged)`` (``_mu`` not held); a listener's failure is a warning."""
+        if result is None or self._on_ack is None:
+            return
+        try:
+            self._on_ack(result, acknowledged)
+        except Exception as exc:  # never the loop's or the reader's death
+            self._warn(f"A run callback failed: {type(exc).__name__}: {exc}")
 
     def requeue_front(self, msg: SteerMessage, failures: int) -> None:
         """Put a steer back at the front (even when settled)."""

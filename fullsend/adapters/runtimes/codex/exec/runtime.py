@@ -33,7 +33,7 @@ from fullsend.adapters.runtimes.verdict import launch_failed
 from fullsend.adapters.sandbox.local import env_with_sandbox_flag, local_sandbox_factory
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import FullsendError, NoSteerSession, SteerAfterSettle
-from fullsend.ports import AgentParams, AgentRunResult, Clock
+from fullsend.ports import AckListener, AgentParams, AgentRunResult, Clock
 
 CODEX_CONFIG_DIR = "codex-config"
 LAST_MESSAGE_FILE = "last-message.txt"
@@ -120,8 +120,10 @@ class CodexExecRuntime:
         params: AgentParams,
         on_turn_end: Callable[[datetime], None],
         on_output: Callable[[str], None] | None = None,
+        on_ack: AckListener | None = None,
     ) -> AgentRunResult:
-        """Run the codex loop to its end; never raises for agent or sandbox failures."""
+        """Run the codex loop to its end; never raises for agent or sandbox failures; ``on_ack``
+        hears each steer as its resume reports the thread (``CodexSteerQueue.confirm_delivery``)."""
         try:
             sandbox = self._sandbox_factory(params.sandbox_name)
         except FullsendError as exc:
@@ -130,7 +132,9 @@ class CodexExecRuntime:
         if failure:
             _delete_quietly(sandbox, self._warn)
             return launch_failed(failure)
-        queue = CodexSteerQueue(params.sandbox_name, lambda _n: self._interrupt(sandbox), self._clock, self._warn)
+        queue = CodexSteerQueue(
+            params.sandbox_name, lambda _n: self._interrupt(sandbox), self._clock, self._warn, on_ack=on_ack
+        )
         active = CodexRunState(sandbox, queue)
         self._runs.register(params.sandbox_name, active)
         if params.steerable:
