@@ -73,6 +73,8 @@ LABEL_READY_FOR_REVIEW = "ready-for-review"
 LABEL_NEEDS_INFO, LABEL_FEATURE = "needs-info", "feature"
 LABEL_FIX, LABEL_NO_FIX = "fullsend-fix", "fullsend-no-fix"
 REVIEW_APP_SUFFIX = "-review[bot]"
+#: A comment in a pull request's review thread (WIRE GitHub event name; docs/rules.md#route-command).
+REVIEW_COMMENT_EVENT = "pull_request_review_comment"
 _SHOWN_MAX = 60
 
 
@@ -120,6 +122,8 @@ def decide(event: RouteEvent, role: Role | None = None) -> RouteDecision | AskRo
         return _pull_request(event, role)
     if event.name == "pull_request_review":
         return _review(event, role)
+    if event.name == REVIEW_COMMENT_EVENT:
+        return _review_comment(event, role)
     return RouteDecision("", RULE_NOT_ROUTED, f"the event {shown(event.name)} selects no stage")
 
 
@@ -166,6 +170,24 @@ def _comment(event: RouteEvent, role: Role | None) -> RouteDecision | AskRole:
         needed = "a pull request" if where == "pr" else "an issue"
         return RouteDecision("", RULE_WRONG_ITEM, f"{command} works only on {needed}, and this is {kind}; no stage")
     return floor_decision(stage, RULE_COMMAND, f"{command} on {kind}", author.login, floor, role)
+
+
+def _review_comment(event: RouteEvent, role: Role | None) -> RouteDecision | AskRole:
+    """A comment in a review thread commands like a comment on the pull request; a fix is never
+    started on a fork's head (it could not be pushed), which the thread's payload names."""
+    if event.action != "created":
+        return _not_routed(event)
+    command, _ = _command_word(event.comment_body)
+    spec = COMMANDS.get(command)
+    fix = spec is not None and spec[0] == "fix" and not event.comment_author.is_app
+    if fix and event.pr_head_repo != event.repository:
+        return RouteDecision(
+            "",
+            RULE_FORK_HEAD,
+            f"{command} in a review thread: the head is {shown(event.pr_head_repo)}, not "
+            f"{event.repository}: a fork is never fixed; no stage",
+        )
+    return _comment(event, role)
 
 
 def _plain_comment(event: RouteEvent, author: Actor) -> RouteDecision:

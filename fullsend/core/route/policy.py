@@ -18,6 +18,7 @@ from fullsend.core.route.decision import (
     COMMANDS,
     LABEL_READY_TO_CODE,
     PR_OPENING_ACTIONS,
+    REVIEW_COMMENT_EVENT,
     RULE_ASSIGNED,
     RULE_LABEL,
     RULE_WRONG_ITEM,
@@ -141,7 +142,7 @@ def with_trigger_phrase(event: RouteEvent, phrase: str) -> RouteEvent:
     """``event`` with a comment ``<phrase> <stage> <rest>`` rewritten to ``<command> <rest>`` (the
     stage's command, same floors and items); any other event or comment unchanged.  A phrase
     followed by no stage name is left as it is: no command (docs/rules.md#route-no-command)."""
-    if not phrase or event.name != "issue_comment":
+    if not phrase or event.name not in ("issue_comment", REVIEW_COMMENT_EVENT):
         return event
     first_line, _, later = event.comment_body.replace("\r", "").partition("\n")
     words = first_line.replace("\t", " ").split()

@@ -15,6 +15,7 @@ from fullsend.core.provenance.binding import (
     observed_authorizations,
     opens_with_stage_command,
     parse_title,
+    review_comment_id,
 )
 from tests.core.provenance.provenance_world import C, comment, t
 
@@ -230,6 +231,10 @@ TITLES = [
     ("my-org.dev/my-repo.js#123 comment:98765", ("my-org.dev/my-repo.js#123", 98765)),
     ("acme/widgets#7 comment:2551234567 extra", None),
     ("org/repo#7 comment:", None),
+    # a review-thread comment's run binds to the item; its id is no issue comment's
+    ("acme/widgets#7 review_comment:1456789012", ("acme/widgets#7", 0)),
+    ("acme/widgets#7 review_comment:12 extra", None),
+    ("acme/widgets#7 Review_comment:12", None),
 ]
 
 
@@ -254,6 +259,21 @@ def test_run_name_parsing(title: str, parsed: tuple[str, int] | None) -> None:
 def test_run_name_parsing_rejects(title: str) -> None:
     """Fullmatch only (no trailing newline), no leading zeros, a 64-bit id, no whitespace in the item half."""
     assert parse_title(title) is None
+
+
+@pytest.mark.parametrize(
+    ("title", "named"),
+    [
+        ("acme/widgets#7 review_comment:1456789012", 1456789012),
+        ("acme/widgets#7 comment:1456789012", 0),
+        ("acme/widgets#7", 0),
+        ("acme/widgets#7 review_comment:0", 0),
+        ("acme/widgets#7 review_comment:9223372036854775808", 0),
+    ],
+)
+def test_review_comment_id_names_only_a_review_comment(title: str, named: int) -> None:
+    """docs/adopting.md "The run-name contract": ` review_comment:<id>` names a review comment."""
+    assert review_comment_id(title) == named
 
 
 def test_run_name_parsing_largest_id() -> None:

@@ -137,6 +137,8 @@ def test_the_rewrite_touches_only_comments_that_start_with_the_phrase() -> None:
     assert P.with_trigger_phrase(event, "@fullsend").comment_body == "/fs-review the migration\nand the tests"
     other = dataclasses.replace(event, name="issues")
     assert P.with_trigger_phrase(other, "@fullsend") is other
+    thread = dataclasses.replace(event, name="pull_request_review_comment")
+    assert P.with_trigger_phrase(thread, "@fullsend").comment_body == "/fs-review the migration\nand the tests"
     assert P.with_trigger_phrase(event, "") is event
 
 
