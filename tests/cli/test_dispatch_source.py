@@ -26,7 +26,15 @@ from fullsend.core.route.decision import STAGES
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 REF = "0123456789abcdef0123456789abcdef01234567"
-POLICY_INPUTS = ("stages", "trigger_phrase", "allowed_users", "allowed_bots", "label_triggers", "assignee_triggers")
+POLICY_INPUTS = (
+    "stages",
+    "trigger_phrase",
+    "allowed_users",
+    "allowed_bots",
+    "label_triggers",
+    "assignee_triggers",
+    "review_app",
+)
 WIRE_NAMES = {"route": "Route", **{s: s.capitalize() for s in STAGES}}
 
 

@@ -111,9 +111,10 @@ def shown(text: str) -> str:
     return repr(cut)
 
 
-def decide(event: RouteEvent, role: Role | None = None) -> RouteDecision | AskRole:
+def decide(event: RouteEvent, role: Role | None = None, review_app: str = "") -> RouteDecision | AskRole:
     """The stage ``event`` selects, or :class:`AskRole` when a login's role is needed and
-    ``role`` is not that login's.  Never raises."""
+    ``role`` is not that login's.  ``review_app``: the login whose ``changes_requested`` review
+    starts a fix (``""``: ``<owner>-review[bot]``; docs/rules.md#route-review-ignored).  Never raises."""
     if event.name == "issue_comment":
         return _comment(event, role)
     if event.name == "issues":
@@ -121,7 +122,7 @@ def decide(event: RouteEvent, role: Role | None = None) -> RouteDecision | AskRo
     if event.name == "pull_request_target":
         return _pull_request(event, role)
     if event.name == "pull_request_review":
-        return _review(event, role)
+        return _review(event, role, review_app or event.owner + REVIEW_APP_SUFFIX)
     if event.name == REVIEW_COMMENT_EVENT:
         return _review_comment(event, role)
     return RouteDecision("", RULE_NOT_ROUTED, f"the event {shown(event.name)} selects no stage")
@@ -249,9 +250,8 @@ def _not_routed(event: RouteEvent) -> RouteDecision:
     return RouteDecision("", RULE_NOT_ROUTED, f"{event.name}/{shown(event.action)}{label} selects no stage")
 
 
-def _review(event: RouteEvent, role: Role | None) -> RouteDecision | AskRole:
-    review_app = event.owner + REVIEW_APP_SUFFIX
-    if event.review_state != "changes_requested" or event.review_author != review_app:
+def _review(event: RouteEvent, role: Role | None, review_app: str) -> RouteDecision | AskRole:
+    if event.review_state != "changes_requested" or event.review_author.lower() != review_app.lower():
         return RouteDecision(
             "",
             RULE_REVIEW_IGNORED,
