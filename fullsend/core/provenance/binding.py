@@ -25,7 +25,7 @@ from datetime import datetime, timedelta
 
 from fullsend.core.model import Comment, WorkflowRun
 from fullsend.core.scalars import decimal_id
-from fullsend.core.wire import AMENDMENT_EVENTS  # the single source
+from fullsend.core.wire import AMENDMENT_EVENTS, THREAD_EVENT  # the single source
 
 #: Interval pairing window (inclusive).
 MAX_DISPATCH_LAG = timedelta(minutes=10)
@@ -152,13 +152,15 @@ class Authorization:
 
     ``until`` is the run's ``created_at`` (UTC; ``None`` when unknown, which covers nothing);
     ``comment_id`` is the title's ``comment:<id>`` (0 when not named); ``login`` is the run's
-    ``actor`` lowercased.
+    ``actor`` lowercased.  ``in_thread``: a review-thread comment's run, whose ``comment_id`` is
+    the title's ``review_comment:<id>`` and which pairs only with review-thread comments.
     """
 
     run_id: int
     until: datetime | None
     comment_id: int
     login: str
+    in_thread: bool = False
 
     def covers(self, at: datetime | None) -> bool:
         """True when ``at`` is known and not after ``until`` (both instants must be known)."""
@@ -169,6 +171,8 @@ def _as_authorization(run: WorkflowRun) -> Authorization | None:
     login = run.actor.strip().lower() if isinstance(run.actor, str) else ""
     if run.event not in AMENDMENT_EVENTS or not login:
         return None
+    if run.event == THREAD_EVENT:
+        return Authorization(run.id, run.created_at, review_comment_id(run.display_title), login, in_thread=True)
     parsed = parse_title(run.display_title)
     return Authorization(run.id, run.created_at, parsed[1] if parsed else 0, login)
 

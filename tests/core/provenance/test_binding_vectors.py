@@ -129,12 +129,26 @@ def test_authorized_actors_other_attempts_confer_nothing(attempt: object) -> Non
     assert all(a.login != "rerunner" for a in observed_authorizations([run]))
 
 
-@pytest.mark.parametrize(
-    "event", ["issues", "pull_request_target", "pull_request_review", "pull_request_review_comment"]
-)
+@pytest.mark.parametrize("event", ["issues", "pull_request_target", "pull_request_review"])
 def test_authorized_actors_other_events_confer_nothing(event: str) -> None:
-    """Only issue_comment confers amendment authority."""
+    """Only a comment or a review-thread comment confers amendment authority."""
     assert authorizations([C(id=55, event=event, pull_requests=[7])]) == []
+
+
+def test_a_review_thread_run_confers_authority_over_review_comments_only() -> None:
+    """docs/architecture.md "Amendments and context": a review-thread comment's run names its
+    comment by ``review_comment:<id>``; a ``comment:<id>`` title names no review comment."""
+    thread = C(
+        id=55,
+        event="pull_request_review_comment",
+        actor={"login": "Reviewer"},
+        created_at="2026-09-03T10:05:03Z",
+        display_title="org/repo#7 review_comment:12",
+        pull_requests=[7],
+    )
+    assert authorizations([thread]) == [Authorization(55, t("10:05:03"), 12, "reviewer", in_thread=True)]
+    odd = C(id=56, event="pull_request_review_comment", display_title="org/repo#7 comment:12")
+    assert [(a.comment_id, a.in_thread) for a in authorizations([odd])] == [(0, True)]
 
 
 def test_authorized_actors_need_an_actor() -> None:
