@@ -55,6 +55,8 @@ def test_the_dispatch_workflow_has_route_and_only_the_chosen_stages_pinned_to_th
     assert [dispatch["jobs"][j]["name"] for j in dispatch["jobs"]] == ["Route", "Review", "Fix"]
     step = next(s for s in dispatch["jobs"]["review"]["steps"] if str(s.get("uses", "")).startswith("fullsend-ai/"))
     assert step["uses"] == f"fullsend-ai/steer-action@{REF}"
+    route_step = dispatch["jobs"]["route"]["steps"][-1]
+    assert route_step["uses"] == f"fullsend-ai/steer-action@{REF}"  # the slim image, never .../full
     assert step["with"]["role_token"] == "${{ steps.role-token.outputs.token }}"
     assert step["with"]["prompt_file"] == ".fullsend/prompts/review.md"
     assert dispatch["jobs"]["review"]["concurrency"] == {
