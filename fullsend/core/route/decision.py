@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fullsend.core.route.event import Actor, RouteEvent
+from fullsend.core.wire import THREAD_EVENT
 
 RULE_COMMAND = "route-command"
 RULE_NEEDS_INFO = "route-needs-info-answer"
@@ -73,8 +74,8 @@ LABEL_READY_FOR_REVIEW = "ready-for-review"
 LABEL_NEEDS_INFO, LABEL_FEATURE = "needs-info", "feature"
 LABEL_FIX, LABEL_NO_FIX = "fullsend-fix", "fullsend-no-fix"
 REVIEW_APP_SUFFIX = "-review[bot]"
-#: A comment in a pull request's review thread (WIRE GitHub event name; docs/rules.md#route-command).
-REVIEW_COMMENT_EVENT = "pull_request_review_comment"
+#: A comment in a pull request's review thread (docs/rules.md#route-command).
+REVIEW_COMMENT_EVENT = THREAD_EVENT
 _SHOWN_MAX = 60
 
 
