@@ -96,6 +96,12 @@ class Comment:
     ``lastEditedAt`` says (``True`` once a person or token edited the body, ``False`` while it is
     ``null``); ``None`` when the comment was read over REST, which does not say.
     ``author_is_app`` is exactly ``user.type == "Bot"``.
+
+    A comment in a pull request's review thread (``GET …/pulls/{n}/comments``) has
+    ``in_thread`` set, its file ``path`` and ``line`` (the comment's ``line``, else its
+    ``original_line`` on an outdated diff; 0 when neither, a comment on the whole file) and
+    ``in_reply_to_id`` (0 for the thread's first comment).  Its id is of another series than an
+    issue comment's.
     """
 
     id: int
@@ -108,6 +114,10 @@ class Comment:
     updated_at_raw: str = ""
     html_url: str = ""
     edited: bool | None = None
+    in_thread: bool = False
+    path: str = ""
+    line: int = 0
+    in_reply_to_id: int = 0
 
     @property
     def author_is_app(self) -> bool:

@@ -27,6 +27,9 @@ INSTRUCTION_PREFIX = "Instruction from @"
 #: Layout prefixes of the non-defended attributions (exact layout, not WIRE).
 COMMENT_PREFIX = "Comment from @"
 REVIEW_PREFIX = "Review from @"
+THREAD_PREFIX = "Review comment from @"
+#: Where a review thread's instruction was written (exact layout): ``<prefix><login> on <place>``.
+THREAD_SPOT_PREFIX = "The instruction above from @"
 
 #: The envelope's provenance line prefix (exact layout; exactly one line of the envelope).
 SOURCE_PREFIX = "Source: "
@@ -40,8 +43,12 @@ NO_COMMENT = "(no comment)"
 #: Appended by the truncation primitive; budgets count its 12 bytes.
 TRUNCATION_MARKER = "\n[truncated]"
 
-#: The only amendment event (WIRE; docs/architecture.md "Amendments and context").
-AMENDMENT_EVENTS: frozenset[str] = frozenset({"issue_comment"})
+#: A comment in a pull request's review thread (WIRE GitHub event name).
+THREAD_EVENT = "pull_request_review_comment"
+
+#: The amendment events (WIRE; docs/architecture.md "Amendments and context"): a comment, and a
+#: comment in a review thread, whose Route arms both check the commenter, the run's actor.
+AMENDMENT_EVENTS: frozenset[str] = frozenset({"issue_comment", THREAD_EVENT})
 
 #: Byte budgets.
 MAX_DELTA_BYTES = 16_384

@@ -15,14 +15,15 @@ from typing import Any
 from fullsend.simulator.actions import ActionsState
 from fullsend.simulator.compare import CompareAnswer, comparison_json, resolve_compare
 from fullsend.simulator.shapes import Urls, fake_sha, json_copy, label_json, node_id, pull_request_json, stable_id
+from fullsend.simulator.threads import ThreadsState
 
 FIRST_COMMENT_ID = 4_000_000_000
 FIRST_REVIEW_ID = 2_000_000_000
 _REACTIONS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "eyes", "rocket")
 
 
-class ItemsState(ActionsState):
-    """Issues, pull requests and what hangs off them."""
+class ItemsState(ActionsState, ThreadsState):
+    """Issues, pull requests and what hangs off them (review threads: ``ThreadsState``)."""
 
     def __init__(self, urls: Urls, clock: Callable[[], datetime] | None = None) -> None:
         super().__init__(urls, clock)
@@ -34,6 +35,7 @@ class ItemsState(ActionsState):
         self._reviews: dict[int, list[dict[str, Any]]] = {}
         self._review_comments: dict[int, list[dict[str, Any]]] = {}  # review id -> its line comments
         self._heads: dict[int, list[dict[str, Any]]] = {}
+        self._thread_comments: dict[int, dict[str, Any]] = {}  # ThreadsState
         self._compares: dict[tuple[str, str], CompareAnswer] = {}
 
     # ----------------------------------------------------------------------------- issues / PRs

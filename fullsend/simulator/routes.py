@@ -164,6 +164,26 @@ def list_comments(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
     return _listing(sim, call, comments, m["sub"], None)
 
 
+def list_thread_comments(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
+    """``GET …/pulls/{n}/comments``: the review threads' comments, oldest first, ``since`` on
+    ``updated_at >= since``, Link pages."""
+    comments = sim.thread_comments(int(m["n"]))
+    if comments is None:
+        return not_found()
+    if "since" in call.query:
+        since = parse_time(call.param("since").replace(" ", "+"))
+        if since is None:
+            return error(422, "Validation Failed: invalid since")
+        comments = [c for c in comments if (parse_time(c.get("updated_at")) or since) >= since]
+    return _listing(sim, call, comments, m["sub"], None)
+
+
+def get_thread_comment(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
+    """``GET …/pulls/comments/{id}``."""
+    comment = sim.get_thread_comment(int(m["id"]))
+    return Reply(200, comment) if comment is not None else not_found()
+
+
 def list_repository_comments(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
     """``GET …/issues/comments``: every comment of the repository, ``since`` on ``updated_at >=
     since``, ordered by ``sort`` (``created``, the default, or ``updated``) and ``direction``
@@ -301,6 +321,8 @@ ROUTES: tuple[tuple[str, re.Pattern[str], Handler], ...] = tuple(
         ("PATCH", r"(?P<sub>/issues/comments/(?P<id>\d+))", update_comment),
         ("DELETE", r"(?P<sub>/issues/comments/(?P<id>\d+))", delete_comment),
         ("GET", r"(?P<sub>/pulls/(?P<n>\d+)/reviews)", list_reviews),
+        ("GET", r"(?P<sub>/pulls/(?P<n>\d+)/comments)", list_thread_comments),
+        ("GET", r"(?P<sub>/pulls/comments/(?P<id>\d+))", get_thread_comment),
         ("POST", r"(?P<sub>/pulls/(?P<n>\d+)/reviews)", create_review),
         ("GET", r"(?P<sub>/compare/(?P<bh>.+))", compare),
         ("GET", r"/user", get_user),

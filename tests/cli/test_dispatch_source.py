@@ -26,7 +26,15 @@ from fullsend.core.route.decision import STAGES
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 REF = "0123456789abcdef0123456789abcdef01234567"
-POLICY_INPUTS = ("stages", "trigger_phrase", "allowed_users", "allowed_bots", "label_triggers", "assignee_triggers")
+POLICY_INPUTS = (
+    "stages",
+    "trigger_phrase",
+    "allowed_users",
+    "allowed_bots",
+    "label_triggers",
+    "assignee_triggers",
+    "review_app",
+)
 WIRE_NAMES = {"route": "Route", **{s: s.capitalize() for s in STAGES}}
 
 
@@ -78,6 +86,9 @@ def test_the_hosted_route_step_passes_the_enabled_stages() -> None:
         **{name: f"${{{{ inputs.{name} }}}}" for name in POLICY_INPUTS},
     }
     assert route["outputs"] == {"stage": "${{ steps.route.outputs.stage }}"}
+    # The Route job runs the default (slim) image: the action itself, pinned at release to the
+    # release commit whose action.yml names the slim image's digest; never .../full.
+    assert step["uses"] == "./"
 
 
 def test_the_hosted_stage_jobs_take_their_paths_runtime_and_role_token_from_inputs() -> None:

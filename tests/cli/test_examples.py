@@ -29,11 +29,13 @@ STAGES = {
 PR_FIRST = {"review", "fix", "retro"}
 ISSUE_ITEM = "${{ github.event.issue.number || github.event.pull_request.number }}"
 PR_ITEM = "${{ github.event.pull_request.number || github.event.issue.number }}"
-# WIRE: the work-item half, then " comment:<id>" on issue_comment only.
+# WIRE: the work-item half, then " comment:<id>" on issue_comment, " review_comment:<id>" on a
+# review-thread comment (docs/adopting.md "The run-name contract").
 RUN_NAME = (
     "${{ github.repository }}#"
     + ISSUE_ITEM
-    + "${{ github.event_name == 'issue_comment' && ' comment:' || '' }}${{ github.event.comment.id }}"
+    + "${{ github.event_name == 'issue_comment' && ' comment:' || github.event_name == 'pull_request_review_comment'"
+    + " && ' review_comment:' || '' }}${{ github.event.comment.id }}"
 )
 
 
@@ -59,6 +61,7 @@ def test_shim_triggers_and_single_dispatch_job() -> None:
             "types": ["opened", "synchronize", "ready_for_review", "closed", "labeled", "unlabeled"]
         },
         "pull_request_review": {"types": ["submitted"]},
+        "pull_request_review_comment": {"types": ["created"]},
     }
     assert shim["permissions"] == {}
     assert list(shim["jobs"]) == ["dispatch"]

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fullsend.app.commands.init import InitError, InitPlan, parse_stages, render_files
+from fullsend.app.commands.init import InitError, InitPlan, parse_stages, render_files, run_init
 from fullsend.core.wire import OPENING_LINE
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -55,6 +55,8 @@ def test_the_dispatch_workflow_has_route_and_only_the_chosen_stages_pinned_to_th
     assert [dispatch["jobs"][j]["name"] for j in dispatch["jobs"]] == ["Route", "Review", "Fix"]
     step = next(s for s in dispatch["jobs"]["review"]["steps"] if str(s.get("uses", "")).startswith("fullsend-ai/"))
     assert step["uses"] == f"fullsend-ai/steer-action@{REF}"
+    route_step = dispatch["jobs"]["route"]["steps"][-1]
+    assert route_step["uses"] == f"fullsend-ai/steer-action@{REF}"  # the slim image, never .../full
     assert step["with"]["role_token"] == "${{ steps.role-token.outputs.token }}"
     assert step["with"]["prompt_file"] == ".fullsend/prompts/review.md"
     assert dispatch["jobs"]["review"]["concurrency"] == {
@@ -144,8 +146,6 @@ def test_without_a_release_commit_the_ref_is_required() -> None:
     with pytest.raises(InitError, match="--ref is required: pass the steer-action commit to pin"):
         render_files(InitPlan(("review",)))
     out, err = io.StringIO(), io.StringIO()
-    from fullsend.app.commands.init import run_init
-
     assert run_init(InitPlan(("review",)), Path("/nonexistent"), False, out, err) == 2 and out.getvalue() == ""
 
 
@@ -199,3 +199,24 @@ def test_every_file_stamps_the_package_version() -> None:
         ".fullsend/harness/review.yaml",
     ):
         assert f"(steer-action {__version__}" in files[Path(rel)].splitlines()[0]
+
+
+@pytest.mark.parametrize("dispatch", ["hosted", "self-contained"])
+def test_with_fix_the_next_hint_names_the_review_app_input(tmp_path: Path, dispatch: str) -> None:
+    """docs/rules.md#route-review-ignored: the one naming rule of Fix is said, and where to set it."""
+    out, err = io.StringIO(), io.StringIO()
+    assert run_init(InitPlan(("review", "fix"), ref=REF, dispatch=dispatch), tmp_path, False, out, err) == 0
+    where = "in fullsend.yml" if dispatch == "hosted" else "to the Route step in fullsend-dispatch.yml"
+    assert f"give its login as review_app: {where}" in out.getvalue()
+    assert "<owner>-review[bot]" in out.getvalue()
+    shim = yaml.safe_load((tmp_path / ".github/workflows/fullsend.yml").read_text(encoding="utf-8"))
+    if dispatch == "hosted":
+        assert shim["jobs"]["dispatch"]["with"]["review_app"] == ""
+
+
+def test_without_fix_neither_the_hint_nor_the_input_appears(tmp_path: Path) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    assert run_init(InitPlan(("review",), ref=REF), tmp_path, False, out, err) == 0
+    assert "review_app" not in out.getvalue()
+    shim = yaml.safe_load((tmp_path / ".github/workflows/fullsend.yml").read_text(encoding="utf-8"))
+    assert "review_app" not in shim["jobs"]["dispatch"]["with"]

@@ -47,7 +47,7 @@ def payload(event: str, **env: str) -> dict[str, Any]:
         data["issue"] = {"number": 7, "user": {"login": v["ISSUE_AUTHOR"]}, "labels": _labels(v["ISSUE_LABELS"]) or []}
         if v["IS_PR"] == "true":
             data["issue"]["pull_request"] = {"url": f"https://api.github.com/repos/{REPO}/pulls/7"}
-    if event in ("pull_request_target", "pull_request_review"):
+    if event in ("pull_request_target", "pull_request_review", "pull_request_review_comment"):
         data["pull_request"] = {
             "number": 7,
             "user": {"login": v["PR_AUTHOR"], "type": v["PR_AUTHOR_TYPE"]},
@@ -56,7 +56,7 @@ def payload(event: str, **env: str) -> dict[str, Any]:
         }
     if v["LABEL"]:
         data["label"] = {"name": v["LABEL"]}
-    if event == "issue_comment":
+    if event in ("issue_comment", "pull_request_review_comment"):
         data["comment"] = {
             "body": v["COMMENT_BODY"],
             "author_association": v["COMMENT_ASSOCIATION"],

@@ -274,6 +274,14 @@ class GitHubForge(LoginResolution):
         )
         return [records.comment_record(c) for c in rows]
 
+    def list_review_comments(self, number: int, since: datetime | None = None) -> list[Comment]:
+        """``GET …/pulls/{n}/comments``: every comment of the pull request's review threads
+        (``since`` = updated_at filter), ≤ 100 pages, oldest first, each ``in_thread``."""
+        params = {"since": format_time(since)} if since else {}
+        path = f"{self._base}/pulls/{number}/comments"
+        rows = self._pages("role", path, params, wire.ReviewComment, None, LIST_PAGES_MAX)
+        return [records.review_comment_record(c) for c in rows]
+
     def list_repository_comments(self, since: datetime) -> tuple[list[ItemComment], bool]:
         """``GET …/issues/comments?since=…&sort=created&direction=asc``: ``(comments, capped)``,
         every issue and pull-request comment of the repository updated at/after ``since``, oldest

@@ -14,6 +14,8 @@ of GitHub as it behaves live here because they need the adapter's knowledge of t
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from fullsend.adapters.github import wire
 from fullsend.core.model import (
     Comment,
@@ -92,6 +94,18 @@ def comment_record(comment: wire.IssueComment) -> Comment:
         created_at_raw=comment.created_at,
         updated_at_raw=comment.updated_at,
         html_url=comment.html_url,
+    )
+
+
+def review_comment_record(comment: wire.ReviewComment) -> Comment:
+    """A review-thread comment: the comment with its file, line and the comment it answers."""
+    line = comment.line if comment.line is not None else comment.original_line
+    return replace(
+        comment_record(comment),
+        in_thread=True,
+        path=comment.path,
+        line=line if line is not None and line > 0 else 0,
+        in_reply_to_id=comment.in_reply_to_id or 0,
     )
 
 

@@ -128,6 +128,17 @@ class RepositoryComment(IssueComment):
     issue_url: IssueUrl
 
 
+class ReviewComment(IssueComment):
+    """A comment of a pull request's review thread (``GET …/pulls/{n}/comments``): its file
+    ``path``, ``line`` (``null`` on an outdated diff), ``original_line`` and ``in_reply_to_id``
+    (absent on a thread's first comment)."""
+
+    path: str
+    line: int | None = None
+    original_line: int | None = None
+    in_reply_to_id: int | None = None
+
+
 class Review(Wire):
     id: Id
     user: User | None

@@ -277,6 +277,8 @@ def run_init(plan: InitPlan, root: Path, dry_run: bool, out: TextIO, err: TextIO
         )
     secrets = " and ".join(MODEL_SECRETS[plan.runtime])
     out.write(NEXT_STEPS[plan.role_token].format(secrets=secrets))
+    if "fix" in plan.stages:
+        out.write(FIX_TRIGGER_HINT[plan.dispatch == "hosted"])
     return ExitCode.OK
 
 
@@ -313,6 +315,18 @@ def run_upgrade(plan: InitPlan, root: Path, apply: bool, force: bool, out: TextI
         return ExitCode.OK
     return apply_changes(root, changes, upgrade_manifest(plan, changes, recorded, force), force, out, err)
 
+
+#: The one naming rule the fix stage has (docs/rules.md#route-review-ignored), said where it is set.
+FIX_TRIGGER_HINT = {
+    True: (
+        "Fix starts on a changes_requested review by the App <owner>-review[bot]; to use another App\n"
+        "(the one from the manifest, say), give its login as review_app: in fullsend.yml (my-app[bot]).\n"
+    ),
+    False: (
+        "Fix starts on a changes_requested review by the App <owner>-review[bot]; to use another App,\n"
+        "give its login as review_app: to the Route step in fullsend-dispatch.yml (my-app[bot]).\n"
+    ),
+}
 
 NEXT_STEPS = {
     "app": (

@@ -9,8 +9,8 @@ delimiter per value).  An event it does not route is a decision too: exit 0, ``s
 so the Route job concludes success and every stage job is skipped.
 
 The repository's policy (``fullsend.core.route.policy``): ``INPUT_STAGES``, ``INPUT_ALLOWED_USERS``,
-``INPUT_ALLOWED_BOTS``, ``INPUT_TRIGGER_PHRASE``, ``INPUT_LABEL_TRIGGERS`` and
-``INPUT_ASSIGNEE_TRIGGERS``, the action's inputs of those names (blank: the decision as without
+``INPUT_ALLOWED_BOTS``, ``INPUT_TRIGGER_PHRASE``, ``INPUT_LABEL_TRIGGERS``,
+``INPUT_ASSIGNEE_TRIGGERS`` and ``INPUT_REVIEW_APP``, the action's inputs of those names (blank: the decision as without
 them; docs/rules.md, family Route).
 
 Token: ``INPUT_GITHUB_TOKEN`` (the action's ``github_token``), else ``GITHUB_TOKEN``, else
@@ -68,7 +68,15 @@ def read_role(roles: Roles, login: str) -> Role:
 
 def policy_of(environ: Mapping[str, str]) -> RoutePolicy:
     """The Route step's policy inputs.  Raises ``ConfigError`` naming the input and the fix."""
-    names = ("stages", "allowed_users", "allowed_bots", "trigger_phrase", "label_triggers", "assignee_triggers")
+    names = (
+        "stages",
+        "allowed_users",
+        "allowed_bots",
+        "trigger_phrase",
+        "label_triggers",
+        "assignee_triggers",
+        "review_app",
+    )
     try:
         return read_policy({name: environ.get(f"INPUT_{name.upper()}", "") for name in names})
     except ValueError as exc:

@@ -19,6 +19,7 @@ INPUTS: dict[str, tuple[str, str]] = {
     "trigger_phrase": ("", "route: a word that, followed by a stage name, is that stage's command"),
     "label_triggers": ("", "route: label=stage pairs; adding the label selects the stage"),
     "assignee_triggers": ("", "route: login=stage pairs; assigning the login selects the stage"),
+    "review_app": ("<owner>-review[bot]", "route: the App whose changes_requested review starts a fix"),
     "stage": ("required", "triage, code, review, fix, retro or prioritize"),
     "item": ("from the event", "the issue or pull request number"),
     "runtime": ("claude", "claude, pi or codex"),

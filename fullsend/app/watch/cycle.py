@@ -120,8 +120,10 @@ class Cycle:
         snapshot = clock.now()
         assert st.baseline is not None
         try:
-            named = {a.comment_id for a in authorizations(batch) if a.comment_id > 0}
-            snap = read_snapshot(self.ports.forge, st.baseline, self.config.item_number, named)
+            auths = [a for a in authorizations(batch) if a.comment_id > 0]
+            named = {a.comment_id for a in auths if not a.in_thread}
+            threads = {a.comment_id for a in auths if a.in_thread}
+            snap = read_snapshot(self.ports.forge, st.baseline, self.config.item_number, named, threads)
         except ForgeError as exc:
             self.ports.log("warning", f"Building the work-item delta failed: {exc} [delivery-retry]")
             if isinstance(exc, RateLimited):

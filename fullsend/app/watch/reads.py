@@ -6,8 +6,8 @@
 * :func:`read_snapshot` — the reads behind a delta and the head-move compare
   (docs/architecture.md "Delta").  Any read error aborts the delta:
   ``ForgeError`` propagates with a prefix naming the read (``listing comments:``, ``reading head
-  SHA:``, ``listing reviews:``, ``reading labels:``, ``reading issue:``); the caller reports retry
-  and marks nothing judged.
+  SHA:``, ``listing reviews:``, ``listing review comments:``, ``reading labels:``, ``reading
+  issue:``); the caller reports retry and marks nothing judged.
 
 Work-item reads use the role token (the adapter's default credential for these calls).
 """
@@ -104,7 +104,11 @@ def read_start_baseline(
 
 
 def read_snapshot(
-    forge: Forge, state: BaselineState, number: int, named: AbstractSet[int] = frozenset()
+    forge: Forge,
+    state: BaselineState,
+    number: int,
+    named: AbstractSet[int] = frozenset(),
+    named_threads: AbstractSet[int] = frozenset(),
 ) -> ForgeSnapshot:
     """All reads for one delta, in a fixed order.  Raises ``ForgeError`` (prefixed).
 
@@ -113,7 +117,9 @@ def read_snapshot(
     accepted follow-up run's title) is not among them, the listing is read again without
     ``since``: that comment may be older than the baseline (docs/architecture.md "Delta").
     For a pull request: head, the comparison when the head moved from
-    a known head (its failure becomes a reason, never raw error text), reviews, labels.
+    a known head (its failure becomes a reason, never raw error text), reviews, the review
+    threads' comments (``GET …/pulls/{n}/comments``, re-read without ``since`` like the comments
+    for an id in ``named_threads``, a ``review_comment:<id>``), labels.
     """
     comments = _read("listing comments:", forge.list_issue_comments, number, state.since)
     if named - {c.id for c in comments}:
@@ -124,6 +130,9 @@ def read_snapshot(
     head = _read("reading head SHA:", forge.get_pull_request, number).head_sha
     comparison, compare_error = _compare(forge, state, head)
     reviews = _read("listing reviews:", forge.list_reviews, number)
+    threads = _read("listing review comments:", forge.list_review_comments, number, state.since)
+    if named_threads - {c.id for c in threads}:
+        threads = _read("listing review comments:", forge.list_review_comments, number, None)
     issue = _read("reading labels:", forge.get_issue, number)
     return ForgeSnapshot(
         comments=comments,
@@ -132,6 +141,7 @@ def read_snapshot(
         reviews=reviews,
         comparison=comparison,
         compare_error=compare_error,
+        thread_comments=threads,
     )
 
 

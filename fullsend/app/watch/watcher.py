@@ -30,6 +30,7 @@ from fullsend.core.provenance.verdicts import MyRun
 from fullsend.core.watch import settle
 from fullsend.core.watch.settle import Outcome
 from fullsend.core.watch.start import MISSING_DISPLAY_TITLE, normalize_self_logins
+from fullsend.core.wire import AMENDMENT_EVENTS
 from fullsend.ports import Clock, Forge, Steerer
 from fullsend.wording import default_wording
 
@@ -81,7 +82,7 @@ class Watcher:
         )
         carry = carry if carry is not None else Carry()
         carry.steers = settle.prior_steers(carry.steers)
-        carry.observed = {k: r for k, r in carry.observed.items() if r.event == "issue_comment"}
+        carry.observed = {k: r for k, r in carry.observed.items() if r.event in AMENDMENT_EVENTS}
         self.state = WatchState(carry=carry)
         self.inbox = Inbox()
         self.cycle = Cycle(self.ports, config, self.state, config.max_steers, self.inbox.stopped)
@@ -118,7 +119,11 @@ class Watcher:
             for note in item_notes:  # MISSING_LABEL_NAME: label reporting degrades, steering goes on
                 self.ports.log("warning", note)
             # The window opens at my run's second, inclusively: my own trigger is not news.
-            st.carry.baseline = replace(baseline, delivered_comment_ids=frozenset({me.trigger_comment_id} - {0}))
+            st.carry.baseline = replace(
+                baseline,
+                delivered_comment_ids=frozenset({me.trigger_comment_id} - {0}),
+                delivered_thread_ids=frozenset({me.trigger_thread_id} - {0}),
+            )
         return me
 
     # ---- inputs from other threads ----------------------------------------------------------

@@ -22,7 +22,9 @@ from fullsend.core.delta.records import (
     KIND_COMMENT,
     KIND_HEAD,
     KIND_REVIEW,
+    KIND_SPOT,
     KIND_STATE,
+    KIND_THREAD,
     BaselineState,
     Delta,
     DeltaItem,
@@ -90,17 +92,38 @@ def _comment_items(
     eligible: list[Comment], auths: Sequence[Authorization], observed: Sequence[Authorization]
 ) -> tuple[list[DeltaItem], list[DeltaItem], tuple[int, ...]]:
     """Split eligible comments into amendments and context by binding
-    (docs/architecture.md "Amendments and context")."""
+    (docs/architecture.md "Amendments and context").  All of one kind: issue comments with
+    comment runs, or review-thread comments with thread runs (their ids are other series)."""
     binding = bind_triggers(eligible, auths, observed)
     amendments, context = [], []
     for c in eligible:
         run_ids = tuple(binding.by_comment.get(c.id, ()))
-        item = DeltaItem(KIND_COMMENT, c.body, author=c.author, at=binding_time(c), id=c.id)
+        kind = KIND_THREAD if c.in_thread else KIND_COMMENT
+        item = DeltaItem(kind, c.body, author=c.author, at=binding_time(c), id=c.id, path=c.path, line=c.line)
         if run_ids:
             amendments.append(replace(item, run_ids=run_ids, instruction=command_instruction(c.body)))
         else:
             context.append(item)
     return amendments, context, binding.unbound
+
+
+def _thread_items(
+    state: BaselineState,
+    snap: ForgeSnapshot,
+    auths: Sequence[Authorization],
+    observed: Sequence[Authorization],
+    self_logins: AbstractSet[str],
+) -> tuple[list[DeltaItem], list[DeltaItem], tuple[int, ...]]:
+    """Review-thread comments as :func:`_comment_items` does comments, with thread runs only;
+    each thread amendment adds a context note of where it was written (its file and line reach
+    the agent fenced, sanitized and defanged, never as an instruction)."""
+    mine = [a for a in auths if a.in_thread]
+    named = frozenset(a.comment_id for a in mine if a.comment_id > 0)
+    threads = [c for c in snap.thread_comments if c.in_thread]
+    eligible = eligible_comments(threads, state.since, self_logins, state.delivered_thread_ids, named)
+    amendments, context, unbound = _comment_items(eligible, mine, [a for a in observed if a.in_thread])
+    spots = [DeltaItem(KIND_SPOT, "", author=a.author, path=a.path, line=a.line) for a in amendments]
+    return amendments, context + spots, unbound
 
 
 def _review_items(state: BaselineState, snap: ForgeSnapshot, self_logins: AbstractSet[str]) -> list[DeltaItem]:
@@ -149,12 +172,15 @@ def build_delta(
     """Classify what the app read against the baseline.
 
     ``auths``: ``binding.authorizations(batch)``; ``observed``: ``binding.observed_authorizations``
-    over every recorded issue_comment run.  Context order: PR → head (first), comments, reviews,
-    labels; issue → comments, then title, body, labels.  Never raises on bad forge data.
+    over every recorded amendment-event run.  Context order: PR → head (first), comments,
+    review-thread comments (then where each thread instruction was written), reviews, labels;
+    issue → comments, then title, body, labels.  Never raises on bad forge data.
     """
-    named = frozenset(a.comment_id for a in auths if a.comment_id > 0)
+    issue_auths = [a for a in auths if not a.in_thread]
+    named = frozenset(a.comment_id for a in issue_auths if a.comment_id > 0)
     eligible = eligible_comments(snap.comments, state.since, self_logins, state.delivered_comment_ids, named)
-    amendments, comments, unbound = _comment_items(eligible, auths, observed)
+    issue_observed = [a for a in observed if not a.in_thread]
+    amendments, comments, unbound = _comment_items(eligible, issue_auths, issue_observed)
     if not state.is_pull_request:
         context = comments + _issue_state_items(state, snap.issue, wording)
         return Delta(tuple(amendments), tuple(context), unbound, issue=snap.issue)
@@ -163,12 +189,13 @@ def build_delta(
     if moved:
         body = head_move_context(state.last_head, snap.head_sha, snap.comparison, snap.compare_error, wording)
         head.append(DeltaItem(KIND_HEAD, body))
+    in_thread, threads, thread_unbound = _thread_items(state, snap, auths, observed, self_logins)
     reviews = _review_items(state, snap, self_logins)
-    context = head + comments + reviews + _labels_item(state.labels, snap.issue, wording)
+    context = head + comments + threads + reviews + _labels_item(state.labels, snap.issue, wording)
     return Delta(
-        tuple(amendments),
+        tuple(amendments + in_thread),
         tuple(context),
-        unbound,
+        tuple(sorted({*unbound, *thread_unbound})),
         head_moved=moved,
         new_head=snap.head_sha if moved else "",
         last_head=state.last_head,
@@ -200,4 +227,5 @@ def advance(state: BaselineState, delta: Delta, text: TextResult, snapshot: date
         body,
         state.delivered_comment_ids | delta.comment_ids,
         state.delivered_review_ids | delta.review_ids,
+        state.delivered_thread_ids | delta.thread_ids,
     )

@@ -17,6 +17,10 @@ KIND_COMMENT = "comment"
 KIND_REVIEW = "review"
 KIND_HEAD = "head"
 KIND_STATE = "state"
+#: A comment in a review thread (its file and line ride along); and the note saying where a
+#: review thread's instruction was written, a context line of its own.
+KIND_THREAD = "review_comment"
+KIND_SPOT = "thread_spot"
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,7 @@ class BaselineState:
     body: str = ""
     delivered_comment_ids: frozenset[int] = frozenset()
     delivered_review_ids: frozenset[int] = frozenset()
+    delivered_thread_ids: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -51,7 +56,7 @@ class ForgeSnapshot:
     not read.  ``head_sha``: the PR's current head ("" for an issue).  ``reviews``: the PR's
     reviews.  ``comparison`` / ``compare_error``: the compare read, made only when
     ``needs_compare`` said so; ``compare_error`` is ``"not-found"``, ``"not-supported"``,
-    ``"error"`` or ``""``.
+    ``"error"`` or ``""``.  ``thread_comments``: the PR's review-thread comments (``in_thread``).
     """
 
     comments: Sequence[Comment]
@@ -60,16 +65,18 @@ class ForgeSnapshot:
     reviews: Sequence[Review] = ()
     comparison: Comparison | None = None
     compare_error: str = ""
+    thread_comments: Sequence[Comment] = ()
 
 
 @dataclass(frozen=True)
 class DeltaItem:
     """One item of the delta.
 
-    ``kind``: ``comment`` | ``review`` | ``head`` | ``state``.  ``author`` and ``state`` (review
-    state) are forge values as written; ``at`` is the binding time (comments) or ``submitted_at``
-    (reviews).  An amendment has ``run_ids`` (bound runs, ascending) and an ``instruction`` (""
-    when the comment renders as a plain body).
+    ``kind``: ``comment`` | ``review`` | ``review_comment`` | ``thread_spot`` | ``head`` |
+    ``state``; a review-thread comment carries its file ``path`` and ``line`` (0: the whole
+    file).  ``author`` and ``state`` (review state) are forge values as written; ``at`` is the
+    binding time (comments) or ``submitted_at`` (reviews).  An amendment has ``run_ids`` (bound
+    runs, ascending) and an ``instruction`` ("" when the comment renders as a plain body).
     """
 
     kind: str
@@ -80,6 +87,8 @@ class DeltaItem:
     id: int = 0
     run_ids: tuple[int, ...] = ()
     instruction: str = ""
+    path: str = ""
+    line: int = 0
 
 
 @dataclass(frozen=True)
@@ -103,6 +112,11 @@ class Delta:
     def comment_ids(self) -> frozenset[int]:
         """Ids of the comments this delta carries, as amendments or context."""
         return frozenset(i.id for i in (*self.amendments, *self.context) if i.kind == KIND_COMMENT)
+
+    @property
+    def thread_ids(self) -> frozenset[int]:
+        """Ids of the review-thread comments this delta carries, as amendments or context."""
+        return frozenset(i.id for i in (*self.amendments, *self.context) if i.kind == KIND_THREAD)
 
     @property
     def review_ids(self) -> frozenset[int]:

@@ -25,7 +25,7 @@ from datetime import datetime, timedelta
 
 from fullsend.core.model import Comment, WorkflowRun
 from fullsend.core.scalars import decimal_id
-from fullsend.core.wire import AMENDMENT_EVENTS  # the single source
+from fullsend.core.wire import AMENDMENT_EVENTS, THREAD_EVENT  # the single source
 
 #: Interval pairing window (inclusive).
 MAX_DISPATCH_LAG = timedelta(minutes=10)
@@ -33,7 +33,9 @@ MAX_DISPATCH_LAG = timedelta(minutes=10)
 
 # The run-name contract: `^(?P<item>\S+#[1-9][0-9]*)( comment:(?P<id>[1-9][0-9]*))?$`, with Go's ASCII `\S`
 # (not one of [\t\n\f\r ]).  Used with fullmatch, so a trailing "\n" is not forgiven.
-_TITLE = re.compile(r"(?P<item>[^\t\n\f\r ]+#[1-9][0-9]*)(?: comment:(?P<id>[1-9][0-9]*))?")
+# A review-thread comment's run ends in ` review_comment:<id>` instead (docs/adopting.md "The
+# run-name contract"): another id series, so it never names an issue comment.
+_TITLE = re.compile(r"(?P<item>[^\t\n\f\r ]+#[1-9][0-9]*)(?: (?P<kind>comment|review_comment):(?P<id>[1-9][0-9]*))?")
 
 # The stage-command shape, checked after lowercasing and trimming trailing punctuation.
 _STAGE_COMMAND = re.compile(r"/fs-[a-z0-9-]+")
@@ -49,13 +51,8 @@ _GO_SPACE_STR = "".join(sorted(_GO_SPACE))
 _FIELD = re.compile(f"[^{re.escape(_GO_SPACE_STR)}]+")
 
 
-def parse_title(display_title: str) -> tuple[str, int] | None:
-    """Split a contract-shaped run title into (work-item half, comment id or 0).
-
-    ``"acme/widgets#7 comment:12"`` → ``("acme/widgets#7", 12)``; ``"acme/widgets#7"`` →
-    ``("acme/widgets#7", 0)``.  Anything not exactly contract-shaped (an extra word, two spaces,
-    ``Comment:``, a hex or zero id, an id beyond 64 bits, a non-string) → ``None``: it binds nothing.
-    """
+def _parse(display_title: object) -> tuple[str, str, int] | None:
+    """(work-item half, ``comment`` / ``review_comment`` / ``""``, id or 0), or ``None``."""
     if not isinstance(display_title, str):
         return None
     m = _TITLE.fullmatch(display_title)
@@ -64,7 +61,29 @@ def parse_title(display_title: str) -> tuple[str, int] | None:
     comment_id = decimal_id(m.group("id")) if m.group("id") else 0
     if m.group("id") and comment_id == 0:  # beyond 64 bits (never int() on thousands of digits)
         return None
-    return m.group("item"), comment_id
+    return m.group("item"), m.group("kind") or "", comment_id
+
+
+def parse_title(display_title: str) -> tuple[str, int] | None:
+    """Split a contract-shaped run title into (work-item half, issue comment id or 0).
+
+    ``"acme/widgets#7 comment:12"`` → ``("acme/widgets#7", 12)``; ``"acme/widgets#7"`` and
+    ``"acme/widgets#7 review_comment:12"`` → ``("acme/widgets#7", 0)`` (a review comment's id is
+    no issue comment's: :func:`review_comment_id`).  Anything not exactly contract-shaped (an extra
+    word, two spaces, ``Comment:``, a hex or zero id, an id beyond 64 bits, a non-string) →
+    ``None``: it binds nothing.
+    """
+    parsed = _parse(display_title)
+    if parsed is None:
+        return None
+    item, kind, comment_id = parsed
+    return item, comment_id if kind == "comment" else 0
+
+
+def review_comment_id(display_title: str) -> int:
+    """The review comment a contract-shaped title names (`` review_comment:<id>``), else 0."""
+    parsed = _parse(display_title)
+    return parsed[2] if parsed is not None and parsed[1] == "review_comment" else 0
 
 
 def bound_to_item(run: WorkflowRun, item_number: int, run_name: str) -> bool:
@@ -133,13 +152,15 @@ class Authorization:
 
     ``until`` is the run's ``created_at`` (UTC; ``None`` when unknown, which covers nothing);
     ``comment_id`` is the title's ``comment:<id>`` (0 when not named); ``login`` is the run's
-    ``actor`` lowercased.
+    ``actor`` lowercased.  ``in_thread``: a review-thread comment's run, whose ``comment_id`` is
+    the title's ``review_comment:<id>`` and which pairs only with review-thread comments.
     """
 
     run_id: int
     until: datetime | None
     comment_id: int
     login: str
+    in_thread: bool = False
 
     def covers(self, at: datetime | None) -> bool:
         """True when ``at`` is known and not after ``until`` (both instants must be known)."""
@@ -150,6 +171,8 @@ def _as_authorization(run: WorkflowRun) -> Authorization | None:
     login = run.actor.strip().lower() if isinstance(run.actor, str) else ""
     if run.event not in AMENDMENT_EVENTS or not login:
         return None
+    if run.event == THREAD_EVENT:
+        return Authorization(run.id, run.created_at, review_comment_id(run.display_title), login, in_thread=True)
     parsed = parse_title(run.display_title)
     return Authorization(run.id, run.created_at, parsed[1] if parsed else 0, login)
 

@@ -25,6 +25,7 @@ from typing import Literal
 
 from fullsend.core.model import Job, ReferencedWorkflow, WorkflowRun
 from fullsend.core.provenance.binding import bound_to_item
+from fullsend.core.wire import AMENDMENT_EVENTS
 
 #: Every rule id this module emits (docs/rules.md#provenance); the last two are project ids for
 #: cases the provenance checks do not name (``no-run-id``: a record without a positive id cannot be judged
@@ -68,7 +69,7 @@ class MyRun:
     ``run_name``: ``owner/repo#N``, or ``""`` when title binding is off.  ``route_job_name`` /
     ``stage_job_name``: the exact job names matched in candidates.  ``trigger_comment_id``: the
     ``comment:<id>`` of my own run's title (0 when it names none): the comment my run is already
-    working on, never news to it.
+    working on, never news to it; ``trigger_thread_id`` likewise its ``review_comment:<id>``.
     """
 
     run_id: int
@@ -80,6 +81,7 @@ class MyRun:
     route_job_name: str
     stage_job_name: str
     trigger_comment_id: int = 0
+    trigger_thread_id: int = 0
 
 
 @dataclass(frozen=True)
@@ -186,7 +188,7 @@ def judge_record(run: WorkflowRun, me: MyRun, judged: AbstractSet[int]) -> Verdi
     rejection = _record_rejection(run, me)
     if rejection is not None:
         return rejection
-    observe = run.event == "issue_comment"
+    observe = run.event in AMENDMENT_EVENTS
     if run.id in judged:
         return _reject(run, "once", "once", "it was judged already", observe=observe)
     return Verdict(run.id, "accept", "", "", "passed the run-record checks", observe=observe)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fullsend.core.route.event import Actor, RouteEvent
+from fullsend.core.wire import THREAD_EVENT
 
 RULE_COMMAND = "route-command"
 RULE_NEEDS_INFO = "route-needs-info-answer"
@@ -73,6 +74,8 @@ LABEL_READY_FOR_REVIEW = "ready-for-review"
 LABEL_NEEDS_INFO, LABEL_FEATURE = "needs-info", "feature"
 LABEL_FIX, LABEL_NO_FIX = "fullsend-fix", "fullsend-no-fix"
 REVIEW_APP_SUFFIX = "-review[bot]"
+#: A comment in a pull request's review thread (docs/rules.md#route-command).
+REVIEW_COMMENT_EVENT = THREAD_EVENT
 _SHOWN_MAX = 60
 
 
@@ -109,9 +112,10 @@ def shown(text: str) -> str:
     return repr(cut)
 
 
-def decide(event: RouteEvent, role: Role | None = None) -> RouteDecision | AskRole:
+def decide(event: RouteEvent, role: Role | None = None, review_app: str = "") -> RouteDecision | AskRole:
     """The stage ``event`` selects, or :class:`AskRole` when a login's role is needed and
-    ``role`` is not that login's.  Never raises."""
+    ``role`` is not that login's.  ``review_app``: the login whose ``changes_requested`` review
+    starts a fix (``""``: ``<owner>-review[bot]``; docs/rules.md#route-review-ignored).  Never raises."""
     if event.name == "issue_comment":
         return _comment(event, role)
     if event.name == "issues":
@@ -119,7 +123,9 @@ def decide(event: RouteEvent, role: Role | None = None) -> RouteDecision | AskRo
     if event.name == "pull_request_target":
         return _pull_request(event, role)
     if event.name == "pull_request_review":
-        return _review(event, role)
+        return _review(event, role, review_app or event.owner + REVIEW_APP_SUFFIX)
+    if event.name == REVIEW_COMMENT_EVENT:
+        return _review_comment(event, role)
     return RouteDecision("", RULE_NOT_ROUTED, f"the event {shown(event.name)} selects no stage")
 
 
@@ -166,6 +172,24 @@ def _comment(event: RouteEvent, role: Role | None) -> RouteDecision | AskRole:
         needed = "a pull request" if where == "pr" else "an issue"
         return RouteDecision("", RULE_WRONG_ITEM, f"{command} works only on {needed}, and this is {kind}; no stage")
     return floor_decision(stage, RULE_COMMAND, f"{command} on {kind}", author.login, floor, role)
+
+
+def _review_comment(event: RouteEvent, role: Role | None) -> RouteDecision | AskRole:
+    """A comment in a review thread commands like a comment on the pull request; a fix is never
+    started on a fork's head (it could not be pushed), which the thread's payload names."""
+    if event.action != "created":
+        return _not_routed(event)
+    command, _ = _command_word(event.comment_body)
+    spec = COMMANDS.get(command)
+    fix = spec is not None and spec[0] == "fix" and not event.comment_author.is_app
+    if fix and event.pr_head_repo != event.repository:
+        return RouteDecision(
+            "",
+            RULE_FORK_HEAD,
+            f"{command} in a review thread: the head is {shown(event.pr_head_repo)}, not "
+            f"{event.repository}: a fork is never fixed; no stage",
+        )
+    return _comment(event, role)
 
 
 def _plain_comment(event: RouteEvent, author: Actor) -> RouteDecision:
@@ -227,9 +251,8 @@ def _not_routed(event: RouteEvent) -> RouteDecision:
     return RouteDecision("", RULE_NOT_ROUTED, f"{event.name}/{shown(event.action)}{label} selects no stage")
 
 
-def _review(event: RouteEvent, role: Role | None) -> RouteDecision | AskRole:
-    review_app = event.owner + REVIEW_APP_SUFFIX
-    if event.review_state != "changes_requested" or event.review_author != review_app:
+def _review(event: RouteEvent, role: Role | None, review_app: str) -> RouteDecision | AskRole:
+    if event.review_state != "changes_requested" or event.review_author.lower() != review_app.lower():
         return RouteDecision(
             "",
             RULE_REVIEW_IGNORED,

@@ -18,6 +18,7 @@ from fullsend.core.route.decision import (
     COMMANDS,
     LABEL_READY_TO_CODE,
     PR_OPENING_ACTIONS,
+    REVIEW_COMMENT_EVENT,
     RULE_ASSIGNED,
     RULE_LABEL,
     RULE_WRONG_ITEM,
@@ -46,7 +47,8 @@ class RoutePolicy:
     rules admit).  ``trigger_phrase``: a first word that, followed by a stage name, is that stage's
     command (``""``: none).  ``label_triggers`` / ``assignee_triggers``: ``(casefolded label or
     lowercased login, stage)`` pairs: adding that label, or assigning that login, selects the stage
-    under its command's floor and kind of item."""
+    under its command's floor and kind of item.  ``review_app``: the App login whose
+    ``changes_requested`` review starts a fix (``""``: ``<owner>-review[bot]``)."""
 
     enabled: frozenset[str] | None = None
     allowed_users: frozenset[str] | None = None
@@ -54,6 +56,7 @@ class RoutePolicy:
     trigger_phrase: str = ""
     label_triggers: tuple[tuple[str, str], ...] = ()
     assignee_triggers: tuple[tuple[str, str], ...] = ()
+    review_app: str = ""
 
 
 def _logins(text: str) -> frozenset[str] | None:
@@ -93,11 +96,14 @@ def parse_triggers(name: str, text: str) -> tuple[tuple[str, str], ...]:
 
 def read_policy(inputs: Mapping[str, str]) -> RoutePolicy:
     """The policy of the Route step's inputs ``stages``, ``allowed_users``, ``allowed_bots``,
-    ``trigger_phrase``, ``label_triggers`` and ``assignee_triggers`` (missing: empty).  Raises
+    ``trigger_phrase``, ``label_triggers``, ``assignee_triggers`` and ``review_app`` (missing: empty).  Raises
     ``ValueError`` naming the input and the fix."""
     phrase = inputs.get("trigger_phrase", "").strip()
     if phrase and (len(phrase.split()) != 1 or phrase.startswith("/")):
         raise ValueError(f"trigger_phrase {phrase[:60]!r}: give one word that is no slash command, such as @your-app")
+    review_app = inputs.get("review_app", "").strip().lstrip("@")
+    if review_app and (len(review_app.split()) != 1 or not review_app.endswith("[bot]")):
+        raise ValueError(f"review_app {review_app[:60]!r}: give the App's login as GitHub shows it, ending in [bot]")
     bots = _logins(inputs.get("allowed_bots", ""))
     if bots and any(not b.endswith("[bot]") for b in bots):
         raise ValueError("allowed_bots: give App logins as GitHub shows them, ending in [bot] (coder[bot])")
@@ -108,6 +114,7 @@ def read_policy(inputs: Mapping[str, str]) -> RoutePolicy:
         phrase,
         parse_triggers("label_triggers", inputs.get("label_triggers", "")),
         parse_triggers("assignee_triggers", inputs.get("assignee_triggers", "")),
+        review_app,
     )
 
 
@@ -116,7 +123,7 @@ def decide_with(event: RouteEvent, policy: RoutePolicy, role: Role | None = None
     #route-assigned): the sender needs the floor of that stage's command, on the item it works on;
     an App sender needs none.  Never raises."""
     if event.name not in ("issues", "pull_request_target"):
-        return decide(event, role)
+        return decide(event, role, policy.review_app)
     if event.action == "labeled":
         key, rule, what = event.label.casefold(), RULE_LABEL, f"the label {shown(event.label)}"
         pairs = policy.label_triggers
@@ -141,7 +148,7 @@ def with_trigger_phrase(event: RouteEvent, phrase: str) -> RouteEvent:
     """``event`` with a comment ``<phrase> <stage> <rest>`` rewritten to ``<command> <rest>`` (the
     stage's command, same floors and items); any other event or comment unchanged.  A phrase
     followed by no stage name is left as it is: no command (docs/rules.md#route-no-command)."""
-    if not phrase or event.name != "issue_comment":
+    if not phrase or event.name not in ("issue_comment", REVIEW_COMMENT_EVENT):
         return event
     first_line, _, later = event.comment_body.replace("\r", "").partition("\n")
     words = first_line.replace("\t", " ").split()

@@ -17,9 +17,19 @@ advance (docs/architecture.md "Poll-and-steer cycle").
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
-from fullsend.core.delta.records import KIND_HEAD, KIND_REVIEW, KIND_STATE, Delta, DeltaItem, TextResult
+from fullsend.core.delta.records import (
+    KIND_HEAD,
+    KIND_REVIEW,
+    KIND_SPOT,
+    KIND_STATE,
+    KIND_THREAD,
+    Delta,
+    DeltaItem,
+    TextResult,
+)
 from fullsend.core.model import WorkflowRun
 from fullsend.core.prose import Wording
 from fullsend.core.text.defang import defang_context, reveals_token
@@ -34,8 +44,14 @@ from fullsend.core.wire import (
     MAX_AMENDMENT_BYTES,
     MAX_DELTA_BYTES,
     REVIEW_PREFIX,
+    THREAD_PREFIX,
+    THREAD_SPOT_PREFIX,
     TRUNCATION_MARKER,
 )
+
+# A file path is untrusted and may hold any character but "/" and NUL: on our one line it loses
+# its line breaks and other controls before the whole context is sanitized and defanged.
+_PATH_BREAKS = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029]+")
 
 
 def _utf8_len(s: str) -> int:
@@ -90,8 +106,19 @@ def render_amendment(item: DeltaItem) -> tuple[str, bool]:
     return f"{COMMENT_PREFIX}{item.author}:\n{body}\n\n", clipped
 
 
+def thread_place(item: DeltaItem) -> str:
+    """Where a review-thread comment sits: ``"src/app.py, line 12"`` (``line`` 0: the path
+    alone), the path on one line."""
+    path = _PATH_BREAKS.sub(" ", item.path).strip() or "?"
+    return f"{path}, line {item.line}" if item.line > 0 else path
+
+
 def render_context_item(item: DeltaItem) -> str:
     """One context item before sanitizing and defanging."""
+    if item.kind == KIND_THREAD:
+        return f"{THREAD_PREFIX}{item.author} on {thread_place(item)}:\n{item.body}\n\n"
+    if item.kind == KIND_SPOT:
+        return f"{THREAD_SPOT_PREFIX}{item.author} was written on {thread_place(item)}.\n\n"
     if item.kind == KIND_REVIEW:
         return f"{REVIEW_PREFIX}{item.author} ({item.state}):\n{item.body}\n\n"
     if item.kind in (KIND_STATE, KIND_HEAD):

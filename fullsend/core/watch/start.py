@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 from fullsend.core.model import Job, WorkflowRun
-from fullsend.core.provenance.binding import parse_title
+from fullsend.core.provenance.binding import parse_title, review_comment_id
 from fullsend.core.provenance.verdicts import MyRun
 
 #: Route job names as GitHub renders them for the dispatch workflow (WIRE).
@@ -184,5 +184,6 @@ def my_run_facts(
         route_job_name=route,
         stage_job_name=stage,
         trigger_comment_id=(parse_title(run.display_title) or ("", 0))[1],
+        trigger_thread_id=review_comment_id(run.display_title),
     )
     return me, notes

@@ -324,3 +324,23 @@ def test_the_repository_run_listing_pages_newest_first_and_reports_its_cap(sim):
 def test_the_issue_record_carries_its_created_at(sim):
     issue = _forge(sim).get_issue(7)
     assert issue.created_at is not None and issue.created_at.tzinfo is not None
+
+
+def test_review_thread_comments_are_read_with_their_file_line_and_thread(sim):
+    """``GET …/pulls/{n}/comments`` over HTTP: a thread and a reply; an outdated comment (``line``
+    null) keeps its ``original_line``; ``since`` filters on ``updated_at``; an issue answers 404."""
+    first = sim.add_thread_comment(7, "lookup may return None", "coderabbitai[bot]", "src/db.py", 88)
+    reply = sim.add_thread_comment(7, "/fs-fix guard it", "reviewer", in_reply_to=first["id"])
+    outdated = sim.add_thread_comment(7, "old", "reviewer", "README.md", None, original_line=4)
+    forge = _forge(sim)
+    got = forge.list_review_comments(7)
+    assert [(c.id, c.author, c.path, c.line, c.in_reply_to_id, c.in_thread) for c in got] == [
+        (first["id"], "coderabbitai[bot]", "src/db.py", 88, 0, True),
+        (reply["id"], "reviewer", "src/db.py", 88, first["id"], True),
+        (outdated["id"], "reviewer", "README.md", 4, 0, True),
+    ]
+    assert got[0].author_is_app and got[1].body == "/fs-fix guard it"
+    assert forge.list_review_comments(7, datetime(2099, 1, 1, tzinfo=UTC)) == []
+    sim.add_issue(9, "an issue")
+    with pytest.raises(NotFoundError):
+        forge.list_review_comments(9)

@@ -49,3 +49,21 @@ def test_start_opens_the_window_at_my_runs_second_without_my_own_trigger(rig: Ri
     assert w.poll_and_steer() is Outcome.STEERED
     [msg] = rig.steerer.messages
     assert "and the rollback" in msg.text and "the ask my run works on" not in msg.text
+
+
+def test_a_run_started_from_a_review_thread_keeps_title_binding_and_never_gets_its_own_trigger(rig: Rig) -> None:
+    """docs/adopting.md "The run-name contract": my own run titled ``review_comment:<id>`` keeps
+    title binding on, and the thread comment it works on is not news to it."""
+    mine = rig.sim.add_thread_comment(7, "/fs-review the thread my run works on", "reviewer", created_at=FIX_CREATED_AT)
+    rig.sim.update_workflow_run(rig.fix.my_run_id, display_title=f"org/repo#7 review_comment:{mine['id']}")
+    _command(rig, "/fs-review and the rollback", FIX_CREATED_AT, FIX_CREATED_AT)
+    w = rig.watcher()
+    me = w.result().me
+    assert me is not None and (me.trigger_thread_id, me.trigger_comment_id, me.run_name) == (
+        mine["id"],
+        0,
+        "org/repo#7",
+    )
+    assert w.poll_and_steer() is Outcome.STEERED
+    [msg] = rig.steerer.messages
+    assert "and the rollback" in msg.text and "the thread my run works on" not in msg.text

@@ -15,6 +15,7 @@ from fullsend.core.provenance.binding import (
     observed_authorizations,
     opens_with_stage_command,
     parse_title,
+    review_comment_id,
 )
 from tests.core.provenance.provenance_world import C, comment, t
 
@@ -128,12 +129,26 @@ def test_authorized_actors_other_attempts_confer_nothing(attempt: object) -> Non
     assert all(a.login != "rerunner" for a in observed_authorizations([run]))
 
 
-@pytest.mark.parametrize(
-    "event", ["issues", "pull_request_target", "pull_request_review", "pull_request_review_comment"]
-)
+@pytest.mark.parametrize("event", ["issues", "pull_request_target", "pull_request_review"])
 def test_authorized_actors_other_events_confer_nothing(event: str) -> None:
-    """Only issue_comment confers amendment authority."""
+    """Only a comment or a review-thread comment confers amendment authority."""
     assert authorizations([C(id=55, event=event, pull_requests=[7])]) == []
+
+
+def test_a_review_thread_run_confers_authority_over_review_comments_only() -> None:
+    """docs/architecture.md "Amendments and context": a review-thread comment's run names its
+    comment by ``review_comment:<id>``; a ``comment:<id>`` title names no review comment."""
+    thread = C(
+        id=55,
+        event="pull_request_review_comment",
+        actor={"login": "Reviewer"},
+        created_at="2026-09-03T10:05:03Z",
+        display_title="org/repo#7 review_comment:12",
+        pull_requests=[7],
+    )
+    assert authorizations([thread]) == [Authorization(55, t("10:05:03"), 12, "reviewer", in_thread=True)]
+    odd = C(id=56, event="pull_request_review_comment", display_title="org/repo#7 comment:12")
+    assert [(a.comment_id, a.in_thread) for a in authorizations([odd])] == [(0, True)]
 
 
 def test_authorized_actors_need_an_actor() -> None:
@@ -230,6 +245,10 @@ TITLES = [
     ("my-org.dev/my-repo.js#123 comment:98765", ("my-org.dev/my-repo.js#123", 98765)),
     ("acme/widgets#7 comment:2551234567 extra", None),
     ("org/repo#7 comment:", None),
+    # a review-thread comment's run binds to the item; its id is no issue comment's
+    ("acme/widgets#7 review_comment:1456789012", ("acme/widgets#7", 0)),
+    ("acme/widgets#7 review_comment:12 extra", None),
+    ("acme/widgets#7 Review_comment:12", None),
 ]
 
 
@@ -254,6 +273,21 @@ def test_run_name_parsing(title: str, parsed: tuple[str, int] | None) -> None:
 def test_run_name_parsing_rejects(title: str) -> None:
     """Fullmatch only (no trailing newline), no leading zeros, a 64-bit id, no whitespace in the item half."""
     assert parse_title(title) is None
+
+
+@pytest.mark.parametrize(
+    ("title", "named"),
+    [
+        ("acme/widgets#7 review_comment:1456789012", 1456789012),
+        ("acme/widgets#7 comment:1456789012", 0),
+        ("acme/widgets#7", 0),
+        ("acme/widgets#7 review_comment:0", 0),
+        ("acme/widgets#7 review_comment:9223372036854775808", 0),
+    ],
+)
+def test_review_comment_id_names_only_a_review_comment(title: str, named: int) -> None:
+    """docs/adopting.md "The run-name contract": ` review_comment:<id>` names a review comment."""
+    assert review_comment_id(title) == named
 
 
 def test_run_name_parsing_largest_id() -> None:

@@ -137,6 +137,8 @@ def test_the_rewrite_touches_only_comments_that_start_with_the_phrase() -> None:
     assert P.with_trigger_phrase(event, "@fullsend").comment_body == "/fs-review the migration\nand the tests"
     other = dataclasses.replace(event, name="issues")
     assert P.with_trigger_phrase(other, "@fullsend") is other
+    thread = dataclasses.replace(event, name="pull_request_review_comment")
+    assert P.with_trigger_phrase(thread, "@fullsend").comment_body == "/fs-review the migration\nand the tests"
     assert P.with_trigger_phrase(event, "") is event
 
 
@@ -298,3 +300,45 @@ def test_assigning_a_configured_login_selects_its_stage(
     assert (decision.stage, decision.rule, read) == (stage, rule, asked), decision.reason
     if stage:
         assert decision.reason == f"assigning @{assignee} by @{who} (role write) selects code"
+
+
+# --- the review App -----------------------------------------------------------------------------
+def changes_requested(reviewer: str):
+    data = payload(
+        "pull_request_review",
+        ACTION="submitted",
+        IS_PR="true",
+        PR_AUTHOR="coder[bot]",
+        PR_AUTHOR_TYPE="Bot",
+        PR_HEAD_REPO=REPO,
+        REVIEW_STATE="changes_requested",
+        REVIEW_AUTHOR=reviewer,
+    )
+    return route_event("pull_request_review", data, REPO)
+
+
+@pytest.mark.parametrize(
+    ("reviewer", "review_app", "stage", "rule"),
+    [
+        ("org-review[bot]", "", "fix", "route-review-fix"),  # empty: the <owner>-review convention
+        ("acme-agent[bot]", "", "", "route-review-ignored"),
+        ("acme-agent[bot]", "acme-agent[bot]", "fix", "route-review-fix"),
+        ("Acme-Agent[bot]", "@acme-agent[bot]", "fix", "route-review-fix"),  # logins compare without case
+        ("org-review[bot]", "acme-agent[bot]", "", "route-review-ignored"),  # the input replaces the convention
+    ],
+)
+def test_the_review_app_input_names_the_app_whose_review_starts_a_fix(
+    reviewer: str, review_app: str, stage: str, rule: str
+) -> None:
+    """docs/rules.md#route-review-ignored."""
+    decision, asked = decided(changes_requested(reviewer), review_app=review_app)
+    assert (decision.stage, decision.rule, asked) == (stage, rule, [])
+    if rule == "route-review-ignored":
+        assert f"@{(review_app or 'org-review[bot]').lstrip('@')}" in decision.reason
+
+
+@pytest.mark.parametrize("review_app", ["acme-agent", "two words[bot]"])
+def test_a_review_app_that_is_not_an_app_login_is_refused_by_name(review_app: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        P.read_policy({"review_app": review_app})
+    assert str(caught.value).startswith(f"review_app {review_app!r}: give the App's login")

@@ -246,6 +246,16 @@ def _commenter(body: str, pr: bool):
     return make
 
 
+def _thread_reply(body: str, head: str = REPO):
+    """A reply in a review thread (``pull_request_review_comment`` created) by the actor."""
+
+    def make(actor: str) -> dict[str, str]:
+        login, kind = _who(actor)
+        return {**comment(body, login, COMMENT_AUTHOR_TYPE=kind), "PR_AUTHOR": "wendy", "PR_HEAD_REPO": head}
+
+    return make
+
+
 def _pr_author(action: str, head: str = REPO):
     def make(actor: str) -> dict[str, str]:
         login, kind = _who(actor)
@@ -319,6 +329,16 @@ MATRIX = {
     ),
     "review-changes-requested": ("pull_request_review", _reviewed(), ("fix", "", "", "", "fix")),
     "fork-review-changes-requested": ("pull_request_review", _reviewed("fork/repo"), ("",) * 5),
+    "thread-fix": ("pull_request_review_comment", _thread_reply("/fs-fix guard this"), ("fix", "", "", "", "")),
+    "thread-review": ("pull_request_review_comment", _thread_reply("/fs-review"), ("review", "review", "", "", "")),
+    "thread-code": ("pull_request_review_comment", _thread_reply("/fs-code"), ("",) * 5),
+    "thread-plain": ("pull_request_review_comment", _thread_reply("why is this None?"), ("",) * 5),
+    "fork-thread-fix": ("pull_request_review_comment", _thread_reply("/fs-fix", "fork/repo"), ("",) * 5),
+    "fork-thread-review": (
+        "pull_request_review_comment",
+        _thread_reply("/fs-review", "fork/repo"),
+        ("review", "review", "", "", ""),
+    ),
 }
 CASES = [
     (name, actor, stage) for name, (_, _, stages) in MATRIX.items() for actor, stage in zip(ACTORS, stages, strict=True)
@@ -345,6 +365,7 @@ def test_the_matrix_covers_every_event_and_action_the_shim_listens_to() -> None:
             for a in ("opened", "synchronize", "ready_for_review", "closed", "labeled", "unlabeled")
         }
         | {("pull_request_review", "submitted")}
+        | {("pull_request_review_comment", "created")}
     )
     assert shim <= covered
 
@@ -438,3 +459,21 @@ def test_untrusted_text_is_quoted_and_cut() -> None:
     assert len(shown("x" * 500)) < 70
     decision = decide(route_event("issues", {"action": "labeled", "label": {"name": "::error::x\n" + "y" * 200}}, REPO))
     assert isinstance(decision, RouteDecision) and "\n" not in decision.reason and len(decision.reason) < 200
+
+
+@pytest.mark.parametrize(
+    ("vid", "env", "stage", "rule", "asked"),
+    [
+        ("reply-fix-by-writer", _thread_reply("/fs-fix cover None")("wendy"), "fix", R.RULE_COMMAND, ["wendy"]),
+        ("reply-fix-needs-write", _thread_reply("/fs-fix cover None")("tom"), "", R.RULE_ROLE_LOW, ["tom"]),
+        ("reply-by-app", _thread_reply("/fs-fix x")("app"), "", R.RULE_APP_COMMENT, []),
+        ("reply-fix-on-fork", _thread_reply("/fs-fix x", "fork/repo")("wendy"), "", R.RULE_FORK_HEAD, []),
+        ("reply-code-wrong-item", _thread_reply("/fs-code x")("wendy"), "", R.RULE_WRONG_ITEM, []),
+        ("reply-plain", _thread_reply("looks odd")("wendy"), "", R.RULE_NO_COMMAND, []),
+        ("reply-edited", {**_thread_reply("/fs-fix x")("wendy"), "ACTION": "edited"}, "", R.RULE_NOT_ROUTED, []),
+    ],
+)
+def test_route_review_thread_comment(vid: str, env: dict[str, str], stage: str, rule: str, asked: list[str]) -> None:
+    """docs/rules.md#route-command: a review-thread comment commands like a PR comment."""
+    decision, read = decided("pull_request_review_comment", payload("pull_request_review_comment", **env))
+    assert (decision.stage, decision.rule, read) == (stage, rule, asked), decision.reason

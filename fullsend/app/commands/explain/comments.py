@@ -77,9 +77,12 @@ def bind(
     batch: Sequence[WorkflowRun],
     observed: Sequence[WorkflowRun],
 ) -> Binding:
-    """``bind_triggers`` over the eligible comments, the batch's authorizations and the observed runs."""
+    """``bind_triggers`` over the eligible comments, the batch's authorizations and the observed runs,
+    issue comments only: a review-thread comment's run names a review comment, another id series,
+    and explain does not read the review threads."""
     eligible = eligible_comments(comments, baseline, self_logins)
-    return bind_triggers(eligible, authorizations(batch), observed_authorizations(observed))
+    auths = [a for a in authorizations(batch) if not a.in_thread]
+    return bind_triggers(eligible, auths, [a for a in observed_authorizations(observed) if not a.in_thread])
 
 
 def _report(
