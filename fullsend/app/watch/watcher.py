@@ -185,7 +185,9 @@ class Watcher:
         decision = settle.before_tick(self.ports.clock.now(), self.config.deadline, self.config.min_remaining)
         if decision.settles:
             return decision
-        outcome = self._held(self.poll_and_steer(), st.settle.awaiting)
+        # Mid-turn ticks are gated; once a turn end awaits a verdict, every tick may settle the
+        # run, so its listing is unconditional (docs/architecture.md "Listing gate").
+        outcome = self._held(self.poll_and_steer(forced=st.settle.awaiting), st.settle.awaiting)
         st.settle, decision = settle.after_tick(
             st.settle, outcome, st.steers, self.config.max_steers, self._steered_at(outcome)
         )
@@ -245,9 +247,10 @@ class Watcher:
         settle_steerer(self.ports, self.state.settle_reason or settle.CANCELLED)
 
     # ---- one cycle --------------------------------------------------------------------
-    def poll_and_steer(self) -> Outcome:
-        """One poll-and-steer cycle (docs/architecture.md "Poll-and-steer cycle"): ``Cycle.run``."""
-        return self.cycle.run()
+    def poll_and_steer(self, forced: bool = True) -> Outcome:
+        """One poll-and-steer cycle (docs/architecture.md "Poll-and-steer cycle"): ``Cycle.run``;
+        ``forced=False`` lets the listing gate skip the listing (docs/architecture.md "Listing gate")."""
+        return self.cycle.run(forced)
 
     # ---- the result ----------------------------------------------------------------------
     def result(self) -> WatchResult:
