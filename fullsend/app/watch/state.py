@@ -33,7 +33,7 @@ class WatchConfig:
     """Inputs the runner supplies, units in names.
 
     ``deadline``: wall-clock end of the watch (``settle.watch_deadline``), ``None`` for none.
-    ``max_steers`` ≤ 0 → 2; ``min_remaining`` ≤ 0 → 5 min; ``poll_interval_s`` ≤ 0 → 30 s (W13).
+    ``max_steers`` ≤ 0 → 2; ``min_remaining`` ≤ 0 → 5 min; ``poll_interval_s`` ≤ 0 → 5 s (W13).
     ``stage_hints``: ``[$GITHUB_JOB, harness slug]`` for resolving my stage job.
     """
 

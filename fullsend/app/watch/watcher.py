@@ -71,7 +71,7 @@ class Watcher:
         self.ports = WatchPorts(
             bounded, steerer, sandbox_name, lock, clock, log, timeline, wording or default_wording()
         )
-        # The effective settings, once (W13: ``max_steers`` ≤ 0 → 2, ``poll_interval_s`` ≤ 0 → 30 s,
+        # The effective settings, once (W13: ``max_steers`` ≤ 0 → 2, ``poll_interval_s`` ≤ 0 → 5 s,
         # ``min_remaining`` ≤ 0 → 5 min).
         self.config = config = replace(
             config,
@@ -189,7 +189,12 @@ class Watcher:
         # run, so its listing is unconditional (docs/architecture.md "Listing gate").
         outcome = self._held(self.poll_and_steer(forced=st.settle.awaiting), st.settle.awaiting)
         st.settle, decision = settle.after_tick(
-            st.settle, outcome, st.steers, self.config.max_steers, self._steered_at(outcome)
+            st.settle,
+            outcome,
+            st.steers,
+            self.config.max_steers,
+            self._steered_at(outcome),
+            settle.retry_polls(self.config.poll_interval_s),
         )
         return decision
 
@@ -229,7 +234,14 @@ class Watcher:
     def _settling(self, reason: str) -> str:
         """Log the settle decision in the project's words, tagged with its rule id; return it."""
         self.ports.log(
-            "info", settle_words(reason, self.config.max_steers, self.config.min_remaining, self.state.paused_until)
+            "info",
+            settle_words(
+                reason,
+                self.config.max_steers,
+                self.config.min_remaining,
+                self.state.paused_until,
+                settle.retry_polls(self.config.poll_interval_s),
+            ),
         )
         return reason
 
