@@ -57,16 +57,16 @@ def _session(world: Setup, poll_s: float) -> ReplaySession:
 def test_an_idle_hour_costs_no_counted_request_after_the_first_poll(world: Setup, poll_s: float, ticks: int) -> None:
     """Each tick reads the quiet pull request (issue and pull record, both 304 after Start's
     reads); the listing gate stays shut, so the listing is made at the first tick and then by the
-    backstop every 300 s (docs/architecture.md "Listing gate")."""
+    backstop every 600 s (docs/architecture.md "Listing gate")."""
     sim, clock = world[0], world[1]
     session = _session(world, poll_s)
     sim.reset_requests()  # Start's four reads (own run, its jobs, PR, issue) are not polls
     session.run_until_done(HOUR_S)
     listings = [r for r in sim.requests if r.path.endswith("/fullsend.yml/runs")]
     items = [r for r in sim.requests if r.path.endswith(("/issues/7", "/pulls/7"))]
-    assert session.polls == 12 == HOUR_S // BACKSTOP_S and clock.monotonic() == HOUR_S
+    assert session.polls == 6 == HOUR_S // BACKSTOP_S and clock.monotonic() == HOUR_S
     assert len(listings) + len(items) == len(sim.requests) and len(items) == 2 * ticks
-    assert [r.status for r in listings] == [200] + [304] * 11 and {r.status for r in items} == {304}
+    assert [r.status for r in listings] == [200] + [304] * 5 and {r.status for r in items} == {304}
     assert sim.counted_request_count() == 1  # the first poll
     first_tag = listings[0].headers.get("if-none-match")
     assert first_tag is None and {r.headers["if-none-match"] for r in listings[1:]} == {
@@ -83,7 +83,7 @@ def test_after_a_burst_is_absorbed_polling_is_free_again(world: Setup) -> None:
     assert len(session.agent.pending) == 1 and session.watcher.result().steers == 1
     sim.reset_requests()
     session.run_until_done(HOUR_S)
-    # The gate stays open for its window after the change (the ticks at 660 and 690 s list), then
-    # the backstop lists every 300 s: 990 … 3390 s.
-    assert session.polls == 3 + 2 + 9
-    assert sim.counted_request_count() == 0 and sim.request_count("GET", LISTING) == 11
+    # Listed at 30 s (the first) and 630 s (the change, also the backstop's turn; it steered); then
+    # the backstop lists every 600 s: 1230 … 3030 s.
+    assert session.polls == 2 + 4
+    assert sim.counted_request_count() == 0 and sim.request_count("GET", LISTING) == 4

@@ -22,8 +22,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
-GATE_WINDOW_S = 90.0  # an item change opens the gate this long: GitHub creates and lists the run meanwhile
-BACKSTOP_S = 300.0  # an unconditional listing at least this often, whatever the gate says
+GATE_WINDOW_S = 30.0  # an item change opens the gate this long: GitHub creates and lists the run meanwhile
+BACKSTOP_S = 600.0  # an unconditional listing at least this often, whatever the gate says
 BOUND_MARGIN = timedelta(minutes=10)  # the moving created>= bound stays this far below what it must keep
 BOUND_STEP = timedelta(minutes=10)  # … and moves in whole steps from my run's start, so its ETag holds between
 BOUND_MOVE_RUNS = 50  # … and only when it drops this many listed runs (half a page): a move is a counted read

@@ -49,11 +49,11 @@ def test_a_half_hour_watch_polls_once_per_interval_on_virtual_time(vrig: Rig, po
     vrig.sim.reset_requests()
     w.watch()  # on this thread: each wait of the real loop moves the virtual clock at once
     assert w.result().settle_reason == "deadline" and clock.monotonic() == HALF_HOUR_S
-    listed = [poll_s + BACKSTOP_S * k for k in range(6)]  # the tick at the deadline settles
+    listed = [poll_s + BACKSTOP_S * k for k in range(3)]  # the tick at the deadline settles
     assert _poll_instants_s(vrig) == listed and listed[-1] < HALF_HOUR_S < listed[-1] + BACKSTOP_S
-    assert w.state.polls == 6 and vrig.listings() == 6
+    assert w.state.polls == 3 and vrig.listings() == 3
     assert (
-        vrig.sim.request_count() == 6 + 2 * ticks and vrig.sim.request_count("GET", r"/(issues|pulls)/7$") == 2 * ticks
+        vrig.sim.request_count() == 3 + 2 * ticks and vrig.sim.request_count("GET", r"/(issues|pulls)/7$") == 2 * ticks
     )
     assert vrig.sim.counted_request_count() == 1  # the first listing; every item read and later listing a 304
     assert vrig.steerer.settles == ["sandbox-1"] and vrig.steerer.messages == []
@@ -67,7 +67,7 @@ def test_low_on_time_settles_at_the_first_tick_inside_min_remaining(vrig: Rig) -
     w.watch()
     assert w.result().settle_reason == "low-on-time" and clock.monotonic() == HALF_HOUR_S - 270
     # The listing gate stays shut on a quiet item: the first tick and the backstop list, the last before 25 min.
-    assert _poll_instants_s(vrig) == [30.0 + BACKSTOP_S * k for k in range(5)]
+    assert _poll_instants_s(vrig) == [30.0 + BACKSTOP_S * k for k in range(3)]
 
 
 def test_a_turn_end_ends_the_wait_at_its_virtual_instant(vrig: Rig) -> None:
