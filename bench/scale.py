@@ -1,18 +1,21 @@
-"""How many concurrently watched runs one repository's job-token budget holds (issue 22).
+"""How many concurrently watched runs one repository's job-token budget holds (issues 22, 33).
 
     PYTHONPATH=. python bench/scale.py [--quick]
 
 GitHub gives a repository's ``GITHUB_TOKEN`` 1,000 REST requests per hour (``BUDGET_PER_H``); every
-watched run polls the same shim listing with it.  For N watched runs (N = 1 … 100), each with K
-authorized comments per hour on its own item, one real watcher (``Watcher.watch`` over HTTP to
-the simulator, virtual clock, poll 30 s, no deadline, ``max_steers`` 1000 so it watches the whole
-hour, the agent's turn outlasting it) is run for one hour while the simulator also receives the
-other N - 1 items' K events per hour (their shim runs change the listing every watcher polls, so
-they break its ETag).  The runs are alike, so the repository spends N times one watcher's hour.
-Fixed before the results: K = 10, events evenly spaced (own at (i + 1/2) x 3600/K s, the others'
-at (j + 1/4) x 3600/((N - 1) K) s), Route lag 5 s.  "Conditional" counts what GitHub charges with
-``If-None-Match`` polling (304s free); "unconditional" counts every request.  Start and the
-receipt (a few requests once per run) are not in the hour.  Goal: >= 20 watched runs within the
+watched run lists the same shim runs with it.  For N watched runs, each with K authorized
+comments per hour on its own item, one real watcher (``Watcher.watch`` over HTTP to the
+simulator, virtual clock, the default poll interval and listing gate, no deadline,
+``max_steers`` 1000 so it watches the whole hour, the agent's turn outlasting it) is run for one
+hour while the simulator also receives the other N - 1 items' K events per hour (their shim runs
+change the listing, so they break its ETag whenever the watcher lists).  The runs are alike, so
+the repository spends N times one watcher's hour: this is still one watcher multiplied, not N
+watchers at once (issue 33 asks for the latter; not built yet).  Requests are counted per token
+(the simulator records each request's login): the job token's against the 1,000/h, the role
+token's (the work-item reads) on their own budget.  Fixed before the results: K = 10, events
+evenly spaced (own at (i + 1/2) x 3600/K s, the others' at (j + 1/4) x 3600/((N - 1) K) s), Route
+lag 5 s.  "Unconditional" counts every request, 304s included.  Start and the receipt (a few
+requests once per run) are not in the hour.  Goal: >= 20 watched runs within the job token's
 budget at K = 10.  Exits 0 either way.
 """
 
