@@ -3,7 +3,7 @@
     PYTHONPATH=. python bench/latency.py [--quick]
 
 The real ``Watcher.watch`` (``tests.doubles.virtual_replay.ReplaySession``) polls the simulator over
-HTTP on a virtual clock at poll 2 s, 10 s and 30 s (no watch deadline, ``max_steers`` 1000, the
+HTTP on a virtual clock at poll 2 s, 5 s (the default), 10 s and 30 s (no watch deadline, ``max_steers`` 1000, the
 agent's turn outlasting the hour so it keeps watching).  Fixed before the results: one authorized
 ``/fs-review`` comment every ``GAP_S`` (97 s, not a multiple of any poll interval, so the events
 fall at every phase of the poll), the first at 60 s, ``EVENTS`` of them (30; 10 with ``--quick``);
@@ -11,7 +11,9 @@ each event's Route job succeeds ``ROUTE_LAG_S`` (5 s) later.  Latency is from th
 to the watcher's delivery of the steer carrying the run (its ``steer`` timeline event).  A live
 runtime acknowledges a delivered steer by itself: the Claude and pi feeds at once, Codex after its
 interrupt and resume; ``bench/bench_transport.py`` measures that part in real milliseconds (it is
-not in these virtual-time numbers).  Goal per poll interval: p95 <= poll + 1 s.  Exits 0 either way.
+not in these virtual-time numbers).  The listing gate is on (the default): each comment changes
+the item, which opens it (docs/architecture.md "Listing gate").  Goal per poll interval: p95 <=
+poll + 1 s; at the default interval p95 <= 10 s (issue 33).  Exits 0 either way.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.timeline import Timeline
 from fullsend.core.model import Repo
 from fullsend.core.scalars import parse_time
+from fullsend.core.watch.settle import DEFAULT_POLL_INTERVAL_S
 from fullsend.simulator.fixtures import JOB_TOKEN, ROLE_TOKEN, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 from tests.doubles.burst_traces import (
@@ -38,7 +41,8 @@ from tests.doubles.burst_traces import (
 )
 from tests.doubles.virtual_replay import ReplaySession, VirtualClock
 
-POLLS_S = (2.0, 10.0, 30.0)
+POLLS_S = (2.0, DEFAULT_POLL_INTERVAL_S, 10.0, 30.0)
+DEFAULT_GOAL_S = 10.0  # p95 at the default interval (issue 33)
 GAP_S, FIRST_S, EVENTS, EVENTS_QUICK = 97.0, 60.0, 30, 10
 
 
@@ -88,6 +92,7 @@ def percentile(values: list[float], share: float) -> float:
 
 def main(argv: list[str]) -> int:
     events = EVENTS_QUICK if "--quick" in argv else EVENTS
+    default_p95 = float("inf")
     print(f"{'poll s':>6}  {'events':>6}  {'p50 s':>6}  {'p95 s':>6}  {'max s':>6}  goal p95 <= poll + 1 s")
     print("-" * 62)
     for poll_s in POLLS_S:
@@ -97,7 +102,14 @@ def main(argv: list[str]) -> int:
             f"{poll_s:>6g}  {len(lat):>6}  {statistics.median(lat):>6.1f}  {p95:>6.1f}  {max(lat):>6.1f}  "
             f"{'met' if p95 <= poll_s + 1 else 'NOT met'}"
         )
-    print("\nRoute success -> steer delivered, virtual seconds; the runtime's own steer -> ack is in bench_transport.")
+        if poll_s == DEFAULT_POLL_INTERVAL_S:
+            default_p95 = p95
+    verdict = "met" if default_p95 <= DEFAULT_GOAL_S else "NOT met"
+    print(
+        f"\nDefault poll {DEFAULT_POLL_INTERVAL_S:g} s: p95 {default_p95:.1f} s; "
+        f"goal p95 <= {DEFAULT_GOAL_S:g} s: {verdict}"
+    )
+    print("Route success -> steer delivered, virtual seconds; the runtime's own steer -> ack is in bench_transport.")
     return 0
 
 

@@ -4,7 +4,7 @@ docs/architecture.md "Harness" (keys WIRE).
 
 * ``enabled`` absent ≠ false: a block that sets only a cap or a cadence still steers;
   ``steer: {enabled: false}`` is the only way off.  Defaults: on, ``max_steers`` 2,
-  ``poll_interval_seconds`` 30.
+  ``poll_interval_seconds`` 5.
 * Loading fails with ``ConfigError`` for an unreadable file or a block outside the bounds.
 * Every other key (top level, or inside ``steer:``) is ignored; :func:`harness_diagnostics`
   names it so ``fullsend lint`` can warn.  Base composition is not supported: the action
@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # loaded by load_harness: a run without a harness file never 
 
 DEFAULT_STEER_ENABLED = True  # on by default; the one place this constant lives
 DEFAULT_MAX_STEERS = 2
-DEFAULT_POLL_INTERVAL_S = 30
+DEFAULT_POLL_INTERVAL_S = 5
 MAX_MAX_STEERS = 50
 MAX_POLL_INTERVAL_S = 600  # 10 min, checked on the effective interval
 TEXT_KEYS = ("role", "prompt", "pre_script", "post_script")
@@ -68,7 +68,7 @@ class SteerBlock:
 
     @property
     def effective_poll_interval_s(self) -> int:
-        """In seconds: the block's ``poll_interval_seconds`` when > 0, else 30."""
+        """In seconds: the block's ``poll_interval_seconds`` when > 0, else 5."""
         value = self.poll_interval_seconds
         return value if value and value > 0 else DEFAULT_POLL_INTERVAL_S
 

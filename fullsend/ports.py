@@ -72,6 +72,12 @@ class Forge(Protocol):
 
     def get_issue(self, number: int) -> Issue: ...
 
+    def item_version(self, number: int, pull_request: bool) -> str:
+        """The work item's version: conditional reads (free when unchanged) of its issue record and,
+        for a pull request, its pull record; any change of either record gives another string
+        (docs/architecture.md "Listing gate")."""
+        ...
+
     def list_issue_comments(
         self, number: int, since: datetime | None = None, credential: Credential = "role"
     ) -> list[Comment]: ...

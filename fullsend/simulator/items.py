@@ -339,12 +339,25 @@ class ItemsState(ActionsState, ThreadsState):
                 review["submitted_at"] = self._ts(submitted_at, self.now())
             review.update(extra)
             self._reviews.setdefault(number, []).append(review)
+            if state != "PENDING":  # a submitted review touches the pull record (docs/architecture.md "Listing gate")
+                pr["updated_at"] = review["submitted_at"]
             return json_copy(review)
 
     def add_review_comments(self, review_id: int, comments: list[dict[str, Any]]) -> None:
         """Keep the line comments posted with review ``review_id`` (``path``, ``line``, ``side``, ``body``, …)."""
         with self._lock:
             self._review_comments.setdefault(review_id, []).extend(json_copy(comments))
+            self.touch_review_comments(review_id, len(comments))
+
+    def touch_review_comments(self, review_id: int, added: int) -> None:
+        """The pull record of review ``review_id``'s pull request after ``added`` line comments:
+        ``review_comments`` counts them and ``updated_at`` becomes now (no-op for an unknown review)."""
+        with self._lock:
+            for number, reviews in self._reviews.items():
+                if any(r["id"] == review_id for r in reviews) and added:
+                    pr = self._pulls[number]
+                    pr["review_comments"] = int(pr.get("review_comments", 0)) + added
+                    pr["updated_at"] = self.now()
 
     def has_head(self, number: int, sha: str) -> bool:
         """Whether ``sha`` was ever a head of pull request ``number`` (a commit GitHub knows for it)."""

@@ -34,17 +34,17 @@ def load(tmp_path: Path, text: str) -> Harness:
 @pytest.mark.parametrize(
     ("vid", "yaml_text", "enabled", "explicit", "max_steers", "poll_s"),
     [
-        ("V49-no-block-default-on", "prompt: do it\n", True, False, 2, 30),
-        ("empty-file", "", True, False, 2, 30),
-        ("null-block-is-absent", "steer:\n", True, False, 2, 30),
-        ("empty-mapping", "steer: {}\n", True, False, 2, 30),
-        ("V40-opt-out", "steer: {enabled: false}\n", False, False, 2, 30),
-        ("explicit-on", "steer: {enabled: true}\n", True, True, 2, 30),
-        ("V160-cap-only-still-steers", "steer: {max_steers: 3}\n", True, False, 3, 30),
+        ("V49-no-block-default-on", "prompt: do it\n", True, False, 2, 5),
+        ("empty-file", "", True, False, 2, 5),
+        ("null-block-is-absent", "steer:\n", True, False, 2, 5),
+        ("empty-mapping", "steer: {}\n", True, False, 2, 5),
+        ("V40-opt-out", "steer: {enabled: false}\n", False, False, 2, 5),
+        ("explicit-on", "steer: {enabled: true}\n", True, True, 2, 5),
+        ("V160-cap-only-still-steers", "steer: {max_steers: 3}\n", True, False, 3, 5),
         ("cadence-only-still-steers", "steer: {poll_interval_seconds: 45}\n", True, False, 2, 45),
-        ("zero-means-default", "steer: {max_steers: 0, poll_interval_seconds: 0}\n", True, False, 2, 30),
+        ("zero-means-default", "steer: {max_steers: 0, poll_interval_seconds: 0}\n", True, False, 2, 5),
         ("upper-bounds-accepted", "steer: {max_steers: 50, poll_interval_seconds: 600}\n", True, False, 50, 600),
-        ("off-keeps-numbers", "steer: {enabled: false, max_steers: 5}\n", False, False, 5, 30),
+        ("off-keeps-numbers", "steer: {enabled: false, max_steers: 5}\n", False, False, 5, 5),
         ("seed-block", "steer:\n  enabled: false\n  max_steers: 2\n  poll_interval_seconds: 30\n", False, False, 2, 30),
     ],
 )
@@ -148,12 +148,12 @@ def test_unknown_keys_are_ignored_and_listed(tmp_path: Path) -> None:
     ("vid", "block", "inputs", "enabled", "explicit", "max_steers", "poll_s"),
     [
         ("empty-inputs-change-nothing", SteerBlock(True, False, 4, 60), (None, None, None), False, False, 4, 60),
-        ("input-turns-on", SteerBlock(True, False, None, None), (True, None, None), True, True, 2, 30),
-        ("input-turns-off", SteerBlock(True, True, None, None), (False, None, None), False, False, 2, 30),
-        ("input-on-without-block-is-explicit", SteerBlock(), (True, None, None), True, True, 2, 30),
-        ("cap-input-not-explicit", SteerBlock(), (None, 7, None), True, False, 7, 30),
+        ("input-turns-on", SteerBlock(True, False, None, None), (True, None, None), True, True, 2, 5),
+        ("input-turns-off", SteerBlock(True, True, None, None), (False, None, None), False, False, 2, 5),
+        ("input-on-without-block-is-explicit", SteerBlock(), (True, None, None), True, True, 2, 5),
+        ("cap-input-not-explicit", SteerBlock(), (None, 7, None), True, False, 7, 5),
         ("cadence-input-keeps-harness-off", SteerBlock(True, False, None, None), (None, None, 10), False, False, 2, 10),
-        ("zero-input-means-default", SteerBlock(True, None, 9, 90), (None, 0, 0), True, False, 2, 30),
+        ("zero-input-means-default", SteerBlock(True, None, 9, 90), (None, 0, 0), True, False, 2, 5),
     ],
 )
 def test_with_overrides(
@@ -225,7 +225,7 @@ def test_any_valid_block_parses_with_defaults_applied(enabled: bool | None, cap:
     assert steer.steer_enabled is (enabled is not False)
     assert steer.explicitly_enabled is (enabled is True)
     assert steer.effective_max_steers == (cap or 2)
-    assert steer.effective_poll_interval_s == (poll or 30)
+    assert steer.effective_poll_interval_s == (poll or 5)
 
 
 @given(value=st.integers().filter(lambda n: n < 0 or n > 50))

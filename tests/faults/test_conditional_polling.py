@@ -15,6 +15,7 @@ import pytest
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.core.model import Repo
 from fullsend.core.scalars import parse_time
+from fullsend.core.watch.gate import BACKSTOP_S
 from fullsend.simulator.fixtures import JOB_TOKEN, ROLE_TOKEN, add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 from tests.doubles.burst_traces import ORIGIN, ReplayParams, watch_config
@@ -52,20 +53,24 @@ def _session(world: Setup, poll_s: float) -> ReplaySession:
     return session
 
 
-@pytest.mark.parametrize(("poll_s", "polls"), [(30.0, 120), (10.0, 360)], ids=["poll-30s", "poll-10s"])
-def test_an_idle_hour_costs_no_counted_request_after_the_first_poll(world: Setup, poll_s: float, polls: int) -> None:
+@pytest.mark.parametrize(("poll_s", "ticks"), [(30.0, 120), (10.0, 360)], ids=["poll-30s", "poll-10s"])
+def test_an_idle_hour_costs_no_counted_request_after_the_first_poll(world: Setup, poll_s: float, ticks: int) -> None:
+    """Each tick reads the quiet pull request (issue and pull record, both 304 after Start's
+    reads); the listing gate stays shut, so the listing is made at the first tick and then by the
+    backstop every 600 s (docs/architecture.md "Listing gate")."""
     sim, clock = world[0], world[1]
     session = _session(world, poll_s)
     sim.reset_requests()  # Start's four reads (own run, its jobs, PR, issue) are not polls
     session.run_until_done(HOUR_S)
-    assert session.polls == polls and clock.monotonic() == HOUR_S
-    requests = sim.requests
-    assert [r.path for r in requests] == [requests[0].path] * polls and requests[0].path.endswith("/fullsend.yml/runs")
-    assert [r.status for r in requests] == [200] + [304] * (polls - 1)
+    listings = [r for r in sim.requests if r.path.endswith("/fullsend.yml/runs")]
+    items = [r for r in sim.requests if r.path.endswith(("/issues/7", "/pulls/7"))]
+    assert session.polls == 6 == HOUR_S // BACKSTOP_S and clock.monotonic() == HOUR_S
+    assert len(listings) + len(items) == len(sim.requests) and len(items) == 2 * ticks
+    assert [r.status for r in listings] == [200] + [304] * 5 and {r.status for r in items} == {304}
     assert sim.counted_request_count() == 1  # the first poll
-    first_tag = requests[0].headers.get("if-none-match")
-    assert first_tag is None and {r.headers["if-none-match"] for r in requests[1:]} == {
-        requests[1].headers["if-none-match"]
+    first_tag = listings[0].headers.get("if-none-match")
+    assert first_tag is None and {r.headers["if-none-match"] for r in listings[1:]} == {
+        listings[1].headers["if-none-match"]
     }
 
 
@@ -74,10 +79,11 @@ def test_after_a_burst_is_absorbed_polling_is_free_again(world: Setup) -> None:
     session = _session(world, 30.0)
     session.run_until_done(600.0)
     add_comment_follow_up(sim, "/fs-review please re-check the migration")
-    session.run_until_done(630.0)  # the tick at 630 s reads and steers
+    session.run_until_done(630.0)  # the tick at 630 s reads the changed item, lists and steers
     assert len(session.agent.pending) == 1 and session.watcher.result().steers == 1
     sim.reset_requests()
     session.run_until_done(HOUR_S)
-    assert session.polls == 120
-    assert sim.counted_request_count() == 0 and sim.request_count(status=304) == 99
-    assert {r.path for r in sim.requests} == {sim.requests[0].path} and sim.request_count("GET", LISTING) == 99
+    # Listed at 30 s (the first) and 630 s (the change, also the backstop's turn; it steered); then
+    # the backstop lists every 600 s: 1230 … 3030 s.
+    assert session.polls == 2 + 4
+    assert sim.counted_request_count() == 0 and sim.request_count("GET", LISTING) == 4

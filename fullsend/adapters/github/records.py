@@ -161,3 +161,20 @@ def comparison_record(comparison: wire.Comparison) -> Comparison:
     return Comparison(
         status=comparison.status, ahead_by=comparison.ahead_by, behind_by=comparison.behind_by, files=files
     )
+
+
+ITEM_VERSION_FIELDS = ("updated_at", "comments", "review_comments", "state", "draft", "title", "body")
+
+
+def item_version(etag: str, data: object) -> str:
+    """One work-item record's version (docs/architecture.md "Listing gate"): its ETag and the
+    fields the shim's events change (:data:`ITEM_VERSION_FIELDS`, ``head.sha``, label names),
+    as one string.  Any answer, even one not of the documented shape, gives a string; a field
+    it lacks is ``None`` in it (a change of shape is a change)."""
+    record = data if isinstance(data, dict) else {}
+    head = record.get("head")
+    labels = record.get("labels")
+    names = [label.get("name") for label in labels if isinstance(label, dict)] if isinstance(labels, list) else None
+    fields = [repr(record.get(key)) for key in ITEM_VERSION_FIELDS]
+    sha = head.get("sha") if isinstance(head, dict) else None
+    return "|".join([etag, *fields, repr(sha), repr(names)])

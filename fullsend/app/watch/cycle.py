@@ -22,6 +22,7 @@ import threading
 from collections.abc import Sequence
 from datetime import datetime
 
+from fullsend.app.watch.gating import after_listing, gate_says
 from fullsend.app.watch.reads import read_snapshot
 from fullsend.app.watch.state import WatchConfig, WatchPorts, WatchState
 from fullsend.core.delta.changes import advance, build_delta
@@ -89,17 +90,25 @@ class Cycle:
         self.ports, self.config, self.state = ports, config, state
         self.max_steers, self.cancelled = max_steers, cancelled
 
-    def run(self) -> Outcome:
+    def run(self, forced: bool = True) -> Outcome:
         """One cycle.  Never raises for forge or delivery errors.
 
-        A cancelled watcher makes no call and delivers nothing: the cycle reports RETRY and the
-        loop returns ``cancelled``.
+        ``forced``: list whatever the listing gate says (a turn end, a settle decision); a
+        gated cycle (``False``) whose gate is closed lists nothing and reports EMPTY
+        (docs/architecture.md "Listing gate").  A cancelled watcher makes no call and delivers
+        nothing: the cycle reports RETRY and the loop returns ``cancelled``.
         """
         st, clock = self.state, self.ports.clock
         if st.carry.steers >= self.max_steers:
             return Outcome.EMPTY
         if self.cancelled.is_set():
             return Outcome.RETRY
+        try:
+            if not gate_says(self.ports, self.config, st, forced):
+                return Outcome.LIMITED if self._past_window() else Outcome.EMPTY
+        except RateLimited as exc:
+            self._pause(exc)
+            return Outcome.LIMITED if self._past_window() else Outcome.RETRY
         batch, retry = self.poll()
         for run in batch:  # accepted: delivered later, or left to its queued run with the settle reason
             st.undecided[run.id] = "accepted"
@@ -159,8 +168,10 @@ class Cycle:
                 "no follow-up run can be found [shim-unresolvable]",
             )
             return [], False
+        floor = me.fresh_after or self.config.started_at
+        sent_at = (self.ports.clock.now(), self.ports.clock.monotonic())
         try:
-            runs = self.ports.forge.list_workflow_runs(workflow, me.fresh_after or self.config.started_at)
+            runs = self.ports.forge.list_workflow_runs(workflow, self.state.list_since or floor)
         except RateLimited as exc:
             self._pause(exc)
             return [], True
@@ -176,6 +187,7 @@ class Cycle:
             if verdict.outcome == "accept":
                 batch.append(run)
             retry = retry or verdict.outcome == "pending"
+        after_listing(self.state, runs, {r.id for r in batch}, floor, sent_at)
         return batch, retry
 
     def _note_bound(self, runs: RunListing) -> None:

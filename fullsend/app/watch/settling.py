@@ -22,13 +22,20 @@ def _minutes(span: timedelta) -> str:
     return f"{minutes} min" + (f" {seconds} s" if seconds else "")
 
 
-def settle_words(reason: str, max_steers: int, min_remaining: timedelta, paused_until: datetime | None = None) -> str:
+def settle_words(
+    reason: str,
+    max_steers: int,
+    min_remaining: timedelta,
+    paused_until: datetime | None = None,
+    retry_polls: int = settle.MAX_RETRY_POLLS,
+) -> str:
     """The log line of a settle decision: what happened in the project's words, then ``[reason]``.
 
-    ``paused_until`` is when the rate limit that settled the run ends (``rate-limited``)."""
+    ``paused_until`` is when the rate limit that settled the run ends (``rate-limited``);
+    ``retry_polls`` the verdict-less polls that settled it (``settle.retry_polls``)."""
     says = {
         settle.TURN_END_NOTHING_NEW: "The agent's turn ended and nothing new is pending; settling the run",
-        settle.VERDICTLESS_POLLS_EXHAUSTED: f"No verdict after {settle.MAX_RETRY_POLLS} polls; settling rather "
+        settle.VERDICTLESS_POLLS_EXHAUSTED: f"No verdict after {retry_polls} polls; settling rather "
         "than holding the run",
         settle.CAP_REACHED: f"Steer cap of {max_steers} reached; settling the run",
         settle.DEADLINE: "Steer deadline reached; settling the run",

@@ -22,6 +22,7 @@ from fullsend.core.delta.records import BaselineState
 from fullsend.core.model import WorkflowRun
 from fullsend.core.prose import Wording
 from fullsend.core.provenance.verdicts import MyRun
+from fullsend.core.watch.gate import Gate
 from fullsend.core.watch.settle import SettleState
 from fullsend.core.watch.steer import DeliveredSteer
 from fullsend.ports import Clock, Forge, Log, Steerer
@@ -32,7 +33,7 @@ class WatchConfig:
     """Inputs the runner supplies, units in names.
 
     ``deadline``: wall-clock end of the watch (``settle.watch_deadline``), ``None`` for none.
-    ``max_steers`` ≤ 0 → 2; ``min_remaining`` ≤ 0 → 5 min; ``poll_interval_s`` ≤ 0 → 30 s (W13).
+    ``max_steers`` ≤ 0 → 2; ``min_remaining`` ≤ 0 → 5 min; ``poll_interval_s`` ≤ 0 → 5 s (W13).
     ``stage_hints``: ``[$GITHUB_JOB, harness slug]`` for resolving my stage job.
     """
 
@@ -122,6 +123,8 @@ class WatchState:
     settle machine's memory), ``next_tick_s`` (``Clock.monotonic`` seconds of the next tick)
     and, once it ends, ``settle_reason`` (a rule id of docs/rules.md#settle).  ``paused_until``:
     when a rate limit GitHub reported ends (the polls wait for it; docs/rules.md#rate-limited).
+    ``gate``: the listing gate's memory; ``list_since``: the listing's moving ``created>=`` bound
+    (``None``: my run's start) (docs/architecture.md "Listing gate").
     """
 
     carry: Carry = field(default_factory=Carry)
@@ -141,6 +144,8 @@ class WatchState:
     next_tick_s: float = 0.0
     settle_reason: str = ""
     paused_until: datetime | None = None
+    gate: Gate = field(default_factory=Gate)
+    list_since: datetime | None = None
 
     @property
     def baseline(self) -> BaselineState | None:

@@ -72,7 +72,7 @@ class Watcher:
         self.ports = WatchPorts(
             bounded, steerer, sandbox_name, lock, clock, log, timeline, wording or default_wording()
         )
-        # The effective settings, once (W13: ``max_steers`` ≤ 0 → 2, ``poll_interval_s`` ≤ 0 → 30 s,
+        # The effective settings, once (W13: ``max_steers`` ≤ 0 → 2, ``poll_interval_s`` ≤ 0 → 5 s,
         # ``min_remaining`` ≤ 0 → 5 min).
         self.config = config = replace(
             config,
@@ -190,9 +190,16 @@ class Watcher:
         decision = settle.before_tick(self.ports.clock.now(), self.config.deadline, self.config.min_remaining)
         if decision.settles:
             return decision
-        outcome = self._held(self.poll_and_steer(), st.settle.awaiting)
+        # Mid-turn ticks are gated; once a turn end awaits a verdict, every tick may settle the
+        # run, so its listing is unconditional (docs/architecture.md "Listing gate").
+        outcome = self._held(self.poll_and_steer(forced=st.settle.awaiting), st.settle.awaiting)
         st.settle, decision = settle.after_tick(
-            st.settle, outcome, st.steers, self.config.max_steers, self._steered_at(outcome)
+            st.settle,
+            outcome,
+            st.steers,
+            self.config.max_steers,
+            self._steered_at(outcome),
+            settle.retry_polls(self.config.poll_interval_s),
         )
         return decision
 
@@ -232,7 +239,14 @@ class Watcher:
     def _settling(self, reason: str) -> str:
         """Log the settle decision in the project's words, tagged with its rule id; return it."""
         self.ports.log(
-            "info", settle_words(reason, self.config.max_steers, self.config.min_remaining, self.state.paused_until)
+            "info",
+            settle_words(
+                reason,
+                self.config.max_steers,
+                self.config.min_remaining,
+                self.state.paused_until,
+                settle.retry_polls(self.config.poll_interval_s),
+            ),
         )
         return reason
 
@@ -250,9 +264,10 @@ class Watcher:
         settle_steerer(self.ports, self.state.settle_reason or settle.CANCELLED)
 
     # ---- one cycle --------------------------------------------------------------------
-    def poll_and_steer(self) -> Outcome:
-        """One poll-and-steer cycle (docs/architecture.md "Poll-and-steer cycle"): ``Cycle.run``."""
-        return self.cycle.run()
+    def poll_and_steer(self, forced: bool = True) -> Outcome:
+        """One poll-and-steer cycle (docs/architecture.md "Poll-and-steer cycle"): ``Cycle.run``;
+        ``forced=False`` lets the listing gate skip the listing (docs/architecture.md "Listing gate")."""
+        return self.cycle.run(forced)
 
     # ---- the result ----------------------------------------------------------------------
     def result(self) -> WatchResult:

@@ -24,13 +24,17 @@ Pure: no clock reads (``now`` is always a parameter), no I/O.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from enum import Enum
 
-MAX_RETRY_POLLS = 4  # consecutive verdict-less polls after the agent finished
+MAX_RETRY_POLLS = 4  # consecutive verdict-less polls after the agent finished (at least)
+AWAITING_BUDGET_S = 120.0  # … and up to this long: 4 polls of the former 30 s default …
+RETRY_POLLS_MAX = 24  # … in at most this many polls (120 s at the 5 s default)
 DEFAULT_MAX_STEERS = 2
-DEFAULT_POLL_INTERVAL_S = 30.0
+# 5 s: a gated tick of a quiet item costs no counted request (docs/architecture.md "Listing gate").
+DEFAULT_POLL_INTERVAL_S = 5.0
 DEFAULT_MIN_REMAINING = timedelta(minutes=5)
 CODEX_INTERRUPT_COST = timedelta(seconds=12)  # configurable constant (older version: 50 s)
 TOKEN_LIFE = timedelta(minutes=60)  # token life
@@ -124,8 +128,19 @@ def effective_max_steers(max_steers: int) -> int:
 
 
 def effective_poll_interval_s(poll_interval_s: float) -> float:
-    """The poll interval in force, in seconds: ``poll_interval_s``, or 30 when ≤ 0."""
+    """The poll interval in force, in seconds: ``poll_interval_s``, or 5 when ≤ 0."""
     return poll_interval_s if poll_interval_s > 0 else DEFAULT_POLL_INTERVAL_S
+
+
+def retry_polls(poll_interval_s: float) -> int:
+    """Consecutive verdict-less polls after a turn end before settling: :data:`MAX_RETRY_POLLS`,
+    or, at a shorter ``poll_interval_s`` (seconds), as many as cover :data:`AWAITING_BUDGET_S`,
+    at most :data:`RETRY_POLLS_MAX`: a pending Route job never gets less time than it did at the
+    same interval with 4 polls, and 2 minutes at the 5 s default
+    (docs/rules.md#verdictless-polls-exhausted)."""
+    if poll_interval_s <= 0:
+        return MAX_RETRY_POLLS
+    return max(MAX_RETRY_POLLS, min(RETRY_POLLS_MAX, math.ceil(AWAITING_BUDGET_S / poll_interval_s - 1e-9)))
 
 
 def effective_min_remaining(min_remaining: timedelta) -> timedelta:
@@ -223,13 +238,19 @@ def _steered(state: SettleState, steered_at: datetime | None) -> SettleState:
 
 
 def after_tick(
-    state: SettleState, outcome: Outcome, steers: int, max_steers: int, steered_at: datetime | None = None
+    state: SettleState,
+    outcome: Outcome,
+    steers: int,
+    max_steers: int,
+    steered_at: datetime | None = None,
+    max_retries: int = MAX_RETRY_POLLS,
 ) -> tuple[SettleState, Decision]:
     """Apply a tick's poll outcome.
 
     Mid-turn (not ``awaiting``) Empty and Retry just continue: a mid-turn steer is the live path.
     Once a turn end is awaiting a verdict, Empty settles (``turn-end-nothing-new``) and the
-    fourth consecutive Retry settles (``verdictless-polls-exhausted``).  ``steered_at`` is the
+    ``max_retries``-th consecutive Retry (:func:`retry_polls`; 4 by default) settles
+    (``verdictless-polls-exhausted``).  ``steered_at`` is the
     delivery instant when ``outcome`` is STEERED.  Then the cap is checked (``cap-reached``).
     """
     if outcome is Outcome.CLOSED:
@@ -242,7 +263,7 @@ def after_tick(
         return state, settle_for(TURN_END_NOTHING_NEW)
     elif state.awaiting:
         state = replace(state, retries=state.retries + 1)
-        if state.retries >= MAX_RETRY_POLLS:
+        if state.retries >= max_retries:
             return state, settle_for(VERDICTLESS_POLLS_EXHAUSTED)
     return state, _cap(steers, max_steers)
 

@@ -8,6 +8,7 @@ receipt once the runtime acknowledges it.
 
 from __future__ import annotations
 
+from fullsend.core.watch import settle
 from fullsend.core.watch.settle import Outcome
 from fullsend.core.watch.steer import DeliveredSteer
 from fullsend.simulator.fixtures import FIX_RUN_ID, add_follow_up_run
@@ -239,9 +240,10 @@ def test_a_transient_502_retries_on_the_next_tick_without_settling(rig: Rig) -> 
     assert w.result().settle_reason == "cap-reached"
 
 
-def test_a_route_job_in_progress_settles_after_the_fourth_verdictless_poll(rig: Rig) -> None:
+def test_a_route_job_in_progress_settles_after_its_verdictless_polls(rig: Rig) -> None:
     rig.accept(101, route="in_progress")
     w = rig.watcher(poll_interval_s=0.01)
     finish(run_watch(w, turn_ends=1))
     assert w.result().settle_reason == "verdictless-polls-exhausted"
-    assert rig.job_reads(101) == 4 and rig.lines("[verdictless-polls-exhausted]")
+    assert rig.job_reads(101) == settle.retry_polls(0.01) == 24
+    assert rig.lines("No verdict after 24 polls; settling rather than holding the run [verdictless-polls-exhausted]")

@@ -119,24 +119,25 @@ def test_W9_a_failing_listing_does_not_settle_and_the_recovery_delivers(rig: Rig
     assert len(rig.lines("Listing follow-up runs failed")) == 1  # one warning per failure kind
 
 
-def test_W10_a_listing_failing_forever_settles_after_four_verdictless_polls(rig: Rig) -> None:
+def test_W10_a_listing_failing_forever_settles_after_its_verdictless_polls(rig: Rig) -> None:
     rig.accept(101)
     _moved(rig)
     rig.sim.fail("GET", LISTING, 500, times=None)
     w = rig.watcher(poll_interval_s=0.01)
     finish(run_watch(w, turn_ends=1))
     assert w.result().settle_reason == "verdictless-polls-exhausted"
-    assert rig.listings() == 4 * 5  # the turn-end poll and three ticks, each retried 5 times by the client
+    # The turn-end poll and 23 ticks (24 polls at 0.01 s: settle.retry_polls), each retried 5 times by the client.
+    assert rig.listings() == settle.retry_polls(0.01) * 5 == 24 * 5
     assert w.result().steers == 0 and list(w.result().delivered) == [] and rig.steerer.settles == ["sandbox-1"]
 
 
-def test_W11_a_route_pending_forever_settles_after_four_polls(rig: Rig) -> None:
+def test_W11_a_route_pending_forever_settles_after_its_verdictless_polls(rig: Rig) -> None:
     rig.accept(101, route="in_progress")
     _moved(rig)
     w = rig.watcher(poll_interval_s=0.01)
     finish(run_watch(w, turn_ends=1))
     assert w.result().settle_reason == "verdictless-polls-exhausted"
-    assert rig.job_reads(101) == 4
+    assert rig.job_reads(101) == settle.retry_polls(0.01) == 24
     assert w.result().steers == 0 and list(w.result().left) == [(101, "route-pending")]
 
 
@@ -162,7 +163,7 @@ def test_W13_defaults() -> None:
     cfg = WatchConfig(
         run_id=1, run_name="", item_number=7, self_logins=frozenset({"x"}), started_at=at("2026-09-03T10:00:00Z")
     )
-    assert settle.effective_poll_interval_s(cfg.poll_interval_s) == 30.0
+    assert settle.effective_poll_interval_s(cfg.poll_interval_s) == 5.0
     assert settle.effective_max_steers(cfg.max_steers) == 2
     assert settle.effective_min_remaining(cfg.min_remaining) == timedelta(minutes=5)
     assert cfg.deadline is None
@@ -170,7 +171,7 @@ def test_W13_defaults() -> None:
 
 def test_W13_a_watcher_applies_the_defaults(rig: Rig) -> None:
     w = rig.watcher(start=False, max_steers=0, poll_interval_s=0, min_remaining=timedelta(0))
-    assert (w.config.max_steers, w.config.poll_interval_s, w.config.min_remaining) == (2, 30.0, timedelta(minutes=5))
+    assert (w.config.max_steers, w.config.poll_interval_s, w.config.min_remaining) == (2, 5.0, timedelta(minutes=5))
 
 
 def test_W14_no_deadline_is_never_low_on_time() -> None:

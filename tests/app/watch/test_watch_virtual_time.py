@@ -15,6 +15,7 @@ from datetime import timedelta
 import pytest
 
 from fullsend.adapters.clock import SystemClock
+from fullsend.core.watch.gate import BACKSTOP_S
 from fullsend.simulator.server import GitHubSimulator
 from tests.app.watch.watch_rig import CLOCK_ORIGIN, Rig, at, finish, make_rig
 from tests.doubles.virtual_clock import VirtualClock
@@ -34,8 +35,11 @@ def _poll_instants_s(rig: Rig) -> list[float]:
     return [(e.at - at(CLOCK_ORIGIN)).total_seconds() for e in rig.timeline.of_kind("poll")]
 
 
-@pytest.mark.parametrize(("poll_s", "polls"), [(30.0, 59), (60.0, 29)], ids=["poll-30s", "poll-60s"])
-def test_a_half_hour_watch_polls_once_per_interval_on_virtual_time(vrig: Rig, poll_s: float, polls: int) -> None:
+@pytest.mark.parametrize(("poll_s", "ticks"), [(30.0, 59), (60.0, 29)], ids=["poll-30s", "poll-60s"])
+def test_a_half_hour_watch_polls_once_per_interval_on_virtual_time(vrig: Rig, poll_s: float, ticks: int) -> None:
+    """Every tick reads the quiet item (two 304s: issue and pull record); the listing gate stays
+    shut, so the shim's runs are listed at the first tick and then by the backstop only
+    (docs/architecture.md "Listing gate")."""
     clock = vrig.clock
     w = vrig.watcher(
         poll_interval_s=poll_s,
@@ -45,8 +49,13 @@ def test_a_half_hour_watch_polls_once_per_interval_on_virtual_time(vrig: Rig, po
     vrig.sim.reset_requests()
     w.watch()  # on this thread: each wait of the real loop moves the virtual clock at once
     assert w.result().settle_reason == "deadline" and clock.monotonic() == HALF_HOUR_S
-    assert _poll_instants_s(vrig) == [poll_s * k for k in range(1, polls + 1)]  # the tick at the deadline settles
-    assert w.state.polls == polls and vrig.listings() == polls and vrig.sim.request_count() == polls
+    listed = [poll_s + BACKSTOP_S * k for k in range(3)]  # the tick at the deadline settles
+    assert _poll_instants_s(vrig) == listed and listed[-1] < HALF_HOUR_S < listed[-1] + BACKSTOP_S
+    assert w.state.polls == 3 and vrig.listings() == 3
+    assert (
+        vrig.sim.request_count() == 3 + 2 * ticks and vrig.sim.request_count("GET", r"/(issues|pulls)/7$") == 2 * ticks
+    )
+    assert vrig.sim.counted_request_count() == 1  # the first listing; every item read and later listing a 304
     assert vrig.steerer.settles == ["sandbox-1"] and vrig.steerer.messages == []
 
 
@@ -57,7 +66,8 @@ def test_low_on_time_settles_at_the_first_tick_inside_min_remaining(vrig: Rig) -
     )
     w.watch()
     assert w.result().settle_reason == "low-on-time" and clock.monotonic() == HALF_HOUR_S - 270
-    assert _poll_instants_s(vrig) == [30.0 * k for k in range(1, 51)]  # the last at 25 min: 5 min left
+    # The listing gate stays shut on a quiet item: the first tick and the backstop list, the last before 25 min.
+    assert _poll_instants_s(vrig) == [30.0 + BACKSTOP_S * k for k in range(3)]
 
 
 def test_a_turn_end_ends_the_wait_at_its_virtual_instant(vrig: Rig) -> None:

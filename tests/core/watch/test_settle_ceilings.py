@@ -43,6 +43,20 @@ def test_codex_is_low_on_time_earlier_than_claude() -> None:
 
 def test_constants() -> None:
     assert settle.MAX_RETRY_POLLS == 4
-    assert (settle.DEFAULT_MAX_STEERS, settle.DEFAULT_POLL_INTERVAL_S) == (2, 30.0)
+    assert (settle.DEFAULT_MAX_STEERS, settle.DEFAULT_POLL_INTERVAL_S) == (2, 5.0)
     assert settle.DEFAULT_MIN_REMAINING == timedelta(minutes=5)
     assert settle.CODEX_INTERRUPT_COST == timedelta(seconds=12)
+
+
+def test_a_turn_end_waits_for_a_verdict_as_long_at_any_poll_interval() -> None:
+    """4 verdict-less polls, or as many as cover 2 minutes at a shorter interval (the former 30 s
+    default's wait), at most 24: never fewer than 4."""
+    assert settle.AWAITING_BUDGET_S == 120.0
+    assert [settle.retry_polls(s) for s in (30.0, 60.0, 600.0, 0.0)] == [4, 4, 4, 4]
+    assert [settle.retry_polls(s) for s in (5.0, 10.0, 7.0, 1.0, 0.01)] == [24, 12, 18, 24, 24]
+    state = settle.SettleState(awaiting=True, retries=1)
+    for _ in range(22):
+        state, decision = settle.after_tick(state, settle.Outcome.RETRY, 0, 2, max_retries=24)
+        assert not decision.settles
+    state, decision = settle.after_tick(state, settle.Outcome.RETRY, 0, 2, max_retries=24)
+    assert decision.reason == settle.VERDICTLESS_POLLS_EXHAUSTED and state.retries == 24

@@ -129,7 +129,7 @@ def test_W4_deadline_reached_at_and_after_the_instant() -> None:
 def test_W13_defaults_for_non_positive_values() -> None:
     assert settle.effective_max_steers(0) == settle.effective_max_steers(-3) == 2
     assert settle.effective_max_steers(5) == 5
-    assert settle.effective_poll_interval_s(0) == settle.effective_poll_interval_s(-1.0) == 30.0
+    assert settle.effective_poll_interval_s(0) == settle.effective_poll_interval_s(-1.0) == 5.0
     assert settle.effective_poll_interval_s(0.001) == 0.001
     assert settle.effective_min_remaining(timedelta(0)) == timedelta(minutes=5)
     assert settle.effective_min_remaining(timedelta(minutes=7)) == timedelta(minutes=7)
