@@ -16,24 +16,11 @@ from __future__ import annotations
 import subprocess
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from fullsend.adapters.runtimes.dialect import Aggregator, LiveDialect
-from fullsend.adapters.runtimes.events import (
-    QUEUED,
-    AgentEvent,
-    InitEvent,
-    ResultEvent,
-    SendEvent,
-    TextEvent,
-    TokensEvent,
-    TurnOpenEvent,
-    UserReplayEvent,
-    iter_json_lines,
-)
+from fullsend.adapters.runtimes.dialect import LiveDialect
 from fullsend.adapters.runtimes.feed import (
     DEFAULT_AGENT_PROMPT,
     FEEDER_PID_NAME,
@@ -42,40 +29,16 @@ from fullsend.adapters.runtimes.feed import (
     SteerFeed,
     _warn_stderr,
 )
+from fullsend.adapters.runtimes.liverun import CANCEL_GRACE_S, ActiveRun
 from fullsend.adapters.runtimes.registry import SessionRegistry
-from fullsend.adapters.runtimes.verdict import (
-    error_text,
-    judged_turn,
-    launch_failed,
-    process_verdict,
-    unreadable_output,
-)
+from fullsend.adapters.runtimes.verdict import launch_failed
 from fullsend.adapters.runtimes.versions import Version
 from fullsend.adapters.sandbox.local import env_with_sandbox_flag, local_sandbox_factory
-from fullsend.core.agent_end import EndVerdict
-from fullsend.core.final_word import ToolDenial, distinct_denials
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import FullsendError, NoSteerSession, SandboxError
 from fullsend.ports import AckListener, AgentParams, AgentRunResult
 
-CANCEL_GRACE_S = 2.0  # SIGTERM → SIGKILL on cancel (the whole cancel must fit in 7 s)
 EXIT_GRACE_S = 2.0  # after the agent exits, how long its output may still drain
-
-
-@dataclass
-class _ActiveRun:
-    sandbox: Any
-    feed: SteerFeed
-    parser: Any = None  # the run's StreamParser (its session, for dialects whose lines depend on it)
-    done: threading.Event = field(default_factory=threading.Event)
-    timed_out: bool = False
-    cancelled: bool = False
-    deciding_result: ResultEvent | None = None  # judged_turn over every turn end so far
-    session_id: str = ""
-    model: str = ""
-    send_failed: str = ""  # a required protocol line could not be written: the run cannot go on
-    final_message: str = ""  # the latest turn end's answer that had one
-    denials: list[ToolDenial] = field(default_factory=list)  # refused tool calls over every turn
 
 
 SandboxFactory = Callable[[str], Any]
@@ -107,7 +70,7 @@ class LiveRuntime:
         self._warn = warn or _warn_stderr
         self._sandbox_factory = sandbox_factory or local_sandbox_factory(sandbox_root_parent)
         self._feeds: SessionRegistry[SteerFeed] = SessionRegistry()
-        self._runs: SessionRegistry[_ActiveRun] = SessionRegistry()
+        self._runs: SessionRegistry[ActiveRun] = SessionRegistry()
 
     # -- Steerer -----------------------------------------------------------------------------
 
@@ -152,7 +115,7 @@ class LiveRuntime:
         active = self._runs.lookup(sandbox_name)
         if active is not None:
             active.cancelled = True
-            self._stop_quietly(active)
+            active.stop_quietly()
 
     # -- Run ---------------------------------------------------------------------------------
 
@@ -203,7 +166,7 @@ class LiveRuntime:
             return launch_failed(str(exc))
         if not params.steerable:
             feed.settle()  # the feed closes after the opening turn
-        active = _ActiveRun(sandbox, feed, parser)
+        active = ActiveRun(sandbox, feed, self._clock, parser, self._warn)
         self._runs.register(params.sandbox_name, active)
         if params.steerable:
             self._feeds.register(params.sandbox_name, feed)
@@ -217,7 +180,7 @@ class LiveRuntime:
 
     def _launch_and_pump(
         self,
-        active: _ActiveRun,
+        active: ActiveRun,
         params: AgentParams,
         mailbox: Path,
         pid_file: Path,
@@ -239,10 +202,10 @@ class LiveRuntime:
             daemon=True,
         ).start()
         aggregator = self.dialect.new_aggregator()
-        self._pump(active, process.stdout, aggregator, on_turn_end, on_output)
+        active.pump(process.stdout, aggregator, self.dialect.incomplete, on_turn_end, on_output)
         pumped.set()
         exit_code = self._wait_exit(active, process)
-        return self._result(active, process, exit_code, aggregator)
+        return active.result(process, exit_code, aggregator)
 
     def _launch(self, sandbox: Any, params: AgentParams, mailbox: Path, pid_file: Path) -> Any:
         """openshell: the dialect's pinned script (feeder inside it); local: argv with a feeder."""
@@ -253,135 +216,24 @@ class LiveRuntime:
             self.dialect.argv(params, mailbox.parent), env, params.workdir, mailbox=mailbox, feeder_pid_file=pid_file
         )
 
-    def _pump(
-        self,
-        active: _ActiveRun,
-        stdout: Any,
-        aggregator: Aggregator,
-        on_turn_end: Callable[[datetime], None],
-        on_output: Callable[[str], None],
-    ) -> None:
-        parser, unreadable = active.parser, list[str]()
-        for obj in iter_json_lines(stdout, on_unreadable=unreadable.append):
-            for event in parser.parse(obj):
-                self._handle(active, event, aggregator, on_turn_end, on_output)
-        for event in parser.finish():
-            self._handle(active, event, aggregator, on_turn_end, on_output)
-        if active.feed.turn_open():
-            row = self.dialect.incomplete
-            owed = ResultEvent(
-                is_error=True,
-                error_message=row.says,
-                subtype=row.reason,
-                verdict=EndVerdict(row.end, row.reason, row.says),
-            )
-            self._handle(active, owed, aggregator, on_turn_end, on_output)
-        if unreadable:  # a turn end may have been in it: the iteration cannot be judged a success
-            self._handle(active, unreadable_output(unreadable[0]), aggregator, on_turn_end, on_output)
-
-    def _handle(
-        self,
-        active: _ActiveRun,
-        event: AgentEvent,
-        aggregator: Aggregator,
-        on_turn_end: Callable[[datetime], None],
-        on_output: Callable[[str], None],
-    ) -> None:
-        feed = active.feed
-        if isinstance(event, UserReplayEvent):
-            if event.rejected:
-                feed.close_if(feed.note_nack(event.id))
-            elif event.disposition == QUEUED:
-                feed.note_queued(event.id)
-            else:
-                feed.close_if(feed.note_echo(event.at, event.id, event.content, event.parts))
-        elif isinstance(event, ResultEvent):
-            aggregator.add_result(event)
-            active.deciding_result = judged_turn(active.deciding_result, event)
-            active.final_message = event.final_message or active.final_message
-            active.denials.extend(event.denials)
-            self._callback(on_turn_end, self._clock.now())
-            feed.close_if(feed.note_turn_end())
-        elif isinstance(event, TokensEvent):
-            aggregator.add_tokens(event)
-        elif isinstance(event, InitEvent):
-            active.session_id = active.session_id or event.session_id
-            active.model = active.model or event.model
-        elif isinstance(event, TextEvent):
-            self._callback(on_output, event.text)
-        elif isinstance(event, SendEvent):
-            self._send(active, event)
-        elif isinstance(event, TurnOpenEvent):
-            feed.note_turn_open()
-
-    def _send(self, active: _ActiveRun, event: SendEvent) -> None:
-        failure = active.feed.send(event.line)
-        if not failure:
-            return
-        if event.required:  # the agent would wait forever for it: stop the run now
-            active.send_failed = failure
-            self._stop_quietly(active)
-        else:
-            self._warn(f"A protocol line could not be written to the agent: {failure}")
-
-    def _callback(self, fn: Callable[[Any], None], arg: Any) -> None:
-        try:
-            fn(arg)
-        except Exception as exc:  # a caller's bug must not kill the stream reader
-            self._warn(f"A run callback failed: {type(exc).__name__}: {exc}")
-
-    def _supervise(self, active: _ActiveRun, process: Any, timeout_s: float, pumped: threading.Event) -> None:
+    def _supervise(self, active: ActiveRun, process: Any, timeout_s: float, pumped: threading.Event) -> None:
         """Kill the group at the timeout, or when output does not drain after the agent exits."""
         try:
             process.wait(timeout_s=timeout_s)
         except subprocess.TimeoutExpired:
             if not active.done.is_set():
                 active.timed_out = True
-                self._stop_quietly(active)
+                active.stop_quietly()
             return
         if not pumped.wait(EXIT_GRACE_S):
-            self._stop_quietly(active)  # a leftover child still holds the agent's stdout open
+            active.stop_quietly()  # a leftover child still holds the agent's stdout open
 
-    def _wait_exit(self, active: _ActiveRun, process: Any) -> int:
+    def _wait_exit(self, active: ActiveRun, process: Any) -> int:
         try:
             return process.wait(timeout_s=EXIT_GRACE_S)
         except subprocess.TimeoutExpired:
-            self._stop_quietly(active)
+            active.stop_quietly()
             return process.wait(timeout_s=EXIT_GRACE_S + CANCEL_GRACE_S)
-
-    def _stop_quietly(self, active: _ActiveRun) -> None:
-        try:
-            active.sandbox.stop(timeout_s=CANCEL_GRACE_S + 1.5)
-        except FullsendError as exc:
-            self._warn(f"Stopping the sandbox failed: {exc}")
-
-    def _result(self, active: _ActiveRun, process: Any, exit_code: int, agg: Aggregator) -> AgentRunResult:
-        if active.send_failed:
-            return launch_failed(active.send_failed)
-        verdict = process_verdict(
-            cancelled=active.cancelled,
-            timed_out=active.timed_out,
-            exit_code=exit_code,
-            last=active.deciding_result,
-            stderr_tail=process.stderr_tail() if exit_code else "",
-        )
-        return AgentRunResult(
-            exit_code=exit_code,
-            turns=agg.turns,
-            steers=active.feed.steer_results(),
-            is_error=not verdict.succeeded,
-            error=error_text(verdict),
-            timed_out=active.timed_out,
-            cancelled=active.cancelled,
-            input_tokens=agg.input_tokens,
-            output_tokens=agg.output_tokens,
-            total_cost_usd=agg.cost_usd,
-            session_id=active.session_id,
-            model=active.model,
-            end=verdict.end,
-            final_message=active.final_message,
-            denials=distinct_denials(active.denials),
-        )
 
 
 def _render_steer(msg: SteerMessage) -> str:

@@ -18,8 +18,7 @@ from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
 from fullsend.adapters.runtimes.claude.stream import ClaudeStreamParser, claude_input_line
 from fullsend.adapters.runtimes.events import DELIVERED, QUEUED, REJECTED, UserReplayEvent
 from fullsend.adapters.runtimes.feed import SteerFeed
-from fullsend.adapters.runtimes.live import _ActiveRun
-from fullsend.adapters.runtimes.pi.runtime import PiRuntime
+from fullsend.adapters.runtimes.liverun import ActiveRun
 from fullsend.adapters.runtimes.pi.stream import PiAggregator, PiStreamParser, pi_input_line
 from fullsend.core.agent_end import AgentEnd
 from fullsend.core.watch.steer import SteerMessage
@@ -186,12 +185,12 @@ def test_pi_dispositions() -> None:
 def test_pi_queued_steer_through_the_driver() -> None:
     """The live driver turns a queued response into no ack, and the user message into the ack."""
     feed = _pi_feed([])
-    runtime, active, agg = PiRuntime(clock=FixedClock(NOW)), _ActiveRun(sandbox=None, feed=feed), PiAggregator()
+    active, agg = ActiveRun(sandbox=None, feed=feed, clock=FixedClock(NOW)), PiAggregator()
     for event in _pi_events([_response("p1", disposition="started"), _response("s1", disposition="queued")]):
-        runtime._handle(active, event, agg, lambda at: None, lambda line: None)
+        active.handle(event, agg, lambda at: None, lambda line: None)
     assert feed.steer_results() == []
     for event in _pi_events([{"type": "message_start", "message": {"role": "user", "content": A.text}}]):
-        runtime._handle(active, event, agg, lambda at: None, lambda line: None)
+        active.handle(event, agg, lambda at: None, lambda line: None)
     assert [r.follow_up_run_id for r in feed.steer_results()] == [501]
 
 
@@ -247,9 +246,13 @@ def test_claude_output_ending_inside_an_acked_turn_is_interrupted() -> None:
     feed = _feed()
     feed.seed(claude_input_line("do the task"), "do the task", text="do the task")
     runtime = ClaudeRuntime(clock=FixedClock(NOW))
-    active = _ActiveRun(sandbox=None, feed=feed, parser=runtime.dialect.new_parser(FixedClock(NOW)))
+    active = ActiveRun(
+        sandbox=None, feed=feed, clock=FixedClock(NOW), parser=runtime.dialect.new_parser(FixedClock(NOW))
+    )
     stdout = io.BytesIO((json.dumps(_fold("do the task")) + "\n").encode())
-    runtime._pump(active, stdout, runtime.dialect.new_aggregator(), lambda at: None, lambda line: None)
+    active.pump(
+        stdout, runtime.dialect.new_aggregator(), runtime.dialect.incomplete, lambda at: None, lambda line: None
+    )
     assert active.deciding_result is not None and active.deciding_result.verdict is not None
     assert (active.deciding_result.verdict.end, active.deciding_result.verdict.reason) == (
         AgentEnd.INTERRUPTED,

@@ -223,28 +223,25 @@ def test_v65_gate_declines_fallback_chains(tmp_path: Path) -> None:
 
 def test_v64_turn_result_is_rendered_before_the_feeder_kill(tmp_path: Path) -> None:
     """A steered attempt forwards each result live, then takes the close decision."""
-    from fullsend.adapters.runtimes.live import _ActiveRun
+    from fullsend.adapters.runtimes.liverun import ActiveRun
     from fullsend.adapters.runtimes.pi.stream import PiAggregator
 
     log: list[str] = []
     feed = SteerFeed(lambda c, t: (log.append(f"exec {c}"), ("", "", 0))[1], "/cfg/in", "/cfg/pid", FixedClock(NOW))
     feed.seed("line", "p1")
     log.clear()
-    runtime = PiRuntime(clock=FixedClock(NOW))
-    active = _ActiveRun(sandbox=None, feed=feed)
+    active = ActiveRun(sandbox=None, feed=feed, clock=FixedClock(NOW))
     agg = PiAggregator()
-    runtime._handle(active, UserReplayEvent(at=NOW, id="p1"), agg, lambda at: None, log.append)
-    runtime._handle(
-        active, ResultEvent(num_turns=1, subtype="turn-1"), agg, lambda at: log.append("render turn-1"), log.append
-    )
+    active.handle(UserReplayEvent(at=NOW, id="p1"), agg, lambda at: None, log.append)
+    active.handle(ResultEvent(num_turns=1, subtype="turn-1"), agg, lambda at: log.append("render turn-1"), log.append)
     assert log == ["render turn-1"]  # not settled: no kill
     feed2 = SteerFeed(lambda c, t: (log.append(f"exec {c}"), ("", "", 0))[1], "/cfg/in", "/cfg/pid", FixedClock(NOW))
     feed2.seed("line", "p1")
     log.clear()
-    active2 = _ActiveRun(sandbox=None, feed=feed2)
-    runtime._handle(active2, UserReplayEvent(at=NOW, id="p1"), agg, lambda at: None, log.append)
+    active2 = ActiveRun(sandbox=None, feed=feed2, clock=FixedClock(NOW))
+    active2.handle(UserReplayEvent(at=NOW, id="p1"), agg, lambda at: None, log.append)
     feed2.settle()  # settled mid-turn
-    runtime._handle(active2, ResultEvent(num_turns=1), agg, lambda at: log.append("render turn-1"), log.append)
+    active2.handle(ResultEvent(num_turns=1), agg, lambda at: log.append("render turn-1"), log.append)
     assert log == ["render turn-1", "exec kill \"$(cat '/cfg/pid')\""]
 
 
