@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from fullsend.adapters.clock import SystemClock  # noqa: E402
-from fullsend.adapters.sandbox.local import LocalProcess  # noqa: E402
+from fullsend.adapters.sandbox.process import LocalProcess  # noqa: E402
 
 GOAL_MS = 0.1  # issue 33: CPU per idle second of a watched run
 SETTLE_S = 0.5

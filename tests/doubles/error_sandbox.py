@@ -17,6 +17,7 @@ from typing import Any
 from fullsend.adapters import proc
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.sandbox import local
+from fullsend.adapters.sandbox.process import LocalProcess
 from fullsend.errors import SandboxError
 from fullsend.ports import Clock
 
@@ -79,7 +80,7 @@ class ErrorSandbox(local.LocalSandbox):
         self._refuse_in_error("exec", local.PHASE_READY)
         return super().exec(command, timeout_s)
 
-    def launch(self, *args: Any, **kwargs: Any) -> local.LocalProcess:
+    def launch(self, *args: Any, **kwargs: Any) -> LocalProcess:
         self._refuse_in_error("exec", local.PHASE_READY)
         return super().launch(*args, **kwargs)
 

@@ -28,54 +28,15 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
-from fullsend.adapters import exitwait, proc
+from fullsend.adapters import proc
 from fullsend.adapters.isolation import ChildUser, end_processes_of
+from fullsend.adapters.sandbox.files import write_without_following
+from fullsend.adapters.sandbox.process import LocalProcess
 from fullsend.errors import SandboxError
 
 PHASE_READY = "Ready"
 PHASE_STOPPED = "Stopped"
 EXEC_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C"}
-_STDERR_KEEP_BYTES = 8192
-
-
-class LocalProcess:
-    """A process launched in a local sandbox (``fullsend.ports.SandboxProcess``).
-
-    ``stdout`` is the agent's binary stdout; stderr is drained by a thread and its last 8 KiB are
-    kept for error messages (``stderr_tail``).
-    """
-
-    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
-        self._popen = popen
-        self._exit = exitwait.ExitWatch(popen)  # at once: before anything can reap the child
-        self.pid = popen.pid
-        self.stdout: IO[bytes] = popen.stdout  # type: ignore[assignment]  # PIPE: never None
-        self._stderr = bytearray()
-        self._drain = threading.Thread(target=self._drain_stderr, name=f"stderr-{popen.pid}", daemon=True)
-        self._drain.start()
-
-    def _drain_stderr(self) -> None:
-        stream = self._popen.stderr
-        if stream is None:
-            return
-        # Popen's pipes are buffered readers (bufsize=-1), so they have read1; IO[bytes] does not say so.
-        for chunk in iter(lambda: stream.read1(4096), b""):  # type: ignore[attr-defined]  # a BufferedReader pipe
-            self._stderr += chunk
-            del self._stderr[:-_STDERR_KEEP_BYTES]
-
-    def stderr_tail(self) -> str:
-        """The last ≤ 8 KiB the process wrote to stderr, decoded leniently."""
-        self._drain.join(timeout=1.0)
-        return bytes(self._stderr).decode("utf-8", errors="replace")
-
-    def wait(self, timeout_s: float | None = None) -> int:
-        """Wait for the exit code; raises ``subprocess.TimeoutExpired`` after ``timeout_s``.
-        Blocks without a timed loop (``fullsend.adapters.exitwait``): an idle agent costs no CPU."""
-        return self._exit.wait(timeout_s)
-
-    def poll(self) -> int | None:
-        """The exit code, or None while running."""
-        return self._popen.poll()
 
 
 class LocalSandbox:
@@ -310,35 +271,6 @@ class LocalSandbox:
         return LocalProcess(agent)
 
 
-def write_without_following(path: Path, data: bytes) -> None:
-    """Write ``data`` as a fresh file at ``path`` (mode 0644) without following any link the
-    child planted (docs/architecture.md "Sandboxes": root never writes through a child's path).
-
-    The parent directory is opened with ``O_NOFOLLOW``; whatever entry stands at the name (a
-    symlink, a hard link, a file) is unlinked, not opened, and the file is created with
-    ``O_CREAT | O_EXCL | O_NOFOLLOW`` relative to that directory fd, so no write reaches another
-    inode.  Raises ``SandboxError`` naming ``path`` when the directory is itself a link or the
-    name is taken again between the unlink and the create.
-    """
-    try:
-        dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError as exc:
-        raise SandboxError(f"cannot open {path.parent} without following links: {exc.strerror}") from None
-    try:
-        try:
-            os.unlink(path.name, dir_fd=dir_fd)
-        except FileNotFoundError:
-            pass
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-        fd = os.open(path.name, flags, 0o644, dir_fd=dir_fd)
-    except OSError as exc:
-        raise SandboxError(f"cannot create {path} as a fresh file: {exc.strerror}") from None
-    finally:
-        os.close(dir_fd)
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
-
-
 def _write_and_close(stream: IO[bytes], data: bytes) -> None:
     try:
         stream.write(data)
@@ -367,7 +299,6 @@ def env_with_sandbox_flag(env: Mapping[str, str]) -> dict[str, str]:
 __all__ = [
     "PHASE_READY",
     "PHASE_STOPPED",
-    "LocalProcess",
     "LocalSandbox",
     "env_with_sandbox_flag",
     "local_sandbox_factory",

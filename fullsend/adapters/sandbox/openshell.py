@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 
 from fullsend.adapters import proc
-from fullsend.adapters.sandbox.local import LocalProcess
+from fullsend.adapters.sandbox.process import LocalProcess
 from fullsend.adapters.sandbox.shell import SANDBOX_ENV_FILE, sanitize_output, shell_quote
 from fullsend.core.tokens.exports import env_file_lines
 from fullsend.errors import SandboxError

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from fullsend.adapters import proc
-from fullsend.adapters.sandbox.local import LocalSandbox, write_without_following
+from fullsend.adapters.sandbox.files import write_without_following
+from fullsend.adapters.sandbox.local import LocalSandbox
 from fullsend.errors import SandboxError
 from tests.doubles.error_sandbox import ErrorSandbox
 
