@@ -155,21 +155,18 @@ def list_comments(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
     number = int(m["n"])
     if sim.get_issue(number) is None:
         return not_found()
-    comments = sim.comments(number)
-    if "since" in call.query:
-        since = parse_time(call.param("since").replace(" ", "+"))
-        if since is None:
-            return error(422, "Validation Failed: invalid since")
-        comments = [c for c in comments if (parse_time(c.get("updated_at")) or since) >= since]
-    return _listing(sim, call, comments, m["sub"], None)
+    return _comments_since(sim, call, m, sim.comments(number))
 
 
 def list_thread_comments(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
     """``GET …/pulls/{n}/comments``: the review threads' comments, oldest first, ``since`` on
     ``updated_at >= since``, Link pages."""
     comments = sim.thread_comments(int(m["n"]))
-    if comments is None:
-        return not_found()
+    return not_found() if comments is None else _comments_since(sim, call, m, comments)
+
+
+def _comments_since(sim: ItemsState, call: Call, m: re.Match[str], comments: list[dict[str, Any]]) -> Reply:
+    """One page of ``comments`` (oldest first), those with ``updated_at >= since`` when asked."""
     if "since" in call.query:
         since = parse_time(call.param("since").replace(" ", "+"))
         if since is None:
