@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any
 
+from fullsend.simulator.git_shapes import simple_commit_json
 from fullsend.simulator.shapes import (
     Urls,
     fake_sha,
@@ -19,7 +20,6 @@ from fullsend.simulator.shapes import (
     json_copy,
     minimal_repo_json,
     node_id,
-    simple_commit_json,
     stable_id,
     user_json,
 )

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from fullsend.simulator.shapes import Urls, commit_json, diff_entry_json, fake_sha
+from fullsend.simulator.git_shapes import commit_json, diff_entry_json
+from fullsend.simulator.shapes import Urls, fake_sha
 
 CompareAnswer = dict[str, Any] | int
 
