@@ -52,6 +52,8 @@ ENDPOINTS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("post", "/repos/{owner}/{repo}/issues/{issue_number}/comments", ("201", "403", "404")),
     ("patch", "/repos/{owner}/{repo}/issues/comments/{comment_id}", ("200",)),
     ("get", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews", ("200",)),
+    ("get", "/repos/{owner}/{repo}/pulls/{pull_number}/comments", ("200",)),
+    ("get", "/repos/{owner}/{repo}/pulls/comments/{comment_id}", ("200", "404")),
     ("post", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews", ("200", "422")),
     ("get", "/repos/{owner}/{repo}/compare/{basehead}", ("200", "404")),
     ("get", "/user", ("200", "401", "403")),

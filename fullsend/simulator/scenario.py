@@ -22,7 +22,8 @@ A scenario is a YAML (or JSON) mapping; every key is optional::
         sha: bbb222
         files: [db/migrate.sql]
 
-The setup is the standard scenario (``fullsend.simulator.fixtures``):
+``review-comment`` and ``thread-follow-up`` play a pull request's review threads
+(``fullsend.simulator.scenario_threads``).  The setup is the standard scenario (``fullsend.simulator.fixtures``):
 the run in flight from ``.github/workflows/fullsend.yml`` with its jobs ``dispatch / Route``
 (success) and ``dispatch / Review`` (in progress), and the job and role tokens.  A timeline
 entry has exactly one trigger (``on_request: "METHOD PATH-REGEX"``, searched in the API path,
@@ -43,14 +44,22 @@ import yaml
 from fullsend.core.scalars import format_time
 from fullsend.errors import ConfigError
 from fullsend.simulator.fixtures import FIX_HEAD, FIX_RUN_ID, StandardScenario, add_follow_up_run, standard_pr_scenario
+from fullsend.simulator.scenario_threads import (
+    THREAD_ACTIONS,
+    THREAD_KEYS,
+    check_replies,
+    check_thread_params,
+    thread_action,
+)
 from fullsend.simulator.server import GitHubSimulator
 
-ACTIONS = ("comment-follow-up", "push-follow-up")
+ACTIONS = ("comment-follow-up", "push-follow-up", *THREAD_ACTIONS)
 ROLES = ("admin", "maintain", "write", "triage", "read", "none")
 _TOP_KEYS = ("repository", "pull_request", "head", "title", "run_id", "run_created_s_ago", "collaborators", "timeline")
 _ENTRY_KEYS = {
     "comment-follow-up": ("login", "body", "comment_id", "run_id", "route"),
     "push-follow-up": ("login", "sha", "files", "run_id", "route"),
+    **THREAD_KEYS,
 }
 _REQUEST = re.compile(r"(?P<method>GET|POST|PATCH|PUT|DELETE)\s+(?P<path>\S.*)")
 _NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
@@ -117,6 +126,8 @@ def parse_scenario(data: object) -> Scenario:
     top = _mapping(data, "the scenario", _TOP_KEYS)
     owner, repo = _repository(top.get("repository", "org/repo"))
     defaults = Scenario()
+    timeline = tuple(_entry(e, i) for i, e in enumerate(_list(top.get("timeline", []), "timeline")))
+    check_replies(timeline)
     return Scenario(
         owner=owner,
         repo=repo,
@@ -126,7 +137,7 @@ def parse_scenario(data: object) -> Scenario:
         run_id=_positive_int(top.get("run_id", defaults.run_id), "run_id"),
         run_created_s_ago=_seconds(top.get("run_created_s_ago", defaults.run_created_s_ago), "run_created_s_ago"),
         collaborators=_collaborators(top.get("collaborators", defaults.collaborators)),
-        timeline=tuple(_entry(e, i) for i, e in enumerate(_list(top.get("timeline", []), "timeline"))),
+        timeline=timeline,
     )
 
 
@@ -155,14 +166,16 @@ def _entry(raw: object, index: int) -> TimelineEntry:
 
 
 def _check_params(kind: str, params: dict[str, Any], where: str) -> None:
-    required = "body" if kind == "comment-follow-up" else "sha"
+    required = "sha" if kind == "push-follow-up" else "body"
     if not isinstance(params.get(required), str) or not params[required].strip():
         raise ConfigError(f"{where}.{required} is required (a non-empty string)")
-    if not _NAME.fullmatch(str(params.get("login", "reviewer"))):
-        raise ConfigError(f"{where}.login must be a GitHub login")
+    if not _NAME.fullmatch(str(params.get("login", "reviewer")).removesuffix("[bot]")):
+        raise ConfigError(f"{where}.login must be a GitHub login (an App's ends in [bot])")
     for key in ("comment_id", "run_id"):
         if key in params:
             params[key] = _positive_int(params[key], f"{where}.{key}")
+    if kind in THREAD_ACTIONS:
+        check_thread_params(params, where)
     if "files" in params and not all(isinstance(f, str) and f for f in _list(params["files"], f"{where}.files")):
         raise ConfigError(f"{where}.files must be a list of file names")
     if params.get("route", "success") not in ("success", "failure", "cancelled", "skipped", "queued", "in_progress"):
@@ -194,6 +207,8 @@ def build(sim: GitHubSimulator, scenario: Scenario, now: datetime, say: Say) -> 
 
 def _action(entry: TimelineEntry, scenario: Scenario, say: Say) -> Callable[[GitHubSimulator], None]:
     p, pr = entry.params, scenario.pull_request
+    if entry.do in THREAD_ACTIONS:
+        return thread_action(entry.do, p, pr, say)
     login, route = str(p.get("login", "reviewer")), str(p.get("route", "success"))
 
     def comment_follow_up(sim: GitHubSimulator) -> None:

@@ -68,6 +68,10 @@ class ThreadsState(StateBase):
                 "author_association": "NONE" if user and user["type"] == "Bot" else "MEMBER",
                 "created_at": created,
                 "updated_at": created,
+                "subject_type": "line",
+                "_links": _links(
+                    f"{self.urls.repo_api}/pulls/comments/{cid}", f"{pr['html_url']}#discussion_r{cid}", pr
+                ),
             }
             if first is not None:
                 comment["in_reply_to_id"] = first.get("in_reply_to_id", first["id"])
@@ -102,5 +106,10 @@ class ThreadsState(StateBase):
         return {"action": "created", "comment": comment, "pull_request": pr, "sender": who}
 
 
+def _links(url: str, html_url: str, pr: dict[str, Any]) -> dict[str, Any]:
+    """A thread comment's ``_links``: itself, its page and its pull request."""
+    return {"self": {"href": url}, "html": {"href": html_url}, "pull_request": {"href": pr["url"]}}
+
+
 def _public(comment: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in json_copy(comment).items() if not k.startswith("_")}
+    return {k: v for k, v in json_copy(comment).items() if k != "_number"}

@@ -195,14 +195,16 @@ def _act_containers() -> set[str]:
     return {name for name in out.stdout.split() if name.startswith("act-")}
 
 
-def act_argv(event: str, run_id: int, sim_flags: list[str], job_image: str, agent_log: Path) -> list[str]:
+def act_argv(
+    event: str, run_id: int, sim_flags: list[str], job_image: str, agent_log: Path, event_name: str = "issue_comment"
+) -> list[str]:
     """The act command line of README "Run it locally with act" (the simulator's printed flags,
-    with ``GITHUB_RUN_ID`` set to ``run_id``)."""
+    with ``GITHUB_RUN_ID`` set to ``run_id``) for an ``event_name`` event read from ``event``."""
     flags = [f for f in sim_flags]
     at = flags.index(f"GITHUB_RUN_ID={MY_RUN}")
     flags[at] = f"GITHUB_RUN_ID={run_id}"
     return [
-        "issue_comment",
+        event_name,
         "-e",
         event,
         "-W",

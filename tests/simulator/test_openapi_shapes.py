@@ -27,6 +27,7 @@ DOC = json.loads((DATA / "github-rest-trimmed.json").read_text())
 GRAPHQL = json.loads((DATA / "graphql-viewer.schema.json").read_text())
 FORMATS = FormatChecker()
 
+THREAD_ID, THREAD_REPLY_ID = 1400000101, 1400000102  # a review thread on PR 7 and a reply in it
 # (endpoint key in the trimmed file, status, method, path, token, json body)
 R = "/repos/org/repo"
 CASES: list[tuple[str, str, str, str, str, Any]] = [
@@ -166,6 +167,31 @@ CASES: list[tuple[str, str, str, str, str, Any]] = [
         {"event": "REQUEST_CHANGES"},
     ),
     (
+        "GET /repos/{owner}/{repo}/pulls/{pull_number}/comments",
+        "200",
+        "GET",
+        f"{R}/pulls/7/comments?per_page=100&page=1",
+        APP_TOKEN,
+        None,
+    ),
+    (
+        "GET /repos/{owner}/{repo}/pulls/{pull_number}/comments",
+        "200",
+        "GET",
+        f"{R}/pulls/7/comments?since=2026-09-03T10%3A08%3A00Z",
+        APP_TOKEN,
+        None,
+    ),
+    (
+        "GET /repos/{owner}/{repo}/pulls/comments/{comment_id}",
+        "200",
+        "GET",
+        f"{R}/pulls/comments/{THREAD_REPLY_ID}",
+        APP_TOKEN,
+        None,
+    ),
+    ("GET /repos/{owner}/{repo}/pulls/comments/{comment_id}", "404", "GET", f"{R}/pulls/comments/9", APP_TOKEN, None),
+    (
         "GET /repos/{owner}/{repo}/compare/{basehead}",
         "200",
         "GET",
@@ -186,7 +212,7 @@ CASES: list[tuple[str, str, str, str, str, Any]] = [
 def world(new_sim: Any) -> Any:
     """A simulator populated with realistic FIX data: an App and a human comment, an authorized
     follow-up run, a refused one, two head moves (text, binary and renamed files), an explicit
-    404 compare, App/human/pending reviews, and a plain issue with a label."""
+    404 compare, App/human/pending reviews, a review thread with a reply, and a plain issue with a label."""
     with new_sim() as sim:
         standard_pr_scenario(sim)
         sim.update_issue(7, labels=["ready-for-review", "area/db"])
@@ -231,6 +257,17 @@ def world(new_sim: Any) -> Any:
         )
         sim.add_review(7, "alice", "CHANGES_REQUESTED", "Please split the migration.")
         sim.add_review(7, "bob", "PENDING")
+        sim.add_thread_comment(
+            7, "Off by one here.", "alice", "db/migrate.sql", 3, id=THREAD_ID, created_at="2026-09-03T10:07:00Z"
+        )
+        sim.add_thread_comment(
+            7,
+            "/fs-fix use <= here",
+            "alice",
+            in_reply_to=THREAD_ID,
+            id=THREAD_REPLY_ID,
+            created_at="2026-09-03T10:08:00Z",
+        )
         sim.add_token(READ_ONLY_TOKEN, "github-actions", "Bot", read_only=True)
         sim.add_issue(12, title="Orders are lost", body="Steps…", labels=["bug"], user="carol")
         yield sim
@@ -323,3 +360,25 @@ def test_a_run_calling_the_hosted_dispatch_by_commit_is_a_valid_record(world: Gi
     record = records.run_record(wire.parse(wire.WorkflowRun, body, "GET run"), Repo("org", "repo"))
     [read] = record.referenced_workflows
     assert (read.path, read.ref, read.sha) == (entry["path"], "", sha)
+
+
+def test_the_review_thread_reader_reads_every_answer_the_schema_allows(world: GitHubSimulator, client: Any) -> None:
+    """``GET …/pulls/{n}/comments`` as served validates, and the adapter's parser reads it with the
+    thread's file, line and the comment a reply answers; cut to the fields GitHub requires (no
+    ``line``, ``original_line`` or ``in_reply_to_id``), it still validates and still parses."""
+    from fullsend.adapters.github import records, wire
+
+    key = "GET /repos/{owner}/{repo}/pulls/{pull_number}/comments"
+    body = client(world).get(f"{R}/pulls/7/comments").json()
+    _validate(body, _schema(key, "200"))
+    read = [records.review_comment_record(c) for c in wire.parse_list(wire.ReviewComment, body, key)]
+    assert [(c.id, c.author, c.path, c.line, c.in_reply_to_id, c.body) for c in read] == [
+        (THREAD_ID, "alice", "db/migrate.sql", 3, 0, "Off by one here."),
+        (THREAD_REPLY_ID, "alice", "db/migrate.sql", 3, THREAD_ID, "/fs-fix use <= here"),
+    ]
+    required = set(DOC["$defs"]["pull-request-review-comment"]["required"])
+    assert {"line", "original_line", "in_reply_to_id"}.isdisjoint(required)
+    bare = [{k: v for k, v in c.items() if k in required} for c in body]
+    _validate(bare, _schema(key, "200"))
+    read = [records.review_comment_record(c) for c in wire.parse_list(wire.ReviewComment, bare, key)]
+    assert [(c.path, c.line, c.in_reply_to_id, c.in_thread) for c in read] == [("db/migrate.sql", 0, 0, True)] * 2

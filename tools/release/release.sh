@@ -145,10 +145,10 @@ full/action.yml runs $image@$full_digest (git and every agent CLI).")
   git tag -f "$major" "$commit"
   git -c credential.helper='!f() { echo username=x-access-token; echo "password=$GH_TOKEN"; }; f' \
     push "https://github.com/$GITHUB_REPOSITORY.git" "refs/tags/$version" "+refs/tags/$major:refs/tags/$major" >&2
-  gh release create "$version" --verify-tag --title "$version" --notes "$(release_notes)" >&2
+  gh release create "$version" --verify-tag --title "$version" --notes "$(release_notes "$commit")" >&2
 }
 
-release_notes() {
+release_notes() {  # $1: the commit the tags name
   cat <<EOF
 The action runs a prebuilt image, pinned by digest (uses: $GITHUB_REPOSITORY@$version or @$major):
 
@@ -159,6 +159,10 @@ The action runs a prebuilt image, pinned by digest (uses: $GITHUB_REPOSITORY@$ve
 
 Both are built for linux/amd64 and linux/arm64 from the hash-pinned locks; each digest carries an
 SBOM and build provenance attestation (\`gh attestation verify oci://$image@<digest> --repo $GITHUB_REPOSITORY\`).
+
+Pin this release by its commit (docs/adopting.md "The dispatch workflow"):
+\`uses: $GITHUB_REPOSITORY/.github/workflows/dispatch.yml@$1 # $version\` (the hosted dispatch) or
+\`uses: $GITHUB_REPOSITORY@$1 # $version\` (the action).
 EOF
 }
 

@@ -48,6 +48,7 @@ READS: tuple[tuple[type[BaseModel], str, str, bool], ...] = (
     (wire.IssueComment, f"POST {R}/issues/{{issue_number}}/comments", "201", False),
     (wire.IssueComment, f"PATCH {R}/issues/comments/{{comment_id}}", "200", False),
     (wire.Review, f"GET {R}/pulls/{{pull_number}}/reviews", "200", True),
+    (wire.ReviewComment, f"GET {R}/pulls/{{pull_number}}/comments", "200", True),
     (wire.PostedReview, f"POST {R}/pulls/{{pull_number}}/reviews", "200", False),
     (wire.Comparison, f"GET {R}/compare/{{basehead}}", "200", False),
     (wire.AuthenticatedUser, "GET /user", "200", False),
@@ -242,3 +243,32 @@ def test_the_walk_would_catch_a_required_label_name_in_the_committed_description
     assert mismatches(StrictIssue, doc["endpoints"][endpoint]["200"], doc, endpoint + " 200") == [
         f"NamedLabel.name at {endpoint} 200.labels[]"
     ]
+
+
+# Each field ``wire.ReviewComment`` reads, with the JSON type the reader expects of it.
+REVIEW_COMMENT_TYPES = {
+    "id": "integer",
+    "user": None,
+    "created_at": "string",
+    "updated_at": "string",
+    "html_url": "string",
+    "body": "string",
+    "path": "string",
+    "line": "integer",
+    "original_line": "integer",
+    "in_reply_to_id": "integer",
+}
+
+
+@pytest.mark.parametrize("description", sorted(DESCRIPTIONS))
+def test_every_field_the_review_comment_reader_uses_is_documented_with_its_type(description: str) -> None:
+    doc = _load(DESCRIPTIONS[description])
+    [item] = _items(doc, doc["endpoints"][f"GET {R}/pulls/{{pull_number}}/comments"]["200"])
+    [branch] = branches(doc, item)
+    read = {field.alias or name for name, field in wire.ReviewComment.model_fields.items()}
+    assert read == set(REVIEW_COMMENT_TYPES)
+    for key, kind in REVIEW_COMMENT_TYPES.items():
+        schema = _resolve(doc, branch["properties"][key])
+        if kind is not None:
+            assert kind in (schema["type"] if isinstance(schema["type"], list) else [schema["type"]]), key
+    assert "login" in _resolve(doc, branch["properties"]["user"])["required"]

@@ -1,6 +1,6 @@
 """Build the :class:`~fullsend.app.commands.explain.model.Explanation` of one work item (``fullsend explain``).
 
-Order of reads: the item, its pull request, comments, reviews, the login the token reads as,
+Order of reads: the item, its pull request, comments, reviews, review-thread comments, the login the token reads as,
 the repository's runs since the item was created (to find the item's shim runs), the jobs of the
 newest of them (to find the run in flight), the shim's listing as the run in flight's watcher sees
 it (docs/architecture.md "Listing") and the jobs of each follow-up that passes phase A
@@ -20,6 +20,8 @@ from typing import TypeVar
 
 from fullsend.app.commands.explain.comments import (
     bind,
+    bind_threads,
+    bound_runs,
     classify,
     inferred_self_logins,
     receipt_reports,
@@ -68,6 +70,7 @@ class _Item:
     created_at: datetime | None = None
     comments: list[Comment] = field(default_factory=list)
     reviews: list[Review] = field(default_factory=list)
+    threads: list[Comment] = field(default_factory=list)
 
     @property
     def run_name(self) -> str:
@@ -82,7 +85,7 @@ def _until(items: Sequence[T], as_of: datetime | None, at: str) -> list[T]:
 
 
 def read_item(reader: ExplainReader, repo: Repo, number: int, as_of: datetime | None) -> _Item:
-    """The item record, its head when it is a pull request, its comments and reviews."""
+    """The item record, its head when it is a pull request, its comments, reviews and review threads."""
     issue, created_at = reader.item(number)
     pr, known = reader.pull_request(number)
     is_pr = pr is not None or (pr is None and not known and issue is not None and issue.is_pull_request)
@@ -99,6 +102,7 @@ def read_item(reader: ExplainReader, repo: Repo, number: int, as_of: datetime | 
     item.comments = _until(reader.comments(number) or [], as_of, "created_at")
     if is_pr:
         item.reviews = _until(reader.reviews(number) or [], as_of, "submitted_at")
+        item.threads = _until(reader.review_comments(number) or [], as_of, "created_at")
     return item
 
 
@@ -238,13 +242,10 @@ def _with_run(
     selves = frozenset(result.self_logins)
     baseline = me.fresh_after
     binding = bind(item.comments, baseline, selves, batch, observed) if baseline is not None else None
+    threads = bind_threads(item.threads, baseline, selves, batch, observed) if baseline is not None else None
     named = runs_naming_comments(listing, me.run_name or item.run_name)
     comments = classify(item.comments, baseline, selves, binding, named, verdicts)
-    by_run: dict[int, list[int]] = {}
-    for cid, ids in binding.by_comment.items() if binding else ():
-        for rid in ids:
-            by_run.setdefault(rid, []).append(cid)
-    unbound = set(binding.unbound) if binding else set()
+    by_run, unbound = bound_runs(binding, threads)
     follow = tuple(_follow_up(r, verdicts[r.id], item, me, by_run.get(r.id, []), r.id in unbound) for r in listing)
     flight = run_report(
         run,

@@ -78,11 +78,42 @@ def bind(
     observed: Sequence[WorkflowRun],
 ) -> Binding:
     """``bind_triggers`` over the eligible comments, the batch's authorizations and the observed runs,
-    issue comments only: a review-thread comment's run names a review comment, another id series,
-    and explain does not read the review threads."""
+    issue comments only: a review-thread comment's run names a review comment, another id series
+    (:func:`bind_threads` binds those)."""
     eligible = eligible_comments(comments, baseline, self_logins)
     auths = [a for a in authorizations(batch) if not a.in_thread]
     return bind_triggers(eligible, auths, [a for a in observed_authorizations(observed) if not a.in_thread])
+
+
+def bind_threads(
+    threads: Sequence[Comment],
+    baseline: datetime,
+    self_logins: AbstractSet[str],
+    batch: Sequence[WorkflowRun],
+    observed: Sequence[WorkflowRun],
+) -> Binding:
+    """The review-thread comments bound to the batch's ``review_comment:<id>`` runs, as the watcher
+    binds them (docs/architecture.md "Amendments and context"): thread runs only, and a review
+    comment a run names is eligible whatever its timestamp (docs/architecture.md "Delta")."""
+    auths = [a for a in authorizations(batch) if a.in_thread]
+    named = frozenset(a.comment_id for a in auths if a.comment_id > 0)
+    eligible = eligible_comments([c for c in threads if c.in_thread], baseline, self_logins, frozenset(), named)
+    return bind_triggers(eligible, auths, [a for a in observed_authorizations(observed) if a.in_thread])
+
+
+def bound_runs(*bindings: Binding | None) -> tuple[dict[int, list[int]], set[int]]:
+    """Run id → the comment ids bound to it, and the unbound run ids, over every binding given
+    (one per id series: issue comments, review-thread comments)."""
+    by_run: dict[int, list[int]] = {}
+    unbound: set[int] = set()
+    for binding in bindings:
+        if binding is None:
+            continue
+        for cid, ids in binding.by_comment.items():
+            for rid in ids:
+                by_run.setdefault(rid, []).append(cid)
+        unbound |= set(binding.unbound)
+    return by_run, unbound
 
 
 def _report(

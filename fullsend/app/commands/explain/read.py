@@ -126,6 +126,16 @@ class ExplainReader:
         )
         return found
 
+    def review_comments(self, number: int) -> list[Comment] | None:
+        """Every comment of a pull request's review threads, oldest first (``GET …/pulls/{n}/comments``,
+        all pages): the watcher's read for a ``review_comment:<id>`` run (docs/architecture.md "Delta")."""
+        found, _ = self._attempt(
+            f"GET {self._base}/pulls/{number}/comments",
+            PERMISSION_PULLS,
+            lambda: self.forge.list_review_comments(number),
+        )
+        return found
+
     def reader_login(self) -> str:
         """The login the token reads as (``/user``, ``/app`` or GraphQL ``viewer``); "" if unknown."""
         login, _ = self._attempt("GET /user (or GraphQL viewer)", "", lambda: self.forge.viewer_login("job"))
