@@ -64,10 +64,13 @@ def check_live_versions(
     """Assert what the start comment's versions show: the first version with steer ``follow_up``
     acknowledged was written no later than ``within_s`` after ``acked`` (plus one second: both
     stamps are whole seconds), and the progress edits (every version after the one it was created
-    with, up to the closing "finished" edit) are at least ``spacing_s`` apart."""
+    with) are at least ``spacing_s`` apart.  The closing "finished" edit, written when the run
+    ends, is the one edit not spaced: at most one, and the last."""
     shown = [v for v in versions if re.search(rf"Steer \d+: follow-up run \[{follow_up}\]\(.* · acknowledged ", v.body)]
     assert shown, [v.body for v in versions]
     assert shown[0].at <= acked + timedelta(seconds=within_s + 1), (shown[0].at, acked, within_s)
+    closing = [n for n, v in enumerate(versions) if DONE_BELOW in v.body]
+    assert closing in ([], [len(versions) - 1]), closing
     progress = [v.at for v in versions[1:] if DONE_BELOW not in v.body]
     gaps = [(b - a).total_seconds() for a, b in pairwise(progress)]
     assert progress and all(gap >= spacing_s for gap in gaps), (gaps, spacing_s)
