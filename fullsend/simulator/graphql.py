@@ -6,7 +6,9 @@
   ``viewer`` plus ``repository(owner, name).issueOrPullRequest(number).comments(first: 100,
   after)`` with ``fullDatabaseId`` (a BigInt, sent as a string), ``createdAt``, ``updatedAt``,
   ``lastEditedAt`` (``null`` until someone edits the body: a PATCH, or ``add_comment(...,
-  last_edited_at=…)``), ``url`` and ``author { __typename login }`` (``null`` for a deleted user).
+  last_edited_at=…)``), ``url`` and ``author { __typename login }`` (``null`` for a deleted user);
+  when the query names ``userContentEdits``, each comment also carries ``includesCreatedEdit`` and
+  ``userContentEdits`` (its versions, newest first: ``fullsend.simulator.edits``).
 
 Anything else answers an ``errors`` list, as GitHub does for a query its schema lacks.  The
 queries are recognised by the fields they name, not parsed: the simulator serves the action.
@@ -21,13 +23,13 @@ from typing import TYPE_CHECKING, Any
 from fullsend.simulator.routes import Call, Reply
 
 if TYPE_CHECKING:  # pragma: no cover
-    from fullsend.simulator.items import ItemsState
+    from fullsend.simulator.edits import EditHistory
 
 PAGE_SIZE = 100
 _DOCS = "https://docs.github.com/graphql"
 
 
-def answer(sim: ItemsState, call: Call) -> Reply:
+def answer(sim: EditHistory, call: Call) -> Reply:
     """Answer one GraphQL POST (HTTP 200 with ``data`` or ``errors``; 400 for a body that is not JSON)."""
     try:
         payload = json.loads(call.body or b"null")
@@ -38,7 +40,8 @@ def answer(sim: ItemsState, call: Call) -> Reply:
         return Reply(200, {"errors": [{"message": "A query attribute must be specified and must be a string."}]})
     viewer = {"login": _graphql_login(call.login, call.is_bot)}
     if "issueOrPullRequest" in query:
-        return Reply(200, {"data": {"viewer": viewer, "repository": _repository(sim, variables)}})
+        repository = _repository(sim, variables, "userContentEdits" in query)
+        return Reply(200, {"data": {"viewer": viewer, "repository": repository}})
     if re.search(r"\bviewer\s*\{[^}]*\blogin\b", query):
         return Reply(200, {"data": {"viewer": viewer}})
     return Reply(200, {"errors": [{"message": "The simulator answers only the viewer and the receipt view"}]})
@@ -48,7 +51,7 @@ def _graphql_login(login: str, is_bot: bool) -> str:
     return login[: -len("[bot]")] if is_bot and login.lower().endswith("[bot]") else login
 
 
-def _repository(sim: ItemsState, variables: dict[str, Any]) -> dict[str, Any] | None:
+def _repository(sim: EditHistory, variables: dict[str, Any], edits: bool) -> dict[str, Any] | None:
     owner, name, number = variables.get("owner"), variables.get("name"), variables.get("number")
     if not (isinstance(owner, str) and isinstance(name, str)) or (owner.lower(), name.lower()) != (
         sim.urls.owner.lower(),
@@ -66,19 +69,19 @@ def _repository(sim: ItemsState, variables: dict[str, Any]) -> dict[str, Any] | 
         "issueOrPullRequest": {
             "comments": {
                 "pageInfo": {"hasNextPage": more, "endCursor": f"cursor:{start + len(page)}" if page else None},
-                "nodes": [_node(sim, c) for c in page],
+                "nodes": [_node(sim, c, edits) for c in page],
             }
         }
     }
 
 
-def _node(sim: ItemsState, comment: dict[str, Any]) -> dict[str, Any]:
+def _node(sim: EditHistory, comment: dict[str, Any], edits: bool) -> dict[str, Any]:
     user = comment.get("user")
     author = None
     if isinstance(user, dict):
         is_bot = user.get("type") == "Bot"
         author = {"__typename": "Bot" if is_bot else "User", "login": _graphql_login(str(user.get("login")), is_bot)}
-    return {
+    node = {
         "fullDatabaseId": str(comment["id"]),
         "body": comment.get("body"),
         "createdAt": comment.get("created_at"),
@@ -87,3 +90,4 @@ def _node(sim: ItemsState, comment: dict[str, Any]) -> dict[str, Any]:
         "url": comment.get("html_url"),
         "author": author,
     }
+    return {**node, **sim.content_edits_json(int(comment["id"]))} if edits else node

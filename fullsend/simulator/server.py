@@ -19,7 +19,8 @@ Scripting state: the calls inherited from ``ItemsState``/``ActionsState`` (``add
 ``at``.  Faults (``fullsend.simulator.faults``): ``fail``, ``fail_connection``, ``mutate``,
 ``clear_faults``, each per endpoint, per request number and optionally per token login.
 Observation: ``requests``,
-``request_count``, ``counted_request_count``, ``reset_requests``, ``errors``.
+``request_count``, ``counted_request_count``, ``reset_requests``, ``errors``, and a comment's
+versions (``content_edits``, ``EditHistory``: GraphQL's ``userContentEdits``).
 """
 
 from __future__ import annotations
@@ -33,9 +34,9 @@ from http.server import ThreadingHTTPServer
 from typing import Any
 
 from fullsend.core.identity import Identity
+from fullsend.simulator.edits import EditHistory
 from fullsend.simulator.faults import FaultInjection
 from fullsend.simulator.http import Fault, RecordedRequest, SimHandler
-from fullsend.simulator.items import ItemsState
 from fullsend.simulator.shapes import Urls, rest_login, stable_id
 
 Predicate = Callable[[RecordedRequest], bool]
@@ -43,7 +44,7 @@ Action = Callable[["GitHubSimulator"], None]
 HOST = "127.0.0.1"
 
 
-class GitHubSimulator(FaultInjection, ItemsState):
+class GitHubSimulator(FaultInjection, EditHistory):
     """The simulator.  The socket is bound at construction, so ``api_url`` is known before
     ``start()``; ``start()`` serves on a daemon thread, ``stop()`` shuts down (also a context
     manager).  ``prefix`` ``""`` serves at ``/`` with GraphQL at ``/graphql``; ``"/api/v3"``

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 import requests
+import yaml
 
 from fullsend.app.action.live_status import DONE_BELOW
 from fullsend.core.receipt.marker import parse_marker
@@ -40,6 +41,7 @@ from tests.act.act_harness import (
     readme_act_block,
     run_act,
 )
+from tests.support.status_versions import acknowledged_at, check_live_versions, comment_versions
 
 # Issue 10: within 10 minutes on a fresh machine, image builds included (measured: about 3.5 min
 # for this directory with an empty podman store and cache).
@@ -54,6 +56,16 @@ def _comments(sim: SimulatorProcess) -> list[dict]:
     )
     response.raise_for_status()
     return response.json()
+
+
+def _cadence(workdir: Path) -> tuple[float, float]:
+    """The run's configured poll (the work directory's harness) and status edit interval (the
+    example passes none: action.yml's default), in seconds."""
+    harness = yaml.safe_load((workdir / ".fullsend" / "harness" / "review.yaml").read_text(encoding="utf-8"))
+    action = yaml.safe_load((workdir / "action.yml").read_text(encoding="utf-8"))
+    return float(harness["steer"]["poll_interval_seconds"]), float(
+        action["inputs"]["status_interval_seconds"]["default"]
+    )
 
 
 def _agent_messages(path: Path) -> list[str]:
@@ -95,6 +107,17 @@ def test_FIX_example_workflow_is_steered_under_act_then_the_queued_run_skips(
     assert DONE_BELOW in start["body"], start["body"]
     assert re.search(rf"Steer 1: follow-up run \[{FOLLOW_UP_RUN}\]\(.* · acknowledged ", start["body"]), start["body"]
     assert f"Receipt: [posted]({receipts[0]['html_url']})" in terminal["body"], terminal["body"]
+    # their versions as GitHub keeps them (GraphQL userContentEdits, stamped by the simulator's
+    # clock): the steer shown acknowledged by the next edit after the acknowledgement the run logged
+    # (this run polls every 2 s but edits at most once per interval: the later of the two bounds
+    # it), edits at least the interval apart, and a version linking the receipt
+    graphql_url = next(f.split("=", 1)[1] for f in simulator.act_flags if "GITHUB_GRAPHQL_URL=" in f)
+    poll_s, interval_s = _cadence(workdir)
+    acked = acknowledged_at(first.log)[FOLLOW_UP_RUN]
+    versions = comment_versions(graphql_url, JOB_TOKEN, 7, start["id"])
+    check_live_versions(versions, FOLLOW_UP_RUN, acked, within_s=max(poll_s, interval_s), spacing_s=interval_s)
+    linked = comment_versions(graphql_url, JOB_TOKEN, 7, terminal["id"])
+    assert any(f"Receipt: [posted]({receipts[0]['html_url']})" in v.body for v in linked), linked
     assert first.shown_outputs() == {
         "outcome": "succeeded",
         "skip_reason": "",

@@ -4,7 +4,6 @@ simulator (docs/architecture.md "Status comments")."""
 
 from __future__ import annotations
 
-import json
 import sys
 import threading
 from datetime import UTC, datetime, timedelta
@@ -26,6 +25,7 @@ from fullsend.ports import AgentParams
 from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 from tests.support.action_run import run_entrypoint, runner_env
+from tests.support.status_versions import acknowledged_at, check_live_versions, comment_versions
 from tests.support.transport_run import RunThread, read_log, wait_for
 
 T0 = datetime(2026, 9, 3, 10, 0, tzinfo=UTC)
@@ -263,34 +263,31 @@ def sim():
         yield simulator
 
 
-def _edits_of(sim: GitHubSimulator, comment_id: int) -> list[str]:
-    return [
-        json.loads(r.body)["body"]
-        for r in sim.requests
-        if r.method == "PATCH" and r.path.endswith(f"/issues/comments/{comment_id}") and r.status == 200
-    ]
-
-
 def test_a_steered_run_shows_the_steer_in_its_start_comment_and_links_the_receipt(sim, tmp_path):
+    """Read back as GitHub keeps them (GraphQL ``userContentEdits``): the start comment shows the
+    steer acknowledged within one poll of the acknowledgement, its edits are at least the
+    configured interval apart, and the terminal status links the receipt."""
     fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
     added = {}
     sim.on_request(
         sim.match("GET", r"/actions/workflows/fullsend\.yml/runs"),
         lambda s: added.update(run=add_comment_follow_up(s, "/fs-review please re-check the migration")[1]),
     )
-    env = runner_env(tmp_path, sim, fix, inputs={"status_interval_seconds": "1"})
-    run = run_entrypoint(env, tmp_path)
+    inputs = {"status_interval_seconds": "2", "poll_interval_seconds": "2"}
+    run = run_entrypoint(runner_env(tmp_path, sim, fix, inputs=inputs), tmp_path)
     assert run.exit_code == 0 and run.outputs["steers"] == "1", run.stdout + run.stderr
     follow_up = added["run"]["id"]
     start, terminal = [c for c in sim.comments(fix.pr) if c["user"]["login"] == fix.role_login]
-    edits = _edits_of(sim, start["id"])
-    assert any(f"Steer 1: follow-up run [{follow_up}](" in e and "Now: " in e for e in edits), edits
+    versions = comment_versions(sim.graphql_url, fix.job_token, fix.pr, start["id"])
+    acked = acknowledged_at(run.stdout)[follow_up]
+    check_live_versions(versions, follow_up, acked, within_s=2, spacing_s=2)
     # the acknowledgement is shown while the agent still works, not only once it has exited
-    live = [e for e in edits if f"Now: {WORKING}" in e or f"Now: {SETTLING}" in e]
-    assert any(f"[{follow_up}](" in e and " · acknowledged " in e for e in live), edits
+    live = [v.body for v in versions if f"Now: {WORKING}" in v.body or f"Now: {SETTLING}" in v.body]
+    assert any(f"[{follow_up}](" in body and " · acknowledged " in body for body in live), versions
     assert DONE_BELOW in start["body"] and f"[{follow_up}](" in start["body"]  # not left on a stale phase
     (receipt,) = [c for c in sim.comments(fix.pr) if c["user"]["login"] == fix.job_login]
-    assert f"Receipt: [posted]({receipt['html_url']})" in terminal["body"]
+    *_, linked = comment_versions(sim.graphql_url, fix.job_token, fix.pr, terminal["id"])
+    assert linked.body == terminal["body"] and f"Receipt: [posted]({receipt['html_url']})" in linked.body
     assert "<!-- fullsend:status:terminal -->" in terminal["body"]
 
 

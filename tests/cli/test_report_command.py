@@ -254,3 +254,34 @@ def test_an_unsplittable_url_and_a_prehistoric_since_are_exit_2(sim):
     assert "unexpected" not in proc.stderr
     proc = report(sim, "--since", "0001-01-01")
     assert proc.returncode == 2 and "before GitHub existed" in proc.stderr
+
+
+def test_the_table_prints_the_known_historys_counts(sim):
+    """The form a person reads: a row per stage and the total, then the refused receipts."""
+    history(sim)
+    proc = report(sim, "--since", "2026-09-01")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("What steering saved in org/repo from 2026-09-01T00:00:00Z to ")
+    assert [line.split() for line in lines[2:6]] == [
+        [
+            "stage",
+            "worked",
+            "steered",
+            "absorbed",
+            "skipped",
+            "min",
+            "spent",
+            "$",
+            "spent",
+            "min",
+            "saved",
+            "$",
+            "saved",
+        ],
+        ["review", "2", "2", "4", "2", "30.0", "4.0000", "30.0", "4.0000"],
+        ["triage", "1", "1", "2", "1", "1.0", "0.5000", "1.0", "0.5000"],
+        ["total", "3", "3", "6", "3", "31.0", "4.5000", "31.0", "4.5000"],
+    ]
+    assert "  receipt-refused-edited: 1\n  receipt-refused-author: 2\n" in proc.stdout
+    assert "  worked: 1\n  not-finished: 1\n  cancelled: 1\n" in proc.stdout

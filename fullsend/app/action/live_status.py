@@ -100,7 +100,8 @@ class LiveStatus:
     # ---- the editing thread -----------------------------------------------------------
     def _run(self) -> None:
         """Wait for a change (a blocking wait, no timed loop), keep ``interval_s`` since the last
-        edit, then write the latest progress: changes in between are coalesced into one edit."""
+        edit was answered, then write the latest progress: changes in between are coalesced into
+        one edit."""
         last_edit: float | None = None
         while True:
             self._wake.wait()
@@ -114,9 +115,9 @@ class LiveStatus:
             with self._lock:
                 version, snapshot = self._progress.version, _copy(self._progress)
             if version != self._shown:
-                last_edit = self._clock.monotonic()
                 if self._status.progress(snapshot.phase, snapshot.steers):
                     self.edits += 1
+                last_edit = self._clock.monotonic()  # once GitHub has the edit: the next is interval_s after it
                 self._shown = version
 
     def snapshot(self) -> Progress:

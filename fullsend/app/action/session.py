@@ -19,6 +19,7 @@ from fullsend.app.watch.watcher import Carry, WatchConfig, Watcher
 from fullsend.core.agent_end import AgentEnd
 from fullsend.core.final_word import ALLOW_FLAG, RULE_TOOL_DENIED, tool_label
 from fullsend.core.receipt.marker import Marker, marker_from
+from fullsend.core.scalars import format_time
 from fullsend.core.tokens import exports
 from fullsend.core.watch.start import StartRefused
 from fullsend.core.watch.steer import DeliveredSteer, SteerResult
@@ -98,7 +99,7 @@ def run_iteration(
         thread = threading.Thread(target=watcher.watch, name="fullsend-watcher", daemon=True)
         thread.start()
     timeline.add(clock.now(), "agent", "agent launched" + (" (steerable)" if watcher else ""))
-    acks = AckRows(timeline, clock)
+    acks = AckRows(timeline, clock, log)
     try:
         agent = runtime.run(params, watcher.turn_ended if watcher else (lambda at: None), on_output, acks.on_ack)
     finally:
@@ -121,10 +122,12 @@ class AckRows:
     """The iteration's ``ack`` timeline rows, added as the runtime signals them (``on_ack``, an
     ``fullsend.ports.AckListener``, any thread) so the status comment shows each one within a poll;
     :meth:`finish` reconciles them with the agent's final ``steers``, which alone feed the receipt.
+    Each ``ack`` row is also one log line saying when (UTC, to the second) the agent acknowledged
+    the message, so the run's log shows it where the step summary is not kept.
     """
 
-    def __init__(self, timeline: Timeline, clock: Clock) -> None:
-        self._timeline, self._clock = timeline, clock
+    def __init__(self, timeline: Timeline, clock: Clock, log: Log | None = None) -> None:
+        self._timeline, self._clock, self._log = timeline, clock, log
         self._lock = threading.Lock()  # held across each add, so an ack and its withdrawal stay in order
         self._shown: Counter[int] = Counter()  # message id -> ack rows not withdrawn
         self._done = False
@@ -136,7 +139,7 @@ class AckRows:
                 return
             if acknowledged:
                 self._shown[result.follow_up_run_id] += 1
-                _ack_row(self._timeline, result)
+                _ack_row(self._timeline, result, self._log)
             elif self._shown[result.follow_up_run_id] > 0:
                 self._shown[result.follow_up_run_id] -= 1
                 _withdrawn_row(self._timeline, result.follow_up_run_id, self._clock.now())
@@ -151,14 +154,16 @@ class AckRows:
                 if self._shown[steer.follow_up_run_id] > 0:
                     self._shown[steer.follow_up_run_id] -= 1
                 else:
-                    _ack_row(self._timeline, steer)
+                    _ack_row(self._timeline, steer, self._log)
             for message_id in sorted(self._shown.elements()):
                 _withdrawn_row(self._timeline, message_id, self._clock.now())
 
 
-def _ack_row(timeline: Timeline, steer: SteerResult) -> None:
+def _ack_row(timeline: Timeline, steer: SteerResult, log: Log | None) -> None:
     message_id = steer.follow_up_run_id
     timeline.add(steer.delivered_at, "ack", f"acknowledged message {message_id}", run_ids=(message_id,))
+    if log is not None:
+        log("info", f"The agent acknowledged message {message_id} at {format_time(steer.delivered_at)}")
 
 
 def _withdrawn_row(timeline: Timeline, message_id: int, at: datetime) -> None:
