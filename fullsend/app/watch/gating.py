@@ -52,15 +52,14 @@ def after_listing(
     reached its page cap or lacks an undecided run."""
     state.gate = gate.listed(state.gate, sent_at[1])
     me = state.me
-    mine = [
+    mine = (  # read only while a window is open (``gate.settled``)
         r.created_at
         for r in runs.runs
         if me and r.event in ALLOWED_EVENTS and bound_to_item(r, me.item_number, me.run_name)
-    ]
+    )
     state.gate = gate.settled(state.gate, sent_at[1], mine, bool(set(state.undecided) - accepted))
     keep = set(state.undecided) | accepted
-    listed = {run.id for run in runs.runs}
-    if runs.capped or not keep <= listed:
+    if runs.capped or (keep and not keep <= {run.id for run in runs.runs}):
         return  # an undecided run this listing did not show: keep the bound where it is
     undecided = [run.created_at for run in runs.runs if run.id in keep]
     current = state.list_since or floor
