@@ -5,12 +5,15 @@
 Prints one table and exits 0.  The real watch loop (``Watcher.watch`` through
 ``GitHubForge`` over HTTP) polls the simulator on a virtual clock
 (``tests.doubles.virtual_replay``) for one hour (no watch deadline; the agent's turn outlasts the
-hour), at poll 30 s and 10 s, idle and with a burst (three authorized comments at minute 10,
-folded into one steer, then quiet).  "Counted" requests are the ones GitHub charges to the
-rate limit; "conditional" are the ``304 Not Modified`` answers to ``If-None-Match`` polls, which
-it does not (docs/architecture.md "GitHub access").  "Unconditional" is what the
-same hour would cost if every 304 were a full answer.  Start (the watcher's own run, its jobs,
-the PR and its labels) is reported once, apart from the hour.  The last rows are the queued
+hour), at poll 5 s (the default), 10 s and 30 s, with the listing gate (docs/architecture.md
+"Listing gate"), idle and with a burst (three authorized comments at minute 10, folded into one
+steer, then quiet); "listings" counts the listings made (a gated tick whose gate is shut reads
+the work item conditionally and lists nothing).  "Counted" requests are the ones GitHub charges
+to the rate limit (the row names the job token's share, whose 1,000 per hour a repository's
+watched runs share; the rest are the role token's); "conditional" are the ``304 Not Modified``
+answers to ``If-None-Match`` polls, which it does not (docs/architecture.md "GitHub access").
+"Unconditional" is what the same hour would cost if every 304 were a full answer.  Start (the
+watcher's own run, its jobs, the PR and its labels) is reported once, apart from the hour.  The last rows are the queued
 run's pre-flight: the requests it makes to decide whether a receipt lists it
 (docs/architecture.md "Receipt reader": GraphQL's receipt view, then the role login;
 ``bench/skip_requests.py`` has the details).
@@ -25,7 +28,8 @@ from fullsend.app.action.receipt import check_receipt, post_receipt
 from fullsend.core.model import Repo
 from fullsend.core.receipt.marker import Marker
 from fullsend.core.scalars import parse_time
-from fullsend.simulator.fixtures import JOB_TOKEN, ROLE_TOKEN, standard_pr_scenario
+from fullsend.core.watch.settle import DEFAULT_POLL_INTERVAL_S
+from fullsend.simulator.fixtures import JOB_LOGIN, JOB_TOKEN, ROLE_TOKEN, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 from tests.doubles.burst_traces import (
     ORIGIN,
@@ -82,6 +86,7 @@ def watch_hour(poll_s: float, burst: list[TraceEvent]) -> dict[str, int]:
             "polls": session.polls,
             "steers": session.watcher.result().steers,
             "counted": sim.counted_request_count(),
+            "job": sum(1 for r in sim.requests if r.status != 304 and r.login == JOB_LOGIN),
             "conditional": sim.request_count(status=304),
         }
 
@@ -105,12 +110,12 @@ def skip_decision(listed: bool) -> dict[str, int]:
 
 def main(argv: list[str] | None = None) -> int:
     rows = []
-    for poll_s in (30.0, 10.0):
+    for poll_s in (DEFAULT_POLL_INTERVAL_S, 10.0, 30.0):
         for name, burst in (("idle", []), ("burst at min 10", BURST)):
             r = watch_hour(poll_s, burst)
             rows.append(
                 (
-                    f"watch 1 h, poll {poll_s:g} s, {name}",
+                    f"watch 1 h, poll {poll_s:g} s, {name} ({r['job']} job)",
                     r["polls"],
                     r["steers"],
                     r["counted"],
@@ -135,14 +140,13 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(
             (f"queued run decides ({what})", 0, 0, r["counted"], r["conditional"], r["counted"] + r["conditional"])
         )
-    head = (
-        f"{'what':<38}  {'polls':>5}  {'steers':>6}  {'counted':>7}  {'conditional (304)':>17}  {'unconditional':>13}"
-    )
+    head = f"{'what':<46}  {'listings':>8}  {'steers':>6}  {'counted':>7}  {'conditional (304)':>17}  "
+    head += f"{'unconditional':>13}"
     print(head)
     print("-" * len(head))
     for what, polls, steers, counted, conditional, unconditional in rows:
         print(
-            f"{what:<38}  {polls or '-':>5}  {steers or '-':>6}  {counted:>7}  {conditional:>17}  {unconditional:>13}"
+            f"{what:<46}  {polls or '-':>8}  {steers or '-':>6}  {counted:>7}  {conditional:>17}  {unconditional:>13}"
         )
     return 0
 

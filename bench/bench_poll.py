@@ -1,85 +1,226 @@
-"""CPU per steady-state poll of a 400-run listing through the real GitHub adapter (issue 22).
+"""CPU per steady-state poll cycle of a watched pull request with 400 listed runs, through the
+real watcher and adapter (issues 22, 33).
 
-A plain script, not a test: ``python bench/bench_poll.py [--quick]``.  The simulator serves 400
-shim runs (4 pages of 100, the page cap: docs/architecture.md "Listing"); ``GitHubForge.
-list_workflow_runs`` reads them once (four 200s), then polls again and again with nothing new, so
-every page answers ``304 Not Modified``.  Measured: the polling thread's CPU time
-(``time.thread_time``: the client's HTTP handling, the cached-page lookup and building the
-listing; the simulator serves from its own process, so it neither counts nor holds the GIL), the median over the polls.
-Goal: <= 5 ms CPU per 304 poll.  Exits 0 whether or not the goal is met; the verdict is printed.
+A plain script, not a test: ``PYTHONPATH=. python bench/bench_poll.py [--quick]``.  The simulator
+serves, from its own process (so its threads neither share the GIL with the measured cycle nor
+count in its CPU time), the standard pull request #7 with my run and 399 other shim runs of other
+items: 400 listed runs, 4 pages of 100 (the page cap: docs/architecture.md "Listing").  A real
+``Watcher`` (``GitHubForge``, Start, the cycle of ``fullsend.app.watch.cycle``) makes its first
+listing (four 200s, every run judged), then, with nothing changing:
+
+* the quiet gated cycle, ``poll_and_steer(forced=False)``: the listing gate's conditional reads of
+  the issue and pull records (two 304s), the gate shut, no listing (docs/architecture.md
+  "Listing gate");
+* the forced listing (the backstop's, a turn end's), ``poll_and_steer(forced=True)``: four 304
+  pages, the listing unchanged and nothing pending, so no run is judged again.
+
+Measured: the polling thread's CPU time (``time.thread_time``), the median over the cycles.
+For comparison, the floor: the same conditional GETs over one bare ``http.client`` connection
+(no adapter, no ``requests``).
+Goal (issue 33): <= 1 ms CPU per 304 cycle, for each.  Exits 0 whether or not a goal is met;
+the verdicts are printed.
 """
 
 from __future__ import annotations
 
+import http.client
 import multiprocessing
 import statistics
 import sys
+import threading
 import time
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable
+from datetime import timedelta
 from multiprocessing.connection import Connection
+from urllib.parse import urlsplit
 
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.github.forge import GitHubForge
-from fullsend.core.identity import Identity
+from fullsend.adapters.github.transport import next_link
+from fullsend.app.timeline import Timeline
+from fullsend.app.watch.watcher import WatchConfig, Watcher
 from fullsend.core.model import Repo
+from fullsend.core.scalars import format_time, parse_time
+from fullsend.core.watch.settle import Outcome
+from fullsend.core.watch.steer import SteerMessage
+from fullsend.simulator.fixtures import (
+    FIX_CREATED_AT,
+    FIX_HEAD,
+    FIX_RUN_ID,
+    JOB_TOKEN,
+    ROLE_LOGIN,
+    ROLE_TOKEN,
+    SHIM_PATH,
+    standard_pr_scenario,
+)
 from fullsend.simulator.server import GitHubSimulator
 
 LISTING_SIZE = 400
-GOAL_MS = 5.0
-TOKEN = "ghs_bench_job_token"
-WORKFLOW = "fullsend.yml"
-START = datetime(2026, 9, 3, 10, 0, tzinfo=UTC)
+GOAL_MS = 1.0
+STARTED = parse_time(FIX_CREATED_AT)
+assert STARTED is not None
+NOW = STARTED + timedelta(hours=2)  # the simulator's and the watcher's "now": after every run
+
+
+class BenchClock(SystemClock):
+    """Real monotonic time and waits; ``now`` runs from :data:`NOW` (the simulator's day)."""
+
+    def __init__(self) -> None:
+        self._t0 = time.monotonic()
+
+    def now(self):  # type: ignore[no-untyped-def]
+        return NOW + timedelta(seconds=time.monotonic() - self._t0)
+
+
+class NoSteer:
+    """A steerer the bench never reaches (nothing is accepted): any call is a bench error."""
+
+    def steer(self, sandbox_name: str, msg: SteerMessage) -> None:
+        raise AssertionError("nothing should be steered")
+
+    def settle(self, sandbox_name: str) -> None:
+        raise AssertionError("nothing should settle")
 
 
 def serve(conn: Connection) -> None:
-    """The simulator with 400 shim runs, in its own process (so its threads neither share the GIL
-    with the measured poll nor count in its CPU time); sends its API URL, serves until told."""
-    with GitHubSimulator(tokens={TOKEN: Identity("github-actions[bot]")}, clock=lambda: START) as sim:
-        for i in range(LISTING_SIZE):
+    """The simulator: pull request #7, my run and 399 shim runs of other items; sends its API URL,
+    serves until told, then sends its request counts (304s, others)."""
+    with GitHubSimulator(clock=lambda: NOW) as sim:
+        standard_pr_scenario(sim)
+        for i in range(LISTING_SIZE - 1):
             sim.add_workflow_run(
-                path=f".github/workflows/{WORKFLOW}",
-                event="issue_comment",
+                path=SHIM_PATH,
+                event="pull_request_target",
                 status="completed",
-                created_at=START + timedelta(seconds=5 * (i + 1)),
-                display_title=f"org/repo#7 comment:{9000 + i}",
+                conclusion="success",
+                created_at=STARTED + timedelta(seconds=5 * (i + 1)),
+                display_title=f"org/repo#{100 + i % 50}",
+                pull_requests=[100 + i % 50],
             )
         conn.send(sim.api_url)
         conn.recv()
-        conn.send(sim.request_count(status=304))
+        sim.reset_requests()
+        conn.send("counting")
+        conn.recv()
+        conn.send((sim.request_count(status=304), len(sim.requests)))
+        conn.recv()  # the bare floor's requests, then stop
 
 
-def poll_cpu_ms(polls: int) -> tuple[float, float, int]:
-    """(median CPU ms of a 304 poll, CPU ms of the first full poll, 304 answers seen)."""
+def _watcher(api_url: str) -> Watcher:
+    clock = BenchClock()
+    forge = GitHubForge(Repo("org", "repo"), api_url, api_url + "/graphql", JOB_TOKEN, ROLE_TOKEN, clock)
+    config = WatchConfig(
+        run_id=FIX_RUN_ID,
+        run_name="org/repo#7",
+        item_number=7,
+        self_logins=frozenset({ROLE_LOGIN}),
+        started_at=STARTED,
+        poll_interval_s=5.0,
+        env_head_sha=FIX_HEAD,
+        stage_hints=("review",),
+    )
+    w = Watcher(forge, NoSteer(), "sandbox", threading.Lock(), clock, config, lambda lv, m: None, Timeline())  # type: ignore[arg-type]
+    w.start()
+    return w
+
+
+def _cpu_ms(cycle: Callable[[], Outcome], times: int) -> list[float]:
+    samples = []
+    for _ in range(times):
+        started = time.thread_time()
+        outcome = cycle()
+        samples.append((time.thread_time() - started) * 1000)
+        assert outcome is Outcome.EMPTY, outcome
+    return samples
+
+
+def bare_ms(api_url: str, cycles: int) -> tuple[float, float]:
+    """The floor, for comparison: the same conditional GETs (the two item reads; the four listing
+    pages) over one bare ``http.client`` connection, no adapter: CPU medians per cycle."""
+    base = urlsplit(api_url)
+    conn = http.client.HTTPConnection(base.hostname or "", base.port)
+    auth = {"Authorization": f"Bearer {ROLE_TOKEN}", "Accept": "application/vnd.github+json"}
+
+    def get(target: str, etag: str = "") -> tuple[int, dict[str, str]]:
+        conn.request("GET", target, headers={**auth, **({"If-None-Match": etag} if etag else {})})
+        resp = conn.getresponse()
+        resp.read()
+        return resp.status, {k.lower(): v for k, v in resp.getheaders()}
+
+    def pages(first: str) -> list[str]:
+        found, target = [], first
+        while target:
+            found.append(target)
+            link = next_link(get(target)[1])
+            target = urlsplit(link).path + "?" + urlsplit(link).query if link else ""
+        return found
+
+    created = format_time(STARTED)
+    items = [f"{base.path}/repos/org/repo/issues/7", f"{base.path}/repos/org/repo/pulls/7"]
+    listing = pages(
+        f"{base.path}/repos/org/repo/actions/workflows/fullsend.yml/runs?created=%3E%3D{created}&per_page=100"
+    )
+    medians = []
+    for targets in (items, listing):
+        etags = {t: get(t)[1]["etag"] for t in targets}
+        samples = []
+        for _ in range(cycles):
+            started = time.thread_time()
+            assert all(get(t, etags[t])[0] == 304 for t in targets)
+            samples.append((time.thread_time() - started) * 1000)
+        medians.append(statistics.median(samples))
+    conn.close()
+    return medians[0], medians[1]
+
+
+def measure(cycles: int) -> dict[str, float]:
+    """CPU medians (ms) of ``cycles`` cycles each: ``first`` (the first listing), ``quiet`` (the
+    gated cycle), ``forced`` (the 304 listing), ``bare_items`` and ``bare_pages`` (the floor);
+    and the counts over the measured cycles: ``listings`` made, ``not_modified``, ``requests``."""
     ours, theirs = multiprocessing.Pipe()
     server = multiprocessing.Process(target=serve, args=(theirs,), daemon=True)
     server.start()
     try:
         api_url = ours.recv()
-        forge = GitHubForge(Repo("org", "repo"), api_url, api_url + "/graphql", TOKEN, "", SystemClock())
+        w = _watcher(api_url)
         started = time.thread_time()
-        assert len(forge.list_workflow_runs(WORKFLOW, START).runs) == LISTING_SIZE
-        first_ms = (time.thread_time() - started) * 1000
-        samples = []
-        for _ in range(polls):
-            started = time.thread_time()
-            runs = forge.list_workflow_runs(WORKFLOW, START)
-            samples.append((time.thread_time() - started) * 1000)
-            assert len(runs.runs) == LISTING_SIZE
+        assert w.poll_and_steer(forced=False) is Outcome.EMPTY  # the first listing: the backstop's
+        got = {"first": (time.thread_time() - started) * 1000}
+        polls = w.state.polls
+        ours.send("reset")
+        ours.recv()
+        got["quiet"] = statistics.median(_cpu_ms(lambda: w.poll_and_steer(forced=False), cycles))
+        assert w.state.polls == polls, "a quiet gated cycle listed"
+        got["forced"] = statistics.median(_cpu_ms(lambda: w.poll_and_steer(forced=True), cycles))
+        got["listings"] = w.state.polls - polls
         ours.send("done")
-        return statistics.median(samples), first_ms, ours.recv()
+        got["not_modified"], got["requests"] = ours.recv()
+        got["bare_items"], got["bare_pages"] = bare_ms(api_url, cycles)
+        ours.send("stop")
+        return got
     finally:
         server.join(timeout=30)
 
 
 def main(argv: list[str]) -> int:
-    polls = 20 if "--quick" in argv else 200
-    median_ms, first_ms, not_modified = poll_cpu_ms(polls)
-    assert not_modified == 4 * polls, not_modified  # every steady-state page was a 304
-    print(f"{'poll of ' + str(LISTING_SIZE) + ' listed runs (4 pages)':<44}  CPU ms")
-    print("-" * 52)
-    print(f"{'first poll (four 200s, parsed)':<44}  {first_ms:6.2f}")
-    print(f"{'steady poll (four 304s), median of ' + str(polls):<44}  {median_ms:6.2f}")
-    print(f"goal <= {GOAL_MS:g} ms CPU per 304 poll: {'met' if median_ms <= GOAL_MS else 'NOT met'}")
+    cycles = 20 if "--quick" in argv else 200
+    got = measure(cycles)
+    assert got["listings"] == cycles, got  # every forced cycle listed
+    assert got["not_modified"] == got["requests"] == cycles * (2 + 4), got  # all 304s
+    print(f"{'cycle, pull request with ' + str(LISTING_SIZE) + ' listed runs':<56}  CPU ms  goal ms  verdict")
+    print("-" * 82)
+    print(f"{'first listing (four 200s, 400 runs judged)':<56}  {got['first']:6.2f}        -  -")
+    for what, ms in (
+        (f"quiet gated cycle (two 304 item reads), median of {cycles}", got["quiet"]),
+        (f"forced listing (four 304 pages), median of {cycles}", got["forced"]),
+    ):
+        print(f"{what:<56}  {ms:6.2f}  {GOAL_MS:7.2f}  {'met' if ms <= GOAL_MS else 'NOT met'}")
+    for what, ms in (
+        ("floor: the two 304 item reads, bare http.client", got["bare_items"]),
+        ("floor: the four 304 pages, bare http.client", got["bare_pages"]),
+    ):
+        print(f"{what:<56}  {ms:6.2f}        -  -")
+    print(f"\n{got['requests']:g} requests in the measured cycles, {got['not_modified']:g} answered 304 (free).")
     return 0
 
 

@@ -15,7 +15,17 @@ from typing import IO, Literal, Protocol
 
 from fullsend.core.agent_end import AgentEnd
 from fullsend.core.final_word import ToolDenial
-from fullsend.core.model import Comment, Comparison, Issue, Job, PullRequest, Review, RunListing, WorkflowRun
+from fullsend.core.model import (
+    Comment,
+    Comparison,
+    Issue,
+    ItemVersion,
+    Job,
+    PullRequest,
+    Review,
+    RunListing,
+    WorkflowRun,
+)
 from fullsend.core.report.tally import ItemComment
 from fullsend.core.review import PostedReview, ReviewDraft
 from fullsend.core.watch.steer import SteerMessage, SteerResult
@@ -72,10 +82,10 @@ class Forge(Protocol):
 
     def get_issue(self, number: int) -> Issue: ...
 
-    def item_version(self, number: int, pull_request: bool) -> str:
+    def item_version(self, number: int, pull_request: bool) -> ItemVersion:
         """The work item's version: conditional reads (free when unchanged) of its issue record and,
-        for a pull request, its pull record; any change of either record gives another string
-        (docs/architecture.md "Listing gate")."""
+        for a pull request, its pull record; any change of either record gives another ``key``,
+        and ``updated_at`` is the newest of theirs (docs/architecture.md "Listing gate")."""
         ...
 
     def list_issue_comments(

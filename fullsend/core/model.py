@@ -228,3 +228,16 @@ class WorkItem:
     def run_name(self) -> str:
         """The work-item half of the shim's run-name contract, ``owner/repo#N`` (WIRE)."""
         return f"{self.repo.full_name}#{self.number}" if self.number > 0 else ""
+
+
+@dataclass(frozen=True)
+class ItemVersion:
+    """The work item's version as the listing gate reads it (docs/architecture.md "Listing gate").
+
+    ``key`` differs whenever either of its records changed; ``updated_at`` is the newest
+    ``updated_at`` of its records (``None`` when a record gave none): the instant of the last
+    change, which the run that change produced was created at or after.
+    """
+
+    key: str
+    updated_at: datetime | None = None

@@ -96,12 +96,14 @@ def test_two_steers_folded_into_one_replay_are_both_acknowledged(sim, tmp_path, 
     first_at: list[float] = []
 
     def follow_up(s: GitHubSimulator) -> None:
-        # One follow-up at the first poll, another at a poll two seconds later: two steers, one turn.
+        # One follow-up at the first poll, another at a poll two seconds later: two steers, one turn
+        # (a poll reads the item, and lists while the listing gate is open).
         if not runs or (len(runs) == 1 and time.monotonic() - first_at[0] >= 2.0):
             runs.append(add_comment_follow_up(s, f"{COMMAND} (part {len(runs) + 1})")[1]["id"])
             first_at.append(time.monotonic())
 
-    sim.on_request(sim.match("GET", LISTING), follow_up, once=False)
+    listing, item_read = sim.match("GET", LISTING), sim.match("GET", rf"/issues/{fix.pr}$")
+    sim.on_request(lambda r: listing(r) or item_read(r), follow_up, once=False)  # a poll: gated or listing
     env = runner_env(tmp_path, sim, fix)
     env.update(SCRIPTED_AGENT_ECHO="boundary", SCRIPTED_AGENT_FOLD=fold, SCRIPTED_AGENT_TURN_S="6")
     run = run_entrypoint(env, tmp_path)

@@ -31,6 +31,7 @@ from fullsend.core.model import (
     Comment,
     Comparison,
     Issue,
+    ItemVersion,
     Job,
     PullRequest,
     Repo,
@@ -264,16 +265,19 @@ class GitHubForge(LoginResolution):
         """``GET …/issues/{n}`` (served for pull requests too)."""
         return records.issue_record(self._get(wire.Issue, "role", f"{self._base}/issues/{number}", conditional=True))
 
-    def item_version(self, number: int, pull_request: bool) -> str:
+    def item_version(self, number: int, pull_request: bool) -> ItemVersion:
         """``GET …/issues/{n}`` and, for a pull request, ``GET …/pulls/{n}``, both conditional
         (a 304 is free; the same ETag cache as :meth:`get_issue`/:meth:`get_pull_request`):
-        their ETags and the fields an event of the shim changes (``records.item_version``)."""
+        their ETags and the fields an event of the shim changes (``records.item_version``), and
+        the newest ``updated_at`` (``None`` when a record lacks one)."""
         paths = [f"{self._base}/issues/{number}"] + ([f"{self._base}/pulls/{number}"] if pull_request else [])
-        parts = []
+        parts, times = [], []
         for path in paths:
             resp = self._t("role").request("GET", path, None, conditional=True, bound=self._bound)
             parts.append(records.item_version(resp.headers.get("etag", ""), resp.data))
-        return "\n".join(parts)
+            times.append(records.item_updated_at(resp.data))
+        known = [t for t in times if t is not None]
+        return ItemVersion("\n".join(parts), max(known) if len(known) == len(times) else None)
 
     def list_issue_comments(
         self, number: int, since: datetime | None = None, credential: Credential = "role"

@@ -15,6 +15,7 @@ of GitHub as it behaves live here because they need the adapter's knowledge of t
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import datetime
 
 from fullsend.adapters.github import wire
 from fullsend.core.model import (
@@ -178,3 +179,8 @@ def item_version(etag: str, data: object) -> str:
     fields = [repr(record.get(key)) for key in ITEM_VERSION_FIELDS]
     sha = head.get("sha") if isinstance(head, dict) else None
     return "|".join([etag, *fields, repr(sha), repr(names)])
+
+
+def item_updated_at(data: object) -> datetime | None:
+    """A work-item record's ``updated_at`` (``None`` when absent or malformed)."""
+    return parse_time(data.get("updated_at")) if isinstance(data, dict) else None

@@ -154,6 +154,11 @@ class Cycle:
     def poll(self) -> tuple[list[WorkflowRun], bool]:
         """List and judge the shim's runs.  Returns (accepted batch oldest first, retry flag).
 
+        The listing the forge returns again unchanged (every page's ETag the same: the same
+        object) is not judged again while nothing is undecided: each of its runs was rejected or
+        judged, and a verdict depends only on the record, my run and the judged set, which only
+        grows (docs/architecture.md "Listing gate").
+
         A permanent listing failure (403, 404, an unresolvable shim path) is a verdict: an empty
         batch without retry, so a turn end settles.  A transient one asks for retry.
         """
@@ -182,11 +187,13 @@ class Cycle:
         self._note_bound(runs)
         batch: list[WorkflowRun] = []
         retry = False
-        for run in runs.runs:  # oldest first, each id once (the port's contract)
-            verdict = self._judge(run)
-            if verdict.outcome == "accept":
-                batch.append(run)
-            retry = retry or verdict.outcome == "pending"
+        if runs is not self.state.judged_listing or self.state.undecided:
+            for run in runs.runs:  # oldest first, each id once (the port's contract)
+                verdict = self._judge(run)
+                if verdict.outcome == "accept":
+                    batch.append(run)
+                retry = retry or verdict.outcome == "pending"
+            self.state.judged_listing = runs
         after_listing(self.state, runs, {r.id for r in batch}, floor, sent_at)
         return batch, retry
 

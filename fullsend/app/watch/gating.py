@@ -9,7 +9,9 @@ from __future__ import annotations
 from datetime import datetime
 
 from fullsend.app.watch.state import WatchConfig, WatchPorts, WatchState
-from fullsend.core.model import RunListing
+from fullsend.core.model import ItemVersion, RunListing
+from fullsend.core.provenance.binding import bound_to_item
+from fullsend.core.provenance.verdicts import ALLOWED_EVENTS
 from fullsend.core.watch import gate
 from fullsend.errors import ForgeError, RateLimited
 
@@ -23,7 +25,7 @@ def gate_says(ports: WatchPorts, config: WatchConfig, state: WatchState, forced:
     Raises:
         RateLimited: the item read was refused by a rate limit (nothing sent); the caller pauses.
     """
-    version: str | None = None
+    version: ItemVersion | None = None
     if not forced:
         assert state.baseline is not None
         try:
@@ -32,7 +34,9 @@ def gate_says(ports: WatchPorts, config: WatchConfig, state: WatchState, forced:
             raise
         except ForgeError:
             version = None
-    state.gate, why = gate.decide(state.gate, ports.clock.monotonic(), version, bool(state.undecided), forced)
+    key, changed_at = (version.key, version.updated_at) if version is not None else (None, None)
+    now_s = ports.clock.monotonic()
+    state.gate, why = gate.decide(state.gate, now_s, key, bool(state.undecided), forced, changed_at)
     return why
 
 
@@ -40,13 +44,22 @@ def after_listing(
     state: WatchState, runs: RunListing, accepted: set[int], floor: datetime, sent_at: tuple[datetime, float]
 ) -> None:
     """Record a complete listing sent at ``sent_at`` (``Clock.now``, ``Clock.monotonic``): the
-    backstop counts from it and the ``created>=`` bound moves up (``gate.moved_bound``) to keep
-    every undecided run and every run of ``accepted`` (ids not yet delivered), never past
-    them; it stays where it is when the listing reached its page cap or lacks an undecided run."""
+    backstop counts from it; the window of the item's last change closes if the listing shows
+    that change's run of my item and nothing else is undecided (``gate.settled``: the runs of
+    ``accepted`` count as decided, a failed delivery keeps them pending); and the ``created>=``
+    bound moves up (``gate.moved_bound``) to keep every undecided run and every run of
+    ``accepted`` (ids not yet delivered), never past them; it stays where it is when the listing
+    reached its page cap or lacks an undecided run."""
     state.gate = gate.listed(state.gate, sent_at[1])
+    me = state.me
+    mine = (  # read only while a window is open (``gate.settled``)
+        r.created_at
+        for r in runs.runs
+        if me and r.event in ALLOWED_EVENTS and bound_to_item(r, me.item_number, me.run_name)
+    )
+    state.gate = gate.settled(state.gate, sent_at[1], mine, bool(set(state.undecided) - accepted))
     keep = set(state.undecided) | accepted
-    listed = {run.id for run in runs.runs}
-    if runs.capped or not keep <= listed:
+    if runs.capped or (keep and not keep <= {run.id for run in runs.runs}):
         return  # an undecided run this listing did not show: keep the bound where it is
     undecided = [run.created_at for run in runs.runs if run.id in keep]
     current = state.list_since or floor

@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 
 from fullsend.app.timeline import Timeline
 from fullsend.core.delta.records import BaselineState
-from fullsend.core.model import WorkflowRun
+from fullsend.core.model import RunListing, WorkflowRun
 from fullsend.core.prose import Wording
 from fullsend.core.provenance.verdicts import MyRun
 from fullsend.core.watch.gate import Gate
@@ -124,7 +124,9 @@ class WatchState:
     and, once it ends, ``settle_reason`` (a rule id of docs/rules.md#settle).  ``paused_until``:
     when a rate limit GitHub reported ends (the polls wait for it; docs/rules.md#rate-limited).
     ``gate``: the listing gate's memory; ``list_since``: the listing's moving ``created>=`` bound
-    (``None``: my run's start) (docs/architecture.md "Listing gate").
+    (``None``: my run's start) (docs/architecture.md "Listing gate"); ``judged_listing``: the
+    last listing judged run by run (the forge returns that object again while its pages are
+    unchanged).
     """
 
     carry: Carry = field(default_factory=Carry)
@@ -146,6 +148,7 @@ class WatchState:
     paused_until: datetime | None = None
     gate: Gate = field(default_factory=Gate)
     list_since: datetime | None = None
+    judged_listing: RunListing | None = None
 
     @property
     def baseline(self) -> BaselineState | None:

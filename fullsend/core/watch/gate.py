@@ -4,7 +4,8 @@ Pure: no I/O.  A watcher lists the shim's runs (a counted read whenever any shim
 repository changed) only when something on its own work item could have produced a follow-up run:
 
 * the work item's record changed (its conditional reads, free when unchanged, answered a new
-  version): the gate opens for :data:`GATE_WINDOW_S` seconds;
+  version): the gate opens for :data:`GATE_WINDOW_S` seconds, or until a listing shows a run of
+  my item created at or after the change's ``updated_at`` with nothing pending (:func:`settled`);
 * a candidate is pending (a run listed but not yet decided);
 * the backstop: at most :data:`BACKSTOP_S` seconds after the last listing;
 * a forced listing (a turn end, or a tick while a turn end awaits a verdict: every settle
@@ -41,26 +42,33 @@ OPEN_CHANGED, OPEN_WINDOW, OPEN_PENDING, OPEN_BACKSTOP, OPEN_FORCED, CLOSED = (
 @dataclass(frozen=True)
 class Gate:
     """The gate's memory.  ``version``: the item's last version read (``""`` before the first
-    read); ``open_until_s``: when the window of the last change closes; ``last_listing_s``: when
-    the last listing was made (``None`` before the first, which is always made)."""
+    read); ``open_until_s``: when the window of the last change closes; ``changed_at``: the
+    item's ``updated_at`` at that change (``None``: unknown, the window runs its full length);
+    ``last_listing_s``: when the last listing was made (``None`` before the first, which is
+    always made)."""
 
     version: str = ""
     open_until_s: float = float("-inf")
     last_listing_s: float | None = None
+    changed_at: datetime | None = None
 
 
-def decide(gate: Gate, now_s: float, version: str | None, pending: bool, forced: bool) -> tuple[Gate, str]:
+def decide(
+    gate: Gate, now_s: float, version: str | None, pending: bool, forced: bool, changed_at: datetime | None = None
+) -> tuple[Gate, str]:
     """Whether to list now: ``(new gate, why)``, ``why`` one of the ``OPEN_*`` reasons or
     :data:`CLOSED` (``""``: do not list).
 
     ``version``: the item's version just read, or ``None`` when it could not be read (then the
     gate opens: an unknown state never keeps it shut).  The first version read is the baseline
     (the first listing is made anyway: the backstop's).  ``pending``: a candidate is undecided.
+    ``changed_at``: the item's newest ``updated_at`` in that version (``None``: unknown).
     """
     first = gate.version == "" and version is not None  # the first read: a baseline, not a change
     changed = version is None or (version != gate.version and not first)
     if changed:
-        gate = replace(gate, open_until_s=now_s + GATE_WINDOW_S)
+        when = changed_at if version is not None else None
+        gate = replace(gate, open_until_s=now_s + GATE_WINDOW_S, changed_at=when)
     if version is not None:
         gate = replace(gate, version=version)
     if forced:
@@ -77,6 +85,21 @@ def decide(gate: Gate, now_s: float, version: str | None, pending: bool, forced:
 def listed(gate: Gate, now_s: float) -> Gate:
     """The gate after a listing made at ``now_s`` (the backstop counts from it)."""
     return replace(gate, last_listing_s=now_s)
+
+
+def settled(gate: Gate, now_s: float, mine_created: Iterable[datetime | None], pending: bool) -> Gate:
+    """The gate after a listing made at ``now_s`` that showed my item's runs created at
+    ``mine_created``: the window of the last change closes when one of them was created at or
+    after the change's ``updated_at`` (GitHub created that change's run: the listing was sent
+    after the change was read) and no candidate is ``pending``.  Every doubt keeps it open: an
+    unknown ``changed_at`` or ``created_at``, a run older than the change, a pending candidate.
+    Later changes open it again; the backstop and a turn end's listing still list.
+    """
+    if pending or gate.changed_at is None or now_s >= gate.open_until_s:
+        return gate
+    if any(created is not None and created >= gate.changed_at for created in mine_created):
+        return replace(gate, open_until_s=now_s)
+    return gate
 
 
 def moved_bound(

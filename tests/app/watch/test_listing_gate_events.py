@@ -87,18 +87,20 @@ def test_each_event_kind_changes_the_items_record_and_opens_the_gate(
     sim, forge, clock = world
     number, event, field = EVENTS[kind]
     pull = number == PR
-    baseline, why = gate.decide(gate.Gate(), 0.0, forge.item_version(number, pull), False, False)
+    baseline, why = gate.decide(gate.Gate(), 0.0, forge.item_version(number, pull).key, False, False)
     listed = gate.listed(baseline, 0.0)
     clock.advance_to(1.0)
-    quiet, why = gate.decide(listed, 1.0, forge.item_version(number, pull), False, False)
+    quiet, why = gate.decide(listed, 1.0, forge.item_version(number, pull).key, False, False)
     assert why == gate.CLOSED and quiet == listed  # unchanged: both reads answered 304
     before = _record(sim, number)
     clock.advance_to(2.0)
     sim.reset_requests()
     event(sim)
     assert _changed(before, _record(sim, number), field), field
-    opened, why = gate.decide(listed, 3.0, forge.item_version(number, pull), False, False)
+    version = forge.item_version(number, pull)
+    opened, why = gate.decide(listed, 3.0, version.key, False, False, version.updated_at)
     assert why == gate.OPEN_CHANGED and opened.open_until_s == 3.0 + gate.GATE_WINDOW_S
+    assert opened.changed_at == clock.now()  # the event's instant, which its run is created at or after
     assert sim.request_count("GET", rf"/(issues|pulls)/{number}$") == (2 if pull else 1)
 
 
@@ -159,3 +161,32 @@ def test_the_moving_bound_never_skips_a_run_still_pending() -> None:
         assert w.poll_and_steer() is Outcome.STEERED and rig.steerer.calls == [("steer", 201)]
         last = [r for r in sim.requests if r.path.endswith("/fullsend.yml/runs")][-1]
         assert last.query.get("created") == [">=2026-09-03T10:20:00Z"]
+
+
+def test_the_window_closes_once_the_changes_run_is_decided_and_not_before() -> None:
+    """A push's run listed and steered closes the window: another item's runs no longer cost a
+    listing.  A change that produced no run of my item keeps listing for the whole window."""
+    clock = VirtualClock(at(CLOCK_ORIGIN))
+    with GitHubSimulator(clock=clock.now) as sim:
+        rig: Rig = make_rig(sim, clock)  # type: ignore[arg-type]
+        w = rig.watcher(poll_interval_s=5.0, deadline=clock.now() + timedelta(hours=1))
+        w.poll_and_steer(forced=False)
+        clock.advance_to(5.0)
+        sim.move_head(PR, "bbb222")
+        pending = rig.accept(201, route="in_progress", created_at=clock.now())
+        assert w.poll_and_steer(forced=False) is Outcome.RETRY and rig.listings() == 2  # listed, pending
+        route = sim.jobs_of(pending["id"])[0]["id"]
+        sim.update_job(route, status="completed", conclusion="success")
+        clock.advance_to(10.0)
+        assert w.poll_and_steer(forced=False) is Outcome.STEERED and rig.listings() == 3
+        for k, t_s in enumerate((15.0, 20.0, 25.0)):  # inside the 30 s window: another item's runs
+            add_follow_up_run(sim, pr=8, pull_requests=(8,), created_at=clock.now())
+            clock.advance_to(t_s)
+            w.poll_and_steer(forced=False)
+            assert rig.listings() == 3, k
+        sim.add_comment(PR, "a note without a command", "reviewer")  # no run of my item follows
+        for t_s in (30.0, 35.0, 40.0, 55.0, 60.0):
+            clock.advance_to(t_s)
+            add_follow_up_run(sim, pr=8, pull_requests=(8,), created_at=clock.now())
+            w.poll_and_steer(forced=False)
+        assert rig.listings() == 3 + 4  # 30, 35, 40, 55 s (the window 30-60 s); at 60 s it has closed

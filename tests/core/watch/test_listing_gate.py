@@ -90,3 +90,27 @@ def test_the_bound_never_moves_down_nor_below_my_runs_start() -> None:
     listed = [_at(-5)] * BOUND_MOVE_RUNS
     assert gate.moved_bound(_at(20), T0, _at(25), [_at(12)], listed) == _at(20)
     assert gate.moved_bound(T0, T0, _at(5), [], listed) == T0
+
+
+def _changed_at(change: datetime) -> Gate:
+    """A gate whose item changed at ``change`` (read at 10.0 s), listed then."""
+    g, why = gate.decide(_listed_at(5.0), 10.0, "v2", False, False, change)
+    assert why == OPEN_CHANGED and g.changed_at == change
+    return gate.listed(g, 10.0)
+
+
+def test_the_window_closes_once_the_changes_run_is_listed_and_decided() -> None:
+    g = gate.settled(_changed_at(_at(1)), 15.0, [_at(0), _at(1)], pending=False)
+    assert g.open_until_s == 15.0 and gate.decide(g, 20.0, "v2", False, False)[1] == CLOSED
+
+
+def test_every_doubt_keeps_the_window_open() -> None:
+    g = _changed_at(_at(1))
+    open_until = 10.0 + GATE_WINDOW_S
+    assert gate.settled(g, 15.0, [_at(1)], pending=True).open_until_s == open_until  # still being decided
+    assert gate.settled(g, 15.0, [_at(0.9), None], pending=False).open_until_s == open_until  # older, unknown
+    assert gate.settled(g, 15.0, [], pending=False).open_until_s == open_until  # no run of my item yet
+    unknown, _ = gate.decide(_listed_at(5.0), 10.0, "v2", False, False, None)
+    assert gate.settled(unknown, 15.0, [_at(2)], pending=False).open_until_s == open_until
+    unreadable, _ = gate.decide(g, 12.0, None, False, False, _at(1))  # an unreadable item: no instant
+    assert unreadable.changed_at is None
