@@ -83,7 +83,7 @@ class GitHubForge(LoginResolution):
         job_policy = RateLimitPolicy(clock)
         role_policy = RateLimitPolicy(clock) if role_token else job_policy
         ready = prefetched or {}  # the fast skip's clean answers, per credential
-        pool = Connections()  # one HTTP stack: REST and GraphQL, both credentials, per thread
+        pool = Connections()  # one HTTP stack: REST and GraphQL, both credentials, one pool
         self._http = {
             "job": Transport(api_url, job_token, clock, timeout_s, job_policy, pool),
             "role": Transport(api_url, role_token, clock, timeout_s, role_policy, pool) if role_token else None,

@@ -1,7 +1,7 @@
 """GitHub's GraphQL API for the adapter: ``viewer { login }`` and the receipt view.
 
 One client per credential, posting to ``GITHUB_GRAPHQL_URL`` over the forge's connection pool
-(``fullsend.adapters.github.connection``: the same sessions as REST).  Every query goes through
+(``fullsend.adapters.github.connection``: the same pool as REST).  Every query goes through
 the token's rate-limit policy (``fullsend.adapters.github.ratelimit``); GitHub reports a GraphQL
 rate limit as HTTP 200 with an error of type ``RATE_LIMITED``, which counts as a limited answer.
 Answers are checked at the seam like REST ones (``fullsend.adapters.github.wire``): ``{"data":
@@ -18,7 +18,7 @@ import json
 from collections.abc import Mapping
 from typing import Annotated, Any
 
-import requests
+import urllib3
 from pydantic import Field
 
 from fullsend.adapters.github.connection import Connections
@@ -111,7 +111,7 @@ class GraphQLClient:
         # Answers the fast skip already read (docs/architecture.md "Fast skip"), each used once
         # in place of its first send: keyed by ``prefetch_key``.
         self._prefetched = dict(prefetched or {})
-        self._connections = connections or Connections()  # one kept-alive session per thread
+        self._connections = connections or Connections()  # one kept-alive pool, shared with REST
 
     def query(self, name: str, query: str, variables: Mapping[str, Any] | None, bound: WaitBound) -> dict[str, Any]:
         """POST one query; ``name`` labels it in messages (``GraphQL viewer``)."""
@@ -148,11 +148,11 @@ class GraphQLClient:
         headers = {"Authorization": f"Bearer {self._token}", "Content-Type": "application/json"}
         try:
             resp = self._connections.send("POST", self._url, headers, data, self._timeout_s)
-        except (requests.RequestException, OSError) as exc:
+        except (urllib3.exceptions.HTTPError, OSError) as exc:
             raise Transient(f"{label} failed: {type(exc).__name__}") from None
-        if 500 <= resp.status_code <= 504:
-            raise Transient(f"{label}: HTTP {resp.status_code}", resp.status_code)
-        return _answer(resp.status_code, {k.lower(): v for k, v in resp.headers.items()}, resp.text)
+        if 500 <= resp.status <= 504:
+            raise Transient(f"{label}: HTTP {resp.status}", resp.status)
+        return _answer(resp.status, {k.lower(): v for k, v in resp.headers.items()}, resp.text)
 
 
 def _answer(status: int, headers: Mapping[str, str], text: str) -> Answer:

@@ -1,4 +1,4 @@
-"""HTTP transport for the GitHub adapter: REST over ``requests``, the rate-limit policy, conditional GETs.
+"""HTTP transport for the GitHub adapter: REST over the forge's urllib3 pool, the rate-limit policy, conditional GETs.
 
 Requests go through the forge's :class:`~fullsend.adapters.github.connection.Connections` (one
 HTTP stack and pool with GraphQL: docs/architecture.md "GitHub access"); nothing repeats or
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-import requests
+import urllib3
 
 from fullsend.adapters.github.connection import Connections
 from fullsend.adapters.github.ratelimit import (
@@ -174,12 +174,12 @@ class Transport:
         connection was made)."""
         try:
             resp = self._connections.send(verb, target, headers, data, self._timeout_s)
-        except (requests.RequestException, OSError) as exc:
+        except (urllib3.exceptions.HTTPError, OSError) as exc:
             unsent = f" ({NOTHING_SENT})" if _never_connected(exc) else ""
             raise Transient(f"{verb} {url} failed: {type(exc).__name__}{unsent}") from None
         except ValueError as exc:  # a header or status line the HTTP client could not read
             raise Transient(f"{verb} {url}: the answer could not be read ({type(exc).__name__})") from None
-        return Answer(resp.status_code, {k.lower(): v for k, v in resp.headers.items()}, resp.text or "")
+        return Answer(resp.status, {k.lower(): v for k, v in resp.headers.items()}, resp.text)
 
     def _decode(
         self, verb: str, url: str, answer: Answer, cached: tuple[str, Any, Mapping[str, str]] | None, key: str
