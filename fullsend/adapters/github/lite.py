@@ -44,6 +44,8 @@ fragment receiptPage on IssueCommentConnection {
 }
 """.strip()  # WIRE: GitHub's GraphQL schema names (the receipt view of docs/rules.md#receipt-lists-my-run)
 VIEWER_QUERY = "query { viewer { login } }"  # WIRE
+REST_ACCEPT = "application/vnd.github+json"  # WIRE, as fullsend.adapters.github.transport
+REST_API_VERSION = "2022-11-28"  # WIRE: X-GitHub-Api-Version, as the transport's
 
 
 class Undecided(Exception):
@@ -183,17 +185,22 @@ class LiteClient:
 
     def post(self, token: str, body: Mapping[str, Any]) -> LiteAnswer:
         """One POST with ``Authorization: Bearer``.  Raises ``Undecided`` when no answer came."""
-        data = json.dumps(body).encode("utf-8")
-        headers = {
-            "Authorization": f"Bearer {token}",
-            "Content-Type": "application/json",
-            "Accept": "application/json",
-            "User-Agent": self._agent,
-        }
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        path = (self._parts.path or "/") + (f"?{self._parts.query}" if self._parts.query else "")
+        return self._exchange("POST", path, json.dumps(body).encode("utf-8"), token, headers)
+
+    def get(self, token: str, path: str) -> LiteAnswer:
+        """One REST GET of ``path`` (``/repos/…``, its query included) under the URL's path prefix
+        (``GITHUB_API_URL``: ``/api/v3`` on GHES), with the forge's headers.  Raises ``Undecided``."""
+        headers = {"Accept": REST_ACCEPT, "X-GitHub-Api-Version": REST_API_VERSION}
+        return self._exchange("GET", self._parts.path.rstrip("/") + path, None, token, headers)
+
+    def _exchange(self, verb: str, path: str, data: bytes | None, token: str, extra: dict[str, str]) -> LiteAnswer:
+        headers = {"Authorization": f"Bearer {token}", **extra, "User-Agent": self._agent}
         try:
-            conn, target = self._connection(headers)
+            conn, target = self._connection(headers, path)
             try:
-                conn.request("POST", target, body=data, headers=headers)
+                conn.request(verb, target, body=data, headers=headers)
                 resp = conn.getresponse()
                 text = resp.read().decode("utf-8", "replace")
                 return LiteAnswer(resp.status, {k.lower(): v for k, v in resp.getheaders()}, text)
@@ -202,9 +209,8 @@ class LiteClient:
         except (OSError, http.client.HTTPException, ValueError) as exc:
             raise Undecided(f"the request failed: {type(exc).__name__}") from None
 
-    def _connection(self, headers: dict[str, str]) -> tuple[http.client.HTTPConnection, str]:
+    def _connection(self, headers: dict[str, str], path: str) -> tuple[http.client.HTTPConnection, str]:
         parts = self._parts
-        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         if not self._proxy:
             return self._direct(parts.hostname or "", parts.port), path
         proxy = urlsplit(self._proxy)
@@ -217,7 +223,8 @@ class LiteClient:
         proxy_port = proxy.port or 80
         if parts.scheme == "http":  # a plain request in proxy form
             headers.update(auth)
-            return http.client.HTTPConnection(proxy.hostname, proxy_port, timeout=self._timeout_s), self._url
+            origin = f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}"
+            return http.client.HTTPConnection(proxy.hostname, proxy_port, timeout=self._timeout_s), origin + path
         conn = http.client.HTTPSConnection(proxy.hostname, proxy_port, timeout=self._timeout_s, context=self._context)
         conn.set_tunnel(parts.hostname or "", parts.port or 443, headers=auth)
         return conn, path
