@@ -14,9 +14,14 @@ from typing import Any
 
 import pytest
 
+from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.gha import Console
+from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.action.cancel import Cancellation
+from fullsend.app.action.facts import PreflightFacts
 from fullsend.app.action.fastskip import fast_skip
+from fullsend.app.action.preflight import run_preflight
+from fullsend.core.model import Repo
 from fullsend.core.receipt.marker import receipt_body
 from fullsend.simulator.fixtures import FIX_CREATED_AT, JOB_LOGIN, StandardScenario, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
@@ -169,3 +174,47 @@ def test_the_head_reads_go_beside_the_receipt_view_and_each_is_sent_once(tmp_pat
     lines = out.getvalue()
     assert f"The review App already reviewed this head after run {fix.my_run_id} was created; nothing to do" in lines
     assert lines.rstrip().endswith("Outcome: skipped (head-reviewed)")
+
+
+def test_a_run_that_does_the_work_reads_the_head_facts_once(tmp_path) -> None:
+    """No review of the head: the fast path is undecided and hands its clean answers over; the
+    full pre-flight decides over them without sending any of the five reads again."""
+    with GitHubSimulator() as sim:
+        fix = standard_pr_scenario(sim)
+        review(at=BEFORE)(sim, fix)
+        env = runner_env(tmp_path, sim, fix, event=sync_event())
+        env["GITHUB_EVENT_NAME"] = "pull_request"
+        fast = fast_skip(Console(io.StringIO()), env, Cancellation())
+        assert fast.exit_code is None and len(sim.requests) == 5
+        sim.reset_requests()
+        facts = PreflightFacts(
+            stage="review",
+            run_id_raw=str(fix.my_run_id),
+            run_attempt="1",
+            repository="org/repo",
+            item_number=fix.pr,
+            job_token=fix.job_token,
+            role_token=fix.role_token,
+            minted=False,
+            fullsend_dir="",
+            event_name="pull_request",
+            event_payload=sync_event(),
+        )
+        forge = GitHubForge(
+            Repo("org", "repo"),
+            sim.api_url,
+            sim.graphql_url,
+            fix.job_token,
+            fix.role_token,
+            SystemClock(),
+            prefetched=fast.prefetched,
+        )
+        log: list[tuple[str, str]] = []
+        assert run_preflight(forge, facts, lambda level, text: log.append((level, text))) is None
+        assert sim.requests == []
+        assert log == [
+            (
+                "info",
+                "Head-reviewed skip not applied: no review App review of aaa111 after 2026-09-03T10:00:00Z [head-reviewed]",
+            )
+        ]

@@ -60,8 +60,8 @@ class GitHubForge(LoginResolution):
     stage (docs/architecture.md "Agent stage"): every read then uses the role token.  Every
     method raises ``ForgeError`` only.  A rate limit is waited out through ``clock`` for at most
     60 s per call unless :meth:`bounded` says otherwise.
-    ``prefetched``: the fast skip's clean GraphQL answers per credential (``job``, ``role``), each
-    used once in place of sending the same query (docs/architecture.md "Fast skip").
+    ``prefetched``: the fast skip's clean answers per credential (``job``, ``role``), GraphQL and
+    REST GETs, each used once in place of sending the same request (docs/architecture.md "Fast skip").
     """
 
     def __init__(
@@ -83,9 +83,12 @@ class GitHubForge(LoginResolution):
         role_policy = RateLimitPolicy(clock) if role_token else job_policy
         ready = prefetched or {}  # the fast skip's clean answers, per credential
         pool = Connections()  # one HTTP stack: REST and GraphQL, both credentials, per thread
+        role_ready = ready.get("role") if role_token else None
         self._http = {
-            "job": Transport(api_url, job_token, clock, timeout_s, job_policy, pool),
-            "role": Transport(api_url, role_token, clock, timeout_s, role_policy, pool) if role_token else None,
+            "job": Transport(api_url, job_token, clock, timeout_s, job_policy, pool, ready.get("job")),
+            "role": Transport(api_url, role_token, clock, timeout_s, role_policy, pool, role_ready)
+            if role_token
+            else None,
         }
         self._graphql = {
             "job": GraphQLClient(graphql_url, job_token, clock, timeout_s, job_policy, ready.get("job"), pool),

@@ -74,6 +74,12 @@ def prefetch_key(query: str, variables: Mapping[str, Any] | None) -> str:
     return json.dumps(request_body(query, variables), sort_keys=True)
 
 
+def rest_prefetch_key(path: str) -> str:
+    """The key the answer of a REST GET of ``path`` (its sorted query included, as
+    ``transport.with_parameters`` writes it) is handed over under."""
+    return "GET " + path
+
+
 # ---- the environment, as requests reads it -------------------------------------------------------
 def _no_proxy(environ: Mapping[str, str]) -> str:
     return environ.get("no_proxy") or environ.get("NO_PROXY") or ""

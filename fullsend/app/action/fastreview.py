@@ -36,9 +36,10 @@ class HeadReads:
         client: lite.LiteClient,
         send: Callable[..., list[lite.LiteAnswer]],
         wanted: bool,
+        prefetched: dict[str, dict[str, lite.LiteAnswer]],
     ) -> None:
         self.wanted = wanted  # the pre-checks pass: worth sending beside the receipt view
-        self._facts, self._client, self._send = facts, client, send
+        self._facts, self._client, self._send, self._prefetched = facts, client, send, prefetched
         owner, _, name = facts.repository.partition("/")
         base = f"/repos/{quote(owner, safe='')}/{quote(name, safe='')}"
         item = facts.item_number
@@ -54,12 +55,21 @@ class HeadReads:
         return [partial(self._client.get, tokens[cred], path) for cred, path in self._reads.values()]
 
     def keep(self, answers: list[lite.LiteAnswer]) -> None:
-        self._answers = dict(zip(self._reads, answers, strict=True))
+        self._answers = self._recorded(answers)
+
+    def _recorded(self, answers: list[lite.LiteAnswer]) -> dict[str, lite.LiteAnswer]:
+        """The three answers by label; each 200 is also handed to the full path (``prefetched``),
+        which checks it as it checks its own."""
+        for (credential, path), answer in zip(self._reads.values(), answers, strict=True):
+            if answer.status == 200:
+                self._prefetched.setdefault(credential, {})[lite.rest_prefetch_key(path)] = answer
+        return dict(zip(self._reads, answers, strict=True))
 
     def _data(self, label: str) -> object:
-        if self._answers is None:
-            self._answers = dict(zip(self._reads, self._send(*self.calls()), strict=True))
-        return lite_rest.rest_data(self._answers[label], f"GET {label}")
+        answers = self._answers
+        if answers is None:
+            answers = self._answers = self._recorded(self._send(*self.calls()))
+        return lite_rest.rest_data(answers[label], f"GET {label}")
 
     def get_run(self, run_id: int) -> WorkflowRun:
         if run_id != self._facts.run_id:

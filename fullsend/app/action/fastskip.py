@@ -181,7 +181,7 @@ class _LiteForge:
         base = head_review_base(facts)
         wanted = base is not None and head_review_precheck(base) is None
         rest = lite.LiteClient(urls[1], environ, TIMEOUT_S, agent)
-        self.head = HeadReads(facts, rest, self._at_once, wanted)
+        self.head = HeadReads(facts, rest, self._at_once, wanted, prefetched)
         self._role_login = ""
 
     def get_run(self, run_id: int) -> WorkflowRun:
