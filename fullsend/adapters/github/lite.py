@@ -1,14 +1,15 @@
-"""GraphQL over the standard library, for the queued run's skip (docs/architecture.md "Fast skip").
+"""GraphQL and REST over the standard library, for the pre-flight skips (docs/architecture.md "Fast skip").
 
-The skip's two queries — the receipt view under the job token, ``viewer { login }`` under the
-role token — are sent at once on two threads with ``http.client``, so the decision costs one
-round trip and loads neither ``requests`` nor ``pydantic``.  What ``requests`` takes from the
+The receipt skip's two queries — the receipt view under the job token, ``viewer { login }``
+under the role token — and the head-reviewed skip's three GETs (:meth:`LiteClient.get`) are
+sent at once on threads with ``http.client``, so the decision costs one round trip and loads
+neither ``requests`` nor ``pydantic``.  What ``requests`` takes from the
 environment is taken the same way: the proxy of ``HTTPS_PROXY`` / ``HTTP_PROXY`` / ``ALL_PROXY``
 (either case), skipped for a host ``NO_PROXY`` names (a suffix, an IP or a CIDR block, ``*``),
 and the CA bundle of ``REQUESTS_CA_BUNDLE`` / ``CURL_CA_BUNDLE``, else certifi's.
 
-Answers are checked by ``fullsend.adapters.github.lite_answers`` as strictly as the pydantic
-models of ``fullsend.adapters.github.graphql`` check them; anything in doubt raises
+Answers are checked by ``fullsend.adapters.github.lite_answers`` (GraphQL) and
+``fullsend.adapters.github.lite_rest`` (REST) as strictly as the pydantic models check them; anything in doubt raises
 :class:`Undecided`: the skip then leaves the decision to the full pre-flight, which fails open
 as always.  No message carries a token.
 """
