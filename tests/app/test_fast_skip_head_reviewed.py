@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import threading
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -26,6 +27,7 @@ from fullsend.core.receipt.marker import receipt_body
 from fullsend.simulator.fixtures import FIX_CREATED_AT, JOB_LOGIN, StandardScenario, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 from tests.app.test_fast_skip_parity import full_skip
+from tests.doubles.virtual_clock import VirtualClock
 from tests.support.action_run import parse_outputs, runner_env
 
 APP = "fullsend-ai-review[bot]"  # the role token's App: a default review App login
@@ -49,7 +51,7 @@ def fast_reason(env: dict[str, str], tmp_path) -> str | None:
 
 
 def full_reason(env: dict[str, str], tmp_path) -> str | None:
-    skip = full_skip(env)
+    skip = full_skip(env, VirtualClock(datetime.now(UTC)))  # the forge's retry backoff takes no wall time
     return skip.skip_reason if skip is not None else None
 
 

@@ -40,8 +40,10 @@ def full(env) -> bool:
     return full_skip(env) is not None
 
 
-def full_skip(env) -> Skip | None:
-    """As lifecycle.run_action → _steps, up to run_preflight (no mint); an input/config error is "no skip"."""
+def full_skip(env, clock=None) -> Skip | None:
+    """As lifecycle.run_action → _steps, up to run_preflight (no mint); an input/config error is "no
+    skip".  ``clock`` (default: the system's) waits out the forge's retries."""
+    clock = clock or SystemClock()
     try:
         job, role_input = capture_job_token(env, lambda _t: None)
         plan = build_plan(load_inputs(env), load_context(env), install_root(env))
@@ -56,12 +58,12 @@ def full_skip(env) -> Skip | None:
         repository=plan.repo.full_name,
         oidc_url="",
         oidc_bearer="",
-        clock=SystemClock(),
+        clock=clock,
         log=log,
         mask=lambda _t: None,
     )
     tokens, _ = restricted_tokens(plan, tokens, env.get("GITHUB_ACTOR", ""), log)
-    forge = GitHubForge(plan.repo, plan.ctx.api_url, plan.ctx.graphql_url, tokens.job, tokens.role, SystemClock())
+    forge = GitHubForge(plan.repo, plan.ctx.api_url, plan.ctx.graphql_url, tokens.job, tokens.role, clock)
     return run_preflight(forge, preflight_facts(plan, tokens), log)
 
 
