@@ -220,3 +220,44 @@ def test_a_run_that_does_the_work_reads_the_head_facts_once(tmp_path) -> None:
                 "Head-reviewed skip not applied: no review App review of aaa111 after 2026-09-03T10:00:00Z [head-reviewed]",
             )
         ]
+
+
+def test_answers_the_preflight_did_not_use_are_dropped_after_it(tmp_path) -> None:
+    """This run 404s: the fast path leaves the run to the full path, whose pre-flight stops at the
+    run and never reads the pull request it was handed; after the pre-flight a read of the pull
+    request goes to GitHub (docs/architecture.md "Fast skip")."""
+    with GitHubSimulator() as sim:
+        fix = standard_pr_scenario(sim)
+        review()(sim, fix)
+        sim.fail("GET", r"/actions/runs/\d+$", 404, times=None)
+        env = runner_env(tmp_path, sim, fix, event=sync_event())
+        env["GITHUB_EVENT_NAME"] = "pull_request"
+        fast = fast_skip(Console(io.StringIO()), env, Cancellation())
+        assert fast.exit_code is None
+        forge = GitHubForge(
+            Repo("org", "repo"),
+            sim.api_url,
+            sim.graphql_url,
+            fix.job_token,
+            fix.role_token,
+            SystemClock(),
+            prefetched=fast.prefetched,
+        )
+        facts = PreflightFacts(
+            stage="review",
+            run_id_raw=str(fix.my_run_id),
+            run_attempt="1",
+            repository="org/repo",
+            item_number=fix.pr,
+            job_token=fix.job_token,
+            role_token=fix.role_token,
+            minted=False,
+            fullsend_dir="",
+            event_name="pull_request",
+            event_payload=sync_event(),
+        )
+        assert run_preflight(forge, facts, lambda level, text: None) is None
+        forge.drop_prefetched()
+        sim.reset_requests()
+        assert forge.get_pull_request(fix.pr).head_sha == fix.head
+        assert [r.path for r in sim.requests] == [f"/repos/org/repo/pulls/{fix.pr}"]

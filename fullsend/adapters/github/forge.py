@@ -116,6 +116,15 @@ class GitHubForge(LoginResolution):
         view._bound = WaitBound(max_wait_s, until)
         return view
 
+    def drop_prefetched(self) -> None:
+        """Forget the fast skip's answers the pre-flight did not use, so no later read (the
+        watcher's start, minutes on) is answered from them (docs/architecture.md "Fast skip")."""
+        for transport in self._http.values():
+            if transport is not None:
+                transport.drop_prefetched()
+        for client in self._graphql.values():
+            client.drop_prefetched()
+
     def _t(self, credential: Credential) -> Transport:
         return self._http.get(credential) or self._http["job"]  # type: ignore[return-value]  # "job" is always set
 

@@ -121,6 +121,10 @@ class Transport:
         self._base, self._token, self._timeout_s = ApiBase(base_url), token, timeout_s
         self._connections = connections or Connections()
 
+    def drop_prefetched(self) -> None:
+        """Forget the fast skip's answers not used yet: a later read sends its own request."""
+        self._prefetched.clear()
+
     def request(
         self,
         verb: str,
