@@ -11,8 +11,8 @@ log lines, outputs and step summary are the ones the full lifecycle writes.  Eve
 no skip, an input it does not read plainly, a mint, a token that is not an installation token, a
 restricted run, any error, rate limit or unknown shape, a cancellation — is "undecided", says
 nothing, and the full lifecycle runs from the start, validating every input before any work; the
-GraphQL answers already read are handed to it (:attr:`FastResult.prefetched`), so it sends them
-again only when they were not clean.
+answers already read are handed to it (:attr:`FastResult.prefetched`), so it sends them again
+only when they were not clean.
 """
 
 from __future__ import annotations
@@ -164,8 +164,8 @@ def _steering(inputs: Mapping[str, str], workspace: Path) -> tuple[bool, list[tu
 class _LiteForge:
     """The two reads ``check_receipt`` makes over GraphQL (``receipt_view``, ``viewer_login``) and
     the three of ``check_head_reviewed`` (:class:`HeadReads`), answered by the lite client; every
-    other read, and any answer in doubt, is ``_Undecided``.  Clean GraphQL answers are recorded
-    in ``prefetched`` for the full lifecycle."""
+    other read, and any answer in doubt, is ``_Undecided``.  Clean answers are recorded in
+    ``prefetched`` for the full lifecycle."""
 
     def __init__(
         self,
@@ -180,8 +180,7 @@ class _LiteForge:
         self._client = lite.LiteClient(urls[0], environ, TIMEOUT_S, agent)
         base = head_review_base(facts)
         wanted = base is not None and head_review_precheck(base) is None
-        rest = lite.LiteClient(urls[1], environ, TIMEOUT_S, agent)
-        self.head = HeadReads(facts, rest, self._at_once, wanted, prefetched)
+        self.head = HeadReads(facts, self._client.sibling(urls[1]), self._at_once, wanted, prefetched)
         self._role_login = ""
 
     def get_run(self, run_id: int) -> WorkflowRun:
