@@ -133,6 +133,8 @@ def test_the_skip_reexecutes_before_the_app_and_never_loads_the_agent_side(tmp_p
         final["modules"]
     )
     assert _under(final["modules"], NOT_ON_THE_FAST_SKIP) == []
+    # A receipt skip of a comment's run never loads the head-reviewed reads.
+    assert _under(final["modules"], ("fullsend.app.action.fastreview", "fullsend.adapters.github.lite_rest")) == []
 
 
 def test_the_head_reviewed_skip_is_decided_on_the_standard_library_too(tmp_path):

@@ -30,7 +30,6 @@ from fullsend.adapters.gha import Console
 from fullsend.adapters.github import lite, lite_answers
 from fullsend.app.action.cancel import Cancellation
 from fullsend.app.action.facts import PreflightFacts, redacting
-from fullsend.app.action.fastreview import HeadReads
 from fullsend.app.action.plaininputs import BOOLS, plain_inputs
 from fullsend.app.action.preflight import check_head_reviewed, head_review_base
 from fullsend.app.action.receipt import check_receipt
@@ -42,6 +41,7 @@ from fullsend.core.restricted import restricted_run
 from fullsend.core.tokens.policy import counts_as_minted
 
 if TYPE_CHECKING:  # annotations only: the fast skip never loads the ports
+    from fullsend.app.action.fastreview import HeadReads
     from fullsend.ports import Forge
 
 INSTALLATION_PREFIX = "ghs_"  # as fullsend.adapters.github.logins: the kind GraphQL's viewer answers for
@@ -179,9 +179,20 @@ class _LiteForge:
         agent = f"fullsend-steer-action/{__version__}"
         self._client = lite.LiteClient(urls[0], environ, TIMEOUT_S, agent)
         base = head_review_base(facts)
-        wanted = base is not None and head_review_precheck(base) is None
-        self.head = HeadReads(facts, self._client.sibling(urls[1]), self._at_once, wanted, prefetched)
+        self._head_wanted = base is not None and head_review_precheck(base) is None
+        self._rest_url = urls[1]
+        self._head: HeadReads | None = None
         self._role_login = ""
+
+    @property
+    def head(self) -> HeadReads:
+        """The head-reviewed reads, loaded when first needed (a receipt skip never needs them)."""
+        if self._head is None:
+            from fullsend.app.action.fastreview import HeadReads
+
+            rest = self._client.sibling(self._rest_url)
+            self._head = HeadReads(self._facts, rest, self._at_once, self._head_wanted, self._prefetched)
+        return self._head
 
     def get_run(self, run_id: int) -> WorkflowRun:
         return self.head.get_run(run_id)
@@ -221,7 +232,7 @@ class _LiteForge:
                 answer, role_answer, *head = self._at_once(
                     partial(self._ask, "job", lite.RECEIPT_VIEW_QUERY, variables),
                     partial(self._ask, "role", lite.VIEWER_QUERY, None),
-                    *(self.head.calls() if self.head.wanted else []),
+                    *(self.head.calls() if self._head_wanted else []),
                 )
                 if head:
                     self.head.keep(head)
