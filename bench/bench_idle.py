@@ -26,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench._goals import goal_line  # noqa: E402
 from fullsend.adapters.clock import SystemClock  # noqa: E402
 from fullsend.adapters.sandbox.process import LocalProcess  # noqa: E402
 
@@ -86,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         f"goal: <= {GOAL_MS:g} ms CPU per idle second at the median: measured {mine:.3f} ms "
         f"({'met' if mine <= GOAL_MS else 'NOT met'})"
     )
+    print(goal_line("idle.cpu_per_idle_second", f"{mine:.3f}ms", f"<={GOAL_MS:g}ms", mine <= GOAL_MS))
     return 0
 
 

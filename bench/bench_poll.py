@@ -34,6 +34,7 @@ from datetime import timedelta
 from multiprocessing.connection import Connection
 from urllib.parse import urlsplit
 
+from bench._goals import goal_line
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.adapters.github.transport import next_link
@@ -221,6 +222,8 @@ def main(argv: list[str]) -> int:
     ):
         print(f"{what:<56}  {ms:6.2f}        -  -")
     print(f"\n{got['requests']:g} requests in the measured cycles, {got['not_modified']:g} answered 304 (free).")
+    for name, ms in (("poll.cpu_per_304_cycle", got["quiet"]), ("poll.cpu_per_forced_304_listing", got["forced"])):
+        print(goal_line(name, f"{ms:.2f}ms", f"<={GOAL_MS:g}ms", ms <= GOAL_MS))
     return 0
 
 

@@ -30,6 +30,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -93,15 +94,24 @@ def export_tree(ref: str, dest: Path, paths: list[str]) -> bool:
 
 
 def run_skip(
-    entrypoint: Path, sim: GitHubSimulator, fix: StandardScenario, tmp: Path, python: str = sys.executable
+    entrypoint: Path,
+    sim: GitHubSimulator,
+    fix: StandardScenario,
+    tmp: Path,
+    python: str = sys.executable,
+    runner: dict[str, Any] | None = None,
 ) -> tuple[float, float, float]:
-    """Run the entrypoint once as the queued run under ``python``, in a fresh ``tmp``.
+    """Run the entrypoint once as the queued run under ``python``, in a fresh ``tmp``; ``runner``
+    replaces the queued run's ``runner_env`` arguments and adds ``GITHUB_*`` variables
+    (``env``), for another skip than the receipt's.
 
     Returns ``(t0, exit_s, cpu_s)``: the monotonic start, seconds to exit and the CPU seconds of
     the process and its children.  Raises ``RuntimeError`` unless the run skipped.
     """
     tmp.mkdir(parents=True)
-    env = runner_env(tmp, sim, fix, run_id=QUEUED_RUN_ID)
+    given = dict(runner or {})
+    extra = given.pop("env", {})
+    env = {**runner_env(tmp, sim, fix, **{"run_id": QUEUED_RUN_ID, **given}), **extra}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
     proc = subprocess.run(

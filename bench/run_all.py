@@ -6,7 +6,9 @@ Each ``bench/*.py`` script other than this one (``bench_provenance``, ``bench_en
 ``bench_transport``, ``policies``, ``api_cost``, ``skip_requests`` and any added later) runs as its own process
 with this interpreter, from the repository root with it on ``PYTHONPATH`` (the policy and API
 benchmarks import the test doubles, ``tests.doubles``); its table is printed under its name, then a
-summary lists every benchmark with its exit status and wall time.  ``--markdown`` prints the
+summary lists every benchmark with its exit status and wall time, then the goals: every ``GOAL``
+line the benchmarks printed (``bench/_goals.py``: measured, goal, verdict), and each issue-33 goal
+whose benchmark ran without reporting it, marked missing.  ``--markdown`` prints the
 tables as fenced blocks with the date, ready to paste into ``bench/README.md``.  The container
 figures are measured by ``tests/container`` (see the "Container" section of the README), not
 here.  ``--quick`` (the CI mode) passes ``--quick`` to every benchmark: fewer repeats and
@@ -26,6 +28,10 @@ from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
+sys.path.insert(0, str(ROOT))
+
+from bench._goals import collect, summary  # noqa: E402
+
 TIMEOUT_S = 900
 
 
@@ -55,10 +61,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--markdown", action="store_true", help="fenced blocks with the date")
     args = parser.parse_args(argv)
     chosen = [p for p in benchmarks() if (not args.only or p.stem in args.only) and p.stem not in args.skip]
-    results = []
+    results, outputs = [], {}
     for path in chosen:
         code, seconds, out = run(path, args.quick)
         results.append((path.stem, code, seconds))
+        outputs[path.stem] = out
         if args.markdown:
             print(f"### {path.stem} ({date.today().isoformat()})\n\n```text\n{out}\n```\n")
         else:
@@ -69,6 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     for name, code, seconds in results:
         status = "ok" if code == 0 else ("timed out" if code == -1 else f"exit {code}")
         print(f"{name:<{width}}  {status:<12}  {seconds:>7.1f}")
+    print('\ngoals (GOAL lines, bench/README.md "Goals")')
+    print("\n".join(summary(collect(outputs), list(outputs))))
     return 0 if all(code == 0 for _, code, _ in results) else 1
 
 

@@ -138,6 +138,10 @@ def main(argv: list[str]) -> int:
         f"Goal >= {GOAL_N} watched runs within the job token's budget at K = {K_PER_H}: "
         f"{'met' if fits >= GOAL_N else ('not measured (quick grid)' if max(sizes) < GOAL_N else 'NOT met')}"
     )
+    print(
+        f"GOAL scale.watched_runs_in_job_budget measured={fits}runs goal=>={GOAL_N}runs verdict="
+        f"{'met' if fits >= GOAL_N else ('not measured' if max(sizes) < GOAL_N else 'not met')}"
+    )
     return 0
 
 

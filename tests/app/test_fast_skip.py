@@ -22,14 +22,15 @@ from fullsend.adapters.gha import Console
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.action.cancel import Cancellation
 from fullsend.app.action.facts import PreflightFacts
-from fullsend.app.action.fastskip import fast_skip, skip_outputs, skip_summary
+from fullsend.app.action.fastskip import fast_skip
 from fullsend.app.action.finish import RunOutcome, outputs_of, render_summary
 from fullsend.app.action.outputs import ActionOutcome
 from fullsend.app.action.preflight import run_preflight
+from fullsend.app.action.skipend import skip_outputs, skip_summary
 from fullsend.app.timeline import Timeline
 from fullsend.core.model import Repo
 from fullsend.core.receipt.marker import receipt_body
-from fullsend.core.receipt.skips import RULE_RECEIPT, Skip
+from fullsend.core.receipt.skips import RULE_HEAD_REVIEWED, RULE_RECEIPT, Skip
 from fullsend.errors import ExitCode
 from fullsend.simulator.fixtures import JOB_LOGIN, ROLE_LOGIN, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
@@ -270,6 +271,19 @@ def test_the_skip_summary_and_outputs_are_the_lifecycle_ones():
             outcome, "review", link, timeline
         )
         assert skip_outputs("receipt", 0.26) == outputs_of(outcome)
+
+
+def test_the_head_reviewed_skip_summary_is_the_lifecycle_one():
+    at = datetime(2026, 9, 25, 10, 0, 5, tzinfo=UTC)
+    skip = Skip(RULE_HEAD_REVIEWED, "the review App already reviewed aaa111 after this run was created")
+    timeline = Timeline()
+    timeline.add(at, "skip", skip.reason, rule_id=skip.rule_id)
+    outcome = RunOutcome(ActionOutcome.SKIPPED, ExitCode.OK, skip_reason="head-reviewed", duration_s=1.4)
+    link = "[org/repo#7](https://github.example/org/repo/issues/7)"
+    assert skip_summary("review", link, "head-reviewed", skip, at, 1.4) == render_summary(
+        outcome, "review", link, timeline
+    )
+    assert skip_outputs("head-reviewed", 1.4) == outputs_of(outcome)
 
 
 def test_the_plain_reader_has_the_choices_and_bounds_of_the_full_validation():

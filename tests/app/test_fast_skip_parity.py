@@ -22,6 +22,7 @@ from fullsend.app.action.preflight import run_preflight
 from fullsend.app.action.tokens import acquire_role_token, capture_job_token, restricted_tokens
 from fullsend.context import load_context
 from fullsend.core.receipt.marker import receipt_body
+from fullsend.core.receipt.skips import Skip
 from fullsend.settings import load_inputs
 from fullsend.simulator.fixtures import JOB_LOGIN, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
@@ -36,12 +37,18 @@ def fast(env):
 
 
 def full(env) -> bool:
-    """As lifecycle.run_action → _steps, up to run_preflight (no mint); an input/config error is "no skip"."""
+    return full_skip(env) is not None
+
+
+def full_skip(env, clock=None) -> Skip | None:
+    """As lifecycle.run_action → _steps, up to run_preflight (no mint); an input/config error is "no
+    skip".  ``clock`` (default: the system's) waits out the forge's retries."""
+    clock = clock or SystemClock()
     try:
         job, role_input = capture_job_token(env, lambda _t: None)
         plan = build_plan(load_inputs(env), load_context(env), install_root(env))
     except Exception:
-        return False
+        return None
     log = lambda _l, _m: None  # noqa: E731
     tokens = acquire_role_token(
         job=job,
@@ -51,13 +58,13 @@ def full(env) -> bool:
         repository=plan.repo.full_name,
         oidc_url="",
         oidc_bearer="",
-        clock=SystemClock(),
+        clock=clock,
         log=log,
         mask=lambda _t: None,
     )
     tokens, _ = restricted_tokens(plan, tokens, env.get("GITHUB_ACTOR", ""), log)
-    forge = GitHubForge(plan.repo, plan.ctx.api_url, plan.ctx.graphql_url, tokens.job, tokens.role, SystemClock())
-    return run_preflight(forge, preflight_facts(plan, tokens), log) is not None
+    forge = GitHubForge(plan.repo, plan.ctx.api_url, plan.ctx.graphql_url, tokens.job, tokens.role, clock)
+    return run_preflight(forge, preflight_facts(plan, tokens), log)
 
 
 def both(tmp_path, world, inputs=None, env_over=None, event=None):

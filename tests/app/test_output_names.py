@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fullsend.app.action.fastskip import skip_outputs
 from fullsend.app.action.outputs import OUTPUT_NAMES, ActionOutcome, output_entries
+from fullsend.app.action.skipend import skip_outputs
 
 ACTION_YML = Path(__file__).resolve().parents[2] / "action.yml"
 

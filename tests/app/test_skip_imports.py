@@ -97,14 +97,20 @@ def _under(modules: list[str], prefixes: tuple[str, ...]) -> list[str]:
     return [m for m in modules if any(m == p or m.startswith(p + ".") for p in prefixes)]
 
 
-def _skip_run(tmp_path: Path) -> tuple[dict[str, str], list[dict]]:
+def _skip_run(tmp_path: Path, head_reviewed: bool = False) -> tuple[dict[str, str], list[dict]]:
     hook_dir, log = tmp_path / "hook", tmp_path / "modules.jsonl"
     hook_dir.mkdir()
     (hook_dir / "sitecustomize.py").write_text(SITECUSTOMIZE)
     with GitHubSimulator() as sim:
         fix = standard_pr_scenario(sim)
-        sim.add_comment(fix.pr, receipt_body([QUEUED_RUN_ID], fix.head), fix.job_login)
-        env = runner_env(tmp_path, sim, fix, run_id=QUEUED_RUN_ID)
+        if head_reviewed:  # the review App reviewed the head after this run was created
+            sim.add_review(fix.pr, fix.role_login, "COMMENTED", submitted_at="2026-09-03T10:00:01Z")
+            event = {"action": "synchronize", "pull_request": {"number": fix.pr}}
+            env = runner_env(tmp_path, sim, fix, event=event)
+            env["GITHUB_EVENT_NAME"] = "pull_request"
+        else:
+            sim.add_comment(fix.pr, receipt_body([QUEUED_RUN_ID], fix.head), fix.job_login)
+            env = runner_env(tmp_path, sim, fix, run_id=QUEUED_RUN_ID)
         env.update({"PYTHONPATH": str(hook_dir), "FULLSEND_TEST_MODULES_LOG": str(log)})
         run = run_entrypoint(env, tmp_path)
     assert run.exit_code == 0, run.stdout + run.stderr
@@ -127,6 +133,16 @@ def test_the_skip_reexecutes_before_the_app_and_never_loads_the_agent_side(tmp_p
         final["modules"]
     )
     assert _under(final["modules"], NOT_ON_THE_FAST_SKIP) == []
+    # A receipt skip of a comment's run never loads the head-reviewed reads.
+    assert _under(final["modules"], ("fullsend.app.action.fastreview", "fullsend.adapters.github.lite_rest")) == []
+
+
+def test_the_head_reviewed_skip_is_decided_on_the_standard_library_too(tmp_path):
+    outputs, records = _skip_run(tmp_path, head_reviewed=True)
+    assert outputs["outcome"] == "skipped" and outputs["skip_reason"] == "head-reviewed"
+    final = records[-1]
+    assert {"fullsend.app.action.fastreview", "fullsend.adapters.github.lite_rest"} <= set(final["modules"])
+    assert _under(final["modules"], NOT_ON_THE_FAST_SKIP + NOT_ON_THE_SKIP_PATH + ("fullsend.ports",)) == []
 
 
 def test_the_scripted_agents_version_answer_needs_no_third_party_library() -> None:

@@ -61,8 +61,8 @@ class GitHubForge(LoginResolution):
     stage (docs/architecture.md "Agent stage"): every read then uses the role token.  Every
     method raises ``ForgeError`` only.  A rate limit is waited out through ``clock`` for at most
     60 s per call unless :meth:`bounded` says otherwise.
-    ``prefetched``: the fast skip's clean GraphQL answers per credential (``job``, ``role``), each
-    used once in place of sending the same query (docs/architecture.md "Fast skip").
+    ``prefetched``: the fast skip's clean answers per credential (``job``, ``role``), GraphQL and
+    REST GETs, each used once in place of sending the same request (docs/architecture.md "Fast skip").
     """
 
     def __init__(
@@ -84,9 +84,12 @@ class GitHubForge(LoginResolution):
         role_policy = RateLimitPolicy(clock) if role_token else job_policy
         ready = prefetched or {}  # the fast skip's clean answers, per credential
         pool = Connections()  # one HTTP stack: REST and GraphQL, both credentials, one pool
+        role_ready = ready.get("role") if role_token else None
         self._http = {
-            "job": Transport(api_url, job_token, clock, timeout_s, job_policy, pool),
-            "role": Transport(api_url, role_token, clock, timeout_s, role_policy, pool) if role_token else None,
+            "job": Transport(api_url, job_token, clock, timeout_s, job_policy, pool, ready.get("job")),
+            "role": Transport(api_url, role_token, clock, timeout_s, role_policy, pool, role_ready)
+            if role_token
+            else None,
         }
         self._graphql = {
             "job": GraphQLClient(graphql_url, job_token, clock, timeout_s, job_policy, ready.get("job"), pool),
@@ -113,6 +116,15 @@ class GitHubForge(LoginResolution):
         view = copy.copy(self)
         view._bound = WaitBound(max_wait_s, until)
         return view
+
+    def drop_prefetched(self) -> None:
+        """Forget the fast skip's answers the pre-flight did not use, so no later read (the
+        watcher's start, minutes on) is answered from them (docs/architecture.md "Fast skip")."""
+        for transport in self._http.values():
+            if transport is not None:
+                transport.drop_prefetched()
+        for client in self._graphql.values():
+            client.drop_prefetched()
 
     def _t(self, credential: Credential) -> Transport:
         return self._http.get(credential) or self._http["job"]  # type: ignore[return-value]  # "job" is always set

@@ -113,6 +113,10 @@ class GraphQLClient:
         self._prefetched = dict(prefetched or {})
         self._connections = connections or Connections()  # one kept-alive pool, shared with REST
 
+    def drop_prefetched(self) -> None:
+        """Forget the fast skip's answers not used yet: a later query sends its own request."""
+        self._prefetched.clear()
+
     def query(self, name: str, query: str, variables: Mapping[str, Any] | None, bound: WaitBound) -> dict[str, Any]:
         """POST one query; ``name`` labels it in messages (``GraphQL viewer``)."""
         label = f"GraphQL {name}"

@@ -1,14 +1,15 @@
-"""GraphQL over the standard library, for the queued run's skip (docs/architecture.md "Fast skip").
+"""GraphQL and REST over the standard library, for the pre-flight skips (docs/architecture.md "Fast skip").
 
-The skip's two queries — the receipt view under the job token, ``viewer { login }`` under the
-role token — are sent at once on two threads with ``http.client``, so the decision costs one
-round trip and loads neither ``requests`` nor ``pydantic``.  What ``requests`` takes from the
+The receipt skip's two queries — the receipt view under the job token, ``viewer { login }``
+under the role token — and the head-reviewed skip's three GETs (:meth:`LiteClient.get`) are
+sent at once on threads with ``http.client``, so the decision costs one round trip and loads
+neither ``requests`` nor ``pydantic``.  What ``requests`` takes from the
 environment is taken the same way: the proxy of ``HTTPS_PROXY`` / ``HTTP_PROXY`` / ``ALL_PROXY``
 (either case), skipped for a host ``NO_PROXY`` names (a suffix, an IP or a CIDR block, ``*``),
 and the CA bundle of ``REQUESTS_CA_BUNDLE`` / ``CURL_CA_BUNDLE``, else certifi's.
 
-Answers are checked by ``fullsend.adapters.github.lite_answers`` as strictly as the pydantic
-models of ``fullsend.adapters.github.graphql`` check them; anything in doubt raises
+Answers are checked by ``fullsend.adapters.github.lite_answers`` (GraphQL) and
+``fullsend.adapters.github.lite_rest`` (REST) as strictly as the pydantic models check them; anything in doubt raises
 :class:`Undecided`: the skip then leaves the decision to the full pre-flight, which fails open
 as always.  No message carries a token.
 """
@@ -44,6 +45,8 @@ fragment receiptPage on IssueCommentConnection {
 }
 """.strip()  # WIRE: GitHub's GraphQL schema names (the receipt view of docs/rules.md#receipt-lists-my-run)
 VIEWER_QUERY = "query { viewer { login } }"  # WIRE
+REST_ACCEPT = "application/vnd.github+json"  # WIRE, as fullsend.adapters.github.transport
+REST_API_VERSION = "2022-11-28"  # WIRE: X-GitHub-Api-Version, as the transport's
 
 
 class Undecided(Exception):
@@ -70,6 +73,12 @@ def request_body(query: str, variables: Mapping[str, Any] | None) -> dict[str, A
 def prefetch_key(query: str, variables: Mapping[str, Any] | None) -> str:
     """The key an answer of ``query`` with ``variables`` is handed over under."""
     return json.dumps(request_body(query, variables), sort_keys=True)
+
+
+def rest_prefetch_key(path: str) -> str:
+    """The key the answer of a REST GET of ``path`` (its sorted query included, as
+    ``transport.with_parameters`` writes it) is handed over under."""
+    return "GET " + path
 
 
 # ---- the environment, as requests reads it -------------------------------------------------------
@@ -172,28 +181,45 @@ class LiteClient:
     """POSTs JSON to one URL (``GITHUB_GRAPHQL_URL``) over ``http.client``; ``timeout_s`` bounds
     the connection and every read.  Thread-safe: each call opens its own connection."""
 
-    def __init__(self, url: str, environ: Mapping[str, str], timeout_s: float = 15.0, user_agent: str = "") -> None:
+    def __init__(
+        self,
+        url: str,
+        environ: Mapping[str, str],
+        timeout_s: float = 15.0,
+        user_agent: str = "",
+        context: ssl.SSLContext | None = None,
+    ) -> None:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise Undecided("the GraphQL URL is not an http(s) URL with a host")
-        self._url, self._parts, self._timeout_s = url, parts, timeout_s
+            raise Undecided("the URL is not an http(s) URL with a host")
+        self._url, self._parts, self._timeout_s, self._environ = url, parts, timeout_s, environ
         self._proxy = proxy_for(url, environ)
-        self._context = ssl_context(environ) if parts.scheme == "https" else None
+        self._context = (context or ssl_context(environ)) if parts.scheme == "https" else None
         self._agent = user_agent or "fullsend-steer-action"
+
+    def sibling(self, url: str) -> LiteClient:
+        """A client for ``url`` (``GITHUB_API_URL`` beside ``GITHUB_GRAPHQL_URL``) with this one's
+        environment, timeout and agent, and its CA store once loaded (tens of ms per load)."""
+        return LiteClient(url, self._environ, self._timeout_s, self._agent, self._context)
 
     def post(self, token: str, body: Mapping[str, Any]) -> LiteAnswer:
         """One POST with ``Authorization: Bearer``.  Raises ``Undecided`` when no answer came."""
-        data = json.dumps(body).encode("utf-8")
-        headers = {
-            "Authorization": f"Bearer {token}",
-            "Content-Type": "application/json",
-            "Accept": "application/json",
-            "User-Agent": self._agent,
-        }
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        path = (self._parts.path or "/") + (f"?{self._parts.query}" if self._parts.query else "")
+        return self._exchange("POST", path, json.dumps(body).encode("utf-8"), token, headers)
+
+    def get(self, token: str, path: str) -> LiteAnswer:
+        """One REST GET of ``path`` (``/repos/…``, its query included) under the URL's path prefix
+        (``GITHUB_API_URL``: ``/api/v3`` on GHES), with the forge's headers.  Raises ``Undecided``."""
+        headers = {"Accept": REST_ACCEPT, "X-GitHub-Api-Version": REST_API_VERSION}
+        return self._exchange("GET", self._parts.path.rstrip("/") + path, None, token, headers)
+
+    def _exchange(self, verb: str, path: str, data: bytes | None, token: str, extra: dict[str, str]) -> LiteAnswer:
+        headers = {"Authorization": f"Bearer {token}", **extra, "User-Agent": self._agent}
         try:
-            conn, target = self._connection(headers)
+            conn, target = self._connection(headers, path)
             try:
-                conn.request("POST", target, body=data, headers=headers)
+                conn.request(verb, target, body=data, headers=headers)
                 resp = conn.getresponse()
                 text = resp.read().decode("utf-8", "replace")
                 return LiteAnswer(resp.status, {k.lower(): v for k, v in resp.getheaders()}, text)
@@ -202,9 +228,8 @@ class LiteClient:
         except (OSError, http.client.HTTPException, ValueError) as exc:
             raise Undecided(f"the request failed: {type(exc).__name__}") from None
 
-    def _connection(self, headers: dict[str, str]) -> tuple[http.client.HTTPConnection, str]:
+    def _connection(self, headers: dict[str, str], path: str) -> tuple[http.client.HTTPConnection, str]:
         parts = self._parts
-        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         if not self._proxy:
             return self._direct(parts.hostname or "", parts.port), path
         proxy = urlsplit(self._proxy)
@@ -217,7 +242,8 @@ class LiteClient:
         proxy_port = proxy.port or 80
         if parts.scheme == "http":  # a plain request in proxy form
             headers.update(auth)
-            return http.client.HTTPConnection(proxy.hostname, proxy_port, timeout=self._timeout_s), self._url
+            origin = f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}"
+            return http.client.HTTPConnection(proxy.hostname, proxy_port, timeout=self._timeout_s), origin + path
         conn = http.client.HTTPSConnection(proxy.hostname, proxy_port, timeout=self._timeout_s, context=self._context)
         conn.set_tunnel(parts.hostname or "", parts.port or 443, headers=auth)
         return conn, path

@@ -28,6 +28,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import urllib3
 
 from fullsend.adapters.github.connection import Connections
+from fullsend.adapters.github.lite import LiteAnswer, rest_prefetch_key
 from fullsend.adapters.github.ratelimit import (
     Answer,
     RateLimitPolicy,
@@ -108,13 +109,21 @@ class Transport:
         timeout_s: int = 15,
         policy: RateLimitPolicy | None = None,
         connections: Connections | None = None,
+        prefetched: Mapping[str, LiteAnswer] | None = None,
     ) -> None:
         self._clock = clock
+        # GETs the fast skip already sent (docs/architecture.md "Fast skip"), each used once in
+        # place of its first send: keyed by ``lite.rest_prefetch_key`` of the path and query.
+        self._prefetched = dict(prefetched or {})
         self.policy = policy or RateLimitPolicy(clock)
         self._etags: dict[str, tuple[str, Any, Mapping[str, str]]] = {}
         self._lock = threading.Lock()
         self._base, self._token, self._timeout_s = ApiBase(base_url), token, timeout_s
         self._connections = connections or Connections()
+
+    def drop_prefetched(self) -> None:
+        """Forget the fast skip's answers not used yet: a later read sends its own request."""
+        self._prefetched.clear()
 
     def request(
         self,
@@ -131,9 +140,14 @@ class Transport:
         key = url + "?" + json.dumps(params or {}, sort_keys=True)
         cached = self._etags.get(key) if conditional and read else None
         decoded: list[Response] = []
+        ready = self._prefetched.pop(rest_prefetch_key(with_parameters(url, params)), None) if read else None
 
         def send() -> Answer:
-            answer = self._send(verb, url, params, body, cached[0] if cached else "")
+            nonlocal ready
+            if ready is not None:
+                answer, ready = Answer(ready.status, ready.headers, ready.text), None
+            else:
+                answer = self._send(verb, url, params, body, cached[0] if cached else "")
             if 200 <= answer.status < 300 or (answer.status == 304 and cached):
                 decoded[:] = [self._decode(verb, url, answer, cached, key if conditional else "")]
             return answer

@@ -1,45 +1,47 @@
-"""The queued run's receipt skip before the application is loaded (docs/architecture.md "Fast skip").
+"""The queued run's pre-flight skips before the application is loaded (docs/architecture.md "Fast skip").
 
 ``fullsend run`` asks :func:`fast_skip` first, right after the re-execution.  It reads the few
-inputs the receipt check needs with the standard library, sends the check's two GraphQL queries
-at once (``fullsend.adapters.github.lite``) and runs the receipt check of
-``fullsend.app.action.receipt`` itself (``check_receipt``, the same guards and the same
-genuine-receipt rules of ``fullsend.core.receipt.marker``) over those answers.  Only a skip is
-decided here: its log lines, outputs and step summary are the ones the full lifecycle writes.
-Everything else — no receipt, an input it does not read plainly, a mint, a token that is not an
-installation token, a restricted run, any error, rate limit or unknown shape, a cancellation —
-is "undecided", says nothing, and the full lifecycle runs from the start, validating every input
-before any work; the answers already read are handed to it (:attr:`FastResult.prefetched`), so
-it sends them again only when they were not clean.
+inputs the checks need with the standard library and runs the pre-flight's two checks itself,
+in the pre-flight's order: ``check_receipt`` of ``fullsend.app.action.receipt`` over the receipt
+view and the role token's ``viewer`` (GraphQL), then ``check_head_reviewed`` of
+``fullsend.app.action.preflight`` over this run, the pull request and its reviews (REST,
+``fullsend.app.action.fastreview``).  Every request of both is sent at once when both may apply
+(``fullsend.adapters.github.lite``): one round trip decides.  Only a skip is decided here: its
+log lines, outputs and step summary are the ones the full lifecycle writes.  Everything else —
+no skip, an input it does not read plainly, a mint, a token that is not an installation token, a
+restricted run, any error, rate limit or unknown shape, a cancellation — is "undecided", says
+nothing, and the full lifecycle runs from the start, validating every input before any work; the
+answers already read are handed to it (:attr:`FastResult.prefetched`), so it sends them again
+only when they were not clean.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from fullsend import __version__
 from fullsend.adapters.clock import SystemClock
-from fullsend.adapters.gha import Console, console_log, write_outputs, write_summary
+from fullsend.adapters.gha import Console
 from fullsend.adapters.github import lite, lite_answers
 from fullsend.app.action.cancel import Cancellation
 from fullsend.app.action.facts import PreflightFacts, redacting
-from fullsend.app.action.outputs import ActionOutcome, output_entries
 from fullsend.app.action.plaininputs import BOOLS, plain_inputs
+from fullsend.app.action.preflight import check_head_reviewed, head_review_base
 from fullsend.app.action.receipt import check_receipt
+from fullsend.app.action.skipend import publish_skip
 from fullsend.context import GitHubContext, api_url_problem, item_from_event, load_context
-from fullsend.core.model import Comment, Repo
-from fullsend.core.receipt.skips import SKIP_REASON_OUTPUT, Skip
+from fullsend.core.model import Comment, PullRequest, Repo, Review, WorkflowRun
+from fullsend.core.receipt.skips import head_review_precheck
 from fullsend.core.restricted import restricted_run
-from fullsend.core.text.inert import inert
 from fullsend.core.tokens.policy import counts_as_minted
 
 if TYPE_CHECKING:  # annotations only: the fast skip never loads the ports
+    from fullsend.app.action.fastreview import HeadReads
     from fullsend.ports import Forge
 
 INSTALLATION_PREFIX = "ghs_"  # as fullsend.adapters.github.logins: the kind GraphQL's viewer answers for
@@ -62,7 +64,7 @@ class _Undecided(Exception):
 
 
 def fast_skip(console: Console, environ: Mapping[str, str], cancellation: Cancellation) -> FastResult:
-    """Decide the receipt skip on the standard library, or leave it (see the module).  Never
+    """Decide a pre-flight skip on the standard library, or leave it (see the module).  Never
     raises: any doubt does the work (docs/architecture.md "Pre-flight skips")."""
     result = FastResult()
     started_at = SystemClock().now()
@@ -70,13 +72,16 @@ def fast_skip(console: Console, environ: Mapping[str, str], cancellation: Cancel
         facts, ctx, lines = _facts(environ)
         console.mask(facts.job_token)  # first, as lifecycle does (the full path's masks are no-ops then)
         console.mask(facts.role_token)
-        forge = _LiteForge(facts, ctx.graphql_url, environ, cancellation, result.prefetched)
-        skip = check_receipt(cast("Forge", forge), facts, redacting(lambda lvl, text: lines.append((lvl, text)), facts))
+        forge = cast(
+            "Forge", _LiteForge(facts, (ctx.graphql_url, ctx.api_url), environ, cancellation, result.prefetched)
+        )
+        log = redacting(lambda lvl, text: lines.append((lvl, text)), facts)
+        skip = check_receipt(forge, facts, log) or check_head_reviewed(forge, facts, log)
     except Exception:  # _Undecided, lite.Undecided, or anything unforeseen: the full path decides
         return result
     if skip is None or cancellation.requested.is_set():
         return result
-    result.exit_code = _publish_skip(console, facts, ctx, skip, lines, started_at)
+    result.exit_code = publish_skip(console, facts, ctx, skip, lines, started_at)
     return result
 
 
@@ -111,6 +116,7 @@ def _facts(environ: Mapping[str, str]) -> tuple[PreflightFacts, GitHubContext, l
         fullsend_dir=str(ctx.workspace / inputs.get("fullsend_dir", ".fullsend")),
         event_name=ctx.event_name,
         event_payload=ctx.event if ctx.event_readable else None,
+        review_bot_logins=tuple(p.strip() for p in inputs.get("review_bot_logins", "").split(",") if p.strip()),
         steering_enabled=enabled,
         in_actions=ctx.actions,
         workspace=str(ctx.workspace),
@@ -154,25 +160,54 @@ def _steering(inputs: Mapping[str, str], workspace: Path) -> tuple[bool, list[tu
     return steer.steer_enabled, warnings
 
 
-# ---- the two reads, sent at once -----------------------------------------------------------------
+# ---- the reads, sent at once ---------------------------------------------------------------------
 class _LiteForge:
-    """The two reads ``check_receipt`` makes over GraphQL (``receipt_view``, ``viewer_login``),
-    answered by the lite client; every other read, and any answer in doubt, is ``_Undecided``.
-    Clean answers are recorded in ``prefetched`` for the full lifecycle."""
+    """The two reads ``check_receipt`` makes over GraphQL (``receipt_view``, ``viewer_login``) and
+    the three of ``check_head_reviewed`` (:class:`HeadReads`), answered by the lite client; every
+    other read, and any answer in doubt, is ``_Undecided``.  Clean answers are recorded in
+    ``prefetched`` for the full lifecycle."""
 
     def __init__(
         self,
         facts: PreflightFacts,
-        url: str,
+        urls: tuple[str, str],
         environ: Mapping[str, str],
         cancel: Cancellation,
         prefetched: dict[str, dict[str, lite.LiteAnswer]],
     ) -> None:
-        self._facts, self._prefetched = facts, prefetched
-        self._client = lite.LiteClient(url, environ, TIMEOUT_S, f"fullsend-steer-action/{__version__}")
-        self._stop = threading.Event()
-        cancel.on_cancel(self._stop.set)  # a signal ends the wait; the full path then cancels
+        self._facts, self._prefetched, self._cancel = facts, prefetched, cancel
+        agent = f"fullsend-steer-action/{__version__}"
+        self._client = lite.LiteClient(urls[0], environ, TIMEOUT_S, agent)
+        base = head_review_base(facts)
+        self._head_wanted = base is not None and head_review_precheck(base) is None
+        self._rest_url = urls[1]
+        self._head: HeadReads | None = None
         self._role_login = ""
+
+    @property
+    def head(self) -> HeadReads:
+        """The head-reviewed reads, loaded when first needed (a receipt skip never needs them)."""
+        if self._head is None:
+            from fullsend.app.action.fastreview import HeadReads
+
+            rest = self._client.sibling(self._rest_url)
+            self._head = HeadReads(self._facts, rest, self._at_once, self._head_wanted, self._prefetched)
+        return self._head
+
+    def get_run(self, run_id: int) -> WorkflowRun:
+        return self.head.get_run(run_id)
+
+    def get_pull_request(self, number: int) -> PullRequest:
+        return self.head.get_pull_request(number)
+
+    def list_reviews(self, number: int) -> list[Review]:
+        return self.head.list_reviews(number)
+
+    def _at_once(self, *calls: Callable[[], lite.LiteAnswer]) -> list[lite.LiteAnswer]:
+        """``calls`` on threads at once; a signal ends the wait (the full path then cancels)."""
+        wake = threading.Event()
+        self._cancel.on_cancel(wake.set)
+        return lite.concurrently(*calls, wake=wake)
 
     def _ask(self, credential: str, query: str, variables: Mapping[str, Any] | None) -> lite.LiteAnswer:
         token = self._facts.job_token if credential == "job" else self._facts.role_token
@@ -193,12 +228,14 @@ class _LiteForge:
         cursor, login = "", ""
         for page in range(LIST_PAGES_MAX):
             variables = {"owner": owner, "name": name, "number": number, "after": cursor or None}
-            if page == 0:
-                answer, role_answer = lite.concurrently(
+            if page == 0:  # with the head-reviewed reads when that check may apply: one round trip
+                answer, role_answer, *head = self._at_once(
                     partial(self._ask, "job", lite.RECEIPT_VIEW_QUERY, variables),
                     partial(self._ask, "role", lite.VIEWER_QUERY, None),
-                    wake=self._stop,
+                    *(self.head.calls() if self._head_wanted else []),
                 )
+                if head:
+                    self.head.keep(head)
                 data = self._keep("role", lite.VIEWER_QUERY, None, role_answer, "GraphQL viewer")
                 self._role_login = lite_answers.viewer_login(data, "GraphQL viewer")
             else:
@@ -223,71 +260,3 @@ class _LiteForge:
 
 def _app_spelling(login: str) -> str:
     return login if login.lower().endswith("[bot]") else login + "[bot]"
-
-
-# ---- the skip's end, as finish.conclude writes it ----------------------------------------------
-def _publish_skip(
-    console: Console,
-    facts: PreflightFacts,
-    ctx: GitHubContext,
-    skip: Skip,
-    lines: list[tuple[str, str]],
-    started_at: datetime,
-) -> int:
-    log = console_log(console)
-    for level, text in lines:
-        log(level, text)
-    run = facts.run_id_raw
-    log(
-        "done",
-        f"This update was already absorbed by the run in flight (follow-up run {run}); nothing to do "
-        "[receipt-lists-my-run]",
-    )
-    if skip.stands_on:
-        log("info", f"Saved by standing on {skip.stands_on}")
-    now = SystemClock().now()
-    reason = SKIP_REASON_OUTPUT.get(skip.rule_id, skip.rule_id)
-    duration_s = max(0.0, (now - started_at).total_seconds())
-    run_name = f"{facts.repository}#{facts.item_number}"  # as RunPlan.run_name and finish.item_url
-    item_link = f"[{run_name}]({ctx.server_url}/{facts.repository}/issues/{facts.item_number})"
-    try:
-        write_outputs(ctx.output_path, skip_outputs(reason, duration_s))
-    except OSError as exc:
-        log("warning", f"Could not write the step outputs: {exc.strerror}")
-    try:
-        write_summary(ctx.summary_path, skip_summary(facts.stage, item_link, reason, skip, now, duration_s))
-    except OSError as exc:
-        log("warning", f"Could not write the step summary: {exc.strerror}")
-    log("info", f"Outcome: skipped ({reason})")
-    return 0
-
-
-def skip_outputs(reason: str, duration_s: float) -> dict[str, str]:
-    """The ``GITHUB_OUTPUT`` entries of a skip, as ``finish.outputs_of`` writes them (the names
-    are ``outputs.OUTPUT_NAMES``; a test holds the two equal)."""
-    return output_entries(
-        {
-            "outcome": ActionOutcome.SKIPPED.value,
-            "skip_reason": reason,
-            "steers": "0",
-            "duration_s": f"{duration_s:.1f}",
-        }
-    )
-
-
-def skip_summary(stage: str, item_link: str, reason: str, skip: Skip, at: datetime, duration_s: float) -> str:
-    """The step summary of a skip, as ``finish.render_summary`` renders it (a test holds them equal)."""
-    because = (
-        f"| Skipped because of | the [receipt]({skip.receipt_url}) of the run that absorbed this update |\n"
-        if skip.receipt_url
-        else ""
-    )
-    stood = f"| Saved by standing on | {inert(skip.stands_on)} |\n" if skip.stands_on else ""
-    return (
-        f"## fullsend {stage} · ⏭️ skipped\n\n| | |\n|---|---|\n"
-        f"| Outcome | `skipped` (`{reason}`) |\n| Work item | {item_link} |\n| Steers acknowledged | 0 |\n"
-        "| Follow-up runs absorbed | none |\n| Head settled on | — |\n| Receipt | none |\n"
-        f"{because}{stood}| Duration | {duration_s:.0f} s |\n\n\n### Timeline\n\n"
-        "| time (UTC) | what | rule |\n|---|---|---|\n"
-        f"| {at.strftime('%H:%M:%S')} | {inert(skip.reason)} | `{skip.rule_id}` |\n\n\n\n\n\n"
-    )

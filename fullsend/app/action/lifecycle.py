@@ -140,6 +140,7 @@ def _steps(
     )
     facts = preflight_facts(plan, tokens)
     skip = run_preflight(forge, facts, log)
+    forge.drop_prefetched()  # used by the pre-flight or by nothing
     if skip is not None:
         timeline.add(clock.now(), "skip", skip.reason, rule_id=skip.rule_id)
         return RunOutcome(

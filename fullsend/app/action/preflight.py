@@ -12,11 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from fullsend.app.action.facts import CheckFailed, PreflightFacts, redacting
 from fullsend.app.action.receipt import check_receipt
 from fullsend.core.model import Repo
 from fullsend.core.receipt.skips import (
+    RULE_HEAD_REVIEWED,
     HeadReviewFacts,
     NotSkipped,
     Skip,
@@ -26,7 +28,9 @@ from fullsend.core.receipt.skips import (
     transition_kind,
 )
 from fullsend.errors import ForgeError, NotFoundError
-from fullsend.ports import Forge, Log
+
+if TYPE_CHECKING:  # annotations only: the fast skip runs these checks without loading the ports
+    from fullsend.ports import Forge, Log
 
 #: How long the pre-flight waits out a rate limit before it fails open (docs/rules.md#rate-limited).
 PREFLIGHT_MAX_WAIT_S = 120.0
@@ -40,28 +44,32 @@ def run_preflight(forge: Forge, facts: PreflightFacts, log: Log) -> Skip | None:
     """
     log = redacting(log, facts)
     forge = forge.bounded(max_wait_s=PREFLIGHT_MAX_WAIT_S)
-    run = facts.run_id_raw
     skip = _guarded(check_receipt, forge, facts, log, "this update was already handled")
+    if skip is None:
+        skip = _guarded(check_head_reviewed, forge, facts, log, "this head was already reviewed")
     if skip is not None:
-        log(
-            "done",
-            f"This update was already absorbed by the run in flight (follow-up run {run}); nothing to "
-            "do [receipt-lists-my-run]",
-        )
-        if skip.stands_on:
-            log("info", f"Saved by standing on {skip.stands_on}")
-        return skip
-    skip = _guarded(check_head_reviewed, forge, facts, log, "this head was already reviewed")
-    if skip is not None:
+        announce(skip, facts.run_id_raw, log)
+    return skip
+
+
+def announce(skip: Skip, run: str, log: Log) -> None:
+    """The lines a skip ends the run with (the fast skip writes the same: docs/architecture.md "Fast skip")."""
+    if skip.rule_id == RULE_HEAD_REVIEWED:
         log(
             "done",
             f"The review App already reviewed this head after run {run} was created; nothing to do [head-reviewed]",
         )
-        return skip
-    return None
+        return
+    log(
+        "done",
+        f"This update was already absorbed by the run in flight (follow-up run {run}); nothing to "
+        "do [receipt-lists-my-run]",
+    )
+    if skip.stands_on:
+        log("info", f"Saved by standing on {skip.stands_on}")
 
 
-Check = Callable[[Forge, PreflightFacts, Log], "Skip | None"]
+Check = Callable[["Forge", PreflightFacts, "Log"], "Skip | None"]
 
 
 def _guarded(check: Check, forge: Forge, facts: PreflightFacts, log: Log, what: str) -> Skip | None:
@@ -78,23 +86,13 @@ def check_head_reviewed(forge: Forge, facts: PreflightFacts, log: Log) -> Skip |
     created.  Runs whether or not steering is enabled; INFO says why it did not apply,
     WARN on read errors.
     """
-    if not (facts.in_actions and facts.job_token and facts.role_token):
+    base = head_review_base(facts)
+    if base is None:
         log(
             "info",
             "Head-reviewed skip not checked: it needs GitHub Actions with a job token and a role token [head-reviewed]",
         )
         return None
-    repo = Repo.parse(facts.repository)
-    base = HeadReviewFacts(
-        stage=facts.stage,
-        kind=transition_kind(facts.normalized_kind, facts.event_name, facts.event_payload, facts.item_number),
-        run_attempt=facts.run_attempt,
-        run_id=facts.run_id,
-        run_repo=facts.repository,
-        pr_repo=facts.repository,
-        pr_number=facts.item_number,
-        review_bot_logins=review_bot_logins(facts.review_bot_logins, repo.owner if repo else ""),
-    )
     why = head_review_precheck(base)
     if why is None:
         try:
@@ -108,6 +106,23 @@ def check_head_reviewed(forge: Forge, facts: PreflightFacts, log: Log) -> Skip |
         why = verdict.reason
     log("info", f"Head-reviewed skip not applied: {why} [head-reviewed]")
     return None
+
+
+def head_review_base(facts: PreflightFacts) -> HeadReviewFacts | None:
+    """The head-reviewed facts known before any read; ``None`` outside Actions or without both tokens."""
+    if not (facts.in_actions and facts.job_token and facts.role_token):
+        return None
+    repo = Repo.parse(facts.repository)
+    return HeadReviewFacts(
+        stage=facts.stage,
+        kind=transition_kind(facts.normalized_kind, facts.event_name, facts.event_payload, facts.item_number),
+        run_attempt=facts.run_attempt,
+        run_id=facts.run_id,
+        run_repo=facts.repository,
+        pr_repo=facts.repository,
+        pr_number=facts.item_number,
+        review_bot_logins=review_bot_logins(facts.review_bot_logins, repo.owner if repo else ""),
+    )
 
 
 def _gather_review_facts(forge: Forge, base: HeadReviewFacts) -> HeadReviewFacts | NotSkipped:

@@ -25,6 +25,8 @@ SKIP_REASON_OUTPUT = {RULE_RECEIPT: "receipt", RULE_HEAD_REVIEWED: "head-reviewe
 DUPLICATE_REVIEW_KINDS = frozenset({"opened", "reopened", "synchronized", "marked_ready", "label_changed"})
 #: Review states that count (PENDING, DISMISSED and anything unknown do not).
 COUNTED_REVIEW_STATES = frozenset({"APPROVED", "CHANGES_REQUESTED", "COMMENTED"})
+#: Review states GitHub documents that do not count; any other state is unknown to this version.
+UNCOUNTED_REVIEW_STATES = frozenset({"PENDING", "DISMISSED"})
 #: The pull_request(_target) payload ``action`` → kind.
 PR_ACTION_KINDS = {
     "opened": "opened",
@@ -154,13 +156,13 @@ def head_review_precheck(facts: HeadReviewFacts) -> str | None:
     return None
 
 
-def _review_counts(review: Review, head: str, after: datetime, logins: Sequence[str]) -> bool:
+def _review_counts(review: Review, head: str, after: datetime, logins: Sequence[str], state: bool = True) -> bool:
     """Whether one review counts: counted state, forge-reported Bot, exact review App login,
-    on ``head``, submitted strictly after ``after``.
+    on ``head``, submitted strictly after ``after`` (``state`` False: all but the state).
     """
     wanted = {login.lower() for login in logins}
     return (
-        review.state.upper() in COUNTED_REVIEW_STATES
+        (review.state.upper() in COUNTED_REVIEW_STATES or not state)
         and review.author_is_app
         and review.author.lower() in wanted
         and bool(review.commit_id)
@@ -187,7 +189,16 @@ def head_review_decision(facts: HeadReviewFacts) -> Skip | NotSkipped:
         return NotSkipped("the pull request head is unknown")
     if any(_review_counts(r, head, created, facts.review_bot_logins) for r in facts.reviews):
         return Skip(RULE_HEAD_REVIEWED, f"the review App already reviewed {head[:12]} after this run was created")
-    return NotSkipped(f"no review App review of {head[:12]} after {format_time(created)}")
+    why = f"no review App review of {head[:12]} after {format_time(created)}"
+    unknown = [
+        r
+        for r in facts.reviews
+        if r.state.upper() not in COUNTED_REVIEW_STATES | UNCOUNTED_REVIEW_STATES
+        and _review_counts(r, head, created, facts.review_bot_logins, state=False)
+    ]
+    if unknown:  # a state GitHub may have added since: it does not count, and the line says so
+        why += f'; review {unknown[0].id} is in state "{unknown[0].state}", unknown to this version'
+    return NotSkipped(why)
 
 
 def head_reviewed(facts: HeadReviewFacts) -> Skip | None:

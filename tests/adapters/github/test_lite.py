@@ -12,6 +12,7 @@ import http.client
 import os
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
@@ -222,3 +223,18 @@ def test_a_rate_limited_or_failed_answer_is_undecided():
     ):
         with pytest.raises(lite.Undecided):
             lite_answers.envelope_data(answer, "v")
+
+
+def test_a_sibling_client_loads_the_ca_bundle_once(tmp_path) -> None:
+    """The fast skip's REST client is a sibling of its GraphQL client: the CA bundle is loaded
+    once (tens of ms), so removing the file after the first load does not matter to the sibling."""
+    import certifi
+
+    bundle = tmp_path / "ca.pem"
+    bundle.write_bytes(Path(certifi.where()).read_bytes())
+    env = {"REQUESTS_CA_BUNDLE": str(bundle)}
+    client = lite.LiteClient("https://ghes.corp.example/api/graphql", env)
+    bundle.unlink()
+    client.sibling("https://ghes.corp.example/api/v3")  # no second load: no error
+    with pytest.raises(OSError):
+        lite.LiteClient("https://ghes.corp.example/api/v3", env)  # a fresh client loads it again

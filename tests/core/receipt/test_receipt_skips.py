@@ -94,6 +94,11 @@ RUN_CASES = [
     ),
     ("V108-dismissed", {"reviews": (review(state="DISMISSED"),)}, "no review App review"),
     ("pending", {"reviews": (review(state="PENDING"),)}, "no review App review"),
+    (
+        "unknown-state-named",
+        {"reviews": (review(state="SUPER_APPROVED"),)},
+        'is in state "SUPER_APPROVED", unknown to this version',
+    ),
     ("V109-no-reviews", {"reviews": ()}, "no review App review"),
     ("V110-review-commit-empty", {"reviews": (review(commit=""),)}, "no review App review"),
     ("V111-both-empty", {"head_sha": "", "reviews": (review(commit=""),)}, "head is unknown"),
@@ -105,6 +110,12 @@ RUN_CASES = [
     ("submitted-unknown", {"reviews": (review(submitted="soon"),)}, "no review App review"),
     ("configured-logins-replace-default", {"review_bot_logins": ("other-review[bot]",)}, "no review App review"),
 ]
+
+
+def test_a_known_uncounted_state_or_another_apps_unknown_state_is_not_named() -> None:
+    for reviews in ((review(state="DISMISSED"),), (review(state="SUPER_APPROVED", login="other[bot]"),)):
+        verdict = head_review_decision(replace(BASE, reviews=reviews))
+        assert isinstance(verdict, NotSkipped) and "unknown to this version" not in verdict.reason
 
 
 @pytest.mark.parametrize(("vid", "change", "why"), RUN_CASES)

@@ -1,0 +1,263 @@
+"""Issue 33: the head-reviewed skip on the fast path decides as the full pre-flight does
+(docs/rules.md#head-reviewed, docs/architecture.md "Fast skip").
+
+Each case builds one world on two fresh simulators (real HTTP on 127.0.0.1) and runs it through
+``fast_skip`` and through the full lifecycle's pre-flight (``full`` of the receipt parity test);
+both must give the expected ``skip_reason`` (``None``: the run does the work)."""
+
+from __future__ import annotations
+
+import io
+import threading
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from fullsend.adapters.clock import SystemClock
+from fullsend.adapters.gha import Console
+from fullsend.adapters.github.forge import GitHubForge
+from fullsend.app.action.cancel import Cancellation
+from fullsend.app.action.facts import PreflightFacts
+from fullsend.app.action.fastskip import fast_skip
+from fullsend.app.action.preflight import run_preflight
+from fullsend.core.model import Repo
+from fullsend.core.receipt.marker import receipt_body
+from fullsend.simulator.fixtures import FIX_CREATED_AT, JOB_LOGIN, StandardScenario, standard_pr_scenario
+from fullsend.simulator.server import GitHubSimulator
+from tests.app.test_fast_skip_parity import full_skip
+from tests.doubles.virtual_clock import VirtualClock
+from tests.support.action_run import parse_outputs, runner_env
+
+APP = "fullsend-ai-review[bot]"  # the role token's App: a default review App login
+AFTER, BEFORE = "2026-09-03T10:00:01Z", "2026-09-03T09:59:59Z"
+World = Callable[[GitHubSimulator, StandardScenario], Any]
+
+
+def sync_event(number: int = 7, action: str = "synchronize") -> dict[str, Any]:
+    return {"action": action, "pull_request": {"number": number}}
+
+
+def review(login: str = APP, state: str = "COMMENTED", at: str = AFTER, **extra: Any) -> World:
+    return lambda sim, fix: sim.add_review(fix.pr, login, state, submitted_at=at, **extra)
+
+
+def fast_reason(env: dict[str, str], tmp_path) -> str | None:
+    fast = fast_skip(Console(io.StringIO()), env, Cancellation())
+    if fast.exit_code is None:
+        return None
+    return parse_outputs((tmp_path / "file_commands" / "output").read_text())["skip_reason"]
+
+
+def full_reason(env: dict[str, str], tmp_path) -> str | None:
+    skip = full_skip(env, VirtualClock(datetime.now(UTC)))  # the forge's retry backoff takes no wall time
+    return skip.skip_reason if skip is not None else None
+
+
+def both(tmp_path, world: World, inputs=None, env_over=None, event=None, prefix="") -> tuple[str | None, ...]:
+    out = []
+    for which in (fast_reason, full_reason):
+        with GitHubSimulator(prefix=prefix) as sim:
+            fix = standard_pr_scenario(sim)
+            world(sim, fix)
+            env = runner_env(tmp_path, sim, fix, inputs=inputs, event=event or sync_event())
+            env["GITHUB_EVENT_NAME"] = "pull_request"
+            env.update(env_over(sim, fix) if callable(env_over) else (env_over or {}))
+            out.append(which(env, tmp_path))
+    return tuple(out)
+
+
+def nothing(sim: GitHubSimulator, fix: StandardScenario) -> None:
+    return None
+
+
+def created_bad(sim: GitHubSimulator, fix: StandardScenario) -> None:
+    review()(sim, fix)
+    sim.mutate("GET", r"/actions/runs/\d+$", lambda b: {**b, "created_at": "yesterday"}, times=None)
+
+
+def states(value: Any) -> World:
+    def world(sim: GitHubSimulator, fix: StandardScenario) -> None:
+        review()(sim, fix)
+        sim.mutate("GET", r"/reviews$", lambda b: [{**r, "state": value} for r in b], times=None)
+
+    return world
+
+
+def then(*worlds: World) -> World:
+    return lambda sim, fix: [w(sim, fix) for w in worlds]
+
+
+HR = "head-reviewed"
+CASES: dict[str, tuple[World, dict[str, Any], str | None]] = {
+    # name: (world, options of both(), expected skip_reason)
+    "reviewed-after-creation": (review(), {}, HR),
+    "approved-after": (review(state="APPROVED"), {}, HR),
+    "changes-requested-after": (review(state="CHANGES_REQUESTED"), {}, HR),
+    "owner-review-app": (review(login="org-review[bot]"), {}, HR),
+    "opened": (review(), {"event": sync_event(action="opened")}, HR),
+    "labeled": (review(), {"event": sync_event(action="labeled")}, HR),
+    "steering-off": (review(), {"inputs": {"steer_enabled": "false"}}, HR),
+    "ghes-prefix": (review(), {"prefix": "/api/v3"}, HR),
+    "configured-login": (review(login="custom[bot]"), {"inputs": {"review_bot_logins": "x[bot], custom[bot]"}}, HR),
+    "receipt-first": (
+        then(review(), lambda s, f: s.add_comment(f.pr, receipt_body([f.my_run_id], f.head), JOB_LOGIN)),
+        {},
+        "receipt",
+    ),
+    "reviewed-before-creation": (review(at=BEFORE), {}, None),
+    "reviewed-at-creation": (review(at=FIX_CREATED_AT), {}, None),
+    "other-app": (review(login="other-review[bot]"), {}, None),
+    "default-app-not-configured": (review(), {"inputs": {"review_bot_logins": "custom[bot]"}}, None),
+    "a-user-named-like-the-app": (review(user_type="User"), {}, None),
+    "dismissed": (review(state="DISMISSED"), {}, None),
+    "pending": (review(state="PENDING"), {}, None),
+    "unknown-state": (states("SUPER_APPROVED"), {}, None),
+    "state-lower-case": (states("commented"), {}, HR),
+    "state-not-a-string": (states(1), {}, None),
+    "head-moved": (review(commit_id="bbb222"), {}, None),
+    "no-review": (nothing, {}, None),
+    "stage-code": (review(), {"inputs": {"stage": "code"}}, None),
+    "comment-event": (review(), {"event": {"action": "created", "issue": {"number": 7}}}, None),
+    "event-other-pr": (review(), {"event": sync_event(number=8)}, None),
+    "closed-event": (review(), {"event": sync_event(action="closed")}, None),
+    "manual-rerun": (review(), {"env_over": {"GITHUB_RUN_ATTEMPT": "2"}}, None),
+    "run-404": (then(review(), lambda s, f: s.fail("GET", r"/actions/runs/\d+$", 404, times=None)), {}, None),
+    "pull-500": (then(review(), lambda s, f: s.fail("GET", r"/pulls/7$", 500, times=None)), {}, None),
+    "reviews-502": (then(review(), lambda s, f: s.fail("GET", r"/reviews", 502, times=None)), {}, None),
+    "reviews-not-json": (
+        then(review(), lambda s, f: s.mutate("GET", r"/reviews", lambda b: b"<html>", None)),
+        {},
+        None,
+    ),
+    "reviews-object": (then(review(), lambda s, f: s.mutate("GET", r"/reviews", lambda b: {"r": b}, None)), {}, None),
+    "run-created-unreadable": (created_bad, {}, None),
+}
+CASES["review-author-null"] = (
+    then(review(), lambda s, f: s.mutate("GET", r"/reviews$", lambda b: [{**r, "user": None} for r in b], None)),
+    {},
+    None,
+)
+CASES["submitted-at-missing"] = (
+    then(
+        review(), lambda s, f: s.mutate("GET", r"/reviews$", lambda b: [{**r, "submitted_at": None} for r in b], None)
+    ),
+    {},
+    None,
+)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_fast_and_full_agree(tmp_path, name: str) -> None:
+    world, options, expected = CASES[name]
+    assert both(tmp_path, world, **options) == (expected, expected)
+
+
+def test_the_head_reads_go_beside_the_receipt_view_and_each_is_sent_once(tmp_path) -> None:
+    """One round trip: the receipt view's answer is held until the reviews read has arrived, which
+    happens only when the head-reviewed reads are sent beside it (docs/architecture.md "Fast skip")."""
+    with GitHubSimulator() as sim:
+        fix = standard_pr_scenario(sim)
+        review()(sim, fix)
+        env = runner_env(tmp_path, sim, fix, event=sync_event())
+        env["GITHUB_EVENT_NAME"] = "pull_request"
+        reviews_asked, overlapped = threading.Event(), threading.Event()
+        sim.on_request(lambda r: r.path.endswith("/reviews"), lambda s: reviews_asked.set())
+        sim.on_request(
+            lambda r: r.path == "/graphql" and r.login == JOB_LOGIN,
+            lambda s: overlapped.set() if reviews_asked.wait(10) else None,
+        )
+        out = io.StringIO()
+        assert fast_skip(Console(out), env, Cancellation()).exit_code == 0
+        sent = sorted(f"{r.method} {r.path.rsplit('/', 1)[-1]}" for r in sim.requests)
+    assert overlapped.is_set()
+    assert sent == sorted(["GET 7", "GET reviews", f"GET {fix.my_run_id}", "POST graphql", "POST graphql"])
+    lines = out.getvalue()
+    assert f"The review App already reviewed this head after run {fix.my_run_id} was created; nothing to do" in lines
+    assert lines.rstrip().endswith("Outcome: skipped (head-reviewed)")
+
+
+def test_a_run_that_does_the_work_reads_the_head_facts_once(tmp_path) -> None:
+    """No review of the head: the fast path is undecided and hands its clean answers over; the
+    full pre-flight decides over them without sending any of the five reads again."""
+    with GitHubSimulator() as sim:
+        fix = standard_pr_scenario(sim)
+        review(at=BEFORE)(sim, fix)
+        env = runner_env(tmp_path, sim, fix, event=sync_event())
+        env["GITHUB_EVENT_NAME"] = "pull_request"
+        fast = fast_skip(Console(io.StringIO()), env, Cancellation())
+        assert fast.exit_code is None and len(sim.requests) == 5
+        sim.reset_requests()
+        facts = PreflightFacts(
+            stage="review",
+            run_id_raw=str(fix.my_run_id),
+            run_attempt="1",
+            repository="org/repo",
+            item_number=fix.pr,
+            job_token=fix.job_token,
+            role_token=fix.role_token,
+            minted=False,
+            fullsend_dir="",
+            event_name="pull_request",
+            event_payload=sync_event(),
+        )
+        forge = GitHubForge(
+            Repo("org", "repo"),
+            sim.api_url,
+            sim.graphql_url,
+            fix.job_token,
+            fix.role_token,
+            SystemClock(),
+            prefetched=fast.prefetched,
+        )
+        log: list[tuple[str, str]] = []
+        assert run_preflight(forge, facts, lambda level, text: log.append((level, text))) is None
+        assert sim.requests == []
+        assert log == [
+            (
+                "info",
+                "Head-reviewed skip not applied: no review App review of aaa111 after 2026-09-03T10:00:00Z [head-reviewed]",
+            )
+        ]
+
+
+def test_answers_the_preflight_did_not_use_are_dropped_after_it(tmp_path) -> None:
+    """This run 404s: the fast path leaves the run to the full path, whose pre-flight stops at the
+    run and never reads the pull request it was handed; after the pre-flight a read of the pull
+    request goes to GitHub (docs/architecture.md "Fast skip")."""
+    with GitHubSimulator() as sim:
+        fix = standard_pr_scenario(sim)
+        review()(sim, fix)
+        sim.fail("GET", r"/actions/runs/\d+$", 404, times=None)
+        env = runner_env(tmp_path, sim, fix, event=sync_event())
+        env["GITHUB_EVENT_NAME"] = "pull_request"
+        fast = fast_skip(Console(io.StringIO()), env, Cancellation())
+        assert fast.exit_code is None
+        forge = GitHubForge(
+            Repo("org", "repo"),
+            sim.api_url,
+            sim.graphql_url,
+            fix.job_token,
+            fix.role_token,
+            SystemClock(),
+            prefetched=fast.prefetched,
+        )
+        facts = PreflightFacts(
+            stage="review",
+            run_id_raw=str(fix.my_run_id),
+            run_attempt="1",
+            repository="org/repo",
+            item_number=fix.pr,
+            job_token=fix.job_token,
+            role_token=fix.role_token,
+            minted=False,
+            fullsend_dir="",
+            event_name="pull_request",
+            event_payload=sync_event(),
+        )
+        assert run_preflight(forge, facts, lambda level, text: None) is None
+        forge.drop_prefetched()
+        sim.reset_requests()
+        assert forge.get_pull_request(fix.pr).head_sha == fix.head
+        assert [r.path for r in sim.requests] == [f"/repos/org/repo/pulls/{fix.pr}"]
