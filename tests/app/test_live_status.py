@@ -321,3 +321,53 @@ def test_close_waits_for_an_edit_in_flight_so_nothing_lands_after_it():
     assert not closing.is_alive()
     live.close()  # idempotent: a second finish (a cancellation) waits on nothing and returns
     assert [len(c[2]) for c in status.calls] == [1]
+
+
+def test_the_closing_edit_waits_out_the_spacing_left_and_no_more():
+    clock, status = StepClock(), GatedStatus()
+    status.clock = clock
+    status.release.set()
+    live = LiveStatus(status, clock, 10.0, lambda level, text: None)  # type: ignore[arg-type]
+    live.on_event(steer(1, 101))
+    assert status.entered.acquire(timeout=10)  # the progress edit, at t=0
+    live.close()
+    clock.t_s = 4.0  # the end work took 4 s of the interval
+    closing: list[tuple[float, list[SteerRow]]] = []
+    live.last_word(lambda steers: closing.append((clock.t_s, steers)) or True)
+    live.last_word(lambda steers: closing.append((-1.0, steers)) or True)  # once per run
+    live.settle()
+    assert clock.waits == [6.0] and [(t, [r.run_ids for r in rows]) for t, rows in closing] == [(10.0, [(101,)])]
+    assert live.edits == 2
+
+
+def test_a_closing_edit_long_after_the_last_edit_is_made_at_once():
+    clock, status = StepClock(), GatedStatus()
+    status.clock = clock
+    status.release.set()
+    live = LiveStatus(status, clock, 10.0, lambda level, text: None)  # type: ignore[arg-type]
+    live.on_event(steer(1, 101))
+    assert status.entered.acquire(timeout=10)
+    live.close()
+    clock.t_s = 30.0
+    closing: list[float] = []
+    live.last_word(lambda steers: closing.append(clock.t_s) or True)
+    live.settle()
+    assert clock.waits == [] and closing == [30.0]
+
+
+def test_a_cancelled_run_drops_the_closing_edit_still_waiting_and_none_without_a_progress_edit():
+    status = GatedStatus()
+    status.clock = StepClock()
+    status.release.set()
+    live = LiveStatus(status, SystemClock(), 600.0, lambda level, text: None)  # type: ignore[arg-type]
+    live.on_event(steer(1, 101))
+    assert status.entered.acquire(timeout=10)
+    live.close()
+    closing: list[list[SteerRow]] = []
+    live.last_word(lambda steers: closing.append(steers) or True)
+    live.settle(drop=True)  # returns without waiting out the 600 s
+    idle = LiveStatus(status, SystemClock(), 600.0, lambda level, text: None)  # type: ignore[arg-type]
+    idle.close()
+    idle.last_word(lambda steers: closing.append(steers) or True)
+    idle.settle()
+    assert closing == [] and (live.edits, idle.edits) == (1, 0)

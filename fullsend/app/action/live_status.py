@@ -10,11 +10,14 @@ content creation; docs/adopting.md "The status comment, and what steering saved"
 thread of its own, so a listener call never waits on the network and the watcher is never held.
 A failed edit is warned once and never fails the run; :meth:`LiveStatus.close` waits for an edit
 in flight, so the terminal status, written after it, is never overwritten by a late progress edit.
+The closing edit (:meth:`LiveStatus.last_word`) keeps the same spacing, on a thread of its own
+while the run's end work goes on; :meth:`LiveStatus.settle` waits for it at the very end.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -65,6 +68,9 @@ class LiveStatus:
         self._stop = threading.Event()
         self._closed = False
         self._shown = 0  # the progress version last written
+        self._last_edit: float | None = None  # monotonic time GitHub answered the last edit
+        self._closing: threading.Thread | None = None
+        self._drop = threading.Event()  # set: a closing edit still waiting is not made
         self.edits = 0  # edits made (for the summary and tests)
         self._thread = threading.Thread(target=self._run, name="fullsend-live-status", daemon=True)
         self._thread.start()
@@ -102,23 +108,28 @@ class LiveStatus:
         """Wait for a change (a blocking wait, no timed loop), keep ``interval_s`` since the last
         edit was answered, then write the latest progress: changes in between are coalesced into
         one edit."""
-        last_edit: float | None = None
         while True:
             self._wake.wait()
             self._wake.clear()
             if self._stop.is_set():
                 return
-            if last_edit is not None:
-                remaining = self._interval_s - (self._clock.monotonic() - last_edit)
-                if remaining > 0 and self._clock.wait(self._stop, remaining):
-                    return
+            remaining = self._spacing_left()
+            if remaining > 0 and self._clock.wait(self._stop, remaining):
+                return
             with self._lock:
                 version, snapshot = self._progress.version, _copy(self._progress)
             if version != self._shown:
                 if self._status.progress(snapshot.phase, snapshot.steers):
                     self.edits += 1
-                last_edit = self._clock.monotonic()  # once GitHub has the edit: the next is interval_s after it
+                self._last_edit = self._clock.monotonic()  # once GitHub has the edit: the next is interval_s after it
                 self._shown = version
+
+    def _spacing_left(self) -> float:
+        """Seconds until ``interval_s`` has passed since GitHub answered the last edit: 0 when
+        there was none or it was long ago, never more than ``interval_s``."""
+        if self._last_edit is None:
+            return 0.0
+        return min(self._interval_s, max(0.0, self._interval_s - (self._clock.monotonic() - self._last_edit)))
 
     def snapshot(self) -> Progress:
         """A copy of the progress as it stands."""
@@ -133,6 +144,38 @@ class LiveStatus:
         self._stop.set()
         self._wake.set()
         self._thread.join()
+
+    def last_word(self, write: Callable[[list[SteerRow]], bool]) -> None:
+        """After :meth:`close`: the closing edit, ``write`` of the steers as they stand, made on a
+        thread of its own once ``interval_s`` has passed since the last edit (at once when that
+        was long ago; the wait is at most ``interval_s``), so the end work goes on meanwhile.  Once
+        per run, and only after a progress edit."""
+        with self._lock:
+            if not self._closed or self._closing is not None or not self.edits:
+                return
+            steers, delay = _copy(self._progress).steers, self._spacing_left()
+            self._closing = threading.Thread(
+                target=self._write_last, args=(write, steers, delay), name="fullsend-status-closing", daemon=True
+            )
+        self._closing.start()
+
+    def _write_last(self, write: Callable[[list[SteerRow]], bool], steers: list[SteerRow], delay: float) -> None:
+        if delay > 0 and self._clock.wait(self._drop, delay):
+            return  # dropped while it waited (a cancelled run)
+        if write(steers):
+            self.edits += 1
+            self._last_edit = self._clock.monotonic()
+
+    def settle(self, drop: bool = False) -> None:
+        """Wait for the closing edit, if any (its spacing wait is at most ``interval_s``; its
+        request is bounded by the forge's timeouts); ``drop``: one still waiting is not made
+        (a cancelled run does not wait out the spacing)."""
+        if drop:
+            self._drop.set()
+        with self._lock:
+            closing = self._closing
+        if closing is not None:
+            closing.join()
 
 
 def _acknowledge(p: Progress, event: Event) -> bool:

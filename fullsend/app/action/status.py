@@ -178,15 +178,22 @@ class StatusComment:
         except ForgeError as exc:
             self._log("warning", f"Could not post the terminal status comment: {exc}")
             return
-        if live is not None and live.edits and self.comment is not None and self.terminal.id != self.comment.id:
-            self._last_progress(live)
+        if live is not None and self.comment is not None and self.terminal.id != self.comment.id:
+            live.last_word(self._closing_edit)
 
-    def _last_progress(self, live: LiveStatus) -> None:
-        """The start comment, left behind a later terminal status, says so instead of a stale phase."""
+    def _closing_edit(self, steers: Sequence[SteerRow]) -> bool:
+        """The start comment, left behind a later terminal status, says so instead of a stale
+        phase (``LiveStatus.last_word`` makes it, spaced as every edit is)."""
         from fullsend.app.action.live_status import DONE_BELOW
 
-        if self.comment is not None:
-            self._write_progress(self.comment.id, DONE_BELOW, live.snapshot().steers)
+        return self.comment is not None and self._write_progress(self.comment.id, DONE_BELOW, steers)
+
+    def settle(self, cancelled: bool = False) -> None:
+        """The very end of the run: wait for the start comment's closing edit, if one is due (at
+        most ``status_interval_seconds`` of spacing, overlapped with the receipt); a ``cancelled``
+        run does not wait out the spacing, and the closing edit still waiting is not made."""
+        if self.live is not None:
+            self.live.settle(drop=cancelled)
 
     def receipt_posted(self, receipt_url: str) -> None:
         """Link the receipt from the terminal status (one more edit of it); a failure is warned."""
