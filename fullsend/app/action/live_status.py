@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -38,13 +38,15 @@ DONE_BELOW = "finished: the final status is in a later comment"
 class SteerRow:
     """One steer as the comment lists it: its number, the follow-up run ids, when it was sent and,
     once the runtime said so, when it was acknowledged; ``withdrawn`` once an acknowledgement of it
-    was taken back (then ``acknowledged_at`` is ``None`` again)."""
+    was taken back (then ``acknowledged_at`` is ``None`` again); ``authors``: who made the updates
+    (logins, as the forge gives them; shown inert)."""
 
     number: int
     run_ids: tuple[int, ...]
     sent_at: datetime
     acknowledged_at: datetime | None = None
     withdrawn: bool = False
+    authors: tuple[str, ...] = ()
 
 
 @dataclass
@@ -88,7 +90,8 @@ class LiveStatus:
         p = self._progress
         if event.kind == "steer":
             early = [p.early.pop(i) for i in event.run_ids if i in p.early]
-            p.steers.append(SteerRow(len(p.steers) + 1, event.run_ids, event.at, min(early, default=None)))
+            acked = min(early, default=None)
+            p.steers.append(SteerRow(len(p.steers) + 1, event.run_ids, event.at, acked, authors=event.authors))
             return True
         if event.kind in ("ack", "withdrawn"):
             return _acknowledge(p, event)
@@ -196,5 +199,5 @@ def _acknowledge(p: Progress, event: Event) -> bool:
 
 
 def _copy(progress: Progress) -> Progress:
-    rows = [SteerRow(r.number, r.run_ids, r.sent_at, r.acknowledged_at, r.withdrawn) for r in progress.steers]
+    rows = [replace(r) for r in progress.steers]
     return Progress(progress.phase, rows, progress.version)

@@ -20,6 +20,7 @@ from fullsend.core.model import Comment
 from fullsend.core.receipt.marker import Marker, clock_label, sanitize_detail, status_commit_shas, status_marker_copy
 from fullsend.core.receipt.status_comment import TERMINAL_TAG, status_line
 from fullsend.core.report.figures import RunFigures, figures_line, figures_marker
+from fullsend.core.text.inert import code_span
 from fullsend.errors import ForgeError
 from fullsend.ports import Clock, Forge, Log
 
@@ -126,6 +127,7 @@ class StatusComment:
             "sent": clock_label(row.sent_at),
             "acknowledged": clock_label(row.acknowledged_at) if row.acknowledged_at else "",
             "withdrawn": row.withdrawn,
+            "by": [code_span(login) for login in row.authors],
         }
 
     def finish(
