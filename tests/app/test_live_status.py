@@ -361,7 +361,7 @@ def test_the_closing_edit_waits_out_the_spacing_left_and_no_more():
     closing: list[tuple[float, list[SteerRow]]] = []
     live.last_word(lambda steers: closing.append((clock.t_s, steers)) or True)
     live.last_word(lambda steers: closing.append((-1.0, steers)) or True)  # once per run
-    live.settle()
+    live.wait_last_word()
     assert clock.waits == [6.0] and [(t, [r.run_ids for r in rows]) for t, rows in closing] == [(10.0, [(101,)])]
     assert live.edits == 2
 
@@ -377,7 +377,7 @@ def test_a_closing_edit_long_after_the_last_edit_is_made_at_once():
     clock.t_s = 30.0
     closing: list[float] = []
     live.last_word(lambda steers: closing.append(clock.t_s) or True)
-    live.settle()
+    live.wait_last_word()
     assert clock.waits == [] and closing == [30.0]
 
 
@@ -391,9 +391,9 @@ def test_a_cancelled_run_drops_the_closing_edit_still_waiting_and_none_without_a
     live.close()
     closing: list[list[SteerRow]] = []
     live.last_word(lambda steers: closing.append(steers) or True)
-    live.settle(drop=True)  # returns without waiting out the 600 s
+    live.wait_last_word(drop=True)  # returns without waiting out the 600 s
     idle = LiveStatus(status, SystemClock(), 600.0, lambda level, text: None)  # type: ignore[arg-type]
     idle.close()
     idle.last_word(lambda steers: closing.append(steers) or True)
-    idle.settle()
+    idle.wait_last_word()
     assert closing == [] and (live.edits, idle.edits) == (1, 0)

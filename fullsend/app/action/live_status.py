@@ -11,7 +11,7 @@ thread of its own, so a listener call never waits on the network and the watcher
 A failed edit is warned once and never fails the run; :meth:`LiveStatus.close` waits for an edit
 in flight, so the terminal status, written after it, is never overwritten by a late progress edit.
 The closing edit (:meth:`LiveStatus.last_word`) keeps the same spacing, on a thread of its own
-while the run's end work goes on; :meth:`LiveStatus.settle` waits for it at the very end.
+while the run's end work goes on; :meth:`LiveStatus.wait_last_word` waits for it at the very end.
 """
 
 from __future__ import annotations
@@ -169,7 +169,7 @@ class LiveStatus:
             self.edits += 1
             self._last_edit = self._clock.monotonic()
 
-    def settle(self, drop: bool = False) -> None:
+    def wait_last_word(self, drop: bool = False) -> None:
         """Wait for the closing edit, if any (its spacing wait is at most ``interval_s``; its
         request is bounded by the forge's timeouts); ``drop``: one still waiting is not made
         (a cancelled run does not wait out the spacing)."""

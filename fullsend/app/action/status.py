@@ -190,12 +190,12 @@ class StatusComment:
 
         return self.comment is not None and self._write_progress(self.comment.id, DONE_BELOW, steers)
 
-    def settle(self, cancelled: bool = False) -> None:
+    def wait_closing_edit(self, cancelled: bool = False) -> None:
         """The very end of the run: wait for the start comment's closing edit, if one is due (at
         most ``status_interval_seconds`` of spacing, overlapped with the receipt); a ``cancelled``
         run does not wait out the spacing, and the closing edit still waiting is not made."""
         if self.live is not None:
-            self.live.settle(drop=cancelled)
+            self.live.wait_last_word(drop=cancelled)
 
     def receipt_posted(self, receipt_url: str) -> None:
         """Link the receipt from the terminal status (one more edit of it); a failure is warned."""
