@@ -12,13 +12,15 @@ from datetime import datetime
 class Event:
     """One timeline row: when, what kind (``poll``, ``judge``, ``steer``, ``ack``, ``withdrawn``
     (an acknowledgement that no longer counts), ``settle``, ``skip``, ``receipt``, ``agent``,
-    ``left``), the rule id when a decision is reported, and text."""
+    ``left``), the rule id when a decision is reported, and text; a ``steer`` row also names who
+    made the updates it carried (``authors``: logins, as the forge gives them)."""
 
     at: datetime
     kind: str
     text: str
     rule_id: str = ""
     run_ids: tuple[int, ...] = ()
+    authors: tuple[str, ...] = ()
 
 
 @dataclass
@@ -35,8 +37,16 @@ class Timeline:
         with self._lock:
             self._subscribers.append(listener)
 
-    def add(self, at: datetime, kind: str, text: str, rule_id: str = "", run_ids: tuple[int, ...] = ()) -> Event:
-        event = Event(at, kind, text, rule_id, tuple(run_ids))
+    def add(
+        self,
+        at: datetime,
+        kind: str,
+        text: str,
+        rule_id: str = "",
+        run_ids: tuple[int, ...] = (),
+        authors: tuple[str, ...] = (),
+    ) -> Event:
+        event = Event(at, kind, text, rule_id, tuple(run_ids), tuple(authors))
         with self._lock:
             self.events.append(event)
             subscribers = list(self._subscribers)

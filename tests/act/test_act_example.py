@@ -106,11 +106,14 @@ def test_FIX_example_workflow_is_steered_under_act_then_the_queued_run_skips(
     start, terminal = [c for c in comments if c["user"]["login"] == ROLE_LOGIN]
     assert DONE_BELOW in start["body"], start["body"]
     assert re.search(rf"Steer 1: follow-up run \[{FOLLOW_UP_RUN}\]\(.* · acknowledged ", start["body"]), start["body"]
+    # who sent it: the commenter, as inline code
+    assert re.search(rf"\[{FOLLOW_UP_RUN}\]\([^)]+\) by `reviewer` · sent ", start["body"]), start["body"]
     assert f"Receipt: [posted]({receipts[0]['html_url']})" in terminal["body"], terminal["body"]
     # their versions as GitHub keeps them (GraphQL userContentEdits, stamped by the simulator's
     # clock): the steer shown acknowledged by the next edit after the acknowledgement the run logged
     # (this run polls every 2 s but edits at most once per interval: the later of the two bounds
-    # it), edits at least the interval apart, and a version linking the receipt
+    # it), every edit at least the interval after the one before (the closing one too), and a
+    # version linking the receipt
     graphql_url = next(f.split("=", 1)[1] for f in simulator.act_flags if "GITHUB_GRAPHQL_URL=" in f)
     poll_s, interval_s = _cadence(workdir)
     acked = acknowledged_at(first.log)[FOLLOW_UP_RUN]

@@ -4,6 +4,7 @@ simulator (docs/architecture.md "Status comments")."""
 
 from __future__ import annotations
 
+import re
 import sys
 import threading
 from datetime import UTC, datetime, timedelta
@@ -219,6 +220,28 @@ def test_the_comment_says_when_an_acknowledgement_was_withdrawn():
     ]
 
 
+def test_each_row_names_who_sent_the_update_as_inline_code_so_no_mention_renders():
+    forge = RecordingForge()
+    status = StatusComment(forge, 7, "900", "review", "", "aaa111", lambda lv, tx: None, True)  # type: ignore[arg-type]
+    status.start(T0)
+    rows = [SteerRow(1, (101, 102), T0, T0, authors=("reviewer", "@octo`cat")), SteerRow(2, (103,), T0)]
+    assert status.progress(WORKING, rows)
+    (body,) = forge.bodies
+    lines = [line for line in body.splitlines() if line.startswith("- Steer")]
+    assert lines == [
+        "- Steer 1: follow-up runs 101, 102 by `reviewer`, `@octo'cat` · sent 10:00 AM UTC · acknowledged 10:00 AM UTC",
+        "- Steer 2: follow-up run 103 · sent 10:00 AM UTC",
+    ]
+
+
+def test_a_steer_rows_authors_reach_the_comments_row():
+    live, _, timeline = _live()
+    timeline.add(T0, "steer", "steer 1", "steered", (101,), authors=("reviewer", "pusher"))
+    steers = live.snapshot().steers
+    live.close()
+    assert [(r.run_ids, r.authors) for r in steers] == [((101,), ("reviewer", "pusher"))]
+
+
 def test_a_closed_editor_takes_no_more_events_and_close_returns_while_it_waits():
     clock, status = StepClock(), GatedStatus()
     status.clock = clock
@@ -285,6 +308,9 @@ def test_a_steered_run_shows_the_steer_in_its_start_comment_and_links_the_receip
     live = [v.body for v in versions if f"Now: {WORKING}" in v.body or f"Now: {SETTLING}" in v.body]
     assert any(f"[{follow_up}](" in body and " · acknowledged " in body for body in live), versions
     assert DONE_BELOW in start["body"] and f"[{follow_up}](" in start["body"]  # not left on a stale phase
+    (row,) = [line for line in start["body"].splitlines() if line.startswith("- Steer 1:")]
+    assert re.search(rf"\[{follow_up}\]\([^)]+\) by `reviewer` · sent ", row), row  # who, never @reviewer
+    assert "@reviewer" not in start["body"]
     (receipt,) = [c for c in sim.comments(fix.pr) if c["user"]["login"] == fix.job_login]
     *_, linked = comment_versions(sim.graphql_url, fix.job_token, fix.pr, terminal["id"])
     assert linked.body == terminal["body"] and f"Receipt: [posted]({receipt['html_url']})" in linked.body
@@ -321,3 +347,53 @@ def test_close_waits_for_an_edit_in_flight_so_nothing_lands_after_it():
     assert not closing.is_alive()
     live.close()  # idempotent: a second finish (a cancellation) waits on nothing and returns
     assert [len(c[2]) for c in status.calls] == [1]
+
+
+def test_the_closing_edit_waits_out_the_spacing_left_and_no_more():
+    clock, status = StepClock(), GatedStatus()
+    status.clock = clock
+    status.release.set()
+    live = LiveStatus(status, clock, 10.0, lambda level, text: None)  # type: ignore[arg-type]
+    live.on_event(steer(1, 101))
+    assert status.entered.acquire(timeout=10)  # the progress edit, at t=0
+    live.close()
+    clock.t_s = 4.0  # the end work took 4 s of the interval
+    closing: list[tuple[float, list[SteerRow]]] = []
+    live.last_word(lambda steers: closing.append((clock.t_s, steers)) or True)
+    live.last_word(lambda steers: closing.append((-1.0, steers)) or True)  # once per run
+    live.wait_last_word()
+    assert clock.waits == [6.0] and [(t, [r.run_ids for r in rows]) for t, rows in closing] == [(10.0, [(101,)])]
+    assert live.edits == 2
+
+
+def test_a_closing_edit_long_after_the_last_edit_is_made_at_once():
+    clock, status = StepClock(), GatedStatus()
+    status.clock = clock
+    status.release.set()
+    live = LiveStatus(status, clock, 10.0, lambda level, text: None)  # type: ignore[arg-type]
+    live.on_event(steer(1, 101))
+    assert status.entered.acquire(timeout=10)
+    live.close()
+    clock.t_s = 30.0
+    closing: list[float] = []
+    live.last_word(lambda steers: closing.append(clock.t_s) or True)
+    live.wait_last_word()
+    assert clock.waits == [] and closing == [30.0]
+
+
+def test_a_cancelled_run_drops_the_closing_edit_still_waiting_and_none_without_a_progress_edit():
+    status = GatedStatus()
+    status.clock = StepClock()
+    status.release.set()
+    live = LiveStatus(status, SystemClock(), 600.0, lambda level, text: None)  # type: ignore[arg-type]
+    live.on_event(steer(1, 101))
+    assert status.entered.acquire(timeout=10)
+    live.close()
+    closing: list[list[SteerRow]] = []
+    live.last_word(lambda steers: closing.append(steers) or True)
+    live.wait_last_word(drop=True)  # returns without waiting out the 600 s
+    idle = LiveStatus(status, SystemClock(), 600.0, lambda level, text: None)  # type: ignore[arg-type]
+    idle.close()
+    idle.last_word(lambda steers: closing.append(steers) or True)
+    idle.wait_last_word()
+    assert closing == [] and (live.edits, idle.edits) == (1, 0)

@@ -118,6 +118,7 @@ def runner_env(
         "steer_enabled": "",
         "max_steers": "",
         "poll_interval_seconds": "1",
+        "status_interval_seconds": "1",  # the closing edit waits out at most this (docs/architecture.md "Status comments")
         "timeout_minutes": "30",
         "sandbox": "local",
         "openshell_cli": "",

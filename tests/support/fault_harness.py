@@ -71,7 +71,7 @@ def new_scenario(sim: GitHubSimulator) -> StandardScenario:
 def runner_env(
     tmp: Path, sim: GitHubSimulator, fix: StandardScenario, run_id: int, turn_s: str = TURN_S
 ) -> dict[str, str]:
-    """What a GitHub runner gives the action's container (action.yml), poll 1 s."""
+    """What a GitHub runner gives the action's container (action.yml), poll and status edits 1 s."""
     for sub in ("workspace", "files", "home"):
         (tmp / sub).mkdir(parents=True, exist_ok=True)
     event = tmp / "event.json"
@@ -110,6 +110,7 @@ def runner_env(
             "INPUT_AGENT_CLI": agent_cli(),
             "INPUT_PROMPT": "Review the pull request.",
             "INPUT_POLL_INTERVAL_SECONDS": "1",
+            "INPUT_STATUS_INTERVAL_SECONDS": "1",  # the closing edit waits out at most this
             "INPUT_TIMEOUT_MINUTES": "30",
             "INPUT_SANDBOX": "local",
             "INPUT_MAX_ITERATIONS": "1",

@@ -1,7 +1,8 @@
 """The status comments' versions, as GitHub's GraphQL ``userContentEdits`` lists them, and the
 properties docs/architecture.md "Status comments" promises of them: each steer shown acknowledged
-within one poll of its acknowledgement, edits spaced by the configured interval, the receipt
-linked.  Read over HTTP from the simulator (in-process or ``fullsend simulator serve``)."""
+within one poll of its acknowledgement, every edit spaced by the configured interval (the
+closing one too), the receipt linked.  Read over HTTP from the simulator (in-process or
+``fullsend simulator serve``)."""
 
 from __future__ import annotations
 
@@ -63,17 +64,17 @@ def check_live_versions(
 ) -> None:
     """Assert what the start comment's versions show: the first version with steer ``follow_up``
     acknowledged was written no later than ``within_s`` after ``acked`` (plus one second: both
-    stamps are whole seconds), and the progress edits (every version after the one it was created
-    with) are at least ``spacing_s`` apart.  The closing "finished" edit, written when the run
-    ends, is the one edit not spaced: at most one, and the last."""
+    stamps are whole seconds), and every edit (every version after the one it was created with),
+    the closing "finished" one included, is at least ``spacing_s`` after the one before it; the
+    closing edit, when there is one, is the last."""
     shown = [v for v in versions if re.search(rf"Steer \d+: follow-up run \[{follow_up}\]\(.* · acknowledged ", v.body)]
     assert shown, [v.body for v in versions]
     assert shown[0].at <= acked + timedelta(seconds=within_s + 1), (shown[0].at, acked, within_s)
     closing = [n for n, v in enumerate(versions) if DONE_BELOW in v.body]
     assert closing in ([], [len(versions) - 1]), closing
-    progress = [v.at for v in versions[1:] if DONE_BELOW not in v.body]
-    gaps = [(b - a).total_seconds() for a, b in pairwise(progress)]
-    assert progress and all(gap >= spacing_s for gap in gaps), (gaps, spacing_s)
+    edits = [v.at for v in versions[1:]]
+    gaps = [(b - a).total_seconds() for a, b in pairwise(edits)]
+    assert edits and all(gap >= spacing_s for gap in gaps), (gaps, spacing_s)
 
 
 def _parse(stamp: str) -> datetime:

@@ -261,6 +261,7 @@ def _agent_part(p: _Progress, run: ActionRun, forge: GitHubForge, tokens: Tokens
     ):
         record_receipt(forge, facts, outcome, item_url(plan), timeline=p.timeline, clock=clock, log=log)
         status.receipt_posted(outcome.receipt_url if outcome.receipt_posted else "")
+    status.wait_closing_edit(cancelled=run.cancelled.is_set())  # docs/architecture.md "Status comments"
     return outcome
 
 
@@ -311,6 +312,7 @@ def _cancelled(p: _Progress) -> RunOutcome:
         status = _status_comment(p.plan, p.forge, p.tokens, p.log, p.restricted)
     if status is not None:
         status.finish(p.clock.now(), "cancelled", outcome.error, None)
+        status.wait_closing_edit(cancelled=True)
     return outcome
 
 

@@ -10,12 +10,15 @@ content creation; docs/adopting.md "The status comment, and what steering saved"
 thread of its own, so a listener call never waits on the network and the watcher is never held.
 A failed edit is warned once and never fails the run; :meth:`LiveStatus.close` waits for an edit
 in flight, so the terminal status, written after it, is never overwritten by a late progress edit.
+The closing edit (:meth:`LiveStatus.last_word`) keeps the same spacing, on a thread of its own
+while the run's end work goes on; :meth:`LiveStatus.wait_last_word` waits for it at the very end.
 """
 
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -35,13 +38,15 @@ DONE_BELOW = "finished: the final status is in a later comment"
 class SteerRow:
     """One steer as the comment lists it: its number, the follow-up run ids, when it was sent and,
     once the runtime said so, when it was acknowledged; ``withdrawn`` once an acknowledgement of it
-    was taken back (then ``acknowledged_at`` is ``None`` again)."""
+    was taken back (then ``acknowledged_at`` is ``None`` again); ``authors``: who made the updates
+    (logins, as the forge gives them; shown inert)."""
 
     number: int
     run_ids: tuple[int, ...]
     sent_at: datetime
     acknowledged_at: datetime | None = None
     withdrawn: bool = False
+    authors: tuple[str, ...] = ()
 
 
 @dataclass
@@ -65,6 +70,9 @@ class LiveStatus:
         self._stop = threading.Event()
         self._closed = False
         self._shown = 0  # the progress version last written
+        self._last_edit: float | None = None  # monotonic time GitHub answered the last edit
+        self._closing: threading.Thread | None = None
+        self._drop = threading.Event()  # set: a closing edit still waiting is not made
         self.edits = 0  # edits made (for the summary and tests)
         self._thread = threading.Thread(target=self._run, name="fullsend-live-status", daemon=True)
         self._thread.start()
@@ -82,7 +90,8 @@ class LiveStatus:
         p = self._progress
         if event.kind == "steer":
             early = [p.early.pop(i) for i in event.run_ids if i in p.early]
-            p.steers.append(SteerRow(len(p.steers) + 1, event.run_ids, event.at, min(early, default=None)))
+            acked = min(early, default=None)
+            p.steers.append(SteerRow(len(p.steers) + 1, event.run_ids, event.at, acked, authors=event.authors))
             return True
         if event.kind in ("ack", "withdrawn"):
             return _acknowledge(p, event)
@@ -102,23 +111,28 @@ class LiveStatus:
         """Wait for a change (a blocking wait, no timed loop), keep ``interval_s`` since the last
         edit was answered, then write the latest progress: changes in between are coalesced into
         one edit."""
-        last_edit: float | None = None
         while True:
             self._wake.wait()
             self._wake.clear()
             if self._stop.is_set():
                 return
-            if last_edit is not None:
-                remaining = self._interval_s - (self._clock.monotonic() - last_edit)
-                if remaining > 0 and self._clock.wait(self._stop, remaining):
-                    return
+            remaining = self._spacing_left()
+            if remaining > 0 and self._clock.wait(self._stop, remaining):
+                return
             with self._lock:
                 version, snapshot = self._progress.version, _copy(self._progress)
             if version != self._shown:
                 if self._status.progress(snapshot.phase, snapshot.steers):
                     self.edits += 1
-                last_edit = self._clock.monotonic()  # once GitHub has the edit: the next is interval_s after it
+                self._last_edit = self._clock.monotonic()  # once GitHub has the edit: the next is interval_s after it
                 self._shown = version
+
+    def _spacing_left(self) -> float:
+        """Seconds until ``interval_s`` has passed since GitHub answered the last edit: 0 when
+        there was none or it was long ago, never more than ``interval_s``."""
+        if self._last_edit is None:
+            return 0.0
+        return min(self._interval_s, max(0.0, self._interval_s - (self._clock.monotonic() - self._last_edit)))
 
     def snapshot(self) -> Progress:
         """A copy of the progress as it stands."""
@@ -133,6 +147,38 @@ class LiveStatus:
         self._stop.set()
         self._wake.set()
         self._thread.join()
+
+    def last_word(self, write: Callable[[list[SteerRow]], bool]) -> None:
+        """After :meth:`close`: the closing edit, ``write`` of the steers as they stand, made on a
+        thread of its own once ``interval_s`` has passed since the last edit (at once when that
+        was long ago; the wait is at most ``interval_s``), so the end work goes on meanwhile.  Once
+        per run, and only after a progress edit."""
+        with self._lock:
+            if not self._closed or self._closing is not None or not self.edits:
+                return
+            steers, delay = _copy(self._progress).steers, self._spacing_left()
+            self._closing = threading.Thread(
+                target=self._write_last, args=(write, steers, delay), name="fullsend-status-closing", daemon=True
+            )
+        self._closing.start()
+
+    def _write_last(self, write: Callable[[list[SteerRow]], bool], steers: list[SteerRow], delay: float) -> None:
+        if delay > 0 and self._clock.wait(self._drop, delay):
+            return  # dropped while it waited (a cancelled run)
+        if write(steers):
+            self.edits += 1
+            self._last_edit = self._clock.monotonic()
+
+    def wait_last_word(self, drop: bool = False) -> None:
+        """Wait for the closing edit, if any (its spacing wait is at most ``interval_s``; its
+        request is bounded by the forge's timeouts); ``drop``: one still waiting is not made
+        (a cancelled run does not wait out the spacing)."""
+        if drop:
+            self._drop.set()
+        with self._lock:
+            closing = self._closing
+        if closing is not None:
+            closing.join()
 
 
 def _acknowledge(p: Progress, event: Event) -> bool:
@@ -153,5 +199,5 @@ def _acknowledge(p: Progress, event: Event) -> bool:
 
 
 def _copy(progress: Progress) -> Progress:
-    rows = [SteerRow(r.number, r.run_ids, r.sent_at, r.acknowledged_at, r.withdrawn) for r in progress.steers]
+    rows = [replace(r) for r in progress.steers]
     return Progress(progress.phase, rows, progress.version)

@@ -20,6 +20,7 @@ from fullsend.core.model import Comment
 from fullsend.core.receipt.marker import Marker, clock_label, sanitize_detail, status_commit_shas, status_marker_copy
 from fullsend.core.receipt.status_comment import TERMINAL_TAG, status_line
 from fullsend.core.report.figures import RunFigures, figures_line, figures_marker
+from fullsend.core.text.inert import code_span
 from fullsend.errors import ForgeError
 from fullsend.ports import Clock, Forge, Log
 
@@ -126,6 +127,7 @@ class StatusComment:
             "sent": clock_label(row.sent_at),
             "acknowledged": clock_label(row.acknowledged_at) if row.acknowledged_at else "",
             "withdrawn": row.withdrawn,
+            "by": [code_span(login) for login in row.authors],
         }
 
     def finish(
@@ -178,15 +180,22 @@ class StatusComment:
         except ForgeError as exc:
             self._log("warning", f"Could not post the terminal status comment: {exc}")
             return
-        if live is not None and live.edits and self.comment is not None and self.terminal.id != self.comment.id:
-            self._last_progress(live)
+        if live is not None and self.comment is not None and self.terminal.id != self.comment.id:
+            live.last_word(self._closing_edit)
 
-    def _last_progress(self, live: LiveStatus) -> None:
-        """The start comment, left behind a later terminal status, says so instead of a stale phase."""
+    def _closing_edit(self, steers: Sequence[SteerRow]) -> bool:
+        """The start comment, left behind a later terminal status, says so instead of a stale
+        phase (``LiveStatus.last_word`` makes it, spaced as every edit is)."""
         from fullsend.app.action.live_status import DONE_BELOW
 
-        if self.comment is not None:
-            self._write_progress(self.comment.id, DONE_BELOW, live.snapshot().steers)
+        return self.comment is not None and self._write_progress(self.comment.id, DONE_BELOW, steers)
+
+    def wait_closing_edit(self, cancelled: bool = False) -> None:
+        """The very end of the run: wait for the start comment's closing edit, if one is due (at
+        most ``status_interval_seconds`` of spacing, overlapped with the receipt); a ``cancelled``
+        run does not wait out the spacing, and the closing edit still waiting is not made."""
+        if self.live is not None:
+            self.live.wait_last_word(drop=cancelled)
 
     def receipt_posted(self, receipt_url: str) -> None:
         """Link the receipt from the terminal status (one more edit of it); a failure is warned."""

@@ -309,7 +309,7 @@ class Cycle:
             st.left_to_queued.extend(dropped)
             unbound = set(delta.unbound) | powerless
             st.left.extend((i, "unbound" if i in unbound else "too-large") for i in dropped)
-        self._mark_steered(msg.follow_up_run_id, [r.id for r in included], delta, text, snapshot, sent_at)
+        self._mark_steered(msg.follow_up_run_id, included, delta, text, snapshot, sent_at)
         return Outcome.STEERED
 
     def _send(self, msg: SteerMessage) -> Outcome | None:
@@ -343,17 +343,16 @@ class Cycle:
     def _mark_steered(
         self,
         message_id: int,
-        included: list[int],
+        runs: list[WorkflowRun],
         delta: Delta,
         text: TextResult,
         snapshot: datetime,
         sent_at: datetime,
     ) -> None:
-        """Record the delivery, judge its runs, spend a steer only if it carried any.
-
-        The timeline's steer row is dated ``sent_at``, when the message was handed to the runtime:
-        the agent's acknowledgement can arrive before the runtime call returns."""
-        st = self.state
+        """Record the delivery, judge its runs, spend a steer only if it carried any.  The steer
+        row is dated ``sent_at``, when the runtime was handed the message (its acknowledgement can
+        come before that call returns), and names each run's ``actor`` (commenter, pusher) once."""
+        st, included = self.state, [r.id for r in runs]
         st.delivered.append(DeliveredSteer(message_id, tuple(included)))
         st.judged(included)
         st.last_steer_at = self.ports.clock.now()
@@ -373,4 +372,5 @@ class Cycle:
             f"steer {len(st.delivered)}: follow-up run(s) {carried}",
             rule_id="steered",
             run_ids=tuple(included),
+            authors=tuple(dict.fromkeys(r.actor for r in runs if r.actor)),
         )

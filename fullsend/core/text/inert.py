@@ -17,6 +17,9 @@ no HTML, no escape from its table cell.  :func:`inert` alters each construct, ne
 
 Pure; idempotent (applying it twice gives the same text as once).
 
+:func:`code_span` shows a name the forge gave (a login) as inline code: inside it no mention,
+link or HTML renders; a backtick in it, which would end the span, becomes ``'``.
+
 :func:`inert_block` is the form for a whole message that keeps its lines (the agent's final
 message, docs/architecture.md "Final message and denied tools"): line breaks become ``\\n`` and
 stay, ``|`` is left alone, and, because a text with lines could hold a reference definition
@@ -67,3 +70,11 @@ def inert_block(text: str) -> str:
     text = _SCHEME.sub(":" + ZWSP, text)
     text = _REFERENCE.sub(r"\1" + ZWSP, text)
     return _WWW.sub(r"\1" + ZWSP, text)
+
+
+def code_span(name: str) -> str:
+    """``name`` as a one-line Markdown code span (see the module), e.g. ``@x`` → `` `@x` ``.
+
+    ``str -> str``; never raises.
+    """
+    return "`" + _BREAKS.sub(" ", name).replace("`", "'") + "`"

@@ -220,3 +220,16 @@ def test_W3_a_cancellation_during_a_poll_delivers_nothing(rig: Rig) -> None:
     assert w.result().settle_reason == "cancelled"
     assert rig.steerer.calls == [("settle", 0)] and list(w.result().delivered) == []
     assert list(w.result().left) == [(101, "cancelled")]
+
+
+def test_the_steer_row_names_who_made_the_updates_each_once(rig: Rig) -> None:
+    """A push's run names the pusher, a comment's run the commenter: each run's ``actor``
+    (docs/architecture.md "Status comments")."""
+    rig.accept(101, actor="pusher")
+    rig.accept(102, actor="pusher")
+    rig.accept(103, actor="other-dev")
+    _moved(rig)
+    w = rig.watcher(poll_interval_s=0.001, max_steers=1)
+    finish(run_watch(w))
+    (row,) = rig.timeline.of_kind("steer")
+    assert (row.run_ids, row.authors) == ((101, 102, 103), ("pusher", "other-dev"))

@@ -11,13 +11,22 @@ from hypothesis import strategies as st
 
 from fullsend.app.action.finish import _cell
 from fullsend.core.receipt.marker import sanitize_detail
-from fullsend.core.text.inert import inert, inert_block
+from fullsend.core.text.inert import code_span, inert, inert_block
 
 Z = "\u200b"
 
 
 def test_a_user_mention_cannot_notify() -> None:
     assert inert("ping @octocat now") == f"ping @{Z}octocat now"
+
+
+def test_a_login_shown_as_a_code_span_cannot_notify_or_leave_the_span() -> None:
+    assert [code_span(x) for x in ("reviewer", "@octocat", "a`b", "x\ny")] == [
+        "`reviewer`",
+        "`@octocat`",
+        "`a'b`",
+        "`x y`",
+    ]
 
 
 def test_a_team_mention_cannot_notify() -> None:
