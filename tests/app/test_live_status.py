@@ -297,7 +297,9 @@ def test_a_steered_run_shows_the_steer_in_its_start_comment_and_links_the_receip
         lambda s: added.update(run=add_comment_follow_up(s, "/fs-review please re-check the migration")[1]),
     )
     inputs = {"status_interval_seconds": "2", "poll_interval_seconds": "2"}
-    run = run_entrypoint(runner_env(tmp_path, sim, fix, inputs=inputs), tmp_path)
+    env = runner_env(tmp_path, sim, fix, inputs=inputs)
+    env["SCRIPTED_AGENT_TURN_S"] = "10"  # the steered turn outlasts several edit intervals, even on a loaded machine
+    run = run_entrypoint(env, tmp_path)
     assert run.exit_code == 0 and run.outputs["steers"] == "1", run.stdout + run.stderr
     follow_up = added["run"]["id"]
     start, terminal = [c for c in sim.comments(fix.pr) if c["user"]["login"] == fix.role_login]
