@@ -32,6 +32,7 @@ class ItemsState(ActionsState, ThreadsState, ReviewsState):
         self._issues: dict[int, dict[str, Any]] = {}
         self._pulls: dict[int, dict[str, Any]] = {}
         self._comments: dict[int, dict[str, Any]] = {}
+        self._top_comment_id = FIRST_COMMENT_ID  # GitHub never gives a deleted comment's id again
         self._comment_item: dict[int, int] = {}
         self._edited_at: dict[int, str] = {}  # GraphQL lastEditedAt: set by an edit of the body
         self._reviews: dict[int, list[dict[str, Any]]] = {}
@@ -232,7 +233,8 @@ class ItemsState(ActionsState, ThreadsState, ReviewsState):
             if kind == "Bot" and not login.lower().endswith("[bot]"):
                 login += "[bot]"
             created = self._ts(created_at, self.now())
-            cid = int(extra.pop("id", 0) or max([FIRST_COMMENT_ID, *self._comments]) + 1)
+            cid = int(extra.pop("id", 0) or max([self._top_comment_id, *self._comments]) + 1)
+            self._top_comment_id = max(self._top_comment_id, cid)
             url = f"{self.urls.repo_api}/issues/comments/{cid}"
             comment = {
                 "id": cid,

@@ -26,7 +26,7 @@ from fullsend.ports import AgentParams
 from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 from tests.support.action_run import run_entrypoint, runner_env
-from tests.support.status_versions import acknowledged_at, check_live_versions, comment_versions
+from tests.support.status_versions import acknowledged_at, check_live_versions, check_run_edits, comment_versions
 from tests.support.transport_run import RunThread, read_log, wait_for
 
 T0 = datetime(2026, 9, 3, 10, 0, tzinfo=UTC)
@@ -314,9 +314,34 @@ def test_a_steered_run_shows_the_steer_in_its_start_comment_and_links_the_receip
     assert re.search(rf"\[{follow_up}\]\([^)]+\) by `reviewer` · sent ", row), row  # who, never @reviewer
     assert "@reviewer" not in start["body"]
     (receipt,) = [c for c in sim.comments(fix.pr) if c["user"]["login"] == fix.job_login]
-    *_, linked = comment_versions(sim.graphql_url, fix.job_token, fix.pr, terminal["id"])
+    terminal_versions = comment_versions(sim.graphql_url, fix.job_token, fix.pr, terminal["id"])
+    *_, linked = terminal_versions
     assert linked.body == terminal["body"] and f"Receipt: [posted]({receipt['html_url']})" in linked.body
     assert "<!-- fullsend:status:terminal -->" in terminal["body"]
+    check_run_edits([versions, terminal_versions], spacing_s=2)  # the link edit too, after the closing one
+
+
+def test_a_terminal_status_written_in_place_and_its_receipt_link_keep_the_spacing(sim, tmp_path):
+    """The follow-up's comment comes before the start comment, so nobody comments after it and the
+    terminal status is edited into it: that edit and the receipt link are each at least the
+    interval after the edit before them (GraphQL ``userContentEdits``, the forge's clock)."""
+    fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
+    add_comment_follow_up(sim, "/fs-review please re-check the migration")
+    env = runner_env(tmp_path, sim, fix, inputs={"status_interval_seconds": "2", "poll_interval_seconds": "1"})
+    run = run_entrypoint(env, tmp_path)
+    assert run.exit_code == 0 and run.outputs["steers"] == "1", run.stdout + run.stderr
+    (start,) = [c for c in sim.comments(fix.pr) if c["user"]["login"] == fix.role_login]
+    (receipt,) = [c for c in sim.comments(fix.pr) if c["user"]["login"] == fix.job_login]
+    versions = comment_versions(sim.graphql_url, fix.job_token, fix.pr, start["id"])
+    tag = "<!-- fullsend:status:terminal -->"
+    first_terminal = next(n for n, v in enumerate(versions) if tag in v.body)
+    *progress, terminal, linked = versions[first_terminal - 1 :]
+    assert progress and tag not in progress[-1].body and first_terminal >= 2  # a progress edit came first
+    assert "Receipt: [posted]" not in terminal.body and f"Receipt: [posted]({receipt['html_url']})" in linked.body
+    assert linked.body == start["body"]
+    gaps = [(terminal.at - progress[-1].at).total_seconds(), (linked.at - terminal.at).total_seconds()]
+    assert min(gaps) >= 2, gaps
+    check_run_edits([versions], spacing_s=2)
 
 
 def test_a_failing_edit_endpoint_leaves_the_runs_outcome_as_it_was(sim, tmp_path):
@@ -399,3 +424,25 @@ def test_a_cancelled_run_drops_the_closing_edit_still_waiting_and_none_without_a
     idle.last_word(lambda steers: closing.append(steers) or True)
     idle.wait_last_word()
     assert closing == [] and (live.edits, idle.edits) == (1, 0)
+
+
+def test_the_end_edits_keep_the_runs_one_spacing_in_order_and_a_cancelled_finish_writes_at_once():
+    """The terminal status written in place and the receipt link wait out the spacing the last
+    progress edit left, each after the one before; the cancellation's rewrite waits for nothing."""
+    forge, clock = RecordingForge(), StepClock()
+    status = StatusComment(forge, 7, "900", "review", "", "aaa111", lambda lv, tx: None, True)  # type: ignore[arg-type]
+    forge.list_issue_comments = lambda number, credential="role": [status.comment]  # type: ignore[attr-defined]
+    status.start(T0)
+    status.follow(Timeline(), clock, 10.0)  # type: ignore[arg-type]
+    live = status.live
+    assert live is not None and status.progress(WORKING, [])
+    live.spacing.answered()  # the progress edit, answered at t=0
+    clock.t_s = 3.0
+    status.finish(T0, "success", "", None)
+    status.receipt_posted("https://github.test/org/repo/pull/7#issuecomment-9")
+    status.wait_closing_edit()
+    assert clock.waits == [7.0, 10.0] and len(forge.bodies) == 3  # progress, terminal at t=10, link at t=20
+    assert "Receipt: [posted](https://github.test/" in forge.bodies[-1]
+    status.finish(T0, "cancelled", "the run was cancelled", None)  # right after the link edit
+    status.wait_closing_edit(cancelled=True)
+    assert clock.waits == [7.0, 10.0] and "Cancelled" in forge.bodies[-1] and len(forge.bodies) == 4

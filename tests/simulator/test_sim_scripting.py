@@ -120,6 +120,9 @@ def test_comment_post_and_patch(new_sim: Any, client: Any) -> None:
         sim.delete_comment(c["id"])
         assert gh.patch(f"{R}/issues/comments/{c['id']}", json={"body": "y"}).status_code == 404
         assert gh.get(f"{R}/issues/7/comments").json() == []
+        later = gh.post(f"{R}/issues/7/comments", json={"body": "later"}).json()
+        assert later["id"] == c["id"] + 1  # a deleted comment's id is never given again
+        assert gh.patch(f"{R}/issues/comments/{c['id']}", json={"body": "y"}).status_code == 404
 
 
 def test_scripted_comment_times_are_kept_verbatim(sim: GitHubSimulator, gh: Any) -> None:

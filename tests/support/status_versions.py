@@ -1,7 +1,8 @@
 """The status comments' versions, as GitHub's GraphQL ``userContentEdits`` lists them, and the
 properties docs/architecture.md "Status comments" promises of them: each steer shown acknowledged
-within one poll of its acknowledgement, every edit spaced by the configured interval (the
-closing one too), the receipt linked.  Read over HTTP from the simulator (in-process or
+within one poll of its acknowledgement, every edit the run made to either of its comments spaced
+by the configured interval from the one before (the closing one, the terminal status written in
+place and the receipt link too), the receipt linked.  Read over HTTP from the simulator (in-process or
 ``fullsend simulator serve``)."""
 
 from __future__ import annotations
@@ -75,6 +76,16 @@ def check_live_versions(
     edits = [v.at for v in versions[1:]]
     gaps = [(b - a).total_seconds() for a, b in pairwise(edits)]
     assert edits and all(gap >= spacing_s for gap in gaps), (gaps, spacing_s)
+
+
+def check_run_edits(histories: list[list[Version]], spacing_s: float) -> list[datetime]:
+    """Assert that the edits a run made to its comments (each comment's versions after the one it
+    was created with, ``histories`` as :func:`comment_versions` gives them), merged in time order,
+    are each at least ``spacing_s`` after the one before; returns their times, oldest first."""
+    edits = sorted(v.at for versions in histories for v in versions[1:])
+    gaps = [(b - a).total_seconds() for a, b in pairwise(edits)]
+    assert all(gap >= spacing_s for gap in gaps), (gaps, spacing_s)
+    return edits
 
 
 def _parse(stamp: str) -> datetime:

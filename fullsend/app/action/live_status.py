@@ -10,8 +10,10 @@ content creation; docs/adopting.md "The status comment, and what steering saved"
 thread of its own, so a listener call never waits on the network and the watcher is never held.
 A failed edit is warned once and never fails the run; :meth:`LiveStatus.close` waits for an edit
 in flight, so the terminal status, written after it, is never overwritten by a late progress edit.
-The closing edit (:meth:`LiveStatus.last_word`) keeps the same spacing, on a thread of its own
-while the run's end work goes on; :meth:`LiveStatus.wait_last_word` waits for it at the very end.
+Every edit of the run, progress or not, keeps the spacing of one clock (:attr:`LiveStatus.spacing`);
+the closing edit (:meth:`LiveStatus.last_word`) and the terminal status's edits go through
+:attr:`LiveStatus.end`, a thread of its own while the run's end work goes on;
+:meth:`LiveStatus.wait_last_word` waits for them at the very end.
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import partial
 from typing import TYPE_CHECKING
 
+from fullsend.app.action.edit_spacing import EditSpacing, EndEdits
 from fullsend.app.timeline import Event
 from fullsend.ports import Clock, Log
 
@@ -70,9 +74,9 @@ class LiveStatus:
         self._stop = threading.Event()
         self._closed = False
         self._shown = 0  # the progress version last written
-        self._last_edit: float | None = None  # monotonic time GitHub answered the last edit
-        self._closing: threading.Thread | None = None
-        self._drop = threading.Event()  # set: a closing edit still waiting is not made
+        self.spacing = EditSpacing(clock, interval_s)  # the run's one spacing clock, every edit's
+        self.end = EndEdits(self.spacing, clock)  # the edits once closed: closing, terminal, receipt link
+        self._last_word_asked = False
         self.edits = 0  # edits made (for the summary and tests)
         self._thread = threading.Thread(target=self._run, name="fullsend-live-status", daemon=True)
         self._thread.start()
@@ -116,7 +120,7 @@ class LiveStatus:
             self._wake.clear()
             if self._stop.is_set():
                 return
-            remaining = self._spacing_left()
+            remaining = self.spacing.left()
             if remaining > 0 and self._clock.wait(self._stop, remaining):
                 return
             with self._lock:
@@ -124,15 +128,8 @@ class LiveStatus:
             if version != self._shown:
                 if self._status.progress(snapshot.phase, snapshot.steers):
                     self.edits += 1
-                self._last_edit = self._clock.monotonic()  # once GitHub has the edit: the next is interval_s after it
+                self.spacing.answered()  # once GitHub has the edit: the next is interval_s after it
                 self._shown = version
-
-    def _spacing_left(self) -> float:
-        """Seconds until ``interval_s`` has passed since GitHub answered the last edit: 0 when
-        there was none or it was long ago, never more than ``interval_s``."""
-        if self._last_edit is None:
-            return 0.0
-        return min(self._interval_s, max(0.0, self._interval_s - (self._clock.monotonic() - self._last_edit)))
 
     def snapshot(self) -> Progress:
         """A copy of the progress as it stands."""
@@ -149,36 +146,26 @@ class LiveStatus:
         self._thread.join()
 
     def last_word(self, write: Callable[[list[SteerRow]], bool]) -> None:
-        """After :meth:`close`: the closing edit, ``write`` of the steers as they stand, made on a
-        thread of its own once ``interval_s`` has passed since the last edit (at once when that
-        was long ago; the wait is at most ``interval_s``), so the end work goes on meanwhile.  Once
-        per run, and only after a progress edit."""
+        """After :meth:`close`: the closing edit, ``write`` of the steers as they stand, made by
+        :attr:`end` once ``interval_s`` has passed since the last edit (at once when that was long
+        ago; the wait is at most ``interval_s``), so the end work goes on meanwhile.  Once per
+        run, and only after a progress edit."""
         with self._lock:
-            if not self._closed or self._closing is not None or not self.edits:
+            if not self._closed or self._last_word_asked or not self.edits:
                 return
-            steers, delay = _copy(self._progress).steers, self._spacing_left()
-            self._closing = threading.Thread(
-                target=self._write_last, args=(write, steers, delay), name="fullsend-status-closing", daemon=True
-            )
-        self._closing.start()
+            self._last_word_asked = True
+            steers = _copy(self._progress).steers
+        self.end.add(partial(self._write_last, write, steers))
 
-    def _write_last(self, write: Callable[[list[SteerRow]], bool], steers: list[SteerRow], delay: float) -> None:
-        if delay > 0 and self._clock.wait(self._drop, delay):
-            return  # dropped while it waited (a cancelled run)
+    def _write_last(self, write: Callable[[list[SteerRow]], bool], steers: list[SteerRow]) -> None:
         if write(steers):
             self.edits += 1
-            self._last_edit = self._clock.monotonic()
 
     def wait_last_word(self, drop: bool = False) -> None:
-        """Wait for the closing edit, if any (its spacing wait is at most ``interval_s``; its
-        request is bounded by the forge's timeouts); ``drop``: one still waiting is not made
-        (a cancelled run does not wait out the spacing)."""
-        if drop:
-            self._drop.set()
-        with self._lock:
-            closing = self._closing
-        if closing is not None:
-            closing.join()
+        """Wait for the edits :attr:`end` was asked for (the closing one, the terminal status's),
+        each spacing wait at most ``interval_s``, each request bounded by the forge's timeouts;
+        ``drop``: one that would wait out the spacing is not made (a cancelled run)."""
+        self.end.wait(drop)
 
 
 def _acknowledge(p: Progress, event: Event) -> bool:

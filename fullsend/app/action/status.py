@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -141,7 +142,9 @@ class StatusComment:
         denied: Sequence[str] = (),
     ) -> None:
         """Edit the start comment to the terminal status, or post a new one; a later call (a
-        cancelled run whose terminal status was already written) edits that one.
+        cancelled run whose terminal status was already written) edits that one.  An edit keeps
+        the run's spacing (made by ``LiveStatus.end`` while the receipt is posted); a
+        ``cancelled`` one is made at once, dropping the edits still waiting.
 
         ``final_lines`` is the agent's final message as block-quote lines and ``denied`` one line
         per refused tool call, both already inert (``fullsend.core.final_word``,
@@ -153,6 +156,8 @@ class StatusComment:
         live = self.live  # kept set until closed: a later finish (a cancellation) waits for it too
         if live is not None:  # no progress edit may land after the terminal status
             live.close()
+            if status == "cancelled":  # a cancelled run does not wait out the spacing
+                live.wait_last_word(drop=True)
         copy = status_marker_copy(status, marker)
         commit7, started_on7 = status_commit_shas(self._start_sha, marker if copy else None)
         self._terminal_context = dict(
@@ -171,37 +176,64 @@ class StatusComment:
             denied=list(denied),
         )
         body = _render("receipt/status_terminal.md.j2", **self._terminal_context)
+        self._write_terminal(body, live if status != "cancelled" else None)
+
+    def _write_terminal(self, body: str, spaced: LiveStatus | None) -> None:
+        """Post the terminal status, or edit it in: through ``spaced.end`` (after the spacing left,
+        while the run goes on) when given, else at once."""
         try:
             target = self._target()
             if target is None:
                 self.terminal = self._forge.post_comment(self._number, body, credential="role")
-            else:
-                self.terminal = self._forge.edit_comment(target, body, credential="role")
         except ForgeError as exc:
             self._log("warning", f"Could not post the terminal status comment: {exc}")
             return
-        if live is not None and self.comment is not None and self.terminal.id != self.comment.id:
-            live.last_word(self._closing_edit)
+        if target is not None and spaced is not None:
+            spaced.end.add(partial(self._edit_terminal, target, body))
+        elif target is not None and self._edit_terminal(target, body) and self.live is not None:
+            self.live.spacing.answered()
+        if self.live is not None and self.comment is not None and target != self.comment.id:
+            self.live.last_word(self._closing_edit)
+
+    def _edit_terminal(self, comment_id: int, body: str) -> bool:
+        try:
+            self.terminal = self._forge.edit_comment(comment_id, body, credential="role")
+        except ForgeError as exc:
+            self._log("warning", f"Could not post the terminal status comment: {exc}")
+            return False
+        return True
 
     def _closing_edit(self, steers: Sequence[SteerRow]) -> bool:
         """The start comment, left behind a later terminal status, says so instead of a stale
         phase (``LiveStatus.last_word`` makes it, spaced as every edit is)."""
         from fullsend.app.action.live_status import DONE_BELOW
 
-        return self.comment is not None and self._write_progress(self.comment.id, DONE_BELOW, steers)
+        if self.comment is None or self.terminal is None:
+            return False
+        return self._write_progress(self.comment.id, DONE_BELOW, steers)
 
     def wait_closing_edit(self, cancelled: bool = False) -> None:
-        """The very end of the run: wait for the start comment's closing edit, if one is due (at
-        most ``status_interval_seconds`` of spacing, overlapped with the receipt); a ``cancelled``
-        run does not wait out the spacing, and the closing edit still waiting is not made."""
+        """The very end of the run: wait for the edits still due (the terminal status's, the start
+        comment's closing one, the receipt link; each at most ``status_interval_seconds`` of
+        spacing, the first overlapped with the receipt); a ``cancelled`` run does not wait out the
+        spacing, and an edit still waiting is not made."""
         if self.live is not None:
             self.live.wait_last_word(drop=cancelled)
 
     def receipt_posted(self, receipt_url: str) -> None:
-        """Link the receipt from the terminal status (one more edit of it); a failure is warned."""
-        if not (self.enabled and receipt_url and self.terminal is not None and self._terminal_context):
+        """Link the receipt from the terminal status (one more edit of it, spaced as every edit
+        is: made by ``LiveStatus.end`` after the edits before it); a failure is warned."""
+        if not (self.enabled and receipt_url and self._terminal_context):
             return
         body = _render("receipt/status_terminal.md.j2", **self._terminal_context, receipt_url=receipt_url)
+        if self.live is None:
+            self._link_receipt(body)
+        else:
+            self.live.end.add(partial(self._link_receipt, body))
+
+    def _link_receipt(self, body: str) -> None:
+        if self.terminal is None:  # never written: nothing to link from
+            return
         try:
             self.terminal = self._forge.edit_comment(self.terminal.id, body, credential="role")
         except ForgeError as exc:
