@@ -41,7 +41,7 @@ from tests.act.act_harness import (
     readme_act_block,
     run_act,
 )
-from tests.support.status_versions import acknowledged_at, check_live_versions, comment_versions
+from tests.support.status_versions import acknowledged_at, check_live_versions, check_run_edits, comment_versions
 
 # Issue 10: within 10 minutes on a fresh machine, image builds included (measured: about 3.5 min
 # for this directory with an empty podman store and cache).
@@ -121,6 +121,7 @@ def test_FIX_example_workflow_is_steered_under_act_then_the_queued_run_skips(
     check_live_versions(versions, FOLLOW_UP_RUN, acked, within_s=max(poll_s, interval_s), spacing_s=interval_s)
     linked = comment_versions(graphql_url, JOB_TOKEN, 7, terminal["id"])
     assert any(f"Receipt: [posted]({receipts[0]['html_url']})" in v.body for v in linked), linked
+    check_run_edits([versions, linked], spacing_s=interval_s)  # every edit of the run, the receipt link too
     assert first.shown_outputs() == {
         "outcome": "succeeded",
         "skip_reason": "",
