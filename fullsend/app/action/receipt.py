@@ -77,9 +77,14 @@ def check_receipt(forge: Forge, facts: PreflightFacts, log: Log) -> Skip | None:
 
 def _stands_on(receipt: Comment, comments: list[Comment], role_login: str) -> str:
     """Whose work the skip stands on, from the absorbing run's terminal status under the role
-    login, written before the receipt; "" when unknown.  Informational only."""
+    login (the one linking the receipt, else the last written before it); "" when unknown.
+    Informational only."""
     marker = whole_body_receipt(receipt.body)
-    found = absorbing_run(comments, marker, role_login, receipt.created_at) if marker is not None else None
+    found = (
+        absorbing_run(comments, marker, role_login, receipt.created_at, receipt.html_url)
+        if marker is not None
+        else None
+    )
     return stands_on(*found) if found is not None else ""
 
 

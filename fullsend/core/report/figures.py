@@ -116,12 +116,17 @@ def stands_on(run_id: str, figures: RunFigures | None) -> str:
 
 
 def absorbing_run(
-    comments: Sequence[Comment], receipt: Marker, author: str = "", before: datetime | None = None
+    comments: Sequence[Comment],
+    receipt: Marker,
+    author: str = "",
+    before: datetime | None = None,
+    receipt_url: str = "",
 ) -> tuple[str, RunFigures | None] | None:
     """``(run id, figures)`` of the run whose terminal status comment, written by an App (by
-    ``author`` when given: the role login), copies ``receipt``'s marker; of several, the one last
-    written before ``before`` (the receipt's creation), since the real terminal status is written
-    after the agent exits and right before its receipt.  ``None`` when none does."""
+    ``author`` when given: the role login), copies ``receipt``'s marker; of several, the one that
+    links ``receipt_url`` (edited in once the receipt exists: nothing written before it can),
+    else the one last written before ``before`` (the receipt's creation), since the real terminal
+    status is written after the agent exits and before its receipt.  ``None`` when none does."""
     wanted = (frozenset(receipt.consumed), receipt.head.lower())
     best: tuple[datetime, str, RunFigures | None] | None = None
     for comment in comments:
@@ -130,9 +135,12 @@ def absorbing_run(
             continue
         if author and not same_identity(from_rest(comment.author, comment.author_type), Identity(author)):
             continue
+        linked = bool(receipt_url) and f"]({receipt_url})" in comment.body
         written = comment.updated_at or comment.created_at or datetime.min.replace(tzinfo=UTC)
-        if before is not None and written > before:
+        if before is not None and written > before and not linked:
             continue
+        if linked:
+            written = datetime.max.replace(tzinfo=UTC)
         copy = parse_marker(comment.body)
         if copy is None or (frozenset(copy.consumed), copy.head.lower()) != wanted:
             continue

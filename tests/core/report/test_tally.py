@@ -223,3 +223,22 @@ def test_the_run_a_skip_stands_on_is_the_role_logins_last_terminal_status_before
         "run 102's work, by its status comment: 2.0 agent minutes, $0.2500, 0 tokens in and 0 out"
     )
     assert stands_on("102", None) == "run 102's work (its status comment recorded no figures)"
+
+
+def test_the_terminal_status_linking_the_receipt_is_the_one_a_skip_stands_on_even_edited_after_it():
+    """The receipt link is edited in once the receipt exists (spaced like every status edit, so
+    after the receipt's creation); nothing written before the receipt can carry its URL."""
+    receipt, url = Marker((200,), "aaa111"), "https://github.example/org/repo/pull/7#issuecomment-9"
+
+    def at(minute: int) -> datetime:
+        return datetime(2026, 11, 2, 10, minute, tzinfo=UTC)
+
+    linked = terminal(102, FIX, consumed=(200,)) + f"\nReceipt: [posted]({url}): the queued runs will skip."
+    other = terminal(103, REVIEW, consumed=(200,)) + "\nReceipt: [posted](https://github.example/x#issuecomment-8)."
+    comments = [
+        replace(comment(1, terminal(101, REVIEW, consumed=(200,))), updated_at=at(5)),  # written before, unlinked
+        replace(comment(2, linked), updated_at=at(7)),  # the real one: its link edit came after the receipt
+        replace(comment(3, other), updated_at=at(8)),  # links another receipt, after this one
+    ]
+    assert absorbing_run(comments, receipt, ROLE, before=at(6), receipt_url=url) == ("102", FIX)
+    assert absorbing_run(comments, receipt, ROLE, before=at(6)) == ("101", REVIEW)  # without the URL: time decides
