@@ -79,6 +79,12 @@ CODEX_APP_SERVER_TERMINAL_STATES: tuple[TerminalState, ...] = (
         "the codex turn reported an error and still said completed",
     ),
     TerminalState(
+        "turn/completed status=completed with a turn.error",
+        "completed with turn.error",
+        AgentEnd.AGENT_ERROR,
+        "the codex turn carried an error and still said completed",
+    ),
+    TerminalState(
         "an error answer to initialize or thread/start",
         "handshake",
         AgentEnd.AGENT_ERROR,
@@ -94,6 +100,8 @@ CODEX_APP_SERVER_TERMINAL_STATES: tuple[TerminalState, ...] = (
 APP_SERVER_INCOMPLETE = CODEX_APP_SERVER_TERMINAL_STATES[-1]
 #: The detail of a final ``error`` notification that carries no message text: still an error.
 ERROR_WITHOUT_MESSAGE = "an error notification without a message"
+#: The detail of a completed turn whose ``error`` is set but carries no message text.
+TURN_ERROR_WITHOUT_MESSAGE = "a turn error without a message"
 _LIMITS = frozenset({"contextWindowExceeded", "sessionBudgetExceeded", "usageLimitExceeded"})
 
 
@@ -101,7 +109,8 @@ def turn_verdict(turn: dict[str, Any], last_error: str = "") -> EndVerdict:
     """The class of one ``turn/completed`` ``turn`` object (an unknown status: protocol-broken).
 
     ``last_error`` is the message of a final ``error`` notification of the turn (``willRetry`` not
-    true): a turn that reported one is not success, even when its status says ``completed``.
+    true): a turn that reported one is not success, even when its status says ``completed``; nor
+    is one whose own ``error`` is anything but null or absent.
     """
     status = as_str(turn.get("status"))
     error = _obj(turn.get("error"))
@@ -111,6 +120,8 @@ def turn_verdict(turn: dict[str, Any], last_error: str = "") -> EndVerdict:
     reason = kind if status == "failed" and kind in _LIMITS else status
     if status == "completed" and last_error:
         reason = "completed after error"
+    elif status == "completed" and turn.get("error") is not None:
+        reason, detail = "completed with turn.error", detail or TURN_ERROR_WITHOUT_MESSAGE
     return verdict_of(
         CODEX_APP_SERVER_TERMINAL_STATES, reason, "" if reason == "completed" else detail, what="turn status"
     )
