@@ -166,7 +166,7 @@ class LiveRuntime:
             return launch_failed(str(exc))
         if not params.steerable:
             feed.settle()  # the feed closes after the opening turn
-        active = ActiveRun(sandbox, feed, self._clock, parser, self._warn)
+        active = ActiveRun(sandbox, feed, self._clock, parser, self._warn, unexpected=self.dialect.denial_judge(params))
         self._runs.register(params.sandbox_name, active)
         if params.steerable:
             self._feeds.register(params.sandbox_name, feed)
@@ -209,7 +209,7 @@ class LiveRuntime:
 
     def _launch(self, sandbox: Any, params: AgentParams, mailbox: Path, pid_file: Path) -> Any:
         """openshell: the dialect's pinned script (feeder inside it); local: argv with a feeder."""
-        env = env_with_sandbox_flag(params.env)
+        env = {**env_with_sandbox_flag(params.env), **self.dialect.launch_env(params)}
         if sandbox.kind == "openshell":
             return sandbox.launch_pinned(self.dialect.script(params), env)
         return sandbox.launch(

@@ -60,6 +60,8 @@ class IterationSetup:
     watch: WatchConfig | None  # None: steering declined for this iteration
     cancelled: threading.Event | None = None  # set on SIGTERM/SIGINT: stop waiting for the watcher
     extra_args: tuple[str, ...] = ()  # the ``agent_args`` input, one argument each
+    delegated_wait_s: float = 600.0  # ``delegated_wait_seconds``; capped by ``timeout_s`` at the launch
+    expected_denials: tuple[str, ...] = ()  # ``expected_denials``, one pattern each
 
 
 def run_iteration(
@@ -93,6 +95,8 @@ def run_iteration(
         model=setup.model,
         fallback_models=setup.fallback_models,
         extra_args=setup.extra_args,
+        delegated_wait_s=min(setup.delegated_wait_s, setup.timeout_s),
+        expected_denials=setup.expected_denials,
     )
     thread = None
     if watcher:
@@ -111,7 +115,7 @@ def run_iteration(
         clock.now(),
         "agent",
         f"agent exited with code {agent.exit_code} after {agent.turns} turn(s){ended}",
-        rule_id="" if agent.end is AgentEnd.SUCCESS else agent.end.value,
+        rule_id="" if agent.end is AgentEnd.SUCCESS else (agent.end_rule or agent.end.value),
     )
     acks.finish(agent.steers)
     _note_denials(agent, clock, log, timeline)
