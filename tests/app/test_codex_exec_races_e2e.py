@@ -71,3 +71,7 @@ def test_a_resume_into_another_thread_is_a_lost_session(sim, tmp_path):
     assert_no_receipt(sim, fix, follow_up, run, tmp_path)
     assert run.outputs["steers"] == "0"
     assert THREAD_LOST_NOTE in run.stdout
+    assert errors(run) == [
+        "::error::The run failed: the agent session was lost during a steer interrupt; the queued run will redo "
+        "the update [session-lost]"
+    ]

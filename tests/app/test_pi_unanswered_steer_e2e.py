@@ -24,5 +24,5 @@ def test_a_steer_pi_took_in_and_never_answered_posts_no_receipt(sim, tmp_path):
     assert_no_receipt(sim, fix, follow_up, run, tmp_path)
     assert errors(run) == [
         "::error::The run failed: the agent settled without answering the last input it took in (no_answer) "
-        "[protocol-broken]"
+        "[turn-unjudged]"
     ]

@@ -114,6 +114,7 @@ def test_a_resume_that_reports_another_thread_is_a_lost_session(scripted_cli: st
     result = run.start().join()
     assert result.steers == [] and [a for a in run.acks if a[1]] == []
     assert result.session_lost and result.is_error and result.end == AgentEnd.INTERRUPTED
+    assert result.end_rule == "session-lost"
     assert "reported the thread" in result.error and "not the run's thread" in result.error
 
 

@@ -317,9 +317,10 @@ def test_a_cycle_is_judged_after_its_last_delivered_steer() -> None:
     only an assistant message after it does (and its stopReason decides)."""
     unanswered = [START, _user(PROMPT), _msg_end(1, 1), _user("the steer"), END, SETTLED]
     [result] = _results(_parse(unanswered)[0])
-    assert result.verdict is not None and (result.verdict.end, result.verdict.reason) == (
+    assert result.verdict is not None and (result.verdict.end, result.verdict.reason, result.verdict.rule_id) == (
         AgentEnd.PROTOCOL_BROKEN,
         "no_answer",
+        "turn-unjudged",
     )
     failed_after = [START, _user(PROMPT), _msg_end(1, 1), _user("the steer"), _msg_end(2, 2, "error", "boom"), END]
     [failed] = _results(_parse([*failed_after, SETTLED])[0])

@@ -12,8 +12,9 @@ Turn end: one ``ResultEvent`` per ``agent_settled`` in per-prompt (rpc) mode, ca
 totals (counters are never reset) and the cycle's class from :data:`PI_STOP_REASONS` (the
 ``stopReason`` of the last assistant message after the cycle's last delivered input: a steer
 taken in mid-cycle must be answered, an answer that came before it does not count), unless
-``agent_settled`` says ``aborted``; in default mode one result at EOF.  EOF after a new ``agent_start`` owes an ``incomplete`` (interrupted) result.
-A result's ``final_message`` is the text of the cycle's last assistant message that had text.
+``agent_settled`` says ``aborted``; in default mode one result at EOF.  EOF after a new
+``agent_start`` owes an ``incomplete`` (interrupted) result.  A result's ``final_message`` is
+the text of the cycle's last assistant message that had text.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from fullsend.adapters.runtimes.events import (
     as_str,
 )
 from fullsend.adapters.runtimes.feed import Now
-from fullsend.core.agent_end import AgentEnd, EndVerdict, TerminalState, verdict_of
+from fullsend.core.agent_end import RULE_TURN_UNJUDGED, AgentEnd, EndVerdict, TerminalState, verdict_of
 
 _E, _L, _I, _P = AgentEnd.AGENT_ERROR, AgentEnd.LIMIT_REACHED, AgentEnd.INTERRUPTED, AgentEnd.PROTOCOL_BROKEN
 #: The last assistant message's ``stopReason`` (pi-ai ``StopReason``) → the class of its cycle.
@@ -225,7 +226,8 @@ def classify_prompt(
         (not assistant_seen, PI_NO_ANSWER),
     ):
         if applies:
-            return EndVerdict(row.end, row.reason, row.says, detail)
+            rule = RULE_TURN_UNJUDGED if row is PI_NO_ANSWER else ""  # the steer's turn was never answered
+            return EndVerdict(row.end, row.reason, row.says, detail, rule)
     return verdict_of(PI_STOP_REASONS, stop_reason, detail, "stopReason")
 
 

@@ -22,7 +22,7 @@ from fullsend.adapters.runtimes.events import ResultEvent
 from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT
 from fullsend.adapters.runtimes.verdict import CANCELLED, NO_TURN, error_text, process_verdict
 from fullsend.adapters.sandbox.shell import sanitize_output
-from fullsend.core.agent_end import AgentEnd, EndVerdict
+from fullsend.core.agent_end import RULE_SESSION_LOST, AgentEnd, EndVerdict
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import ExitCode, SandboxError
 from fullsend.ports import AgentParams, AgentRunResult
@@ -217,6 +217,7 @@ class CodexLoop:
             error=f"steer session lost: {lost}",
             session_lost=True,
             end=AgentEnd.INTERRUPTED,
+            end_rule=RULE_SESSION_LOST,
             input_tokens=self.aggregator.input_tokens,
             output_tokens=self.aggregator.output_tokens,
         )
@@ -241,6 +242,7 @@ class CodexLoop:
             total_cost_usd=self.aggregator.cost_usd,
             session_id=self.active.queue.thread_id,
             end=end.end,
+            end_rule=end.rule_id,
             final_message=self.final_message,
         )
 
