@@ -75,3 +75,31 @@ def test_a_resume_into_another_thread_is_a_lost_session(sim, tmp_path):
         "::error::The run failed: the agent session was lost during a steer interrupt; the queued run will redo "
         "the update [session-lost]"
     ]
+
+
+def test_a_sub_agent_the_resume_left_behind_fails_the_run(sim, tmp_path):
+    """The resume spawns a sub-agent and completes without waiting for it: codex exec ends it
+    with the process (openai/codex#36141), so the update is not receipted."""
+    child = "01a24a0d-7ba0-71d3-a662-50c4cdfba0d9"
+    spawn = {
+        "id": "item_2",
+        "type": "collab_tool_call",
+        "tool": "spawn_agent",
+        "sender_thread_id": "the-run's-thread",
+        "receiver_thread_ids": [child],
+        "prompt": "Re-check the migration.",
+        "agents_states": {child: {"status": "pending_init", "message": None}},
+        "status": "completed",
+    }
+    agent_env = {
+        "SCRIPTED_AGENT_TURN_S": "6",
+        "SCRIPTED_CODEX_RESUME_TURN_S": "0.2",
+        "SCRIPTED_CODEX_RESUME_EVENTS": json.dumps([{"type": "item.completed", "item": spawn}]),
+    }
+    fix, follow_up, run = run_with_follow_up(sim, tmp_path, EXEC, agent_env)
+    assert steered(run) and run.outputs["steers"] == "1", run.stdout
+    assert_no_receipt(sim, fix, follow_up, run, tmp_path)
+    assert errors(run) == [
+        "::error::The run failed: work the agent delegated did not finish: "
+        f'sub-agent {child} ("Re-check the migration.") still starting [delegated-unfinished]'
+    ]

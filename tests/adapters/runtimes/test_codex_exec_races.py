@@ -245,3 +245,39 @@ def test_only_a_turn_without_a_terminal_line_is_stopped_for_a_steer() -> None:
     resumed = CodexOutcome(exit_code=0, thread_id=THREAD, result=_result({"type": "turn.completed", "usage": {}}))
     result = _loop_result([stopped, resumed], stop_hits={0})
     assert (result.end, [s.follow_up_run_id for s in result.steers]) == (AgentEnd.SUCCESS, [71])
+
+
+SPAWN_STARTED = {
+    "type": "item.started",
+    "item": {
+        "id": "item_2",
+        "type": "collab_tool_call",
+        "tool": "spawn_agent",
+        "sender_thread_id": THREAD,
+        "receiver_thread_ids": [],
+        "prompt": "Check the docs.",
+        "agents_states": {},
+        "status": "in_progress",
+    },
+}
+CHILD = "01a24a0d-7ba0-71d3-a662-50c4cdfba0d9"
+SPAWN_DONE = {
+    "type": "item.completed",
+    "item": {
+        **SPAWN_STARTED["item"],  # type: ignore[dict-item]
+        "receiver_thread_ids": [CHILD],
+        "agents_states": {CHILD: {"status": "pending_init", "message": None}},
+        "status": "completed",
+    },
+}
+
+
+def test_a_sub_agent_left_behind_by_an_exec_turn_is_unfinished_work(scripted_cli: str, tmp_path: Path) -> None:
+    """The turn spawns a sub-agent and completes without waiting for it (openai/codex#36141):
+    codex exec exits and ends the sub-agent with it; the run fails delegated-unfinished."""
+    env = {"SCRIPTED_AGENT_TURN_S": "0.1", "SCRIPTED_CODEX_FIRST_EVENTS": json.dumps([SPAWN_STARTED, SPAWN_DONE])}
+    result = RunThread(_runtime(tmp_path), _params(scripted_cli, tmp_path, env, steerable=False)).start().join()
+    assert (result.end, result.end_rule, result.is_error) == (AgentEnd.INTERRUPTED, "delegated-unfinished", True)
+    assert (
+        result.error == f'work the agent delegated did not finish: sub-agent {CHILD} ("Check the docs.") still starting'
+    )

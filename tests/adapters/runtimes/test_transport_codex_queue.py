@@ -94,6 +94,21 @@ def test_a_steer_waits_until_the_thread_is_resumable() -> None:
     assert intr.count == 2
 
 
+def test_a_steer_never_stops_a_turn_whose_sub_agents_work() -> None:
+    """Stopping the sandbox would end the sub-agents the turn spawned: the steer waits until the
+    turn reports none working (or for the turn's end)."""
+    q, intr = _queue()
+    q.begin_turn()
+    q.note_thread_id(THREAD)
+    q.note_resumable()
+    q.note_delegating(True)
+    q.enqueue(SteerMessage(1, "a"))
+    q.interrupt_if_turn_running()
+    assert intr.count == 0
+    q.note_delegating(False)
+    assert intr.count == 1 and q.take_stopped_for_steer() is True
+
+
 def test_a_read_terminal_line_ends_the_turn_for_the_steer() -> None:
     """After ``turn.completed`` or ``turn.failed`` was read no steer stops the process: it waits
     for the exit and is resumed, and the first item of a later turn stops nothing either."""

@@ -56,6 +56,7 @@ class CodexOutcome:
     thread_id: str = ""
     result: ResultEvent | None = None
     launch_error: str = ""
+    fault: EndVerdict | None = None  # an end the action found itself (a sub-agent left unfinished)
 
 
 @dataclass
@@ -189,6 +190,8 @@ class CodexLoop:
     def _judge(self, turn: CodexTurn, out: CodexOutcome, stopped: bool) -> None:
         if not self.failed:
             self._judge_turn(turn, out, stopped)
+            if out.fault is not None and (self.verdict.end.succeeded or self.verdict.end is STOPPED_FOR_STEER):
+                self.verdict = _Verdict(out.exit_code, out.fault)  # its sub-agents ended with the process
             self.failed = not self.verdict.end.succeeded and self.verdict.end is not STOPPED_FOR_STEER
 
     def _judge_turn(self, turn: CodexTurn, out: CodexOutcome, stopped: bool) -> None:

@@ -1,16 +1,18 @@
 """Codex steer queue (``CodexSteerQueue``, docs/architecture.md "Codex") and the turn budget.
 
-Codex has no live input: a steer is queued; if a turn is running and its thread can be resumed
-(the thread is known and the opening turn wrote its first item: before that Codex may not have
-persisted the thread, and a stopped thread that was never persisted cannot be resumed) the queue
-interrupts it by a sandbox stop+start under ONE hold of its mutex (decision and stop in the same
-critical section, so the stop cannot hit the next turn's process); the run loop then resumes the
-thread with the steer.  A steer that arrives earlier waits: it stops the turn at its first item,
-or is resumed once the turn has ended.  A turn whose terminal line was read is no longer running,
-whether or not its process has exited.  A steer is never dropped without a record and never
-retried without a bound (``MAX_CODEX_RESUME_ATTEMPTS``).  A steer is acknowledged the moment its
-resume reports the run's own thread; ``on_ack`` is told then, once the mutex is released.  Any
-other thread id is a lost session (``ThreadLost``): the update did not reach the run's thread.
+Codex has no live input: a steer is queued; if a turn is running and its thread can be resumed (the
+thread is known and the opening turn wrote its first item: before that Codex may not have persisted
+the thread, and a stopped thread that was never persisted cannot be resumed) the queue interrupts
+it by a sandbox stop+start under ONE hold of its mutex (decision and stop in the same critical
+section, so the stop cannot hit the next turn's process); the run loop then resumes the thread with
+the steer. A steer that arrives earlier waits: it stops the turn at its first item, or is resumed
+once the turn has ended. A steer never stops a turn while a sub-agent it spawned may still be
+working (the stop would end the sub-agent): it waits for them, or for the turn's end. A turn whose
+terminal line was read is no longer running, whether or not its process has exited. A steer is
+never dropped without a record and never retried without a bound (``MAX_CODEX_RESUME_ATTEMPTS``). A
+steer is acknowledged the moment its resume reports the run's own thread; ``on_ack`` is told then,
+once the mutex is released. Any other thread id is a lost session (``ThreadLost``): the update did
+not reach the run's thread.
 """
 
 from __future__ import annotations
@@ -68,6 +70,7 @@ class CodexSteerQueue:
         self.thread_id = ""
         self.turn_running = False
         self.resumable = False  # the opening turn wrote its first item: its thread can be resumed
+        self.delegating = False  # a sub-agent the running turn spawned may still be working
         self._own_thread_reported = False  # the running process reported the run's own thread
         self._stopped_for_steer = False
         self._lost: SteerSessionLost | None = None
@@ -87,9 +90,21 @@ class CodexSteerQueue:
             return True
 
     def interrupt_if_turn_running(self) -> None:
-        """Under one hold of the mutex: interrupt only a running turn whose thread can be resumed."""
+        """Under one hold of the mutex: interrupt only a running turn whose thread can be resumed
+        and whose sub-agents are not working (the stop would end them)."""
         with self._mu:
-            if self.thread_id and self.turn_running and self.resumable:
+            if self._may_stop_locked():
+                self._interrupt_locked()
+
+    def _may_stop_locked(self) -> bool:
+        return bool(self.thread_id) and self.turn_running and self.resumable and not self.delegating
+
+    def note_delegating(self, working: bool) -> None:
+        """Whether a sub-agent of the running turn may still be working; a steer that waited for its
+        sub-agents stops the turn once none is."""
+        with self._mu:
+            self.delegating = working
+            if self._pending and self._may_stop_locked():
                 self._interrupt_locked()
 
     def note_resumable(self) -> None:
@@ -97,7 +112,7 @@ class CodexSteerQueue:
         that waited for this stops the running turn now."""
         with self._mu:
             self.resumable = True
-            if self._pending and self.thread_id and self.turn_running:
+            if self._pending and self._may_stop_locked():
                 self._interrupt_locked()
 
     def note_terminal(self) -> None:
@@ -127,7 +142,7 @@ class CodexSteerQueue:
     def begin_turn(self) -> None:
         """Mark a turn running (called BEFORE the process starts; blocks behind an interrupt)."""
         with self._mu:
-            self.turn_running = True
+            self.turn_running, self.delegating = True, False
             self._own_thread_reported = False
 
     def end_turn(self) -> None:

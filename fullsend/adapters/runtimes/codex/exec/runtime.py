@@ -26,7 +26,7 @@ from fullsend.adapters.runtimes.codex.exec.queue import CodexSteerQueue
 from fullsend.adapters.runtimes.codex.exec.stream import CodexSteerAggregator, CodexStreamParser
 from fullsend.adapters.runtimes.codex.login import log_in
 from fullsend.adapters.runtimes.codex.transport import CODEX_VERSIONS
-from fullsend.adapters.runtimes.events import ResultEvent, TextEvent, iter_json_lines
+from fullsend.adapters.runtimes.events import FaultEvent, ResultEvent, TextEvent, iter_json_lines
 from fullsend.adapters.runtimes.feed import _warn_stderr
 from fullsend.adapters.runtimes.launch import codex_args, codex_command
 from fullsend.adapters.runtimes.live import CANCEL_GRACE_S, EXIT_GRACE_S, SandboxFactory
@@ -180,7 +180,9 @@ class CodexExecRuntime:
         drained = threading.Event()
         threading.Thread(target=self._supervise, args=(active, process, budget_s, drained), daemon=True).start()
         queue = active.queue
-        parser = CodexStreamParser(queue.note_thread_id, queue.note_resumable, queue.note_terminal)
+        parser = CodexStreamParser(
+            queue.note_thread_id, queue.note_resumable, queue.note_terminal, queue.note_delegating
+        )
         result: ResultEvent | None = None
         stopped_lost = False
         for obj in iter_json_lines(process.stdout, on_unreadable=parser.note_unreadable):
@@ -190,12 +192,15 @@ class CodexExecRuntime:
             if not stopped_lost and queue.lost_err() is not None:
                 stopped_lost = True  # the process works in a thread that is not the run's: stop it
                 _stop_quietly(active.sandbox, self._warn)
+        fault = None
         for event in parser.finish():
             if isinstance(event, ResultEvent):
                 result = event
                 aggregator.add_result(event)
+            elif isinstance(event, FaultEvent):
+                fault = fault or event.verdict
         drained.set()
-        return CodexOutcome(self._wait(active, process), parser.thread_id, result)
+        return CodexOutcome(self._wait(active, process), parser.thread_id, result, fault=fault)
 
     @staticmethod
     def _launch(sandbox: Any, params: AgentParams, turn: CodexTurn, flags: list[str], argv: list[str]) -> Any:

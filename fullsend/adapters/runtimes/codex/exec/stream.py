@@ -9,7 +9,9 @@ first item (``on_resumable``: from then on its thread can be resumed) and the te
 per process, at EOF, classified by :data:`CODEX_TERMINAL_STATES` (the CLI's ``exec_events.rs``
 and its JSONL mapper: a turn ends in ``turn.completed`` or ``turn.failed``; an interrupted turn
 writes neither; ``error`` is written for a retried error too, so a turn with one is never
-proven a success).  An unreadable line (``note_unreadable``) makes the result protocol-broken
+proven a success), and a ``FaultEvent`` when a sub-agent the turn spawned (its
+``collab_tool_call`` items, ``codex/delegated.py``) was not reported ``completed``: the process
+ends its sub-agents with it.  An unreadable line (``note_unreadable``) makes the result protocol-broken
 unless the turn already failed.  Its ``final_message`` is the text of the process's last
 completed ``agent_message`` item.
 """
@@ -20,8 +22,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from fullsend.adapters.runtimes.events import AgentEvent, InitEvent, ResultEvent, TextEvent, TokensEvent, as_int, as_str
-from fullsend.adapters.runtimes.verdict import unreadable_output
+from fullsend.adapters.runtimes.codex.delegated import DelegatedWork
+from fullsend.adapters.runtimes.events import (
+    AgentEvent,
+    FaultEvent,
+    InitEvent,
+    ResultEvent,
+    TextEvent,
+    TokensEvent,
+    as_int,
+    as_str,
+)
+from fullsend.adapters.runtimes.verdict import delegated_unfinished, unreadable_output
 from fullsend.core.agent_end import AgentEnd, EndVerdict, TerminalState, lookup
 
 #: How one ``codex exec --json`` process can end → the class of its turn.
@@ -74,7 +86,8 @@ class CodexStreamParser:
     """Codex stdout → events; ``thread_id`` is the first non-empty ``thread.started`` id.
 
     ``on_thread_id(id)`` hears every reported thread id, ``on_resumable()`` the turn's first
-    item, ``on_terminal()`` its terminal line (see the module docstring).
+    item, ``on_terminal()`` its terminal line, ``on_delegating(working)`` whether a sub-agent it
+    spawned may still be working, after each collaboration item (see the module docstring).
     """
 
     def __init__(
@@ -82,9 +95,11 @@ class CodexStreamParser:
         on_thread_id: Callable[[str], None] | None = None,
         on_resumable: Callable[[], None] | None = None,
         on_terminal: Callable[[], None] | None = None,
+        on_delegating: Callable[[bool], None] | None = None,
     ) -> None:
         self._on_thread_id = on_thread_id
-        self._on_resumable, self._on_terminal = on_resumable, on_terminal
+        self._on_resumable, self._on_terminal, self._on_delegating = on_resumable, on_terminal, on_delegating
+        self.delegated = DelegatedWork()  # the sub-agents this process's turn spawned
         self.thread_id = ""
         self._terminal = ""  # "", "completed" or "failed"
         self._failure = ""
@@ -110,8 +125,17 @@ class CodexStreamParser:
             self._turn_error = self._last_error if self._turn_started else self._turn_error
         elif kind.startswith("item.") and self._turn_started:
             self._first_item()
-            return self._item(obj.get("item")) if kind == "item.completed" else []
+            item = obj.get("item")
+            if isinstance(item, dict) and item.get("type") == "collab_tool_call":
+                self._collab(item)
+            return self._item(item) if kind == "item.completed" else []
         return []
+
+    def _collab(self, item: dict[str, Any]) -> None:
+        """A collaboration item of the turn: the sub-agents it spawned and their states."""
+        self.delegated.note_collab_item(item)
+        if self._on_delegating is not None:
+            self._on_delegating(self.delegated.working())
 
     def note_unreadable(self, why: str) -> None:
         """An output line could not be read (``iter_json_lines``'s ``on_unreadable``)."""
@@ -164,7 +188,14 @@ class CodexStreamParser:
         self._usage = [max(a, b) for a, b in zip(self._usage, now, strict=True)]
 
     def finish(self) -> list[AgentEvent]:
-        """The process's single result: clean, ``turn_failed``, ``incomplete`` or unreadable (see the table)."""
+        """The process's single result (clean, ``turn_failed``, ``incomplete`` or unreadable, see the
+        table), then a ``FaultEvent`` when a sub-agent it spawned did not end ``completed`` (the
+        process ends its sub-agents with it: codex exec cannot wait for them)."""
+        unfinished = self.delegated.unfinished()
+        fault: list[AgentEvent] = [FaultEvent(delegated_unfinished("; ".join(unfinished)))] if unfinished else []
+        return [*self._result(), *fault]
+
+    def _result(self) -> list[AgentEvent]:
         i, o, r, cr, cw = self._usage
         common: dict[str, Any] = dict(
             num_turns=1,
