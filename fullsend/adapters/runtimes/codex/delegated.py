@@ -124,6 +124,16 @@ class DelegatedWork:
         agent.own_end = normalised(status) or "unknown"
         agent.completed_once = agent.completed_once or agent.own_end == COMPLETED
 
+    def note_thread_ended(self, thread_id: str, why: str) -> None:
+        """A sub-agent's thread was closed or failed (``why``): a turn of it still running, or work
+        it never started, ends unfinished; after a completed turn it changes nothing."""
+        agent = self.agents.get(thread_id)
+        if agent is None or (not agent.own_turns and agent.completed_once and agent.word != "running"):
+            return
+        agent.seen_own = True
+        agent.own_turns.clear()
+        agent.own_end = normalised(why) or "unknown"
+
     def is_sub_agent(self, thread_id: object) -> bool:
         return isinstance(thread_id, str) and thread_id in self.agents
 

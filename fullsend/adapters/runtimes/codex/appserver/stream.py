@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from fullsend.adapters.runtimes.codex.appserver.delegation import SubAgentWatch
 from fullsend.adapters.runtimes.codex.appserver.rpc import (
     INIT_ID,
     THREAD_ID,
@@ -140,8 +141,9 @@ def _error_message(obj: dict[str, Any]) -> str:
 class AppServerParser:
     """``codex app-server`` stdout → events, over the run's ``session`` (see the module docstring).
 
-    Notifications of another thread (a sub-agent's) are dropped: only the run's own thread's
-    turns end the run's turns, and only its ``userMessage`` items acknowledge.
+    Only the run's own thread's turns end the run's turns, and only its ``userMessage`` items
+    acknowledge; another thread's notifications go to ``sub_agents`` (``delegation.py``), which
+    tracks the sub-agents the run spawned and holds the input open while one may still work.
     """
 
     def __init__(self, clock: Now) -> None:
@@ -149,6 +151,7 @@ class AppServerParser:
         self._clock = clock
         self._last_error = ""
         self._final = ""  # the turn's last answer (an agentMessage item that is not commentary)
+        self.sub_agents = SubAgentWatch()
 
     def parse(self, obj: dict[str, Any]) -> list[AgentEvent]:
         """Events for one stdout object (possibly none)."""
@@ -161,15 +164,16 @@ class AppServerParser:
         if isinstance(method, str):
             params = _obj(obj.get("params"))
             if "threadId" in params and not self.session.is_mine(params.get("threadId")):
-                return []
-            return self._notification(method, params)
+                return self.sub_agents.foreign(method, params)
+            return [*self._notification(method, params), *self.sub_agents.own(method, params)]
         if "id" in obj:
             return self._answer(obj)
         return []
 
     def finish(self) -> list[AgentEvent]:
-        """Nothing is owed at EOF beyond what the driver adds for an open turn."""
-        return []
+        """At EOF: a sub-agent that did not end ``completed`` is unfinished work (``delegation.py``);
+        the driver adds what an open turn owes."""
+        return self.sub_agents.finish()
 
     # -- answers to the action's requests ------------------------------------------------------
     def _answer(self, obj: dict[str, Any]) -> list[AgentEvent]:
