@@ -204,7 +204,8 @@ class CodexExecRuntime:
             elif isinstance(event, FaultEvent):
                 fault = fault or event.verdict
         drained.set()
-        return CodexOutcome(self._wait(active, process), parser.thread_id, result, fault=fault)
+        exit_code = self._wait(active, process)
+        return CodexOutcome(exit_code, parser.thread_id, result, fault=fault, denials=tuple(parser.denials))
 
     @staticmethod
     def _launch(sandbox: Any, params: AgentParams, turn: CodexTurn, flags: list[str], argv: list[str]) -> Any:
