@@ -18,7 +18,13 @@ from fullsend.adapters.runtimes.claude.stream import (
 from fullsend.adapters.runtimes.codex.appserver.stream import CODEX_APP_SERVER_TERMINAL_STATES
 from fullsend.adapters.runtimes.codex.exec.stream import CODEX_TERMINAL_STATES
 from fullsend.adapters.runtimes.codex.transport import APP_SERVER_VERSIONS, CODEX_VERSIONS
-from fullsend.adapters.runtimes.pi.stream import PI_INCOMPLETE, PI_NO_MESSAGE, PI_SETTLED_ABORTED, PI_STOP_REASONS
+from fullsend.adapters.runtimes.pi.stream import (
+    PI_INCOMPLETE,
+    PI_NO_ANSWER,
+    PI_NO_MESSAGE,
+    PI_SETTLED_ABORTED,
+    PI_STOP_REASONS,
+)
 from fullsend.adapters.runtimes.versions import version_text
 from fullsend.core.agent_end import AgentEnd, TerminalState
 
@@ -30,6 +36,7 @@ ROWS = [
     CLAUDE_INCOMPLETE,
     PI_SETTLED_ABORTED,
     PI_NO_MESSAGE,
+    PI_NO_ANSWER,
     *PI_STOP_REASONS,
     PI_INCOMPLETE,
     *CODEX_TERMINAL_STATES,

@@ -117,6 +117,15 @@ class TurnOpenEvent:
 
 
 @dataclass(frozen=True)
+class HoldEvent:
+    """Whether work the agent delegated is still running that ends when the agent's input closes
+    (Codex app-server: a sub-agent thread, which dies with the server at EOF): while ``held``, the
+    feed does not close, for at most the run's delegated wait (``AgentParams.delegated_wait_s``)."""
+
+    held: bool
+
+
+@dataclass(frozen=True)
 class RefusalEvent:
     """Tool calls the CLI refused, read from the tool results it wrote (Claude Code: a refusal its
     ``result`` may leave out of ``permission_denials``; docs/rules.md#tool-refused)."""
@@ -149,6 +158,7 @@ AgentEvent = (
     | TextEvent
     | SendEvent
     | TurnOpenEvent
+    | HoldEvent
     | RefusalEvent
     | FaultEvent
     | NoticeEvent

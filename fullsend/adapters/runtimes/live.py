@@ -158,7 +158,15 @@ class LiveRuntime:
         except FullsendError as exc:
             return launch_failed(str(exc))
         mailbox, pid_file = cfg / MAILBOX_NAME, cfg / FEEDER_PID_NAME
-        feed = SteerFeed(sandbox.exec, str(mailbox), str(pid_file), self._clock, self._warn, on_ack=on_ack)
+        feed = SteerFeed(
+            sandbox.exec,
+            str(mailbox),
+            str(pid_file),
+            self._clock,
+            self._warn,
+            on_ack=on_ack,
+            hold_wait_s=params.delegated_wait_s,
+        )
         parser = self.dialect.new_parser(self._clock)
         try:
             feed.seed(*self.dialect.opening(params, parser), text=params.prompt or DEFAULT_AGENT_PROMPT)

@@ -19,6 +19,7 @@ from fullsend.adapters.runtimes.events import (
     QUEUED,
     AgentEvent,
     FaultEvent,
+    HoldEvent,
     InitEvent,
     NoticeEvent,
     RefusalEvent,
@@ -128,6 +129,8 @@ class ActiveRun:
             self._send(event)
         elif isinstance(event, TurnOpenEvent):
             feed.note_turn_open()
+        elif isinstance(event, HoldEvent):
+            feed.close_if(feed.note_hold(event.held))
 
     def _refused(self, denials: tuple[ToolDenial, ...]) -> None:
         """Keep refused calls for the summary; one ``expected_denials`` does not cover fails the
