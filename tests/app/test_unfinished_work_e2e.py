@@ -76,6 +76,7 @@ def _failed_with(run: ActionRun, receipts: list, follow_up: int, terminal: list[
     assert errors == [f"::error::The run failed: {error} [{rule}]"]
     assert f"- follow-up run {follow_up} [no-receipt]" in run.summary.splitlines()
     assert [row for row in run.summary.splitlines() if "agent exited" in row and row.endswith(f"`{rule}` |")]
+    assert f"| Error | {error} [`{rule}`] |" in run.summary.splitlines()
     assert len(terminal) == 1 and f"<!-- fullsend:end-rule:{rule} -->" in terminal[0]
     assert f"[`{rule}`]" in terminal[0]
 
