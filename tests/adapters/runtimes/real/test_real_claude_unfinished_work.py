@@ -34,9 +34,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.full, pytest.mark.timeout(180)]
 SUB_TASK = "SUBAGENT-TASK: run the migration checks"
 
 
-def _delegating(sub_s: float) -> Any:
-    """Main thread: start a background sub-agent, then end the turn; the sub-agent runs a command
-    of ``sub_s`` seconds, then reports; the main thread's notification turn ends cleanly."""
+def _delegating(sub_s: float, background: bool = True) -> Any:
+    """Main thread: start a sub-agent (in the background: then end the turn); the sub-agent runs a
+    command of ``sub_s`` seconds, then reports; the main thread's next turn ends cleanly."""
 
     def script(body: dict[str, Any]) -> Reply:
         if not body.get("tools"):
@@ -49,7 +49,7 @@ def _delegating(sub_s: float) -> Any:
             return Reply(text="Checks pass.")
         if assistant_tool_uses(body) == 0:
             spawn = {"description": "migration checks", "prompt": SUB_TASK, "subagent_type": "general-purpose"}
-            return Reply(text="Delegating.", tool=ToolCall("Agent", input=spawn, background=True))
+            return Reply(text="Delegating.", tool=ToolCall("Agent", input=spawn, background=background))
         return Reply(text="Done; the checks run in the background.")
 
     return script
@@ -135,6 +135,13 @@ def test_a_sub_agent_finishing_within_the_wait_is_success(tmp_path: Path) -> Non
     result, _warnings, _refusals = _run(tmp_path, _delegating(sub_s=3), wait_s=90)
     assert (result.end, result.is_error, result.exit_code) == (AgentEnd.SUCCESS, False, 0), result.error
     assert result.turns >= 2  # the opening turn and the one the CLI ran when the sub-agent reported
+
+
+def test_a_foreground_sub_agent_that_reports_is_success(tmp_path: Path) -> None:
+    """The success path: a sub-agent the turn waits for ends ``completed`` (its own task lines)."""
+    result, warnings, _refusals = _run(tmp_path, _delegating(sub_s=1, background=False), wait_s=4)
+    assert (result.end, result.is_error, result.exit_code) == (AgentEnd.SUCCESS, False, 0), result.error
+    assert warnings == []
 
 
 def test_a_background_shell_is_stopped_logged_and_changes_nothing(tmp_path: Path) -> None:
