@@ -57,13 +57,15 @@ class TerminalState:
 
     ``shape`` is the CLI's terminal event as it writes it (documentation, e.g.
     ``result subtype=error_max_turns``); ``reason`` the key the parser looks up (the CLI's own
-    word, e.g. ``error_max_turns``); ``end`` its class; ``says`` the sentence a person reads.
+    word, e.g. ``error_max_turns``); ``end`` its class; ``says`` the sentence a person reads;
+    ``rule`` the rule of an end the action finds itself (:data:`FOUND_END_RULE_IDS`), else ``""``.
     """
 
     shape: str
     reason: str
     end: AgentEnd
     says: str
+    rule: str = ""
 
 
 @dataclass(frozen=True)

@@ -121,3 +121,13 @@ def test_the_rule_of_a_found_end_closes_the_runs_error_line() -> None:
         RULE_SESSION_LOST
     )
     assert end_rule_of(IterationResult(AgentRunResult(exit_code=0, end=AgentEnd.SUCCESS))) == ""
+
+
+def test_the_terminal_status_comment_names_the_rule_explain_reads() -> None:
+    """The rule line is read only from a terminal status comment, and only as a rule id."""
+    from fullsend.core.receipt.status_comment import TERMINAL_TAG, end_rule_line, status_line, terminal_end_rule
+
+    terminal = f"{status_line('42')}\n{TERMINAL_TAG}\n{end_rule_line(RULE_TOOL_REFUSED)}\n🤖 Finished"
+    assert terminal_end_rule(terminal) == RULE_TOOL_REFUSED
+    assert terminal_end_rule(terminal.replace(TERMINAL_TAG, "<!-- fullsend:status:live -->")) == ""
+    assert terminal_end_rule(f"{status_line('42')}\n{TERMINAL_TAG}\n<!-- fullsend:end-rule:Not A Rule -->") == ""

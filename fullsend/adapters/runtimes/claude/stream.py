@@ -188,6 +188,17 @@ def _has_content(obj: dict[str, Any]) -> bool:
     return isinstance(content, list) and any(isinstance(b, dict) and b.get("type") for b in content)
 
 
+def unanswered(result: dict[str, Any], answered: bool) -> bool:
+    """True when a ``result`` names no stop (``stop_reason`` null or absent) and its turn carried
+    no message of the model (``answered`` false): nothing says the model ended the turn."""
+    return result.get("stop_reason") is None and not answered
+
+
+def announces_more_turns(result: dict[str, Any]) -> bool:
+    """True when a ``result`` says more turns follow without further input (``queued_turn_count``)."""
+    return as_int(result.get("queued_turn_count")) > 0
+
+
 def opens_turn(obj: dict[str, Any]) -> bool:
     """True for a main-thread line that belongs to a turn (docs/rules.md#turn-unjudged): an assistant
     message, a stream event, a user line with an ``origin`` that is not a replay, or a ``running``
@@ -285,16 +296,11 @@ class ClaudeStreamParser:
         """The turn's ``result``, judged when read: ``stop_reason`` null or absent is success only
         with an answer of the model in the turn (docs/rules.md#turn-unjudged)."""
         event = parse_result(obj)
-        if (
-            event.verdict is not None
-            and event.verdict.succeeded
-            and obj.get("stop_reason") is None
-            and not self._answered
-        ):
+        if event.verdict is not None and event.verdict.succeeded and unanswered(obj, self._answered):
             unjudged = turn_unjudged("the turn ended with no stop reason and no message of the model")
             event = replace(event, is_error=True, error_message=unjudged.message(), verdict=unjudged, final_message="")
         self._turn, self._answered = "", False
-        self._more_turns = as_int(obj.get("queued_turn_count")) > 0
+        self._more_turns = announces_more_turns(obj)
         return event
 
     def _replay(self, message: object) -> list[AgentEvent]:

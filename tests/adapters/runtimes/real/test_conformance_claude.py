@@ -86,12 +86,16 @@ def test_success_then_eof(tmp_path: Path) -> None:
     assert result.denials == ()
 
 
-def test_a_tool_refused_by_disallowed_tools_is_reported_as_denied(tmp_path: Path) -> None:
+def test_a_tool_refused_by_disallowed_tools_is_reported_and_fails_the_turn(tmp_path: Path) -> None:
     """``--disallowedTools`` with a Bash rule: the CLI refuses the model's call, says so in its
-    result's ``permission_denials``, and the run still succeeds (docs/rules.md#tool-denied)."""
+    result's ``permission_denials`` and ends the turn ``success``; a refusal no ``expected_denials``
+    line covers is not success (docs/rules.md#tool-refused, #tool-denied)."""
     marker = tmp_path / "work" / "pushed.flag"
     result = _unsteered(tmp_path, busy_then_done(f"touch {marker.name}"), "--disallowedTools", "Bash(touch:*)")
-    assert_succeeded(result, [])
+    assert_failed(
+        result, AgentEnd.AGENT_ERROR, "the agent was refused a tool that expected_denials does not list: Bash"
+    )
+    assert result.end_rule == "tool-refused"
     assert not marker.exists(), "the refused command ran"
     assert [(d.tool_name, json.loads(d.tool_input)["command"]) for d in result.denials] == [
         ("Bash", f"touch {marker.name}")
