@@ -10,7 +10,7 @@ import json
 import pytest
 
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.steered_run import assert_no_receipt, errors, run_with_follow_up, steered
+from tests.support.steered_run import assert_no_receipt, errors, run_with_follow_up, steered
 
 APP_SERVER = {"runtime": "codex", "codex_transport": "app-server"}
 

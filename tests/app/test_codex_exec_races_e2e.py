@@ -17,7 +17,7 @@ import pytest
 
 from fullsend.adapters.runtimes.codex.exec.loop import STOPPED_FOR_STEER_NOTE, THREAD_LOST_NOTE
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.steered_run import assert_no_receipt, errors, run_with_follow_up, steered
+from tests.support.steered_run import assert_no_receipt, errors, run_with_follow_up, steered
 
 EXEC = {"runtime": "codex", "codex_transport": "exec"}
 
