@@ -40,7 +40,11 @@ def test_sandbox_lost_after_the_interrupt_fails_the_run_without_receipt(sim, tmp
         if not added and resumable.exists():
             added.append(add_comment_follow_up(s, COMMAND))
 
-    sim.on_request(sim.match("GET", r"/actions/workflows/fullsend\.yml/runs"), follow_up, once=False)
+    listing, item_read = (
+        sim.match("GET", r"/actions/workflows/fullsend\.yml/runs"),
+        sim.match("GET", rf"/issues/{fix.pr}$"),
+    )
+    sim.on_request(lambda r: listing(r) or item_read(r), follow_up, once=False)  # a poll: gated or listing
     env = runner_env(tmp_path, sim, fix, inputs={"runtime": "codex", "codex_transport": "exec"})
     hook_dir = tmp_path / "hook"
     hook_dir.mkdir()

@@ -27,8 +27,8 @@ def run_with_follow_up(
     timeout_s: float = 120,
 ) -> tuple[StandardScenario, dict[str, Any], ActionRun]:
     """The action with ``inputs`` and the agent's ``agent_env`` (the scripted agent's knobs, or a
-    real CLI's environment); one follow-up comment arrives at a listing poll (once ``after``
-    exists, when given); the run is bounded by ``timeout_s``.  Returns (the scenario, the
+    real CLI's environment); one follow-up comment arrives at a poll (once ``after`` exists, when
+    given; a poll reads the item, and lists while the listing gate is open); the run is bounded by ``timeout_s``.  Returns (the scenario, the
     follow-up run, the run)."""
     fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
     added: dict[str, Any] = {}
@@ -37,7 +37,8 @@ def run_with_follow_up(
         if not added and (after is None or after.exists()):
             added["run"] = add_comment_follow_up(s, COMMAND)[1]
 
-    sim.on_request(sim.match("GET", LISTING), follow_up, once=False)
+    listing, item_read = sim.match("GET", LISTING), sim.match("GET", rf"/issues/{fix.pr}$")
+    sim.on_request(lambda r: listing(r) or item_read(r), follow_up, once=False)  # a poll: gated or listing
     env = runner_env(tmp_path, sim, fix, inputs=inputs)
     env.update(agent_env)
     run = run_entrypoint(env, tmp_path, timeout_s=timeout_s)
