@@ -27,7 +27,7 @@ from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
 from fullsend.adapters.runtimes.events import RefusalEvent
 from fullsend.core.agent_end import AgentEnd
 from fullsend.ports import AgentParams, AgentRunResult
-from tests.adapters.runtimes.real.real_cli import RunInThread, offline_env, render, require_cli
+from tests.adapters.runtimes.real.real_cli import RunInThread, claude_offline_env, record_events, render, require_cli
 from tests.doubles.anthropic_server import FakeAnthropic, Reply, ToolCall, assistant_tool_uses
 
 pytestmark = [pytest.mark.slow, pytest.mark.full, pytest.mark.timeout(180)]
@@ -74,15 +74,7 @@ def _run(
     (work / "secrets" / "key.pem").write_text("not a key\n")
     warnings: list[str] = []
     with FakeAnthropic(script, max_requests=60) as model:
-        env = offline_env(
-            tmp_path / "home",
-            ANTHROPIC_BASE_URL=model.base_url,
-            ANTHROPIC_API_KEY="sk-ant-fake",
-            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-            DISABLE_AUTOUPDATER="1",
-            DISABLE_TELEMETRY="1",
-            DISABLE_ERROR_REPORTING="1",
-        )
+        env = claude_offline_env(tmp_path / "home", model.base_url)
         params = AgentParams(
             sandbox_name="sb-real-claude-unfinished",
             agent_cli=require_cli("claude"),
@@ -97,30 +89,9 @@ def _run(
             expected_denials=expected,
         )
         runtime = ClaudeRuntime(sandbox_root_parent=tmp_path, render=render, warn=warnings.append)
-        refusals = _record_refusals(runtime)
+        refusals: list[RefusalEvent] = record_events(runtime, RefusalEvent)
         result = RunInThread(runtime, params).start().join(170.0)
     return result, warnings, refusals
-
-
-def _record_refusals(runtime: ClaudeRuntime) -> list[RefusalEvent]:
-    """Every refusal the parser reads from a tool result (a spy on the real parser)."""
-    seen: list[RefusalEvent] = []
-    make = runtime.dialect.new_parser
-
-    def recording(clock: Any) -> Any:
-        parser = make(clock)
-        parse = parser.parse
-
-        def parse_and_record(obj: dict[str, Any]) -> list[Any]:
-            events = parse(obj)
-            seen.extend(e for e in events if isinstance(e, RefusalEvent))
-            return events
-
-        parser.parse = parse_and_record  # type: ignore[method-assign]
-        return parser
-
-    runtime.dialect.new_parser = recording  # type: ignore[method-assign]
-    return seen
 
 
 def test_a_sub_agent_outliving_its_turn_stopped_at_the_wait_is_unfinished(tmp_path: Path) -> None:
