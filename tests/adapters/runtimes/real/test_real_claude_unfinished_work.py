@@ -17,7 +17,6 @@ Slow and in the full tier (seconds of real waiting each).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -27,32 +26,11 @@ from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
 from fullsend.adapters.runtimes.events import RefusalEvent
 from fullsend.core.agent_end import AgentEnd
 from fullsend.ports import AgentParams, AgentRunResult
+from tests.adapters.runtimes.real.delegation import delegating
 from tests.adapters.runtimes.real.real_cli import RunInThread, claude_offline_env, record_events, render, require_cli
 from tests.doubles.anthropic_server import FakeAnthropic, Reply, ToolCall, assistant_tool_uses
 
 pytestmark = [pytest.mark.slow, pytest.mark.full, pytest.mark.timeout(180)]
-SUB_TASK = "SUBAGENT-TASK: run the migration checks"
-
-
-def _delegating(sub_s: float, background: bool = True) -> Any:
-    """Main thread: start a sub-agent (in the background: then end the turn); the sub-agent runs a
-    command of ``sub_s`` seconds, then reports; the main thread's next turn ends cleanly."""
-
-    def script(body: dict[str, Any]) -> Reply:
-        if not body.get("tools"):
-            return Reply(text="Scripted title")
-        if SUB_TASK in json.dumps(body.get("messages", [])[:1]):  # the sub-agent's own conversation
-            if assistant_tool_uses(body) == 0:
-                # not a bare ``sleep``: the CLI refuses a long one and asks for a background task
-                work = f"python3 -c 'import time; time.sleep({sub_s})'; echo checked"
-                return Reply(text="Checking.", tool=ToolCall("Bash", work))
-            return Reply(text="Checks pass.")
-        if assistant_tool_uses(body) == 0:
-            spawn = {"description": "migration checks", "prompt": SUB_TASK, "subagent_type": "general-purpose"}
-            return Reply(text="Delegating.", tool=ToolCall("Agent", input=spawn, background=background))
-        return Reply(text="Done; the checks run in the background.")
-
-    return script
 
 
 def _one_call(tool: ToolCall) -> Any:
@@ -95,7 +73,7 @@ def _run(
 
 
 def test_a_sub_agent_outliving_its_turn_stopped_at_the_wait_is_unfinished(tmp_path: Path) -> None:
-    result, _warnings, _refusals = _run(tmp_path, _delegating(sub_s=60), wait_s=4)
+    result, _warnings, _refusals = _run(tmp_path, delegating(sub_s=60), wait_s=4)
     assert (result.end, result.exit_code, result.end_rule) == (AgentEnd.INTERRUPTED, 0, "delegated-unfinished")
     assert result.error == (
         'work the agent delegated did not finish: sub-agent "migration checks" (local_agent) stopped'
@@ -103,14 +81,14 @@ def test_a_sub_agent_outliving_its_turn_stopped_at_the_wait_is_unfinished(tmp_pa
 
 
 def test_a_sub_agent_finishing_within_the_wait_is_success(tmp_path: Path) -> None:
-    result, _warnings, _refusals = _run(tmp_path, _delegating(sub_s=3), wait_s=90)
+    result, _warnings, _refusals = _run(tmp_path, delegating(sub_s=3), wait_s=90)
     assert (result.end, result.is_error, result.exit_code) == (AgentEnd.SUCCESS, False, 0), result.error
     assert result.turns >= 2  # the opening turn and the one the CLI ran when the sub-agent reported
 
 
 def test_a_foreground_sub_agent_that_reports_is_success(tmp_path: Path) -> None:
     """The success path: a sub-agent the turn waits for ends ``completed`` (its own task lines)."""
-    result, warnings, _refusals = _run(tmp_path, _delegating(sub_s=1, background=False), wait_s=4)
+    result, warnings, _refusals = _run(tmp_path, delegating(sub_s=1, background=False), wait_s=4)
     assert (result.end, result.is_error, result.exit_code) == (AgentEnd.SUCCESS, False, 0), result.error
     assert warnings == []
 
