@@ -10,7 +10,7 @@ import json
 import pytest
 
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.steered_run import assert_no_receipt, errors, run_with_follow_up, steered
+from tests.support.steered_run import assert_no_receipt, errors, run_with_follow_up, steered
 
 APP_SERVER = {"runtime": "codex", "codex_transport": "app-server"}
 
@@ -55,3 +55,28 @@ def test_a_sub_agent_that_completes_within_the_wait_keeps_the_receipt(sim, tmp_p
     assert run.exit_code == 0, run.stdout + run.stderr
     assert (run.outputs["outcome"], run.outputs["consumed_run_ids"]) == ("succeeded", str(follow_up["id"]))
     assert [c for c in sim.comments(fix.pr) if c["user"]["login"] == fix.job_login] != []
+
+
+PUSH = "/bin/bash -lc 'git push origin main'"
+
+
+def test_an_approval_codex_asked_for_and_was_refused_posts_no_receipt(sim, tmp_path):
+    """The run is unattended: an approval request gets an error answer, a refused tool; with no
+    expected_denials line for it the turn is not success (docs/rules.md#tool-refused)."""
+    agent_env = {"SCRIPTED_AGENT_TURN_S": "4", "SCRIPTED_APP_SERVER_APPROVAL": PUSH}
+    fix, follow_up, run = run_with_follow_up(sim, tmp_path, APP_SERVER, agent_env)
+    assert steered(run) and run.outputs["steers"] == "1", run.stdout
+    assert_no_receipt(sim, fix, follow_up, run, tmp_path)
+    assert errors(run) == [
+        "::error::The run failed: the agent was refused a tool that expected_denials does not list: shell [tool-refused]"
+    ]
+
+
+def test_a_refusal_expected_denials_covers_keeps_the_receipt(sim, tmp_path):
+    agent_env = {"SCRIPTED_AGENT_TURN_S": "4", "SCRIPTED_APP_SERVER_DECLINE": PUSH}
+    inputs = {**APP_SERVER, "expected_denials": "shell(git push)"}
+    fix, follow_up, run = run_with_follow_up(sim, tmp_path, inputs, agent_env)
+    assert run.exit_code == 0, run.stdout + run.stderr
+    assert (run.outputs["outcome"], run.outputs["consumed_run_ids"]) == ("succeeded", str(follow_up["id"]))
+    assert [c for c in sim.comments(fix.pr) if c["user"]["login"] == fix.job_login] != []
+    assert "The agent was refused the tool shell" in run.stdout  # listed, and changes nothing

@@ -17,7 +17,7 @@ import pytest
 
 from fullsend.adapters.runtimes.codex.exec.loop import STOPPED_FOR_STEER_NOTE, THREAD_LOST_NOTE
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.steered_run import assert_no_receipt, errors, run_with_follow_up, steered
+from tests.support.steered_run import assert_no_receipt, errors, run_with_follow_up, steered
 
 EXEC = {"runtime": "codex", "codex_transport": "exec"}
 
@@ -103,3 +103,21 @@ def test_a_sub_agent_the_resume_left_behind_fails_the_run(sim, tmp_path):
         "::error::The run failed: work the agent delegated did not finish: "
         f'sub-agent {child} ("Re-check the migration.") still starting [delegated-unfinished]'
     ]
+
+
+def test_a_command_codex_declined_in_the_resume_fails_the_run(sim, tmp_path):
+    """A refused tool fails the turn unless expected_denials covers it (docs/rules.md#tool-refused)."""
+    push = "/bin/bash -lc 'git push origin main'"
+    declined = {"type": "command_execution", "id": "item_4", "command": push, "status": "declined"}
+    agent_env = {
+        "SCRIPTED_AGENT_TURN_S": "6",
+        "SCRIPTED_CODEX_RESUME_TURN_S": "0.2",
+        "SCRIPTED_CODEX_RESUME_EVENTS": json.dumps([{"type": "item.completed", "item": declined}]),
+    }
+    fix, follow_up, run = run_with_follow_up(sim, tmp_path, EXEC, agent_env)
+    assert steered(run) and run.outputs["steers"] == "1", run.stdout
+    assert_no_receipt(sim, fix, follow_up, run, tmp_path)
+    assert errors(run) == [
+        "::error::The run failed: the agent was refused a tool that expected_denials does not list: shell [tool-refused]"
+    ]
+    assert "The agent was refused the tool shell; to expect it, add the line shell to expected_denials" in run.stdout

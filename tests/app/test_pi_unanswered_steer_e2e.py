@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.steered_run import assert_no_receipt, errors, run_with_follow_up, steered
+from tests.support.steered_run import assert_no_receipt, errors, run_with_follow_up, steered
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from pathlib import Path
 from fullsend.app.timeline import Timeline
 from fullsend.app.watch.watcher import Carry, WatchConfig, Watcher
 from fullsend.core.agent_end import AgentEnd
-from fullsend.core.final_word import ALLOW_FLAG, RULE_TOOL_DENIED, tool_label
+from fullsend.core.final_word import RULE_TOOL_DENIED, allow_hint, tool_label
 from fullsend.core.receipt.marker import Marker, marker_from
 from fullsend.core.scalars import format_time
 from fullsend.core.tokens import exports
@@ -179,13 +179,9 @@ def _withdrawn_row(timeline: Timeline, message_id: int, at: datetime) -> None:
 def _note_denials(agent: AgentRunResult, clock: Clock, log: Log, timeline: Timeline) -> None:
     """One warning and one timeline row per tool the agent was refused (docs/rules.md#tool-denied)."""
     for name in dict.fromkeys(tool_label(d.tool_name) for d in agent.denials):
-        count = sum(1 for d in agent.denials if tool_label(d.tool_name) == name)
-        times = f" ({count} calls)" if count > 1 else ""
-        log(
-            "warning",
-            f"The agent was refused the tool {name}{times}; to allow it, add the lines {ALLOW_FLAG} and "
-            f"{name} to agent_args [{RULE_TOOL_DENIED}]",
-        )
+        same = [d for d in agent.denials if tool_label(d.tool_name) == name]
+        times = f" ({len(same)} calls)" if len(same) > 1 else ""
+        log("warning", f"The agent was refused the tool {name}{times}; {allow_hint(same[0])} [{RULE_TOOL_DENIED}]")
         timeline.add(clock.now(), "agent", f"the agent was refused the tool {name}{times}", rule_id=RULE_TOOL_DENIED)
 
 

@@ -22,6 +22,9 @@ Codex reports it (a ``collabAgentToolCall`` spawn item naming the new thread ``p
 completes without waiting for it; the sub-agent's own turn (its ``rootTurnId`` the spawning turn)
 runs ``<seconds>`` and completes with ``<status>`` (``completed``, ``failed``, ``interrupted``),
 unless the input closes first: then it dies with the server, as a real sub-agent does.
+``SCRIPTED_APP_SERVER_DECLINE=<command>``: the first turn reports that command ``declined`` (a
+``commandExecution`` item); ``SCRIPTED_APP_SERVER_APPROVAL=<command>``: the first turn asks the
+client to approve it (``item/commandExecution/requestApproval``) and waits for the answer.
 """
 
 from __future__ import annotations
@@ -104,9 +107,11 @@ class AppServerScript:
         if os.environ.get("SCRIPTED_APP_SERVER_SUBAGENT") == "1":
             self._sub_agent_turn()
         spawn = os.environ.get("SCRIPTED_APP_SERVER_SPAWN", "")
-        if spawn and not self.spawned:
+        if not self.spawned:
             self.spawned = True
-            self._spawn(*spawn.split(":", 1))
+            if spawn:
+                self._spawn(*spawn.split(":", 1))
+            self._refusals()
         self._work(self.turn_s)
         if self.joined:
             for joined in self.joined:
@@ -129,6 +134,22 @@ class AppServerScript:
         self.out.emit(
             {"method": "turn/completed", "params": {"threadId": thread, "turn": {**turn, "status": "completed"}}}
         )
+
+    def _refusals(self) -> None:
+        """A declined command item, and an approval request answered before the turn goes on."""
+        where = {"threadId": self.thread_id, "turnId": self.turn_id}
+        declined = os.environ.get("SCRIPTED_APP_SERVER_DECLINE", "")
+        if declined:
+            item = {"type": "commandExecution", "id": f"call_{uuid.uuid4().hex[:12]}", "command": declined}
+            self.out.emit({"method": "item/started", "params": {"item": {**item, "status": "inProgress"}, **where}})
+            self.out.emit({"method": "item/completed", "params": {"item": {**item, "status": "declined"}, **where}})
+        asked = os.environ.get("SCRIPTED_APP_SERVER_APPROVAL", "")
+        if asked:
+            params = {**where, "itemId": f"call_{uuid.uuid4().hex[:12]}", "command": asked, "startedAtMs": 0}
+            self.out.emit({"id": "approval-1", "method": "item/commandExecution/requestApproval", "params": params})
+            while not (isinstance(answer := self.inbox.get(), dict) and answer.get("id") == "approval-1"):
+                if answer is _EOF:
+                    raise SystemExit(0)
 
     def _spawn(self, seconds: str, status: str) -> None:
         """The spawn item (started, then completed naming the sub-agent ``pendingInit``), and the
@@ -208,7 +229,7 @@ class AppServerScript:
         elif method == "turn/start":
             self.joined.append(params)
             self.out.emit({"id": rid, "result": {"turn": {"id": self.turn_id, "items": [], "status": "inProgress"}}})
-        elif rid is not None:
+        elif rid is not None and method is not None:
             self.out.emit({"id": rid, "error": {"code": -32601, "message": f"scripted: no method {method}"}})
 
     def _finish(self, turn: dict[str, Any]) -> None:

@@ -20,13 +20,17 @@ as a raw line; by default one ``reasoning`` item; ``SCRIPTED_CODEX_EVENTS_AFTER_
 after it, then the turn's work),
 ``SCRIPTED_CODEX_RESUME_THREAD_ID`` (the thread a resume reports instead of the
 one it was asked for; ``new`` is a fresh id, as a codex that found no rollout starts a new
-thread), ``SCRIPTED_CODEX_TERMINAL_FLAG`` (a file created once the terminal line is out).
+thread), ``SCRIPTED_CODEX_TERMINAL_FLAG`` (a file created once the terminal line is out),
+``SCRIPTED_CODEX_EVENTS_FLAG`` (a file created once those events are out: the turn can be
+resumed), ``SCRIPTED_CODEX_ON_TERM`` (a JSON object the process writes when it is sent SIGTERM, then exits
+143: a line that arrives while the action's stop is still in progress).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import threading
 import uuid
@@ -84,10 +88,21 @@ class CodexScript:
         if forced:
             return int(forced)
         _log(prompt)
+        on_term = os.environ.get("SCRIPTED_CODEX_ON_TERM", "")
+        if on_term:
+
+            def last_word(_sig: int, _frame: object) -> None:
+                self.out.emit(json.loads(on_term))
+                os._exit(143)
+
+            signal.signal(signal.SIGTERM, last_word)
         self.out.emit({"type": "thread.started", "thread_id": self._thread_id()})
         self.out.emit({"type": "turn.started"})
         threading.Event().wait(float(os.environ.get("SCRIPTED_CODEX_EVENTS_AFTER_S", "0")))
         self._extra_events()
+        events_flag = os.environ.get("SCRIPTED_CODEX_EVENTS_FLAG")
+        if events_flag:
+            Path(events_flag).touch()
         threading.Event().wait(self.turn_s)
         self.out.emit({"type": "item.completed", "item": {"id": "item_0", "type": "agent_message", "text": "done"}})
         terminal: dict[str, object] = {"type": "turn.completed", "usage": USAGE}

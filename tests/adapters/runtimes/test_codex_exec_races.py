@@ -281,3 +281,26 @@ def test_a_sub_agent_left_behind_by_an_exec_turn_is_unfinished_work(scripted_cli
     assert (
         result.error == f'work the agent delegated did not finish: sub-agent {CHILD} ("Check the docs.") still starting'
     )
+
+
+def test_a_line_read_during_an_interrupt_does_not_lose_the_sandbox(scripted_cli: str, tmp_path: Path) -> None:
+    """The stopped process writes one more line as the stop lands (here a collaboration item): the
+    reader waits behind the interrupt to note it, longer than the exit grace, and the run's
+    supervisor must not stop the sandbox the interrupt just started again (that lost the
+    session: the real Codex's two-steers case did it)."""
+    slow = SettlePolicy(window_s=2.5, confirm_s=1.0, poll_s=0.02, read_bound_s=1.0)
+    wait_item = {"type": "item.completed", "item": {"id": "item_9", "type": "collab_tool_call", "tool": "wait"}}
+    env = {
+        "SCRIPTED_AGENT_TURN_S": "20",
+        "SCRIPTED_CODEX_RESUME_TURN_S": "0.1",
+        "SCRIPTED_CODEX_ON_TERM": json.dumps(wait_item),
+    }
+    runtime = CodexExecRuntime(sandbox_root_parent=tmp_path, settle_policy=slow)
+    run = RunThread(runtime, _params(scripted_cli, tmp_path, env))
+    _settle_after(run, runtime, 2)
+    run.start()
+    wait_for(lambda: _queue_resumable(runtime), "the opening turn wrote its first item")
+    runtime.steer(SANDBOX, SteerMessage(65, "update"))
+    result = run.join()
+    assert not result.session_lost and (result.end, result.is_error) == (AgentEnd.SUCCESS, False), result.error
+    assert [s.follow_up_run_id for s in result.steers] == [65]

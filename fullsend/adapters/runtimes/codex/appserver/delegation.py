@@ -6,8 +6,8 @@ sub-agent the agent spawned (Codex's multi-agent tools, on by default).  A sub-a
 the run's ``collabAgentToolCall`` items (the spawn names its thread; each item carries the last
 state the agent saw, ``agentsStates``) and from its own ``turn/started``, whose ``rootTurnId`` is
 the run's turn that led to it; its own ``turn/completed`` says how its work ended, and
-``thread/closed`` or a ``systemError`` status ends it too.  Other threads are not the run's work
-and are ignored.
+``thread/closed`` or a ``systemError`` status ends it too; a tool it was refused counts as the
+run's (``codex/refusals.py``).  Other threads are not the run's work and are ignored.
 
 The parent's turn can complete while a sub-agent still starts or works (openai/codex#36141), and
 the sub-agent dies with the app-server when the action closes its input.  So while one may still
@@ -21,7 +21,8 @@ from __future__ import annotations
 from typing import Any
 
 from fullsend.adapters.runtimes.codex.delegated import DelegatedWork
-from fullsend.adapters.runtimes.events import AgentEvent, FaultEvent, HoldEvent, as_str
+from fullsend.adapters.runtimes.codex.refusals import item_refusal
+from fullsend.adapters.runtimes.events import AgentEvent, FaultEvent, HoldEvent, RefusalEvent, as_str
 from fullsend.adapters.runtimes.verdict import delegated_unfinished
 
 #: (WIRE, codex app-server) the item type of a collaboration tool call.
@@ -64,18 +65,19 @@ class SubAgentWatch:
             self.work.note_thread_ended(thread_id, "closed")
         elif method == "thread/status/changed" and _obj(params.get("status")).get("type") == SYSTEM_ERROR:
             self.work.note_thread_ended(thread_id, SYSTEM_ERROR)
-        return self._items(method, params)
+        return self._items(method, params, own=False)
 
     def finish(self) -> list[AgentEvent]:
         """At EOF: a ``FaultEvent`` naming every sub-agent that did not end ``completed``."""
         unfinished = self.work.unfinished()
         return [FaultEvent(delegated_unfinished("; ".join(unfinished)))] if unfinished else []
 
-    def _items(self, method: str, params: dict[str, Any]) -> list[AgentEvent]:
+    def _items(self, method: str, params: dict[str, Any], own: bool = True) -> list[AgentEvent]:
         item = _obj(params.get("item"))
         if method in ("item/started", "item/completed") and item.get("type") == COLLAB_ITEM:
             self.work.note_collab_item(item)
-        return self._hold()
+        refused = None if own or method != "item/completed" else item_refusal(item)  # the run's own: its parser
+        return [*self._hold(), *([RefusalEvent((refused,))] if refused is not None else [])]
 
     def _hold(self) -> list[AgentEvent]:
         """A ``HoldEvent`` when whether a sub-agent may still work changed."""

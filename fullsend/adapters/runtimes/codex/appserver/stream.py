@@ -14,7 +14,8 @@ request of the server's own.  The parser turns them into the live driver's event
   (its ``phase``: ``final_answer``, ``partial_answer`` or unknown);
 - ``thread/tokenUsage/updated`` → ``TokensEvent`` (the thread's running total);
 - a request from the server (an approval, a tool call) → an error answer: the run is
-  unattended and approvals are off.
+  unattended and approvals are off; one about a tool is a refusal (``RefusalEvent``), as is an
+  item ``declined`` (``codex/refusals.py``).
 """
 
 from __future__ import annotations
@@ -30,11 +31,13 @@ from fullsend.adapters.runtimes.codex.appserver.rpc import (
     AppServerSession,
     refusal_line,
 )
+from fullsend.adapters.runtimes.codex.refusals import item_refusal, request_refusal
 from fullsend.adapters.runtimes.events import (
     QUEUED,
     REJECTED,
     AgentEvent,
     InitEvent,
+    RefusalEvent,
     ResultEvent,
     SendEvent,
     TextEvent,
@@ -157,9 +160,11 @@ class AppServerParser:
         """Events for one stdout object (possibly none)."""
         method = obj.get("method")
         if isinstance(method, str) and "id" in obj:
+            refused = request_refusal(method, _obj(obj.get("params")), obj.get("id"))
             return [
                 SendEvent(refusal_line(obj.get("id"))),
                 TextEvent(f"codex asked for {method}; the action answers no requests"),
+                *([RefusalEvent((refused,))] if refused is not None else []),
             ]
         if isinstance(method, str):
             params = _obj(obj.get("params"))
@@ -232,6 +237,9 @@ class AppServerParser:
     # -- notifications of the run's thread --------------------------------------------------------
     def _notification(self, method: str, params: dict[str, Any]) -> list[AgentEvent]:
         item = _obj(params.get("item"))
+        refused = item_refusal(item) if method == "item/completed" else None
+        if refused is not None:
+            return [RefusalEvent((refused,))]
         if method == "turn/started":
             self.session.turn_started(as_str(_obj(params.get("turn")).get("id")))
             return [TurnOpenEvent()]

@@ -18,11 +18,13 @@ from typing import Any, Protocol
 
 from fullsend.adapters.runtimes.codex.exec.queue import CodexSteerQueue, ThreadLost, codex_turn_timeout
 from fullsend.adapters.runtimes.codex.exec.stream import NO_TERMINAL_LINE, CodexSteerAggregator
+from fullsend.adapters.runtimes.codex.refusals import denial_judge
 from fullsend.adapters.runtimes.events import ResultEvent
 from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT
-from fullsend.adapters.runtimes.verdict import CANCELLED, NO_TURN, error_text, process_verdict
+from fullsend.adapters.runtimes.verdict import CANCELLED, NO_TURN, error_text, process_verdict, tool_refused
 from fullsend.adapters.sandbox.shell import sanitize_output
 from fullsend.core.agent_end import RULE_SESSION_LOST, AgentEnd, EndVerdict
+from fullsend.core.final_word import ToolDenial, distinct_denials
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import ExitCode, SandboxError
 from fullsend.ports import AgentParams, AgentRunResult
@@ -57,6 +59,7 @@ class CodexOutcome:
     result: ResultEvent | None = None
     launch_error: str = ""
     fault: EndVerdict | None = None  # an end the action found itself (a sub-agent left unfinished)
+    denials: tuple[ToolDenial, ...] = ()  # tool calls codex refused in the process
 
 
 @dataclass
@@ -148,6 +151,7 @@ class CodexLoop:
         self.verdict: _Verdict = _Verdict()
         self.failed = False  # a turn failed not of the action's doing: its verdict stays
         self.final_message = ""  # the latest process's answer that had one
+        self.denials: tuple[ToolDenial, ...] = ()  # refused tool calls over every process
         self.deadline = runtime.monotonic() + params.timeout_s
 
     def run(self) -> AgentRunResult:
@@ -188,11 +192,18 @@ class CodexLoop:
         return self.active.cancelled.is_set() or self.active.timed_out
 
     def _judge(self, turn: CodexTurn, out: CodexOutcome, stopped: bool) -> None:
+        self.denials += out.denials
         if not self.failed:
             self._judge_turn(turn, out, stopped)
-            if out.fault is not None and (self.verdict.end.succeeded or self.verdict.end is STOPPED_FOR_STEER):
-                self.verdict = _Verdict(out.exit_code, out.fault)  # its sub-agents ended with the process
+            found = out.fault or self._refused(out.denials)
+            if found is not None and (self.verdict.end.succeeded or self.verdict.end is STOPPED_FOR_STEER):
+                self.verdict = _Verdict(out.exit_code, found)  # a sub-agent ended with it, or a tool refused
             self.failed = not self.verdict.end.succeeded and self.verdict.end is not STOPPED_FOR_STEER
+
+    def _refused(self, denials: tuple[ToolDenial, ...]) -> EndVerdict | None:
+        """``tool-refused`` for the refusals no ``expected_denials`` line covers, else None."""
+        unexpected = denial_judge(self.params.expected_denials)(denials) if denials else ()
+        return tool_refused(unexpected) if unexpected else None
 
     def _judge_turn(self, turn: CodexTurn, out: CodexOutcome, stopped: bool) -> None:
         result = out.result
@@ -247,6 +258,7 @@ class CodexLoop:
             end=end.end,
             end_rule=end.rule_id,
             final_message=self.final_message,
+            denials=distinct_denials(self.denials),
         )
 
 

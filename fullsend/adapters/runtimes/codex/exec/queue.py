@@ -80,6 +80,8 @@ class CodexSteerQueue:
         self._in_flight: _Pending | None = None
         self._in_flight_at: datetime | None = None
         self._told: SteerResult | None = None  # the in-flight steer's acknowledgement, once told
+        self._not_interrupting = threading.Event()  # clear while a stop+start is in progress
+        self._not_interrupting.set()
 
     def enqueue(self, msg: SteerMessage) -> bool:
         """Queue a steer; False when settled (the caller raises ``SteerAfterSettle``)."""
@@ -104,16 +106,23 @@ class CodexSteerQueue:
         sub-agents stops the turn once none is."""
         with self._mu:
             self.delegating = working
-            if self._pending and self._may_stop_locked():
-                self._interrupt_locked()
+            due = bool(self._pending) and self._may_stop_locked()
+        self._interrupt_later(due)
 
     def note_resumable(self) -> None:
         """The opening turn wrote its first item: its thread can be resumed from now on; a steer
         that waited for this stops the running turn now."""
         with self._mu:
             self.resumable = True
-            if self._pending and self._may_stop_locked():
-                self._interrupt_locked()
+            due = bool(self._pending) and self._may_stop_locked()
+        self._interrupt_later(due)
+
+    def _interrupt_later(self, due: bool) -> None:
+        """Interrupt for a waiting steer from a thread of its own, never the reader's: the reader must
+        drain the stopped process's output meanwhile (or the run's supervisor stops the sandbox the
+        interrupt just started again)."""
+        if due:
+            threading.Thread(target=self.interrupt_if_turn_running, name="codex-steer-interrupt", daemon=True).start()
 
     def note_terminal(self) -> None:
         """The running turn wrote its terminal line: it has ended, whenever its process exits, and
@@ -123,6 +132,18 @@ class CodexSteerQueue:
 
     def _interrupt_locked(self) -> None:
         self._stopped_for_steer = True  # set BEFORE the stop: the process's exit is ours
+        self._not_interrupting.clear()
+        try:
+            self._stop_start()
+        finally:
+            self._not_interrupting.set()
+
+    def wait_interrupt_over(self, timeout_s: float) -> None:
+        """Block until no interrupt is in progress (at most ``timeout_s``): the stopped process's
+        reader may wait behind it, and its output drains once it is over."""
+        self._not_interrupting.wait(timeout_s)
+
+    def _stop_start(self) -> None:
         try:
             self._interrupt(self.name)
         except InterruptNotStopped:

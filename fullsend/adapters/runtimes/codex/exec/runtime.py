@@ -20,7 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from fullsend.adapters.clock import SystemClock
-from fullsend.adapters.runtimes.codex.exec.interrupt import SettlePolicy, stop_start_sandbox
+from fullsend.adapters.runtimes.codex.exec.interrupt import (
+    CODEX_STEER_INTERRUPT_BOUND_S,
+    SettlePolicy,
+    stop_start_sandbox,
+)
 from fullsend.adapters.runtimes.codex.exec.loop import CodexLoop, CodexOutcome, CodexRunState, CodexTurn
 from fullsend.adapters.runtimes.codex.exec.queue import CodexSteerQueue
 from fullsend.adapters.runtimes.codex.exec.stream import CodexSteerAggregator, CodexStreamParser
@@ -200,7 +204,8 @@ class CodexExecRuntime:
             elif isinstance(event, FaultEvent):
                 fault = fault or event.verdict
         drained.set()
-        return CodexOutcome(self._wait(active, process), parser.thread_id, result, fault=fault)
+        exit_code = self._wait(active, process)
+        return CodexOutcome(exit_code, parser.thread_id, result, fault=fault, denials=tuple(parser.denials))
 
     @staticmethod
     def _launch(sandbox: Any, params: AgentParams, turn: CodexTurn, flags: list[str], argv: list[str]) -> Any:
@@ -221,6 +226,11 @@ class CodexExecRuntime:
                 active.timed_out = True
                 _stop_quietly(active.sandbox, self._warn)
             return
+        if drained.wait(EXIT_GRACE_S):
+            return
+        # The reader may wait behind a steer's interrupt (its stop ended this process): the output
+        # drains once the interrupt is over, so only then is an undrained stdout a stuck child.
+        active.queue.wait_interrupt_over(CODEX_STEER_INTERRUPT_BOUND_S)
         if not drained.wait(EXIT_GRACE_S):
             _stop_quietly(active.sandbox, self._warn)
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fullsend.adapters.runtimes.codex.delegated import DelegatedWork
+from fullsend.adapters.runtimes.codex.refusals import item_refusal
 from fullsend.adapters.runtimes.events import (
     AgentEvent,
     FaultEvent,
@@ -35,6 +36,7 @@ from fullsend.adapters.runtimes.events import (
 )
 from fullsend.adapters.runtimes.verdict import delegated_unfinished, unreadable_output
 from fullsend.core.agent_end import AgentEnd, EndVerdict, TerminalState, lookup
+from fullsend.core.final_word import ToolDenial
 
 #: How one ``codex exec --json`` process can end → the class of its turn.
 CODEX_TERMINAL_STATES: tuple[TerminalState, ...] = (
@@ -100,6 +102,7 @@ class CodexStreamParser:
         self._on_thread_id = on_thread_id
         self._on_resumable, self._on_terminal, self._on_delegating = on_resumable, on_terminal, on_delegating
         self.delegated = DelegatedWork()  # the sub-agents this process's turn spawned
+        self.denials: list[ToolDenial] = []  # the tool calls codex refused in this process (``declined``)
         self.thread_id = ""
         self._terminal = ""  # "", "completed" or "failed"
         self._failure = ""
@@ -128,6 +131,8 @@ class CodexStreamParser:
             item = obj.get("item")
             if isinstance(item, dict) and item.get("type") == "collab_tool_call":
                 self._collab(item)
+            refused = item_refusal(item) if isinstance(item, dict) and kind == "item.completed" else None
+            self.denials += [refused] if refused is not None else []
             return self._item(item) if kind == "item.completed" else []
         return []
 

@@ -24,9 +24,11 @@ def run_with_follow_up(
     inputs: dict[str, str],
     agent_env: dict[str, str],
     after: Path | None = None,
+    timeout_s: float = 120,
 ) -> tuple[StandardScenario, dict[str, Any], ActionRun]:
-    """The action with ``inputs`` and the scripted agent's ``agent_env``; one follow-up comment
-    arrives at a listing poll (once ``after`` exists, when given).  Returns (the scenario, the
+    """The action with ``inputs`` and the agent's ``agent_env`` (the scripted agent's knobs, or a
+    real CLI's environment); one follow-up comment arrives at a listing poll (once ``after``
+    exists, when given); the run is bounded by ``timeout_s``.  Returns (the scenario, the
     follow-up run, the run)."""
     fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
     added: dict[str, Any] = {}
@@ -38,7 +40,7 @@ def run_with_follow_up(
     sim.on_request(sim.match("GET", LISTING), follow_up, once=False)
     env = runner_env(tmp_path, sim, fix, inputs=inputs)
     env.update(agent_env)
-    run = run_entrypoint(env, tmp_path)
+    run = run_entrypoint(env, tmp_path, timeout_s=timeout_s)
     assert added, "the follow-up never arrived: " + run.stdout
     return fix, added["run"], run
 
