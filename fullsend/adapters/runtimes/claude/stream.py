@@ -218,12 +218,13 @@ class ClaudeStreamParser:
     stamp, which is the time the line was queued.  Assistant usage is summed per
     distinct message id and a ``TokensEvent`` is emitted each time it grew by ≥ 5 000 tokens.
 
-    Every turn is judged, whoever opened it (docs/runtimes.md "Claude Code"): a replay opens one,
-    and so does any line of the main thread (``parent_tool_use_id`` null) that belongs to a turn —
-    an assistant message, a stream event, a user line with an ``origin`` that is not a replay, a
-    ``running`` session state — each with a ``TurnOpenEvent``; its ``result`` closes it when it is
-    read.  The task lines go to a :class:`TaskLedger`, the tool calls to :class:`ToolCalls` (the
-    refusals in later tool results: a ``RefusalEvent``).  :meth:`finish` owes, at EOF, an end for
+    Every turn is judged, whoever opened it (docs/runtimes.md "Claude Code"): a replay opens one
+    (the feed holds an acknowledged input's turn open itself), and so does any line of the main
+    thread (``parent_tool_use_id`` null) that belongs to a turn — an assistant message, a stream
+    event, a user line with an ``origin`` that is not a replay, a ``running`` session state — with
+    a ``TurnOpenEvent``; its ``result`` closes it when it is read.  The task lines go to a
+    :class:`TaskLedger`, the tool calls to :class:`ToolCalls` (the refusals in later tool results:
+    a ``RefusalEvent``).  :meth:`finish` owes, at EOF, an end for
     a turn the CLI opened and never ended, for a last ``result`` announcing more turns, and for
     delegated work that did not finish.
     """
@@ -255,7 +256,7 @@ class ClaudeStreamParser:
         opened = self._open("cli") if opens_turn(obj) else []
         if kind == "assistant":
             self.calls.note_assistant(obj.get("message"))
-            self._answered = self._answered or (bool(opened or self._turn) and _main_thread(obj) and _has_content(obj))
+            self._answered = self._answered or (_main_thread(obj) and _has_content(obj))
             return opened + self._assistant(obj)
         if kind == "user":
             refused = tuple(self.calls.refusals(obj))

@@ -17,7 +17,6 @@ Slow and in the full tier (seconds of real waiting each).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -27,32 +26,11 @@ from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
 from fullsend.adapters.runtimes.events import RefusalEvent
 from fullsend.core.agent_end import AgentEnd
 from fullsend.ports import AgentParams, AgentRunResult
-from tests.adapters.runtimes.real.real_cli import RunInThread, offline_env, render, require_cli
+from tests.adapters.runtimes.real.delegation import delegating
+from tests.adapters.runtimes.real.real_cli import RunInThread, claude_offline_env, record_events, render, require_cli
 from tests.doubles.anthropic_server import FakeAnthropic, Reply, ToolCall, assistant_tool_uses
 
 pytestmark = [pytest.mark.slow, pytest.mark.full, pytest.mark.timeout(180)]
-SUB_TASK = "SUBAGENT-TASK: run the migration checks"
-
-
-def _delegating(sub_s: float, background: bool = True) -> Any:
-    """Main thread: start a sub-agent (in the background: then end the turn); the sub-agent runs a
-    command of ``sub_s`` seconds, then reports; the main thread's next turn ends cleanly."""
-
-    def script(body: dict[str, Any]) -> Reply:
-        if not body.get("tools"):
-            return Reply(text="Scripted title")
-        if SUB_TASK in json.dumps(body.get("messages", [])[:1]):  # the sub-agent's own conversation
-            if assistant_tool_uses(body) == 0:
-                # not a bare ``sleep``: the CLI refuses a long one and asks for a background task
-                work = f"python3 -c 'import time; time.sleep({sub_s})'; echo checked"
-                return Reply(text="Checking.", tool=ToolCall("Bash", work))
-            return Reply(text="Checks pass.")
-        if assistant_tool_uses(body) == 0:
-            spawn = {"description": "migration checks", "prompt": SUB_TASK, "subagent_type": "general-purpose"}
-            return Reply(text="Delegating.", tool=ToolCall("Agent", input=spawn, background=background))
-        return Reply(text="Done; the checks run in the background.")
-
-    return script
 
 
 def _one_call(tool: ToolCall) -> Any:
@@ -74,15 +52,7 @@ def _run(
     (work / "secrets" / "key.pem").write_text("not a key\n")
     warnings: list[str] = []
     with FakeAnthropic(script, max_requests=60) as model:
-        env = offline_env(
-            tmp_path / "home",
-            ANTHROPIC_BASE_URL=model.base_url,
-            ANTHROPIC_API_KEY="sk-ant-fake",
-            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-            DISABLE_AUTOUPDATER="1",
-            DISABLE_TELEMETRY="1",
-            DISABLE_ERROR_REPORTING="1",
-        )
+        env = claude_offline_env(tmp_path / "home", model.base_url)
         params = AgentParams(
             sandbox_name="sb-real-claude-unfinished",
             agent_cli=require_cli("claude"),
@@ -97,34 +67,13 @@ def _run(
             expected_denials=expected,
         )
         runtime = ClaudeRuntime(sandbox_root_parent=tmp_path, render=render, warn=warnings.append)
-        refusals = _record_refusals(runtime)
+        refusals: list[RefusalEvent] = record_events(runtime, RefusalEvent)
         result = RunInThread(runtime, params).start().join(170.0)
     return result, warnings, refusals
 
 
-def _record_refusals(runtime: ClaudeRuntime) -> list[RefusalEvent]:
-    """Every refusal the parser reads from a tool result (a spy on the real parser)."""
-    seen: list[RefusalEvent] = []
-    make = runtime.dialect.new_parser
-
-    def recording(clock: Any) -> Any:
-        parser = make(clock)
-        parse = parser.parse
-
-        def parse_and_record(obj: dict[str, Any]) -> list[Any]:
-            events = parse(obj)
-            seen.extend(e for e in events if isinstance(e, RefusalEvent))
-            return events
-
-        parser.parse = parse_and_record  # type: ignore[method-assign]
-        return parser
-
-    runtime.dialect.new_parser = recording  # type: ignore[method-assign]
-    return seen
-
-
 def test_a_sub_agent_outliving_its_turn_stopped_at_the_wait_is_unfinished(tmp_path: Path) -> None:
-    result, _warnings, _refusals = _run(tmp_path, _delegating(sub_s=60), wait_s=4)
+    result, _warnings, _refusals = _run(tmp_path, delegating(sub_s=60), wait_s=4)
     assert (result.end, result.exit_code, result.end_rule) == (AgentEnd.INTERRUPTED, 0, "delegated-unfinished")
     assert result.error == (
         'work the agent delegated did not finish: sub-agent "migration checks" (local_agent) stopped'
@@ -132,14 +81,14 @@ def test_a_sub_agent_outliving_its_turn_stopped_at_the_wait_is_unfinished(tmp_pa
 
 
 def test_a_sub_agent_finishing_within_the_wait_is_success(tmp_path: Path) -> None:
-    result, _warnings, _refusals = _run(tmp_path, _delegating(sub_s=3), wait_s=90)
+    result, _warnings, _refusals = _run(tmp_path, delegating(sub_s=3), wait_s=90)
     assert (result.end, result.is_error, result.exit_code) == (AgentEnd.SUCCESS, False, 0), result.error
     assert result.turns >= 2  # the opening turn and the one the CLI ran when the sub-agent reported
 
 
 def test_a_foreground_sub_agent_that_reports_is_success(tmp_path: Path) -> None:
     """The success path: a sub-agent the turn waits for ends ``completed`` (its own task lines)."""
-    result, warnings, _refusals = _run(tmp_path, _delegating(sub_s=1, background=False), wait_s=4)
+    result, warnings, _refusals = _run(tmp_path, delegating(sub_s=1, background=False), wait_s=4)
     assert (result.end, result.is_error, result.exit_code) == (AgentEnd.SUCCESS, False, 0), result.error
     assert warnings == []
 
