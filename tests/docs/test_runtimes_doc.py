@@ -18,6 +18,7 @@ from fullsend.adapters.runtimes.claude.stream import (
 )
 from fullsend.adapters.runtimes.codex.appserver.stream import CODEX_APP_SERVER_TERMINAL_STATES
 from fullsend.adapters.runtimes.codex.exec.stream import CODEX_TERMINAL_STATES
+from fullsend.adapters.runtimes.codex.found_ends import CODEX_APP_SERVER_FOUND_ENDS, CODEX_EXEC_FOUND_ENDS
 from fullsend.adapters.runtimes.codex.transport import APP_SERVER_VERSIONS, CODEX_VERSIONS
 from fullsend.adapters.runtimes.pi.stream import (
     PI_INCOMPLETE,
@@ -42,7 +43,9 @@ ROWS = [
     *PI_STOP_REASONS,
     PI_INCOMPLETE,
     *CODEX_TERMINAL_STATES,
+    *CODEX_EXEC_FOUND_ENDS,
     *CODEX_APP_SERVER_TERMINAL_STATES,
+    *CODEX_APP_SERVER_FOUND_ENDS,
 ]
 
 

@@ -69,6 +69,7 @@ PI_NO_ANSWER = TerminalState(
     "no_answer",
     _P,
     "the agent settled without answering the last input it took in",
+    RULE_TURN_UNJUDGED,
 )
 #: EOF after ``agent_start`` and before its ``agent_settled``.
 PI_INCOMPLETE = TerminalState(
@@ -226,8 +227,7 @@ def classify_prompt(
         (not assistant_seen, PI_NO_ANSWER),
     ):
         if applies:
-            rule = RULE_TURN_UNJUDGED if row is PI_NO_ANSWER else ""  # the steer's turn was never answered
-            return EndVerdict(row.end, row.reason, row.says, detail, rule)
+            return EndVerdict(row.end, row.reason, row.says, detail, row.rule)
     return verdict_of(PI_STOP_REASONS, stop_reason, detail, "stopReason")
 
 
