@@ -1,0 +1,190 @@
+"""The simulator's git server and the events it emits (fullsend/simulator/git, events, workflows):
+GitHub's token rules for git over HTTPS, pull requests that follow their branches, the workflow
+runs an event starts from the shim's ``on:``, and the 422 on an author's own review."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import requests
+
+from fullsend.simulator.events.emitter import Emitter
+from fullsend.simulator.git.pulls import follow_pulls
+from fullsend.simulator.git.server import GitServer
+from fullsend.simulator.server import GitHubSimulator
+
+WRITER, READER, USER = "ghs_writer_token", "ghs_reader_token", "ghp_user_token"
+SHIM = """name: fullsend
+run-name: "${{ github.repository }}#${{ github.event.issue.number || github.event.pull_request.number }}\
+${{ github.event_name == 'issue_comment' && ' comment:' || '' }}${{ github.event.comment.id }}"
+on:
+  issue_comment:
+    types: [created]
+  pull_request_target:
+    types: [opened, synchronize]
+  pull_request_review:
+    types: [submitted]
+jobs:
+  dispatch:
+    uses: fullsend-ai/steer-action/.github/workflows/dispatch.yml@5e1ec7ed0c0ffee0ddba11ab1e0b5e55ed0fab1e # v0.1.0
+"""
+
+
+@dataclass
+class World:
+    sim: GitHubSimulator
+    git: GitServer
+    emitter: Emitter
+    work: Path
+
+    def run_git(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1"}
+        proc = subprocess.run(["git", "-C", str(self.work), *args], capture_output=True, text=True, env=env)
+        assert proc.returncode == 0 or not check, proc.stderr
+        return proc
+
+    def url(self, token: str = "") -> str:
+        url = self.git.url("org", "repo")
+        return url.replace("http://", f"http://x-access-token:{token}@") if token else url
+
+    def commit(self, name: str, text: str) -> str:
+        (self.work / name).parent.mkdir(parents=True, exist_ok=True)
+        (self.work / name).write_text(text)
+        self.run_git("add", name)
+        self.run_git("-c", "user.name=t", "-c", "user.email=t@invalid", "commit", "-qm", f"change {name}")
+        return self.run_git("rev-parse", "HEAD").stdout.strip()
+
+    def api(self, method: str, path: str, token: str, **kwargs: object) -> requests.Response:
+        return requests.request(
+            method,
+            f"{self.sim.api_url}/repos/org/repo{path}",
+            headers={"Authorization": f"token {token}"},
+            timeout=10,
+            **kwargs,  # type: ignore[arg-type]
+        )
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> Iterator[World]:
+    with GitHubSimulator() as sim:
+        git = GitServer(sim, tmp_path / "server")
+        sim.extensions.append(git)
+        git.create("org", "repo")
+        follow_pulls(sim, git)
+        emitter = Emitter(sim, git)
+        sim.add_token(WRITER, "fixer", "Bot", contents="write")
+        sim.add_token(READER, "reviewer-app", "Bot")
+        sim.add_token(USER, "author", "User", contents="write")
+        work = tmp_path / "work"
+        subprocess.run(["git", "init", "-q", "-b", "main", str(work)], check=True)
+        w = World(sim, git, emitter, work)
+        w.commit(".github/workflows/fullsend.yml", SHIM)
+        w.run_git("push", w.url(WRITER), "main")
+        yield w
+
+
+def test_a_push_needs_a_token_with_contents_write(world):
+    world.run_git("checkout", "-qb", "feature")
+    world.commit("a.txt", "one\n")
+    anonymous = world.run_git("push", world.url(), "feature", check=False)
+    assert anonymous.returncode != 0 and "could not read Username" in anonymous.stderr  # 401: git asks for credentials
+    refused = world.run_git("push", world.url(READER), "feature", check=False)
+    assert refused.returncode != 0 and "Permission to org/repo.git denied to reviewer-app[bot]." in refused.stderr
+    assert "refs/heads/feature" not in world.git.refs("org", "repo")
+    world.run_git("push", world.url(WRITER), "feature")
+    assert world.git.refs("org", "repo")["refs/heads/feature"] == world.run_git("rev-parse", "HEAD").stdout.strip()
+    fetched = world.run_git("ls-remote", world.url(READER), "refs/heads/feature").stdout
+    assert fetched.split()[0] == world.run_git("rev-parse", "HEAD").stdout.strip()
+
+
+def _open_pull(world: World) -> tuple[int, str]:
+    world.run_git("checkout", "-qb", "feature")
+    head = world.commit("app.py", "print('hi')\n")
+    world.run_git("push", world.url(WRITER), "feature")
+    answer = world.api("POST", "/pulls", WRITER, json={"title": "Add app", "head": "feature", "base": "main"})
+    assert answer.status_code == 201, answer.text
+    return answer.json()["number"], head
+
+
+def test_opening_a_pull_request_starts_the_shim_with_its_run_name_and_chain(world):
+    number, head = _open_pull(world)
+    pull = world.sim.get_pull(number)
+    assert (pull["head"]["sha"], pull["head"]["ref"], pull["user"]["login"]) == (head, "feature", "fixer[bot]")
+    assert world.git.refs("org", "repo")[f"refs/pull/{number}/head"] == head
+    [emitted] = world.emitter.runs
+    main = world.git.refs("org", "repo")["refs/heads/main"]
+    assert (emitted.event, emitted.payload["action"], emitted.payload["number"]) == ("pull_request_target", "opened", 1)
+    run = world.sim.get_run(emitted.id)
+    assert run["display_title"] == "org/repo#1" and run["path"] == ".github/workflows/fullsend.yml"
+    assert (run["status"], run["event"], run["head_sha"], run["actor"]["login"]) == (
+        "queued",
+        "pull_request_target",
+        main,
+        "fixer[bot]",
+    )
+    assert run["referenced_workflows"] == [
+        {
+            "path": "fullsend-ai/steer-action/.github/workflows/dispatch.yml@5e1ec7ed0c0ffee0ddba11ab1e0b5e55ed0fab1e",
+            "sha": "5e1ec7ed0c0ffee0ddba11ab1e0b5e55ed0fab1e",
+        }
+    ]
+    assert [p["number"] for p in run["pull_requests"]] == [1]
+
+
+def test_a_push_to_the_head_branch_moves_the_head_and_emits_synchronize(world):
+    number, before = _open_pull(world)
+    after = world.commit("app.py", "print('hello')\n")
+    world.run_git("push", world.url(WRITER), "feature")
+    pull = world.sim.get_pull(number)
+    assert pull["head"]["sha"] == after and world.git.refs("org", "repo")[f"refs/pull/{number}/head"] == after
+    emitted = world.emitter.runs[-1]
+    assert (emitted.payload["action"], emitted.payload["before"], emitted.payload["after"]) == (
+        "synchronize",
+        before,
+        after,
+    )
+    compared = world.api("GET", f"/compare/{before}...{after}", READER).json()
+    assert [(f["filename"], f["status"], f["additions"], f["deletions"]) for f in compared["files"]] == [
+        ("app.py", "modified", 1, 1)
+    ]
+    assert "+print('hello')" in compared["files"][0]["patch"]
+
+
+def test_a_comment_starts_a_run_but_not_one_made_with_the_job_token(world):
+    number, _ = _open_pull(world)
+    world.sim.add_token("ghs_job", "github-actions", "Bot", read_only=False)
+    world.api("POST", f"/issues/{number}/comments", "ghs_job", json={"body": "receipt"})
+    assert [r.event for r in world.emitter.runs] == ["pull_request_target"]
+    made = world.api("POST", f"/issues/{number}/comments", USER, json={"body": "/fs-fix please"}).json()
+    emitted = world.emitter.runs[-1]
+    assert (emitted.event, emitted.payload["comment"]["id"]) == ("issue_comment", made["id"])
+    assert world.sim.get_run(emitted.id)["display_title"] == f"org/repo#{number} comment:{made['id']}"
+
+
+def test_an_author_cannot_request_changes_on_its_own_pull_request(world):
+    number, head = _open_pull(world)
+    review = {"commit_id": head, "body": "Two findings.", "event": "REQUEST_CHANGES"}
+    own = world.api("POST", f"/pulls/{number}/reviews", WRITER, json=review)
+    assert own.status_code == 422
+    assert own.json()["errors"] == ["Review Can not request changes on your own pull request"]
+    other = world.api("POST", f"/pulls/{number}/reviews", READER, json=review)
+    assert other.status_code == 200 and other.json()["state"] == "CHANGES_REQUESTED"
+    emitted = world.emitter.runs[-1]
+    assert (emitted.event, emitted.payload["review"]["state"]) == ("pull_request_review", "CHANGES_REQUESTED")
+    assert emitted.ref == "refs/heads/feature" and emitted.sha == head
+
+
+def test_an_event_the_shim_does_not_listen_to_starts_nothing(world):
+    number, _ = _open_pull(world)
+    world.commit(".github/workflows/fullsend.yml", SHIM.replace("[opened, synchronize]", "[opened]"))
+    world.run_git("push", world.url(WRITER), "HEAD:main")
+    world.run_git("checkout", "-q", "feature")
+    world.commit("b.txt", "two\n")
+    world.run_git("push", world.url(WRITER), "feature")
+    assert [r.payload["action"] for r in world.emitter.runs] == ["opened"]
+    assert world.sim.get_pull(number)["head"]["sha"] == world.run_git("rev-parse", "HEAD").stdout.strip()
