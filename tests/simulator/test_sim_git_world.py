@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -188,3 +189,39 @@ def test_an_event_the_shim_does_not_listen_to_starts_nothing(world):
     world.run_git("push", world.url(WRITER), "feature")
     assert [r.payload["action"] for r in world.emitter.runs] == ["opened"]
     assert world.sim.get_pull(number)["head"]["sha"] == world.run_git("rev-parse", "HEAD").stdout.strip()
+
+
+CHECKOUT = Path(__file__).resolve().parents[2] / "tools" / "act" / "stand-ins" / "checkout" / "main.py"
+
+
+def _checkout(world: World, workspace: Path, **inputs: str) -> subprocess.CompletedProcess[str]:
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(workspace.parent),
+        "GITHUB_WORKSPACE": str(workspace),
+        "GITHUB_SERVER_URL": world.sim.urls.web,
+        "GITHUB_REF": "refs/heads/main",
+        **{f"STAND_IN_{k.upper()}": v for k, v in inputs.items()},
+    }
+    return subprocess.run([sys.executable, str(CHECKOUT)], env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_the_checkout_stand_in_fetches_with_the_token_and_keeps_it_only_when_asked(world, tmp_path):
+    number, head = _open_pull(world)
+    workspace = tmp_path / "workspace"
+    made = _checkout(world, workspace, repository="org/repo", ref=head, token=READER, persist="false")
+    assert made.returncode == 0, made.stderr
+    assert world.run_git("-C", str(workspace), "rev-parse", "HEAD").stdout.strip() == head
+    assert world.run_git("-C", str(workspace), "config", "--get-regexp", "extraheader", check=False).stdout == ""
+    refused = _checkout(world, tmp_path / "other", repository="org/repo", ref=head, token="ghs_unknown")
+    assert refused.returncode != 0 and "git fetch" in refused.stderr
+    kept = _checkout(world, workspace, repository="org/repo", ref="feature", token=WRITER, persist="true")
+    assert kept.returncode == 0, kept.stderr
+    assert world.run_git("-C", str(workspace), "branch", "--show-current").stdout.strip() == "feature"
+    (workspace / "app.py").write_text("print('fixed')\n")
+    world.run_git("-C", str(workspace), "-c", "user.name=f", "-c", "user.email=f@invalid", "commit", "-qam", "fix")
+    world.run_git("-C", str(workspace), "push", "origin", "HEAD:feature")  # with the persisted header alone
+    assert (
+        world.sim.get_pull(number)["head"]["sha"]
+        == world.run_git("-C", str(workspace), "rev-parse", "HEAD").stdout.strip()
+    )
