@@ -4,6 +4,7 @@ runs an event starts from the shim's ``on:``, and the 422 on an author's own rev
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -225,3 +226,81 @@ def test_the_checkout_stand_in_fetches_with_the_token_and_keeps_it_only_when_ask
         world.sim.get_pull(number)["head"]["sha"]
         == world.run_git("-C", str(workspace), "rev-parse", "HEAD").stdout.strip()
     )
+
+
+def _agent(workspace: Path, log: Path, work: list[dict], *argv: str, token: str = "", api: str = "") -> None:
+    env = {
+        "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+        "HOME": str(workspace.parent),
+        "GIT_TERMINAL_PROMPT": "0",
+        "GH_TOKEN": token,
+        "GITHUB_API_URL": api,
+        "SCRIPTED_AGENT_TURN_S": "0.1",
+        "SCRIPTED_AGENT_LOG": str(log),
+        "SCRIPTED_AGENT_WORK": json.dumps(work),
+    }
+    line = json.dumps({"type": "user", "message": {"role": "user", "content": "Do the task."}})
+    proc = subprocess.run(
+        [sys.executable, "-m", "fullsend.simulator.agent.main", *argv],
+        input=line + "\n",
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
+def _steps(log: Path) -> list[dict]:
+    return [json.loads(line) for line in log.read_text().splitlines() if "step" in json.loads(line)]
+
+
+def test_the_scripted_agent_commits_and_pushes_with_only_the_credential_it_was_given(world, tmp_path):
+    number, _ = _open_pull(world)
+    work = [
+        {"do": "write", "path": "app.py", "text": "print('fixed')\n"},
+        {"do": "commit", "message": "Fix the greeting"},
+        {"do": "push"},
+        {"do": "record"},
+    ]
+    bare = tmp_path / "bare"
+    assert _checkout(world, bare, repository="org/repo", ref="feature", token=WRITER, persist="false").returncode == 0
+    _agent(bare, tmp_path / "bare.log", work, token=WRITER)
+    write, commit, push, record = _steps(tmp_path / "bare.log")
+    assert write["ok"] and commit["ok"] and not push["ok"] and "could not read Username" in push["output"]
+    kept = tmp_path / "kept"
+    assert _checkout(world, kept, repository="org/repo", ref="feature", token=WRITER, persist="true").returncode == 0
+    _agent(kept, tmp_path / "kept.log", work)
+    *_, push, record = _steps(tmp_path / "kept.log")
+    assert push["ok"], push["output"]
+    seen = json.loads(record["output"])
+    assert seen["branch"] == "feature" and world.sim.get_pull(number)["head"]["sha"] == seen["head"]
+
+
+def test_the_scripted_agent_reviews_the_commit_it_reads_and_runs_project_hooks_unless_told_not_to(world, tmp_path):
+    number, head = _open_pull(world)
+    workspace = tmp_path / "ws"
+    assert _checkout(world, workspace, repository="org/repo", ref=head, token=READER).returncode == 0
+    (workspace / ".claude").mkdir()
+    hook = {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "touch hooked"}]}]}}
+    (workspace / ".claude" / "settings.json").write_text(json.dumps(hook))
+    review = {
+        "do": "review",
+        "url": f"{world.sim.urls.web}/org/repo/pull/{number}",
+        "event": "REQUEST_CHANGES",
+        "body": "One finding.",
+        "comments": [{"path": "app.py", "line": 1, "body": "Say hello."}],
+    }
+    _agent(workspace, tmp_path / "a.log", [review], "--setting-sources", "user", token=READER, api=world.sim.api_url)
+    assert not (workspace / "hooked").exists()
+    [step] = _steps(tmp_path / "a.log")
+    assert step["ok"], step["output"]
+    [posted] = world.sim.reviews(number)
+    assert (posted["commit_id"], posted["state"], posted["user"]["login"]) == (
+        head,
+        "CHANGES_REQUESTED",
+        "reviewer-app[bot]",
+    )
+    _agent(workspace, tmp_path / "b.log", [{"do": "record"}], token=READER)
+    assert (workspace / "hooked").exists()
