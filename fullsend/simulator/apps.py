@@ -133,7 +133,12 @@ class AppsServer:
         self.issued.append((app.slug, token, dict(asked)))
         expires = parse_time(self.sim.now())
         stamp = (expires + timedelta(seconds=TOKEN_LIFE_S)).strftime("%Y-%m-%dT%H:%M:%SZ") if expires else ""
-        return 201, {"token": token, "expires_at": stamp, "permissions": dict(asked), "repository_selection": "selected"}
+        return 201, {
+            "token": token,
+            "expires_at": stamp,
+            "permissions": dict(asked),
+            "repository_selection": "selected",
+        }
 
     def _app_of(self, authorization: str) -> App | None:
         """The App whose key signed the bearer JWT, or None (module docstring)."""

@@ -178,7 +178,13 @@ def test_an_author_cannot_request_changes_on_its_own_pull_request(world):
     assert other.status_code == 200 and other.json()["state"] == "CHANGES_REQUESTED"
     emitted = world.emitter.runs[-1]
     assert (emitted.event, emitted.payload["review"]["state"]) == ("pull_request_review", "CHANGES_REQUESTED")
-    assert emitted.ref == "refs/heads/feature" and emitted.sha == head
+    merge = world.git.refs("org", "repo")[f"refs/pull/{number}/merge"]
+    assert (emitted.ref, emitted.sha) == (f"refs/pull/{number}/merge", merge)
+    assert world.git.git("org", "repo", "rev-parse", f"{merge}^1", f"{merge}^2").split() == [
+        world.git.refs("org", "repo")["refs/heads/main"],
+        head,
+    ]
+    assert world.sim.get_run(emitted.id)["head_sha"] == head
 
 
 def test_an_event_the_shim_does_not_listen_to_starts_nothing(world):

@@ -42,7 +42,8 @@ _HEAD_EVENTS = ("pull_request", "pull_request_review", "pull_request_review_comm
 @dataclass(frozen=True)
 class EmittedRun:
     """One run an event created: the run's JSON as created, the event's name and payload, the
-    workflow file and the commit it was read at (``ref``, ``sha``)."""
+    workflow file, and the run's ``GITHUB_REF`` and ``GITHUB_SHA`` (the commit the workflow file
+    was read at)."""
 
     run: dict[str, Any]
     event: str
@@ -83,6 +84,7 @@ class Emitter:
                 continue
             github = {"repository": f"{owner}/{repo}", "event_name": event, "event": body, "ref": ref, "sha": sha}
             pulls = [int(data["number"])] if "pull_request" in body else []
+            head_sha = str(body["pull_request"]["head"]["sha"]) if event in _HEAD_EVENTS else sha
             with self._lock:
                 run = self.sim.add_workflow_run(
                     path=path,
@@ -91,8 +93,8 @@ class Emitter:
                     status="queued",
                     display_title=display_title(workflow, github),
                     actor=str(data["login"]),
-                    head_sha=sha,
-                    head_branch=ref.removeprefix("refs/heads/"),
+                    head_sha=head_sha,
+                    head_branch=_branch(ref, body),
                     pull_requests=pulls,
                     referenced_workflows=referenced_workflows(workflow, f"{owner}/{repo}", ref, sha),
                 )
@@ -102,12 +104,17 @@ class Emitter:
                 listener(emitted)
 
     def _where(self, event: str, body: dict[str, Any]) -> tuple[str, str]:
-        """The ref and commit whose workflow files the event runs (module docstring)."""
+        """``GITHUB_REF`` and ``GITHUB_SHA`` of the event's runs: the pull request's merge ref for
+        ``_HEAD_EVENTS`` (its head when the merge conflicts), else the default branch."""
         pull = body.get("pull_request")
+        refs = self.git.refs(self.sim.urls.owner, self.sim.urls.repo)
         if event in _HEAD_EVENTS and isinstance(pull, dict):
-            return f"refs/heads/{pull['head']['ref']}", str(pull["head"]["sha"])
+            merge = f"refs/pull/{pull['number']}/merge"
+            if merge in refs:
+                return merge, refs[merge]
+            return f"refs/pull/{pull['number']}/head", str(pull["head"]["sha"])
         ref = f"refs/heads/{self.default_branch}"
-        return ref, self.git.refs(self.sim.urls.owner, self.sim.urls.repo).get(ref, "")
+        return ref, refs.get(ref, "")
 
     def _workflows(self, sha: str) -> list[tuple[str, dict[str, Any]]]:
         """``(path, workflow)`` of each readable workflow file at ``sha`` (none when it is unknown)."""
@@ -127,3 +134,11 @@ class Emitter:
             except WorkflowError:
                 continue  # GitHub shows a broken workflow file as a failed run; the plays write none
         return out
+
+
+def _branch(ref: str, body: dict[str, Any]) -> str:
+    """The run's ``head_branch``: the pull request's head branch for a merge ref, else the branch."""
+    pull = body.get("pull_request")
+    if ref.startswith("refs/pull/") and isinstance(pull, dict):
+        return str(pull["head"]["ref"])
+    return ref.removeprefix("refs/heads/")

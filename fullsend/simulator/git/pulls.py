@@ -29,8 +29,7 @@ def follow_pulls(sim: GitHubSimulator, git: GitServer) -> None:
 
     def on_opened(event: str, data: dict[str, Any]) -> None:
         if event == "pull_request" and data.get("action") == "opened":
-            pull = sim.get_pull(int(data["number"])) or {}
-            git.update_ref(owner, repo, f"refs/pull/{data['number']}/head", pull["head"]["sha"])
+            _pull_refs(sim, git, int(data["number"]))
 
     def on_push(push_owner: str, push_repo: str, login: str, updates: list[RefUpdate]) -> None:
         if (push_owner.lower(), push_repo.lower()) != (owner.lower(), repo.lower()):
@@ -53,8 +52,27 @@ def _synchronize(sim: GitHubSimulator, git: GitServer, branch: str, update: RefU
         files = _files(git, owner, repo, before, update.new)
         ahead = int(git.git(owner, repo, "rev-list", "--count", f"{before}..{update.new}").strip() or 0)
         sim.move_head(number, update.new, files=files, ahead_by=ahead)
-        git.update_ref(owner, repo, f"refs/pull/{number}/head", update.new)
+        _pull_refs(sim, git, number)
         sim.notify("pull_request", action="synchronize", number=number, login=login, before=before, after=update.new)
+
+
+def _pull_refs(sim: GitHubSimulator, git: GitServer, number: int) -> None:
+    """``refs/pull/<n>/head`` at the head, and ``refs/pull/<n>/merge`` at a commit merging it into
+    the base branch's tip (none when they conflict: GitHub then marks the pull request unmergeable)."""
+    owner, repo = sim.urls.owner, sim.urls.repo
+    pull = sim.get_pull(number) or {}
+    head, base_ref = pull["head"]["sha"], pull["base"]["ref"]
+    git.update_ref(owner, repo, f"refs/pull/{number}/head", head)
+    base = git.refs(owner, repo).get(f"refs/heads/{base_ref}", "")
+    try:
+        tree = git.git(owner, repo, "merge-tree", "--write-tree", base, head).split()[0]
+    except RuntimeError:
+        return
+    env_identity = ["-c", "user.name=GitHub", "-c", "user.email=noreply@github.com"]
+    merge = git.git(
+        owner, repo, *env_identity, "commit-tree", tree, "-p", base, "-p", head, "-m", f"Merge {head} into {base}"
+    )
+    git.update_ref(owner, repo, f"refs/pull/{number}/merge", merge.strip())
 
 
 def _files(git: GitServer, owner: str, repo: str, before: str, after: str) -> list[dict[str, Any]]:
