@@ -17,14 +17,14 @@ from __future__ import annotations
 import json
 import subprocess
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
-from fullsend.app.commands.simulator import OIDC_REQUEST_TOKEN, Extras, bind_serve_handler
+from fullsend.app.commands.simulator import Extras, bind_serve_handler
 from fullsend.simulator.apps import App, AppsServer
 from fullsend.simulator.events.emitter import Emitter
 from fullsend.simulator.fixtures import JOB_LOGIN, JOB_TOKEN, ROLE_TOKEN
@@ -37,7 +37,11 @@ MAINTAINER, MAINTAINER_TOKEN = "maintainer", "ghp_sim-maintainer-0003"
 AGENT_LOG_PATH = "/_fullsend/agent-log/"
 #: The Apps, by role: (slug, client ID, the installation's permissions).
 APPS = {
-    "coder": ("org-fullsend", "Iv1.simcoder0000001", {"contents": "write", "pull_requests": "write", "issues": "write"}),
+    "coder": (
+        "org-fullsend",
+        "Iv1.simcoder0000001",
+        {"contents": "write", "pull_requests": "write", "issues": "write"},
+    ),
     "review": ("org-review", "Iv1.simreview000002", {"contents": "read", "pull_requests": "write", "issues": "write"}),
 }
 
@@ -60,6 +64,8 @@ class AgentLog:
 
     def __init__(self) -> None:
         self.lines: dict[str, list[dict[str, Any]]] = {}
+        #: ``listener(label, line)`` after each line is kept (the plays time events by the agent's work).
+        self.on_line: list[Callable[[str, dict[str, Any]], None]] = []
         self._lock = threading.Lock()
 
     def serve(self, handler: BaseHTTPRequestHandler) -> bool:
@@ -67,8 +73,11 @@ class AgentLog:
             return False
         label = handler.path.removeprefix(AGENT_LOG_PATH)
         body = handler.rfile.read(int(handler.headers.get("Content-Length") or 0))
+        line = json.loads(body)
         with self._lock:
-            self.lines.setdefault(label, []).append(json.loads(body))
+            self.lines.setdefault(label, []).append(line)
+        for listener in list(self.on_line):
+            listener(label, line)
         handler.send_response(204)
         handler.end_headers()
         return True
@@ -153,3 +162,30 @@ def world(folder: Path, collaborators: dict[str, str] | None = None) -> Iterator
         sim.stop()
 
 
+STAND_IN_TOKEN = (
+    Path(__file__).resolve().parents[3] / "tools" / "act" / "stand-ins" / "create-github-app-token" / "main.py"
+)
+
+
+def app_token(world: World, role: str, permissions: str, folder: Path) -> str:
+    """An installation token of the world's ``role`` App (``coder`` or ``review``) with
+    ``permissions`` (``contents=write pull_requests=write``), taken the way a workflow takes one
+    (the create-github-app-token stand-in, run here as a script)."""
+    import os
+    import sys
+
+    app = world.apps[role]
+    output = folder / f"token-{role}.out"
+    output.unlink(missing_ok=True)
+    env = {
+        "PATH": os.environ["PATH"],
+        "GITHUB_REPOSITORY": f"{OWNER}/{REPO}",
+        "GITHUB_API_URL": world.sim.api_url,
+        "GITHUB_OUTPUT": str(output),
+        "STAND_IN_CLIENT_ID": app.client_id,
+        "STAND_IN_PRIVATE_KEY": app.private_key,
+        "STAND_IN_PERMISSIONS": permissions,
+    }
+    made = subprocess.run([sys.executable, str(STAND_IN_TOKEN)], env=env, capture_output=True, text=True, timeout=60)
+    assert made.returncode == 0, made.stderr
+    return dict(line.split("=", 1) for line in output.read_text().splitlines())["token"]

@@ -1,0 +1,87 @@
+"""What an adopter does, in docs/adopting.md's order, for the adopter-path plays: a fresh
+repository; ``fullsend init`` run in it (the release's own ``fullsend``: this machine's Python
+with the release's tree first on ``PYTHONPATH``); ``fullsend lint``; the GitHub Apps, the
+repository variables and the secrets; one commit of init's output, UNEDITED (``fullsend init
+--upgrade`` must then say every file is what init writes), pushed to the world's ``main``.
+
+Test-only settings go through what the workflows read, never through an edit: the scripted
+agent's path is the repository variable ``FULLSEND_AGENT_CLI`` (an executable the play puts
+inside the runner's workspace, ``.git/fullsend-scripted-agent``, outside every commit), the poll
+interval the variable ``FULLSEND_POLL_INTERVAL_SECONDS``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.act.adopter.actions import AGENT_IN_WORKSPACE, Settings
+from tests.act.adopter.world import MAINTAINER_TOKEN, World
+from tests.support.release import Release
+
+MODEL_KEY = "sk-ant-sim-model-key-0004"
+POLL_INTERVAL_S = 2
+
+
+@dataclass(frozen=True)
+class Adopted:
+    """An adopted repository: its local checkout, what init printed, the settings made on GitHub."""
+
+    checkout: Path
+    init_output: str
+    settings: Settings
+
+
+def fullsend(release_tree: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The release's ``fullsend`` command, run in ``cwd``."""
+    env = {**os.environ, "PYTHONPATH": str(release_tree)}
+    return subprocess.run(
+        [sys.executable, "-m", "fullsend", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def _git(cwd: Path, *args: str) -> str:
+    identity = ["-c", "user.name=Maintainer", "-c", "user.email=maintainer@invalid"]
+    proc = subprocess.run(["git", *identity, *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, f"git {' '.join(args)}: {proc.stderr}"
+    return proc.stdout
+
+
+def adopt(world: World, release: Release, folder: Path, workspace: Path, *init_args: str) -> Adopted:
+    """Adopt steer-action into a fresh repository under ``folder`` and push it to the world (module
+    docstring); ``workspace`` is where the plays' runner workspace will be (the agent's path)."""
+    checkout = folder / "repo"
+    checkout.mkdir(parents=True)
+    _git(checkout, "init", "--quiet", "--initial-branch=main")
+    (checkout / "README.md").write_text("# repo\n")
+    (checkout / "app.py").write_text("def greet(name):\n    return 'hello ' + name\n")
+    _git(checkout, "add", "--all")
+    _git(checkout, "commit", "--quiet", "-m", "The application")
+    tree = release.tree(release.dispatch_commit)
+    made = fullsend(tree, "init", *init_args, "--ref", release.dispatch_commit, cwd=checkout)
+    assert made.returncode == 0, f"fullsend init failed:\n{made.stderr}"
+    linted = fullsend(tree, "lint", cwd=checkout)
+    assert linted.returncode == 0, f"fullsend lint on init's output:\n{linted.stdout}{linted.stderr}"
+    _git(checkout, "add", "--all")
+    _git(checkout, "commit", "--quiet", "-m", "Adopt steer-action (fullsend init, unedited)")
+    same = fullsend(tree, "init", "--upgrade", "--ref", release.dispatch_commit, cwd=checkout)
+    assert same.returncode == 0 and "Up to date" in same.stdout, f"init's output was edited:\n{same.stdout}"
+    _git(checkout, "push", "--quiet", world.clone_url(MAINTAINER_TOKEN), "main")
+    coder, review = world.apps["coder"], world.apps["review"]
+    settings = Settings(
+        variables={
+            "FULLSEND_APP_CLIENT_ID": coder.client_id,
+            "FULLSEND_REVIEW_APP_CLIENT_ID": review.client_id,
+            "FULLSEND_AGENT_CLI": str(workspace / AGENT_IN_WORKSPACE),
+            "FULLSEND_POLL_INTERVAL_SECONDS": str(POLL_INTERVAL_S),
+        },
+        secrets={
+            "FULLSEND_APP_PRIVATE_KEY": coder.private_key,
+            "FULLSEND_REVIEW_APP_PRIVATE_KEY": review.private_key,
+            "ANTHROPIC_API_KEY": MODEL_KEY,
+        },
+    )
+    return Adopted(checkout, made.stdout, settings)

@@ -1,0 +1,46 @@
+"""Fixtures of the adopter-path plays: act's environment for a release (its two commits as
+``--local-repository`` folders, a local stand-in for every other remote action the release's
+workflows and init's templates pin)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.act.act_harness import REPO_ROOT
+from tests.act.adopter.actions import ActEnv
+from tests.support.release import Release
+
+STAND_INS = REPO_ROOT / "tools" / "act" / "stand-ins"
+_PINNED = re.compile(r"uses:\s*([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)(?:/[^@\s]*)?@([0-9a-f]{40})")
+
+
+def local_repositories(release: Release) -> tuple[str, ...]:
+    """``--local-repository`` mappings: the release's dispatch and release commits to their trees,
+    and each pinned ``actions/<name>@<sha>`` of the release's workflows and init's templates to
+    ``tools/act/stand-ins/<name>``.  Raises ``AssertionError`` for a remote action without one."""
+    mappings = [
+        f"fullsend-ai/steer-action@{commit}={release.tree(commit)}"
+        for commit in (release.dispatch_commit, release.release_commit)
+    ]
+    tree = release.tree(release.dispatch_commit)
+    texts = [p.read_text() for p in (tree / ".github" / "workflows").glob("*.yml")]
+    texts += [p.read_text() for p in (tree / "fullsend" / "templates" / "init").glob("*.j2")]
+    pinned = {(repo, sha) for text in texts for repo, sha in _PINNED.findall(text)}
+    for repo, sha in sorted(pinned):
+        if repo == "fullsend-ai/steer-action":
+            continue
+        stand_in = STAND_INS / repo.removeprefix("actions/")
+        assert repo.startswith("actions/") and stand_in.is_dir(), (
+            f"no local stand-in for {repo}@{sha} (tools/act/stand-ins)"
+        )
+        mappings.append(f"{repo}@{sha}={stand_in}")
+    return tuple(mappings)
+
+
+@pytest.fixture(scope="session")
+def adopter_act(act_bin: Path, job_image: str, docker_host: str, released: Release) -> ActEnv:
+    """act's environment for the session's release."""
+    return ActEnv(act_bin, docker_host, job_image, local_repositories(released))
