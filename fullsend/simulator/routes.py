@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote
 
 from fullsend.core.scalars import parse_time
+from fullsend.simulator.issue_routes import create_issue
 from fullsend.simulator.pull_routes import create_pull
 from fullsend.simulator.query import created_filter, page_params, paginate
 from fullsend.simulator.replies import DOCS, Call, Handler, Reply, error, not_found, validation_failed
@@ -289,6 +290,7 @@ ROUTES: tuple[tuple[str, re.Pattern[str], Handler], ...] = tuple(
         ("GET", r"(?P<sub>/pulls/comments/(?P<id>\d+))", get_thread_comment),
         ("POST", r"(?P<sub>/pulls/(?P<n>\d+)/reviews)", create_review),
         ("POST", r"(?P<sub>/pulls)", create_pull),
+        ("POST", r"(?P<sub>/issues)", create_issue),
         ("GET", r"(?P<sub>/compare/(?P<bh>.+))", compare),
         ("GET", r"/user", get_user),
         ("GET", r"/app", get_app),

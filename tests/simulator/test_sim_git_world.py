@@ -310,3 +310,16 @@ def test_the_scripted_agent_reviews_the_commit_it_reads_and_runs_project_hooks_u
     )
     _agent(workspace, tmp_path / "b.log", [{"do": "record"}], token=READER)
     assert (workspace / "hooked").exists()
+
+
+def test_opening_an_issue_starts_the_shim_when_it_listens_to_issues(world):
+    made = world.api("POST", "/issues", USER, json={"title": "Crash on start", "labels": ["bug"]})
+    assert made.status_code == 201 and made.json()["user"]["login"] == "author"
+    assert world.emitter.runs == []  # SHIM does not listen to issues
+    world.commit(".github/workflows/fullsend.yml", SHIM.replace("on:\n", "on:\n  issues:\n    types: [opened]\n"))
+    world.run_git("push", world.url(WRITER), "HEAD:main")
+    again = world.api("POST", "/issues", USER, json={"title": "Second"}).json()
+    [emitted] = world.emitter.runs
+    assert (emitted.event, emitted.payload["issue"]["number"]) == ("issues", again["number"])
+    assert world.sim.get_run(emitted.id)["display_title"] == f"org/repo#{again['number']}"
+    assert world.api("POST", "/issues", USER, json={"body": "no title"}).status_code == 422

@@ -2,7 +2,9 @@
 settings Claude Code would load (the adopter-path plays, ``tests/act/adopter/``).
 
 ``SCRIPTED_AGENT_WORK`` is a JSON list of steps the agent does, in order, during its first turn
-(before that turn's ``result``), in its working directory (the checkout the action gave it):
+(before that turn's ``result``), in its working directory (the checkout the action gave it) or,
+when a step names one, in its ``dir`` below it (e.g. ``pull-request``, where the action checks out
+the pull request's head):
 
 - ``{"do": "record"}`` — log what the agent sees: the checkout's ``HEAD`` (read from ``.git``, so
   no git binary is needed), its branch, and the files under ``.fullsend/`` and ``.claude/``;
@@ -106,14 +108,15 @@ def _step(step: dict[str, Any], root: Path) -> tuple[bool, str]:
 
 
 def do_work(log: Log, root: Path | None = None) -> None:
-    """Do the steps of ``SCRIPTED_AGENT_WORK`` in ``root`` (default: the working directory)."""
+    """Do the steps of ``SCRIPTED_AGENT_WORK`` in ``root`` (default: the working directory), each
+    in its ``dir`` below ``root`` when it names one."""
     spec = os.environ.get("SCRIPTED_AGENT_WORK")
     if not spec:
         return
     root = root or Path.cwd()
     for step in json.loads(spec):
         try:
-            ok, output = _step(step, root)
+            ok, output = _step(step, root / str(step.get("dir", ".")))
         except (OSError, KeyError, ValueError) as exc:
             ok, output = False, f"{type(exc).__name__}: {exc}"
         log({"step": step.get("do"), "ok": ok, "output": output})

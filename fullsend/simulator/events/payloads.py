@@ -5,6 +5,7 @@ Every payload carries ``action``, ``repository`` and ``sender``; besides:
 
 - ``pull_request`` (``opened``, ``synchronize`` …): ``number`` and ``pull_request``;
   ``synchronize`` adds ``before`` and ``after`` (the head before and after the push);
+- ``issues`` (``opened`` …): ``issue``;
 - ``issue_comment`` ``created``: ``issue`` and ``comment``;
 - ``pull_request_review`` ``submitted``: ``review`` and ``pull_request``.
 
@@ -39,6 +40,9 @@ def payload(sim: ItemsState, event: str, data: dict[str, Any]) -> dict[str, Any]
         out.update(number=number, pull_request=sim.get_pull(number))
         if data["action"] == "synchronize":
             out.update(before=data["before"], after=data["after"])
+        return out
+    if event == "issues":
+        out.update(issue=sim.get_issue(number))
         return out
     if event == "issue_comment":
         out.update(issue=sim.get_issue(number), comment=data["comment"])

@@ -35,9 +35,15 @@ class Adopted:
     settings: Settings
 
 
-def fullsend(release_tree: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """The release's ``fullsend`` command, run in ``cwd``."""
-    env = {**os.environ, "PYTHONPATH": str(release_tree)}
+def fullsend(release_tree: Path, world: World, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The release's ``fullsend`` command, run in ``cwd`` against the world's GitHub: init checks
+    ``--ref`` against the tags of ``$GITHUB_SERVER_URL/fullsend-ai/steer-action``."""
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "GH_"))},
+        "PYTHONPATH": str(release_tree),
+        "GITHUB_SERVER_URL": world.web,
+        "GITHUB_API_URL": world.sim.api_url,
+    }
     return subprocess.run(
         [sys.executable, "-m", "fullsend", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
     )
@@ -61,13 +67,13 @@ def adopt(world: World, release: Release, folder: Path, workspace: Path, *init_a
     _git(checkout, "add", "--all")
     _git(checkout, "commit", "--quiet", "-m", "The application")
     tree = release.tree(release.dispatch_commit)
-    made = fullsend(tree, "init", *init_args, "--ref", release.dispatch_commit, cwd=checkout)
+    made = fullsend(tree, world, "init", *init_args, "--ref", release.dispatch_commit, cwd=checkout)
     assert made.returncode == 0, f"fullsend init failed:\n{made.stderr}"
-    linted = fullsend(tree, "lint", cwd=checkout)
+    linted = fullsend(tree, world, "lint", cwd=checkout)
     assert linted.returncode == 0, f"fullsend lint on init's output:\n{linted.stdout}{linted.stderr}"
     _git(checkout, "add", "--all")
     _git(checkout, "commit", "--quiet", "-m", "Adopt steer-action (fullsend init, unedited)")
-    same = fullsend(tree, "init", "--upgrade", "--ref", release.dispatch_commit, cwd=checkout)
+    same = fullsend(tree, world, "init", "--upgrade", "--ref", release.dispatch_commit, cwd=checkout)
     assert same.returncode == 0 and "Up to date" in same.stdout, f"init's output was edited:\n{same.stdout}"
     _git(checkout, "push", "--quiet", world.clone_url(MAINTAINER_TOKEN), "main")
     coder, review = world.apps["coder"], world.apps["review"]

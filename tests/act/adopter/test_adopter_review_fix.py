@@ -40,6 +40,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.full, pytest.mark.xdist_group("podma
 REVIEWER_TOKEN = "ghp_sim-reviewer-0005"
 FIX_STEER = "/fs-fix and keep the old greeting in a comment"
 TURN_S = "8"
+#: Where the stage jobs check out the pull request's head (w42p's contract: the workspace root is
+#: the base branch, sparse; the head with its history below it).
+HEAD_DIR = "pull-request"
 
 
 def _git(cwd: Path, *args: str) -> str:
@@ -88,10 +91,16 @@ def _agent_env(work: list[dict]) -> dict[str, str]:
     return {"SCRIPTED_AGENT_TURN_S": TURN_S, "SCRIPTED_AGENT_WORK": json.dumps(work)}
 
 
-def _seen(played: Played) -> dict:
+def _in_head(*steps: dict) -> list[dict]:
+    """``steps`` done in the pull request's head checkout (``HEAD_DIR``)."""
+    return [{**step, "dir": HEAD_DIR} for step in steps]
+
+
+def _seen(played: Played, index: int = 0) -> dict:
+    """What the agent's ``index``-th ``record`` step saw."""
     records = [s for s in played.agent_steps() if s["step"] == "record"]
-    assert records, played.agent_log
-    return json.loads(records[0]["output"])
+    assert len(records) > index, played.agent_log
+    return json.loads(records[index]["output"])
 
 
 def test_the_default_setup_reviews_then_fixes_with_a_steer_and_a_receipt(adopter_act: ActEnv, released, tmp_path: Path):
@@ -108,12 +117,16 @@ def test_the_default_setup_reviews_then_fixes_with_a_steer_and_a_receipt(adopter
         assert actions.scheduled[review_run].decision.stage == "review"
         finding = {"path": "app.py", "line": 6, "body": "Say goodbye politely."}
         review = {"do": "review", "url": url, "event": "REQUEST_CHANGES", "body": "One finding.", "comments": [finding]}
-        played = actions.play(review_run, _agent_env([{"do": "record"}, review]))
+        played = actions.play(review_run, _agent_env([{"do": "record"}, *_in_head({"do": "record"}, review)]))
         TIMINGS.append(("adopter play (1): Review", time.monotonic() - started))
         _played(played, "Review")
         prompt = (adopted.checkout / ".fullsend" / "prompts" / "review.md").read_text().strip()
         assert played.agent_messages()[0].startswith(prompt.splitlines()[0])
-        assert _seen(played)["head"] == head, "waits on w42p: stage jobs check out the pull request's head"
+        base, reviewed = _seen(played), _seen(played, 1)
+        assert base["head"] == w.head("main") and base["fullsend"], (
+            f"the harness and prompts come from the base: {base}"
+        )
+        assert reviewed["head"] == head, f"waits on w42p: the head checked out in {HEAD_DIR}/: {reviewed}"
         steps = {s["step"]: s for s in played.agent_steps()}
         assert steps["review"]["ok"], f"waits on w42p (a review App distinct from the coder App): {steps['review']}"
         [posted] = w.sim.reviews(number)
@@ -130,12 +143,12 @@ def test_the_default_setup_reviews_then_fixes_with_a_steer_and_a_receipt(adopter
         before = len(w.emitter.runs)
         w.agent_log.on_line.append(_once_the_agent_works(f"run-{fix_run}", lambda: _comment(w.sim.api_url, number)))
         fixed = "def greet(name):\n    return 'hello ' + name\n\n\ndef farewell(name):\n    return 'goodbye, ' + name\n"
-        work = [
+        work = _in_head(
             {"do": "record"},
             {"do": "write", "path": "app.py", "text": fixed},
             {"do": "commit", "message": "Say goodbye politely"},
             {"do": "push"},
-        ]
+        )
         played = actions.play(fix_run, _agent_env(work))
         TIMINGS.append(("adopter play (1): Review + Fix", time.monotonic() - started))
         _played(played, "Fix")

@@ -45,6 +45,12 @@ def main() -> None:
     if _has_header(dest, server):
         git(dest, "config", "--local", "--unset-all", f"http.{server}/.extraheader")
     git(dest, "remote", "set-url" if "origin" in git(dest, "remote").split() else "add", "origin", url)
+    patterns = [line.strip() for line in env.get("STAND_IN_SPARSE", "").splitlines() if line.strip()]
+    if patterns:
+        cone = [] if env.get("STAND_IN_CONE", "true") == "true" else ["--no-cone"]
+        git(dest, "sparse-checkout", "set", *cone, *patterns)
+    elif os.path.exists(os.path.join(dest, ".git", "info", "sparse-checkout")):
+        git(dest, "sparse-checkout", "disable")
     depth = env.get("STAND_IN_DEPTH", "1")
     fetch, target, branch = refspec(ref)
     git(
