@@ -11,9 +11,10 @@ dispatch commit as ``publish`` does without ``--local`` (``vX.Y.Z`` and the movi
 pulls both images by digest into podman's store (``--tls-verify=false``: plain HTTP), so a
 container engine that asks for ``<registry>/…@sha256:…`` finds exactly what was pushed.
 
-The pushed registry is cached under ``$FULLSEND_CACHE_DIR/release/<snapshot commit>/`` (the
-snapshot is committed with fixed dates, so equal files make an equal commit): a later session on
-the same files serves it again instead of building and pushing.  Only the newest entry is kept.
+The pushed registry is cached under ``$FULLSEND_CACHE_DIR/release/<hash>/``, the hash of what the
+images are built from (``image_inputs_hash``): a later session whose images would be the same
+serves it again instead of building and pushing (the commits are made anew, cheaply).  Only the
+newest entry is kept.
 """
 
 from __future__ import annotations
@@ -109,6 +110,31 @@ def snapshot(dest: Path) -> str:
     return _git(dest, "rev-parse", "HEAD")
 
 
+def image_inputs_hash(repo: Path) -> str:
+    """What the released images depend on, hashed (as tools/container/build-image.sh hashes its
+    context): the build context the Dockerfile copies, the release tooling, the base image."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    roots = [
+        "Dockerfile",
+        ".dockerignore",
+        "requirements.txt",
+        "entrypoint.py",
+        "fullsend",
+        "tools/release",
+        "tools/container/build-ca.sh",
+    ]
+    for root in roots:
+        paths = sorted((repo / root).rglob("*")) if (repo / root).is_dir() else [repo / root]
+        for path in paths:
+            if path.is_file() and "__pycache__" not in path.parts:
+                digest.update(f"{path.relative_to(repo)}\0".encode() + path.read_bytes() + b"\0")
+    base = _podman("image", "inspect", "--format", "{{.Id}}", "debian:bookworm-slim").stdout.strip()
+    digest.update(base.encode())
+    return digest.hexdigest()[:16]
+
+
 def _release_sh(repo: Path, *args: str) -> dict[str, str]:
     proc = subprocess.run(
         [str(repo / "tools" / "release" / "release.sh"), *args, "--local"],
@@ -134,7 +160,7 @@ def make_release(scratch: Path) -> Iterator[tuple[Release, LocalRegistry]]:
 
     repo = scratch / "steer-action"
     commit = snapshot(repo)
-    cache = CACHE_DIR / "release" / commit
+    cache = CACHE_DIR / "release" / image_inputs_hash(repo)
     digests_file = cache / "digests.json"
     started = time.monotonic()
     with LocalRegistry(cache if digests_file.exists() else scratch / "registry") as registry:

@@ -19,14 +19,14 @@ _PINNED = re.compile(r"uses:\s*([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)(?:/[^@\s]*)?@([
 
 def local_repositories(release: Release) -> tuple[str, ...]:
     """``--local-repository`` mappings: the release's dispatch and release commits to their trees,
-    and each pinned ``actions/<name>@<sha>`` of the release's workflows and init's templates to
+    and each pinned ``actions/<name>@<sha>`` of the hosted dispatch workflow and init's templates to
     ``tools/act/stand-ins/<name>``.  Raises ``AssertionError`` for a remote action without one."""
     mappings = [
         f"fullsend-ai/steer-action@{commit}={release.tree(commit)}"
         for commit in (release.dispatch_commit, release.release_commit)
     ]
     tree = release.tree(release.dispatch_commit)
-    texts = [p.read_text() for p in (tree / ".github" / "workflows").glob("*.yml")]
+    texts = [(tree / ".github" / "workflows" / "dispatch.yml").read_text()]
     texts += [p.read_text() for p in (tree / "fullsend" / "templates" / "init").glob("*.j2")]
     pinned = {(repo, sha) for text in texts for repo, sha in _PINNED.findall(text)}
     for repo, sha in sorted(pinned):
