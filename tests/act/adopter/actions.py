@@ -16,6 +16,7 @@ run's commit (``./…``), or the release's repository (``fullsend-ai/steer-actio
 
 from __future__ import annotations
 
+import base64
 import json
 import shutil
 import subprocess
@@ -167,7 +168,9 @@ class Actions:
         event_file = self.workspace.parent / f"event-{run_id}.json"
         event_file.write_text(json.dumps(emitted.payload))
         shutil.rmtree(self.workspace, ignore_errors=True)
-        _git(self.workspace.parent, "clone", "--quiet", self.world.clone_url(JOB_TOKEN), str(self.workspace))
+        header = "AUTHORIZATION: basic " + base64.b64encode(f"x-access-token:{JOB_TOKEN}".encode()).decode()
+        clone = ["-c", f"http.extraheader={header}", "clone", "--quiet", self.world.clone_url(), str(self.workspace)]
+        _git(self.workspace.parent, *clone)  # no token left in the clone's config
         agent = self.workspace / AGENT_IN_WORKSPACE
         agent.write_text(AGENT_SCRIPT)
         agent.chmod(0o755)
