@@ -23,6 +23,7 @@ from fullsend.app.commands.init import (
     render_files,
 )
 from fullsend.core.route.decision import STAGES
+from tests.support.releases import init_env, release_server
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 REF = "0123456789abcdef0123456789abcdef01234567"
@@ -135,7 +136,7 @@ def test_init_writes_a_caller_of_the_hosted_dispatch_pinned_to_the_ref(plan: Ini
     (job,) = shim["jobs"].values()
     assert list(shim["jobs"]) == ["dispatch"]
     assert job["uses"] == f"fullsend-ai/steer-action/.github/workflows/dispatch.yml@{REF}"
-    assert f"dispatch.yml@{REF} # v{__version__}\n" in text
+    assert f"dispatch.yml@{REF} # unreleased commit (written by fullsend {__version__})\n" in text
     assert job["with"]["stages"] == ",".join(plan.stages)
     assert set(job["with"]) <= set(hosted["inputs"]) and set(job["secrets"]) <= set(hosted["secrets"])
     assert job["with"].get("runtime", "claude") == plan.runtime
@@ -146,18 +147,22 @@ def test_init_writes_a_caller_of_the_hosted_dispatch_pinned_to_the_ref(plan: Ini
 
 
 def test_init_in_an_empty_repository_writes_under_80_lines_of_workflow(tmp_path: Path) -> None:
+    server, commits = release_server(tmp_path / "releases")
+    repo = tmp_path / "repo"
+    repo.mkdir()
     made = subprocess.run(
-        [sys.executable, "-m", "fullsend", "init", "--stages", "all", "--ref", REF],
-        cwd=tmp_path,
+        [sys.executable, "-m", "fullsend", "init", "--stages", "all", "--ref", commits[0]],
+        cwd=repo,
+        env=init_env(server),
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert made.returncode == 0, made.stderr
-    workflows = sorted((tmp_path / ".github" / "workflows").iterdir())
+    workflows = sorted((repo / ".github" / "workflows").iterdir())
     assert [p.name for p in workflows] == ["fullsend.yml"]
     assert sum(len(p.read_text().splitlines()) for p in workflows) < 80
-    assert (tmp_path / ".fullsend" / "harness" / "fix.yaml").is_file()
+    assert (repo / ".fullsend" / "harness" / "fix.yaml").is_file()
 
 
 def test_queue_max_needs_the_self_contained_dispatch() -> None:
