@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from fullsend.app.commands.init import InitPlan, parse_stages, render_files, write_files
-from tests.hygiene.test_workflow_hygiene import PINNED_USES, USES_LINE, _run, _tool
+from tests.hygiene.test_workflow_hygiene import PINNED_USES, USES_LINE, _run, _tool, actionlint
 
 REF = "0123456789abcdef0123456789abcdef01234567"
 #: A pin of steer-action at a commit no release tag names: init says so instead of a version.
@@ -57,6 +57,11 @@ def test_zizmor_finds_nothing_in_what_init_writes(generated: Path) -> None:
     assert proc.returncode == 0, f"zizmor exit {proc.returncode}:\n{proc.stdout}\n{proc.stderr}"
     assert json.loads(proc.stdout) == []
     assert all(f"completed {t}" in proc.stderr for t in targets), proc.stderr
+
+
+def test_actionlint_finds_nothing_in_what_init_writes(generated: Path) -> None:
+    proc = actionlint(generated, _workflows(generated))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 def test_what_init_writes_matches_githubs_workflow_schema(generated: Path) -> None:

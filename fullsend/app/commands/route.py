@@ -29,6 +29,7 @@ from typing import Any, Protocol
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.gha import Console, write_outputs
 from fullsend.adapters.github.forge import GitHubForge
+from fullsend.app.action.outputs import ROUTE_OUTPUT_NAMES
 from fullsend.context import api_url_problem
 from fullsend.core.model import Repo
 from fullsend.core.route.decision import RULE_ROLE_UNREADABLE, AskRole, Role, RouteDecision
@@ -174,7 +175,13 @@ def run_route(environ: Mapping[str, str], console: Console) -> int:
     try:
         write_outputs(
             environ.get("GITHUB_OUTPUT"),
-            {"stage": decision.stage, "rule": decision.rule, "reason": f"{decision.reason} [{decision.rule}]"},
+            dict(
+                zip(
+                    ROUTE_OUTPUT_NAMES,
+                    (decision.stage, decision.rule, f"{decision.reason} [{decision.rule}]"),
+                    strict=True,
+                )
+            ),
         )
     except OSError as exc:
         console.error(
