@@ -156,3 +156,12 @@ def test_upgrade_to_the_hosted_dispatch_rewrites_the_shim_and_leaves_the_old_dis
     assert "      stages: review  #" in shim and "      runtime: codex\n" in shim
     assert (tmp_path / DISPATCH).read_text() == old  # not init's to delete: docs/adopting.md says so
     assert json.loads((tmp_path / MANIFEST).read_text())["dispatch"] == "hosted"
+
+
+def test_upgrade_without_a_setup_is_one_line_exit_2_not_a_list_of_adds(tmp_path: Path) -> None:
+    """Issue 42: run from the wrong folder, --upgrade must not list every file as `add` and exit 0."""
+    proc = _fullsend("init", "--upgrade", "--ref", NEW_REF, cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stdout == "", proc.stdout
+    assert proc.stderr.count("\n") == 1 and "no setup under" in proc.stderr
+    assert "neither .fullsend/init.json nor .github/workflows/fullsend.yml" in proc.stderr
+    assert list(tmp_path.iterdir()) == []
