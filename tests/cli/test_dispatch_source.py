@@ -35,6 +35,7 @@ POLICY_INPUTS = (
     "label_triggers",
     "assignee_triggers",
     "review_app",
+    "max_fix_rounds",
 )
 WIRE_NAMES = {"route": "Route", **{s: s.capitalize() for s in STAGES}}
 
@@ -76,7 +77,8 @@ def test_both_hold_the_wire_job_names_and_the_same_stage_jobs() -> None:
         mine, theirs = hosted["jobs"][key], example["jobs"][key]
         for field in ("name", "needs", "if", "concurrency", "runs-on", "timeout-minutes", "permissions"):
             assert mine[field] == theirs[field], (key, field)
-        assert mine["concurrency"]["group"].startswith(f"fullsend-{key}-${{{{ github.repository }}}}-")
+        group = "pr" if key in ("review", "fix") else key  # Review and Fix share one group per pull request
+        assert mine["concurrency"]["group"].startswith(f"fullsend-{group}-${{{{ github.repository }}}}-")
 
 
 def test_the_hosted_route_step_passes_the_enabled_stages() -> None:
@@ -86,7 +88,10 @@ def test_the_hosted_route_step_passes_the_enabled_stages() -> None:
         "command": "route",
         **{name: f"${{{{ inputs.{name} }}}}" for name in POLICY_INPUTS},
     }
-    assert route["outputs"] == {"stage": "${{ steps.route.outputs.stage }}"}
+    assert route["outputs"] == {
+        "stage": "${{ steps.route.outputs.stage }}",
+        "head_ref": "${{ steps.route.outputs.head_ref }}",
+    }
     # The Route job runs the default (slim) image: the action itself, pinned at release to the
     # release commit whose action.yml names the slim image's digest; never .../full.
     assert step["uses"] == "./"

@@ -66,10 +66,12 @@ def test_the_dispatch_workflow_has_route_and_only_the_chosen_stages_pinned_to_th
     assert step["with"]["role_token"] == "${{ steps.role-token.outputs.token }}"
     assert step["with"]["prompt_file"] == ".fullsend/prompts/review.md"
     assert dispatch["jobs"]["review"]["concurrency"] == {
-        "group": "fullsend-review-${{ github.repository }}-${{ github.event.pull_request.number || "
+        "group": "fullsend-pr-${{ github.repository }}-${{ github.event.pull_request.number || "
         "github.event.issue.number }}",
         "cancel-in-progress": False,
+        "queue": "max",
     }
+    assert dispatch["jobs"]["fix"]["concurrency"] == dispatch["jobs"]["review"]["concurrency"]
     shim = yaml.safe_load(files[Path(".github/workflows/fullsend.yml")])
     assert list(shim["jobs"]) == ["dispatch"]
     assert shim["jobs"]["dispatch"]["uses"] == "./.github/workflows/fullsend-dispatch.yml"
@@ -83,7 +85,7 @@ def test_the_route_job_is_the_examples_route_step_pinned_to_the_ref() -> None:
     example = yaml.safe_load((REPO_ROOT / "examples" / "reusable-dispatch.yml").read_text())["jobs"]["route"]
     (step,) = generated["steps"]
     assert step == {**example["steps"][-1], "uses": f"fullsend-ai/steer-action@{REF}"}
-    assert generated["permissions"] == {}
+    assert generated["permissions"] == {"pull-requests": "read"}
     rest = {k: v for k, v in generated.items() if k not in ("steps", "permissions")}
     assert rest == {k: v for k, v in example.items() if k not in ("steps", "permissions")}
 

@@ -47,7 +47,12 @@ pytestmark = [
 
 COMMAND = "/fs-review please re-check the migration"
 #: What a stage's run writes: every output of action.yml but command route's.
-DECLARED_OUTPUTS = set(yaml.safe_load((REPO_ROOT / "action.yml").read_text())["outputs"]) - {"stage", "rule", "reason"}
+DECLARED_OUTPUTS = set(yaml.safe_load((REPO_ROOT / "action.yml").read_text())["outputs"]) - {
+    "stage",
+    "rule",
+    "reason",
+    "head_ref",
+}
 
 
 def _event(sim: GitHubSimulator, pr: int) -> dict:

@@ -225,13 +225,21 @@ def _values(plan: InitPlan, *, hosted_caller: bool = False, hosted: bool = False
         pin_comment=pin_comment(plan),
         role_token="input" if hosted else plan.role_token,
         queue=plan.queue,
-        secrets=[*model_secrets, *(["FULLSEND_APP_PRIVATE_KEY"] if with_app else [])],
+        secrets=[*model_secrets, *_app_secrets(plan, with_app)],
         model_secrets=model_secrets,
         secret_descriptions=SECRET_WHY,
         specs=[STAGE_SPECS[s] for s in plan.stages],
         hosted=hosted or hosted_caller,
         example=False,
     )
+
+
+def _app_secrets(plan: InitPlan, with_app: bool) -> list[str]:
+    """The App private keys a workflow passes: the review App's too when review is a stage."""
+    if not with_app:
+        return []
+    review = "review" in plan.stages
+    return ["FULLSEND_APP_PRIVATE_KEY", *(["FULLSEND_REVIEW_APP_PRIVATE_KEY"] if review else [])]
 
 
 def render_dispatch(which: Path) -> str:

@@ -112,4 +112,5 @@ SECRET_WHY = {
     "ANTHROPIC_API_KEY": "The model key the agent uses (Anthropic).",
     "OPENAI_API_KEY": "The model key the agent uses (OpenAI).",
     "FULLSEND_APP_PRIVATE_KEY": "The private key of the GitHub App whose installation token is the role token.",
+    "FULLSEND_REVIEW_APP_PRIVATE_KEY": "The private key of the review App (empty: the review job uses the App above).",
 }
