@@ -218,9 +218,21 @@ def test_with_fix_the_next_hint_names_the_review_app_input(tmp_path: Path, dispa
     out, err = io.StringIO(), io.StringIO()
     plan = InitPlan(("review", "fix"), ref=REF, dispatch=dispatch)
     assert run_init(plan, tmp_path, False, out, err, init_env()) == 0
-    where = "in fullsend.yml" if dispatch == "hosted" else "to the Route step in fullsend-dispatch.yml"
-    assert f"give its login as review_app: {where}" in out.getvalue()
-    assert "<owner>-review[bot]" in out.getvalue()
+    said = " ".join(out.getvalue().split())
+    where = "review_app in fullsend.yml" if dispatch == "hosted" else "review_app: on the Route step"
+    assert where in said and "<owner>-review[bot]" in said
+    # every condition Route checks (issue 42): the App, this repository's head, the opt-out, an
+    # App author or the opt-in label, the round bound, and the command
+    for condition in (
+        "not a fork's",
+        "fullsend-no-fix",
+        "author is an App",
+        "labelled fullsend-fix",
+        "max_fix_rounds",
+        "/fs-fix",
+        "FULLSEND_REVIEW_APP_CLIENT_ID",
+    ):
+        assert condition in said, condition
     shim = yaml.safe_load((tmp_path / ".github/workflows/fullsend.yml").read_text(encoding="utf-8"))
     if dispatch == "hosted":
         assert shim["jobs"]["dispatch"]["with"]["review_app"] == ""

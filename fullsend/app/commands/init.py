@@ -391,12 +391,23 @@ def run_upgrade(
 #: The one naming rule the fix stage has (docs/rules.md#route-review-ignored), said where it is set.
 FIX_TRIGGER_HINT = {
     True: (
-        "Fix starts on a changes_requested review by the App <owner>-review[bot]; to use another App\n"
-        "(the one from the manifest, say), give its login as review_app: in fullsend.yml (my-app[bot]).\n"
+        "Fix starts (docs/rules.md, route-review-fix) on a changes_requested review by the review App\n"
+        "(review_app in fullsend.yml; empty: <owner>-review[bot]) on a pull request of this repository\n"
+        "(not a fork's) that is not labelled fullsend-no-fix, whose author is an App or that is labelled\n"
+        "fullsend-fix (then the author needs write), at most max_fix_rounds (3) times per pull request;\n"
+        "or on /fs-fix from someone with write. The review job uses FULLSEND_REVIEW_APP_CLIENT_ID and\n"
+        "FULLSEND_REVIEW_APP_PRIVATE_KEY when set: use a second App there if an App authors the pull\n"
+        "requests (GitHub refuses a changes-requested review by the pull request's author).\n"
     ),
     False: (
-        "Fix starts on a changes_requested review by the App <owner>-review[bot]; to use another App,\n"
-        "give its login as review_app: to the Route step in fullsend-dispatch.yml (my-app[bot]).\n"
+        "Fix starts (docs/rules.md, route-review-fix) on a changes_requested review by the review App\n"
+        "(review_app: on the Route step in fullsend-dispatch.yml; empty: <owner>-review[bot]) on a pull\n"
+        "request of this repository (not a fork's) that is not labelled fullsend-no-fix, whose author is\n"
+        "an App or that is labelled fullsend-fix (then the author needs write), at most max_fix_rounds\n"
+        "(3) times per pull request; or on /fs-fix from someone with write. The review job uses\n"
+        "FULLSEND_REVIEW_APP_CLIENT_ID and FULLSEND_REVIEW_APP_PRIVATE_KEY when set: use a second App\n"
+        "there if an App authors the pull requests (GitHub refuses a changes-requested review by the\n"
+        "pull request's author).\n"
     ),
 }
 
