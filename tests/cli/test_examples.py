@@ -84,16 +84,24 @@ def test_dispatch_jobs_and_names() -> None:
 def test_stage_job_contract(stage: str) -> None:
     job = load(DISPATCH)["jobs"][stage]
     item = PR_ITEM if stage in PR_FIRST else ISSUE_ITEM
+    shared = stage in ("review", "fix")  # one group per pull request, every pending run kept
     assert job["concurrency"] == {
-        "group": f"fullsend-{stage}-${{{{ github.repository }}}}-{item}",
+        "group": f"fullsend-{'pr' if shared else stage}-${{{{ github.repository }}}}-{item}",
         "cancel-in-progress": False,
+        **({"queue": "max"} if shared else {}),
     }
     assert job["needs"] == "route" and job["if"] == f"needs.route.outputs.stage == '{stage}'"
     assert isinstance(job["timeout-minutes"], int) and job["timeout-minutes"] <= 60
     assert job["permissions"]["actions"] == "read" and job["permissions"]["contents"] == "read"
     assert set(job["permissions"]) <= {"actions", "contents", "id-token", "issues", "pull-requests"}
-    checkout, action, shown = job["steps"]
-    assert checkout["with"] == {"persist-credentials": False}
+    *checkouts, action, shown = job["steps"]
+    if stage in ("review", "fix"):  # the base branch's settings at the root, the head in pull-request/
+        base, head = checkouts
+        assert base["with"]["sparse-checkout"].split() == [".fullsend", ".claude", ".codex", ".pi"]
+        assert head["with"]["path"] == "pull-request" and head["with"]["fetch-depth"] == 0
+        assert base["with"]["persist-credentials"] is False and head["with"]["persist-credentials"] is False
+    else:
+        assert [c["with"] for c in checkouts] == [{"persist-credentials": False}]
     assert action["uses"] == "./" and action["with"]["stage"] == stage
     assert action["id"] == "steer" and action["with"]["agent_cli"] == "${{ vars.FULLSEND_AGENT_CLI }}"
     assert shown["name"] == "Show the outputs" and shown["if"] == "always()"
@@ -107,7 +115,8 @@ def test_route_job_is_one_step_of_this_action_with_command_route() -> None:
     """The Route decision is ``fullsend route`` (tests/core/route holds its table, every row of the
     retired bash tests among them); the job only checks out the action and runs it."""
     route = load(DISPATCH)["jobs"]["route"]
-    assert route["permissions"] == {"contents": "read"} and isinstance(route["timeout-minutes"], int)
+    assert route["permissions"] == {"contents": "read", "pull-requests": "read"}
+    assert isinstance(route["timeout-minutes"], int)
     checkout, decide = route["steps"]
     assert checkout["uses"].startswith("actions/checkout@") and checkout["with"] == {"persist-credentials": False}
     assert decide == {

@@ -17,6 +17,7 @@ import yaml
 
 from fullsend.app.commands.init import InitError, InitPlan, parse_stages, render_files, run_init
 from fullsend.core.wire import OPENING_LINE
+from tests.support.releases import init_env
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 REF = "0123456789abcdef0123456789abcdef01234567"
@@ -24,7 +25,12 @@ REF = "0123456789abcdef0123456789abcdef01234567"
 
 def _fullsend(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "fullsend", *args], cwd=cwd, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "fullsend", *args],
+        cwd=cwd,
+        env=init_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -60,10 +66,12 @@ def test_the_dispatch_workflow_has_route_and_only_the_chosen_stages_pinned_to_th
     assert step["with"]["role_token"] == "${{ steps.role-token.outputs.token }}"
     assert step["with"]["prompt_file"] == ".fullsend/prompts/review.md"
     assert dispatch["jobs"]["review"]["concurrency"] == {
-        "group": "fullsend-review-${{ github.repository }}-${{ github.event.pull_request.number || "
+        "group": "fullsend-pr-${{ github.repository }}-${{ github.event.pull_request.number || "
         "github.event.issue.number }}",
         "cancel-in-progress": False,
+        "queue": "max",
     }
+    assert dispatch["jobs"]["fix"]["concurrency"] == dispatch["jobs"]["review"]["concurrency"]
     shim = yaml.safe_load(files[Path(".github/workflows/fullsend.yml")])
     assert list(shim["jobs"]) == ["dispatch"]
     assert shim["jobs"]["dispatch"]["uses"] == "./.github/workflows/fullsend-dispatch.yml"
@@ -77,7 +85,7 @@ def test_the_route_job_is_the_examples_route_step_pinned_to_the_ref() -> None:
     example = yaml.safe_load((REPO_ROOT / "examples" / "reusable-dispatch.yml").read_text())["jobs"]["route"]
     (step,) = generated["steps"]
     assert step == {**example["steps"][-1], "uses": f"fullsend-ai/steer-action@{REF}"}
-    assert generated["permissions"] == {}
+    assert generated["permissions"] == {"pull-requests": "read"}
     rest = {k: v for k, v in generated.items() if k not in ("steps", "permissions")}
     assert rest == {k: v for k, v in example.items() if k not in ("steps", "permissions")}
 
@@ -177,6 +185,7 @@ def test_dry_run_into_a_closed_pipe_exits_quietly(tmp_path: Path) -> None:
         f"{sys.executable} -m fullsend init --stages all --ref {REF} --dry-run | head -n 1",
         shell=True,
         cwd=tmp_path,
+        env=init_env(),
         capture_output=True,
         text=True,
         timeout=60,
@@ -192,7 +201,9 @@ def test_every_file_stamps_the_package_version() -> None:
     files = dict(render_files(InitPlan(("review", "fix"), ref=REF, dispatch="self-contained")))
     dispatch = files[Path(".github/workflows/fullsend-dispatch.yml")]
     pins = [line.strip() for line in dispatch.splitlines() if f"fullsend-ai/steer-action@{REF}" in line]
-    assert pins and all(line.endswith(f"@{REF} # v{__version__}") for line in pins)
+    assert pins and all(
+        line.endswith(f"@{REF} # unreleased commit (written by fullsend {__version__})") for line in pins
+    )
     for rel in (
         ".github/workflows/fullsend.yml",
         ".github/workflows/fullsend-dispatch.yml",
@@ -205,10 +216,23 @@ def test_every_file_stamps_the_package_version() -> None:
 def test_with_fix_the_next_hint_names_the_review_app_input(tmp_path: Path, dispatch: str) -> None:
     """docs/rules.md#route-review-ignored: the one naming rule of Fix is said, and where to set it."""
     out, err = io.StringIO(), io.StringIO()
-    assert run_init(InitPlan(("review", "fix"), ref=REF, dispatch=dispatch), tmp_path, False, out, err) == 0
-    where = "in fullsend.yml" if dispatch == "hosted" else "to the Route step in fullsend-dispatch.yml"
-    assert f"give its login as review_app: {where}" in out.getvalue()
-    assert "<owner>-review[bot]" in out.getvalue()
+    plan = InitPlan(("review", "fix"), ref=REF, dispatch=dispatch)
+    assert run_init(plan, tmp_path, False, out, err, init_env()) == 0
+    said = " ".join(out.getvalue().split())
+    where = "review_app in fullsend.yml" if dispatch == "hosted" else "review_app: on the Route step"
+    assert where in said and "<owner>-review[bot]" in said
+    # every condition Route checks (issue 42): the App, this repository's head, the opt-out, an
+    # App author or the opt-in label, the round bound, and the command
+    for condition in (
+        "not a fork's",
+        "fullsend-no-fix",
+        "author is an App",
+        "labelled fullsend-fix",
+        "max_fix_rounds",
+        "/fs-fix",
+        "FULLSEND_REVIEW_APP_CLIENT_ID",
+    ):
+        assert condition in said, condition
     shim = yaml.safe_load((tmp_path / ".github/workflows/fullsend.yml").read_text(encoding="utf-8"))
     if dispatch == "hosted":
         assert shim["jobs"]["dispatch"]["with"]["review_app"] == ""
@@ -216,7 +240,7 @@ def test_with_fix_the_next_hint_names_the_review_app_input(tmp_path: Path, dispa
 
 def test_without_fix_neither_the_hint_nor_the_input_appears(tmp_path: Path) -> None:
     out, err = io.StringIO(), io.StringIO()
-    assert run_init(InitPlan(("review",), ref=REF), tmp_path, False, out, err) == 0
+    assert run_init(InitPlan(("review",), ref=REF), tmp_path, False, out, err, init_env()) == 0
     assert "review_app" not in out.getvalue()
     shim = yaml.safe_load((tmp_path / ".github/workflows/fullsend.yml").read_text(encoding="utf-8"))
     assert "review_app" not in shim["jobs"]["dispatch"]["with"]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from fullsend.app.commands.init import InitPlan, render_files
 from fullsend.app.commands.init_upgrade import MANIFEST, digest
+from tests.support.releases import init_env
 
 OLD_REF = "0123456789abcdef0123456789abcdef01234567"
 NEW_REF = "5e1ec7ed0c0ffee0ddba11ab1e0b5e55ed0fab1e"
@@ -20,7 +21,12 @@ PROMPT = Path(".fullsend/prompts/review.md")
 
 def _fullsend(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "fullsend", *args], cwd=cwd, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "fullsend", *args],
+        cwd=cwd,
+        env=init_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -54,8 +60,8 @@ def test_upgrade_shows_the_difference_and_writes_nothing_without_apply(tmp_path:
     assert shown.returncode == 0, shown.stderr
     assert f"--- a/{DISPATCH}\n+++ b/{DISPATCH}\n" in shown.stdout
     assert "-          legacy: true\n" in shown.stdout
-    assert f"-        uses: fullsend-ai/steer-action@{OLD_REF} # v" in shown.stdout
-    assert f"+        uses: fullsend-ai/steer-action@{NEW_REF} # v" in shown.stdout
+    assert f"-        uses: fullsend-ai/steer-action@{OLD_REF} # unreleased" in shown.stdout
+    assert f"+        uses: fullsend-ai/steer-action@{NEW_REF} # unreleased" in shown.stdout
     assert (
         f"update  {DISPATCH}" in shown.stdout and "Nothing written; --apply writes the 1 add and update" in shown.stdout
     )
@@ -78,7 +84,7 @@ def test_upgrade_apply_writes_what_this_release_writes_with_the_recorded_plan(tm
         and manifest["files"][str(DISPATCH)] == digest(fresh[DISPATCH])
     )
     again = _fullsend("init", "--upgrade", "--ref", NEW_REF, cwd=tmp_path)
-    assert again.returncode == 0 and again.stdout.startswith("Up to date")
+    assert again.returncode == 0 and "\nUp to date" in again.stdout
 
 
 def test_a_file_the_adopter_changed_is_named_and_kept_unless_forced(tmp_path: Path) -> None:
@@ -146,7 +152,16 @@ def test_upgrade_to_the_hosted_dispatch_rewrites_the_shim_and_leaves_the_old_dis
     applied = _fullsend("init", "--upgrade", "--apply", "--dispatch", "hosted", "--ref", NEW_REF, cwd=tmp_path)
     assert applied.returncode == 0, applied.stderr
     shim = (tmp_path / ".github/workflows/fullsend.yml").read_text()
-    assert f"    uses: fullsend-ai/steer-action/.github/workflows/dispatch.yml@{NEW_REF} # v" in shim
+    assert f"    uses: fullsend-ai/steer-action/.github/workflows/dispatch.yml@{NEW_REF} # unreleased" in shim
     assert "      stages: review  #" in shim and "      runtime: codex\n" in shim
     assert (tmp_path / DISPATCH).read_text() == old  # not init's to delete: docs/adopting.md says so
     assert json.loads((tmp_path / MANIFEST).read_text())["dispatch"] == "hosted"
+
+
+def test_upgrade_without_a_setup_is_one_line_exit_2_not_a_list_of_adds(tmp_path: Path) -> None:
+    """Issue 42: run from the wrong folder, --upgrade must not list every file as `add` and exit 0."""
+    proc = _fullsend("init", "--upgrade", "--ref", NEW_REF, cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stdout == "", proc.stdout
+    assert proc.stderr.count("\n") == 1 and "no setup under" in proc.stderr
+    assert "neither .fullsend/init.json nor .github/workflows/fullsend.yml" in proc.stderr
+    assert list(tmp_path.iterdir()) == []

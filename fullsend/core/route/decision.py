@@ -123,10 +123,15 @@ def decide(event: RouteEvent, role: Role | None = None, review_app: str = "") ->
     if event.name == "pull_request_target":
         return _pull_request(event, role)
     if event.name == "pull_request_review":
-        return _review(event, role, review_app or event.owner + REVIEW_APP_SUFFIX)
+        return _review(event, role, review_app or default_review_app(event.owner))
     if event.name == REVIEW_COMMENT_EVENT:
         return _review_comment(event, role)
     return RouteDecision("", RULE_NOT_ROUTED, f"the event {shown(event.name)} selects no stage")
+
+
+def default_review_app(owner: str) -> str:
+    """The review App's login when the ``review_app`` input is empty: ``<owner>-review[bot]``."""
+    return owner + REVIEW_APP_SUFFIX
 
 
 def floor_decision(
