@@ -102,6 +102,8 @@ def test_a_push_needs_a_token_with_contents_write(world):
     assert world.git.refs("org", "repo")["refs/heads/feature"] == world.run_git("rev-parse", "HEAD").stdout.strip()
     fetched = world.run_git("ls-remote", world.url(READER), "refs/heads/feature").stdout
     assert fetched.split()[0] == world.run_git("rev-parse", "HEAD").stdout.strip()
+    bare_name = world.run_git("ls-remote", world.url(READER).removesuffix(".git"), "refs/heads/feature").stdout
+    assert bare_name == fetched  # GitHub serves <owner>/<repo> without .git too
 
 
 def _open_pull(world: World) -> tuple[int, str]:
@@ -323,3 +325,15 @@ def test_opening_an_issue_starts_the_shim_when_it_listens_to_issues(world):
     assert (emitted.event, emitted.payload["issue"]["number"]) == ("issues", again["number"])
     assert world.sim.get_run(emitted.id)["display_title"] == f"org/repo#{again['number']}"
     assert world.api("POST", "/issues", USER, json={"body": "no title"}).status_code == 422
+
+
+def test_a_public_repository_is_read_without_a_token_and_pushed_by_nobody(world):
+    world.git.create("fullsend-ai", "steer-action", public=True)
+    url = world.git.url("fullsend-ai", "steer-action")
+    world.run_git("push", str(world.git.path("fullsend-ai", "steer-action")), "main:main")
+    listed = world.run_git("ls-remote", "--heads", url.removesuffix(".git")).stdout
+    assert listed.split() == [world.run_git("rev-parse", "main").stdout.strip(), "refs/heads/main"]
+    refused = world.run_git(
+        "push", url.replace("http://", f"http://x-access-token:{WRITER}@"), "main:other", check=False
+    )
+    assert refused.returncode != 0 and "Permission to fullsend-ai/steer-action.git denied" in refused.stderr

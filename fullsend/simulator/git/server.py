@@ -1,4 +1,5 @@
-"""GitHub's git over HTTPS, on the simulator's own port: ``<web>/<owner>/<repo>.git``.
+"""GitHub's git over HTTPS, on the simulator's own port: ``<web>/<owner>/<repo>.git`` (also without
+the ``.git``, as GitHub serves it).
 
 Bare repositories under a root folder, served by ``git http-backend`` (``fullsend.simulator.git.cgi``)
 with GitHub's credential rules for tokens
@@ -37,7 +38,9 @@ from fullsend.simulator.git.cgi import BodyError, CgiAnswer, read_body, run_back
 if TYPE_CHECKING:  # pragma: no cover
     from fullsend.simulator.server import GitHubSimulator
 
-_PATH = re.compile(r"^/(?P<owner>[A-Za-z0-9][A-Za-z0-9._-]*)/(?P<repo>[A-Za-z0-9._-]+)\.git(?P<rest>/.*)$")
+_PATH = re.compile(
+    r"^/(?P<owner>[A-Za-z0-9][A-Za-z0-9._-]*)/(?P<repo>[A-Za-z0-9._-]+?)(?:\.git)?(?P<rest>/info/refs|/git-upload-pack|/git-receive-pack)$"
+)
 _SERVICES = {"git-upload-pack": "read", "git-receive-pack": "write"}
 ZERO_SHA = "0" * 40
 
