@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests.act.adopter.actions import ActEnv, Actions, route_line
+from tests.act.adopter.actions import ActEnv, Actions
 from tests.act.adopter.adopter import adopt
+from tests.act.adopter.plays import HEAD_DIR, agent_env, assert_played, in_head
 from tests.act.adopter.world import OWNER, REPO, World, publish_release, world
 
 pytestmark = [pytest.mark.slow, pytest.mark.full, pytest.mark.xdist_group("podman"), pytest.mark.timeout(900)]
@@ -71,11 +72,9 @@ def test_a_head_that_rewrites_fullsend_and_adds_cli_hooks_changes_nothing_the_ag
         _, head = _hostile_pull_request(w, tmp_path)
         [run] = [r.id for r in w.emitter.runs if r.payload.get("action") == "opened"]
         assert actions.scheduled[run].decision.stage == "review"
-        work = [{"do": "record"}, {"do": "record", "dir": "pull-request"}]
-        played = actions.play(run, {"SCRIPTED_AGENT_TURN_S": "2", "SCRIPTED_AGENT_WORK": json.dumps(work)})
+        played = actions.play(run, agent_env([{"do": "record"}, *in_head({"do": "record"})], turn_s=2))
         log = played.act.log
-        assert played.act.exit_code == 0 and played.act.job_result("Review") == "succeeded", log[-12000:]
-        assert "-> stage 'review'" in route_line(played.act)
+        assert_played(played, "Review")
         base_prompt = (adopted.checkout / ".fullsend" / "prompts" / "review.md").read_text().strip()
         task = played.agent_messages()[0]
         assert task.startswith(base_prompt.splitlines()[0]) and MARKER not in task, task
@@ -83,4 +82,4 @@ def test_a_head_that_rewrites_fullsend_and_adds_cli_hooks_changes_nothing_the_ag
         assert MARKER not in log, "the head's harness (its pre_script) ran"
         records = [json.loads(s["output"]) for s in played.agent_steps() if s["step"] == "record"]
         assert records[0]["claude"] == [] and records[0]["head"] == w.head("main"), records
-        assert records[1]["head"] == head, f"waits on w42p: the head checked out in pull-request/: {records}"
+        assert records[1]["head"] == head, f"the head checked out in {HEAD_DIR}/: {records}"

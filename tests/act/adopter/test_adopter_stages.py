@@ -10,8 +10,6 @@ status, under act, as written.
 
 from __future__ import annotations
 
-import json
-import subprocess
 import time
 from pathlib import Path
 
@@ -19,9 +17,10 @@ import pytest
 import requests
 
 from tests.act.act_harness import TIMINGS
-from tests.act.adopter.actions import ActEnv, Actions, route_line
+from tests.act.adopter.actions import ActEnv, Actions
 from tests.act.adopter.adopter import adopt
-from tests.act.adopter.world import OWNER, REPO, World, app_token, publish_release, world
+from tests.act.adopter.plays import agent_env, assert_played, open_pull_request, shown_outputs
+from tests.act.adopter.world import OWNER, REPO, World, publish_release, world
 
 pytestmark = [pytest.mark.slow, pytest.mark.full, pytest.mark.xdist_group("podman"), pytest.mark.timeout(1500)]
 PEOPLE = {"author": "ghp_sim-author-0007", "reviewer": "ghp_sim-reviewer-0008"}
@@ -35,29 +34,7 @@ def _post(w: World, login: str, path: str, body: dict) -> dict:
         timeout=10,
     )
     assert made.status_code == 201, made.text
-    return made.json()
-
-
-def _pull_request(w: World, folder: Path) -> int:
-    token = app_token(w, "coder", "contents=write pull_requests=write", folder)
-    work = folder / "coder"
-    identity = ["-c", "user.name=coder", "-c", "user.email=coder@invalid"]
-    for args in (
-        ["clone", "--quiet", w.clone_url(token), str(work)],
-        ["-C", str(work), "checkout", "--quiet", "-b", "docs"],
-    ):
-        subprocess.run(["git", *identity, *args], check=True, capture_output=True, timeout=120)
-    (work / "README.md").write_text("# repo\n\nGreets people.\n")
-    for args in (["commit", "--quiet", "-am", "Document"], ["push", "--quiet", "origin", "docs"]):
-        subprocess.run(["git", *identity, "-C", str(work), *args], check=True, capture_output=True, timeout=120)
-    made = requests.post(
-        f"{w.sim.api_url}/repos/{OWNER}/{REPO}/pulls",
-        headers={"Authorization": f"token {token}"},
-        json={"title": "Document", "head": "docs", "base": "main"},
-        timeout=10,
-    )
-    assert made.status_code == 201, made.text
-    return int(made.json()["number"])
+    return dict(made.json())
 
 
 def _last_run(w: World, event: str) -> int:
@@ -80,20 +57,15 @@ def test_each_other_stage_is_selected_by_route_and_its_agent_runs_to_the_end(
         for stage in ("code", "prioritize"):
             _post(w, "reviewer", f"/issues/{issue}/comments", {"body": f"/fs-{stage}"})
             runs[stage] = _last_run(w, "issue_comment")
-        pull = _pull_request(w, tmp_path)
+        pull, _ = open_pull_request(w, tmp_path)
         _post(w, "reviewer", f"/issues/{pull}/comments", {"body": "/fs-retro"})
         runs["retro"] = _last_run(w, "issue_comment")
         for stage, run in runs.items():
             assert actions.scheduled[run].decision.stage == stage, (stage, actions.scheduled[run].decision)
-            played = actions.play(run, {"SCRIPTED_AGENT_TURN_S": "1", "SCRIPTED_AGENT_WORK": json.dumps([])})
+            played = actions.play(run, agent_env([], turn_s=1))
             title = stage.capitalize()
-            assert played.act.exit_code == 0, played.act.log[-12000:]
-            assert (played.act.job_result("Route"), played.act.job_result(title)) == ("succeeded", "succeeded")
-            assert f"-> stage '{stage}'" in route_line(played.act)
-            shown = dict(
-                line.split("=", 1) for line in played.act.step_output(title, "Show the outputs") if "=" in line
-            )
-            assert shown["outcome"] == "succeeded", (stage, shown)
+            assert_played(played, title)
+            assert shown_outputs(played, title)["outcome"] == "succeeded", (stage, shown_outputs(played, title))
             prompt = (adopted.checkout / ".fullsend" / "prompts" / f"{stage}.md").read_text().strip()
             assert played.agent_messages()[0].startswith(prompt.splitlines()[0])
             TIMINGS.append((f"adopter play (3): {stage}", time.monotonic() - started))
