@@ -2,7 +2,7 @@
 and its files pass ``fullsend lint``; the Route job it writes runs the examples' Route step.
 
 The linters (zizmor, GitHub's workflow schema) run on its output in
-``tests/hygiene/test_init_workflows.py``; act runs it in ``tests/act/test_act_init.py``.
+``tests/hygiene/test_init_workflows.py``; act plays it, unedited, in ``tests/act/adopter/`` (the adopter-path tier).
 """
 
 from __future__ import annotations

@@ -179,7 +179,7 @@ def test_an_author_cannot_request_changes_on_its_own_pull_request(world):
     other = world.api("POST", f"/pulls/{number}/reviews", READER, json=review)
     assert other.status_code == 200 and other.json()["state"] == "CHANGES_REQUESTED"
     emitted = world.emitter.runs[-1]
-    assert (emitted.event, emitted.payload["review"]["state"]) == ("pull_request_review", "CHANGES_REQUESTED")
+    assert (emitted.event, emitted.payload["review"]["state"]) == ("pull_request_review", "changes_requested")
     merge = world.git.refs("org", "repo")[f"refs/pull/{number}/merge"]
     assert (emitted.ref, emitted.sha) == (f"refs/pull/{number}/merge", merge)
     assert world.git.git("org", "repo", "rev-parse", f"{merge}^1", f"{merge}^2").split() == [

@@ -7,7 +7,9 @@ Every payload carries ``action``, ``repository`` and ``sender``; besides:
   ``synchronize`` adds ``before`` and ``after`` (the head before and after the push);
 - ``issues`` (``opened`` …): ``issue``;
 - ``issue_comment`` ``created``: ``issue`` and ``comment``;
-- ``pull_request_review`` ``submitted``: ``review`` and ``pull_request``.
+- ``pull_request_review`` ``submitted``: ``review`` and ``pull_request``; the review's ``state`` is
+  lower case in a webhook (``changes_requested``, ``approved``, ``commented``), unlike the REST
+  answer's ``CHANGES_REQUESTED`` (https://docs.github.com/en/webhooks/webhook-events-and-payloads#pull_request_review).
 
 ``pull_request_target`` carries the payload of ``pull_request``.
 """
@@ -48,6 +50,7 @@ def payload(sim: ItemsState, event: str, data: dict[str, Any]) -> dict[str, Any]
         out.update(issue=sim.get_issue(number), comment=data["comment"])
         return out
     if event == "pull_request_review":
-        out.update(review=data["review"], pull_request=sim.get_pull(number))
+        review = {**data["review"], "state": str(data["review"]["state"]).lower()}
+        out.update(review=review, pull_request=sim.get_pull(number))
         return out
     raise KeyError(event)
