@@ -37,6 +37,7 @@ from fullsend.simulator.fixtures import JOB_TOKEN
 from fullsend.simulator.workflows.expressions import evaluate_value
 from fullsend.simulator.workflows.triggers import load_workflow
 from tests.act.act_harness import ActRun, run_act
+from tests.act.adopter.act_copy import for_act
 from tests.act.adopter.world import OWNER, REPO, World
 
 SHIM = ".github/workflows/fullsend.yml"
@@ -171,6 +172,8 @@ class Actions:
         header = "AUTHORIZATION: basic " + base64.b64encode(f"x-access-token:{JOB_TOKEN}".encode()).decode()
         clone = ["-c", f"http.extraheader={header}", "clone", "--quiet", self.world.clone_url(), str(self.workspace)]
         _git(self.workspace.parent, *clone)  # no token left in the clone's config
+        for workflow in (self.workspace / ".github" / "workflows").glob("*.yml"):  # act's parse copy, in the
+            workflow.write_text(for_act(workflow.read_text()))  # work tree only: checkout resets it
         agent = self.workspace / AGENT_IN_WORKSPACE
         agent.write_text(AGENT_SCRIPT)
         agent.chmod(0o755)

@@ -1,15 +1,17 @@
 """Fixtures of the adopter-path plays: act's environment for a release (its two commits as
-``--local-repository`` folders, a local stand-in for every other remote action the release's
-workflows and init's templates pin)."""
+``--local-repository`` folders — act's copies, tests/act/adopter/act_copy.py —, a local stand-in
+for every other remote action the release's workflows and init's templates pin)."""
 
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
 
 from tests.act.act_harness import REPO_ROOT
+from tests.act.adopter.act_copy import for_act
 from tests.act.adopter.actions import ActEnv
 from tests.support.release import Release
 
@@ -22,7 +24,7 @@ def local_repositories(release: Release) -> tuple[str, ...]:
     and each pinned ``actions/<name>@<sha>`` of the hosted dispatch workflow and init's templates to
     ``tools/act/stand-ins/<name>``.  Raises ``AssertionError`` for a remote action without one."""
     mappings = [
-        f"fullsend-ai/steer-action@{commit}={release.tree(commit)}"
+        f"fullsend-ai/steer-action@{commit}={act_tree(release, commit)}"
         for commit in (release.dispatch_commit, release.release_commit)
     ]
     tree = release.tree(release.dispatch_commit)
@@ -38,6 +40,17 @@ def local_repositories(release: Release) -> tuple[str, ...]:
         )
         mappings.append(f"{repo}@{sha}={stand_in}")
     return tuple(mappings)
+
+
+def act_tree(release: Release, commit: str) -> Path:
+    """act's copy of the release's tree at ``commit``: the same files, its workflows as act parses
+    them (tests/act/adopter/act_copy.py); the release's own tree stays as published."""
+    copy = release.repo.parent / "act-trees" / commit
+    if not copy.is_dir():
+        shutil.copytree(release.tree(commit), copy, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+        for workflow in (copy / ".github" / "workflows").glob("*.yml"):
+            workflow.write_text(for_act(workflow.read_text()))
+    return copy
 
 
 @pytest.fixture(scope="session")
