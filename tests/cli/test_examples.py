@@ -104,6 +104,8 @@ def test_stage_job_contract(stage: str) -> None:
         assert [c["with"] for c in checkouts] == [{"persist-credentials": False}]
     assert action["uses"] == "./" and action["with"]["stage"] == stage
     assert action["id"] == "steer" and action["with"]["agent_cli"] == "${{ vars.FULLSEND_AGENT_CLI }}"
+    # a poll interval without editing the harness (the adopter-path plays set the variable)
+    assert action["with"]["poll_interval_seconds"] == "${{ vars.FULLSEND_POLL_INTERVAL_SECONDS }}"
     assert shown["name"] == "Show the outputs" and shown["if"] == "always()"
     assert shown["env"] == {
         k.upper(): f"${{{{ steps.steer.outputs.{k} }}}}"
