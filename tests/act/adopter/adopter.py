@@ -26,13 +26,31 @@ MODEL_KEY = "sk-ant-sim-model-key-0004"
 POLL_INTERVAL_S = 2
 
 
+#: Play (1)'s steps, in order: ``adopt`` does the first six, the play the rest; docs/adopting.md's
+#: walk-through names the same steps in the same order.
+WALKTHROUGH = (
+    "install fullsend",
+    "fullsend init",
+    "fullsend lint",
+    "create the GitHub Apps",
+    "set the variables and secrets",
+    "commit and push",
+    "a pull request opens: Review",
+    "changes requested: Fix",
+    "a comment while Fix works: steered, receipt",
+    "the comment's queued run skips",
+)
+
+
 @dataclass(frozen=True)
 class Adopted:
-    """An adopted repository: its local checkout, what init printed, the settings made on GitHub."""
+    """An adopted repository: its local checkout, what init printed, the settings made on GitHub,
+    and the ``WALKTHROUGH`` steps done so far (the play appends its own)."""
 
     checkout: Path
     init_output: str
     settings: Settings
+    steps: list[str]
 
 
 def fullsend(release_tree: Path, world: World, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -58,7 +76,9 @@ def _git(cwd: Path, *args: str) -> str:
 
 def adopt(world: World, release: Release, folder: Path, workspace: Path, *init_args: str) -> Adopted:
     """Adopt steer-action into a fresh repository under ``folder`` and push it to the world (module
-    docstring); ``workspace`` is where the plays' runner workspace will be (the agent's path)."""
+    docstring), in ``WALKTHROUGH``'s order (``Adopted.steps`` records them); ``workspace`` is where
+    the plays' runner workspace will be (the agent's path)."""
+    steps: list[str] = []
     checkout = folder / "repo"
     checkout.mkdir(parents=True)
     _git(checkout, "init", "--quiet", "--initial-branch=main")
@@ -66,18 +86,30 @@ def adopt(world: World, release: Release, folder: Path, workspace: Path, *init_a
     (checkout / "app.py").write_text("def greet(name):\n    return 'hello ' + name\n")
     _git(checkout, "add", "--all")
     _git(checkout, "commit", "--quiet", "-m", "The application")
-    tree = release.tree(release.dispatch_commit)
+    tree = release.tree(release.dispatch_commit)  # the release's own fullsend (PYTHONPATH)
+    steps.append("install fullsend")
     made = fullsend(tree, world, "init", *init_args, "--ref", release.dispatch_commit, cwd=checkout)
     assert made.returncode == 0, f"fullsend init failed:\n{made.stderr}"
+    steps.append("fullsend init")
     linted = fullsend(tree, world, "lint", cwd=checkout)
     assert linted.returncode == 0, f"fullsend lint on init's output:\n{linted.stdout}{linted.stderr}"
+    steps.append("fullsend lint")
+    settings = _settings(world, workspace)
+    steps += ["create the GitHub Apps", "set the variables and secrets"]
     _git(checkout, "add", "--all")
     _git(checkout, "commit", "--quiet", "-m", "Adopt steer-action (fullsend init, unedited)")
     same = fullsend(tree, world, "init", "--upgrade", "--ref", release.dispatch_commit, cwd=checkout)
     assert same.returncode == 0 and "Up to date" in same.stdout, f"init's output was edited:\n{same.stdout}"
     _git(checkout, "push", "--quiet", world.clone_url(MAINTAINER_TOKEN), "main")
+    steps.append("commit and push")
+    return Adopted(checkout, made.stdout, settings, steps)
+
+
+def _settings(world: World, workspace: Path) -> Settings:
+    """The repository variables and secrets the adopter sets for the world's two Apps (installed
+    from their own keys: ``world``), the model key and the test's agent and poll interval."""
     coder, review = world.apps["coder"], world.apps["review"]
-    settings = Settings(
+    return Settings(
         variables={
             "FULLSEND_APP_CLIENT_ID": coder.client_id,
             "FULLSEND_REVIEW_APP_CLIENT_ID": review.client_id,
@@ -90,4 +122,3 @@ def adopt(world: World, release: Release, folder: Path, workspace: Path, *init_a
             "ANTHROPIC_API_KEY": MODEL_KEY,
         },
     )
-    return Adopted(checkout, made.stdout, settings)

@@ -1,7 +1,8 @@
 """Issue 42 acceptance, play (1): the default setup an adopter gets from ``fullsend init --stages
 review,fix`` (hosted dispatch, GitHub Apps), committed unedited and played by act as written.
 
-The path, step by step (docs/adopting.md names the same steps in this order):
+The path, step by step (``WALKTHROUGH`` of tests/act/adopter/adopter.py; docs/adopting.md names
+the same steps in this order):
 
 1. the adopter runs the release's ``fullsend init`` and ``fullsend lint`` in a fresh repository,
    sets up the two Apps, the variables and the secrets, and pushes init's output unedited;
@@ -29,7 +30,7 @@ from fullsend.core.wire import OPENING_LINE
 from fullsend.simulator.fixtures import JOB_LOGIN
 from tests.act.act_harness import TIMINGS
 from tests.act.adopter.actions import ActEnv, Actions
-from tests.act.adopter.adopter import adopt
+from tests.act.adopter.adopter import WALKTHROUGH, adopt
 from tests.act.adopter.plays import (
     HEAD_DIR,
     REVIEWER,
@@ -61,6 +62,7 @@ def test_the_default_setup_reviews_then_fixes_with_a_steer_and_a_receipt(adopter
         number, head = open_pull_request(w, tmp_path)
 
         # Review, on the pull request's head commit.
+        adopted.steps.append("a pull request opens: Review")
         review_run = only_run(actions, "pull_request_target", "opened")
         assert actions.scheduled[review_run].decision.stage == "review"
         finding = {"path": "app.py", "line": 6, "body": "Say goodbye politely."}
@@ -86,6 +88,7 @@ def test_the_default_setup_reviews_then_fixes_with_a_steer_and_a_receipt(adopter
         )
 
         # The review starts Fix; Fix pushes to the head branch and is steered meanwhile.
+        adopted.steps += ["changes requested: Fix", "a comment while Fix works: steered, receipt"]
         fix_run = only_run(actions, "pull_request_review", "submitted")
         assert actions.scheduled[fix_run].decision.stage == "fix", actions.scheduled[fix_run].decision
         w.sim.add_token(REVIEWER_TOKEN, REVIEWER, "User", contents="write")
@@ -116,6 +119,7 @@ def test_the_default_setup_reviews_then_fixes_with_a_steer_and_a_receipt(adopter
         assert [m.consumed for m in receipts if m is not None] == [(comment_run,)]
 
         # The /fs-fix comment's own run, queued behind Fix, skips on the receipt.
+        adopted.steps.append("the comment's queued run skips")
         assert actions.scheduled[comment_run].decision.stage == "fix"
         queued = actions.play(comment_run, agent_env([], turn_s=1))
         TIMINGS.append(("adopter play (1): the whole path", time.monotonic() - started))
@@ -125,3 +129,4 @@ def test_the_default_setup_reviews_then_fixes_with_a_steer_and_a_receipt(adopter
             "receipt",
         )
         assert queued.agent_log == []
+        assert adopted.steps == list(WALKTHROUGH)
