@@ -83,3 +83,7 @@ def test_a_head_that_rewrites_fullsend_and_adds_cli_hooks_changes_nothing_the_ag
         records = [json.loads(s["output"]) for s in played.agent_steps() if s["step"] == "record"]
         assert records[0]["claude"] == [] and records[0]["head"] == w.head("main"), records
         assert records[1]["head"] == head, f"the head checked out in {HEAD_DIR}/: {records}"
+        # The hostile files are there for the agent to read as data, and nothing of them ran.
+        assert (
+            ".claude/settings.json" in records[1]["claude"] and ".fullsend/prompts/review.md" in records[1]["fullsend"]
+        )
