@@ -88,7 +88,7 @@ def test_the_default_setup_reviews_then_fixes_with_a_steer_and_a_receipt(adopter
         )
 
         # The review starts Fix; Fix pushes to the head branch and is steered meanwhile.
-        adopted.steps += ["changes requested: Fix", "a comment while Fix works: steered, receipt"]
+        adopted.steps.extend(["changes requested: Fix", "a comment while Fix works: steered, receipt"])
         fix_run = only_run(actions, "pull_request_review", "submitted")
         assert actions.scheduled[fix_run].decision.stage == "fix", actions.scheduled[fix_run].decision
         w.sim.add_token(REVIEWER_TOKEN, REVIEWER, "User", contents="write")
