@@ -13,16 +13,20 @@ container engine that asks for ``<registry>/…@sha256:…`` finds exactly what 
 
 The pushed registry is cached under ``$FULLSEND_CACHE_DIR/release/<hash>/``, the hash of what the
 images are built from (``image_inputs_hash``): a later session whose images would be the same
-serves it again instead of building and pushing (the commits are made anew, cheaply).  Only the
-newest entry is kept.
+serves it again instead of building and pushing (the commits are made anew, cheaply).  The build
+holds a lock, so a session that starts while another builds (``.ci/run`` warms the cache in the
+background with ``python -m tests.support.release``) waits and reuses it; entries unused for a day
+go.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
 import subprocess
+import sys
 import tarfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -39,6 +43,7 @@ VERSION = f"v{__version__}"  # release.sh refuses any other version than the pac
 IMAGE_PATH = "fullsend-ai/steer-action"
 _DATES = {"GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z"}
 _IDENTITY = ["-c", "user.name=steer-action snapshot", "-c", "user.email=snapshot@invalid"]
+PRUNE_AFTER_S = 24 * 3600
 
 
 @dataclass(frozen=True)
@@ -152,24 +157,51 @@ def _podman(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["podman", *args], capture_output=True, text=True, timeout=900)
 
 
+def built_registry(repo: Path, scratch: Path) -> tuple[Path, dict[str, str]]:
+    """The cached registry folder holding ``repo``'s released images and their digests, made by
+    ``release.sh build`` the first time (under a lock, so a second session waits for the first
+    instead of building the same images again)."""
+    root = CACHE_DIR / "release"
+    root.mkdir(parents=True, exist_ok=True)
+    cache = root / image_inputs_hash(repo)
+    with open(root / "build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (cache / "digests.json").exists():
+            with LocalRegistry(scratch / "registry") as registry:
+                image = f"{registry.host}/{IMAGE_PATH}"
+                built = _release_sh(repo, "build", "--image", image, "--version", VERSION, "--insecure")
+            for tag in (VERSION, f"{VERSION}-full"):  # nothing local under the pushed names
+                _podman("manifest", "rm", f"localhost/steer-action-release:{tag}")
+                _podman("rmi", "--force", f"{image}:{tag}")
+            digests = {"slim_digest": built["slim_digest"], "full_digest": built["full_digest"]}
+            shutil.move(str(scratch / "registry"), str(cache))
+            (cache / "digests.json").write_text(json.dumps(digests))
+        os.utime(cache)  # in use: the pruning below keeps it
+        _prune(root, keep=cache)
+    return cache, json.loads((cache / "digests.json").read_text())
+
+
+def _prune(root: Path, keep: Path) -> None:
+    """Drop cached registries unused for a day (other worktrees' sessions share the cache)."""
+    import time
+
+    for entry in root.iterdir():
+        if entry.is_dir() and entry != keep and time.time() - entry.stat().st_mtime > PRUNE_AFTER_S:
+            shutil.rmtree(entry, ignore_errors=True)
+
+
 @contextmanager
 def make_release(scratch: Path) -> Iterator[tuple[Release, LocalRegistry]]:
     """The session's release (module docstring); the registry serves while the block runs, and the
     references pulled by digest are dropped from podman's store after it (their layers stay)."""
     import time
 
+    started = time.monotonic()
     repo = scratch / "steer-action"
     commit = snapshot(repo)
-    cache = CACHE_DIR / "release" / image_inputs_hash(repo)
-    digests_file = cache / "digests.json"
-    started = time.monotonic()
-    with LocalRegistry(cache if digests_file.exists() else scratch / "registry") as registry:
+    cache, digests = built_registry(repo, scratch)
+    with LocalRegistry(cache) as registry:
         image = f"{registry.host}/{IMAGE_PATH}"
-        if digests_file.exists():
-            digests = json.loads(digests_file.read_text())
-        else:
-            built = _release_sh(repo, "build", "--image", image, "--version", VERSION, "--insecure")
-            digests = {"slim_digest": built["slim_digest"], "full_digest": built["full_digest"]}
         made = _release_sh(repo, "publish", "--image", image, "--version", VERSION, *_digest_args(digests))
         dispatch = made.get("dispatch_commit", made["release_commit"])
         _git(repo, *_IDENTITY, "tag", "--annotate", VERSION, dispatch, "-m", f"steer-action {VERSION}")
@@ -185,9 +217,6 @@ def make_release(scratch: Path) -> Iterator[tuple[Release, LocalRegistry]]:
             dispatch,
             time.monotonic() - started,
         )
-        for tag in (VERSION, f"{VERSION}-full"):  # nothing local under the pushed names: a real pull
-            _podman("manifest", "rm", f"localhost/steer-action-release:{tag}")
-            _podman("rmi", "--force", f"{image}:{tag}")
         for reference in (release.slim, release.full):
             pulled = _podman("pull", "--quiet", "--tls-verify=false", reference)
             if pulled.returncode != 0:
@@ -196,17 +225,24 @@ def make_release(scratch: Path) -> Iterator[tuple[Release, LocalRegistry]]:
             yield release, registry
         finally:
             _podman("rmi", release.slim, release.full)
-    if not digests_file.exists():
-        _keep(scratch / "registry", cache, digests)
 
 
 def _digest_args(digests: dict[str, str]) -> list[str]:
     return ["--slim-digest", digests["slim_digest"], "--full-digest", digests["full_digest"]]
 
 
-def _keep(registry_root: Path, cache: Path, digests: dict[str, str]) -> None:
-    """Move the pushed registry into the cache as its only entry."""
-    shutil.rmtree(cache.parent, ignore_errors=True)
-    cache.parent.mkdir(parents=True)
-    shutil.move(str(registry_root), str(cache))
-    (cache / "digests.json").write_text(json.dumps(digests))
+def main() -> int:
+    """``python -m tests.support.release``: build and cache this checkout's release images now
+    (.ci/run does it in the background, beside the default tier, so the full tier finds them)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="fullsend-release-") as tmp:
+        repo = Path(tmp) / "steer-action"
+        snapshot(repo)
+        cache, digests = built_registry(repo, Path(tmp))
+    print(f"release: images cached in {cache}: {digests['slim_digest']} {digests['full_digest']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
