@@ -15,7 +15,10 @@ the same steps in this order):
    while Fix works → Fix is steered and posts a receipt;
 6. the ``/fs-fix`` comment's own run, queued behind Fix, skips on that receipt.
 
-Assertions that wait on a product change of issue 42 (branch w42p) say which, in their message.
+The pull request's head is hostile as well (``HOSTILE_FILES``: it rewrites the review and fix
+prompts and harnesses under ``.fullsend/`` and adds a ``SessionStart`` hook to Claude Code's
+``.claude/settings.json``): Review and Fix take the base branch's task and harness, and no hook of
+the head runs, while the head's files are in the agent's reach as data.
 """
 
 from __future__ import annotations
@@ -33,9 +36,11 @@ from tests.act.adopter.actions import ActEnv, Actions
 from tests.act.adopter.adopter import WALKTHROUGH, adopt
 from tests.act.adopter.plays import (
     HEAD_DIR,
+    HOSTILE_FILES,
     REVIEWER,
     REVIEWER_TOKEN,
     agent_env,
+    assert_head_changed_nothing,
     assert_played,
     comment,
     in_head,
@@ -59,7 +64,7 @@ def test_the_default_setup_reviews_then_fixes_with_a_steer_and_a_receipt(adopter
         adopted = adopt(w, released, tmp_path / "adopter", tmp_path / "workspace", "--stages", "review,fix")
         assert not (adopted.checkout / ".github" / "workflows" / "fullsend-dispatch.yml").exists(), adopted.init_output
         actions = Actions(w, adopted.settings, released.repo, adopter_act, tmp_path / "workspace")
-        number, head = open_pull_request(w, tmp_path)
+        number, head = open_pull_request(w, tmp_path, files=HOSTILE_FILES)
 
         # Review, on the pull request's head commit.
         adopted.steps.append("a pull request opens: Review")
@@ -71,8 +76,7 @@ def test_the_default_setup_reviews_then_fixes_with_a_steer_and_a_receipt(adopter
         played = actions.play(review_run, agent_env([{"do": "record"}, *in_head({"do": "record"}, review)]))
         TIMINGS.append(("adopter play (1): Review", time.monotonic() - started))
         assert_played(played, "Review")
-        prompt = (adopted.checkout / ".fullsend" / "prompts" / "review.md").read_text().strip()
-        assert played.agent_messages()[0].startswith(prompt.splitlines()[0])
+        assert_head_changed_nothing(played, (adopted.checkout / ".fullsend/prompts/review.md").read_text().strip())
         base, reviewed = seen(played), seen(played, 1)
         assert base["head"] == w.head("main") and base["fullsend"], (
             f"the harness and prompts come from the base: {base}"
@@ -94,26 +98,27 @@ def test_the_default_setup_reviews_then_fixes_with_a_steer_and_a_receipt(adopter
         w.sim.add_token(REVIEWER_TOKEN, REVIEWER, "User", contents="write")
         before = len(w.emitter.runs)
         w.agent_log.on_line.append(once_the_agent_works(f"run-{fix_run}", lambda: comment(w, number, FIX_STEER)))
-        work = in_head(
+        work = [
             {"do": "record"},
-            {"do": "write", "path": "app.py", "text": FIXED},
-            {"do": "commit", "message": "Say goodbye politely"},
-            {"do": "push"},
-        )
+            *in_head(
+                {"do": "record"},
+                {"do": "write", "path": "app.py", "text": FIXED},
+                {"do": "commit", "message": "Say goodbye politely"},
+                {"do": "push"},
+            ),
+        ]
         played = actions.play(fix_run, agent_env(work))
         TIMINGS.append(("adopter play (1): Review + Fix", time.monotonic() - started))
         assert_played(played, "Fix")
-        assert seen(played)["branch"] == "add-farewell", f"Fix checks out the head branch: {seen(played)}"
+        assert_head_changed_nothing(played, (adopted.checkout / ".fullsend/prompts/fix.md").read_text().strip())
+        assert seen(played, 1)["branch"] == "add-farewell", f"Fix checks out the head branch: {seen(played, 1)}"
         push = next(s for s in played.agent_steps() if s["step"] == "push")
         assert push["ok"], f"git and the push credential for Fix: {push['output']}"
         pushed = w.sim.get_pull(number)["head"]["sha"]
         assert pushed != head and w.head("add-farewell") == pushed
         assert any(r.payload.get("action") == "synchronize" for r in w.emitter.runs[before:])
         steers = [m for m in played.agent_messages() if m.split("\n", 1)[0] == OPENING_LINE]
-        assert len(steers) == 1 and "and keep the old greeting in a comment" in steers[0], (
-            "waits on w42p (the poll interval as a repository variable, FULLSEND_POLL_INTERVAL_SECONDS)",
-            played.agent_messages(),
-        )
+        assert len(steers) == 1 and "and keep the old greeting in a comment" in steers[0], played.agent_messages()
         comment_run = only_run(actions, "issue_comment", "created", before, sender=REVIEWER)
         receipts = [parse_marker(c["body"]) for c in w.sim.comments(number) if c["user"]["login"] == JOB_LOGIN]
         assert [m.consumed for m in receipts if m is not None] == [(comment_run,)]
