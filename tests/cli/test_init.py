@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from fullsend.app.commands.init import InitError, InitPlan, parse_stages, render_files, run_init
+from fullsend.core.route.triggers import shim_triggers
 from fullsend.core.wire import OPENING_LINE
 from tests.support.releases import init_env
 
@@ -244,3 +245,31 @@ def test_without_fix_neither_the_hint_nor_the_input_appears(tmp_path: Path) -> N
     assert "review_app" not in out.getvalue()
     shim = yaml.safe_load((tmp_path / ".github/workflows/fullsend.yml").read_text(encoding="utf-8"))
     assert "review_app" not in shim["jobs"]["dispatch"]["with"]
+
+
+def _on(text: str) -> dict[str, list[str]]:
+    doc = yaml.safe_load(text)
+    return {event: spec["types"] for event, spec in doc[True].items()}  # YAML 1.1 reads `on` as True
+
+
+@pytest.mark.parametrize(
+    ("stages", "dispatch"),
+    [("review,fix", "hosted"), ("review,fix", "self-contained"), ("triage", "hosted"), ("code,retro", "hosted")],
+)
+def test_the_shim_listens_only_to_the_events_of_its_stages(stages: str, dispatch: str) -> None:
+    plan = InitPlan(parse_stages(stages), ref=REF, dispatch=dispatch)
+    shim = dict(render_files(plan))[Path(".github/workflows/fullsend.yml")]
+    assert _on(shim) == {event: list(types) for event, types in shim_triggers(plan.stages).items()}
+
+
+def test_review_and_fix_start_no_run_on_an_issue_event() -> None:
+    shim = dict(render_files(InitPlan(("review", "fix"), ref=REF)))[Path(".github/workflows/fullsend.yml")]
+    assert _on(shim) == {
+        "issue_comment": ["created"],  # /fs-review, /fs-fix
+        "pull_request_target": ["opened", "synchronize", "ready_for_review", "labeled"],  # a push steers review
+        "pull_request_review": ["submitted"],  # the review App's changes_requested starts fix
+        "pull_request_review_comment": ["created"],  # a command in a review thread
+    }
+    assert "dangerous-triggers" in shim  # the one event zizmor would flag keeps its reason
+    shim = dict(render_files(InitPlan(("triage",), ref=REF)))[Path(".github/workflows/fullsend.yml")]
+    assert "pull_request_target" not in _on(shim) and "dangerous-triggers" not in shim

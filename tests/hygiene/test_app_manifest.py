@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fullsend.app.commands.init import APP_MANIFEST_URL, HOSTED_DISPATCH, InitPlan, parse_stages, render_files
+from fullsend.app.commands.init import HOSTED_DISPATCH, InitPlan, parse_stages, render_files
+from fullsend.app.commands.init_hints import APP_MANIFEST_URL
 from fullsend.app.commands.init_stages import STAGE_SPECS
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
