@@ -33,7 +33,7 @@ from typing import Any, TextIO
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from fullsend import __version__
-from fullsend.app.commands.init_hints import FIX_TRIGGER_HINT, NEXT_STEPS
+from fullsend.app.commands.init_hints import fix_hint, next_steps, origin_owner
 from fullsend.app.commands.init_release import (
     DispatchRefused,
     TagReader,
@@ -332,10 +332,10 @@ def run_init(
             f"Note: {root} is not the top of a git repository; GitHub runs only the workflows in the "
             "repository root's .github/workflows.\n"
         )
-    secrets = " and ".join(MODEL_SECRETS[plan.runtime])
-    out.write(NEXT_STEPS[plan.role_token].format(secrets=secrets))
+    owner = origin_owner(root)
+    out.write(next_steps(plan.role_token, plan.stages, " and ".join(MODEL_SECRETS[plan.runtime]), owner))
     if "fix" in plan.stages:
-        out.write(FIX_TRIGGER_HINT[plan.dispatch == "hosted"])
+        out.write(fix_hint(plan.dispatch == "hosted", owner))
     return ExitCode.OK
 
 
