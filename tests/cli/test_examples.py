@@ -15,6 +15,9 @@ from typing import Any
 import pytest
 import yaml
 
+from fullsend.core.route.decision import STAGES as ROUTE_STAGES
+from fullsend.core.route.triggers import shim_triggers
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SHIM = EXAMPLES / "fullsend.yml"
 DISPATCH = EXAMPLES / "reusable-dispatch.yml"
@@ -54,15 +57,9 @@ def test_shim_run_name_contract() -> None:
 
 def test_shim_triggers_and_single_dispatch_job() -> None:
     shim = load(SHIM)
-    assert shim["on"] == {
-        "issues": {"types": ["opened", "edited", "labeled"]},
-        "issue_comment": {"types": ["created"]},
-        "pull_request_target": {
-            "types": ["opened", "synchronize", "ready_for_review", "closed", "labeled", "unlabeled"]
-        },
-        "pull_request_review": {"types": ["submitted"]},
-        "pull_request_review_comment": {"types": ["created"]},
-    }
+    # every stage is on in reusable-dispatch.yml: the events on which Route selects any stage
+    assert shim["on"] == {event: {"types": list(types)} for event, types in shim_triggers(ROUTE_STAGES).items()}
+    assert "unlabeled" not in shim["on"]["pull_request_target"]["types"]  # Route selects nothing on it
     assert shim["permissions"] == {}
     assert list(shim["jobs"]) == ["dispatch"]
     dispatch = shim["jobs"]["dispatch"]

@@ -16,6 +16,9 @@ import pytest
 import yaml
 
 from fullsend.app.commands.init import InitError, InitPlan, parse_stages, render_files, run_init
+from fullsend.app.commands.init_hints import origin_owner
+from fullsend.core.route.decision import default_review_app
+from fullsend.core.route.triggers import shim_triggers
 from fullsend.core.wire import OPENING_LINE
 from tests.support.releases import init_env
 
@@ -177,7 +180,8 @@ def test_a_missing_dir_is_refused_not_created(tmp_path: Path) -> None:
 def test_init_outside_a_repository_root_says_github_will_not_see_it(tmp_path: Path) -> None:
     made = _fullsend("init", "--stages", "review", "--ref", REF, cwd=tmp_path)
     assert made.returncode == 0 and "is not the top of a git repository" in made.stdout
-    assert "secrets FULLSEND_APP_PRIVATE_KEY and ANTHROPIC_API_KEY" in made.stdout
+    said = " ".join(made.stdout.split())
+    assert "the secret FULLSEND_APP_PRIVATE_KEY" in said and "set the secret ANTHROPIC_API_KEY" in said
 
 
 def test_dry_run_into_a_closed_pipe_exits_quietly(tmp_path: Path) -> None:
@@ -244,3 +248,80 @@ def test_without_fix_neither_the_hint_nor_the_input_appears(tmp_path: Path) -> N
     assert "review_app" not in out.getvalue()
     shim = yaml.safe_load((tmp_path / ".github/workflows/fullsend.yml").read_text(encoding="utf-8"))
     assert "review_app" not in shim["jobs"]["dispatch"]["with"]
+
+
+def _on(text: str) -> dict[str, list[str]]:
+    doc = yaml.safe_load(text)
+    return {event: spec["types"] for event, spec in doc[True].items()}  # YAML 1.1 reads `on` as True
+
+
+@pytest.mark.parametrize(
+    ("stages", "dispatch"),
+    [("review,fix", "hosted"), ("review,fix", "self-contained"), ("triage", "hosted"), ("code,retro", "hosted")],
+)
+def test_the_shim_listens_only_to_the_events_of_its_stages(stages: str, dispatch: str) -> None:
+    plan = InitPlan(parse_stages(stages), ref=REF, dispatch=dispatch)
+    shim = dict(render_files(plan))[Path(".github/workflows/fullsend.yml")]
+    assert _on(shim) == {event: list(types) for event, types in shim_triggers(plan.stages).items()}
+
+
+def test_review_and_fix_start_no_run_on_an_issue_event() -> None:
+    shim = dict(render_files(InitPlan(("review", "fix"), ref=REF)))[Path(".github/workflows/fullsend.yml")]
+    assert _on(shim) == {
+        "issue_comment": ["created"],  # /fs-review, /fs-fix
+        "pull_request_target": ["opened", "synchronize", "ready_for_review", "labeled"],  # a push steers review
+        "pull_request_review": ["submitted"],  # the review App's changes_requested starts fix
+        "pull_request_review_comment": ["created"],  # a command in a review thread
+    }
+    assert "dangerous-triggers" in shim  # the one event zizmor would flag keeps its reason
+    shim = dict(render_files(InitPlan(("triage",), ref=REF)))[Path(".github/workflows/fullsend.yml")]
+    assert "pull_request_target" not in _on(shim) and "dangerous-triggers" not in shim
+
+
+@pytest.mark.parametrize(
+    ("remote", "owner"),
+    [
+        ("https://github.com/Acme-Corp/widgets.git", "Acme-Corp"),
+        ("git@github.com:acme/widgets.git", "acme"),
+        ("ssh://git@ghe.example.com/acme/widgets", "acme"),
+        ("http://127.0.0.1:8080/prefix/acme/widgets.git", "acme"),
+        ("/srv/git/widgets.git", "git"),
+        ("https://github.com/widgets.git", ""),
+    ],
+)
+def test_the_owner_comes_from_the_origin_remote(tmp_path: Path, remote: str, owner: str) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True, timeout=30)
+    subprocess.run(["git", "-C", str(tmp_path), "remote", "add", "origin", remote], check=True, timeout=30)
+    assert origin_owner(tmp_path) == owner
+
+
+def test_without_an_origin_the_owner_is_unknown(tmp_path: Path) -> None:
+    assert origin_owner(tmp_path) == ""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True, timeout=30)
+    assert origin_owner(tmp_path) == ""
+
+
+def test_init_names_both_apps_from_the_owner_and_fix_waits_for_the_review_apps_login(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True, timeout=30)
+    remote = "https://github.com/Acme-Corp/widgets.git"
+    subprocess.run(["git", "-C", str(tmp_path), "remote", "add", "origin", remote], check=True, timeout=30)
+    out, err = io.StringIO(), io.StringIO()
+    assert run_init(InitPlan(("review", "fix"), ref=REF), tmp_path, False, out, err, init_env()) == 0
+    said = " ".join(out.getvalue().split())
+    assert "- acme-corp-fullsend, which authors pull requests and pushes" in said
+    assert "FULLSEND_APP_CLIENT_ID" in said and "FULLSEND_APP_PRIVATE_KEY" in said
+    assert "- acme-corp-review, which posts the reviews (its login acme-corp-review[bot]" in said
+    assert "FULLSEND_REVIEW_APP_CLIENT_ID" in said and "FULLSEND_REVIEW_APP_PRIVATE_KEY" in said
+    assert "empty: acme-corp-review[bot])" in said
+    # Route's default when review_app is left empty is that very login
+    assert default_review_app("Acme-Corp") == "acme-corp-review[bot]"
+    hints = out.getvalue().split("Next: ", 1)[1]
+    assert all(len(line) <= 100 for line in hints.splitlines()), hints
+
+
+def test_without_review_init_asks_for_one_app(tmp_path: Path) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    assert run_init(InitPlan(("triage",), ref=REF), tmp_path, False, out, err, init_env()) == 0
+    said = " ".join(out.getvalue().split())
+    assert "create the GitHub App," in said and "- <owner>-fullsend" in said
+    assert "<owner>-review" not in said and "install it on the repository" in said

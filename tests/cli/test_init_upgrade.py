@@ -9,8 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import yaml
+
 from fullsend.app.commands.init import InitPlan, render_files
 from fullsend.app.commands.init_upgrade import MANIFEST, digest
+from fullsend.core.route.triggers import shim_triggers
 from tests.support.releases import init_env
 
 OLD_REF = "0123456789abcdef0123456789abcdef01234567"
@@ -165,3 +168,53 @@ def test_upgrade_without_a_setup_is_one_line_exit_2_not_a_list_of_adds(tmp_path:
     assert proc.stderr.count("\n") == 1 and "no setup under" in proc.stderr
     assert "neither .fullsend/init.json nor .github/workflows/fullsend.yml" in proc.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+#: The shim's ``on:`` as every init before the per-stage events wrote it, whatever the stages.
+EVERY_EVENT_ON = """on:
+  issues:
+    types: [opened, edited, labeled]
+  issue_comment:
+    types: [created]
+  # The dispatch workflow never checks out or runs pull request code outside the agent's
+  # sandbox, and Route admits only authors with at least triage permission (or Apps).
+  pull_request_target:  # zizmor: ignore[dangerous-triggers]
+    types: [opened, synchronize, ready_for_review, closed, labeled, unlabeled]
+  pull_request_review:
+    types: [submitted]
+  pull_request_review_comment:
+    types: [created]
+"""
+SHIM = Path(".github/workflows/fullsend.yml")
+
+
+def test_upgrade_narrows_an_older_shims_events_to_its_stages(tmp_path: Path) -> None:
+    """An older init's shim listened to every event (an issue opened started a Route job in a
+    review,fix setup); the upgrade rewrites it to the events of the recorded stages."""
+    made = _fullsend("init", "--stages", "review,fix", "--ref", OLD_REF, "--dispatch", "self-contained", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    text = (tmp_path / SHIM).read_text()
+    start, end = text.index("# The events on which Route"), text.index("\npermissions: {}")
+    old = text[:start] + EVERY_EVENT_ON + text[end:]
+    (tmp_path / SHIM).write_text(old)
+    manifest = json.loads((tmp_path / MANIFEST).read_text())
+    manifest["files"][str(SHIM)] = digest(old)
+    (tmp_path / MANIFEST).write_text(json.dumps(manifest))
+
+    shown = _fullsend("init", "--upgrade", "--ref", OLD_REF, cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert f"update  {SHIM}" in shown.stdout
+    assert (
+        "-  issues:\n" in shown.stdout
+        and "+    types: [opened, synchronize, ready_for_review, labeled]\n" in shown.stdout
+    )
+    applied = _fullsend("init", "--upgrade", "--apply", "--ref", OLD_REF, cwd=tmp_path)
+    assert applied.returncode == 0, applied.stderr
+    on = yaml.safe_load((tmp_path / SHIM).read_text())[True]
+    assert {event: spec["types"] for event, spec in on.items()} == {
+        event: list(types) for event, types in shim_triggers(("review", "fix")).items()
+    }
+    assert "issues" not in on
+    assert json.loads((tmp_path / MANIFEST).read_text())["files"][str(SHIM)] == digest((tmp_path / SHIM).read_text())
+    again = _fullsend("init", "--upgrade", "--ref", OLD_REF, cwd=tmp_path)
+    assert again.returncode == 0 and "Up to date" in again.stdout, again.stdout + again.stderr

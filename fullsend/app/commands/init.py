@@ -33,6 +33,7 @@ from typing import Any, TextIO
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from fullsend import __version__
+from fullsend.app.commands.init_hints import fix_hint, next_steps, origin_owner
 from fullsend.app.commands.init_release import (
     DispatchRefused,
     TagReader,
@@ -43,6 +44,7 @@ from fullsend.app.commands.init_release import (
 )
 from fullsend.app.commands.init_stages import MODEL_SECRETS, SECRET_WHY, STAGE_SPECS, StageSpec
 from fullsend.app.commands.init_upgrade import MANIFEST, manifest_text
+from fullsend.core.route.triggers import shim_triggers
 from fullsend.errors import ExitCode
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "init"
@@ -57,8 +59,6 @@ LOCAL_ACTION = "./  # zizmor: ignore[self-repository]"
 HOSTED_DISPATCH = Path(".github/workflows/dispatch.yml")
 SHIM = Path(".github/workflows/fullsend.yml")
 EXAMPLE_DISPATCH = Path("examples/reusable-dispatch.yml")
-#: Where to create the GitHub App from (docs/adopting.md "Create the GitHub App from the manifest").
-APP_MANIFEST_URL = "https://github.com/fullsend-ai/steer-action/blob/main/app-manifest.json"
 
 
 class InitError(Exception):
@@ -229,6 +229,7 @@ def _values(plan: InitPlan, *, hosted_caller: bool = False, hosted: bool = False
         model_secrets=model_secrets,
         secret_descriptions=SECRET_WHY,
         specs=[STAGE_SPECS[s] for s in plan.stages],
+        triggers=[(event, "[" + ", ".join(types) + "]") for event, types in shim_triggers(plan.stages).items()],
         hosted=hosted or hosted_caller,
         example=False,
     )
@@ -331,10 +332,10 @@ def run_init(
             f"Note: {root} is not the top of a git repository; GitHub runs only the workflows in the "
             "repository root's .github/workflows.\n"
         )
-    secrets = " and ".join(MODEL_SECRETS[plan.runtime])
-    out.write(NEXT_STEPS[plan.role_token].format(secrets=secrets))
+    owner = origin_owner(root)
+    out.write(next_steps(plan.role_token, plan.stages, " and ".join(MODEL_SECRETS[plan.runtime]), owner))
     if "fix" in plan.stages:
-        out.write(FIX_TRIGGER_HINT[plan.dispatch == "hosted"])
+        out.write(fix_hint(plan.dispatch == "hosted", owner))
     return ExitCode.OK
 
 
@@ -386,41 +387,3 @@ def run_upgrade(
         )
         return ExitCode.OK
     return apply_changes(root, changes, upgrade_manifest(plan, changes, recorded, force), force, out, err)
-
-
-#: The one naming rule the fix stage has (docs/rules.md#route-review-ignored), said where it is set.
-FIX_TRIGGER_HINT = {
-    True: (
-        "Fix starts (docs/rules.md, route-review-fix) on a changes_requested review by the review App\n"
-        "(review_app in fullsend.yml; empty: <owner>-review[bot]) on a pull request of this repository\n"
-        "(not a fork's) that is not labelled fullsend-no-fix, whose author is an App or that is labelled\n"
-        "fullsend-fix (then the author needs write), at most max_fix_rounds (3) times per pull request;\n"
-        "or on /fs-fix from someone with write. The review job uses FULLSEND_REVIEW_APP_CLIENT_ID and\n"
-        "FULLSEND_REVIEW_APP_PRIVATE_KEY when set: use a second App there if an App authors the pull\n"
-        "requests (GitHub refuses a changes-requested review by the pull request's author).\n"
-    ),
-    False: (
-        "Fix starts (docs/rules.md, route-review-fix) on a changes_requested review by the review App\n"
-        "(review_app: on the Route step in fullsend-dispatch.yml; empty: <owner>-review[bot]) on a pull\n"
-        "request of this repository (not a fork's) that is not labelled fullsend-no-fix, whose author is\n"
-        "an App or that is labelled fullsend-fix (then the author needs write), at most max_fix_rounds\n"
-        "(3) times per pull request; or on /fs-fix from someone with write. The review job uses\n"
-        "FULLSEND_REVIEW_APP_CLIENT_ID and FULLSEND_REVIEW_APP_PRIVATE_KEY when set: use a second App\n"
-        "there if an App authors the pull requests (GitHub refuses a changes-requested review by the\n"
-        "pull request's author).\n"
-    ),
-}
-
-NEXT_STEPS = {
-    "app": (
-        "Next: create a GitHub App for the agent from the manifest\n"
-        f"  {APP_MANIFEST_URL}\n"
-        '(docs/adopting.md "Create the GitHub App from the manifest": one form, docs/create-app.html),\n'
-        "and install it on the repository; set the repository variable FULLSEND_APP_CLIENT_ID and the\n"
-        "secrets FULLSEND_APP_PRIVATE_KEY and {secrets}; then run `fullsend lint` and commit.\n"
-    ),
-    "mint": (
-        "Next: set the repository variable FULLSEND_MINT_URL to your mint service (docs/adopting.md\n"
-        '"The mint protocol") and the secret {secrets}; then run `fullsend lint` and commit.\n'
-    ),
-}
