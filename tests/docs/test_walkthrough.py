@@ -1,27 +1,18 @@
 """Issue 42: docs/adopting.md "The adopter's path, step by step" names the steps of the act tier's
 play (1) (``tests/act/adopter``), in its order.  The play records the steps it does and checks
-them against its own tuple ``WALKTHROUGH``; this test holds the docs to the same tuple, copied here
-until the two branches meet (then import it from ``tests.act.adopter.adopter``)."""
+them against its own tuple ``WALKTHROUGH`` (``tests.act.adopter.adopter``); this test holds the
+docs to the same tuple."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
+from tests.act.adopter.adopter import WALKTHROUGH
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
-#: Play (1)'s steps, as ``tests.act.adopter.adopter.WALKTHROUGH`` names them.
-PLAY_ONE_STEPS = (
-    "install fullsend",
-    "fullsend init",
-    "fullsend lint",
-    "create the GitHub Apps",
-    "set the variables and secrets",
-    "commit and push",
-    "a pull request opens: Review",
-    "changes requested: Fix",
-    "a comment while Fix works: steered, receipt",
-    "the comment's queued run skips",
-)
+#: Play (1)'s steps: the tuple the play itself checks its steps against.
+PLAY_ONE_STEPS = WALKTHROUGH
 SECTION = "## The adopter's path, step by step"
 
 
