@@ -82,6 +82,7 @@ def adopt(world: World, release: Release, folder: Path, workspace: Path, *init_a
     checkout = folder / "repo"
     checkout.mkdir(parents=True)
     _git(checkout, "init", "--quiet", "--initial-branch=main")
+    _git(checkout, "remote", "add", "origin", world.clone_url())  # as a clone from GitHub has it
     (checkout / "README.md").write_text("# repo\n")
     (checkout / "app.py").write_text("def greet(name):\n    return 'hello ' + name\n")
     _git(checkout, "add", "--all")
