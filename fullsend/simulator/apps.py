@@ -103,16 +103,26 @@ class AppsServer:
         if (owner.lower(), repo.lower()) != (self.sim.urls.owner.lower(), self.sim.urls.repo.lower()):
             return 404, {"message": "Not Found"}
         account = user_json(self.sim.urls, self.sim.urls.owner, "Organization")
+        api, web = self.sim.urls.api, self.sim.urls.web
         return 200, {
             "id": app.installation_id,
             "app_id": app.app_id,
             "app_slug": app.slug,
             "client_id": app.client_id,
             "account": account,
+            "target_id": account["id"],
             "target_type": "Organization",
+            "single_file_name": None,
             "repository_selection": "selected",
+            "access_tokens_url": f"{api}/app/installations/{app.installation_id}/access_tokens",
+            "repositories_url": f"{api}/installation/repositories",
+            "html_url": f"{web}/organizations/{self.sim.urls.owner}/settings/installations/{app.installation_id}",
             "permissions": dict(app.permissions),
             "events": [],
+            "created_at": "2026-01-01T00:00:00Z",
+            "updated_at": "2026-01-01T00:00:00Z",
+            "suspended_by": None,
+            "suspended_at": None,
         }
 
     def _token(self, app: App, installation_id: int, body: bytes) -> tuple[int, dict[str, Any]]:

@@ -337,3 +337,35 @@ def test_a_public_repository_is_read_without_a_token_and_pushed_by_nobody(world)
         "push", url.replace("http://", f"http://x-access-token:{WRITER}@"), "main:other", check=False
     )
     assert refused.returncode != 0 and "Permission to fullsend-ai/steer-action.git denied" in refused.stderr
+
+
+WEBHOOKS = json.loads(
+    (Path(__file__).resolve().parents[1] / "data" / "openapi" / "github-webhooks-trimmed.json").read_text()
+)
+_HOOK_OF = {
+    ("issues", "opened"): "issues-opened",
+    ("issue_comment", "created"): "issue-comment-created",
+    ("pull_request_target", "opened"): "pull-request-opened",
+    ("pull_request_target", "synchronize"): "pull-request-synchronize",
+    ("pull_request_review", "submitted"): "pull-request-review-submitted",
+}
+
+
+def test_every_payload_the_simulator_sends_matches_githubs_webhook_schema(world):
+    from jsonschema import Draft202012Validator, FormatChecker
+
+    world.commit(".github/workflows/fullsend.yml", SHIM.replace("on:\n", "on:\n  issues:\n    types: [opened]\n"))
+    world.run_git("push", world.url(WRITER), "HEAD:main")
+    world.run_git("checkout", "-q", "main")
+    number, _ = _open_pull(world)
+    world.commit("app.py", "print('hello')\n")
+    world.run_git("push", world.url(WRITER), "feature")
+    world.api("POST", f"/issues/{number}/comments", USER, json={"body": "/fs-fix please"})
+    world.api("POST", f"/pulls/{number}/reviews", READER, json={"body": "One.", "event": "REQUEST_CHANGES"})
+    world.api("POST", "/issues", USER, json={"title": "Crash"})
+    seen = {(r.event, r.payload["action"]): r.payload for r in world.emitter.runs}
+    assert set(seen) == set(_HOOK_OF)
+    for key, payload in seen.items():
+        schema = {**WEBHOOKS["webhooks"][_HOOK_OF[key]], "$defs": WEBHOOKS["$defs"]}
+        errors = sorted(Draft202012Validator(schema, format_checker=FormatChecker()).iter_errors(payload), key=str)
+        assert not errors, (key, [f"{'/'.join(map(str, e.path))}: {e.message[:200]}" for e in errors[:8]])
