@@ -29,6 +29,7 @@ from typing import Any
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.commands.route import policy_of, route
+from fullsend.app.commands.simulator import OIDC_PATH, OIDC_REQUEST_TOKEN
 from fullsend.core.model import Repo
 from fullsend.core.route.decision import RouteDecision
 from fullsend.core.route.event import route_event
@@ -200,6 +201,9 @@ class Actions:
             "GITHUB_RUN_ID": str(emitted.id),
             "GITHUB_REF": emitted.ref,
             "SHA_REF": emitted.sha,
+            # GitHub's OIDC token endpoint for a job with id-token: write (the simulator plays it).
+            "ACTIONS_ID_TOKEN_REQUEST_URL": f"{world.web}{OIDC_PATH}?api-version=2.0",
+            "ACTIONS_ID_TOKEN_REQUEST_TOKEN": OIDC_REQUEST_TOKEN,
             "SCRIPTED_AGENT_LOG": f"{world.web}/_fullsend/agent-log/{label}",
             **agent_env,
         }
