@@ -88,7 +88,10 @@ def format_slowest(seconds: dict[str, float], count: int) -> list[str]:
 def released(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """The session's steer-action release (tests/support/release.py: release.sh build and publish
     --local on a snapshot of this checkout, a registry on 127.0.0.1, both images pulled by digest),
-    shared by the release test and the adopter-path plays: both run on the podman worker."""
+    shared by the release test (the ``podman`` xdist group) and the adopter-path plays (the
+    ``adopter`` group, a worker of its own beside it): the images are built once per content under
+    a lock (tests/support/release.py), so a second worker waits for them and publishes its own
+    release commits."""
     from tests.support.release import REPO_ROOT, make_release
 
     made = subprocess.run(
