@@ -1,7 +1,7 @@
 """Issue 42: docs/adopting.md "The adopter's path, step by step" names the steps of the act tier's
 play (1) (``tests/act/adopter``), in its order.  The play records the steps it does and checks
-them against its own tuple ``WALKTHROUGH``; this test holds the docs to the same tuple, copied here
-until the two branches meet (then import it from ``tests.act.adopter.adopter``)."""
+them against its own tuple ``WALKTHROUGH`` (in the act tier's adopter helper); this test holds the
+docs to the same tuple, copied here until the two branches meet (then imported from there)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-#: Play (1)'s steps, as ``tests.act.adopter.adopter.WALKTHROUGH`` names them.
+#: Play (1)'s steps, as the act tier's ``WALKTHROUGH`` names them.
 PLAY_ONE_STEPS = (
     "install fullsend",
     "fullsend init",
