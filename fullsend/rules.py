@@ -36,6 +36,7 @@ from fullsend.core.receipt import left_over, skips
 from fullsend.core.report import tally
 from fullsend.core.route import decision as route
 from fullsend.core.route import policy as route_policy
+from fullsend.core.route import rounds as route_rounds
 from fullsend.core.text import defang
 from fullsend.core.tokens import credential, reach
 from fullsend.core.watch import settle
@@ -130,6 +131,7 @@ def all_rules() -> tuple[Rule, ...]:
         *_family("lint", "fullsend.harness", (harness.RULE_STEER_ENABLED_UNSET, harness.RULE_UNKNOWN_KEY)),
         *_family("route", "fullsend.core.route.decision", route.ROUTE_RULE_IDS),
         *_family("route", "fullsend.core.route.policy", route_policy.POLICY_RULE_IDS),
+        *_family("route", "fullsend.core.route.rounds", route_rounds.ROUNDS_RULE_IDS),
         *_family("report", "fullsend.core.report.tally", tally.REPORT_RULE_IDS),
     ]
     ids = [rule.id for rule in rules]

@@ -120,6 +120,7 @@ class Inputs(BaseSettings):
     trigger_phrase: str = ""
     label_triggers: str = ""
     assignee_triggers: str = ""
+    max_fix_rounds: str = "3"
     review_app: str = ""
     stage: Literal["triage", "code", "review", "fix", "retro", "prioritize"]
     item: int | None = Field(default=None, le=MAX_ITEM)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fullsend.app.action.outputs import OUTPUT_NAMES, ActionOutcome, output_entries
+from fullsend.app.action.outputs import OUTPUT_NAMES, ROUTE_OUTPUT_NAMES, ActionOutcome, output_entries
 from fullsend.app.action.skipend import skip_outputs
 
 ACTION_YML = Path(__file__).resolve().parents[2] / "action.yml"
@@ -15,7 +15,7 @@ ACTION_YML = Path(__file__).resolve().parents[2] / "action.yml"
 
 def test_the_output_names_are_action_yml_s_in_its_order() -> None:
     outputs = yaml.safe_load(ACTION_YML.read_text(encoding="utf-8"))["outputs"]
-    assert list(OUTPUT_NAMES) == list(outputs)
+    assert [*OUTPUT_NAMES, *ROUTE_OUTPUT_NAMES] == list(outputs)
     assert [o.value for o in ActionOutcome] == ["skipped", "succeeded", "failed"]
 
 

@@ -19,6 +19,10 @@ INPUTS: dict[str, tuple[str, str]] = {
     "trigger_phrase": ("", "route: a word that, followed by a stage name, is that stage's command"),
     "label_triggers": ("", "route: label=stage pairs; adding the label selects the stage"),
     "assignee_triggers": ("", "route: login=stage pairs; assigning the login selects the stage"),
+    "max_fix_rounds": (
+        "3",
+        "route: how many of the review App's changes_requested reviews on a pull request start a fix",
+    ),
     "review_app": ("<owner>-review[bot]", "route: the App whose changes_requested review starts a fix"),
     "stage": ("required", "triage, code, review, fix, retro or prioritize"),
     "item": ("from the event", "the issue or pull request number"),

@@ -18,7 +18,12 @@ Environment knobs (all optional):
 ``SCRIPTED_AGENT_ECHO``       ``eager`` (default: consume and echo a line the moment it arrives)
                               or ``boundary`` (like the real CLI: a line sent mid-turn is
                               consumed after the running step, then absorbed with one more step)
-``SCRIPTED_AGENT_LOG``        JSON lines ``{"at": …, "text": …}``, one per consumed message
+``SCRIPTED_AGENT_LOG``        JSON lines ``{"at": …, "text": …}``, one per consumed message (a file,
+                              or an ``http://`` URL each line is POSTed to), and one per step of
+                              ``SCRIPTED_AGENT_WORK`` and per project hook run
+``SCRIPTED_AGENT_WORK``       JSON list of real steps of the first turn: git, ``fullsend review``
+                              (``fullsend.simulator.agent.work``; Claude Code mode also runs the
+                              project settings' ``SessionStart`` hooks, as Claude Code does)
 ``SCRIPTED_AGENT_ENV_DUMP``   file receiving the agent's whole environment as a JSON object
 ``SCRIPTED_AGENT_ARGV_DUMP``  file receiving the agent's arguments as a JSON list
 ``SCRIPTED_AGENT_INJECT``     JSON ``{"path": mailbox, "text": …}``: at its first turn the agent
@@ -65,6 +70,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from fullsend.simulator.agent.claude_extra import BackgroundTask, extra_lines, silent
+from fullsend.simulator.agent.work import do_work, project_hooks
 
 _EOF = object()
 
@@ -104,10 +110,25 @@ def _read_stdin(inbox: queue.Queue[object]) -> None:
 
 
 def _log(text: str) -> None:
-    path = os.environ.get("SCRIPTED_AGENT_LOG")
-    if path:
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps({"at": _now_text(), "text": text}, ensure_ascii=False) + "\n")
+    _log_record({"text": text})
+
+
+def _log_record(record: dict[str, Any]) -> None:
+    """One JSON line ``{"at": …, **record}`` to ``SCRIPTED_AGENT_LOG``: a file, or an ``http://``
+    URL the line is POSTed to (the adopter-path plays collect it in the simulator)."""
+    target = os.environ.get("SCRIPTED_AGENT_LOG")
+    if not target:
+        return
+    line = json.dumps({"at": _now_text(), **record}, ensure_ascii=False)
+    if target.startswith("http://"):
+        import urllib.request
+
+        request = urllib.request.Request(target, data=line.encode(), method="POST")
+        request.add_header("Content-Type", "application/json")
+        with urllib.request.urlopen(request, timeout=30):
+            return
+    with open(target, "a", encoding="utf-8") as fh:
+        fh.write(line + "\n")
 
 
 def _content_text(content: object) -> str:
@@ -151,8 +172,9 @@ def _setup_side_effects(argv: list[str]) -> None:
 class ClaudeScript:
     """The Claude stream-json behaviour (see the module docstring)."""
 
-    def __init__(self, out: _Out) -> None:
+    def __init__(self, out: _Out, argv: list[str] | None = None) -> None:
         self.out = out
+        self.argv = argv or []
         self.session_id = str(uuid.uuid4())
         self.inbox: queue.Queue[object] = queue.Queue()
         self.turn_s = float(os.environ.get("SCRIPTED_AGENT_TURN_S", "2.0"))
@@ -177,6 +199,7 @@ class ClaudeScript:
                 "claude_code_version": "scripted",
             }
         )
+        project_hooks(self.argv, _log_record)
         threading.Thread(target=_read_stdin, args=(self.inbox,), daemon=True).start()
         while not self.eof:
             item = self.inbox.get()
@@ -259,6 +282,8 @@ class ClaudeScript:
 
     def _turn(self, texts: list[str], patch: dict[str, Any]) -> None:
         self._maybe_inject()
+        if self.turns == 0:
+            do_work(_log_record)
         self._work(self.turn_s, texts)
         if not self.eager and self._drain_pending(texts):
             self._work(self.turn_s / 2, texts)  # the absorbed steer is answered in this turn
@@ -363,7 +388,7 @@ def main(argv: list[str] | None = None) -> int:
 
         code = AppServerScript(_Out()).run()
     else:
-        code = ClaudeScript(_Out()).run()
+        code = ClaudeScript(_Out(), argv).run()
     sys.stdout.flush()
     return code
 
