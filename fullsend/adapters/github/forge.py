@@ -1,4 +1,4 @@
-"""The GitHub adapter: REST and GraphQL over one ``requests`` connection pool (``connection``).
+"""The GitHub adapter: REST and GraphQL over the one HTTP client (``client``).
 
 Implements ``fullsend.ports.Forge`` over two credentials (docs/architecture.md "GitHub
 access"): the job token for Actions reads and receipts, the role token for work-item reads
@@ -6,7 +6,7 @@ and the agent's own posts.  Every answer is checked at this seam (``wire``) and 
 frozen ``fullsend.core.model`` record (``records``); a malformed one is a ``MalformedResponse``
 naming the endpoint and the field.  Every request goes through its token's rate-limit policy
 (``ratelimit``), waiting within the bound the caller chose with :meth:`GitHubForge.bounded`.
-No ``requests`` object leaves this package.  Base URLs come from ``GITHUB_API_URL`` /
+No HTTP library's object leaves this package.  Base URLs come from ``GITHUB_API_URL`` /
 ``GITHUB_GRAPHQL_URL``.
 """
 
@@ -21,7 +21,7 @@ from urllib.parse import quote
 from pydantic import BaseModel
 
 from fullsend.adapters.github import records, wire
-from fullsend.adapters.github.connection import Connections
+from fullsend.adapters.github.client import Client
 from fullsend.adapters.github.graphql import GraphQLClient, receipt_page
 from fullsend.adapters.github.lite import RECEIPT_VIEW_QUERY, LiteAnswer
 from fullsend.adapters.github.logins import INSTALLATION_PREFIX, LoginResolution
@@ -83,7 +83,7 @@ class GitHubForge(LoginResolution):
         job_policy = RateLimitPolicy(clock)
         role_policy = RateLimitPolicy(clock) if role_token else job_policy
         ready = prefetched or {}  # the fast skip's clean answers, per credential
-        pool = Connections()  # one HTTP stack: REST and GraphQL, both credentials, one pool
+        pool = Client()  # the one HTTP client: REST and GraphQL, both credentials, one pool
         role_ready = ready.get("role") if role_token else None
         self._http = {
             "job": Transport(api_url, job_token, clock, timeout_s, job_policy, pool, ready.get("job")),

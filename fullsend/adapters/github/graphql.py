@@ -1,7 +1,7 @@
 """GitHub's GraphQL API for the adapter: ``viewer { login }`` and the receipt view.
 
 One client per credential, posting to ``GITHUB_GRAPHQL_URL`` over the forge's connection pool
-(``fullsend.adapters.github.connection``: the same pool as REST).  Every query goes through
+(``fullsend.adapters.github.client``: the same pool as REST).  Every query goes through
 the token's rate-limit policy (``fullsend.adapters.github.ratelimit``); GitHub reports a GraphQL
 rate limit as HTTP 200 with an error of type ``RATE_LIMITED``, which counts as a limited answer.
 Answers are checked at the seam like REST ones (``fullsend.adapters.github.wire``): ``{"data":
@@ -18,10 +18,9 @@ import json
 from collections.abc import Mapping
 from typing import Annotated, Any
 
-import urllib3
 from pydantic import Field
 
-from fullsend.adapters.github.connection import Connections
+from fullsend.adapters.github.client import Client, SendFailed
 from fullsend.adapters.github.lite import LiteAnswer, prefetch_key, request_body
 from fullsend.adapters.github.ratelimit import Answer, RateLimitPolicy, Transient, WaitBound, send_within_limits
 from fullsend.adapters.github.wire import Id, Time, Wire, parse
@@ -95,7 +94,7 @@ class _DatabaseId(Wire):
 class GraphQLClient:
     """One credential's GraphQL endpoint.  ``query`` returns the ``data`` object or raises
     ``ForgeError`` (``RateLimited``, ``MalformedResponse``; a query error names its message).
-    ``connections`` is the forge's pool (shared with REST); a client alone makes its own."""
+    ``client`` is the forge's HTTP client (its pool shared with REST); alone, it makes its own."""
 
     def __init__(
         self,
@@ -105,13 +104,13 @@ class GraphQLClient:
         timeout_s: int,
         policy: RateLimitPolicy,
         prefetched: Mapping[str, LiteAnswer] | None = None,
-        connections: Connections | None = None,
+        client: Client | None = None,
     ) -> None:
         self._url, self._token, self._clock, self._timeout_s, self.policy = url, token, clock, timeout_s, policy
         # Answers the fast skip already read (docs/architecture.md "Fast skip"), each used once
         # in place of its first send: keyed by ``prefetch_key``.
         self._prefetched = dict(prefetched or {})
-        self._connections = connections or Connections()  # one kept-alive pool, shared with REST
+        self._client = client or Client()  # the one HTTP client, its pool shared with REST
 
     def drop_prefetched(self) -> None:
         """Forget the fast skip's answers not used yet: a later query sends its own request."""
@@ -151,12 +150,12 @@ class GraphQLClient:
         data = json.dumps(request_body(query, variables))
         headers = {"Authorization": f"Bearer {self._token}", "Content-Type": "application/json"}
         try:
-            resp = self._connections.send("POST", self._url, headers, data, self._timeout_s)
-        except (urllib3.exceptions.HTTPError, OSError) as exc:
-            raise Transient(f"{label} failed: {type(exc).__name__}") from None
+            resp = self._client.send("POST", self._url, headers, data, self._timeout_s)
+        except SendFailed as exc:
+            raise Transient(f"{label} failed: {exc}") from None
         if 500 <= resp.status <= 504:
             raise Transient(f"{label}: HTTP {resp.status}", resp.status)
-        return _answer(resp.status, {k.lower(): v for k, v in resp.headers.items()}, resp.text)
+        return _answer(resp.status, resp.headers, resp.text)
 
 
 def _answer(status: int, headers: Mapping[str, str], text: str) -> Answer:
