@@ -13,12 +13,11 @@ No HTTP library's object leaves this package.  Base URLs come from ``GITHUB_API_
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, TypeVar
 from urllib.parse import quote
-
-from pydantic import BaseModel
 
 from fullsend.adapters.github import records, wire
 from fullsend.adapters.github.client import Client
@@ -44,13 +43,13 @@ from fullsend.core.provenance.verdicts import order_listing
 from fullsend.core.report.tally import ItemComment
 from fullsend.core.review import PostedReview, ReviewDraft, review_request
 from fullsend.core.scalars import created_query, format_time
-from fullsend.ports import Clock, Credential
+from fullsend.ports import Clock, Credential, Log
 
 RUN_PAGES_MAX = 4  # a poll sees at most the newest 400 shim runs
 REPO_RUN_PAGES_MAX = 10  # GitHub serves at most 1,000 results of a filtered run listing
 LIST_PAGES_MAX = 100  # jobs, comments, reviews
 PER_PAGE = 100
-P = TypeVar("P", bound=BaseModel)
+P = TypeVar("P", bound=wire.Wire)
 
 
 class GitHubForge(LoginResolution):
@@ -75,8 +74,11 @@ class GitHubForge(LoginResolution):
         clock: Clock,
         timeout_s: int = 15,
         prefetched: Mapping[str, Mapping[str, LiteAnswer]] | None = None,
+        log: Log | None = None,
     ) -> None:
         self.repo = repo
+        self._log = log
+        self._absent: set[str] = set()  # lenient fields already warned about, once per run
         if not job_token:  # the agent stage: one credential, the role token, for everything
             job_token, role_token = role_token, ""
         self._tokens = {"job": job_token, "role": role_token or job_token}
@@ -117,6 +119,23 @@ class GitHubForge(LoginResolution):
         view._bound = WaitBound(max_wait_s, until)
         return view
 
+    def _noted(self, endpoint: str) -> wire.Noted:
+        """What ``wire.parse`` calls for a lenient field GitHub left out: one warning per field
+        per run, naming it (docs/architecture.md "GitHub access")."""
+
+        def note(path: str) -> None:
+            field = re.sub(r"\[\d+\]", "[]", path)
+            if field in self._absent:
+                return
+            self._absent.add(field)
+            if self._log is not None:
+                self._log(
+                    "warning",
+                    f"GitHub's answer to {endpoint} has no {field}; no decision needs it, so the run goes on",
+                )
+
+        return note
+
     def drop_prefetched(self) -> None:
         """Forget the fast skip's answers the pre-flight did not use, so no later read (the
         watcher's start, minutes on) is answered from them (docs/architecture.md "Fast skip")."""
@@ -145,7 +164,7 @@ class GitHubForge(LoginResolution):
         conditional: bool = False,
     ) -> P:
         data = self._t(credential).request("GET", path, params, conditional=conditional, bound=self._bound).data
-        return wire.parse(model, data, f"GET {path}")
+        return wire.parse(model, data, f"GET {path}", noted=self._noted(f"GET {path}"))
 
     def _pages(
         self,
@@ -153,7 +172,7 @@ class GitHubForge(LoginResolution):
         path: str,
         params: dict[str, Any],
         item: type[P],
-        envelope: tuple[type[BaseModel], str] | None,
+        envelope: tuple[type[wire.Wire], str] | None,
         max_pages: int,
     ) -> list[P]:
         """Follow Link ``rel=next`` up to ``max_pages`` while pages are full (``total_count`` is
@@ -166,7 +185,7 @@ class GitHubForge(LoginResolution):
         path: str,
         params: dict[str, Any],
         item: type[P],
-        envelope: tuple[type[BaseModel], str] | None,
+        envelope: tuple[type[wire.Wire], str] | None,
         max_pages: int,
     ) -> tuple[list[P], bool]:
         """``(items, capped)`` of :meth:`_pages`; ``capped`` when ``max_pages`` full pages were
@@ -199,17 +218,16 @@ class GitHubForge(LoginResolution):
                 return pages, False
         return pages, True
 
-    @staticmethod
     def _parse_pages(
-        pages: list[tuple[str, Any]], item: type[P], envelope: tuple[type[BaseModel], str] | None
+        self, pages: list[tuple[str, Any]], item: type[P], envelope: tuple[type[wire.Wire], str] | None
     ) -> list[P]:
         """Every page checked whole at the seam; ``MalformedResponse`` names the page and the field."""
         items: list[P] = []
         for endpoint, data in pages:
             if envelope is not None:
-                items.extend(getattr(wire.parse(envelope[0], data, endpoint), envelope[1]))
+                items.extend(getattr(wire.parse(envelope[0], data, endpoint, noted=self._noted(endpoint)), envelope[1]))
             else:
-                items.extend(wire.parse_list(item, data, endpoint))
+                items.extend(wire.parse_list(item, data, endpoint, noted=self._noted(endpoint)))
         return items
 
     # ---- Actions reads (job token) -------------------------------------------------------
@@ -340,7 +358,7 @@ class GitHubForge(LoginResolution):
         for _ in range(LIST_PAGES_MAX):
             variables = {"owner": self.repo.owner, "name": self.repo.name, "number": number, "after": cursor or None}
             data = self._gql("job").query("receipt view", RECEIPT_VIEW_QUERY, variables, self._bound)
-            login, page, cursor = receipt_page(data, "GraphQL receipt view")
+            login, page, cursor = receipt_page(data, "GraphQL receipt view", self._noted("GraphQL receipt view"))
             comments.extend(page)
             if not cursor:
                 break
@@ -358,7 +376,9 @@ class GitHubForge(LoginResolution):
         """
         path = f"{self._base}/issues/{number}/comments"
         resp = self._t(credential).request("POST", path, body={"body": body}, bound=self._bound)
-        return records.comment_record(wire.parse(wire.IssueComment, resp.data, f"POST {path}", resp.status))
+        return records.comment_record(
+            wire.parse(wire.IssueComment, resp.data, f"POST {path}", resp.status, self._noted(f"POST {path}"))
+        )
 
     def post_review(self, number: int, draft: ReviewDraft) -> PostedReview:
         """``POST …/pulls/{n}/reviews`` under the role token (``review_request``: texts neutralised).
@@ -367,11 +387,13 @@ class GitHubForge(LoginResolution):
         not describe it."""
         path = f"{self._base}/pulls/{number}/reviews"
         resp = self._t("role").request("POST", path, body=review_request(draft), bound=self._bound)
-        answer = wire.parse(wire.PostedReview, resp.data, f"POST {path}", resp.status)
+        answer = wire.parse(wire.PostedReview, resp.data, f"POST {path}", resp.status, self._noted(f"POST {path}"))
         return PostedReview(answer.id, answer.state, answer.html_url)
 
     def edit_comment(self, comment_id: int, body: str, credential: Credential = "role") -> Comment:
         """``PATCH …/issues/comments/{id}``; ``MalformedResponse`` (2xx status) as for a post."""
         path = f"{self._base}/issues/comments/{comment_id}"
         resp = self._t(credential).request("PATCH", path, body={"body": body}, bound=self._bound)
-        return records.comment_record(wire.parse(wire.IssueComment, resp.data, f"PATCH {path}", resp.status))
+        return records.comment_record(
+            wire.parse(wire.IssueComment, resp.data, f"PATCH {path}", resp.status, self._noted(f"PATCH {path}"))
+        )

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Annotated, Any
-
-from pydantic import Field
 
 from fullsend.adapters.github.client import Client, SendFailed
 from fullsend.adapters.github.lite import LiteAnswer, prefetch_key, request_body
 from fullsend.adapters.github.ratelimit import Answer, RateLimitPolicy, Transient, WaitBound, send_within_limits
-from fullsend.adapters.github.wire import Id, Time, Wire, parse
+from fullsend.adapters.github.wire import NON_EMPTY, Alias, Id, Link, Noted, Pattern, Time, Wire, parse
 from fullsend.core.model import Comment
 from fullsend.core.scalars import decimal_id, parse_time
 from fullsend.core.text.sanitize import runner_safe
@@ -31,62 +30,74 @@ from fullsend.errors import ForgeError, MalformedResponse
 from fullsend.ports import Clock
 
 
+@dataclass(frozen=True, kw_only=True)
 class GraphQLError(Wire):
     message: str = ""
     type: str | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
 class Envelope(Wire):
     data: dict[str, Any] | None = None
     errors: list[GraphQLError] | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
 class Viewer(Wire):
-    login: Annotated[str, Field(min_length=1)]
+    login: Annotated[str, NON_EMPTY]
 
 
+@dataclass(frozen=True, kw_only=True)
 class ViewerData(Wire):
     viewer: Viewer
 
 
+@dataclass(frozen=True, kw_only=True)
 class Author(Wire):
-    typename: str | None = Field(default=None, alias="__typename")
+    typename: Annotated[str | None, Alias("__typename")] = None
     login: str | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
 class CommentNode(Wire):
-    fullDatabaseId: Annotated[str, Field(pattern=r"^[0-9]{1,16}$")]
+    fullDatabaseId: Annotated[str, Pattern(r"[0-9]{1,16}")]
     body: str
     createdAt: Time
     updatedAt: Time
-    lastEditedAt: Time | None
-    url: str
+    lastEditedAt: Time | None  # required: an absent one must never read as "never edited"
+    url: Link = ""
     author: Author | None
 
 
+@dataclass(frozen=True, kw_only=True)
 class PageInfo(Wire):
     hasNextPage: bool
     endCursor: str | None
 
 
+@dataclass(frozen=True, kw_only=True)
 class CommentPage(Wire):
     pageInfo: PageInfo
     nodes: list[CommentNode]
 
 
+@dataclass(frozen=True, kw_only=True)
 class Item(Wire):
     comments: CommentPage
 
 
+@dataclass(frozen=True, kw_only=True)
 class Repository(Wire):
     issueOrPullRequest: Item | None
 
 
+@dataclass(frozen=True, kw_only=True)
 class ReceiptViewData(Wire):
     viewer: Viewer
     repository: Repository | None
 
 
+@dataclass(frozen=True, kw_only=True)
 class _DatabaseId(Wire):
     id: Id
 
@@ -169,13 +180,14 @@ def viewer_login(data: Mapping[str, Any], label: str = "GraphQL viewer") -> str:
     return parse(ViewerData, data, label).viewer.login
 
 
-def receipt_page(data: Mapping[str, Any], label: str) -> tuple[str, list[Comment], str]:
-    """One page of the receipt view: ``(viewer login, comments, next cursor or "")``.
+def receipt_page(data: Mapping[str, Any], label: str, noted: Noted | None = None) -> tuple[str, list[Comment], str]:
+    """One page of the receipt view: ``(viewer login, comments, next cursor or "")``; ``noted``
+    hears of each lenient field left out (``wire.parse``).
 
     Raises ``MalformedResponse`` for a defect, ``NotFoundError``-like ``ForgeError`` when the
     repository or item is not visible (GraphQL answers ``null`` for those).
     """
-    view = parse(ReceiptViewData, data, label)
+    view = parse(ReceiptViewData, data, label, noted=noted)
     item = view.repository.issueOrPullRequest if view.repository is not None else None
     if item is None:
         raise ForgeError(f"{label}: the repository or the item is not visible to this token", None, transient=False)

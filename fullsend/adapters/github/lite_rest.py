@@ -5,8 +5,8 @@ The head-reviewed skip (docs/rules.md#head-reviewed) reads this run, the pull re
 reviews.  Each shape below mirrors one model of ``fullsend.adapters.github.wire``
 (``WorkflowRun``, ``PullRequest``, ``Review``) field by field: required or not, ``null``
 allowed or not, the JSON type without coercion, ids in GitHub's range, RFC 3339 times.  A
-defect raises ``Undecided`` where the forge raises ``MalformedResponse``
-(``tests/adapters/github/test_lite_rest.py`` mutates every field to hold them equal); what is
+defect raises ``Undecided`` where the forge raises ``MalformedResponse``;
+what is
 accepted reads as ``fullsend.adapters.github.records`` reads it.  Standard library and core only.
 """
 
