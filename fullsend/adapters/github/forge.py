@@ -14,15 +14,14 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Mapping
 from datetime import datetime
-from typing import Any, TypeVar
+from functools import partial
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 from urllib.parse import quote
 
 from fullsend.adapters.github import records, wire
-from fullsend.adapters.github.client import Client
-from fullsend.adapters.github.graphql import GraphQLClient, receipt_page
-from fullsend.adapters.github.lite import RECEIPT_VIEW_QUERY, LiteAnswer
+from fullsend.adapters.github.client import Client, at_once
+from fullsend.adapters.github.graphql import RECEIPT_VIEW_QUERY, GraphQLClient, receipt_page
 from fullsend.adapters.github.logins import INSTALLATION_PREFIX, LoginResolution
 from fullsend.adapters.github.ratelimit import RateLimitPolicy, WaitBound
 from fullsend.adapters.github.transport import Transport, next_link
@@ -43,7 +42,10 @@ from fullsend.core.provenance.verdicts import order_listing
 from fullsend.core.report.tally import ItemComment
 from fullsend.core.review import PostedReview, ReviewDraft, review_request
 from fullsend.core.scalars import created_query, format_time
-from fullsend.ports import Clock, Credential, Log
+from fullsend.errors import ForgeError
+
+if TYPE_CHECKING:  # annotations only: the fast skip never loads the ports
+    from fullsend.ports import Clock, Credential, Log
 
 RUN_PAGES_MAX = 4  # a poll sees at most the newest 400 shim runs
 REPO_RUN_PAGES_MAX = 10  # GitHub serves at most 1,000 results of a filtered run listing
@@ -60,8 +62,9 @@ class GitHubForge(LoginResolution):
     stage (docs/architecture.md "Agent stage"): every read then uses the role token.  Every
     method raises ``ForgeError`` only.  A rate limit is waited out through ``clock`` for at most
     60 s per call unless :meth:`bounded` says otherwise.
-    ``prefetched``: the fast skip's clean answers per credential (``job``, ``role``), GraphQL and
-    REST GETs, each used once in place of sending the same request (docs/architecture.md "Fast skip").
+    ``log`` hears one warning per field GitHub left out that no decision needs; ``client`` is the
+    HTTP client (default: one reading ``os.environ``).  The fast skip builds this forge too and
+    the working path goes on with it (docs/architecture.md "Fast skip").
     """
 
     def __init__(
@@ -73,8 +76,8 @@ class GitHubForge(LoginResolution):
         role_token: str,
         clock: Clock,
         timeout_s: int = 15,
-        prefetched: Mapping[str, Mapping[str, LiteAnswer]] | None = None,
         log: Log | None = None,
+        client: Client | None = None,
     ) -> None:
         self.repo = repo
         self._log = log
@@ -84,26 +87,14 @@ class GitHubForge(LoginResolution):
         self._tokens = {"job": job_token, "role": role_token or job_token}
         job_policy = RateLimitPolicy(clock)
         role_policy = RateLimitPolicy(clock) if role_token else job_policy
-        ready = prefetched or {}  # the fast skip's clean answers, per credential
-        pool = Client()  # the one HTTP client: REST and GraphQL, both credentials, one pool
-        role_ready = ready.get("role") if role_token else None
+        pool = client or Client()  # the one HTTP client: REST and GraphQL, both credentials, one pool
         self._http = {
-            "job": Transport(api_url, job_token, clock, timeout_s, job_policy, pool, ready.get("job")),
-            "role": Transport(api_url, role_token, clock, timeout_s, role_policy, pool, role_ready)
-            if role_token
-            else None,
+            "job": Transport(api_url, job_token, clock, timeout_s, job_policy, pool),
+            "role": Transport(api_url, role_token, clock, timeout_s, role_policy, pool) if role_token else None,
         }
         self._graphql = {
-            "job": GraphQLClient(graphql_url, job_token, clock, timeout_s, job_policy, ready.get("job"), pool),
-            "role": GraphQLClient(
-                graphql_url,
-                role_token or job_token,
-                clock,
-                timeout_s,
-                role_policy,
-                ready.get("role") if role_token else None,
-                pool,
-            ),
+            "job": GraphQLClient(graphql_url, job_token, clock, timeout_s, job_policy, pool),
+            "role": GraphQLClient(graphql_url, role_token or job_token, clock, timeout_s, role_policy, pool),
         }
         self._bound = WaitBound()
         self._logins: dict[str, str] = {}
@@ -135,15 +126,6 @@ class GitHubForge(LoginResolution):
                 )
 
         return note
-
-    def drop_prefetched(self) -> None:
-        """Forget the fast skip's answers the pre-flight did not use, so no later read (the
-        watcher's start, minutes on) is answered from them (docs/architecture.md "Fast skip")."""
-        for transport in self._http.values():
-            if transport is not None:
-                transport.drop_prefetched()
-        for client in self._graphql.values():
-            client.drop_prefetched()
 
     def _t(self, credential: Credential) -> Transport:
         return self._http.get(credential) or self._http["job"]  # type: ignore[return-value]  # "job" is always set
@@ -351,21 +333,33 @@ class GitHubForge(LoginResolution):
         one request per 100 comments (docs/rules.md#receipt-lists-my-run).  The viewer login read
         alongside is used only for an installation token (``ghs_``: an App, spelled ``name[bot]``);
         another token's kind is resolved as :meth:`viewer_login` does, so a person named like the
-        App never passes for it.  Raises ``ForgeError`` when GraphQL cannot answer (the caller
+        App never passes for it.  The role token's login, which the reader needs next, is resolved
+        beside the first page (both at once: one round trip; a failure there is the reader's to
+        meet when it asks for it).  Raises ``ForgeError`` when GraphQL cannot answer (the caller
         falls back to REST and its strict edited rule)."""
         comments: list[Comment] = []
         cursor, login = "", ""
-        for _ in range(LIST_PAGES_MAX):
+        for page in range(LIST_PAGES_MAX):
             variables = {"owner": self.repo.owner, "name": self.repo.name, "number": number, "after": cursor or None}
-            data = self._gql("job").query("receipt view", RECEIPT_VIEW_QUERY, variables, self._bound)
-            login, page, cursor = receipt_page(data, "GraphQL receipt view", self._noted("GraphQL receipt view"))
-            comments.extend(page)
+            ask = partial(self._gql("job").query, "receipt view", RECEIPT_VIEW_QUERY, variables, self._bound)
+            data = cast("dict[str, Any]", at_once(ask, self._role_login_quietly)[0]) if page == 0 else ask()
+            login, found, cursor = receipt_page(data, "GraphQL receipt view", self._noted("GraphQL receipt view"))
+            comments.extend(found)
             if not cursor:
                 break
         if "job" in self._logins or not self._tokens["job"].startswith(INSTALLATION_PREFIX):
             return self.viewer_login("job"), comments  # only an installation token's kind is known here
         self._logins["job"] = self.app_spelling("job", login)
         return self._logins["job"], comments
+
+    def _role_login_quietly(self) -> None:
+        """Resolve the role token's login now (kept by :meth:`viewer_login`); a failure is left
+        for the caller's own call to meet."""
+        if self._tokens["role"] != self._tokens["job"]:
+            try:
+                self.viewer_login("role")
+            except ForgeError:
+                pass
 
     # ---- writes (repeated only after a rate-limited answer) ---------------------------------
     def post_comment(self, number: int, body: str, credential: Credential = "role") -> Comment:

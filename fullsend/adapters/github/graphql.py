@@ -17,17 +17,35 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fullsend.adapters.github.client import Client, SendFailed
-from fullsend.adapters.github.lite import LiteAnswer, prefetch_key, request_body
 from fullsend.adapters.github.ratelimit import Answer, RateLimitPolicy, Transient, WaitBound, send_within_limits
 from fullsend.adapters.github.wire import NON_EMPTY, Alias, Id, Link, Noted, Pattern, Time, Wire, parse
 from fullsend.core.model import Comment
 from fullsend.core.scalars import decimal_id, parse_time
 from fullsend.core.text.sanitize import runner_safe
 from fullsend.errors import ForgeError, MalformedResponse
-from fullsend.ports import Clock
+
+if TYPE_CHECKING:  # annotations only: the fast skip never loads the ports
+    from fullsend.ports import Clock
+
+RECEIPT_VIEW_QUERY = """
+query ReceiptView($owner: String!, $name: String!, $number: Int!, $after: String) {
+  viewer { login }
+  repository(owner: $owner, name: $name) {
+    issueOrPullRequest(number: $number) {
+      ... on Issue { comments(first: 100, after: $after) { ...receiptPage } }
+      ... on PullRequest { comments(first: 100, after: $after) { ...receiptPage } }
+    }
+  }
+}
+fragment receiptPage on IssueCommentConnection {
+  pageInfo { hasNextPage endCursor }
+  nodes { fullDatabaseId body createdAt updatedAt lastEditedAt url author { __typename login } }
+}
+""".strip()  # WIRE: GitHub's GraphQL schema names (the receipt view of docs/rules.md#receipt-lists-my-run)
+VIEWER_QUERY = "query { viewer { login } }"  # WIRE
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -114,31 +132,18 @@ class GraphQLClient:
         clock: Clock,
         timeout_s: int,
         policy: RateLimitPolicy,
-        prefetched: Mapping[str, LiteAnswer] | None = None,
         client: Client | None = None,
     ) -> None:
         self._url, self._token, self._clock, self._timeout_s, self.policy = url, token, clock, timeout_s, policy
-        # Answers the fast skip already read (docs/architecture.md "Fast skip"), each used once
-        # in place of its first send: keyed by ``prefetch_key``.
-        self._prefetched = dict(prefetched or {})
         self._client = client or Client()  # the one HTTP client, its pool shared with REST
-
-    def drop_prefetched(self) -> None:
-        """Forget the fast skip's answers not used yet: a later query sends its own request."""
-        self._prefetched.clear()
 
     def query(self, name: str, query: str, variables: Mapping[str, Any] | None, bound: WaitBound) -> dict[str, Any]:
         """POST one query; ``name`` labels it in messages (``GraphQL viewer``)."""
         label = f"GraphQL {name}"
         if not self._url:
             raise ForgeError(f"{label}: no GraphQL URL (GITHUB_GRAPHQL_URL is unset)", None, transient=False)
-        ready = self._prefetched.pop(prefetch_key(query, variables), None)
 
         def send() -> Answer:
-            nonlocal ready
-            if ready is not None:
-                answer, ready = _answer(ready.status, ready.headers, ready.text), None
-                return answer
             return self._send(label, query, variables)
 
         answer = send_within_limits(self.policy, self._clock, label, "graphql", bound, send, retry_transient=True)
@@ -167,6 +172,14 @@ class GraphQLClient:
         if 500 <= resp.status <= 504:
             raise Transient(f"{label}: HTTP {resp.status}", resp.status)
         return _answer(resp.status, resp.headers, resp.text)
+
+
+def request_body(query: str, variables: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The JSON body of one GraphQL request."""
+    body: dict[str, Any] = {"query": query}
+    if variables:
+        body["variables"] = dict(variables)
+    return body
 
 
 def _answer(status: int, headers: Mapping[str, str], text: str) -> Answer:

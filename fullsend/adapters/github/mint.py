@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 import tenacity
@@ -23,7 +23,9 @@ from fullsend.adapters.github.client import Client, HttpAnswer, SendFailed
 from fullsend.core.scalars import parse_time
 from fullsend.core.tokens.policy import TOKEN_FORMAT_RE, mint_url_allowed
 from fullsend.errors import ConfigError, MintError
-from fullsend.ports import Clock, Log
+
+if TYPE_CHECKING:  # annotations only: the fast skip never loads the ports
+    from fullsend.ports import Clock, Log
 
 OIDC_AUDIENCE = "fullsend-mint"
 OIDC_MAX_ATTEMPTS = 10

@@ -22,11 +22,10 @@ import json
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from fullsend.adapters.github.client import Client, SendFailed
-from fullsend.adapters.github.lite import LiteAnswer, rest_prefetch_key
 from fullsend.adapters.github.ratelimit import (
     Answer,
     RateLimitPolicy,
@@ -35,7 +34,9 @@ from fullsend.adapters.github.ratelimit import (
     send_within_limits,
 )
 from fullsend.errors import ForgeError, MalformedResponse, NotFoundError
-from fullsend.ports import Clock
+
+if TYPE_CHECKING:  # annotations only: the fast skip never loads the ports
+    from fullsend.ports import Clock
 
 API_VERSION = "2022-11-28"  # WIRE: X-GitHub-Api-Version
 #: Said of a request whose connection was never made: a write in it did not happen.
@@ -107,21 +108,13 @@ class Transport:
         timeout_s: int = 15,
         policy: RateLimitPolicy | None = None,
         client: Client | None = None,
-        prefetched: Mapping[str, LiteAnswer] | None = None,
     ) -> None:
         self._clock = clock
-        # GETs the fast skip already sent (docs/architecture.md "Fast skip"), each used once in
-        # place of its first send: keyed by ``lite.rest_prefetch_key`` of the path and query.
-        self._prefetched = dict(prefetched or {})
         self.policy = policy or RateLimitPolicy(clock)
         self._etags: dict[str, tuple[str, Any, Mapping[str, str]]] = {}
         self._lock = threading.Lock()
         self._base, self._token, self._timeout_s = ApiBase(base_url), token, timeout_s
         self._client = client or Client()
-
-    def drop_prefetched(self) -> None:
-        """Forget the fast skip's answers not used yet: a later read sends its own request."""
-        self._prefetched.clear()
 
     def request(
         self,
@@ -138,14 +131,9 @@ class Transport:
         key = url + "?" + json.dumps(params or {}, sort_keys=True)
         cached = self._etags.get(key) if conditional and read else None
         decoded: list[Response] = []
-        ready = self._prefetched.pop(rest_prefetch_key(with_parameters(url, params)), None) if read else None
 
         def send() -> Answer:
-            nonlocal ready
-            if ready is not None:
-                answer, ready = Answer(ready.status, ready.headers, ready.text), None
-            else:
-                answer = self._send(verb, url, params, body, cached[0] if cached else "")
+            answer = self._send(verb, url, params, body, cached[0] if cached else "")
             if 200 <= answer.status < 300 or (answer.status == 304 and cached):
                 decoded[:] = [self._decode(verb, url, answer, cached, key if conditional else "")]
             return answer
