@@ -85,14 +85,12 @@ def fast_skip(console: Console, environ: Mapping[str, str], cancellation: Cancel
     raises: any doubt leaves the run to the lifecycle (docs/architecture.md "Pre-flight skips")."""
     started_at = SystemClock().now()
     try:
-        facts, ctx, warnings = _facts(environ)
+        facts, ctx, repo, warnings = _facts(environ)
     except Exception:  # _Undecided, NotPlain, or anything unforeseen: the full path validates
         return FastResult()
     console.mask(facts.job_token)  # first, as lifecycle does (the full path's masks are no-ops then)
     console.mask(facts.role_token)
     relay = Relay()
-    repo = Repo.parse(facts.repository)
-    assert repo is not None  # _facts refused anything else
     forge = GitHubForge(
         repo,
         ctx.api_url,
@@ -131,7 +129,7 @@ def fast_skip(console: Console, environ: Mapping[str, str], cancellation: Cancel
 
 
 # ---- what the check needs, read plainly ----------------------------------------------------------
-def _facts(environ: Mapping[str, str]) -> tuple[PreflightFacts, GitHubContext, list[tuple[str, str]]]:
+def _facts(environ: Mapping[str, str]) -> tuple[PreflightFacts, GitHubContext, Repo, list[tuple[str, str]]]:
     """The pre-flight's facts, as ``lifecycle`` builds them, and the harness warnings it logs
     first; ``_Undecided`` (or ``NotPlain``) when any input it reads is not plainly valid, a mint
     is configured, or the run is restricted."""
@@ -164,7 +162,7 @@ def _facts(environ: Mapping[str, str]) -> tuple[PreflightFacts, GitHubContext, l
         in_actions=ctx.actions,
         workspace=str(ctx.workspace),
     )
-    return facts, ctx, warnings
+    return facts, ctx, repo, warnings
 
 
 def _item(raw: str | None, event: Mapping[str, Any]) -> int:

@@ -34,7 +34,7 @@ TIME = "2026-09-03T10:00:00Z"
 
 def sample(kind: Any, marks: tuple[Any, ...] = ()) -> Any:
     """A valid JSON value of ``kind``: every field present, every list of one item."""
-    kind, more = wire._marks(kind)
+    kind, more = wire.marks_of(kind)
     marks = (*marks, *more)
     origin = typing.get_origin(kind)
     if origin in (typing.Union, types.UnionType):
@@ -70,15 +70,15 @@ def lenient_paths(model: type[wire.Wire], data: Any, path: str = "") -> list[str
 
 
 def _nested(kind: Any, value: Any, where: str) -> list[tuple[type[wire.Wire], Any, str]]:
-    kind, _ = wire._marks(kind)
+    kind, _ = wire.marks_of(kind)
     args = [a for a in typing.get_args(kind) if a is not type(None)] or [kind]
     out = []
     for arg in args:
-        arg, _ = wire._marks(arg)
+        arg, _ = wire.marks_of(arg)
         if isinstance(arg, type) and issubclass(arg, wire.Wire) and isinstance(value, dict):
             out.append((arg, value, where))
         elif typing.get_origin(arg) is list and isinstance(value, list):
-            item, _ = wire._marks(typing.get_args(arg)[0])
+            item, _ = wire.marks_of(typing.get_args(arg)[0])
             if isinstance(item, type) and issubclass(item, wire.Wire):
                 out.extend((item, v, f"{where}[{i}]") for i, v in enumerate(value))
     return out
