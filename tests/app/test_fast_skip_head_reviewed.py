@@ -22,7 +22,7 @@ from fullsend.app.action.fastskip import fast_skip
 from fullsend.core.receipt.marker import receipt_body
 from fullsend.simulator.fixtures import FIX_CREATED_AT, JOB_LOGIN, StandardScenario, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.test_fast_skip_parity import full_skip
+from tests.app.test_fast_skip_inputs import full_skip
 from tests.doubles.virtual_clock import VirtualClock
 from tests.support.action_run import parse_outputs, runner_env
 
