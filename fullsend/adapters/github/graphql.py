@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
+
+from pydantic import Field
 
 from fullsend.adapters.github.client import Client, SendFailed
 from fullsend.adapters.github.ratelimit import Answer, RateLimitPolicy, Transient, WaitBound, send_within_limits
-from fullsend.adapters.github.wire import NON_EMPTY, Alias, Id, Link, Noted, Pattern, Time, Wire, parse
+from fullsend.adapters.github.wire import Id, Link, Noted, Time, Wire, parse
 from fullsend.core.model import Comment
 from fullsend.core.scalars import decimal_id, parse_time
 from fullsend.core.text.sanitize import runner_safe
@@ -48,37 +49,31 @@ fragment receiptPage on IssueCommentConnection {
 VIEWER_QUERY = "query { viewer { login } }"  # WIRE
 
 
-@dataclass(frozen=True, kw_only=True)
 class GraphQLError(Wire):
     message: str = ""
     type: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
 class Envelope(Wire):
     data: dict[str, Any] | None = None
     errors: list[GraphQLError] | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
 class Viewer(Wire):
-    login: Annotated[str, NON_EMPTY]
+    login: Annotated[str, Field(min_length=1)]
 
 
-@dataclass(frozen=True, kw_only=True)
 class ViewerData(Wire):
     viewer: Viewer
 
 
-@dataclass(frozen=True, kw_only=True)
 class Author(Wire):
-    typename: Annotated[str | None, Alias("__typename")] = None
+    typename: str | None = Field(default=None, alias="__typename")
     login: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
 class CommentNode(Wire):
-    fullDatabaseId: Annotated[str, Pattern(r"[0-9]{1,16}")]
+    fullDatabaseId: Annotated[str, Field(pattern=r"^[0-9]{1,16}$")]
     body: str
     createdAt: Time
     updatedAt: Time
@@ -87,35 +82,29 @@ class CommentNode(Wire):
     author: Author | None
 
 
-@dataclass(frozen=True, kw_only=True)
 class PageInfo(Wire):
     hasNextPage: bool
     endCursor: str | None
 
 
-@dataclass(frozen=True, kw_only=True)
 class CommentPage(Wire):
     pageInfo: PageInfo
     nodes: list[CommentNode]
 
 
-@dataclass(frozen=True, kw_only=True)
 class Item(Wire):
     comments: CommentPage
 
 
-@dataclass(frozen=True, kw_only=True)
 class Repository(Wire):
     issueOrPullRequest: Item | None
 
 
-@dataclass(frozen=True, kw_only=True)
 class ReceiptViewData(Wire):
     viewer: Viewer
     repository: Repository | None
 
 
-@dataclass(frozen=True, kw_only=True)
 class _DatabaseId(Wire):
     id: Id
 

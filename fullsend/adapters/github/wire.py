@@ -1,84 +1,74 @@
-"""Typed records of GitHub's answers, checked at the adapter seam (standard library, strict).
+"""Typed records of GitHub's answers, checked at the adapter seam (pydantic, strict).
 
 Every answer the adapter reads — REST and GraphQL, on the working path and on the fast skip
-alike: one checker per shape — is checked here before anything decides on it: a field the
-decision needs that is missing, ``null`` where GitHub never sends ``null``, of the wrong JSON type
-(no coercion: ``"5"`` is not 5, ``true`` is not 1), an id outside GitHub's range (1 … 2**53 − 1) or
-a time that is not RFC 3339 makes the whole read a ``MalformedResponse`` naming the endpoint and
-the field.  The caller then applies its own fail-open or fail-closed rule; no shape reaches
-``fullsend.core`` half-read.
+alike: one checker, pydantic (docs/architecture.md "GitHub access") — is validated here before
+anything decides on it: a field the decision needs that is missing, ``null`` where GitHub never
+sends ``null``, of the wrong JSON type (no coercion: ``"5"`` is not 5, ``true`` is not 1), an id
+outside GitHub's range (1 … 2**53 − 1) or a time that is not RFC 3339 makes the whole read a
+``MalformedResponse`` naming the endpoint and the field.  The caller then applies its own
+fail-open or fail-closed rule; no shape reaches ``fullsend.core`` half-read.
 
-Lenient as GitHub is (docs/architecture.md "GitHub access"): a field no decision needs
-(``Lenient``: a link, a count shown but never judged) may be absent; the record then holds its
-default and ``parse`` names the field to ``noted``, so the forge logs one warning for it.  Some
-fields are unknown rather than malformed when absent, because GitHub documents them so or the
-project decided it: a comment's or review's author (``user`` may be ``null``; an author without
-``login`` or ``type`` is an unknown author, never the job bot), a run's ``run_attempt``,
-``referenced_workflows`` and ``display_title``, a label's ``name`` and the App's ``slug``.  No
-record requires a field that the OpenAPI description of api.github.com or of a supported GitHub
-Enterprise Server release leaves optional (docs/adopting.md "GitHub Enterprise Server").  Fields
-the action never reads are ignored.  Field names are GitHub's (the OpenAPI descriptions in
-tests/data/openapi).
+Lenient as GitHub is: a field no decision needs (marked :data:`LENIENT`: a link, a count shown
+but never judged) may be absent; the record then holds its default and :func:`parse` names the
+field to ``noted``, so the forge logs one warning for it.  Some fields are unknown rather than
+malformed when absent, because GitHub documents them so or the project decided it: a comment's or
+review's author (``user`` may be ``null``; an author without ``login`` or ``type`` is an unknown
+author, never the job bot), a run's ``run_attempt``, ``referenced_workflows`` and
+``display_title``, a label's ``name`` and the App's ``slug``.  No model requires a field that the
+OpenAPI description of api.github.com or of a supported GitHub Enterprise Server release leaves
+optional (docs/adopting.md "GitHub Enterprise Server").  Fields the action never reads are
+ignored.  Field names are GitHub's (the OpenAPI descriptions in tests/data/openapi).
 
-A record is a frozen dataclass whose annotations say the check (``fullsend.adapters.github.check``,
-the one checker); ``parse`` and ``parse_list`` are re-exported here for the adapter.
+Every model defers building its validator to its first use (``defer_build``): a fast skip builds
+only the few models its reads need, not all of them at import.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Annotated, Any
+import functools
+from collections.abc import Callable, Iterator
+from typing import Annotated, Any, TypeVar
 
-from fullsend.adapters.github.check import (
-    GITHUB_ID_MAX,
-    LENIENT,
-    NON_EMPTY,
-    RFC3339,
-    Alias,
-    Count,
-    FieldSpec,
-    Id,
-    IssueUrl,
-    Link,
-    Noted,
-    Number,
-    Pattern,
-    Range,
-    Time,
-    Wire,
-    field_path,
-    fields_of,
-    marks_of,
-    parse,
-    parse_list,
-)
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-__all__ = [
-    "GITHUB_ID_MAX",
-    "LENIENT",
-    "NON_EMPTY",
-    "RFC3339",
-    "Alias",
-    "Count",
-    "FieldSpec",
-    "Id",
-    "IssueUrl",
-    "Link",
-    "Noted",
-    "Number",
-    "Pattern",
-    "Range",
-    "Time",
-    "Wire",
-    "field_path",
-    "fields_of",
-    "marks_of",
-    "parse",
-    "parse_list",
-]
+from fullsend.core.scalars import parse_time
+from fullsend.errors import MalformedResponse
+
+GITHUB_ID_MAX = 2**53 - 1  # ids GitHub hands out fit a JavaScript number; a larger one is malformed
 
 
-@dataclass(frozen=True, kw_only=True)
+def _rfc3339(value: str) -> str:
+    if parse_time(value) is None:
+        raise ValueError("not an RFC 3339 time")
+    return value
+
+
+Id = Annotated[int, Field(ge=1, le=GITHUB_ID_MAX)]
+Number = Annotated[int, Field(ge=1, le=GITHUB_ID_MAX)]
+Count = Annotated[int, Field(ge=0, le=GITHUB_ID_MAX)]
+Time = Annotated[str, AfterValidator(_rfc3339)]
+#: An ``issue_url``: its last segment is the item's number (``…/issues/<n>``).
+IssueUrl = Annotated[str, Field(pattern=r"/issues/[1-9][0-9]{0,15}$")]
+
+
+class Lenient:
+    """The mark of a field no decision needs: absent, it takes its default and is named once."""
+
+    def __repr__(self) -> str:
+        return "LENIENT"
+
+
+LENIENT = Lenient()
+Link = Annotated[str, LENIENT]  # an html_url: shown, never decided on
+
+
+class Wire(BaseModel):
+    """Strict (no coercion: ``"5"`` is not 5, ``true`` is not 1), frozen, unknown fields ignored;
+    the validator is built at the model's first use."""
+
+    model_config = ConfigDict(strict=True, frozen=True, extra="ignore", defer_build=True)
+
+
 class User(Wire):
     """A ``simple-user``; ``login``/``type`` absent ⇒ unknown (never a match for anyone)."""
 
@@ -86,17 +76,14 @@ class User(Wire):
     type: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
 class Repository(Wire):
     url: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
 class PullRequestBase(Wire):
     repo: Repository | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
 class PullRequestMinimal(Wire):
     """A ``pull_requests[]`` entry of a run: the PR ``number`` and the repository it is based in."""
 
@@ -104,14 +91,12 @@ class PullRequestMinimal(Wire):
     base: PullRequestBase | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
 class ReferencedWorkflow(Wire):
     path: str
     ref: str | None = None
     sha: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
 class WorkflowRun(Wire):
     id: Id
     path: str
@@ -131,13 +116,11 @@ class WorkflowRun(Wire):
     referenced_workflows: list[ReferencedWorkflow] | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
 class WorkflowRunsPage(Wire):
     total_count: Annotated[Count, LENIENT] = 0  # never trusted: paging goes on while pages are full
     workflow_runs: list[WorkflowRun]
 
 
-@dataclass(frozen=True, kw_only=True)
 class Job(Wire):
     id: Id
     name: str
@@ -146,13 +129,11 @@ class Job(Wire):
     run_attempt: Count | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
 class JobsPage(Wire):
     total_count: Annotated[Count, LENIENT] = 0
     jobs: list[Job]
 
 
-@dataclass(frozen=True, kw_only=True)
 class IssueComment(Wire):
     id: Id
     user: User | None
@@ -162,14 +143,12 @@ class IssueComment(Wire):
     body: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
 class RepositoryComment(IssueComment):
     """A comment of ``GET …/issues/comments`` (the repository's listing): it names its item."""
 
     issue_url: IssueUrl
 
 
-@dataclass(frozen=True, kw_only=True)
 class ReviewComment(IssueComment):
     """A comment of a pull request's review thread (``GET …/pulls/{n}/comments``): its file
     ``path``, ``line`` (``null`` on an outdated diff), ``original_line`` and ``in_reply_to_id``
@@ -181,7 +160,6 @@ class ReviewComment(IssueComment):
     in_reply_to_id: int | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
 class Review(Wire):
     id: Id
     user: User | None
@@ -191,7 +169,6 @@ class Review(Wire):
     submitted_at: Time | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
 class PostedReview(Wire):
     """The answer to ``POST …/pulls/{n}/reviews``."""
 
@@ -200,14 +177,12 @@ class PostedReview(Wire):
     html_url: Link = ""
 
 
-@dataclass(frozen=True, kw_only=True)
 class Label(Wire):
     """An issue label; ``name`` absent ⇒ unknown (GitHub's label schema requires none of its fields)."""
 
     name: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
 class Issue(Wire):
     number: Number
     title: str
@@ -218,19 +193,16 @@ class Issue(Wire):
     pull_request: dict[str, Any] | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
 class Head(Wire):
     sha: str
 
 
-@dataclass(frozen=True, kw_only=True)
 class PullRequest(Wire):
     number: Number
     head: Head
     html_url: Link = ""
 
 
-@dataclass(frozen=True, kw_only=True)
 class DiffEntry(Wire):
     filename: str
     status: str
@@ -240,7 +212,6 @@ class DiffEntry(Wire):
     previous_filename: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
 class Comparison(Wire):
     status: str
     ahead_by: Count
@@ -248,21 +219,99 @@ class Comparison(Wire):
     files: list[DiffEntry] | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
 class AuthenticatedUser(Wire):
-    login: Annotated[str, NON_EMPTY]
+    login: Annotated[str, Field(min_length=1)]
 
 
-@dataclass(frozen=True, kw_only=True)
 class App(Wire):
     """``GET /app``; ``slug`` absent ⇒ unknown (GitHub's ``integration`` schema does not require it)."""
 
-    slug: Annotated[str, NON_EMPTY] | None = None
+    slug: Annotated[str, Field(min_length=1)] | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
 class CollaboratorPermission(Wire):
     """``GET …/collaborators/{login}/permission``: ``role_name`` is admin, maintain, write, triage,
     read, none or a custom role's name."""
 
     role_name: str
+
+
+M = TypeVar("M", bound=Wire)
+Noted = Callable[[str], None]
+
+
+def parse(model: type[M], data: Any, endpoint: str, status: int | None = None, noted: Noted | None = None) -> M:
+    """``data`` as ``model``.  Raises ``MalformedResponse(endpoint, field)`` for the first defect;
+    calls ``noted`` with the path of each :data:`LENIENT` field left out (``comments.nodes[3].url``)."""
+    try:
+        record = model.model_validate(data)
+    except ValidationError as exc:
+        raise _malformed(exc, endpoint, status) from None
+    if noted is not None:
+        for path in absent_lenient(record):
+            noted(path)
+    return record
+
+
+def parse_list(model: type[M], data: Any, endpoint: str, noted: Noted | None = None) -> list[M]:
+    """A JSON array whose every item is ``model`` (an object where the array belongs is malformed).
+    Raises ``MalformedResponse`` naming the item (``[3].user.type``); ``noted`` as for :func:`parse`."""
+    try:
+        records: list[M] = _list_of(model).validate_python(data, strict=True)
+    except ValidationError as exc:
+        raise _malformed(exc, endpoint, None) from None
+    if noted is not None:
+        for i, record in enumerate(records):
+            for path in absent_lenient(record, f"[{i}]"):
+                noted(path)
+    return records
+
+
+@functools.cache
+def _list_of(model: type[Wire]) -> TypeAdapter[list[Any]]:
+    return TypeAdapter(list[model])  # type: ignore[valid-type]  # model is a runtime type
+
+
+def absent_lenient(record: Wire, path: str = "") -> Iterator[str]:
+    """The path of every :data:`LENIENT` field ``record`` (nested records too) was given no value for."""
+    given = record.model_fields_set
+    for name, field in type(record).model_fields.items():
+        key = field.alias or name
+        where = f"{path}.{key}" if path else key
+        if LENIENT in field.metadata and name not in given:
+            yield where
+        value = getattr(record, name)
+        if isinstance(value, Wire):
+            yield from absent_lenient(value, where)
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                if isinstance(item, Wire):
+                    yield from absent_lenient(item, f"{where}[{i}]")
+
+
+def _field_names() -> frozenset[str]:
+    names: set[str] = set()
+    todo = list(Wire.__subclasses__())
+    while todo:
+        cls = todo.pop()
+        todo.extend(cls.__subclasses__())
+        names.update(f.alias or name for name, f in cls.model_fields.items())
+    return frozenset(names)
+
+
+def field_path(loc: tuple[Any, ...]) -> str:
+    """A pydantic error location as a dotted path: ``("jobs", 3, "name")`` → ``jobs[3].name``
+    (the tags pydantic adds for the branches of a union are not fields and are left out)."""
+    names, out = _field_names(), ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part in names:
+            out += ("." if out else "") + str(part)
+    return out
+
+
+def _malformed(exc: ValidationError, endpoint: str, status: int | None) -> MalformedResponse:
+    first = exc.errors()[0]
+    field = field_path(tuple(first.get("loc", ())))
+    return MalformedResponse(endpoint, field, str(first.get("msg", "invalid")), status)

@@ -18,11 +18,11 @@ from __future__ import annotations
 import json
 import types
 import typing
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from fullsend.adapters.github import wire
 
@@ -36,7 +36,7 @@ DESCRIPTIONS = {
 
 R = "/repos/{owner}/{repo}"
 # (model, endpoint key, status, array?) for every typed REST read of the adapter (forge.py, logins.py).
-READS: tuple[tuple[type[wire.Wire], str, str, bool], ...] = (
+READS: tuple[tuple[type[BaseModel], str, str, bool], ...] = (
     (wire.WorkflowRun, f"GET {R}/actions/runs/{{run_id}}", "200", False),
     (wire.JobsPage, f"GET {R}/actions/runs/{{run_id}}/jobs", "200", False),
     (wire.WorkflowRunsPage, f"GET {R}/actions/workflows/{{workflow_id}}/runs", "200", False),
@@ -108,10 +108,10 @@ def _items(doc: dict[str, Any], schema: Any) -> list[Any]:
     return found
 
 
-def _nested(annotation: Any) -> list[tuple[type[wire.Wire], bool]]:
+def _nested(annotation: Any) -> list[tuple[type[BaseModel], bool]]:
     """The models inside a field's type, each with whether it sits in a list: ``list[str | Label]``
     → ``[(Label, True)]``, ``User | None`` → ``[(User, False)]``."""
-    if isinstance(annotation, type) and issubclass(annotation, wire.Wire):
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return [(annotation, False)]
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
@@ -143,7 +143,7 @@ def _nullable(doc: dict[str, Any], schema: Any) -> bool:
     return any(_nullable(doc, sub) for key in ("anyOf", "oneOf") for sub in schema.get(key, ()))
 
 
-def mismatches(model: type[wire.Wire], schema: Any, doc: dict[str, Any], where: str) -> list[str]:
+def mismatches(model: type[BaseModel], schema: Any, doc: dict[str, Any], where: str) -> list[str]:
     """Every field ``model`` requires that some object branch of ``schema`` does not, and every
     field it types without ``None`` that the branch lets be ``null``, recursively; each named
     ``<model>.<field> at <where>`` (``(nullable)`` for the second kind)."""
@@ -151,15 +151,15 @@ def mismatches(model: type[wire.Wire], schema: Any, doc: dict[str, Any], where: 
     for branch in branches(doc, schema):
         required = set(branch.get("required", ()))
         properties = branch.get("properties", {})
-        for field in wire.fields_of(model):
-            key = field.key
-            if field.required and key not in required:
+        for name, field in model.model_fields.items():
+            key = field.alias or name
+            if field.is_required() and key not in required:
                 found.append(f"{model.__name__}.{key} at {where}")
             if key not in properties:
                 continue
-            if not _accepts_none(field.kind) and _nullable(doc, properties[key]):
+            if not _accepts_none(field.annotation) and _nullable(doc, properties[key]):
                 found.append(f"{model.__name__}.{key} at {where} (nullable)")
-            for inner, in_list in _nested(field.kind):
+            for inner, in_list in _nested(field.annotation):
                 subs = _items(doc, properties[key]) if in_list else [properties[key]]
                 for sub in subs:
                     found.extend(mismatches(inner, sub, doc, f"{where}.{key}{'[]' if in_list else ''}"))
@@ -193,29 +193,6 @@ def test_every_typed_read_has_a_schema_in_every_description() -> None:
             assert subs and all(branches(doc, s) for s in subs), (model.__name__, endpoint, description)
 
 
-# Records of the walk's own tests (module level: the checker reads their annotations by name).
-@dataclass(frozen=True, kw_only=True)
-class PR(wire.Wire):
-    number: int
-
-
-@dataclass(frozen=True, kw_only=True)
-class Run(wire.Wire):
-    id: int
-    path: str
-    pull_requests: list[PR] | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class NamedLabel(wire.Wire):
-    name: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class StrictIssue(wire.Issue):
-    labels: list[str | NamedLabel]
-
-
 def test_the_walk_finds_a_missing_requirement_nested_and_in_branches() -> None:
     doc: dict[str, Any] = {
         "$defs": {
@@ -238,6 +215,14 @@ def test_the_walk_finds_a_missing_requirement_nested_and_in_branches() -> None:
         }
     }
 
+    class PR(wire.Wire):
+        number: int
+
+    class Run(wire.Wire):
+        id: int
+        path: str
+        pull_requests: list[PR] | None = None
+
     assert mismatches(Run, {"$ref": "#/$defs/run"}, doc, "GET x 200") == [
         "PR.number at GET x 200.pull_requests[]",
         "Run.path at GET x 200",
@@ -247,6 +232,12 @@ def test_the_walk_finds_a_missing_requirement_nested_and_in_branches() -> None:
 
 @pytest.mark.parametrize("description", sorted(DESCRIPTIONS))
 def test_the_walk_would_catch_a_required_label_name_in_the_committed_descriptions(description: str) -> None:
+    class NamedLabel(wire.Wire):
+        name: str
+
+    class StrictIssue(wire.Issue):
+        labels: list[str | NamedLabel]
+
     doc = _load(DESCRIPTIONS[description])
     endpoint = f"GET {R}/issues/{{issue_number}}"
     assert mismatches(StrictIssue, doc["endpoints"][endpoint]["200"], doc, endpoint + " 200") == [
@@ -274,7 +265,7 @@ def test_every_field_the_review_comment_reader_uses_is_documented_with_its_type(
     doc = _load(DESCRIPTIONS[description])
     [item] = _items(doc, doc["endpoints"][f"GET {R}/pulls/{{pull_number}}/comments"]["200"])
     [branch] = branches(doc, item)
-    read = {field.key for field in wire.fields_of(wire.ReviewComment)}
+    read = {field.alias or name for name, field in wire.ReviewComment.model_fields.items()}
     assert read == set(REVIEW_COMMENT_TYPES)
     for key, kind in REVIEW_COMMENT_TYPES.items():
         schema = _resolve(doc, branch["properties"][key])
