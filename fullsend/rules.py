@@ -118,7 +118,12 @@ def all_rules() -> tuple[Rule, ...]:
         *_family(
             "agent-end",
             "fullsend.core.agent_end",
-            (*agent_end.AGENT_END_RULE_IDS, agent_end.RULE_CLI_UNSUPPORTED, agent_end.RULE_CODEX_TRANSPORT),
+            (
+                *agent_end.AGENT_END_RULE_IDS,
+                *agent_end.FOUND_END_RULE_IDS,
+                agent_end.RULE_CLI_UNSUPPORTED,
+                agent_end.RULE_CODEX_TRANSPORT,
+            ),
         ),
         Rule(final_word.RULE_TOOL_DENIED, "agent-end", "fullsend.core.final_word"),
         *_family("lint", "fullsend.app.commands.lint", (RULE_HARNESS_INVALID, RULE_AGENT_MISSING_OPENING_LINE)),

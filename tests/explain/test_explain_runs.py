@@ -7,7 +7,7 @@ from __future__ import annotations
 from fullsend.core.receipt.marker import receipt_body
 from fullsend.simulator.fixtures import FIX_RUN_ID, REF, StandardScenario, add_comment_follow_up, add_follow_up_run
 from fullsend.simulator.server import GitHubSimulator
-from tests.explain.explain_command import (
+from tests.support.explain_command import (
     READER_LOGIN,
     READER_TOKEN,
     checks,

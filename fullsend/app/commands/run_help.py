@@ -35,6 +35,8 @@ INPUTS: dict[str, tuple[str, str]] = {
     "max_steers": ("", "override the harness steer.max_steers"),
     "poll_interval_seconds": ("", "override the harness steer.poll_interval_seconds"),
     "timeout_minutes": ("30", "the agent's timeout"),
+    "delegated_wait_seconds": ("600", "how long the agent may wait for work it delegated once its input closed"),
+    "expected_denials": ("", "tool refusals that do not fail the run, one CLI permission pattern per line"),
     "sandbox": ("local", "local or openshell"),
     "openshell_cli": ("", "the openshell CLI when it is not on PATH"),
     "self_logins": ("", "more logins whose comments are the run's own output"),

@@ -45,6 +45,9 @@ Environment knobs (all optional):
 ``SCRIPTED_AGENT_PID_FILE``   file the agent appends its pid (and its child's) to, one per line;
                               before that it appends to ``<file>.alive`` the earlier pids still
                               alive (nothing of a stopped sandbox survives)
+``SCRIPTED_AGENT_LINES``, ``SCRIPTED_AGENT_TASK``, ``SCRIPTED_AGENT_SILENT``: lines of a test's
+                              own, a background task the agent waits for at its end, turns without an
+                              assistant message (``fullsend/simulator/agent/claude_extra.py``)
 
 This is a test program, not part of the action: it reads its own clock.
 """
@@ -60,6 +63,8 @@ import threading
 import uuid
 from datetime import UTC, datetime
 from typing import Any
+
+from fullsend.simulator.agent.claude_extra import BackgroundTask, extra_lines, silent
 
 _EOF = object()
 
@@ -158,6 +163,7 @@ class ClaudeScript:
         self.fold = os.environ.get("SCRIPTED_AGENT_FOLD", "")
         self.result_patch = json.loads(os.environ.get("SCRIPTED_AGENT_RESULT") or "{}")
         self.say = json.loads(os.environ.get("SCRIPTED_AGENT_SAY") or "null")
+        self.task = BackgroundTask(out.emit, self.session_id)
 
     def run(self) -> int:
         self.out.emit(
@@ -178,9 +184,13 @@ class ClaudeScript:
                 break
             texts = [self._consume(item)]
             self._turn(texts, self.result_patch)
+        if self.task.wind_down():  # the task completed within the ceiling: its notification turn
+            self._turn([], {"origin": {"kind": "task-notification"}})
         auto = os.environ.get("SCRIPTED_AGENT_AUTO_TURN")
         if auto:
             self._turn([], {"origin": {"kind": "task-notification"}, **json.loads(auto)})
+        for line in extra_lines("end"):
+            self.out.emit(line)
         return int(os.environ.get("SCRIPTED_AGENT_EXIT_CODE", "0"))
 
     def _consume(self, obj: object) -> str:
@@ -253,6 +263,9 @@ class ClaudeScript:
         if not self.eager and self._drain_pending(texts):
             self._work(self.turn_s / 2, texts)  # the absorbed steer is answered in this turn
         self.turns += 1
+        self.task.start()
+        for line in extra_lines("turn"):
+            self.out.emit(line)
         msg_id = f"msg_{uuid.uuid4().hex[:12]}"
         usage = {
             "input_tokens": 10 * len(texts),
@@ -260,6 +273,8 @@ class ClaudeScript:
             "cache_creation_input_tokens": 0,
             "cache_read_input_tokens": 0,
         }
+        if silent():
+            return self._result(usage, patch)
         self.out.emit(
             {
                 "type": "assistant",
@@ -274,6 +289,9 @@ class ClaudeScript:
                 },
             }
         )
+        self._result(usage, patch)
+
+    def _result(self, usage: dict[str, int], patch: dict[str, Any]) -> None:
         self.out.emit(
             {
                 "type": "result",
