@@ -75,21 +75,15 @@ NOT_BEFORE_THE_REEXEC = (
     "yaml",
 )
 
-#: Issue 33: what deciding the receipt skip (and writing its outputs) never imports.
+#: What deciding a skip on the forge (and writing its outputs) never imports: the lifecycle past
+#: the pre-flight and what only a run that works needs (docs/architecture.md "Fast skip").  The
+#: inputs are read by the one input table (pydantic-settings) and the answers checked by the one
+#: checker (pydantic), as on the working path.
 NOT_ON_THE_FAST_SKIP = (
-    "pydantic",
-    "pydantic_core",
-    "pydantic_settings",
     "requests",
-    "urllib3",
-    "jinja2",
-    "tenacity",
-    "fullsend.settings",
+    "yaml",
+    "fullsend.ports",
     "fullsend.app.action.lifecycle",
-    "fullsend.app.action.plan",
-    "fullsend.app.action.finish",
-    "fullsend.adapters.github.forge",
-    "fullsend.adapters.github.graphql",
 )
 
 
@@ -126,23 +120,21 @@ def test_the_skip_reexecutes_before_the_app_and_never_loads_the_agent_side(tmp_p
     assert "fullsend.adapters.secrets" in first["modules"]
     assert _under(final["modules"], NOT_ON_THE_SKIP_PATH) == []
     assert final["sanitizer_tables"] is False
-    # Issue 33: the skip is decided on the standard library (docs/architecture.md "Fast skip"):
-    # the receipt reader over the lite GraphQL client, and no library that
-    # validates, sends or renders.
-    assert {"fullsend.app.action.fastskip", "fullsend.adapters.github.lite", "fullsend.app.action.receipt"} <= set(
+    # The skip is decided on the real forge, the inputs read by the one input table and the answers
+    # checked by the one checker (docs/architecture.md "Fast skip"); its summary through the one renderer.
+    assert {"fullsend.app.action.fastskip", "fullsend.adapters.github.forge", "fullsend.settings"} <= set(
         final["modules"]
     )
+    assert {"urllib3", "pydantic", "pydantic_settings", "jinja2"} <= {m.split(".")[0] for m in final["modules"]}
     assert _under(final["modules"], NOT_ON_THE_FAST_SKIP) == []
-    # A receipt skip of a comment's run never loads the head-reviewed reads.
-    assert _under(final["modules"], ("fullsend.app.action.fastreview", "fullsend.adapters.github.lite_rest")) == []
 
 
-def test_the_head_reviewed_skip_is_decided_on_the_standard_library_too(tmp_path):
+def test_the_head_reviewed_skip_is_decided_on_the_forge_too(tmp_path):
     outputs, records = _skip_run(tmp_path, head_reviewed=True)
     assert outputs["outcome"] == "skipped" and outputs["skip_reason"] == "head-reviewed"
     final = records[-1]
-    assert {"fullsend.app.action.fastreview", "fullsend.adapters.github.lite_rest"} <= set(final["modules"])
-    assert _under(final["modules"], NOT_ON_THE_FAST_SKIP + NOT_ON_THE_SKIP_PATH + ("fullsend.ports",)) == []
+    assert "fullsend.adapters.github.forge" in final["modules"]
+    assert _under(final["modules"], NOT_ON_THE_FAST_SKIP + NOT_ON_THE_SKIP_PATH) == []
 
 
 def test_the_scripted_agents_version_answer_needs_no_third_party_library() -> None:

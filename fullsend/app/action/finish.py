@@ -22,10 +22,11 @@ from fullsend.core.receipt.left_over import left_over
 from fullsend.core.receipt.marker import Marker
 from fullsend.core.text.inert import inert
 from fullsend.errors import ExitCode
-from fullsend.ports import AgentRunResult, Log
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only: the fast skip never loads the ports
     from fullsend.app.action.plan import RunPlan
+    from fullsend.core.receipt.skips import Skip
+    from fullsend.ports import AgentRunResult, Log
 
 _ENV = jinja2.Environment(
     loader=jinja2.FileSystemLoader(str(Path(__file__).resolve().parents[2] / "templates")),
@@ -210,6 +211,18 @@ def publish(
 def item_url(plan: RunPlan) -> str:
     """The work item's web URL: ``<server>/<owner>/<repo>/issues/<n>`` (GitHub redirects a PR's)."""
     return f"{plan.ctx.server_url}/{plan.repo.full_name}/issues/{plan.item}"
+
+
+def skip_outcome(skip: Skip) -> RunOutcome:
+    """A pre-flight skip's outcome: exit 0, its short ``skip_reason``, the receipt it rests on and
+    whose work it stands on (the lifecycle's and the fast skip's alike)."""
+    return RunOutcome(
+        ActionOutcome.SKIPPED,
+        ExitCode.OK,
+        skip_reason=skip.skip_reason,
+        skip_receipt_url=skip.receipt_url,
+        skip_stands_on=skip.stands_on,
+    )
 
 
 def conclude(plan: RunPlan, outcome: RunOutcome, timeline: Timeline, log: Log) -> int:

@@ -16,10 +16,9 @@ from fullsend.adapters.agentcli.lock import install_root
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.gha import Console, console_log
 from fullsend.adapters.github.forge import GitHubForge
-from fullsend.adapters.github.lite import LiteAnswer
 from fullsend.app.action.cancel import Cancellation, RunCancelled
 from fullsend.app.action.facts import PreflightFacts, preflight_facts
-from fullsend.app.action.finish import RunOutcome, conclude, item_url, quoted_lines
+from fullsend.app.action.finish import RunOutcome, conclude, item_url, quoted_lines, skip_outcome
 from fullsend.app.action.outputs import ActionOutcome, status_word
 from fullsend.app.action.plan import RunPlan, build_plan
 from fullsend.app.action.preflight import run_preflight
@@ -28,15 +27,14 @@ from fullsend.app.action.tokens import Tokens, acquire_role_token, capture_job_t
 from fullsend.app.timeline import Timeline
 from fullsend.context import load_context
 from fullsend.core.final_word import denial_lines
-from fullsend.core.receipt.skips import SKIP_REASON_OUTPUT
 from fullsend.core.report.figures import RunFigures
-from fullsend.core.tokens.policy import counts_as_minted
 from fullsend.errors import AgentCliError, ExitCode, MintError
 from fullsend.harness import harness_diagnostics
 from fullsend.ports import Clock, Log
 from fullsend.settings import load_inputs
 
 if TYPE_CHECKING:  # imported for real only once the pre-flight said "go on" (see _work)
+    from fullsend.app.action.fastskip import FastResult
     from fullsend.app.action.handoff import Handoff
     from fullsend.app.action.status import StatusComment
     from fullsend.app.action.work import ActionRun
@@ -56,7 +54,7 @@ class _Progress:
     status: StatusComment | None = None
     run: ActionRun | None = None
     restricted: bool = False  # a fork pull request or a Dependabot run (no status comment, no receipt)
-    prefetched: Mapping[str, Mapping[str, LiteAnswer]] | None = None  # the fast skip's answers
+    fast: FastResult | None = None  # the fast skip's forge, its pre-flight done or stopped by a signal
     handoff: Handoff | None = None  # set in the agent stage (docs/architecture.md "Agent stage")
 
 
@@ -66,7 +64,7 @@ def run_action(
     timeline: Timeline | None = None,
     clock: Clock | None = None,
     cancellation: Cancellation | None = None,
-    prefetched: Mapping[str, Mapping[str, LiteAnswer]] | None = None,
+    fast: FastResult | None = None,
     handoff: Handoff | None = None,
 ) -> int:
     """Run the action; returns the exit code.  Raises ``InputError``/``ConfigError`` (exit 2; also an
@@ -76,9 +74,10 @@ def run_action(
     ``clock`` (default ``SystemClock``) is what every wait and retry sleeps through.
     ``cancellation``: an installed ``Cancellation`` (``fullsend run`` installs it first thing);
     without one, SIGTERM/SIGINT handlers are installed here (main thread) and given back at the end.
-    ``prefetched``: the answers ``fullsend run``'s fast skip already read, per credential
-    (docs/architecture.md "Fast skip").  ``handoff``: this process is the agent stage, which
-    starts where the first process handed off (docs/architecture.md "Agent stage").
+    ``fast``: what ``fullsend run``'s fast skip left (docs/architecture.md "Fast skip"): its forge,
+    which this run goes on with, and whether its pre-flight is done.  ``handoff``: this process
+    is the agent stage, which starts where the first process handed off (docs/architecture.md
+    "Agent stage").
     """
     env = dict(os.environ if environ is None else environ)
     cancel, clock, timeline = cancellation or Cancellation(), clock or SystemClock(), timeline or Timeline()
@@ -86,15 +85,16 @@ def run_action(
     try:
         started_at = clock.now() if handoff is None else handoff.started_at
         job, role_input = capture_job_token(env, console.mask)  # before anything else (docs/architecture.md "Tokens")
-        plan = build_plan(load_inputs(env), load_context(env), install_root(env))
+        plan = fast.plan if fast is not None else None  # the fast skip built it: the same plan goes on
+        plan = plan or build_plan(load_inputs(env), load_context(env), install_root(env))
         log = console_log(console)
         for diag in harness_diagnostics(plan.harness) if handoff is None else ():  # "Harness": the run goes on
             log("warning", f"{diag.field}: {diag.message} [{diag.rule}]")
         for event in handoff.events if handoff is not None else ():
             timeline.add(event.at, event.kind, event.text, event.rule_id, event.run_ids)
-        progress = _Progress(plan, timeline, clock, log, cancel, prefetched=prefetched, handoff=handoff)
-        if cancel.requested.is_set() and prefetched is not None:
-            _reach_the_preflight(progress, env, (job, role_input))
+        progress = _Progress(plan, timeline, clock, log, cancel, fast=fast, handoff=handoff)
+        if cancel.requested.is_set() and fast is not None and fast.forge is not None:
+            _reach_the_preflight(progress)
         try:
             with cancel.raising():
                 outcome = _steps(progress, console, env, (job, role_input), started_at)
@@ -117,40 +117,46 @@ def _steps(
     plan, clock, log, timeline = p.plan, p.clock, p.log, p.timeline
     if p.handoff is not None:
         return _stage_steps(p, console, env, captured[1], started_at)
-    try:
-        p.tokens = tokens = acquire_role_token(
-            job=captured[0],
-            role_input=captured[1],
-            mint_url=plan.inputs.mint_url,
-            role=plan.role,
-            repository=plan.repo.full_name,
-            oidc_url=plan.ctx.id_token_request_url,
-            oidc_bearer=plan.ctx.id_token_request_token,
-            clock=clock,
-            log=log,
-            mask=console.mask,
+    fast = p.fast
+    if fast is not None and fast.preflight_done and fast.tokens and fast.forge and fast.relay:
+        p.tokens, p.forge = tokens, forge = fast.tokens, fast.forge  # the fast skip's pre-flight said "go on"
+        fast.relay.to(log)  # its lines (the role token's, the pre-flight's), where these steps' would stand
+        facts, skip = preflight_facts(plan, tokens), None
+    else:
+        try:
+            p.tokens = tokens = _role_tokens(p, console, env, captured)
+        except MintError as exc:
+            log("error", str(exc))
+            return RunOutcome(ActionOutcome.FAILED, ExitCode.FAILED, error=str(exc))
+        facts = preflight_facts(plan, tokens)
+        p.forge = forge = GitHubForge(
+            plan.repo, plan.ctx.api_url, plan.ctx.graphql_url, tokens.job, tokens.role, clock, log=log
         )
-    except MintError as exc:
-        log("error", str(exc))
-        return RunOutcome(ActionOutcome.FAILED, ExitCode.FAILED, error=str(exc))
-    tokens, p.restricted = restricted_tokens(plan, tokens, env.get("GITHUB_ACTOR", ""), log)
-    p.tokens = tokens
-    p.forge = forge = GitHubForge(
-        plan.repo, plan.ctx.api_url, plan.ctx.graphql_url, tokens.job, tokens.role, clock, prefetched=p.prefetched
-    )
-    facts = preflight_facts(plan, tokens)
-    skip = run_preflight(forge, facts, log)
-    forge.drop_prefetched()  # used by the pre-flight or by nothing
+        skip = run_preflight(forge, facts, log)
     if skip is not None:
         timeline.add(clock.now(), "skip", skip.reason, rule_id=skip.rule_id)
-        return RunOutcome(
-            ActionOutcome.SKIPPED,
-            ExitCode.OK,
-            skip_reason=SKIP_REASON_OUTPUT.get(skip.rule_id, skip.rule_id),
-            skip_receipt_url=skip.receipt_url,
-            skip_stands_on=skip.stands_on,
-        )
+        return skip_outcome(skip)
     return _work(p, console, env, (tokens, forge, facts), started_at)
+
+
+def _role_tokens(p: _Progress, console: Console, env: Mapping[str, str], captured: tuple[str, str]) -> Tokens:
+    """The run's tokens: minted or as given, the swap taken back for a restricted run (which
+    sets ``p.restricted``).  Raises ``MintError`` when a configured mint fails."""
+    plan = p.plan
+    tokens = acquire_role_token(
+        job=captured[0],
+        role_input=captured[1],
+        mint_url=plan.inputs.mint_url,
+        role=plan.role,
+        repository=plan.repo.full_name,
+        oidc_url=plan.ctx.id_token_request_url,
+        oidc_bearer=plan.ctx.id_token_request_token,
+        clock=p.clock,
+        log=p.log,
+        mask=console.mask,
+    )
+    tokens, p.restricted = restricted_tokens(plan, tokens, env.get("GITHUB_ACTOR", ""), p.log)
+    return tokens
 
 
 def _stage_steps(
@@ -176,7 +182,7 @@ def _stage_steps(
         )
         p.plan = replace(p.plan, steer=replace(p.plan.steer, enabled=False))
     plan = p.plan
-    p.forge = forge = GitHubForge(plan.repo, plan.ctx.api_url, plan.ctx.graphql_url, "", role_token, p.clock)
+    p.forge = forge = GitHubForge(plan.repo, plan.ctx.api_url, plan.ctx.graphql_url, "", role_token, p.clock, log=p.log)
     return _work(p, console, env, (tokens, forge, preflight_facts(plan, tokens)), started_at)
 
 
@@ -317,15 +323,10 @@ def _cancelled(p: _Progress) -> RunOutcome:
     return outcome
 
 
-def _reach_the_preflight(p: _Progress, env: Mapping[str, str], captured: tuple[str, str]) -> None:
-    """A signal landed during the fast skip's reads, which are this run's pre-flight: take the
-    tokens and the forge as the pre-flight would have had them, so the cancel path marks the
-    status comment cancelled as for any signal in the pre-flight (docs/architecture.md
-    "Cancellation").  Nothing is sent; with a mint configured nothing is taken (no role token yet)."""
-    job, role_input = captured
-    plan = p.plan
-    if plan.inputs.mint_url and plan.role:
-        return
-    tokens = Tokens(job=job, role=role_input, minted=counts_as_minted(False, role_input, job))
-    p.tokens, p.restricted = restricted_tokens(plan, tokens, env.get("GITHUB_ACTOR", ""), lambda _level, _text: None)
-    p.forge = GitHubForge(plan.repo, plan.ctx.api_url, plan.ctx.graphql_url, job, role_input, p.clock)
+def _reach_the_preflight(p: _Progress) -> None:
+    """A signal landed during the fast skip's pre-flight: take the tokens as the pre-flight had
+    them and its forge, so the cancel path marks the status comment cancelled as for any signal
+    in the pre-flight (docs/architecture.md "Cancellation").  Nothing is sent here."""
+    fast = p.fast
+    assert fast is not None and fast.forge is not None
+    p.tokens, p.forge = fast.tokens, fast.forge  # never a restricted run: the fast skip leaves those alone
