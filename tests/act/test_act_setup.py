@@ -94,7 +94,7 @@ def test_readme_block_passes_what_the_simulator_prints() -> None:
         "--env",
         f"GITHUB_RUN_ID={FOLLOW_UP_RUN}",
     ) in in_readme
-    assert ("--var", "FULLSEND_AGENT_CLI=tools/act/scripted-agent") in in_readme
+    assert ("--var", "FULLSEND_AGENT_CLI=.git/fullsend-scripted-agent") in in_readme
     assert words.count(FIRST_EVENT) == 1 and words.count(QUEUED_EVENT) == 1
     assert "--port 8765 --scenario examples/scenarios/review-steer.yml" in block
     assert "--rebuild=false" in words and "--bind" in words and "-P" in words
@@ -120,7 +120,7 @@ def test_workdir_installs_the_examples_as_act_parses_them(tmp_path: Path) -> Non
     )
     for path in ("action.yml", "Dockerfile", "entrypoint.py", "examples/scenarios/review-steer.event.json"):
         assert (work / path).read_bytes() == (REPO_ROOT / path).read_bytes()
-    agent = work / "tools" / "act" / "scripted-agent"
+    agent = work / ".git" / "fullsend-scripted-agent"
     assert agent.stat().st_mode & 0o111
     again = subprocess.run([str(TOOLS / "workdir.sh"), str(work)], capture_output=True, text=True, timeout=60)
     assert again.returncode == 0, again.stderr  # its own work directory is remade

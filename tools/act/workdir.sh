@@ -9,6 +9,9 @@
 #     and .github/workflows/reusable-dispatch.yml, as act parses them: without the `queue:` keys
 #     of their `concurrency:` mappings, which act's schema predates and act ignores anyway
 #     (tools/act/act_copy.py; every other byte unchanged);
+#   - a git repository (.git) holding the scripted agent, `.git/fullsend-scripted-agent`, and later
+#     its log: the workflows' own checkouts rewrite the work tree (act --bind shares it between
+#     jobs, where GitHub gives each job a fresh one), and only .git outlives them;
 #   - examples/harness/review.yaml as .fullsend/harness/review.yaml, polling every 2 s instead
 #     of 30 s so that a local run takes seconds (the harness is the adopting repository's own
 #     configuration, not part of the workflows).
@@ -37,6 +40,8 @@ else
   tar -C "$repo" --exclude='./.venv*' --exclude='./.git' -cf - . | tar -C "$dir" -xf -
 fi
 touch "$dir/$marker"
+git init -q "$dir"
+cp "$repo/tools/act/scripted-agent" "$dir/.git/fullsend-scripted-agent"
 
 mkdir -p "$dir/.github/workflows" "$dir/.fullsend/harness"
 cp "$repo/examples/fullsend.yml" "$repo/examples/reusable-dispatch.yml" "$dir/.github/workflows/"
