@@ -65,10 +65,11 @@ def test_each_pinned_action_with_a_stand_in_gets_its_local_repository(tmp_path):
     ]
 
 
-def test_the_refs_a_checkout_asks_for_each_once():
-    assert pull_request_refs([(7, "feature"), (8, "main")], "main") == [
+def test_the_refs_a_checkout_asks_for_each_once_and_a_named_head_as_a_branch():
+    assert pull_request_refs([(7, "feature", "a" * 40), (8, "main", "aaa111")], "main") == [
         "refs/heads/main",
         "refs/heads/feature",
         "refs/pull/7/head",
         "refs/pull/8/head",
+        "refs/heads/aaa111",
     ]

@@ -37,7 +37,7 @@ def serve_folder(sim: GitHubSimulator, folder: Path, pulls: list[int]) -> Path:
         raise ConfigError(f"--repository {folder}: no such directory; give the work directory of tools/act/workdir.sh")
     scratch = Path(tempfile.mkdtemp(prefix="fullsend-sim-git-"))
     git = GitServer(sim, scratch)
-    heads = [(n, str(pr["head"]["ref"])) for n in pulls if (pr := sim.get_pull(n)) is not None]
+    heads = [(n, str(pr["head"]["ref"]), str(pr["head"]["sha"])) for n in pulls if (pr := sim.get_pull(n)) is not None]
     try:
         publish_folder(git, sim.urls.owner, sim.urls.repo, folder, pull_request_refs(heads, "main"))
     except (RuntimeError, OSError) as exc:

@@ -3,13 +3,18 @@
 
 The folder's files become one commit of ``<owner>/<repo>`` (private, as the scenario's repository
 is), and the refs a checkout of the example workflows asks for point at it: the default branch,
-each pull request's head branch and ``refs/pull/<n>/head``.  The folder itself is only read: git
+each pull request's head branch and ``refs/pull/<n>/head``.  A scenario's head "sha" is a name
+(``aaa111``), not a commit — a scenario cannot know the commit a folder makes — so a head that is
+not a full sha also names a branch at the commit: a checkout by the event's
+``pull_request.head.sha``, which fetches a name that is not a full sha as a branch (as
+``actions/checkout`` does), finds the served files.  The folder itself is only read: git
 writes its objects straight into the bare repository, through an index of its own.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import tempfile
 from collections.abc import Iterable
@@ -49,12 +54,15 @@ def publish_folder(git: GitServer, owner: str, repo: str, folder: Path, refs: It
     return commit
 
 
-def pull_request_refs(heads: Iterable[tuple[int, str]], default_branch: str) -> list[str]:
+def pull_request_refs(heads: Iterable[tuple[int, str, str]], default_branch: str) -> list[str]:
     """The refs a checkout asks for: ``refs/heads/<default_branch>``, and per pull request
-    ``(number, head branch)`` its branch and ``refs/pull/<number>/head``."""
+    ``(number, head branch, head sha)`` its branch, ``refs/pull/<number>/head`` and, for a head
+    sha that is only a name (module docstring), a branch of that name; each once."""
     refs = [f"refs/heads/{default_branch}"]
-    for number, branch in heads:
+    for number, branch, head in heads:
         refs += [f"refs/heads/{branch}", f"refs/pull/{number}/head"]
+        if re.fullmatch(r"[\w.-]+", head) and not re.fullmatch(r"[0-9a-f]{40}", head):
+            refs.append(f"refs/heads/{head}")
     return list(dict.fromkeys(refs))
 
 
