@@ -310,6 +310,7 @@ HTTP_LIBRARIES = ("urllib3", "http.client", "requests", "urllib.request")
 #: The one module besides the client that sends HTTP, and why: it never talks to GitHub.
 HTTP_EXCEPTIONS = {
     PKG / "adapters" / "agentcli" / "fetch.py": "never talks to GitHub",
+    PKG / "simulator" / "agent" / "main.py": "never talks to GitHub",
 }
 
 

@@ -54,7 +54,8 @@ Environment knobs (all optional):
                               own, a background task the agent waits for at its end, turns without an
                               assistant message (``fullsend/simulator/agent/claude_extra.py``)
 
-This is a test program, not part of the action: it reads its own clock.
+This is a test program, not part of the action: it reads its own clock, and its log's ``http://``
+URL is the simulator's collector, so it never talks to GitHub.
 """
 
 from __future__ import annotations
