@@ -14,8 +14,8 @@ from datetime import datetime
 from pathlib import Path
 
 from fullsend.adapters.gha import FILE_COMMAND_KEYS, Console
-from fullsend.adapters.runtimes import RUNTIMES, AgentRuntime
-from fullsend.adapters.runtimes.versions import check_cli_version, version_text
+from fullsend.adapters.runtimes import RUNTIMES
+from fullsend.adapters.runtimes.versions import check_cli_version
 from fullsend.adapters.sandbox import sandbox_factory
 from fullsend.app.action.agent_env import agent_provider_env, credential_values, runner_secrets
 from fullsend.app.action.cancel import Cancellation
@@ -32,10 +32,11 @@ from fullsend.app.action.session import IterationResult, IterationSetup, run_fac
 from fullsend.app.action.tokens import Tokens
 from fullsend.app.timeline import Timeline
 from fullsend.app.watch.watcher import Carry, WatchConfig, Watcher
+from fullsend.core.cli_versions import version_text
 from fullsend.core.final_word import ToolDenial, distinct_denials, final_message_value, masked_denial
 from fullsend.core.tokens.policy import child_env, encoded_forms
 from fullsend.errors import ExitCode
-from fullsend.ports import Clock, Forge, Log
+from fullsend.ports import AgentRuntime, Clock, Forge, Log
 
 SCRIPT_TIMEOUT_S = 30 * 60
 # Runner file commands no child may reach: writing them would set the action's outputs, env or

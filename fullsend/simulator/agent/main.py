@@ -351,7 +351,7 @@ def _pinned_versions() -> str:
     from fullsend.adapters.runtimes.claude.runtime import CLAUDE_VERSIONS
     from fullsend.adapters.runtimes.codex.runtime import CODEX_VERSIONS
     from fullsend.adapters.runtimes.pi.runtime import PI_VERSIONS
-    from fullsend.adapters.runtimes.versions import version_text
+    from fullsend.core.cli_versions import version_text
 
     return "\n".join(
         (
