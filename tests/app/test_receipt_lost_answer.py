@@ -59,7 +59,7 @@ def test_a_receipt_post_without_an_answer_leaves_the_decision_to_what_github_hol
         )
         sim.fail_connection("POST", COMMENTS, mode, 1)
         lines: list[tuple[str, str]] = []
-        record_receipt(
+        outcome = record_receipt(
             forge,
             _facts(fix.my_run_id, tmp_path),
             outcome,

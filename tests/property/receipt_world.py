@@ -308,7 +308,7 @@ class World:
             restricted=False,
         )
         if allowed:
-            record_receipt(
+            outcome = record_receipt(
                 self.forge,
                 facts_for(FIX_RUN_ID),
                 outcome,

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -155,6 +155,5 @@ def _conclude_skip(plan: RunPlan, skip: Skip, relay: Relay, console: Console, st
     now = SystemClock().now()
     timeline = Timeline()
     timeline.add(now, "skip", skip.reason, rule_id=skip.rule_id)
-    outcome = skip_outcome(skip)
-    outcome.duration_s = max(0.0, (now - started_at).total_seconds())
+    outcome = replace(skip_outcome(skip), duration_s=max(0.0, (now - started_at).total_seconds()))
     return conclude(plan, outcome, timeline, log)

@@ -102,8 +102,8 @@ def run_action(
             with cancel.deferred():
                 outcome = _cancelled(progress)
         with cancel.deferred():
-            outcome.duration_s = max(0.0, (clock.now() - started_at).total_seconds())
-            return conclude(plan, outcome, timeline, log)
+            duration_s = max(0.0, (clock.now() - started_at).total_seconds())
+            return conclude(plan, replace(outcome, duration_s=duration_s), timeline, log)
     finally:
         if installed:
             cancel.uninstall()
@@ -266,7 +266,7 @@ def _agent_part(p: _Progress, run: ActionRun, forge: GitHubForge, tokens: Tokens
         skipped=run.skipped,
         restricted=restricted,
     ):
-        record_receipt(forge, facts, outcome, item_url(plan), timeline=p.timeline, clock=clock, log=log)
+        outcome = record_receipt(forge, facts, outcome, item_url(plan), timeline=p.timeline, clock=clock, log=log)
         status.receipt_posted(outcome.receipt_url if outcome.receipt_posted else "")
     status.wait_closing_edit(cancelled=run.cancelled.is_set())  # docs/architecture.md "Status comments"
     return outcome

@@ -175,10 +175,8 @@ class ActionRun:
             post = self._script(self.plan.post_script)
             if post.exit_code != 0:
                 self.log("error", f"The post-script failed with exit code {post.exit_code}")
-                outcome.outcome, outcome.exit_code, outcome.error = (
-                    ActionOutcome.FAILED,
-                    ExitCode.FAILED,
-                    "post-script failed",
+                outcome = replace(
+                    outcome, outcome=ActionOutcome.FAILED, exit_code=ExitCode.FAILED, error="post-script failed"
                 )
         return outcome
 
@@ -285,12 +283,14 @@ class ActionRun:
             env_head_sha=self.plan.env_head_sha,
             earlier=self.earlier,
         )
-        outcome.usage = self.usage
         secrets = (*self.known_secrets, *self.console.masked)
         if self.withheld_forms and result:
             texts = [result.agent.final_message, *(repr(d) for d in self.denials)]
             secrets = (*secrets, *withheld_values(texts, self.withheld_forms))
-        outcome.final_message = final_message_value(result.agent.final_message, secrets) if result else ""
-        outcome.denials = tuple(masked_denial(d, secrets) for d in distinct_denials(self.denials))
-        outcome.agent_isolation = "own-uid" if self.children.user is not None else "shared-uid"
-        return outcome
+        return replace(
+            outcome,
+            usage=replace(self.usage),
+            final_message=final_message_value(result.agent.final_message, secrets) if result else "",
+            denials=tuple(masked_denial(d, secrets) for d in distinct_denials(self.denials)),
+            agent_isolation="own-uid" if self.children.user is not None else "shared-uid",
+        )
