@@ -8,6 +8,7 @@ and fails with the offending module and import named. The rule:
 - ``fullsend.adapters`` never imports ``fullsend.app`` or ``fullsend.simulator``.
 - ``fullsend.simulator`` never imports ``fullsend.app``; only ``fullsend/app/commands`` imports the
   simulator (and the one documented test seam of ``app/action/children.py``).
+- No two modules of ``core``, ``adapters`` or ``app`` import each other.
 - No import loop between sibling folders of a layer; ``adapters/sandbox`` never imports
   ``adapters/runtimes`` and ``app/watch`` never imports ``app/action``.
 - The rule registry (``fullsend/rules.py``) never imports ``fullsend.app``.
@@ -251,6 +252,21 @@ def test_no_import_loop_between_sibling_folders():
     )
     if loops:
         pytest.fail("import loops between sibling folders:\n" + "\n".join(loops), pytrace=False)
+
+
+def _module_name(path: Path) -> str:
+    name = ".".join(path.relative_to(PKG.parent).with_suffix("").parts)
+    return name.removesuffix(".__init__")
+
+
+def test_no_two_product_modules_import_each_other():
+    """No module of ``core``, ``adapters`` or ``app`` imports one that imports it back (lazy imports
+    included: ``status.py`` and ``live_status.py`` once did, issue 44)."""
+    paths = [p for layer in ("core", "adapters", "app") for p in _modules(PKG / layer)]
+    names = {_module_name(p): p for p in paths}
+    imported = {name: {i.name for i in _imports(path)} & names.keys() for name, path in names.items()}
+    loops = sorted(f"{a} <-> {b}" for a in imported for b in imported[a] if a < b and a in imported[b])
+    _assert_none(loops)
 
 
 def test_the_sibling_walker_sees_folders_not_modules():
