@@ -83,32 +83,22 @@ class ActionRun:
         self.agent_env = agent_provider_env(
             self.env, plan.inputs.runtime, environ, (tokens.job, tokens.role, *secrets), log
         )
-        # Never shown in the final message or a denied tool's input (docs/architecture.md
-        # "Final message and denied tools"); the console's masked values join them at the end.
-        self.known_secrets = (
-            tokens.job,
-            tokens.role,
-            *encoded_forms(tokens.job),
-            *encoded_forms(tokens.role),
-            *secrets,
-            *credential_values(self.agent_env),
-        )
+        self.known_secrets = known_secrets(tokens, secrets, self.agent_env)
         # The agent stage: the job token's spellings by length and hash, masked where they appear.
         self.withheld_forms = withheld_forms
         self._holds_withheld = holds_withheld(tokens.job, environ)
+        self.runtime = make_runtime(plan, self.children, log)
+        self.sandbox_name = f"fullsend-{plan.ctx.run_id_raw or 'local'}"
+        self._start_state(cancellation or Cancellation())
+
+    def _start_state(self, cancellation: Cancellation) -> None:
+        """What the run gathers across its iterations, empty at the start."""
         self.denials: list[ToolDenial] = []  # tool calls refused in any iteration
         self.lock = threading.Lock()
         self.cancelled = threading.Event()
-        self.cancellation = cancellation or Cancellation()
+        self.cancellation = cancellation
         self._last_result: IterationResult | None = None
         self.earlier: list[IterationResult] = []  # iterations a failed validation replaced (their runs are left over)
-        self.runtime: AgentRuntime = RUNTIMES[plan.inputs.runtime](
-            warn=lambda m: log("warning", m),
-            sandbox_factory=sandbox_factory(
-                plan.inputs.sandbox, openshell_cli=plan.openshell_cli, user=self.children.user
-            ),
-        )
-        self.sandbox_name = f"fullsend-{plan.ctx.run_id_raw or 'local'}"
         self._watcher: Watcher | None = None
         self.skipped = False
         self.acked_steers = 0  # acknowledged steers across every iteration (output ``steers``)
@@ -294,3 +284,26 @@ class ActionRun:
             denials=tuple(masked_denial(d, secrets) for d in distinct_denials(self.denials)),
             agent_isolation="own-uid" if self.children.user is not None else "shared-uid",
         )
+
+
+def known_secrets(tokens: Tokens, secrets: tuple[str, ...], agent_env: Mapping[str, str]) -> tuple[str, ...]:
+    """What is never shown in the final message or a denied tool's input (docs/architecture.md
+    "Final message and denied tools"): both tokens in every spelling, the runner's ``secrets`` and
+    the agent's provider credentials; the console's masked values join them at the end."""
+    return (
+        tokens.job,
+        tokens.role,
+        *encoded_forms(tokens.job),
+        *encoded_forms(tokens.role),
+        *secrets,
+        *credential_values(agent_env),
+    )
+
+
+def make_runtime(plan: RunPlan, children: Children, log: Log) -> AgentRuntime:
+    """The ``runtime`` input's runtime, its sandboxes of the ``sandbox`` input run as the
+    children's user; its warnings go to ``log``."""
+    return RUNTIMES[plan.inputs.runtime](
+        warn=lambda m: log("warning", m),
+        sandbox_factory=sandbox_factory(plan.inputs.sandbox, openshell_cli=plan.openshell_cli, user=children.user),
+    )
