@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from fullsend.adapters import proc
-from fullsend.adapters.isolation import ChildUser
+from fullsend.adapters.confinement import proc
+from fullsend.adapters.confinement.isolation import ChildUser
 from fullsend.core.agent_end import RULE_CLI_UNSUPPORTED
 from fullsend.core.cli_versions import CliVersions, Version, version_text
 from fullsend.errors import ConfigError, SandboxError

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from fullsend.ports import SandboxFactory
 
 if TYPE_CHECKING:
-    from fullsend.adapters.isolation import ChildUser
+    from fullsend.adapters.confinement.isolation import ChildUser
 
 SANDBOX_KINDS = ("local", "openshell")
 
@@ -30,7 +30,7 @@ def sandbox_factory(
     user: ChildUser | None = None,
 ) -> SandboxFactory:
     """``name -> sandbox`` for ``kind`` (``local``: under ``root_parent``, every process as ``user``
-    (a ``fullsend.adapters.isolation.ChildUser``) when given; ``openshell``: ``sandbox create``
+    (a ``fullsend.adapters.confinement.isolation.ChildUser``) when given; ``openshell``: ``sandbox create``
     through ``openshell_cli``).
 
     Raises ``ValueError`` for an unknown kind (the settings validate the input before this).

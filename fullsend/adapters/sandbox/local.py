@@ -8,7 +8,7 @@ then verified empty), ``start`` starts a new leader with the same root (disk kep
 ``phase`` is ``Ready`` while the leader lives, else ``Stopped`` (a local sandbox never lands in
 ``Error``; the tests' double of one that does is ``tests/doubles/error_sandbox.py``).
 
-With a child user (``fullsend.adapters.isolation``), every process of the group — the leader,
+With a child user (``fullsend.adapters.confinement.isolation``), every process of the group — the leader,
 each exec, the feeder and the agent — runs under that uid without capabilities, and the root
 and everything the sandbox makes under it belong to that user.
 
@@ -28,8 +28,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
-from fullsend.adapters import proc
-from fullsend.adapters.isolation import ChildUser, end_processes_of
+from fullsend.adapters.confinement import proc
+from fullsend.adapters.confinement.isolation import ChildUser, end_processes_of
 from fullsend.adapters.sandbox.files import write_without_following
 from fullsend.adapters.sandbox.process import LocalProcess
 from fullsend.errors import SandboxError

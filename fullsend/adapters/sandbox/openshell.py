@@ -1,7 +1,7 @@
 """The ``openshell`` sandbox: drives the NVIDIA OpenShell CLI (docs/architecture.md "Sandboxes").
 
 Every CLI call is an argv built as data by the ``*_argv`` functions below (tested as data) and
-run through ``fullsend.adapters.proc``.  The runner reaches the sandbox only through
+run through ``fullsend.adapters.confinement.proc``.  The runner reaches the sandbox only through
 ``sandbox exec`` and ``sandbox upload``; ``stop`` (waits for ``Stopped``) ends every process
 while keeping the workspace, ``start`` (waits for ``Ready``) brings it back, ``phase`` parses
 ``Phase: <phase>`` from ``sandbox get``.  Paths are in-sandbox POSIX paths under ``/sandbox``.
@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 
-from fullsend.adapters import proc
+from fullsend.adapters.confinement import proc
 from fullsend.adapters.sandbox.process import LocalProcess
 from fullsend.adapters.sandbox.shell import SANDBOX_ENV_FILE, sanitize_output, shell_quote
 from fullsend.core.tokens.exports import env_file_lines

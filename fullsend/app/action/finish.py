@@ -1,6 +1,6 @@
 """The end of a run: its outcome, outputs and the step summary (docs/architecture.md "Outputs and step summary").
 
-The receipt is decided, posted and recorded on the outcome by ``fullsend.app.action.receipt``
+The receipt is decided, posted and recorded on the outcome by ``fullsend.app.action.skip.receipt``
 (docs/architecture.md "Receipt writer"); outputs and summary carry ``receipt_url``.
 """
 

@@ -1,6 +1,6 @@
 """What became of the receipt's POST (docs/architecture.md "Receipt writer"; docs/rules.md#receipt-unknown).
 
-``post_receipt`` (``fullsend.app.action.receipt``) returns a ``ReceiptPost``; the run's
+``post_receipt`` (``fullsend.app.action.skip.receipt``) returns a ``ReceiptPost``; the run's
 ``RunOutcome`` carries it as it is, and its outputs and summary read it from there.
 """
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from fullsend.adapters import proc
+from fullsend.adapters.confinement import proc
 from fullsend.adapters.sandbox.files import write_without_following
 from fullsend.adapters.sandbox.local import LocalSandbox
 from fullsend.errors import SandboxError

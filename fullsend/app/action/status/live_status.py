@@ -25,7 +25,7 @@ from datetime import datetime
 from functools import partial
 from typing import Protocol
 
-from fullsend.app.action.edit_spacing import EditSpacing, EndEdits
+from fullsend.app.action.status.edit_spacing import EditSpacing, EndEdits
 from fullsend.app.timeline import Event
 from fullsend.ports import Clock, Log
 
@@ -61,7 +61,7 @@ class Progress:
 
 
 class ProgressWriter(Protocol):
-    """What ``LiveStatus`` edits through (``fullsend.app.action.status.StatusComment``)."""
+    """What ``LiveStatus`` edits through (``fullsend.app.action.status.status.StatusComment``)."""
 
     def progress(self, phase: str, steers: Sequence[SteerRow]) -> bool:
         """Show ``phase`` and ``steers`` in the start comment; True when GitHub took the edit."""

@@ -37,9 +37,9 @@ from fullsend.adapters.gha import Console, console_log
 from fullsend.adapters.github.client import Client, at_once
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.action.cancel import Cancellation
-from fullsend.app.action.facts import preflight_facts
 from fullsend.app.action.plan import build_plan
-from fullsend.app.action.preflight import run_preflight
+from fullsend.app.action.skip.facts import preflight_facts
+from fullsend.app.action.skip.preflight import run_preflight
 from fullsend.app.action.tokens import acquire_role_token, capture_job_token
 from fullsend.context import load_context
 from fullsend.core.restricted import restricted_run

@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from fullsend.app.action.facts import CheckFailed, PreflightFacts, redacting
 from fullsend.app.action.outputs import ActionOutcome
 from fullsend.app.action.providers import providers_refusal
+from fullsend.app.action.skip.facts import CheckFailed, PreflightFacts, redacting
 from fullsend.core.identity import Identity, same_identity
 from fullsend.core.model import Comment, Repo
 from fullsend.core.receipt.marker import (

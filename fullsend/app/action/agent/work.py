@@ -17,18 +17,18 @@ from fullsend.adapters.gha import FILE_COMMAND_KEYS, Console
 from fullsend.adapters.runtimes import RUNTIMES
 from fullsend.adapters.runtimes.versions import check_cli_version
 from fullsend.adapters.sandbox import sandbox_factory
-from fullsend.app.action.agent_env import agent_provider_env, credential_values, runner_secrets
+from fullsend.app.action.agent.agent_env import agent_provider_env, credential_values, runner_secrets
+from fullsend.app.action.agent.eligibility import steering_config
+from fullsend.app.action.agent.outcome import agent_ok, run_outcome
+from fullsend.app.action.agent.scripts import ScriptResult, run_script
+from fullsend.app.action.agent.session import IterationResult, IterationSetup, run_facts_env, run_iteration
 from fullsend.app.action.cancel import Cancellation
-from fullsend.app.action.children import Children, reach_secrets, simulator_seam
-from fullsend.app.action.confinement import check_isolation
-from fullsend.app.action.eligibility import steering_config
+from fullsend.app.action.confinement.children import Children, reach_secrets, simulator_seam
+from fullsend.app.action.confinement.handoff import holds_withheld, withheld_values
+from fullsend.app.action.confinement.shared_uid import check_isolation
 from fullsend.app.action.finish import AgentUsage, RunOutcome
-from fullsend.app.action.handoff import holds_withheld, withheld_values
-from fullsend.app.action.outcome import agent_ok, run_outcome
 from fullsend.app.action.outputs import ActionOutcome
 from fullsend.app.action.plan import RunPlan
-from fullsend.app.action.scripts import ScriptResult, run_script
-from fullsend.app.action.session import IterationResult, IterationSetup, run_facts_env, run_iteration
 from fullsend.app.action.tokens import Tokens
 from fullsend.app.timeline import Timeline
 from fullsend.app.watch.watcher import Carry, WatchConfig, Watcher
@@ -107,7 +107,7 @@ class ActionRun:
     # ---- lifecycle ---------------------------------------------------------------------------
     def check_isolation(self) -> None:
         """Refuse an agent that would share the action's uid unless allowed
-        (``fullsend.app.action.confinement.check_isolation``); raises ``ConfigError`` (exit 2)."""
+        (``fullsend.app.action.confinement.shared_uid.check_isolation``); raises ``ConfigError`` (exit 2)."""
         check_isolation(self.children, self.plan, self._holds_withheld, self.log, self._notice)
 
     def _notice(self, text: str, rule_id: str = "") -> None:
