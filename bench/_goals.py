@@ -33,6 +33,8 @@ GOALS = {
     "poll.cpu_per_forced_304_listing_vs_bare_client": "bench_poll",
     "latency.default_poll_p95": "latency",
     "scale.watched_runs_in_job_budget": "scale",
+    "cancel.preflight.signal_to_exit_max": "bench_cancel",
+    "cancel.start_comment.signal_to_exit_max": "bench_cancel",
 }
 
 

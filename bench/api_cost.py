@@ -24,7 +24,7 @@ from __future__ import annotations
 import tempfile
 
 from fullsend.adapters.github.forge import GitHubForge
-from fullsend.app.action.receipt import check_receipt, post_receipt
+from fullsend.app.action.skip.receipt import check_receipt, post_receipt
 from fullsend.core.model import Repo
 from fullsend.core.receipt.marker import Marker
 from fullsend.core.scalars import parse_time

@@ -4,7 +4,7 @@
 
 ``--quick`` (``run_all.py``'s CI mode) changes nothing: the eight decisions take a few seconds.
 Prints one table and exits 0 (1 when a decision came out wrong).  The real receipt check
-(``fullsend.app.action.receipt.check_receipt`` through ``GitHubForge`` over HTTP) decides
+(``fullsend.app.action.skip.receipt.check_receipt`` through ``GitHubForge`` over HTTP) decides
 against the simulator, with installation tokens for both credentials as GitHub Actions hands
 them out, in four situations: a receipt lists the run or not, on an item with a few comments or
 with 250 (three pages), each over GraphQL's receipt view (the job token's login and the comments
@@ -20,8 +20,8 @@ from pathlib import Path
 
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.github.forge import GitHubForge
-from fullsend.app.action.facts import PreflightFacts
-from fullsend.app.action.receipt import check_receipt
+from fullsend.app.action.skip.facts import PreflightFacts
+from fullsend.app.action.skip.receipt import check_receipt
 from fullsend.core.model import Repo
 from fullsend.core.receipt.marker import receipt_body
 from fullsend.simulator.fixtures import JOB_LOGIN, JOB_TOKEN, ROLE_TOKEN, standard_pr_scenario

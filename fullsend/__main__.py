@@ -41,9 +41,9 @@ def _run(console: Console) -> int:
     from fullsend.app.action.cancel import Cancellation, block_signals
 
     block_signals()  # first: a signal from here on is held, across the re-exec, until install()
-    from fullsend.adapters.capdrop import own_process
+    from fullsend.adapters.confinement.capdrop import own_process
     from fullsend.adapters.secrets import reexec_without_secrets, take_secrets
-    from fullsend.app.action.handoff import HandoffError, bootstrap_argv, take_handoff
+    from fullsend.app.action.confinement.handoff import HandoffError, bootstrap_argv, take_handoff
 
     try:
         reexec_without_secrets(bootstrap_argv())
@@ -60,7 +60,7 @@ def _run(console: Console) -> int:
     cancellation.install()  # from here a signal cancels the run; one held since the start lands now
     fast = None
     if handoff is None:
-        from fullsend.app.action.fastskip import fast_skip
+        from fullsend.app.action.skip.fastskip import fast_skip
 
         fast = fast_skip(console, environ, cancellation)  # the pre-flight on the forge, before the app loads
         if fast.exit_code is not None:

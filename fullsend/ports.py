@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import IO, Literal, Protocol
 
 from fullsend.core.agent_end import AgentEnd
+from fullsend.core.cli_versions import CliVersions, Version
 from fullsend.core.final_word import ToolDenial
 from fullsend.core.model import (
     Comment,
@@ -262,12 +263,11 @@ class Sandbox(Protocol):
 
     One sandbox is one process group (local) or one OpenShell sandbox.  ``root`` is the sandbox
     root (``/sandbox`` mapped); ``exec`` runs ``sh -c command`` inside it and returns
-    ``(stdout, stderr, exit_code)``; ``launch`` starts the agent with exactly ``env`` and, when
-    ``mailbox`` is given, its stdin fed by a feeder tailing that file (pid in
-    ``feeder_pid_file``).  ``stop`` ends every process and verifies none is left;
-    ``start`` brings a stopped sandbox back with its disk kept; ``phase`` is an OpenShell phase
-    (``Ready``, ``Stopped``, ``Error`` …); ``delete`` stops it and removes its files.  Every
-    method raises ``fullsend.errors.SandboxError``.
+    ``(stdout, stderr, exit_code)``; ``launch`` starts the agent a ``Launch`` describes (each
+    kind runs the form it knows: the argv, or OpenShell's pinned script).  ``stop`` ends every
+    process and verifies none is left; ``start`` brings a stopped sandbox back with its disk
+    kept; ``phase`` is an OpenShell phase (``Ready``, ``Stopped``, ``Error`` …); ``delete`` stops
+    it and removes its files.  Every method raises ``fullsend.errors.SandboxError``.
     """
 
     name: str
@@ -276,15 +276,7 @@ class Sandbox(Protocol):
 
     def exec(self, command: str, timeout_s: float) -> tuple[str, str, int]: ...
 
-    def launch(
-        self,
-        argv: Sequence[str],
-        env: Mapping[str, str],
-        cwd: Path,
-        mailbox: Path | None = None,
-        feeder_pid_file: Path | None = None,
-        stdin_bytes: bytes | None = None,
-    ) -> SandboxProcess: ...
+    def launch(self, launch: Launch) -> SandboxProcess: ...
 
     def make_dir(self, path: Path) -> None: ...
 
@@ -297,6 +289,30 @@ class Sandbox(Protocol):
     def phase(self) -> str: ...
 
     def delete(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One agent process to start in a sandbox (``Sandbox.launch``), in both forms a sandbox may run.
+
+    ``argv`` runs with exactly ``env`` in ``cwd`` (the local sandbox); ``script`` is the pinned
+    ``sh -c`` launch of ``fullsend.adapters.runtimes.launch`` that OpenShell runs instead (``""``:
+    OpenShell runs ``argv`` too, its ``env`` in an uploaded file).  With ``mailbox`` the process's
+    stdin is a feeder tailing that file (its pid written to ``feeder_pid_file``); else
+    ``stdin_bytes`` (or nothing) is its whole stdin.  A pinned script feeds itself.
+    """
+
+    argv: tuple[str, ...]
+    env: Mapping[str, str]
+    cwd: Path
+    script: str = ""
+    mailbox: Path | None = None
+    feeder_pid_file: Path | None = None
+    stdin_bytes: bytes | None = None
+
+
+#: ``name -> a ready Sandbox`` (``fullsend.adapters.sandbox.sandbox_factory`` makes one per kind).
+SandboxFactory = Callable[[str], Sandbox]
 
 
 class SandboxProcess(Protocol):
@@ -314,3 +330,35 @@ class SandboxProcess(Protocol):
     def stderr_tail(self) -> str:
         """The last few KiB the process wrote to stderr."""
         ...
+
+
+class AgentRuntime(Runtime, Protocol):
+    """A ``Runtime`` the action can check, configure and steer (docs/architecture.md "Runtimes"):
+    the CLI versions it supports, how it steers, and the choice of transport.  Every runtime of
+    ``fullsend.adapters.runtimes.RUNTIMES`` implements it; no capability is probed at run time."""
+
+    #: The CLI versions this runtime supports (``check_cli_version`` refuses the others).
+    cli_versions: CliVersions
+
+    @property
+    def interrupts_to_steer(self) -> bool:
+        """True when a steer stops and restarts the agent (Codex exec), so settling must leave it time."""
+        ...
+
+    def steer_decline_reason(self, params: AgentParams) -> str | None:
+        """Why a run with ``params`` cannot be steered, or ``None``."""
+        ...
+
+    def transport_line(self, preference: str, version: Version, agent_args: Sequence[str] = ()) -> str:
+        """Choose how this run steers, once, after the version check; the line that says so, or
+        ``""`` for a runtime with one transport.  Raises ``ConfigError`` when the choice cannot run."""
+        ...
+
+
+class RuntimeFactory(Protocol):
+    """A runtime class of ``RUNTIMES``: its supported CLI versions, and how the action makes one
+    (``warn`` hears its warnings; ``sandbox_factory`` makes the sandbox of each run)."""
+
+    cli_versions: CliVersions
+
+    def __call__(self, *, warn: Callable[[str], None], sandbox_factory: SandboxFactory) -> AgentRuntime: ...

@@ -13,7 +13,7 @@ are listed here, each with the module that writes it:
 
 * ``accept`` — the rule cell of an accepted run in the step-summary timeline
   (``fullsend.app.watch.cycle``);
-* ``pre-script`` — the pre-script skip (``fullsend.app.action.work``);
+* ``pre-script`` — the pre-script skip (``fullsend.app.action.agent.work``);
 * ``harness-invalid`` and ``agent-missing-opening-line`` — the findings of ``fullsend lint``
   of its own (``fullsend.app.commands.lint``, which imports them from here);
 * :data:`WATCH_RULE_IDS` — the watcher cycle's project ids, written only inside its log lines
@@ -59,7 +59,7 @@ DOCS_PATH = "docs/rules.md"
 
 #: Listed here: the step-summary rule cell of an accepted run (``fullsend.app.watch.cycle``).
 RULE_ACCEPT = "accept"
-#: Listed here: a ``pre_script`` exit 78 skips the run (``fullsend.app.action.work``).
+#: Listed here: a ``pre_script`` exit 78 skips the run (``fullsend.app.action.agent.work``).
 RULE_PRE_SCRIPT = "pre-script"
 #: Listed here: a harness the action would refuse to load (``fullsend lint``).
 RULE_HARNESS_INVALID = "harness-invalid"
@@ -106,7 +106,7 @@ def all_rules() -> tuple[Rule, ...]:
         *_family("provenance", "fullsend.core.provenance.verdicts", provenance.RULE_IDS),
         Rule(RULE_ACCEPT, "provenance", "fullsend.app.watch.cycle"),
         *_family("skip", "fullsend.core.receipt.skips", (skips.RULE_RECEIPT, skips.RULE_HEAD_REVIEWED)),
-        Rule(RULE_PRE_SCRIPT, "skip", "fullsend.app.action.work"),
+        Rule(RULE_PRE_SCRIPT, "skip", "fullsend.app.action.agent.work"),
         *_family("settle", "fullsend.core.watch.settle", (*settle.SETTLE_REASONS, settle.STALE_TURN_END)),
         *_family("own-output", "fullsend.core.delta.ownoutput", (ownoutput.RULE_SELF_LOGIN, ownoutput.RULE_APP_MARKER)),
         *_family(

@@ -7,9 +7,14 @@ and fails with the offending module and import named. The rule:
   ``fullsend.core`` itself; no reads of the environment or the clock.
 - ``fullsend.adapters`` never imports ``fullsend.app`` or ``fullsend.simulator``.
 - ``fullsend.simulator`` never imports ``fullsend.app``; only ``fullsend/app/commands`` imports the
-  simulator (and the one documented test seam of ``app/action/children.py``).
+  simulator (and the one documented test seam of ``app/action/confinement/children.py``).
+- No two modules of ``core``, ``adapters`` or ``app`` import each other.
 - No import loop between sibling folders of a layer; ``adapters/sandbox`` never imports
   ``adapters/runtimes`` and ``app/watch`` never imports ``app/action``.
+- ``app/action`` is split by concept: the run's modules at its root, ``skip/``, ``agent/``,
+  ``confinement/`` and ``status/``; ``skip/`` imports none of the others, ``status/`` and
+  ``confinement/`` import neither ``agent/`` nor each other (nor ``skip/``); the confinement
+  adapters (``adapters/confinement/``) import no other adapter folder.
 - The rule registry (``fullsend/rules.py``) never imports ``fullsend.app``.
 - ``fullsend explain`` and ``fullsend report`` read through the ``Forge`` port: only their command
   modules name an adapter.
@@ -210,6 +215,41 @@ def test_layer_does_not_import(layer, forbidden):
     _assert_none(_offending(_modules(PKG / layer), lambda n: _is_under(n, forbidden)))
 
 
+#: ``app/action`` by concept (docs/architecture.md "Module index"): the run's own modules at its root,
+#: every other module in the folder of its concept.
+ACTION_ROOT_MODULES = {"__init__", "cancel", "finish", "lifecycle", "outputs", "plan", "providers", "tokens"}
+ACTION_FOLDERS = {"agent", "confinement", "skip", "status"}
+
+
+def test_app_action_is_split_by_concept():
+    action = PKG / "app" / "action"
+    assert {p.stem for p in action.glob("*.py")} == ACTION_ROOT_MODULES
+    assert {p.name for p in action.iterdir() if p.is_dir() and p.name != "__pycache__"} == ACTION_FOLDERS
+    confinement = {p.stem for p in (PKG / "adapters").glob("*.py")} & {"isolation", "capdrop", "proc", "reach"}
+    assert confinement == set(), "the confinement modules live in fullsend/adapters/confinement/"
+
+
+@pytest.mark.parametrize(
+    ("folder", "forbidden"),
+    [
+        # the skip decides before anything of a working run is loaded (docs/architecture.md "Fast skip")
+        ("app/action/skip", "fullsend.app.action.agent"),
+        ("app/action/skip", "fullsend.app.action.status"),
+        ("app/action/skip", "fullsend.app.action.confinement"),
+        ("app/action/status", "fullsend.app.action.agent"),
+        ("app/action/status", "fullsend.app.action.skip"),
+        ("app/action/status", "fullsend.app.action.confinement"),
+        ("app/action/confinement", "fullsend.app.action.agent"),
+        ("app/action/confinement", "fullsend.app.action.status"),
+        ("adapters/confinement", "fullsend.adapters.sandbox"),
+        ("adapters/confinement", "fullsend.adapters.runtimes"),
+        ("adapters/confinement", "fullsend.adapters.github"),
+    ],
+)
+def test_concept_folder_does_not_import(folder, forbidden):
+    _assert_none(_offending(_modules(PKG / folder), lambda n: _is_under(n, forbidden)))
+
+
 def _folder(name: str) -> str | None:
     """The dotted name of the package (a folder, not a module) that ``name`` is or lies in."""
     parts = name.split(".")
@@ -253,6 +293,21 @@ def test_no_import_loop_between_sibling_folders():
         pytest.fail("import loops between sibling folders:\n" + "\n".join(loops), pytrace=False)
 
 
+def _module_name(path: Path) -> str:
+    name = ".".join(path.relative_to(PKG.parent).with_suffix("").parts)
+    return name.removesuffix(".__init__")
+
+
+def test_no_two_product_modules_import_each_other():
+    """No module of ``core``, ``adapters`` or ``app`` imports one that imports it back (lazy imports
+    included: ``status.py`` and ``live_status.py`` once did, issue 44)."""
+    paths = [p for layer in ("core", "adapters", "app") for p in _modules(PKG / layer)]
+    names = {_module_name(p): p for p in paths}
+    imported = {name: {i.name for i in _imports(path)} & names.keys() for name, path in names.items()}
+    loops = sorted(f"{a} <-> {b}" for a in imported for b in imported[a] if a < b and a in imported[b])
+    _assert_none(loops)
+
+
 def test_the_sibling_walker_sees_folders_not_modules():
     arrows = _sibling_arrows()
     assert ("fullsend.adapters.runtimes", "fullsend.adapters.sandbox") in arrows
@@ -261,7 +316,7 @@ def test_the_sibling_walker_sees_folders_not_modules():
 
 #: The one documented test seam that names the simulator outside the commands
 #: (docs/rules.md#token-in-reach): the simulator's own job token on loopback.
-SIMULATOR_SEAM = PKG / "app" / "action" / "children.py"
+SIMULATOR_SEAM = PKG / "app" / "action" / "confinement" / "children.py"
 
 
 def test_only_the_commands_import_the_simulator():

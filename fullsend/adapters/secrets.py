@@ -1,7 +1,7 @@
 """Keep the runner's credentials out of reach of everything the action starts.
 
 The agent runs as a child of the action (``sandbox: local``), in the same container.  Under its
-own uid (``fullsend.adapters.isolation``) it cannot read the action's ``/proc/<pid>/environ``;
+own uid (``fullsend.adapters.confinement.isolation``) it cannot read the action's ``/proc/<pid>/environ``;
 without that isolation (the action not root) it runs as the same user and could — and that file
 holds the environment the action was *started* with, which ``os.environ`` edits do not erase.
 So ``fullsend run`` re-executes itself once, first thing: the secrets travel to the new image

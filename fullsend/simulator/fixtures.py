@@ -149,12 +149,7 @@ def add_follow_up_run(
     """
     if title is None:
         title = f"{sim.urls.owner}/{sim.urls.repo}#{pr}" + (f" comment:{comment_id}" if comment_id else "")
-    jobs: list[tuple[str, str, str | None]] = []
-    if route is not None:
-        done = route not in ("queued", "in_progress")
-        jobs.append((ROUTE_JOB, "completed" if done else route, route if done else None))
-    if stage_status is not None:
-        jobs.append((STAGE_JOB, stage_status, stage_conclusion if stage_status == "completed" else None))
+    jobs = _shim_jobs(route, stage_status, stage_conclusion)
     if status is None:
         status = "completed" if jobs and all(s == "completed" for _, s, _ in jobs) else "in_progress"
     fields: dict[str, Any] = {
@@ -177,6 +172,19 @@ def add_follow_up_run(
     for name, job_status, conclusion in jobs:
         sim.add_job(run["id"], name, job_status, conclusion)
     return run
+
+
+def _shim_jobs(
+    route: str | None, stage_status: str | None, stage_conclusion: str | None
+) -> list[tuple[str, str, str | None]]:
+    """``(name, status, conclusion)`` of a shim run's Route and stage jobs (``add_follow_up_run``)."""
+    jobs: list[tuple[str, str, str | None]] = []
+    if route is not None:
+        done = route not in ("queued", "in_progress")
+        jobs.append((ROUTE_JOB, "completed" if done else route, route if done else None))
+    if stage_status is not None:
+        jobs.append((STAGE_JOB, stage_status, stage_conclusion if stage_status == "completed" else None))
+    return jobs
 
 
 def add_comment_follow_up(

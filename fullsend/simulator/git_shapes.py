@@ -97,6 +97,27 @@ _PR_FROM_ISSUE = (
 )
 
 
+#: The fields of an open, unmerged, mergeable pull request with one commit and no review comment.
+_PR_OPEN_UNMERGED: dict[str, Any] = {
+    "merged_at": None,
+    "merge_commit_sha": None,
+    "requested_reviewers": [],
+    "requested_teams": [],
+    "auto_merge": None,
+    "merged": False,
+    "mergeable": True,
+    "rebaseable": True,
+    "mergeable_state": "clean",
+    "merged_by": None,
+    "review_comments": 0,
+    "maintainer_can_modify": False,
+    "commits": 1,
+    "additions": 0,
+    "deletions": 0,
+    "changed_files": 0,
+}
+
+
 def pull_request_json(
     urls: Urls,
     issue: dict[str, Any],
@@ -142,24 +163,9 @@ def pull_request_json(
         "review_comment_url": links["review_comment"],
         "comments_url": issue["comments_url"],
         "statuses_url": links["statuses"],
-        "merged_at": None,
-        "merge_commit_sha": None,
-        "requested_reviewers": [],
-        "requested_teams": [],
+        **json_copy(_PR_OPEN_UNMERGED),
         "head": side(*head),
         "base": side(*base),
         "_links": {k: {"href": v} for k, v in links.items()},
-        "auto_merge": None,
         "draft": draft,
-        "merged": False,
-        "mergeable": True,
-        "rebaseable": True,
-        "mergeable_state": "clean",
-        "merged_by": None,
-        "review_comments": 0,
-        "maintainer_can_modify": False,
-        "commits": 1,
-        "additions": 0,
-        "deletions": 0,
-        "changed_files": 0,
     }

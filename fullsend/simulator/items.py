@@ -92,14 +92,7 @@ class ItemsState(ActionsState, ThreadsState, ReviewsState):
                 "reactions": self._reactions(url),
             }
             if pull_request:
-                pr_url = f"{self.urls.repo_api}/pulls/{number}"
-                issue["pull_request"] = {
-                    "url": pr_url,
-                    "html_url": web,
-                    "diff_url": f"{web}.diff",
-                    "patch_url": f"{web}.patch",
-                    "merged_at": None,
-                }
+                issue["pull_request"] = _pull_request_link(f"{self.urls.repo_api}/pulls/{number}", web)
             issue.update(self._item_fields(extra))
             self._issues[number] = issue
             return json_copy(issue)
@@ -344,3 +337,8 @@ class ItemsState(ActionsState, ThreadsState, ReviewsState):
             if answer is None:
                 return 404
             return comparison_json(self.urls, base, head, answer, self.now(), per_page)
+
+
+def _pull_request_link(url: str, web: str) -> dict[str, Any]:
+    """The ``pull_request`` object GitHub puts on a pull request's issue record."""
+    return {"url": url, "html_url": web, "diff_url": f"{web}.diff", "patch_url": f"{web}.patch", "merged_at": None}

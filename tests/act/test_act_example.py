@@ -24,7 +24,7 @@ import pytest
 import requests
 import yaml
 
-from fullsend.app.action.live_status import DONE_BELOW
+from fullsend.app.action.status.live_status import DONE_BELOW
 from fullsend.core.receipt.marker import parse_marker
 from fullsend.core.wire import OPENING_LINE
 from fullsend.simulator.fixtures import JOB_LOGIN, JOB_TOKEN, ROLE_LOGIN

@@ -1,4 +1,4 @@
-"""``fullsend.adapters.capdrop`` on this machine (needs root): once the action's own process has
+"""``fullsend.adapters.confinement.capdrop`` on this machine (needs root): once the action's own process has
 limited its children, a child keeps only the capabilities for file work, so it cannot read the
 non-dumpable action's memory (docs/architecture.md "Child isolation").  Each case runs in a fresh
 interpreter: the limit is for good, and must not reach the test process."""
@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from fullsend.adapters import capdrop
+from fullsend.adapters.confinement import capdrop
 from tests.support.tools import missing_tool
 
 CAP_SYS_PTRACE = 19
@@ -20,7 +20,7 @@ CAP_SYS_PTRACE = 19
 #: /proc/self/status, its environment, and whether it could open the action's memory.
 ACTION = r"""
 import ctypes, json, os, subprocess, sys
-from fullsend.adapters import capdrop
+from fullsend.adapters.confinement import capdrop
 left = None
 if sys.argv[1] == "no-setpcap":  # CAP_SETPCAP out of the effective set: the bounding set cannot shrink
     class H(ctypes.Structure): _fields_ = [("v", ctypes.c_uint32), ("p", ctypes.c_int)]
@@ -103,7 +103,7 @@ def test_no_kept_capability_is_one_that_refuses():
 
 SEAL = r"""
 import json, os, subprocess, sys
-from fullsend.adapters import capdrop
+from fullsend.adapters.confinement import capdrop
 before = os.access(capdrop.CORE_PATTERN, os.W_OK)
 why = capdrop.seal_kernel_settings()
 capdrop.own_process()
@@ -117,7 +117,7 @@ print(json.dumps({"before": before, "why": why, "left": left, "child": child,
 """
 THREADED = r"""
 import threading, time
-from fullsend.adapters import capdrop
+from fullsend.adapters.confinement import capdrop
 threading.Thread(target=time.sleep, args=(5,), daemon=True).start()
 print(capdrop.seal_kernel_settings())
 """

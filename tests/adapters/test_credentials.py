@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fullsend.adapters.credentials import remove_credentials
+from fullsend.adapters.confinement.credentials import remove_credentials
 
 TOKEN = "ghs_" + "d" * 36
 SECRETS = {"job token": TOKEN}

@@ -15,8 +15,8 @@ import sys
 
 import pytest
 
-from fullsend.adapters import exitwait
-from fullsend.adapters.exitwait import ExitWatch
+from fullsend.adapters.confinement import exitwait
+from fullsend.adapters.confinement.exitwait import ExitWatch
 
 SLEEPER = [sys.executable, "-c", "import sys; sys.stdin.read()"]  # runs until its stdin closes
 

@@ -1,4 +1,4 @@
-"""``fullsend.adapters.isolation`` on this machine (needs root and setpriv): the child user's
+"""``fullsend.adapters.confinement.isolation`` on this machine (needs root and setpriv): the child user's
 process, the hand-over and hand-back of a tree, and the end of every process of the child uid."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from fullsend.adapters import isolation, proc
+from fullsend.adapters.confinement import isolation, proc
 from fullsend.adapters.sandbox.local import LocalSandbox
 from tests.support.child_uid import worker_child_uid
 from tests.support.tools import missing_tool
@@ -80,7 +80,7 @@ def test_the_tree_is_handed_over_and_back_without_following_a_link(user, tmp_pat
 #: how many it killed.
 RUN = """
 import subprocess, sys
-from fullsend.adapters import isolation
+from fullsend.adapters.confinement import isolation
 assert isolation.become_subreaper()
 uid = int(sys.argv[1])
 user, why = isolation.resolve_child_user({"FULLSEND_TEST_HOOKS": "1", "FULLSEND_TEST_CHILD_UID": str(uid)})

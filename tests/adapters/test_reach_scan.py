@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 import pytest
 
-from fullsend.adapters.reach import ScanLimits, scan_for_secrets
+from fullsend.adapters.confinement.reach import ScanLimits, scan_for_secrets
 
 TOKEN = "ghs_Reach+Test/0001"
 CHILD = 61998

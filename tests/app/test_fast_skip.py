@@ -17,7 +17,7 @@ import pytest
 
 from fullsend.adapters.gha import Console
 from fullsend.app.action.cancel import Cancellation
-from fullsend.app.action.fastskip import fast_skip
+from fullsend.app.action.skip.fastskip import fast_skip
 from fullsend.core.receipt.marker import receipt_body
 from fullsend.errors import InputError
 from fullsend.simulator.fixtures import JOB_LOGIN, ROLE_LOGIN, standard_pr_scenario

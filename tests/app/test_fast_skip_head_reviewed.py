@@ -16,7 +16,7 @@ import pytest
 
 from fullsend.adapters.gha import Console
 from fullsend.app.action.cancel import Cancellation
-from fullsend.app.action.fastskip import fast_skip
+from fullsend.app.action.skip.fastskip import fast_skip
 from fullsend.core.receipt.marker import receipt_body
 from fullsend.simulator.fixtures import FIX_CREATED_AT, JOB_LOGIN, StandardScenario, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator

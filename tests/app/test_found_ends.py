@@ -16,8 +16,8 @@ from fullsend.adapters.runtimes.verdict import (
     tool_refused,
     turn_unjudged,
 )
-from fullsend.app.action.outcome import end_rule_of, run_outcome
-from fullsend.app.action.session import IterationResult
+from fullsend.app.action.agent.outcome import end_rule_of, run_outcome
+from fullsend.app.action.agent.session import IterationResult
 from fullsend.core.agent_end import (
     FOUND_END_RULE_IDS,
     RULE_DELEGATED_UNFINISHED,

@@ -10,8 +10,15 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from fullsend.app.action import handoff as stage
-from fullsend.app.action.handoff import HANDOFF_KEY, Handoff, HandoffError, decode, stage_secrets, take_handoff
+from fullsend.app.action.confinement import handoff as stage
+from fullsend.app.action.confinement.handoff import (
+    HANDOFF_KEY,
+    Handoff,
+    HandoffError,
+    decode,
+    stage_secrets,
+    take_handoff,
+)
 from fullsend.app.timeline import Event
 from fullsend.core.tokens.reach import secret_forms
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from fullsend.adapters.capdrop import KEPT_CAPABILITIES
+from fullsend.adapters.confinement.capdrop import KEPT_CAPABILITIES
 from fullsend.core.scalars import format_time
 from fullsend.simulator.fixtures import standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator

@@ -3,10 +3,13 @@ not (docs/architecture.md "The receipt's promise")."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from fullsend.app.action.finish import LeftFacts, RunOutcome, render_summary
 from fullsend.app.action.outputs import ActionOutcome
 from fullsend.app.timeline import Timeline
 from fullsend.core.receipt.marker import Marker
+from fullsend.core.receipt.post import PostState, ReceiptPost
 from fullsend.errors import ExitCode
 
 
@@ -22,7 +25,7 @@ def test_the_summary_lines_follow_whether_the_receipt_was_posted() -> None:
         "follow-up run 11 [no-receipt]",
         "follow-up run 12 [not-acknowledged]",
     ]
-    outcome.receipt_posted = True
+    outcome = replace(outcome, receipt=ReceiptPost(PostState.POSTED))
     assert outcome.left_over() == ["follow-up run 40 [deadline]", "follow-up run 12 [not-acknowledged]"]
 
 

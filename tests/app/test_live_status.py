@@ -14,9 +14,9 @@ import pytest
 
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
-from fullsend.app.action.live_status import DONE_BELOW, FINISHING, SETTLING, WORKING, LiveStatus, SteerRow
-from fullsend.app.action.session import AckRows
-from fullsend.app.action.status import StatusComment
+from fullsend.app.action.agent.session import AckRows
+from fullsend.app.action.status.live_status import DONE_BELOW, FINISHING, SETTLING, WORKING, LiveStatus, SteerRow
+from fullsend.app.action.status.status import StatusComment
 from fullsend.app.timeline import Event, Timeline
 from fullsend.core.model import Comment
 from fullsend.core.scalars import format_time

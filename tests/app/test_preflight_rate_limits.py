@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from fullsend.adapters.github.forge import GitHubForge
-from fullsend.app.action.facts import PreflightFacts
-from fullsend.app.action.preflight import run_preflight
-from fullsend.app.action.receipt import PostState, post_receipt
+from fullsend.app.action.skip.facts import PreflightFacts
+from fullsend.app.action.skip.preflight import run_preflight
+from fullsend.app.action.skip.receipt import PostState, post_receipt
 from fullsend.core.model import Repo
 from fullsend.core.receipt.marker import Marker, receipt_body
 from fullsend.simulator.fixtures import JOB_LOGIN, JOB_TOKEN, ROLE_TOKEN, standard_pr_scenario

@@ -9,8 +9,8 @@ import inspect
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.action import lifecycle as run_module
-from fullsend.app.action.facts import PreflightFacts
-from fullsend.app.action.receipt import check_receipt
+from fullsend.app.action.skip.facts import PreflightFacts
+from fullsend.app.action.skip.receipt import check_receipt
 from fullsend.core.model import Repo
 from fullsend.core.receipt.marker import receipt_body
 from fullsend.simulator.fixtures import JOB_LOGIN, JOB_TOKEN, ROLE_TOKEN, standard_pr_scenario

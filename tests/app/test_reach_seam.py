@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fullsend.app.action.children import reach_secrets, simulator_seam
+from fullsend.app.action.confinement.children import reach_secrets, simulator_seam
 from fullsend.simulator.fixtures import JOB_TOKEN
 
 

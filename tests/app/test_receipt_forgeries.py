@@ -13,8 +13,8 @@ import pytest
 
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.github.forge import GitHubForge
-from fullsend.app.action.facts import PreflightFacts
-from fullsend.app.action.preflight import run_preflight
+from fullsend.app.action.skip.facts import PreflightFacts
+from fullsend.app.action.skip.preflight import run_preflight
 from fullsend.core.model import Repo
 from fullsend.core.receipt.marker import receipt_body
 from fullsend.simulator.fixtures import JOB_LOGIN, JOB_TOKEN, ROLE_LOGIN, ROLE_TOKEN, standard_pr_scenario

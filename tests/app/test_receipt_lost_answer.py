@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from fullsend.adapters.github.forge import GitHubForge
-from fullsend.app.action.facts import PreflightFacts
 from fullsend.app.action.finish import LeftFacts, RunOutcome
 from fullsend.app.action.outputs import ActionOutcome
-from fullsend.app.action.preflight import run_preflight
-from fullsend.app.action.receipt import record_receipt
+from fullsend.app.action.skip.facts import PreflightFacts
+from fullsend.app.action.skip.preflight import run_preflight
+from fullsend.app.action.skip.receipt import record_receipt
 from fullsend.app.timeline import Timeline
 from fullsend.core.model import Repo
 from fullsend.core.receipt.marker import Marker, whole_body_receipt
@@ -59,7 +59,7 @@ def test_a_receipt_post_without_an_answer_leaves_the_decision_to_what_github_hol
         )
         sim.fail_connection("POST", COMMENTS, mode, 1)
         lines: list[tuple[str, str]] = []
-        record_receipt(
+        outcome = record_receipt(
             forge,
             _facts(fix.my_run_id, tmp_path),
             outcome,

@@ -43,12 +43,12 @@ atexit.register(_dump, "exit")
 NOT_ON_THE_SKIP_PATH = (
     "fullsend.adapters.runtimes",
     "fullsend.adapters.sandbox",
-    "fullsend.adapters.proc",
+    "fullsend.adapters.confinement.proc",
     "fullsend.app.watch",
-    "fullsend.app.action.work",
-    "fullsend.app.action.session",
-    "fullsend.app.action.status",
-    "fullsend.app.action.scripts",
+    "fullsend.app.action.agent.work",
+    "fullsend.app.action.agent.session",
+    "fullsend.app.action.status.status",
+    "fullsend.app.action.agent.scripts",
     "fullsend.core.delta",
     "fullsend.core.watch.settle",
     "fullsend.core.watch.start",
@@ -62,7 +62,7 @@ NOT_ON_THE_SKIP_PATH = (
 NOT_BEFORE_THE_REEXEC = (
     "fullsend.app.action.lifecycle",
     "fullsend.app.action.plan",
-    "fullsend.app.action.work",
+    "fullsend.app.action.agent.work",
     "fullsend.app.watch",
     "fullsend.adapters.github",
     "fullsend.adapters.runtimes",
@@ -122,7 +122,7 @@ def test_the_skip_reexecutes_before_the_app_and_never_loads_the_agent_side(tmp_p
     assert final["sanitizer_tables"] is False
     # The skip is decided on the real forge, the inputs read by the one input table and the answers
     # checked by the one checker (docs/architecture.md "Fast skip"); its summary through the one renderer.
-    assert {"fullsend.app.action.fastskip", "fullsend.adapters.github.forge", "fullsend.settings"} <= set(
+    assert {"fullsend.app.action.skip.fastskip", "fullsend.adapters.github.forge", "fullsend.settings"} <= set(
         final["modules"]
     )
     assert {"urllib3", "pydantic", "pydantic_settings", "jinja2"} <= {m.split(".")[0] for m in final["modules"]}

@@ -11,8 +11,8 @@ import pytest
 
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.github.forge import GitHubForge
-from fullsend.app.action.facts import PreflightFacts
-from fullsend.app.action.receipt import check_receipt
+from fullsend.app.action.skip.facts import PreflightFacts
+from fullsend.app.action.skip.receipt import check_receipt
 from fullsend.core.identity import Identity
 from fullsend.core.model import Repo
 from fullsend.core.receipt.marker import receipt_body

@@ -195,14 +195,14 @@ def test_concept_map_reads_rows_and_rejects_a_malformed_one() -> None:
             "",
             MAP_HEADER,
             "|---|---|---|",
-            "| Receipt writer | `fullsend/app/action/preflight.py` | `post_receipt` |",
+            "| Receipt writer | `fullsend/app/action/skip/preflight.py` | `post_receipt` |",
             "| Claude ack matcher | `fullsend/adapters/runtimes/feed.py` | `SteerFeed.note_echo` |",
             "",
             "## Next",
         ]
     )
     assert concept_map(doc) == [
-        MapRow(9, "Receipt writer", "fullsend/app/action/preflight.py", "post_receipt"),
+        MapRow(9, "Receipt writer", "fullsend/app/action/skip/preflight.py", "post_receipt"),
         MapRow(10, "Claude ack matcher", "fullsend/adapters/runtimes/feed.py", "SteerFeed.note_echo"),
     ]
     with pytest.raises(ValueError, match="line 9"):

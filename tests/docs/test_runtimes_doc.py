@@ -27,8 +27,8 @@ from fullsend.adapters.runtimes.pi.stream import (
     PI_SETTLED_ABORTED,
     PI_STOP_REASONS,
 )
-from fullsend.adapters.runtimes.versions import version_text
 from fullsend.core.agent_end import AgentEnd, TerminalState
+from fullsend.core.cli_versions import version_text
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "runtimes.md").read_text(encoding="utf-8")
 ROWS = [

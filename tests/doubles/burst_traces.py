@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fullsend.adapters.github.forge import GitHubForge
-from fullsend.app.action.facts import PreflightFacts
+from fullsend.app.action.skip.facts import PreflightFacts
 from fullsend.app.watch.watcher import WatchConfig
 from fullsend.core.model import Repo
 from fullsend.core.scalars import format_time

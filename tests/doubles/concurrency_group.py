@@ -32,7 +32,7 @@ import tempfile
 from collections.abc import Sequence
 
 from fullsend.adapters.github.forge import GitHubForge
-from fullsend.app.action.receipt import check_receipt, post_receipt
+from fullsend.app.action.skip.receipt import check_receipt, post_receipt
 from fullsend.core.model import Repo
 from fullsend.core.receipt.marker import marker_from
 from fullsend.core.scalars import parse_time

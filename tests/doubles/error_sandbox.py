@@ -14,8 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from fullsend.adapters import proc
 from fullsend.adapters.clock import SystemClock
+from fullsend.adapters.confinement import proc
 from fullsend.adapters.sandbox import local
 from fullsend.adapters.sandbox.process import LocalProcess
 from fullsend.errors import SandboxError

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from fullsend.adapters.runtimes import RUNTIMES
-from fullsend.adapters.runtimes.versions import version_text
+from fullsend.core.cli_versions import version_text
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 PINNED_FILES = ("tools/install_agent_clis.sh", "Dockerfile")

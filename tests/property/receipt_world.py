@@ -21,11 +21,11 @@ from typing import Any
 
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.adapters.runtimes.verdict import error_text
-from fullsend.app.action import session, work
-from fullsend.app.action.facts import PreflightFacts
+from fullsend.app.action.agent import session, work
 from fullsend.app.action.finish import AgentUsage, RunOutcome
-from fullsend.app.action.preflight import run_preflight
-from fullsend.app.action.receipt import receipt_allowed, record_receipt
+from fullsend.app.action.skip.facts import PreflightFacts
+from fullsend.app.action.skip.preflight import run_preflight
+from fullsend.app.action.skip.receipt import receipt_allowed, record_receipt
 from fullsend.app.timeline import Timeline
 from fullsend.app.watch.watcher import WatchConfig, Watcher
 from fullsend.core.agent_end import AgentEnd
@@ -308,7 +308,7 @@ class World:
             restricted=False,
         )
         if allowed:
-            record_receipt(
+            outcome = record_receipt(
                 self.forge,
                 facts_for(FIX_RUN_ID),
                 outcome,

@@ -20,7 +20,9 @@ from hypothesis.stateful import precondition, rule, run_state_machine_as_test
 from fullsend.adapters.runtimes import verdict
 from fullsend.adapters.runtimes.claude import refusals, tasks
 from fullsend.adapters.runtimes.claude import stream as claude_stream
-from fullsend.app.action import finish, receipt, session, work
+from fullsend.app.action import finish
+from fullsend.app.action.agent import session, work
+from fullsend.app.action.skip import receipt
 from fullsend.app.watch import cycle
 from fullsend.core.agent_end import AgentEnd, EndVerdict
 from fullsend.core.model import Comment

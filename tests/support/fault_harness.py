@@ -24,8 +24,8 @@ from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.gha import Console
 from fullsend.adapters.github import forge as github_adapter
 from fullsend.app.action import lifecycle as run_module
-from fullsend.app.action.facts import PreflightFacts
-from fullsend.app.action.receipt import check_receipt
+from fullsend.app.action.skip.facts import PreflightFacts
+from fullsend.app.action.skip.receipt import check_receipt
 from fullsend.app.timeline import Timeline
 from fullsend.core.model import Repo
 from fullsend.core.receipt.marker import whole_body_receipt

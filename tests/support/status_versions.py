@@ -14,7 +14,7 @@ from itertools import pairwise
 
 import requests
 
-from fullsend.app.action.live_status import DONE_BELOW
+from fullsend.app.action.status.live_status import DONE_BELOW
 
 #: GitHub's edit history of every comment of an issue or pull request (one page is enough here).
 EDITS_QUERY = """query($owner: String!, $name: String!, $number: Int!) {
@@ -27,7 +27,7 @@ EDITS_QUERY = """query($owner: String!, $name: String!, $number: Int!) {
     }
   }
 }"""
-#: The log line the run writes when the agent acknowledges a steer (fullsend.app.action.session).
+#: The log line the run writes when the agent acknowledges a steer (fullsend.app.action.agent.session).
 ACK_LINE = re.compile(r"The agent acknowledged message (\d+) at (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")
 
 

@@ -16,8 +16,8 @@ import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from fullsend.adapters import proc
-from fullsend.adapters.isolation import ChildUser
+from fullsend.adapters.confinement import proc
+from fullsend.adapters.confinement.isolation import ChildUser
 from fullsend.errors import AgentCliError, SandboxError
 from fullsend.ports import Clock
 

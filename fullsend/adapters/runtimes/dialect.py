@@ -17,7 +17,7 @@ from fullsend.adapters.runtimes.events import AgentEvent, ResultEvent, TokensEve
 from fullsend.adapters.runtimes.feed import Now
 from fullsend.core.agent_end import TerminalState
 from fullsend.core.final_word import ToolDenial
-from fullsend.ports import AgentParams
+from fullsend.ports import AgentParams, Sandbox
 
 #: ``denials -> the ones no expected_denials pattern covers`` (docs/rules.md#tool-refused).
 DenialJudge = Callable[[Sequence[ToolDenial]], tuple[ToolDenial, ...]]
@@ -76,7 +76,7 @@ class LiveDialect(Protocol):
 
     def new_aggregator(self) -> Aggregator: ...
 
-    def prepare(self, sandbox: Any, params: AgentParams) -> str:
+    def prepare(self, sandbox: Sandbox, params: AgentParams) -> str:
         """Set the sandbox up before the launch; a failure's text, or ``""`` (Codex logs in here)."""
         ...
 
@@ -102,7 +102,7 @@ class DialectDefaults:
     """The optional parts of ``LiveDialect``, doing nothing: a dialect inherits them and overrides
     what it needs."""
 
-    def prepare(self, sandbox: Any, params: AgentParams) -> str:
+    def prepare(self, sandbox: Sandbox, params: AgentParams) -> str:
         """Nothing to set up: ``""``."""
         del sandbox, params
         return ""

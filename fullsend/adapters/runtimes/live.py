@@ -16,70 +16,65 @@ from __future__ import annotations
 import subprocess
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import ClassVar, Unpack
 
 from fullsend.adapters.runtimes.dialect import LiveDialect
-from fullsend.adapters.runtimes.feed import (
-    DEFAULT_AGENT_PROMPT,
-    FEEDER_PID_NAME,
-    MAILBOX_NAME,
-    Now,
-    SteerFeed,
-    _warn_stderr,
-)
+from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT, FEEDER_PID_NAME, MAILBOX_NAME, Now, SteerFeed
 from fullsend.adapters.runtimes.liverun import CANCEL_GRACE_S, ActiveRun
+from fullsend.adapters.runtimes.parts import RuntimeOptions, runtime_parts
 from fullsend.adapters.runtimes.registry import SessionRegistry
 from fullsend.adapters.runtimes.verdict import launch_failed
-from fullsend.adapters.runtimes.versions import Version
-from fullsend.adapters.sandbox.local import env_with_sandbox_flag, local_sandbox_factory
+from fullsend.adapters.sandbox.local import env_with_sandbox_flag
+from fullsend.core.cli_versions import Version
 from fullsend.core.watch.steer import SteerMessage
-from fullsend.errors import FullsendError, NoSteerSession, SandboxError
-from fullsend.ports import AckListener, AgentParams, AgentRunResult
+from fullsend.errors import FullsendError, NoSteerSession, SandboxError, SteerUnsupported
+from fullsend.ports import AckListener, AgentParams, AgentRunResult, Launch, Sandbox, SandboxProcess
 
 EXIT_GRACE_S = 2.0  # after the agent exits, how long its output may still drain
-
-
-SandboxFactory = Callable[[str], Any]
 
 
 class LiveRuntime:
     """A live runtime (``fullsend.ports.Runtime`` and ``Steerer``) driving one ``LiveDialect``.
 
-    ``sandbox_factory(name)`` creates a ready sandbox (default: ``LocalSandbox`` under
-    ``sandbox_root_parent``); ``render(msg) -> str`` builds the envelope text; ``warn`` receives
-    warnings; ``clock`` gives ``now()`` (default ``SystemClock``).
+    A runtime class names its dialect (``dialect_type``) and nothing else: this one constructor
+    builds every live runtime from its dialect and the ``RuntimeOptions`` (``sandbox_factory(name)``
+    creates a ready sandbox, default a ``LocalSandbox`` under ``sandbox_root_parent``;
+    ``render(msg)`` the envelope text; ``warn`` hears warnings; ``clock`` gives ``now()``).
+
+    A steerable run whose dialect declines steering (``steer_decline_reason``: pi with fallback
+    models) runs unsteered: ``steer_gate`` announces the decline once, and ``steer`` raises
+    ``SteerUnsupported`` (not ``NoSteerSession``) until the run returns.
     """
 
-    def __init__(
-        self,
-        dialect: LiveDialect,
-        sandbox_root_parent: Path | None = None,
-        clock: Now | None = None,
-        render: Callable[[SteerMessage], str] | None = None,
-        warn: Callable[[str], None] | None = None,
-        sandbox_factory: SandboxFactory | None = None,
-    ) -> None:
-        from fullsend.adapters.clock import SystemClock
+    dialect_type: ClassVar[type[LiveDialect]]
 
-        self.dialect = dialect
-        self.name = dialect.name
-        self._clock: Now = clock or SystemClock()
-        self._render = render or _render_steer
-        self._warn = warn or _warn_stderr
-        self._sandbox_factory = sandbox_factory or local_sandbox_factory(sandbox_root_parent)
+    def __init__(self, **options: Unpack[RuntimeOptions]) -> None:
+        parts = runtime_parts(options)
+        self.dialect = self.dialect_type()
+        self.name = self.dialect.name
+        self._clock: Now = parts.clock
+        self._render = parts.render
+        self._warn = parts.warn
+        self._sandbox_factory = parts.sandbox_factory
         self._feeds: SessionRegistry[SteerFeed] = SessionRegistry()
         self._runs: SessionRegistry[ActiveRun] = SessionRegistry()
+        self._declines: SessionRegistry[str] = SessionRegistry()
 
     # -- Steerer -----------------------------------------------------------------------------
 
     def steer(self, sandbox_name: str, msg: SteerMessage) -> None:
         """Append one steer line; accepted, not delivered.
 
-        Raises ``NoSteerSession`` (retry later), ``SteerAfterSettle``, ``DuplicateSteer`` or
-        ``SandboxError`` (the write failed; nothing recorded).
+        Raises ``NoSteerSession`` (retry later), ``SteerUnsupported`` (a run whose steering was
+        declined), ``SteerAfterSettle``, ``DuplicateSteer`` or ``SandboxError`` (the write failed;
+        nothing recorded).
         """
+        declined = self._declines.lookup(sandbox_name)
+        if declined is not None:
+            raise SteerUnsupported(f"{self.name} cannot take steers on this run: {declined}")
         feed, active = self._feeds.lookup(sandbox_name), self._runs.lookup(sandbox_name)
         if feed is None:
             raise NoSteerSession(f"no steerable {self.name} run is registered for sandbox {sandbox_name!r}")
@@ -101,6 +96,23 @@ class LiveRuntime:
     def steer_decline_reason(self, params: AgentParams) -> str | None:
         """Live runtimes steer every run unless a dialect says otherwise."""
         return self.dialect.steer_decline_reason(params)
+
+    def steer_gate(self, params: AgentParams) -> bool:
+        """True when the run may be steered; a declined steerable run is announced and recorded."""
+        if not params.steerable:
+            return False
+        reason = self.dialect.steer_decline_reason(params)
+        if reason is None:
+            return True
+        self._warn(f"Steering disabled: {reason}")
+        self._declines.register(params.sandbox_name, reason)
+        return False
+
+    def clear_decline(self, sandbox_name: str) -> None:
+        """Forget a recorded decline (done when the run returns)."""
+        reason = self._declines.lookup(sandbox_name)
+        if reason is not None:
+            self._declines.unregister(sandbox_name, reason)
 
     #: A live steer reaches the running turn: no interrupt to leave time for when settling.
     interrupts_to_steer = False
@@ -130,15 +142,20 @@ class LiveRuntime:
 
         Never raises for agent or sandbox failures: ``exit_code`` is -1 when the agent could
         not start, ``timed_out``/``cancelled`` tell why a run was cut short.  ``on_ack`` hears
-        the feed's acknowledgements as they happen (``SteerFeed``).
+        the feed's acknowledgements as they happen (``SteerFeed``).  A steerable run the dialect
+        declines runs unsteered (``steer_gate``).
         """
+        if params.steerable and not self.steer_gate(params):
+            params = replace(params, steerable=False)
         try:
             sandbox = self._sandbox_factory(params.sandbox_name)
         except FullsendError as exc:
+            self.clear_decline(params.sandbox_name)
             return launch_failed(str(exc))
         try:
             return self._run_in(sandbox, params, on_turn_end, on_output or (lambda _line: None), on_ack)
         finally:
+            self.clear_decline(params.sandbox_name)
             try:
                 sandbox.delete()
             except FullsendError as exc:
@@ -146,7 +163,7 @@ class LiveRuntime:
 
     def _run_in(
         self,
-        sandbox: Any,
+        sandbox: Sandbox,
         params: AgentParams,
         on_turn_end: Callable[[datetime], None],
         on_output: Callable[[str], None],
@@ -215,16 +232,15 @@ class LiveRuntime:
         exit_code = self._wait_exit(active, process)
         return active.result(process, exit_code, aggregator)
 
-    def _launch(self, sandbox: Any, params: AgentParams, mailbox: Path, pid_file: Path) -> Any:
-        """openshell: the dialect's pinned script (feeder inside it); local: argv with a feeder."""
+    def _launch(self, sandbox: Sandbox, params: AgentParams, mailbox: Path, pid_file: Path) -> SandboxProcess:
+        """The agent's argv fed from the mailbox, and the dialect's pinned script (feeder inside it)
+        for a sandbox that runs scripts (OpenShell)."""
         env = {**env_with_sandbox_flag(params.env), **self.dialect.launch_env(params)}
-        if sandbox.kind == "openshell":
-            return sandbox.launch_pinned(self.dialect.script(params), env)
-        return sandbox.launch(
-            self.dialect.argv(params, mailbox.parent), env, params.workdir, mailbox=mailbox, feeder_pid_file=pid_file
-        )
+        argv = tuple(self.dialect.argv(params, mailbox.parent))
+        script = self.dialect.script(params)
+        return sandbox.launch(Launch(argv, env, params.workdir, script, mailbox=mailbox, feeder_pid_file=pid_file))
 
-    def _supervise(self, active: ActiveRun, process: Any, timeout_s: float, pumped: threading.Event) -> None:
+    def _supervise(self, active: ActiveRun, process: SandboxProcess, timeout_s: float, pumped: threading.Event) -> None:
         """Kill the group at the timeout, or when output does not drain after the agent exits."""
         try:
             process.wait(timeout_s=timeout_s)
@@ -236,17 +252,9 @@ class LiveRuntime:
         if not pumped.wait(EXIT_GRACE_S):
             active.stop_quietly()  # a leftover child still holds the agent's stdout open
 
-    def _wait_exit(self, active: ActiveRun, process: Any) -> int:
+    def _wait_exit(self, active: ActiveRun, process: SandboxProcess) -> int:
         try:
             return process.wait(timeout_s=EXIT_GRACE_S)
         except subprocess.TimeoutExpired:
             active.stop_quietly()
             return process.wait(timeout_s=EXIT_GRACE_S + CANCEL_GRACE_S)
-
-
-def _render_steer(msg: SteerMessage) -> str:
-    """The envelope renderer (``fullsend.wording.render_steer``), loaded on first use: jinja2 stays
-    out of what imports this module without steering (the scripted agent's ``--version`` answer)."""
-    from fullsend.wording import render_steer
-
-    return render_steer(msg)

@@ -12,9 +12,9 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import IO, Any
 
-from fullsend.adapters.runtimes.dialect import Aggregator, DenialJudge
+from fullsend.adapters.runtimes.dialect import Aggregator, DenialJudge, StreamParser
 from fullsend.adapters.runtimes.events import (
     QUEUED,
     AgentEvent,
@@ -44,7 +44,7 @@ from fullsend.adapters.runtimes.verdict import (
 from fullsend.core.agent_end import EndVerdict, TerminalState
 from fullsend.core.final_word import ToolDenial, distinct_denials
 from fullsend.errors import FullsendError
-from fullsend.ports import AgentRunResult
+from fullsend.ports import AgentRunResult, Sandbox, SandboxProcess
 
 CANCEL_GRACE_S = 2.0  # SIGTERM → SIGKILL on cancel (the whole cancel must fit in 7 s)
 
@@ -57,10 +57,10 @@ class ActiveRun:
     """The state of one running agent; ``clock`` stamps turn ends, ``warn`` hears what failed;
     ``unexpected`` picks the refused calls ``expected_denials`` does not cover (default: all)."""
 
-    sandbox: Any
+    sandbox: Sandbox
     feed: SteerFeed
     clock: Now
-    parser: Any = None  # the run's StreamParser (its session, for dialects whose lines depend on it)
+    parser: StreamParser  # the run's parser (its session, for dialects whose lines depend on it)
     warn: Callable[[str], None] = _warn_stderr
     done: threading.Event = field(default_factory=threading.Event)
     timed_out: bool = False
@@ -74,7 +74,12 @@ class ActiveRun:
     unexpected: DenialJudge = tuple
 
     def pump(
-        self, stdout: Any, aggregator: Aggregator, incomplete: TerminalState, on_turn_end: TurnEnd, on_output: Output
+        self,
+        stdout: IO[bytes],
+        aggregator: Aggregator,
+        incomplete: TerminalState,
+        on_turn_end: TurnEnd,
+        on_output: Output,
     ) -> None:
         """Read ``stdout`` (JSON lines) to its end; a turn left open gets the dialect's ``incomplete``
         end, and an unreadable line an end that is never a success."""
@@ -147,7 +152,7 @@ class ActiveRun:
         except FullsendError as exc:
             self.warn(f"Stopping the sandbox failed: {exc}")
 
-    def result(self, process: Any, exit_code: int, agg: Aggregator) -> AgentRunResult:
+    def result(self, process: SandboxProcess, exit_code: int, agg: Aggregator) -> AgentRunResult:
         """The run's ``AgentRunResult`` from what was seen and how the process ended."""
         if self.send_failed:
             return launch_failed(self.send_failed)

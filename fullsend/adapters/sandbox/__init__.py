@@ -1,17 +1,22 @@
 """Sandboxes the agent runs in: ``local`` (default) and ``openshell``
 (docs/architecture.md "Sandboxes").
 
-``sandbox_factory(kind, …)`` gives the ``name -> Sandbox`` callable a runtime takes as its
-``sandbox_factory``.  With ``openshell`` the runtimes launch the agent through the pinned scripts
-of ``fullsend.adapters.runtimes.launch`` (they branch on ``sandbox.kind``); with ``local`` they
-launch argv lists in the sandbox's process group.
+``sandbox_factory(kind, …)`` gives the ``name -> Sandbox`` callable (``fullsend.ports.SandboxFactory``)
+a runtime takes as its ``sandbox_factory``.  A runtime launches with one ``Sandbox.launch(Launch)``:
+``openshell`` runs the launch's pinned script of ``fullsend.adapters.runtimes.launch``, ``local``
+its argv in the sandbox's process group.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+from fullsend.ports import SandboxFactory
+
+if TYPE_CHECKING:
+    from fullsend.adapters.confinement.isolation import ChildUser
 
 SANDBOX_KINDS = ("local", "openshell")
 
@@ -22,10 +27,10 @@ def sandbox_factory(
     openshell_cli: str = "openshell",
     image: str = "",
     providers: Sequence[str] = (),
-    user: Any = None,
-) -> Callable[[str], Any]:
+    user: ChildUser | None = None,
+) -> SandboxFactory:
     """``name -> sandbox`` for ``kind`` (``local``: under ``root_parent``, every process as ``user``
-    (a ``fullsend.adapters.isolation.ChildUser``) when given; ``openshell``: ``sandbox create``
+    (a ``fullsend.adapters.confinement.isolation.ChildUser``) when given; ``openshell``: ``sandbox create``
     through ``openshell_cli``).
 
     Raises ``ValueError`` for an unknown kind (the settings validate the input before this).

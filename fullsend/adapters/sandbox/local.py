@@ -8,7 +8,7 @@ then verified empty), ``start`` starts a new leader with the same root (disk kep
 ``phase`` is ``Ready`` while the leader lives, else ``Stopped`` (a local sandbox never lands in
 ``Error``; the tests' double of one that does is ``tests/doubles/error_sandbox.py``).
 
-With a child user (``fullsend.adapters.isolation``), every process of the group — the leader,
+With a child user (``fullsend.adapters.confinement.isolation``), every process of the group — the leader,
 each exec, the feeder and the agent — runs under that uid without capabilities, and the root
 and everything the sandbox makes under it belong to that user.
 
@@ -28,11 +28,12 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
-from fullsend.adapters import proc
-from fullsend.adapters.isolation import ChildUser, end_processes_of
+from fullsend.adapters.confinement import proc
+from fullsend.adapters.confinement.isolation import ChildUser, end_processes_of
 from fullsend.adapters.sandbox.files import write_without_following
 from fullsend.adapters.sandbox.process import LocalProcess
 from fullsend.errors import SandboxError
+from fullsend.ports import Launch
 
 PHASE_READY = "Ready"
 PHASE_STOPPED = "Stopped"
@@ -209,28 +210,21 @@ class LocalSandbox:
         except OSError as exc:
             raise SandboxError(f"could not hand {current.name} to the child user: {exc.strerror}") from exc
 
-    def launch(
-        self,
-        argv: Sequence[str],
-        env: Mapping[str, str],
-        cwd: Path,
-        mailbox: Path | None = None,
-        feeder_pid_file: Path | None = None,
-        stdin_bytes: bytes | None = None,
-    ) -> LocalProcess:
-        """Start the agent ``argv`` in the group with exactly ``env`` and ``cwd``.
+    def launch(self, launch: Launch) -> LocalProcess:
+        """Start ``launch.argv`` in the group with exactly its ``env`` and ``cwd`` (a local sandbox
+        runs no pinned script).
 
         With ``mailbox`` the agent's stdin is a feeder ``tail -n +1 -f <mailbox>`` (pid written
         to ``feeder_pid_file``); else ``stdin_bytes`` (or nothing) is its whole stdin.
         """
-        pgid = self.pgid
+        argv, env, cwd, pgid = launch.argv, launch.env, launch.cwd, self.pgid
         with self._lock:
-            if mailbox is not None:
-                return self._launch_fed(argv, env, cwd, pgid, mailbox, feeder_pid_file)
+            if launch.mailbox is not None:
+                return self._launch_fed(argv, env, cwd, pgid, launch.mailbox, launch.feeder_pid_file)
             popen = proc.spawn(argv, env=env, cwd=cwd, process_group=pgid, stdin=proc.PIPE, user=self.user)
             self._children.append(popen)
         assert popen.stdin is not None
-        threading.Thread(target=_write_and_close, args=(popen.stdin, stdin_bytes or b""), daemon=True).start()
+        threading.Thread(target=_write_and_close, args=(popen.stdin, launch.stdin_bytes or b""), daemon=True).start()
         return LocalProcess(popen)
 
     def _launch_fed(

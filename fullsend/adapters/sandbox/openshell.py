@@ -1,7 +1,7 @@
 """The ``openshell`` sandbox: drives the NVIDIA OpenShell CLI (docs/architecture.md "Sandboxes").
 
 Every CLI call is an argv built as data by the ``*_argv`` functions below (tested as data) and
-run through ``fullsend.adapters.proc``.  The runner reaches the sandbox only through
+run through ``fullsend.adapters.confinement.proc``.  The runner reaches the sandbox only through
 ``sandbox exec`` and ``sandbox upload``; ``stop`` (waits for ``Stopped``) ends every process
 while keeping the workspace, ``start`` (waits for ``Ready``) brings it back, ``phase`` parses
 ``Phase: <phase>`` from ``sandbox get``.  Paths are in-sandbox POSIX paths under ``/sandbox``.
@@ -15,11 +15,12 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 
-from fullsend.adapters import proc
+from fullsend.adapters.confinement import proc
 from fullsend.adapters.sandbox.process import LocalProcess
 from fullsend.adapters.sandbox.shell import SANDBOX_ENV_FILE, sanitize_output, shell_quote
 from fullsend.core.tokens.exports import env_file_lines
 from fullsend.errors import SandboxError
+from fullsend.ports import Launch
 
 SANDBOX_ROOT = PurePosixPath("/sandbox")
 CLI_ENV_KEYS = ("PATH", "HOME", "XDG_CONFIG_HOME", "OPENSHELL_GATEWAY", "OPENSHELL_CONFIG")
@@ -134,44 +135,32 @@ class OpenShellSandbox:
         """``sandbox delete``."""
         self._run(lifecycle_argv(self.cli, "delete", self.name), 60.0, "deleting the sandbox")
 
-    def launch(
-        self,
-        argv: Sequence[str],
-        env: Mapping[str, str],
-        cwd: Path,
-        mailbox: Path | None = None,
-        feeder_pid_file: Path | None = None,
-        stdin_bytes: bytes | None = None,
-    ) -> LocalProcess:
-        """Start ``argv`` inside the sandbox through a streaming ``sandbox exec``.
+    def launch(self, launch: Launch) -> LocalProcess:
+        """Start a ``Launch`` inside the sandbox through a streaming ``sandbox exec``.
 
-        ``env`` travels in an uploaded file (sourced, then removed), never on argv; with
-        ``mailbox`` the feeder fragment feeds the agent's stdin, else ``stdin_bytes``.
+        Its pinned ``script`` when it has one (``fullsend.adapters.runtimes.launch``; the feeder is
+        inside it): ``env`` becomes ``/sandbox/workspace/.env`` (``export`` lines, ``PATH`` first),
+        which the script sources after its PATH and binary pins.  Else its ``argv``: ``env``
+        travels in an uploaded file (sourced, then removed) and, with ``mailbox``, the feeder
+        fragment feeds the agent's stdin.  Env values are never on argv; the script carries no
+        steer text (that goes through the mailbox).  ``stdin_bytes`` is the process's stdin.
         """
+        if launch.script:
+            self._upload_text(workspace_env_text(launch.env), SANDBOX_ENV_FILE)
+            return self._stream(launch_shell_argv(self.cli, self.name, launch.script), launch.stdin_bytes)
         env_path = f"{SANDBOX_ROOT}/.fullsend-launch-{os.getpid()}.env"
+        self._upload_text(env_file_text(launch.env), env_path)
+        script = launch_script(launch.argv, env_path, str(launch.cwd), launch.mailbox, launch.feeder_pid_file)
+        return self._stream(exec_argv(self.cli, self.name, script), launch.stdin_bytes)
+
+    def _upload_text(self, text: str, dest: str) -> None:
+        """Write ``text`` to a host temp file, upload it to ``dest``, remove the host copy."""
         with tempfile.NamedTemporaryFile("w", delete=False, suffix=".env") as fh:
-            fh.write(env_file_text(env))
+            fh.write(text)
         try:
-            self.upload(Path(fh.name), Path(env_path))
+            self.upload(Path(fh.name), Path(dest))
         finally:
             os.unlink(fh.name)
-        script = launch_script(argv, env_path, str(cwd), mailbox, feeder_pid_file)
-        return self._stream(exec_argv(self.cli, self.name, script), stdin_bytes)
-
-    def launch_pinned(self, script: str, env: Mapping[str, str], stdin_bytes: bytes | None = None) -> LocalProcess:
-        """Run a pinned launch script of ``fullsend.adapters.runtimes.launch`` (docs/architecture.md "Runtimes").
-
-        ``env`` becomes ``/sandbox/workspace/.env`` (``export`` lines, ``PATH`` first; uploaded, never
-        on argv), which the script sources after its PATH and binary pins.  The script itself is
-        data built by the runtime; it carries no steer text (that goes through the mailbox).
-        """
-        with tempfile.NamedTemporaryFile("w", delete=False, suffix=".env") as fh:
-            fh.write(workspace_env_text(env))
-        try:
-            self.upload(Path(fh.name), Path(SANDBOX_ENV_FILE))
-        finally:
-            os.unlink(fh.name)
-        return self._stream(launch_shell_argv(self.cli, self.name, script), stdin_bytes)
 
     def _stream(self, argv: list[str], stdin_bytes: bytes | None) -> LocalProcess:
         popen = proc.spawn(argv, env=self._env, stdin=proc.PIPE)

@@ -7,7 +7,7 @@ import subprocess
 import threading
 from typing import IO
 
-from fullsend.adapters import exitwait
+from fullsend.adapters.confinement import exitwait
 
 _STDERR_KEEP_BYTES = 8192
 
@@ -44,7 +44,7 @@ class LocalProcess:
 
     def wait(self, timeout_s: float | None = None) -> int:
         """Wait for the exit code; raises ``subprocess.TimeoutExpired`` after ``timeout_s``.
-        Blocks without a timed loop (``fullsend.adapters.exitwait``): an idle agent costs no CPU."""
+        Blocks without a timed loop (``fullsend.adapters.confinement.exitwait``): an idle agent costs no CPU."""
         return self._exit.wait(timeout_s)
 
     def poll(self) -> int | None:

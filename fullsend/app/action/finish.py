@@ -1,6 +1,6 @@
 """The end of a run: its outcome, outputs and the step summary (docs/architecture.md "Outputs and step summary").
 
-The receipt is decided, posted and recorded on the outcome by ``fullsend.app.action.receipt``
+The receipt is decided, posted and recorded on the outcome by ``fullsend.app.action.skip.receipt``
 (docs/architecture.md "Receipt writer"); outputs and summary carry ``receipt_url``.
 """
 
@@ -20,6 +20,7 @@ from fullsend.core.agent_end import AgentEnd
 from fullsend.core.final_word import RULE_TOOL_DENIED, ToolDenial, denial_lines
 from fullsend.core.receipt.left_over import left_over
 from fullsend.core.receipt.marker import Marker
+from fullsend.core.receipt.post import NOT_POSTED, PostState, ReceiptPost
 from fullsend.core.text.inert import inert
 from fullsend.errors import ExitCode
 
@@ -71,18 +72,19 @@ class LeftFacts:
     acknowledged: tuple[int, ...] = ()
 
 
-@dataclass
+@dataclass(frozen=True)
 class RunOutcome:
-    """The run's result as outputs and summary report it."""
+    """The run's result as outputs and summary report it; immutable (a later fact makes a new one
+    with ``dataclasses.replace``).  ``receipt`` is what became of the receipt's POST, as
+    ``post_receipt`` returned it (``NOT_POSTED`` until one was tried); ``receipt_url`` its web URL."""
 
     outcome: ActionOutcome
     exit_code: ExitCode
     skip_reason: str = ""
     steers: int = 0
     marker: Marker = field(default_factory=Marker)
+    receipt: ReceiptPost = NOT_POSTED
     receipt_url: str = ""
-    receipt_posted: bool = False
-    receipt_unknown: bool = False  # the receipt's post got no answer: it may exist (docs/rules.md#receipt-unknown)
     head_sha: str = ""
     settle_reason: str = ""
     error: str = ""
@@ -96,6 +98,16 @@ class RunOutcome:
     final_message: str = ""  # the shipped iteration's answer, masked, inert and bounded (``final_message_value``)
     denials: tuple[ToolDenial, ...] = ()  # refused tool calls of every iteration, masked (docs/rules.md#tool-denied)
     agent_isolation: str = ""  # own-uid | shared-uid once a child ran (docs/rules.md#token-in-reach)
+
+    @property
+    def receipt_posted(self) -> bool:
+        """GitHub is known to have created the receipt (``ReceiptPost.exists``)."""
+        return self.receipt.exists
+
+    @property
+    def receipt_unknown(self) -> bool:
+        """The receipt's post got no answer: it may exist (docs/rules.md#receipt-unknown)."""
+        return self.receipt.state is PostState.MAYBE_POSTED
 
     @property
     def consumed_run_ids(self) -> str:

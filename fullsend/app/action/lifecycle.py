@@ -17,12 +17,12 @@ from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.gha import Console, console_log
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.action.cancel import Cancellation, RunCancelled
-from fullsend.app.action.facts import PreflightFacts, preflight_facts
 from fullsend.app.action.finish import RunOutcome, conclude, item_url, quoted_lines, skip_outcome
 from fullsend.app.action.outputs import ActionOutcome, status_word
 from fullsend.app.action.plan import RunPlan, build_plan
-from fullsend.app.action.preflight import run_preflight
-from fullsend.app.action.receipt import receipt_allowed, record_receipt
+from fullsend.app.action.skip.facts import PreflightFacts, preflight_facts
+from fullsend.app.action.skip.preflight import run_preflight
+from fullsend.app.action.skip.receipt import receipt_allowed, record_receipt
 from fullsend.app.action.tokens import Tokens, acquire_role_token, capture_job_token, restricted_tokens
 from fullsend.app.timeline import Timeline
 from fullsend.context import load_context
@@ -34,10 +34,10 @@ from fullsend.ports import Clock, Log
 from fullsend.settings import load_inputs
 
 if TYPE_CHECKING:  # imported for real only once the pre-flight said "go on" (see _work)
-    from fullsend.app.action.fastskip import FastResult
-    from fullsend.app.action.handoff import Handoff
-    from fullsend.app.action.status import StatusComment
-    from fullsend.app.action.work import ActionRun
+    from fullsend.app.action.agent.work import ActionRun
+    from fullsend.app.action.confinement.handoff import Handoff
+    from fullsend.app.action.skip.fastskip import FastResult
+    from fullsend.app.action.status.status import StatusComment
 
 
 @dataclass
@@ -102,8 +102,8 @@ def run_action(
             with cancel.deferred():
                 outcome = _cancelled(progress)
         with cancel.deferred():
-            outcome.duration_s = max(0.0, (clock.now() - started_at).total_seconds())
-            return conclude(plan, outcome, timeline, log)
+            duration_s = max(0.0, (clock.now() - started_at).total_seconds())
+            return conclude(plan, replace(outcome, duration_s=duration_s), timeline, log)
     finally:
         if installed:
             cancel.uninstall()
@@ -200,10 +200,10 @@ def _work(
     envelope) is imported here and nowhere on the way to a skip, so the queued run that skips
     never loads it (docs/architecture.md "Action lifecycle").
     """
-    from fullsend.app.action.work import ActionRun
+    from fullsend.app.action.agent.work import ActionRun
 
     tokens, forge, facts = reached
-    from fullsend.app.action.handoff import handoff_due, start_agent_stage
+    from fullsend.app.action.confinement.handoff import handoff_due, start_agent_stage
 
     if handoff_due(p.plan, tokens, env):
         events = p.timeline.events
@@ -266,7 +266,7 @@ def _agent_part(p: _Progress, run: ActionRun, forge: GitHubForge, tokens: Tokens
         skipped=run.skipped,
         restricted=restricted,
     ):
-        record_receipt(forge, facts, outcome, item_url(plan), timeline=p.timeline, clock=clock, log=log)
+        outcome = record_receipt(forge, facts, outcome, item_url(plan), timeline=p.timeline, clock=clock, log=log)
         status.receipt_posted(outcome.receipt_url if outcome.receipt_posted else "")
     status.wait_closing_edit(cancelled=run.cancelled.is_set())  # docs/architecture.md "Status comments"
     return outcome
@@ -288,7 +288,7 @@ def _figures(plan: RunPlan, outcome: RunOutcome) -> RunFigures | None:
 
 
 def _status_comment(plan: RunPlan, forge: GitHubForge, tokens: Tokens, log: Log, restricted: bool) -> StatusComment:
-    from fullsend.app.action.status import StatusComment
+    from fullsend.app.action.status.status import StatusComment
 
     return StatusComment(
         forge,

@@ -10,7 +10,7 @@ import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
-from fullsend.adapters.proc import run_command
+from fullsend.adapters.confinement.proc import run_command
 from fullsend.core.app_names import author_app_name, review_app_name
 from fullsend.errors import SandboxError
 

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from fullsend.adapters.proc import run_command
+from fullsend.adapters.confinement.proc import run_command
 from fullsend.errors import SandboxError
 
 DEFAULT_SERVER = "https://github.com"

@@ -23,9 +23,9 @@ from typing import TextIO
 from urllib.parse import urlsplit
 
 from fullsend.adapters.clock import SystemClock
+from fullsend.adapters.confinement.proc import ExecResult, run_command
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.adapters.github.transport import NOTHING_SENT
-from fullsend.adapters.proc import ExecResult, run_command
 from fullsend.context import api_url_problem
 from fullsend.core.model import Repo
 from fullsend.errors import ExitCode, ForgeError, FullsendError, MalformedResponse, NotFoundError, SandboxError

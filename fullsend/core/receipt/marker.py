@@ -116,7 +116,7 @@ def human_line(ids: Iterable[int]) -> str:
 def receipt_body(ids: Iterable[int], head: str) -> str:
     """The whole WIRE receipt body (marker, ``\\n``, human line); ``""`` with no ids.
 
-    The one renderer of the receipt: the writer (``fullsend.app.action.receipt``) posts exactly
+    The one renderer of the receipt: the writer (``fullsend.app.action.skip.receipt``) posts exactly
     this, and :func:`whole_body_receipt` reads it back (tested as a property).
     """
     norm = normalize_ids(ids)

@@ -5,9 +5,9 @@ read the job token (or the runner's OIDC request token, which mints tokens) coul
 names a run it never absorbed.  The action therefore posts a receipt only with proof, taken
 before the agent starts, that (a) the children run under a uid of their own and (b) no file
 that uid can read holds a secret in a spelling :func:`secret_forms` lists (the scan's limits:
-``fullsend.adapters.reach``)
+``fullsend.adapters.confinement.reach``)
 (docs/architecture.md "Tokens").  Pure: the scan that feeds :func:`reach_verdict` lives in
-``fullsend.adapters.reach``.
+``fullsend.adapters.confinement.reach``.
 """
 
 from __future__ import annotations

@@ -54,7 +54,8 @@ Environment knobs (all optional):
                               own, a background task the agent waits for at its end, turns without an
                               assistant message (``fullsend/simulator/agent/claude_extra.py``)
 
-This is a test program, not part of the action: it reads its own clock.
+This is a test program, not part of the action: it reads its own clock, and writes its log
+through ``fullsend/simulator/agent/agentlog.py``.
 """
 
 from __future__ import annotations
@@ -328,7 +329,7 @@ def _pinned_versions() -> str:
     from fullsend.adapters.runtimes.claude.runtime import CLAUDE_VERSIONS
     from fullsend.adapters.runtimes.codex.runtime import CODEX_VERSIONS
     from fullsend.adapters.runtimes.pi.runtime import PI_VERSIONS
-    from fullsend.adapters.runtimes.versions import version_text
+    from fullsend.core.cli_versions import version_text
 
     return "\n".join(
         (

@@ -185,7 +185,10 @@ def test_pi_dispositions() -> None:
 def test_pi_queued_steer_through_the_driver() -> None:
     """The live driver turns a queued response into no ack, and the user message into the ack."""
     feed = _pi_feed([])
-    active, agg = ActiveRun(sandbox=None, feed=feed, clock=FixedClock(NOW)), PiAggregator()
+    active, agg = (
+        ActiveRun(sandbox=None, feed=feed, clock=FixedClock(NOW), parser=PiStreamParser(FixedClock(NOW))),
+        PiAggregator(),
+    )
     for event in _pi_events([_response("p1", disposition="started"), _response("s1", disposition="queued")]):
         active.handle(event, agg, lambda at: None, lambda line: None)
     assert feed.steer_results() == []

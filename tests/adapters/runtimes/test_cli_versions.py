@@ -16,7 +16,8 @@ from fullsend.adapters.runtimes import RUNTIMES
 from fullsend.adapters.runtimes.claude.runtime import CLAUDE_VERSIONS
 from fullsend.adapters.runtimes.codex.runtime import CODEX_VERSIONS
 from fullsend.adapters.runtimes.pi.runtime import PI_VERSIONS
-from fullsend.adapters.runtimes.versions import CliVersions, check_cli_version
+from fullsend.adapters.runtimes.versions import check_cli_version
+from fullsend.core.cli_versions import CliVersions
 from fullsend.errors import ConfigError
 
 ENV = {"PATH": "/usr/bin:/bin", "HOME": "/nonexistent"}

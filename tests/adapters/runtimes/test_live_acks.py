@@ -144,7 +144,10 @@ def _told(run: RunThread) -> list[tuple[int, str, bool, bool]]:
 
 
 def test_claude_code_and_pi_tell_the_ack_while_the_session_is_still_open(scripted_cli: str, tmp_path: Path) -> None:
-    for runtime, name in ((ClaudeRuntime(sandbox_root_parent=tmp_path), "sb-c"), (PiRuntime(tmp_path), "sb-p")):
+    for runtime, name in (
+        (ClaudeRuntime(sandbox_root_parent=tmp_path), "sb-c"),
+        (PiRuntime(sandbox_root_parent=tmp_path), "sb-p"),
+    ):
         log = tmp_path / f"{name}.ndjson"
         params = _params(scripted_cli, tmp_path, name, {"SCRIPTED_AGENT_TURN_S": "1.0", "SCRIPTED_AGENT_LOG": str(log)})
         run = RunThread(runtime, params).start()

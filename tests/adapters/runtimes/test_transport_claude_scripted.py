@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fullsend.adapters import proc
+from fullsend.adapters.confinement import proc
 from fullsend.adapters.runtimes.claude.runtime import ClaudeRuntime
 from fullsend.adapters.runtimes.feed import MAILBOX_NAME
 from fullsend.adapters.sandbox.local import LocalSandbox

@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from fullsend.adapters import proc
+from fullsend.adapters.confinement import proc
 from fullsend.adapters.sandbox.files import write_without_following
 from fullsend.adapters.sandbox.local import LocalSandbox
 from fullsend.errors import SandboxError
+from fullsend.ports import Launch
 from tests.doubles.error_sandbox import ErrorSandbox
 
 
@@ -146,7 +147,9 @@ def test_a_planted_symlink_at_the_feeder_pid_file_does_not_redirect_the_write(tm
         mailbox.write_text("")
         pid_file = config / "steer-feeder.pid"
         pid_file.symlink_to(target)
-        process = sb.launch(["cat"], {"PATH": "/usr/bin:/bin"}, sb.root, mailbox=mailbox, feeder_pid_file=pid_file)
+        process = sb.launch(
+            Launch(("cat",), {"PATH": "/usr/bin:/bin"}, sb.root, mailbox=mailbox, feeder_pid_file=pid_file)
+        )
         assert target.read_text() == "precious\n"
         assert not pid_file.is_symlink()
         pid = int(pid_file.read_text())

@@ -225,13 +225,13 @@ def test_v65_gate_declines_fallback_chains(tmp_path: Path) -> None:
 def test_v64_turn_result_is_rendered_before_the_feeder_kill(tmp_path: Path) -> None:
     """A steered attempt forwards each result live, then takes the close decision."""
     from fullsend.adapters.runtimes.liverun import ActiveRun
-    from fullsend.adapters.runtimes.pi.stream import PiAggregator
+    from fullsend.adapters.runtimes.pi.stream import PiAggregator, PiStreamParser
 
     log: list[str] = []
     feed = SteerFeed(lambda c, t: (log.append(f"exec {c}"), ("", "", 0))[1], "/cfg/in", "/cfg/pid", FixedClock(NOW))
     feed.seed("line", "p1")
     log.clear()
-    active = ActiveRun(sandbox=None, feed=feed, clock=FixedClock(NOW))
+    active = ActiveRun(sandbox=None, feed=feed, clock=FixedClock(NOW), parser=PiStreamParser(FixedClock(NOW)))
     agg = PiAggregator()
     active.handle(UserReplayEvent(at=NOW, id="p1"), agg, lambda at: None, log.append)
     active.handle(ResultEvent(num_turns=1, subtype="turn-1"), agg, lambda at: log.append("render turn-1"), log.append)
@@ -239,7 +239,7 @@ def test_v64_turn_result_is_rendered_before_the_feeder_kill(tmp_path: Path) -> N
     feed2 = SteerFeed(lambda c, t: (log.append(f"exec {c}"), ("", "", 0))[1], "/cfg/in", "/cfg/pid", FixedClock(NOW))
     feed2.seed("line", "p1")
     log.clear()
-    active2 = ActiveRun(sandbox=None, feed=feed2, clock=FixedClock(NOW))
+    active2 = ActiveRun(sandbox=None, feed=feed2, clock=FixedClock(NOW), parser=PiStreamParser(FixedClock(NOW)))
     active2.handle(UserReplayEvent(at=NOW, id="p1"), agg, lambda at: None, log.append)
     feed2.settle()  # settled mid-turn
     active2.handle(ResultEvent(num_turns=1), agg, lambda at: log.append("render turn-1"), log.append)

@@ -14,8 +14,8 @@ from pathlib import Path
 import requests
 
 from fullsend.adapters.github.forge import GitHubForge
-from fullsend.app.action.facts import PreflightFacts
-from fullsend.app.action.receipt import check_receipt
+from fullsend.app.action.skip.facts import PreflightFacts
+from fullsend.app.action.skip.receipt import check_receipt
 from fullsend.core.model import Repo
 from fullsend.core.receipt.marker import receipt_body
 from fullsend.core.watch.settle import Outcome

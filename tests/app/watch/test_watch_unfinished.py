@@ -4,7 +4,7 @@ request waited) still accounts for the runs it accepted: they are left to their 
 
 from __future__ import annotations
 
-from fullsend.app.action import session
+from fullsend.app.action.agent import session
 from fullsend.core.agent_end import AgentEnd
 from fullsend.ports import AgentRunResult
 from tests.app.watch.watch_rig import Rig, finish, run_watch, wait_for

@@ -1,4 +1,4 @@
-"""``fullsend/app/action/preflight.py`` against a small fake Forge: the receipt check wiring, the head-reviewed
+"""``fullsend/app/action/skip/preflight.py`` against a small fake Forge: the receipt check wiring, the head-reviewed
 reads, the orchestration and the receipt writer (docs/architecture.md "Receipt reader"
 and "Receipt writer"; only the job token's identity counts; the skip's request budget)."""
 
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from fullsend.app.action.facts import PreflightFacts
-from fullsend.app.action.preflight import check_head_reviewed, run_preflight
-from fullsend.app.action.receipt import PostState, check_receipt, post_receipt
+from fullsend.app.action.skip.facts import PreflightFacts
+from fullsend.app.action.skip.preflight import check_head_reviewed, run_preflight
+from fullsend.app.action.skip.receipt import PostState, check_receipt, post_receipt
 from fullsend.context import load_context
 from fullsend.core.model import Comment, WorkflowRun
 from fullsend.core.receipt.marker import Marker

@@ -11,7 +11,7 @@ un-acked entry whose key equals its content.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 from fullsend.adapters.runtimes.claude.metrics import ClaudeSteerAggregator
@@ -20,9 +20,8 @@ from fullsend.adapters.runtimes.claude.stream import CLAUDE_INCOMPLETE, ClaudeSt
 from fullsend.adapters.runtimes.dialect import DenialJudge, DialectDefaults
 from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT, Now
 from fullsend.adapters.runtimes.launch import CLAUDE_STREAM_FLAGS, SANDBOX_WORKSPACE, claude_command
-from fullsend.adapters.runtimes.live import LiveRuntime, SandboxFactory
-from fullsend.adapters.runtimes.versions import CliVersions, semver_line
-from fullsend.core.watch.steer import SteerMessage
+from fullsend.adapters.runtimes.live import LiveRuntime
+from fullsend.core.cli_versions import CliVersions, semver_line
 from fullsend.ports import AgentParams
 
 CLAUDE_CONFIG_DIR = "claude-config"
@@ -113,12 +112,4 @@ class ClaudeRuntime(LiveRuntime):
 
     cli_versions = CLAUDE_VERSIONS
 
-    def __init__(
-        self,
-        sandbox_root_parent: Path | None = None,
-        clock: Now | None = None,
-        render: Callable[[SteerMessage], str] | None = None,
-        warn: Callable[[str], None] | None = None,
-        sandbox_factory: SandboxFactory | None = None,
-    ) -> None:
-        super().__init__(ClaudeDialect(), sandbox_root_parent, clock, render, warn, sandbox_factory)
+    dialect_type = ClaudeDialect

@@ -16,7 +16,7 @@ import subprocess
 from typing import Any
 
 from fullsend.errors import FullsendError
-from fullsend.ports import AgentParams
+from fullsend.ports import AgentParams, Launch, Sandbox
 
 # (WIRE, Codex CLI) the login that reads an API key from stdin.
 LOGIN_ARGS = ("login", "--with-api-key")
@@ -29,7 +29,7 @@ def api_key_of(env: dict[str, str] | Any) -> str:
     return next((env[name] for name in KEY_VARIABLES if env.get(name)), "")
 
 
-def log_in(sandbox: Any, params: AgentParams) -> str:
+def log_in(sandbox: Sandbox, params: AgentParams) -> str:
     """Run ``<agent_cli> login --with-api-key`` in ``sandbox``; returns "" when done or not needed,
     else why it failed (the run cannot reach its model then).  On OpenShell the sandbox image's
     own login is used (the action has no stdin to hand there)."""
@@ -37,9 +37,8 @@ def log_in(sandbox: Any, params: AgentParams) -> str:
     if not key or sandbox.kind == "openshell":
         return ""
     try:
-        process = sandbox.launch(
-            [params.agent_cli, *LOGIN_ARGS], params.env, params.workdir, stdin_bytes=(key + "\n").encode("utf-8")
-        )
+        login = Launch((params.agent_cli, *LOGIN_ARGS), params.env, params.workdir, stdin_bytes=(key + "\n").encode())
+        process = sandbox.launch(login)
         code = process.wait(timeout_s=LOGIN_TIMEOUT_S)  # it prints two lines: the pipe never fills
     except subprocess.TimeoutExpired:
         return f"codex {' '.join(LOGIN_ARGS)} did not finish within {LOGIN_TIMEOUT_S:g} s"

@@ -11,17 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from pathlib import Path
-from typing import Any
+from typing import Unpack
 
 from fullsend.adapters.runtimes.codex.appserver.runtime import CodexAppServerRuntime
 from fullsend.adapters.runtimes.codex.exec.interrupt import SettlePolicy
 from fullsend.adapters.runtimes.codex.exec.runtime import CodexExecRuntime
 from fullsend.adapters.runtimes.codex.transport import CODEX_VERSIONS, TransportChoice, choose_transport
-from fullsend.adapters.runtimes.live import SandboxFactory
-from fullsend.adapters.runtimes.versions import Version
+from fullsend.adapters.runtimes.parts import RuntimeOptions
+from fullsend.core.cli_versions import Version
 from fullsend.core.watch.steer import SteerMessage
-from fullsend.ports import AckListener, AgentParams, AgentRunResult, Clock
+from fullsend.ports import AckListener, AgentParams, AgentRunResult, Sandbox
 
 
 class CodexRuntime:
@@ -35,20 +34,15 @@ class CodexRuntime:
 
     def __init__(
         self,
-        sandbox_root_parent: Path | None = None,
-        clock: Clock | None = None,
-        render: Callable[[SteerMessage], str] | None = None,
-        warn: Callable[[str], None] | None = None,
-        sandbox_factory: SandboxFactory | None = None,
+        *,
         settle_policy: SettlePolicy | None = None,
-        interrupt: Callable[[Any], None] | None = None,
+        interrupt: Callable[[Sandbox], None] | None = None,
+        **options: Unpack[RuntimeOptions],
     ) -> None:
-        self.exec_runtime = CodexExecRuntime(
-            sandbox_root_parent, clock, render, warn, sandbox_factory, settle_policy, interrupt
-        )
-        self.live_runtime = CodexAppServerRuntime(sandbox_root_parent, clock, render, warn, sandbox_factory)
+        self.exec_runtime = CodexExecRuntime(settle_policy=settle_policy, interrupt=interrupt, **options)
+        self.live_runtime = CodexAppServerRuntime(**options)
         self.choice: TransportChoice | None = None
-        self._active: Any = self.exec_runtime
+        self._active: CodexExecRuntime | CodexAppServerRuntime = self.exec_runtime
 
     def select_transport(self, preference: str, version: Version, agent_args: Sequence[str] = ()) -> TransportChoice:
         """Choose the transport for this run (``codex_transport``, the CLI's version, ``agent_args``).
@@ -94,8 +88,7 @@ class CodexRuntime:
         on_ack: AckListener | None = None,
     ) -> AgentRunResult:
         """Run one iteration on the chosen transport; never raises for agent or sandbox failures."""
-        result: AgentRunResult = self._active.run(params, on_turn_end, on_output, on_ack)
-        return result
+        return self._active.run(params, on_turn_end, on_output, on_ack)
 
 
 __all__ = ["CODEX_VERSIONS", "CodexRuntime"]

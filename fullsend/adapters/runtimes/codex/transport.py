@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from fullsend.adapters.runtimes.versions import CliVersions, Version, semver_line, version_text
 from fullsend.core.agent_end import RULE_CODEX_TRANSPORT
+from fullsend.core.cli_versions import CliVersions, Version, semver_line, version_text
 from fullsend.errors import ConfigError
 
 APP_SERVER, EXEC = "app-server", "exec"

@@ -17,20 +17,15 @@ mailbox are bound to one pi launch, and falling back relaunches pi.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
-from datetime import datetime
 from pathlib import Path
 
 from fullsend.adapters.runtimes.dialect import DialectDefaults
 from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT, Now
 from fullsend.adapters.runtimes.launch import pi_command
-from fullsend.adapters.runtimes.live import LiveRuntime, SandboxFactory
+from fullsend.adapters.runtimes.live import LiveRuntime
 from fullsend.adapters.runtimes.pi.stream import PI_INCOMPLETE, PiAggregator, PiStreamParser, pi_input_line
-from fullsend.adapters.runtimes.registry import SessionRegistry
-from fullsend.adapters.runtimes.versions import CliVersions, semver_line
-from fullsend.core.watch.steer import SteerMessage
-from fullsend.errors import SteerUnsupported
-from fullsend.ports import AckListener, AgentParams, AgentRunResult
+from fullsend.core.cli_versions import CliVersions, semver_line
+from fullsend.ports import AgentParams
 
 PI_CONFIG_DIR = "pi-config"
 PI_FIXED_FLAGS = ("--no-approve", "--no-extensions", "--no-prompt-templates", "--no-themes")
@@ -100,68 +95,9 @@ PI_VERSIONS = CliVersions(
 
 
 class PiRuntime(LiveRuntime):
-    """pi runtime (``fullsend.ports.Runtime``, ``SteerDecliner``); parameters as ``LiveRuntime``.
-
-    ``steer_gate`` is the in-run safety net for callers that did not ask
-    ``steer_decline_reason`` first: it announces the decline once and makes ``steer`` raise
-    ``SteerUnsupported`` (not ``NoSteerSession``) until the run returns.
-    """
+    """pi runtime (``fullsend.ports.Runtime``, ``SteerDecliner``); parameters as ``LiveRuntime``,
+    whose steer gate declines a run with fallback models (``PI_FALLBACK_DECLINE``)."""
 
     dialect: PiDialect
+    dialect_type = PiDialect
     cli_versions = PI_VERSIONS
-
-    def __init__(
-        self,
-        sandbox_root_parent: Path | None = None,
-        clock: Now | None = None,
-        render: Callable[[SteerMessage], str] | None = None,
-        warn: Callable[[str], None] | None = None,
-        sandbox_factory: SandboxFactory | None = None,
-    ) -> None:
-        super().__init__(PiDialect(), sandbox_root_parent, clock, render, warn, sandbox_factory)
-        self._declines: SessionRegistry[str] = SessionRegistry()
-
-    def steer_gate(self, params: AgentParams) -> bool:
-        """True when the run may be steered; a declined steerable run is announced and recorded."""
-        if not params.steerable:
-            return False
-        reason = self.dialect.steer_decline_reason(params)
-        if reason is None:
-            return True
-        self._warn(f"Steering disabled: {reason}")
-        self._declines.register(params.sandbox_name, reason)
-        return False
-
-    def clear_decline(self, sandbox_name: str) -> None:
-        """Forget a recorded decline (done when the run returns)."""
-        reason = self._declines.lookup(sandbox_name)
-        if reason is not None:
-            self._declines.unregister(sandbox_name, reason)
-
-    def steer(self, sandbox_name: str, msg: SteerMessage) -> None:
-        """As ``LiveRuntime.steer``; raises ``SteerUnsupported`` for a declined run."""
-        reason = self._declines.lookup(sandbox_name)
-        if reason is not None:
-            raise SteerUnsupported(f"pi cannot take steers on this run: {reason}")
-        super().steer(sandbox_name, msg)
-
-    def run(
-        self,
-        params: AgentParams,
-        on_turn_end: Callable[[datetime], None],
-        on_output: Callable[[str], None] | None = None,
-        on_ack: AckListener | None = None,
-    ) -> AgentRunResult:
-        """As ``LiveRuntime.run``, after the steer gate; a declined run runs unsteered."""
-        if params.steerable and not self.steer_gate(params):
-            params = _unsteered(params)
-        try:
-            return super().run(params, on_turn_end, on_output, on_ack)
-        finally:
-            self.clear_decline(params.sandbox_name)
-
-
-def _unsteered(params: AgentParams) -> AgentParams:
-    from dataclasses import replace
-
-    return replace(params, steerable=False)

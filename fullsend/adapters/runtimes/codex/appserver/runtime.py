@@ -11,7 +11,6 @@ steer is acknowledged when Codex records the ``userMessage`` item carrying that 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +27,8 @@ from fullsend.adapters.runtimes.codex.transport import CODEX_VERSIONS
 from fullsend.adapters.runtimes.dialect import DenialJudge, DialectDefaults
 from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT, Now
 from fullsend.adapters.runtimes.launch import codex_app_server_command
-from fullsend.adapters.runtimes.live import LiveRuntime, SandboxFactory
-from fullsend.core.watch.steer import SteerMessage
-from fullsend.ports import AgentParams
+from fullsend.adapters.runtimes.live import LiveRuntime
+from fullsend.ports import AgentParams, Sandbox
 
 CODEX_CONFIG_DIR = "codex-config"
 # (WIRE, Codex CLI) the subcommand; stdio is its default transport.
@@ -70,7 +68,7 @@ class AppServerDialect(DialectDefaults):
         key = str(uuid.uuid4())
         return parser.session.steer_line(key, envelope), key
 
-    def prepare(self, sandbox: Any, params: AgentParams) -> str:
+    def prepare(self, sandbox: Sandbox, params: AgentParams) -> str:
         """Before the launch: log Codex in with the run's API key (``codex/login.py``)."""
         return log_in(sandbox, params)
 
@@ -94,12 +92,4 @@ class CodexAppServerRuntime(LiveRuntime):
 
     cli_versions = CODEX_VERSIONS
 
-    def __init__(
-        self,
-        sandbox_root_parent: Path | None = None,
-        clock: Now | None = None,
-        render: Callable[[SteerMessage], str] | None = None,
-        warn: Callable[[str], None] | None = None,
-        sandbox_factory: SandboxFactory | None = None,
-    ) -> None:
-        super().__init__(AppServerDialect(), sandbox_root_parent, clock, render, warn, sandbox_factory)
+    dialect_type = AppServerDialect

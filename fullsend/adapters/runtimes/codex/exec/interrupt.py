@@ -12,11 +12,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from fullsend.adapters.runtimes.codex.exec.queue import InterruptNotStopped
 from fullsend.adapters.sandbox.shell import sanitize_output
 from fullsend.errors import FullsendError, SandboxError, SteerSessionLost
+from fullsend.ports import Sandbox
 
 STOP_TIMEOUT_S = 60.0
 START_TIMEOUT_S = 30.0
@@ -42,7 +42,7 @@ class SettlePolicy:
     start_timeout_s: float = START_TIMEOUT_S
 
 
-def read_phase_bounded(sandbox: Any, bound_s: float) -> str:
+def read_phase_bounded(sandbox: Sandbox, bound_s: float) -> str:
     """``sandbox.phase()`` in a worker thread, bounded by ``bound_s``; raises ``SandboxError``."""
     box: dict[str, object] = {}
 
@@ -62,7 +62,7 @@ def read_phase_bounded(sandbox: Any, bound_s: float) -> str:
     return str(box["phase"])
 
 
-def stop_start_sandbox(sandbox: Any, policy: SettlePolicy, monotonic: Callable[[], float]) -> None:
+def stop_start_sandbox(sandbox: Sandbox, policy: SettlePolicy, monotonic: Callable[[], float]) -> None:
     """Interrupt a running codex turn by stopping and restarting ``sandbox``.
 
     Raises ``InterruptNotStopped`` (stop failed, sandbox still Ready: nothing happened) or
@@ -83,7 +83,9 @@ def stop_start_sandbox(sandbox: Any, policy: SettlePolicy, monotonic: Callable[[
     settle_after_start(sandbox, policy, monotonic)
 
 
-def _after_failed_stop(sandbox: Any, policy: SettlePolicy, monotonic: Callable[[], float], stop_err: Exception) -> None:
+def _after_failed_stop(
+    sandbox: Sandbox, policy: SettlePolicy, monotonic: Callable[[], float], stop_err: Exception
+) -> None:
     try:
         phase = read_phase_bounded(sandbox, policy.read_bound_s)
     except SandboxError:
@@ -100,7 +102,7 @@ def _after_failed_stop(sandbox: Any, policy: SettlePolicy, monotonic: Callable[[
     settle_after_start(sandbox, policy, monotonic)
 
 
-def settle_after_start(sandbox: Any, policy: SettlePolicy, monotonic: Callable[[], float]) -> None:
+def settle_after_start(sandbox: Sandbox, policy: SettlePolicy, monotonic: Callable[[], float]) -> None:
     """Confirm the sandbox stays ``Ready`` through the settle window; else ``SteerSessionLost``."""
     started = monotonic()
     window_end = started + policy.window_s

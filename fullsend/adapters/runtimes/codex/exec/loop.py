@@ -27,7 +27,7 @@ from fullsend.core.agent_end import RULE_SESSION_LOST, AgentEnd, EndVerdict
 from fullsend.core.final_word import ToolDenial, distinct_denials
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import ExitCode, SandboxError
-from fullsend.ports import AgentParams, AgentRunResult
+from fullsend.ports import AgentParams, AgentRunResult, Sandbox
 
 #: A codex process refused by a guard: the verdict, never retried.
 GUARD_EXIT_CODES = (ExitCode.CODEX_GUARD_REFUSED, ExitCode.CODEX_CONFIG_TAMPERED)
@@ -72,7 +72,7 @@ class _Verdict:
 class CodexRunState:
     """Per-run state shared by the loop, ``steer`` and ``cancel``."""
 
-    sandbox: Any
+    sandbox: Sandbox
     queue: CodexSteerQueue
     cancelled: threading.Event = field(default_factory=threading.Event)
     timed_out: bool = False

@@ -17,9 +17,8 @@ import threading
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
-from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.runtimes.codex.exec.interrupt import (
     CODEX_STEER_INTERRUPT_BOUND_S,
     SettlePolicy,
@@ -31,15 +30,15 @@ from fullsend.adapters.runtimes.codex.exec.stream import CodexSteerAggregator, C
 from fullsend.adapters.runtimes.codex.login import log_in
 from fullsend.adapters.runtimes.codex.transport import CODEX_VERSIONS
 from fullsend.adapters.runtimes.events import FaultEvent, ResultEvent, TextEvent, iter_json_lines
-from fullsend.adapters.runtimes.feed import _warn_stderr
 from fullsend.adapters.runtimes.launch import codex_args, codex_command
-from fullsend.adapters.runtimes.live import CANCEL_GRACE_S, EXIT_GRACE_S, SandboxFactory
+from fullsend.adapters.runtimes.live import CANCEL_GRACE_S, EXIT_GRACE_S
+from fullsend.adapters.runtimes.parts import RuntimeOptions, runtime_parts
 from fullsend.adapters.runtimes.registry import SessionRegistry
 from fullsend.adapters.runtimes.verdict import launch_failed
-from fullsend.adapters.sandbox.local import env_with_sandbox_flag, local_sandbox_factory
+from fullsend.adapters.sandbox.local import env_with_sandbox_flag
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import FullsendError, NoSteerSession, SteerAfterSettle
-from fullsend.ports import AckListener, AgentParams, AgentRunResult, Clock
+from fullsend.ports import AckListener, AgentParams, AgentRunResult, Clock, Launch, Sandbox, SandboxProcess
 
 CODEX_CONFIG_DIR = "codex-config"
 LAST_MESSAGE_FILE = "last-message.txt"
@@ -59,24 +58,22 @@ class CodexExecRuntime:
 
     def __init__(
         self,
-        sandbox_root_parent: Path | None = None,
-        clock: Clock | None = None,
-        render: Callable[[SteerMessage], str] | None = None,
-        warn: Callable[[str], None] | None = None,
-        sandbox_factory: SandboxFactory | None = None,
+        *,
         settle_policy: SettlePolicy | None = None,
-        interrupt: Callable[[Any], None] | None = None,
+        interrupt: Callable[[Sandbox], None] | None = None,
+        **options: Unpack[RuntimeOptions],
     ) -> None:
-        self._clock: Clock = clock or SystemClock()
-        self._render = render or _render_steer
-        self._warn = warn or _warn_stderr
-        self._sandbox_factory = sandbox_factory or local_sandbox_factory(sandbox_root_parent)
+        parts = runtime_parts(options)
+        self._clock: Clock = parts.clock
+        self._render = parts.render
+        self._warn = parts.warn
+        self._sandbox_factory = parts.sandbox_factory
         self._policy = settle_policy or SettlePolicy()
         self._interrupt = interrupt or self._stop_start
         self._queues: SessionRegistry[CodexSteerQueue] = SessionRegistry()
         self._runs: SessionRegistry[CodexRunState] = SessionRegistry()
 
-    def _stop_start(self, sandbox: Any) -> None:
+    def _stop_start(self, sandbox: Sandbox) -> None:
         stop_start_sandbox(sandbox, self._policy, self._clock.monotonic)
 
     # -- Steerer -----------------------------------------------------------------------------
@@ -208,17 +205,20 @@ class CodexExecRuntime:
         return CodexOutcome(exit_code, parser.thread_id, result, fault=fault, denials=tuple(parser.denials))
 
     @staticmethod
-    def _launch(sandbox: Any, params: AgentParams, turn: CodexTurn, flags: list[str], argv: list[str]) -> Any:
-        """openshell: the pinned ``printf … | codex exec … [resume <id>] -`` script; local: argv + stdin."""
+    def _launch(
+        sandbox: Sandbox, params: AgentParams, turn: CodexTurn, flags: list[str], argv: list[str]
+    ) -> SandboxProcess:
+        """The argv with the prompt on stdin, and the pinned ``printf … | codex exec … [resume <id>] -``
+        script for a sandbox that runs scripts (OpenShell)."""
+        script = codex_command(
+            flags, turn.prompt, turn.resume_thread_id, program=params.agent_cli, last_message_file=LAST_MESSAGE_FILE
+        )
         env = env_with_sandbox_flag(params.env)
-        if sandbox.kind == "openshell":
-            script = codex_command(
-                flags, turn.prompt, turn.resume_thread_id, program=params.agent_cli, last_message_file=LAST_MESSAGE_FILE
-            )
-            return sandbox.launch_pinned(script, env)
-        return sandbox.launch(argv, env, params.workdir, stdin_bytes=turn.prompt.encode("utf-8"))
+        return sandbox.launch(Launch(tuple(argv), env, params.workdir, script, stdin_bytes=turn.prompt.encode("utf-8")))
 
-    def _supervise(self, active: CodexRunState, process: Any, budget_s: float, drained: threading.Event) -> None:
+    def _supervise(
+        self, active: CodexRunState, process: SandboxProcess, budget_s: float, drained: threading.Event
+    ) -> None:
         try:
             process.wait(timeout_s=budget_s)
         except subprocess.TimeoutExpired:
@@ -234,7 +234,7 @@ class CodexExecRuntime:
         if not drained.wait(EXIT_GRACE_S):
             _stop_quietly(active.sandbox, self._warn)
 
-    def _wait(self, active: CodexRunState, process: Any) -> int:
+    def _wait(self, active: CodexRunState, process: SandboxProcess) -> int:
         try:
             return process.wait(timeout_s=EXIT_GRACE_S)
         except subprocess.TimeoutExpired:
@@ -261,14 +261,14 @@ class CodexExecRuntime:
             self._warn(f"A run callback failed: {type(exc).__name__}: {exc}")
 
 
-def _delete_quietly(sandbox: Any, warn: Callable[[str], None]) -> None:
+def _delete_quietly(sandbox: Sandbox, warn: Callable[[str], None]) -> None:
     try:
         sandbox.delete()
     except FullsendError as exc:
         warn(f"The sandbox could not be cleaned up: {exc}")
 
 
-def _stop_quietly(sandbox: Any, warn: Callable[[str], None]) -> None:
+def _stop_quietly(sandbox: Sandbox, warn: Callable[[str], None]) -> None:
     try:
         sandbox.stop(CANCEL_GRACE_S + 1.5)
     except FullsendError as exc:
@@ -276,11 +276,3 @@ def _stop_quietly(sandbox: Any, warn: Callable[[str], None]) -> None:
 
 
 __all__ = ["CodexExecRuntime", "CodexTurn"]
-
-
-def _render_steer(msg: SteerMessage) -> str:
-    """The envelope renderer (``fullsend.wording.render_steer``), loaded on first use: jinja2 stays
-    out of what imports this module without steering (the scripted agent's ``--version`` answer)."""
-    from fullsend.wording import render_steer
-
-    return render_steer(msg)

@@ -1,7 +1,7 @@
 """What the pre-flight and the receipt know of the run besides the forge.
 
-``PreflightFacts`` is read by the pre-flight's two checks (``fullsend.app.action.preflight``) and
-by both halves of the receipt (``fullsend.app.action.receipt``); ``CheckFailed`` is how a check
+``PreflightFacts`` is read by the pre-flight's two checks (``fullsend.app.action.skip.preflight``) and
+by both halves of the receipt (``fullsend.app.action.skip.receipt``); ``CheckFailed`` is how a check
 that cannot decide says why; ``redacting`` wraps the run's log so no token is ever part of a
 message.  Standard library and core only: the fast skip imports it (docs/architecture.md "Fast skip").
 """

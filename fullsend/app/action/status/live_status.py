@@ -19,18 +19,15 @@ the closing edit (:meth:`LiveStatus.last_word`) and the terminal status's edits 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from fullsend.app.action.edit_spacing import EditSpacing, EndEdits
+from fullsend.app.action.status.edit_spacing import EditSpacing, EndEdits
 from fullsend.app.timeline import Event
 from fullsend.ports import Clock, Log
-
-if TYPE_CHECKING:
-    from fullsend.app.action.status import StatusComment
 
 #: Phases in the order a run goes through them, as the comment shows them.
 WORKING, SETTLING, FINISHING = "agent working", "settling: no further steers", "checking the result"
@@ -63,10 +60,19 @@ class Progress:
     early: dict[int, datetime] = field(default_factory=dict)  # acks whose steer row has not come yet
 
 
-class LiveStatus:
-    """Edits one run's start comment as its timeline grows; one daemon thread, started on creation."""
+class ProgressWriter(Protocol):
+    """What ``LiveStatus`` edits through (``fullsend.app.action.status.status.StatusComment``)."""
 
-    def __init__(self, status: StatusComment, clock: Clock, interval_s: float, log: Log) -> None:
+    def progress(self, phase: str, steers: Sequence[SteerRow]) -> bool:
+        """Show ``phase`` and ``steers`` in the start comment; True when GitHub took the edit."""
+        ...
+
+
+class LiveStatus:
+    """Edits one run's start comment as its timeline grows, through ``status`` (the run's
+    ``StatusComment``); one daemon thread, started on creation."""
+
+    def __init__(self, status: ProgressWriter, clock: Clock, interval_s: float, log: Log) -> None:
         self._status, self._clock, self._interval_s, self._log = status, clock, interval_s, log
         self._progress = Progress()
         self._lock = threading.Lock()

@@ -1,8 +1,8 @@
 """Pre-flight: gather the facts through the ``Forge`` port and let ``core`` decide.
 
 Implements docs/architecture.md "Pre-flight skips": the receipt check (its reader is
-``fullsend.app.action.receipt.check_receipt``), then the head-reviewed check and its reads, called
-once before any comment or script.  The facts both read are ``fullsend.app.action.facts``'.
+``fullsend.app.action.skip.receipt.check_receipt``), then the head-reviewed check and its reads, called
+once before any comment or script.  The facts both read are ``fullsend.app.action.skip.facts``'.
 Both checks fail OPEN: every error logs one line naming why and the run does the work.
 Every line goes through ``log(level, message)`` (levels ``info``, ``warning``, ``done``); no
 token is ever part of a message.
@@ -16,8 +16,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from fullsend.adapters.github.client import at_once
-from fullsend.app.action.facts import CheckFailed, PreflightFacts, redacting
-from fullsend.app.action.receipt import check_receipt
+from fullsend.app.action.skip.facts import CheckFailed, PreflightFacts, redacting
+from fullsend.app.action.skip.receipt import check_receipt
 from fullsend.core.model import Repo
 from fullsend.core.receipt.skips import (
     RULE_HEAD_REVIEWED,

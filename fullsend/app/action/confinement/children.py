@@ -14,9 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from fullsend.adapters.credentials import remove_credentials
-from fullsend.adapters.gha import FileCommandSnapshot
-from fullsend.adapters.isolation import (
+from fullsend.adapters.confinement.credentials import remove_credentials
+from fullsend.adapters.confinement.isolation import (
     ChildUser,
     Handover,
     become_subreaper,
@@ -24,7 +23,8 @@ from fullsend.adapters.isolation import (
     hand_over,
     resolve_child_user,
 )
-from fullsend.adapters.reach import scan_for_secrets
+from fullsend.adapters.confinement.reach import scan_for_secrets
+from fullsend.adapters.gha import FileCommandSnapshot
 from fullsend.core.tokens.credential import RULE_CREDENTIAL_REMOVED
 from fullsend.core.tokens.reach import RULE_TOKEN_IN_REACH, ReachVerdict, ScanResult, reach_verdict
 from fullsend.ports import Log

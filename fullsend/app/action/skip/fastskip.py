@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -37,9 +37,9 @@ from fullsend.adapters.gha import Console, console_log
 from fullsend.adapters.github.client import Client, at_once
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.action.cancel import Cancellation
-from fullsend.app.action.facts import preflight_facts
 from fullsend.app.action.plan import build_plan
-from fullsend.app.action.preflight import run_preflight
+from fullsend.app.action.skip.facts import preflight_facts
+from fullsend.app.action.skip.preflight import run_preflight
 from fullsend.app.action.tokens import acquire_role_token, capture_job_token
 from fullsend.context import load_context
 from fullsend.core.restricted import restricted_run
@@ -155,6 +155,5 @@ def _conclude_skip(plan: RunPlan, skip: Skip, relay: Relay, console: Console, st
     now = SystemClock().now()
     timeline = Timeline()
     timeline.add(now, "skip", skip.reason, rule_id=skip.rule_id)
-    outcome = skip_outcome(skip)
-    outcome.duration_s = max(0.0, (now - started_at).total_seconds())
+    outcome = replace(skip_outcome(skip), duration_s=max(0.0, (now - started_at).total_seconds()))
     return conclude(plan, outcome, timeline, log)

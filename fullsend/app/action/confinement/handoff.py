@@ -28,6 +28,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
+import fullsend
 from fullsend.app.timeline import Event
 
 if TYPE_CHECKING:  # records only: this module imports the standard library at load time
@@ -140,7 +141,7 @@ def bootstrap_argv() -> list[str]:
     ``-P``: no current directory on ``sys.path`` (``-c`` would put the workspace, which a pull
     request or an earlier step writes, ahead of the standard library); ``-s``: no user
     site-packages (``HOME`` is handed to the agent)."""
-    package_parent = str(Path(__file__).resolve().parents[3])
+    package_parent = str(Path(fullsend.__file__).resolve().parents[1])  # the folder holding the package
     return [
         "-P",
         "-s",
@@ -198,8 +199,8 @@ def handoff_due(plan: RunPlan, tokens: Tokens, env: Mapping[str, str]) -> bool:
     """The action's own process, in GitHub Actions, holding a job token that is not the
     simulator's or a runner credential that mints one, about to start children of its own uid
     as ``allow_shared_uid`` allows (docs/architecture.md "Agent stage")."""
-    from fullsend.adapters import capdrop
-    from fullsend.app.action.children import children_share_uid, simulator_seam
+    from fullsend.adapters.confinement import capdrop
+    from fullsend.app.action.confinement.children import children_share_uid, simulator_seam
 
     return (
         capdrop.applies()
@@ -224,7 +225,7 @@ def start_agent_stage(
     stage (``events``: the timeline so far).  Returns only when it could not be started, with
     the error to fail the run with (no child started).  Raises ``ConfigError`` (exit 2) when a
     process above the action holds the job token."""
-    from fullsend.app.action.children import reach_secrets, remove_checkout_credential, scan_roots
+    from fullsend.app.action.confinement.children import reach_secrets, remove_checkout_credential, scan_roots
 
     workspace = plan.ctx.workspace
     _refuse_an_ancestor_holding(reach_secrets(tokens.job, env))
@@ -248,8 +249,8 @@ def _refuse_an_ancestor_holding(secrets: Mapping[str, str]) -> None:
     """A process above the action whose environment holds the job token (a shell step that runs
     ``fullsend run``) is readable by an agent of the action's uid: ``ConfigError`` (exit 2)
     naming it, before any child (docs/rules.md#token-in-reach)."""
-    from fullsend.adapters.capdrop import KEPT_CAPABILITIES
-    from fullsend.adapters.reach import ancestors_holding
+    from fullsend.adapters.confinement.capdrop import KEPT_CAPABILITIES
+    from fullsend.adapters.confinement.reach import ancestors_holding
     from fullsend.core.tokens.reach import RULE_TOKEN_IN_REACH
     from fullsend.errors import ConfigError
 

@@ -11,13 +11,12 @@ skip").  Every line goes through ``log(level, message)``; no token is ever part 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from enum import Enum
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from fullsend.app.action.facts import CheckFailed, PreflightFacts, redacting
 from fullsend.app.action.outputs import ActionOutcome
 from fullsend.app.action.providers import providers_refusal
+from fullsend.app.action.skip.facts import CheckFailed, PreflightFacts, redacting
 from fullsend.core.identity import Identity, same_identity
 from fullsend.core.model import Comment, Repo
 from fullsend.core.receipt.marker import (
@@ -28,6 +27,7 @@ from fullsend.core.receipt.marker import (
     should_post_receipt,
     whole_body_receipt,
 )
+from fullsend.core.receipt.post import NOT_POSTED, PostState, ReceiptPost
 from fullsend.core.receipt.skips import RULE_RECEIPT, Skip, is_manual_rerun
 from fullsend.core.report.figures import absorbing_run, stands_on
 from fullsend.core.scalars import format_time
@@ -161,31 +161,6 @@ def receipt_allowed(
     )
 
 
-class PostState(Enum):
-    """What became of the receipt's POST (docs/rules.md#receipt-unknown)."""
-
-    POSTED = "posted"  # GitHub created it and described it
-    POSTED_URL_UNKNOWN = "posted-url-unknown"  # created; the answer, a JSON object, did not describe it
-    MAYBE_POSTED = "maybe-posted"  # no positive proof either way: the receipt may exist
-    NOT_POSTED = "not-posted"  # nothing was posted (receipts off, a refusal, a rate limit given up on)
-
-
-@dataclass(frozen=True)
-class ReceiptPost:
-    """``post_receipt``'s result: the ``state`` and, when ``POSTED``, the created comment."""
-
-    state: PostState
-    comment: Comment | None = None
-
-    @property
-    def exists(self) -> bool:
-        """True when GitHub is known to have created the receipt."""
-        return self.state in (PostState.POSTED, PostState.POSTED_URL_UNKNOWN)
-
-
-NOT_POSTED = ReceiptPost(PostState.NOT_POSTED)
-
-
 #: How long the receipt writer waits out a rate limit before it gives up (best effort;
 #: docs/rules.md#rate-limited).
 RECEIPT_MAX_WAIT_S = 120.0
@@ -279,35 +254,36 @@ def _why_unknown(exc: ForgeError) -> str:
 
 def record_receipt(
     forge: Forge, facts: PreflightFacts, outcome: RunOutcome, item_url: str, timeline: Timeline, clock: Clock, log: Log
-) -> None:
-    """Post the receipt for ``outcome.marker`` (job token, best effort) and record it on ``outcome``.
+) -> RunOutcome:
+    """Post the receipt for ``outcome.marker`` (job token, best effort); ``outcome`` carrying the
+    ``ReceiptPost`` as it came back.
 
     ``item_url`` is the work item's web URL (``<server>/<owner>/<repo>/issues/<n>``), used for
-    ``receipt_url`` when the API reported no ``html_url``.  Sets ``receipt_posted`` and
-    ``receipt_url`` (empty when GitHub's answer did not say where: "posted, URL unknown", which
-    the summary says too) and adds a ``receipt`` timeline row, or a ``notice`` row when nothing
-    was posted or the post got no answer (then ``receipt_unknown``; docs/architecture.md
-    "Receipt writer").  Never raises ``ForgeError``.
+    ``receipt_url`` when the API reported no ``html_url``.  ``receipt_url`` stays empty when
+    GitHub's answer did not say where ("posted, URL unknown", which the summary says too).  Adds a
+    ``receipt`` timeline row, or a ``notice`` row when nothing was posted or the post got no
+    answer (``receipt_unknown``; docs/architecture.md "Receipt writer").  Never raises ``ForgeError``.
     """
     post = post_receipt(forge, facts, outcome.marker, log)
+    outcome = replace(outcome, receipt=post)
     if post.state is PostState.MAYBE_POSTED:
-        outcome.receipt_unknown = True
         timeline.add(
             clock.now(),
             "notice",
             "the receipt's post got no answer: if it was created, the queued "
             "runs it names skip; if not, they redo the absorbed work",
         )
-        return
+        return outcome
     if not post.exists:
         timeline.add(clock.now(), "notice", "the receipt was not posted; the queued run will redo the absorbed work")
-        return
-    outcome.receipt_posted = True
+        return outcome
     comment = post.comment
-    outcome.receipt_url = (
+    url = (
         ""
         if comment is None
         else (comment.html_url or (f"{item_url}#issuecomment-{comment.id}" if comment.id > 0 else ""))
     )
-    unknown = "" if outcome.receipt_url else "; GitHub's answer did not say where (URL unknown)"
+    outcome = replace(outcome, receipt_url=url)
+    unknown = "" if url else "; GitHub's answer did not say where (URL unknown)"
     timeline.add(clock.now(), "receipt", f"receipt posted listing run(s) {outcome.consumed_run_ids}{unknown}")
+    return outcome

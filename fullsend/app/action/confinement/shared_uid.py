@@ -10,9 +10,9 @@ import os
 import pwd
 from collections.abc import Callable
 
-from fullsend.adapters import capdrop
-from fullsend.adapters.isolation import CHILD_USER
-from fullsend.app.action.children import Children
+from fullsend.adapters.confinement import capdrop
+from fullsend.adapters.confinement.isolation import CHILD_USER
+from fullsend.app.action.confinement.children import Children
 from fullsend.app.action.plan import RunPlan
 from fullsend.errors import ConfigError
 from fullsend.ports import Log

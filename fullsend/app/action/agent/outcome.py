@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from fullsend.app.action.agent.session import IterationResult
 from fullsend.app.action.finish import LeftFacts, RunOutcome
 from fullsend.app.action.outputs import ActionOutcome
-from fullsend.app.action.session import IterationResult
 from fullsend.core.agent_end import RULE_SESSION_LOST, AgentEnd
 from fullsend.errors import ExitCode
 

@@ -14,28 +14,29 @@ from datetime import datetime
 from pathlib import Path
 
 from fullsend.adapters.gha import FILE_COMMAND_KEYS, Console
-from fullsend.adapters.runtimes import RUNTIMES, AgentRuntime
-from fullsend.adapters.runtimes.versions import check_cli_version, version_text
+from fullsend.adapters.runtimes import RUNTIMES
+from fullsend.adapters.runtimes.versions import check_cli_version
 from fullsend.adapters.sandbox import sandbox_factory
-from fullsend.app.action.agent_env import agent_provider_env, credential_values, runner_secrets
+from fullsend.app.action.agent.agent_env import agent_provider_env, credential_values, runner_secrets
+from fullsend.app.action.agent.eligibility import steering_config
+from fullsend.app.action.agent.outcome import agent_ok, run_outcome
+from fullsend.app.action.agent.scripts import ScriptResult, run_script
+from fullsend.app.action.agent.session import IterationResult, IterationSetup, run_facts_env, run_iteration
 from fullsend.app.action.cancel import Cancellation
-from fullsend.app.action.children import Children, reach_secrets, simulator_seam
-from fullsend.app.action.confinement import check_isolation
-from fullsend.app.action.eligibility import steering_config
+from fullsend.app.action.confinement.children import Children, reach_secrets, simulator_seam
+from fullsend.app.action.confinement.handoff import holds_withheld, withheld_values
+from fullsend.app.action.confinement.shared_uid import check_isolation
 from fullsend.app.action.finish import AgentUsage, RunOutcome
-from fullsend.app.action.handoff import holds_withheld, withheld_values
-from fullsend.app.action.outcome import agent_ok, run_outcome
 from fullsend.app.action.outputs import ActionOutcome
 from fullsend.app.action.plan import RunPlan
-from fullsend.app.action.scripts import ScriptResult, run_script
-from fullsend.app.action.session import IterationResult, IterationSetup, run_facts_env, run_iteration
 from fullsend.app.action.tokens import Tokens
 from fullsend.app.timeline import Timeline
 from fullsend.app.watch.watcher import Carry, WatchConfig, Watcher
+from fullsend.core.cli_versions import version_text
 from fullsend.core.final_word import ToolDenial, distinct_denials, final_message_value, masked_denial
 from fullsend.core.tokens.policy import child_env, encoded_forms
 from fullsend.errors import ExitCode
-from fullsend.ports import Clock, Forge, Log
+from fullsend.ports import AgentRuntime, Clock, Forge, Log
 
 SCRIPT_TIMEOUT_S = 30 * 60
 # Runner file commands no child may reach: writing them would set the action's outputs, env or
@@ -82,32 +83,22 @@ class ActionRun:
         self.agent_env = agent_provider_env(
             self.env, plan.inputs.runtime, environ, (tokens.job, tokens.role, *secrets), log
         )
-        # Never shown in the final message or a denied tool's input (docs/architecture.md
-        # "Final message and denied tools"); the console's masked values join them at the end.
-        self.known_secrets = (
-            tokens.job,
-            tokens.role,
-            *encoded_forms(tokens.job),
-            *encoded_forms(tokens.role),
-            *secrets,
-            *credential_values(self.agent_env),
-        )
+        self.known_secrets = known_secrets(tokens, secrets, self.agent_env)
         # The agent stage: the job token's spellings by length and hash, masked where they appear.
         self.withheld_forms = withheld_forms
         self._holds_withheld = holds_withheld(tokens.job, environ)
+        self.runtime = make_runtime(plan, self.children, log)
+        self.sandbox_name = f"fullsend-{plan.ctx.run_id_raw or 'local'}"
+        self._start_state(cancellation or Cancellation())
+
+    def _start_state(self, cancellation: Cancellation) -> None:
+        """What the run gathers across its iterations, empty at the start."""
         self.denials: list[ToolDenial] = []  # tool calls refused in any iteration
         self.lock = threading.Lock()
         self.cancelled = threading.Event()
-        self.cancellation = cancellation or Cancellation()
+        self.cancellation = cancellation
         self._last_result: IterationResult | None = None
         self.earlier: list[IterationResult] = []  # iterations a failed validation replaced (their runs are left over)
-        self.runtime: AgentRuntime = RUNTIMES[plan.inputs.runtime](
-            warn=lambda m: log("warning", m),
-            sandbox_factory=sandbox_factory(
-                plan.inputs.sandbox, openshell_cli=plan.openshell_cli, user=self.children.user
-            ),
-        )
-        self.sandbox_name = f"fullsend-{plan.ctx.run_id_raw or 'local'}"
         self._watcher: Watcher | None = None
         self.skipped = False
         self.acked_steers = 0  # acknowledged steers across every iteration (output ``steers``)
@@ -116,7 +107,7 @@ class ActionRun:
     # ---- lifecycle ---------------------------------------------------------------------------
     def check_isolation(self) -> None:
         """Refuse an agent that would share the action's uid unless allowed
-        (``fullsend.app.action.confinement.check_isolation``); raises ``ConfigError`` (exit 2)."""
+        (``fullsend.app.action.confinement.shared_uid.check_isolation``); raises ``ConfigError`` (exit 2)."""
         check_isolation(self.children, self.plan, self._holds_withheld, self.log, self._notice)
 
     def _notice(self, text: str, rule_id: str = "") -> None:
@@ -174,10 +165,8 @@ class ActionRun:
             post = self._script(self.plan.post_script)
             if post.exit_code != 0:
                 self.log("error", f"The post-script failed with exit code {post.exit_code}")
-                outcome.outcome, outcome.exit_code, outcome.error = (
-                    ActionOutcome.FAILED,
-                    ExitCode.FAILED,
-                    "post-script failed",
+                outcome = replace(
+                    outcome, outcome=ActionOutcome.FAILED, exit_code=ExitCode.FAILED, error="post-script failed"
                 )
         return outcome
 
@@ -284,12 +273,37 @@ class ActionRun:
             env_head_sha=self.plan.env_head_sha,
             earlier=self.earlier,
         )
-        outcome.usage = self.usage
         secrets = (*self.known_secrets, *self.console.masked)
         if self.withheld_forms and result:
             texts = [result.agent.final_message, *(repr(d) for d in self.denials)]
             secrets = (*secrets, *withheld_values(texts, self.withheld_forms))
-        outcome.final_message = final_message_value(result.agent.final_message, secrets) if result else ""
-        outcome.denials = tuple(masked_denial(d, secrets) for d in distinct_denials(self.denials))
-        outcome.agent_isolation = "own-uid" if self.children.user is not None else "shared-uid"
-        return outcome
+        return replace(
+            outcome,
+            usage=replace(self.usage),
+            final_message=final_message_value(result.agent.final_message, secrets) if result else "",
+            denials=tuple(masked_denial(d, secrets) for d in distinct_denials(self.denials)),
+            agent_isolation="own-uid" if self.children.user is not None else "shared-uid",
+        )
+
+
+def known_secrets(tokens: Tokens, secrets: tuple[str, ...], agent_env: Mapping[str, str]) -> tuple[str, ...]:
+    """What is never shown in the final message or a denied tool's input (docs/architecture.md
+    "Final message and denied tools"): both tokens in every spelling, the runner's ``secrets`` and
+    the agent's provider credentials; the console's masked values join them at the end."""
+    return (
+        tokens.job,
+        tokens.role,
+        *encoded_forms(tokens.job),
+        *encoded_forms(tokens.role),
+        *secrets,
+        *credential_values(agent_env),
+    )
+
+
+def make_runtime(plan: RunPlan, children: Children, log: Log) -> AgentRuntime:
+    """The ``runtime`` input's runtime, its sandboxes of the ``sandbox`` input run as the
+    children's user; its warnings go to ``log``."""
+    return RUNTIMES[plan.inputs.runtime](
+        warn=lambda m: log("warning", m),
+        sandbox_factory=sandbox_factory(plan.inputs.sandbox, openshell_cli=plan.openshell_cli, user=children.user),
+    )

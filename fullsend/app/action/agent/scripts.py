@@ -2,7 +2,7 @@
 
 run in ``GITHUB_WORKSPACE`` with the job token scrubbed by name and by value
 (docs/architecture.md "Tokens"), under the child user when the action has one
-(``fullsend.adapters.isolation``); a ``pre_script`` exit 78 skips the run.
+(``fullsend.adapters.confinement.isolation``); a ``pre_script`` exit 78 skips the run.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from fullsend.adapters.isolation import ChildUser
-from fullsend.adapters.proc import CommandTimeout, run_command
+from fullsend.adapters.confinement.isolation import ChildUser
+from fullsend.adapters.confinement.proc import CommandTimeout, run_command
 from fullsend.errors import SandboxError
 
 

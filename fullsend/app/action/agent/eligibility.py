@@ -10,13 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from fullsend.adapters.runtimes import AgentRuntime
 from fullsend.app.action.plan import RunPlan
 from fullsend.app.action.tokens import Tokens
 from fullsend.app.watch.state import WatchConfig
 from fullsend.core.watch import settle
 from fullsend.errors import ForgeError
-from fullsend.ports import AgentParams, Forge, Log
+from fullsend.ports import AgentParams, AgentRuntime, Forge, Log
 
 #: Why a run outside GitHub Actions does not steer (logged once, at info level).
 NOT_IN_ACTIONS = "not running in GitHub Actions"

@@ -27,11 +27,11 @@ from fullsend.ports import Clock, Forge, Log
 from fullsend.rules import find
 
 if TYPE_CHECKING:
-    from fullsend.app.action.live_status import LiveStatus, SteerRow
+    from fullsend.app.action.status.live_status import LiveStatus, SteerRow
     from fullsend.app.timeline import Timeline
 
 _TEMPLATES = jinja2.Environment(
-    loader=jinja2.FileSystemLoader(str(Path(__file__).resolve().parents[2] / "templates")),
+    loader=jinja2.FileSystemLoader(str(Path(__file__).resolve().parents[3] / "templates")),
     undefined=jinja2.StrictUndefined,
     autoescape=False,
 )
@@ -88,7 +88,7 @@ class StatusComment:
         """Keep the start comment up to date with ``timeline`` (phase, steers) until :meth:`finish`,
         at most one edit per ``interval_s`` seconds; nothing without a start comment."""
         if self.enabled and self.comment is not None and self.live is None:
-            from fullsend.app.action.live_status import LiveStatus
+            from fullsend.app.action.status.live_status import LiveStatus
 
             self.live = LiveStatus(self, clock, interval_s, self._log)
             timeline.subscribe(self.live.on_event)
@@ -210,7 +210,7 @@ class StatusComment:
     def _closing_edit(self, steers: Sequence[SteerRow]) -> bool:
         """The start comment, left behind a later terminal status, says so instead of a stale
         phase (``LiveStatus.last_word`` makes it, spaced as every edit is)."""
-        from fullsend.app.action.live_status import DONE_BELOW
+        from fullsend.app.action.status.live_status import DONE_BELOW
 
         if self.comment is None or self.terminal is None:
             return False

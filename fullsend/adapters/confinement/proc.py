@@ -9,7 +9,7 @@ place:
 * a group is stopped as a whole: SIGTERM, a grace period, then SIGKILL, then verified empty
   ("no pid of the group left");
 * a short command always has a timeout, and on timeout it is killed, never left behind;
-* with a ``user`` (``fullsend.adapters.isolation.ChildUser``) the process runs under that uid,
+* with a ``user`` (``fullsend.adapters.confinement.isolation.ChildUser``) the process runs under that uid,
   without capabilities and with ``no_new_privs`` (started through ``setpriv``, which execs in
   place: the pid, and so the process group, are the same).
 
@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, NamedTuple
 
-from fullsend.adapters.isolation import ChildUser
+from fullsend.adapters.confinement.isolation import ChildUser
 from fullsend.errors import SandboxError
 
 PIPE = subprocess.PIPE
