@@ -35,7 +35,7 @@ from tests.act.act_harness import (
     run_act,
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.full, pytest.mark.xdist_group("podman"), pytest.mark.timeout(600)]
+pytestmark = [pytest.mark.slow, pytest.mark.full, pytest.mark.xdist_group("act"), pytest.mark.timeout(600)]
 
 SCENARIO = REPO_ROOT / "examples" / "scenarios" / "review-thread-steer.yml"
 QUEUED_EVENT = "examples/scenarios/review-thread-steer.queued.event.json"

@@ -29,7 +29,7 @@ from fullsend.simulator.fixtures import FIX_RUN_ID, JOB_LOGIN, ROLE_LOGIN, add_c
 from fullsend.simulator.server import GitHubSimulator
 from tests.support.fault_harness import check_invariant, new_scenario, receipts, run_in_process, runner_env
 
-EXAMPLES = {"dev": 8, "ci": 40, "slow": 150}.get(os.environ.get("HYPOTHESIS_PROFILE", "dev"), 8)
+EXAMPLES = {"dev": 8, "ci": 24, "slow": 150}.get(os.environ.get("HYPOTHESIS_PROFILE", "dev"), 8)
 OUTPUTS = set(outputs_of(RunOutcome(ActionOutcome.FAILED, ExitCode.FAILED)))  # every documented output, in action.yml
 COMMAND = "/fs-review please re-check the migration"
 _RUNS = itertools.count()

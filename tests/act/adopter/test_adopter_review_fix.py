@@ -53,7 +53,7 @@ from tests.act.adopter.plays import (
 )
 from tests.act.adopter.world import OWNER, REPO, World, publish_release, world
 
-pytestmark = [pytest.mark.slow, pytest.mark.full, pytest.mark.xdist_group("adopter"), pytest.mark.timeout(1500)]
+pytestmark = [pytest.mark.slow, pytest.mark.full, pytest.mark.xdist_group("act"), pytest.mark.timeout(1500)]
 FIX_STEER = "/fs-fix and keep the old greeting in a comment"
 FIXED = "def greet(name):\n    return 'hello ' + name\n\n\ndef farewell(name):\n    return 'goodbye, ' + name\n"
 

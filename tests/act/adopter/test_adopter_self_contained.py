@@ -33,7 +33,7 @@ from tests.act.adopter.plays import (
 )
 from tests.act.adopter.world import publish_release, world
 
-pytestmark = [pytest.mark.slow, pytest.mark.full, pytest.mark.xdist_group("adopter"), pytest.mark.timeout(1200)]
+pytestmark = [pytest.mark.slow, pytest.mark.full, pytest.mark.xdist_group("act"), pytest.mark.timeout(1200)]
 STEER = "/fs-review please re-check the farewell"
 
 

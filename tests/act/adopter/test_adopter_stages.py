@@ -22,7 +22,7 @@ from tests.act.adopter.adopter import adopt
 from tests.act.adopter.plays import agent_env, assert_played, open_pull_request, shown_outputs
 from tests.act.adopter.world import OWNER, REPO, World, publish_release, world
 
-pytestmark = [pytest.mark.slow, pytest.mark.full, pytest.mark.xdist_group("adopter"), pytest.mark.timeout(1500)]
+pytestmark = [pytest.mark.slow, pytest.mark.full, pytest.mark.xdist_group("act"), pytest.mark.timeout(1500)]
 PEOPLE = {"author": "ghp_sim-author-0007", "reviewer": "ghp_sim-reviewer-0008"}
 
 
