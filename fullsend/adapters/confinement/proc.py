@@ -22,7 +22,7 @@ import os
 import signal
 import subprocess
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, NamedTuple
 
@@ -151,7 +151,12 @@ def group_members(pgid: int) -> list[int]:
 
     A zombie has already ended and holds nothing, so it does not count as left behind.
     """
-    members: list[int] = []
+    return [pid for pid, fields in _proc_stats() if len(fields) >= 3 and fields[0] != "Z" and int(fields[2]) == pgid]
+
+
+def _proc_stats() -> Iterator[tuple[int, list[str]]]:
+    """Each live pid of ``/proc`` with the fields of its ``stat`` after the parenthesised command
+    (state, ppid, pgrp, ...); a process that ends while it is read is left out."""
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -159,26 +164,15 @@ def group_members(pgid: int) -> list[int]:
             stat = (entry / "stat").read_text()
         except OSError:
             continue
-        # Fields after the parenthesised command: state, ppid, pgrp, ...
-        fields = stat[stat.rfind(")") + 2 :].split()
-        if len(fields) >= 3 and fields[0] != "Z" and int(fields[2]) == pgid:
-            members.append(int(entry.name))
-    return members
+        yield int(entry.name), stat[stat.rfind(")") + 2 :].split()
 
 
 def kill_tree(pid: int) -> None:
     """SIGKILL ``pid`` and every descendant (found through ``/proc``), leaves first."""
     children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(")") + 2 :].split()
+    for child, fields in _proc_stats():
         if len(fields) >= 2:
-            children.setdefault(int(fields[1]), []).append(int(entry.name))
+            children.setdefault(int(fields[1]), []).append(child)
     order, stack = [], [pid]
     while stack:
         current = stack.pop()
