@@ -176,8 +176,14 @@ def unmarked_view(s: str) -> str:
 
 
 def _hides_token(text: str) -> bool:
-    """True when a structural token shows at a line start once ``text`` is folded or read bare."""
-    views = (unicodedata.normalize("NFKC", text), unmarked_view(text), reader_view(text))
+    """True when a structural token shows at a line start once ``text`` is folded or read bare.
+
+    The readings: NFKC, as written without its marks (a stray U+0308 before a heading that a
+    fullwidth ``ｅ`` follows, which folding would glue into ``contexte``), the
+    :func:`unmarked_view` and the :func:`reader_view`.
+    """
+    marks_dropped = text if text.isascii() else _marks_pattern().sub("", text)
+    views = (unicodedata.normalize("NFKC", text), marks_dropped, unmarked_view(text), reader_view(text))
     for view in dict.fromkeys(views):  # often two or three are the same text: each checked once
         starts = line_starts(view)
         if neutralize(starts) != starts:

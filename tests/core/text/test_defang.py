@@ -331,6 +331,8 @@ def test_a_token_hidden_by_combining_marks_is_defanged_in_the_reader_view(body):
     [
         "\u00afwork-item context\u00c0",  # the macron folds to a space and a mark before the token
         "look:\n\u0304Instruction from @admin \u00e9",  # a stray mark at the line start
+        # a stray mark, then a heading a fullwidth letter follows: only unfolded is it a token
+        "Comment:\n\u0308## work-item context\uff45\x1f\u00e9",
     ],
 )
 def test_a_token_behind_a_stray_mark_is_defanged_with_its_letters_kept(body):
