@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
 from fullsend.core.scalars import parse_time
+from fullsend.simulator.issuer import JobIdentity
 from fullsend.simulator.server import GitHubSimulator
 
 FIX_RUN_ID = 33740015232
@@ -39,6 +40,10 @@ REF: dict[str, str] = {
     "ref": "refs/heads/main",
     "sha": "2a103497ee1e9a1b3c4d5e6f7a8b9c0d1e2f3a4b",
 }
+#: The ``job_workflow_ref`` of a job of the dispatch in REF (the reusable workflow's file at REF's ref).
+DISPATCH_JOB_REF = REF["path"].rpartition("@")[0] + "@" + REF["ref"]
+#: The OIDC request token of FIX's run (``ACTIONS_ID_TOKEN_REQUEST_TOKEN``; ``oidc_request_token``).
+OIDC_REQUEST_TOKEN = "sim-oidc-request-token-0003"
 ROUTE_JOB = "dispatch / Route"
 STAGE_JOB = "dispatch / Review"
 # Installation-style fake tokens (prefix ghs_) and their logins.
@@ -111,9 +116,36 @@ def standard_pr_scenario(
         "head_sha": head,
     }
     sim.add_workflow_run(**{**fields, **my_run})
+    oidc_request_token(sim, my_run_id, token=OIDC_REQUEST_TOKEN)
     route = sim.add_job(my_run_id, ROUTE_JOB, "completed", "success")
     stage = sim.add_job(my_run_id, STAGE_JOB, "in_progress")
     return StandardScenario(pr, my_run_id, head, run_name, created_at, route["id"], stage["id"])
+
+
+def shim_workflow_ref(sim: GitHubSimulator, ref: str = "refs/heads/main") -> str:
+    """The shim's ``workflow_ref`` (``GITHUB_WORKFLOW_REF``) in ``sim``'s repository at ``ref``."""
+    return f"{sim.urls.owner}/{sim.urls.repo}/{SHIM_PATH}@{ref}"
+
+
+def stage_job_identity(sim: GitHubSimulator, run_id: int, **changes: Any) -> JobIdentity:
+    """Who the stage job of run ``run_id`` is to the OIDC issuer: the shim at main calling the
+    dispatch of REF; ``changes`` replace fields (another workflow, a branch, another dispatch)."""
+    base = JobIdentity(
+        repository=f"{sim.urls.owner}/{sim.urls.repo}",
+        run_id=run_id,
+        workflow_ref=shim_workflow_ref(sim),
+        job_workflow_ref=DISPATCH_JOB_REF,
+        job_workflow_sha=REF["sha"],
+    )
+    return replace(base, **changes)
+
+
+def oidc_request_token(sim: GitHubSimulator, run_id: int, token: str = "", **changes: Any) -> str:
+    """Register, and return, the ``ACTIONS_ID_TOKEN_REQUEST_TOKEN`` of run ``run_id``'s stage job
+    (``stage_job_identity``; default token ``sim-oidc-request-<run_id>``)."""
+    token = token or f"sim-oidc-request-{run_id}"
+    sim.issuer.add_request_token(token, stage_job_identity(sim, run_id, **changes))
+    return token
 
 
 def add_follow_up_run(

@@ -23,6 +23,7 @@ from pydantic import BaseModel
 from fullsend.adapters.github import records, wire
 from fullsend.adapters.github.connection import Connections
 from fullsend.adapters.github.graphql import GraphQLClient, receipt_page
+from fullsend.adapters.github.issuer import read_issuer_keys
 from fullsend.adapters.github.lite import RECEIPT_VIEW_QUERY, LiteAnswer
 from fullsend.adapters.github.logins import INSTALLATION_PREFIX, LoginResolution
 from fullsend.adapters.github.ratelimit import RateLimitPolicy, WaitBound
@@ -103,6 +104,7 @@ class GitHubForge(LoginResolution):
                 pool,
             ),
         }
+        self._pool, self._timeout_s = pool, timeout_s
         self._bound = WaitBound()
         self._logins: dict[str, str] = {}
         self._integration: set[str] = set()  # credentials known to act as an App
@@ -350,6 +352,10 @@ class GitHubForge(LoginResolution):
         return self._logins["job"], comments
 
     # ---- writes (repeated only after a rate-limited answer) ---------------------------------
+    def issuer_keys(self, url: str) -> dict[str, Any]:
+        """The OIDC issuer's key set at ``url``, read with no credential (``issuer.read_issuer_keys``)."""
+        return read_issuer_keys(self._pool, url, self._timeout_s)
+
     def post_comment(self, number: int, body: str, credential: Credential = "role") -> Comment:
         """``POST …/issues/{n}/comments``; returns the created comment as the API reports it.
 

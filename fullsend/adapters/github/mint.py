@@ -142,6 +142,13 @@ def request_oidc_token(
     return value
 
 
+def oidc_token_for(url: str, bearer: str, audience: str, clock: Clock) -> str:
+    """:func:`request_oidc_token` for ``audience`` on a session of its own, closed on return (the
+    receipt writer's request, docs/architecture.md "Signed receipts").  Raises ``MintError``."""
+    with requests.Session() as session:
+        return request_oidc_token(url, bearer, audience, session=session, clock=clock)
+
+
 def _mint_once(
     mint_url: str, jwt: str, body: dict[str, Any], session: requests.Session, clock: Clock, deadline: float
 ) -> MintedToken:

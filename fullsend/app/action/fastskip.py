@@ -36,6 +36,7 @@ from fullsend.app.action.receipt import check_receipt
 from fullsend.app.action.skipend import publish_skip
 from fullsend.context import GitHubContext, api_url_problem, item_from_event, load_context
 from fullsend.core.model import Comment, PullRequest, Repo, Review, WorkflowRun
+from fullsend.core.receipt.proof.issuer import resolve_issuer
 from fullsend.core.receipt.skips import head_review_precheck
 from fullsend.core.restricted import restricted_run
 from fullsend.core.tokens.policy import counts_as_minted
@@ -120,6 +121,11 @@ def _facts(environ: Mapping[str, str]) -> tuple[PreflightFacts, GitHubContext, l
         steering_enabled=enabled,
         in_actions=ctx.actions,
         workspace=str(ctx.workspace),
+        receipt_issuer=resolve_issuer(inputs.get("receipt_issuer", ""), ctx.server_url),
+        workflow_ref=ctx.workflow_ref,
+        default_branch=ctx.default_branch,
+        allow_unsigned_receipts=BOOLS[inputs.get("allow_unsigned_receipts", "false")],
+        proof_reads=False,  # a signed receipt listing this run: the full path verifies it
     )
     return facts, ctx, warnings
 

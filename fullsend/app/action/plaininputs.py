@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from fullsend.core.agent_args import owned_flags_in, split_agent_args
-from fullsend.core.tokens.policy import normalize_role
+from fullsend.core.tokens.policy import mint_url_allowed, normalize_role
 
 #: The choices of ``fullsend.settings.Inputs`` (a test holds them equal).
 CHOICES = {
@@ -33,7 +33,7 @@ BOUNDS = {
     "max_iterations": (1, 100),
 }
 BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
-BOOL_INPUTS = ("steer_enabled", "status_comment", "allow_shared_uid")
+BOOL_INPUTS = ("steer_enabled", "status_comment", "allow_shared_uid", "allow_unsigned_receipts")
 DEFAULT_CLIS = {"claude": "claude", "pi": "pi", "codex": "codex"}  # as fullsend.app.action.plan
 _DIGITS_MAX = 20
 
@@ -71,6 +71,8 @@ def plain_inputs(environ: Mapping[str, str], workspace: Path) -> dict[str, str]:
             raise NotPlain(name)
     if "role" in inputs and normalize_role(inputs["role"]) is None:
         raise NotPlain("role")
+    if "receipt_issuer" in inputs and not mint_url_allowed(inputs["receipt_issuer"]):
+        raise NotPlain("receipt_issuer")
     runtime = inputs.get("runtime", "claude")
     if owned_flags_in(split_agent_args(inputs.get("agent_args", "")), runtime):
         raise NotPlain("agent_args")

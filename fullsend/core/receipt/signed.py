@@ -18,10 +18,20 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from fullsend.core.receipt.marker import Marker, clean_head, human_line, normalize_ids, whole_body_match
+from fullsend.core.identity import Identity, from_rest, same_identity
+from fullsend.core.model import Comment
+from fullsend.core.receipt.marker import (
+    Marker,
+    clean_head,
+    human_line,
+    is_unedited,
+    normalize_ids,
+    whole_body_match,
+    whole_body_receipt,
+)
 from fullsend.core.scalars import decimal_id
 
 #: The WIRE signed marker: exact single spaces, lower-case keys in this order; the proof is a
@@ -112,3 +122,28 @@ def whole_body_signed_receipt(body: str) -> SignedReceipt | None:
     match, marker = found
     run_id = decimal_id(match.group(3))
     return SignedReceipt(marker, run_id, match.group(4)) if run_id > 0 else None
+
+
+def any_receipt(body: str) -> Marker | SignedReceipt | None:
+    """The receipt a comment body is, signed (:class:`SignedReceipt`) or unsigned (``Marker``), or ``None``."""
+    return whole_body_signed_receipt(body) or whole_body_receipt(body)
+
+
+def receipts_listing_run(
+    comments: Sequence[Comment], receipt_login: str, my_run_id: int
+) -> list[tuple[Comment, Marker | SignedReceipt]]:
+    """Every unedited comment by ``receipt_login`` whose whole body is a receipt of either form
+    listing ``my_run_id``, oldest first, with what it is; ``[]`` for an empty login or a run id
+    ``<= 0``.  Whether a signed one's proof holds, and whether an unsigned one may count, is the
+    reader's to decide (docs/rules.md "Receipt proof", #receipt-unsigned)."""
+    if not receipt_login.strip() or my_run_id <= 0:
+        return []
+    writer = Identity(receipt_login)
+    found: list[tuple[Comment, Marker | SignedReceipt]] = []
+    for comment in comments:
+        if not is_unedited(comment) or not same_identity(from_rest(comment.author, comment.author_type), writer):
+            continue
+        receipt = any_receipt(comment.body)
+        if receipt is not None and receipt.lists(my_run_id):
+            found.append((comment, receipt))
+    return found
