@@ -123,6 +123,10 @@ class Forge(Protocol):
         ``Comment.edited`` set); ``ForgeError`` when GraphQL cannot answer."""
         ...
 
+    def default_branch(self) -> str:
+        """The repository's default branch (``GET /repos/{owner}/{repo}``)."""
+        ...
+
     def issuer_keys(self, url: str) -> Mapping[str, Any]:
         """The OIDC issuer's key set at ``url`` (configuration, never a token's word), read with no
         credential: the JSON object answered (docs/rules.md "Receipt proof")."""

@@ -20,11 +20,12 @@ Everything here is data from FIX: repository ``org/repo``, my run ``33740015232`
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
+from fullsend.core.receipt.signed import receipt_audience, signed_receipt_body
 from fullsend.core.scalars import parse_time
 from fullsend.simulator.issuer import JobIdentity
 from fullsend.simulator.server import GitHubSimulator
@@ -146,6 +147,31 @@ def oidc_request_token(sim: GitHubSimulator, run_id: int, token: str = "", **cha
     token = token or f"sim-oidc-request-{run_id}"
     sim.issuer.add_request_token(token, stage_job_identity(sim, run_id, **changes))
     return token
+
+
+def genuine_receipt(
+    sim: GitHubSimulator,
+    ids: Sequence[int],
+    head: str,
+    *,
+    writer_run_id: int = FIX_RUN_ID,
+    item: int = 7,
+    identity: dict[str, Any] | None = None,
+    issued_at: str | None = None,
+    **claims: Any,
+) -> str:
+    """A signed receipt body as run ``writer_run_id``'s stage job writes it for ``item``: the
+    simulator's issuer signs a token for the receipt's audience, issued now or at ``issued_at``
+    (RFC 3339; a receipt posted at a scripted time is signed just before it); ``identity`` changes
+    the job's ``stage_job_identity``, ``claims`` override claims (a forger's variations).  Post it
+    as the job login to make it a receipt."""
+    repository = f"{sim.urls.owner}/{sim.urls.repo}"
+    audience = receipt_audience(repository, item, writer_run_id, ids, head)
+    at = parse_time(issued_at) if issued_at else None
+    times = {} if at is None else {"iat": int(at.timestamp()), "nbf": int(at.timestamp()) - 600}
+    times.update({"exp": times["iat"] + 300} if times else {})
+    token = sim.issuer.issue(stage_job_identity(sim, writer_run_id, **(identity or {})), audience, **times, **claims)
+    return signed_receipt_body(ids, head, writer_run_id, token)
 
 
 def add_follow_up_run(

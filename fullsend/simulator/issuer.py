@@ -96,7 +96,7 @@ STRANGER_KEY = SigningKey("stranger", issuer_keys.STRANGER_N, issuer_keys.STRANG
 
 
 def sign_rs256(key: SigningKey, message: bytes) -> bytes:
-    """The RS256 signature of ``message`` with ``key`` (RFC 8017 §8.2.1)."""
+    """The RS256 signature of ``message`` with ``key`` (RFC 8017 section 8.2.1)."""
     size = key.public.size_bytes
     encoded = expected_encoding(message, size)
     assert encoded is not None  # a 2048-bit key always fits the encoding
@@ -179,6 +179,10 @@ class Issuer:
         self.published: list[SigningKey] = [CURRENT_KEY]
         self._request_tokens: dict[str, JobIdentity] = {}
         self.issued: list[tuple[str, str]] = []
+
+    def now(self) -> datetime:
+        """The issuer's clock (the simulator's)."""
+        return self._clock()
 
     def jwks(self) -> dict[str, Any]:
         """The JWKS document: ``{"keys": [JWK, …]}``."""

@@ -5,6 +5,9 @@
 full pre-flight's (``run_preflight`` over ``GitHubForge``) on the same world.  It may leave a
 decision to the full path, never skip where the full path would not.  The subprocess half (what
 the skip imports) is ``tests/app/test_skip_imports.py``.
+
+Issue 45: the fast skip decides the unsigned form (here, under ``allow_unsigned_receipts``); a
+signed receipt listing the run is left to the full path, which reads its proof.
 """
 
 from __future__ import annotations
@@ -32,7 +35,13 @@ from fullsend.core.model import Repo
 from fullsend.core.receipt.marker import receipt_body
 from fullsend.core.receipt.skips import RULE_HEAD_REVIEWED, RULE_RECEIPT, Skip
 from fullsend.errors import ExitCode
-from fullsend.simulator.fixtures import JOB_LOGIN, ROLE_LOGIN, standard_pr_scenario
+from fullsend.simulator.fixtures import (
+    JOB_LOGIN,
+    ROLE_LOGIN,
+    add_follow_up_run,
+    genuine_receipt,
+    standard_pr_scenario,
+)
 from fullsend.simulator.server import GitHubSimulator
 from tests.support.action_run import parse_outputs, runner_env
 
@@ -40,11 +49,20 @@ QUEUED_RUN = 33740015299
 GENUINE = receipt_body([QUEUED_RUN], "aaa111")
 
 
+UNSIGNED_ALLOWED = {"allow_unsigned_receipts": "true"}
+
+
+def _env(tmp_path: Path, sim: GitHubSimulator, fix) -> dict[str, str]:
+    """The queued run's environment, the unsigned form allowed; its run record is in ``sim``."""
+    add_follow_up_run(sim, run_id=QUEUED_RUN)
+    return runner_env(tmp_path, sim, fix, run_id=QUEUED_RUN, inputs=UNSIGNED_ALLOWED)
+
+
 @pytest.fixture
 def world(tmp_path):
     with GitHubSimulator() as sim:
         fix = standard_pr_scenario(sim)
-        yield sim, fix, runner_env(tmp_path, sim, fix, run_id=QUEUED_RUN)
+        yield sim, fix, _env(tmp_path, sim, fix)
 
 
 def _fast(env: dict[str, str], cancellation: Cancellation | None = None) -> tuple[object, str]:
@@ -67,6 +85,9 @@ def _full(sim: GitHubSimulator, env: dict[str, str], prefetched=None) -> Skip | 
         event_name="issue_comment",
         event_payload={"issue": {"number": 7}},
         in_actions=True,
+        receipt_issuer=sim.issuer.url,
+        workflow_ref=env["GITHUB_WORKFLOW_REF"],
+        allow_unsigned_receipts=True,
     )
     forge = GitHubForge(
         Repo("org", "repo"),
@@ -155,6 +176,8 @@ SCENARIOS: list[tuple[str, Scenario, bool, bool]] = [
         True,
         False,
     ),
+    # A signed receipt: its proof is the full path's to read (PreflightFacts.proof_reads).
+    ("signed", lambda s: s.add_comment(7, genuine_receipt(s, [QUEUED_RUN], "aaa111"), JOB_LOGIN), True, False),
 ]
 
 
@@ -165,7 +188,7 @@ def test_the_fast_skip_skips_only_where_the_full_preflight_does(tmp_path, scenar
     with GitHubSimulator() as sim:
         fix = standard_pr_scenario(sim)
         scenario(sim)
-        env = runner_env(tmp_path, sim, fix, run_id=QUEUED_RUN)
+        env = _env(tmp_path, sim, fix)
         result, log = _fast(env)
         assert (result.exit_code == 0) is fast_skips, log
         if not fast_skips:
@@ -174,7 +197,7 @@ def test_the_fast_skip_skips_only_where_the_full_preflight_does(tmp_path, scenar
     with GitHubSimulator() as sim:  # the same world, fresh (a fault fires once)
         fix = standard_pr_scenario(sim)
         scenario(sim)
-        assert (_full(sim, runner_env(tmp_path, sim, fix, run_id=QUEUED_RUN)) is not None) is full_skips
+        assert (_full(sim, _env(tmp_path, sim, fix)) is not None) is full_skips
 
 
 def test_a_skip_sends_both_queries_at_once_and_writes_what_the_lifecycle_writes(world):
@@ -192,6 +215,7 @@ def test_a_skip_sends_both_queries_at_once_and_writes_what_the_lifecycle_writes(
     result, log = _fast(env)
     assert result.exit_code == 0 and both_in_flight.is_set()
     assert sorted(r.login for r in sim.requests) == sorted([JOB_LOGIN, ROLE_LOGIN])  # nothing else was sent
+    # (the fast skip reads no proof: it decides the unsigned form only)
     outputs = parse_outputs(Path(env["GITHUB_OUTPUT"]).read_text())
     assert outputs["outcome"] == "skipped" and outputs["skip_reason"] == "receipt" and outputs["steers"] == "0"
     assert "This update was already absorbed by the run in flight (follow-up run 33740015299)" in log
@@ -246,6 +270,8 @@ def test_a_manual_rerun_sends_nothing_and_is_left_to_the_full_path(world):
         {"mint_url": "https://mint.example"},
         {"steer_enabled": "yes"},
         {"agent_args": "--output-format=json"},
+        {"allow_unsigned_receipts": "yes"},
+        {"receipt_issuer": "http://token.example"},
     ],
 )
 def test_bad_or_unusual_input_sends_nothing_and_is_left_to_the_full_validation(tmp_path, inputs):

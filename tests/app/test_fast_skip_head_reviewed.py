@@ -101,10 +101,15 @@ CASES: dict[str, tuple[World, dict[str, Any], str | None]] = {
     "steering-off": (review(), {"inputs": {"steer_enabled": "false"}}, HR),
     "ghes-prefix": (review(), {"prefix": "/api/v3"}, HR),
     "configured-login": (review(login="custom[bot]"), {"inputs": {"review_bot_logins": "x[bot], custom[bot]"}}, HR),
-    "receipt-first": (
+    "receipt-first": (  # the unsigned form, which the fast skip decides (issue 45)
+        then(review(), lambda s, f: s.add_comment(f.pr, receipt_body([f.my_run_id], f.head), JOB_LOGIN)),
+        {"inputs": {"allow_unsigned_receipts": "true"}},
+        "receipt",
+    ),
+    "unsigned-receipt-refused": (
         then(review(), lambda s, f: s.add_comment(f.pr, receipt_body([f.my_run_id], f.head), JOB_LOGIN)),
         {},
-        "receipt",
+        HR,
     ),
     "reviewed-before-creation": (review(at=BEFORE), {}, None),
     "reviewed-at-creation": (review(at=FIX_CREATED_AT), {}, None),

@@ -74,7 +74,9 @@ def both(tmp_path, world, inputs=None, env_over=None, event=None):
         with GitHubSimulator() as sim:
             fix = standard_pr_scenario(sim)
             world(sim)
-            env = runner_env(tmp_path, sim, fix, run_id=QUEUED_RUN, inputs=inputs, event=event)
+            # the fast skip decides the unsigned form only (issue 45): these probes read it allowed
+            allowed = {"allow_unsigned_receipts": "true", **(inputs or {})}
+            env = runner_env(tmp_path, sim, fix, run_id=QUEUED_RUN, inputs=allowed, event=event)
             env.update(env_over(sim, fix) if callable(env_over) else (env_over or {}))
             out.append(which(env))
     return tuple(out)
@@ -86,6 +88,7 @@ def genuine(sim):
 
 def test_baseline_both_skip(tmp_path):
     assert both(tmp_path, genuine) == (True, True)
+    assert both(tmp_path, genuine, inputs={"allow_unsigned_receipts": "false"}) == (False, False)
 
 
 ENV_PROBES = {
@@ -149,6 +152,9 @@ INPUT_PROBES = {
     "fallback-models": {"fallback_models": ",,,"},
     "agent-args-owned": {"agent_args": "-p"},
     "mint-url-http": {"mint_url": "http://evil.example"},
+    "unsigned-not-allowed": {"allow_unsigned_receipts": "false"},
+    "unsigned-allowed-yes": {"allow_unsigned_receipts": "yes"},
+    "issuer-http": {"receipt_issuer": "http://token.example"},
 }
 
 

@@ -30,7 +30,8 @@ from fullsend.app.timeline import Timeline
 from fullsend.app.watch.watcher import WatchConfig, Watcher
 from fullsend.core.agent_end import AgentEnd
 from fullsend.core.model import Repo
-from fullsend.core.receipt.marker import Marker, whole_body_receipt
+from fullsend.core.receipt.marker import Marker
+from fullsend.core.receipt.signed import receipt_claim
 from fullsend.core.receipt.skips import Skip
 from fullsend.core.scalars import parse_time
 from fullsend.core.tokens.reach import ReachVerdict
@@ -332,7 +333,7 @@ class World:
         """Every comment on PR #7 whose whole body is a receipt written by the job token's login."""
         found = []
         for comment in self.sim.comments(7):
-            marker = whole_body_receipt(comment["body"])
+            marker = receipt_claim(comment["body"])
             if marker is not None and comment["user"]["login"] == JOB_LOGIN:
                 found.append(marker)
         return found

@@ -45,6 +45,7 @@ from fullsend.core.provenance.verdicts import order_listing
 from fullsend.core.report.tally import ItemComment
 from fullsend.core.review import PostedReview, ReviewDraft, review_request
 from fullsend.core.scalars import created_query, format_time
+from fullsend.errors import MalformedResponse
 from fullsend.ports import Clock, Credential
 
 RUN_PAGES_MAX = 4  # a poll sees at most the newest 400 shim runs
@@ -352,6 +353,14 @@ class GitHubForge(LoginResolution):
         return self._logins["job"], comments
 
     # ---- writes (repeated only after a rate-limited answer) ---------------------------------
+    def default_branch(self) -> str:
+        """``GET /repos/{o}/{r}`` ``.default_branch`` (role token); ``MalformedResponse`` when it is not a string."""
+        data = self._t("role").request("GET", self._base, None, bound=self._bound).data
+        branch = data.get("default_branch") if isinstance(data, dict) else None
+        if not isinstance(branch, str) or not branch:
+            raise MalformedResponse(f"GET {self._base}", "default_branch", "missing or not a string")
+        return branch
+
     def issuer_keys(self, url: str) -> dict[str, Any]:
         """The OIDC issuer's key set at ``url``, read with no credential (``issuer.read_issuer_keys``)."""
         return read_issuer_keys(self._pool, url, self._timeout_s)

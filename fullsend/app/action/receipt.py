@@ -24,7 +24,7 @@ from fullsend.core.identity import Identity, same_identity
 from fullsend.core.model import Comment, Repo
 from fullsend.core.receipt.marker import Marker, normalize_ids, should_post_receipt
 from fullsend.core.receipt.proof.verify import RULE_UNSIGNED
-from fullsend.core.receipt.signed import SignedReceipt, any_receipt, receipts_listing_run
+from fullsend.core.receipt.signed import SignedReceipt, receipt_claim, receipts_listing_run
 from fullsend.core.receipt.skips import RULE_RECEIPT, Skip, is_manual_rerun
 from fullsend.core.report.figures import absorbing_run, stands_on
 from fullsend.core.scalars import format_time
@@ -106,8 +106,7 @@ def _stands_on(receipt: Comment, comments: list[Comment], role_login: str) -> st
     """Whose work the skip stands on, from the absorbing run's terminal status under the role
     login (the one linking the receipt, else the last written before it); "" when unknown.
     Informational only."""
-    found = any_receipt(receipt.body)
-    marker = found.marker if isinstance(found, SignedReceipt) else found
+    marker = receipt_claim(receipt.body)
     located = (
         absorbing_run(comments, marker, role_login, receipt.created_at, receipt.html_url)
         if marker is not None

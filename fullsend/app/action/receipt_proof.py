@@ -27,7 +27,7 @@ from fullsend.core.receipt.proof.verify import (
     RULE_PROOF_KEY_UNKNOWN,
     ProofContext,
     ProofVerdict,
-    shim_workflow_refs,
+    run_context,
     verify_proof,
 )
 from fullsend.core.receipt.signed import SignedReceipt
@@ -68,13 +68,12 @@ class Background(Generic[T]):
         return self._value  # type: ignore[return-value]  # set when no error was raised
 
 
-def workflow_refs(facts: PreflightFacts, shim_path: str) -> frozenset[str]:
-    """The refs this run's shim runs from for its item: its own (``GITHUB_WORKFLOW_REF``), the
-    default branch the event names, and the item's ``refs/pull/<n>/merge`` (docs/rules.md#receipt-proof-workflow)."""
-    own = facts.workflow_ref.rpartition("@")[2] if "@" in facts.workflow_ref else ""
-    refs = [own, f"refs/heads/{facts.default_branch}" if facts.default_branch else ""]
-    refs.append(f"refs/pull/{facts.item_number}/merge")
-    return shim_workflow_refs(facts.repository, shim_path, refs)
+def shim_refs(own_workflow_ref: str, default_branch: str, item: int) -> list[str]:
+    """The refs a shim runs from for ``item``: its own run's (the ref of ``own_workflow_ref``,
+    ``GITHUB_WORKFLOW_REF``, when known), the default branch, and the item's
+    ``refs/pull/<n>/merge`` (docs/rules.md#receipt-proof-workflow)."""
+    own = own_workflow_ref.rpartition("@")[2] if "@" in own_workflow_ref else ""
+    return [own, f"refs/heads/{default_branch}" if default_branch else "", f"refs/pull/{item}/merge"]
 
 
 class ProofReads:
@@ -116,15 +115,8 @@ class ProofReads:
         except ForgeError as exc:
             raise CheckFailed(f"reading this run, whose shim and dispatch a receipt's proof must name: {exc}") from None
         facts = self._facts
-        return ProofContext(
-            issuer=facts.receipt_issuer,
-            repository=facts.repository,
-            item=facts.item_number,
-            reader_run_id=facts.run_id,
-            workflow_refs=workflow_refs(facts, me.path),
-            chain=me.referenced_workflows,
-            keys=self._keys,
-        )
+        refs = shim_refs(facts.workflow_ref, facts.default_branch, facts.item_number)
+        return run_context(facts.receipt_issuer, facts.repository, facts.item_number, me, refs, self._keys)
 
     def verdict(self, receipt: SignedReceipt, comment: Comment) -> ProofVerdict:
         """The verdict on ``receipt`` (the comment ``comment``'s body): core's, after one more

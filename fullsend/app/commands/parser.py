@@ -150,6 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--as-of", metavar="TIME", default=None, help="ignore runs, comments and reviews created after TIME (RFC 3339)"
     )
     explain.add_argument("--json", action="store_true", help="print one JSON document")
+    _receipt_proof_arguments(explain)
     report = sub.add_parser(
         "report",
         help="read-only: what steering saved in a repository, per stage",
@@ -172,6 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="github-actions[bot]",
         help="the login receipts must be written by: the job token's (default github-actions[bot])",
     )
+    _receipt_proof_arguments(report)
     review = sub.add_parser(
         "review",
         help="post a pull-request review with line comments (for the review stage's agent)",
@@ -190,3 +192,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--scenario", metavar="FILE", default=None, help="scenario YAML/JSON (e.g. examples/scenarios/review-steer.yml)"
     )
     return parser
+
+
+def _receipt_proof_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--receipt-issuer`` and ``--allow-unsigned-receipts``: how receipts are checked, as the
+    action's inputs of those names say (docs/rules.md "Receipt proof")."""
+    parser.add_argument(
+        "--receipt-issuer",
+        metavar="URL",
+        default="",
+        help="the OIDC issuer that signs receipts (default: the one the API's server implies, e.g. "
+        "https://token.actions.githubusercontent.com)",
+    )
+    parser.add_argument(
+        "--allow-unsigned-receipts",
+        action="store_true",
+        help="count unsigned receipts too, as the input allow_unsigned_receipts does (any workflow could write one)",
+    )

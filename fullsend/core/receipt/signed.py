@@ -129,6 +129,13 @@ def any_receipt(body: str) -> Marker | SignedReceipt | None:
     return whole_body_signed_receipt(body) or whole_body_receipt(body)
 
 
+def receipt_claim(body: str) -> Marker | None:
+    """What a receipt body claims (its ids and head), signed or unsigned; ``None`` when the body
+    is no receipt.  Says nothing of whether it counts."""
+    found = any_receipt(body)
+    return found.marker if isinstance(found, SignedReceipt) else found
+
+
 def receipts_listing_run(
     comments: Sequence[Comment], receipt_login: str, my_run_id: int
 ) -> list[tuple[Comment, Marker | SignedReceipt]]:

@@ -33,6 +33,22 @@ def default_issuer(server_url: str) -> str:
     return f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}{GHES_ISSUER_PATH}"
 
 
+def server_for_api(api_url: str) -> str:
+    """The web server an API base belongs to: ``https://api.github.com`` → ``https://github.com``,
+    ``https://api.<sub>.ghe.com`` → ``https://<sub>.ghe.com``, ``<server>/api/v3`` (GHES) → ``<server>``,
+    anything else → its own scheme and host."""
+    try:
+        parts = urlsplit(api_url)
+        host = (parts.hostname or "").lower()
+    except ValueError:
+        return "https://github.com"
+    if host == "api.github.com":
+        return "https://github.com"
+    if host.startswith("api.") and host.endswith(".ghe.com"):
+        return f"https://{host[len('api.') :]}"
+    return f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}"
+
+
 def resolve_issuer(configured: str, server_url: str) -> str:
     """``configured`` (the ``receipt_issuer`` input, without a trailing ``/``) when set, else
     :func:`default_issuer`."""

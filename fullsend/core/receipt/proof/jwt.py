@@ -1,4 +1,4 @@
-"""The receipt's proof as a JSON Web Token: the compact JWS form split and decoded (RFC 7515 §7.1).
+"""The receipt's proof as a JSON Web Token: the compact JWS form split and decoded (RFC 7515 section 7.1).
 
 Nothing here decides whether the token is good (``fullsend.core.receipt.proof.verify`` does); a
 token that cannot be read as three base64url parts, a JSON object header and a JSON object

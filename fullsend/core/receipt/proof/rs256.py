@@ -1,4 +1,4 @@
-"""RS256 (RSASSA-PKCS1-v1_5 with SHA-256, RFC 8017 §8.2.2) and the issuer's published keys (JWKS).
+"""RS256 (RSASSA-PKCS1-v1_5 with SHA-256, RFC 8017 section 8.2.2) and the issuer's published keys (JWKS).
 
 The receipt's proof is verified here, in the standard library: the signature ``s`` is raised to
 the public exponent modulo ``n``, and the result must be, byte for byte, the one encoding of the
@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-#: DER of ``DigestInfo`` for SHA-256 (RFC 8017 §9.2 note 1), followed by the 32-byte digest.
+#: DER of ``DigestInfo`` for SHA-256 (RFC 8017 section 9.2 note 1), followed by the 32-byte digest.
 SHA256_DIGEST_INFO = bytes.fromhex("3031300d060960864801650304020105000420")
 _B64URL_RE = re.compile(r"[A-Za-z0-9_-]*")
 #: A key shorter than this many bits is not a key the reader trusts.
@@ -42,7 +42,7 @@ class RsaPublicKey:
 
 
 def b64url_decode(text: str) -> bytes | None:
-    """Unpadded base64url (RFC 7515 §2) to bytes; ``None`` for any other alphabet, padding or length."""
+    """Unpadded base64url (RFC 7515 section 2) to bytes; ``None`` for any other alphabet, padding or length."""
     if not isinstance(text, str) or not _B64URL_RE.fullmatch(text) or len(text) % 4 == 1:
         return None
     try:
@@ -65,7 +65,7 @@ def expected_encoding(message: bytes, size_bytes: int) -> bytes | None:
 
 
 def verify_rs256(key: RsaPublicKey, message: bytes, signature: bytes) -> bool:
-    """True when ``signature`` is ``key``'s RS256 signature of ``message`` (RFC 8017 §8.2.2):
+    """True when ``signature`` is ``key``'s RS256 signature of ``message`` (RFC 8017 section 8.2.2):
     exactly ``k`` bytes, as an integer below ``n``, raised to ``e`` mod ``n`` equals the expected
     encoding.  Never raises."""
     k = key.size_bytes

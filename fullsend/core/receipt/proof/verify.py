@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from fullsend.core.model import ReferencedWorkflow
+from fullsend.core.model import ReferencedWorkflow, WorkflowRun
 from fullsend.core.receipt.proof.jwt import Jwt, decode_jwt
 from fullsend.core.receipt.proof.rs256 import RsaPublicKey, verify_rs256
 from fullsend.core.receipt.signed import SignedReceipt, receipt_audience
@@ -118,6 +118,24 @@ def ref_key(workflow_ref: str) -> str:
 def shim_workflow_refs(repository: str, shim_path: str, refs: Iterable[str]) -> frozenset[str]:
     """``owner/repo/<shim_path>@<ref>`` for each non-empty ref, as :func:`ref_key` compares them."""
     return frozenset(ref_key(f"{repository}/{shim_path}@{ref}") for ref in refs if ref)
+
+
+def run_context(
+    issuer: str, repository: str, item: int, reader: WorkflowRun, refs: Iterable[str], keys: Mapping[str, RsaPublicKey]
+) -> ProofContext:
+    """The context of a reader that is the run ``reader`` (its record gives the shim path and the
+    dispatch chain), its shim running from ``refs`` (``refs/heads/<default branch>``,
+    ``refs/pull/<n>/merge``, its own ref when known): what ``fullsend explain`` and ``fullsend
+    report`` check a receipt against, as the queued run itself does."""
+    return ProofContext(
+        issuer=issuer,
+        repository=repository,
+        item=item,
+        reader_run_id=reader.id,
+        workflow_refs=shim_workflow_refs(repository, reader.path, refs),
+        chain=reader.referenced_workflows,
+        keys=keys,
+    )
 
 
 def chain_matches(job_workflow_ref: str, chain: Sequence[ReferencedWorkflow]) -> bool:
