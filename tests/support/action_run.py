@@ -88,6 +88,8 @@ def runner_env(
             "GITHUB_REPOSITORY": "org/repo",
             "GITHUB_RUN_ID": str(run_id or fix.my_run_id),
             "GITHUB_RUN_ATTEMPT": "1",
+            # the simulator's seam (docs/rules.md#token-in-reach): receipts without a child user
+            "FULLSEND_TEST_HOOKS": "1",
             "GITHUB_WORKFLOW_REF": shim_workflow_ref(sim),
             # the stage job's id-token: write: the simulator's token service signs its receipt
             "ACTIONS_ID_TOKEN_REQUEST_URL": sim.oidc_request_url,

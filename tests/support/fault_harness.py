@@ -94,6 +94,7 @@ def runner_env(
             "GITHUB_REPOSITORY": "org/repo",
             "GITHUB_RUN_ID": str(run_id),
             "GITHUB_RUN_ATTEMPT": "1",
+            "FULLSEND_TEST_HOOKS": "1",  # the simulator's seam (docs/rules.md#token-in-reach)
             "GITHUB_WORKFLOW_REF": shim_workflow_ref(sim),
             "ACTIONS_ID_TOKEN_REQUEST_URL": sim.oidc_request_url,  # the stage job signs its receipt
             "ACTIONS_ID_TOKEN_REQUEST_TOKEN": oidc_request_token(sim, run_id),

@@ -76,6 +76,7 @@ def _env(tmp: Path, sim: GitHubSimulator, fix: StandardScenario, run_id: int, tu
             "GITHUB_REPOSITORY": "org/repo",
             "GITHUB_RUN_ID": str(run_id),
             "GITHUB_RUN_ATTEMPT": "1",
+            "FULLSEND_TEST_HOOKS": "1",  # the simulator's seam (docs/rules.md#token-in-reach)
             "GITHUB_WORKFLOW_REF": shim_workflow_ref(sim),
             "GITHUB_JOB": "review",
             "GITHUB_EVENT_NAME": "issue_comment",
