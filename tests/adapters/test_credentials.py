@@ -6,6 +6,7 @@ reach scan."""
 from __future__ import annotations
 
 import base64
+import json
 import os
 from pathlib import Path
 
@@ -122,9 +123,9 @@ def test_a_cloud_credential_file_holding_a_runner_token_is_deleted_and_nothing_e
     (workspace / "sub").mkdir(parents=True)
     temp.mkdir()
     creds = workspace / "gha-creds-5e1d2c.json"
-    creds.write_text('{"credential_source": {"headers": {"Authorization": "Bearer %s"}}}' % token)
+    creds.write_text(json.dumps({"credential_source": {"headers": {"Authorization": f"Bearer {token}"}}}))
     nested = workspace / "sub" / "gha-creds-77.json"
-    nested.write_text('{"x": "%s"}' % token.encode().hex())  # another spelling is no secret form: kept
+    nested.write_text(json.dumps({"x": token.encode().hex()}))  # another spelling is no secret form: kept
     plain = workspace / "gha-creds-empty.json"
     plain.write_text("{}")
     other = temp / "notes.json"
