@@ -25,7 +25,7 @@ import requests
 import yaml
 
 from fullsend.app.action.live_status import DONE_BELOW
-from fullsend.core.receipt.marker import parse_marker
+from fullsend.core.receipt.signed import receipt_claim
 from fullsend.core.wire import OPENING_LINE
 from fullsend.simulator.fixtures import JOB_LOGIN, JOB_TOKEN, ROLE_LOGIN
 from tests.act.act_harness import (
@@ -99,7 +99,7 @@ def test_FIX_example_workflow_is_steered_under_act_then_the_queued_run_skips(
     comments = _comments(simulator)
     receipts = [c for c in comments if c["user"]["login"] == JOB_LOGIN]
     assert len(receipts) == 1
-    marker = parse_marker(receipts[0]["body"])
+    marker = receipt_claim(receipts[0]["body"])
     assert marker is not None and marker.consumed == (FOLLOW_UP_RUN,) and marker.head == "aaa111"
     # the status comments, under the role token it minted: the start comment (the run's last progress,
     # the steer acknowledged) and, below the follow-up's comment, the terminal status linking the receipt

@@ -19,7 +19,7 @@ import pytest
 import requests
 
 from fullsend.app.commands.init import HOSTED_DISPATCH, InitPlan, render_files
-from fullsend.core.receipt.marker import parse_marker
+from fullsend.core.receipt.signed import receipt_claim
 from fullsend.core.wire import OPENING_LINE
 from fullsend.simulator.fixtures import JOB_LOGIN, JOB_TOKEN
 from tests.act.act_harness import (
@@ -111,7 +111,7 @@ def test_the_hosted_dispatch_called_by_path_is_steered_under_act_then_the_queued
     assert len(steers) == 1 and "Instruction from @reviewer: please re-check the migration" in steers[0]
     receipts = [c for c in _comments(simulator) if c["user"]["login"] == JOB_LOGIN]
     assert len(receipts) == 1
-    marker = parse_marker(receipts[0]["body"])
+    marker = receipt_claim(receipts[0]["body"])
     assert marker is not None and marker.consumed == (FOLLOW_UP_RUN,)
     assert first.shown_outputs()["outcome"] == "succeeded"
 

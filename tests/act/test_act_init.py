@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from fullsend.core.receipt.marker import parse_marker
+from fullsend.core.receipt.signed import receipt_claim
 from fullsend.core.wire import OPENING_LINE
 from fullsend.simulator.fixtures import JOB_LOGIN, JOB_TOKEN
 from tests.act.act_harness import (
@@ -119,7 +119,7 @@ def test_the_setup_fullsend_init_writes_is_steered_under_act_then_the_queued_run
     assert messages[0].startswith("<!-- The review stage's task, written by `fullsend init`.")
     receipts = [c for c in _comments(simulator) if c["user"]["login"] == JOB_LOGIN]
     assert len(receipts) == 1
-    marker = parse_marker(receipts[0]["body"])
+    marker = receipt_claim(receipts[0]["body"])
     assert marker is not None and marker.consumed == (FOLLOW_UP_RUN,)
     assert first.shown_outputs()["outcome"] == "succeeded"
 
