@@ -17,8 +17,10 @@ listing (four 200s, every run judged), then, with nothing changing:
 Measured: the polling thread's CPU time (``time.thread_time``), the median over the cycles.
 For comparison, the floor: the same conditional GETs over one bare ``http.client`` connection
 (no adapter, no ``requests``).
-Goal (issue 33): <= 1 ms CPU per 304 cycle, for each.  Exits 0 whether or not a goal is met;
-the verdicts are printed.
+Goals, as ratios to that floor measured in the same run (CPU on a shared machine moves with its
+load; a ratio in one run does not): the quiet cycle <= 1.5x the floor's two item reads, the
+forced listing <= 1.5x the floor's four pages.  Exits 0 whether or not a goal is met; the
+verdicts are printed.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ from fullsend.simulator.fixtures import (
 from fullsend.simulator.server import GitHubSimulator
 
 LISTING_SIZE = 400
-GOAL_MS = 1.0
+GOAL_RATIO = 1.5  # CPU per cycle against the bare client's same requests, medians of one run
 STARTED = parse_time(FIX_CREATED_AT)
 assert STARTED is not None
 NOW = STARTED + timedelta(hours=2)  # the simulator's and the watcher's "now": after every run
@@ -208,22 +210,33 @@ def main(argv: list[str]) -> int:
     got = measure(cycles)
     assert got["listings"] == cycles, got  # every forced cycle listed
     assert got["not_modified"] == got["requests"] == cycles * (2 + 4), got  # all 304s
-    print(f"{'cycle, pull request with ' + str(LISTING_SIZE) + ' listed runs':<56}  CPU ms  goal ms  verdict")
-    print("-" * 82)
-    print(f"{'first listing (four 200s, 400 runs judged)':<56}  {got['first']:6.2f}        -  -")
-    for what, ms in (
-        (f"quiet gated cycle (two 304 item reads), median of {cycles}", got["quiet"]),
-        (f"forced listing (four 304 pages), median of {cycles}", got["forced"]),
-    ):
-        print(f"{what:<56}  {ms:6.2f}  {GOAL_MS:7.2f}  {'met' if ms <= GOAL_MS else 'NOT met'}")
-    for what, ms in (
-        ("floor: the two 304 item reads, bare http.client", got["bare_items"]),
-        ("floor: the four 304 pages, bare http.client", got["bare_pages"]),
-    ):
-        print(f"{what:<56}  {ms:6.2f}        -  -")
+    title = f"cycle, pull request with {LISTING_SIZE} listed runs"
+    print(f"{title:<56}  CPU ms  floor ms  ratio  goal  verdict")
+    print("-" * 98)
+    print(f"{'first listing (four 200s, 400 runs judged)':<56}  {got['first']:6.2f}         -      -     -  -")
+    rows = (
+        (
+            "poll.cpu_per_304_cycle_vs_bare_client",
+            f"quiet gated cycle (two 304 item reads), median of {cycles}",
+            got["quiet"],
+            got["bare_items"],
+        ),
+        (
+            "poll.cpu_per_forced_304_listing_vs_bare_client",
+            f"forced listing (four 304 pages), median of {cycles}",
+            got["forced"],
+            got["bare_pages"],
+        ),
+    )
+    for _, what, ms, floor in rows:
+        ratio = ms / floor
+        verdict = "met" if ratio <= GOAL_RATIO else "NOT met"
+        print(f"{what:<56}  {ms:6.2f}  {floor:8.2f}  {ratio:5.2f}  {GOAL_RATIO:4.1f}x  {verdict}")
+    print("(floor: the same conditional GETs over one bare http.client connection, no adapter)")
     print(f"\n{got['requests']:g} requests in the measured cycles, {got['not_modified']:g} answered 304 (free).")
-    for name, ms in (("poll.cpu_per_304_cycle", got["quiet"]), ("poll.cpu_per_forced_304_listing", got["forced"])):
-        print(goal_line(name, f"{ms:.2f}ms", f"<={GOAL_MS:g}ms", ms <= GOAL_MS))
+    for name, _, ms, floor in rows:
+        ratio = ms / floor
+        print(goal_line(name, f"{ratio:.2f}x", f"<={GOAL_RATIO:g}x", ratio <= GOAL_RATIO))
     return 0
 
 

@@ -7,7 +7,7 @@ Each ``bench/*.py`` script other than this one (``bench_provenance``, ``bench_en
 with this interpreter, from the repository root with it on ``PYTHONPATH`` (the policy and API
 benchmarks import the test doubles, ``tests.doubles``); its table is printed under its name, then a
 summary lists every benchmark with its exit status and wall time, then the goals: every ``GOAL``
-line the benchmarks printed (``bench/_goals.py``: measured, goal, verdict), and each issue-33 goal
+line the benchmarks printed (``bench/_goals.py``: measured, goal, verdict), and each goal of ``bench/_goals.py``
 whose benchmark ran without reporting it, marked missing.  ``--markdown`` prints the
 tables as fenced blocks with the date, ready to paste into ``bench/README.md``.  The container
 figures are measured by ``tests/container`` (see the "Container" section of the README), not

@@ -34,8 +34,8 @@ def _run(console: Console) -> int:
     The re-execution comes before the application is imported, so the first process loads only
     this module, ``fullsend.adapters.secrets``, the handoff reader and the signal holder
     (docs/architecture.md "Action lifecycle").  The re-executed process first tries the receipt
-    skip on the standard library (docs/architecture.md "Fast skip"); only when that decides
-    nothing is the lifecycle imported.  An agent stage (docs/architecture.md "Agent stage") goes
+    skip on the forge (docs/architecture.md "Fast skip"); only when that decides nothing is the
+    lifecycle imported, and it goes on with that forge.  An agent stage (docs/architecture.md "Agent stage") goes
     straight to the work.
     """
     from fullsend.app.action.cancel import Cancellation, block_signals
@@ -58,17 +58,16 @@ def _run(console: Console) -> int:
     environ = {**os.environ, **secrets}
     cancellation = Cancellation()
     cancellation.install()  # from here a signal cancels the run; one held since the start lands now
-    prefetched = None
+    fast = None
     if handoff is None:
         from fullsend.app.action.fastskip import fast_skip
 
-        fast = fast_skip(console, environ, cancellation)  # a receipt skip on the standard library, or nothing
+        fast = fast_skip(console, environ, cancellation)  # the pre-flight on the forge, before the app loads
         if fast.exit_code is not None:
             return fast.exit_code
-        prefetched = fast.prefetched
     from fullsend.app.action.lifecycle import run_action
 
-    return run_action(console, environ, cancellation=cancellation, prefetched=prefetched, handoff=handoff)
+    return run_action(console, environ, cancellation=cancellation, fast=fast, handoff=handoff)
 
 
 def _dispatch(args: argparse.Namespace, console: Console) -> int:

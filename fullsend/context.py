@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fullsend.core.scalars import parse_run_id
+
 _VALUE_SHOWN_MAX = 40
 
 
@@ -53,11 +55,8 @@ class GitHubContext:
 
     @property
     def run_id(self) -> int:
-        """``GITHUB_RUN_ID`` as a positive int64, else 0."""
-        raw = self.run_id_raw.strip()
-        if raw.isdigit() and 0 < int(raw) <= 9_223_372_036_854_775_807:
-            return int(raw)
-        return 0
+        """``GITHUB_RUN_ID`` as a positive int64, else 0 (``parse_run_id``, the one reader of it)."""
+        return parse_run_id(self.run_id_raw)
 
     @property
     def run_url(self) -> str:

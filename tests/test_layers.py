@@ -14,7 +14,8 @@ and fails with the offending module and import named. The rule:
 - ``fullsend explain`` and ``fullsend report`` read through the ``Forge`` port: only their command
   modules name an adapter.
 - Nothing in the package imports the test doubles (``tests``).
-- ``requests`` and ``urllib3`` are imported only under ``fullsend/adapters/github/``.
+- ``urllib3``, ``http.client``, ``requests`` and ``urllib.request`` are imported only by
+  ``fullsend/adapters/github/client.py`` (and the agent CLI installer, which never talks to GitHub).
 - The wall clock is read, and sleeping happens, only in ``fullsend/adapters/clock.py``.
 """
 
@@ -304,9 +305,30 @@ def test_nothing_in_the_package_imports_the_test_doubles():
     _assert_none(_offending(_modules(PKG), lambda n: _top(n) in {"tests", "conftest", "pytest", "hypothesis"}))
 
 
-def test_only_the_github_adapter_imports_requests():
-    others = [p for p in _modules(PKG) if (PKG / "adapters" / "github") not in p.parents]
-    _assert_none(_offending(others, lambda n: _top(n) in {"requests", "urllib3"}))
+#: The HTTP libraries: whoever imports one can open a connection.
+HTTP_LIBRARIES = ("urllib3", "http.client", "requests", "urllib.request")
+#: The one module besides the client that sends HTTP, and why: it never talks to GitHub.
+HTTP_EXCEPTIONS = {
+    PKG / "adapters" / "agentcli" / "fetch.py": "never talks to GitHub",
+}
+
+
+def test_only_the_client_opens_http_connections():
+    """One HTTP client (docs/architecture.md "GitHub access"): ``fullsend/adapters/github/client.py``
+    alone imports ``urllib3``, ``http.client``, ``requests`` or ``urllib.request``; the agent CLI
+    installer, which only talks to the npm registry, says so in its docstring."""
+    client = PKG / "adapters" / "github" / "client.py"
+    others = [p for p in _modules(PKG) if p != client and p not in HTTP_EXCEPTIONS]
+    _assert_none(_offending(others, lambda n: any(_is_under(n, lib) for lib in HTTP_LIBRARIES)))
+    for path, why in HTTP_EXCEPTIONS.items():
+        assert why in ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")), clean=True).replace("\n", " ")
+
+
+def test_the_http_rule_names_an_import_of_any_http_library(tmp_path):
+    for line in ("import http.client", "from urllib import request", "import requests.utils", "from urllib3 import x"):
+        (tmp_path / "m.py").write_text(line + "\n", encoding="utf-8")
+        names = [i.name for i in _imports(tmp_path / "m.py")]
+        assert any(_is_under(n, lib) for n in names for lib in HTTP_LIBRARIES), line
 
 
 def test_nothing_in_the_package_imports_pygithub():

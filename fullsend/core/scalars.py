@@ -75,3 +75,14 @@ def created_query(since: datetime | None, until: datetime | None) -> str:
     if until is not None:
         return f"<={format_time(until)}"
     return ""
+
+
+_RUN_ID_RE = re.compile(r"[+-]?[0-9]+")
+
+
+def parse_run_id(raw: str) -> int:
+    """``GITHUB_RUN_ID`` as Go's base-10 int64, the one reader of it; unset, unparseable or
+    ``<= 0`` ⇒ 0 (a sign is read as Go reads it; spaces are not)."""
+    if not isinstance(raw, str) or not _RUN_ID_RE.fullmatch(raw):
+        return 0
+    return decimal_id(raw[1:] if raw[0] == "+" else raw)  # "-5" and 4,301-digit strings alike ⇒ 0

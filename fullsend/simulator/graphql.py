@@ -2,7 +2,7 @@
 
 * ``viewer { login }`` (docs/architecture.md "Receipt reader"): an App's login comes back WITHOUT
   ``[bot]``, as on GitHub;
-* the receipt view (``fullsend.adapters.github.lite.RECEIPT_VIEW_QUERY``):
+* the receipt view (``fullsend.adapters.github.graphql.RECEIPT_VIEW_QUERY``):
   ``viewer`` plus ``repository(owner, name).issueOrPullRequest(number).comments(first: 100,
   after)`` with ``fullDatabaseId`` (a BigInt, sent as a string), ``createdAt``, ``updatedAt``,
   ``lastEditedAt`` (``null`` until someone edits the body: a PATCH, or ``add_comment(...,

@@ -1,13 +1,12 @@
-"""Issue 33: the receipt skip on the standard library decides as the full pre-flight does.
+"""The receipt skip before the application is loaded (docs/architecture.md "Fast skip").
 
-``fast_skip`` (docs/architecture.md "Fast skip") runs in-process here against the simulator on
-127.0.0.1, with the environment a runner gives the container; its verdict is compared with the
-full pre-flight's (``run_preflight`` over ``GitHubForge``) on the same world.  It may leave a
-decision to the full path, never skip where the full path would not.  The subprocess half (what
-the skip imports) is ``tests/app/test_skip_imports.py``.
+``fast_skip`` runs in-process here against the simulator on 127.0.0.1, with the environment a
+runner gives the container: the real pre-flight over the real forge, each world's expected
+decision, what a skip writes, and what it hands the lifecycle when it does not skip.  The
+subprocess half (what the skip imports) is ``tests/app/test_skip_imports.py``.
 
-Issue 45: the fast skip decides the unsigned form (here, under ``allow_unsigned_receipts``); a
-signed receipt listing the run is left to the full path, which reads its proof.
+Issue 45: a signed receipt's proof (the issuer's keys, this run's record) is read beside the
+receipt query, on the fast path too; the unsigned worlds here run under ``allow_unsigned_receipts``.
 """
 
 from __future__ import annotations
@@ -15,26 +14,14 @@ from __future__ import annotations
 import io
 import threading
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.gha import Console
-from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.action.cancel import Cancellation
-from fullsend.app.action.facts import PreflightFacts
 from fullsend.app.action.fastskip import fast_skip
-from fullsend.app.action.finish import RunOutcome, outputs_of, render_summary
-from fullsend.app.action.outputs import ActionOutcome
-from fullsend.app.action.preflight import run_preflight
-from fullsend.app.action.skipend import skip_outputs, skip_summary
-from fullsend.app.timeline import Timeline
-from fullsend.core.model import Repo
 from fullsend.core.receipt.marker import receipt_body
-from fullsend.core.receipt.skips import RULE_HEAD_REVIEWED, RULE_RECEIPT, Skip
-from fullsend.errors import ExitCode
 from fullsend.simulator.fixtures import (
     JOB_LOGIN,
     ROLE_LOGIN,
@@ -65,50 +52,30 @@ def world(tmp_path):
         yield sim, fix, _env(tmp_path, sim, fix)
 
 
+def _proof_reads_arrived(sim: GitHubSimulator) -> None:
+    """Wait until the receipt's proof reads (the issuer's keys, this run) have been answered."""
+    for _ in range(600):
+        paths = {r.path for r in sim.requests}
+        if {"/_services/token/.well-known/jwks", f"/repos/org/repo/actions/runs/{QUEUED_RUN}"} <= paths:
+            return
+        threading.Event().wait(0.05)
+    raise AssertionError("the proof's reads never arrived")
+
+
 def _fast(env: dict[str, str], cancellation: Cancellation | None = None) -> tuple[object, str]:
     out = io.StringIO()
     result = fast_skip(Console(out), env, cancellation or Cancellation())
     return result, out.getvalue()
 
 
-def _full(sim: GitHubSimulator, env: dict[str, str], prefetched=None) -> Skip | None:
-    facts = PreflightFacts(
-        stage="review",
-        run_id_raw=str(QUEUED_RUN),
-        run_attempt="1",
-        repository="org/repo",
-        item_number=7,
-        job_token=env["INPUT_GITHUB_TOKEN"],
-        role_token=env["INPUT_ROLE_TOKEN"],
-        minted=True,
-        fullsend_dir=str(Path(env["GITHUB_WORKSPACE"]) / ".fullsend"),
-        event_name="issue_comment",
-        event_payload={"issue": {"number": 7}},
-        in_actions=True,
-        receipt_issuer=sim.issuer.url,
-        workflow_ref=env["GITHUB_WORKFLOW_REF"],
-        allow_unsigned_receipts=True,
-    )
-    forge = GitHubForge(
-        Repo("org", "repo"),
-        sim.api_url,
-        sim.graphql_url,
-        facts.job_token,
-        facts.role_token,
-        SystemClock(),
-        prefetched=prefetched,
-    )
-    return run_preflight(forge, facts, lambda level, msg: None)
-
-
 Scenario = Callable[[GitHubSimulator], object]
-#: (world, whether the full pre-flight skips, whether the fast skip decides it).
-SCENARIOS: list[tuple[str, Scenario, bool, bool]] = [
-    ("genuine", lambda s: s.add_comment(7, GENUINE, JOB_LOGIN), True, True),
-    ("no-receipt", lambda s: s.add_comment(7, "LGTM", "reviewer", user_type="User"), False, False),
-    ("by-the-role-app", lambda s: s.add_comment(7, GENUINE, ROLE_LOGIN), False, False),
-    ("by-a-human", lambda s: s.add_comment(7, GENUINE, "mallory", user_type="User"), False, False),
-    ("human-named-like-the-bot", lambda s: s.add_comment(7, GENUINE, "github-actions", user_type="User"), False, False),
+#: (world, whether the pre-flight skips).
+SCENARIOS: list[tuple[str, Scenario, bool]] = [
+    ("genuine", lambda s: s.add_comment(7, GENUINE, JOB_LOGIN), True),
+    ("no-receipt", lambda s: s.add_comment(7, "LGTM", "reviewer", user_type="User"), False),
+    ("by-the-role-app", lambda s: s.add_comment(7, GENUINE, ROLE_LOGIN), False),
+    ("by-a-human", lambda s: s.add_comment(7, GENUINE, "mallory", user_type="User"), False),
+    ("human-named-like-the-bot", lambda s: s.add_comment(7, GENUINE, "github-actions", user_type="User"), False),
     (
         "edited",
         lambda s: s.add_comment(
@@ -120,25 +87,22 @@ SCENARIOS: list[tuple[str, Scenario, bool, bool]] = [
             last_edited_at="2026-09-25T10:05:00Z",
         ),
         False,
-        False,
     ),
     (
         "edited-into-a-receipt",
         lambda s: s.edit_comment(int(s.add_comment(7, "working on it", JOB_LOGIN)["id"]), GENUINE),
         False,
-        False,
     ),
-    ("in-a-code-fence", lambda s: s.add_comment(7, "```\n" + GENUINE + "\n```", JOB_LOGIN), False, False),
-    ("quoted-in-other-text", lambda s: s.add_comment(7, "Looks done:\n" + GENUINE, JOB_LOGIN), False, False),
+    ("in-a-code-fence", lambda s: s.add_comment(7, "```\n" + GENUINE + "\n```", JOB_LOGIN), False),
+    ("quoted-in-other-text", lambda s: s.add_comment(7, "Looks done:\n" + GENUINE, JOB_LOGIN), False),
     (
         "trailing-updated-at",
         lambda s: s.add_comment(
             7, GENUINE, JOB_LOGIN, created_at="2026-09-25T10:00:00Z", updated_at="2026-09-25T10:00:01Z"
         ),
         True,
-        True,
     ),
-    ("other-run-listed", lambda s: s.add_comment(7, receipt_body([QUEUED_RUN + 1], "aaa111"), JOB_LOGIN), False, False),
+    ("other-run-listed", lambda s: s.add_comment(7, receipt_body([QUEUED_RUN + 1], "aaa111"), JOB_LOGIN), False),
     (
         "third-page",
         lambda s: (
@@ -146,14 +110,12 @@ SCENARIOS: list[tuple[str, Scenario, bool, bool]] = [
             s.add_comment(7, GENUINE, JOB_LOGIN),
         ),
         True,
-        True,
     ),
-    # GraphQL cannot answer: the full path reads REST; the fast one leaves it to it.
+    # GraphQL cannot answer: the pre-flight reads REST, on the fast path too (it is the same one).
     (
         "graphql-errors",
         lambda s: (s.add_comment(7, GENUINE, JOB_LOGIN), s.graphql_errors(login=JOB_LOGIN)),
         True,
-        False,
     ),
     (
         "wrong-shape",
@@ -162,42 +124,39 @@ SCENARIOS: list[tuple[str, Scenario, bool, bool]] = [
             s.graphql_errors({"data": {"viewer": {"login": "github-actions"}, "repository": "x"}}, login=JOB_LOGIN),
         ),
         True,
-        False,
     ),
     (
         "role-viewer-fails",
         lambda s: (s.add_comment(7, GENUINE, JOB_LOGIN), s.fail("POST", "/graphql", 502, login=ROLE_LOGIN)),
         True,
-        False,
     ),
     (
         "receipt-view-502",
         lambda s: (s.add_comment(7, GENUINE, JOB_LOGIN), s.fail("POST", "/graphql", 502, login=JOB_LOGIN)),
         True,
+    ),
+    # Issue 45: a signed receipt, its proof read beside the receipt query and held.
+    ("signed", lambda s: s.add_comment(7, genuine_receipt(s, [QUEUED_RUN], "aaa111"), JOB_LOGIN), True),
+    (
+        "signed-for-another-item",
+        lambda s: s.add_comment(7, genuine_receipt(s, [QUEUED_RUN], "aaa111", item=8), JOB_LOGIN),
         False,
     ),
-    # A signed receipt: its proof is the full path's to read (PreflightFacts.proof_reads).
-    ("signed", lambda s: s.add_comment(7, genuine_receipt(s, [QUEUED_RUN], "aaa111"), JOB_LOGIN), True, False),
 ]
 
 
-@pytest.mark.parametrize(
-    ("scenario", "full_skips", "fast_skips"), [s[1:] for s in SCENARIOS], ids=[s[0] for s in SCENARIOS]
-)
-def test_the_fast_skip_skips_only_where_the_full_preflight_does(tmp_path, scenario, full_skips, fast_skips):
+@pytest.mark.parametrize(("scenario", "skips"), [s[1:] for s in SCENARIOS], ids=[s[0] for s in SCENARIOS])
+def test_the_fast_skip_decides_each_world_and_hands_on_its_forge(tmp_path, scenario, skips):
     with GitHubSimulator() as sim:
         fix = standard_pr_scenario(sim)
         scenario(sim)
         env = _env(tmp_path, sim, fix)
         result, log = _fast(env)
-        assert (result.exit_code == 0) is fast_skips, log
-        if not fast_skips:
-            assert result.exit_code is None and log.count("::add-mask::") == 2 and "::warning" not in log
-            assert not Path(env["GITHUB_OUTPUT"]).exists()  # nothing written: the full path writes it all
-    with GitHubSimulator() as sim:  # the same world, fresh (a fault fires once)
-        fix = standard_pr_scenario(sim)
-        scenario(sim)
-        assert (_full(sim, _env(tmp_path, sim, fix)) is not None) is full_skips
+    assert (result.exit_code == 0) is skips, log
+    if not skips:  # nothing said or written: the lifecycle validates, then goes on with the forge
+        assert result.exit_code is None and log.count("::add-mask::") == 2 and "::warning" not in log
+        assert not Path(env["GITHUB_OUTPUT"]).exists()
+        assert result.forge is not None and result.preflight_done
 
 
 def test_a_skip_sends_both_queries_at_once_and_writes_what_the_lifecycle_writes(world):
@@ -214,8 +173,17 @@ def test_a_skip_sends_both_queries_at_once_and_writes_what_the_lifecycle_writes(
     sim.on_request(lambda r: r.path == "/graphql" and r.login == JOB_LOGIN, hold_the_receipt_view)
     result, log = _fast(env)
     assert result.exit_code == 0 and both_in_flight.is_set()
-    assert sorted(r.login for r in sim.requests) == sorted([JOB_LOGIN, ROLE_LOGIN])  # nothing else was sent
-    # (the fast skip reads no proof: it decides the unsigned form only)
+    # nothing else was sent but the proof's reads beside them (issue 45): the issuer's keys, this run
+    _proof_reads_arrived(sim)
+    sent = sorted((r.method, r.path, r.login) for r in sim.requests)
+    assert sent == sorted(
+        [
+            ("POST", "/graphql", JOB_LOGIN),
+            ("POST", "/graphql", ROLE_LOGIN),
+            ("GET", "/_services/token/.well-known/jwks", ""),
+            ("GET", f"/repos/org/repo/actions/runs/{QUEUED_RUN}", JOB_LOGIN),
+        ]
+    )
     outputs = parse_outputs(Path(env["GITHUB_OUTPUT"]).read_text())
     assert outputs["outcome"] == "skipped" and outputs["skip_reason"] == "receipt" and outputs["steers"] == "0"
     assert "This update was already absorbed by the run in flight (follow-up run 33740015299)" in log
@@ -226,14 +194,21 @@ def test_a_skip_sends_both_queries_at_once_and_writes_what_the_lifecycle_writes(
     assert "⏭️ skipped" in summary and "`receipt-lists-my-run`" in summary and "/issues/7#issuecomment-" not in summary
 
 
-def test_answers_already_read_are_not_sent_again_by_the_full_preflight(world):
+def test_a_run_that_works_goes_on_with_the_forge_and_sends_no_read_twice(world):
     sim, _, env = world
     sim.add_comment(7, "LGTM", "reviewer", user_type="User")
     result, _ = _fast(env)
-    assert result.exit_code is None and set(result.prefetched) == {"job", "role"}
+    assert result.exit_code is None and result.forge is not None and result.preflight_done
+    _proof_reads_arrived(sim)  # sent beside the receipt query, not waited for (no receipt): let them land
+    assert result.relay is not None and result.relay.lines == [  # held for the lifecycle's log
+        (
+            "info",
+            'Head-reviewed skip not applied: event "comment_added" is not one a duplicate review comes from [head-reviewed]',
+        )
+    ]
     sim.reset_requests()
-    assert _full(sim, env, prefetched=result.prefetched) is None
-    assert sim.request_count("POST", "/graphql") == 0  # the receipt view and the role's viewer, reused
+    assert result.forge.viewer_login("role") == ROLE_LOGIN  # resolved beside the receipt view, kept
+    assert sim.requests == []
 
 
 def test_a_signal_ends_the_wait_and_leaves_the_run_to_the_full_path(world):
@@ -249,6 +224,7 @@ def test_a_signal_ends_the_wait_and_leaves_the_run_to_the_full_path(world):
     finally:
         released.set()
     assert result.exit_code is None and "Outcome" not in log
+    assert result.forge is not None and not result.preflight_done  # the lifecycle cancels with it
 
 
 def test_a_manual_rerun_sends_nothing_and_is_left_to_the_full_path(world):
@@ -281,50 +257,3 @@ def test_bad_or_unusual_input_sends_nothing_and_is_left_to_the_full_validation(t
         sim.reset_requests()
         result, _ = _fast(runner_env(tmp_path, sim, fix, run_id=QUEUED_RUN, inputs=inputs))
         assert result.exit_code is None and sim.requests == []
-
-
-def test_the_skip_summary_and_outputs_are_the_lifecycle_ones():
-    at = datetime(2026, 9, 25, 10, 0, 5, tzinfo=UTC)
-    for url in ("https://github.example/org/repo/issues/7#issuecomment-5", ""):
-        skip = Skip(RULE_RECEIPT, f"receipt comment 5 lists run {QUEUED_RUN}", url)
-        timeline = Timeline()
-        timeline.add(at, "skip", skip.reason, rule_id=skip.rule_id)
-        outcome = RunOutcome(
-            ActionOutcome.SKIPPED, ExitCode.OK, skip_reason="receipt", skip_receipt_url=url, duration_s=0.26
-        )
-        link = "[org/repo#7](https://github.example/org/repo/issues/7)"
-        assert skip_summary("review", link, "receipt", skip, at, 0.26) == render_summary(
-            outcome, "review", link, timeline
-        )
-        assert skip_outputs("receipt", 0.26) == outputs_of(outcome)
-
-
-def test_the_head_reviewed_skip_summary_is_the_lifecycle_one():
-    at = datetime(2026, 9, 25, 10, 0, 5, tzinfo=UTC)
-    skip = Skip(RULE_HEAD_REVIEWED, "the review App already reviewed aaa111 after this run was created")
-    timeline = Timeline()
-    timeline.add(at, "skip", skip.reason, rule_id=skip.rule_id)
-    outcome = RunOutcome(ActionOutcome.SKIPPED, ExitCode.OK, skip_reason="head-reviewed", duration_s=1.4)
-    link = "[org/repo#7](https://github.example/org/repo/issues/7)"
-    assert skip_summary("review", link, "head-reviewed", skip, at, 1.4) == render_summary(
-        outcome, "review", link, timeline
-    )
-    assert skip_outputs("head-reviewed", 1.4) == outputs_of(outcome)
-
-
-def test_the_plain_reader_has_the_choices_and_bounds_of_the_full_validation():
-    from typing import get_args
-
-    from fullsend.app.action.plaininputs import BOUNDS, CHOICES
-    from fullsend.errors import InputError
-    from fullsend.settings import Inputs, load_inputs
-
-    for name, allowed in CHOICES.items():
-        assert set(allowed) <= set(get_args(Inputs.model_fields[name].annotation)), name
-    assert CHOICES["stage"] == get_args(Inputs.model_fields["stage"].annotation)
-    for name, (low, high) in BOUNDS.items():
-        for value in (low, high):
-            assert getattr(load_inputs({"INPUT_STAGE": "review", f"INPUT_{name.upper()}": str(value)}), name) == value
-        for value in (low - 1, high + 1):
-            with pytest.raises(InputError):
-                load_inputs({"INPUT_STAGE": "review", f"INPUT_{name.upper()}": str(value)})

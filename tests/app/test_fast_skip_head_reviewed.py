@@ -1,9 +1,10 @@
-"""Issue 33: the head-reviewed skip on the fast path decides as the full pre-flight does
-(docs/rules.md#head-reviewed, docs/architecture.md "Fast skip").
+"""The head-reviewed skip before the application is loaded (docs/rules.md#head-reviewed,
+docs/architecture.md "Fast skip").
 
-Each case builds one world on two fresh simulators (real HTTP on 127.0.0.1) and runs it through
-``fast_skip`` and through the full lifecycle's pre-flight (``full`` of the receipt parity test);
-both must give the expected ``skip_reason`` (``None``: the run does the work)."""
+Each case builds one world on fresh simulators (real HTTP on 127.0.0.1) and runs it through
+``fast_skip`` and through the validated run's pre-flight (``full_skip``: the inputs read by
+pydantic-settings instead of plainly); both must give the expected ``skip_reason`` (``None``: the
+run does the work)."""
 
 from __future__ import annotations
 
@@ -15,18 +16,13 @@ from typing import Any
 
 import pytest
 
-from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.gha import Console
-from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.action.cancel import Cancellation
-from fullsend.app.action.facts import PreflightFacts
 from fullsend.app.action.fastskip import fast_skip
-from fullsend.app.action.preflight import run_preflight
-from fullsend.core.model import Repo
 from fullsend.core.receipt.marker import receipt_body
 from fullsend.simulator.fixtures import FIX_CREATED_AT, JOB_LOGIN, StandardScenario, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.test_fast_skip_parity import full_skip
+from tests.app.test_fast_skip_inputs import full_skip
 from tests.doubles.virtual_clock import VirtualClock
 from tests.support.action_run import parse_outputs, runner_env
 
@@ -159,6 +155,15 @@ def test_fast_and_full_agree(tmp_path, name: str) -> None:
     assert both(tmp_path, world, **options) == (expected, expected)
 
 
+def _keys_read(sim: GitHubSimulator) -> None:
+    """Wait until the issuer's keys (a signed receipt's proof, issue 45) have been answered."""
+    for _ in range(600):
+        if any(r.path.endswith("/.well-known/jwks") for r in sim.requests):
+            return
+        threading.Event().wait(0.05)
+    raise AssertionError("the issuer's keys were never read")
+
+
 def test_the_head_reads_go_beside_the_receipt_view_and_each_is_sent_once(tmp_path) -> None:
     """One round trip: the receipt view's answer is held until the reviews read has arrived, which
     happens only when the head-reviewed reads are sent beside it (docs/architecture.md "Fast skip")."""
@@ -175,94 +180,36 @@ def test_the_head_reads_go_beside_the_receipt_view_and_each_is_sent_once(tmp_pat
         )
         out = io.StringIO()
         assert fast_skip(Console(out), env, Cancellation()).exit_code == 0
+        _keys_read(sim)
         sent = sorted(f"{r.method} {r.path.rsplit('/', 1)[-1]}" for r in sim.requests)
     assert overlapped.is_set()
-    assert sent == sorted(["GET 7", "GET reviews", f"GET {fix.my_run_id}", "POST graphql", "POST graphql"])
+    # this run is read once for both checks (the head's, and a signed receipt's proof: issue 45),
+    # and the issuer's keys beside them
+    assert sent == sorted(["GET 7", "GET reviews", f"GET {fix.my_run_id}", "GET jwks", "POST graphql", "POST graphql"])
     lines = out.getvalue()
     assert f"The review App already reviewed this head after run {fix.my_run_id} was created; nothing to do" in lines
     assert lines.rstrip().endswith("Outcome: skipped (head-reviewed)")
 
 
-def test_a_run_that_does_the_work_reads_the_head_facts_once(tmp_path) -> None:
-    """No review of the head: the fast path is undecided and hands its clean answers over; the
-    full pre-flight decides over them without sending any of the five reads again."""
+def test_a_run_that_does_the_work_goes_on_with_the_forge_and_the_pre_flight_s_lines(tmp_path) -> None:
+    """No review of the head: the fast path hands its forge on with the pre-flight done and its
+    line held for the lifecycle's log; a later read is sent anew (nothing is kept but the forge)."""
     with GitHubSimulator() as sim:
         fix = standard_pr_scenario(sim)
         review(at=BEFORE)(sim, fix)
         env = runner_env(tmp_path, sim, fix, event=sync_event())
         env["GITHUB_EVENT_NAME"] = "pull_request"
         fast = fast_skip(Console(io.StringIO()), env, Cancellation())
-        assert fast.exit_code is None and len(sim.requests) == 5
-        sim.reset_requests()
-        facts = PreflightFacts(
-            stage="review",
-            run_id_raw=str(fix.my_run_id),
-            run_attempt="1",
-            repository="org/repo",
-            item_number=fix.pr,
-            job_token=fix.job_token,
-            role_token=fix.role_token,
-            minted=False,
-            fullsend_dir="",
-            event_name="pull_request",
-            event_payload=sync_event(),
-        )
-        forge = GitHubForge(
-            Repo("org", "repo"),
-            sim.api_url,
-            sim.graphql_url,
-            fix.job_token,
-            fix.role_token,
-            SystemClock(),
-            prefetched=fast.prefetched,
-        )
-        log: list[tuple[str, str]] = []
-        assert run_preflight(forge, facts, lambda level, text: log.append((level, text))) is None
-        assert sim.requests == []
-        assert log == [
+        assert fast.exit_code is None and fast.preflight_done and fast.forge is not None and fast.relay is not None
+        _keys_read(sim)  # read beside the receipt query, and not waited for when no receipt lists the run
+        # the receipt view, the role's viewer, the run, the pull request, its reviews, the issuer's keys
+        assert len(sim.requests) == 6
+        assert fast.relay.lines == [
             (
                 "info",
                 "Head-reviewed skip not applied: no review App review of aaa111 after 2026-09-03T10:00:00Z [head-reviewed]",
             )
         ]
-
-
-def test_answers_the_preflight_did_not_use_are_dropped_after_it(tmp_path) -> None:
-    """This run 404s: the fast path leaves the run to the full path, whose pre-flight stops at the
-    run and never reads the pull request it was handed; after the pre-flight a read of the pull
-    request goes to GitHub (docs/architecture.md "Fast skip")."""
-    with GitHubSimulator() as sim:
-        fix = standard_pr_scenario(sim)
-        review()(sim, fix)
-        sim.fail("GET", r"/actions/runs/\d+$", 404, times=None)
-        env = runner_env(tmp_path, sim, fix, event=sync_event())
-        env["GITHUB_EVENT_NAME"] = "pull_request"
-        fast = fast_skip(Console(io.StringIO()), env, Cancellation())
-        assert fast.exit_code is None
-        forge = GitHubForge(
-            Repo("org", "repo"),
-            sim.api_url,
-            sim.graphql_url,
-            fix.job_token,
-            fix.role_token,
-            SystemClock(),
-            prefetched=fast.prefetched,
-        )
-        facts = PreflightFacts(
-            stage="review",
-            run_id_raw=str(fix.my_run_id),
-            run_attempt="1",
-            repository="org/repo",
-            item_number=fix.pr,
-            job_token=fix.job_token,
-            role_token=fix.role_token,
-            minted=False,
-            fullsend_dir="",
-            event_name="pull_request",
-            event_payload=sync_event(),
-        )
-        assert run_preflight(forge, facts, lambda level, text: None) is None
-        forge.drop_prefetched()
         sim.reset_requests()
-        assert forge.get_pull_request(fix.pr).head_sha == fix.head
+        assert fast.forge.get_pull_request(fix.pr).head_sha == fix.head
         assert [r.path for r in sim.requests] == [f"/repos/org/repo/pulls/{fix.pr}"]

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from fullsend.app.action.finish import outputs_of, skip_outcome
 from fullsend.app.action.outputs import OUTPUT_NAMES, ActionOutcome, output_entries
-from fullsend.app.action.skipend import skip_outputs
+from fullsend.core.receipt.skips import RULE_RECEIPT, Skip
 
 ACTION_YML = Path(__file__).resolve().parents[2] / "action.yml"
 
@@ -20,7 +21,8 @@ def test_the_output_names_are_action_yml_s_in_its_order() -> None:
 
 
 def test_entries_fill_every_name_and_refuse_an_unknown_one() -> None:
-    assert list(skip_outputs("receipt", 0.25)) == list(OUTPUT_NAMES)
-    assert skip_outputs("receipt", 0.25)["outcome"] == "skipped"
+    skipped = outputs_of(skip_outcome(Skip(RULE_RECEIPT, "receipt comment 5 lists run 1")))
+    assert list(skipped) == list(OUTPUT_NAMES)
+    assert skipped["outcome"] == "skipped" and skipped["skip_reason"] == "receipt"
     with pytest.raises(KeyError, match="receipt_id"):
         output_entries({"receipt_id": "1"})

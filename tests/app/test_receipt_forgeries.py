@@ -77,9 +77,10 @@ def genuine(sim):
 
 
 def test_the_genuine_receipt_skips_in_one_round_trip_of_the_receipt_query_and_its_proof(sim, tmp_path, genuine):
-    """Issue 18: GraphQL reads the job login and the comments at once; the role login is the second.
-    Issue 45: the issuer's keys (no credential) and this run's record (job token) are read beside
-    the receipt query: the receipt view is answered only once both have arrived."""
+    """Issue 18: GraphQL reads the job login and the comments at once; the role login is the
+    second request, sent beside it.  Issue 45: the issuer's keys (no credential) and this run's
+    record (job token) are read beside the receipt query too: the first GraphQL answer is held
+    until both have arrived."""
     sim.add_comment(7, genuine, JOB_LOGIN, created_at=SCRIPTED)
     proof_reads = threading.Event()
     seen: set[str] = set()

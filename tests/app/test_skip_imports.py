@@ -75,21 +75,17 @@ NOT_BEFORE_THE_REEXEC = (
     "yaml",
 )
 
-#: Issue 33: what deciding the receipt skip (and writing its outputs) never imports.
+#: What deciding a skip on the forge (and writing its outputs) never imports: the libraries that
+#: validate the inputs, and the lifecycle past the pre-flight (docs/architecture.md "Fast skip").
 NOT_ON_THE_FAST_SKIP = (
     "pydantic",
     "pydantic_core",
     "pydantic_settings",
     "requests",
-    "urllib3",
-    "jinja2",
-    "tenacity",
+    "yaml",
     "fullsend.settings",
     "fullsend.app.action.lifecycle",
     "fullsend.app.action.plan",
-    "fullsend.app.action.finish",
-    "fullsend.adapters.github.forge",
-    "fullsend.adapters.github.graphql",
 )
 
 
@@ -108,7 +104,7 @@ def _skip_run(tmp_path: Path, head_reviewed: bool = False, signed: bool = False)
             event = {"action": "synchronize", "pull_request": {"number": fix.pr}}
             env = runner_env(tmp_path, sim, fix, event=event)
             env["GITHUB_EVENT_NAME"] = "pull_request"
-        elif signed:  # issue 45: the full path reads the proof (docs/architecture.md "Fast skip")
+        elif signed:  # issue 45: the proof is read beside the receipt query (docs/architecture.md "Fast skip")
             add_follow_up_run(sim, run_id=QUEUED_RUN_ID)
             sim.add_comment(fix.pr, genuine_receipt(sim, [QUEUED_RUN_ID], fix.head), fix.job_login)
             env = runner_env(tmp_path, sim, fix, run_id=QUEUED_RUN_ID)
@@ -130,34 +126,33 @@ def test_the_skip_reexecutes_before_the_app_and_never_loads_the_agent_side(tmp_p
     assert "fullsend.adapters.secrets" in first["modules"]
     assert _under(final["modules"], NOT_ON_THE_SKIP_PATH) == []
     assert final["sanitizer_tables"] is False
-    # Issue 33: the skip is decided on the standard library (docs/architecture.md "Fast skip"):
-    # the receipt reader over the lite GraphQL client, and no library that
-    # validates, sends or renders.
-    assert {"fullsend.app.action.fastskip", "fullsend.adapters.github.lite", "fullsend.app.action.receipt"} <= set(
+    # The skip is decided on the real forge before the inputs' validation library is loaded
+    # (docs/architecture.md "Fast skip"); its summary through the one renderer.
+    assert {"fullsend.app.action.fastskip", "fullsend.adapters.github.forge", "fullsend.app.action.receipt"} <= set(
         final["modules"]
     )
+    assert {"urllib3", "jinja2"} <= {m.split(".")[0] for m in final["modules"]}
     assert _under(final["modules"], NOT_ON_THE_FAST_SKIP) == []
-    # A receipt skip of a comment's run never loads the head-reviewed reads.
-    assert _under(final["modules"], ("fullsend.app.action.fastreview", "fullsend.adapters.github.lite_rest")) == []
 
 
-def test_a_signed_receipt_skip_reads_its_proof_on_the_full_path_and_never_loads_the_agent_side(tmp_path):
-    """Until the fast skip is a mode of the one GitHub client (issue 44), a signed receipt listing
-    the run is verified by the full pre-flight: the app is loaded, the agent side still is not."""
+def test_a_signed_receipt_skip_reads_its_proof_on_the_forge_and_loads_no_validation_library(tmp_path):
+    """Issue 45: the signed receipt's proof (the issuer's keys, this run's record) is read beside
+    the receipt query and checked on the standard library (RS256 in core): the skip still loads
+    nothing of the agent side and no validation or template library."""
     outputs, records = _skip_run(tmp_path, signed=True)
     assert outputs["outcome"] == "skipped" and outputs["skip_reason"] == "receipt"
     first, final = records
     assert _under(first["modules"], NOT_BEFORE_THE_REEXEC) == []
-    assert _under(final["modules"], NOT_ON_THE_SKIP_PATH) == []
     assert {"fullsend.app.action.receipt_proof", "fullsend.core.receipt.proof.rs256"} <= set(final["modules"])
+    assert _under(final["modules"], NOT_ON_THE_FAST_SKIP + NOT_ON_THE_SKIP_PATH) == []
 
 
-def test_the_head_reviewed_skip_is_decided_on_the_standard_library_too(tmp_path):
+def test_the_head_reviewed_skip_is_decided_on_the_forge_too(tmp_path):
     outputs, records = _skip_run(tmp_path, head_reviewed=True)
     assert outputs["outcome"] == "skipped" and outputs["skip_reason"] == "head-reviewed"
     final = records[-1]
-    assert {"fullsend.app.action.fastreview", "fullsend.adapters.github.lite_rest"} <= set(final["modules"])
-    assert _under(final["modules"], NOT_ON_THE_FAST_SKIP + NOT_ON_THE_SKIP_PATH + ("fullsend.ports",)) == []
+    assert "fullsend.adapters.github.forge" in final["modules"]
+    assert _under(final["modules"], NOT_ON_THE_FAST_SKIP + NOT_ON_THE_SKIP_PATH) == []
 
 
 def test_the_scripted_agents_version_answer_needs_no_third_party_library() -> None:

@@ -25,6 +25,7 @@ import pytest
 import requests
 
 from fullsend.adapters.clock import SystemClock
+from fullsend.adapters.github.client import Client
 from fullsend.adapters.github.mint import mint_for_run
 from fullsend.app.commands.simulator import MINT_PATH, OIDC_REQUEST_TOKEN, run_simulator_serve
 from fullsend.core.receipt.signed import receipt_claim
@@ -295,7 +296,7 @@ def test_oidc_and_mint_hand_out_the_role_token_to_the_real_client() -> None:
             mint_url=f"{web}{MINT_PATH}",
             role="review",
             repos=["repo"],
-            session=requests.Session(),
+            client=Client({}),
             clock=SystemClock(),
             log=lambda *a: lines.append(a),
             mask=masked.append,

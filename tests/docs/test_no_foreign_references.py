@@ -35,7 +35,7 @@ FOREIGN = re.compile(
     r"|(?<![\w.-])shared/"  # shared/… paths
     r"|(?<![\w-])seeds/"  # seeds/000…
     r"|\bADR[ -]?\d{3,4}\b"  # ADR 0120
-    r"|\bBC-\d+\b|\bbug-cases\b"  # BC-21, cases/bug-cases.md
+    r"|(?<![\w-])(?i:BC)[-_ ]?\d+[a-z]*(?![\w])|\bbug-cases\b"  # BC-21, BC-14a, bc_09f, cases/bug-cases.md
     r"|\b(?:watcher\.md|runtime-transport|receipt-preflight-tokens|ecosystem-notes|implementation-notes)\b"
     r"|§"  # numbered sections
 )
@@ -145,6 +145,10 @@ def test_every_tracked_text_file_is_scanned_and_nothing_else(tmp_path: Path) -> 
         '(interface\x2emd "Outputs")',
         "ADR\x200120 says so",
         "the sandbox stays in Error (BC\x2d21)",
+        'ids=["BC\x2d09f", "BC\x2d09g"]',
+        '("BC\x2d14a-no-substring-match", [], False)',
+        "bc\x5f14b",
+        "BC\x2014",
         "runtime\x2dtransport \u00a74.3",
         "seeds\x2f000",
         "(\u00a72.5)",

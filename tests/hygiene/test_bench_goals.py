@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bench._goals import ISSUE_33_GOALS, Goal, collect, goal_line, summary
+from bench._goals import GOALS, Goal, collect, goal_line, summary
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
@@ -48,7 +48,7 @@ def test_goal_line_is_read_back_as_written() -> None:
     ]
 
 
-def test_the_summary_marks_an_issue_33_goal_missing_only_when_its_benchmark_ran() -> None:
+def test_the_summary_marks_an_goal_missing_only_when_its_benchmark_ran() -> None:
     goals = [Goal("latency.default_poll_p95", "9.6s", "<=10s", "met", "latency")]
     rows = summary(goals, ["latency", "bench_idle"])
     assert rows[0].split() == ["goal", "measured", "goal", "verdict", "benchmark"]
@@ -56,7 +56,7 @@ def test_the_summary_marks_an_issue_33_goal_missing_only_when_its_benchmark_ran(
     assert [r.split() for r in rows[3:]] == [["idle.cpu_per_idle_second", "-", "-", "missing", "bench_idle"]]
 
 
-def test_every_issue_33_goal_names_a_benchmark_that_prints_goal_lines() -> None:
-    for bench in set(ISSUE_33_GOALS.values()):
+def test_every_goal_names_a_benchmark_that_prints_goal_lines() -> None:
+    for bench in set(GOALS.values()):
         source = (BENCH / f"{bench}.py").read_text()
         assert "GOAL " in source or "goal_line(" in source, bench

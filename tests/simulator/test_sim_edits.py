@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from fullsend.adapters.github.lite import RECEIPT_VIEW_QUERY
+from fullsend.adapters.github.graphql import RECEIPT_VIEW_QUERY
 from tests.simulator.conftest import APP_TOKEN, USER_TOKEN, Client, make_sim
 from tests.support.status_versions import EDITS_QUERY, Version, comment_versions
 

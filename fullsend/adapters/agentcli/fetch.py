@@ -12,6 +12,11 @@ Node.js for a JavaScript CLI), and ``<runtime> --version`` must name the locked 
 install already complete is reused.  Prints ``<runtime>=<DIR/bin/runtime>`` per runtime (and the
 packages and bytes downloaded to stderr) and exits 0; on any failure prints one line to stderr
 and exits 1.
+
+It never talks to GitHub: only to the npm registry (or the mirror ``--registry`` names), without
+a credential.  So it keeps its own download over ``urllib.request``, the one module besides
+``fullsend.adapters.github.client`` that sends HTTP (docs/architecture.md "Agent CLI"): the full
+image's build runs it on Debian's bare ``python3``, where the locked libraries are not installed.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The GitHub adapter: REST and GraphQL over one ``requests`` connection pool (``connection``).
+"""The GitHub adapter: REST and GraphQL over the one HTTP client (``client``).
 
 Implements ``fullsend.ports.Forge`` over two credentials (docs/architecture.md "GitHub
 access"): the job token for Actions reads and receipts, the role token for work-item reads
@@ -6,25 +6,23 @@ and the agent's own posts.  Every answer is checked at this seam (``wire``) and 
 frozen ``fullsend.core.model`` record (``records``); a malformed one is a ``MalformedResponse``
 naming the endpoint and the field.  Every request goes through its token's rate-limit policy
 (``ratelimit``), waiting within the bound the caller chose with :meth:`GitHubForge.bounded`.
-No ``requests`` object leaves this package.  Base URLs come from ``GITHUB_API_URL`` /
+No HTTP library's object leaves this package.  Base URLs come from ``GITHUB_API_URL`` /
 ``GITHUB_GRAPHQL_URL``.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+import re
 from datetime import datetime
-from typing import Any, TypeVar
+from functools import partial
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 from urllib.parse import quote
 
-from pydantic import BaseModel
-
 from fullsend.adapters.github import records, wire
-from fullsend.adapters.github.connection import Connections
-from fullsend.adapters.github.graphql import GraphQLClient, receipt_page
+from fullsend.adapters.github.client import Client, at_once
+from fullsend.adapters.github.graphql import RECEIPT_VIEW_QUERY, GraphQLClient, receipt_page
 from fullsend.adapters.github.issuer import read_issuer_keys
-from fullsend.adapters.github.lite import RECEIPT_VIEW_QUERY, LiteAnswer
 from fullsend.adapters.github.logins import INSTALLATION_PREFIX, LoginResolution
 from fullsend.adapters.github.ratelimit import RateLimitPolicy, WaitBound
 from fullsend.adapters.github.transport import Transport, next_link
@@ -45,14 +43,16 @@ from fullsend.core.provenance.verdicts import order_listing
 from fullsend.core.report.tally import ItemComment
 from fullsend.core.review import PostedReview, ReviewDraft, review_request
 from fullsend.core.scalars import created_query, format_time
-from fullsend.errors import MalformedResponse
-from fullsend.ports import Clock, Credential
+from fullsend.errors import ForgeError, MalformedResponse
+
+if TYPE_CHECKING:  # annotations only: the fast skip never loads the ports
+    from fullsend.ports import Clock, Credential, Log
 
 RUN_PAGES_MAX = 4  # a poll sees at most the newest 400 shim runs
 REPO_RUN_PAGES_MAX = 10  # GitHub serves at most 1,000 results of a filtered run listing
 LIST_PAGES_MAX = 100  # jobs, comments, reviews
 PER_PAGE = 100
-P = TypeVar("P", bound=BaseModel)
+P = TypeVar("P", bound=wire.Wire)
 
 
 class GitHubForge(LoginResolution):
@@ -63,8 +63,9 @@ class GitHubForge(LoginResolution):
     stage (docs/architecture.md "Agent stage"): every read then uses the role token.  Every
     method raises ``ForgeError`` only.  A rate limit is waited out through ``clock`` for at most
     60 s per call unless :meth:`bounded` says otherwise.
-    ``prefetched``: the fast skip's clean answers per credential (``job``, ``role``), GraphQL and
-    REST GETs, each used once in place of sending the same request (docs/architecture.md "Fast skip").
+    ``log`` hears one warning per field GitHub left out that no decision needs; ``client`` is the
+    HTTP client (default: one reading ``os.environ``).  The fast skip builds this forge too and
+    the working path goes on with it (docs/architecture.md "Fast skip").
     """
 
     def __init__(
@@ -76,34 +77,25 @@ class GitHubForge(LoginResolution):
         role_token: str,
         clock: Clock,
         timeout_s: int = 15,
-        prefetched: Mapping[str, Mapping[str, LiteAnswer]] | None = None,
+        log: Log | None = None,
+        client: Client | None = None,
     ) -> None:
         self.repo = repo
+        self._log = log
+        self._absent: set[str] = set()  # lenient fields already warned about, once per run
         if not job_token:  # the agent stage: one credential, the role token, for everything
             job_token, role_token = role_token, ""
         self._tokens = {"job": job_token, "role": role_token or job_token}
         job_policy = RateLimitPolicy(clock)
         role_policy = RateLimitPolicy(clock) if role_token else job_policy
-        ready = prefetched or {}  # the fast skip's clean answers, per credential
-        pool = Connections()  # one HTTP stack: REST and GraphQL, both credentials, one pool
-        role_ready = ready.get("role") if role_token else None
+        pool = client or Client()  # the one HTTP client: REST and GraphQL, both credentials, one pool
         self._http = {
-            "job": Transport(api_url, job_token, clock, timeout_s, job_policy, pool, ready.get("job")),
-            "role": Transport(api_url, role_token, clock, timeout_s, role_policy, pool, role_ready)
-            if role_token
-            else None,
+            "job": Transport(api_url, job_token, clock, timeout_s, job_policy, pool),
+            "role": Transport(api_url, role_token, clock, timeout_s, role_policy, pool) if role_token else None,
         }
         self._graphql = {
-            "job": GraphQLClient(graphql_url, job_token, clock, timeout_s, job_policy, ready.get("job"), pool),
-            "role": GraphQLClient(
-                graphql_url,
-                role_token or job_token,
-                clock,
-                timeout_s,
-                role_policy,
-                ready.get("role") if role_token else None,
-                pool,
-            ),
+            "job": GraphQLClient(graphql_url, job_token, clock, timeout_s, job_policy, pool),
+            "role": GraphQLClient(graphql_url, role_token or job_token, clock, timeout_s, role_policy, pool),
         }
         self._pool, self._timeout_s = pool, timeout_s
         self._bound = WaitBound()
@@ -120,14 +112,22 @@ class GitHubForge(LoginResolution):
         view._bound = WaitBound(max_wait_s, until)
         return view
 
-    def drop_prefetched(self) -> None:
-        """Forget the fast skip's answers the pre-flight did not use, so no later read (the
-        watcher's start, minutes on) is answered from them (docs/architecture.md "Fast skip")."""
-        for transport in self._http.values():
-            if transport is not None:
-                transport.drop_prefetched()
-        for client in self._graphql.values():
-            client.drop_prefetched()
+    def _noted(self, endpoint: str) -> wire.Noted:
+        """What ``wire.parse`` calls for a lenient field GitHub left out: one warning per field
+        per run, naming it (docs/architecture.md "GitHub access")."""
+
+        def note(path: str) -> None:
+            field = re.sub(r"\[\d+\]", "[]", path)
+            if field in self._absent:
+                return
+            self._absent.add(field)
+            if self._log is not None:
+                self._log(
+                    "warning",
+                    f"GitHub's answer to {endpoint} has no {field}; no decision needs it, so the run goes on",
+                )
+
+        return note
 
     def _t(self, credential: Credential) -> Transport:
         return self._http.get(credential) or self._http["job"]  # type: ignore[return-value]  # "job" is always set
@@ -148,7 +148,7 @@ class GitHubForge(LoginResolution):
         conditional: bool = False,
     ) -> P:
         data = self._t(credential).request("GET", path, params, conditional=conditional, bound=self._bound).data
-        return wire.parse(model, data, f"GET {path}")
+        return wire.parse(model, data, f"GET {path}", noted=self._noted(f"GET {path}"))
 
     def _pages(
         self,
@@ -156,7 +156,7 @@ class GitHubForge(LoginResolution):
         path: str,
         params: dict[str, Any],
         item: type[P],
-        envelope: tuple[type[BaseModel], str] | None,
+        envelope: tuple[type[wire.Wire], str] | None,
         max_pages: int,
     ) -> list[P]:
         """Follow Link ``rel=next`` up to ``max_pages`` while pages are full (``total_count`` is
@@ -169,7 +169,7 @@ class GitHubForge(LoginResolution):
         path: str,
         params: dict[str, Any],
         item: type[P],
-        envelope: tuple[type[BaseModel], str] | None,
+        envelope: tuple[type[wire.Wire], str] | None,
         max_pages: int,
     ) -> tuple[list[P], bool]:
         """``(items, capped)`` of :meth:`_pages`; ``capped`` when ``max_pages`` full pages were
@@ -202,17 +202,16 @@ class GitHubForge(LoginResolution):
                 return pages, False
         return pages, True
 
-    @staticmethod
     def _parse_pages(
-        pages: list[tuple[str, Any]], item: type[P], envelope: tuple[type[BaseModel], str] | None
+        self, pages: list[tuple[str, Any]], item: type[P], envelope: tuple[type[wire.Wire], str] | None
     ) -> list[P]:
         """Every page checked whole at the seam; ``MalformedResponse`` names the page and the field."""
         items: list[P] = []
         for endpoint, data in pages:
             if envelope is not None:
-                items.extend(getattr(wire.parse(envelope[0], data, endpoint), envelope[1]))
+                items.extend(getattr(wire.parse(envelope[0], data, endpoint, noted=self._noted(endpoint)), envelope[1]))
             else:
-                items.extend(wire.parse_list(item, data, endpoint))
+                items.extend(wire.parse_list(item, data, endpoint, noted=self._noted(endpoint)))
         return items
 
     # ---- Actions reads (job token) -------------------------------------------------------
@@ -336,21 +335,33 @@ class GitHubForge(LoginResolution):
         one request per 100 comments (docs/rules.md#receipt-lists-my-run).  The viewer login read
         alongside is used only for an installation token (``ghs_``: an App, spelled ``name[bot]``);
         another token's kind is resolved as :meth:`viewer_login` does, so a person named like the
-        App never passes for it.  Raises ``ForgeError`` when GraphQL cannot answer (the caller
+        App never passes for it.  The role token's login, which the reader needs next, is resolved
+        beside the first page (both at once: one round trip; a failure there is the reader's to
+        meet when it asks for it).  Raises ``ForgeError`` when GraphQL cannot answer (the caller
         falls back to REST and its strict edited rule)."""
         comments: list[Comment] = []
         cursor, login = "", ""
-        for _ in range(LIST_PAGES_MAX):
+        for page in range(LIST_PAGES_MAX):
             variables = {"owner": self.repo.owner, "name": self.repo.name, "number": number, "after": cursor or None}
-            data = self._gql("job").query("receipt view", RECEIPT_VIEW_QUERY, variables, self._bound)
-            login, page, cursor = receipt_page(data, "GraphQL receipt view")
-            comments.extend(page)
+            ask = partial(self._gql("job").query, "receipt view", RECEIPT_VIEW_QUERY, variables, self._bound)
+            data = cast("dict[str, Any]", at_once(ask, self._role_login_quietly)[0]) if page == 0 else ask()
+            login, found, cursor = receipt_page(data, "GraphQL receipt view", self._noted("GraphQL receipt view"))
+            comments.extend(found)
             if not cursor:
                 break
         if "job" in self._logins or not self._tokens["job"].startswith(INSTALLATION_PREFIX):
             return self.viewer_login("job"), comments  # only an installation token's kind is known here
         self._logins["job"] = self.app_spelling("job", login)
         return self._logins["job"], comments
+
+    def _role_login_quietly(self) -> None:
+        """Resolve the role token's login now (kept by :meth:`viewer_login`); a failure is left
+        for the caller's own call to meet."""
+        if self._tokens["role"] != self._tokens["job"]:
+            try:
+                self.viewer_login("role")
+            except ForgeError:
+                pass
 
     # ---- writes (repeated only after a rate-limited answer) ---------------------------------
     def default_branch(self) -> str:
@@ -373,7 +384,9 @@ class GitHubForge(LoginResolution):
         """
         path = f"{self._base}/issues/{number}/comments"
         resp = self._t(credential).request("POST", path, body={"body": body}, bound=self._bound)
-        return records.comment_record(wire.parse(wire.IssueComment, resp.data, f"POST {path}", resp.status))
+        return records.comment_record(
+            wire.parse(wire.IssueComment, resp.data, f"POST {path}", resp.status, self._noted(f"POST {path}"))
+        )
 
     def post_review(self, number: int, draft: ReviewDraft) -> PostedReview:
         """``POST …/pulls/{n}/reviews`` under the role token (``review_request``: texts neutralised).
@@ -382,11 +395,13 @@ class GitHubForge(LoginResolution):
         not describe it."""
         path = f"{self._base}/pulls/{number}/reviews"
         resp = self._t("role").request("POST", path, body=review_request(draft), bound=self._bound)
-        answer = wire.parse(wire.PostedReview, resp.data, f"POST {path}", resp.status)
+        answer = wire.parse(wire.PostedReview, resp.data, f"POST {path}", resp.status, self._noted(f"POST {path}"))
         return PostedReview(answer.id, answer.state, answer.html_url)
 
     def edit_comment(self, comment_id: int, body: str, credential: Credential = "role") -> Comment:
         """``PATCH …/issues/comments/{id}``; ``MalformedResponse`` (2xx status) as for a post."""
         path = f"{self._base}/issues/comments/{comment_id}"
         resp = self._t(credential).request("PATCH", path, body={"body": body}, bound=self._bound)
-        return records.comment_record(wire.parse(wire.IssueComment, resp.data, f"PATCH {path}", resp.status))
+        return records.comment_record(
+            wire.parse(wire.IssueComment, resp.data, f"PATCH {path}", resp.status, self._noted(f"PATCH {path}"))
+        )

@@ -1,7 +1,7 @@
 """GitHub's GraphQL API for the adapter: ``viewer { login }`` and the receipt view.
 
 One client per credential, posting to ``GITHUB_GRAPHQL_URL`` over the forge's connection pool
-(``fullsend.adapters.github.connection``: the same pool as REST).  Every query goes through
+(``fullsend.adapters.github.client``: the same pool as REST).  Every query goes through
 the token's rate-limit policy (``fullsend.adapters.github.ratelimit``); GitHub reports a GraphQL
 rate limit as HTTP 200 with an error of type ``RATE_LIMITED``, which counts as a limited answer.
 Answers are checked at the seam like REST ones (``fullsend.adapters.github.wire``): ``{"data":
@@ -16,20 +16,37 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import urllib3
 from pydantic import Field
 
-from fullsend.adapters.github.connection import Connections
-from fullsend.adapters.github.lite import LiteAnswer, prefetch_key, request_body
+from fullsend.adapters.github.client import Client, SendFailed
 from fullsend.adapters.github.ratelimit import Answer, RateLimitPolicy, Transient, WaitBound, send_within_limits
-from fullsend.adapters.github.wire import Id, Time, Wire, parse
+from fullsend.adapters.github.wire import Id, Link, Noted, Time, Wire, parse
 from fullsend.core.model import Comment
 from fullsend.core.scalars import decimal_id, parse_time
 from fullsend.core.text.sanitize import runner_safe
 from fullsend.errors import ForgeError, MalformedResponse
-from fullsend.ports import Clock
+
+if TYPE_CHECKING:  # annotations only: the fast skip never loads the ports
+    from fullsend.ports import Clock
+
+RECEIPT_VIEW_QUERY = """
+query ReceiptView($owner: String!, $name: String!, $number: Int!, $after: String) {
+  viewer { login }
+  repository(owner: $owner, name: $name) {
+    issueOrPullRequest(number: $number) {
+      ... on Issue { comments(first: 100, after: $after) { ...receiptPage } }
+      ... on PullRequest { comments(first: 100, after: $after) { ...receiptPage } }
+    }
+  }
+}
+fragment receiptPage on IssueCommentConnection {
+  pageInfo { hasNextPage endCursor }
+  nodes { fullDatabaseId body createdAt updatedAt lastEditedAt url author { __typename login } }
+}
+""".strip()  # WIRE: GitHub's GraphQL schema names (the receipt view of docs/rules.md#receipt-lists-my-run)
+VIEWER_QUERY = "query { viewer { login } }"  # WIRE
 
 
 class GraphQLError(Wire):
@@ -60,8 +77,8 @@ class CommentNode(Wire):
     body: str
     createdAt: Time
     updatedAt: Time
-    lastEditedAt: Time | None
-    url: str
+    lastEditedAt: Time | None  # required: an absent one must never read as "never edited"
+    url: Link = ""
     author: Author | None
 
 
@@ -95,7 +112,7 @@ class _DatabaseId(Wire):
 class GraphQLClient:
     """One credential's GraphQL endpoint.  ``query`` returns the ``data`` object or raises
     ``ForgeError`` (``RateLimited``, ``MalformedResponse``; a query error names its message).
-    ``connections`` is the forge's pool (shared with REST); a client alone makes its own."""
+    ``client`` is the forge's HTTP client (its pool shared with REST); alone, it makes its own."""
 
     def __init__(
         self,
@@ -104,31 +121,18 @@ class GraphQLClient:
         clock: Clock,
         timeout_s: int,
         policy: RateLimitPolicy,
-        prefetched: Mapping[str, LiteAnswer] | None = None,
-        connections: Connections | None = None,
+        client: Client | None = None,
     ) -> None:
         self._url, self._token, self._clock, self._timeout_s, self.policy = url, token, clock, timeout_s, policy
-        # Answers the fast skip already read (docs/architecture.md "Fast skip"), each used once
-        # in place of its first send: keyed by ``prefetch_key``.
-        self._prefetched = dict(prefetched or {})
-        self._connections = connections or Connections()  # one kept-alive pool, shared with REST
-
-    def drop_prefetched(self) -> None:
-        """Forget the fast skip's answers not used yet: a later query sends its own request."""
-        self._prefetched.clear()
+        self._client = client or Client()  # the one HTTP client, its pool shared with REST
 
     def query(self, name: str, query: str, variables: Mapping[str, Any] | None, bound: WaitBound) -> dict[str, Any]:
         """POST one query; ``name`` labels it in messages (``GraphQL viewer``)."""
         label = f"GraphQL {name}"
         if not self._url:
             raise ForgeError(f"{label}: no GraphQL URL (GITHUB_GRAPHQL_URL is unset)", None, transient=False)
-        ready = self._prefetched.pop(prefetch_key(query, variables), None)
 
         def send() -> Answer:
-            nonlocal ready
-            if ready is not None:
-                answer, ready = _answer(ready.status, ready.headers, ready.text), None
-                return answer
             return self._send(label, query, variables)
 
         answer = send_within_limits(self.policy, self._clock, label, "graphql", bound, send, retry_transient=True)
@@ -151,12 +155,20 @@ class GraphQLClient:
         data = json.dumps(request_body(query, variables))
         headers = {"Authorization": f"Bearer {self._token}", "Content-Type": "application/json"}
         try:
-            resp = self._connections.send("POST", self._url, headers, data, self._timeout_s)
-        except (urllib3.exceptions.HTTPError, OSError) as exc:
-            raise Transient(f"{label} failed: {type(exc).__name__}") from None
+            resp = self._client.send("POST", self._url, headers, data, self._timeout_s)
+        except SendFailed as exc:
+            raise Transient(f"{label} failed: {exc}") from None
         if 500 <= resp.status <= 504:
             raise Transient(f"{label}: HTTP {resp.status}", resp.status)
-        return _answer(resp.status, {k.lower(): v for k, v in resp.headers.items()}, resp.text)
+        return _answer(resp.status, resp.headers, resp.text)
+
+
+def request_body(query: str, variables: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The JSON body of one GraphQL request."""
+    body: dict[str, Any] = {"query": query}
+    if variables:
+        body["variables"] = dict(variables)
+    return body
 
 
 def _answer(status: int, headers: Mapping[str, str], text: str) -> Answer:
@@ -170,13 +182,14 @@ def viewer_login(data: Mapping[str, Any], label: str = "GraphQL viewer") -> str:
     return parse(ViewerData, data, label).viewer.login
 
 
-def receipt_page(data: Mapping[str, Any], label: str) -> tuple[str, list[Comment], str]:
-    """One page of the receipt view: ``(viewer login, comments, next cursor or "")``.
+def receipt_page(data: Mapping[str, Any], label: str, noted: Noted | None = None) -> tuple[str, list[Comment], str]:
+    """One page of the receipt view: ``(viewer login, comments, next cursor or "")``; ``noted``
+    hears of each lenient field left out (``wire.parse``).
 
     Raises ``MalformedResponse`` for a defect, ``NotFoundError``-like ``ForgeError`` when the
     repository or item is not visible (GraphQL answers ``null`` for those).
     """
-    view = parse(ReceiptViewData, data, label)
+    view = parse(ReceiptViewData, data, label, noted=noted)
     item = view.repository.issueOrPullRequest if view.repository is not None else None
     if item is None:
         raise ForgeError(f"{label}: the repository or the item is not visible to this token", None, transient=False)

@@ -1,7 +1,7 @@
 """The OIDC issuer's published keys, read for the receipt's proof (docs/rules.md "Receipt proof").
 
-One GET of ``<issuer>/.well-known/jwks`` over the forge's pool (its proxies and CA bundle), with no
-``Authorization`` header: the key host never sees a token.  The URL is configuration
+One GET of ``<issuer>/.well-known/jwks`` through the one HTTP client (``Client.get``: its proxies
+and CA bundle), with no ``Authorization`` header: the key host never sees a token.  The URL is configuration
 (``fullsend.core.receipt.proof.issuer``), never a token's word.  What the keys are is core's to
 read (``fullsend.core.receipt.proof.rs256.parse_jwks``).
 """
@@ -11,22 +11,20 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import urllib3
-
-from fullsend.adapters.github.connection import Connections
+from fullsend.adapters.github.client import Client, SendFailed
 from fullsend.errors import ForgeError, MalformedResponse
 
 ENDPOINT = "GET <issuer>/.well-known/jwks"
 
 
-def read_issuer_keys(pool: Connections, url: str, timeout_s: float) -> dict[str, Any]:
+def read_issuer_keys(client: Client, url: str, timeout_s: float) -> dict[str, Any]:
     """The JSON object ``url`` answers with 200.  Raises ``ForgeError`` for no answer or another
     status, ``MalformedResponse`` for a body that is not a JSON object; never retries (the reader
     reads the keys at most twice a run)."""
     try:
-        answer = pool.send("GET", url, {"Accept": "application/json"}, None, timeout_s)
-    except (urllib3.exceptions.HTTPError, OSError) as exc:
-        raise ForgeError(f"{ENDPOINT}: no answer ({type(exc).__name__})") from None
+        answer = client.send("GET", url, {"Accept": "application/json"}, None, timeout_s)
+    except SendFailed as exc:
+        raise ForgeError(f"{ENDPOINT}: no answer ({exc})") from None
     if answer.status != 200:
         raise ForgeError(f"{ENDPOINT}: HTTP {answer.status}", status=answer.status)
     try:

@@ -7,13 +7,16 @@ object, a login of the wrong type are causes like any failed request, never an e
 
 from __future__ import annotations
 
-from fullsend.adapters.github.graphql import GraphQLClient, viewer_login
-from fullsend.adapters.github.lite import VIEWER_QUERY
+from typing import TYPE_CHECKING
+
+from fullsend.adapters.github.graphql import VIEWER_QUERY, GraphQLClient, viewer_login
 from fullsend.adapters.github.ratelimit import WaitBound
 from fullsend.adapters.github.transport import Transport
 from fullsend.adapters.github.wire import App, AuthenticatedUser, parse
 from fullsend.errors import ForgeError, RateLimited
-from fullsend.ports import Credential
+
+if TYPE_CHECKING:  # annotations only: the fast skip never loads the ports
+    from fullsend.ports import Credential
 
 INSTALLATION_PREFIX = "ghs_"  # an installation token: its login is read through GraphQL first
 

@@ -1,26 +1,31 @@
 """The token mint client: GitHub OIDC token request, then the mint exchange.
 
-Implements docs/architecture.md "Tokens" (WIRE request and response shapes) with
-``requests`` and ``tenacity``.  Every wait goes through the injected ``fullsend.ports.Clock``
+Implements docs/architecture.md "Tokens" (WIRE request and response shapes) over the action's
+one HTTP client (``fullsend.adapters.github.client``: the runner's OIDC service and the mint are
+hosts other than the API's) and ``tenacity``.  Every wait goes through the injected ``fullsend.ports.Clock``
 (its ``sleep`` and ``monotonic``), so tests never really sleep.  Errors are
 ``fullsend.errors.MintError`` with messages that never carry a token.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
 
-import requests
 import tenacity
 
+from fullsend.adapters.github.client import Client, HttpAnswer, SendFailed
 from fullsend.core.scalars import parse_time
 from fullsend.core.tokens.policy import TOKEN_FORMAT_RE, mint_url_allowed
 from fullsend.errors import ConfigError, MintError
-from fullsend.ports import Clock, Log
+
+if TYPE_CHECKING:  # annotations only: the fast skip never loads the ports
+    from fullsend.ports import Clock, Log
 
 OIDC_AUDIENCE = "fullsend-mint"
 OIDC_MAX_ATTEMPTS = 10
@@ -92,20 +97,23 @@ def _retrying(
     )
 
 
-def _send(session: requests.Session, method: str, url: str, what: str, **kwargs: Any) -> requests.Response:
+def _send(
+    client: Client, method: str, url: str, what: str, headers: dict[str, str], body: dict[str, Any] | None = None
+) -> HttpAnswer:
     """One HTTP call; transport errors and 5xx raise ``_Transient``."""
+    data = json.dumps(body) if body is not None else None
     try:
-        response = session.request(method, url, timeout=REQUEST_TIMEOUT_S, **kwargs)
-    except requests.RequestException as exc:
-        raise _Transient(f"{what}: {type(exc).__name__}") from None
-    if response.status_code >= 500:
-        raise _Transient(f"{what} returned HTTP {response.status_code}")
+        response = client.send(method, url, headers, data, REQUEST_TIMEOUT_S)
+    except SendFailed as exc:
+        raise _Transient(f"{what}: {exc}") from None
+    if response.status >= 500:
+        raise _Transient(f"{what} returned HTTP {response.status}")
     return response
 
 
-def _json_object(response: requests.Response, what: str) -> dict[str, Any]:
+def _json_object(response: HttpAnswer, what: str) -> dict[str, Any]:
     try:
-        data = response.json()
+        data = json.loads(response.text)
     except ValueError:
         raise MintError(f"{what} returned a body that is not JSON") from None
     if not isinstance(data, dict):
@@ -113,9 +121,7 @@ def _json_object(response: requests.Response, what: str) -> dict[str, Any]:
     return data
 
 
-def request_oidc_token(
-    url: str, bearer: str, audience: str = OIDC_AUDIENCE, *, session: requests.Session, clock: Clock
-) -> str:
+def request_oidc_token(url: str, bearer: str, audience: str = OIDC_AUDIENCE, *, client: Client, clock: Clock) -> str:
     """The GitHub OIDC JWT: ``GET <ACTIONS_ID_TOKEN_REQUEST_URL>&audience=…`` with
     ``Authorization: bearer <ACTIONS_ID_TOKEN_REQUEST_TOKEN>``; response ``{"value": jwt}`` (WIRE).
 
@@ -128,37 +134,36 @@ def request_oidc_token(
     headers = {"Authorization": f"bearer {bearer}", "Accept": "application/json"}
     retrying = _retrying(clock, OIDC_MAX_ATTEMPTS, clock.monotonic() + OIDC_WINDOW_S, 1.0)
     try:
-        response = retrying(
-            _send, session, "GET", url, "the OIDC token request", params={"audience": audience}, headers=headers
-        )
+        target = url + ("&" if "?" in url else "?") + urlencode({"audience": audience})
+        response = retrying(_send, client, "GET", target, "the OIDC token request", headers)
     except _Transient as exc:
         raise MintError(str(exc)) from None
-    if response.status_code != 200:
+    if response.status != 200:
         body = _excerpt(response.text, [bearer])
-        raise MintError(f"the OIDC token request returned HTTP {response.status_code}: {body}")
+        raise MintError(f"the OIDC token request returned HTTP {response.status}: {body}")
     value = _json_object(response, "the OIDC token request").get("value")
     if not isinstance(value, str) or not value:
         raise MintError("the OIDC token response has no value")
     return value
 
 
-def oidc_token_for(url: str, bearer: str, audience: str, clock: Clock) -> str:
-    """:func:`request_oidc_token` for ``audience`` on a session of its own, closed on return (the
-    receipt writer's request, docs/architecture.md "Signed receipts").  Raises ``MintError``."""
-    with requests.Session() as session:
-        return request_oidc_token(url, bearer, audience, session=session, clock=clock)
+def oidc_token_for(url: str, bearer: str, audience: str, clock: Clock, client: Client | None = None) -> str:
+    """:func:`request_oidc_token` for ``audience`` through ``client`` (default: a new one reading
+    ``os.environ``): the receipt writer's request, docs/architecture.md "Signed receipts".
+    Raises ``MintError``."""
+    return request_oidc_token(url, bearer, audience, client=client or Client(), clock=clock)
 
 
 def _mint_once(
-    mint_url: str, jwt: str, body: dict[str, Any], session: requests.Session, clock: Clock, deadline: float
+    mint_url: str, jwt: str, body: dict[str, Any], client: Client, clock: Clock, deadline: float
 ) -> MintedToken:
     """One mint exchange with its own transport/5xx retries (5 attempts, waits 1, 2, 4, 8 s)."""
     url = mint_url.rstrip("/") + "/v1/token"
     headers = {"Authorization": f"Bearer {jwt}", "Content-Type": "application/json", "Accept": "application/json"}
     retrying = _retrying(clock, MINT_MAX_ATTEMPTS, deadline, 1.0)
-    response = retrying(_send, session, "POST", url, "the mint", json=body, headers=headers)
-    if response.status_code != 200:
-        raise MintError(f"mint returned HTTP {response.status_code}: {_excerpt(response.text, [jwt])}")
+    response = retrying(_send, client, "POST", url, "the mint", headers, body)
+    if response.status != 200:
+        raise MintError(f"mint returned HTTP {response.status}: {_excerpt(response.text, [jwt])}")
     data = _json_object(response, "the mint")
     token, expires = data.get("token"), data.get("expires_at")
     if not isinstance(token, str) or not token:
@@ -188,7 +193,7 @@ def mint_role_token(
     repos: Sequence[str],
     level: str = "write",
     *,
-    session: requests.Session,
+    client: Client,
     clock: Clock,
     log: Log | None = None,
 ) -> MintedToken:
@@ -209,7 +214,7 @@ def mint_role_token(
     outer = _retrying(clock, FORMAT_MAX_ATTEMPTS, deadline, 2.0, (_BadFormat,), _retry_warning(log))
 
     def attempt() -> MintedToken:
-        minted = _mint_once(mint_url, jwt, body, session, clock, deadline)
+        minted = _mint_once(mint_url, jwt, body, client, clock, deadline)
         if not TOKEN_FORMAT_RE.fullmatch(minted.token):
             raise _BadFormat("the minted token has an unexpected format")
         return minted
@@ -240,7 +245,7 @@ def mint_for_run(
     role: str,
     repos: Sequence[str],
     level: str = "write",
-    session: requests.Session | None = None,
+    client: Client | None = None,
     clock: Clock,
     log: Log,
     mask: Callable[[str], None],
@@ -248,31 +253,18 @@ def mint_for_run(
     """The whole sequence for a run: START line, OIDC JWT, exchange, DONE line.
 
     ``mask`` (the ``::add-mask::`` writer) is called with the JWT and the role token before any
-    later output.  ``session`` defaults to a fresh ``requests.Session`` closed on return.
+    later output.  ``client`` defaults to a new :class:`~fullsend.adapters.github.client.Client`.
     Raises ``ConfigError`` before any request when ``mint_url`` is refused
     (``core.tokens.policy.mint_url_allowed``), else ``MintError`` prefixed so the run can fail
     with it.
     """
     _check_mint_url(mint_url)
-    if session is None:
-        with requests.Session() as own:
-            return mint_for_run(
-                oidc_url=oidc_url,
-                oidc_bearer=oidc_bearer,
-                mint_url=mint_url,
-                role=role,
-                repos=repos,
-                level=level,
-                session=own,
-                clock=clock,
-                log=log,
-                mask=mask,
-            )
+    client = client or Client()
     log("info", f"Minting the agent token (role: {role}, level: {level})")
     try:
-        jwt = request_oidc_token(oidc_url, oidc_bearer, session=session, clock=clock)
+        jwt = request_oidc_token(oidc_url, oidc_bearer, client=client, clock=clock)
         mask(jwt)
-        minted = mint_role_token(mint_url, jwt, role, repos, level, session=session, clock=clock, log=log)
+        minted = mint_role_token(mint_url, jwt, role, repos, level, client=client, clock=clock, log=log)
     except MintError as exc:
         raise MintError(f"agent token minting failed: {exc}") from None
     mask(minted.token)

@@ -24,12 +24,15 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
 from fullsend.core.scalars import format_time
 from fullsend.errors import ForgeError, RateLimited
-from fullsend.ports import Clock
+
+if TYPE_CHECKING:  # annotations only: the fast skip never loads the ports
+    from fullsend.ports import Clock
 
 MAX_ATTEMPTS = 5  # a request is sent at most 5 times (docs/architecture.md "Constants")
 BACKOFF_MAX_S = 60.0  # the backoff of server errors and lost connections: 1, 2, 4, 8 s

@@ -1,7 +1,7 @@
 """HTTP transport for the GitHub adapter: REST over the forge's urllib3 pool, the rate-limit policy, conditional GETs.
 
-Requests go through the forge's :class:`~fullsend.adapters.github.connection.Connections` (one
-HTTP stack and pool with GraphQL: docs/architecture.md "GitHub access"); nothing repeats or
+Requests go through the forge's :class:`~fullsend.adapters.github.client.Client` (the one
+HTTP client and pool, shared with GraphQL: docs/architecture.md "GitHub access"); nothing repeats or
 sleeps behind the clock's back.  Every request goes through
 ``fullsend.adapters.github.ratelimit`` (GitHub's documented rule, waits through the injected
 ``Clock`` within the caller's ``WaitBound``).  GETs are also repeated on 500-504, lost
@@ -22,13 +22,10 @@ import json
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-import urllib3
-
-from fullsend.adapters.github.connection import Connections
-from fullsend.adapters.github.lite import LiteAnswer, rest_prefetch_key
+from fullsend.adapters.github.client import Client, SendFailed
 from fullsend.adapters.github.ratelimit import (
     Answer,
     RateLimitPolicy,
@@ -37,7 +34,9 @@ from fullsend.adapters.github.ratelimit import (
     send_within_limits,
 )
 from fullsend.errors import ForgeError, MalformedResponse, NotFoundError
-from fullsend.ports import Clock
+
+if TYPE_CHECKING:  # annotations only: the fast skip never loads the ports
+    from fullsend.ports import Clock
 
 API_VERSION = "2022-11-28"  # WIRE: X-GitHub-Api-Version
 #: Said of a request whose connection was never made: a write in it did not happen.
@@ -98,7 +97,7 @@ class Transport:
     ``request`` returns a :class:`Response` for 2xx and 304, raises ``ForgeError`` otherwise.
     ``timeout_s`` bounds each attempt; the worst case of a GET is ``timeout_s × 5`` plus waits.
     ``policy`` is the token's rate-limit memory (shared with its GraphQL client);
-    ``connections`` the forge's pool (shared with GraphQL and the other credential).
+    ``client`` the forge's HTTP client (shared with GraphQL and the other credential).
     """
 
     def __init__(
@@ -108,22 +107,14 @@ class Transport:
         clock: Clock,
         timeout_s: int = 15,
         policy: RateLimitPolicy | None = None,
-        connections: Connections | None = None,
-        prefetched: Mapping[str, LiteAnswer] | None = None,
+        client: Client | None = None,
     ) -> None:
         self._clock = clock
-        # GETs the fast skip already sent (docs/architecture.md "Fast skip"), each used once in
-        # place of its first send: keyed by ``lite.rest_prefetch_key`` of the path and query.
-        self._prefetched = dict(prefetched or {})
         self.policy = policy or RateLimitPolicy(clock)
         self._etags: dict[str, tuple[str, Any, Mapping[str, str]]] = {}
         self._lock = threading.Lock()
         self._base, self._token, self._timeout_s = ApiBase(base_url), token, timeout_s
-        self._connections = connections or Connections()
-
-    def drop_prefetched(self) -> None:
-        """Forget the fast skip's answers not used yet: a later read sends its own request."""
-        self._prefetched.clear()
+        self._client = client or Client()
 
     def request(
         self,
@@ -140,14 +131,9 @@ class Transport:
         key = url + "?" + json.dumps(params or {}, sort_keys=True)
         cached = self._etags.get(key) if conditional and read else None
         decoded: list[Response] = []
-        ready = self._prefetched.pop(rest_prefetch_key(with_parameters(url, params)), None) if read else None
 
         def send() -> Answer:
-            nonlocal ready
-            if ready is not None:
-                answer, ready = Answer(ready.status, ready.headers, ready.text), None
-            else:
-                answer = self._send(verb, url, params, body, cached[0] if cached else "")
+            answer = self._send(verb, url, params, body, cached[0] if cached else "")
             if 200 <= answer.status < 300 or (answer.status == 304 and cached):
                 decoded[:] = [self._decode(verb, url, answer, cached, key if conditional else "")]
             return answer
@@ -187,13 +173,11 @@ class Transport:
         """One HTTP exchange; a failure without an answer is ``Transient`` (saying so when no
         connection was made)."""
         try:
-            resp = self._connections.send(verb, target, headers, data, self._timeout_s)
-        except (urllib3.exceptions.HTTPError, OSError) as exc:
-            unsent = f" ({NOTHING_SENT})" if _never_connected(exc) else ""
-            raise Transient(f"{verb} {url} failed: {type(exc).__name__}{unsent}") from None
-        except ValueError as exc:  # a header or status line the HTTP client could not read
-            raise Transient(f"{verb} {url}: the answer could not be read ({type(exc).__name__})") from None
-        return Answer(resp.status, {k.lower(): v for k, v in resp.headers.items()}, resp.text)
+            resp = self._client.send(verb, target, headers, data, self._timeout_s)
+        except SendFailed as exc:
+            unsent = f" ({NOTHING_SENT})" if exc.never_connected else ""
+            raise Transient(f"{verb} {url} failed: {exc}{unsent}") from None
+        return Answer(resp.status, resp.headers, resp.text)
 
     def _decode(
         self, verb: str, url: str, answer: Answer, cached: tuple[str, Any, Mapping[str, str]] | None, key: str
@@ -217,27 +201,6 @@ class Transport:
         if answer.status == 404:
             return NotFoundError(f"{verb} {url}: 404 {message}")
         return ForgeError(f"{verb} {url}: {answer.status} {message}", answer.status)
-
-
-def _never_connected(exc: BaseException) -> bool:
-    """True when the connection was never made (refused, no route, name unknown): nothing was sent."""
-    from urllib3.exceptions import NewConnectionError
-
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if isinstance(current, (NewConnectionError, ConnectionRefusedError)):
-            return True
-        reason = getattr(current, "reason", None)
-        nested = current.args[0] if current.args else None
-        if isinstance(reason, BaseException):
-            current = reason
-        elif isinstance(nested, BaseException):
-            current = nested
-        else:
-            current = current.__context__
-    return False
 
 
 def _message(text: str) -> str:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from fullsend.core.receipt.proof.issuer import resolve_issuer
-from fullsend.core.receipt.skips import parse_run_id
+from fullsend.core.scalars import parse_run_id
 from fullsend.core.tokens.policy import receipt_token
 
 if TYPE_CHECKING:  # annotations only: the fast skip never loads the ports

@@ -16,10 +16,9 @@ from fullsend.adapters.agentcli.lock import install_root
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.gha import Console, console_log
 from fullsend.adapters.github.forge import GitHubForge
-from fullsend.adapters.github.lite import LiteAnswer
 from fullsend.app.action.cancel import Cancellation, RunCancelled
 from fullsend.app.action.facts import PreflightFacts, preflight_facts
-from fullsend.app.action.finish import RunOutcome, conclude, item_url, quoted_lines
+from fullsend.app.action.finish import RunOutcome, conclude, item_url, quoted_lines, skip_outcome
 from fullsend.app.action.outputs import ActionOutcome, status_word
 from fullsend.app.action.plan import RunPlan, build_plan
 from fullsend.app.action.preflight import run_preflight
@@ -34,7 +33,6 @@ from fullsend.app.action.tokens import (
 from fullsend.app.timeline import Timeline
 from fullsend.context import load_context
 from fullsend.core.final_word import denial_lines
-from fullsend.core.receipt.skips import SKIP_REASON_OUTPUT
 from fullsend.core.report.figures import RunFigures
 from fullsend.core.tokens.policy import counts_as_minted
 from fullsend.errors import AgentCliError, ExitCode, MintError
@@ -43,6 +41,7 @@ from fullsend.ports import Clock, Log
 from fullsend.settings import load_inputs
 
 if TYPE_CHECKING:  # imported for real only once the pre-flight said "go on" (see _work)
+    from fullsend.app.action.fastskip import FastResult
     from fullsend.app.action.handoff import Handoff
     from fullsend.app.action.status import StatusComment
     from fullsend.app.action.work import ActionRun
@@ -62,7 +61,7 @@ class _Progress:
     status: StatusComment | None = None
     run: ActionRun | None = None
     restricted: bool = False  # a fork pull request or a Dependabot run (no status comment, no receipt)
-    prefetched: Mapping[str, Mapping[str, LiteAnswer]] | None = None  # the fast skip's answers
+    fast: FastResult | None = None  # the fast skip's forge, its pre-flight done or stopped by a signal
     handoff: Handoff | None = None  # set in the agent stage (docs/architecture.md "Agent stage")
 
 
@@ -72,7 +71,7 @@ def run_action(
     timeline: Timeline | None = None,
     clock: Clock | None = None,
     cancellation: Cancellation | None = None,
-    prefetched: Mapping[str, Mapping[str, LiteAnswer]] | None = None,
+    fast: FastResult | None = None,
     handoff: Handoff | None = None,
 ) -> int:
     """Run the action; returns the exit code.  Raises ``InputError``/``ConfigError`` (exit 2; also an
@@ -82,9 +81,10 @@ def run_action(
     ``clock`` (default ``SystemClock``) is what every wait and retry sleeps through.
     ``cancellation``: an installed ``Cancellation`` (``fullsend run`` installs it first thing);
     without one, SIGTERM/SIGINT handlers are installed here (main thread) and given back at the end.
-    ``prefetched``: the answers ``fullsend run``'s fast skip already read, per credential
-    (docs/architecture.md "Fast skip").  ``handoff``: this process is the agent stage, which
-    starts where the first process handed off (docs/architecture.md "Agent stage").
+    ``fast``: what ``fullsend run``'s fast skip left (docs/architecture.md "Fast skip"): its forge,
+    which this run goes on with, and whether its pre-flight is done.  ``handoff``: this process
+    is the agent stage, which starts where the first process handed off (docs/architecture.md
+    "Agent stage").
     """
     env = dict(os.environ if environ is None else environ)
     cancel, clock, timeline = cancellation or Cancellation(), clock or SystemClock(), timeline or Timeline()
@@ -98,8 +98,8 @@ def run_action(
             log("warning", f"{diag.field}: {diag.message} [{diag.rule}]")
         for event in handoff.events if handoff is not None else ():
             timeline.add(event.at, event.kind, event.text, event.rule_id, event.run_ids)
-        progress = _Progress(plan, timeline, clock, log, cancel, prefetched=prefetched, handoff=handoff)
-        if cancel.requested.is_set() and prefetched is not None:
+        progress = _Progress(plan, timeline, clock, log, cancel, fast=fast, handoff=handoff)
+        if cancel.requested.is_set() and fast is not None and fast.forge is not None:
             _reach_the_preflight(progress, env, (job, role_input))
         try:
             with cancel.raising():
@@ -141,21 +141,20 @@ def _steps(
         return RunOutcome(ActionOutcome.FAILED, ExitCode.FAILED, error=str(exc))
     tokens, p.restricted = restricted_tokens(plan, tokens, env.get("GITHUB_ACTOR", ""), log)
     p.tokens = tokens
-    p.forge = forge = GitHubForge(
-        plan.repo, plan.ctx.api_url, plan.ctx.graphql_url, tokens.job, tokens.role, clock, prefetched=p.prefetched
-    )
     facts = preflight_facts(plan, tokens)
-    skip = run_preflight(forge, facts, log)
-    forge.drop_prefetched()  # used by the pre-flight or by nothing
+    fast = p.fast
+    if fast is not None and fast.forge is not None and fast.relay is not None and fast.preflight_done:
+        p.forge = forge = fast.forge  # the fast skip's pre-flight said "go on": the same forge goes on
+        fast.relay.to(log)  # its lines, where this pre-flight's would stand
+        skip = None
+    else:
+        p.forge = forge = GitHubForge(
+            plan.repo, plan.ctx.api_url, plan.ctx.graphql_url, tokens.job, tokens.role, clock, log=log
+        )
+        skip = run_preflight(forge, facts, log)
     if skip is not None:
         timeline.add(clock.now(), "skip", skip.reason, rule_id=skip.rule_id)
-        return RunOutcome(
-            ActionOutcome.SKIPPED,
-            ExitCode.OK,
-            skip_reason=SKIP_REASON_OUTPUT.get(skip.rule_id, skip.rule_id),
-            skip_receipt_url=skip.receipt_url,
-            skip_stands_on=skip.stands_on,
-        )
+        return skip_outcome(skip)
     return _work(p, console, env, (tokens, forge, facts), started_at)
 
 
@@ -182,7 +181,7 @@ def _stage_steps(
         )
         p.plan = replace(p.plan, steer=replace(p.plan.steer, enabled=False))
     plan = p.plan
-    p.forge = forge = GitHubForge(plan.repo, plan.ctx.api_url, plan.ctx.graphql_url, "", role_token, p.clock)
+    p.forge = forge = GitHubForge(plan.repo, plan.ctx.api_url, plan.ctx.graphql_url, "", role_token, p.clock, log=p.log)
     return _work(p, console, env, (tokens, forge, preflight_facts(plan, tokens)), started_at)
 
 
@@ -324,14 +323,12 @@ def _cancelled(p: _Progress) -> RunOutcome:
 
 
 def _reach_the_preflight(p: _Progress, env: Mapping[str, str], captured: tuple[str, str]) -> None:
-    """A signal landed during the fast skip's reads, which are this run's pre-flight: take the
-    tokens and the forge as the pre-flight would have had them, so the cancel path marks the
-    status comment cancelled as for any signal in the pre-flight (docs/architecture.md
-    "Cancellation").  Nothing is sent; with a mint configured nothing is taken (no role token yet)."""
+    """A signal landed during the fast skip's pre-flight: take the tokens as the pre-flight had
+    them and its forge, so the cancel path marks the status comment cancelled as for any signal
+    in the pre-flight (docs/architecture.md "Cancellation").  Nothing is sent here."""
     job, role_input = captured
-    plan = p.plan
-    if plan.inputs.mint_url and plan.role:
-        return
+    plan, fast = p.plan, p.fast
+    assert fast is not None and fast.forge is not None
     tokens = Tokens(job=job, role=role_input, minted=counts_as_minted(False, role_input, job))
     p.tokens, p.restricted = restricted_tokens(plan, tokens, env.get("GITHUB_ACTOR", ""), lambda _level, _text: None)
-    p.forge = GitHubForge(plan.repo, plan.ctx.api_url, plan.ctx.graphql_url, job, role_input, p.clock)
+    p.forge = fast.forge

@@ -1,7 +1,8 @@
 """Every input read plainly, for the fast skip (docs/architecture.md "Fast skip").
 
 :func:`plain_inputs` accepts the inputs only when the full validation (``fullsend.settings``,
-then ``fullsend.app.action.plan``) would accept them too, so a run with bad input still exits 2
+then ``fullsend.app.action.plan``) would accept them too — the choices and bounds are both read
+from ``fullsend.input_table``, the one table of them — so a run with bad input still exits 2
 before any API call.  It is stricter where the check would be costly or the rule subtle (a
 configured mint, the openshell sandbox, a number in another script's digits): such a run is
 simply left to the full lifecycle.  Standard library and ``fullsend.core`` only.
@@ -15,27 +16,7 @@ from pathlib import Path
 
 from fullsend.core.agent_args import owned_flags_in, split_agent_args
 from fullsend.core.tokens.policy import mint_url_allowed, normalize_role
-
-#: The choices of ``fullsend.settings.Inputs`` (a test holds them equal).
-CHOICES = {
-    "command": ("run", "route"),  # the entrypoint runs only run here; another value is the full check's to refuse
-    "stage": ("triage", "code", "review", "fix", "retro", "prioritize"),
-    "runtime": ("claude", "pi", "codex"),
-    "codex_transport": ("auto", "app-server", "exec"),
-    "sandbox": ("local",),  # openshell: its CLI is looked for by the full path
-}
-#: Whole-number inputs and their bounds, as ``fullsend.settings.Inputs`` has them.
-BOUNDS = {
-    "item": (1, 2_147_483_647),
-    "max_steers": (0, 50),
-    "poll_interval_seconds": (0, 600),
-    "timeout_minutes": (1, 1440),
-    "max_iterations": (1, 100),
-}
-BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
-BOOL_INPUTS = ("steer_enabled", "status_comment", "allow_shared_uid", "allow_unsigned_receipts")
-DEFAULT_CLIS = {"claude": "claude", "pi": "pi", "codex": "codex"}  # as fullsend.app.action.plan
-_DIGITS_MAX = 20
+from fullsend.input_table import BOOL_INPUTS, BOOLS, BOUNDS, CHOICES, DEFAULT_CLIS, DIGITS_MAX
 
 
 class NotPlain(Exception):
@@ -53,6 +34,8 @@ def plain_inputs(environ: Mapping[str, str], workspace: Path) -> dict[str, str]:
     inputs = _collect(environ)
     if "stage" not in inputs or "mint_url" in inputs:
         raise NotPlain("stage is empty or a mint is configured")
+    if inputs.get("command", "run") != "run" or inputs.get("sandbox", "local") != "local":
+        raise NotPlain("route is not a run, and the openshell sandbox's CLI is looked for by the full path")
     for name, allowed in CHOICES.items():
         if name in inputs and inputs[name] not in allowed:
             raise NotPlain(name)
@@ -64,7 +47,7 @@ def plain_inputs(environ: Mapping[str, str], workspace: Path) -> dict[str, str]:
         if raw is not None and not (
             raw.isascii()
             and raw.isdigit()
-            and len(raw) <= _DIGITS_MAX
+            and len(raw) <= DIGITS_MAX
             and raw == str(int(raw))
             and low <= int(raw) <= high
         ):

@@ -10,13 +10,15 @@ token is ever part of a message.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
+from fullsend.adapters.github.client import at_once
 from fullsend.app.action.facts import CheckFailed, PreflightFacts, redacting
 from fullsend.app.action.receipt import check_receipt
-from fullsend.core.model import Repo
+from fullsend.core.model import Repo, WorkflowRun
 from fullsend.core.receipt.skips import (
     RULE_HEAD_REVIEWED,
     HeadReviewFacts,
@@ -36,20 +38,74 @@ if TYPE_CHECKING:  # annotations only: the fast skip runs these checks without l
 PREFLIGHT_MAX_WAIT_S = 120.0
 
 
-def run_preflight(forge: Forge, facts: PreflightFacts, log: Log) -> Skip | None:
+def run_preflight(forge: Forge, facts: PreflightFacts, log: Log, wake: threading.Event | None = None) -> Skip | None:
     """The two pre-flight skips, in order.  Call exactly once, before the start comment and the
     pre-script; a ``Skip`` means exit 0 with nothing posted.  A rate limit is waited out for at
     most :data:`PREFLIGHT_MAX_WAIT_S` per read; beyond that the check fails open
     (docs/rules.md#rate-limited).
+
+    When the head-reviewed check may apply (its pre-checks pass), its reads go out beside the
+    receipt check's, both checks at once (one round trip decides either skip); its lines are
+    logged after the receipt check's, and only when no receipt skip came first.  ``wake``: an
+    event a signal handler sets to end the wait early (``InterruptedError``, the fast skip's).
     """
     log = redacting(log, facts)
-    forge = forge.bounded(max_wait_s=PREFLIGHT_MAX_WAIT_S)
-    skip = _guarded(check_receipt, forge, facts, log, "this update was already handled")
+    forge = cast("Forge", OneRunRead(forge.bounded(max_wait_s=PREFLIGHT_MAX_WAIT_S), facts.run_id))
+    held: list[tuple[str, str]] = []
+
+    def receipt() -> Skip | None:
+        return _guarded(check_receipt, forge, facts, log, "this update was already handled")
+
+    def head() -> Skip | None:
+        return _guarded(
+            check_head_reviewed, forge, facts, lambda *line: held.append(line), "this head was already reviewed"
+        )
+
+    base = head_review_base(facts)
+    if base is not None and head_review_precheck(base) is None:
+        skip, reviewed = at_once(receipt, head, wake=wake)
+    else:
+        skip, reviewed = receipt(), None
+        if skip is None:
+            reviewed = head()
     if skip is None:
-        skip = _guarded(check_head_reviewed, forge, facts, log, "this head was already reviewed")
+        for level, text in held:
+            log(level, text)
+        skip = reviewed
     if skip is not None:
         announce(skip, facts.run_id_raw, log)
     return skip
+
+
+class OneRunRead:
+    """The pre-flight's forge: this run's record (``run_id``) is read once, by whichever check asks
+    first — the receipt's proof or the head-reviewed check, which read it at once — and the other
+    is given that answer, or that error.  Every other call goes to ``forge``.  Lives for one
+    pre-flight: the forge handed on keeps no answer."""
+
+    def __init__(self, forge: Forge, run_id: int) -> None:
+        self._forge, self._run_id = forge, run_id
+        self._lock = threading.Lock()
+        self._answer: tuple[WorkflowRun | None, ForgeError | None] | None = None
+
+    def get_run(self, run_id: int) -> WorkflowRun:
+        """``Forge.get_run``; for this run, one request whoever asks (the other waits for it)."""
+        if run_id != self._run_id:
+            return self._forge.get_run(run_id)
+        with self._lock:
+            if self._answer is None:
+                try:
+                    self._answer = (self._forge.get_run(run_id), None)
+                except ForgeError as exc:
+                    self._answer = (None, exc)
+            run, error = self._answer
+        if error is not None:
+            raise error
+        assert run is not None
+        return run
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._forge, name)
 
 
 def announce(skip: Skip, run: str, log: Log) -> None:

@@ -7,14 +7,13 @@ head-reviewed skip and its event kind, with the rule ids ``receipt-lists-my-run`
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from fullsend.core.model import Repo, Review
-from fullsend.core.scalars import decimal_id, format_time
+from fullsend.core.scalars import format_time
 
 RULE_RECEIPT = "receipt-lists-my-run"
 RULE_HEAD_REVIEWED = "head-reviewed"
@@ -37,8 +36,6 @@ PR_ACTION_KINDS = {
     "unlabeled": "label_changed",
 }
 SHARED_REVIEW_BOT = "fullsend-ai-review[bot]"  # WIRE (docs/architecture.md "Own output")
-
-_RUN_ID_RE = re.compile(r"[+-]?[0-9]+")
 
 
 @dataclass(frozen=True)
@@ -65,13 +62,6 @@ class NotSkipped:
     """Do the work; ``reason`` says why the skip did not apply (for an INFO line)."""
 
     reason: str
-
-
-def parse_run_id(raw: str) -> int:
-    """``GITHUB_RUN_ID`` as Go's base-10 int64; unset, unparseable or ``<= 0`` ⇒ 0."""
-    if not isinstance(raw, str) or not _RUN_ID_RE.fullmatch(raw):
-        return 0
-    return decimal_id(raw[1:] if raw[0] == "+" else raw)  # "-5" and 4,301-digit strings alike ⇒ 0
 
 
 def is_manual_rerun(run_attempt: str) -> bool:

@@ -10,11 +10,12 @@ YAML parsing is injected (``load_yaml``) so this module imports the standard lib
 
 from __future__ import annotations
 
-import base64
 import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
+
+from fullsend.core.tokens.reach import secret_forms
 
 #: Never passed to a child (agent, pre-/post-/validation script), whatever the value: what belongs to
 #: the runner and the mint.  Model-provider keys are per runtime (``fullsend.core.tokens.providers``).
@@ -103,12 +104,12 @@ def child_env(
 
 
 def encoded_forms(token: str) -> tuple[str, ...]:
-    """Spellings of ``token`` an environment could hold besides its raw value: base64 of the
-    token and of ``x-access-token:<token>`` (the Basic header actions/checkout writes); ``()``
-    for an empty token."""
-    if not token:
-        return ()
-    return tuple(base64.b64encode(v.encode()).decode() for v in (token, f"x-access-token:{token}"))
+    """Spellings of ``token`` besides its raw value, from the one list of them: ``secret_forms``
+    of ``fullsend.core.tokens.reach`` (base64, actions/checkout's Basic header, URL-encoded,
+    JSON-escaped, the base64 cores), so the environment scrub and the file scan agree on what
+    "the token" looks like; ``()`` for an empty token."""
+    raw = token.encode()
+    return tuple(form.decode() for form in secret_forms(token) if form != raw)
 
 
 def holds_token(key: str, value: str, token: str) -> bool:

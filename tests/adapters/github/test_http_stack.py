@@ -1,4 +1,4 @@
-"""One HTTP stack for REST and GraphQL (docs/architecture.md "GitHub access"): one kept-alive
+"""One HTTP client for REST and GraphQL (docs/architecture.md "GitHub access"): one kept-alive
 connection for both APIs and both credentials, GitHub's headers on every request,
 the environment read once (proxies, CA bundle; never ``~/.netrc``), URLs joined under a GHES
 prefix, a renamed repository's 301 followed on the API's own host only."""
@@ -10,7 +10,6 @@ import threading
 import pytest
 
 from fullsend import __version__
-from fullsend.adapters.github.connection import Connections
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.adapters.github.transport import API_VERSION, ApiBase, Transport, with_parameters
 from fullsend.core.model import Repo
@@ -88,15 +87,6 @@ def test_the_proxy_is_taken_from_the_environment_once(sim, monkeypatch):
     assert forge.get_pull_request(7).number == 7
     monkeypatch.setenv("NO_PROXY", "")  # read when the pool first sent there, not per request
     assert forge.get_pull_request(7).number == 7
-
-
-def test_the_ca_bundle_is_taken_from_the_environment_when_the_pool_is_made(monkeypatch):
-    monkeypatch.setenv("REQUESTS_CA_BUNDLE", "/nonexistent/ca.pem")
-    pool = Connections()
-    monkeypatch.delenv("REQUESTS_CA_BUNDLE")
-    assert pool._verify == "/nonexistent/ca.pem"
-    assert Connections({"CURL_CA_BUNDLE": "/etc/ca"})._verify == "/etc/ca"
-    assert Connections({})._verify is True
 
 
 def test_urls_are_joined_under_the_base_path_and_never_leave_its_host():

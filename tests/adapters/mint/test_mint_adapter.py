@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
-import requests
 
+from fullsend.adapters.github.client import Client
 from fullsend.adapters.github.mint import MintedToken, mint_for_run, mint_role_token, request_oidc_token
 from fullsend.core.tokens.policy import child_env
 from fullsend.errors import ConfigError, MintError
@@ -31,51 +31,44 @@ def server(clock: FakeClock) -> Iterator[ScriptedServer]:
 
 
 @pytest.fixture
-def session() -> Iterator[requests.Session]:
-    with requests.Session() as s:
-        yield s
+def client() -> Client:
+    return Client({})  # no proxy from the host's environment: the server is on 127.0.0.1
 
 
-def oidc(server: ScriptedServer, session: requests.Session, clock: FakeClock) -> str:
-    return request_oidc_token(server.url + "/oidc?api-version=2.0", OIDC_BEARER, session=session, clock=clock)
+def oidc(server: ScriptedServer, client: Client, clock: FakeClock) -> str:
+    return request_oidc_token(server.url + "/oidc?api-version=2.0", OIDC_BEARER, client=client, clock=clock)
 
 
-def mint(
-    server: ScriptedServer, session: requests.Session, clock: FakeClock, level: str = "write", log=None
-) -> MintedToken:
-    return mint_role_token(server.url, JWT, "coder", ["repo"], level, session=session, clock=clock, log=log)
+def mint(server: ScriptedServer, client: Client, clock: FakeClock, level: str = "write", log=None) -> MintedToken:
+    return mint_role_token(server.url, JWT, "coder", ["repo"], level, client=client, clock=clock, log=log)
 
 
 # --- OIDC --------------------------------------------------------------------------------------
 
 
-def test_oidc_request_wire_shape(server: ScriptedServer, session: requests.Session, clock: FakeClock) -> None:
+def test_oidc_request_wire_shape(server: ScriptedServer, client: Client, clock: FakeClock) -> None:
     server.script["/oidc"] = [(200, {"value": JWT})]
-    assert oidc(server, session, clock) == JWT
+    assert oidc(server, client, clock) == JWT
     (seen,) = server.seen
     assert seen.method == "GET" and seen.query == {"api-version": ["2.0"], "audience": ["fullsend-mint"]}
     assert seen.headers["Authorization"] == f"bearer {OIDC_BEARER}"
     assert clock.sleeps == []
 
 
-def test_oidc_retries_5xx_and_transport_errors(
-    server: ScriptedServer, session: requests.Session, clock: FakeClock
-) -> None:
+def test_oidc_retries_5xx_and_transport_errors(server: ScriptedServer, client: Client, clock: FakeClock) -> None:
     server.script["/oidc"] = [(500, "oops"), DROP, (503, "busy"), (200, {"value": JWT})]
-    assert oidc(server, session, clock) == JWT
+    assert oidc(server, client, clock) == JWT
     assert len(server.seen) == 4 and clock.sleeps == [1, 2, 4]
 
 
-def test_oidc_gives_up_after_ten_attempts(server: ScriptedServer, session: requests.Session, clock: FakeClock) -> None:
+def test_oidc_gives_up_after_ten_attempts(server: ScriptedServer, client: Client, clock: FakeClock) -> None:
     server.script["/oidc"] = [(502, "bad gateway")]
     with pytest.raises(MintError, match="HTTP 502"):
-        oidc(server, session, clock)
+        oidc(server, client, clock)
     assert len(server.seen) == 10 and clock.sleeps == [1, 2, 4, 8, 8, 8, 8, 8, 8]
 
 
-def test_oidc_no_attempt_starts_after_sixty_seconds(
-    server: ScriptedServer, session: requests.Session, clock: FakeClock
-) -> None:
+def test_oidc_no_attempt_starts_after_sixty_seconds(server: ScriptedServer, client: Client, clock: FakeClock) -> None:
     server.script["/oidc"] = [(500, "slow and failing")]
 
     def slow() -> None:
@@ -84,7 +77,7 @@ def test_oidc_no_attempt_starts_after_sixty_seconds(
     server.on_request = slow
     start = clock.t
     with pytest.raises(MintError):
-        oidc(server, session, clock)
+        oidc(server, client, clock)
     starts = [s.at - 5.0 - start for s in server.seen]
     assert max(starts) <= 60.0 and len(server.seen) == 6
 
@@ -99,25 +92,25 @@ def test_oidc_no_attempt_starts_after_sixty_seconds(
     ],
 )
 def test_oidc_errors(
-    vid: str, reply: tuple, match: str, server: ScriptedServer, session: requests.Session, clock: FakeClock
+    vid: str, reply: tuple, match: str, server: ScriptedServer, client: Client, clock: FakeClock
 ) -> None:
     server.script["/oidc"] = [reply]
     with pytest.raises(MintError, match=match) as info:
-        oidc(server, session, clock)
+        oidc(server, client, clock)
     assert len(server.seen) == 1 and OIDC_BEARER not in str(info.value)
 
 
-def test_oidc_needs_url_and_bearer(session: requests.Session, clock: FakeClock) -> None:
+def test_oidc_needs_url_and_bearer(client: Client, clock: FakeClock) -> None:
     with pytest.raises(MintError, match="id-token: write"):
-        request_oidc_token("", OIDC_BEARER, session=session, clock=clock)
+        request_oidc_token("", OIDC_BEARER, client=client, clock=clock)
 
 
 # --- mint exchange ----------------------------------------------------------------------------
 
 
-def test_mint_wire_shape(server: ScriptedServer, session: requests.Session, clock: FakeClock) -> None:
+def test_mint_wire_shape(server: ScriptedServer, client: Client, clock: FakeClock) -> None:
     server.script["/v1/token"] = [(200, {"token": "ghs_role_token", "expires_at": "2026-09-18T13:00:00Z"})]
-    minted = mint(server, session, clock)
+    minted = mint(server, client, clock)
     assert minted.token == "ghs_role_token"
     assert minted.expires_at == datetime(2026, 9, 18, 13, 0, tzinfo=UTC)
     assert "ghs_role_token" not in repr(minted) and minted.expires_label == "2026-09-18T13:00:00Z"
@@ -127,56 +120,52 @@ def test_mint_wire_shape(server: ScriptedServer, session: requests.Session, cloc
     assert json.loads(seen.body) == {"role": "coder", "level": "write", "repos": ["repo"]}
 
 
-def test_mint_level_omitted_when_empty(server: ScriptedServer, session: requests.Session, clock: FakeClock) -> None:
+def test_mint_level_omitted_when_empty(server: ScriptedServer, client: Client, clock: FakeClock) -> None:
     server.script["/v1/token"] = [(200, {"token": "ghs_x"})]
-    minted = mint(server, session, clock, level="")
+    minted = mint(server, client, clock, level="")
     assert json.loads(server.seen[0].body) == {"role": "coder", "repos": ["repo"]}
     assert minted.expires_at is None and minted.expires_label == ""
 
 
-def test_mint_retries_5xx_with_1_2_4_8(server: ScriptedServer, session: requests.Session, clock: FakeClock) -> None:
+def test_mint_retries_5xx_with_1_2_4_8(server: ScriptedServer, client: Client, clock: FakeClock) -> None:
     server.script["/v1/token"] = [(500, "a"), (502, "b"), DROP, (504, "d"), (200, {"token": "ghs_ok"})]
-    assert mint(server, session, clock).token == "ghs_ok"
+    assert mint(server, client, clock).token == "ghs_ok"
     assert len(server.seen) == 5 and clock.sleeps == [1, 2, 4, 8]
 
 
-def test_mint_non_200_error_body_excerpt(server: ScriptedServer, session: requests.Session, clock: FakeClock) -> None:
+def test_mint_non_200_error_body_excerpt(server: ScriptedServer, client: Client, clock: FakeClock) -> None:
     server.script["/v1/token"] = [(403, "role not allowed " + JWT + " " + "x" * 500)]
     with pytest.raises(MintError) as info:
-        mint(server, session, clock)
+        mint(server, client, clock)
     message = str(info.value)
     assert message.startswith("mint returned HTTP 403: role not allowed ")
     assert JWT not in message and len(message) <= len("mint returned HTTP 403: ") + 200
     assert len(server.seen) == 1 and clock.sleeps == []
 
 
-def test_mint_empty_token_is_an_error(server: ScriptedServer, session: requests.Session, clock: FakeClock) -> None:
+def test_mint_empty_token_is_an_error(server: ScriptedServer, client: Client, clock: FakeClock) -> None:
     server.script["/v1/token"] = [(200, {"token": "", "expires_at": "x"})]
     with pytest.raises(MintError, match="no token"):
-        mint(server, session, clock)
+        mint(server, client, clock)
 
 
-def test_mint_bad_token_format_retried_four_times(
-    server: ScriptedServer, session: requests.Session, clock: FakeClock
-) -> None:
+def test_mint_bad_token_format_retried_four_times(server: ScriptedServer, client: Client, clock: FakeClock) -> None:
     server.script["/v1/token"] = [(200, {"token": "bad token!"})]
     lines: list[tuple[str, str]] = []
     with pytest.raises(MintError, match="unexpected format"):
-        mint(server, session, clock, log=lambda level, msg: lines.append((level, msg)))
+        mint(server, client, clock, log=lambda level, msg: lines.append((level, msg)))
     assert len(server.seen) == 4 and clock.sleeps == [2, 4, 8]
     assert [level for level, _ in lines] == ["warning"] * 3
     assert "attempt 1/4" in lines[0][1] and "bad token!" not in "".join(m for _, m in lines)
 
 
-def test_mint_bad_format_then_good(server: ScriptedServer, session: requests.Session, clock: FakeClock) -> None:
+def test_mint_bad_format_then_good(server: ScriptedServer, client: Client, clock: FakeClock) -> None:
     server.script["/v1/token"] = [(200, {"token": "bad\ntoken"}), (200, {"token": "ghs_good.token-1"})]
-    assert mint(server, session, clock).token == "ghs_good.token-1"
+    assert mint(server, client, clock).token == "ghs_good.token-1"
     assert clock.sleeps == [2]
 
 
-def test_mint_whole_call_within_120_seconds(
-    server: ScriptedServer, session: requests.Session, clock: FakeClock
-) -> None:
+def test_mint_whole_call_within_120_seconds(server: ScriptedServer, client: Client, clock: FakeClock) -> None:
     server.script["/v1/token"] = [(500, "down")]
 
     def slow() -> None:
@@ -185,7 +174,7 @@ def test_mint_whole_call_within_120_seconds(
     server.on_request = slow
     start = clock.t
     with pytest.raises(MintError, match="HTTP 500"):
-        mint(server, session, clock)
+        mint(server, client, clock)
     assert max(s.at - 7.0 - start for s in server.seen) <= 120.0
     assert clock.t - start <= 120.0 + 7.0
 
@@ -193,7 +182,7 @@ def test_mint_whole_call_within_120_seconds(
 # --- the run's sequence and vector 142 ---------------------------------------------------------
 
 
-def test_V142_mint_then_child_env(server: ScriptedServer, session: requests.Session, clock: FakeClock) -> None:
+def test_V142_mint_then_child_env(server: ScriptedServer, client: Client, clock: FakeClock) -> None:
     server.script["/oidc"] = [(200, {"value": JWT})]
     server.script["/v1/token"] = [(200, {"token": "ghs_role_token", "expires_at": "2026-09-18T13:00:00Z"})]
     masked: list[str] = []
@@ -204,7 +193,7 @@ def test_V142_mint_then_child_env(server: ScriptedServer, session: requests.Sess
         mint_url=server.url + "/",
         role="coder",
         repos=["repo"],
-        session=session,
+        client=client,
         clock=clock,
         log=lambda level, msg: lines.append((level, msg)),
         mask=masked.append,
@@ -224,7 +213,7 @@ def test_V142_mint_then_child_env(server: ScriptedServer, session: requests.Sess
     assert env == {"GH_TOKEN": "ghs_role_token", "GITHUB_TOKEN": "ghs_role_token"}
 
 
-def test_mint_for_run_failure_is_prefixed(server: ScriptedServer, session: requests.Session, clock: FakeClock) -> None:
+def test_mint_for_run_failure_is_prefixed(server: ScriptedServer, client: Client, clock: FakeClock) -> None:
     server.script["/oidc"] = [(401, {"message": "bad"})]
     with pytest.raises(MintError, match=r"^agent token minting failed: the OIDC token request returned HTTP 401"):
         mint_for_run(
@@ -233,7 +222,7 @@ def test_mint_for_run_failure_is_prefixed(server: ScriptedServer, session: reque
             mint_url=server.url,
             role="coder",
             repos=["repo"],
-            session=session,
+            client=client,
             clock=clock,
             log=lambda *_: None,
             mask=lambda _: None,
@@ -276,7 +265,7 @@ def test_a_refused_mint_url_is_a_configuration_error_before_any_request(
             )
         assert url not in str(raised.value)
         with pytest.raises(ConfigError):
-            mint_role_token(url, JWT, "coder", ["repo"], session=requests.Session(), clock=clock)
+            mint_role_token(url, JWT, "coder", ["repo"], client=Client(), clock=clock)
     assert server.seen == [] and lines == []
 
 

@@ -311,7 +311,7 @@ def test_chain_variants(variant: str, changes: dict, outcome: str, rule_id: str)
         ("f", [ROUTE_OK, ROUTE_OK, ("dispatch / Review", "queued", None)], "route-ambiguous"),
         ("g", [("other / Route", "completed", "success"), ("dispatch / Review", "queued", None)], "route-missing"),
     ],
-    ids=["BC-09f", "BC-09g"],
+    ids=["route-job-twice", "route-job-of-another-workflow"],
 )
 def test_job_name_variants(variant: str, specs: list, rule_id: str) -> None:
     """Job names must match exactly once; both are final and judged."""

@@ -353,9 +353,21 @@ def test_V139_V140_orchestration(review_facts: PreflightFacts) -> None:
 
 
 def test_receipt_check_comes_first(review_facts: PreflightFacts) -> None:
+    """Both checks read at once when the head-reviewed pre-checks pass (one round trip), but the
+    receipt decides first: its skip wins and the head-reviewed check says nothing."""
     forge = review_forge()
     forge.comments = [comment(RB(RUN, "abc"))]
-    skip = run_preflight(forge, review_facts, LogSink())
+    log = LogSink()
+    skip = run_preflight(forge, review_facts, log)
+    assert skip is not None and skip.rule_id == RULE_RECEIPT
+    assert "[head-reviewed]" not in log.text and "nothing to do [receipt-lists-my-run]" in log.text
+
+
+def test_the_head_reviewed_reads_wait_for_no_receipt_when_its_pre_checks_fail(review_facts: PreflightFacts) -> None:
+    forge = review_forge()
+    forge.comments = [comment(RB(RUN, "abc"))]
+    facts = replace(review_facts, stage="code")  # not the review stage: the head-reviewed check does not apply
+    skip = run_preflight(forge, facts, LogSink())
     assert skip is not None and skip.rule_id == RULE_RECEIPT
     assert not [c for c in forge.calls if c[0] == "get_run"]
 

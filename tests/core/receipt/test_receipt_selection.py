@@ -115,13 +115,13 @@ def test_only_the_job_token_identity_counts() -> None:
 @pytest.mark.parametrize(
     ("vid", "bodies", "expected"),
     [
-        ("BC-14a-no-substring-match", [RB("17001", SHA)], False),
-        ("BC-14b-integer-set", [RB("170,1700", SHA)], True),
-        ("BC-14c-fenced", ["quoted:\n```\n" + M("1700", SHA) + "\n```"], False),
-        ("BC-14d-no-ids", [M("", SHA)], False),
-        ("BC-14e-case", [RB("1700", SHA).replace("fullsend:steer", "FULLSEND:STEER")], False),
-        ("BC-14g-union", [RB("1699", SHA), RB("1700", SHA)], True),
-        ("BC-14i-marker-alone", [M("1700", SHA)], False),
+        ("no-substring-match", [RB("17001", SHA)], False),
+        ("integer-set", [RB("170,1700", SHA)], True),
+        ("fenced", ["quoted:\n```\n" + M("1700", SHA) + "\n```"], False),
+        ("no-ids", [M("", SHA)], False),
+        ("case", [RB("1700", SHA).replace("fullsend:steer", "FULLSEND:STEER")], False),
+        ("union", [RB("1699", SHA), RB("1700", SHA)], True),
+        ("marker-alone", [M("1700", SHA)], False),
     ],
 )
 def test_receipt_strict_parsing(vid: str, bodies: list[str], expected: bool) -> None:

@@ -15,11 +15,10 @@ from fullsend.core.receipt.skips import (
     head_review_decision,
     head_reviewed,
     is_manual_rerun,
-    parse_run_id,
     review_bot_logins,
     transition_kind,
 )
-from fullsend.core.scalars import parse_time
+from fullsend.core.scalars import parse_run_id, parse_time
 from tests.core.receipt.receipt_forge import review
 
 HEAD = "f3af8c5a" + "0" * 32

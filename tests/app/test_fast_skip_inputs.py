@@ -1,12 +1,11 @@
-"""The fast skip never skips where the full pre-flight would not (docs/architecture.md "Fast
-skip"): probes of inputs, environments and GraphQL answer shapes, each run through the fast path
-and through the full lifecycle's pre-flight, built from the same environment the way
-``lifecycle.run_action`` builds it, on two fresh simulators."""
+"""The fast skip reads the inputs and the environment plainly, before pydantic-settings is
+loaded (docs/architecture.md "Fast skip"): no input or environment makes it skip where the
+validated run, built the way ``lifecycle.run_action`` builds it, would not.  Both decide on the
+same pre-flight over the same forge; what differs is only how the inputs were read."""
 
 from __future__ import annotations
 
 import io
-import json
 
 import pytest
 
@@ -161,87 +160,4 @@ INPUT_PROBES = {
 @pytest.mark.parametrize("name", list(INPUT_PROBES))
 def test_input_probe_never_fast_skips_where_full_does_not(tmp_path, name):
     got = both(tmp_path, genuine, inputs=INPUT_PROBES[name])
-    assert not (got[0] and not got[1]), got
-
-
-def _mut(fn):
-    def world(sim):
-        genuine(sim)
-
-        def only_views(body):  # the job token's plain viewer query passes untouched
-            if not isinstance(body, dict) or "repository" not in (body.get("data") or {}):
-                return body
-            return fn(body)
-
-        sim.mutate("POST", r"^/graphql$", only_views, times=None, login=JOB_LOGIN)
-
-    return world
-
-
-def _nodes(body):
-    return body["data"]["repository"]["issueOrPullRequest"]["comments"]["nodes"]
-
-
-def _set(key, value):
-    def fn(body):
-        for n in _nodes(body):
-            n[key] = value
-        return body
-
-    return fn
-
-
-def _author(value):
-    return _set("author", value)
-
-
-ANSWER_PROBES = {
-    "errors-next-to-data": lambda b: {**b, "errors": [{"message": "partial"}]},
-    "errors-empty-list": lambda b: {**b, "errors": []},
-    "errors-null": lambda b: {**b, "errors": None},
-    "errors-dict": lambda b: {**b, "errors": {}},
-    "extensions": lambda b: {**b, "extensions": {"cost": 1}},
-    "author-typename-missing": _author({"login": "github-actions"}),
-    "author-bot-suffixed": _author({"__typename": "Bot", "login": "github-actions[bot]"}),
-    "author-user": _author({"__typename": "User", "login": "github-actions"}),
-    "author-mannequin": _author({"__typename": "Mannequin", "login": "github-actions"}),
-    "author-org": _author({"__typename": "Organization", "login": "github-actions"}),
-    "author-upper": _author({"__typename": "Bot", "login": "GITHUB-ACTIONS"}),
-    "author-ws": _author({"__typename": "Bot", "login": " github-actions "}),
-    "author-extra": _author({"__typename": "Bot", "login": "github-actions", "x": 1}),
-    "author-typename-lower": _author({"__typename": "bot", "login": "github-actions"}),
-    "last-edited-empty": _set("lastEditedAt", ""),
-    "last-edited-false": _set("lastEditedAt", False),
-    "last-edited-missing": lambda b: ([n.pop("lastEditedAt") for n in _nodes(b)], b)[1],
-    "created-ws": _set("createdAt", " 2026-09-25T10:00:00Z "),
-    "created-lower-z": _set("createdAt", "2026-09-25t10:00:00z"),
-    "id-leading-zeros": _set("fullDatabaseId", "0000000000000005"),
-    "id-int": _set("fullDatabaseId", 5),
-    "id-zero": _set("fullDatabaseId", "0"),
-    "body-crlf": _set("body", GENUINE.replace("\n", "\r\n")),
-    "body-nbsp-trailing": _set("body", GENUINE + "\u00a0"),
-    "body-nul": _set("body", GENUINE + "\x00"),
-    "body-surrogate": _set("body", GENUINE + "\ud800"),
-    "body-bom": _set("body", "\ufeff" + GENUINE),
-    "viewer-login-empty": lambda b: {**b, "data": {**b["data"], "viewer": {"login": ""}}},
-    "viewer-login-other": lambda b: {**b, "data": {**b["data"], "viewer": {"login": "someone-else"}}},
-    "viewer-user-typename": lambda b: {
-        **b,
-        "data": {**b["data"], "viewer": {"login": "github-actions", "__typename": "User"}},
-    },
-    "hasnext-true-null-cursor": lambda b: (
-        b["data"]["repository"]["issueOrPullRequest"]["comments"]["pageInfo"].update(hasNextPage=True, endCursor=None),
-        b,
-    )[1],
-    "hasnext-string": lambda b: (
-        b["data"]["repository"]["issueOrPullRequest"]["comments"]["pageInfo"].update(hasNextPage="false"),
-        b,
-    )[1],
-    "dup-key-raw": lambda b: json.dumps(b)[:-1].encode() + b', "data": {"viewer": {"login": "github-actions"}}}',
-}
-
-
-@pytest.mark.parametrize("name", list(ANSWER_PROBES))
-def test_answer_probe_never_fast_skips_where_full_does_not(tmp_path, name):
-    got = both(tmp_path, _mut(ANSWER_PROBES[name]))
     assert not (got[0] and not got[1]), got
