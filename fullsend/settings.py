@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     EnvSettingsSource,
@@ -25,11 +25,16 @@ from pydantic_settings import (
 from fullsend.core.agent_args import owned_flags_in, split_agent_args
 from fullsend.core.tokens.policy import mint_url_allowed, normalize_role
 from fullsend.errors import InputError
-from fullsend.input_table import BOOL_INPUTS, BOUNDS, CHOICES, RUNTIMES, STAGES
-from fullsend.input_table import BOOLS as _BOOLS
-from fullsend.input_table import DIGITS_MAX as _MAX_DIGITS
 
-__all__ = ["RUNTIMES", "STAGES", "Inputs", "load_inputs"]
+STAGES = ("triage", "code", "review", "fix", "retro", "prioritize")
+RUNTIMES = ("claude", "pi", "codex")
+# Upper bounds of the whole-number inputs (docs/architecture.md "Inputs and settings"): a value
+# past them is refused by name before it reaches a timedelta or a loop.
+MAX_ITEM = 2_147_483_647  # GitHub's GraphQL Int (signed 32-bit) carries issue numbers
+MAX_TIMEOUT_MINUTES = 1440  # a job token lives at most 24 hours
+MAX_ITERATIONS = 100
+_MAX_DIGITS = 20  # longer than any bound above: refused without parsing thousands of digits
+_BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
 
 # How to fix each input, for the ::error:: line.
 _FIXES: dict[str, str] = {
@@ -86,7 +91,7 @@ class Inputs(BaseSettings):
     role_token: str = ""
     mint_url: str = ""
     role: str = ""
-    command: str = "run"  # entrypoint.py picks the command; run only checks the name
+    command: Literal["run", "route"] = "run"  # entrypoint.py picks the command; run only checks the name
     # The Route step's policy (fullsend route, fullsend.core.route.policy); run ignores them.
     stages: str = ""
     allowed_users: str = ""
@@ -95,35 +100,31 @@ class Inputs(BaseSettings):
     label_triggers: str = ""
     assignee_triggers: str = ""
     review_app: str = ""
-    stage: str
-    item: int | None = Field(default=None, le=BOUNDS["item"][1])
-    runtime: str = "claude"
+    stage: Literal["triage", "code", "review", "fix", "retro", "prioritize"]
+    item: int | None = Field(default=None, le=MAX_ITEM)
+    runtime: Literal["claude", "pi", "codex"] = "claude"
     agent_cli: str = ""
     model: str = ""
     fallback_models: Annotated[tuple[str, ...], NoDecode] = ()
     agent_args: Annotated[tuple[str, ...], NoDecode] = ()
-    codex_transport: str = "auto"
+    codex_transport: Literal["auto", "app-server", "exec"] = "auto"
     prompt: str = ""
     prompt_file: str = ""
     harness: str = ""
     steer_enabled: bool | None = None
-    max_steers: int | None = Field(default=None, ge=BOUNDS["max_steers"][0], le=BOUNDS["max_steers"][1])
-    poll_interval_seconds: int | None = Field(
-        default=None, ge=BOUNDS["poll_interval_seconds"][0], le=BOUNDS["poll_interval_seconds"][1]
-    )
-    timeout_minutes: int = Field(default=30, gt=0, le=BOUNDS["timeout_minutes"][1])
-    sandbox: str = "local"
+    max_steers: int | None = Field(default=None, ge=0, le=50)
+    poll_interval_seconds: int | None = Field(default=None, ge=0, le=600)
+    timeout_minutes: int = Field(default=30, gt=0, le=MAX_TIMEOUT_MINUTES)
+    sandbox: Literal["local", "openshell"] = "local"
     openshell_cli: str = ""
     self_logins: Annotated[tuple[str, ...], NoDecode] = ()
     review_bot_logins: Annotated[tuple[str, ...], NoDecode] = ()
     pre_script: str = ""
     post_script: str = ""
     validation_script: str = ""
-    max_iterations: int = Field(default=1, ge=BOUNDS["max_iterations"][0], le=BOUNDS["max_iterations"][1])
+    max_iterations: int = Field(default=1, ge=1, le=MAX_ITERATIONS)
     status_comment: bool = True
-    status_interval_seconds: int = Field(
-        default=10, ge=BOUNDS["status_interval_seconds"][0], le=BOUNDS["status_interval_seconds"][1]
-    )
+    status_interval_seconds: int = Field(default=10, ge=1, le=600)
     allow_shared_uid: bool = False
     allow_unsigned_receipts: bool = False
     receipt_issuer: str = ""
@@ -138,14 +139,7 @@ class Inputs(BaseSettings):
         cleaned = {k: _strip_empty(v) for k, v in data.items()}
         return {k: v for k, v in cleaned.items() if v is not None}
 
-    @field_validator(*CHOICES)
-    @classmethod
-    def _choice(cls, value: str, info: ValidationInfo) -> str:
-        if value not in CHOICES[str(info.field_name)]:
-            raise ValueError("is not one of the allowed values")
-        return value
-
-    @field_validator(*BOOL_INPUTS, mode="before")
+    @field_validator("steer_enabled", "status_comment", "allow_shared_uid", "allow_unsigned_receipts", mode="before")
     @classmethod
     def _bool(cls, value: Any) -> Any:
         if isinstance(value, bool) or value is None:

@@ -1,12 +1,18 @@
-"""Issue 2 acceptance 5: bad inputs exit 2 with one ``::error::`` naming the input, and make no API call."""
+"""Issue 2 acceptance 5: bad inputs exit 2 with one ``::error::`` naming the input, and make no API call.
+
+Bad input never fast-skips (docs/architecture.md "Fast skip"): the item already holds a receipt
+that lists the run, so the same run with good input would skip on it.
+"""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
 from fullsend.errors import InputError
 from fullsend.settings import load_inputs
-from fullsend.simulator.fixtures import standard_pr_scenario
+from fullsend.simulator.fixtures import JOB_LOGIN, genuine_receipt, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 from tests.support.action_run import run_entrypoint, runner_env
 
@@ -33,12 +39,15 @@ from tests.support.action_run import run_entrypoint, runner_env
 def test_bad_input_exits_2_before_any_api_call(tmp_path, inputs, named):
     with GitHubSimulator() as sim:
         fix = standard_pr_scenario(sim)
+        signed = genuine_receipt(sim, [fix.my_run_id], fix.head, writer_run_id=fix.my_run_id - 1)
+        sim.add_comment(fix.pr, signed, JOB_LOGIN)
         sim.reset_requests()
         run = run_entrypoint(runner_env(tmp_path, sim, fix, inputs=inputs), tmp_path)
         assert run.exit_code == 2, run.stdout + run.stderr
         errors = [line for line in run.stdout.splitlines() if line.startswith("::error")]
         assert len(errors) == 1
-        assert f"'{named}'" in errors[0]
+        assert f"'{named}'" in errors[0] and re.search(r"\. (Set|Use|Remove|Install) ", errors[0]), errors[0]  # the fix
+        assert "Traceback" not in run.stdout + run.stderr and "skip_reason" not in run.outputs
         assert sim.request_count() == 0
         leaked = [
             line
@@ -46,6 +55,16 @@ def test_bad_input_exits_2_before_any_api_call(tmp_path, inputs, named):
             if fix.job_token in line and not line.startswith("::add-mask::")
         ]
         assert leaked == []
+
+
+def test_the_same_world_with_good_input_skips_on_the_receipt(tmp_path):
+    """The control of the test above: its bad input is all that stands between the run and a skip."""
+    with GitHubSimulator() as sim:
+        fix = standard_pr_scenario(sim)
+        signed = genuine_receipt(sim, [fix.my_run_id], fix.head, writer_run_id=fix.my_run_id - 1)  # issue 45
+        sim.add_comment(fix.pr, signed, JOB_LOGIN)
+        run = run_entrypoint(runner_env(tmp_path, sim, fix), tmp_path)
+    assert run.exit_code == 0 and run.outputs["skip_reason"] == "receipt", run.stdout + run.stderr
 
 
 @pytest.mark.parametrize("api_url", ["not-a-url", "ftp://x", "api.github.com"])

@@ -22,6 +22,7 @@ from fullsend.adapters.gha import Console
 from fullsend.app.action.cancel import Cancellation
 from fullsend.app.action.fastskip import fast_skip
 from fullsend.core.receipt.marker import receipt_body
+from fullsend.errors import InputError
 from fullsend.simulator.fixtures import (
     JOB_LOGIN,
     ROLE_LOGIN,
@@ -236,24 +237,72 @@ def test_a_manual_rerun_sends_nothing_and_is_left_to_the_full_path(world):
 
 
 @pytest.mark.parametrize(
-    "inputs",
+    ("inputs", "named"),
     [
-        {"prompt": ""},
-        {"runtime": "gpt"},
-        {"max_steers": "-1"},
-        {"item": "007x"},
-        {"agent_cli": "/nonexistent/agent"},
-        {"mint_url": "https://mint.example"},
-        {"steer_enabled": "yes"},
-        {"agent_args": "--output-format=json"},
-        {"allow_unsigned_receipts": "yes"},
-        {"receipt_issuer": "http://token.example"},
+        ({"prompt": ""}, "prompt"),
+        ({"runtime": "gpt"}, "runtime"),
+        ({"max_steers": "-1"}, "max_steers"),
+        ({"item": "007x"}, "item"),
+        ({"agent_cli": "/nonexistent/agent"}, "agent_cli"),
+        ({"steer_enabled": "yes"}, "steer_enabled"),
+        ({"agent_args": "--output-format=json"}, "agent_args"),
+        ({"harness": "../h.yml"}, "harness"),
+        ({"allow_unsigned_receipts": "yes"}, "allow_unsigned_receipts"),
+        ({"receipt_issuer": "http://token.example"}, "receipt_issuer"),
     ],
 )
-def test_bad_or_unusual_input_sends_nothing_and_is_left_to_the_full_validation(tmp_path, inputs):
+def test_bad_input_is_the_lifecycles_input_error_before_any_request(tmp_path, inputs, named):
+    """One input table: the fast skip reads the inputs with ``settings.load_inputs`` and
+    ``plan.build_plan``, so bad input raises what the lifecycle raises (exit 2, naming the input)."""
     with GitHubSimulator() as sim:
         fix = standard_pr_scenario(sim)
         sim.add_comment(7, GENUINE, JOB_LOGIN)
         sim.reset_requests()
-        result, _ = _fast(runner_env(tmp_path, sim, fix, run_id=QUEUED_RUN, inputs=inputs))
-        assert result.exit_code is None and sim.requests == []
+        with pytest.raises(InputError) as caught:
+            _fast(runner_env(tmp_path, sim, fix, run_id=QUEUED_RUN, inputs=inputs))
+        assert caught.value.input_name == named and sim.requests == []
+
+
+@pytest.mark.parametrize(
+    ("inputs", "env"),
+    [
+        ({"mint_url": "https://mint.example", "role": "review"}, {}),  # the mint comes first
+        ({}, {"GITHUB_ACTOR": "dependabot[bot]"}),  # a restricted run: its line comes first
+    ],
+)
+def test_a_mint_or_a_restricted_run_sends_nothing_and_hands_on_the_plan(tmp_path, inputs, env):
+    with GitHubSimulator() as sim:
+        fix = standard_pr_scenario(sim)
+        sim.add_comment(7, GENUINE, JOB_LOGIN)
+        sim.reset_requests()
+        result, log = _fast({**runner_env(tmp_path, sim, fix, run_id=QUEUED_RUN, inputs=inputs), **env})
+        assert result.exit_code is None and result.forge is None and sim.requests == []
+    assert result.plan is not None and result.plan.item == 7 and "Outcome" not in log
+
+
+#: The runner's environment, as given: (what it sets, whether the run skips on the genuine receipt).
+ENVIRONMENTS: dict[str, tuple[Callable[[GitHubSimulator, object], dict[str, str]], bool]] = {
+    "tokens-with-whitespace": (
+        lambda s, f: {"INPUT_GITHUB_TOKEN": f.job_token + " \n", "INPUT_ROLE_TOKEN": " " + f.role_token},
+        True,
+    ),
+    "role-token-is-the-job-token": (lambda s, f: {"INPUT_ROLE_TOKEN": f.job_token}, False),  # no swap, no receipt
+    "run-id-with-spaces": (lambda s, f: {"GITHUB_RUN_ID": f" {QUEUED_RUN} "}, False),  # no run id
+    "run-id-in-other-digits": (
+        lambda s, f: {"GITHUB_RUN_ID": str(QUEUED_RUN).translate(str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩"))},
+        False,
+    ),
+    "repository-in-other-case": (lambda s, f: {"GITHUB_REPOSITORY": "ORG/Repo"}, True),
+    "graphql-url-trailing-slash": (lambda s, f: {"GITHUB_GRAPHQL_URL": s.graphql_url + "/"}, True),
+}
+
+
+@pytest.mark.parametrize("name", list(ENVIRONMENTS))
+def test_the_runner_environment_as_given(tmp_path, name):
+    given, skips = ENVIRONMENTS[name]
+    with GitHubSimulator() as sim:
+        fix = standard_pr_scenario(sim)
+        add_follow_up_run(sim, run_id=QUEUED_RUN)
+        sim.add_comment(7, genuine_receipt(sim, [QUEUED_RUN], "aaa111"), JOB_LOGIN)  # signed (issue 45)
+        result, log = _fast({**runner_env(tmp_path, sim, fix, run_id=QUEUED_RUN), **given(sim, fix)})
+    assert (result.exit_code == 0) is skips, log

@@ -1,17 +1,15 @@
 """The head-reviewed skip before the application is loaded (docs/rules.md#head-reviewed,
 docs/architecture.md "Fast skip").
 
-Each case builds one world on fresh simulators (real HTTP on 127.0.0.1) and runs it through
-``fast_skip`` and through the validated run's pre-flight (``full_skip``: the inputs read by
-pydantic-settings instead of plainly); both must give the expected ``skip_reason`` (``None``: the
-run does the work)."""
+Each case builds one world on a fresh simulator (real HTTP on 127.0.0.1) and runs it through
+``fast_skip``, the lifecycle's own steps up to its pre-flight on the forge; it must give the
+expected ``skip_reason`` (``None``: the run does the work)."""
 
 from __future__ import annotations
 
 import io
 import threading
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -22,8 +20,6 @@ from fullsend.app.action.fastskip import fast_skip
 from fullsend.core.receipt.marker import receipt_body
 from fullsend.simulator.fixtures import FIX_CREATED_AT, JOB_LOGIN, StandardScenario, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.app.test_fast_skip_inputs import full_skip
-from tests.doubles.virtual_clock import VirtualClock
 from tests.support.action_run import parse_outputs, runner_env
 
 APP = "fullsend-ai-review[bot]"  # the role token's App: a default review App login
@@ -46,22 +42,14 @@ def fast_reason(env: dict[str, str], tmp_path) -> str | None:
     return parse_outputs((tmp_path / "file_commands" / "output").read_text())["skip_reason"]
 
 
-def full_reason(env: dict[str, str], tmp_path) -> str | None:
-    skip = full_skip(env, VirtualClock(datetime.now(UTC)))  # the forge's retry backoff takes no wall time
-    return skip.skip_reason if skip is not None else None
-
-
-def both(tmp_path, world: World, inputs=None, env_over=None, event=None, prefix="") -> tuple[str | None, ...]:
-    out = []
-    for which in (fast_reason, full_reason):
-        with GitHubSimulator(prefix=prefix) as sim:
-            fix = standard_pr_scenario(sim)
-            world(sim, fix)
-            env = runner_env(tmp_path, sim, fix, inputs=inputs, event=event or sync_event())
-            env["GITHUB_EVENT_NAME"] = "pull_request"
-            env.update(env_over(sim, fix) if callable(env_over) else (env_over or {}))
-            out.append(which(env, tmp_path))
-    return tuple(out)
+def reason(tmp_path, world: World, inputs=None, env_over=None, event=None, prefix="") -> str | None:
+    with GitHubSimulator(prefix=prefix) as sim:
+        fix = standard_pr_scenario(sim)
+        world(sim, fix)
+        env = runner_env(tmp_path, sim, fix, inputs=inputs, event=event or sync_event())
+        env["GITHUB_EVENT_NAME"] = "pull_request"
+        env.update(env_over(sim, fix) if callable(env_over) else (env_over or {}))
+        return fast_reason(env, tmp_path)
 
 
 def nothing(sim: GitHubSimulator, fix: StandardScenario) -> None:
@@ -150,9 +138,9 @@ CASES["submitted-at-missing"] = (
 
 
 @pytest.mark.parametrize("name", list(CASES))
-def test_fast_and_full_agree(tmp_path, name: str) -> None:
+def test_each_world_gives_its_expected_decision(tmp_path, name: str) -> None:
     world, options, expected = CASES[name]
-    assert both(tmp_path, world, **options) == (expected, expected)
+    assert reason(tmp_path, world, **options) == expected
 
 
 def _keys_read(sim: GitHubSimulator) -> None:

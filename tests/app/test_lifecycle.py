@@ -50,6 +50,24 @@ def test_pre_script_exit_78_skips_the_run(sim, tmp_path):
     assert _job_comments(sim, fix) == []
 
 
+@pytest.mark.parametrize("role_token", ["given", ""])
+def test_the_run_goes_on_from_the_fast_skips_pre_flight_without_a_second_one(sim, tmp_path, role_token):
+    """docs/architecture.md "Fast skip": no skip, so the lifecycle goes on with the fast skip's
+    plan, tokens and forge: the receipt view is read at most once, and the role token's warning
+    (no role token: none is minted for the role) and the pre-flight's line are each logged once,
+    before the pre-script ends the run."""
+    fix = _fix(sim)
+    inputs = {"pre_script": "exit 78", "role": "review", **({"role_token": ""} if not role_token else {})}
+    run = run_entrypoint(runner_env(tmp_path, sim, fix, inputs=inputs), tmp_path)
+    assert run.exit_code == 0 and run.outputs["skip_reason"] == "pre-script", run.stdout
+    views = [r for r in sim.requests if r.path == "/graphql" and "ReceiptView" in r.body.decode()]
+    assert len(views) == (1 if role_token else 0)  # no role token, no swap: no receipt to read
+    lines = run.stdout.splitlines()
+    warning = "::warning::No mint URL is set, so no role token is minted for role review"
+    assert lines.count(warning) == (0 if role_token else 1)
+    assert len([line for line in lines if line.startswith("Head-reviewed skip not ")]) == 1
+
+
 def test_a_failing_pre_script_fails_the_run_without_the_agent(sim, tmp_path):
     fix = _fix(sim)
     run = run_entrypoint(runner_env(tmp_path, sim, fix, inputs={"pre_script": "exit 3"}), tmp_path)

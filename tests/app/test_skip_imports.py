@@ -75,17 +75,15 @@ NOT_BEFORE_THE_REEXEC = (
     "yaml",
 )
 
-#: What deciding a skip on the forge (and writing its outputs) never imports: the libraries that
-#: validate the inputs, and the lifecycle past the pre-flight (docs/architecture.md "Fast skip").
+#: What deciding a skip on the forge (and writing its outputs) never imports: the lifecycle past
+#: the pre-flight and what only a run that works needs (docs/architecture.md "Fast skip").  The
+#: inputs are read by the one input table (pydantic-settings) and the answers checked by the one
+#: checker (pydantic), as on the working path.
 NOT_ON_THE_FAST_SKIP = (
-    "pydantic",
-    "pydantic_core",
-    "pydantic_settings",
     "requests",
     "yaml",
-    "fullsend.settings",
+    "fullsend.ports",
     "fullsend.app.action.lifecycle",
-    "fullsend.app.action.plan",
 )
 
 
@@ -126,12 +124,12 @@ def test_the_skip_reexecutes_before_the_app_and_never_loads_the_agent_side(tmp_p
     assert "fullsend.adapters.secrets" in first["modules"]
     assert _under(final["modules"], NOT_ON_THE_SKIP_PATH) == []
     assert final["sanitizer_tables"] is False
-    # The skip is decided on the real forge before the inputs' validation library is loaded
-    # (docs/architecture.md "Fast skip"); its summary through the one renderer.
-    assert {"fullsend.app.action.fastskip", "fullsend.adapters.github.forge", "fullsend.app.action.receipt"} <= set(
+    # The skip is decided on the real forge, the inputs read by the one input table and the answers
+    # checked by the one checker (docs/architecture.md "Fast skip"); its summary through the one renderer.
+    assert {"fullsend.app.action.fastskip", "fullsend.adapters.github.forge", "fullsend.settings"} <= set(
         final["modules"]
     )
-    assert {"urllib3", "jinja2"} <= {m.split(".")[0] for m in final["modules"]}
+    assert {"urllib3", "pydantic", "pydantic_settings", "jinja2"} <= {m.split(".")[0] for m in final["modules"]}
     assert _under(final["modules"], NOT_ON_THE_FAST_SKIP) == []
 
 

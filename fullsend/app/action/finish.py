@@ -25,7 +25,6 @@ from fullsend.errors import ExitCode
 
 if TYPE_CHECKING:  # annotations only: the fast skip never loads the ports
     from fullsend.app.action.plan import RunPlan
-    from fullsend.context import GitHubContext
     from fullsend.core.receipt.skips import Skip
     from fullsend.ports import AgentRunResult, Log
 
@@ -227,19 +226,11 @@ def skip_outcome(skip: Skip) -> RunOutcome:
 
 def conclude(plan: RunPlan, outcome: RunOutcome, timeline: Timeline, log: Log) -> int:
     """Write the outputs and the step summary, log the failure and the outcome; returns the exit code."""
-    return conclude_item(plan.inputs.stage, plan.repo.full_name, plan.item, plan.ctx, outcome, timeline, log)
-
-
-def conclude_item(
-    stage: str, repository: str, item: int, ctx: GitHubContext, outcome: RunOutcome, timeline: Timeline, log: Log
-) -> int:
-    """:func:`conclude` for the work item ``repository#item`` under ``ctx``, before a run plan
-    exists (the fast skip's end: docs/architecture.md "Fast skip")."""
-    link = f"[{repository}#{item}]({ctx.server_url}/{repository}/issues/{item})"
-    summary = render_summary(outcome, stage, link, timeline)
-    publish(outcome, ctx.output_path, ctx.summary_path, summary, log)
+    item = f"[{plan.run_name}]({item_url(plan)})"
+    summary = render_summary(outcome, plan.inputs.stage, item, timeline)
+    publish(outcome, plan.ctx.output_path, plan.ctx.summary_path, summary, log)
     if outcome.outcome is ActionOutcome.FAILED and outcome.error:
         log("error", f"The run failed: {outcome.error}" + (f" [{outcome.error_rule}]" if outcome.error_rule else ""))
-    off = "; steering was off: not running in GitHub Actions" if not ctx.actions else ""
+    off = "; steering was off: not running in GitHub Actions" if not plan.ctx.actions else ""
     log("info", f"Outcome: {outcome.outcome}" + (f" ({outcome.skip_reason})" if outcome.skip_reason else "") + off)
     return outcome.exit_code

@@ -34,7 +34,6 @@ from fullsend.app.timeline import Timeline
 from fullsend.context import load_context
 from fullsend.core.final_word import denial_lines
 from fullsend.core.report.figures import RunFigures
-from fullsend.core.tokens.policy import counts_as_minted
 from fullsend.errors import AgentCliError, ExitCode, MintError
 from fullsend.harness import harness_diagnostics
 from fullsend.ports import Clock, Log
@@ -92,7 +91,8 @@ def run_action(
     try:
         started_at = clock.now() if handoff is None else handoff.started_at
         job, role_input = capture_job_token(env, console.mask)  # before anything else (docs/architecture.md "Tokens")
-        plan = build_plan(load_inputs(env), load_context(env), install_root(env))
+        plan = fast.plan if fast is not None else None  # the fast skip built it: the same plan goes on
+        plan = plan or build_plan(load_inputs(env), load_context(env), install_root(env))
         log = console_log(console)
         for diag in harness_diagnostics(plan.harness) if handoff is None else ():  # "Harness": the run goes on
             log("warning", f"{diag.field}: {diag.message} [{diag.rule}]")
@@ -100,7 +100,7 @@ def run_action(
             timeline.add(event.at, event.kind, event.text, event.rule_id, event.run_ids)
         progress = _Progress(plan, timeline, clock, log, cancel, fast=fast, handoff=handoff)
         if cancel.requested.is_set() and fast is not None and fast.forge is not None:
-            _reach_the_preflight(progress, env, (job, role_input))
+            _reach_the_preflight(progress)
         try:
             with cancel.raising():
                 outcome = _steps(progress, console, env, (job, role_input), started_at)
@@ -123,31 +123,18 @@ def _steps(
     plan, clock, log, timeline = p.plan, p.clock, p.log, p.timeline
     if p.handoff is not None:
         return _stage_steps(p, console, env, captured[1], started_at)
-    try:
-        p.tokens = tokens = acquire_role_token(
-            job=captured[0],
-            role_input=captured[1],
-            mint_url=plan.inputs.mint_url,
-            role=plan.role,
-            repository=plan.repo.full_name,
-            oidc_url=plan.ctx.id_token_request_url,
-            oidc_bearer=plan.ctx.id_token_request_token,
-            clock=clock,
-            log=log,
-            mask=console.mask,
-        )
-    except MintError as exc:
-        log("error", str(exc))
-        return RunOutcome(ActionOutcome.FAILED, ExitCode.FAILED, error=str(exc))
-    tokens, p.restricted = restricted_tokens(plan, tokens, env.get("GITHUB_ACTOR", ""), log)
-    p.tokens = tokens
-    facts = preflight_facts(plan, tokens)
     fast = p.fast
-    if fast is not None and fast.forge is not None and fast.relay is not None and fast.preflight_done:
-        p.forge = forge = fast.forge  # the fast skip's pre-flight said "go on": the same forge goes on
-        fast.relay.to(log)  # its lines, where this pre-flight's would stand
-        skip = None
+    if fast is not None and fast.preflight_done and fast.tokens and fast.forge and fast.relay:
+        p.tokens, p.forge = tokens, forge = fast.tokens, fast.forge  # the fast skip's pre-flight said "go on"
+        fast.relay.to(log)  # its lines (the role token's, the pre-flight's), where these steps' would stand
+        facts, skip = preflight_facts(plan, tokens), None
     else:
+        try:
+            p.tokens = tokens = _role_tokens(p, console, env, captured)
+        except MintError as exc:
+            log("error", str(exc))
+            return RunOutcome(ActionOutcome.FAILED, ExitCode.FAILED, error=str(exc))
+        facts = preflight_facts(plan, tokens)
         p.forge = forge = GitHubForge(
             plan.repo, plan.ctx.api_url, plan.ctx.graphql_url, tokens.job, tokens.role, clock, log=log
         )
@@ -156,6 +143,26 @@ def _steps(
         timeline.add(clock.now(), "skip", skip.reason, rule_id=skip.rule_id)
         return skip_outcome(skip)
     return _work(p, console, env, (tokens, forge, facts), started_at)
+
+
+def _role_tokens(p: _Progress, console: Console, env: Mapping[str, str], captured: tuple[str, str]) -> Tokens:
+    """The run's tokens: minted or as given, the swap taken back for a restricted run (which
+    sets ``p.restricted``).  Raises ``MintError`` when a configured mint fails."""
+    plan = p.plan
+    tokens = acquire_role_token(
+        job=captured[0],
+        role_input=captured[1],
+        mint_url=plan.inputs.mint_url,
+        role=plan.role,
+        repository=plan.repo.full_name,
+        oidc_url=plan.ctx.id_token_request_url,
+        oidc_bearer=plan.ctx.id_token_request_token,
+        clock=p.clock,
+        log=p.log,
+        mask=console.mask,
+    )
+    tokens, p.restricted = restricted_tokens(plan, tokens, env.get("GITHUB_ACTOR", ""), p.log)
+    return tokens
 
 
 def _stage_steps(
@@ -322,13 +329,10 @@ def _cancelled(p: _Progress) -> RunOutcome:
     return outcome
 
 
-def _reach_the_preflight(p: _Progress, env: Mapping[str, str], captured: tuple[str, str]) -> None:
+def _reach_the_preflight(p: _Progress) -> None:
     """A signal landed during the fast skip's pre-flight: take the tokens as the pre-flight had
     them and its forge, so the cancel path marks the status comment cancelled as for any signal
     in the pre-flight (docs/architecture.md "Cancellation").  Nothing is sent here."""
-    job, role_input = captured
-    plan, fast = p.plan, p.fast
+    fast = p.fast
     assert fast is not None and fast.forge is not None
-    tokens = Tokens(job=job, role=role_input, minted=counts_as_minted(False, role_input, job))
-    p.tokens, p.restricted = restricted_tokens(plan, tokens, env.get("GITHUB_ACTOR", ""), lambda _level, _text: None)
-    p.forge = fast.forge
+    p.tokens, p.forge = fast.tokens, fast.forge  # never a restricted run: the fast skip leaves those alone

@@ -17,8 +17,9 @@ from fullsend.core.model import Repo
 from fullsend.core.tokens.policy import ROLE_ALIASES
 from fullsend.errors import ConfigError, InputError
 from fullsend.harness import Harness, SteerBlock, load_harness, with_overrides
-from fullsend.input_table import DEFAULT_CLIS
 from fullsend.settings import Inputs
+
+DEFAULT_CLIS = {"claude": "claude", "pi": "pi", "codex": "codex"}
 
 
 @dataclass(frozen=True)

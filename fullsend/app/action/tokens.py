@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 from fullsend.adapters.github.mint import mint_for_run, oidc_token_for
 from fullsend.core.restricted import restricted_run
 from fullsend.core.tokens.policy import counts_as_minted, mint_repos, receipt_token
-from fullsend.ports import Clock, Log
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only: the fast skip takes the role token without the ports
     from fullsend.app.action.plan import RunPlan
+    from fullsend.ports import Clock, Log
 
 
 @dataclass(frozen=True)
