@@ -7,11 +7,12 @@
 #
 #   slim  the LAST stage, so what `docker build` makes without --target: what a runner builds for
 #         `uses: ./` and what a release publishes as the default image.  Debian's Python, the
-#         hash-pinned venv and the action: all the queued run that skips needs.  No git, no
-#         Node.js, no agent CLI: a run that works installs its runtime's pinned CLI after the
-#         pre-flight into FULLSEND_AGENT_CLI_ROOT (fullsend/adapters/agentcli).
-#   full  `--target full`: slim + git + every agent CLI installed at build time from the same
-#         locks, for runners that cannot reach the npm registry (air-gapped, GHES).
+#         hash-pinned venv, the action and git (the review, fix and code agents read diffs,
+#         commit and push: docs/adopting.md "Images").  No Node.js, no agent CLI: a run that
+#         works installs its runtime's pinned CLI after the pre-flight into
+#         FULLSEND_AGENT_CLI_ROOT (fullsend/adapters/agentcli).
+#   full  `--target full`: slim + every agent CLI installed at build time from the same locks,
+#         for runners that cannot reach the npm registry (air-gapped, GHES).
 #
 # Build arguments (a runner passes none):
 #   RUNTIMES          agent CLIs of the full image, among "claude pi codex" (default: all three)
@@ -98,8 +99,9 @@ ENV PYTHONUNBUFFERED=1 \
 # runner's /github/home, handed to it for the run), no login shell.
 ARG CHILD_UID=61000
 RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 ca-certificates libatomic1 \
+ && apt-get install -y --no-install-recommends python3 ca-certificates libatomic1 git \
  && rm -rf /var/lib/apt/lists/* /var/cache/apt/* \
+ && git config --system --add safe.directory '*' \
  && groupadd --system --gid "$CHILD_UID" fullsend-agent \
  && useradd --system --uid "$CHILD_UID" --gid "$CHILD_UID" --no-create-home --home-dir /nonexistent \
       --shell /usr/sbin/nologin fullsend-agent \
@@ -109,11 +111,6 @@ ENTRYPOINT ["python", "/app/entrypoint.py"]
 
 # ---------------------------------------------------------------------------- full
 FROM action AS full
-ARG DEBIAN_FRONTEND=noninteractive
-RUN apt-get update \
- && apt-get install -y --no-install-recommends git \
- && rm -rf /var/lib/apt/lists/* /var/cache/apt/* \
- && git config --system --add safe.directory '*'
 COPY --from=clis /opt/fullsend /opt/fullsend
 LABEL org.opencontainers.image.title="steer-action (full: git and every agent CLI)"
 

@@ -186,6 +186,10 @@ class AgentParams:
     ``env`` is the complete child environment (already scrubbed of the job token;
     docs/architecture.md "Tokens").  ``prompt`` is the opening line's task text; ``steerable`` asks a Steerer
     to keep the session open until ``settle``.  ``timeout_s`` bounds the whole iteration.
+    ``delegated_wait_s`` is how long, once its input is closed, the agent may still wait for the
+    work it delegated (sub-agents, background tasks) before that work counts as unfinished
+    (the ``delegated_wait_seconds`` input, never more than ``timeout_s``); ``expected_denials``
+    the tool refusals that do not fail a turn, one pattern each in the CLI's own rule syntax.
     """
 
     sandbox_name: str
@@ -198,6 +202,8 @@ class AgentParams:
     model: str = ""
     fallback_models: tuple[str, ...] = ()
     extra_args: tuple[str, ...] = ()
+    delegated_wait_s: float = 600.0
+    expected_denials: tuple[str, ...] = ()
 
 
 @dataclass
@@ -211,6 +217,8 @@ class AgentRunResult:
     not classify its end leaves the default, which never does.  ``final_message`` is the agent's
     last answer as its CLI wrote it (raw: masking and bounds are applied where it is shown,
     ``fullsend.core.final_word``); ``denials`` are the tool calls its permission rules refused.
+    ``end_rule`` is the rule id of a failed end (``EndVerdict.rule_id``: the class, or the rule of
+    an end the action found itself, docs/rules.md "Agent end"); ``""`` for success.
     """
 
     exit_code: int
@@ -229,6 +237,7 @@ class AgentRunResult:
     end: AgentEnd = AgentEnd.PROTOCOL_BROKEN
     final_message: str = ""
     denials: tuple[ToolDenial, ...] = ()
+    end_rule: str = ""
 
 
 class Runtime(Steerer, Protocol):

@@ -37,6 +37,7 @@ from fullsend.core.receipt.proof import verify as receipt_proof
 from fullsend.core.report import tally
 from fullsend.core.route import decision as route
 from fullsend.core.route import policy as route_policy
+from fullsend.core.route import rounds as route_rounds
 from fullsend.core.text import defang
 from fullsend.core.tokens import credential, reach
 from fullsend.core.watch import settle
@@ -120,13 +121,19 @@ def all_rules() -> tuple[Rule, ...]:
         *_family(
             "agent-end",
             "fullsend.core.agent_end",
-            (*agent_end.AGENT_END_RULE_IDS, agent_end.RULE_CLI_UNSUPPORTED, agent_end.RULE_CODEX_TRANSPORT),
+            (
+                *agent_end.AGENT_END_RULE_IDS,
+                *agent_end.FOUND_END_RULE_IDS,
+                agent_end.RULE_CLI_UNSUPPORTED,
+                agent_end.RULE_CODEX_TRANSPORT,
+            ),
         ),
         Rule(final_word.RULE_TOOL_DENIED, "agent-end", "fullsend.core.final_word"),
         *_family("lint", "fullsend.app.commands.lint", (RULE_HARNESS_INVALID, RULE_AGENT_MISSING_OPENING_LINE)),
         *_family("lint", "fullsend.harness", (harness.RULE_STEER_ENABLED_UNSET, harness.RULE_UNKNOWN_KEY)),
         *_family("route", "fullsend.core.route.decision", route.ROUTE_RULE_IDS),
         *_family("route", "fullsend.core.route.policy", route_policy.POLICY_RULE_IDS),
+        *_family("route", "fullsend.core.route.rounds", route_rounds.ROUNDS_RULE_IDS),
         *_family("report", "fullsend.core.report.tally", tally.REPORT_RULE_IDS),
     ]
     ids = [rule.id for rule in rules]

@@ -33,6 +33,8 @@ RUNTIMES = ("claude", "pi", "codex")
 MAX_ITEM = 2_147_483_647  # GitHub's GraphQL Int (signed 32-bit) carries issue numbers
 MAX_TIMEOUT_MINUTES = 1440  # a job token lives at most 24 hours
 MAX_ITERATIONS = 100
+MAX_DELEGATED_WAIT_SECONDS = 86_400  # a day: past any timeout_minutes, which caps the wait anyway
+MAX_EXPECTED_DENIALS = 100  # patterns; one a line
 _MAX_DIGITS = 20  # longer than any bound above: refused without parsing thousands of digits
 _BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
 
@@ -54,6 +56,10 @@ _FIXES: dict[str, str] = {
     "poll_interval_seconds": "Use a whole number of seconds from 0 to 600, or leave it empty.",
     "timeout_minutes": "Use a whole number of minutes from 1 to 1440 (a job token lives at most a day).",
     "max_iterations": "Use a whole number from 1 to 100.",
+    "delegated_wait_seconds": "Use a whole number of seconds from 0 to 86400 (default 600); the run's "
+    "timeout_minutes caps it.",
+    "expected_denials": "Put one tool pattern per line in the CLI's permission-rule syntax, such as Bash or "
+    "Bash(git push:*), at most 100 lines of at most 200 characters.",
     "prompt": "Set exactly one of 'prompt' or 'prompt_file' (or a harness with a 'prompt:' key).",
     "mint_url": "Use an https:// URL (or http://127.0.0.1 / http://localhost for local tests), without user@.",
     "role": "Use lower-case letters, digits, '-' and '_', starting with a letter.",
@@ -78,6 +84,24 @@ def _csv(value: Any) -> tuple[str, ...]:
     return tuple(part.strip() for part in str(value).split(",") if part.strip())
 
 
+def denial_patterns(value: Any) -> tuple[str, ...]:
+    """``expected_denials`` as patterns: one a line, trimmed; blank lines and ``#`` comments left out.
+
+    Raises ``ValueError`` for more than :data:`MAX_EXPECTED_DENIALS` patterns, one longer than 200
+    characters, or one holding a control character.
+    """
+    lines = value if isinstance(value, (list, tuple)) else str(value or "").splitlines()
+    patterns = tuple(p for p in (str(line).strip() for line in lines) if p and not p.startswith("#"))
+    if len(patterns) > MAX_EXPECTED_DENIALS:
+        raise ValueError(f"must hold at most {MAX_EXPECTED_DENIALS} patterns (it holds {len(patterns)})")
+    for number, pattern in enumerate(patterns, 1):
+        if len(pattern) > 200 or any(ord(ch) < 32 or ord(ch) == 127 for ch in pattern):
+            raise ValueError(
+                f"must hold patterns of at most 200 characters and no control character (pattern {number} is not)"
+            )
+    return patterns
+
+
 class Inputs(BaseSettings):
     """The action's inputs as ``action.yml`` lists them (snake_case only).
 
@@ -99,6 +123,7 @@ class Inputs(BaseSettings):
     trigger_phrase: str = ""
     label_triggers: str = ""
     assignee_triggers: str = ""
+    max_fix_rounds: str = "3"
     review_app: str = ""
     stage: Literal["triage", "code", "review", "fix", "retro", "prioritize"]
     item: int | None = Field(default=None, le=MAX_ITEM)
@@ -115,6 +140,8 @@ class Inputs(BaseSettings):
     max_steers: int | None = Field(default=None, ge=0, le=50)
     poll_interval_seconds: int | None = Field(default=None, ge=0, le=600)
     timeout_minutes: int = Field(default=30, gt=0, le=MAX_TIMEOUT_MINUTES)
+    delegated_wait_seconds: int = Field(default=600, ge=0, le=MAX_DELEGATED_WAIT_SECONDS)
+    expected_denials: Annotated[tuple[str, ...], NoDecode] = ()
     sandbox: Literal["local", "openshell"] = "local"
     openshell_cli: str = ""
     self_logins: Annotated[tuple[str, ...], NoDecode] = ()
@@ -155,6 +182,7 @@ class Inputs(BaseSettings):
         "timeout_minutes",
         "max_iterations",
         "status_interval_seconds",
+        "delegated_wait_seconds",
         mode="before",
     )
     @classmethod
@@ -183,6 +211,11 @@ class Inputs(BaseSettings):
         if isinstance(value, (list, tuple)):
             return tuple(str(v) for v in value)
         return split_agent_args(str(value or ""))
+
+    @field_validator("expected_denials", mode="before")
+    @classmethod
+    def _patterns(cls, value: Any) -> tuple[str, ...]:
+        return denial_patterns(value)
 
     @model_validator(mode="after")
     def _owned_flags(self) -> Inputs:
@@ -244,6 +277,7 @@ VALUE_SHOWN = frozenset(
         "poll_interval_seconds",
         "timeout_minutes",
         "max_iterations",
+        "delegated_wait_seconds",
     }
 )
 _VALUE_SHOWN_MAX = 40

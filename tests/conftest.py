@@ -15,7 +15,10 @@ ten slowest tests follow the table, so the next regression is visible.
 from __future__ import annotations
 
 import os
+import subprocess
 from collections import defaultdict
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -79,3 +82,22 @@ def format_slowest(seconds: dict[str, float], count: int) -> list[str]:
     """``count`` lines ``  <seconds>s <test id>``, slowest first (ties by test id)."""
     ranked = sorted(seconds.items(), key=lambda item: (-item[1], item[0]))[:count]
     return [f"{took:9.1f}s {nodeid}" for nodeid, took in ranked]
+
+
+@pytest.fixture(scope="session")
+def released(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The session's steer-action release (tests/support/release.py: release.sh build and publish
+    --local on a snapshot of this checkout, a registry on 127.0.0.1, both images pulled by digest),
+    shared by the release test (the ``podman`` xdist group) and the adopter-path plays (the
+    ``adopter`` group, a worker of its own beside it): the images are built once per content under
+    a lock (tests/support/release.py), so a second worker waits for them and publishes its own
+    release commits."""
+    from tests.support.release import REPO_ROOT, make_release
+
+    made = subprocess.run(
+        [str(REPO_ROOT / "tools" / "container" / "make-base.sh")], capture_output=True, text=True, timeout=1200
+    )
+    if made.returncode != 0:
+        pytest.fail(f"tools/container/make-base.sh failed:\n{made.stderr[-3000:]}", pytrace=False)
+    with make_release(tmp_path_factory.mktemp("release")) as (release, _registry):
+        yield release

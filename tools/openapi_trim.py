@@ -8,6 +8,11 @@ Input: ``generated/api.github.com.json`` of the npm package ``@octokit/openapi``
     python tools/openapi_trim.py "$scratch/package/generated/api.github.com.json" \\
         tests/data/openapi/github-rest-trimmed.json
 
+With ``--webhooks`` it trims the payload schemas of ``WEBHOOKS`` from ``@octokit/openapi-webhooks``
+12.1.0's ``generated/api.github.com.json`` into ``tests/data/openapi/github-webhooks-trimmed.json``
+(``{"source", "webhooks": {name: <schema>}, "$defs"}``): the oracle of the simulator's webhook
+payloads.
+
 The same package ships one description per GitHub Enterprise Server release,
 ``generated/ghes-3.X.json``; trim each supported one (docs/adopting.md "GitHub Enterprise Server")
 the same way into ``tests/data/openapi/ghes-3.X-trimmed.json``.  The ``source`` recorded in the
@@ -58,6 +63,21 @@ ENDPOINTS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("get", "/repos/{owner}/{repo}/compare/{basehead}", ("200", "404")),
     ("get", "/user", ("200", "401", "403")),
     ("get", "/app", ("200",)),
+    ("post", "/repos/{owner}/{repo}/pulls", ("201", "422")),
+    ("post", "/repos/{owner}/{repo}/issues", ("201", "422")),
+    ("get", "/repos/{owner}/{repo}/installation", ("200",)),
+    ("post", "/app/installations/{installation_id}/access_tokens", ("201", "422")),
+)
+
+WEBHOOKS_PACKAGE = "@octokit/openapi-webhooks 12.1.0"
+WEBHOOKS_SOURCE = f"{WEBHOOKS_PACKAGE} generated/api.github.com.json"
+# The webhook events whose payloads the simulator sends to the runs it starts (fullsend/simulator/events).
+WEBHOOKS = (
+    "issues-opened",
+    "issue-comment-created",
+    "pull-request-opened",
+    "pull-request-synchronize",
+    "pull-request-review-submitted",
 )
 
 _KEEP = {
@@ -161,10 +181,25 @@ def trim(api: dict[str, Any], source: str = SOURCE) -> dict[str, Any]:
         responses = api["paths"][path][method]["responses"]
         kept = {s: _response_schema(api, responses[s]) for s in statuses}
         endpoints[f"{method.upper()} {path}"] = {s: v for s, v in kept.items() if v is not None}
+    return {"source": source, "endpoints": endpoints, "$defs": _definitions(api, endpoints)}
+
+
+def trim_webhooks(api: dict[str, Any], source: str = WEBHOOKS_SOURCE) -> dict[str, Any]:
+    """The payload schemas of ``WEBHOOKS`` from ``@octokit/openapi-webhooks``' description (its
+    ``webhooks`` section), self-contained like :func:`trim`'s output."""
+    hooks = {
+        name: convert(api["webhooks"][name]["post"]["requestBody"]["content"]["application/json"]["schema"])
+        for name in WEBHOOKS
+    }
+    return {"source": source, "webhooks": hooks, "$defs": _definitions(api, hooks)}
+
+
+def _definitions(api: dict[str, Any], roots: dict[str, Any]) -> dict[str, Any]:
+    """Every ``components/schemas`` definition reachable from ``roots``, converted, by name."""
     schemas = api["components"]["schemas"]
     defs: dict[str, Any] = {}
     pending: set[str] = set()
-    _refs(endpoints, pending)
+    _refs(roots, pending)
     while pending:
         name = pending.pop()
         if name in defs:
@@ -173,7 +208,7 @@ def trim(api: dict[str, Any], source: str = SOURCE) -> dict[str, Any]:
         found: set[str] = set()
         _refs(defs[name], found)
         pending |= found - set(defs)
-    return {"source": source, "endpoints": endpoints, "$defs": dict(sorted(defs.items()))}
+    return dict(sorted(defs.items()))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -181,8 +216,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("source", type=Path)
     parser.add_argument("out", type=Path)
+    parser.add_argument("--webhooks", action="store_true", help="trim @octokit/openapi-webhooks' payloads")
     args = parser.parse_args(argv)
-    doc = trim(json.loads(args.source.read_text(encoding="utf-8")), f"{PACKAGE} generated/{args.source.name}")
+    api = json.loads(args.source.read_text(encoding="utf-8"))
+    if args.webhooks:
+        doc = trim_webhooks(api, f"{WEBHOOKS_PACKAGE} generated/{args.source.name}")
+    else:
+        doc = trim(api, f"{PACKAGE} generated/{args.source.name}")
     text = json.dumps(doc, indent=1, sort_keys=False) + "\n"
     args.out.write_text(text, encoding="utf-8")
     print(f"{args.out}: {len(text.encode())} bytes, {len(doc['$defs'])} definitions", file=sys.stderr)

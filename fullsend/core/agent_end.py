@@ -33,6 +33,20 @@ RULE_CLI_UNSUPPORTED = "cli-unsupported"
 #: Which of Codex's transports (the live app-server or exec interrupt-and-resume) a run uses.
 RULE_CODEX_TRANSPORT = "codex-transport"
 AGENT_END_RULE_IDS = (RULE_AGENT_ERROR, RULE_LIMIT_REACHED, RULE_INTERRUPTED, RULE_PROTOCOL_BROKEN)
+#: Ends no CLI line states, found by the action itself (issue 43; docs/rules.md "Agent end").  Each
+#: is one of the five classes, and its own rule id closes the ``::error::`` line instead of the class.
+#: Work the agent delegated (a sub-agent, a background task) was stopped, failed or still ran at the
+#: end of the bounded wait (``delegated_wait_seconds``).
+RULE_DELEGATED_UNFINISHED = "delegated-unfinished"
+#: A tool call was refused in a turn and no ``expected_denials`` pattern covers it.
+RULE_TOOL_REFUSED = "tool-refused"
+#: A turn was opened and never judged: no terminal line for it before the output ended, a last
+#: turn end announcing more turns, or an end that names no stop and carries no answer.
+RULE_TURN_UNJUDGED = "turn-unjudged"
+#: The session the run steered is not the one that went on (a resume in another thread, a sandbox
+#: that did not come back): an update could have landed without its task.
+RULE_SESSION_LOST = "session-lost"
+FOUND_END_RULE_IDS = (RULE_DELEGATED_UNFINISHED, RULE_TOOL_REFUSED, RULE_TURN_UNJUDGED, RULE_SESSION_LOST)
 
 _DETAIL_MAX = 300
 
@@ -43,28 +57,40 @@ class TerminalState:
 
     ``shape`` is the CLI's terminal event as it writes it (documentation, e.g.
     ``result subtype=error_max_turns``); ``reason`` the key the parser looks up (the CLI's own
-    word, e.g. ``error_max_turns``); ``end`` its class; ``says`` the sentence a person reads.
+    word, e.g. ``error_max_turns``); ``end`` its class; ``says`` the sentence a person reads;
+    ``rule`` the rule of an end the action finds itself (:data:`FOUND_END_RULE_IDS`), else ``""``.
     """
 
     shape: str
     reason: str
     end: AgentEnd
     says: str
+    rule: str = ""
 
 
 @dataclass(frozen=True)
 class EndVerdict:
-    """A classified end: the class, the agent's reason word, the sentence and the agent's detail."""
+    """A classified end: the class, the agent's reason word, the sentence and the agent's detail.
+
+    ``rule`` is one of :data:`FOUND_END_RULE_IDS` for an end the action found itself (its own rule
+    id closes the ``::error::`` line), ``""`` for an end its class says all about.
+    """
 
     end: AgentEnd
     reason: str
     says: str
     detail: str = ""
+    rule: str = ""
 
     @property
     def succeeded(self) -> bool:
         """True only for outright success."""
         return self.end is AgentEnd.SUCCESS
+
+    @property
+    def rule_id(self) -> str:
+        """The rule id of this end: ``rule`` when set, else the class; ``""`` for outright success."""
+        return "" if self.succeeded else (self.rule or self.end.value)
 
     def message(self) -> str:
         """``<says> (<reason>)[: <detail>]``, e.g. "the agent stopped at its turn limit (error_max_turns)"."""

@@ -45,11 +45,13 @@ class ToolDenial:
 
     ``tool_name`` (``Bash``, ``Write``, ``mcp__server__tool``), ``tool_use_id`` (the model's call
     id, what tells two refusals apart) and ``tool_input`` (the call's input as compact JSON text).
+    ``cli`` is the CLI that refused it (``claude`` or ``codex``): how a tool is allowed is its own.
     """
 
     tool_name: str
     tool_use_id: str = ""
     tool_input: str = ""
+    cli: str = "claude"
 
 
 def mask_secrets(text: str, secrets: Iterable[str]) -> str:
@@ -99,7 +101,7 @@ def masked_denial(denial: ToolDenial, secrets: Iterable[str]) -> ToolDenial:
     """``denial`` with every secret in its name and input replaced by :data:`MASK`."""
     values = tuple(secrets)
     return ToolDenial(
-        mask_secrets(denial.tool_name, values), denial.tool_use_id, mask_secrets(denial.tool_input, values)
+        mask_secrets(denial.tool_name, values), denial.tool_use_id, mask_secrets(denial.tool_input, values), denial.cli
     )
 
 
@@ -136,13 +138,26 @@ def denial_lines(denials: Sequence[ToolDenial]) -> list[str]:
     for denial in denials:
         name = tool_label(denial.tool_name)
         said = denial_input_text(denial)
-        lines.append(
-            f"`{name}`"
-            + (f" with input {said}" if said else "")
-            + f" — to allow it, add the lines `{ALLOW_FLAG}` and `{name}` to `agent_args` "
-            "(and take it out of any `--disallowedTools` there)"
-        )
+        lines.append(f"`{name}`" + (f" with input {said}" if said else "") + f" — {allow_hint(denial, code=True)}")
     return lines
+
+
+def allow_hint(denial: ToolDenial, code: bool = False) -> str:
+    """How to allow the refused tool, in its CLI's terms (``code``: names as markdown code spans).
+
+    Claude Code: the two ``agent_args`` lines ``--allowedTools`` and the tool, and out of any
+    ``--disallowedTools``; Codex: a line of ``expected_denials`` when the refusal is intended, or
+    Codex's own approval and exec-policy settings to let it run.
+    """
+    name = tool_label(denial.tool_name)
+    q = (lambda text: f"`{text}`") if code else (lambda text: text)
+    if denial.cli == "codex":
+        return f"to expect it, add the line {q(name)} to {q('expected_denials')}; to allow it, let Codex run it " + (
+            "(its approval policy and exec-policy rules)"
+        )
+    return f"to allow it, add the lines {q(ALLOW_FLAG)} and {q(name)} to {q('agent_args')}" + (
+        f" (and take it out of any {q('--disallowedTools')} there)" if code else ""
+    )
 
 
 def tool_input_json(value: object) -> str:

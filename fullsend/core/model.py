@@ -167,6 +167,8 @@ class PullRequest:
     number: int
     head_sha: str = ""
     html_url: str = ""
+    head_ref: str = ""
+    head_repository: str = ""
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,17 @@ class StateBase:
         self._lock = threading.RLock()
         self._clock = clock or _utc_now
         self.urls = urls
+        #: Called as ``listener(event, data)`` after a REST write GitHub sends a webhook event for
+        #: (``notify``): the simulator's events (``fullsend.simulator.events``) listen here.
+        self.listeners: list[Callable[[str, dict[str, Any]], None]] = []
+        #: The commit a branch name points at (a git server's), or None: ``POST …/pulls`` needs it.
+        self.branch_resolver: Callable[[str], str | None] | None = None
+
+    def notify(self, event: str, **data: Any) -> None:
+        """Tell every listener that ``event`` (a webhook event name) happened, with ``data``
+        (``action``, ``number``, ``login`` and the records); a listener's error is raised."""
+        for listener in list(self.listeners):
+            listener(event, data)
 
     def now(self) -> str:
         """The simulator clock as RFC 3339 UTC to the second."""

@@ -168,6 +168,8 @@ class SimHandler(BaseHTTPRequestHandler):
 
     def _serve(self) -> None:
         sim: GitHubSimulator = self.server.sim  # type: ignore[attr-defined]  # set by GitHubSimulator on its server
+        if any(extension.serve(self) for extension in list(sim.extensions)):
+            return
         raw_path, _, raw_query = self.path.partition("?")
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length > 0 else b""

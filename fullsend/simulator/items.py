@@ -137,6 +137,11 @@ class ItemsState(ActionsState, ThreadsState, ReviewsState):
             self._pulls[number].update(self._item_fields(extra))
             return json_copy(self._pulls[number])
 
+    def next_item_number(self) -> int:
+        """The number GitHub gives the next issue or pull request: one above the highest."""
+        with self._lock:
+            return max(self._issues, default=0) + 1
+
     def update_issue(self, number: int, **fields: Any) -> dict[str, Any]:
         """Change an issue's ``title``, ``body``, ``labels`` (names), ``state`` or any other field;
         a PR's record follows.  ``updated_at`` becomes now unless given.  ``KeyError`` if unknown."""
@@ -305,6 +310,11 @@ class ItemsState(ActionsState, ThreadsState, ReviewsState):
             if record is not None:
                 record["comments"] = self._count_comments(number)
                 record["updated_at"] = when
+
+    def open_pulls_from(self, branch: str) -> list[int]:
+        """The numbers of the open pull requests whose head branch is ``branch``."""
+        with self._lock:
+            return [n for n, pr in self._pulls.items() if pr["state"] == "open" and pr["head"]["ref"] == branch]
 
     def has_head(self, number: int, sha: str) -> bool:
         """Whether ``sha`` was ever a head of pull request ``number`` (a commit GitHub knows for it)."""

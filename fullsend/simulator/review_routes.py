@@ -4,8 +4,11 @@ GitHub's rules the handler keeps: ``event`` ``APPROVE``, ``REQUEST_CHANGES`` or 
 (absent: a ``PENDING`` review); a ``body`` is required for ``REQUEST_CHANGES`` and ``COMMENT``;
 each comment needs a ``path``, a ``body`` and a ``line`` of 1 or more (``side`` ``LEFT`` or
 ``RIGHT``, ``start_line`` below ``line``); ``commit_id`` defaults to the head, and one that was
-never a head of the pull request is a 422.  The answer is 200 with the review.  Which lines are in
-the diff is not modelled.
+never a head of the pull request is a 422; so is an ``APPROVE`` or ``REQUEST_CHANGES`` by the pull
+request's own author ("Review Can not request changes on your own pull request": one App cannot
+request changes on a pull request it opened, https://docs.github.com/en/pull-requests/collaborating-with-pull-requests/reviewing-changes-in-pull-requests/approving-a-pull-request-with-required-reviews
+"Pull request authors cannot approve their own pull requests").  The answer is 200 with the
+review.  Which lines are in the diff is not modelled.
 """
 
 from __future__ import annotations
@@ -44,3 +47,16 @@ def review_problem(doc: dict[str, Any]) -> str | None:
     if not isinstance(comments, list):
         return "comments must be an array"
     return next((p for i, c in enumerate(comments) if (p := _comment_problem(i, c))), None)
+
+
+def own_pull_refusal(doc: dict[str, Any], author: dict[str, Any], login: str) -> str:
+    """GitHub's refusal when ``login`` approves or requests changes on a pull request it authored
+    (``author`` is the pull request's ``user``), else ``""``."""
+    if str(author.get("login", "")).lower() != login.lower():
+        return ""
+    event = doc.get("event")
+    if event == "REQUEST_CHANGES":
+        return "Review Can not request changes on your own pull request"
+    if event == "APPROVE":
+        return "Review Can not approve your own pull request"
+    return ""

@@ -9,61 +9,23 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote
 
 from fullsend.core.scalars import parse_time
+from fullsend.simulator.issue_routes import create_issue
+from fullsend.simulator.pull_routes import create_pull
 from fullsend.simulator.query import created_filter, page_params, paginate
-from fullsend.simulator.review_routes import STATES, review_problem
+from fullsend.simulator.replies import DOCS, Call, Handler, Reply, error, not_found, validation_failed
+from fullsend.simulator.review_routes import STATES, own_pull_refusal, review_problem
 from fullsend.simulator.shapes import full_repo_json, public_user_json
 
 if TYPE_CHECKING:  # pragma: no cover
     from fullsend.simulator.items import ItemsState
-DOCS = "https://docs.github.com/rest"
 # Filters after which GitHub returns at most 1,000 runs (list-workflow-runs description).
 _CAPPING_FILTERS = ("actor", "branch", "check_suite_id", "created", "event", "head_sha", "status")
 _RUN_CAP = 1000
-
-
-@dataclass
-class Call:
-    """One request as the handlers see it; ``path`` is relative to the API prefix."""
-
-    method: str
-    path: str
-    query: dict[str, list[str]]
-    query_pairs: list[tuple[str, str]]
-    body: bytes
-    login: str
-    is_bot: bool
-
-    def param(self, key: str, default: str = "") -> str:
-        return self.query.get(key, [default])[0]
-
-
-@dataclass
-class Reply:
-    """A handler's answer; ``body`` is JSON-able (``None`` ⇒ empty body)."""
-
-    status: int
-    body: Any = None
-    headers: dict[str, str] = field(default_factory=dict)
-
-
-def error(status: int, message: str, doc: str = DOCS) -> Reply:
-    """GitHub's error body (``basic-error``)."""
-    return Reply(status, {"message": message, "documentation_url": doc, "status": str(status)})
-
-
-def not_found() -> Reply:
-    """GitHub's plain 404."""
-    return error(404, "Not Found")
-
-
-Handler = Callable[["ItemsState", Call, "re.Match[str]"], Reply]
 
 
 def _listing(sim: ItemsState, call: Call, items: list[Any], sub: str, wrap: str | None) -> Reply:
@@ -207,6 +169,7 @@ def create_comment(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
     if not isinstance(body, str):
         return error(422, 'Invalid request.\n\n"body" wasn\'t supplied.')
     comment = sim.add_comment(number, body, call.login, "Bot" if call.is_bot else "User")
+    sim.notify("issue_comment", action="created", number=number, login=call.login, comment=comment)
     return Reply(201, comment, {"Location": comment["url"]})
 
 
@@ -260,11 +223,16 @@ def create_review(sim: ItemsState, call: Call, m: re.Match[str]) -> Reply:
     commit = doc["commit_id"] if isinstance(doc.get("commit_id"), str) else ""
     if commit and not sim.has_head(number, commit):
         return error(422, "Unprocessable Entity: commit_id is not part of the pull request")
+    own = own_pull_refusal(doc, (sim.get_pull(number) or {}).get("user") or {}, call.login)
+    if own:
+        return validation_failed("Unprocessable Entity", [own])
     kind = "Bot" if call.is_bot else "User"
     review = sim.add_review(
         number, call.login, STATES.get(doc.get("event") or "", "PENDING"), doc.get("body") or "", kind, commit
     )
     sim.add_review_comments(review["id"], doc.get("comments", []))
+    if review["state"] != "PENDING":
+        sim.notify("pull_request_review", action="submitted", number=number, login=call.login, review=review)
     return Reply(200, review)
 
 
@@ -321,6 +289,8 @@ ROUTES: tuple[tuple[str, re.Pattern[str], Handler], ...] = tuple(
         ("GET", r"(?P<sub>/pulls/(?P<n>\d+)/comments)", list_thread_comments),
         ("GET", r"(?P<sub>/pulls/comments/(?P<id>\d+))", get_thread_comment),
         ("POST", r"(?P<sub>/pulls/(?P<n>\d+)/reviews)", create_review),
+        ("POST", r"(?P<sub>/pulls)", create_pull),
+        ("POST", r"(?P<sub>/issues)", create_issue),
         ("GET", r"(?P<sub>/compare/(?P<bh>.+))", compare),
         ("GET", r"/user", get_user),
         ("GET", r"/app", get_app),

@@ -30,8 +30,8 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import datetime
-from http.server import ThreadingHTTPServer
-from typing import Any
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Protocol
 
 from fullsend.core.identity import Identity
 from fullsend.simulator.edits import EditHistory
@@ -41,6 +41,16 @@ from fullsend.simulator.issuer import ISSUER_PATH, Issuer
 from fullsend.simulator.shapes import Urls, rest_login, stable_id
 
 Predicate = Callable[[RecordedRequest], bool]
+
+
+class Extension(Protocol):
+    """A server of other paths on the simulator's port (``GitHubSimulator.extensions``)."""
+
+    def serve(self, handler: BaseHTTPRequestHandler) -> bool:
+        """Answer the request when it is one of this extension's paths; False (nothing read or sent) otherwise."""
+        ...
+
+
 Action = Callable[["GitHubSimulator"], None]
 HOST = "127.0.0.1"
 
@@ -83,6 +93,10 @@ class GitHubSimulator(FaultInjection, EditHistory):
         self.graphql_url = web + self._graphql_path
         self._tokens: dict[str, tuple[str, bool]] = {}
         self._read_only: set[str] = set()
+        self._contents: dict[str, str] = {}
+        #: Servers of other paths on this port (the git server, the Apps' token endpoints): each
+        #: ``serve(handler)`` answers a request it owns and returns True, before the REST API.
+        self.extensions: list[Extension] = []
         for token, identity in (tokens or {}).items():
             self.add_token(token, identity.login, "Bot" if identity.bot else "User")
         self._requests: list[RecordedRequest] = []
@@ -133,16 +147,25 @@ class GitHubSimulator(FaultInjection, EditHistory):
             raise self.errors[0]
 
     # ----------------------------------------------------------------------------- identities
-    def add_token(self, token: str, login: str, user_type: str = "Bot", *, read_only: bool = False) -> None:
+    def add_token(
+        self, token: str, login: str, user_type: str = "Bot", *, read_only: bool = False, contents: str = "read"
+    ) -> None:
         """Accept bearer ``token`` as ``login``; ``user_type`` ``Bot`` (an App: REST login gets
         ``[bot]``, GraphQL drops it) or ``User``.  A ``read_only`` token gets 403 "Resource not
-        accessible by integration" on every REST write (a job token without ``issues: write``)."""
+        accessible by integration" on every REST write (a job token without ``issues: write``).
+        ``contents`` (``read`` or ``write``) is what the git server lets the token do."""
         with self._lock:
             is_bot = user_type == "Bot"
             self._tokens[token] = (rest_login(login, is_bot), is_bot)
+            self._contents[token] = contents
             self._read_only.discard(token)
             if read_only:
                 self._read_only.add(token)
+
+    def contents_permission(self, token: str) -> str:
+        """``read`` or ``write`` for a known token, ``""`` for another."""
+        with self._lock:
+            return self._contents.get(token, "") if token in self._tokens else ""
 
     def _identity(self, token: str) -> tuple[str, bool]:
         with self._lock:

@@ -209,7 +209,7 @@ def minimal_repo_json(urls: Urls) -> dict[str, Any]:
 def full_repo_json(urls: Urls, created_at: str) -> dict[str, Any]:
     """A ``repository`` object (``GET /repos/{o}/{r}``, and a pull request's ``head.repo``/``base.repo``)."""
     host = urls.web.split("://", 1)[-1]
-    extra = {
+    extra: dict[str, Any] = {
         "clone_url": f"{urls.repo_web}.git",
         "git_url": f"git://{host}/{urls.owner}/{urls.repo}.git",
         "ssh_url": f"git@{host.split(':')[0]}:{urls.owner}/{urls.repo}.git",
@@ -231,6 +231,8 @@ def full_repo_json(urls: Urls, created_at: str) -> dict[str, Any]:
         "has_projects": False,
         "has_wiki": False,
         "has_pages": False,
+        "has_discussions": False,
+        "topics": [],
         "archived": False,
         "disabled": False,
         "license": None,

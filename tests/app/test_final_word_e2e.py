@@ -15,7 +15,7 @@ from fullsend.simulator.server import GitHubSimulator
 from tests.support.action_run import ActionRun, run_entrypoint, runner_env
 
 
-def _run(tmp_path, inputs: dict[str, str], **agent_env: str) -> tuple[ActionRun, list[dict], str]:
+def _run(tmp_path, inputs: dict[str, str], exit_code: int = 0, **agent_env: str) -> tuple[ActionRun, list[dict], str]:
     with GitHubSimulator() as sim:
         fix = standard_pr_scenario(sim)
         env = runner_env(tmp_path, sim, fix, inputs={"steer_enabled": "false", **inputs})
@@ -23,7 +23,7 @@ def _run(tmp_path, inputs: dict[str, str], **agent_env: str) -> tuple[ActionRun,
         env.update(agent_env)
         run = run_entrypoint(env, tmp_path)
         terminal = [c for c in sim.comments(fix.pr) if "fullsend:status:terminal" in c["body"]]
-    assert run.exit_code == 0, run.stdout + run.stderr
+    assert run.exit_code == exit_code, run.stdout + run.stderr
     return run, terminal, fix.role_token
 
 
@@ -65,13 +65,16 @@ def test_a_hostile_multi_line_answer_is_masked_inert_and_keeps_its_lines(tmp_pat
     assert quoted in terminal[0]["body"]
 
 
+DENIALS = [
+    {"tool_name": "Bash", "tool_use_id": "toolu_1", "tool_input": {"command": "git push @octocat"}},
+    {"tool_name": "WebFetch", "tool_use_id": "toolu_2", "tool_input": {"url": "https://example.com"}},
+]
+
+
 def test_denied_tools_are_listed_with_the_agent_args_that_allow_them(tmp_path):
-    denials = [
-        {"tool_name": "Bash", "tool_use_id": "toolu_1", "tool_input": {"command": "git push @octocat"}},
-        {"tool_name": "WebFetch", "tool_use_id": "toolu_2", "tool_input": {"url": "https://example.com"}},
-    ]
+    """Refusals no ``expected_denials`` line covers are listed, and fail the run (issue 43)."""
     run, terminal, _role = _run(
-        tmp_path, {"runtime": "claude"}, SCRIPTED_AGENT_RESULT=json.dumps({"permission_denials": denials})
+        tmp_path, {"runtime": "claude"}, 1, SCRIPTED_AGENT_RESULT=json.dumps({"permission_denials": DENIALS})
     )
     allow = (
         "— to allow it, add the lines `--allowedTools` and `{0}` to `agent_args` "
@@ -86,7 +89,21 @@ def test_denied_tools_are_listed_with_the_agent_args_that_allow_them(tmp_path):
         "::warning::The agent was refused the tool Bash; to allow it, add the lines --allowedTools and Bash "
         "to agent_args [tool-denied]"
     ) in run.stdout
-    assert run.outputs["outcome"] == "succeeded"  # a refusal is reported, it does not fail the run
+    assert run.outputs["outcome"] == "failed"  # a refusal nobody expected fails the run (issue 43)
+    assert (
+        "::error::The run failed: the agent was refused a tool that expected_denials does not list: "
+        "Bash, WebFetch [tool-refused]"
+    ) in run.stdout
+
+
+def test_expected_denials_are_listed_and_change_nothing(tmp_path):
+    """Both refusals match a line of ``expected_denials`` (Claude Code's rule syntax): listed, the
+    run succeeds."""
+    inputs = {"runtime": "claude", "expected_denials": "Bash(git push:*)\nWebFetch(domain:example.com)"}
+    run, terminal, _role = _run(tmp_path, inputs, SCRIPTED_AGENT_RESULT=json.dumps({"permission_denials": DENIALS}))
+    assert run.outputs["outcome"] == "succeeded", run.stdout
+    assert "### Tools the agent was refused" in run.summary and "tool-refused" not in run.stdout
+    assert "Tools the agent was refused [`tool-denied`]" in terminal[0]["body"]
 
 
 def test_no_agent_no_final_message(tmp_path):

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from fullsend.app.action.finish import outputs_of, skip_outcome
-from fullsend.app.action.outputs import OUTPUT_NAMES, ActionOutcome, output_entries
+from fullsend.app.action.outputs import OUTPUT_NAMES, ROUTE_OUTPUT_NAMES, ActionOutcome, output_entries
 from fullsend.core.receipt.skips import RULE_RECEIPT, Skip
 
 ACTION_YML = Path(__file__).resolve().parents[2] / "action.yml"
@@ -16,7 +16,7 @@ ACTION_YML = Path(__file__).resolve().parents[2] / "action.yml"
 
 def test_the_output_names_are_action_yml_s_in_its_order() -> None:
     outputs = yaml.safe_load(ACTION_YML.read_text(encoding="utf-8"))["outputs"]
-    assert list(OUTPUT_NAMES) == list(outputs)
+    assert [*OUTPUT_NAMES, *ROUTE_OUTPUT_NAMES] == list(outputs)
     assert [o.value for o in ActionOutcome] == ["skipped", "succeeded", "failed"]
 
 

@@ -33,15 +33,25 @@ def sim():
 
 def test_sandbox_lost_after_the_interrupt_fails_the_run_without_receipt(sim, tmp_path):
     fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
-    sim.on_request(
-        sim.match("GET", r"/actions/workflows/fullsend\.yml/runs"), lambda s: add_comment_follow_up(s, COMMAND)
+    resumable = tmp_path / "resumable.flag"  # the first turn wrote its first item: a steer stops it at once
+    added: list[object] = []
+
+    def follow_up(s: GitHubSimulator) -> None:
+        if not added and resumable.exists():
+            added.append(add_comment_follow_up(s, COMMAND))
+
+    listing, item_read = (
+        sim.match("GET", r"/actions/workflows/fullsend\.yml/runs"),
+        sim.match("GET", rf"/issues/{fix.pr}$"),
     )
+    sim.on_request(lambda r: listing(r) or item_read(r), follow_up, once=False)  # a poll: gated or listing
     env = runner_env(tmp_path, sim, fix, inputs={"runtime": "codex", "codex_transport": "exec"})
     hook_dir = tmp_path / "hook"
     hook_dir.mkdir()
     (hook_dir / "sitecustomize.py").write_text(SITECUSTOMIZE)
     env.update({"PYTHONPATH": f"{hook_dir}:{REPO_ROOT}", ARM_ENV: "1"})
     env["SCRIPTED_AGENT_TURN_S"] = "20"  # the first turn is still running when the steer arrives
+    env["SCRIPTED_CODEX_EVENTS_FLAG"] = str(resumable)
 
     run = run_entrypoint(env, tmp_path)
 

@@ -23,6 +23,7 @@ from fullsend.app.commands.init import (
     render_files,
 )
 from fullsend.core.route.decision import STAGES
+from tests.support.releases import init_env, release_server
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 REF = "0123456789abcdef0123456789abcdef01234567"
@@ -34,6 +35,7 @@ POLICY_INPUTS = (
     "label_triggers",
     "assignee_triggers",
     "review_app",
+    "max_fix_rounds",
 )
 WIRE_NAMES = {"route": "Route", **{s: s.capitalize() for s in STAGES}}
 
@@ -75,7 +77,8 @@ def test_both_hold_the_wire_job_names_and_the_same_stage_jobs() -> None:
         mine, theirs = hosted["jobs"][key], example["jobs"][key]
         for field in ("name", "needs", "if", "concurrency", "runs-on", "timeout-minutes", "permissions"):
             assert mine[field] == theirs[field], (key, field)
-        assert mine["concurrency"]["group"].startswith(f"fullsend-{key}-${{{{ github.repository }}}}-")
+        group = "pr" if key in ("review", "fix") else key  # Review and Fix share one group per pull request
+        assert mine["concurrency"]["group"].startswith(f"fullsend-{group}-${{{{ github.repository }}}}-")
 
 
 def test_the_hosted_route_step_passes_the_enabled_stages() -> None:
@@ -85,7 +88,10 @@ def test_the_hosted_route_step_passes_the_enabled_stages() -> None:
         "command": "route",
         **{name: f"${{{{ inputs.{name} }}}}" for name in POLICY_INPUTS},
     }
-    assert route["outputs"] == {"stage": "${{ steps.route.outputs.stage }}"}
+    assert route["outputs"] == {
+        "stage": "${{ steps.route.outputs.stage }}",
+        "head_ref": "${{ steps.route.outputs.head_ref }}",
+    }
     # The Route job runs the default (slim) image: the action itself, pinned at release to the
     # release commit whose action.yml names the slim image's digest; never .../full.
     assert step["uses"] == "./"
@@ -135,7 +141,7 @@ def test_init_writes_a_caller_of_the_hosted_dispatch_pinned_to_the_ref(plan: Ini
     (job,) = shim["jobs"].values()
     assert list(shim["jobs"]) == ["dispatch"]
     assert job["uses"] == f"fullsend-ai/steer-action/.github/workflows/dispatch.yml@{REF}"
-    assert f"dispatch.yml@{REF} # v{__version__}\n" in text
+    assert f"dispatch.yml@{REF} # unreleased commit (written by fullsend {__version__})\n" in text
     assert job["with"]["stages"] == ",".join(plan.stages)
     assert set(job["with"]) <= set(hosted["inputs"]) and set(job["secrets"]) <= set(hosted["secrets"])
     assert job["with"].get("runtime", "claude") == plan.runtime
@@ -146,18 +152,22 @@ def test_init_writes_a_caller_of_the_hosted_dispatch_pinned_to_the_ref(plan: Ini
 
 
 def test_init_in_an_empty_repository_writes_under_80_lines_of_workflow(tmp_path: Path) -> None:
+    server, commits = release_server(tmp_path / "releases")
+    repo = tmp_path / "repo"
+    repo.mkdir()
     made = subprocess.run(
-        [sys.executable, "-m", "fullsend", "init", "--stages", "all", "--ref", REF],
-        cwd=tmp_path,
+        [sys.executable, "-m", "fullsend", "init", "--stages", "all", "--ref", commits[0]],
+        cwd=repo,
+        env=init_env(server),
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert made.returncode == 0, made.stderr
-    workflows = sorted((tmp_path / ".github" / "workflows").iterdir())
+    workflows = sorted((repo / ".github" / "workflows").iterdir())
     assert [p.name for p in workflows] == ["fullsend.yml"]
     assert sum(len(p.read_text().splitlines()) for p in workflows) < 80
-    assert (tmp_path / ".fullsend" / "harness" / "fix.yaml").is_file()
+    assert (repo / ".fullsend" / "harness" / "fix.yaml").is_file()
 
 
 def test_queue_max_needs_the_self_contained_dispatch() -> None:

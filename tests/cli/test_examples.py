@@ -15,6 +15,9 @@ from typing import Any
 import pytest
 import yaml
 
+from fullsend.core.route.decision import STAGES as ROUTE_STAGES
+from fullsend.core.route.triggers import shim_triggers
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SHIM = EXAMPLES / "fullsend.yml"
 DISPATCH = EXAMPLES / "reusable-dispatch.yml"
@@ -54,15 +57,9 @@ def test_shim_run_name_contract() -> None:
 
 def test_shim_triggers_and_single_dispatch_job() -> None:
     shim = load(SHIM)
-    assert shim["on"] == {
-        "issues": {"types": ["opened", "edited", "labeled"]},
-        "issue_comment": {"types": ["created"]},
-        "pull_request_target": {
-            "types": ["opened", "synchronize", "ready_for_review", "closed", "labeled", "unlabeled"]
-        },
-        "pull_request_review": {"types": ["submitted"]},
-        "pull_request_review_comment": {"types": ["created"]},
-    }
+    # every stage is on in reusable-dispatch.yml: the events on which Route selects any stage
+    assert shim["on"] == {event: {"types": list(types)} for event, types in shim_triggers(ROUTE_STAGES).items()}
+    assert "unlabeled" not in shim["on"]["pull_request_target"]["types"]  # Route selects nothing on it
     assert shim["permissions"] == {}
     assert list(shim["jobs"]) == ["dispatch"]
     dispatch = shim["jobs"]["dispatch"]
@@ -84,18 +81,28 @@ def test_dispatch_jobs_and_names() -> None:
 def test_stage_job_contract(stage: str) -> None:
     job = load(DISPATCH)["jobs"][stage]
     item = PR_ITEM if stage in PR_FIRST else ISSUE_ITEM
+    shared = stage in ("review", "fix")  # one group per pull request, every pending run kept
     assert job["concurrency"] == {
-        "group": f"fullsend-{stage}-${{{{ github.repository }}}}-{item}",
+        "group": f"fullsend-{'pr' if shared else stage}-${{{{ github.repository }}}}-{item}",
         "cancel-in-progress": False,
+        **({"queue": "max"} if shared else {}),
     }
     assert job["needs"] == "route" and job["if"] == f"needs.route.outputs.stage == '{stage}'"
     assert isinstance(job["timeout-minutes"], int) and job["timeout-minutes"] <= 60
     assert job["permissions"]["actions"] == "read" and job["permissions"]["contents"] == "read"
     assert set(job["permissions"]) <= {"actions", "contents", "id-token", "issues", "pull-requests"}
-    checkout, action, shown = job["steps"]
-    assert checkout["with"] == {"persist-credentials": False}
+    *checkouts, action, shown = job["steps"]
+    if stage in ("review", "fix"):  # the base branch's settings at the root, the head in pull-request/
+        base, head = checkouts
+        assert base["with"]["sparse-checkout"].split() == [".fullsend", ".claude", ".codex", ".pi"]
+        assert head["with"]["path"] == "pull-request" and head["with"]["fetch-depth"] == 0
+        assert base["with"]["persist-credentials"] is False and head["with"]["persist-credentials"] is False
+    else:
+        assert [c["with"] for c in checkouts] == [{"persist-credentials": False}]
     assert action["uses"] == "./" and action["with"]["stage"] == stage
     assert action["id"] == "steer" and action["with"]["agent_cli"] == "${{ vars.FULLSEND_AGENT_CLI }}"
+    # a poll interval without editing the harness (the adopter-path plays set the variable)
+    assert action["with"]["poll_interval_seconds"] == "${{ vars.FULLSEND_POLL_INTERVAL_SECONDS }}"
     assert shown["name"] == "Show the outputs" and shown["if"] == "always()"
     assert shown["env"] == {
         k.upper(): f"${{{{ steps.steer.outputs.{k} }}}}"
@@ -107,7 +114,8 @@ def test_route_job_is_one_step_of_this_action_with_command_route() -> None:
     """The Route decision is ``fullsend route`` (tests/core/route holds its table, every row of the
     retired bash tests among them); the job only checks out the action and runs it."""
     route = load(DISPATCH)["jobs"]["route"]
-    assert route["permissions"] == {"contents": "read"} and isinstance(route["timeout-minutes"], int)
+    assert route["permissions"] == {"contents": "read", "pull-requests": "read"}
+    assert isinstance(route["timeout-minutes"], int)
     checkout, decide = route["steps"]
     assert checkout["uses"].startswith("actions/checkout@") and checkout["with"] == {"persist-credentials": False}
     assert decide == {

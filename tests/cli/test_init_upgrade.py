@@ -9,8 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import yaml
+
 from fullsend.app.commands.init import InitPlan, render_files
 from fullsend.app.commands.init_upgrade import MANIFEST, digest
+from fullsend.core.route.triggers import shim_triggers
+from tests.support.releases import init_env
 
 OLD_REF = "0123456789abcdef0123456789abcdef01234567"
 NEW_REF = "5e1ec7ed0c0ffee0ddba11ab1e0b5e55ed0fab1e"
@@ -20,7 +24,12 @@ PROMPT = Path(".fullsend/prompts/review.md")
 
 def _fullsend(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "fullsend", *args], cwd=cwd, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "fullsend", *args],
+        cwd=cwd,
+        env=init_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -54,8 +63,8 @@ def test_upgrade_shows_the_difference_and_writes_nothing_without_apply(tmp_path:
     assert shown.returncode == 0, shown.stderr
     assert f"--- a/{DISPATCH}\n+++ b/{DISPATCH}\n" in shown.stdout
     assert "-          legacy: true\n" in shown.stdout
-    assert f"-        uses: fullsend-ai/steer-action@{OLD_REF} # v" in shown.stdout
-    assert f"+        uses: fullsend-ai/steer-action@{NEW_REF} # v" in shown.stdout
+    assert f"-        uses: fullsend-ai/steer-action@{OLD_REF} # unreleased" in shown.stdout
+    assert f"+        uses: fullsend-ai/steer-action@{NEW_REF} # unreleased" in shown.stdout
     assert (
         f"update  {DISPATCH}" in shown.stdout and "Nothing written; --apply writes the 1 add and update" in shown.stdout
     )
@@ -78,7 +87,7 @@ def test_upgrade_apply_writes_what_this_release_writes_with_the_recorded_plan(tm
         and manifest["files"][str(DISPATCH)] == digest(fresh[DISPATCH])
     )
     again = _fullsend("init", "--upgrade", "--ref", NEW_REF, cwd=tmp_path)
-    assert again.returncode == 0 and again.stdout.startswith("Up to date")
+    assert again.returncode == 0 and "\nUp to date" in again.stdout
 
 
 def test_a_file_the_adopter_changed_is_named_and_kept_unless_forced(tmp_path: Path) -> None:
@@ -146,7 +155,66 @@ def test_upgrade_to_the_hosted_dispatch_rewrites_the_shim_and_leaves_the_old_dis
     applied = _fullsend("init", "--upgrade", "--apply", "--dispatch", "hosted", "--ref", NEW_REF, cwd=tmp_path)
     assert applied.returncode == 0, applied.stderr
     shim = (tmp_path / ".github/workflows/fullsend.yml").read_text()
-    assert f"    uses: fullsend-ai/steer-action/.github/workflows/dispatch.yml@{NEW_REF} # v" in shim
+    assert f"    uses: fullsend-ai/steer-action/.github/workflows/dispatch.yml@{NEW_REF} # unreleased" in shim
     assert "      stages: review  #" in shim and "      runtime: codex\n" in shim
     assert (tmp_path / DISPATCH).read_text() == old  # not init's to delete: docs/adopting.md says so
     assert json.loads((tmp_path / MANIFEST).read_text())["dispatch"] == "hosted"
+
+
+def test_upgrade_without_a_setup_is_one_line_exit_2_not_a_list_of_adds(tmp_path: Path) -> None:
+    """Issue 42: run from the wrong folder, --upgrade must not list every file as `add` and exit 0."""
+    proc = _fullsend("init", "--upgrade", "--ref", NEW_REF, cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stdout == "", proc.stdout
+    assert proc.stderr.count("\n") == 1 and "no setup under" in proc.stderr
+    assert "neither .fullsend/init.json nor .github/workflows/fullsend.yml" in proc.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+#: The shim's ``on:`` as every init before the per-stage events wrote it, whatever the stages.
+EVERY_EVENT_ON = """on:
+  issues:
+    types: [opened, edited, labeled]
+  issue_comment:
+    types: [created]
+  # The dispatch workflow never checks out or runs pull request code outside the agent's
+  # sandbox, and Route admits only authors with at least triage permission (or Apps).
+  pull_request_target:  # zizmor: ignore[dangerous-triggers]
+    types: [opened, synchronize, ready_for_review, closed, labeled, unlabeled]
+  pull_request_review:
+    types: [submitted]
+  pull_request_review_comment:
+    types: [created]
+"""
+SHIM = Path(".github/workflows/fullsend.yml")
+
+
+def test_upgrade_narrows_an_older_shims_events_to_its_stages(tmp_path: Path) -> None:
+    """An older init's shim listened to every event (an issue opened started a Route job in a
+    review,fix setup); the upgrade rewrites it to the events of the recorded stages."""
+    made = _fullsend("init", "--stages", "review,fix", "--ref", OLD_REF, "--dispatch", "self-contained", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    text = (tmp_path / SHIM).read_text()
+    start, end = text.index("# The events on which Route"), text.index("\npermissions: {}")
+    old = text[:start] + EVERY_EVENT_ON + text[end:]
+    (tmp_path / SHIM).write_text(old)
+    manifest = json.loads((tmp_path / MANIFEST).read_text())
+    manifest["files"][str(SHIM)] = digest(old)
+    (tmp_path / MANIFEST).write_text(json.dumps(manifest))
+
+    shown = _fullsend("init", "--upgrade", "--ref", OLD_REF, cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert f"update  {SHIM}" in shown.stdout
+    assert (
+        "-  issues:\n" in shown.stdout
+        and "+    types: [opened, synchronize, ready_for_review, labeled]\n" in shown.stdout
+    )
+    applied = _fullsend("init", "--upgrade", "--apply", "--ref", OLD_REF, cwd=tmp_path)
+    assert applied.returncode == 0, applied.stderr
+    on = yaml.safe_load((tmp_path / SHIM).read_text())[True]
+    assert {event: spec["types"] for event, spec in on.items()} == {
+        event: list(types) for event, types in shim_triggers(("review", "fix")).items()
+    }
+    assert "issues" not in on
+    assert json.loads((tmp_path / MANIFEST).read_text())["files"][str(SHIM)] == digest((tmp_path / SHIM).read_text())
+    again = _fullsend("init", "--upgrade", "--ref", OLD_REF, cwd=tmp_path)
+    assert again.returncode == 0 and "Up to date" in again.stdout, again.stdout + again.stderr

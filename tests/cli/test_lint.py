@@ -143,8 +143,9 @@ def test_cli_explicit_paths_and_repeated_harness(tmp_path: Path) -> None:
 
 
 def test_nothing_to_check_says_where_it_looked(tmp_path: Path) -> None:
+    """Exit 2 (issue 42): in CI a wrong working directory must not pass as clean."""
     code, lines, err = lint(None, None, tmp_path)
-    assert (code, lines) == (0, [])
+    assert (code, lines) == (2, [])
     assert err == (
         f"fullsend lint: nothing to check under {tmp_path.resolve()}: no harness file in .fullsend/harness/ "
         "(*.yaml, *.yml) and no .fullsend/agents/ directory; run it from the repository root, or name "

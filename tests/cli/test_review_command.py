@@ -37,7 +37,7 @@ def sim() -> Iterator[GitHubSimulator]:
         yield server
 
 
-def review(sim: GitHubSimulator, *args: str, stdin: str = "", env: dict[str, str] | None = None):
+def review(sim: GitHubSimulator, *args: str, stdin: str = "", env: dict[str, str] | None = None, url: str = PR_URL):
     base = {k: v for k, v in os.environ.items() if not k.startswith(("GH_", "GITHUB_"))}
     full = {
         "GH_TOKEN": ROLE_TOKEN,
@@ -46,7 +46,7 @@ def review(sim: GitHubSimulator, *args: str, stdin: str = "", env: dict[str, str
         **(env or {}),
     }
     return subprocess.run(
-        [sys.executable, "-m", "fullsend", "review", PR_URL, *args],
+        [sys.executable, "-m", "fullsend", "review", url, *args],
         env={**base, **full},
         input=stdin,
         capture_output=True,
@@ -115,6 +115,15 @@ def test_a_bad_document_is_one_line_exit_2_and_nothing_posted(sim, document, sai
     assert proc.returncode == 2, proc.stdout + proc.stderr
     (line,) = proc.stderr.splitlines()
     assert line.startswith("fullsend review: ") and said in line, line
+    assert sim.reviews(7) == [] and sim.request_count() == 0
+
+
+def test_an_issue_url_is_refused_before_any_request(sim):
+    """Issue 42: /issues/7 of a pull request is the same number, but a review goes on /pull/7."""
+    proc = review(sim, stdin=json.dumps(TWO_FINDINGS), url="https://github.com/org/repo/issues/7")
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    assert "the URL names an issue (/issues/7); a review goes on a pull request" in proc.stderr
+    assert "…/org/repo/pull/7" in proc.stderr
     assert sim.reviews(7) == [] and sim.request_count() == 0
 
 

@@ -92,6 +92,7 @@ def test_a_command_by_a_user_with_the_role_selects_the_stage(tmp_path, served) -
         "stage": "review",
         "rule": "route-command",
         "reason": "/fs-review on a pull request by @tom (role triage) selects review [route-command]",
+        "head_ref": "",
     }
     assert said == ["Route: tom has the role 'triage' on org/repo"]  # the one role read, over HTTP
 
@@ -150,7 +151,7 @@ def test_multi_line_values_cannot_collide_with_their_delimiter(tmp_path, served)
     assert proc.returncode == 0, proc.stderr
     text = (tmp_path / "output").read_text(encoding="utf-8")
     delimiters = re.findall(r"^\w+<<(\S+)$", text, re.M)
-    assert len(delimiters) == 3 and len(set(delimiters)) == 3
+    assert len(delimiters) == 4 and len(set(delimiters)) == 4
     assert all(re.fullmatch(r"ghadelimiter_[0-9a-f]{32}", d) for d in delimiters)
 
 
@@ -258,3 +259,61 @@ def test_the_trigger_phrase_and_the_allowed_lists_reach_the_decision(tmp_path, s
 def test_a_bad_allowed_bots_input_fails_the_route_job(tmp_path) -> None:
     proc, outputs = route(tmp_path, None, "issues", {"action": "opened"}, GITHUB_ACTIONS="", INPUT_ALLOWED_BOTS="coder")
     assert proc.returncode == 2 and outputs == {} and "allowed_bots: give App logins" in proc.stderr
+
+
+# --- issue 42: a fix's head branch, and the review App's rounds ---------------------------------
+
+
+def _changes_requested(**env: str) -> dict:
+    return payload(
+        "pull_request_review",
+        ACTION="submitted",
+        IS_PR="true",
+        PR_AUTHOR="coder[bot]",
+        PR_AUTHOR_TYPE="Bot",
+        PR_HEAD_REPO="org/repo",
+        REVIEW_STATE="changes_requested",
+        REVIEW_AUTHOR="org-review[bot]",
+        **env,
+    )
+
+
+@pytest.mark.parametrize(("earlier", "stage"), [(0, "fix"), (2, "fix"), (3, "")])
+def test_a_review_starts_fix_for_max_fix_rounds_rounds_then_none(tmp_path, served, earlier: int, stage: str) -> None:
+    sim, _ = served
+    for _ in range(earlier + 1):  # the reviews before this one, and this one (GitHub lists it too)
+        sim.sim.add_review(7, "org-review[bot]", "CHANGES_REQUESTED", body="Two findings.")
+    sim.sim.add_review(7, "org-review[bot]", "COMMENTED", body="not a round")
+    proc, outputs = route(tmp_path, sim, "pull_request_review", _changes_requested())
+    assert proc.returncode == 0, proc.stderr
+    assert outputs["stage"] == stage
+    if stage:
+        assert outputs["rule"] == "route-review-fix" and f"(round {earlier + 1} of 3)" in outputs["reason"]
+        assert outputs["head_ref"] == "feature"  # read from GET …/pulls/7: this payload names no ref
+    else:
+        assert outputs["rule"] == "route-fix-rounds" and outputs["head_ref"] == ""
+        assert "changes_requested review 4 on this pull request, and max_fix_rounds is 3" in outputs["reason"]
+
+
+def test_max_fix_rounds_0_lets_no_review_start_a_fix(tmp_path, served) -> None:
+    sim, _ = served
+    sim.sim.add_review(7, "org-review[bot]", "CHANGES_REQUESTED", body="One finding.")
+    proc, outputs = route(tmp_path, sim, "pull_request_review", _changes_requested(), INPUT_MAX_FIX_ROUNDS="0")
+    assert (proc.returncode, outputs["stage"], outputs["rule"]) == (0, "", "route-fix-rounds")
+
+
+def test_a_fix_command_outputs_the_head_branch_read_from_the_pull_request(tmp_path, served) -> None:
+    sim, _ = served
+    proc, outputs = route(tmp_path, sim, "issue_comment", comment("/fs-fix", "wendy"))
+    assert proc.returncode == 0, proc.stderr
+    assert (outputs["stage"], outputs["head_ref"]) == ("fix", "feature")
+
+
+def test_a_fix_command_on_a_forks_pull_request_selects_nothing(tmp_path, served) -> None:
+    sim, _ = served
+    sim.sim.add_pull_request(8, "c" * 40, head={"ref": "feature", "sha": "c" * 40, "repo": {"full_name": "fork/repo"}})
+    data = comment("/fs-fix", "wendy")
+    data["issue"]["number"] = 8
+    proc, outputs = route(tmp_path, sim, "issue_comment", data)
+    assert (proc.returncode, outputs["stage"], outputs["rule"]) == (0, "", "route-fork-head")
+    assert "the pull request's head is 'fork/repo', not org/repo: a fork is never fixed" in outputs["reason"]

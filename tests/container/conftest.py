@@ -87,8 +87,8 @@ def image_size_bytes(tag: str) -> int:
 
 @pytest.fixture(scope="session")
 def slim_image(podman_base: str) -> str:
-    """The default image (the Dockerfile's last stage, what a runner builds: Python and the
-    action, no git, no Node.js, no agent CLI); its size is recorded."""
+    """The default image (the Dockerfile's last stage, what a runner builds: Python, the action
+    and git, no Node.js, no agent CLI); its size is recorded."""
     tag = _build([])
     record("slim (default) image size", f"{image_size_bytes(tag) / 1e6:.1f} MB ({tag})")
     return tag

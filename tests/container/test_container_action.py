@@ -46,7 +46,13 @@ pytestmark = [
 ]
 
 COMMAND = "/fs-review please re-check the migration"
-DECLARED_OUTPUTS = set(yaml.safe_load((REPO_ROOT / "action.yml").read_text())["outputs"])
+#: What a stage's run writes: every output of action.yml but command route's.
+DECLARED_OUTPUTS = set(yaml.safe_load((REPO_ROOT / "action.yml").read_text())["outputs"]) - {
+    "stage",
+    "rule",
+    "reason",
+    "head_ref",
+}
 
 
 def _event(sim: GitHubSimulator, pr: int) -> dict:
@@ -201,8 +207,9 @@ def _no_build_leftovers(image: str) -> None:
 
 def test_default_image_is_what_a_runner_builds(default_image):
     """No build arguments (as on a runner): the slim image.  Root, the entrypoint,
-    PYTHONUNBUFFERED, where agent CLIs are installed after the pre-flight (on PATH), and nothing
-    a skip does not use: no git, Node.js, agent CLI, compiler, pip or npm (issue 20)."""
+    PYTHONUNBUFFERED, where agent CLIs are installed after the pre-flight (on PATH), git (issue 42:
+    review, fix and code need it, with no step of the adopter's) and no Node.js, agent CLI,
+    compiler, pip or npm (issue 20)."""
     config = _inspect(default_image)
     assert config.get("User", "") in ("", "root", "0")
     assert config["Entrypoint"] == ["python", "/app/entrypoint.py"]
@@ -216,7 +223,8 @@ def test_default_image_is_what_a_runner_builds(default_image):
             "uid": "id -u",
             "python": "python --version",
             "entry": "python -c 'import fullsend.__main__'",
-            "tools": "for t in git node npm claude pi codex gcc cc make pip pip3; do command -v $t; done; true",
+            "tools": "for t in node npm claude pi codex gcc cc make pip pip3; do command -v $t; done; true",
+            "git": "git --version && git config --system --get-all safe.directory",
             "leftovers": "ls -A /mnt; ls -A /opt 2>/dev/null; find / -xdev -name '*build-ca*' 2>/dev/null; true",
         },
     )
@@ -224,6 +232,7 @@ def test_default_image_is_what_a_runner_builds(default_image):
     assert facts["python"].startswith("Python 3.11.")
     assert facts["entry"] == ""
     assert facts["tools"] == ""
+    assert facts["git"].startswith("git version ") and facts["git"].splitlines()[-1] == "*"
     assert facts["leftovers"] == ""
 
 

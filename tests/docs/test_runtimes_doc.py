@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from fullsend.adapters.runtimes import RUNTIMES
+from fullsend.adapters.runtimes.claude.found_ends import CLAUDE_FOUND_ENDS
 from fullsend.adapters.runtimes.claude.stream import (
     CLAUDE_INCOMPLETE,
     CLAUDE_RESULT_SUBTYPES,
@@ -17,8 +18,15 @@ from fullsend.adapters.runtimes.claude.stream import (
 )
 from fullsend.adapters.runtimes.codex.appserver.stream import CODEX_APP_SERVER_TERMINAL_STATES
 from fullsend.adapters.runtimes.codex.exec.stream import CODEX_TERMINAL_STATES
+from fullsend.adapters.runtimes.codex.found_ends import CODEX_APP_SERVER_FOUND_ENDS, CODEX_EXEC_FOUND_ENDS
 from fullsend.adapters.runtimes.codex.transport import APP_SERVER_VERSIONS, CODEX_VERSIONS
-from fullsend.adapters.runtimes.pi.stream import PI_INCOMPLETE, PI_NO_MESSAGE, PI_SETTLED_ABORTED, PI_STOP_REASONS
+from fullsend.adapters.runtimes.pi.stream import (
+    PI_INCOMPLETE,
+    PI_NO_ANSWER,
+    PI_NO_MESSAGE,
+    PI_SETTLED_ABORTED,
+    PI_STOP_REASONS,
+)
 from fullsend.adapters.runtimes.versions import version_text
 from fullsend.core.agent_end import AgentEnd, TerminalState
 
@@ -28,22 +36,28 @@ ROWS = [
     *CLAUDE_TERMINAL_REASONS,
     *CLAUDE_STOP_REASONS,
     CLAUDE_INCOMPLETE,
+    *CLAUDE_FOUND_ENDS,
     PI_SETTLED_ABORTED,
     PI_NO_MESSAGE,
+    PI_NO_ANSWER,
     *PI_STOP_REASONS,
     PI_INCOMPLETE,
     *CODEX_TERMINAL_STATES,
+    *CODEX_EXEC_FOUND_ENDS,
     *CODEX_APP_SERVER_TERMINAL_STATES,
+    *CODEX_APP_SERVER_FOUND_ENDS,
 ]
 
 
-def _cell(end: AgentEnd) -> str:
-    return "**success**" if end is AgentEnd.SUCCESS else f"[`{end.value}`](rules.md#{end.value})"
+def _cell(row: TerminalState) -> str:
+    """The class column: success, or the rule of the end (an end the action finds itself has its own)."""
+    rule = row.rule or row.end.value
+    return "**success**" if row.end is AgentEnd.SUCCESS else f"[`{rule}`](rules.md#{rule})"
 
 
 @pytest.mark.parametrize("row", ROWS, ids=lambda r: r.shape)
 def test_every_terminal_state_has_its_row(row: TerminalState) -> None:
-    assert f"| `{row.shape}` | {_cell(row.end)} | {row.says} |" in DOC
+    assert f"| `{row.shape}` | {_cell(row)} | {row.says} |" in DOC
 
 
 def test_the_docs_list_no_terminal_state_the_code_lacks() -> None:
@@ -53,7 +67,7 @@ def test_the_docs_list_no_terminal_state_the_code_lacks() -> None:
     documented = re.findall(
         r"^\| `([^`]+)` \| (\*\*success\*\*|\[`[a-z-]+`\]\(rules\.md#[a-z-]+\)) \| (.+) \|$", section, re.MULTILINE
     )
-    assert sorted(documented) == sorted((r.shape, _cell(r.end), r.says) for r in ROWS)
+    assert sorted(documented) == sorted((r.shape, _cell(r), r.says) for r in ROWS)
 
 
 @pytest.mark.parametrize("runtime", sorted(RUNTIMES))

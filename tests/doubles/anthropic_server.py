@@ -66,6 +66,8 @@ def _blocks(reply: Reply, body: dict[str, Any], tool_id: str) -> list[dict[str, 
         blocks.append({"type": "text", "text": reply.text})
     if reply.tool is not None:
         tool_input: dict[str, Any] = {"command": reply.tool.command, "description": "scripted step"}
+        if reply.tool.input is not None:
+            tool_input = dict(reply.tool.input)
         if reply.tool.background:
             tool_input["run_in_background"] = True
         blocks.append(

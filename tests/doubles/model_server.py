@@ -34,11 +34,14 @@ WAIT_S = 60.0
 @dataclass(frozen=True)
 class ToolCall:
     """One tool call: ``hint`` names the tool family (``bash``); ``command`` is the shell line;
-    ``background``: ask the CLI to run it as a background task (Claude Code's ``run_in_background``)."""
+    ``background``: ask the CLI to run it as a background task (Claude Code's ``run_in_background``);
+    ``input``: the call's whole input instead (another tool's: ``Read``'s ``file_path``, ``Agent``'s
+    ``prompt``), as the Anthropic dialect sends it."""
 
     hint: str
-    command: str
+    command: str = ""
     background: bool = False
+    input: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ import pytest
 
 from fullsend.simulator.fixtures import StandardScenario, fix_clock, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.explain.explain_command import ITEM_CREATED_AT, READER_LOGIN, READER_TOKEN
+from tests.support.explain_command import ITEM_CREATED_AT, READER_LOGIN, READER_TOKEN
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from fullsend.simulator.fixtures import (
     standard_pr_scenario,
 )
 from fullsend.simulator.server import GitHubSimulator
-from tests.explain.explain_command import READER_LOGIN, command, comment_of, explain_json, run_explain, run_of
+from tests.support.explain_command import READER_LOGIN, command, comment_of, explain_json, run_explain, run_of
 
 RULE_BRACKET = re.compile(r"\[[a-z][a-z0-9-]*\]")
 

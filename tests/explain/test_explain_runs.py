@@ -13,7 +13,7 @@ from fullsend.simulator.fixtures import (
     genuine_receipt,
 )
 from fullsend.simulator.server import GitHubSimulator
-from tests.explain.explain_command import (
+from tests.support.explain_command import (
     READER_LOGIN,
     READER_TOKEN,
     checks,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fullsend.simulator.fixtures import StandardScenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.explain.explain_command import run_explain
+from tests.support.explain_command import run_explain
 
 HUGE_ID = "9" * 4301
 

@@ -8,7 +8,7 @@ from typing import Any
 from fullsend.core.receipt.marker import receipt_body
 from fullsend.simulator.fixtures import StandardScenario, add_follow_up_run, genuine_receipt
 from fullsend.simulator.server import GitHubSimulator
-from tests.explain.explain_command import command, explain_json, run_explain, run_of
+from tests.support.explain_command import command, explain_json, run_explain, run_of
 
 RECEIPT_LOGIN = "github-actions[bot]"
 RECEIPT_AT = "2026-09-03T10:20:00Z"

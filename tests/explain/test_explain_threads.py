@@ -22,7 +22,7 @@ from fullsend.core.model import Repo
 from fullsend.core.scalars import format_time
 from fullsend.simulator.fixtures import add_follow_up_run
 from fullsend.simulator.server import GitHubSimulator
-from tests.explain.explain_command import READER_LOGIN, READER_TOKEN
+from tests.support.explain_command import READER_LOGIN, READER_TOKEN
 from tests.support.fault_harness import new_scenario, run_in_process, runner_env
 
 

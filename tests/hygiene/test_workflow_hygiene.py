@@ -32,6 +32,9 @@ MAKE_VENV = (
 #: ``uses: owner/repo[/path]@<40 hex> # v1.2.3`` (a comment naming the version the SHA is).
 PINNED_USES = re.compile(r"^\s*-?\s*uses:\s*[\w.-]+/[\w./-]+@[0-9a-f]{40}\s+#\s*v?\d[\w.+-]*\s*$")
 USES_LINE = re.compile(r"^\s*-?\s*uses:\s*(\S+)")
+#: actionlint's configuration: the one rule it silences, and why (docs/contributing.md).
+ACTIONLINT_CONFIG = REPO_ROOT / ".github" / "actionlint.yaml"
+CACHE_RULE_MESSAGE = "has no explicit cache access limit for low-trust trigger"
 
 
 def workflow_files() -> list[Path]:
@@ -64,6 +67,80 @@ def _load(path: Path) -> dict:
 
 def _rel(path: Path) -> str:
     return str(path.relative_to(REPO_ROOT))
+
+
+def actionlint(root: Path, files: list[Path]) -> subprocess.CompletedProcess[str]:
+    """actionlint (``.venv-lint``) on ``files``, run from ``root`` (where ``./`` actions and called
+    workflows resolve: actionlint takes a folder for a project only when it is a git repository, so
+    one is made there when missing), with this repository's ``.github/actionlint.yaml``; shellcheck
+    and pyflakes off, so the result does not depend on the host."""
+    if not (root / ".git").exists():
+        subprocess.run(["git", "init", "-q", str(root)], check=True, capture_output=True, timeout=30)
+    argv = [
+        _tool("actionlint"),
+        "-no-color",
+        "-shellcheck=",
+        "-pyflakes=",
+        "-config-file",
+        ACTIONLINT_CONFIG,
+        *(str(f.relative_to(root)) for f in files),
+    ]
+    env = {k: v for k, v in os.environ.items() if k not in ("GH_TOKEN", "GITHUB_TOKEN")}
+    return subprocess.run([str(a) for a in argv], cwd=root, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_actionlint_finds_nothing_in_the_workflows_this_repository_runs():
+    proc = actionlint(REPO_ROOT, sorted((REPO_ROOT / ".github" / "workflows").glob("*.yml")))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_actionlint_finds_nothing_in_the_examples_installed_as_an_adopter_copies_them(tmp_path):
+    """examples/fullsend.yml calls ./.github/workflows/reusable-dispatch.yml, which runs ``./``:
+    the layout tools/act/workdir.sh makes."""
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    for name in ("fullsend.yml", "reusable-dispatch.yml"):
+        (tmp_path / ".github" / "workflows" / name).write_text((REPO_ROOT / "examples" / name).read_text())
+    for name in ("action.yml", "Dockerfile"):
+        (tmp_path / name).write_text((REPO_ROOT / name).read_text())
+    proc = actionlint(tmp_path, sorted((tmp_path / ".github" / "workflows").glob("*.yml")))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_actionlint_is_live(tmp_path):
+    """An input or output action.yml does not declare is refused: the check can fail (it found
+    Route's outputs in dispatch.yml before action.yml declared them)."""
+    for name in ("action.yml", "Dockerfile"):
+        (tmp_path / name).write_text((REPO_ROOT / name).read_text())
+    bad = tmp_path / ".github" / "workflows" / "bad.yml"
+    bad.parent.mkdir(parents=True)
+    bad.write_text(
+        "on: push\npermissions: {}\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n"
+        "      - id: s\n        uses: ./\n        with:\n          no_such_input: x\n"
+        "      - run: echo ${{ steps.s.outputs.no_such_output }}\n"
+    )
+    proc = actionlint(tmp_path, [bad])
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert 'input "no_such_input" is not defined' in proc.stdout and '"no_such_output" is not defined' in proc.stdout
+
+
+def test_actionlint_config_silences_only_the_cache_mode_rule_and_no_workflow_sets_cache_mode(tmp_path):
+    """The shim leaves ``cache-mode`` out (act's schema refuses it; docs/contributing.md "Workflow
+    linters"), so actionlint's cache-call-unrestricted is silenced, and nothing else is: without
+    the config the same shim is reported for exactly that rule."""
+    config = yaml.safe_load(ACTIONLINT_CONFIG.read_text())
+    assert config == {"paths": {".github/workflows/*.{yml,yaml}": {"ignore": [CACHE_RULE_MESSAGE]}}}
+    for path in workflow_files():
+        assert "cache-mode" not in path.read_text(), path
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    for name in ("fullsend.yml", "reusable-dispatch.yml"):
+        (tmp_path / ".github" / "workflows" / name).write_text((REPO_ROOT / "examples" / name).read_text())
+    for name in ("action.yml", "Dockerfile"):
+        (tmp_path / name).write_text((REPO_ROOT / name).read_text())
+    argv = [_tool("actionlint"), "-no-color", "-shellcheck=", "-pyflakes=", ".github/workflows/fullsend.yml"]
+    proc = subprocess.run([str(a) for a in argv], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    findings = [line for line in proc.stdout.splitlines() if re.match(r"^\.github/workflows/\S+:\d+:\d+: ", line)]
+    assert len(findings) == 1 and CACHE_RULE_MESSAGE in findings[0], proc.stdout + proc.stderr
+    assert findings[0].endswith("[cache-call-unrestricted]"), findings[0]
 
 
 def test_there_are_workflows_to_check():

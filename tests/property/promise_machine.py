@@ -33,7 +33,7 @@ from fullsend.simulator.fixtures import (
 from fullsend.simulator.issuer import STRANGER_KEY, claims_for, sign_jwt
 from fullsend.simulator.server import GitHubSimulator
 from tests.property.receipt_world import END_STATES, HANG_S, POLL_S, FollowUp, World
-from tests.property.turn_ends import TURN_LINES
+from tests.property.turn_ends import LOST_ENDS, STREAM_ENDS, TURN_LINES
 
 # kind -> (add_follow_up_run keyword arguments, may the watcher accept it)
 KINDS: dict[str, tuple[dict[str, object], bool]] = {
@@ -62,6 +62,8 @@ ENDPOINTS = [
 FORGERIES = ("unsigned", "stranger-key", "own-workflow-token", "branch-run", "job-of-the-shim", "other-item")
 OTHER_WORKFLOW_RUN = 33740019999
 MIN_STEPS = 8  # a run ends (rule ``finish``) only after this many steps; teardown ends it in success
+#: Every end that is not success; each turn- or stream-drawn end twice as often as the rest.
+NOT_SUCCESS = sorted(END_STATES.keys() - {"success"}) + sorted([*TURN_LINES, *STREAM_ENDS]) * 2 + sorted(LOST_ENDS)
 FAULTS = [
     "500",
     "502",
@@ -226,9 +228,25 @@ class ReceiptPromise(RuleBasedStateMachine):
         if not now:  # one draw in five: a turn end with nothing pending settles the run early
             self.world.turn_end()
 
+    @precondition(lambda self: self.world.outcome is None)
+    @rule(updates=st.integers(0, 2), wait_s=st.sampled_from([5.0, 60.0, 600.0]))
+    def updates_during_the_delegated_wait(self, updates: int, wait_s: float) -> None:
+        """Once the watcher settled, the agent's input is closed and the CLI may still wait for work
+        it delegated (``delegated_wait_seconds``, issue 43): updates arriving meanwhile are never
+        steered, so they stay with their queued runs (the end's checks: no receipt names them, and
+        in a quiet world each queued run does the work).  Before the settle the same updates are
+        ordinary ones.  What the rule does never depends on the watcher (see the preconditions'
+        note above): only the check does."""
+        settled = not self.world.watching
+        seen = len(self.world.agent.seen)
+        for _ in range(updates):
+            self.add_follow_up("comment", with_comment=True)
+        self.world.advance(wait_s)
+        assert not settled or len(self.world.agent.seen) == seen, "an update reached the agent after the settle"
+
     @precondition(lambda self: self.world.outcome is None and self.steps >= MIN_STEPS)
-    # success about half the time; each turn-drawn end (stop reasons, automatic turns) twice as often as the rest
-    @rule(end_state=st.sampled_from(sorted(END_STATES) + sorted(TURN_LINES) * 2 + ["success"] * 29))
+    # success about half the time
+    @rule(end_state=st.sampled_from(NOT_SUCCESS + ["success"] * len(NOT_SUCCESS)))
     def finish(self, end_state: str) -> None:
         self.world.finish(end_state)
         self.check_the_end()

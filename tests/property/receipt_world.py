@@ -52,7 +52,7 @@ from fullsend.simulator.fixtures import (
 )
 from fullsend.simulator.server import GitHubSimulator
 from tests.doubles.virtual_clock import VirtualClock
-from tests.property.turn_ends import TURN_LINES, iteration_end
+from tests.property.turn_ends import LOST_ENDS, STREAM_ENDS, TURN_LINES, iteration_end, lost_end, stream_end
 
 ORIGIN = "2026-09-03T10:01:00Z"
 WATCH_S = 50 * 60.0
@@ -252,7 +252,7 @@ class World:
     def finish(self, end_state: str) -> None:
         """End the iteration in ``end_state`` (a key of ``END_STATES``), then decide and post the
         receipt as the lifecycle does, and run every queued follow-up's pre-flight."""
-        if end_state in TURN_LINES:
+        if end_state in TURN_LINES or end_state in STREAM_ENDS or end_state in LOST_ENDS:
             self._finish_turns(end_state)
             return
         exit_code, is_error, timed_out, lost, cancelled = END_STATES[end_state]
@@ -279,20 +279,28 @@ class World:
         self._decide(agent, run)
 
     def _finish_turns(self, end_state: str) -> None:
-        """End the iteration by the turns of ``TURN_LINES[end_state]``, judged as the runtime does."""
+        """End the iteration by the turns of ``TURN_LINES[end_state]`` or the stdout of
+        ``STREAM_ENDS[end_state]``, judged as the runtime does, or by a lost session of ``LOST_ENDS``."""
         self.end_state = end_state
         run = _RunFacts(plan=_Plan())
         self.watcher.close_turn_ends()
         self._end_watch()
         self.agent.exited = True
-        end = iteration_end(end_state)
+        if end_state in STREAM_ENDS:
+            end = stream_end(end_state)
+        elif end_state in LOST_ENDS:
+            end = lost_end(end_state)
+        else:
+            end = iteration_end(end_state)
         agent = AgentRunResult(
             exit_code=0,
-            turns=len(TURN_LINES[end_state]),
+            turns=1,
             steers=list(self.agent.acks),
             is_error=not end.succeeded,
             error=error_text(end),
             end=end.end,
+            end_rule=end.rule_id,
+            session_lost=end_state in LOST_ENDS and not end.succeeded,
         )
         self._decide(agent, run)
 

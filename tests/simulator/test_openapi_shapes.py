@@ -293,7 +293,7 @@ def test_response_matches_openapi(
 
 
 def test_every_trimmed_endpoint_and_status_is_exercised() -> None:
-    exercised = {(c[0], c[1]) for c in CASES}
+    exercised = {(c[0], c[1]) for c in CASES} | set(GIT_CASES)
     documented = {(k, s) for k, statuses in DOC["endpoints"].items() for s in statuses}
     # /app answers 401 to installation tokens; its 200 is never served.
     assert documented - exercised == {("GET /app", "200")}
@@ -382,3 +382,105 @@ def test_the_review_thread_reader_reads_every_answer_the_schema_allows(world: Gi
     _validate(bare, _schema(key, "200"))
     read = [records.review_comment_record(c) for c in wire.parse_list(wire.ReviewComment, bare, key)]
     assert [(c.path, c.line, c.in_reply_to_id, c.in_thread) for c in read] == [("db/migrate.sql", 0, 0, True)] * 2
+
+
+# ---- the adopter's world: opening issues and pull requests on the git server, Apps' tokens
+GIT_CASES = (
+    ("POST /repos/{owner}/{repo}/pulls", "201"),
+    ("POST /repos/{owner}/{repo}/pulls", "422"),
+    ("POST /repos/{owner}/{repo}/issues", "201"),
+    ("POST /repos/{owner}/{repo}/issues", "422"),
+    ("GET /repos/{owner}/{repo}/installation", "200"),
+    ("POST /app/installations/{installation_id}/access_tokens", "201"),
+    ("POST /app/installations/{installation_id}/access_tokens", "422"),
+)
+
+
+def _jwt(private_pem: str, client_id: str) -> str:
+    import base64
+    import subprocess
+    import tempfile
+    import time
+
+    def b64(data: bytes) -> str:
+        return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+    now = int(time.time())
+    head = b64(json.dumps({"alg": "RS256"}).encode())
+    claims = b64(json.dumps({"iat": now - 30, "exp": now + 300, "iss": client_id}).encode())
+    signed_part = f"{head}.{claims}"
+    with tempfile.NamedTemporaryFile("w", suffix=".pem") as key:
+        key.write(private_pem)
+        key.flush()
+        sig = subprocess.run(
+            ["openssl", "dgst", "-sha256", "-sign", key.name],
+            input=signed_part.encode(),
+            capture_output=True,
+            check=True,
+        ).stdout
+    return f"{signed_part}.{b64(sig)}"
+
+
+def test_repository_writes_and_app_tokens_match_openapi(tmp_path: Path, client: Any) -> None:
+    import subprocess
+
+    from fullsend.simulator.apps import App, AppsServer
+    from fullsend.simulator.git.pulls import follow_pulls
+    from fullsend.simulator.git.server import GitServer
+
+    key = tmp_path / "app.pem"
+    subprocess.run(["openssl", "genrsa", "-out", str(key), "2048"], check=True, capture_output=True)
+    public = subprocess.run(
+        ["openssl", "rsa", "-in", str(key), "-pubout"], check=True, capture_output=True, text=True
+    ).stdout
+    with GitHubSimulator() as sim:
+        sim.add_token(APP_TOKEN, "fullsend-ai-review", "Bot", contents="write")
+        git, apps = GitServer(sim, tmp_path / "git"), AppsServer(sim)
+        sim.extensions += [git, apps]
+        git.create("org", "repo")
+        follow_pulls(sim, git)
+        app = apps.add(App("org-fullsend", "Iv1.x", public, {"contents": "write", "pull_requests": "write"}))
+        work = tmp_path / "work"
+        url = git.url("org", "repo").replace("http://", f"http://x-access-token:{APP_TOKEN}@")
+        for args in (
+            ["init", "-q", "-b", "main", str(work)],
+            ["-C", str(work), "commit", "-q", "--allow-empty", "-m", "a"],
+            ["-C", str(work), "push", "-q", url, "main", "main:feature"],
+            ["-C", str(work), "commit", "-q", "--allow-empty", "-m", "b"],
+            ["-C", str(work), "push", "-q", url, "main:feature"],
+        ):
+            subprocess.run(
+                ["git", "-c", "user.name=t", "-c", "user.email=t@invalid", *args], check=True, capture_output=True
+            )
+        session = client(sim, APP_TOKEN).session
+        answers = {
+            ("POST /repos/{owner}/{repo}/pulls", "201"): session.post(
+                f"{sim.api_url}{R}/pulls", json={"title": "t", "head": "feature", "base": "main"}
+            ),
+            ("POST /repos/{owner}/{repo}/pulls", "422"): session.post(
+                f"{sim.api_url}{R}/pulls", json={"title": "t", "head": "nope", "base": "main"}
+            ),
+            ("POST /repos/{owner}/{repo}/issues", "201"): session.post(
+                f"{sim.api_url}{R}/issues", json={"title": "t", "labels": ["bug"]}
+            ),
+            ("POST /repos/{owner}/{repo}/issues", "422"): session.post(
+                f"{sim.api_url}{R}/issues", json={"body": "no title"}
+            ),
+        }
+        bearer = {"Authorization": f"Bearer {_jwt(key.read_text(), 'Iv1.x')}"}
+        import requests
+
+        answers[("GET /repos/{owner}/{repo}/installation", "200")] = requests.get(
+            f"{sim.api_url}{R}/installation", headers=bearer, timeout=10
+        )
+        tokens = f"{sim.api_url}/app/installations/{app.installation_id}/access_tokens"
+        answers[("POST /app/installations/{installation_id}/access_tokens", "201")] = requests.post(
+            tokens, headers=bearer, json={"permissions": {"contents": "write"}}, timeout=10
+        )
+        answers[("POST /app/installations/{installation_id}/access_tokens", "422")] = requests.post(
+            tokens, headers=bearer, json={"permissions": {"administration": "write"}}, timeout=10
+        )
+    assert set(answers) == set(GIT_CASES)
+    for (endpoint, status), response in answers.items():
+        assert response.status_code == int(status), (endpoint, response.text)
+        _validate(response.json(), _schema(endpoint, status))

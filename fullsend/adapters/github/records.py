@@ -144,7 +144,14 @@ def issue_record(issue: wire.Issue) -> Issue:
 
 
 def pull_record(pr: wire.PullRequest) -> PullRequest:
-    return PullRequest(number=pr.number, head_sha=pr.head.sha, html_url=pr.html_url)
+    repo = pr.head.repo.full_name if pr.head.repo is not None else None
+    return PullRequest(
+        number=pr.number,
+        head_sha=pr.head.sha,
+        html_url=pr.html_url,
+        head_ref=pr.head.ref or "",
+        head_repository=repo or "",
+    )
 
 
 def comparison_record(comparison: wire.Comparison) -> Comparison:

@@ -193,8 +193,14 @@ class Issue(Wire):
     pull_request: dict[str, Any] | None = None
 
 
+class HeadRepository(Wire):
+    full_name: str | None = None
+
+
 class Head(Wire):
     sha: str
+    ref: str | None = None
+    repo: HeadRepository | None = None  # null when the fork was deleted
 
 
 class PullRequest(Wire):

@@ -9,13 +9,18 @@ reads it from that parser.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 from fullsend.adapters.runtimes.events import AgentEvent, ResultEvent, TokensEvent
 from fullsend.adapters.runtimes.feed import Now
 from fullsend.core.agent_end import TerminalState
+from fullsend.core.final_word import ToolDenial
 from fullsend.ports import AgentParams
+
+#: ``denials -> the ones no expected_denials pattern covers`` (docs/rules.md#tool-refused).
+DenialJudge = Callable[[Sequence[ToolDenial]], tuple[ToolDenial, ...]]
 
 
 class StreamParser(Protocol):
@@ -83,6 +88,15 @@ class LiveDialect(Protocol):
         """Why a run with ``params`` cannot be steered, or ``None`` (pi: options it cannot steer)."""
         ...
 
+    def launch_env(self, params: AgentParams) -> Mapping[str, str]:
+        """Variables the launch adds to the agent's environment (Claude Code: its wait for delegated
+        work, from ``params.delegated_wait_s``)."""
+        ...
+
+    def denial_judge(self, params: AgentParams) -> DenialJudge:
+        """How refused calls are matched against ``params.expected_denials``, in the CLI's syntax."""
+        ...
+
 
 class DialectDefaults:
     """The optional parts of ``LiveDialect``, doing nothing: a dialect inherits them and overrides
@@ -101,3 +115,13 @@ class DialectDefaults:
         """Every run can be steered."""
         del params
         return None
+
+    def launch_env(self, params: AgentParams) -> Mapping[str, str]:
+        """Nothing to add: ``{}``."""
+        del params
+        return {}
+
+    def denial_judge(self, params: AgentParams) -> DenialJudge:
+        """A pattern covers a refusal when it is the refused tool's name exactly."""
+        expected = frozenset(params.expected_denials)
+        return lambda denials: tuple(d for d in denials if d.tool_name not in expected)

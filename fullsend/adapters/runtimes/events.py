@@ -116,7 +116,53 @@ class TurnOpenEvent:
     the feed stays open, and EOF before it is an interrupted turn."""
 
 
-AgentEvent = UserReplayEvent | ResultEvent | TokensEvent | InitEvent | TextEvent | SendEvent | TurnOpenEvent
+@dataclass(frozen=True)
+class HoldEvent:
+    """Whether work the agent delegated is still running that ends when the agent's input closes
+    (Codex app-server: a sub-agent thread, which dies with the server at EOF): while ``held``, the
+    feed does not close, for at most the run's delegated wait (``AgentParams.delegated_wait_s``)."""
+
+    held: bool
+
+
+@dataclass(frozen=True)
+class RefusalEvent:
+    """Tool calls the CLI refused, read from the tool results it wrote (Claude Code: a refusal its
+    ``result`` may leave out of ``permission_denials``; docs/rules.md#tool-refused)."""
+
+    denials: tuple[ToolDenial, ...]
+
+
+@dataclass(frozen=True)
+class FaultEvent:
+    """An end the action found itself (``verdict``, never a success: delegated work unfinished, a
+    turn left unjudged …): it decides the iteration like a turn end that was not success, without
+    being a turn end (no turn-end callback, the feed unchanged)."""
+
+    verdict: EndVerdict
+
+
+@dataclass(frozen=True)
+class NoticeEvent:
+    """Something the run's log should say about the agent, not the agent's own output (a
+    background shell the CLI stopped at its end)."""
+
+    text: str
+
+
+AgentEvent = (
+    UserReplayEvent
+    | ResultEvent
+    | TokensEvent
+    | InitEvent
+    | TextEvent
+    | SendEvent
+    | TurnOpenEvent
+    | HoldEvent
+    | RefusalEvent
+    | FaultEvent
+    | NoticeEvent
+)
 
 
 def iter_json_lines(

@@ -84,6 +84,7 @@ class SteerFeed:
         warn: Callable[[str], None] | None = None,
         stop_feeder_fn: Callable[[], None] | None = None,
         on_ack: AckListener | None = None,
+        hold_wait_s: float = 0.0,
     ) -> None:
         self._exec, self.mailbox, self.pid_path, self._clock = exec_fn, mailbox, pid_path, clock
         self._warn = warn or _warn_stderr
@@ -95,6 +96,9 @@ class SteerFeed:
         self._settled = False
         self._closing = False
         self._results: list[SteerResult] = []
+        self._held = False  # delegated work runs that would end with the input (``note_hold``)
+        self._hold_wait_s = hold_wait_s
+        self._hold_timer: threading.Timer | None = None
 
     def seed(self, line: str, key: str, text: str = "") -> None:
         """Write the opening line (truncating); on success it becomes an outstanding non-steer."""
@@ -221,17 +225,48 @@ class SteerFeed:
             return self._mark_closing_locked()
 
     def mark_terminal(self) -> None:
-        """Poison the feed at run exit (before unregistering): later appends are refused."""
+        """Poison the feed at run exit (before unregistering): later appends are refused, and a
+        delegated wait still running is called off."""
         with self._mu:
             self._settled = True
+            timer, self._hold_timer = self._hold_timer, None
+        if timer is not None:
+            timer.cancel()
+
+    def note_hold(self, held: bool) -> bool:
+        """Whether delegated work runs that would end with the input (``HoldEvent``); returns True
+        when the feeder must now be stopped."""
+        with self._mu:
+            self._held = held
+            return self._mark_closing_locked()
 
     def _mark_closing_locked(self) -> bool:
         if self._closing or not self._settled or self._in_turn:
             return False
         if any(e.outstanding for e in self._outstanding):
             return False
+        if self._held:  # only delegated work keeps the input open: wait for it, within the bound
+            self._start_hold_wait_locked()
+            return False
         self._closing = True
         return True
+
+    def _start_hold_wait_locked(self) -> None:
+        if self._hold_timer is not None:
+            return
+        self._warn(f"Waiting up to {self._hold_wait_s:g} s for work the agent delegated to finish")
+        self._hold_timer = threading.Timer(max(0.0, self._hold_wait_s), self._hold_wait_over)
+        self._hold_timer.daemon = True
+        self._hold_timer.start()
+
+    def _hold_wait_over(self) -> None:
+        """The delegated wait ended: close the input whatever still runs (it is judged unfinished)."""
+        with self._mu:
+            if self._closing or self._hold_timer is None:  # closed meanwhile, or the run is over
+                return
+            self._held = False
+            close = self._mark_closing_locked()
+        self.close_if(close)
 
     def stop_feeder(self) -> None:
         """Stop the feeder, which closes the agent's stdin; raises ``SandboxError`` on failure."""

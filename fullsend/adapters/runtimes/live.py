@@ -158,7 +158,15 @@ class LiveRuntime:
         except FullsendError as exc:
             return launch_failed(str(exc))
         mailbox, pid_file = cfg / MAILBOX_NAME, cfg / FEEDER_PID_NAME
-        feed = SteerFeed(sandbox.exec, str(mailbox), str(pid_file), self._clock, self._warn, on_ack=on_ack)
+        feed = SteerFeed(
+            sandbox.exec,
+            str(mailbox),
+            str(pid_file),
+            self._clock,
+            self._warn,
+            on_ack=on_ack,
+            hold_wait_s=params.delegated_wait_s,
+        )
         parser = self.dialect.new_parser(self._clock)
         try:
             feed.seed(*self.dialect.opening(params, parser), text=params.prompt or DEFAULT_AGENT_PROMPT)
@@ -166,7 +174,7 @@ class LiveRuntime:
             return launch_failed(str(exc))
         if not params.steerable:
             feed.settle()  # the feed closes after the opening turn
-        active = ActiveRun(sandbox, feed, self._clock, parser, self._warn)
+        active = ActiveRun(sandbox, feed, self._clock, parser, self._warn, unexpected=self.dialect.denial_judge(params))
         self._runs.register(params.sandbox_name, active)
         if params.steerable:
             self._feeds.register(params.sandbox_name, feed)
@@ -209,7 +217,7 @@ class LiveRuntime:
 
     def _launch(self, sandbox: Any, params: AgentParams, mailbox: Path, pid_file: Path) -> Any:
         """openshell: the dialect's pinned script (feeder inside it); local: argv with a feeder."""
-        env = env_with_sandbox_flag(params.env)
+        env = {**env_with_sandbox_flag(params.env), **self.dialect.launch_env(params)}
         if sandbox.kind == "openshell":
             return sandbox.launch_pinned(self.dialect.script(params), env)
         return sandbox.launch(

@@ -14,11 +14,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from fullsend.adapters.runtimes.dialect import Aggregator
+from fullsend.adapters.runtimes.dialect import Aggregator, DenialJudge
 from fullsend.adapters.runtimes.events import (
     QUEUED,
     AgentEvent,
+    FaultEvent,
+    HoldEvent,
     InitEvent,
+    NoticeEvent,
+    RefusalEvent,
     ResultEvent,
     SendEvent,
     TextEvent,
@@ -32,7 +36,9 @@ from fullsend.adapters.runtimes.verdict import (
     error_text,
     judged_turn,
     launch_failed,
+    owed_end,
     process_verdict,
+    tool_refused,
     unreadable_output,
 )
 from fullsend.core.agent_end import EndVerdict, TerminalState
@@ -48,7 +54,8 @@ Output = Callable[[str], None]
 
 @dataclass
 class ActiveRun:
-    """The state of one running agent; ``clock`` stamps turn ends, ``warn`` hears what failed."""
+    """The state of one running agent; ``clock`` stamps turn ends, ``warn`` hears what failed;
+    ``unexpected`` picks the refused calls ``expected_denials`` does not cover (default: all)."""
 
     sandbox: Any
     feed: SteerFeed
@@ -64,6 +71,7 @@ class ActiveRun:
     send_failed: str = ""  # a required protocol line could not be written: the run cannot go on
     final_message: str = ""  # the latest turn end's answer that had one
     denials: list[ToolDenial] = field(default_factory=list)  # refused tool calls over every turn
+    unexpected: DenialJudge = tuple
 
     def pump(
         self, stdout: Any, aggregator: Aggregator, incomplete: TerminalState, on_turn_end: TurnEnd, on_output: Output
@@ -101,9 +109,15 @@ class ActiveRun:
             aggregator.add_result(event)
             self.deciding_result = judged_turn(self.deciding_result, event)
             self.final_message = event.final_message or self.final_message
-            self.denials.extend(event.denials)
+            self._refused(event.denials)
             self._callback(on_turn_end, self.clock.now())
             feed.close_if(feed.note_turn_end())
+        elif isinstance(event, RefusalEvent):
+            self._refused(event.denials)
+        elif isinstance(event, FaultEvent):
+            self.deciding_result = judged_turn(self.deciding_result, owed_end(event.verdict))
+        elif isinstance(event, NoticeEvent):
+            self.warn(event.text)
         elif isinstance(event, TokensEvent):
             aggregator.add_tokens(event)
         elif isinstance(event, InitEvent):
@@ -115,6 +129,16 @@ class ActiveRun:
             self._send(event)
         elif isinstance(event, TurnOpenEvent):
             feed.note_turn_open()
+        elif isinstance(event, HoldEvent):
+            feed.close_if(feed.note_hold(event.held))
+
+    def _refused(self, denials: tuple[ToolDenial, ...]) -> None:
+        """Keep refused calls for the summary; one ``expected_denials`` does not cover fails the
+        iteration (docs/rules.md#tool-refused)."""
+        self.denials.extend(denials)
+        unexpected = self.unexpected(denials) if denials else ()
+        if unexpected:
+            self.deciding_result = judged_turn(self.deciding_result, owed_end(tool_refused(unexpected)))
 
     def stop_quietly(self) -> None:
         """Stop the whole sandbox; a failure is warned, never raised."""
@@ -150,6 +174,7 @@ class ActiveRun:
             end=verdict.end,
             final_message=self.final_message,
             denials=distinct_denials(self.denials),
+            end_rule=verdict.rule_id,
         )
 
     def _send(self, event: SendEvent) -> None:

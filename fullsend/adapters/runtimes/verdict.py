@@ -9,9 +9,19 @@ turn — in that order of precedence (docs/runtimes.md "Which end counts").
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from fullsend.adapters.runtimes.events import ResultEvent
 from fullsend.adapters.sandbox.shell import sanitize_output
-from fullsend.core.agent_end import AgentEnd, EndVerdict
+from fullsend.core.agent_end import (
+    RULE_DELEGATED_UNFINISHED,
+    RULE_SESSION_LOST,
+    RULE_TOOL_REFUSED,
+    RULE_TURN_UNJUDGED,
+    AgentEnd,
+    EndVerdict,
+)
+from fullsend.core.final_word import ToolDenial, tool_label
 from fullsend.ports import AgentRunResult
 
 ERROR_TEXT_MAX = 500
@@ -20,6 +30,11 @@ CANCELLED = EndVerdict(AgentEnd.INTERRUPTED, "", "the run was cancelled and the 
 TIMED_OUT = EndVerdict(AgentEnd.LIMIT_REACHED, "", "the agent did not finish within its timeout and was stopped")
 NO_TURN = EndVerdict(AgentEnd.PROTOCOL_BROKEN, "", "the agent exited without finishing a turn")
 UNCLASSIFIED = EndVerdict(AgentEnd.PROTOCOL_BROKEN, "", "a turn end of the agent could not be classified")
+#: What the ``::error::`` says for each end the action finds itself (docs/runtimes.md's tables).
+DELEGATED_UNFINISHED_SAYS = "work the agent delegated did not finish"
+TOOL_REFUSED_SAYS = "the agent was refused a tool that expected_denials does not list"
+TURN_UNJUDGED_SAYS = "a turn of the agent was left unjudged"
+SESSION_LOST_SAYS = "the agent session the run steered was lost"
 
 
 def unreadable_output(why: str) -> ResultEvent:
@@ -31,6 +46,37 @@ def unreadable_output(why: str) -> ResultEvent:
         error_message=says,
         subtype="unreadable-line",
         verdict=EndVerdict(AgentEnd.PROTOCOL_BROKEN, "unreadable-line", says),
+    )
+
+
+def delegated_unfinished(what: str) -> EndVerdict:
+    """Work the agent delegated (``what``: which task, of which type, how it ended) was stopped,
+    failed or still ran when the bounded wait ended (docs/rules.md#delegated-unfinished)."""
+    return EndVerdict(AgentEnd.INTERRUPTED, "", DELEGATED_UNFINISHED_SAYS, what, RULE_DELEGATED_UNFINISHED)
+
+
+def tool_refused(denials: Sequence[ToolDenial]) -> EndVerdict:
+    """A turn in which the CLI refused ``denials`` (none of them matched by ``expected_denials``)
+    (docs/rules.md#tool-refused)."""
+    names = ", ".join(dict.fromkeys(tool_label(d.tool_name) for d in denials)) or "a tool"
+    return EndVerdict(AgentEnd.AGENT_ERROR, "", TOOL_REFUSED_SAYS, names, RULE_TOOL_REFUSED)
+
+
+def turn_unjudged(why: str) -> EndVerdict:
+    """A turn the CLI opened that the action could not judge (``why``) (docs/rules.md#turn-unjudged)."""
+    return EndVerdict(AgentEnd.PROTOCOL_BROKEN, "", TURN_UNJUDGED_SAYS, why, RULE_TURN_UNJUDGED)
+
+
+def session_lost(why: str) -> EndVerdict:
+    """The session the run steered did not go on (``why``) (docs/rules.md#session-lost)."""
+    return EndVerdict(AgentEnd.PROTOCOL_BROKEN, "", SESSION_LOST_SAYS, why, RULE_SESSION_LOST)
+
+
+def owed_end(verdict: EndVerdict) -> ResultEvent:
+    """The turn end the action owes for an end it found itself (``verdict``, never a success): it
+    decides the iteration through :func:`judged_turn` like any turn end that was not success."""
+    return ResultEvent(
+        is_error=True, error_message=verdict.message(), subtype=verdict.rule or verdict.reason, verdict=verdict
     )
 
 

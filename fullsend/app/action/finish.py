@@ -170,6 +170,7 @@ def render_summary(result: RunOutcome, stage: str, item_link: str, timeline: Tim
         receipt_unknown=result.receipt_unknown,
         settle_reason=result.settle_reason,
         error=_cell(result.error),
+        error_rule=result.error_rule,
         timeline=rows,
         left=[_cell(x) for x in result.left_over()],
         usage=result.usage,

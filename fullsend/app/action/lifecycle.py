@@ -263,6 +263,7 @@ def _agent_part(p: _Progress, run: ActionRun, forge: GitHubForge, tokens: Tokens
         figures=_figures(plan, outcome),
         final_lines=quoted_lines(outcome.final_message),
         denied=denial_lines(outcome.denials),
+        end_rule=outcome.error_rule,
     )
     if receipt_allowed(
         outcome,

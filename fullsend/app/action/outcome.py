@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from fullsend.app.action.finish import LeftFacts, RunOutcome
 from fullsend.app.action.outputs import ActionOutcome
 from fullsend.app.action.session import IterationResult
-from fullsend.core.agent_end import AgentEnd
+from fullsend.core.agent_end import RULE_SESSION_LOST, AgentEnd
 from fullsend.errors import ExitCode
 
 
@@ -43,9 +43,10 @@ def run_outcome(
         )
     if result is None or not validated:
         error = (result.agent.error if result else "") or "the agent run failed"
-        rule = end.value if end is not None and end is not AgentEnd.SUCCESS else ""
+        rule = end_rule_of(result)
         if result and result.session_lost:
             error = "the agent session was lost during a steer interrupt; the queued run will redo the update"
+            rule = RULE_SESSION_LOST
         return RunOutcome(
             ActionOutcome.FAILED,
             ExitCode.FAILED,
@@ -67,6 +68,14 @@ def run_outcome(
         left=left,
         agent_end=end,
     )
+
+
+def end_rule_of(result: IterationResult | None) -> str:
+    """The rule id closing the run's ``::error::`` line for the agent's end: the rule of an end the
+    action found itself (``AgentRunResult.end_rule``), else its class; ``""`` when none failed."""
+    if result is None or result.agent.end is AgentEnd.SUCCESS:
+        return ""
+    return result.agent.end_rule or result.agent.end.value
 
 
 def left_facts(results: Sequence[IterationResult]) -> LeftFacts:

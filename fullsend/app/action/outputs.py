@@ -41,6 +41,8 @@ OUTPUT_NAMES = (
     "final_message",
     "agent_isolation",
 )
+#: What ``command: route`` writes (``fullsend route``), after :data:`OUTPUT_NAMES` in ``action.yml``.
+ROUTE_OUTPUT_NAMES = ("stage", "rule", "reason", "head_ref")
 
 
 def output_entries(values: Mapping[str, str]) -> dict[str, str]:

@@ -14,6 +14,7 @@ from pathlib import Path
 from fullsend.adapters.agentcli.lock import installable
 from fullsend.context import GitHubContext, api_url_problem, head_sha_from_event, item_from_event
 from fullsend.core.model import Repo
+from fullsend.core.receipt.skips import review_bot_logins as review_logins
 from fullsend.core.tokens.policy import ROLE_ALIASES
 from fullsend.errors import ConfigError, InputError
 from fullsend.harness import Harness, SteerBlock, load_harness, with_overrides
@@ -98,7 +99,7 @@ def build_plan(inputs: Inputs, ctx: GitHubContext, agent_cli_root: str = "") -> 
         steer=steer,
         role=ROLE_ALIASES.get(role, role),
         env_head_sha=head_sha_from_event(ctx.event),
-        review_bot_logins=inputs.review_bot_logins or (f"{repo.owner}-review[bot]", "fullsend-ai-review[bot]"),
+        review_bot_logins=review_logins(inputs.review_bot_logins, repo.owner),
         openshell_cli=_openshell_cli(inputs, ctx.workspace),
         agent_cli_root=agent_cli_root,
     )

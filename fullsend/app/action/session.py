@@ -17,7 +17,7 @@ from pathlib import Path
 from fullsend.app.timeline import Timeline
 from fullsend.app.watch.watcher import Carry, WatchConfig, Watcher
 from fullsend.core.agent_end import AgentEnd
-from fullsend.core.final_word import ALLOW_FLAG, RULE_TOOL_DENIED, tool_label
+from fullsend.core.final_word import RULE_TOOL_DENIED, allow_hint, tool_label
 from fullsend.core.receipt.marker import Marker, marker_from
 from fullsend.core.scalars import format_time
 from fullsend.core.tokens import exports
@@ -60,6 +60,8 @@ class IterationSetup:
     watch: WatchConfig | None  # None: steering declined for this iteration
     cancelled: threading.Event | None = None  # set on SIGTERM/SIGINT: stop waiting for the watcher
     extra_args: tuple[str, ...] = ()  # the ``agent_args`` input, one argument each
+    delegated_wait_s: float = 600.0  # ``delegated_wait_seconds``; capped by ``timeout_s`` at the launch
+    expected_denials: tuple[str, ...] = ()  # ``expected_denials``, one pattern each
 
 
 def run_iteration(
@@ -93,6 +95,8 @@ def run_iteration(
         model=setup.model,
         fallback_models=setup.fallback_models,
         extra_args=setup.extra_args,
+        delegated_wait_s=min(setup.delegated_wait_s, setup.timeout_s),
+        expected_denials=setup.expected_denials,
     )
     thread = None
     if watcher:
@@ -111,7 +115,7 @@ def run_iteration(
         clock.now(),
         "agent",
         f"agent exited with code {agent.exit_code} after {agent.turns} turn(s){ended}",
-        rule_id="" if agent.end is AgentEnd.SUCCESS else agent.end.value,
+        rule_id="" if agent.end is AgentEnd.SUCCESS else (agent.end_rule or agent.end.value),
     )
     acks.finish(agent.steers)
     _note_denials(agent, clock, log, timeline)
@@ -175,13 +179,9 @@ def _withdrawn_row(timeline: Timeline, message_id: int, at: datetime) -> None:
 def _note_denials(agent: AgentRunResult, clock: Clock, log: Log, timeline: Timeline) -> None:
     """One warning and one timeline row per tool the agent was refused (docs/rules.md#tool-denied)."""
     for name in dict.fromkeys(tool_label(d.tool_name) for d in agent.denials):
-        count = sum(1 for d in agent.denials if tool_label(d.tool_name) == name)
-        times = f" ({count} calls)" if count > 1 else ""
-        log(
-            "warning",
-            f"The agent was refused the tool {name}{times}; to allow it, add the lines {ALLOW_FLAG} and "
-            f"{name} to agent_args [{RULE_TOOL_DENIED}]",
-        )
+        same = [d for d in agent.denials if tool_label(d.tool_name) == name]
+        times = f" ({len(same)} calls)" if len(same) > 1 else ""
+        log("warning", f"The agent was refused the tool {name}{times}; {allow_hint(same[0])} [{RULE_TOOL_DENIED}]")
         timeline.add(clock.now(), "agent", f"the agent was refused the tool {name}{times}", rule_id=RULE_TOOL_DENIED)
 
 

@@ -24,6 +24,7 @@ from fullsend.core.report.figures import RunFigures, figures_line, figures_marke
 from fullsend.core.text.inert import code_span
 from fullsend.errors import ForgeError
 from fullsend.ports import Clock, Forge, Log
+from fullsend.rules import find
 
 if TYPE_CHECKING:
     from fullsend.app.action.live_status import LiveStatus, SteerRow
@@ -140,6 +141,7 @@ class StatusComment:
         figures: RunFigures | None = None,
         final_lines: Sequence[str] = (),
         denied: Sequence[str] = (),
+        end_rule: str = "",
     ) -> None:
         """Edit the start comment to the terminal status, or post a new one; a later call (a
         cancelled run whose terminal status was already written) edits that one.  An edit keeps
@@ -150,7 +152,8 @@ class StatusComment:
         per refused tool call, both already inert (``fullsend.core.final_word``,
         ``fullsend.app.action.finish.quoted_lines``).  ``figures`` (what the agent spent; its
         ``agent_s`` is measured here, from the start comment to ``at``) ends the comment with the
-        human line and the figures marker ``fullsend report`` reads."""
+        human line and the figures marker ``fullsend report`` reads.  ``end_rule``, the rule a failed
+        agent end broke, is shown and kept in a line ``fullsend explain`` reads (a registered id only)."""
         if not self.enabled:
             return
         live = self.live  # kept set until closed: a later finish (a cancellation) waits for it too
@@ -174,6 +177,7 @@ class StatusComment:
             footer=self._footer(figures, at),
             final_lines=list(final_lines),
             denied=list(denied),
+            end_rule=end_rule if find(end_rule) is not None else "",
         )
         body = _render("receipt/status_terminal.md.j2", **self._terminal_context)
         self._write_terminal(body, live if status != "cancelled" else None)

@@ -264,6 +264,8 @@ class ActionRun:
             watch=watch_cfg,
             cancelled=self.cancelled,
             extra_args=self.plan.inputs.agent_args,
+            delegated_wait_s=float(self.plan.inputs.delegated_wait_seconds),
+            expected_denials=self.plan.inputs.expected_denials,
         )
 
     def _register(self, watcher: Watcher | None) -> None:

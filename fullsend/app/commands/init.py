@@ -23,17 +23,28 @@ through untouched).
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from fullsend import __version__
+from fullsend.app.commands.init_hints import fix_hint, next_steps, origin_owner
+from fullsend.app.commands.init_release import (
+    DispatchRefused,
+    TagReader,
+    check_release,
+    choose_dispatch,
+    git_ls_remote,
+    is_ghes,
+)
 from fullsend.app.commands.init_stages import MODEL_SECRETS, SECRET_WHY, STAGE_SPECS, StageSpec
 from fullsend.app.commands.init_upgrade import MANIFEST, manifest_text
+from fullsend.core.route.triggers import shim_triggers
 from fullsend.errors import ExitCode
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "init"
@@ -46,9 +57,8 @@ DISPATCH_MODES = ("hosted", "self-contained")
 #: The action as the self-contained example and the hosted dispatch on the main branch run it.
 LOCAL_ACTION = "./  # zizmor: ignore[self-repository]"
 HOSTED_DISPATCH = Path(".github/workflows/dispatch.yml")
+SHIM = Path(".github/workflows/fullsend.yml")
 EXAMPLE_DISPATCH = Path("examples/reusable-dispatch.yml")
-#: Where to create the GitHub App from (docs/adopting.md "Create the GitHub App from the manifest").
-APP_MANIFEST_URL = "https://github.com/fullsend-ai/steer-action/blob/main/app-manifest.json"
 
 
 class InitError(Exception):
@@ -57,7 +67,9 @@ class InitError(Exception):
 
 @dataclass(frozen=True)
 class InitPlan:
-    """Everything one ``fullsend init`` renders: stages, runtime, action ref, role-token mode, queue."""
+    """Everything one ``fullsend init`` renders: stages, runtime, action ref, role-token mode, queue,
+    dispatch (``""`` until :func:`settle_plan` chooses) and ``release``, the release tag that names
+    ``ref`` (``""``: no release, or not checked)."""
 
     stages: tuple[str, ...]
     runtime: str = "claude"
@@ -65,6 +77,7 @@ class InitPlan:
     role_token: str = "app"
     queue: str = "single"
     dispatch: str = "hosted"
+    release: str = ""
 
 
 def parse_stages(text: str) -> tuple[str, ...]:
@@ -110,7 +123,7 @@ def resolve_plan(
         ref if ref is not None else RELEASE_COMMIT,
         kept(role_token, "role_token", "app"),
         kept(queue, "queue", "single"),
-        kept(dispatch, "dispatch", "hosted"),
+        kept(dispatch, "dispatch", ""),
     )
 
 
@@ -123,8 +136,8 @@ def recorded_plan(recorded: Mapping[str, Any], root: Path) -> dict[str, Any]:
     return {**recorded, "dispatch": "self-contained"}
 
 
-def check_plan(plan: InitPlan) -> None:
-    """Raise ``InitError`` for a ref that is not a full commit SHA or an unknown mode."""
+def check_ref(plan: InitPlan) -> None:
+    """Raise ``InitError`` for a ref that is not a full commit SHA."""
     if not SHA.fullmatch(plan.ref):
         what = "is required" if not plan.ref else f"{plan.ref!r} is not a full commit SHA (40 lowercase hex digits)"
         raise InitError(
@@ -132,6 +145,25 @@ def check_plan(plan: InitPlan) -> None:
             "https://github.com/fullsend-ai/steer-action 'refs/tags/v1.2.3^{}' | cut -f1) or, "
             "with --dispatch self-contained and until you pick a release, any commit of its main branch"
         )
+
+
+def settle_plan(plan: InitPlan, environ: Mapping[str, str], read: TagReader, say: TextIO) -> InitPlan:
+    """``plan`` with its dispatch chosen and its release tag found (``fullsend.app.commands.
+    init_release``), the reasons written to ``say``.  Raises ``InitError`` for a bad ref or a
+    hosted dispatch at a commit that is no release."""
+    check_ref(plan)
+    check = check_release(plan.ref, environ, read)
+    try:
+        choice = choose_dispatch(plan.dispatch, plan.queue, plan.ref, check, is_ghes(environ))
+    except DispatchRefused as exc:
+        raise InitError(str(exc)) from None
+    say.write("".join(choice.lines))
+    return replace(plan, dispatch=choice.dispatch, release=check.tag)
+
+
+def check_plan(plan: InitPlan) -> None:
+    """Raise ``InitError`` for a ref that is not a full commit SHA or an unknown mode."""
+    check_ref(plan)
     if plan.runtime not in MODEL_SECRETS:
         raise InitError(f"--runtime {plan.runtime!r}: use one of {', '.join(MODEL_SECRETS)}")
     if plan.dispatch not in DISPATCH_MODES:
@@ -166,12 +198,17 @@ def render_files(plan: InitPlan) -> list[tuple[Path, str]]:
     common = _values(plan, hosted_caller=plan.dispatch == "hosted")
     files = [(Path(".github/workflows/fullsend.yml"), env.get_template("shim.yml.j2").render(**common))]
     if plan.dispatch == "self-contained":
-        action = f"fullsend-ai/steer-action@{plan.ref} # v{__version__}"
+        action = f"fullsend-ai/steer-action@{plan.ref} # {pin_comment(plan)}"
         text = env.get_template("dispatch.yml.j2").render(**common, action=action, local=False)
         files.append((Path(".github/workflows/fullsend-dispatch.yml"), text))
     for spec in specs:
         files += _stage_files(env, spec)
     return files
+
+
+def pin_comment(plan: InitPlan) -> str:
+    """What follows a pin's ``#``: the release tag, or that the commit is none (docs/adopting.md)."""
+    return plan.release or f"unreleased commit (written by fullsend {__version__})"
 
 
 def _values(plan: InitPlan, *, hosted_caller: bool = False, hosted: bool = False) -> dict[str, Any]:
@@ -185,15 +222,25 @@ def _values(plan: InitPlan, *, hosted_caller: bool = False, hosted: bool = False
         stages=list(plan.stages),
         runtime=plan.runtime,
         ref=plan.ref,
+        pin_comment=pin_comment(plan),
         role_token="input" if hosted else plan.role_token,
         queue=plan.queue,
-        secrets=[*model_secrets, *(["FULLSEND_APP_PRIVATE_KEY"] if with_app else [])],
+        secrets=[*model_secrets, *_app_secrets(plan, with_app)],
         model_secrets=model_secrets,
         secret_descriptions=SECRET_WHY,
         specs=[STAGE_SPECS[s] for s in plan.stages],
+        triggers=[(event, "[" + ", ".join(types) + "]") for event, types in shim_triggers(plan.stages).items()],
         hosted=hosted or hosted_caller,
         example=False,
     )
+
+
+def _app_secrets(plan: InitPlan, with_app: bool) -> list[str]:
+    """The App private keys a workflow passes: the review App's too when review is a stage."""
+    if not with_app:
+        return []
+    review = "review" in plan.stages
+    return ["FULLSEND_APP_PRIVATE_KEY", *(["FULLSEND_REVIEW_APP_PRIVATE_KEY"] if review else [])]
 
 
 def render_dispatch(which: Path) -> str:
@@ -256,10 +303,20 @@ def _folders(root: Path, rel: Path) -> list[Path]:
     return [root, *(root / parent for parent in reversed(rel.parents) if str(parent) != ".")]
 
 
-def run_init(plan: InitPlan, root: Path, dry_run: bool, out: TextIO, err: TextIO) -> int:
+def run_init(
+    plan: InitPlan,
+    root: Path,
+    dry_run: bool,
+    out: TextIO,
+    err: TextIO,
+    environ: Mapping[str, str] = os.environ,
+    read: TagReader = git_ls_remote,
+) -> int:
     """``fullsend init``: exit 0 after writing (or printing, ``dry_run``) the files, 2 on an
-    ``InitError`` (one line on ``err``)."""
+    ``InitError`` (one line on ``err``).  ``environ`` and ``read``: where steer-action's release
+    tags are read (``fullsend.app.commands.init_release``)."""
     try:
+        plan = settle_plan(plan, environ, read, err if dry_run else out)
         files = render_files(plan)
         if dry_run:
             for rel, text in files:
@@ -275,28 +332,44 @@ def run_init(plan: InitPlan, root: Path, dry_run: bool, out: TextIO, err: TextIO
             f"Note: {root} is not the top of a git repository; GitHub runs only the workflows in the "
             "repository root's .github/workflows.\n"
         )
-    secrets = " and ".join(MODEL_SECRETS[plan.runtime])
-    out.write(NEXT_STEPS[plan.role_token].format(secrets=secrets))
+    owner = origin_owner(root)
+    out.write(next_steps(plan.role_token, plan.stages, " and ".join(MODEL_SECRETS[plan.runtime]), owner))
     if "fix" in plan.stages:
-        out.write(FIX_TRIGGER_HINT[plan.dispatch == "hosted"])
+        out.write(fix_hint(plan.dispatch == "hosted", owner))
     return ExitCode.OK
 
 
-def run_upgrade(plan: InitPlan, root: Path, apply: bool, force: bool, out: TextIO, err: TextIO) -> int:
+def run_upgrade(
+    plan: InitPlan,
+    root: Path,
+    apply: bool,
+    force: bool,
+    out: TextIO,
+    err: TextIO,
+    environ: Mapping[str, str] = os.environ,
+    read: TagReader = git_ls_remote,
+) -> int:
     """``fullsend init --upgrade``: print what this release would change (``fullsend.app.commands.
     init_upgrade``), and with ``apply`` write it.  Exit 0, 2 on an ``InitError`` or a ``--dir`` that
     is not a folder, 1 when a write fails."""
     from fullsend.app.commands.init_upgrade import apply_changes, compare, read_manifest, report, upgrade_manifest
 
-    try:
-        files = render_files(plan)
-    except InitError as exc:
-        err.write(f"fullsend init: {exc}\n")
-        return ExitCode.BAD_INPUT
     if not root.is_dir():
         err.write(
             f"fullsend init: --dir {root} is not an existing folder; give the top of your repository's checkout\n"
         )
+        return ExitCode.BAD_INPUT
+    if not (root / MANIFEST).exists() and not (root / SHIM).exists():
+        err.write(
+            f"fullsend init --upgrade: no setup under {root} (neither {MANIFEST} nor {SHIM}); run it from the "
+            "top of a repository where fullsend init wrote one (--dir), or run fullsend init\n"
+        )
+        return ExitCode.BAD_INPUT
+    try:
+        plan = settle_plan(plan, environ, read, out)
+        files = render_files(plan)
+    except InitError as exc:
+        err.write(f"fullsend init: {exc}\n")
         return ExitCode.BAD_INPUT
     recorded = read_manifest(root)
     changes = compare(root, files, recorded)
@@ -314,30 +387,3 @@ def run_upgrade(plan: InitPlan, root: Path, apply: bool, force: bool, out: TextI
         )
         return ExitCode.OK
     return apply_changes(root, changes, upgrade_manifest(plan, changes, recorded, force), force, out, err)
-
-
-#: The one naming rule the fix stage has (docs/rules.md#route-review-ignored), said where it is set.
-FIX_TRIGGER_HINT = {
-    True: (
-        "Fix starts on a changes_requested review by the App <owner>-review[bot]; to use another App\n"
-        "(the one from the manifest, say), give its login as review_app: in fullsend.yml (my-app[bot]).\n"
-    ),
-    False: (
-        "Fix starts on a changes_requested review by the App <owner>-review[bot]; to use another App,\n"
-        "give its login as review_app: to the Route step in fullsend-dispatch.yml (my-app[bot]).\n"
-    ),
-}
-
-NEXT_STEPS = {
-    "app": (
-        "Next: create a GitHub App for the agent from the manifest\n"
-        f"  {APP_MANIFEST_URL}\n"
-        '(docs/adopting.md "Create the GitHub App from the manifest": one form, docs/create-app.html),\n'
-        "and install it on the repository; set the repository variable FULLSEND_APP_CLIENT_ID and the\n"
-        "secrets FULLSEND_APP_PRIVATE_KEY and {secrets}; then run `fullsend lint` and commit.\n"
-    ),
-    "mint": (
-        "Next: set the repository variable FULLSEND_MINT_URL to your mint service (docs/adopting.md\n"
-        '"The mint protocol") and the secret {secrets}; then run `fullsend lint` and commit.\n'
-    ),
-}

@@ -60,9 +60,13 @@ STAGE_SPECS: dict[str, StageSpec] = {
             PR_FIRST,
             ("pull-requests",),
             (("contents", "read"), ("pull-requests", "write")),
-            "Review the pull request this run works on for correctness and risk, and post one review with "
-            'your findings: write it as JSON ({"commit_id": the commit you read, "body": …, "event": '
-            '"COMMENT", "comments": [{"path": …, "line": …, "body": …}]}) and run '
+            "Review the pull request this run works on for correctness and risk. Its head is checked out in "
+            "pull-request/ with its history; the workspace root holds only the base branch's settings, and "
+            "`git rev-parse HEAD` there is the base commit, so `git -C pull-request diff $(git rev-parse "
+            'HEAD)...HEAD` is the change. Post one review: write it as JSON ({"commit_id": the output of '
+            '`git -C pull-request rev-parse HEAD`, "body": …, "event": "REQUEST_CHANGES" when you have '
+            'findings the author must address, else "COMMENT", "comments": [{"path": the file\'s path in '
+            'the repository (without pull-request/), "line": …, "body": …}]}) and run '
             "`fullsend review <pull request URL> --file review.json`.",
             "You review pull requests: correctness first, then risk, then clarity.",
         ),
@@ -73,8 +77,10 @@ STAGE_SPECS: dict[str, StageSpec] = {
             PR_FIRST,
             ("pull-requests",),
             (("contents", "write"), ("pull-requests", "write")),
-            "Address the review of the pull request this run works on: push commits that resolve each point, "
-            "and reply to each review comment with what you did.",
+            "Address the review of the pull request this run works on. Its head branch is checked out in "
+            "pull-request/ (the workspace root holds only the base branch's settings): work there, commit "
+            "one point at a time and push with `git -C pull-request push` (git authenticates as your App); "
+            "then reply to each review comment with what you did.",
             "You fix pull requests after review, one commit per point.",
         ),
         StageSpec(
@@ -112,4 +118,5 @@ SECRET_WHY = {
     "ANTHROPIC_API_KEY": "The model key the agent uses (Anthropic).",
     "OPENAI_API_KEY": "The model key the agent uses (OpenAI).",
     "FULLSEND_APP_PRIVATE_KEY": "The private key of the GitHub App whose installation token is the role token.",
+    "FULLSEND_REVIEW_APP_PRIVATE_KEY": "The private key of the review App (empty: the review job uses the App above).",
 }

@@ -42,6 +42,7 @@ def manifest_text(plan: Any, files: Sequence[tuple[Path, str]]) -> str:
     record = {
         "version": __version__,
         "ref": plan.ref,
+        "release": plan.release,
         "stages": list(plan.stages),
         "runtime": plan.runtime,
         "role_token": plan.role_token,

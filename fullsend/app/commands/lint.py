@@ -148,7 +148,8 @@ def collect_findings(harness_files: Iterable[Path], agents_dir: Path | None) -> 
 def run_lint(
     harness: Sequence[str] | None, agents: str | None, out: TextIO, err: TextIO, root: Path = Path(".")
 ) -> int:
-    """The ``fullsend lint`` command; returns the exit code (0 clean, 1 findings, 2 bad path).
+    """The ``fullsend lint`` command; returns the exit code (0 clean, 1 findings, 2 a bad path or
+    nothing to check: a wrong working directory must not pass).
 
     ``harness`` are the ``--harness`` values (``None``: the default directory under ``root``);
     ``agents`` the ``--agents`` value (``None``: ``root/.fullsend/agents`` when it exists).
@@ -168,7 +169,7 @@ def run_lint(
             f"(*.yaml, *.yml) and no {DEFAULT_AGENTS_DIR}/ directory; run it from the repository root, "
             "or name the files with --harness FILE and --agents DIR\n"
         )
-        return ExitCode.OK
+        return ExitCode.BAD_INPUT
     for finding in findings:
         out.write(finding.line() + "\n")
     checked = f"{len(files)} harness file(s)" + (f" and the agent definitions in {agents_dir}" if agents_dir else "")

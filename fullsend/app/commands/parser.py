@@ -70,13 +70,23 @@ def build_parser() -> argparse.ArgumentParser:
         default=3.0,
         help=f"how long the scripted agent's first turn lasts ({TURN_S_MIN:g}-{TURN_S_MAX:g}; default 3)",
     )
-    steer = sub.add_parser("steer", help="post a stage command with your text, so the run in flight absorbs it")
+    steer = sub.add_parser(
+        "steer",
+        help="post a stage command with your text, so the run in flight absorbs it",
+        description="Post the stage's slash command with your text as a comment. Token: GH_TOKEN or "
+        "GITHUB_TOKEN; API: GITHUB_API_URL, else the URL's host.",
+    )
     steer.add_argument("url", help="the issue or pull request URL")
     steer.add_argument("text", help="what the agent should do differently")
     steer.add_argument(
         "--stage", default=None, help="review, fix or triage (default: review on a PR, triage on an issue)"
     )
-    lint = sub.add_parser("lint", help="harness warnings, and agent definitions lacking the envelope's opening line")
+    lint = sub.add_parser(
+        "lint",
+        help="harness warnings, and agent definitions lacking the envelope's opening line",
+        description="Read the harness files and agent definitions of the current directory (no token, no "
+        "network). Exit 0 clean, 1 findings, 2 a bad path or nothing to check.",
+    )
     lint.add_argument(
         "--harness",
         action="append",
@@ -90,7 +100,9 @@ def build_parser() -> argparse.ArgumentParser:
         "init",
         help="write a working setup: shim, dispatch workflow, harness, prompts, agents",
         description="Write a commented, working steer-action setup for the stages you pick "
-        "(never overwrites; --dry-run prints the files).",
+        "(never overwrites; --dry-run prints the files). No token. Reads steer-action's release tags "
+        "(git ls-remote GITHUB_SERVER_URL/fullsend-ai/steer-action, default https://github.com) to tell "
+        "whether --ref is a release; GITHUB_API_URL ending in /api/v3 means GitHub Enterprise Server.",
     )
     init.add_argument(
         "--stages",
@@ -143,7 +155,12 @@ def build_parser() -> argparse.ArgumentParser:
         "with its rule id and write the outputs stage, rule and reason to GITHUB_OUTPUT. "
         "Token: INPUT_GITHUB_TOKEN, GITHUB_TOKEN or GH_TOKEN.",
     )
-    explain = sub.add_parser("explain", help="read-only: why each follow-up run was or was not absorbed, rule by rule")
+    explain = sub.add_parser(
+        "explain",
+        help="read-only: why each follow-up run was or was not absorbed, rule by rule",
+        description="Read the item's workflow runs, jobs, comments and receipts. Token: GH_TOKEN or "
+        "GITHUB_TOKEN (read access); API: GITHUB_API_URL, else the URL's host (GraphQL: GITHUB_GRAPHQL_URL).",
+    )
     explain.add_argument("url", help="the issue or pull request URL")
     explain.add_argument("--run", metavar="RUN_ID", default=None, help="explain this run instead of the run in flight")
     explain.add_argument(
@@ -177,10 +194,13 @@ def build_parser() -> argparse.ArgumentParser:
     review = sub.add_parser(
         "review",
         help="post a pull-request review with line comments (for the review stage's agent)",
-        description="Read one JSON document {body, event, comments: [{path, line, body, side, start_line}]} "
-        "and post it as one review on the pull request's head, under GH_TOKEN or GITHUB_TOKEN.",
+        description="Read one JSON document {commit_id, body, event, comments: [{path, line, body, side, "
+        "start_line}]} and post it as one review of commit_id (the commit you read: git rev-parse HEAD; in a "
+        "run, empty means FULLSEND_RUN_HEAD_SHA, the head the run started on; outside a run it is required). "
+        "event: COMMENT, APPROVE or REQUEST_CHANGES. Token: GH_TOKEN or GITHUB_TOKEN; API: GITHUB_API_URL, "
+        "else the URL's host.",
     )
-    review.add_argument("url", help="the pull request URL")
+    review.add_argument("url", help="the pull request URL (…/pull/N; an /issues/N URL is refused)")
     review.add_argument("--file", default="-", help="the review document (default -: standard input)")
     simulator = sub.add_parser("simulator", help="the built-in GitHub simulator (for act runs, demos and debugging)")
     simulator_sub = simulator.add_subparsers(dest="simulator_command", required=True)

@@ -10,10 +10,13 @@ The review stage's agent calls it instead of writing API calls: it reads one JSO
                   {"path": "src/db.py", "start_line": 3, "line": 5, "side": "RIGHT", "body": "…"}]}
 
 and posts it as one review on the commit the agent reviewed (``commit_id``, else the head the run
-started on, ``FULLSEND_RUN_HEAD_SHA``; never the live head), under ``GH_TOKEN`` (in a run, the role
-token the agent holds).  The texts are neutralised (no receipt or status marker can be
-posted).  Exit codes: 0 posted (the review's URL printed) · 1 GitHub refused it or could not be
-reached (its message printed: a line outside the diff is a 422) · 2 a bad document, URL or token.
+started on, ``FULLSEND_RUN_HEAD_SHA``; never the live head; outside a run, or in a run started by a
+comment, whose event names no head, ``commit_id`` is required), under ``GH_TOKEN`` (in a run, the
+role token the agent holds) against ``GITHUB_API_URL`` (else the URL's host).  The URL must name a
+pull request (``…/pull/N``): an ``/issues/N`` URL is refused.  The texts are neutralised (no
+receipt or status marker can be posted).  Exit codes: 0 posted (the review's URL printed) · 1
+GitHub refused it or could not be reached (its message printed: a line outside the diff is a 422)
+· 2 a bad document, URL or token.
 """
 
 from __future__ import annotations
@@ -117,6 +120,11 @@ def run_review(url: str, source: str, env: Mapping[str, str], stdin: TextIO, out
     """The ``fullsend review`` command: read, check, post; returns the exit code (0, 1 or 2)."""
     try:
         item = parse_item_url(url)
+        if item.kind != "pull":
+            raise SteerCommandError(
+                f"{item.repo.full_name}#{item.number}: the URL names an issue (/issues/{item.number}); a review "
+                f"goes on a pull request: give its URL, …/{item.repo.full_name}/pull/{item.number}"
+            )
         if source == "-":
             text = stdin.read(MAX_DOCUMENT_BYTES + 1)
         else:

@@ -10,8 +10,10 @@ so the Route job concludes success and every stage job is skipped.
 
 The repository's policy (``fullsend.core.route.policy``): ``INPUT_STAGES``, ``INPUT_ALLOWED_USERS``,
 ``INPUT_ALLOWED_BOTS``, ``INPUT_TRIGGER_PHRASE``, ``INPUT_LABEL_TRIGGERS``,
-``INPUT_ASSIGNEE_TRIGGERS`` and ``INPUT_REVIEW_APP``, the action's inputs of those names (blank: the decision as without
-them; docs/rules.md, family Route).
+``INPUT_ASSIGNEE_TRIGGERS``, ``INPUT_REVIEW_APP`` and ``INPUT_MAX_FIX_ROUNDS``, the action's inputs of those
+names (blank: the decision as without them; docs/rules.md, family Route).  For a selected fix it also
+reads the pull request's reviews (a review's fix is bounded in rounds) and, when the event does not
+name it, the pull request (its head branch, the output ``head_ref``).
 
 Token: ``INPUT_GITHUB_TOKEN`` (the action's ``github_token``), else ``GITHUB_TOKEN``, else
 ``GH_TOKEN``.  API base: ``GITHUB_API_URL`` (default ``https://api.github.com``).
@@ -29,9 +31,10 @@ from typing import Any, Protocol
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.gha import Console, write_outputs
 from fullsend.adapters.github.forge import GitHubForge
+from fullsend.app.action.outputs import ROUTE_OUTPUT_NAMES
 from fullsend.context import api_url_problem
-from fullsend.core.model import Repo
-from fullsend.core.route.decision import RULE_ROLE_UNREADABLE, AskRole, Role, RouteDecision
+from fullsend.core.model import PullRequest, Repo, Review
+from fullsend.core.route.decision import RULE_ROLE_UNREADABLE, AskRole, Role, RouteDecision, default_review_app
 from fullsend.core.route.event import RouteEvent, route_event
 from fullsend.core.route.policy import (
     RoutePolicy,
@@ -41,6 +44,7 @@ from fullsend.core.route.policy import (
     screen_login,
     with_trigger_phrase,
 )
+from fullsend.core.route.rounds import FixHead, bound_fix, fix_head_decision, fix_rounds
 from fullsend.errors import ConfigError, ExitCode, ForgeError, NotFoundError
 
 DEFAULT_API_URL = "https://api.github.com"
@@ -53,6 +57,43 @@ class Roles(Protocol):
     """Where :func:`route` reads a login's ``role_name`` (``GitHubForge.collaborator_role``)."""
 
     def collaborator_role(self, login: str) -> str: ...
+
+
+class Pulls(Protocol):
+    """Where :func:`fix_facts` reads a pull request and its reviews (``GitHubForge``)."""
+
+    def get_pull_request(self, number: int) -> PullRequest: ...
+
+    def list_reviews(self, number: int) -> list[Review]: ...
+
+
+def fix_facts(
+    event: RouteEvent, decision: RouteDecision, pulls: Pulls, policy: RoutePolicy
+) -> tuple[RouteDecision, str]:
+    """``(decision, head branch)`` for a selected fix: bounded in rounds when a review started it
+    (docs/rules.md#route-fix-rounds), refused when the head is a fork's or unreadable; any other
+    decision as it is, with ``""``.  Reads at most the reviews and the pull request.  Never raises."""
+    if decision.stage != "fix":
+        return decision, ""
+    if event.name == "pull_request_review":
+        app = policy.review_app or default_review_app(event.owner)
+        try:
+            rounds: int | None = fix_rounds(pulls.list_reviews(event.number), app)
+            why = ""
+        except ForgeError as exc:
+            rounds, why = None, str(exc)[:200]
+        decision = bound_fix(decision, rounds, policy.max_fix_rounds, why)
+        if not decision.stage:
+            return decision, ""
+    head = FixHead(event.pr_head_ref, event.pr_head_repo)
+    if not head.branch:
+        try:
+            pr = pulls.get_pull_request(event.number)
+            head = FixHead(pr.head_ref, pr.head_repository)
+        except ForgeError as exc:
+            head = FixHead(unreadable=str(exc)[:200])
+    decision = fix_head_decision(decision, head, event.repository)
+    return decision, head.branch if decision.stage else ""
 
 
 def read_role(roles: Roles, login: str) -> Role:
@@ -76,6 +117,7 @@ def policy_of(environ: Mapping[str, str]) -> RoutePolicy:
         "label_triggers",
         "assignee_triggers",
         "review_app",
+        "max_fix_rounds",
     )
     try:
         return read_policy({name: environ.get(f"INPUT_{name.upper()}", "") for name in names})
@@ -168,13 +210,19 @@ def run_route(environ: Mapping[str, str], console: Console) -> int:
     event = load_event(environ)
     policy = policy_of(environ)
     forge = forge_for(environ, event.repository)
-    decision = route(event, forge, policy)
+    decision, head_ref = fix_facts(event, route(event, forge, policy), forge, policy)
     console.log(f"Route: event {event.name}/{event.action} -> stage '{decision.stage or 'none'}'")
     console.log(f"Route: {decision.reason} [{decision.rule}]")
     try:
         write_outputs(
             environ.get("GITHUB_OUTPUT"),
-            {"stage": decision.stage, "rule": decision.rule, "reason": f"{decision.reason} [{decision.rule}]"},
+            dict(
+                zip(
+                    ROUTE_OUTPUT_NAMES,
+                    (decision.stage, decision.rule, f"{decision.reason} [{decision.rule}]", head_ref),
+                    strict=True,
+                )
+            ),
         )
     except OSError as exc:
         console.error(

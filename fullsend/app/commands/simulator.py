@@ -186,14 +186,15 @@ def start_simulator(scenario: Scenario, port: int, say: Say, clock: Clock | None
     Raises ``ConfigError`` when the port cannot be bound."""
     clock = clock or SystemClock()
     sim = GitHubSimulator(scenario.owner, scenario.repo)
-    _bind(sim, port, Extras(dict(scenario.collaborators), ROLE_TOKEN, say, clock))
+    bind_serve_handler(sim, port, Extras(dict(scenario.collaborators), ROLE_TOKEN, say, clock))
     fix = build(sim, scenario, clock.now(), say)
     sim.start()
     return Served(sim, fix, scenario)
 
 
-def _bind(sim: GitHubSimulator, port: int, extras: Extras) -> None:
-    """Serve ``sim`` with ``ServeHandler`` on ``port``.  ``GitHubSimulator`` binds any free port
+def bind_serve_handler(sim: GitHubSimulator, port: int, extras: Extras) -> None:
+    """Serve ``sim`` with ``ServeHandler`` on ``port`` (0: any free one; the adopter-path plays
+    bind their simulator this way too).  ``GitHubSimulator`` binds any free port
     with its own handler at construction, so the socket is replaced here, before any state (whose
     URLs name the port) is laid and before ``start()``."""
     try:

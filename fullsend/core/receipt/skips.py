@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from fullsend.core.app_names import review_app_login
 from fullsend.core.model import Repo, Review
 from fullsend.core.scalars import format_time
 
@@ -70,13 +71,15 @@ def is_manual_rerun(run_attempt: str) -> bool:
 
 
 def review_bot_logins(configured: Sequence[str], owner: str) -> tuple[str, ...]:
-    """The review App logins: the ``review_bot_logins`` input, else ``<owner>-review[bot]`` and
+    """The review App logins: the ``review_bot_logins`` input, else the review App's login derived
+    from ``owner`` (``<owner>-review[bot]``, ``fullsend.core.app_names``) and
     ``fullsend-ai-review[bot]`` (docs/architecture.md "Own output").
     """
     given = tuple(login.strip() for login in configured if login.strip())
     if given:
         return given
-    return ((f"{owner}-review[bot]",) if owner else ()) + (SHARED_REVIEW_BOT,)
+    derived = review_app_login(owner)
+    return ((derived,) if derived else ()) + (SHARED_REVIEW_BOT,)
 
 
 def transition_kind(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fullsend.core.app_names import review_app_login
 from fullsend.core.route.event import Actor, RouteEvent
 from fullsend.core.wire import THREAD_EVENT
 
@@ -73,7 +74,6 @@ LABEL_READY_FOR_TRIAGE, LABEL_READY_TO_CODE = "ready-for-triage", "ready-to-code
 LABEL_READY_FOR_REVIEW = "ready-for-review"
 LABEL_NEEDS_INFO, LABEL_FEATURE = "needs-info", "feature"
 LABEL_FIX, LABEL_NO_FIX = "fullsend-fix", "fullsend-no-fix"
-REVIEW_APP_SUFFIX = "-review[bot]"
 #: A comment in a pull request's review thread (docs/rules.md#route-command).
 REVIEW_COMMENT_EVENT = THREAD_EVENT
 _SHOWN_MAX = 60
@@ -115,7 +115,7 @@ def shown(text: str) -> str:
 def decide(event: RouteEvent, role: Role | None = None, review_app: str = "") -> RouteDecision | AskRole:
     """The stage ``event`` selects, or :class:`AskRole` when a login's role is needed and
     ``role`` is not that login's.  ``review_app``: the login whose ``changes_requested`` review
-    starts a fix (``""``: ``<owner>-review[bot]``; docs/rules.md#route-review-ignored).  Never raises."""
+    starts a fix (``""``: :func:`default_review_app`; docs/rules.md#route-review-ignored).  Never raises."""
     if event.name == "issue_comment":
         return _comment(event, role)
     if event.name == "issues":
@@ -123,10 +123,17 @@ def decide(event: RouteEvent, role: Role | None = None, review_app: str = "") ->
     if event.name == "pull_request_target":
         return _pull_request(event, role)
     if event.name == "pull_request_review":
-        return _review(event, role, review_app or event.owner + REVIEW_APP_SUFFIX)
+        return _review(event, role, review_app or default_review_app(event.owner))
     if event.name == REVIEW_COMMENT_EVENT:
         return _review_comment(event, role)
     return RouteDecision("", RULE_NOT_ROUTED, f"the event {shown(event.name)} selects no stage")
+
+
+def default_review_app(owner: str) -> str:
+    """The review App's login when the ``review_app`` input is empty: the review App's name
+    derived from ``owner`` (``<owner>-review``, cut to GitHub's 34 characters) + ``[bot]``;
+    ``""`` (matching no review) for an owner that is no login.  Never raises."""
+    return review_app_login(owner)
 
 
 def floor_decision(
@@ -252,7 +259,7 @@ def _not_routed(event: RouteEvent) -> RouteDecision:
 
 
 def _review(event: RouteEvent, role: Role | None, review_app: str) -> RouteDecision | AskRole:
-    if event.review_state != "changes_requested" or event.review_author.lower() != review_app.lower():
+    if event.review_state != "changes_requested" or not review_app or event.review_author.lower() != review_app.lower():
         return RouteDecision(
             "",
             RULE_REVIEW_IGNORED,

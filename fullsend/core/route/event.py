@@ -32,7 +32,8 @@ class RouteEvent:
     ``name`` is ``GITHUB_EVENT_NAME``, ``repository`` ``GITHUB_REPOSITORY`` (``owner/name``);
     ``labels`` the issue's and the pull request's label names (duplicates kept), ``label`` the
     label just added or removed; ``pr_head_repo`` the head repository's ``full_name``;
-    ``assignee`` the login just assigned or unassigned.
+    ``assignee`` the login just assigned or unassigned; ``number`` the item's number (0 unknown);
+    ``pr_head_ref`` the head branch a pull-request payload names (a comment's names none).
     """
 
     name: str
@@ -51,6 +52,8 @@ class RouteEvent:
     review_state: str = ""
     review_author: str = ""
     assignee: str = ""
+    number: int = 0
+    pr_head_ref: str = ""
 
     @property
     def owner(self) -> str:
@@ -100,4 +103,15 @@ def route_event(name: str, payload: Mapping[str, Any], repository: str) -> Route
         review_state=_text(payload, "review", "state"),
         review_author=_text(payload, "review", "user", "login"),
         assignee=_text(payload, "assignee", "login"),
+        number=_number(payload),
+        pr_head_ref=_text(payload, "pull_request", "head", "ref"),
     )
+
+
+def _number(payload: Mapping[str, Any]) -> int:
+    """The item's number: ``issue.number``, else ``pull_request.number`` (0 when neither is one)."""
+    for key in ("issue", "pull_request"):
+        value = _get(payload, key, "number")
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return 0

@@ -31,6 +31,7 @@ from fullsend.core.route.decision import (
     shown,
 )
 from fullsend.core.route.event import RouteEvent
+from fullsend.core.route.rounds import DEFAULT_MAX_FIX_ROUNDS, parse_max_fix_rounds
 
 RULE_STAGE_OFF = "route-stage-off"
 RULE_USER_NOT_ALLOWED = "route-user-not-allowed"
@@ -48,7 +49,8 @@ class RoutePolicy:
     command (``""``: none).  ``label_triggers`` / ``assignee_triggers``: ``(casefolded label or
     lowercased login, stage)`` pairs: adding that label, or assigning that login, selects the stage
     under its command's floor and kind of item.  ``review_app``: the App login whose
-    ``changes_requested`` review starts a fix (``""``: ``<owner>-review[bot]``)."""
+    ``changes_requested`` review starts a fix (``""``: ``<owner>-review[bot]``); ``max_fix_rounds``:
+    how many such reviews on one pull request start one (docs/rules.md#route-fix-rounds)."""
 
     enabled: frozenset[str] | None = None
     allowed_users: frozenset[str] | None = None
@@ -57,6 +59,7 @@ class RoutePolicy:
     label_triggers: tuple[tuple[str, str], ...] = ()
     assignee_triggers: tuple[tuple[str, str], ...] = ()
     review_app: str = ""
+    max_fix_rounds: int = DEFAULT_MAX_FIX_ROUNDS
 
 
 def _logins(text: str) -> frozenset[str] | None:
@@ -96,7 +99,8 @@ def parse_triggers(name: str, text: str) -> tuple[tuple[str, str], ...]:
 
 def read_policy(inputs: Mapping[str, str]) -> RoutePolicy:
     """The policy of the Route step's inputs ``stages``, ``allowed_users``, ``allowed_bots``,
-    ``trigger_phrase``, ``label_triggers``, ``assignee_triggers`` and ``review_app`` (missing: empty).  Raises
+    ``trigger_phrase``, ``label_triggers``, ``assignee_triggers``, ``review_app`` and ``max_fix_rounds``
+    (missing: empty).  Raises
     ``ValueError`` naming the input and the fix."""
     phrase = inputs.get("trigger_phrase", "").strip()
     if phrase and (len(phrase.split()) != 1 or phrase.startswith("/")):
@@ -115,6 +119,7 @@ def read_policy(inputs: Mapping[str, str]) -> RoutePolicy:
         parse_triggers("label_triggers", inputs.get("label_triggers", "")),
         parse_triggers("assignee_triggers", inputs.get("assignee_triggers", "")),
         review_app,
+        parse_max_fix_rounds(inputs.get("max_fix_rounds", "")),
     )
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
+from fullsend.core.tokens.gitpush import git_push_env
 from fullsend.core.tokens.reach import secret_forms
 
 #: Never passed to a child (agent, pre-/post-/validation script), whatever the value: what belongs to
@@ -82,7 +83,8 @@ def child_env(
     any inherited ``GH_TOKEN``/``GITHUB_TOKEN``/``TRACEPARENT``, every entry whose key or value
     contains the job token or an ``extra_registered`` token (empty entries ignored), and every
     entry containing the role token.  Then ``GH_TOKEN`` = ``GITHUB_TOKEN`` = the role token,
-    unless there is none or it contains a registered token (then no GitHub token at all).
+    unless there is none or it contains a registered token (then no GitHub token at all); with it,
+    git's push credential (``fullsend.core.tokens.gitpush``).
     ``traceparent``, when given, is the run's own ``TRACEPARENT``.
     """
     registered = [t for t in (job_token, *extra_registered) if t]
@@ -100,6 +102,7 @@ def child_env(
     if role_token and not any(t in role_token for t in registered):
         for key in TOKEN_KEYS:
             out[key] = role_token
+        out.update(git_push_env(out))  # git pushes with the role token (docs/adopting.md "The push credential")
     return out
 
 

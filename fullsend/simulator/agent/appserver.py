@@ -17,6 +17,14 @@ cut off without its ``turn/completed`` (as the real app-server does), with
 ``SCRIPTED_APP_SERVER_SUBAGENT=1``: at the start of each turn a sub-agent thread reports a whole
 turn of its own on the same connection (``turn/started``, a ``userMessage`` without
 ``clientId``, ``turn/completed``), as Codex's multi-agent tools do.
+``SCRIPTED_APP_SERVER_SPAWN=<seconds>:<status>``: the first turn spawns a sub-agent as the pinned
+Codex reports it (a ``collabAgentToolCall`` spawn item naming the new thread ``pendingInit``) and
+completes without waiting for it; the sub-agent's own turn (its ``rootTurnId`` the spawning turn)
+runs ``<seconds>`` and completes with ``<status>`` (``completed``, ``failed``, ``interrupted``),
+unless the input closes first: then it dies with the server, as a real sub-agent does.
+``SCRIPTED_APP_SERVER_DECLINE=<command>``: the first turn reports that command ``declined`` (a
+``commandExecution`` item); ``SCRIPTED_APP_SERVER_APPROVAL=<command>``: the first turn asks the
+client to approve it (``item/commandExecution/requestApproval``) and waits for the answer.
 """
 
 from __future__ import annotations
@@ -48,6 +56,7 @@ class AppServerScript:
         self.joined: list[dict[str, Any]] = []  # inputs that joined the running turn
         self.tokens = 0
         self.eof = False
+        self.spawned = False
 
     def run(self) -> int:
         threading.Thread(target=_read_stdin, args=(self.inbox,), daemon=True).start()
@@ -97,6 +106,12 @@ class AppServerScript:
         self._take(params)
         if os.environ.get("SCRIPTED_APP_SERVER_SUBAGENT") == "1":
             self._sub_agent_turn()
+        spawn = os.environ.get("SCRIPTED_APP_SERVER_SPAWN", "")
+        if not self.spawned:
+            self.spawned = True
+            if spawn:
+                self._spawn(*spawn.split(":", 1))
+            self._refusals()
         self._work(self.turn_s)
         if self.joined:
             for joined in self.joined:
@@ -119,6 +134,52 @@ class AppServerScript:
         self.out.emit(
             {"method": "turn/completed", "params": {"threadId": thread, "turn": {**turn, "status": "completed"}}}
         )
+
+    def _refusals(self) -> None:
+        """A declined command item, and an approval request answered before the turn goes on."""
+        where = {"threadId": self.thread_id, "turnId": self.turn_id}
+        declined = os.environ.get("SCRIPTED_APP_SERVER_DECLINE", "")
+        if declined:
+            item = {"type": "commandExecution", "id": f"call_{uuid.uuid4().hex[:12]}", "command": declined}
+            self.out.emit({"method": "item/started", "params": {"item": {**item, "status": "inProgress"}, **where}})
+            self.out.emit({"method": "item/completed", "params": {"item": {**item, "status": "declined"}, **where}})
+        asked = os.environ.get("SCRIPTED_APP_SERVER_APPROVAL", "")
+        if asked:
+            params = {**where, "itemId": f"call_{uuid.uuid4().hex[:12]}", "command": asked, "startedAtMs": 0}
+            self.out.emit({"id": "approval-1", "method": "item/commandExecution/requestApproval", "params": params})
+            while not (isinstance(answer := self.inbox.get(), dict) and answer.get("id") == "approval-1"):
+                if answer is _EOF:
+                    raise SystemExit(0)
+
+    def _spawn(self, seconds: str, status: str) -> None:
+        """The spawn item (started, then completed naming the sub-agent ``pendingInit``), and the
+        sub-agent's own turn in the background."""
+        child = str(uuid.uuid4())
+        item: dict[str, Any] = {
+            "type": "collabAgentToolCall",
+            "id": f"call_{uuid.uuid4().hex[:12]}",
+            "tool": "spawnAgent",
+            "status": "inProgress",
+            "senderThreadId": self.thread_id,
+            "receiverThreadIds": [],
+            "prompt": "Check the docs (sub-agent-marker).",
+            "agentsStates": {},
+        }
+        where = {"threadId": self.thread_id, "turnId": self.turn_id}
+        self.out.emit({"method": "item/started", "params": {"item": item, **where}})
+        done = {**item, "status": "completed", "receiverThreadIds": [child]}
+        done["agentsStates"] = {child: {"status": "pendingInit", "message": None}}
+        self.out.emit({"method": "item/completed", "params": {"item": done, **where}})
+        root = self.turn_id
+        threading.Thread(target=self._child_turn, args=(child, root, float(seconds), status), daemon=True).start()
+
+    def _child_turn(self, child: str, root: str, seconds: float, status: str) -> None:
+        turn: dict[str, Any] = {"id": str(uuid.uuid4()), "rootTurnId": root, "items": [], "status": "inProgress"}
+        self.out.emit({"method": "thread/status/changed", "params": {"threadId": child, "status": {"type": "active"}}})
+        self.out.emit({"method": "turn/started", "params": {"threadId": child, "turn": turn}})
+        threading.Event().wait(seconds)
+        self.out.emit({"method": "turn/completed", "params": {"threadId": child, "turn": {**turn, "status": status}}})
+        self.out.emit({"method": "thread/status/changed", "params": {"threadId": child, "status": {"type": "idle"}}})
 
     def _take(self, params: dict[str, Any]) -> None:
         """Record one input in the conversation: a ``userMessage`` item with its ``clientId``."""
@@ -168,7 +229,7 @@ class AppServerScript:
         elif method == "turn/start":
             self.joined.append(params)
             self.out.emit({"id": rid, "result": {"turn": {"id": self.turn_id, "items": [], "status": "inProgress"}}})
-        elif rid is not None:
+        elif rid is not None and method is not None:
             self.out.emit({"id": rid, "error": {"code": -32601, "message": f"scripted: no method {method}"}})
 
     def _finish(self, turn: dict[str, Any]) -> None:

@@ -18,7 +18,13 @@ Environment knobs (all optional):
 ``SCRIPTED_AGENT_ECHO``       ``eager`` (default: consume and echo a line the moment it arrives)
                               or ``boundary`` (like the real CLI: a line sent mid-turn is
                               consumed after the running step, then absorbed with one more step)
-``SCRIPTED_AGENT_LOG``        JSON lines ``{"at": …, "text": …}``, one per consumed message
+``SCRIPTED_AGENT_LOG``        JSON lines ``{"at": …, "text": …}``, one per consumed message (a file,
+                              or an ``http://`` URL each line is POSTed to: the test harness's,
+                              this module's one HTTP request, so it never talks to GitHub), and one
+                              per step of ``SCRIPTED_AGENT_WORK`` and per project hook run
+``SCRIPTED_AGENT_WORK``       JSON list of real steps of the first turn: git, ``fullsend review``
+                              (``fullsend.simulator.agent.work``; Claude Code mode also runs the
+                              project settings' ``SessionStart`` hooks, as Claude Code does)
 ``SCRIPTED_AGENT_ENV_DUMP``   file receiving the agent's whole environment as a JSON object
 ``SCRIPTED_AGENT_ARGV_DUMP``  file receiving the agent's arguments as a JSON list
 ``SCRIPTED_AGENT_INJECT``     JSON ``{"path": mailbox, "text": …}``: at its first turn the agent
@@ -45,6 +51,9 @@ Environment knobs (all optional):
 ``SCRIPTED_AGENT_PID_FILE``   file the agent appends its pid (and its child's) to, one per line;
                               before that it appends to ``<file>.alive`` the earlier pids still
                               alive (nothing of a stopped sandbox survives)
+``SCRIPTED_AGENT_LINES``, ``SCRIPTED_AGENT_TASK``, ``SCRIPTED_AGENT_SILENT``: lines of a test's
+                              own, a background task the agent waits for at its end, turns without an
+                              assistant message (``fullsend/simulator/agent/claude_extra.py``)
 
 This is a test program, not part of the action: it reads its own clock.
 """
@@ -60,6 +69,9 @@ import threading
 import uuid
 from datetime import UTC, datetime
 from typing import Any
+
+from fullsend.simulator.agent.claude_extra import BackgroundTask, extra_lines, silent
+from fullsend.simulator.agent.work import do_work, project_hooks
 
 _EOF = object()
 
@@ -99,10 +111,25 @@ def _read_stdin(inbox: queue.Queue[object]) -> None:
 
 
 def _log(text: str) -> None:
-    path = os.environ.get("SCRIPTED_AGENT_LOG")
-    if path:
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps({"at": _now_text(), "text": text}, ensure_ascii=False) + "\n")
+    _log_record({"text": text})
+
+
+def _log_record(record: dict[str, Any]) -> None:
+    """One JSON line ``{"at": …, **record}`` to ``SCRIPTED_AGENT_LOG``: a file, or an ``http://``
+    URL the line is POSTed to (the adopter-path plays collect it in the simulator)."""
+    target = os.environ.get("SCRIPTED_AGENT_LOG")
+    if not target:
+        return
+    line = json.dumps({"at": _now_text(), **record}, ensure_ascii=False)
+    if target.startswith("http://"):
+        import urllib.request
+
+        request = urllib.request.Request(target, data=line.encode(), method="POST")
+        request.add_header("Content-Type", "application/json")
+        with urllib.request.urlopen(request, timeout=30):
+            return
+    with open(target, "a", encoding="utf-8") as fh:
+        fh.write(line + "\n")
 
 
 def _content_text(content: object) -> str:
@@ -146,8 +173,9 @@ def _setup_side_effects(argv: list[str]) -> None:
 class ClaudeScript:
     """The Claude stream-json behaviour (see the module docstring)."""
 
-    def __init__(self, out: _Out) -> None:
+    def __init__(self, out: _Out, argv: list[str] | None = None) -> None:
         self.out = out
+        self.argv = argv or []
         self.session_id = str(uuid.uuid4())
         self.inbox: queue.Queue[object] = queue.Queue()
         self.turn_s = float(os.environ.get("SCRIPTED_AGENT_TURN_S", "2.0"))
@@ -158,6 +186,7 @@ class ClaudeScript:
         self.fold = os.environ.get("SCRIPTED_AGENT_FOLD", "")
         self.result_patch = json.loads(os.environ.get("SCRIPTED_AGENT_RESULT") or "{}")
         self.say = json.loads(os.environ.get("SCRIPTED_AGENT_SAY") or "null")
+        self.task = BackgroundTask(out.emit, self.session_id)
 
     def run(self) -> int:
         self.out.emit(
@@ -171,6 +200,7 @@ class ClaudeScript:
                 "claude_code_version": "scripted",
             }
         )
+        project_hooks(self.argv, _log_record)
         threading.Thread(target=_read_stdin, args=(self.inbox,), daemon=True).start()
         while not self.eof:
             item = self.inbox.get()
@@ -178,9 +208,13 @@ class ClaudeScript:
                 break
             texts = [self._consume(item)]
             self._turn(texts, self.result_patch)
+        if self.task.wind_down():  # the task completed within the ceiling: its notification turn
+            self._turn([], {"origin": {"kind": "task-notification"}})
         auto = os.environ.get("SCRIPTED_AGENT_AUTO_TURN")
         if auto:
             self._turn([], {"origin": {"kind": "task-notification"}, **json.loads(auto)})
+        for line in extra_lines("end"):
+            self.out.emit(line)
         return int(os.environ.get("SCRIPTED_AGENT_EXIT_CODE", "0"))
 
     def _consume(self, obj: object) -> str:
@@ -249,10 +283,15 @@ class ClaudeScript:
 
     def _turn(self, texts: list[str], patch: dict[str, Any]) -> None:
         self._maybe_inject()
+        if self.turns == 0:
+            do_work(_log_record)
         self._work(self.turn_s, texts)
         if not self.eager and self._drain_pending(texts):
             self._work(self.turn_s / 2, texts)  # the absorbed steer is answered in this turn
         self.turns += 1
+        self.task.start()
+        for line in extra_lines("turn"):
+            self.out.emit(line)
         msg_id = f"msg_{uuid.uuid4().hex[:12]}"
         usage = {
             "input_tokens": 10 * len(texts),
@@ -260,6 +299,8 @@ class ClaudeScript:
             "cache_creation_input_tokens": 0,
             "cache_read_input_tokens": 0,
         }
+        if silent():
+            return self._result(usage, patch)
         self.out.emit(
             {
                 "type": "assistant",
@@ -274,6 +315,9 @@ class ClaudeScript:
                 },
             }
         )
+        self._result(usage, patch)
+
+    def _result(self, usage: dict[str, int], patch: dict[str, Any]) -> None:
         self.out.emit(
             {
                 "type": "result",
@@ -345,7 +389,7 @@ def main(argv: list[str] | None = None) -> int:
 
         code = AppServerScript(_Out()).run()
     else:
-        code = ClaudeScript(_Out()).run()
+        code = ClaudeScript(_Out(), argv).run()
     sys.stdout.flush()
     return code
 

@@ -13,7 +13,9 @@ response and is otherwise ignored.  It exits 0 when stdin closes and no cycle is
 
 Terminal-state knobs: ``SCRIPTED_AGENT_RESULT`` (a JSON object merged into the last
 assistant message of every cycle, e.g. ``{"stopReason": "aborted", "content": []}``) and
-``SCRIPTED_PI_SETTLED`` (a JSON object merged into every ``agent_settled``).
+``SCRIPTED_PI_SETTLED`` (a JSON object merged into every ``agent_settled``);
+``SCRIPTED_PI_SILENT_AFTER_STEER=1``: the turn that takes a steer writes no assistant message
+(the cycle settles with the steer unanswered).
 """
 
 from __future__ import annotations
@@ -104,10 +106,13 @@ class PiScript:
                 self.out.emit({"type": "queue_update", "steering": list(queued), "followUp": []})
         timer.cancel()
 
-    def _turn(self, queued: list[str]) -> None:
+    def _turn(self, queued: list[str], steered: bool = False) -> None:
         self.turns += 1
         self.out.emit({"type": "turn_start"})
         self._work(queued)
+        if steered and os.environ.get("SCRIPTED_PI_SILENT_AFTER_STEER") == "1":
+            self.out.emit({"type": "turn_end", "toolResults": []})
+            return
         message = {
             "role": "assistant",
             "stopReason": "stop",
@@ -128,6 +133,6 @@ class PiScript:
             steer = queued.pop(0)
             self.out.emit({"type": "queue_update", "steering": list(queued), "followUp": []})
             self._deliver(steer)
-            self._turn(queued)
+            self._turn(queued, steered=True)
         self.out.emit({"type": "agent_end", "messages": [], "willRetry": False})
         self.out.emit({"type": "agent_settled", "aborted": False, **self.settled_patch})

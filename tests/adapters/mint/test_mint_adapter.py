@@ -210,7 +210,12 @@ def test_V142_mint_then_child_env(server: ScriptedServer, client: Client, clock:
         "ACTIONS_ID_TOKEN_REQUEST_URL": server.url + "/oidc",
     }
     env = child_env(process_env, "job-token-value", minted.token)
-    assert env == {"GH_TOKEN": "ghs_role_token", "GITHUB_TOKEN": "ghs_role_token"}
+    git = {k: v for k, v in env.items() if k.startswith("GIT_CONFIG_")}  # the push credential (issue 42)
+    assert {k: v for k, v in env.items() if k not in git} == {
+        "GH_TOKEN": "ghs_role_token",
+        "GITHUB_TOKEN": "ghs_role_token",
+    }
+    assert git["GIT_CONFIG_COUNT"] == "4" and not any("token-value" in v or "ghs_" in v for v in git.values())
 
 
 def test_mint_for_run_failure_is_prefixed(server: ScriptedServer, client: Client, clock: FakeClock) -> None:

@@ -311,6 +311,32 @@ def test_a_final_error_without_usable_text_still_keeps_the_turn_from_success(err
     assert result.verdict.detail == expected
 
 
+@pytest.mark.parametrize(
+    ("error", "detail"),
+    [
+        ({"message": "the model stream ended early", "codexErrorInfo": None}, "the model stream ended early"),
+        ({}, "a turn error without a message"),
+        ("boom", "a turn error without a message"),
+    ],
+    ids=["with-message", "empty-object", "not-an-object"],
+)
+def test_a_completed_turn_that_carries_an_error_is_not_success(error: object, detail: str) -> None:
+    """Issue 43: ``turn.error`` is read on a completed turn too; only null or absent is success."""
+    parser, _ = _parser_with_thread()
+    turn = {"id": "t", "status": "completed", "error": error}
+    result = parser.parse({"method": "turn/completed", "params": {"threadId": "th-1", "turn": turn}})[0]
+    assert isinstance(result, ResultEvent) and result.verdict is not None
+    assert (result.verdict.end, result.verdict.reason) == (AgentEnd.AGENT_ERROR, "completed with turn.error")
+    assert result.verdict.detail == detail and result.is_error
+    clean = parser.parse(
+        {
+            "method": "turn/completed",
+            "params": {"threadId": "th-1", "turn": {"id": "u", "status": "completed", "error": None}},
+        }
+    )[0]
+    assert isinstance(clean, ResultEvent) and clean.verdict is not None and clean.verdict.succeeded
+
+
 def test_an_unknown_turn_status_is_protocol_broken() -> None:
     parser, _ = _parser_with_thread()
     result = _completed(parser, "t", "paused")[0]

@@ -178,7 +178,8 @@ def test_agent_env_is_params_env_plus_is_sandbox_and_no_prompt_on_argv(scripted_
     runtime = ClaudeRuntime(sandbox_root_parent=tmp_path)
     result = RunThread(runtime, _params(scripted_cli, tmp_path, env, steerable=False)).start().join()
     assert result.exit_code == 0 and result.turns == 1
-    assert json.loads(dump.read_text()) == {**env, "IS_SANDBOX": "1"}
+    # plus the wait for delegated work (the default 600 s), which the launch adds (claude_launch_env)
+    assert json.loads(dump.read_text()) == {**env, "IS_SANDBOX": "1", "CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS": "600000"}
     argv = json.loads(argv_dump.read_text())
     assert argv[:7] == [
         "--print",

@@ -6,12 +6,14 @@ import io
 import json
 from datetime import UTC, datetime
 
-from fullsend.adapters.runtimes.claude.stream import ClaudeSteerAggregator, ClaudeStreamParser, claude_input_line
+from fullsend.adapters.runtimes.claude.metrics import ClaudeSteerAggregator
+from fullsend.adapters.runtimes.claude.stream import ClaudeStreamParser, claude_input_line
 from fullsend.adapters.runtimes.events import (
     STREAM_LINE_MAX_BYTES,
     InitEvent,
     ResultEvent,
     TokensEvent,
+    TurnOpenEvent,
     UserReplayEvent,
     iter_json_lines,
 )
@@ -123,7 +125,7 @@ def test_tokens_event_every_5000_tokens_per_distinct_message() -> None:
             "message": {"id": mid, "content": [], "usage": {"input_tokens": i, "output_tokens": 0}},
         }
 
-    assert parser.parse(assistant("m1", 3000)) == []
+    assert parser.parse(assistant("m1", 3000)) == [TurnOpenEvent()]  # a main-thread message opens a turn
     assert parser.parse(assistant("m1", 3000)) == []  # same message repeated per content block
     assert parser.parse(assistant("m2", 2500)) == [TokensEvent(input=5500)]
 

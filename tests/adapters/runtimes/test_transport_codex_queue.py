@@ -17,7 +17,12 @@ from fullsend.adapters.runtimes.codex.exec.interrupt import (
     stop_start_sandbox,
 )
 from fullsend.adapters.runtimes.codex.exec.loop import next_codex_turn
-from fullsend.adapters.runtimes.codex.exec.queue import CodexSteerQueue, InterruptNotStopped, codex_turn_timeout
+from fullsend.adapters.runtimes.codex.exec.queue import (
+    CodexSteerQueue,
+    InterruptNotStopped,
+    ThreadLost,
+    codex_turn_timeout,
+)
 from fullsend.adapters.runtimes.codex.exec.runtime import CodexExecRuntime
 from fullsend.adapters.runtimes.codex.exec.stream import CodexSteerAggregator, CodexStreamParser
 from fullsend.adapters.runtimes.events import ResultEvent, iter_json_lines
@@ -68,9 +73,54 @@ def test_v66_no_interrupt_before_thread_id() -> None:
     q.interrupt_if_turn_running()
     assert intr.count == 0
     q.note_thread_id(THREAD)
+    q.note_resumable()
+    assert intr.count == 1  # the steer that waited stops the turn at its first item
+
+
+def test_a_steer_waits_until_the_thread_is_resumable() -> None:
+    """The thread is known but the opening turn wrote no item yet: nothing is stopped; the first
+    item stops the turn for the waiting steer, and later steers stop it at once."""
+    q, intr = _queue()
+    q.begin_turn()
+    q.note_thread_id(THREAD)
+    q.enqueue(SteerMessage(1, "a"))
+    q.interrupt_if_turn_running()
+    assert intr.count == 0 and not q.resumable
+    q.note_resumable()
+    assert intr.count == 1 and q.take_stopped_for_steer() is True
+    q.begin_turn()
     q.enqueue(SteerMessage(2, "b"))
     q.interrupt_if_turn_running()
-    assert intr.count == 1
+    assert intr.count == 2
+
+
+def test_a_steer_never_stops_a_turn_whose_sub_agents_work() -> None:
+    """Stopping the sandbox would end the sub-agents the turn spawned: the steer waits until the
+    turn reports none working (or for the turn's end)."""
+    q, intr = _queue()
+    q.begin_turn()
+    q.note_thread_id(THREAD)
+    q.note_resumable()
+    q.note_delegating(True)
+    q.enqueue(SteerMessage(1, "a"))
+    q.interrupt_if_turn_running()
+    assert intr.count == 0
+    q.note_delegating(False)
+    assert intr.count == 1 and q.take_stopped_for_steer() is True
+
+
+def test_a_read_terminal_line_ends_the_turn_for_the_steer() -> None:
+    """After ``turn.completed`` or ``turn.failed`` was read no steer stops the process: it waits
+    for the exit and is resumed, and the first item of a later turn stops nothing either."""
+    q, intr = _queue()
+    q.begin_turn()
+    q.note_thread_id(THREAD)
+    q.note_resumable()
+    q.note_terminal()
+    q.enqueue(SteerMessage(1, "a"))
+    q.interrupt_if_turn_running()
+    q.note_resumable()
+    assert intr.count == 0 and q.take_stopped_for_steer() is False and steers_queued(q) == 1
 
 
 def test_v67_idle_steer_is_resumed_without_interrupt() -> None:
@@ -87,16 +137,27 @@ def test_v67_idle_steer_is_resumed_without_interrupt() -> None:
 def test_v68_running_turn_is_interrupted_once() -> None:
     q, intr = _queue()
     q.note_thread_id(THREAD)
+    q.note_resumable()
     q.begin_turn()
     _steer(CodexExecRuntime(), q, SteerMessage(9, "x"))
     assert intr.count == 1
 
 
-def test_v69_first_thread_id_wins() -> None:
+def test_v69_another_thread_id_is_a_lost_session() -> None:
+    """A resume is acknowledged only by the run's own thread; another id (a resume that found no
+    rollout started a fresh thread) acknowledges nothing and loses the session."""
     q, _ = _queue()
     q.note_thread_id("first")
+    q.stake_delivery(SteerMessage(5, "x"), 0, NOW)
+    q.begin_turn()
     q.note_thread_id("second")
-    assert q.thread_id == "first"
+    assert q.thread_id == "first" and not q.own_thread_reported()
+    lost = q.lost_err()
+    assert isinstance(lost, ThreadLost) and "second" in str(lost) and "first" in str(lost)
+    q.confirm_delivery(q.own_thread_reported())
+    assert q.steer_results() == []
+    with pytest.raises(ThreadLost):
+        _steer(CodexExecRuntime(), q, SteerMessage(6, "y"))
 
 
 def test_v70_pending_is_fifo() -> None:
@@ -127,6 +188,7 @@ def test_v71_settled_queue_refuses() -> None:
 def test_v72_not_stopped_keeps_the_steer_pending() -> None:
     q, _ = _queue(Interrupts(InterruptNotStopped("not stopped: gateway down")))
     q.note_thread_id(THREAD)
+    q.note_resumable()
     q.begin_turn()
     _steer(CodexExecRuntime(), q, SteerMessage(3, "x"))
     assert steers_queued(q) == 1 and q.take_stopped_for_steer() is False
@@ -231,6 +293,7 @@ def test_v81_thread_id_is_published_before_eof() -> None:
 
     threading.Thread(target=reader, daemon=True).start()
     q.begin_turn()
+    q.note_resumable()
     os.write(write_fd, b'{"type":"thread.started","thread_id":"01a066e2-a54e"}\n')
     assert published.wait(5.0)
     assert q.thread_id == "01a066e2-a54e" and original is not None
@@ -254,6 +317,7 @@ def test_v83_turn_bookkeeping_waits_behind_an_interrupt() -> None:
     intr.release.clear()
     q, _ = _queue(intr)
     q.note_thread_id(THREAD)
+    q.note_resumable()
     q.begin_turn()
     runtime = CodexExecRuntime()
     runtime._queues.register("sb", q)
@@ -328,6 +392,7 @@ def test_v93_mark_set_during_a_lost_interrupt() -> None:
 
     q._interrupt = interrupt
     q.note_thread_id(THREAD)
+    q.note_resumable()
     q.begin_turn()
     q.interrupt_if_turn_running()
     assert seen["mark"] is True
@@ -337,6 +402,7 @@ def test_v93_mark_set_during_a_lost_interrupt() -> None:
 def test_v95_second_check_in_one_turn_does_not_interrupt_again() -> None:
     q, intr = _queue()
     q.note_thread_id(THREAD)
+    q.note_resumable()
     q.begin_turn()
     q.interrupt_if_turn_running()
     q.interrupt_if_turn_running()
@@ -346,6 +412,7 @@ def test_v95_second_check_in_one_turn_does_not_interrupt_again() -> None:
 def test_v99_lost_is_terminal() -> None:
     q, intr = _queue(Interrupts(SteerSessionLost("the sandbox did not come back")))
     q.note_thread_id(THREAD)
+    q.note_resumable()
     q.begin_turn()
     runtime = CodexExecRuntime()
     runtime._queues.register("sb", q)

@@ -17,6 +17,8 @@ from tests.doubles.error_sandbox import ErrorSandbox
 from tests.support.transport_run import RunThread, read_log, wait_for
 
 PROMPT = "Implement issue 12"
+#: The opening turn's first item: from here on its thread can be resumed, so a steer stops it.
+FIRST_ITEM = {"type": "item.started", "item": {"id": "item_1", "type": "command_execution", "status": "in_progress"}}
 POLICY = SettlePolicy(window_s=0.3, confirm_s=1.0, poll_s=0.02, read_bound_s=1.0)
 
 
@@ -33,6 +35,11 @@ def _thread_known(runtime: CodexExecRuntime) -> bool:
     return queue is not None and bool(queue.thread_id)
 
 
+def _resumable(runtime: CodexExecRuntime) -> bool:
+    queue = runtime._queues.lookup("sb-codex")
+    return queue is not None and bool(queue.thread_id) and queue.resumable
+
+
 def _settle_after(run: RunThread, runtime: CodexExecRuntime, turns: int) -> None:
     run.on_turn = lambda at: runtime.settle("sb-codex") if len(run.turn_ends) >= turns else None
 
@@ -45,11 +52,12 @@ def test_v90_steer_interrupts_then_resume_delivers(scripted_cli: str, tmp_path: 
         "SCRIPTED_AGENT_LOG": str(log),
         "SCRIPTED_AGENT_PID_FILE": str(pids),
         "SCRIPTED_AGENT_SPAWN_CHILD": "1",
+        "SCRIPTED_CODEX_FIRST_EVENTS": json.dumps([FIRST_ITEM]),
     }
     run = RunThread(runtime, _params(scripted_cli, tmp_path, env))
     _settle_after(run, runtime, 1)
     run.start()
-    wait_for(lambda: _thread_known(runtime), "codex reported its thread")
+    wait_for(lambda: _resumable(runtime), "the opening turn can be resumed")
     runtime.steer("sb-codex", SteerMessage(77, "head moved"))
     result = run.join()
     assert result.exit_code == 0 and not result.is_error, result.error
@@ -136,30 +144,26 @@ def test_v91_first_turn_guard_and_crash_end_the_run(scripted_cli: str, tmp_path:
     assert crash.exit_code == 1 and crash.is_error
 
 
-def test_v96_turn_completed_before_a_late_stop_keeps_its_success(scripted_cli: str, tmp_path: Path) -> None:
+def test_v96_turn_completed_before_a_late_steer_keeps_its_success(scripted_cli: str, tmp_path: Path) -> None:
+    """turn.completed was read and the process lingers: the steer does not stop it (the turn has
+    ended); it waits for the exit and is resumed, and the completed turn keeps its success."""
     runtime = CodexExecRuntime(sandbox_root_parent=tmp_path, settle_policy=POLICY)
-    log = tmp_path / "log.ndjson"
+    flag = tmp_path / "terminal.flag"
     env = {
         "SCRIPTED_AGENT_TURN_S": "0.2",
-        "SCRIPTED_CODEX_LINGER_S": "30",
+        "SCRIPTED_CODEX_FIRST_EVENTS": json.dumps([FIRST_ITEM]),
+        "SCRIPTED_CODEX_FIRST_LINGER_S": "2",
         "SCRIPTED_CODEX_RESUME_EXIT": "1",
-        "SCRIPTED_AGENT_LOG": str(log),
+        "SCRIPTED_CODEX_TERMINAL_FLAG": str(flag),
     }
     run = RunThread(runtime, _params(scripted_cli, tmp_path, env))
     _settle_after(run, runtime, 1)
     run.start()
-    wait_for(lambda: _thread_known(runtime) and len(read_log(log)) == 1, "turn 1 ran")
-    threading_wait(0.5)  # turn.completed is out; the process lingers
+    wait_for(lambda: flag.exists() and not runtime._queues.lookup("sb-codex").turn_running, "turn.completed read")
     runtime.steer("sb-codex", SteerMessage(6, "x"))
     result = run.join()
     assert result.exit_code == 0 and not result.is_error and result.steers == []
     assert STOPPED_FOR_STEER_NOTE not in run.output
-
-
-def threading_wait(seconds: float) -> None:
-    import threading
-
-    threading.Event().wait(seconds)
 
 
 def test_v100_sandbox_lands_in_error_after_the_start(scripted_cli: str, tmp_path: Path) -> None:
@@ -168,8 +172,9 @@ def test_v100_sandbox_lands_in_error_after_the_start(scripted_cli: str, tmp_path
     runtime = CodexExecRuntime(sandbox_factory=lambda _n: sandbox, settle_policy=POLICY)
     log = tmp_path / "log.ndjson"
     env = {"SCRIPTED_AGENT_TURN_S": "5", "SCRIPTED_AGENT_LOG": str(log)}
+    env["SCRIPTED_CODEX_FIRST_EVENTS"] = json.dumps([FIRST_ITEM])
     run = RunThread(runtime, _params(scripted_cli, tmp_path, env)).start()
-    wait_for(lambda: _thread_known(runtime), "codex reported its thread")
+    wait_for(lambda: _resumable(runtime), "the opening turn can be resumed")
     try:
         runtime.steer("sb-codex", SteerMessage(2101, "update"))
     except SteerSessionLost as exc:

@@ -16,6 +16,7 @@ from fullsend.adapters.runtimes.events import ResultEvent, UserReplayEvent
 from fullsend.adapters.runtimes.feed import SteerFeed
 from fullsend.adapters.runtimes.pi.runtime import PI_FALLBACK_DECLINE, PiRuntime, new_session_id
 from fullsend.adapters.runtimes.pi.stream import PiStreamParser, pi_input_line
+from fullsend.core.agent_end import AgentEnd
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import NoSteerSession, SandboxError, SteerAfterSettle, SteerUnsupported
 from fullsend.ports import AgentParams
@@ -305,3 +306,42 @@ def test_pi_argv_has_no_prompt(tmp_path: Path, scripted_cli: str) -> None:
     argv = json.loads(dump.read_text())
     assert argv[:2] == ["--mode", "rpc"] and argv[-2] == "--session-id"
     assert PROMPT not in " ".join(argv)
+
+
+def _user(text: str) -> dict[str, Any]:
+    return {"type": "message_start", "message": {"role": "user", "content": [{"type": "text", "text": text}]}}
+
+
+def test_a_cycle_is_judged_after_its_last_delivered_steer() -> None:
+    """Issue 43: the answer before a steer taken in mid-cycle does not make the cycle a success;
+    only an assistant message after it does (and its stopReason decides)."""
+    unanswered = [START, _user(PROMPT), _msg_end(1, 1), _user("the steer"), END, SETTLED]
+    [result] = _results(_parse(unanswered)[0])
+    assert result.verdict is not None and (result.verdict.end, result.verdict.reason, result.verdict.rule_id) == (
+        AgentEnd.PROTOCOL_BROKEN,
+        "no_answer",
+        "turn-unjudged",
+    )
+    failed_after = [START, _user(PROMPT), _msg_end(1, 1), _user("the steer"), _msg_end(2, 2, "error", "boom"), END]
+    [failed] = _results(_parse([*failed_after, SETTLED])[0])
+    assert failed.verdict is not None and (failed.verdict.end, failed.verdict.detail) == (AgentEnd.AGENT_ERROR, "boom")
+    answered = [START, _user(PROMPT), _msg_end(1, 1, "error"), _user("the steer"), _msg_end(2, 2), END, SETTLED]
+    [ok] = _results(_parse(answered)[0])
+    assert ok.verdict is not None and ok.verdict.succeeded
+
+
+def test_scripted_pi_steer_left_unanswered_is_not_success(scripted_cli: str, tmp_path: Path) -> None:
+    """The scripted pi takes the steer and settles without answering it: acknowledged, yet the
+    iteration is not success, so no receipt."""
+    log = tmp_path / "log.ndjson"
+    env = {"SCRIPTED_AGENT_TURN_S": "1.0", "SCRIPTED_PI_SILENT_AFTER_STEER": "1", "SCRIPTED_AGENT_LOG": str(log)}
+    runtime = PiRuntime(sandbox_root_parent=tmp_path)
+    run = RunThread(runtime, _params(scripted_cli, tmp_path, env)).start()
+    wait_for(lambda: read_log(log) == [PROMPT], "the opening prompt was accepted")
+    wait_for(lambda: _try_steer(runtime, SteerMessage(43, "update")), "steer accepted")
+    run.wait_turns(1)
+    runtime.settle("sb-pi")
+    result = run.join()
+    assert [s.follow_up_run_id for s in result.steers] == [43]
+    assert (result.end, result.is_error) == (AgentEnd.PROTOCOL_BROKEN, True)
+    assert "the agent settled without answering the last input it took in" in result.error

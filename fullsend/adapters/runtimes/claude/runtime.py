@@ -11,18 +11,15 @@ un-acked entry whose key equals its content.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from fullsend.adapters.runtimes.claude.stream import (
-    CLAUDE_INCOMPLETE,
-    ClaudeSteerAggregator,
-    ClaudeStreamParser,
-    claude_input_line,
-)
-from fullsend.adapters.runtimes.dialect import DialectDefaults
+from fullsend.adapters.runtimes.claude.metrics import ClaudeSteerAggregator
+from fullsend.adapters.runtimes.claude.permission_rules import RuleContext, any_rule_matches
+from fullsend.adapters.runtimes.claude.stream import CLAUDE_INCOMPLETE, ClaudeStreamParser, claude_input_line
+from fullsend.adapters.runtimes.dialect import DenialJudge, DialectDefaults
 from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT, Now
-from fullsend.adapters.runtimes.launch import CLAUDE_STREAM_FLAGS, claude_command
+from fullsend.adapters.runtimes.launch import CLAUDE_STREAM_FLAGS, SANDBOX_WORKSPACE, claude_command
 from fullsend.adapters.runtimes.live import LiveRuntime, SandboxFactory
 from fullsend.adapters.runtimes.versions import CliVersions, semver_line
 from fullsend.core.watch.steer import SteerMessage
@@ -32,6 +29,15 @@ CLAUDE_CONFIG_DIR = "claude-config"
 CLAUDE_SKIP_PERMISSIONS_FLAG = "--dangerously-skip-permissions"
 #: A permission mode of the user's own (``agent_args``) replaces the default bypass.
 CLAUDE_PERMISSION_FLAGS = ("--permission-mode",)
+#: (WIRE, Claude Code CLI) how long print mode waits, once its input closed, for background work
+#: before it stops it, in milliseconds (0 waits forever: never sent, see :func:`claude_launch_env`).
+CLAUDE_BG_WAIT_ENV = "CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS"
+
+
+def claude_launch_env(params: AgentParams) -> dict[str, str]:
+    """The wait for delegated work as Claude Code reads it: ``delegated_wait_s`` in whole
+    milliseconds, at least 1 (the CLI reads 0 as "wait forever")."""
+    return {CLAUDE_BG_WAIT_ENV: str(max(1, int(params.delegated_wait_s * 1000)))}
 
 
 def claude_argv(params: AgentParams) -> list[str]:
@@ -70,6 +76,16 @@ class ClaudeDialect(DialectDefaults):
 
     def steer_line(self, envelope: str, parser: object = None) -> tuple[str, str]:
         return claude_input_line(envelope), envelope
+
+    def launch_env(self, params: AgentParams) -> Mapping[str, str]:
+        return claude_launch_env(params)
+
+    def denial_judge(self, params: AgentParams) -> DenialJudge:
+        """``expected_denials`` in Claude Code's permission-rule syntax; relative paths start at the
+        workspace as the agent sees it (the local one, or OpenShell's)."""
+        where = RuleContext((str(params.workdir), SANDBOX_WORKSPACE), params.env.get("HOME", ""))
+        rules = params.expected_denials
+        return lambda denials: tuple(d for d in denials if not any_rule_matches(rules, d, where))
 
     def new_parser(self, clock: Now) -> ClaudeStreamParser:
         return ClaudeStreamParser(clock)

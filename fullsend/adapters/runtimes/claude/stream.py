@@ -17,21 +17,28 @@ message (``parts``).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import replace
 from typing import Any
 
+from fullsend.adapters.runtimes.claude.refusals import ToolCalls
+from fullsend.adapters.runtimes.claude.tasks import TaskLedger, is_task_line
 from fullsend.adapters.runtimes.events import (
     AgentEvent,
+    FaultEvent,
     InitEvent,
+    NoticeEvent,
+    RefusalEvent,
     ResultEvent,
     TextEvent,
     TokensEvent,
+    TurnOpenEvent,
     UserReplayEvent,
     as_float,
     as_int,
     as_str,
 )
 from fullsend.adapters.runtimes.feed import Now
+from fullsend.adapters.runtimes.verdict import delegated_unfinished, turn_unjudged
 from fullsend.core.agent_end import AgentEnd, EndVerdict, TerminalState, verdict_of
 from fullsend.core.final_word import ToolDenial, tool_input_json
 
@@ -170,36 +177,132 @@ def replay_parts(message: object) -> tuple[str, ...]:
     return ()
 
 
+def _main_thread(obj: dict[str, Any]) -> bool:
+    """True for a line of the session's main thread, not a sub-agent's (``parent_tool_use_id`` null)."""
+    return obj.get("parent_tool_use_id") is None
+
+
+def _has_content(obj: dict[str, Any]) -> bool:
+    message = obj.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    return isinstance(content, list) and any(isinstance(b, dict) and b.get("type") for b in content)
+
+
+def unanswered(result: dict[str, Any], answered: bool) -> bool:
+    """True when a ``result`` names no stop (``stop_reason`` null or absent) and its turn carried
+    no message of the model (``answered`` false): nothing says the model ended the turn."""
+    return result.get("stop_reason") is None and not answered
+
+
+def announces_more_turns(result: dict[str, Any]) -> bool:
+    """True when a ``result`` says more turns follow without further input (``queued_turn_count``)."""
+    return as_int(result.get("queued_turn_count")) > 0
+
+
+def opens_turn(obj: dict[str, Any]) -> bool:
+    """True for a main-thread line that belongs to a turn (docs/rules.md#turn-unjudged): an assistant
+    message, a stream event, a user line with an ``origin`` that is not a replay, or a ``running``
+    session state."""
+    kind = obj.get("type")
+    if kind == "system":
+        return obj.get("subtype") == "session_state_changed" and obj.get("state") == "running"
+    if not _main_thread(obj):
+        return False
+    return kind in ("assistant", "stream_event") or (kind == "user" and "origin" in obj)
+
+
 class ClaudeStreamParser:
     """Turns Claude stream-json objects into ``AgentEvent``s.
 
     A replay's ``at`` is the runner's own observation time (``clock.now()``), not the CLI's
     stamp, which is the time the line was queued.  Assistant usage is summed per
     distinct message id and a ``TokensEvent`` is emitted each time it grew by ≥ 5 000 tokens.
+
+    Every turn is judged, whoever opened it (docs/runtimes.md "Claude Code"): a replay opens one
+    (the feed holds an acknowledged input's turn open itself), and so does any line of the main
+    thread (``parent_tool_use_id`` null) that belongs to a turn — an assistant message, a stream
+    event, a user line with an ``origin`` that is not a replay, a ``running`` session state — with
+    a ``TurnOpenEvent``; its ``result`` closes it when it is read.  The task lines go to a
+    :class:`TaskLedger`, the tool calls to :class:`ToolCalls` (the refusals in later tool results:
+    a ``RefusalEvent``).  :meth:`finish` owes, at EOF, an end for
+    a turn the CLI opened and never ended, for a last ``result`` announcing more turns, and for
+    delegated work that did not finish.
     """
 
     def __init__(self, clock: Now) -> None:
         self._clock = clock
         self._usage_by_message: dict[str, tuple[int, int, int, int]] = {}
         self._last_emitted_total = 0
+        self._turn = ""  # "" none open; "input": opened by a consumed input line; "cli": by the CLI's own line
+        self._answered = False  # a main-thread assistant message in the open turn
+        self._more_turns = False  # the last result announced queued turns (queued_turn_count > 0)
+        self.tasks = TaskLedger()
+        self.calls = ToolCalls()
 
     def parse(self, obj: dict[str, Any]) -> list[AgentEvent]:
         """Events for one stdout object (possibly none)."""
         kind = obj.get("type")
         if kind == "user" and obj.get("isReplay") is True:
+            self._open("input")  # the feed holds the turn of an acknowledged input open itself
             return self._replay(obj.get("message"))
         if kind == "result":
-            return [parse_result(obj)]
+            return [self._result(obj)]
         if kind == "system" and obj.get("subtype") == "init":
             version = as_str(obj.get("claude_code_version"))
             return [InitEvent(as_str(obj.get("model")), version, as_str(obj.get("session_id")))]
+        if is_task_line(obj):
+            self.tasks.note(obj)
+            return []
+        opened = self._open("cli") if opens_turn(obj) else []
         if kind == "assistant":
-            return self._assistant(obj)
-        return []
+            self.calls.note_assistant(obj.get("message"))
+            self._answered = self._answered or (_main_thread(obj) and _has_content(obj))
+            return opened + self._assistant(obj)
+        if kind == "user":
+            refused = tuple(self.calls.refusals(obj))
+            return opened + ([RefusalEvent(refused)] if refused else [])
+        return opened
 
     def finish(self) -> list[AgentEvent]:
-        """Events owed at EOF: none (the driver owes :data:`CLAUDE_INCOMPLETE` for an acked, open turn)."""
-        return []
+        """Events owed at EOF: :data:`CLAUDE_INCOMPLETE` for a turn an input line opened, a
+        ``turn-unjudged`` end for one the CLI opened or announced, ``delegated-unfinished`` for the
+        delegated work that did not finish, and a notice per background shell still running or
+        stopped."""
+        owed: list[AgentEvent] = []
+        if self._turn == "input":  # a consumed input line's turn, the agent's own lines included
+            incomplete = CLAUDE_INCOMPLETE
+            owed.append(FaultEvent(EndVerdict(incomplete.end, incomplete.reason, incomplete.says)))
+        if self._turn == "cli":
+            owed.append(FaultEvent(turn_unjudged("the output ended while a turn the CLI opened by itself was running")))
+        if self._more_turns:
+            owed.append(FaultEvent(turn_unjudged("the last turn end announced more turns, and the output ended first")))
+        unfinished = self.tasks.unfinished()
+        if unfinished:
+            owed.append(FaultEvent(delegated_unfinished("; ".join(t.label() for t in unfinished))))
+        owed += [
+            NoticeEvent(f"The agent's background {t.label()} at its end; it does not change the outcome")
+            for t in self.tasks.stopped_shells()
+        ]
+        return owed
+
+    def _open(self, by: str) -> list[AgentEvent]:
+        """Open a turn ``by`` a consumed input line or the CLI's own line; only the latter is
+        announced (``TurnOpenEvent``): the feed keeps an acknowledged input's turn open by itself."""
+        if self._turn:
+            return []
+        self._turn, self._answered, self._more_turns = by, False, False
+        return [TurnOpenEvent()] if by == "cli" else []
+
+    def _result(self, obj: dict[str, Any]) -> ResultEvent:
+        """The turn's ``result``, judged when read: ``stop_reason`` null or absent is success only
+        with an answer of the model in the turn (docs/rules.md#turn-unjudged)."""
+        event = parse_result(obj)
+        if event.verdict is not None and event.verdict.succeeded and unanswered(obj, self._answered):
+            unjudged = turn_unjudged("the turn ended with no stop reason and no message of the model")
+            event = replace(event, is_error=True, error_message=unjudged.message(), verdict=unjudged, final_message="")
+        self._turn, self._answered = "", False
+        self._more_turns = announces_more_turns(obj)
+        return event
 
     def _replay(self, message: object) -> list[AgentEvent]:
         parts = replay_parts(message)
@@ -281,43 +384,3 @@ def permission_denials(items: object) -> tuple[ToolDenial, ...]:
         for d in items
         if isinstance(d, dict) and as_str(d.get("tool_name"))
     )
-
-
-@dataclass
-class ClaudeSteerAggregator:
-    """Metrics of a steered Claude run.
-
-    ``num_turns`` and usage are per turn → summed; ``total_cost_usd`` is cumulative → latest;
-    reasoning is a running total → latest result's, never raised by a ``TokensEvent``; each token
-    field reports ``max(sum of completed turns, latest snapshot)``.
-    """
-
-    turns: int = 0
-    cost_usd: float = 0.0
-    reasoning: int = 0
-    _sums: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
-    _snapshot: TokensEvent = field(default_factory=TokensEvent)
-
-    def add_result(self, r: ResultEvent) -> None:
-        """Fold one turn's ``result``."""
-        self.turns += r.num_turns
-        self.cost_usd = r.total_cost_usd
-        self.reasoning = r.reasoning_tokens
-        parts = (r.input_tokens, r.output_tokens, r.cache_read_input_tokens, r.cache_creation_input_tokens)
-        self._sums = [a + b for a, b in zip(self._sums, parts, strict=True)]
-
-    def add_tokens(self, t: TokensEvent) -> None:
-        """Remember the latest cumulative snapshot."""
-        self._snapshot = t
-
-    def _field(self, i: int) -> int:
-        snap = (self._snapshot.input, self._snapshot.output, self._snapshot.cache_read, self._snapshot.cache_write)
-        return max(self._sums[i], snap[i])
-
-    @property
-    def input_tokens(self) -> int:
-        return self._field(0)
-
-    @property
-    def output_tokens(self) -> int:
-        return self._field(1)

@@ -9,10 +9,12 @@ delivery, which is the ``message_start`` of a user message with the prompt's tex
 ``handled`` (consumed by an input handler) and ``success:false`` never are.
 
 Turn end: one ``ResultEvent`` per ``agent_settled`` in per-prompt (rpc) mode, carrying run-wide
-totals (counters are never reset) and the cycle's class from :data:`PI_STOP_REASONS` (the last
-assistant message's ``stopReason``), unless ``agent_settled`` says ``aborted``; in default mode
-one result at EOF.  EOF after a new ``agent_start`` owes an ``incomplete`` (interrupted) result.
-A result's ``final_message`` is the text of the cycle's last assistant message that had text.
+totals (counters are never reset) and the cycle's class from :data:`PI_STOP_REASONS` (the
+``stopReason`` of the last assistant message after the cycle's last delivered input: a steer
+taken in mid-cycle must be answered, an answer that came before it does not count), unless
+``agent_settled`` says ``aborted``; in default mode one result at EOF.  EOF after a new
+``agent_start`` owes an ``incomplete`` (interrupted) result.  A result's ``final_message`` is
+the text of the cycle's last assistant message that had text.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from fullsend.adapters.runtimes.events import (
     as_str,
 )
 from fullsend.adapters.runtimes.feed import Now
-from fullsend.core.agent_end import AgentEnd, EndVerdict, TerminalState, verdict_of
+from fullsend.core.agent_end import RULE_TURN_UNJUDGED, AgentEnd, EndVerdict, TerminalState, verdict_of
 
 _E, _L, _I, _P = AgentEnd.AGENT_ERROR, AgentEnd.LIMIT_REACHED, AgentEnd.INTERRUPTED, AgentEnd.PROTOCOL_BROKEN
 #: The last assistant message's ``stopReason`` (pi-ai ``StopReason``) → the class of its cycle.
@@ -61,6 +63,14 @@ PI_SETTLED_ABORTED = TerminalState(
 PI_NO_MESSAGE = TerminalState(
     "agent_settled without an assistant message", "no_message", _P, "the prompt settled without any assistant message"
 )
+#: ``agent_settled`` of a cycle whose last delivered input (a steer) got no assistant message after it.
+PI_NO_ANSWER = TerminalState(
+    "agent_settled without an assistant message after the last delivered input",
+    "no_answer",
+    _P,
+    "the agent settled without answering the last input it took in",
+    RULE_TURN_UNJUDGED,
+)
 #: EOF after ``agent_start`` and before its ``agent_settled``.
 PI_INCOMPLETE = TerminalState(
     "EOF after agent_start, before agent_settled", "incomplete", _I, "the pi session ended before the prompt settled"
@@ -81,7 +91,8 @@ def pi_input_line(id: str, message: str, streaming_behavior: str = "") -> str:
 class _Prompt:
     """State of one agent_start … agent_settled cycle."""
 
-    assistant_seen: bool = False
+    assistant_seen: bool = False  # since the last delivered input
+    answered_once: bool = False  # any assistant message in the cycle
     error_message: str = ""
     stop_reason: str = ""
     aborted: bool = False
@@ -150,6 +161,8 @@ class PiStreamParser:
         if not isinstance(message, dict) or message.get("role") != "user":
             return []
         text = _text_of(message.get("content"))
+        if self._current is not None:  # the cycle is judged by what answers this input, not what came before
+            self._current.assistant_seen, self._current.stop_reason, self._current.error_message = False, "", ""
         return [UserReplayEvent(at=self._clock.now(), content=text)] if text else []
 
     def _message_end(self, message: object) -> list[AgentEvent]:
@@ -161,7 +174,7 @@ class PiStreamParser:
         cost = usage.get("cost")
         self._cost += as_float(cost.get("total")) if isinstance(cost, dict) else 0.0
         current = self._current = self._current or _Prompt()
-        current.assistant_seen = True
+        current.assistant_seen = current.answered_once = True
         current.stop_reason = as_str(message.get("stopReason"))
         current.error_message = as_str(message.get("errorMessage"))
         text = _text_of(message.get("content")).strip()
@@ -173,7 +186,12 @@ class PiStreamParser:
 
     def _result(self, prompt: _Prompt, incomplete: bool = False) -> ResultEvent:
         verdict = classify_prompt(
-            prompt.stop_reason, prompt.assistant_seen, prompt.aborted, incomplete, prompt.error_message
+            prompt.stop_reason,
+            prompt.assistant_seen,
+            prompt.aborted,
+            incomplete,
+            prompt.error_message,
+            prompt.answered_once,
         )
         return ResultEvent(
             num_turns=1,
@@ -191,16 +209,25 @@ class PiStreamParser:
 
 
 def classify_prompt(
-    stop_reason: str, assistant_seen: bool, aborted: bool, incomplete: bool, detail: str = ""
+    stop_reason: str,
+    assistant_seen: bool,
+    aborted: bool,
+    incomplete: bool,
+    detail: str = "",
+    answered_once: bool | None = None,
 ) -> EndVerdict:
-    """The class of one prompt's cycle: EOF first, then ``aborted``, then the last ``stopReason``."""
+    """The class of one prompt's cycle: EOF first, then ``aborted``, then the last ``stopReason``
+    of an assistant message after the cycle's last delivered input (``assistant_seen``; none:
+    no message at all, or none since the last steer when ``answered_once``)."""
+    answered_once = assistant_seen if answered_once is None else answered_once
     for applies, row in (
         (incomplete, PI_INCOMPLETE),
         (aborted, PI_SETTLED_ABORTED),
-        (not assistant_seen, PI_NO_MESSAGE),
+        (not answered_once, PI_NO_MESSAGE),
+        (not assistant_seen, PI_NO_ANSWER),
     ):
         if applies:
-            return EndVerdict(row.end, row.reason, row.says, detail)
+            return EndVerdict(row.end, row.reason, row.says, detail, row.rule)
     return verdict_of(PI_STOP_REASONS, stop_reason, detail, "stopReason")
 
 

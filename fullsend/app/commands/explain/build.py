@@ -25,6 +25,7 @@ from fullsend.app.commands.explain.comments import (
     classify,
     inferred_self_logins,
     receipt_reports,
+    run_end_reports,
     runs_naming_comments,
 )
 from fullsend.app.commands.explain.judge import (
@@ -130,6 +131,7 @@ def explain(
         reader=login,
         self_logins=selves,
         receipts=tuple(receipt_reports(item.comments)),
+        run_ends=tuple(run_end_reports(item.comments)),
         limits=_limits(as_of, capped),
     )
     run, me, notes = _pick_run(reader, item, shim_runs, run_id)

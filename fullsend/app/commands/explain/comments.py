@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from datetime import datetime
 
-from fullsend.app.commands.explain.model import CommentReport, ReceiptReport
+from fullsend.app.commands.explain.model import CommentReport, ReceiptReport, RunEndReport
 from fullsend.core.delta.changes import eligible_comments
 from fullsend.core.delta.ownoutput import is_own_output
 from fullsend.core.model import Comment, WorkflowRun
@@ -32,7 +32,7 @@ from fullsend.core.provenance.binding import (
 from fullsend.core.provenance.verdicts import Verdict
 from fullsend.core.receipt.marker import is_unedited
 from fullsend.core.receipt.signed import receipt_claim
-from fullsend.core.receipt.status_comment import STATUS_MARKER
+from fullsend.core.receipt.status_comment import STATUS_MARKER, is_terminal, status_run_id, terminal_end_rule
 from fullsend.core.scalars import format_time
 
 
@@ -69,6 +69,16 @@ def receipt_reports(comments: Sequence[Comment]) -> list[ReceiptReport]:
                 )
             )
     return out
+
+
+def run_end_reports(comments: Sequence[Comment]) -> list[RunEndReport]:
+    """Every terminal status comment, with the rule its run's failed agent end broke
+    (docs/rules.md "Agent end"), oldest first."""
+    return [
+        RunEndReport(status_run_id(c.body) or "", c.id, c.author, terminal_end_rule(c.body), c.author_is_app)
+        for c in comments
+        if is_terminal(c.body)
+    ]
 
 
 def bind(

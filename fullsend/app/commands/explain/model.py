@@ -63,6 +63,20 @@ class SkipReport:
 
 
 @dataclass(frozen=True)
+class RunEndReport:
+    """How a finished run's agent ended, as its terminal status comment says: the run id, the
+    comment and its author, and the rule a failed end broke (``""``: none was named, the agent's
+    end was success or no agent ran; docs/rules.md "Agent end").  ``by_app``: written by an App,
+    as the action writes it under the role token (anyone else's is only shown)."""
+
+    run_id: str
+    comment_id: int
+    author: str
+    rule_id: str = ""
+    by_app: bool = False
+
+
+@dataclass(frozen=True)
 class RunReport:
     """One shim run: the run in flight, a follow-up it judges, or a run of the item.
 
@@ -157,6 +171,7 @@ class Explanation:
     saying why); ``route_job`` / ``stage_job`` / ``baseline`` / ``run_name``: the facts its Start
     fixed (docs/architecture.md "Start").  ``follow_ups``: the shim runs it judges, oldest first.
     ``item_runs``: the item's shim runs, newest first (when no run is in flight).
+    ``run_ends``: each finished run's end, from its terminal status comment.
     ``limits``: what explain cannot see through the API.
     """
 
@@ -174,6 +189,7 @@ class Explanation:
     item_runs: tuple[RunReport, ...] = ()
     comments: tuple[CommentReport, ...] = ()
     receipts: tuple[ReceiptReport, ...] = ()
+    run_ends: tuple[RunEndReport, ...] = ()
     self_logins: tuple[str, ...] = ()
     calls: tuple[CallReport, ...] = ()
     limits: tuple[str, ...] = field(default_factory=tuple)

@@ -21,6 +21,7 @@ from fullsend.app.commands.explain.model import (
     CommentReport,
     Explanation,
     ReceiptReport,
+    RunEndReport,
     RunReport,
     SkipReport,
 )
@@ -57,6 +58,7 @@ def render_text(e: Explanation) -> str:
             lines += _run_lines(run)
     lines += _comment_lines(e.comments)
     lines += _receipt_lines(e.receipts)
+    lines += _run_end_lines(e.run_ends)
     lines += ["", "Logins treated as the runner's own: " + (", ".join(e.self_logins) or "none")]
     lines += _call_lines(e.calls)
     lines += ["", "What explain cannot see:"] + [f"  - {limit}" for limit in e.limits]
@@ -144,6 +146,19 @@ def _comment_lines(comments: Iterable[CommentReport]) -> list[str]:
         if c.instruction:
             lines.append(f"    instruction: {json.dumps(shown(c.instruction), ensure_ascii=False)}")
         lines.append(f"    {shown(c.why)}")
+    return lines
+
+
+def _run_end_lines(ends: Iterable[RunEndReport]) -> list[str]:
+    """One line per finished run: the rule its failed agent end broke, from its terminal status."""
+    rows = list(ends)
+    if not rows:
+        return []
+    lines = ["", "Finished runs, as their terminal status comments end:"]
+    for end in rows:
+        said = f"the agent's end failed the run [{end.rule_id}]" if end.rule_id else "no failed agent end named"
+        who = "" if end.by_app else ", not by an App: only shown"
+        lines.append(f"  run {shown(end.run_id)}: {said} (comment {end.comment_id} by {shown(end.author)}{who})")
     return lines
 
 

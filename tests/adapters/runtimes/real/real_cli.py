@@ -60,6 +60,43 @@ def offline_env(home: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+def claude_offline_env(home: Path, base_url: str, **extra: str) -> dict[str, str]:
+    """:func:`offline_env` for Claude Code against a scripted Anthropic server at ``base_url``:
+    a fake key, and the CLI's non-essential traffic, updates, telemetry and error reports off."""
+    return offline_env(
+        home,
+        ANTHROPIC_BASE_URL=base_url,
+        ANTHROPIC_API_KEY="sk-ant-fake",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        DISABLE_AUTOUPDATER="1",
+        DISABLE_TELEMETRY="1",
+        DISABLE_ERROR_REPORTING="1",
+        **extra,
+    )
+
+
+def record_events(runtime: Any, kind: type) -> list[Any]:
+    """Every event of type ``kind`` the runtime's real parser gives, run after run (a spy on
+    ``dialect.new_parser``: what the CLI wrote is seen, not assumed)."""
+    seen: list[Any] = []
+    make = runtime.dialect.new_parser
+
+    def recording(clock: Any) -> Any:
+        parser = make(clock)
+        parse = parser.parse
+
+        def parse_and_record(obj: dict[str, Any]) -> list[Any]:
+            events = parse(obj)
+            seen.extend(e for e in events if isinstance(e, kind))
+            return events
+
+        parser.parse = parse_and_record
+        return parser
+
+    runtime.dialect.new_parser = recording
+    return seen
+
+
 def render(msg: SteerMessage) -> str:
     """The envelope exactly as the app wires it (``render_envelope(m, wording)``)."""
     return render_envelope(msg, WORDING)

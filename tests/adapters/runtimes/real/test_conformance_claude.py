@@ -38,7 +38,14 @@ from tests.adapters.runtimes.real.conformance import (
     keeps_calling_a_tool,
     slow_answer_first,
 )
-from tests.adapters.runtimes.real.real_cli import RunInThread, offline_env, render, require_cli, wait_until
+from tests.adapters.runtimes.real.real_cli import (
+    RunInThread,
+    offline_env,
+    record_events,
+    render,
+    require_cli,
+    wait_until,
+)
 from tests.doubles.anthropic_server import FakeAnthropic
 from tests.doubles.model_server import ModelError
 
@@ -86,12 +93,16 @@ def test_success_then_eof(tmp_path: Path) -> None:
     assert result.denials == ()
 
 
-def test_a_tool_refused_by_disallowed_tools_is_reported_as_denied(tmp_path: Path) -> None:
+def test_a_tool_refused_by_disallowed_tools_is_reported_and_fails_the_turn(tmp_path: Path) -> None:
     """``--disallowedTools`` with a Bash rule: the CLI refuses the model's call, says so in its
-    result's ``permission_denials``, and the run still succeeds (docs/rules.md#tool-denied)."""
+    result's ``permission_denials`` and ends the turn ``success``; a refusal no ``expected_denials``
+    line covers is not success (docs/rules.md#tool-refused, #tool-denied)."""
     marker = tmp_path / "work" / "pushed.flag"
     result = _unsteered(tmp_path, busy_then_done(f"touch {marker.name}"), "--disallowedTools", "Bash(touch:*)")
-    assert_succeeded(result, [])
+    assert_failed(
+        result, AgentEnd.AGENT_ERROR, "the agent was refused a tool that expected_denials does not list: Bash"
+    )
+    assert result.end_rule == "tool-refused"
     assert not marker.exists(), "the refused command ran"
     assert [(d.tool_name, json.loads(d.tool_input)["command"]) for d in result.denials] == [
         ("Bash", f"touch {marker.name}")
@@ -130,7 +141,7 @@ def test_two_steers_queued_during_one_turn_are_both_acked(tmp_path: Path) -> Non
     runs them after that turn as one batch, replayed as one message (texts joined by a newline)."""
     with FakeAnthropic(slow_answer_first(4.0)) as model:
         runtime = ClaudeRuntime(sandbox_root_parent=tmp_path, render=render)
-        replays = _record_replays(runtime)
+        replays: list[UserReplayEvent] = record_events(runtime, UserReplayEvent)
         run = RunInThread(runtime, _params(tmp_path, model, True)).start()
         wait_until(lambda: any(c.body.get("tools") for c in model.calls), "the first turn asked its model", run)
         steering = Steering(runtime, run)
@@ -141,27 +152,6 @@ def test_two_steers_queued_during_one_turn_are_both_acked(tmp_path: Path) -> Non
     assert result.turns == 2  # the opening turn, then the batch of both steers as one turn
     both = [r for r in replays if "conf-marker-first" in r.content and "conf-marker-second" in r.content]
     assert len(both) == 1, f"the CLI did not fold the two steers into one replay: {replays}"
-
-
-def _record_replays(runtime: ClaudeRuntime) -> list[UserReplayEvent]:
-    """Every replay the CLI writes, as the runtime's parser reads it (the fold is seen, not assumed)."""
-    seen: list[UserReplayEvent] = []
-    make = runtime.dialect.new_parser
-
-    def recording(clock: Any) -> Any:
-        parser = make(clock)
-        parse = parser.parse
-
-        def parse_and_record(obj: dict[str, Any]) -> list[Any]:
-            events = parse(obj)
-            seen.extend(e for e in events if isinstance(e, UserReplayEvent))
-            return events
-
-        parser.parse = parse_and_record  # type: ignore[method-assign]  # a spy on the real parser
-        return parser
-
-    runtime.dialect.new_parser = recording  # type: ignore[method-assign]  # the same spy, per run
-    return seen
 
 
 def test_steer_after_the_last_turn_starts_a_turn_and_is_acked(tmp_path: Path) -> None:

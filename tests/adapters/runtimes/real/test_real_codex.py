@@ -59,6 +59,7 @@ def test_real_codex_is_interrupted_resumed_with_the_steer_and_exits_0(tmp_path: 
         runtime = CodexExecRuntime(sandbox_root_parent=tmp_path, render=render)
         run = RunInThread(runtime, params).start()
         wait_until(started.exists, "the scripted tool call started (the turn is busy)", run)
+        wait_until(lambda: _resumable(runtime, params.sandbox_name), "the turn wrote its first item", run)
         tool_pid = int(pids.read_text().split()[0])
         runtime.steer(params.sandbox_name, STEER)  # interrupts: stop + start + settle check
         assert not _alive(tool_pid), "the interrupted turn's tool process survived the sandbox stop"
@@ -76,6 +77,12 @@ def test_real_codex_is_interrupted_resumed_with_the_steer_and_exits_0(tmp_path: 
     # The resume continued the interrupted thread: it carries the first turn's tool call.
     assert any(isinstance(i, dict) and i.get("type") == "function_call" for i in resumed[0].body["input"])
     assert model.refused == 0
+
+
+def _resumable(runtime: CodexExecRuntime, sandbox: str) -> bool:
+    """The opening turn wrote its first item: a steer stops it at once (docs/runtimes.md "Codex")."""
+    queue = runtime._queues.lookup(sandbox)
+    return queue is not None and queue.resumable
 
 
 def _alive(pid: int) -> bool:

@@ -2,7 +2,8 @@
 starts it against the simulator and a scripted Anthropic server, with ``agent_args`` refusing the
 model's Bash call by ``--disallowedTools``.  The refused tool appears in the step summary and the
 terminal status comment with the ``agent_args`` lines that would allow it, and the agent's answer
-is the ``final_message`` output (docs/rules.md#tool-denied)."""
+is the ``final_message`` output (docs/rules.md#tool-denied).  The refusal, which no
+``expected_denials`` line covers, fails the run: no receipt (issue 43, docs/rules.md#tool-refused)."""
 
 from __future__ import annotations
 
@@ -47,8 +48,13 @@ def test_a_tool_refused_by_disallowed_tools_shows_in_summary_and_terminal_commen
         )
         run = run_entrypoint(env, tmp_path, timeout_s=150)
         terminal = [c["body"] for c in sim.comments(fix.pr) if "fullsend:status:terminal" in c["body"]]
-    assert run.exit_code == 0, run.stdout[-4000:] + run.stderr[-2000:]
-    assert run.outputs["outcome"] == "succeeded" and run.outputs["final_message"] == "All done."
+    assert run.exit_code == 1, run.stdout[-4000:] + run.stderr[-2000:]
+    assert run.outputs["outcome"] == "failed" and run.outputs["final_message"] == "All done."
+    assert (
+        "::error::The run failed: the agent was refused a tool that expected_denials does not list: Bash [tool-refused]"
+        in (run.stdout)
+    )
+    assert run.outputs["receipt_url"] == ""
     assert not (tmp_path / "workspace" / "pushed.flag").exists(), "the refused command ran"
     line = (
         '`Bash` with input {"command":"touch pushed.flag","description":"scripted step"} — to allow it, add the lines `--allowedTools` and '
@@ -57,5 +63,6 @@ def test_a_tool_refused_by_disallowed_tools_shows_in_summary_and_terminal_commen
     assert f"### Tools the agent was refused\n\n- {line} [`tool-denied`]\n" in run.summary
     assert "### Final message\n\n> All done.\n" in run.summary
     assert len(terminal) == 1 and f"- {line}" in terminal[0]
+    assert "<!-- fullsend:end-rule:tool-refused -->" in terminal[0]
     assert "[tool-denied]" in run.stdout
     assert ZWSP not in run.outputs["final_message"]

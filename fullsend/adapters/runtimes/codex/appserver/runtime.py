@@ -23,8 +23,9 @@ from fullsend.adapters.runtimes.codex.appserver.stream import (
     AppServerParser,
 )
 from fullsend.adapters.runtimes.codex.login import log_in
+from fullsend.adapters.runtimes.codex.refusals import denial_judge
 from fullsend.adapters.runtimes.codex.transport import CODEX_VERSIONS
-from fullsend.adapters.runtimes.dialect import DialectDefaults
+from fullsend.adapters.runtimes.dialect import DenialJudge, DialectDefaults
 from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT, Now
 from fullsend.adapters.runtimes.launch import codex_app_server_command
 from fullsend.adapters.runtimes.live import LiveRuntime, SandboxFactory
@@ -76,6 +77,10 @@ class AppServerDialect(DialectDefaults):
     def steer_written(self, parser: Any, key: str) -> None:
         """The steer line with ``key`` is in the mailbox: only such a line is ever sent again."""
         parser.session.written(key)
+
+    def denial_judge(self, params: AgentParams) -> DenialJudge:
+        """``expected_denials`` in Codex's terms (``codex/refusals.py``)."""
+        return denial_judge(params.expected_denials)
 
     def new_parser(self, clock: Now) -> AppServerParser:
         return AppServerParser(clock)

@@ -14,7 +14,8 @@ request of the server's own.  The parser turns them into the live driver's event
   (its ``phase``: ``final_answer``, ``partial_answer`` or unknown);
 - ``thread/tokenUsage/updated`` → ``TokensEvent`` (the thread's running total);
 - a request from the server (an approval, a tool call) → an error answer: the run is
-  unattended and approvals are off.
+  unattended and approvals are off; one about a tool is a refusal (``RefusalEvent``), as is an
+  item ``declined`` (``codex/refusals.py``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from fullsend.adapters.runtimes.codex.appserver.delegation import SubAgentWatch
 from fullsend.adapters.runtimes.codex.appserver.rpc import (
     INIT_ID,
     THREAD_ID,
@@ -29,11 +31,13 @@ from fullsend.adapters.runtimes.codex.appserver.rpc import (
     AppServerSession,
     refusal_line,
 )
+from fullsend.adapters.runtimes.codex.refusals import item_refusal, request_refusal
 from fullsend.adapters.runtimes.events import (
     QUEUED,
     REJECTED,
     AgentEvent,
     InitEvent,
+    RefusalEvent,
     ResultEvent,
     SendEvent,
     TextEvent,
@@ -79,6 +83,12 @@ CODEX_APP_SERVER_TERMINAL_STATES: tuple[TerminalState, ...] = (
         "the codex turn reported an error and still said completed",
     ),
     TerminalState(
+        "turn/completed status=completed with a turn.error",
+        "completed with turn.error",
+        AgentEnd.AGENT_ERROR,
+        "the codex turn carried an error and still said completed",
+    ),
+    TerminalState(
         "an error answer to initialize or thread/start",
         "handshake",
         AgentEnd.AGENT_ERROR,
@@ -94,6 +104,8 @@ CODEX_APP_SERVER_TERMINAL_STATES: tuple[TerminalState, ...] = (
 APP_SERVER_INCOMPLETE = CODEX_APP_SERVER_TERMINAL_STATES[-1]
 #: The detail of a final ``error`` notification that carries no message text: still an error.
 ERROR_WITHOUT_MESSAGE = "an error notification without a message"
+#: The detail of a completed turn whose ``error`` is set but carries no message text.
+TURN_ERROR_WITHOUT_MESSAGE = "a turn error without a message"
 _LIMITS = frozenset({"contextWindowExceeded", "sessionBudgetExceeded", "usageLimitExceeded"})
 
 
@@ -101,7 +113,8 @@ def turn_verdict(turn: dict[str, Any], last_error: str = "") -> EndVerdict:
     """The class of one ``turn/completed`` ``turn`` object (an unknown status: protocol-broken).
 
     ``last_error`` is the message of a final ``error`` notification of the turn (``willRetry`` not
-    true): a turn that reported one is not success, even when its status says ``completed``.
+    true): a turn that reported one is not success, even when its status says ``completed``; nor
+    is one whose own ``error`` is anything but null or absent.
     """
     status = as_str(turn.get("status"))
     error = _obj(turn.get("error"))
@@ -111,6 +124,8 @@ def turn_verdict(turn: dict[str, Any], last_error: str = "") -> EndVerdict:
     reason = kind if status == "failed" and kind in _LIMITS else status
     if status == "completed" and last_error:
         reason = "completed after error"
+    elif status == "completed" and turn.get("error") is not None:
+        reason, detail = "completed with turn.error", detail or TURN_ERROR_WITHOUT_MESSAGE
     return verdict_of(
         CODEX_APP_SERVER_TERMINAL_STATES, reason, "" if reason == "completed" else detail, what="turn status"
     )
@@ -129,8 +144,9 @@ def _error_message(obj: dict[str, Any]) -> str:
 class AppServerParser:
     """``codex app-server`` stdout → events, over the run's ``session`` (see the module docstring).
 
-    Notifications of another thread (a sub-agent's) are dropped: only the run's own thread's
-    turns end the run's turns, and only its ``userMessage`` items acknowledge.
+    Only the run's own thread's turns end the run's turns, and only its ``userMessage`` items
+    acknowledge; another thread's notifications go to ``sub_agents`` (``delegation.py``), which
+    tracks the sub-agents the run spawned and holds the input open while one may still work.
     """
 
     def __init__(self, clock: Now) -> None:
@@ -138,27 +154,31 @@ class AppServerParser:
         self._clock = clock
         self._last_error = ""
         self._final = ""  # the turn's last answer (an agentMessage item that is not commentary)
+        self.sub_agents = SubAgentWatch()
 
     def parse(self, obj: dict[str, Any]) -> list[AgentEvent]:
         """Events for one stdout object (possibly none)."""
         method = obj.get("method")
         if isinstance(method, str) and "id" in obj:
+            refused = request_refusal(method, _obj(obj.get("params")), obj.get("id"))
             return [
                 SendEvent(refusal_line(obj.get("id"))),
                 TextEvent(f"codex asked for {method}; the action answers no requests"),
+                *([RefusalEvent((refused,))] if refused is not None else []),
             ]
         if isinstance(method, str):
             params = _obj(obj.get("params"))
             if "threadId" in params and not self.session.is_mine(params.get("threadId")):
-                return []
-            return self._notification(method, params)
+                return self.sub_agents.foreign(method, params)
+            return [*self._notification(method, params), *self.sub_agents.own(method, params)]
         if "id" in obj:
             return self._answer(obj)
         return []
 
     def finish(self) -> list[AgentEvent]:
-        """Nothing is owed at EOF beyond what the driver adds for an open turn."""
-        return []
+        """At EOF: a sub-agent that did not end ``completed`` is unfinished work (``delegation.py``);
+        the driver adds what an open turn owes."""
+        return self.sub_agents.finish()
 
     # -- answers to the action's requests ------------------------------------------------------
     def _answer(self, obj: dict[str, Any]) -> list[AgentEvent]:
@@ -217,6 +237,9 @@ class AppServerParser:
     # -- notifications of the run's thread --------------------------------------------------------
     def _notification(self, method: str, params: dict[str, Any]) -> list[AgentEvent]:
         item = _obj(params.get("item"))
+        refused = item_refusal(item) if method == "item/completed" else None
+        if refused is not None:
+            return [RefusalEvent((refused,))]
         if method == "turn/started":
             self.session.turn_started(as_str(_obj(params.get("turn")).get("id")))
             return [TurnOpenEvent()]

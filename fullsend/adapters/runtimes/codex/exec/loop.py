@@ -1,10 +1,11 @@
 """The Codex run loop (docs/architecture.md "Codex"): turns, resumes, verdict, lost session.
 
 The verdict is that of the last *meaningful* process: a guard refusal (exit 97/98) is final and
-never retried; a resume that never reported its thread costs the steer, not the run; a turn that
-completed before a late stop keeps its success; a turn stopped mid-way for a steer is superseded
-by its resume; any other failed turn is final, whatever later turns do (docs/runtimes.md "Which end
-counts").
+never retried; a resume that never reported its thread costs the steer, not the run; a resume
+that reported another thread loses the session; a turn whose terminal line was read is judged by
+that line, even when a late stop then ended its process; only a turn with no terminal line can
+have been stopped for a steer, and it is superseded by its resume; any other failed turn is
+final, whatever later turns do (docs/runtimes.md "Which end counts").
 """
 
 from __future__ import annotations
@@ -15,13 +16,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
-from fullsend.adapters.runtimes.codex.exec.queue import CodexSteerQueue, codex_turn_timeout
-from fullsend.adapters.runtimes.codex.exec.stream import CodexSteerAggregator
+from fullsend.adapters.runtimes.codex.exec.queue import CodexSteerQueue, ThreadLost, codex_turn_timeout
+from fullsend.adapters.runtimes.codex.exec.stream import NO_TERMINAL_LINE, CodexSteerAggregator
+from fullsend.adapters.runtimes.codex.refusals import denial_judge
 from fullsend.adapters.runtimes.events import ResultEvent
 from fullsend.adapters.runtimes.feed import DEFAULT_AGENT_PROMPT
-from fullsend.adapters.runtimes.verdict import CANCELLED, NO_TURN, error_text, process_verdict
+from fullsend.adapters.runtimes.verdict import CANCELLED, NO_TURN, error_text, process_verdict, tool_refused
 from fullsend.adapters.sandbox.shell import sanitize_output
-from fullsend.core.agent_end import AgentEnd, EndVerdict
+from fullsend.core.agent_end import RULE_SESSION_LOST, AgentEnd, EndVerdict
+from fullsend.core.final_word import ToolDenial, distinct_denials
 from fullsend.core.watch.steer import SteerMessage
 from fullsend.errors import ExitCode, SandboxError
 from fullsend.ports import AgentParams, AgentRunResult
@@ -31,6 +34,9 @@ GUARD_EXIT_CODES = (ExitCode.CODEX_GUARD_REFUSED, ExitCode.CODEX_CONFIG_TAMPERED
 STOPPED_FOR_STEER_NOTE = "The codex turn was stopped on purpose so a steer could be delivered; resuming it."
 SESSION_LOST_NOTE = (
     "The sandbox did not come back after the interrupt, so the session is lost; the queued run will redo the work."
+)
+THREAD_LOST_NOTE = (
+    "Codex resumed another thread than the run's, so the session is lost; the queued run will redo the work."
 )
 STOPPED_FOR_STEER = EndVerdict(AgentEnd.INTERRUPTED, "", "the codex turn was interrupted for a steer")
 CODEX_TIMED_OUT = EndVerdict(AgentEnd.LIMIT_REACHED, "", "codex did not finish within its timeout and was stopped")
@@ -52,6 +58,8 @@ class CodexOutcome:
     thread_id: str = ""
     result: ResultEvent | None = None
     launch_error: str = ""
+    fault: EndVerdict | None = None  # an end the action found itself (a sub-agent left unfinished)
+    denials: tuple[ToolDenial, ...] = ()  # tool calls codex refused in the process
 
 
 @dataclass
@@ -143,6 +151,7 @@ class CodexLoop:
         self.verdict: _Verdict = _Verdict()
         self.failed = False  # a turn failed not of the action's doing: its verdict stays
         self.final_message = ""  # the latest process's answer that had one
+        self.denials: tuple[ToolDenial, ...] = ()  # refused tool calls over every process
         self.deadline = runtime.monotonic() + params.timeout_s
 
     def run(self) -> AgentRunResult:
@@ -163,11 +172,11 @@ class CodexLoop:
             if out.result is not None and out.result.final_message:
                 self.final_message = out.result.final_message
             if turn.resume_thread_id:
-                queue.confirm_delivery(out.thread_id != "")
+                queue.confirm_delivery(queue.own_thread_reported())
             stopped = queue.take_stopped_for_steer()
             if queue.lost_err() is not None:
                 return self._lost()  # checked first: a lost session is never announced as resuming
-            if stopped and (out.result is None or out.result.subtype == "incomplete"):
+            if stopped and (out.result is None or out.result.subtype == NO_TERMINAL_LINE):
                 self.on_output(STOPPED_FOR_STEER_NOTE)
             self._judge(turn, out, stopped)
             if out.exit_code in GUARD_EXIT_CODES or not self.params.steerable or self._cut_short():
@@ -183,9 +192,18 @@ class CodexLoop:
         return self.active.cancelled.is_set() or self.active.timed_out
 
     def _judge(self, turn: CodexTurn, out: CodexOutcome, stopped: bool) -> None:
+        self.denials += out.denials
         if not self.failed:
             self._judge_turn(turn, out, stopped)
+            found = out.fault or self._refused(out.denials)
+            if found is not None and (self.verdict.end.succeeded or self.verdict.end is STOPPED_FOR_STEER):
+                self.verdict = _Verdict(out.exit_code, found)  # a sub-agent ended with it, or a tool refused
             self.failed = not self.verdict.end.succeeded and self.verdict.end is not STOPPED_FOR_STEER
+
+    def _refused(self, denials: tuple[ToolDenial, ...]) -> EndVerdict | None:
+        """``tool-refused`` for the refusals no ``expected_denials`` line covers, else None."""
+        unexpected = denial_judge(self.params.expected_denials)(denials) if denials else ()
+        return tool_refused(unexpected) if unexpected else None
 
     def _judge_turn(self, turn: CodexTurn, out: CodexOutcome, stopped: bool) -> None:
         result = out.result
@@ -194,16 +212,17 @@ class CodexLoop:
             self.verdict = _Verdict(out.exit_code, refused)
         elif turn.resume_thread_id and not out.thread_id:
             return  # a failed resume costs the steer, not the run
-        elif stopped and result is not None and result.verdict is not None and result.verdict.succeeded:
-            self.verdict = _Verdict(0, result.verdict)  # completed before the late stop
-        elif stopped:
-            self.verdict = _Verdict(out.exit_code, STOPPED_FOR_STEER)
+        elif stopped and result is not None and result.subtype == NO_TERMINAL_LINE:
+            self.verdict = _Verdict(out.exit_code, STOPPED_FOR_STEER)  # no terminal line: the stop ended it
+        elif stopped and result is not None and result.verdict is not None:
+            # A terminal line was read before the stop: it ended the turn, not the stop.
+            self.verdict = _Verdict(0 if result.verdict.succeeded else out.exit_code, result.verdict)
         else:
             self.verdict = _outcome_verdict(out)
 
     def _lost(self) -> AgentRunResult:
         lost = self.active.queue.lost_err()
-        self.on_output(SESSION_LOST_NOTE)
+        self.on_output(THREAD_LOST_NOTE if isinstance(lost, ThreadLost) else SESSION_LOST_NOTE)
         return AgentRunResult(
             exit_code=-1,
             turns=self.aggregator.turns,
@@ -212,6 +231,7 @@ class CodexLoop:
             error=f"steer session lost: {lost}",
             session_lost=True,
             end=AgentEnd.INTERRUPTED,
+            end_rule=RULE_SESSION_LOST,
             input_tokens=self.aggregator.input_tokens,
             output_tokens=self.aggregator.output_tokens,
         )
@@ -236,7 +256,9 @@ class CodexLoop:
             total_cost_usd=self.aggregator.cost_usd,
             session_id=self.active.queue.thread_id,
             end=end.end,
+            end_rule=end.rule_id,
             final_message=self.final_message,
+            denials=distinct_denials(self.denials),
         )
 
 

@@ -1,11 +1,18 @@
 """Codex steer queue (``CodexSteerQueue``, docs/architecture.md "Codex") and the turn budget.
 
-Codex has no live input: a steer is queued; if a turn is running (and its thread is known) the
-queue interrupts it by a sandbox stop+start under ONE hold of its mutex (decision and stop in
-the same critical section, so the stop cannot hit the next turn's process); the run loop then
-resumes the thread with the steer.  A steer is never dropped without a record and never retried
-without a bound (``MAX_CODEX_RESUME_ATTEMPTS``).  A steer is acknowledged the moment its resume
-reports the thread; ``on_ack`` is told then, once the mutex is released.
+Codex has no live input: a steer is queued; if a turn is running and its thread can be resumed (the
+thread is known and the opening turn wrote its first item: before that Codex may not have persisted
+the thread, and a stopped thread that was never persisted cannot be resumed) the queue interrupts
+it by a sandbox stop+start under ONE hold of its mutex (decision and stop in the same critical
+section, so the stop cannot hit the next turn's process); the run loop then resumes the thread with
+the steer. A steer that arrives earlier waits: it stops the turn at its first item, or is resumed
+once the turn has ended. A steer never stops a turn while a sub-agent it spawned may still be
+working (the stop would end the sub-agent): it waits for them, or for the turn's end. A turn whose
+terminal line was read is no longer running, whether or not its process has exited. A steer is
+never dropped without a record and never retried without a bound (``MAX_CODEX_RESUME_ATTEMPTS``). A
+steer is acknowledged the moment its resume reports the run's own thread; ``on_ack`` is told then,
+once the mutex is released. Any other thread id is a lost session (``ThreadLost``): the update did
+not reach the run's thread.
 """
 
 from __future__ import annotations
@@ -28,6 +35,11 @@ MAX_CODEX_RESUME_ATTEMPTS = 2
 
 class InterruptNotStopped(SandboxError):
     """The stop failed and the sandbox is still Ready (process alive)."""
+
+
+class ThreadLost(SteerSessionLost):
+    """Codex reported a thread that is not the run's own (a resume that found no rollout of it
+    starts a fresh thread): the update would reach a conversation without the task."""
 
 
 @dataclass
@@ -57,6 +69,9 @@ class CodexSteerQueue:
         self._wake = threading.Event()
         self.thread_id = ""
         self.turn_running = False
+        self.resumable = False  # the opening turn wrote its first item: its thread can be resumed
+        self.delegating = False  # a sub-agent the running turn spawned may still be working
+        self._own_thread_reported = False  # the running process reported the run's own thread
         self._stopped_for_steer = False
         self._lost: SteerSessionLost | None = None
         self._pending: collections.deque[_Pending] = collections.deque()
@@ -65,6 +80,8 @@ class CodexSteerQueue:
         self._in_flight: _Pending | None = None
         self._in_flight_at: datetime | None = None
         self._told: SteerResult | None = None  # the in-flight steer's acknowledgement, once told
+        self._not_interrupting = threading.Event()  # clear while a stop+start is in progress
+        self._not_interrupting.set()
 
     def enqueue(self, msg: SteerMessage) -> bool:
         """Queue a steer; False when settled (the caller raises ``SteerAfterSettle``)."""
@@ -75,13 +92,58 @@ class CodexSteerQueue:
             return True
 
     def interrupt_if_turn_running(self) -> None:
-        """Under one hold of the mutex: interrupt only a running turn whose thread is known."""
+        """Under one hold of the mutex: interrupt only a running turn whose thread can be resumed
+        and whose sub-agents are not working (the stop would end them)."""
         with self._mu:
-            if self.thread_id and self.turn_running:
+            if self._may_stop_locked():
                 self._interrupt_locked()
+
+    def _may_stop_locked(self) -> bool:
+        return bool(self.thread_id) and self.turn_running and self.resumable and not self.delegating
+
+    def note_delegating(self, working: bool) -> None:
+        """Whether a sub-agent of the running turn may still be working; a steer that waited for its
+        sub-agents stops the turn once none is."""
+        with self._mu:
+            self.delegating = working
+            due = bool(self._pending) and self._may_stop_locked()
+        self._interrupt_later(due)
+
+    def note_resumable(self) -> None:
+        """The opening turn wrote its first item: its thread can be resumed from now on; a steer
+        that waited for this stops the running turn now."""
+        with self._mu:
+            self.resumable = True
+            due = bool(self._pending) and self._may_stop_locked()
+        self._interrupt_later(due)
+
+    def _interrupt_later(self, due: bool) -> None:
+        """Interrupt for a waiting steer from a thread of its own, never the reader's: the reader must
+        drain the stopped process's output meanwhile (or the run's supervisor stops the sandbox the
+        interrupt just started again)."""
+        if due:
+            threading.Thread(target=self.interrupt_if_turn_running, name="codex-steer-interrupt", daemon=True).start()
+
+    def note_terminal(self) -> None:
+        """The running turn wrote its terminal line: it has ended, whenever its process exits, and
+        no steer stops it any more."""
+        with self._mu:
+            self.turn_running = False
 
     def _interrupt_locked(self) -> None:
         self._stopped_for_steer = True  # set BEFORE the stop: the process's exit is ours
+        self._not_interrupting.clear()
+        try:
+            self._stop_start()
+        finally:
+            self._not_interrupting.set()
+
+    def wait_interrupt_over(self, timeout_s: float) -> None:
+        """Block until no interrupt is in progress (at most ``timeout_s``): the stopped process's
+        reader may wait behind it, and its output drains once it is over."""
+        self._not_interrupting.wait(timeout_s)
+
+    def _stop_start(self) -> None:
         try:
             self._interrupt(self.name)
         except InterruptNotStopped:
@@ -101,7 +163,8 @@ class CodexSteerQueue:
     def begin_turn(self) -> None:
         """Mark a turn running (called BEFORE the process starts; blocks behind an interrupt)."""
         with self._mu:
-            self.turn_running = True
+            self.turn_running, self.delegating = True, False
+            self._own_thread_reported = False
 
     def end_turn(self) -> None:
         """Mark the turn ended (blocks behind an interrupt in flight)."""
@@ -115,16 +178,29 @@ class CodexSteerQueue:
             return mark
 
     def note_thread_id(self, thread_id: str) -> None:
-        """Keep the first thread id; an in-flight steer is delivered now (its resume reported the
-        thread): re-stamped and told to ``on_ack`` (``confirm_delivery`` records it)."""
+        """The running process reported ``thread_id``: the first becomes the run's thread; any
+        other id afterwards loses the session (``ThreadLost``, nothing acknowledged).  The run's own
+        thread reported by a resume delivers its in-flight steer now: re-stamped and told to
+        ``on_ack`` (``confirm_delivery`` records it)."""
         told: SteerResult | None = None
         with self._mu:
-            self.thread_id = self.thread_id or thread_id
+            if self.thread_id and thread_id != self.thread_id:
+                self._lost = self._lost or ThreadLost(
+                    f"codex reported the thread {sanitize_output(thread_id)}, not the run's thread {self.thread_id}"
+                )
+                self._wake.set()
+                return
+            self.thread_id, self._own_thread_reported = thread_id, True
             if self._in_flight is not None:
                 self._in_flight_at = self._clock.now()
                 told = SteerResult(self._in_flight.msg.follow_up_run_id, self._in_flight_at, "resume")
                 self._told = told
         self._tell(told, True)
+
+    def own_thread_reported(self) -> bool:
+        """Whether the process of the current turn reported the run's own thread."""
+        with self._mu:
+            return self._own_thread_reported
 
     def take_pending(self) -> tuple[SteerMessage, int] | None:
         """Pop the oldest queued steer as (message, failures)."""

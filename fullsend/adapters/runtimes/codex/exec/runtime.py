@@ -3,9 +3,11 @@
 Each turn is one ``<agent_cli> exec --json … -C <workdir> … -o <cfg>/last-message.txt
 [resume <thread_id>] -`` process with its prompt (or, for a resume, the steer envelope) on
 stdin, never on argv.  A steer is queued; a running turn is interrupted by stopping and
-starting the whole sandbox (``codex_interrupt``); the loop then resumes the thread with the
-steer, which is delivered when the resumed process reports ``thread.started``.  A sandbox that
-does not come back loses the session: the run fails with ``session_lost`` and nothing is acked.
+starting the whole sandbox (``codex_interrupt``) once the opening turn can be resumed; the loop
+then resumes the thread with the steer, which is delivered when the resumed process reports the
+run's own thread in ``thread.started``.  A sandbox that does not come back, or a resume that
+reports another thread, loses the session: the run fails with ``session_lost`` and nothing is
+acked.
 """
 
 from __future__ import annotations
@@ -18,13 +20,17 @@ from pathlib import Path
 from typing import Any
 
 from fullsend.adapters.clock import SystemClock
-from fullsend.adapters.runtimes.codex.exec.interrupt import SettlePolicy, stop_start_sandbox
+from fullsend.adapters.runtimes.codex.exec.interrupt import (
+    CODEX_STEER_INTERRUPT_BOUND_S,
+    SettlePolicy,
+    stop_start_sandbox,
+)
 from fullsend.adapters.runtimes.codex.exec.loop import CodexLoop, CodexOutcome, CodexRunState, CodexTurn
 from fullsend.adapters.runtimes.codex.exec.queue import CodexSteerQueue
 from fullsend.adapters.runtimes.codex.exec.stream import CodexSteerAggregator, CodexStreamParser
 from fullsend.adapters.runtimes.codex.login import log_in
 from fullsend.adapters.runtimes.codex.transport import CODEX_VERSIONS
-from fullsend.adapters.runtimes.events import ResultEvent, TextEvent, iter_json_lines
+from fullsend.adapters.runtimes.events import FaultEvent, ResultEvent, TextEvent, iter_json_lines
 from fullsend.adapters.runtimes.feed import _warn_stderr
 from fullsend.adapters.runtimes.launch import codex_args, codex_command
 from fullsend.adapters.runtimes.live import CANCEL_GRACE_S, EXIT_GRACE_S, SandboxFactory
@@ -177,18 +183,29 @@ class CodexExecRuntime:
             return CodexOutcome(exit_code=-1, launch_error=str(exc))
         drained = threading.Event()
         threading.Thread(target=self._supervise, args=(active, process, budget_s, drained), daemon=True).start()
-        parser = CodexStreamParser(on_thread_id=active.queue.note_thread_id)
+        queue = active.queue
+        parser = CodexStreamParser(
+            queue.note_thread_id, queue.note_resumable, queue.note_terminal, queue.note_delegating
+        )
         result: ResultEvent | None = None
-        for obj in iter_json_lines(process.stdout):
+        stopped_lost = False
+        for obj in iter_json_lines(process.stdout, on_unreadable=parser.note_unreadable):
             for event in parser.parse(obj):
                 if isinstance(event, TextEvent):
                     self.call(on_output, event.text)
+            if not stopped_lost and queue.lost_err() is not None:
+                stopped_lost = True  # the process works in a thread that is not the run's: stop it
+                _stop_quietly(active.sandbox, self._warn)
+        fault = None
         for event in parser.finish():
             if isinstance(event, ResultEvent):
                 result = event
                 aggregator.add_result(event)
+            elif isinstance(event, FaultEvent):
+                fault = fault or event.verdict
         drained.set()
-        return CodexOutcome(self._wait(active, process), parser.thread_id, result)
+        exit_code = self._wait(active, process)
+        return CodexOutcome(exit_code, parser.thread_id, result, fault=fault, denials=tuple(parser.denials))
 
     @staticmethod
     def _launch(sandbox: Any, params: AgentParams, turn: CodexTurn, flags: list[str], argv: list[str]) -> Any:
@@ -209,6 +226,11 @@ class CodexExecRuntime:
                 active.timed_out = True
                 _stop_quietly(active.sandbox, self._warn)
             return
+        if drained.wait(EXIT_GRACE_S):
+            return
+        # The reader may wait behind a steer's interrupt (its stop ended this process): the output
+        # drains once the interrupt is over, so only then is an undrained stdout a stuck child.
+        active.queue.wait_interrupt_over(CODEX_STEER_INTERRUPT_BOUND_S)
         if not drained.wait(EXIT_GRACE_S):
             _stop_quietly(active.sandbox, self._warn)
 
