@@ -76,6 +76,7 @@ def test_the_genuine_signed_receipt_is_honoured_also_after_its_token_expired(sim
     run = _queued(tmp_path, sim, fix)
     assert run.exit_code == 0, run.stdout + run.stderr
     assert (run.outputs["outcome"], run.outputs["skip_reason"]) == ("skipped", "receipt")
+    assert f"lists run {QUEUED}; signed by run {fix.my_run_id}, its proof holds" in run.stdout, run.stdout
     assert run.agent_messages == []
 
 

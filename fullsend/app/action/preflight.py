@@ -121,6 +121,7 @@ def announce(skip: Skip, run: str, log: Log) -> None:
         f"This update was already absorbed by the run in flight (follow-up run {run}); nothing to "
         "do [receipt-lists-my-run]",
     )
+    log("info", skip.reason[:1].upper() + skip.reason[1:])  # which receipt, and why it counts
     if skip.stands_on:
         log("info", f"Saved by standing on {skip.stands_on}")
 

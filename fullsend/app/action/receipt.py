@@ -73,25 +73,36 @@ def check_receipt(forge: Forge, facts: PreflightFacts, log: Log) -> Skip | None:
         return None
     if receipt is None:
         return None
-    why = f"receipt comment {receipt.id} lists run {facts.run_id}"
-    return Skip(RULE_RECEIPT, why, receipt.html_url, _stands_on(receipt, comments, role_login))
+    comment, found = receipt
+    return Skip(
+        RULE_RECEIPT, _why(comment, found, facts.run_id), comment.html_url, _stands_on(comment, comments, role_login)
+    )
 
 
-def _honoured(listing: Listing, facts: PreflightFacts, proof: ProofReads | None, log: Log) -> Comment | None:
-    """The first receipt of ``listing`` that counts: a signed one whose proof holds, or an
-    unsigned one where ``allow_unsigned_receipts`` says so; each other one says why in one line
-    (docs/rules.md "Receipt proof").  Raises ``ProofNotHere`` for a signed one the fast skip
-    cannot check, ``CheckFailed`` when this run's record cannot be read."""
+def _why(comment: Comment, found: Marker | SignedReceipt, run_id: int) -> str:
+    """The skip's reason: which receipt lists the run, and why it counts (its proof, or the input)."""
+    if isinstance(found, SignedReceipt):
+        return f"receipt comment {comment.id} lists run {run_id}; signed by run {found.writer_run_id}, its proof holds"
+    return f"unsigned receipt comment {comment.id} lists run {run_id}, counted as allow_unsigned_receipts asks"
+
+
+def _honoured(
+    listing: Listing, facts: PreflightFacts, proof: ProofReads | None, log: Log
+) -> tuple[Comment, Marker | SignedReceipt] | None:
+    """The first receipt of ``listing`` that counts, with its form: a signed one whose proof
+    holds, or an unsigned one where ``allow_unsigned_receipts`` says so; each other one says why in
+    one line (docs/rules.md "Receipt proof").  Raises ``ProofNotHere`` for a signed one the fast
+    skip cannot check, ``CheckFailed`` when this run's record cannot be read."""
     for comment, found in listing:
         if isinstance(found, SignedReceipt):
             if proof is None:
                 raise ProofNotHere
             verdict = proof.verdict(found, comment)
             if verdict.ok:
-                return comment
+                return comment, found
             log("info", f"Not skipping on the steer receipt (comment {comment.id}): {verdict.why} [{verdict.rule_id}]")
         elif facts.allow_unsigned_receipts:
-            return comment
+            return comment, found
         else:
             log(
                 "info",

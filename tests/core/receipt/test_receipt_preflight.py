@@ -77,9 +77,10 @@ def test_V44_V138_receipt_skip(facts: PreflightFacts) -> None:
     skip = run_preflight(forge, facts, log)
     assert skip is not None and skip.rule_id == RULE_RECEIPT and skip.skip_reason == "receipt"
     assert (
-        log.lines[-1][0] == "done"
-        and f"already absorbed by the run in flight (follow-up run {RUN})" in log.lines[-1][1]
+        log.lines[-2][0] == "done"
+        and f"already absorbed by the run in flight (follow-up run {RUN})" in log.lines[-2][1]
     )
+    assert log.lines[-1] == ("info", skip.reason[:1].upper() + skip.reason[1:])  # which receipt, why it counts
     assert_no_tokens(log)
 
 
