@@ -67,17 +67,13 @@ import subprocess
 import sys
 import threading
 import uuid
-from datetime import UTC, datetime
 from typing import Any
 
+from fullsend.simulator.agent.agentlog import log_record, now_text
 from fullsend.simulator.agent.claude_extra import BackgroundTask, extra_lines, silent
 from fullsend.simulator.agent.work import do_work, project_hooks
 
 _EOF = object()
-
-
-def _now_text() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 class _Out:
@@ -111,25 +107,7 @@ def _read_stdin(inbox: queue.Queue[object]) -> None:
 
 
 def _log(text: str) -> None:
-    _log_record({"text": text})
-
-
-def _log_record(record: dict[str, Any]) -> None:
-    """One JSON line ``{"at": …, **record}`` to ``SCRIPTED_AGENT_LOG``: a file, or an ``http://``
-    URL the line is POSTed to (the adopter-path plays collect it in the simulator)."""
-    target = os.environ.get("SCRIPTED_AGENT_LOG")
-    if not target:
-        return
-    line = json.dumps({"at": _now_text(), **record}, ensure_ascii=False)
-    if target.startswith("http://"):
-        import urllib.request
-
-        request = urllib.request.Request(target, data=line.encode(), method="POST")
-        request.add_header("Content-Type", "application/json")
-        with urllib.request.urlopen(request, timeout=30):
-            return
-    with open(target, "a", encoding="utf-8") as fh:
-        fh.write(line + "\n")
+    log_record({"text": text})
 
 
 def _content_text(content: object) -> str:
@@ -200,7 +178,7 @@ class ClaudeScript:
                 "claude_code_version": "scripted",
             }
         )
-        project_hooks(self.argv, _log_record)
+        project_hooks(self.argv, log_record)
         threading.Thread(target=_read_stdin, args=(self.inbox,), daemon=True).start()
         while not self.eof:
             item = self.inbox.get()
@@ -241,7 +219,7 @@ class ClaudeScript:
                     "session_id": self.session_id,
                     "parent_tool_use_id": None,
                     "uuid": str(uuid.uuid4()),
-                    "timestamp": _now_text(),
+                    "timestamp": now_text(),
                     "isReplay": True,
                 }
             )
@@ -284,7 +262,7 @@ class ClaudeScript:
     def _turn(self, texts: list[str], patch: dict[str, Any]) -> None:
         self._maybe_inject()
         if self.turns == 0:
-            do_work(_log_record)
+            do_work(log_record)
         self._work(self.turn_s, texts)
         if not self.eager and self._drain_pending(texts):
             self._work(self.turn_s / 2, texts)  # the absorbed steer is answered in this turn

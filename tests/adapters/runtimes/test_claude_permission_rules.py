@@ -11,7 +11,7 @@ import pytest
 from fullsend.adapters.runtimes.claude.permission_rules import RuleContext, rule_matches
 from fullsend.core.final_word import ToolDenial
 
-WHERE = RuleContext(("/home/runner/work/repo", "/sandbox/workspace"), "/home/agent")
+WHERE = RuleContext(("/runner/work/repo", "/sandbox/workspace"), "/agent-home")
 
 
 def call(name: str, **tool_input: Any) -> ToolDenial:
@@ -32,15 +32,15 @@ def call(name: str, **tool_input: Any) -> ToolDenial:
         ("Bash(ls *)", call("Bash", command="ls"), True),
         ("Bash(npm run build)", call("Bash", command="npm run build"), True),
         ("Bash(npm run build)", call("Bash", command="npm run build:prod"), False),
-        ("Read(./secrets/**)", call("Read", file_path="/home/runner/work/repo/secrets/a/key.pem"), True),
+        ("Read(./secrets/**)", call("Read", file_path="/runner/work/repo/secrets/a/key.pem"), True),
         ("Read(./secrets/**)", call("Read", file_path="/sandbox/workspace/secrets/key.pem"), True),
-        ("Read(./secrets/**)", call("Read", file_path="/home/runner/work/repo/public/key.pem"), False),
-        ("Read(*.env)", call("Read", file_path="/home/runner/work/repo/deep/dir/.env"), True),
+        ("Read(./secrets/**)", call("Read", file_path="/runner/work/repo/public/key.pem"), False),
+        ("Read(*.env)", call("Read", file_path="/runner/work/repo/deep/dir/.env"), True),
         ("Read(//etc/**)", call("Read", file_path="/etc/passwd"), True),
-        ("Read(~/.ssh/**)", call("Read", file_path="/home/agent/.ssh/id_rsa"), True),
-        ("Edit(/src/**/*.ts)", call("Edit", file_path="/home/runner/work/repo/src/a/b.ts"), True),
-        ("Edit(/src/**/*.ts)", call("Edit", file_path="/home/runner/work/repo/src/a/b.js"), False),
-        ("Edit(/src/*.ts)", call("Edit", file_path="/home/runner/work/repo/src/a/b.ts"), False),
+        ("Read(~/.ssh/**)", call("Read", file_path="/agent-home/.ssh/id_rsa"), True),
+        ("Edit(/src/**/*.ts)", call("Edit", file_path="/runner/work/repo/src/a/b.ts"), True),
+        ("Edit(/src/**/*.ts)", call("Edit", file_path="/runner/work/repo/src/a/b.js"), False),
+        ("Edit(/src/*.ts)", call("Edit", file_path="/runner/work/repo/src/a/b.ts"), False),
         ("WebFetch(domain:example.com)", call("WebFetch", url="https://example.com/x"), True),
         ("WebFetch(domain:example.com)", call("WebFetch", url="https://evil.example.com.attacker.io/"), False),
         ("WebFetch(domain:*.example.com)", call("WebFetch", url="https://docs.example.com/"), True),
