@@ -19,9 +19,8 @@ Environment knobs (all optional):
                               or ``boundary`` (like the real CLI: a line sent mid-turn is
                               consumed after the running step, then absorbed with one more step)
 ``SCRIPTED_AGENT_LOG``        JSON lines ``{"at": …, "text": …}``, one per consumed message (a file,
-                              or an ``http://`` URL each line is POSTed to: the test harness's,
-                              this module's one HTTP request, so it never talks to GitHub), and one
-                              per step of ``SCRIPTED_AGENT_WORK`` and per project hook run
+                              or an ``http://`` URL each line is POSTed to), and one per step of
+                              ``SCRIPTED_AGENT_WORK`` and per project hook run
 ``SCRIPTED_AGENT_WORK``       JSON list of real steps of the first turn: git, ``fullsend review``
                               (``fullsend.simulator.agent.work``; Claude Code mode also runs the
                               project settings' ``SessionStart`` hooks, as Claude Code does)
