@@ -40,8 +40,21 @@ def test_V33_skip_on_a_receipt(sim: GitHubSimulator, fix: StandardScenario) -> N
     )
     mine = run_of(doc, fix.my_run_id)["receipt"]
     assert (mine["applies"], mine["comment_id"]) == (False, 0)
+    assert "its proof holds" in receipt["reason"]  # issue 45: a signed receipt counts by its proof
     text = run_explain(sim).stdout
     assert f"[receipt-lists-my-run] would skip: receipt comment {posted['id']} by {RECEIPT_LOGIN}" in text
+
+
+def test_a_receipt_whose_key_rotated_away_is_explained_as_such(sim: GitHubSimulator, fix: StandardScenario) -> None:
+    """Issue 45: once GitHub no longer publishes the key that signed a receipt, explain says so with
+    its rule id, as the queued run would refuse it (docs/rules.md#receipt-proof-key-unknown)."""
+    queued, posted = _absorbed_then_queued(sim, fix)
+    sim.issuer.rotate()
+
+    receipt = run_of(explain_json(sim), queued["id"])["receipt"]
+
+    assert (receipt["applies"], receipt["comment_id"]) == (False, posted["id"])
+    assert "rotated away" in receipt["reason"] and receipt["reason"].endswith("[receipt-proof-key-unknown]")
 
 
 def test_V32_no_skip_because_the_receipt_was_edited(sim: GitHubSimulator, fix: StandardScenario) -> None:
