@@ -65,3 +65,10 @@ def test_the_shim_grants_id_token_only_as_the_ceiling_of_the_stage_jobs(plan: In
     assert shim["permissions"] == {}
     assert job["permissions"]["id-token"] == "write" and "uses" in job and "steps" not in job
     assert "allow_unsigned_receipts" not in (job.get("with") or {})
+
+
+def test_the_example_shim_grants_id_token_only_as_the_ceiling_too() -> None:
+    shim = yaml.safe_load((REPO_ROOT / "examples" / "fullsend.yml").read_text())
+    (job,) = shim["jobs"].values()
+    assert shim["permissions"] == {}
+    assert job["permissions"]["id-token"] == "write" and "uses" in job and "steps" not in job
