@@ -127,7 +127,7 @@ def _dispatch(args: argparse.Namespace, console: Console) -> int:
     if args.command == "simulator":
         from fullsend.app.commands.simulator import run_simulator_serve
 
-        return run_simulator_serve(args.port, args.scenario)
+        return run_simulator_serve(args.port, args.scenario, repository=args.repository)
     return ExitCode.FAILED
 
 

@@ -1,8 +1,9 @@
 """Session-wide test settings: Hypothesis profiles (select with ``HYPOTHESIS_PROFILE``), and the
 time per test tier printed at the end of every run.
 
-``dev`` (default, 200 examples) for the default tier, ``ci`` (10,000; what the full tier of
-``.ci/run`` selects, README "Run the tests") and ``slow`` (50,000).  No example database is
+``dev`` (default, 200 examples) for the default tier, ``ci`` (2,000; what the full tier of
+``.ci/run`` selects, README "Run the tests"; the long profiles that issues named keep their own
+counts) and ``slow`` (50,000).  No example database is
 written into the working tree; a failure prints the blob that reproduces it.
 
 A tier is the first directory under ``tests/`` (``core``, ``adapters``, ``app``, ``container``,
@@ -25,7 +26,7 @@ from hypothesis import HealthCheck, settings
 
 _COMMON = dict(deadline=None, database=None, print_blob=True, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", max_examples=200, **_COMMON)
-settings.register_profile("ci", max_examples=10_000, **_COMMON)
+settings.register_profile("ci", max_examples=2_000, **_COMMON)
 settings.register_profile("slow", max_examples=50_000, **_COMMON)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 

@@ -75,8 +75,8 @@ def script(argv: list[str], what: str, timeout_s: float, env: Mapping[str, str] 
 # ------------------------------------------------------------------------------------ simulator
 @dataclass
 class SimulatorProcess:
-    """``fullsend simulator serve --port 0 --scenario …`` as a child process; ``lines`` collects
-    everything it prints."""
+    """``fullsend simulator serve --port 0 --scenario … [--repository DIR]`` as a child process;
+    ``lines`` collects everything it prints."""
 
     proc: subprocess.Popen[str]
     api_url: str
@@ -84,9 +84,12 @@ class SimulatorProcess:
     lines: list[str] = field(default_factory=list)
 
     @classmethod
-    def start(cls, scenario: Path = SCENARIO, timeout_s: float = 30) -> SimulatorProcess:
+    def start(
+        cls, scenario: Path = SCENARIO, repository: Path | None = None, timeout_s: float = 30
+    ) -> SimulatorProcess:
+        argv = [sys.executable, "-m", "fullsend", "simulator", "serve", "--port", "0", "--scenario", str(scenario)]
         proc = subprocess.Popen(
-            [sys.executable, "-m", "fullsend", "simulator", "serve", "--port", "0", "--scenario", str(scenario)],
+            argv + (["--repository", str(repository)] if repository else []),
             cwd=REPO_ROOT,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
@@ -219,7 +222,7 @@ def act_argv(
         "-",
         *flags,
         "--var",
-        "FULLSEND_AGENT_CLI=tools/act/scripted-agent",
+        "FULLSEND_AGENT_CLI=.git/fullsend-scripted-agent",
         "--env",
         "SCRIPTED_AGENT_TURN_S=8",
         "--env",

@@ -77,9 +77,10 @@ def workdir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def simulator() -> Iterator[SimulatorProcess]:
-    """``fullsend simulator serve`` with examples/scenarios/review-steer.yml on a free port."""
-    served = SimulatorProcess.start()
+def simulator(workdir: Path) -> Iterator[SimulatorProcess]:
+    """``fullsend simulator serve`` with examples/scenarios/review-steer.yml on a free port, serving
+    the work directory as the repository over git (the workflows' checkouts fetch from it)."""
+    served = SimulatorProcess.start(repository=workdir)
     try:
         yield served
     finally:

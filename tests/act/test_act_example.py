@@ -84,7 +84,7 @@ def _played(run: ActRun, what: str) -> None:
 def test_FIX_example_workflow_is_steered_under_act_then_the_queued_run_skips(
     act_bin, job_image, docker_host, workdir, simulator
 ):
-    agent_log = workdir / "agent-messages.jsonl"
+    agent_log = workdir / ".git" / "agent-messages.jsonl"
 
     started = time.monotonic()
     first = run_act(
@@ -162,7 +162,7 @@ def test_readme_act_commands_work_as_written(act_bin, job_image, tmp_path):
     """README "Run it locally with act", second block, run by bash from the repository root with
     only the port (8765) and the directory ($HOME/fullsend-act) replaced by this test's own."""
     block = readme_act_block()
-    assert block.count("8765") == 5 and "$HOME/fullsend-act" in block
+    assert block.count("8765") == 7 and "$HOME/fullsend-act" in block
     port, base = _free_port(), tmp_path / "act"
     script = block.replace("8765", str(port)).replace("$HOME/fullsend-act", str(base))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_", "ACTIONS_", "GH_", "DOCKER_"))}
@@ -198,4 +198,6 @@ def test_readme_act_commands_work_as_written(act_bin, job_image, tmp_path):
     assert shown.log.count("🏁  Job succeeded") == 4  # Route and Review, twice
     assert "| outcome=succeeded" in out and "| steers=1" in out and f"| consumed_run_ids={FOLLOW_UP_RUN}" in out
     assert "| outcome=skipped" in out and "| skip_reason=receipt" in out
-    assert any(m.split("\n", 1)[0] == OPENING_LINE for m in _agent_messages(base / "work" / "agent-messages.jsonl"))
+    assert any(
+        m.split("\n", 1)[0] == OPENING_LINE for m in _agent_messages(base / "work" / ".git" / "agent-messages.jsonl")
+    )

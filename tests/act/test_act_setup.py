@@ -30,6 +30,7 @@ from tests.act.act_harness import (
     missing_prerequisites,
     readme_act_block,
 )
+from tools.act.act_copy import for_act
 
 TOOLS = REPO_ROOT / "tools" / "act"
 
@@ -93,7 +94,7 @@ def test_readme_block_passes_what_the_simulator_prints() -> None:
         "--env",
         f"GITHUB_RUN_ID={FOLLOW_UP_RUN}",
     ) in in_readme
-    assert ("--var", "FULLSEND_AGENT_CLI=tools/act/scripted-agent") in in_readme
+    assert ("--var", "FULLSEND_AGENT_CLI=.git/fullsend-scripted-agent") in in_readme
     assert words.count(FIRST_EVENT) == 1 and words.count(QUEUED_EVENT) == 1
     assert "--port 8765 --scenario examples/scenarios/review-steer.yml" in block
     assert "--rebuild=false" in words and "--bind" in words and "-P" in words
@@ -101,14 +102,15 @@ def test_readme_block_passes_what_the_simulator_prints() -> None:
     assert scenario["run_id"] == MY_RUN and scenario["timeline"][0]["run_id"] == FOLLOW_UP_RUN
 
 
-def test_workdir_installs_the_examples_unchanged(tmp_path: Path) -> None:
+def test_workdir_installs_the_examples_as_act_parses_them(tmp_path: Path) -> None:
     proc = subprocess.run(
         [str(TOOLS / "workdir.sh"), str(tmp_path / "work")], capture_output=True, text=True, timeout=60
     )
     assert proc.returncode == 0, proc.stderr
     work = Path(proc.stdout.strip().splitlines()[-1])
     for name in ("fullsend.yml", "reusable-dispatch.yml"):
-        assert (work / ".github" / "workflows" / name).read_bytes() == (REPO_ROOT / "examples" / name).read_bytes()
+        installed = (work / ".github" / "workflows" / name).read_text()
+        assert installed == for_act((REPO_ROOT / "examples" / name).read_text())  # less concurrency queue: only
     harness = (work / ".fullsend" / "harness" / "review.yaml").read_text().splitlines()
     example = (REPO_ROOT / "examples" / "harness" / "review.yaml").read_text().splitlines()
     changed = [(a, b) for a, b in zip(example, harness, strict=False) if a != b]
@@ -118,7 +120,7 @@ def test_workdir_installs_the_examples_unchanged(tmp_path: Path) -> None:
     )
     for path in ("action.yml", "Dockerfile", "entrypoint.py", "examples/scenarios/review-steer.event.json"):
         assert (work / path).read_bytes() == (REPO_ROOT / path).read_bytes()
-    agent = work / "tools" / "act" / "scripted-agent"
+    agent = work / ".git" / "fullsend-scripted-agent"
     assert agent.stat().st_mode & 0o111
     again = subprocess.run([str(TOOLS / "workdir.sh"), str(work)], capture_output=True, text=True, timeout=60)
     assert again.returncode == 0, again.stderr  # its own work directory is remade

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import requests
@@ -42,8 +43,8 @@ INSTRUCTION = "also cover the None that db.lookup returns"
 
 
 @pytest.fixture
-def thread_simulator() -> Iterator[SimulatorProcess]:
-    served = SimulatorProcess.start(SCENARIO)
+def thread_simulator(workdir: Path) -> Iterator[SimulatorProcess]:
+    served = SimulatorProcess.start(SCENARIO, repository=workdir)
     try:
         yield served
     finally:
@@ -68,7 +69,7 @@ def _routed(run: ActRun, event: str, what: str) -> None:
 def test_a_review_thread_reply_steers_under_act_and_act_routes_its_queued_run_to_a_skip(
     act_bin, job_image, docker_host, workdir, thread_simulator
 ):
-    agent_log = workdir / "agent-messages.jsonl"
+    agent_log = workdir / ".git" / "agent-messages.jsonl"
     started = time.monotonic()
     first = run_act(
         act_bin, act_argv(FIRST_EVENT, MY_RUN, thread_simulator.act_flags, job_image, agent_log), workdir, docker_host

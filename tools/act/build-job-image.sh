@@ -33,6 +33,11 @@ tag="$name:$hash"
 cache_dir="${FULLSEND_CACHE_DIR:-$HOME/.cache/fullsend}/act"
 archive="$cache_dir/job-$hash.tar"
 
+# One build at a time on this machine (the act test groups may ask at once): see build-image.sh.
+mkdir -p "$cache_dir"
+exec 9>"$cache_dir/.job.lock"
+flock 9
+
 if podman image exists "$tag"; then
   echo "build-job-image: $tag is up to date" >&2
 elif [[ -s "$archive" ]] && podman load --quiet --input "$archive" >&2 && podman image exists "$tag"; then
@@ -42,7 +47,6 @@ else
   podman build --runtime "${PODMAN_RUNTIME:-runc}" --pull=never --network host \
     --ulimit nofile=1024:1024 --ulimit nproc=4096:4096 \
     --tag "$tag" --file job-image.Dockerfile . >&2
-  mkdir -p "$cache_dir"
   rm -f "$cache_dir"/job-*.tar
   podman save --quiet --output "$archive.partial" "$tag" && mv "$archive.partial" "$archive"
   # Older builds of the job image go (the new one is tagged latest below).

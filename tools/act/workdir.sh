@@ -5,11 +5,16 @@
 # Usage: tools/act/workdir.sh DIR
 #   - the checkout's files (tracked, plus untracked ones git does not ignore), so `uses: ./`
 #     finds action.yml and `actions/checkout` (which act replaces by a local copy) finds them;
-#   - examples/fullsend.yml and examples/reusable-dispatch.yml, unchanged, as
-#     .github/workflows/fullsend.yml and .github/workflows/reusable-dispatch.yml;
+#   - examples/fullsend.yml and examples/reusable-dispatch.yml as .github/workflows/fullsend.yml
+#     and .github/workflows/reusable-dispatch.yml, as act parses them: without the `queue:` keys
+#     of their `concurrency:` mappings, which act's schema predates and act ignores anyway
+#     (tools/act/act_copy.py; every other byte unchanged);
+#   - a git repository (.git) holding the scripted agent, `.git/fullsend-scripted-agent`, and later
+#     its log: the workflows' own checkouts rewrite the work tree (act --bind shares it between
+#     jobs, where GitHub gives each job a fresh one), and only .git outlives them;
 #   - examples/harness/review.yaml as .fullsend/harness/review.yaml, polling every 2 s instead
-#     of 30 s so that a local run takes seconds (the only change; the harness is the adopting
-#     repository's own configuration, not part of the workflows).
+#     of 30 s so that a local run takes seconds (the harness is the adopting repository's own
+#     configuration, not part of the workflows).
 # DIR must not exist, be empty, or be a work directory this script made (it is then remade).
 set -euo pipefail
 
@@ -35,9 +40,12 @@ else
   tar -C "$repo" --exclude='./.venv*' --exclude='./.git' -cf - . | tar -C "$dir" -xf -
 fi
 touch "$dir/$marker"
+git init -q "$dir"
+cp "$repo/tools/act/scripted-agent" "$dir/.git/fullsend-scripted-agent"
 
 mkdir -p "$dir/.github/workflows" "$dir/.fullsend/harness"
 cp "$repo/examples/fullsend.yml" "$repo/examples/reusable-dispatch.yml" "$dir/.github/workflows/"
+python3 "$repo/tools/act/act_copy.py" "$dir/.github/workflows/fullsend.yml" "$dir/.github/workflows/reusable-dispatch.yml"
 sed -E 's/^(  poll_interval_seconds:) *30( |$)/\1 2\2/' "$repo/examples/harness/review.yaml" \
   >"$dir/.fullsend/harness/review.yaml"
 if ! grep -qE '^  poll_interval_seconds: 2( |$)' "$dir/.fullsend/harness/review.yaml"; then

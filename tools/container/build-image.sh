@@ -64,6 +64,13 @@ tag="localhost/steer-action:$variant-$context_hash"
 cache_dir="${FULLSEND_CACHE_DIR:-$HOME/.cache/fullsend}/container/images"
 archive="$cache_dir/$variant-$context_hash.tar"
 
+# One build of a variant at a time on this machine: the test groups that need the image (podman,
+# adopter) and .ci/run's background build may ask at once; a second caller waits here, then finds
+# the image made instead of racing the first to the same archive.
+mkdir -p "$cache_dir"
+exec 9>"$cache_dir/.$variant.lock"
+flock 9
+
 if [[ $NO_CACHE == 0 ]]; then
   if podman image exists "$tag"; then
     echo "build-image: $tag is up to date" >&2; echo "$tag"; exit 0
@@ -86,7 +93,6 @@ echo "build-image: built $tag in $(( $(date +%s) - start )) s" >&2
 # Keep one image per variant: older tags of this variant (and their archives) go.
 podman image ls --format '{{.Repository}}:{{.Tag}}' localhost/steer-action \
   | grep -E "^localhost/steer-action:$variant-[0-9a-f]{12}\$" | grep -vxF "$tag" | xargs -r podman rmi --force >/dev/null 2>&1 || true
-mkdir -p "$cache_dir"
 rm -f "$cache_dir/$variant"-*.tar
 podman save --quiet --output "$archive.partial" "$tag" && mv "$archive.partial" "$archive"
 echo "$tag"

@@ -30,6 +30,12 @@ need() {
 }
 need podman "podman runc"
 
+# One maker at a time on this machine (the test groups and .ci/run's background build may ask at
+# once): a second caller waits here, then finds the base made.
+mkdir -p "$CACHE_DIR"
+exec 9>"$CACHE_DIR/.base.lock"
+flock 9
+
 if [[ $FORCE == 0 ]] && podman image exists "$BASE_TAG"; then
   echo "make-base: $BASE_TAG is already in podman's store"
   exit 0

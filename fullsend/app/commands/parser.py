@@ -211,6 +211,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--scenario", metavar="FILE", default=None, help="scenario YAML/JSON (e.g. examples/scenarios/review-steer.yml)"
     )
+    serve.add_argument(
+        "--repository",
+        metavar="DIR",
+        default=None,
+        help="serve DIR's files as the repository over git, for the workflows' checkouts "
+        "(a work directory of tools/act/workdir.sh)",
+    )
     return parser
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import shutil
 import signal
 import sys
 import threading
@@ -164,6 +165,9 @@ class Served:
     sim: GitHubSimulator
     fix: StandardScenario
     scenario: Scenario
+    #: The folder served as the repository over git (``--repository``), and the bare repository's scratch folder.
+    repository: Path | None = None
+    git_scratch: Path | None = None
 
     @property
     def web_url(self) -> str:
@@ -179,17 +183,25 @@ class Served:
         return self.sim.oidc_request_url
 
 
-def start_simulator(scenario: Scenario, port: int, say: Say, clock: Clock | None = None) -> Served:
+def start_simulator(
+    scenario: Scenario, port: int, say: Say, clock: Clock | None = None, repository: Path | None = None
+) -> Served:
     """Bind 127.0.0.1:``port`` (0: any free port), lay the scenario dated from ``clock.now()``
-    (default ``SystemClock()``) and start serving.
+    (default ``SystemClock()``), serve ``repository`` over git when given
+    (``simulator_repo.serve_folder``) and start serving.
 
-    Raises ``ConfigError`` when the port cannot be bound."""
+    Raises ``ConfigError`` when the port cannot be bound or the repository cannot be served."""
     clock = clock or SystemClock()
     sim = GitHubSimulator(scenario.owner, scenario.repo)
     bind_serve_handler(sim, port, Extras(dict(scenario.collaborators), ROLE_TOKEN, say, clock))
     fix = build(sim, scenario, clock.now(), say)
+    scratch = None
+    if repository is not None:
+        from fullsend.app.commands.simulator_repo import serve_folder
+
+        scratch = serve_folder(sim, repository.resolve(), [fix.pr])
     sim.start()
-    return Served(sim, fix, scenario)
+    return Served(sim, fix, scenario, repository.resolve() if repository else None, scratch)
 
 
 def bind_serve_handler(sim: GitHubSimulator, port: int, extras: Extras) -> None:
@@ -217,7 +229,10 @@ def bind_serve_handler(sim: GitHubSimulator, port: int, extras: Extras) -> None:
 
 
 def act_flags(served: Served) -> list[str]:
-    """The act flags that point a run of the example workflows at this simulator."""
+    """The act flags that point a run of the example workflows at this simulator (with
+    ``--repository``, also its git server and the checkouts' stand-ins)."""
+    from fullsend.app.commands.simulator_repo import STAND_INS, checkout_flags
+
     fix = served.fix
     return [
         f"--env GITHUB_API_URL={served.sim.api_url}",
@@ -229,7 +244,7 @@ def act_flags(served: Served) -> list[str]:
         f"--var FULLSEND_MINT_URL={served.mint_url}",
         f"--var FULLSEND_RECEIPT_ISSUER={served.sim.issuer.url}",
         f"-s GITHUB_TOKEN={fix.job_token}",
-    ]
+    ] + (checkout_flags(served.repository, served.web_url, STAND_INS.resolve()) if served.repository else [])
 
 
 def describe(served: Served, scenario_path: str | None) -> list[str]:
@@ -279,8 +294,10 @@ def run_simulator_serve(
     out: TextIO | None = None,
     stop: threading.Event | None = None,
     clock: Clock | None = None,
+    repository: str | None = None,
 ) -> int:
-    """The ``fullsend simulator serve`` command: serve until ``stop`` is set, Ctrl-C or SIGTERM.
+    """The ``fullsend simulator serve`` command: serve until ``stop`` is set, Ctrl-C or SIGTERM;
+    ``repository`` (a folder) is served as the repository over git.
 
     ``clock`` (default ``SystemClock()``) dates the scenario and minted tokens and times the
     printed lines.  Returns ``ExitCode.OK`` after a clean stop; raises ``ConfigError`` for a
@@ -290,7 +307,7 @@ def run_simulator_serve(
     clock = clock or SystemClock()
     scenario = load_scenario(Path(scenario_path)) if scenario_path else Scenario()
     say = _Printer(out, clock)
-    served = start_simulator(scenario, port, say, clock)
+    served = start_simulator(scenario, port, say, clock, Path(repository) if repository else None)
     previous = _on_stop_signals(stop)
     try:
         say.lines(describe(served, scenario_path))  # printed once the handlers are in place
@@ -299,6 +316,8 @@ def run_simulator_serve(
         pass
     finally:
         served.sim.stop()
+        if served.git_scratch is not None:
+            shutil.rmtree(served.git_scratch, ignore_errors=True)
         for signum, handler in previous.items():
             signal.signal(signum, handler)
     for error in served.sim.errors:

@@ -38,8 +38,8 @@ from fullsend.simulator.issuer import JobIdentity
 from fullsend.simulator.workflows.expressions import evaluate_value
 from fullsend.simulator.workflows.triggers import load_workflow
 from tests.act.act_harness import ActRun, run_act
-from tests.act.adopter.act_copy import for_act
 from tests.act.adopter.world import OWNER, REPO, World
+from tools.act.act_copy import for_act
 
 SHIM = ".github/workflows/fullsend.yml"
 #: Where the play puts the scripted agent (the repository variable FULLSEND_AGENT_CLI names it).

@@ -1,5 +1,5 @@
 """Fixtures of the adopter-path plays: act's environment for a release (its two commits as
-``--local-repository`` folders — act's copies, tests/act/adopter/act_copy.py —, a local stand-in
+``--local-repository`` folders — act's copies, tools/act/act_copy.py —, a local stand-in
 for every other remote action the release's workflows and init's templates pin)."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from tests.act.act_harness import REPO_ROOT
-from tests.act.adopter.act_copy import for_act
 from tests.act.adopter.actions import ActEnv
 from tests.support.release import Release
+from tools.act.act_copy import for_act
 
 STAND_INS = REPO_ROOT / "tools" / "act" / "stand-ins"
 _PINNED = re.compile(r"uses:\s*([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)(?:/[^@\s]*)?@([0-9a-f]{40})")
@@ -44,7 +44,7 @@ def local_repositories(release: Release) -> tuple[str, ...]:
 
 def act_tree(release: Release, commit: str) -> Path:
     """act's copy of the release's tree at ``commit``: the same files, its workflows as act parses
-    them (tests/act/adopter/act_copy.py); the release's own tree stays as published."""
+    them (tools/act/act_copy.py); the release's own tree stays as published."""
     copy = release.repo.parent / "act-trees" / commit
     if not copy.is_dir():
         shutil.copytree(release.tree(commit), copy, symlinks=True, ignore=shutil.ignore_patterns(".git"))

@@ -1,4 +1,4 @@
-"""act's parse copy (tests/act/adopter/act_copy.py) differs from a workflow by the ``queue:`` lines
+"""act's parse copy (tools/act/act_copy.py) differs from a workflow by the ``queue:`` lines
 of its ``concurrency:`` mappings and nothing else, for every workflow init writes and the hosted
 dispatch workflow this repository ships."""
 
@@ -11,7 +11,7 @@ import pytest
 
 from fullsend.app.commands.init import HOSTED_DISPATCH, InitPlan, render_files
 from fullsend.app.commands.init_stages import STAGE_SPECS
-from tests.act.adopter.act_copy import for_act
+from tools.act.act_copy import for_act
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 SHA = "5e1ec7ed0c0ffee0ddba11ab1e0b5e55ed0fab1e"

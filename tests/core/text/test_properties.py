@@ -1,6 +1,6 @@
 """Property tests (hypothesis) for the envelope and the sanitizer (issue 4 acceptance).
 
-Profiles: ``HYPOTHESIS_PROFILE=dev`` (200 examples, default), ``ci`` (10,000), ``slow`` (50,000);
+Profiles: ``HYPOTHESIS_PROFILE=dev`` (200 examples, default), ``ci`` (2,000), ``slow`` (50,000);
 see conftest.py.  Each property is bounded by a pytest-timeout mark sized for 2 cores.
 """
 
