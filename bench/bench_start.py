@@ -2,7 +2,7 @@
 
     python bench/bench_start.py [--runs 15] [--baseline REF] [--images] [--container-runs 7] [--quick]
 
-1. Process (always): the receipt-skip scenario (a job-token receipt lists the queued run) run
+1. Process (always): the receipt-skip scenario (job-token receipts list the queued run) run
    through the real entrypoint as a subprocess, with the environment a runner gives the
    container, against the simulator on 127.0.0.1.  For this checkout and for ``--baseline``
    (a git ref, default :data:`BASELINE_REF`, the last commit before issue 20; its ``fullsend/``
@@ -36,7 +36,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from fullsend.core.receipt.marker import receipt_body  # noqa: E402
-from fullsend.simulator.fixtures import StandardScenario, standard_pr_scenario  # noqa: E402
+from fullsend.simulator.fixtures import (  # noqa: E402
+    StandardScenario,
+    add_follow_up_run,
+    genuine_receipt,
+    standard_pr_scenario,
+)
 from fullsend.simulator.server import GitHubSimulator  # noqa: E402
 from tests.support.action_run import parse_outputs, runner_env  # noqa: E402
 
@@ -77,9 +82,16 @@ class Arrivals:
 
 
 def skip_scenario(sim: GitHubSimulator) -> StandardScenario:
-    """FIX plus a job-token receipt that lists :data:`QUEUED_RUN_ID` (the queued run skips)."""
+    """FIX plus two job-token receipts that list :data:`QUEUED_RUN_ID`: the unsigned one, on which
+    a baseline from before signed receipts skips, and FIX's signed one, the only one this checkout
+    honours (it refuses the unsigned one first: docs/rules.md "Receipt proof"), so its skip
+    includes the proof (the issuer's keys and this run's record read beside the receipt query,
+    the RS256 check)."""
     fix = standard_pr_scenario(sim)
+    add_follow_up_run(sim, run_id=QUEUED_RUN_ID)  # its record: the shim and dispatch a proof must name
     sim.add_comment(fix.pr, receipt_body([QUEUED_RUN_ID], fix.head), fix.job_login)
+    signed = genuine_receipt(sim, [QUEUED_RUN_ID], fix.head, writer_run_id=fix.my_run_id, item=fix.pr)
+    sim.add_comment(fix.pr, signed, fix.job_login)
     return fix
 
 

@@ -9,8 +9,11 @@ against the simulator, with installation tokens for both credentials as GitHub A
 them out, in four situations: a receipt lists the run or not, on an item with a few comments or
 with 250 (three pages), each over GraphQL's receipt view (the job token's login and the comments
 with ``lastEditedAt`` in one request per 100 comments, then the role login) and where GraphQL
-cannot answer (REST: both logins, then the comments, one request per 100).  Every request is
-counted by the simulator; the last column names them in order (docs/rules.md#receipt-lists-my-run).
+cannot answer (REST: both logins, then the comments, one request per 100).  Beside them, from
+the start, go the signed receipt's proof reads (the issuer's keys, no credential, and this run's
+record: docs/rules.md "Receipt proof"); the receipt that lists the run is the writer's signed one.
+Every request is counted by the simulator; the last column names them in order of arrival
+(docs/rules.md#receipt-lists-my-run).
 """
 
 from __future__ import annotations
@@ -23,8 +26,15 @@ from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.action.skip.facts import PreflightFacts
 from fullsend.app.action.skip.receipt import check_receipt
 from fullsend.core.model import Repo
-from fullsend.core.receipt.marker import receipt_body
-from fullsend.simulator.fixtures import JOB_LOGIN, JOB_TOKEN, ROLE_TOKEN, standard_pr_scenario
+from fullsend.simulator.fixtures import (
+    JOB_LOGIN,
+    JOB_TOKEN,
+    ROLE_TOKEN,
+    add_follow_up_run,
+    genuine_receipt,
+    shim_workflow_ref,
+    standard_pr_scenario,
+)
 from fullsend.simulator.server import GitHubSimulator
 
 QUEUED_RUN = 33740015300
@@ -34,10 +44,11 @@ def decide(listed: bool, comments: int, graphql: bool) -> tuple[bool, list[str]]
     """(skipped, the requests made) for one situation, on a fresh simulator."""
     with GitHubSimulator() as sim, tempfile.TemporaryDirectory() as tmp:
         standard_pr_scenario(sim)
+        add_follow_up_run(sim, run_id=QUEUED_RUN)  # its record: the shim and dispatch a proof must name
         for i in range(comments):
             sim.add_comment(7, f"remark {i}", "reviewer")
         if listed:
-            sim.add_comment(7, receipt_body([QUEUED_RUN], "aaa111"), JOB_LOGIN)
+            sim.add_comment(7, genuine_receipt(sim, [QUEUED_RUN], "aaa111"), JOB_LOGIN)
         if not graphql:
             sim.graphql_errors(times=1, login=JOB_LOGIN)  # as a GHES without the receipt view's fields answers
         sim.reset_requests()
@@ -53,10 +64,18 @@ def decide(listed: bool, comments: int, graphql: bool) -> tuple[bool, list[str]]
             minted=True,
             fullsend_dir=str(Path(tmp) / ".fullsend"),
             event_name="issue_comment",
+            receipt_issuer=sim.issuer.url,
+            workflow_ref=shim_workflow_ref(sim),
+            default_branch="main",
         )
         skipped = check_receipt(forge, facts, lambda level, message: None) is not None
-        made = [f"{r.method} {_short(r.path)} ({'job' if r.login == JOB_LOGIN else 'role'})" for r in sim.requests]
+        made = [f"{r.method} {_short(r.path)} ({_credential(r.login)})" for r in sim.requests]
         return skipped, made
+
+
+def _credential(login: str) -> str:
+    """Which token a request carried: the job's, the role's, or none (the issuer's keys)."""
+    return "job" if login == JOB_LOGIN else "role" if login else "no credential"
 
 
 def _short(path: str) -> str:

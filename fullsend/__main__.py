@@ -95,12 +95,30 @@ def _dispatch(args: argparse.Namespace, console: Console) -> int:
     if args.command == "explain":
         from fullsend.app.commands.explain.command import run_explain
 
-        return run_explain(args.url, args.run, args.as_of, args.json, os.environ, sys.stdout, sys.stderr)
+        return run_explain(
+            args.url,
+            args.run,
+            args.as_of,
+            args.json,
+            os.environ,
+            sys.stdout,
+            sys.stderr,
+            receipt_issuer=args.receipt_issuer,
+            allow_unsigned=args.allow_unsigned_receipts,
+        )
     if args.command == "report":
         from fullsend.app.commands.report.command import run_report
 
         return run_report(
-            args.repository, args.since, args.json, args.receipt_login, os.environ, sys.stdout, sys.stderr
+            args.repository,
+            args.since,
+            args.json,
+            args.receipt_login,
+            os.environ,
+            sys.stdout,
+            sys.stderr,
+            receipt_issuer=args.receipt_issuer,
+            allow_unsigned=args.allow_unsigned_receipts,
         )
     if args.command == "review":
         from fullsend.app.commands.review import run_review

@@ -43,6 +43,15 @@ class GitHubContext:
     actions: bool = False
     id_token_request_url: str = ""
     id_token_request_token: str = ""
+    #: ``GITHUB_WORKFLOW_REF``: ``owner/repo/path@ref`` of the run's (top-level) workflow.
+    workflow_ref: str = ""
+
+    @property
+    def default_branch(self) -> str:
+        """The repository's default branch as the event payload names it (``""`` when it does not)."""
+        repository = self.event.get("repository")
+        branch = repository.get("default_branch") if isinstance(repository, Mapping) else None
+        return branch if isinstance(branch, str) else ""
 
     @property
     def run_id(self) -> int:
@@ -79,6 +88,7 @@ def load_context(environ: Mapping[str, str] | None = None) -> GitHubContext:
         actions=env.get("GITHUB_ACTIONS", "") == "true",
         id_token_request_url=env.get("ACTIONS_ID_TOKEN_REQUEST_URL", ""),
         id_token_request_token=env.get("ACTIONS_ID_TOKEN_REQUEST_TOKEN", ""),
+        workflow_ref=env.get("GITHUB_WORKFLOW_REF", ""),
     )
 
 

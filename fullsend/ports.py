@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Literal, Protocol
+from typing import IO, Any, Literal, Protocol
 
 from fullsend.core.agent_end import AgentEnd
 from fullsend.core.cli_versions import CliVersions, Version
@@ -122,6 +122,15 @@ class Forge(Protocol):
     def receipt_view(self, number: int) -> tuple[str, list[Comment]]:
         """The job token's login and the item's comments with GraphQL's ``lastEditedAt`` (each
         ``Comment.edited`` set); ``ForgeError`` when GraphQL cannot answer."""
+        ...
+
+    def default_branch(self) -> str:
+        """The repository's default branch (``GET /repos/{owner}/{repo}``)."""
+        ...
+
+    def issuer_keys(self, url: str) -> Mapping[str, Any]:
+        """The OIDC issuer's key set at ``url`` (configuration, never a token's word), read with no
+        credential: the JSON object answered (docs/rules.md "Receipt proof")."""
         ...
 
 

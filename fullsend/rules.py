@@ -33,6 +33,7 @@ from fullsend.core import agent_end, final_word
 from fullsend.core.delta import ownoutput
 from fullsend.core.provenance import verdicts as provenance
 from fullsend.core.receipt import left_over, skips
+from fullsend.core.receipt.proof import verify as receipt_proof
 from fullsend.core.report import tally
 from fullsend.core.route import decision as route
 from fullsend.core.route import policy as route_policy
@@ -107,6 +108,7 @@ def all_rules() -> tuple[Rule, ...]:
         Rule(RULE_ACCEPT, "provenance", "fullsend.app.watch.cycle"),
         *_family("skip", "fullsend.core.receipt.skips", (skips.RULE_RECEIPT, skips.RULE_HEAD_REVIEWED)),
         Rule(RULE_PRE_SCRIPT, "skip", "fullsend.app.action.agent.work"),
+        *_family("skip", "fullsend.core.receipt.proof.verify", receipt_proof.PROOF_RULE_IDS),
         *_family("settle", "fullsend.core.watch.settle", (*settle.SETTLE_REASONS, settle.STALE_TURN_END)),
         *_family("own-output", "fullsend.core.delta.ownoutput", (ownoutput.RULE_SELF_LOGIN, ownoutput.RULE_APP_MARKER)),
         *_family(

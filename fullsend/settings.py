@@ -49,6 +49,9 @@ _FIXES: dict[str, str] = {
     "status_comment": "Use true/True/TRUE or false/False/FALSE.",
     "status_interval_seconds": "Use a whole number of seconds from 1 to 600 (default 10).",
     "allow_shared_uid": "Use true/True/TRUE or false/False/FALSE.",
+    "allow_unsigned_receipts": "Use true/True/TRUE or false/False/FALSE.",
+    "receipt_issuer": "Use the OIDC issuer's https:// URL (e.g. https://token.actions.githubusercontent.com), "
+    "without user@, or leave it empty for the one GITHUB_SERVER_URL implies.",
     "max_steers": "Use a whole number from 0 to 50, or leave it empty for the harness value.",
     "poll_interval_seconds": "Use a whole number of seconds from 0 to 600, or leave it empty.",
     "timeout_minutes": "Use a whole number of minutes from 1 to 1440 (a job token lives at most a day).",
@@ -150,6 +153,8 @@ class Inputs(BaseSettings):
     status_comment: bool = True
     status_interval_seconds: int = Field(default=10, ge=1, le=600)
     allow_shared_uid: bool = False
+    allow_unsigned_receipts: bool = False
+    receipt_issuer: str = ""
     fullsend_dir: str = ".fullsend"
 
     @model_validator(mode="before")
@@ -161,7 +166,7 @@ class Inputs(BaseSettings):
         cleaned = {k: _strip_empty(v) for k, v in data.items()}
         return {k: v for k, v in cleaned.items() if v is not None}
 
-    @field_validator("steer_enabled", "status_comment", "allow_shared_uid", mode="before")
+    @field_validator("steer_enabled", "status_comment", "allow_shared_uid", "allow_unsigned_receipts", mode="before")
     @classmethod
     def _bool(cls, value: Any) -> Any:
         if isinstance(value, bool) or value is None:
@@ -226,6 +231,13 @@ class Inputs(BaseSettings):
             raise ValueError("must be https://, or http://localhost / http://127.0.0.1, with no user@ part")
         return value.rstrip("/")
 
+    @field_validator("receipt_issuer")
+    @classmethod
+    def _receipt_issuer(cls, value: str) -> str:
+        if value and not mint_url_allowed(value):
+            raise ValueError("must be https://, or http://localhost / http://127.0.0.1, with no user@ part")
+        return value.rstrip("/")
+
     @field_validator("role")
     @classmethod
     def _role(cls, value: str) -> str:
@@ -259,6 +271,8 @@ VALUE_SHOWN = frozenset(
         "status_comment",
         "status_interval_seconds",
         "allow_shared_uid",
+        "allow_unsigned_receipts",
+        "receipt_issuer",
         "max_steers",
         "poll_interval_seconds",
         "timeout_minutes",

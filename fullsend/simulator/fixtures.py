@@ -20,12 +20,14 @@ Everything here is data from FIX: repository ``org/repo``, my run ``33740015232`
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
+from fullsend.core.receipt.signed import receipt_audience, signed_receipt_body
 from fullsend.core.scalars import parse_time
+from fullsend.simulator.issuer import JobIdentity
 from fullsend.simulator.server import GitHubSimulator
 
 FIX_RUN_ID = 33740015232
@@ -39,6 +41,10 @@ REF: dict[str, str] = {
     "ref": "refs/heads/main",
     "sha": "2a103497ee1e9a1b3c4d5e6f7a8b9c0d1e2f3a4b",
 }
+#: The ``job_workflow_ref`` of a job of the dispatch in REF (the reusable workflow's file at REF's ref).
+DISPATCH_JOB_REF = REF["path"].rpartition("@")[0] + "@" + REF["ref"]
+#: The OIDC request token of FIX's run (``ACTIONS_ID_TOKEN_REQUEST_TOKEN``; ``oidc_request_token``).
+OIDC_REQUEST_TOKEN = "sim-oidc-request-token-0003"
 ROUTE_JOB = "dispatch / Route"
 STAGE_JOB = "dispatch / Review"
 # Installation-style fake tokens (prefix ghs_) and their logins.
@@ -111,9 +117,61 @@ def standard_pr_scenario(
         "head_sha": head,
     }
     sim.add_workflow_run(**{**fields, **my_run})
+    oidc_request_token(sim, my_run_id, token=OIDC_REQUEST_TOKEN)
     route = sim.add_job(my_run_id, ROUTE_JOB, "completed", "success")
     stage = sim.add_job(my_run_id, STAGE_JOB, "in_progress")
     return StandardScenario(pr, my_run_id, head, run_name, created_at, route["id"], stage["id"])
+
+
+def shim_workflow_ref(sim: GitHubSimulator, ref: str = "refs/heads/main") -> str:
+    """The shim's ``workflow_ref`` (``GITHUB_WORKFLOW_REF``) in ``sim``'s repository at ``ref``."""
+    return f"{sim.urls.owner}/{sim.urls.repo}/{SHIM_PATH}@{ref}"
+
+
+def stage_job_identity(sim: GitHubSimulator, run_id: int, **changes: Any) -> JobIdentity:
+    """Who the stage job of run ``run_id`` is to the OIDC issuer: the shim at main calling the
+    dispatch of REF; ``changes`` replace fields (another workflow, a branch, another dispatch)."""
+    base = JobIdentity(
+        repository=f"{sim.urls.owner}/{sim.urls.repo}",
+        run_id=run_id,
+        workflow_ref=shim_workflow_ref(sim),
+        job_workflow_ref=DISPATCH_JOB_REF,
+        job_workflow_sha=REF["sha"],
+    )
+    return replace(base, **changes)
+
+
+def oidc_request_token(sim: GitHubSimulator, run_id: int, token: str = "", **changes: Any) -> str:
+    """Register, and return, the ``ACTIONS_ID_TOKEN_REQUEST_TOKEN`` of run ``run_id``'s stage job
+    (``stage_job_identity``; default token ``sim-oidc-request-<run_id>``)."""
+    token = token or f"sim-oidc-request-{run_id}"
+    sim.issuer.add_request_token(token, stage_job_identity(sim, run_id, **changes))
+    return token
+
+
+def genuine_receipt(
+    sim: GitHubSimulator,
+    ids: Sequence[int],
+    head: str,
+    *,
+    writer_run_id: int = FIX_RUN_ID,
+    item: int = 7,
+    identity: dict[str, Any] | None = None,
+    issued_at: str | None = None,
+    **claims: Any,
+) -> str:
+    """A signed receipt body as run ``writer_run_id``'s stage job writes it for ``item``: the
+    simulator's issuer signs a token for the receipt's audience, issued now or at ``issued_at``
+    (RFC 3339; a receipt posted at a scripted time is signed just before it); ``identity`` changes
+    the job's ``stage_job_identity``, ``claims`` override claims (a forger's variations).  Post it
+    as the job login to make it a receipt."""
+    repository = f"{sim.urls.owner}/{sim.urls.repo}"
+    audience = receipt_audience(repository, item, writer_run_id, ids, head)
+    at = parse_time(issued_at) if issued_at else None
+    times = {} if at is None else {"iat": int(at.timestamp()), "nbf": int(at.timestamp()) - 600}
+    times.update({"exp": times["iat"] + 300} if times else {})
+    token = sim.issuer.issue(stage_job_identity(sim, writer_run_id, **(identity or {})), audience, **times, **claims)
+    return signed_receipt_body(ids, head, writer_run_id, token)
 
 
 def add_follow_up_run(

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, parse_qsl
 
 from fullsend.simulator import graphql
+from fullsend.simulator.issuer import issuer_reply
 from fullsend.simulator.query import etag_matches, etag_of
 from fullsend.simulator.routes import Call, Reply, dispatch, error
 
@@ -203,6 +204,8 @@ class SimHandler(BaseHTTPRequestHandler):
     def _answer(self, sim: GitHubSimulator, call: Call, token: str, kind: str) -> Reply:
         if kind == "outside":
             return error(404, "Not Found")
+        if kind == "token":  # the OIDC token service: its own credential, no API login
+            return issuer_reply(sim.issuer, call.method, call.path, call.query, token)
         if not call.login:
             doc = "https://docs.github.com/graphql" if kind == "graphql" else "https://docs.github.com/rest"
             return Reply(401, {"message": "Bad credentials", "documentation_url": doc, "status": "401"})

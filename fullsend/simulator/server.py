@@ -37,6 +37,7 @@ from fullsend.core.identity import Identity
 from fullsend.simulator.edits import EditHistory
 from fullsend.simulator.faults import FaultInjection
 from fullsend.simulator.http import Fault, RecordedRequest, SimHandler
+from fullsend.simulator.issuer import ISSUER_PATH, Issuer
 from fullsend.simulator.shapes import Urls, rest_login, stable_id
 
 Predicate = Callable[[RecordedRequest], bool]
@@ -83,6 +84,10 @@ class GitHubSimulator(FaultInjection, EditHistory):
             Urls(web + self.prefix, web, owner, repo, stable_id("repo", owner, repo, digits=9), repository_links), clock
         )
         self.api_url = self.urls.api
+        #: The OIDC issuer and token service (``fullsend.simulator.issuer``): ``issuer.url`` is the
+        #: ``iss``, ``oidc_request_url`` the job's ``ACTIONS_ID_TOKEN_REQUEST_URL``.
+        self.issuer = Issuer(web + ISSUER_PATH, lambda: self._clock())
+        self.oidc_request_url = f"{self.issuer.url}/request?api-version=2.0"
         gql = self.prefix[: -len("/v3")] if self.prefix.endswith("/v3") else self.prefix
         self._graphql_path = f"{gql}/graphql"
         self.graphql_url = web + self._graphql_path
@@ -171,10 +176,13 @@ class GitHubSimulator(FaultInjection, EditHistory):
             return token not in self._read_only
 
     def _relative(self, raw_path: str) -> tuple[str, str]:
-        """(path relative to the prefix, kind): kind ``api``, ``graphql``, or ``outside`` (a path
+        """(path relative to the prefix, kind): kind ``api``, ``graphql``, ``token`` (the OIDC
+        token service, ``fullsend.simulator.issuer``, path kept whole) or ``outside`` (a path
         outside the prefix, kept whole and answered 404)."""
         if raw_path == self._graphql_path:
             return "/graphql", "graphql"
+        if raw_path.startswith(ISSUER_PATH + "/"):
+            return raw_path, "token"
         if not self.prefix:
             return raw_path, "api"
         if raw_path == self.prefix or raw_path.startswith(self.prefix + "/"):

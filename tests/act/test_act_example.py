@@ -25,7 +25,7 @@ import requests
 import yaml
 
 from fullsend.app.action.status.live_status import DONE_BELOW
-from fullsend.core.receipt.marker import parse_marker
+from fullsend.core.receipt.signed import receipt_claim
 from fullsend.core.wire import OPENING_LINE
 from fullsend.simulator.fixtures import JOB_LOGIN, JOB_TOKEN, ROLE_LOGIN
 from tests.act.act_harness import (
@@ -99,7 +99,7 @@ def test_FIX_example_workflow_is_steered_under_act_then_the_queued_run_skips(
     comments = _comments(simulator)
     receipts = [c for c in comments if c["user"]["login"] == JOB_LOGIN]
     assert len(receipts) == 1
-    marker = parse_marker(receipts[0]["body"])
+    marker = receipt_claim(receipts[0]["body"])
     assert marker is not None and marker.consumed == (FOLLOW_UP_RUN,) and marker.head == "aaa111"
     # the status comments, under the role token it minted: the start comment (the run's last progress,
     # the steer acknowledged) and, below the follow-up's comment, the terminal status linking the receipt
@@ -162,7 +162,7 @@ def test_readme_act_commands_work_as_written(act_bin, job_image, tmp_path):
     """README "Run it locally with act", second block, run by bash from the repository root with
     only the port (8765) and the directory ($HOME/fullsend-act) replaced by this test's own."""
     block = readme_act_block()
-    assert block.count("8765") == 6 and "$HOME/fullsend-act" in block
+    assert block.count("8765") == 7 and "$HOME/fullsend-act" in block
     port, base = _free_port(), tmp_path / "act"
     script = block.replace("8765", str(port)).replace("$HOME/fullsend-act", str(base))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_", "ACTIONS_", "GH_", "DOCKER_"))}

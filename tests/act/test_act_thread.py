@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from fullsend.core.receipt.marker import parse_marker
+from fullsend.core.receipt.signed import receipt_claim
 from fullsend.core.wire import OPENING_LINE
 from fullsend.simulator.fixtures import JOB_LOGIN, JOB_TOKEN
 from tests.act.act_harness import (
@@ -83,7 +83,7 @@ def test_a_review_thread_reply_steers_under_act_and_act_routes_its_queued_run_to
     assert "The instruction above from @reviewer was written on src/db.py, line 88." in steers[0]
     receipts = _receipts(thread_simulator)
     assert len(receipts) == 1
-    marker = parse_marker(receipts[0]["body"])
+    marker = receipt_claim(receipts[0]["body"])
     assert marker is not None and marker.consumed == (FOLLOW_UP_RUN,)
     assert first.shown_outputs()["consumed_run_ids"] == str(FOLLOW_UP_RUN)
 

@@ -6,6 +6,7 @@ reach scan."""
 from __future__ import annotations
 
 import base64
+import json
 import os
 from pathlib import Path
 
@@ -109,3 +110,27 @@ def test_nothing_to_remove_without_a_secret(tree):
     workspace, temp = tree
     (workspace / ".git" / "config").write_text(V4)
     assert remove_credentials(workspace, [workspace, temp], {}) == []
+
+
+def test_a_cloud_credential_file_holding_a_runner_token_is_deleted_and_nothing_else(tmp_path):
+    """Issue 45: google-github-actions/auth's ``gha-creds-*.json`` carries the OIDC request token
+    (which mints tokens that could sign a receipt): deleted before any child; a file of that name
+    without a secret, and another file holding one, are the reach scan's (left where they are)."""
+    from fullsend.adapters.confinement.credentials import remove_token_files
+
+    token = "oidc-request-token-0123456789abcdef"
+    workspace, temp = tmp_path / "workspace", tmp_path / "runner_temp"
+    (workspace / "sub").mkdir(parents=True)
+    temp.mkdir()
+    creds = workspace / "gha-creds-5e1d2c.json"
+    creds.write_text(json.dumps({"credential_source": {"headers": {"Authorization": f"Bearer {token}"}}}))
+    nested = workspace / "sub" / "gha-creds-77.json"
+    nested.write_text(json.dumps({"x": token.encode().hex()}))  # another spelling is no secret form: kept
+    plain = workspace / "gha-creds-empty.json"
+    plain.write_text("{}")
+    other = temp / "notes.json"
+    other.write_text(token)
+    removed = remove_token_files([workspace, temp], {"OIDC request token": token})
+    assert removed == [str(creds.resolve())]
+    assert not creds.exists() and nested.exists() and plain.exists() and other.exists()
+    assert remove_token_files([workspace], {}) == []

@@ -20,9 +20,8 @@ from pathlib import Path
 
 from fullsend.adapters.agentcli.fetch import COMPLETE_MARK
 from fullsend.adapters.agentcli.lock import Platform, plan_install
-from fullsend.core.receipt.marker import receipt_body
 from fullsend.core.scalars import format_time
-from fullsend.simulator.fixtures import standard_pr_scenario
+from fullsend.simulator.fixtures import add_follow_up_run, genuine_receipt, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 from tests.support.action_run import run_entrypoint, runner_env
 from tests.support.npm_registry import FakeRegistry
@@ -67,7 +66,8 @@ def test_the_skip_installs_nothing(tmp_path):
     root = tmp_path / "opt"
     with GitHubSimulator() as sim:
         fix = _scenario(sim)
-        sim.add_comment(fix.pr, receipt_body([QUEUED_RUN_ID], fix.head), fix.job_login)
+        add_follow_up_run(sim, run_id=QUEUED_RUN_ID)
+        sim.add_comment(fix.pr, genuine_receipt(sim, [QUEUED_RUN_ID], fix.head), fix.job_login)
         run = run_entrypoint(_slim_env(tmp_path, sim, fix, root, run_id=QUEUED_RUN_ID), tmp_path)
     assert run.exit_code == 0, run.stdout + run.stderr
     assert run.outputs["outcome"] == "skipped" and run.outputs["skip_reason"] == "receipt"

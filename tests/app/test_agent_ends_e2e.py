@@ -17,7 +17,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from fullsend.core.receipt.marker import parse_marker
+from fullsend.core.receipt.signed import receipt_claim
 from fullsend.core.scalars import format_time
 from fullsend.core.wire import OPENING_LINE
 from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
@@ -113,7 +113,7 @@ def test_two_steers_folded_into_one_replay_are_both_acknowledged(sim, tmp_path, 
     assert run.outputs["outcome"] == "succeeded" and run.outputs["steers"] == "2"
     receipts = [c for c in sim.comments(fix.pr) if c["user"]["login"] == fix.job_login]
     assert len(receipts) == 1
-    marker = parse_marker(receipts[0]["body"])
+    marker = receipt_claim(receipts[0]["body"])
     assert marker is not None and marker.consumed == tuple(sorted(runs))
 
 

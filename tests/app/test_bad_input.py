@@ -10,10 +10,9 @@ import re
 
 import pytest
 
-from fullsend.core.receipt.marker import receipt_body
 from fullsend.errors import InputError
 from fullsend.settings import load_inputs
-from fullsend.simulator.fixtures import JOB_LOGIN, standard_pr_scenario
+from fullsend.simulator.fixtures import JOB_LOGIN, genuine_receipt, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 from tests.support.action_run import run_entrypoint, runner_env
 
@@ -40,7 +39,8 @@ from tests.support.action_run import run_entrypoint, runner_env
 def test_bad_input_exits_2_before_any_api_call(tmp_path, inputs, named):
     with GitHubSimulator() as sim:
         fix = standard_pr_scenario(sim)
-        sim.add_comment(fix.pr, receipt_body([fix.my_run_id], fix.head), JOB_LOGIN)
+        signed = genuine_receipt(sim, [fix.my_run_id], fix.head, writer_run_id=fix.my_run_id - 1)
+        sim.add_comment(fix.pr, signed, JOB_LOGIN)
         sim.reset_requests()
         run = run_entrypoint(runner_env(tmp_path, sim, fix, inputs=inputs), tmp_path)
         assert run.exit_code == 2, run.stdout + run.stderr
@@ -61,7 +61,8 @@ def test_the_same_world_with_good_input_skips_on_the_receipt(tmp_path):
     """The control of the test above: its bad input is all that stands between the run and a skip."""
     with GitHubSimulator() as sim:
         fix = standard_pr_scenario(sim)
-        sim.add_comment(fix.pr, receipt_body([fix.my_run_id], fix.head), JOB_LOGIN)
+        signed = genuine_receipt(sim, [fix.my_run_id], fix.head, writer_run_id=fix.my_run_id - 1)  # issue 45
+        sim.add_comment(fix.pr, signed, JOB_LOGIN)
         run = run_entrypoint(runner_env(tmp_path, sim, fix), tmp_path)
     assert run.exit_code == 0 and run.outputs["skip_reason"] == "receipt", run.stdout + run.stderr
 

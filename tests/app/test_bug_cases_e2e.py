@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from fullsend.core.receipt.marker import parse_marker
+from fullsend.core.receipt.signed import receipt_claim
 from fullsend.core.scalars import format_time
 from fullsend.core.wire import OPENING_LINE
 from fullsend.simulator.fixtures import add_comment_follow_up, add_follow_up_run, standard_pr_scenario
@@ -39,7 +39,7 @@ def _at_first_poll(sim, action):
 
 def _receipt(sim, fix):
     mine = [c for c in sim.comments(fix.pr) if c["user"]["login"] == fix.job_login]
-    return parse_marker(mine[0]["body"]) if mine else None
+    return receipt_claim(mine[0]["body"]) if mine else None
 
 
 def test_a_cancelled_run_keeps_its_authority_and_one_poll_is_one_steer(sim, tmp_path):

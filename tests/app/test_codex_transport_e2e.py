@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from fullsend.adapters.runtimes.codex.exec.loop import STOPPED_FOR_STEER_NOTE
-from fullsend.core.receipt.marker import parse_marker
+from fullsend.core.receipt.signed import receipt_claim
 from fullsend.core.scalars import format_time
 from fullsend.core.wire import OPENING_LINE
 from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
@@ -44,7 +44,7 @@ def test_a_codex_run_steers_live_over_the_app_server_and_posts_the_receipt(tmp_p
         str(follow_up),
     )
     assert len(receipts) == 1
-    marker = parse_marker(receipts[0]["body"])
+    marker = receipt_claim(receipts[0]["body"])
     assert marker is not None and marker.consumed == (follow_up,)
 
 

@@ -13,7 +13,6 @@ import sys
 import pytest
 
 from fullsend.app.commands.demo import COMMAND, QUEUED_RUN_ID, READ_MORE
-from fullsend.core.receipt.marker import parse_marker
 from fullsend.simulator.fixtures import FIX_RUN_ID
 
 RULE = re.compile(r"\[([a-z][a-z0-9-]*)\]")
@@ -37,8 +36,10 @@ def rows(text: str, start: str, end: str) -> list[tuple[str, str]]:
 def test_demo_exits_zero_and_prints_the_receipt_marker():
     proc = demo()
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    marker = parse_marker(proc.stdout)
-    assert marker is not None and marker.consumed == (QUEUED_RUN_ID,) and marker.head == "aaa111"
+    signed = re.search(
+        r"<!-- fullsend:steer-signed consumed=(\d+) head=(\w+) run=(\d+) proof=\S+ \(\d+ characters\)", proc.stdout
+    )
+    assert signed is not None and signed.groups() == (str(QUEUED_RUN_ID), "aaa111", str(FIX_RUN_ID))
     assert "skip" in proc.stdout and "receipt-lists-my-run" in proc.stdout
 
 

@@ -4,6 +4,9 @@
 runner gives the container: the real pre-flight over the real forge, each world's expected
 decision, what a skip writes, and what it hands the lifecycle when it does not skip.  The
 subprocess half (what the skip imports) is ``tests/app/test_skip_imports.py``.
+
+Issue 45: a signed receipt's proof (the issuer's keys, this run's record) is read beside the
+receipt query, on the fast path too; the unsigned worlds here run under ``allow_unsigned_receipts``.
 """
 
 from __future__ import annotations
@@ -20,7 +23,13 @@ from fullsend.app.action.cancel import Cancellation
 from fullsend.app.action.skip.fastskip import fast_skip
 from fullsend.core.receipt.marker import receipt_body
 from fullsend.errors import InputError
-from fullsend.simulator.fixtures import JOB_LOGIN, ROLE_LOGIN, standard_pr_scenario
+from fullsend.simulator.fixtures import (
+    JOB_LOGIN,
+    ROLE_LOGIN,
+    add_follow_up_run,
+    genuine_receipt,
+    standard_pr_scenario,
+)
 from fullsend.simulator.server import GitHubSimulator
 from tests.support.action_run import parse_outputs, runner_env
 
@@ -28,11 +37,30 @@ QUEUED_RUN = 33740015299
 GENUINE = receipt_body([QUEUED_RUN], "aaa111")
 
 
+UNSIGNED_ALLOWED = {"allow_unsigned_receipts": "true"}
+
+
+def _env(tmp_path: Path, sim: GitHubSimulator, fix) -> dict[str, str]:
+    """The queued run's environment, the unsigned form allowed; its run record is in ``sim``."""
+    add_follow_up_run(sim, run_id=QUEUED_RUN)
+    return runner_env(tmp_path, sim, fix, run_id=QUEUED_RUN, inputs=UNSIGNED_ALLOWED)
+
+
 @pytest.fixture
 def world(tmp_path):
     with GitHubSimulator() as sim:
         fix = standard_pr_scenario(sim)
-        yield sim, fix, runner_env(tmp_path, sim, fix, run_id=QUEUED_RUN)
+        yield sim, fix, _env(tmp_path, sim, fix)
+
+
+def _proof_reads_arrived(sim: GitHubSimulator) -> None:
+    """Wait until the receipt's proof reads (the issuer's keys, this run) have been answered."""
+    for _ in range(600):
+        paths = {r.path for r in sim.requests}
+        if {"/_services/token/.well-known/jwks", f"/repos/org/repo/actions/runs/{QUEUED_RUN}"} <= paths:
+            return
+        threading.Event().wait(0.05)
+    raise AssertionError("the proof's reads never arrived")
 
 
 def _fast(env: dict[str, str], cancellation: Cancellation | None = None) -> tuple[object, str]:
@@ -108,6 +136,13 @@ SCENARIOS: list[tuple[str, Scenario, bool]] = [
         lambda s: (s.add_comment(7, GENUINE, JOB_LOGIN), s.fail("POST", "/graphql", 502, login=JOB_LOGIN)),
         True,
     ),
+    # Issue 45: a signed receipt, its proof read beside the receipt query and held.
+    ("signed", lambda s: s.add_comment(7, genuine_receipt(s, [QUEUED_RUN], "aaa111"), JOB_LOGIN), True),
+    (
+        "signed-for-another-item",
+        lambda s: s.add_comment(7, genuine_receipt(s, [QUEUED_RUN], "aaa111", item=8), JOB_LOGIN),
+        False,
+    ),
 ]
 
 
@@ -116,7 +151,7 @@ def test_the_fast_skip_decides_each_world_and_hands_on_its_forge(tmp_path, scena
     with GitHubSimulator() as sim:
         fix = standard_pr_scenario(sim)
         scenario(sim)
-        env = runner_env(tmp_path, sim, fix, run_id=QUEUED_RUN)
+        env = _env(tmp_path, sim, fix)
         result, log = _fast(env)
     assert (result.exit_code == 0) is skips, log
     if not skips:  # nothing said or written: the lifecycle validates, then goes on with the forge
@@ -139,7 +174,17 @@ def test_a_skip_sends_both_queries_at_once_and_writes_what_the_lifecycle_writes(
     sim.on_request(lambda r: r.path == "/graphql" and r.login == JOB_LOGIN, hold_the_receipt_view)
     result, log = _fast(env)
     assert result.exit_code == 0 and both_in_flight.is_set()
-    assert sorted(r.login for r in sim.requests) == sorted([JOB_LOGIN, ROLE_LOGIN])  # nothing else was sent
+    # nothing else was sent but the proof's reads beside them (issue 45): the issuer's keys, this run
+    _proof_reads_arrived(sim)
+    sent = sorted((r.method, r.path, r.login) for r in sim.requests)
+    assert sent == sorted(
+        [
+            ("POST", "/graphql", JOB_LOGIN),
+            ("POST", "/graphql", ROLE_LOGIN),
+            ("GET", "/_services/token/.well-known/jwks", ""),
+            ("GET", f"/repos/org/repo/actions/runs/{QUEUED_RUN}", JOB_LOGIN),
+        ]
+    )
     outputs = parse_outputs(Path(env["GITHUB_OUTPUT"]).read_text())
     assert outputs["outcome"] == "skipped" and outputs["skip_reason"] == "receipt" and outputs["steers"] == "0"
     assert "This update was already absorbed by the run in flight (follow-up run 33740015299)" in log
@@ -155,6 +200,7 @@ def test_a_run_that_works_goes_on_with_the_forge_and_sends_no_read_twice(world):
     sim.add_comment(7, "LGTM", "reviewer", user_type="User")
     result, _ = _fast(env)
     assert result.exit_code is None and result.forge is not None and result.preflight_done
+    _proof_reads_arrived(sim)  # sent beside the receipt query, not waited for (no receipt): let them land
     assert result.relay is not None and result.relay.lines == [  # held for the lifecycle's log
         (
             "info",
@@ -201,6 +247,8 @@ def test_a_manual_rerun_sends_nothing_and_is_left_to_the_full_path(world):
         ({"steer_enabled": "yes"}, "steer_enabled"),
         ({"agent_args": "--output-format=json"}, "agent_args"),
         ({"harness": "../h.yml"}, "harness"),
+        ({"allow_unsigned_receipts": "yes"}, "allow_unsigned_receipts"),
+        ({"receipt_issuer": "http://token.example"}, "receipt_issuer"),
     ],
 )
 def test_bad_input_is_the_lifecycles_input_error_before_any_request(tmp_path, inputs, named):
@@ -254,6 +302,7 @@ def test_the_runner_environment_as_given(tmp_path, name):
     given, skips = ENVIRONMENTS[name]
     with GitHubSimulator() as sim:
         fix = standard_pr_scenario(sim)
-        sim.add_comment(7, GENUINE, JOB_LOGIN)
+        add_follow_up_run(sim, run_id=QUEUED_RUN)
+        sim.add_comment(7, genuine_receipt(sim, [QUEUED_RUN], "aaa111"), JOB_LOGIN)  # signed (issue 45)
         result, log = _fast({**runner_env(tmp_path, sim, fix, run_id=QUEUED_RUN), **given(sim, fix)})
     assert (result.exit_code == 0) is skips, log

@@ -85,10 +85,15 @@ CASES: dict[str, tuple[World, dict[str, Any], str | None]] = {
     "steering-off": (review(), {"inputs": {"steer_enabled": "false"}}, HR),
     "ghes-prefix": (review(), {"prefix": "/api/v3"}, HR),
     "configured-login": (review(login="custom[bot]"), {"inputs": {"review_bot_logins": "x[bot], custom[bot]"}}, HR),
-    "receipt-first": (
+    "receipt-first": (  # the unsigned form, which the fast skip decides (issue 45)
+        then(review(), lambda s, f: s.add_comment(f.pr, receipt_body([f.my_run_id], f.head), JOB_LOGIN)),
+        {"inputs": {"allow_unsigned_receipts": "true"}},
+        "receipt",
+    ),
+    "unsigned-receipt-refused": (
         then(review(), lambda s, f: s.add_comment(f.pr, receipt_body([f.my_run_id], f.head), JOB_LOGIN)),
         {},
-        "receipt",
+        HR,
     ),
     "reviewed-before-creation": (review(at=BEFORE), {}, None),
     "reviewed-at-creation": (review(at=FIX_CREATED_AT), {}, None),
@@ -138,6 +143,15 @@ def test_each_world_gives_its_expected_decision(tmp_path, name: str) -> None:
     assert reason(tmp_path, world, **options) == expected
 
 
+def _keys_read(sim: GitHubSimulator) -> None:
+    """Wait until the issuer's keys (a signed receipt's proof, issue 45) have been answered."""
+    for _ in range(600):
+        if any(r.path.endswith("/.well-known/jwks") for r in sim.requests):
+            return
+        threading.Event().wait(0.05)
+    raise AssertionError("the issuer's keys were never read")
+
+
 def test_the_head_reads_go_beside_the_receipt_view_and_each_is_sent_once(tmp_path) -> None:
     """One round trip: the receipt view's answer is held until the reviews read has arrived, which
     happens only when the head-reviewed reads are sent beside it (docs/architecture.md "Fast skip")."""
@@ -154,9 +168,12 @@ def test_the_head_reads_go_beside_the_receipt_view_and_each_is_sent_once(tmp_pat
         )
         out = io.StringIO()
         assert fast_skip(Console(out), env, Cancellation()).exit_code == 0
+        _keys_read(sim)
         sent = sorted(f"{r.method} {r.path.rsplit('/', 1)[-1]}" for r in sim.requests)
     assert overlapped.is_set()
-    assert sent == sorted(["GET 7", "GET reviews", f"GET {fix.my_run_id}", "POST graphql", "POST graphql"])
+    # this run is read once for both checks (the head's, and a signed receipt's proof: issue 45),
+    # and the issuer's keys beside them
+    assert sent == sorted(["GET 7", "GET reviews", f"GET {fix.my_run_id}", "GET jwks", "POST graphql", "POST graphql"])
     lines = out.getvalue()
     assert f"The review App already reviewed this head after run {fix.my_run_id} was created; nothing to do" in lines
     assert lines.rstrip().endswith("Outcome: skipped (head-reviewed)")
@@ -172,7 +189,9 @@ def test_a_run_that_does_the_work_goes_on_with_the_forge_and_the_pre_flight_s_li
         env["GITHUB_EVENT_NAME"] = "pull_request"
         fast = fast_skip(Console(io.StringIO()), env, Cancellation())
         assert fast.exit_code is None and fast.preflight_done and fast.forge is not None and fast.relay is not None
-        assert len(sim.requests) == 5  # the receipt view, the role's viewer, the run, the pull request, its reviews
+        _keys_read(sim)  # read beside the receipt query, and not waited for when no receipt lists the run
+        # the receipt view, the role's viewer, the run, the pull request, its reviews, the issuer's keys
+        assert len(sim.requests) == 6
         assert fast.relay.lines == [
             (
                 "info",

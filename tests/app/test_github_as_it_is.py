@@ -14,10 +14,9 @@ import pytest
 
 from fullsend.app.action.finish import RunOutcome, outputs_of
 from fullsend.app.action.outputs import ActionOutcome
-from fullsend.core.receipt.marker import receipt_body
 from fullsend.errors import ExitCode
 from fullsend.simulator.faults import replace_body
-from fullsend.simulator.fixtures import JOB_LOGIN, add_comment_follow_up
+from fullsend.simulator.fixtures import JOB_LOGIN, add_comment_follow_up, add_follow_up_run, genuine_receipt
 from fullsend.simulator.server import GitHubSimulator
 from tests.support.fault_harness import (
     ActionResult,
@@ -67,9 +66,10 @@ def test_a_4301_digit_id_never_hides_a_genuine_receipt(tmp_path: Path, body: str
     with GitHubSimulator() as sim:
         fix = new_scenario(sim)
         queued = 33740015299
+        add_follow_up_run(sim, run_id=queued)
         sim.add_comment(fix.pr, body.format(run=queued), JOB_LOGIN)
         assert not queued_run_skips(sim, fix, queued, tmp_path)  # no receipt lists it, and nothing raised
-        sim.add_comment(fix.pr, receipt_body([queued], fix.head), JOB_LOGIN)
+        sim.add_comment(fix.pr, genuine_receipt(sim, [queued], fix.head), JOB_LOGIN)
         assert queued_run_skips(sim, fix, queued, tmp_path)
 
 

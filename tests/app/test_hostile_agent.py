@@ -25,7 +25,7 @@ import pytest
 
 from fullsend.adapters.confinement.capdrop import KEPT_CAPABILITIES
 from fullsend.core.scalars import format_time
-from fullsend.simulator.fixtures import standard_pr_scenario
+from fullsend.simulator.fixtures import oidc_request_token, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 from tests.doubles.hostile_agent import HUNTER, hunt_env
 from tests.support.action_run import run_entrypoint, runner_env
@@ -159,8 +159,8 @@ def test_a_hostile_agent_and_post_script_under_their_own_uid_find_no_secret_and_
 
 # ---- docs/rules.md#token-in-reach: no receipt whenever the agent could reach the job token -----
 FORGE_RUN = 33740099999  # the queued run a forged receipt would make skip
-#: Where each deployment leaves a secret; the checkout's credential is removed before any child
-#: runs (docs/rules.md#credential-removed), the cloud credential file is not.
+#: Where each deployment leaves a secret; the checkout's credential and the cloud credential file
+#: are removed before any child runs (docs/rules.md#credential-removed; issue 45 for the latter).
 DEPLOYMENTS = (
     "isolated",
     "checkout-v4",
@@ -196,7 +196,6 @@ def _deploy(kind: str, env: dict[str, str], run_dir: Path, job_token: str, oidc_
         config.write_text(f'[includeIf "gitdir:{workspace}/.git"]\n\tpath = {included}\n')
         return str(included)
     if kind == "gha-creds":
-        env["ACTIONS_ID_TOKEN_REQUEST_TOKEN"] = oidc_token
         creds = workspace / "gha-creds-5e1d2c.json"
         creds.write_text(
             json.dumps(
@@ -229,6 +228,8 @@ def test_a_receipt_only_when_the_hostile_agent_could_not_reach_the_job_token(run
             lambda s: added.setdefault("run", add_comment_follow_up(s, "/fs-review recheck")[1]),
         )
         env = runner_env(run_dir, sim, fix, inputs={"github_token": job_token, "agent_cli": str(agent)})
+        # the stage job's id-token: write, with a request token of its own the hunter looks for
+        env["ACTIONS_ID_TOKEN_REQUEST_TOKEN"] = oidc_request_token(sim, fix.my_run_id, token=oidc_token)
         workspace, home, reports = Path(env["GITHUB_WORKSPACE"]), Path(env["HOME"]), run_dir / "reports"
         for path in (reports, home):
             path.mkdir(mode=0o777)
@@ -288,7 +289,7 @@ def test_a_receipt_only_when_the_hostile_agent_could_not_reach_the_job_token(run
         return
     assert report["inject"].startswith("denied"), report  # the action's files are not the child uid's
     assert report["daemon_alive"] is False  # what the --version check left was ended before the agent
-    if kind in ("isolated", "checkout-v4", "checkout-v6", "checkout-v4-hook"):
+    if kind in ("isolated", "checkout-v4", "checkout-v6", "checkout-v4-hook", "gha-creds"):
         assert (report["uid"], report["found"], report["forged"]) == (CHILD_UID, {}, None)
         assert (probe["uid"], probe["found"]) == (CHILD_UID, {})  # the --version check saw no token either
         assert warnings == []
@@ -296,10 +297,7 @@ def test_a_receipt_only_when_the_hostile_agent_could_not_reach_the_job_token(run
         assert run.outputs["receipt_url"] and len(by_job) == 1 and str(added["run"]["id"]) in by_job[0]
         _assert_credential_handled(kind, exposed, before, moved, workspace)
         return
-    _assert_no_receipt(run, added, by_job, warnings)
-    assert report["uid"] == CHILD_UID and report["found"] == {"OIDC request token": exposed}
-    assert f"{exposed} holds the OIDC request token" in warnings[0] and "persist-credentials: false" in warnings[0]
-    assert report["forged"] is None  # the OIDC request token is no job token: nothing to forge with
+    raise AssertionError(f"no expectation for {kind}")
 
 
 def _launcher(kind: str, run_dir: Path, env: dict[str, str]) -> list[str]:
@@ -337,6 +335,9 @@ def _assert_credential_handled(kind: str, exposed: str, before: bytes, moved: li
         assert moved == []
         return
     assert len(moved) == 1 and moved[0].startswith("::warning") and exposed in moved[0]
+    if kind == "gha-creds":  # the cloud credential file is gone: the agent could not mint with its token
+        assert "create_credentials_file: false" in moved[0] and not Path(exposed).exists()
+        return
     assert "persist-credentials: false" in moved[0]
     assert not Path(exposed).exists() or b"extraheader" not in Path(exposed).read_bytes()
     assert kind != "checkout-v4-hook" or (workspace / ".git" / "hooks" / "pre-push").exists()

@@ -12,9 +12,19 @@ from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.action.skip.facts import PreflightFacts
 from fullsend.app.action.skip.preflight import run_preflight
 from fullsend.app.action.skip.receipt import PostState, post_receipt
+from fullsend.app.action.tokens import receipt_signer
 from fullsend.core.model import Repo
-from fullsend.core.receipt.marker import Marker, receipt_body
-from fullsend.simulator.fixtures import JOB_LOGIN, JOB_TOKEN, ROLE_TOKEN, standard_pr_scenario
+from fullsend.core.receipt.marker import Marker
+from fullsend.simulator.fixtures import (
+    JOB_LOGIN,
+    JOB_TOKEN,
+    ROLE_TOKEN,
+    add_follow_up_run,
+    genuine_receipt,
+    oidc_request_token,
+    shim_workflow_ref,
+    standard_pr_scenario,
+)
 from fullsend.simulator.server import GitHubSimulator
 from tests.doubles.recording_clock import RecordingVirtualClock
 
@@ -31,12 +41,13 @@ def clock() -> RecordingVirtualClock:
 def sim(clock: RecordingVirtualClock):
     with GitHubSimulator(clock=clock.now) as simulator:
         standard_pr_scenario(simulator)
-        simulator.add_comment(7, receipt_body([QUEUED_RUN], "aaa111"), JOB_LOGIN)
+        add_follow_up_run(simulator, run_id=QUEUED_RUN)
+        simulator.add_comment(7, genuine_receipt(simulator, [QUEUED_RUN], "aaa111"), JOB_LOGIN)
         simulator.reset_requests()
         yield simulator
 
 
-def _facts(tmp_path: Path) -> PreflightFacts:
+def _facts(tmp_path: Path, sim: GitHubSimulator) -> PreflightFacts:
     return PreflightFacts(
         stage="review",
         run_id_raw=str(QUEUED_RUN),
@@ -49,6 +60,8 @@ def _facts(tmp_path: Path) -> PreflightFacts:
         fullsend_dir=str(tmp_path / ".fullsend"),
         event_name="issue_comment",
         in_actions=True,
+        receipt_issuer=sim.issuer.url,
+        workflow_ref=shim_workflow_ref(sim),
     )
 
 
@@ -59,7 +72,7 @@ def _forge(sim: GitHubSimulator, clock: RecordingVirtualClock) -> GitHubForge:
 def test_the_preflight_waits_out_a_limit_within_its_bound_and_still_skips(sim, clock, tmp_path):
     sim.secondary_limit("POST", r"^/graphql$", retry_after=100, login=JOB_LOGIN)
     lines: list[tuple[str, str]] = []
-    skip = run_preflight(_forge(sim, clock), _facts(tmp_path), lambda level, msg: lines.append((level, msg)))
+    skip = run_preflight(_forge(sim, clock), _facts(tmp_path, sim), lambda level, msg: lines.append((level, msg)))
     assert skip is not None and skip.rule_id == "receipt-lists-my-run"
     assert clock.slept_s == [100.0]  # more than the default 60 s: the pre-flight allows 120 s
 
@@ -67,12 +80,13 @@ def test_the_preflight_waits_out_a_limit_within_its_bound_and_still_skips(sim, c
 def test_the_preflight_fails_open_when_a_limit_outlasts_its_bound(sim, clock, tmp_path):
     sim.secondary_limit("POST", r"^/graphql$", retry_after=600, times=None, login=JOB_LOGIN)
     lines: list[tuple[str, str]] = []
-    skip = run_preflight(_forge(sim, clock), _facts(tmp_path), lambda level, msg: lines.append((level, msg)))
+    skip = run_preflight(_forge(sim, clock), _facts(tmp_path, sim), lambda level, msg: lines.append((level, msg)))
     assert skip is None  # the run does the work
     warnings = [m for level, m in lines if level == "warning"]
     assert len(warnings) == 1 and "Could not check whether this update was already handled" in warnings[0]
     assert "rate limit" in warnings[0]
-    assert [(r.method, r.path) for r in sim.requests if r.login == JOB_LOGIN] == [("POST", "/graphql")]
+    graphql = [(r.method, r.path) for r in sim.requests if r.login == JOB_LOGIN and r.path == "/graphql"]
+    assert graphql == [("POST", "/graphql")]
     assert clock.slept_s == []  # nothing was sent into the limit, and nothing waited for it
 
 
@@ -80,7 +94,11 @@ def test_the_receipt_writer_waits_out_a_short_limit(sim, clock, tmp_path):
     sim.secondary_limit("POST", COMMENTS, retry_after=30)
     lines: list[tuple[str, str]] = []
     post = post_receipt(
-        _forge(sim, clock), _facts(tmp_path), Marker((101,), "aaa111"), lambda level, msg: lines.append((level, msg))
+        _forge(sim, clock),
+        _facts(tmp_path, sim),
+        Marker((101,), "aaa111"),
+        lambda level, msg: lines.append((level, msg)),
+        receipt_signer(sim.oidc_request_url, oidc_request_token(sim, QUEUED_RUN), clock),
     )
     assert post.state is PostState.POSTED and post.comment is not None and post.comment.html_url
     assert clock.slept_s == [30.0]
@@ -91,7 +109,11 @@ def test_the_receipt_writer_gives_up_after_its_bound_and_says_so(sim, clock, tmp
     sim.secondary_limit("POST", COMMENTS, retry_after=600, times=None)
     lines: list[tuple[str, str]] = []
     post = post_receipt(
-        _forge(sim, clock), _facts(tmp_path), Marker((101,), "aaa111"), lambda level, msg: lines.append((level, msg))
+        _forge(sim, clock),
+        _facts(tmp_path, sim),
+        Marker((101,), "aaa111"),
+        lambda level, msg: lines.append((level, msg)),
+        receipt_signer(sim.oidc_request_url, oidc_request_token(sim, QUEUED_RUN), clock),
     )
     assert post.state is PostState.NOT_POSTED and post.comment is None
     assert [level for level, m in lines if m.startswith("Gave up posting the steer receipt")] == ["warning"]

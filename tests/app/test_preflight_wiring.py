@@ -31,6 +31,7 @@ def _facts(tmp_path, **changes) -> PreflightFacts:
         minted=True,
         fullsend_dir=str(tmp_path),
         in_actions=True,
+        allow_unsigned_receipts=True,  # the guards' wiring, on the unsigned form (issue 45: under its input)
     )
     base.update(changes)
     return PreflightFacts(**base)

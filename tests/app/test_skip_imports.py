@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from fullsend.core.receipt.marker import receipt_body
-from fullsend.simulator.fixtures import standard_pr_scenario
+from fullsend.simulator.fixtures import add_follow_up_run, genuine_receipt, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 from tests.support.action_run import run_entrypoint, runner_env
 
@@ -91,7 +91,7 @@ def _under(modules: list[str], prefixes: tuple[str, ...]) -> list[str]:
     return [m for m in modules if any(m == p or m.startswith(p + ".") for p in prefixes)]
 
 
-def _skip_run(tmp_path: Path, head_reviewed: bool = False) -> tuple[dict[str, str], list[dict]]:
+def _skip_run(tmp_path: Path, head_reviewed: bool = False, signed: bool = False) -> tuple[dict[str, str], list[dict]]:
     hook_dir, log = tmp_path / "hook", tmp_path / "modules.jsonl"
     hook_dir.mkdir()
     (hook_dir / "sitecustomize.py").write_text(SITECUSTOMIZE)
@@ -102,9 +102,13 @@ def _skip_run(tmp_path: Path, head_reviewed: bool = False) -> tuple[dict[str, st
             event = {"action": "synchronize", "pull_request": {"number": fix.pr}}
             env = runner_env(tmp_path, sim, fix, event=event)
             env["GITHUB_EVENT_NAME"] = "pull_request"
-        else:
-            sim.add_comment(fix.pr, receipt_body([QUEUED_RUN_ID], fix.head), fix.job_login)
+        elif signed:  # issue 45: the proof is read beside the receipt query (docs/architecture.md "Fast skip")
+            add_follow_up_run(sim, run_id=QUEUED_RUN_ID)
+            sim.add_comment(fix.pr, genuine_receipt(sim, [QUEUED_RUN_ID], fix.head), fix.job_login)
             env = runner_env(tmp_path, sim, fix, run_id=QUEUED_RUN_ID)
+        else:  # the unsigned form, which the fast skip decides (allow_unsigned_receipts)
+            sim.add_comment(fix.pr, receipt_body([QUEUED_RUN_ID], fix.head), fix.job_login)
+            env = runner_env(tmp_path, sim, fix, run_id=QUEUED_RUN_ID, inputs={"allow_unsigned_receipts": "true"})
         env.update({"PYTHONPATH": str(hook_dir), "FULLSEND_TEST_MODULES_LOG": str(log)})
         run = run_entrypoint(env, tmp_path)
     assert run.exit_code == 0, run.stdout + run.stderr
@@ -127,6 +131,18 @@ def test_the_skip_reexecutes_before_the_app_and_never_loads_the_agent_side(tmp_p
     )
     assert {"urllib3", "pydantic", "pydantic_settings", "jinja2"} <= {m.split(".")[0] for m in final["modules"]}
     assert _under(final["modules"], NOT_ON_THE_FAST_SKIP) == []
+
+
+def test_a_signed_receipt_skip_reads_its_proof_on_the_forge_and_loads_no_validation_library(tmp_path):
+    """Issue 45: the signed receipt's proof (the issuer's keys, this run's record) is read beside
+    the receipt query and checked on the standard library (RS256 in core): the skip still loads
+    nothing of the agent side and no validation or template library."""
+    outputs, records = _skip_run(tmp_path, signed=True)
+    assert outputs["outcome"] == "skipped" and outputs["skip_reason"] == "receipt"
+    first, final = records
+    assert _under(first["modules"], NOT_BEFORE_THE_REEXEC) == []
+    assert {"fullsend.app.action.skip.receipt_proof", "fullsend.core.receipt.proof.rs256"} <= set(final["modules"])
+    assert _under(final["modules"], NOT_ON_THE_FAST_SKIP + NOT_ON_THE_SKIP_PATH) == []
 
 
 def test_the_head_reviewed_skip_is_decided_on_the_forge_too(tmp_path):

@@ -48,6 +48,7 @@ def receipt_check(sim: GitHubSimulator, tmp_path: Path, harness_yaml: str, steer
         minted=True,
         fullsend_dir=str(tmp_path / ".fullsend"),
         steering_enabled=steer.steer_enabled,
+        allow_unsigned_receipts=True,  # the harness wiring, on the unsigned form (under its input)
     )
     forge = GitHubForge(Repo("org", "repo"), sim.api_url, sim.graphql_url, JOB, ROLE, SystemClock())
     lines: list[tuple[str, str]] = []

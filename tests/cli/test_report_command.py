@@ -18,7 +18,7 @@ import pytest
 from fullsend.app.commands.report.command import ReportArgumentError, parse_repository, parse_since
 from fullsend.core.receipt.marker import build_marker, receipt_body
 from fullsend.core.report.figures import RunFigures, figures_line, figures_marker
-from fullsend.simulator.fixtures import fix_clock
+from fullsend.simulator.fixtures import REF, SHIM_PATH, fix_clock, genuine_receipt
 from fullsend.simulator.server import GitHubSimulator
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "docs" / "report.schema.json").read_text(encoding="utf-8"))
@@ -35,11 +35,15 @@ def sim() -> Iterator[GitHubSimulator]:
         yield server
 
 
-def report(sim: GitHubSimulator, *args: str, env: dict[str, str] | None = None, repo: str = "org/repo"):
+def report(
+    sim: GitHubSimulator, *args: str, env: dict[str, str] | None = None, repo: str = "org/repo", unsigned: bool = True
+):
+    """The report over ``sim``.  These counts are the unsigned form's, under --allow-unsigned-receipts
+    (the signed form's proof: test_signed_receipts_are_counted_by_their_proof)."""
     base = {k: v for k, v in os.environ.items() if not k.startswith(("GH_", "GITHUB_"))}
     full = {"GH_TOKEN": READER, "GITHUB_API_URL": sim.api_url, **(env or {})}
     return subprocess.run(
-        [sys.executable, "-m", "fullsend", "report", repo, *args],
+        [sys.executable, "-m", "fullsend", "report", repo, *(["--allow-unsigned-receipts"] if unsigned else []), *args],
         env={**base, **full},
         capture_output=True,
         text=True,
@@ -127,6 +131,42 @@ def test_a_known_history_gives_the_expected_counts(sim):
     assert doc["total"]["runs_skipped"] == 3 and doc["total"]["cost_usd_saved"] == 4.5
     assert doc["complete"] is True and doc["notes"] == []
     assert (doc["repository"], doc["since"], doc["receipt_login"]) == ("org/repo", "2026-09-01T00:00:00Z", JOB)
+
+
+def test_signed_receipts_are_counted_by_their_proof(sim):
+    """Issue 45: the report checks a signed receipt's proof as the queued run does, against the
+    simulator's issuer (the one its API's server implies); an unsigned one, without
+    --allow-unsigned-receipts, and a forged signed one are refused by rule id."""
+    sim.add_pull_request(7, "aaa111", created_at=at(8))
+    for run_id in (301, 302, 303):
+        sim.add_workflow_run(
+            id=run_id,
+            path=SHIM_PATH,
+            referenced_workflows=[REF],
+            status="completed",
+            conclusion="success",
+            created_at=at(10),
+        )
+    review = RunFigures("review", "claude", agent_s=600.0, cost_usd=1.0)
+    sim.add_comment(7, terminal(101, review, (301,)), ROLE, created_at=at(12))
+    signed = genuine_receipt(sim, [301], "aaa111", writer_run_id=101, issued_at=at(12))
+    sim.add_comment(7, signed, JOB, created_at=at(12, 1))
+    branch = {"workflow_ref": "org/repo/.github/workflows/fullsend.yml@refs/heads/evil"}
+    forged = genuine_receipt(sim, [302], "aaa111", writer_run_id=101, issued_at=at(12), identity=branch)
+    sim.add_comment(7, forged, JOB, created_at=at(12, 1))
+    receipt(sim, 7, (303,), at(12, 1))
+    proc = report(sim, "--since", "2026-09-01", "--json", unsigned=False)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    jsonschema.validate(doc, SCHEMA)
+    (row,) = doc["stages"]
+    assert (row["updates_absorbed"], row["runs_skipped"], row["cost_usd_saved"]) == (1, 1, 1.0)
+    assert doc["receipts_refused"] == {
+        "receipt-refused-edited": 0,
+        "receipt-refused-author": 0,
+        "receipt-proof-workflow": 1,
+        "receipt-unsigned": 1,
+    }
 
 
 def test_without_graphql_an_unedited_receipt_is_judged_by_rest_and_the_report_says_so(sim):

@@ -18,6 +18,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -26,8 +27,8 @@ import requests
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.github.client import Client
 from fullsend.adapters.github.mint import mint_for_run
-from fullsend.app.commands.simulator import MINT_PATH, OIDC_JWT, OIDC_REQUEST_TOKEN, run_simulator_serve
-from fullsend.core.receipt.marker import parse_marker
+from fullsend.app.commands.simulator import MINT_PATH, OIDC_REQUEST_TOKEN, run_simulator_serve
+from fullsend.core.receipt.signed import receipt_claim
 from fullsend.core.scalars import parse_time
 from fullsend.core.wire import OPENING_LINE
 from fullsend.errors import ConfigError
@@ -214,9 +215,10 @@ def test_FIX_startup_lines_give_urls_tokens_and_act_flags() -> None:
         f"--env GITHUB_GRAPHQL_URL={api}/graphql",
         "--env GITHUB_REPOSITORY=org/repo",
         f"--env GITHUB_RUN_ID={FIX_RUN_ID}",
-        f"--env ACTIONS_ID_TOKEN_REQUEST_URL={api}/_fullsend/oidc/token?api-version=2.0",
+        f"--env ACTIONS_ID_TOKEN_REQUEST_URL={api}/_services/token/request?api-version=2.0",
         f"--env ACTIONS_ID_TOKEN_REQUEST_TOKEN={OIDC_REQUEST_TOKEN}",
         f"--var FULLSEND_MINT_URL={api}{MINT_PATH}",
+        f"--var FULLSEND_RECEIPT_ISSUER={api}/_services/token",
         f"-s GITHUB_TOKEN={JOB_TOKEN}",
     ):
         assert f"  {line}\n" in text
@@ -273,14 +275,23 @@ def test_gh_proxy_form_for_api_github_localhost_only() -> None:
 def test_oidc_and_mint_hand_out_the_role_token_to_the_real_client() -> None:
     with serving() as s:
         web = s["web"]
-        wrong_oidc = get(f"{web}/_fullsend/oidc/token?audience=fullsend-mint", token="nope")
+        wrong_oidc = get(f"{web}/_services/token/request?audience=fullsend-mint", token="nope")
+        receipt_audience_token = get(
+            f"{web}/_services/token/request?audience=fullsend-receipt:0", token=OIDC_REQUEST_TOKEN
+        ).json()["value"]
+        wrong_audience = requests.post(
+            f"{web}{MINT_PATH}/v1/token",
+            json={"role": "review"},
+            headers={"Authorization": f"Bearer {receipt_audience_token}"},
+            timeout=10,
+        )
         wrong_jwt = requests.post(
             f"{web}{MINT_PATH}/v1/token", json={"role": "review"}, headers={"Authorization": "Bearer nope"}, timeout=10
         )
         lines: list[tuple[str, str]] = []
         masked: list[str] = []
         minted = mint_for_run(
-            oidc_url=f"{web}/_fullsend/oidc/token?api-version=2.0",
+            oidc_url=f"{web}/_services/token/request?api-version=2.0",
             oidc_bearer=OIDC_REQUEST_TOKEN,
             mint_url=f"{web}{MINT_PATH}",
             role="review",
@@ -298,7 +309,10 @@ def test_oidc_and_mint_hand_out_the_role_token_to_the_real_client() -> None:
         ).json()
         said = s["out"]()
     assert wrong_oidc.status_code == 401 and wrong_jwt.status_code == 401
-    assert minted.token == ROLE_TOKEN and masked == [OIDC_JWT, ROLE_TOKEN]
+    # A receipt's published token is refused by the mint, a relying party of another audience
+    # (SECURITY.md "What a receipt proves").
+    assert wrong_audience.status_code == 401
+    assert minted.token == ROLE_TOKEN and len(masked) == 2 and masked[1] == ROLE_TOKEN and masked[0].count(".") == 2
     assert minted.expires_at is not None and 3500 <= minted.expires_at.timestamp() - time.time() <= 3700
     assert viewer == {"data": {"viewer": {"login": "fullsend-ai-review"}}}
     assert "mint: role token for role 'review' handed out" in said
@@ -316,7 +330,7 @@ class _FrozenWallClock(SystemClock):
 def test_the_mint_dates_its_tokens_on_the_injected_clock() -> None:
     with serving(None, clock=_FrozenWallClock()) as s:
         minted = mint_for_run(
-            oidc_url=f"{s['web']}/_fullsend/oidc/token?api-version=2.0",
+            oidc_url=f"{s['web']}/_services/token/request?api-version=2.0",
             oidc_bearer=OIDC_REQUEST_TOKEN,
             mint_url=f"{s['web']}{MINT_PATH}",
             role="review",
@@ -431,8 +445,11 @@ def test_FIX_the_action_mints_is_steered_then_the_queued_run_skips(tmp_path: Pat
     with serving() as s:
         web = s["web"]
 
-        class Served:  # the attributes runner_env reads
+        class Served:  # the attributes runner_env reads; the serve process's issuer signs and is read
             api_url, graphql_url = s["api"], f"{s['api']}/graphql"
+            urls = SimpleNamespace(owner="org", repo="repo")
+            oidc_request_url = f"{web}/_services/token/request?api-version=2.0"
+            issuer = SimpleNamespace(url=f"{web}/_services/token", add_request_token=lambda *_: None)
 
         class Fix:
             pr, my_run_id, job_token, role_token = 7, FIX_RUN_ID, JOB_TOKEN, ""
@@ -444,8 +461,7 @@ def test_FIX_the_action_mints_is_steered_then_the_queued_run_skips(tmp_path: Pat
             )
             return {
                 **base,
-                "ACTIONS_ID_TOKEN_REQUEST_URL": f"{web}/_fullsend/oidc/token?api-version=2.0",
-                "ACTIONS_ID_TOKEN_REQUEST_TOKEN": OIDC_REQUEST_TOKEN,
+                "ACTIONS_ID_TOKEN_REQUEST_TOKEN": OIDC_REQUEST_TOKEN,  # the serve process knows FIX's
             }
 
         first = run_entrypoint(env(tmp_path / "first", FIX_RUN_ID), tmp_path / "first")
@@ -460,7 +476,7 @@ def test_FIX_the_action_mints_is_steered_then_the_queued_run_skips(tmp_path: Pat
         str(FOLLOW_UP_RUN),
     )
     (receipt,) = [c for c in comments if c["user"]["login"] == JOB_LOGIN]
-    marker = parse_marker(receipt["body"])
+    marker = receipt_claim(receipt["body"])
     assert marker is not None and marker.consumed == (FOLLOW_UP_RUN,) and marker.head == "aaa111"
     assert first.outputs["receipt_url"] == receipt["html_url"]
     assert [c for c in comments if c["user"]["login"] == ROLE_LOGIN]  # the status comment, under the minted token

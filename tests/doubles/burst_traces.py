@@ -149,7 +149,9 @@ def make_world(sim: GitHubSimulator, clock: VirtualClock, fullsend_dir: str) -> 
 
 
 def facts_for(world: World, run_id: int) -> PreflightFacts:
-    """The pre-flight facts of stage run ``run_id`` (a minted role token, attempt 1, no providers)."""
+    """The pre-flight facts of stage run ``run_id`` (a minted role token, attempt 1, no providers).
+    The replays measure queueing policies, not the receipt's proof: their runs write and read the
+    unsigned form (``allow_unsigned_receipts``; the proof's cost is the skip's, bench/bench_start.py)."""
     return PreflightFacts(
         stage="review",
         run_id_raw=str(run_id),
@@ -161,6 +163,8 @@ def facts_for(world: World, run_id: int) -> PreflightFacts:
         minted=True,
         fullsend_dir=world.fullsend_dir,
         event_name="issue_comment",
+        allow_unsigned_receipts=True,
+        proof_reads=False,
     )
 
 

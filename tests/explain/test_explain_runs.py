@@ -4,8 +4,14 @@ binding, for the run in flight and each follow-up (docs/architecture.md "Provena
 
 from __future__ import annotations
 
-from fullsend.core.receipt.marker import receipt_body
-from fullsend.simulator.fixtures import FIX_RUN_ID, REF, StandardScenario, add_comment_follow_up, add_follow_up_run
+from fullsend.simulator.fixtures import (
+    FIX_RUN_ID,
+    REF,
+    StandardScenario,
+    add_comment_follow_up,
+    add_follow_up_run,
+    genuine_receipt,
+)
 from fullsend.simulator.server import GitHubSimulator
 from tests.support.explain_command import (
     READER_LOGIN,
@@ -27,7 +33,8 @@ def test_J4_accepted_and_absorbed_follow_up_of_a_finished_run(sim: GitHubSimulat
     comment, run = command(
         sim, "/fs-review please re-check the migration", "2026-09-03T10:05:00Z", "2026-09-03T10:05:03Z"
     )
-    receipt = sim.add_comment(7, receipt_body([run["id"]], fix.head), RECEIPT_LOGIN, created_at="2026-09-03T10:20:00Z")
+    signed = genuine_receipt(sim, [run["id"]], fix.head, issued_at="2026-09-03T10:19:58Z")
+    receipt = sim.add_comment(7, signed, RECEIPT_LOGIN, created_at="2026-09-03T10:20:00Z")
 
     doc = explain_json(sim, "--run", str(fix.my_run_id))
 

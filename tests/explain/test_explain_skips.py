@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from fullsend.core.receipt.marker import receipt_body
-from fullsend.simulator.fixtures import StandardScenario, add_follow_up_run
+from fullsend.simulator.fixtures import StandardScenario, add_follow_up_run, genuine_receipt
 from fullsend.simulator.server import GitHubSimulator
 from tests.support.explain_command import command, explain_json, run_explain, run_of
 
@@ -18,7 +18,8 @@ def _absorbed_then_queued(sim: GitHubSimulator, fix: StandardScenario, **receipt
     """My run finished and posted a receipt for follow-up B, which is still queued behind it."""
     sim.update_job(fix.stage_job_id, status="completed", conclusion="success")
     _, queued = command(sim, "/fs-review cover the error path", "2026-09-03T10:05:00Z", "2026-09-03T10:05:03Z")
-    posted = sim.add_comment(7, receipt_body([queued["id"]], fix.head), RECEIPT_LOGIN, created_at=RECEIPT_AT, **receipt)
+    body = genuine_receipt(sim, [queued["id"]], fix.head, issued_at="2026-09-03T10:19:58Z")  # signed just before
+    posted = sim.add_comment(7, body, RECEIPT_LOGIN, created_at=RECEIPT_AT, **receipt)
     return queued, posted
 
 
@@ -39,8 +40,21 @@ def test_V33_skip_on_a_receipt(sim: GitHubSimulator, fix: StandardScenario) -> N
     )
     mine = run_of(doc, fix.my_run_id)["receipt"]
     assert (mine["applies"], mine["comment_id"]) == (False, 0)
+    assert "its proof holds" in receipt["reason"]  # issue 45: a signed receipt counts by its proof
     text = run_explain(sim).stdout
     assert f"[receipt-lists-my-run] would skip: receipt comment {posted['id']} by {RECEIPT_LOGIN}" in text
+
+
+def test_a_receipt_whose_key_rotated_away_is_explained_as_such(sim: GitHubSimulator, fix: StandardScenario) -> None:
+    """Issue 45: once GitHub no longer publishes the key that signed a receipt, explain says so with
+    its rule id, as the queued run would refuse it (docs/rules.md#receipt-proof-key-unknown)."""
+    queued, posted = _absorbed_then_queued(sim, fix)
+    sim.issuer.rotate()
+
+    receipt = run_of(explain_json(sim), queued["id"])["receipt"]
+
+    assert (receipt["applies"], receipt["comment_id"]) == (False, posted["id"])
+    assert "rotated away" in receipt["reason"] and receipt["reason"].endswith("[receipt-proof-key-unknown]")
 
 
 def test_V32_no_skip_because_the_receipt_was_edited(sim: GitHubSimulator, fix: StandardScenario) -> None:
@@ -111,3 +125,23 @@ def test_V98_head_reviewed_skip_not_on_an_older_head(sim: GitHubSimulator, fix: 
     skip = run_of(explain_json(sim), follow["id"])["head_reviewed"]
 
     assert skip["applies"] is False and "no review App review of aaa111" in skip["reason"]
+
+
+def test_a_receipt_the_queued_run_refuses_is_explained_by_its_rule_id(
+    sim: GitHubSimulator, fix: StandardScenario
+) -> None:
+    """Issue 45: explain checks a receipt as the queued run does (docs/rules.md "Receipt proof"): a
+    signed one from a branch run of the shim and an unsigned one never count, each saying its rule
+    id; with --allow-unsigned-receipts the unsigned one does."""
+    sim.update_job(fix.stage_job_id, status="completed", conclusion="success")
+    _, queued = command(sim, "/fs-review cover the error path", "2026-09-03T10:05:00Z", "2026-09-03T10:05:03Z")
+    branch = {"workflow_ref": "org/repo/.github/workflows/fullsend.yml@refs/heads/evil"}
+    signed = genuine_receipt(sim, [queued["id"]], fix.head, issued_at="2026-09-03T10:19:58Z", identity=branch)
+    sim.add_comment(7, signed, RECEIPT_LOGIN, created_at=RECEIPT_AT)
+    unsigned = sim.add_comment(7, receipt_body([queued["id"]], fix.head), RECEIPT_LOGIN, created_at=RECEIPT_AT)
+
+    receipt = run_of(explain_json(sim), queued["id"])["receipt"]
+    assert receipt["applies"] is False and receipt["reason"].endswith("[receipt-proof-workflow]")
+    assert "refs/heads/evil" in receipt["reason"]
+    receipt = run_of(explain_json(sim, "--allow-unsigned-receipts"), queued["id"])["receipt"]
+    assert (receipt["applies"], receipt["comment_id"]) == (True, unsigned["id"])

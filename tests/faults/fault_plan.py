@@ -70,6 +70,7 @@ class Case:
     fix: StandardScenario
     follow_ups: list[int] = field(default_factory=list)
     graphql: bool = False  # the receipt-read twin: the same fault on GraphQL's receipt view
+    after_preflight: bool = False  # a start fault, armed once the pre-flight read this run
 
     @property
     def login(self) -> str:
@@ -150,7 +151,13 @@ def arm(case: Case) -> None:
 
     The receipt check reads GraphQL's receipt view first and REST where GraphQL cannot answer
     (issue 18), so a receipt-read fault is armed on both; page-shift there keeps GraphQL out, so
-    the REST pages shift as before."""
+    the REST pages shift as before.  The pre-flight reads this run's record beside the receipt
+    query (a signed receipt's proof, issue 45): a start fault is armed once that read was
+    answered, so it meets the watcher's start."""
+    if case.phase == "start" and not case.after_preflight:
+        later = replace(case, after_preflight=True)
+        case.sim.on_request(case.sim.match("GET", rf"/actions/runs/{case.fix.my_run_id}$"), lambda _s: arm(later))
+        return
     if case.phase == "receipt-read" and not case.graphql:
         arm(replace(case, graphql=True))
     sim, method, path, login = case.sim, case.method, case.path(), case.login

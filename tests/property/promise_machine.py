@@ -2,7 +2,8 @@
 
 Each example is one run of the action (:class:`~tests.property.receipt_world.World`): the rules
 add follow-up comments and shim runs, move the head, edit and delete comments, inject faults,
-move virtual time, and make the agent acknowledge, drop or end its turn; ``finish`` ends the run
+move virtual time, post forged receipts as the job token's login (another workflow of the
+repository, issue 45), and make the agent acknowledge, drop or end its turn; ``finish`` ends the run
 in a drawn end state (or teardown ends it in success), posts the receipt as the lifecycle does and
 runs every queued follow-up's pre-flight.  The invariant is checked after every step and at the end.
 """
@@ -15,10 +16,22 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from fullsend.app.action.finish import render_summary
-from fullsend.core.receipt.marker import normalize_ids
+from fullsend.core.receipt.marker import normalize_ids, receipt_body
+from fullsend.core.receipt.signed import receipt_audience, signed_receipt_body, whole_body_signed_receipt
 from fullsend.rules import rule_ids
 from fullsend.simulator.faults import drop_field, not_json
-from fullsend.simulator.fixtures import FIX_RUN_ID, JOB_TOKEN, add_comment_follow_up, add_follow_up_run
+from fullsend.simulator.fixtures import (
+    FIX_RUN_ID,
+    JOB_LOGIN,
+    JOB_TOKEN,
+    add_comment_follow_up,
+    add_follow_up_run,
+    genuine_receipt,
+    shim_workflow_ref,
+    stage_job_identity,
+)
+from fullsend.simulator.issuer import STRANGER_KEY, claims_for, sign_jwt
+from fullsend.simulator.server import GitHubSimulator
 from tests.property.receipt_world import END_STATES, HANG_S, POLL_S, FollowUp, World
 from tests.property.turn_ends import LOST_ENDS, STREAM_ENDS, TURN_LINES
 
@@ -42,7 +55,12 @@ ENDPOINTS = [
     r"/compare/",
     r"/user$",
     r"/graphql$",
+    r"/_services/token/\.well-known/jwks$",  # the issuer's keys, read for a signed receipt's proof
 ]
+#: Another workflow of the repository posts, as the job token's login, a receipt-shaped comment
+#: listing a queued run (issue 45): unsigned, or with a proof it could get.
+FORGERIES = ("unsigned", "stranger-key", "own-workflow-token", "branch-run", "job-of-the-shim", "other-item")
+OTHER_WORKFLOW_RUN = 33740019999
 MIN_STEPS = 8  # a run ends (rule ``finish``) only after this many steps; teardown ends it in success
 #: Every end that is not success; each turn- or stream-drawn end twice as often as the rest.
 NOT_SUCCESS = sorted(END_STATES.keys() - {"success"}) + sorted([*TURN_LINES, *STREAM_ENDS]) * 2 + sorted(LOST_ENDS)
@@ -62,6 +80,29 @@ FAULTS = [
 #: X-RateLimit-Reset of a primary limit: a minute after ORIGIN, or two hours (past the 50-minute steer window).
 RESETS = {"rate-limit": "1788429720", "rate-limit-past-the-window": "1788436860"}
 LEFT_LINE = re.compile(r"^- follow-up run (\d+) \[([a-z-]+)\]$", re.MULTILINE)
+
+
+def forged_receipt(sim: GitHubSimulator, how: str, target: int, head: str) -> str:
+    """The body a forger of kind ``how`` (:data:`FORGERIES`) posts to list run ``target``."""
+    if how == "unsigned":
+        return receipt_body([target], head)
+    if how == "stranger-key":
+        audience = receipt_audience("org/repo", 7, FIX_RUN_ID, [target], head)
+        claims = claims_for(stage_job_identity(sim, FIX_RUN_ID), audience, sim.issuer.url, sim.issuer.now())
+        return signed_receipt_body(
+            [target], head, FIX_RUN_ID, sign_jwt(claims, STRANGER_KEY, kid=sim.issuer.signing.kid)
+        )
+    if how == "other-item":
+        genuine = whole_body_signed_receipt(genuine_receipt(sim, [target], head, item=8))
+        assert genuine is not None
+        return signed_receipt_body([target], head, FIX_RUN_ID, genuine.proof)
+    other = "org/repo/.github/workflows/triage-bot.yml@refs/heads/main"
+    identity, writer = {
+        "own-workflow-token": ({"workflow_ref": other, "job_workflow_ref": other}, OTHER_WORKFLOW_RUN),
+        "branch-run": ({"workflow_ref": shim_workflow_ref(sim, "refs/heads/evil")}, FIX_RUN_ID),
+        "job-of-the-shim": ({"job_workflow_ref": shim_workflow_ref(sim)}, FIX_RUN_ID),
+    }[how]
+    return genuine_receipt(sim, [target], head, writer_run_id=writer, identity=identity)
 
 
 class ReceiptPromise(RuleBasedStateMachine):
@@ -149,6 +190,15 @@ class ReceiptPromise(RuleBasedStateMachine):
                 self.world.timeouts += 1
         else:  # reset or truncate: a POST's comment may exist although its answer was lost
             sim.fail_connection(method, endpoint, fault, times)
+
+    @precondition(lambda self: self.world.outcome is None and bool(self.world.follow_ups))
+    @rule(data=st.data(), how=st.sampled_from(FORGERIES))
+    def a_forger_posts_as_the_job_tokens_login(self, data: st.DataObject, how: str) -> None:
+        """A receipt no run of this shim and dispatch wrote, listing a queued run: it never makes
+        that run skip (check_the_queued_runs counts only the run's own receipt)."""
+        target = data.draw(st.sampled_from([f.run_id for f in self.world.follow_ups]))
+        comment = self.world.sim.add_comment(7, forged_receipt(self.world.sim, how, target, self.world.head), JOB_LOGIN)
+        self.world.forged.add(int(comment["id"]))
 
     # ---- time and the agent -------------------------------------------------------------------
     @precondition(lambda self: self.world.outcome is None)

@@ -26,11 +26,13 @@ from fullsend.app.action.finish import AgentUsage, RunOutcome
 from fullsend.app.action.skip.facts import PreflightFacts
 from fullsend.app.action.skip.preflight import run_preflight
 from fullsend.app.action.skip.receipt import receipt_allowed, record_receipt
+from fullsend.app.action.tokens import receipt_signer
 from fullsend.app.timeline import Timeline
 from fullsend.app.watch.watcher import WatchConfig, Watcher
 from fullsend.core.agent_end import AgentEnd
 from fullsend.core.model import Repo
-from fullsend.core.receipt.marker import Marker, whole_body_receipt
+from fullsend.core.receipt.marker import Marker
+from fullsend.core.receipt.signed import receipt_claim
 from fullsend.core.receipt.skips import Skip
 from fullsend.core.scalars import parse_time
 from fullsend.core.tokens.reach import ReachVerdict
@@ -43,7 +45,9 @@ from fullsend.simulator.fixtures import (
     FIX_RUN_ID,
     JOB_LOGIN,
     JOB_TOKEN,
+    OIDC_REQUEST_TOKEN,
     ROLE_TOKEN,
+    shim_workflow_ref,
     standard_pr_scenario,
 )
 from fullsend.simulator.server import GitHubSimulator
@@ -152,8 +156,9 @@ class FollowUp:
 FULLSEND_DIR = Path(__file__).parent / "fullsend-dir"  # holds no providers/: no sandbox gets the job token
 
 
-def facts_for(run_id: int, attempt: int = 1) -> PreflightFacts:
-    """The pre-flight facts of run ``run_id`` on PR #7 (the job and role tokens of FIX, minted)."""
+def facts_for(sim: GitHubSimulator, run_id: int, attempt: int = 1) -> PreflightFacts:
+    """The pre-flight facts of run ``run_id`` on PR #7 (the job and role tokens of FIX, minted;
+    receipts signed and checked against ``sim``'s issuer, docs/rules.md "Receipt proof")."""
     return PreflightFacts(
         stage="review",
         run_id_raw=str(run_id),
@@ -164,6 +169,8 @@ def facts_for(run_id: int, attempt: int = 1) -> PreflightFacts:
         role_token=ROLE_TOKEN,
         minted=True,
         fullsend_dir=str(FULLSEND_DIR),
+        receipt_issuer=sim.issuer.url,
+        workflow_ref=shim_workflow_ref(sim),
     )
 
 
@@ -205,6 +212,8 @@ class World:
         self.outcome: RunOutcome | None = None
         self.end_state = ""
         self.skips: dict[int, Skip | None] = {}
+        #: Comment ids of receipt-shaped comments another workflow posted as the job token's login.
+        self.forged: set[int] = set()
 
     def _config(self) -> WatchConfig:
         started = parse_time(FIX_CREATED_AT)
@@ -310,19 +319,20 @@ class World:
         if allowed:
             outcome = record_receipt(
                 self.forge,
-                facts_for(FIX_RUN_ID),
+                facts_for(self.sim, FIX_RUN_ID),
                 outcome,
                 "http://sim/org/repo/issues/7",
                 self.timeline,
                 self.clock,
                 self.log,
+                receipt_signer(self.sim.oidc_request_url, OIDC_REQUEST_TOKEN, self.clock),
             )
         self.outcome = outcome
         self.skips = {f.run_id: self.preflight(f) for f in self.follow_ups}
 
     def preflight(self, follow_up: FollowUp) -> Skip | None:
         """The queued ``follow_up``'s pre-flight (``run_preflight``): a ``Skip`` or ``None`` (it does the work)."""
-        return run_preflight(self.forge, facts_for(follow_up.run_id, follow_up.attempt), self.log)
+        return run_preflight(self.forge, facts_for(self.sim, follow_up.run_id, follow_up.attempt), self.log)
 
     def _end_watch(self) -> None:
         for _ in range(400):
@@ -337,11 +347,12 @@ class World:
         assert not self.watching, "the watch did not end"
 
     def receipts(self) -> list[Marker]:
-        """Every comment on PR #7 whose whole body is a receipt written by the job token's login."""
+        """Every comment on PR #7 whose whole body is a receipt written by the job token's login,
+        but the forger's (who posts as that login too: :attr:`forged`)."""
         found = []
         for comment in self.sim.comments(7):
-            marker = whole_body_receipt(comment["body"])
-            if marker is not None and comment["user"]["login"] == JOB_LOGIN:
+            marker = receipt_claim(comment["body"])
+            if marker is not None and comment["user"]["login"] == JOB_LOGIN and int(comment["id"]) not in self.forged:
                 found.append(marker)
         return found
 

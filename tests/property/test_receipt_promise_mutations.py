@@ -22,12 +22,14 @@ from fullsend.adapters.runtimes.claude import refusals, tasks
 from fullsend.adapters.runtimes.claude import stream as claude_stream
 from fullsend.app.action import finish
 from fullsend.app.action.agent import session, work
-from fullsend.app.action.skip import receipt
+from fullsend.app.action.skip import receipt, receipt_proof
 from fullsend.app.watch import cycle
 from fullsend.core.agent_end import AgentEnd, EndVerdict
 from fullsend.core.model import Comment
 from fullsend.core.provenance import verdicts as provenance
 from fullsend.core.receipt import marker as marker_module
+from fullsend.core.receipt import signed as signed_module
+from fullsend.core.receipt.proof.verify import ProofVerdict
 from fullsend.core.watch.steer import DeliveredSteer, SteerMessage
 from fullsend.simulator.fixtures import JOB_TOKEN
 from tests.property.promise_machine import MIN_STEPS, NOT_SUCCESS, ReceiptPromise
@@ -61,18 +63,23 @@ def _receipt_names_unacknowledged_runs(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _a_queued_run_skips_on_another_runs_receipt(monkeypatch: pytest.MonkeyPatch) -> None:
     """The update of a run nobody absorbed is dropped: its queued run skips on a receipt naming others."""
-    real = marker_module.receipt_listing_run
+    real = signed_module.receipts_listing_run
 
-    def any_receipt(comments: Sequence[Comment], receipt_login: str, my_run_id: int) -> Comment | None:
-        listed = [real(comments, receipt_login, rid) for c in comments for rid in _ids(c)]
-        return next((c for c in listed if c is not None), None)  # skips on a receipt naming another run
+    def any_receipt(comments: Sequence[Comment], receipt_login: str, my_run_id: int) -> list[Any]:
+        return [found for c in comments for rid in _ids(c) for found in real(comments, receipt_login, rid)]
 
-    monkeypatch.setattr(receipt, "receipt_listing_run", any_receipt)
+    monkeypatch.setattr(receipt, "receipts_listing_run", any_receipt)
 
 
 def _ids(comment: Comment) -> tuple[int, ...]:
-    found = marker_module.whole_body_receipt(comment.body or "")
+    found = signed_module.receipt_claim(comment.body or "")
     return found.consumed if found else ()
+
+
+def _a_signed_receipt_honoured_without_its_proof(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 45: the reader honours a signed receipt whatever its proof says; the forger's then
+    make queued runs skip on a receipt their own run never wrote."""
+    monkeypatch.setattr(receipt_proof.ProofReads, "verdict", lambda self, found, comment: ProofVerdict(True))
 
 
 def _two_receipts_for_one_run(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -168,6 +175,10 @@ MUTATIONS: dict[str, tuple[Callable[[pytest.MonkeyPatch], None], str]] = {
         "skipped on no receipt naming it",
     ),
     "two-receipts-for-one-run": (_two_receipts_for_one_run, "receipts for one run"),
+    "a-signed-receipt-honoured-without-its-proof": (
+        _a_signed_receipt_honoured_without_its_proof,
+        "skipped on no receipt naming it",
+    ),
     "a-delivered-run-missing-from-the-summary": (
         _a_delivered_run_missing_from_the_summary,
         "neither receipted nor left over",

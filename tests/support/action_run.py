@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fullsend.simulator.fixtures import StandardScenario
+from fullsend.simulator.fixtures import StandardScenario, oidc_request_token, shim_workflow_ref
 from fullsend.simulator.server import GitHubSimulator
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -88,6 +88,12 @@ def runner_env(
             "GITHUB_REPOSITORY": "org/repo",
             "GITHUB_RUN_ID": str(run_id or fix.my_run_id),
             "GITHUB_RUN_ATTEMPT": "1",
+            # the simulator's seam (docs/rules.md#token-in-reach): receipts without a child user
+            "FULLSEND_TEST_HOOKS": "1",
+            "GITHUB_WORKFLOW_REF": shim_workflow_ref(sim),
+            # the stage job's id-token: write: the simulator's token service signs its receipt
+            "ACTIONS_ID_TOKEN_REQUEST_URL": sim.oidc_request_url,
+            "ACTIONS_ID_TOKEN_REQUEST_TOKEN": oidc_request_token(sim, run_id or fix.my_run_id),
             "GITHUB_JOB": "review",
             "GITHUB_EVENT_NAME": "issue_comment",
             "GITHUB_EVENT_PATH": str(event_path),
@@ -129,6 +135,8 @@ def runner_env(
         "validation_script": "",
         "max_iterations": "1",
         "status_comment": "true",
+        "allow_unsigned_receipts": "false",
+        "receipt_issuer": sim.issuer.url,  # the simulator plays the OIDC issuer (fullsend.simulator.issuer)
         "fullsend_dir": ".fullsend",
     }
     all_inputs.update(inputs or {})

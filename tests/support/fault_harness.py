@@ -28,9 +28,9 @@ from fullsend.app.action.skip.facts import PreflightFacts
 from fullsend.app.action.skip.receipt import check_receipt
 from fullsend.app.timeline import Timeline
 from fullsend.core.model import Repo
-from fullsend.core.receipt.marker import whole_body_receipt
+from fullsend.core.receipt.signed import receipt_claim
 from fullsend.core.scalars import format_time
-from fullsend.simulator.fixtures import StandardScenario, standard_pr_scenario
+from fullsend.simulator.fixtures import StandardScenario, oidc_request_token, shim_workflow_ref, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 
 CLIENT_TIMEOUT_S = 3  # the adapter's per-attempt HTTP timeout in these tests (default 15 s)
@@ -94,6 +94,10 @@ def runner_env(
             "GITHUB_REPOSITORY": "org/repo",
             "GITHUB_RUN_ID": str(run_id),
             "GITHUB_RUN_ATTEMPT": "1",
+            "FULLSEND_TEST_HOOKS": "1",  # the simulator's seam (docs/rules.md#token-in-reach)
+            "GITHUB_WORKFLOW_REF": shim_workflow_ref(sim),
+            "ACTIONS_ID_TOKEN_REQUEST_URL": sim.oidc_request_url,  # the stage job signs its receipt
+            "ACTIONS_ID_TOKEN_REQUEST_TOKEN": oidc_request_token(sim, run_id),
             "GITHUB_JOB": "review",
             "GITHUB_EVENT_NAME": "issue_comment",
             "GITHUB_EVENT_PATH": str(event),
@@ -115,6 +119,7 @@ def runner_env(
             "INPUT_SANDBOX": "local",
             "INPUT_MAX_ITERATIONS": "1",
             "INPUT_STATUS_COMMENT": "true",
+            "INPUT_RECEIPT_ISSUER": sim.issuer.url,
             "INPUT_FULLSEND_DIR": ".fullsend",
         }
     )
@@ -194,7 +199,7 @@ class Receipts:
 
     @property
     def run_ids(self) -> set[int]:
-        return {rid for c in self.comments for rid in (whole_body_receipt(c["body"]) or _NONE).consumed}
+        return {rid for c in self.comments for rid in (receipt_claim(c["body"]) or _NONE).consumed}
 
 
 class _NoMarker:
@@ -209,7 +214,7 @@ def receipts(sim: GitHubSimulator, fix: StandardScenario) -> Receipts:
         [
             c
             for c in sim.comments(fix.pr)
-            if c["user"]["login"] == fix.job_login and whole_body_receipt(c["body"]) is not None
+            if c["user"]["login"] == fix.job_login and receipt_claim(c["body"]) is not None
         ]
     )
 
@@ -231,6 +236,8 @@ def queued_run_skips(sim: GitHubSimulator, fix: StandardScenario, run_id: int, t
         minted=True,
         fullsend_dir=str(tmp / "no-fullsend-dir"),
         event_name="issue_comment",
+        receipt_issuer=sim.issuer.url,
+        workflow_ref=shim_workflow_ref(sim),
     )
     return check_receipt(forge, facts, lambda level, message: None) is not None
 

@@ -8,13 +8,16 @@ under ``RUNNER_TEMP``).  Nothing is kept and nothing is put back: the agent writ
 repository for the whole run, and git runs code from what lies there (hooks, ``core.fsmonitor``,
 ``commondir``, gitlinks, included files, ``HOME``'s config …), so a credential restored after the
 run would be handed to whatever the agent planted.  A later step that needs authenticated git
-checks out again or passes a token itself.  Every read and write goes through directories opened
-with ``O_NOFOLLOW`` from ``/`` (docs/architecture.md "Sandboxes": root never writes through a
-child's path).  Never raises.
+checks out again or passes a token itself.  ``remove_token_files`` does the same for the
+credential files cloud-auth actions leave (google-github-actions/auth's ``gha-creds-*.json``
+carries the runner's OIDC request token, which mints tokens: a receipt's proof among them).
+Every read and write goes through directories opened with ``O_NOFOLLOW`` from ``/``
+(docs/architecture.md "Sandboxes": root never writes through a child's path).  Never raises.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 import stat
@@ -56,6 +59,36 @@ def remove_credentials(workspace: Path, roots: Sequence[Path], secrets: Mapping[
             if cut.cut and _replace(config, cut.left):
                 changed.append(str(config))
     return list(dict.fromkeys(changed))
+
+
+#: The credential files cloud-auth actions write where later steps find them
+#: (google-github-actions/auth's ``gha-creds-<random>.json``: the OIDC request URL and token).
+CLOUD_CREDENTIAL_FILES = ("gha-creds-*.json",)
+
+
+def remove_token_files(roots: Sequence[Path], secrets: Mapping[str, str]) -> list[str]:
+    """Delete every cloud credential file (:data:`CLOUD_CREDENTIAL_FILES`) under ``roots`` (the
+    workspace, ``HOME``, ``RUNNER_TEMP``; links not followed, at most ``MAX_DIRS`` folders each)
+    that holds one of ``secrets`` (name -> value) in a spelling of ``secret_forms``.  Returns the
+    paths deleted, as text; one that cannot be deleted is left for the reach scan to find."""
+    forms = [form for value in secrets.values() for form in secret_forms(value)]
+    removed: list[str] = []
+    for root in dict.fromkeys(_real(root) for root in roots if root):
+        for path in _named_files(root, CLOUD_CREDENTIAL_FILES):
+            body = _read(path)
+            if forms and body is not None and any(form in body for form in forms) and _unlink(path):
+                removed.append(str(path))
+    return list(dict.fromkeys(removed))
+
+
+def _named_files(root: Path, patterns: Sequence[str]) -> Iterator[Path]:
+    for visited, (dirpath, dirs, files) in enumerate(os.walk(root, followlinks=False), start=1):
+        if visited > MAX_DIRS:
+            return
+        dirs[:] = [d for d in dirs if d != ".git"]
+        for name in sorted(files):
+            if any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns):
+                yield Path(dirpath) / name
 
 
 def _included_secrets(config: Path, data: bytes, forms: Sequence[bytes], roots: Sequence[Path]) -> Iterator[Path]:

@@ -22,6 +22,7 @@ from urllib.parse import quote
 from fullsend.adapters.github import records, wire
 from fullsend.adapters.github.client import Client, at_once
 from fullsend.adapters.github.graphql import RECEIPT_VIEW_QUERY, GraphQLClient, receipt_page
+from fullsend.adapters.github.issuer import read_issuer_keys
 from fullsend.adapters.github.logins import INSTALLATION_PREFIX, LoginResolution
 from fullsend.adapters.github.ratelimit import RateLimitPolicy, WaitBound
 from fullsend.adapters.github.transport import Transport, next_link
@@ -42,7 +43,7 @@ from fullsend.core.provenance.verdicts import order_listing
 from fullsend.core.report.tally import ItemComment
 from fullsend.core.review import PostedReview, ReviewDraft, review_request
 from fullsend.core.scalars import created_query, format_time
-from fullsend.errors import ForgeError
+from fullsend.errors import ForgeError, MalformedResponse
 
 if TYPE_CHECKING:  # annotations only: the fast skip never loads the ports
     from fullsend.ports import Clock, Credential, Log
@@ -96,6 +97,7 @@ class GitHubForge(LoginResolution):
             "job": GraphQLClient(graphql_url, job_token, clock, timeout_s, job_policy, pool),
             "role": GraphQLClient(graphql_url, role_token or job_token, clock, timeout_s, role_policy, pool),
         }
+        self._pool, self._timeout_s = pool, timeout_s
         self._bound = WaitBound()
         self._logins: dict[str, str] = {}
         self._integration: set[str] = set()  # credentials known to act as an App
@@ -362,6 +364,18 @@ class GitHubForge(LoginResolution):
                 pass
 
     # ---- writes (repeated only after a rate-limited answer) ---------------------------------
+    def default_branch(self) -> str:
+        """``GET /repos/{o}/{r}`` ``.default_branch`` (role token); ``MalformedResponse`` when it is not a string."""
+        data = self._t("role").request("GET", self._base, None, bound=self._bound).data
+        branch = data.get("default_branch") if isinstance(data, dict) else None
+        if not isinstance(branch, str) or not branch:
+            raise MalformedResponse(f"GET {self._base}", "default_branch", "missing or not a string")
+        return branch
+
+    def issuer_keys(self, url: str) -> dict[str, Any]:
+        """The OIDC issuer's key set at ``url``, read with no credential (``issuer.read_issuer_keys``)."""
+        return read_issuer_keys(self._pool, url, self._timeout_s)
+
     def post_comment(self, number: int, body: str, credential: Credential = "role") -> Comment:
         """``POST …/issues/{n}/comments``; returns the created comment as the API reports it.
 

@@ -147,6 +147,13 @@ def request_oidc_token(url: str, bearer: str, audience: str = OIDC_AUDIENCE, *, 
     return value
 
 
+def oidc_token_for(url: str, bearer: str, audience: str, clock: Clock, client: Client | None = None) -> str:
+    """:func:`request_oidc_token` for ``audience`` through ``client`` (default: a new one reading
+    ``os.environ``): the receipt writer's request, docs/architecture.md "Signed receipts".
+    Raises ``MintError``."""
+    return request_oidc_token(url, bearer, audience, client=client or Client(), clock=clock)
+
+
 def _mint_once(
     mint_url: str, jwt: str, body: dict[str, Any], client: Client, clock: Clock, deadline: float
 ) -> MintedToken:

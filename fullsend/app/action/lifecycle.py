@@ -23,7 +23,13 @@ from fullsend.app.action.plan import RunPlan, build_plan
 from fullsend.app.action.skip.facts import PreflightFacts, preflight_facts
 from fullsend.app.action.skip.preflight import run_preflight
 from fullsend.app.action.skip.receipt import receipt_allowed, record_receipt
-from fullsend.app.action.tokens import Tokens, acquire_role_token, capture_job_token, restricted_tokens
+from fullsend.app.action.tokens import (
+    Tokens,
+    acquire_role_token,
+    capture_job_token,
+    receipt_signer,
+    restricted_tokens,
+)
 from fullsend.app.timeline import Timeline
 from fullsend.context import load_context
 from fullsend.core.final_word import denial_lines
@@ -266,7 +272,10 @@ def _agent_part(p: _Progress, run: ActionRun, forge: GitHubForge, tokens: Tokens
         skipped=run.skipped,
         restricted=restricted,
     ):
-        outcome = record_receipt(forge, facts, outcome, item_url(plan), timeline=p.timeline, clock=clock, log=log)
+        sign = receipt_signer(plan.ctx.id_token_request_url, plan.ctx.id_token_request_token, clock)
+        outcome = record_receipt(
+            forge, facts, outcome, item_url(plan), timeline=p.timeline, clock=clock, log=log, sign=sign
+        )
         status.receipt_posted(outcome.receipt_url if outcome.receipt_posted else "")
     status.wait_closing_edit(cancelled=run.cancelled.is_set())  # docs/architecture.md "Status comments"
     return outcome

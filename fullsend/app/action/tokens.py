@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from fullsend.adapters.github.mint import mint_for_run
+from fullsend.adapters.github.mint import mint_for_run, oidc_token_for
 from fullsend.core.restricted import restricted_run
 from fullsend.core.tokens.policy import counts_as_minted, mint_repos, receipt_token
 
@@ -93,3 +93,17 @@ def restricted_tokens(plan: RunPlan, tokens: Tokens, actor: str, log: Log) -> tu
         "job token and no secrets; the work is done all the same",
     )
     return Tokens(job=tokens.job, role=tokens.role, minted=False, expires_at=tokens.expires_at), True
+
+
+def receipt_signer(oidc_url: str, oidc_bearer: str, clock: Clock) -> Callable[[str], str] | None:
+    """``sign(audience)``: this job's GitHub OIDC token for ``audience``, requested by the action's
+    own process (never a child's), the way the mint requests its own (``oidc_token_for``); ``None``
+    when the job cannot request one (no ``id-token: write``).  ``sign`` raises ``MintError``
+    (docs/architecture.md "Signed receipts")."""
+    if not (oidc_url and oidc_bearer):
+        return None
+
+    def sign(audience: str) -> str:
+        return oidc_token_for(oidc_url, oidc_bearer, audience, clock)
+
+    return sign

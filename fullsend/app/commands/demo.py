@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import sys
 import tempfile
 import textwrap
@@ -30,7 +31,13 @@ from fullsend.app.timeline import Event, Timeline
 from fullsend.core.scalars import format_time
 from fullsend.errors import ExitCode
 from fullsend.ports import Clock
-from fullsend.simulator.fixtures import StandardScenario, add_comment_follow_up, standard_pr_scenario
+from fullsend.simulator.fixtures import (
+    StandardScenario,
+    add_comment_follow_up,
+    oidc_request_token,
+    shim_workflow_ref,
+    standard_pr_scenario,
+)
 from fullsend.simulator.server import GitHubSimulator
 
 COMMAND = "/fs-review please re-check the migration"
@@ -51,6 +58,10 @@ def _agent_wrapper(directory: Path) -> str:
     return str(path)
 
 
+#: The proof of a signed receipt, shortened when the demo prints it.
+_PROOF_RE = re.compile(r"proof=([A-Za-z0-9_.-]+)")
+
+
 def _env(tmp: Path, sim: GitHubSimulator, fix: StandardScenario, run_id: int, turn_s: float) -> dict[str, str]:
     (tmp / "workspace").mkdir(exist_ok=True)
     (tmp / "home").mkdir(exist_ok=True)
@@ -65,10 +76,16 @@ def _env(tmp: Path, sim: GitHubSimulator, fix: StandardScenario, run_id: int, tu
             "GITHUB_REPOSITORY": "org/repo",
             "GITHUB_RUN_ID": str(run_id),
             "GITHUB_RUN_ATTEMPT": "1",
+            "FULLSEND_TEST_HOOKS": "1",  # the simulator's seam (docs/rules.md#token-in-reach)
+            "GITHUB_WORKFLOW_REF": shim_workflow_ref(sim),
             "GITHUB_JOB": "review",
             "GITHUB_EVENT_NAME": "issue_comment",
             "GITHUB_EVENT_PATH": str(event),
             "GITHUB_WORKSPACE": str(tmp / "workspace"),
+            # the stage job's id-token: write: run A signs its receipt with the simulator's issuer
+            "ACTIONS_ID_TOKEN_REQUEST_URL": sim.oidc_request_url,
+            "ACTIONS_ID_TOKEN_REQUEST_TOKEN": oidc_request_token(sim, run_id),
+            "INPUT_RECEIPT_ISSUER": sim.issuer.url,
             "SCRIPTED_AGENT_TURN_S": str(turn_s),
             "HOME": str(tmp / "home"),  # the run's own HOME: the receipt's scan (docs/rules.md#token-in-reach)
             "SCRIPTED_AGENT_LOG": str(tmp / "agent.log"),
@@ -223,9 +240,11 @@ def _run_a(
     print_status_versions(sim, fix)
     receipts = [c for c in sim.comments(fix.pr) if c["user"]["login"] == fix.job_login]
     for c in receipts:
+        body = _PROOF_RE.sub(lambda m: f"proof={m[1][:24]}… ({len(m[1])} characters)", c["body"])
         print(
             f"\nThe receipt, a comment by {c['user']['login']} (the job token); its first line is a hidden "
-            "marker the queued run reads:\n    " + c["body"].replace("\n", "\n    ")
+            "marker the queued run reads, its proof the OIDC token GitHub issued run A for exactly this "
+            "content (shortened here):\n    " + body.replace("\n", "\n    ")
         )
     added["receipts"] = receipts
     return code, added

@@ -78,6 +78,22 @@ def _run_epilog() -> str:
     return run_epilog()
 
 
+#: How receipts are checked, as the action's inputs of those names say (docs/rules.md "Receipt proof").
+RECEIPT_PROOF_ARGS = (
+    arg(
+        "--receipt-issuer",
+        metavar="URL",
+        default="",
+        help="the OIDC issuer that signs receipts (default: the one the API's server implies, e.g. "
+        "https://token.actions.githubusercontent.com)",
+    ),
+    arg(
+        "--allow-unsigned-receipts",
+        action="store_true",
+        help="count unsigned receipts too, as the input allow_unsigned_receipts does (any workflow could write one)",
+    ),
+)
+
 COMMANDS: tuple[Command, ...] = (
     Command(
         "run",
@@ -201,6 +217,7 @@ COMMANDS: tuple[Command, ...] = (
                 help="ignore runs, comments and reviews created after TIME (RFC 3339)",
             ),
             arg("--json", action="store_true", help="print one JSON document"),
+            *RECEIPT_PROOF_ARGS,
         ),
     ),
     Command(
@@ -225,6 +242,7 @@ COMMANDS: tuple[Command, ...] = (
                 default="github-actions[bot]",
                 help="the login receipts must be written by: the job token's (default github-actions[bot])",
             ),
+            *RECEIPT_PROOF_ARGS,
         ),
     ),
     Command(

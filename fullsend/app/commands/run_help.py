@@ -52,6 +52,8 @@ INPUTS: dict[str, tuple[str, str]] = {
     "status_comment": ("true", "post a start comment and finish it with the status"),
     "status_interval_seconds": ("10", "at most one edit of the status comment per this many seconds"),
     "allow_shared_uid": ("false", "run the agent under the action's own uid (no receipts)"),
+    "allow_unsigned_receipts": ("false", "honour (and, unable to sign, post) receipts without an OIDC proof"),
+    "receipt_issuer": ("", "the OIDC issuer that signs receipts (empty: GITHUB_SERVER_URL's)"),
     "fullsend_dir": (".fullsend", "where providers/ and harness files live"),
 }
 

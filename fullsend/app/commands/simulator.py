@@ -6,9 +6,12 @@ workflow needs when act runs it locally:
 
 - ``GET /repos/{o}/{r}/collaborators/{login}/permission`` from the scenario's ``collaborators``
   (the Route job's ``fullsend route``);
-- a token mint (``<base>/_fullsend/mint``, the action's ``mint_url``) and a GitHub OIDC token
-  endpoint (``ACTIONS_ID_TOKEN_REQUEST_URL``/``_TOKEN``), so the stage job mints its role token
-  as configured (docs/architecture.md "Tokens"); the mint hands out the role token;
+- a token mint (``<base>/_fullsend/mint``, the action's ``mint_url``), which checks the OIDC
+  token it is handed as a relying party does; the simulator's own issuer
+  (``fullsend.simulator.issuer``: ``ACTIONS_ID_TOKEN_REQUEST_URL``/``_TOKEN`` and the keys the
+  receipt's proof is checked with) signs it, so the stage job mints its role token as configured
+  and signs its receipt (docs/architecture.md "Tokens", "Signed receipts"); the mint hands out the
+  role token;
 - requests in proxy form for ``api.github.localhost``, for the GitHub CLI by hand: it sends its
   requests there when ``GH_HOST=github.localhost`` (plain HTTP), and ``HTTP_PROXY`` pointing here
   routes them in (no job of the examples runs it since the Route job is ``fullsend route``).
@@ -34,20 +37,20 @@ from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 from fullsend.adapters.clock import SystemClock
+from fullsend.core.receipt.proof.rs256 import parse_jwks
 from fullsend.core.scalars import format_time
 from fullsend.errors import ConfigError, ExitCode
 from fullsend.ports import Clock
-from fullsend.simulator.fixtures import ROLE_TOKEN, StandardScenario
+from fullsend.simulator.fixtures import OIDC_REQUEST_TOKEN, ROLE_TOKEN, StandardScenario
 from fullsend.simulator.http import SimHandler, bearer
+from fullsend.simulator.issuer import ISSUER_PATH, relying_party_claims
 from fullsend.simulator.scenario import Scenario, build, load_scenario
 from fullsend.simulator.server import HOST, GitHubSimulator
 from fullsend.simulator.shapes import user_json
 
 PROXY_HOST = "api.github.localhost"  # gh's REST host for GH_HOST=github.localhost (plain HTTP)
 MINT_PATH = "/_fullsend/mint"  # the action posts to mint_url + "/v1/token"
-OIDC_PATH = "/_fullsend/oidc/token"
-OIDC_REQUEST_TOKEN = "sim-oidc-request-token-0003"
-OIDC_JWT = "eyJhbGciOiJub25lIn0.eyJzdWIiOiJyZXBvOm9yZy9yZXBvIiwiYXVkIjoiZnVsbHNlbmQtbWludCJ9.sim"
+MINT_AUDIENCE = "fullsend-mint"  # the audience the mint accepts (fullsend.adapters.github.mint)
 MINTED_LIFE_S = 3600
 _PERMISSION = {"admin": "admin", "maintain": "write", "write": "write", "triage": "read", "read": "read"}
 _COLLABORATOR = re.compile(r"/repos/(?P<o>[^/]+)/(?P<r>[^/]+)/collaborators/(?P<login>[^/]+)/permission")
@@ -102,12 +105,8 @@ class ServeHandler(SimHandler):
         """(status, JSON body) for the OIDC, mint and collaborator-permission paths; None otherwise."""
         sim: GitHubSimulator = self.server.sim  # type: ignore[attr-defined]  # set by run_simulator_serve
         token = bearer(self.headers.get("Authorization", ""))
-        if path == OIDC_PATH and self.command == "GET":
-            if token != OIDC_REQUEST_TOKEN:
-                return 401, {"message": "Bad OIDC request token"}
-            return 200, {"value": OIDC_JWT}
         if path == MINT_PATH + "/v1/token" and self.command == "POST":
-            return self._mint(token, extras)
+            return self._mint(token, extras, sim)
         m = _COLLABORATOR.fullmatch(path)
         if m is None or self.command != "GET":
             return None
@@ -123,16 +122,20 @@ class ServeHandler(SimHandler):
             "user": user_json(sim.urls, m["login"]),
         }
 
-    def _mint(self, token: str, extras: Extras) -> tuple[int, Any]:
-        """``POST <mint_url>/v1/token``: the OIDC JWT of
-        ``OIDC_PATH`` as bearer, a JSON body with a ``role``; answers the role token for an hour."""
+    def _mint(self, token: str, extras: Extras, sim: GitHubSimulator) -> tuple[int, Any]:
+        """``POST <mint_url>/v1/token``: an OIDC token of the simulator's issuer as bearer, checked
+        as a relying party checks it (signature by a published key, issuer, audience
+        ``fullsend-mint``, lifetime), a JSON body with a ``role``; answers the role token for an hour."""
         length = int(self.headers.get("Content-Length") or 0)
         try:
             body = json.loads(self.rfile.read(length) or b"null")
         except ValueError:
             body = None
-        if token != OIDC_JWT:
-            return 401, {"message": "the mint accepts only the simulator's OIDC token"}
+        keys = parse_jwks(sim.issuer.jwks())
+        if relying_party_claims(token, sim.issuer.url, MINT_AUDIENCE, keys, sim.issuer.now()) is None:
+            return 401, {
+                "message": "the mint accepts only a valid OIDC token of the simulator's issuer for fullsend-mint"
+            }
         if not isinstance(body, dict) or not isinstance(body.get("role"), str):
             return 400, {"message": "the body needs a role"}
         expires = extras.clock.now() + timedelta(seconds=MINTED_LIFE_S)
@@ -176,7 +179,8 @@ class Served:
 
     @property
     def oidc_url(self) -> str:
-        return f"{self.web_url}{OIDC_PATH}?api-version=2.0"
+        """``ACTIONS_ID_TOKEN_REQUEST_URL``: the simulator's token service."""
+        return self.sim.oidc_request_url
 
 
 def start_simulator(
@@ -220,6 +224,8 @@ def bind_serve_handler(sim: GitHubSimulator, port: int, extras: Extras) -> None:
     sim.urls = dataclasses.replace(sim.urls, api=web + sim.prefix, web=web)
     sim.api_url = sim.urls.api
     sim.graphql_url = web + sim._graphql_path
+    sim.issuer.url = web + ISSUER_PATH
+    sim.oidc_request_url = f"{sim.issuer.url}/request?api-version=2.0"
 
 
 def act_flags(served: Served) -> list[str]:
@@ -236,6 +242,7 @@ def act_flags(served: Served) -> list[str]:
         f"--env ACTIONS_ID_TOKEN_REQUEST_URL={served.oidc_url}",
         f"--env ACTIONS_ID_TOKEN_REQUEST_TOKEN={OIDC_REQUEST_TOKEN}",
         f"--var FULLSEND_MINT_URL={served.mint_url}",
+        f"--var FULLSEND_RECEIPT_ISSUER={served.sim.issuer.url}",
         f"-s GITHUB_TOKEN={fix.job_token}",
     ] + (checkout_flags(served.repository, served.web_url, STAND_INS.resolve()) if served.repository else [])
 
@@ -253,6 +260,7 @@ def describe(served: Served, scenario_path: str | None) -> list[str]:
         f"  role token          {fix.role_token}  ({fix.role_login}; what the mint hands out)",
         f"  mint_url            {served.mint_url}",
         f"  OIDC request        {served.oidc_url}  token {OIDC_REQUEST_TOKEN}",
+        f"  OIDC issuer         {sim.issuer.url}  (keys at {sim.issuer.url}/.well-known/jwks; receipt_issuer)",
         f"  gh (by hand)        GH_HOST=github.localhost HTTP_PROXY={served.web_url} NO_PROXY={HOST}",
         f"  timeline            {len(served.scenario.timeline)} scripted event(s)",
         "act flags for the run in flight (README, 'Run it locally with act'):",

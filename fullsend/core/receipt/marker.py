@@ -132,13 +132,23 @@ def whole_body_receipt(body: str) -> Marker | None:
     the same normalised id set, then at most trailing ASCII white space.  Bodies over
     65,536 bytes, lists over 1,000 ids and id-less markers are not receipts.
     """
+    found = whole_body_match(body, MARKER_RE)
+    return found[1] if found is not None else None
+
+
+def whole_body_match(body: str, marker_re: re.Pattern[str]) -> tuple[re.Match[str], Marker] | None:
+    """The whole-body grammar of a receipt whose marker line is ``marker_re`` (groups 1 and 2:
+    the ids and the head): ``(the marker's match, its Marker)``, or ``None`` when ``body`` is
+    not exactly the marker line, one line break, the human line listing the same normalised id
+    set and trailing ASCII white space, within 65,536 bytes and 1,000 ids.  Shared by the
+    unsigned and the signed form (``fullsend.core.receipt.signed``)."""
     if not isinstance(body, str) or len(body.encode("utf-8", "surrogatepass")) > MAX_RECEIPT_BODY_BYTES:
         return None
     first, sep, second = body.rstrip(_TRAILING_ASCII_WS).partition("\n")
     if not sep:
         return None
     first = first[:-1] if first.endswith("\r") else first
-    m = MARKER_RE.fullmatch(first)
+    m = marker_re.fullmatch(first)
     h = _HUMAN_RE.fullmatch(second)
     if m is None or h is None:
         return None
@@ -148,7 +158,7 @@ def whole_body_receipt(body: str) -> Marker | None:
     human_ids = _parse_ids(h.group(1).replace(", ", ","))
     if set(normalize_ids(human_ids)) != set(normalize_ids(marker.consumed)):
         return None
-    return marker
+    return m, marker
 
 
 def is_unedited(comment: Comment) -> bool:

@@ -7,10 +7,12 @@ in the window, and the repository's workflow runs.  Three kinds of comment count
   its figures marker (``fullsend.core.report.figures``) gives its stage and spend, and its copy of
   the steer marker the follow-up runs it absorbed;
 - a **receipt** counts as the queued run's reader counts it (docs/rules.md#receipt-lists-my-run):
-  its whole body is a receipt, its author is the job token's login, it was never edited; every
-  other receipt-shaped comment is refused and counted by rule (docs/rules.md#receipt-refused-edited,
-  docs/rules.md#receipt-refused-author), except one whose edit state only REST's timestamps tell
-  and they differ: that one is counted apart, neither absorbed nor refused;
+  its whole body is a receipt, its author is the job token's login, it was never edited, and the
+  caller's ``judge`` (the proof of a signed one, docs/rules.md "Receipt proof"; the unsigned
+  form's input) does not refuse it; every other receipt-shaped comment is refused and counted by
+  rule (docs/rules.md#receipt-refused-edited, docs/rules.md#receipt-refused-author, the proof's
+  rule ids), except one whose edit state only REST's timestamps tell and they differ: that one is
+  counted apart, neither absorbed nor refused;
 - a **start status comment** only marks its run as one that worked.
 
 Status comments count only when an App wrote them (the role token is an App's installation
@@ -24,12 +26,13 @@ absorbing run spent (its agent minutes and cost).  Pure: standard library and ``
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from fullsend.core.identity import Identity, from_rest, same_identity
 from fullsend.core.model import Comment, WorkflowRun
-from fullsend.core.receipt.marker import Marker, is_unedited, parse_marker, whole_body_receipt
+from fullsend.core.receipt.marker import Marker, is_unedited, parse_marker
+from fullsend.core.receipt.signed import SignedReceipt, any_receipt
 from fullsend.core.receipt.status_comment import is_terminal, status_run_id
 from fullsend.core.report.figures import RunFigures, parse_figures
 
@@ -133,25 +136,34 @@ def _absorber(receipt: Marker, number: int, worked: Mapping[str, _Worked]) -> _W
     return None
 
 
-def tally(comments: Sequence[ItemComment], runs: Mapping[int, WorkflowRun], receipt_login: str) -> Tally:
+#: ``judge(comment, receipt)``: ``None`` when the receipt (signed or not) counts, else the rule id
+#: that refuses it (its proof's, or ``receipt-unsigned``).
+Judge = Callable[[ItemComment, "Marker | SignedReceipt"], "str | None"]
+
+
+def tally(
+    comments: Sequence[ItemComment], runs: Mapping[int, WorkflowRun], receipt_login: str, judge: Judge | None = None
+) -> Tally:
     """Count runs worked, steered and skipped per stage, and receipts refused per rule id.
 
     ``runs`` maps run id → its record (the repository's listing); ``receipt_login`` is the job
-    token's login (``github-actions[bot]`` on GitHub).  A consumed run listed by several genuine
+    token's login (``github-actions[bot]`` on GitHub); ``judge`` decides what the login and edit
+    checks leave (default: every receipt counts).  A consumed run listed by several genuine
     receipts counts once, for the first receipt listing it."""
     result, worked = Tally(), _worked_runs(comments)
     _count_worked(result, worked)
     counted: set[int] = set()
     writer = Identity(receipt_login)
     for ic in comments:
-        receipt = whole_body_receipt(ic.comment.body)
-        if receipt is None:
+        found = any_receipt(ic.comment.body)
+        if found is None:
             continue
-        verdict = _receipt_verdict(ic.comment, writer)
+        receipt = found.marker if isinstance(found, SignedReceipt) else found
+        verdict = _receipt_verdict(ic.comment, writer) or (judge(ic, found) if judge is not None else None)
         if verdict == EDIT_UNKNOWN:
             result.edit_unknown += 1
         elif verdict is not None:
-            result.refused[verdict] += 1
+            result.refused[verdict] = result.refused.get(verdict, 0) + 1
         else:
             _count_receipt(result, receipt, ic.number, worked, runs, counted)
     return result

@@ -29,12 +29,12 @@ from typing import Any
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.commands.route import policy_of, route
-from fullsend.app.commands.simulator import OIDC_PATH, OIDC_REQUEST_TOKEN
 from fullsend.core.model import Repo
 from fullsend.core.route.decision import RouteDecision
 from fullsend.core.route.event import route_event
 from fullsend.simulator.events.emitter import EmittedRun
 from fullsend.simulator.fixtures import JOB_TOKEN
+from fullsend.simulator.issuer import JobIdentity
 from fullsend.simulator.workflows.expressions import evaluate_value
 from fullsend.simulator.workflows.triggers import load_workflow
 from tests.act.act_harness import ActRun, run_act
@@ -75,6 +75,9 @@ class Scheduled:
     decision: RouteDecision
     jobs: dict[str, int] = field(default_factory=dict)
     stage_job: str = ""
+    #: The dispatch workflow the shim's ``dispatch`` job calls, as GitHub names it in the stage
+    #: job's OIDC token (``job_workflow_ref``: ``owner/repo/path@ref``, the ref as ``uses:`` pins it).
+    job_workflow_ref: str = ""
 
 
 @dataclass(frozen=True)
@@ -110,7 +113,7 @@ class Actions:
             return
         caller, dispatch = self._workflows(emitted)
         decision = self._decide(emitted, caller, dispatch)
-        scheduled = Scheduled(emitted, decision)
+        scheduled = Scheduled(emitted, decision, job_workflow_ref=_job_workflow_ref(caller, emitted.ref))
         sim = self.world.sim
         for key, job in (dispatch.get("jobs") or {}).items():
             name = f"{CALLER_JOB} / {job.get('name') or key}"
@@ -179,7 +182,7 @@ class Actions:
         agent.write_text(AGENT_SCRIPT)
         agent.chmod(0o755)
         label = f"run-{run_id}"
-        argv = self._argv(emitted, event_file, label, agent_env)
+        argv = self._argv(scheduled, event_file, label, agent_env)
         played = run_act(self.act.act_bin, argv, self.workspace, self.act.docker_host, timeout_s)
         if scheduled.stage_job:
             stage = scheduled.stage_job.rsplit(" / ", 1)[-1]
@@ -190,8 +193,27 @@ class Actions:
             sim.update_workflow_run(run_id, status="completed", conclusion=conclusion)
         return Played(played, scheduled, self.world.agent_log.of(label))
 
-    def _argv(self, emitted: EmittedRun, event_file: Path, label: str, agent_env: Mapping[str, str]) -> list[str]:
-        world = self.world
+    def _oidc_request_token(self, scheduled: Scheduled) -> str:
+        """The run's ``ACTIONS_ID_TOKEN_REQUEST_TOKEN``: the simulator's token service answers it
+        with a token of this run's stage job, as GitHub's would (``id-token: write``): the shim at
+        the run's ref calling the dispatch workflow, for the run's event, ref and commit."""
+        emitted = scheduled.emitted
+        token = f"sim-oidc-request-{emitted.id}"
+        identity = JobIdentity(
+            repository=f"{OWNER}/{REPO}",
+            run_id=emitted.id,
+            workflow_ref=f"{OWNER}/{REPO}/{SHIM}@{emitted.ref}",
+            job_workflow_ref=scheduled.job_workflow_ref,
+            event_name=emitted.event,
+            ref=emitted.ref,
+            actor=str(emitted.run["actor"]["login"]),
+            sha=emitted.sha,
+        )
+        self.world.sim.issuer.add_request_token(token, identity)
+        return token
+
+    def _argv(self, scheduled: Scheduled, event_file: Path, label: str, agent_env: Mapping[str, str]) -> list[str]:
+        world, emitted = self.world, scheduled.emitted
         env = {
             "GITHUB_API_URL": world.sim.api_url,
             "GITHUB_GRAPHQL_URL": world.sim.graphql_url,
@@ -201,9 +223,11 @@ class Actions:
             "GITHUB_RUN_ID": str(emitted.id),
             "GITHUB_REF": emitted.ref,
             "SHA_REF": emitted.sha,
-            # GitHub's OIDC token endpoint for a job with id-token: write (the simulator plays it).
-            "ACTIONS_ID_TOKEN_REQUEST_URL": f"{world.web}{OIDC_PATH}?api-version=2.0",
-            "ACTIONS_ID_TOKEN_REQUEST_TOKEN": OIDC_REQUEST_TOKEN,
+            # GitHub's OIDC token endpoint for a job with id-token: write (the simulator plays it);
+            # no FULLSEND_RECEIPT_ISSUER: the reader's issuer is the one GITHUB_SERVER_URL implies,
+            # <web>/_services/token, as on GHES, where the simulator's issuer is.
+            "ACTIONS_ID_TOKEN_REQUEST_URL": world.sim.oidc_request_url,
+            "ACTIONS_ID_TOKEN_REQUEST_TOKEN": self._oidc_request_token(scheduled),
             "SCRIPTED_AGENT_LOG": f"{world.web}/_fullsend/agent-log/{label}",
             **agent_env,
         }
@@ -215,6 +239,14 @@ class Actions:
         argv += [part for k, v in self.settings.secrets.items() for part in ("-s", f"{k}={v}")]
         argv += [part for mapping in self.act.local_repositories for part in ("--local-repository", mapping)]
         return argv
+
+
+def _job_workflow_ref(shim: Mapping[str, Any], ref: str) -> str:
+    """The ``job_workflow_ref`` of the stage job of a run of ``shim`` at ``ref``: the ``uses:`` of
+    its ``dispatch`` job as pinned (``fullsend-ai/steer-action/…@<commit>``), or for a dispatch
+    in the same repository (``./…``) ``owner/repo/<path>@<ref>``."""
+    uses = str(shim["jobs"][CALLER_JOB]["uses"]).strip()
+    return f"{OWNER}/{REPO}/{uses[2:]}@{ref}" if uses.startswith("./") else uses
 
 
 def route_line(played: ActRun) -> str:

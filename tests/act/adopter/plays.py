@@ -11,6 +11,10 @@ from typing import Any
 
 import requests
 
+from fullsend.core.receipt.proof.jwt import decode_jwt
+from fullsend.core.receipt.proof.verify import PROOF_RULE_IDS
+from fullsend.core.receipt.signed import SignedReceipt, receipt_audience, whole_body_signed_receipt
+from fullsend.simulator.fixtures import JOB_LOGIN
 from tests.act.adopter.actions import Actions, Played, route_line
 from tests.act.adopter.world import OWNER, REPO, World, app_token
 
@@ -150,3 +154,35 @@ def assert_head_changed_nothing(played: Played, base_prompt: str) -> None:
     assert MARKER not in played.act.log, "the head's harness (its pre_script) ran"
     in_reach = [s for s in (seen(played, i) for i in range(2)) if ".claude/settings.json" in s["claude"]]
     assert in_reach, "the head's .claude/settings.json is in the agent's reach (pull-request/)"
+
+
+def signed_receipt(w: World, number: int, played: Played) -> SignedReceipt:
+    """The one receipt on item ``number``: posted as the job token's login, in the signed form,
+    written by ``played``'s run, its proof a token the simulator's issuer gave that run's stage job
+    for this receipt's audience (docs/rules.md "Receipt proof"), and the token in no line of act's
+    log (the action sends it nowhere but the comment)."""
+    bodies = [c["body"] for c in w.sim.comments(number) if c["user"]["login"] == JOB_LOGIN]
+    assert len(bodies) == 1, bodies
+    receipt = whole_body_signed_receipt(bodies[0])
+    assert receipt is not None, f"the receipt is not signed: {bodies[0]}"
+    assert receipt.writer_run_id == played.scheduled.emitted.id
+    audience = receipt_audience(
+        f"{OWNER}/{REPO}", number, receipt.writer_run_id, receipt.marker.consumed, receipt.marker.head
+    )
+    assert (audience, receipt.proof) in w.sim.issuer.issued, "the proof is not the token the issuer gave this run"
+    jwt = decode_jwt(receipt.proof)
+    assert jwt is not None and jwt.claims["job_workflow_ref"] == played.scheduled.job_workflow_ref
+    assert receipt.proof not in played.act.log and receipt.proof.split(".")[2] not in played.act.log
+    return receipt
+
+
+def assert_skipped_on_a_verified_receipt(queued: Played, stage: str) -> None:
+    """The queued run skipped on the receipt and refused none on its proof: with
+    allow_unsigned_receipts unset (init sets none), only a signed receipt whose proof verified
+    can make it skip (docs/rules.md "Receipt proof")."""
+    shown = shown_outputs(queued, stage)
+    assert (shown["outcome"], shown["skip_reason"]) == ("skipped", "receipt"), shown
+    assert "its proof holds" in queued.act.log
+    refusals = [rule for rule in PROOF_RULE_IDS if f"[{rule}]" in queued.act.log]
+    assert refusals == [], f"the queued run refused a receipt: {refusals}"
+    assert queued.agent_log == []

@@ -13,7 +13,8 @@ the same steps in this order):
 5. Fix checks out the head branch, commits and pushes to it with the credential the workflow
    gives it → the pull request's head moves (``synchronize``); a ``/fs-fix`` comment arrives
    while Fix works → Fix is steered and posts a receipt;
-6. the ``/fs-fix`` comment's own run, queued behind Fix, skips on that receipt.
+6. the ``/fs-fix`` comment's own run, queued behind Fix, skips on that receipt, signed with Fix's
+   OIDC token, once its proof verifies.
 
 The pull request's head is hostile as well (``HOSTILE_FILES``: it rewrites the review and fix
 prompts and harnesses under ``.fullsend/`` and adds a ``SessionStart`` hook to Claude Code's
@@ -29,9 +30,7 @@ from pathlib import Path
 
 import pytest
 
-from fullsend.core.receipt.marker import parse_marker
 from fullsend.core.wire import OPENING_LINE
-from fullsend.simulator.fixtures import JOB_LOGIN
 from tests.act.act_harness import TIMINGS
 from tests.act.adopter.actions import ActEnv, Actions
 from tests.act.adopter.adopter import WALKTHROUGH, Adopted, adopt
@@ -43,13 +42,14 @@ from tests.act.adopter.plays import (
     agent_env,
     assert_head_changed_nothing,
     assert_played,
+    assert_skipped_on_a_verified_receipt,
     comment,
     in_head,
     once_the_agent_works,
     only_run,
     open_pull_request,
     seen,
-    shown_outputs,
+    signed_receipt,
 )
 from tests.act.adopter.world import OWNER, REPO, World, publish_release, world
 
@@ -143,8 +143,8 @@ def _fix(play: Path1) -> int:
     steers = [m for m in played.agent_messages() if m.split("\n", 1)[0] == OPENING_LINE]
     assert len(steers) == 1 and "and keep the old greeting in a comment" in steers[0], played.agent_messages()
     comment_run = only_run(play.actions, "issue_comment", "created", before, sender=REVIEWER)
-    receipts = [parse_marker(c["body"]) for c in w.sim.comments(number) if c["user"]["login"] == JOB_LOGIN]
-    assert [m.consumed for m in receipts if m is not None] == [(comment_run,)]
+    assert signed_receipt(w, number, played).marker.consumed == (comment_run,)
+    assert played.scheduled.job_workflow_ref.startswith("fullsend-ai/steer-action/.github/workflows/dispatch.yml@")
     return comment_run
 
 
@@ -155,6 +155,4 @@ def _queued(play: Path1, comment_run: int) -> None:
     queued = play.actions.play(comment_run, agent_env([], turn_s=1))
     play.lap("the whole path")
     assert_played(queued, "Fix")
-    shown = shown_outputs(queued, "Fix")
-    assert (shown["outcome"], shown["skip_reason"]) == ("skipped", "receipt")
-    assert queued.agent_log == []
+    assert_skipped_on_a_verified_receipt(queued, "Fix")

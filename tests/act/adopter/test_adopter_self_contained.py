@@ -2,7 +2,8 @@
 (the dispatch workflow in the adopter's repository, steer-action pinned to the release), committed
 unedited and played by act as written: the coder App opens a pull request → Review works on its
 head; @reviewer comments ``/fs-review`` while the agent works → the run is steered and posts a
-receipt → the comment's own run, queued behind it, skips on that receipt.
+receipt, signed with the stage job's OIDC token → the comment's own run, queued behind it, skips
+on that receipt once its proof verifies.
 """
 
 from __future__ import annotations
@@ -12,9 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from fullsend.core.receipt.marker import parse_marker
 from fullsend.core.wire import OPENING_LINE
-from fullsend.simulator.fixtures import JOB_LOGIN
 from tests.act.act_harness import TIMINGS
 from tests.act.adopter.actions import ActEnv, Actions
 from tests.act.adopter.adopter import adopt
@@ -24,12 +23,13 @@ from tests.act.adopter.plays import (
     REVIEWER_TOKEN,
     agent_env,
     assert_played,
+    assert_skipped_on_a_verified_receipt,
     comment,
     once_the_agent_works,
     only_run,
     open_pull_request,
     seen,
-    shown_outputs,
+    signed_receipt,
 )
 from tests.act.adopter.world import publish_release, world
 
@@ -58,12 +58,10 @@ def test_the_self_contained_setup_is_steered_and_its_queued_run_skips(adopter_ac
         steers = [m for m in played.agent_messages() if m.split("\n", 1)[0] == OPENING_LINE]
         assert len(steers) == 1 and "please re-check the farewell" in steers[0], played.agent_messages()
         comment_run = only_run(actions, "issue_comment", "created", before, sender=REVIEWER)
-        receipts = [parse_marker(c["body"]) for c in w.sim.comments(number) if c["user"]["login"] == JOB_LOGIN]
-        assert [m.consumed for m in receipts if m is not None] == [(comment_run,)]
+        assert signed_receipt(w, number, played).marker.consumed == (comment_run,)
+        assert played.scheduled.job_workflow_ref.endswith("/.github/workflows/fullsend-dispatch.yml@refs/heads/main")
 
         queued = actions.play(comment_run, agent_env([], turn_s=1))
         TIMINGS.append(("adopter play (2): the queued run", time.monotonic() - started))
         assert_played(queued, "Review")
-        shown = shown_outputs(queued, "Review")
-        assert (shown["outcome"], shown["skip_reason"]) == ("skipped", "receipt")
-        assert queued.agent_log == []
+        assert_skipped_on_a_verified_receipt(queued, "Review")

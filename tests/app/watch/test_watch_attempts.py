@@ -94,6 +94,7 @@ def test_a_rerun_never_skips_on_a_receipt(rig: Rig, tmp_path: Path) -> None:
         minted=True,
         fullsend_dir=str(tmp_path / ".fullsend"),
         event_name="issue_comment",
+        allow_unsigned_receipts=True,  # the re-run rule, on the unsigned form (under its input)
     )
     lines: list[tuple[str, str]] = []
     assert check_receipt(forge, facts, lambda *line: lines.append(line)) is not None

@@ -15,9 +15,10 @@ from fullsend.app.action.skip.receipt import PostState, check_receipt, post_rece
 from fullsend.context import load_context
 from fullsend.core.model import Comment, WorkflowRun
 from fullsend.core.receipt.marker import Marker
+from fullsend.core.receipt.signed import receipt_audience
 from fullsend.core.receipt.skips import RULE_HEAD_REVIEWED, RULE_RECEIPT
 from fullsend.core.scalars import parse_time
-from fullsend.errors import ForgeError, NotFoundError
+from fullsend.errors import ForgeError, MintError, NotFoundError
 from tests.core.receipt.receipt_forge import RB, A, FakeForge, LogSink, M, R, comment, forbidden, review
 
 JOB = "ghs_JOBTOKENVALUE"
@@ -28,7 +29,9 @@ HEAD = "f3af8c5a" + "0" * 32
 
 @pytest.fixture
 def facts(tmp_path: Path) -> PreflightFacts:
-    """The defaults: in Actions, run 33740015232 attempt 1, org/repo#7, minted, no providers dir."""
+    """The defaults: in Actions, run 33740015232 attempt 1, org/repo#7, minted, no providers dir,
+    and the unsigned form's trust model (``allow_unsigned_receipts``): these tests hold its rules,
+    which still apply under that input; the signed form's are tests/app/test_signed_receipts.py's."""
     return PreflightFacts(
         stage="triage",
         run_id_raw=RUN,
@@ -39,7 +42,23 @@ def facts(tmp_path: Path) -> PreflightFacts:
         role_token=ROLE,
         minted=True,
         fullsend_dir=str(tmp_path / ".fullsend"),
+        allow_unsigned_receipts=True,
+        proof_reads=False,
     )
+
+
+PROOF = "aGVhZGVy.Y2xhaW1z.c2ln"  # the shape of an OIDC token; what it proves is test_signed_receipts.py's
+
+
+class FakeSigner:
+    """``sign(audience)`` that records the audiences it was asked for and answers ``PROOF``."""
+
+    def __init__(self) -> None:
+        self.audiences: list[str] = []
+
+    def __call__(self, audience: str) -> str:
+        self.audiences.append(audience)
+        return PROOF
 
 
 def handled_forge(run: str = RUN) -> FakeForge:
@@ -58,9 +77,10 @@ def test_V44_V138_receipt_skip(facts: PreflightFacts) -> None:
     skip = run_preflight(forge, facts, log)
     assert skip is not None and skip.rule_id == RULE_RECEIPT and skip.skip_reason == "receipt"
     assert (
-        log.lines[-1][0] == "done"
-        and f"already absorbed by the run in flight (follow-up run {RUN})" in log.lines[-1][1]
+        log.lines[-2][0] == "done"
+        and f"already absorbed by the run in flight (follow-up run {RUN})" in log.lines[-2][1]
     )
+    assert log.lines[-1] == ("info", skip.reason[:1].upper() + skip.reason[1:])  # which receipt, why it counts
     assert_no_tokens(log)
 
 
@@ -375,19 +395,52 @@ def posted(author: str = R) -> Comment:
     return comment("x", login=author, cid=55)
 
 
-def test_V60_posts_one_receipt_with_the_job_token(facts: PreflightFacts) -> None:
-    forge, log = FakeForge(post_result=posted()), LogSink()
-    result = post_receipt(forge, facts, Marker((102, 101), "abc"), log)
+def test_V60_posts_one_signed_receipt_with_the_job_token(facts: PreflightFacts) -> None:
+    forge, log, sign = FakeForge(post_result=posted()), LogSink(), FakeSigner()
+    result = post_receipt(forge, facts, Marker((102, 101), "abc"), log, sign)
     assert result.state is PostState.POSTED and result.comment is not None and result.comment.id == 55
     assert len(forge.posted) == 1
     number, body, credential = forge.posted[0]
     assert (number, credential) == (7, "job")
     assert body == (
+        f"<!-- fullsend:steer-signed consumed=101,102 head=abc run={RUN} proof={PROOF} -->\n_The run already "
+        "working on this item absorbed follow-up run(s) 101, 102, so a run queued for those events exits "
+        "without repeating the work._"
+    )
+    assert sign.audiences == [receipt_audience("org/repo", 7, int(RUN), (101, 102), "abc")]
+    assert log.lines == [("done", f"Posted the steer receipt as {R}")]
+    assert_no_tokens(log)
+
+
+def test_a_job_that_cannot_sign_posts_the_unsigned_form_only_where_allowed(facts: PreflightFacts) -> None:
+    forge, log = FakeForge(post_result=posted()), LogSink()
+    assert post_receipt(forge, facts, Marker((102, 101), "abc"), log).state is PostState.POSTED
+    assert forge.posted[0][1] == (
         "<!-- fullsend:steer consumed=101,102 head=abc -->\n_The run already working on this item absorbed "
         "follow-up run(s) 101, 102, so a run queued for those events exits without repeating the work._"
     )
-    assert log.lines == [("done", f"Posted the steer receipt as {R}")]
-    assert_no_tokens(log)
+    assert log.lines[0][0] == "info" and "id-token: write" in log.text and "[receipt-unsigned]" in log.text
+    forge, log = FakeForge(post_result=posted()), LogSink()
+    strict = replace(facts, allow_unsigned_receipts=False)
+    assert post_receipt(forge, strict, Marker((101,), "abc"), log).state is PostState.NOT_POSTED
+    assert forge.posted == [] and log.lines[0][0] == "warning" and "[receipt-unsigned]" in log.text
+
+
+def test_a_refused_oidc_request_posts_no_receipt_unless_unsigned_ones_are_allowed(facts: PreflightFacts) -> None:
+    def refused(audience: str) -> str:
+        raise MintError("the OIDC token request returned HTTP 403: Forbidden")
+
+    forge, log = FakeForge(post_result=posted()), LogSink()
+    strict = replace(facts, allow_unsigned_receipts=False)
+    assert post_receipt(forge, strict, Marker((101,), "abc"), log, refused).state is PostState.NOT_POSTED
+    assert forge.posted == [] and "HTTP 403" in log.text and log.lines[-1][0] == "warning"
+    forge, log = FakeForge(post_result=posted()), LogSink()
+    assert post_receipt(forge, facts, Marker((101,), "abc"), log, refused).state is PostState.POSTED
+    assert forge.posted[0][1].startswith("<!-- fullsend:steer consumed=101 ")
+    for bad in ("not.a-token", "a.b.c d"):
+        forge, log = FakeForge(post_result=posted()), LogSink()
+        post = post_receipt(forge, strict, Marker((101,), "abc"), log, lambda audience, bad=bad: bad)
+        assert post.state is PostState.NOT_POSTED and "compact JSON Web Token" in log.text
 
 
 @pytest.mark.parametrize(
@@ -424,14 +477,14 @@ def test_writer_off_for_same_identity(facts: PreflightFacts) -> None:
 @pytest.mark.parametrize(("result", "state"), [(None, PostState.POSTED_URL_UNKNOWN), (Comment(id=0), PostState.POSTED)])
 def test_V68_no_comment_object(result: Comment | None, state: PostState, facts: PreflightFacts) -> None:
     log = LogSink()
-    post = post_receipt(FakeForge(post_result=result), facts, Marker((101,), "abc"), log)
+    post = post_receipt(FakeForge(post_result=result), facts, Marker((101,), "abc"), log, FakeSigner())
     assert post.state is state and post.exists and post.comment is result
     assert log.lines == [("done", "Posted the steer receipt")]
 
 
 def test_V69_post_403_warns_and_run_goes_on(facts: PreflightFacts) -> None:
     forge, log = FakeForge(post_result=forbidden()), LogSink()
-    assert post_receipt(forge, facts, Marker((101,), "abc"), log).state is PostState.NOT_POSTED
+    assert post_receipt(forge, facts, Marker((101,), "abc"), log, FakeSigner()).state is PostState.NOT_POSTED
     assert len(forge.posted) == 1
     assert log.lines[0][0] == "warning" and "queued run will redo this work" in log.text and "403" in log.text
 

@@ -77,7 +77,7 @@ class ActionRun:
             self.env.get("HOME", ""),
             log,
             secrets=reach_secrets(tokens.job, environ),
-            seam=simulator_seam(environ.get("GITHUB_API_URL", ""), tokens.job),
+            seam=simulator_seam(environ.get("GITHUB_API_URL", ""), tokens.job, environ),
         )
         self.env.update(run_facts_env(started_at, plan.env_head_sha))
         self.agent_env = agent_provider_env(
@@ -87,6 +87,7 @@ class ActionRun:
         # The agent stage: the job token's spellings by length and hash, masked where they appear.
         self.withheld_forms = withheld_forms
         self._holds_withheld = holds_withheld(tokens.job, environ)
+        self._reach = reach_secrets(tokens.job, environ)  # what no ancestor a child can read may hold
         self.runtime = make_runtime(plan, self.children, log)
         self.sandbox_name = f"fullsend-{plan.ctx.run_id_raw or 'local'}"
         self._start_state(cancellation or Cancellation())
@@ -108,7 +109,7 @@ class ActionRun:
     def check_isolation(self) -> None:
         """Refuse an agent that would share the action's uid unless allowed
         (``fullsend.app.action.confinement.shared_uid.check_isolation``); raises ``ConfigError`` (exit 2)."""
-        check_isolation(self.children, self.plan, self._holds_withheld, self.log, self._notice)
+        check_isolation(self.children, self.plan, self._holds_withheld, self.log, self._notice, self._reach)
 
     def _notice(self, text: str, rule_id: str = "") -> None:
         """One ``notice`` row of the timeline, stamped now."""

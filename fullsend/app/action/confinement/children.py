@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from fullsend.adapters.confinement.credentials import remove_credentials
+from fullsend.adapters.confinement.credentials import remove_credentials, remove_token_files
 from fullsend.adapters.confinement.isolation import (
     ChildUser,
     Handover,
@@ -147,6 +147,15 @@ def remove_checkout_credential(
     """Remove ``secrets`` (name -> value) from the git configs under ``workspace`` and the files
     they include under ``roots``; one line naming the files (docs/rules.md#credential-removed)."""
     removed = remove_credentials(workspace, roots, secrets)
+    files = remove_token_files(roots, secrets)
+    if files:
+        log(
+            _level(environ),
+            f"The cloud credential file(s) {', '.join(files)} hold(s) a runner token (the OIDC request token mints "
+            "tokens that could sign a receipt) and are removed for the rest of the job, before the agent could "
+            "read them. Run the cloud-auth step after this one, or with create_credentials_file: false "
+            f"[{RULE_CREDENTIAL_REMOVED}]",
+        )
     if removed:
         log(
             _level(environ),
@@ -176,20 +185,28 @@ def _level(environ: Mapping[str, str]) -> str:
 
 
 def reach_secrets(job_token: str, environ: Mapping[str, str]) -> dict[str, str]:
-    """The secrets no child-readable file may hold: the job token and the runner's OIDC request
-    token (which mints tokens), name -> value, empty ones left out."""
-    found = {"job token": job_token, "OIDC request token": environ.get("ACTIONS_ID_TOKEN_REQUEST_TOKEN", "")}
+    """The secrets no child may reach, in a file or an ancestor's environment: the job token, the
+    runner's OIDC request token (which mints tokens, a receipt's proof among them) and its runtime
+    token (which writes the run's artifacts and caches), name -> value, empty ones left out."""
+    found = {
+        "job token": job_token,
+        "OIDC request token": environ.get("ACTIONS_ID_TOKEN_REQUEST_TOKEN", ""),
+        "runtime token": environ.get("ACTIONS_RUNTIME_TOKEN", ""),
+    }
     return {name: value for name, value in found.items() if value}
 
 
-def simulator_seam(api_url: str, job_token: str) -> bool:
-    """The one test seam of docs/rules.md#token-in-reach: True only when the API is the
-    simulator's on loopback AND the job token is the simulator's own fixed token, a pair no real
-    runner has; receipts then need no per-uid isolation (the file scan still applies)."""
+def simulator_seam(api_url: str, job_token: str, environ: Mapping[str, str]) -> bool:
+    """The one test seam of docs/rules.md#token-in-reach: True only when a test asks for it
+    (``FULLSEND_TEST_HOOKS=1``), the API is the simulator's on loopback AND the job token is the
+    simulator's own fixed, public token — a triple no runner has; receipts then need no per-uid
+    isolation (the file scan and the ancestor check still apply).  A run the way a runner starts it
+    never gets it, even against the simulator with its token (issue 45's routes)."""
+    from fullsend.adapters.confinement.isolation import TEST_HOOKS_ENV
     from fullsend.simulator.fixtures import JOB_TOKEN
 
     host = (urlsplit(api_url).hostname or "") if api_url else ""
-    return host in _LOOPBACK and job_token == JOB_TOKEN
+    return environ.get(TEST_HOOKS_ENV) == "1" and host in _LOOPBACK and job_token == JOB_TOKEN
 
 
 def _deep_enough(tree: Path) -> bool:

@@ -207,7 +207,7 @@ def handoff_due(plan: RunPlan, tokens: Tokens, env: Mapping[str, str]) -> bool:
         and plan.ctx.actions
         and plan.inputs.allow_shared_uid
         and holds_withheld(tokens.job, env)
-        and not simulator_seam(plan.ctx.api_url, tokens.job)
+        and not simulator_seam(plan.ctx.api_url, tokens.job, env)
         and children_share_uid(env, plan.ctx.workspace)
     )
 
@@ -228,7 +228,7 @@ def start_agent_stage(
     from fullsend.app.action.confinement.children import reach_secrets, remove_checkout_credential, scan_roots
 
     workspace = plan.ctx.workspace
-    _refuse_an_ancestor_holding(reach_secrets(tokens.job, env))
+    refuse_an_ancestor_holding(reach_secrets(tokens.job, env))
     remove_checkout_credential(
         env, workspace, scan_roots(env, workspace, env.get("HOME", "")), reach_secrets(tokens.job, env), log
     )
@@ -245,7 +245,7 @@ def start_agent_stage(
         )
 
 
-def _refuse_an_ancestor_holding(secrets: Mapping[str, str]) -> None:
+def refuse_an_ancestor_holding(secrets: Mapping[str, str]) -> None:
     """A process above the action whose environment holds the job token (a shell step that runs
     ``fullsend run``) is readable by an agent of the action's uid: ``ConfigError`` (exit 2)
     naming it, before any child (docs/rules.md#token-in-reach)."""

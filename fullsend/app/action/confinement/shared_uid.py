@@ -8,26 +8,36 @@ from __future__ import annotations
 
 import os
 import pwd
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from fullsend.adapters.confinement import capdrop
 from fullsend.adapters.confinement.isolation import CHILD_USER
 from fullsend.app.action.confinement.children import Children
+from fullsend.app.action.confinement.handoff import refuse_an_ancestor_holding
 from fullsend.app.action.plan import RunPlan
 from fullsend.errors import ConfigError
 from fullsend.ports import Log
 
 
 def check_isolation(
-    children: Children, plan: RunPlan, holds_withheld: bool, log: Log, notice: Callable[[str, str], None]
+    children: Children,
+    plan: RunPlan,
+    holds_withheld: bool,
+    log: Log,
+    notice: Callable[[str, str], None],
+    secrets: Mapping[str, str] | None = None,
 ) -> None:
     """Refuse, in GitHub Actions, an agent that would share the action's uid unless the input
     ``allow_shared_uid`` allows it (docs/adopting.md "Which deployments give receipts"); the
-    simulator seam and runs by hand pass.  ``holds_withheld``: this process holds the job token
-    or the OIDC request token.  ``notice(text, rule_id)`` adds a timeline row.  Raises
-    ``ConfigError`` (exit 2) before any child."""
+    simulator seam and runs by hand pass.  Sharing the uid, seam or not, a process above the
+    action that holds one of ``secrets`` (name -> value: ``children.reach_secrets``) is refused
+    (docs/rules.md#token-in-reach).  ``holds_withheld``: this process holds the job token or the
+    OIDC request token.  ``notice(text, rule_id)`` adds a timeline row.  Raises ``ConfigError``
+    (exit 2) before any child."""
     if children.user is None and capdrop.applies():
         _limit_capabilities(log)
+    if children.user is None and plan.ctx.actions and secrets:
+        refuse_an_ancestor_holding(secrets)  # an agent of this uid could read that environment
     if children.user is not None or children.seam or not plan.ctx.actions:
         return
     if plan.inputs.allow_shared_uid and capdrop.applies() and holds_withheld:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from fullsend.core.receipt.proof.issuer import resolve_issuer
 from fullsend.core.scalars import parse_run_id
 from fullsend.core.tokens.policy import receipt_token
 
@@ -57,6 +58,15 @@ class PreflightFacts:
     steering_enabled: bool = True
     in_actions: bool = True
     workspace: str = ""
+    #: The signed receipt (docs/rules.md "Receipt proof"): the issuer (configured or implied),
+    #: ``GITHUB_WORKFLOW_REF``, the default branch the event names, and whether unsigned receipts
+    #: count (``allow_unsigned_receipts``).  ``proof_reads``: this reader may read the proof (the
+    #: fast skip may not: a signed receipt listing the run is the full path's to verify).
+    receipt_issuer: str = ""
+    workflow_ref: str = ""
+    default_branch: str = ""
+    allow_unsigned_receipts: bool = False
+    proof_reads: bool = True
 
     @property
     def run_id(self) -> int:
@@ -100,4 +110,8 @@ def preflight_facts(plan: RunPlan, tokens: Tokens) -> PreflightFacts:
         steering_enabled=plan.steer.steer_enabled,
         in_actions=plan.ctx.actions,
         workspace=str(plan.ctx.workspace),
+        receipt_issuer=resolve_issuer(plan.inputs.receipt_issuer, plan.ctx.server_url),
+        workflow_ref=plan.ctx.workflow_ref,
+        default_branch=plan.ctx.default_branch,
+        allow_unsigned_receipts=plan.inputs.allow_unsigned_receipts,
     )

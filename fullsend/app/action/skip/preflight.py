@@ -13,12 +13,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from fullsend.adapters.github.client import at_once
 from fullsend.app.action.skip.facts import CheckFailed, PreflightFacts, redacting
 from fullsend.app.action.skip.receipt import check_receipt
-from fullsend.core.model import Repo
+from fullsend.core.model import Repo, WorkflowRun
 from fullsend.core.receipt.skips import (
     RULE_HEAD_REVIEWED,
     HeadReviewFacts,
@@ -50,7 +50,7 @@ def run_preflight(forge: Forge, facts: PreflightFacts, log: Log, wake: threading
     event a signal handler sets to end the wait early (``InterruptedError``, the fast skip's).
     """
     log = redacting(log, facts)
-    forge = forge.bounded(max_wait_s=PREFLIGHT_MAX_WAIT_S)
+    forge = cast("Forge", OneRunRead(forge.bounded(max_wait_s=PREFLIGHT_MAX_WAIT_S), facts.run_id))
     held: list[tuple[str, str]] = []
 
     def receipt() -> Skip | None:
@@ -77,6 +77,37 @@ def run_preflight(forge: Forge, facts: PreflightFacts, log: Log, wake: threading
     return skip
 
 
+class OneRunRead:
+    """The pre-flight's forge: this run's record (``run_id``) is read once, by whichever check asks
+    first — the receipt's proof or the head-reviewed check, which read it at once — and the other
+    is given that answer, or that error.  Every other call goes to ``forge``.  Lives for one
+    pre-flight: the forge handed on keeps no answer."""
+
+    def __init__(self, forge: Forge, run_id: int) -> None:
+        self._forge, self._run_id = forge, run_id
+        self._lock = threading.Lock()
+        self._answer: tuple[WorkflowRun | None, ForgeError | None] | None = None
+
+    def get_run(self, run_id: int) -> WorkflowRun:
+        """``Forge.get_run``; for this run, one request whoever asks (the other waits for it)."""
+        if run_id != self._run_id:
+            return self._forge.get_run(run_id)
+        with self._lock:
+            if self._answer is None:
+                try:
+                    self._answer = (self._forge.get_run(run_id), None)
+                except ForgeError as exc:
+                    self._answer = (None, exc)
+            run, error = self._answer
+        if error is not None:
+            raise error
+        assert run is not None
+        return run
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._forge, name)
+
+
 def announce(skip: Skip, run: str, log: Log) -> None:
     """The lines a skip ends the run with (the fast skip writes the same: docs/architecture.md "Fast skip")."""
     if skip.rule_id == RULE_HEAD_REVIEWED:
@@ -90,6 +121,7 @@ def announce(skip: Skip, run: str, log: Log) -> None:
         f"This update was already absorbed by the run in flight (follow-up run {run}); nothing to "
         "do [receipt-lists-my-run]",
     )
+    log("info", skip.reason[:1].upper() + skip.reason[1:])  # which receipt, and why it counts
     if skip.stands_on:
         log("info", f"Saved by standing on {skip.stands_on}")
 

@@ -17,21 +17,25 @@ from typing import TYPE_CHECKING
 from fullsend.app.action.outputs import ActionOutcome
 from fullsend.app.action.providers import providers_refusal
 from fullsend.app.action.skip.facts import CheckFailed, PreflightFacts, redacting
+from fullsend.app.action.skip.receipt_proof import ProofNotHere, ProofReads
+from fullsend.app.action.skip.receipt_sign import Signer, body_to_post
 from fullsend.core.identity import Identity, same_identity
 from fullsend.core.model import Comment, Repo
 from fullsend.core.receipt.marker import (
     Marker,
     normalize_ids,
-    receipt_body,
-    receipt_listing_run,
     should_post_receipt,
-    whole_body_receipt,
 )
 from fullsend.core.receipt.post import NOT_POSTED, PostState, ReceiptPost
+from fullsend.core.receipt.proof.verify import RULE_UNSIGNED
+from fullsend.core.receipt.signed import SignedReceipt, receipt_claim, receipts_listing_run
 from fullsend.core.receipt.skips import RULE_RECEIPT, Skip, is_manual_rerun
 from fullsend.core.report.figures import absorbing_run, stands_on
 from fullsend.core.scalars import format_time
 from fullsend.errors import ForgeError, MalformedResponse, RateLimited
+
+#: What ``receipts_listing_run`` finds: each receipt comment listing this run, with its form.
+Listing = list[tuple[Comment, "Marker | SignedReceipt"]]
 
 if TYPE_CHECKING:
     from fullsend.app.action.finish import RunOutcome
@@ -64,32 +68,71 @@ def check_receipt(forge: Forge, facts: PreflightFacts, log: Log) -> Skip | None:
         return None
     if facts.run_id <= 0:
         return None
+    proof = ProofReads(forge, facts, log) if facts.proof_reads else None  # beside the receipt query
     try:
-        receipt, comments, role_login = _find_receipt(forge, facts)
+        listing, comments, role_login = _find_receipts(forge, facts)
+        receipt = _honoured(listing, facts, proof, log)
     except (ForgeError, CheckFailed) as exc:
         log("warning", f"Could not check whether this update was already handled: {exc} [receipt-lists-my-run]")
         return None
     if receipt is None:
         return None
-    why = f"receipt comment {receipt.id} lists run {facts.run_id}"
-    return Skip(RULE_RECEIPT, why, receipt.html_url, _stands_on(receipt, comments, role_login))
+    comment, found = receipt
+    return Skip(
+        RULE_RECEIPT, _why(comment, found, facts.run_id), comment.html_url, _stands_on(comment, comments, role_login)
+    )
+
+
+def _why(comment: Comment, found: Marker | SignedReceipt, run_id: int) -> str:
+    """The skip's reason: which receipt lists the run, and why it counts (its proof, or the input)."""
+    if isinstance(found, SignedReceipt):
+        return f"receipt comment {comment.id} lists run {run_id}; signed by run {found.writer_run_id}, its proof holds"
+    return f"unsigned receipt comment {comment.id} lists run {run_id}, counted as allow_unsigned_receipts asks"
+
+
+def _honoured(
+    listing: Listing, facts: PreflightFacts, proof: ProofReads | None, log: Log
+) -> tuple[Comment, Marker | SignedReceipt] | None:
+    """The first receipt of ``listing`` that counts, with its form: a signed one whose proof
+    holds, or an unsigned one where ``allow_unsigned_receipts`` says so; each other one says why in
+    one line (docs/rules.md "Receipt proof").  Raises ``ProofNotHere`` for a signed one the fast
+    skip cannot check, ``CheckFailed`` when this run's record cannot be read."""
+    for comment, found in listing:
+        if isinstance(found, SignedReceipt):
+            if proof is None:
+                raise ProofNotHere
+            verdict = proof.verdict(found, comment)
+            if verdict.ok:
+                return comment, found
+            log("info", f"Not skipping on the steer receipt (comment {comment.id}): {verdict.why} [{verdict.rule_id}]")
+        elif facts.allow_unsigned_receipts:
+            return comment, found
+        else:
+            log(
+                "info",
+                f"Not skipping on an unsigned steer receipt (comment {comment.id}): any workflow of this "
+                "repository can post as the job token's login, so only a signed receipt proves its writer; "
+                f"allow_unsigned_receipts is not set [{RULE_UNSIGNED}]",
+            )
+    return None
 
 
 def _stands_on(receipt: Comment, comments: list[Comment], role_login: str) -> str:
     """Whose work the skip stands on, from the absorbing run's terminal status under the role
     login (the one linking the receipt, else the last written before it); "" when unknown.
     Informational only."""
-    marker = whole_body_receipt(receipt.body)
-    found = (
+    marker = receipt_claim(receipt.body)
+    located = (
         absorbing_run(comments, marker, role_login, receipt.created_at, receipt.html_url)
         if marker is not None
         else None
     )
-    return stands_on(*found) if found is not None else ""
+    return stands_on(*located) if located is not None else ""
 
 
-def _find_receipt(forge: Forge, facts: PreflightFacts) -> tuple[Comment | None, list[Comment], str]:
-    """The receipt check's reads: repo form, both logins, identity difference, comments, union.
+def _find_receipts(forge: Forge, facts: PreflightFacts) -> tuple[Listing, list[Comment], str]:
+    """The receipt check's reads: repo form, both logins, identity difference, comments, and
+    every receipt listing this run (``receipts_listing_run``: the union, both forms).
 
     GraphQL first: one request reads the job token's login and every comment with
     ``lastEditedAt``, a second resolves the role login.  Where GraphQL cannot answer, REST as
@@ -103,13 +146,13 @@ def _find_receipt(forge: Forge, facts: PreflightFacts) -> tuple[Comment | None, 
         pass  # GraphQL unavailable or malformed: REST below, where only an equal updated_at counts
     else:
         _, role_login = distinct_logins(forge, receipt_login)
-        return receipt_listing_run(comments, receipt_login, facts.run_id), comments, role_login
+        return receipts_listing_run(comments, receipt_login, facts.run_id), comments, role_login
     receipt_login, role_login = distinct_logins(forge)
     try:
         comments = forge.list_issue_comments(facts.item_number, credential="job")
     except ForgeError as exc:
         raise CheckFailed(f"listing comments on {facts.repository}#{facts.item_number}: {exc}") from None
-    return receipt_listing_run(comments, receipt_login, facts.run_id), comments, role_login
+    return receipts_listing_run(comments, receipt_login, facts.run_id), comments, role_login
 
 
 def _login(forge: Forge, credential: Credential, what: str) -> str:
@@ -166,11 +209,15 @@ def receipt_allowed(
 RECEIPT_MAX_WAIT_S = 120.0
 
 
-def post_receipt(forge: Forge, facts: PreflightFacts, marker: Marker, log: Log) -> ReceiptPost:
+def post_receipt(
+    forge: Forge, facts: PreflightFacts, marker: Marker, log: Log, sign: Signer | None = None
+) -> ReceiptPost:
     """Post the steer receipt for the shipped iteration's ``marker`` under the job token.
 
     Call once per run, after the post-script, and only when ``core.receipt.should_post_receipt``
-    holds.  Best effort: silent when nothing was absorbed or there is no work item; one line
+    holds.  ``sign`` gives this job's OIDC token for the receipt's audience (``None``: the job
+    cannot sign); the body is ``receipt_sign.body_to_post``'s, signed or, where allowed, unsigned.
+    Best effort: silent when nothing was absorbed or there is no work item; one line
     saying why when receipts are off (no swap, malformed repo, same identity, unresolvable
     logins) or the post fails.  A rate limit is waited out for at most
     :data:`RECEIPT_MAX_WAIT_S`.  Returns a ``ReceiptPost``: ``POSTED`` with the created comment
@@ -196,8 +243,11 @@ def post_receipt(forge: Forge, facts: PreflightFacts, marker: Marker, log: Log) 
     except CheckFailed as exc:
         log("info", f"Not posting a steer receipt: {exc}")
         return NOT_POSTED
+    body = body_to_post(facts, ids, marker.head, sign, log)
+    if body is None:
+        return NOT_POSTED
     try:
-        comment = forge.post_comment(facts.item_number, receipt_body(ids, marker.head), credential="job")
+        comment = forge.post_comment(facts.item_number, body, credential="job")
     except ForgeError as exc:
         return _post_failed(exc, log)
     author = comment.author if comment is not None else ""
@@ -253,10 +303,17 @@ def _why_unknown(exc: ForgeError) -> str:
 
 
 def record_receipt(
-    forge: Forge, facts: PreflightFacts, outcome: RunOutcome, item_url: str, timeline: Timeline, clock: Clock, log: Log
+    forge: Forge,
+    facts: PreflightFacts,
+    outcome: RunOutcome,
+    item_url: str,
+    timeline: Timeline,
+    clock: Clock,
+    log: Log,
+    sign: Signer | None = None,
 ) -> RunOutcome:
     """Post the receipt for ``outcome.marker`` (job token, best effort); ``outcome`` carrying the
-    ``ReceiptPost`` as it came back.
+    ``ReceiptPost`` as it came back.  ``sign``: as ``post_receipt``'s.
 
     ``item_url`` is the work item's web URL (``<server>/<owner>/<repo>/issues/<n>``), used for
     ``receipt_url`` when the API reported no ``html_url``.  ``receipt_url`` stays empty when
@@ -264,7 +321,7 @@ def record_receipt(
     ``receipt`` timeline row, or a ``notice`` row when nothing was posted or the post got no
     answer (``receipt_unknown``; docs/architecture.md "Receipt writer").  Never raises ``ForgeError``.
     """
-    post = post_receipt(forge, facts, outcome.marker, log)
+    post = post_receipt(forge, facts, outcome.marker, log, sign)
     outcome = replace(outcome, receipt=post)
     if post.state is PostState.MAYBE_POSTED:
         timeline.add(

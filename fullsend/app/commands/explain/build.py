@@ -211,7 +211,12 @@ def _item_run(reader: ExplainReader, run: WorkflowRun, item: _Item) -> RunReport
             False,
             "the run's stage is not known (no single selected stage job), so this skip cannot be judged",
         )
-    return run_report(run, "item-run", receipt=receipt_skip(run, item.comments), head_reviewed=head)
+    return run_report(run, "item-run", receipt=_receipt(reader, run, item), head_reviewed=head)
+
+
+def _receipt(reader: ExplainReader, run: WorkflowRun, item: _Item) -> SkipReport:
+    """``receipt_skip`` for ``run`` with the reader's proof checks (docs/rules.md "Receipt proof")."""
+    return receipt_skip(run, item.comments, reader.proofs, item.number, reader.allow_unsigned)
 
 
 def _head_reviewed(run: WorkflowRun, item: _Item, stage_job: str) -> SkipReport:
@@ -248,11 +253,14 @@ def _with_run(
     named = runs_naming_comments(listing, me.run_name or item.run_name)
     comments = classify(item.comments, baseline, selves, binding, named, verdicts)
     by_run, unbound = bound_runs(binding, threads)
-    follow = tuple(_follow_up(r, verdicts[r.id], item, me, by_run.get(r.id, []), r.id in unbound) for r in listing)
+    follow = tuple(
+        _follow_up(r, verdicts[r.id], item, me, by_run.get(r.id, []), r.id in unbound, _receipt(reader, r, item))
+        for r in listing
+    )
     flight = run_report(
         run,
         "in-flight",
-        receipt=receipt_skip(run, item.comments),
+        receipt=_receipt(reader, run, item),
         head_reviewed=_head_reviewed(run, item, me.stage_job_name),
     )
     return replace(
@@ -269,9 +277,14 @@ def _with_run(
 
 
 def _follow_up(
-    run: WorkflowRun, verdict: Verdict, item: _Item, me: MyRun, amendments: list[int], unbound: bool
+    run: WorkflowRun,
+    verdict: Verdict,
+    item: _Item,
+    me: MyRun,
+    amendments: list[int],
+    unbound: bool,
+    receipt: SkipReport,
 ) -> RunReport:
-    receipt = receipt_skip(run, item.comments)
     notes = []
     if verdict.outcome == "accept":
         if run.event not in AMENDMENT_EVENTS:

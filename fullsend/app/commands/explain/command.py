@@ -29,7 +29,9 @@ from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.commands.explain.build import explain
 from fullsend.app.commands.explain.read import ExplainReader, ReadFailed
 from fullsend.app.commands.explain.render import render_json, render_text
+from fullsend.app.commands.proofs import OfflineProofs
 from fullsend.app.commands.steer import SteerCommandError, api_base, parse_item_url, shown_url
+from fullsend.core.receipt.proof.issuer import resolve_issuer, server_for_api
 from fullsend.core.scalars import parse_time
 from fullsend.errors import ExitCode
 
@@ -85,9 +87,19 @@ def item_not_found(failed: ReadFailed, number: int) -> bool:
 
 
 def run_explain(
-    url: str, run: str | None, as_of: str | None, as_json: bool, env: Mapping[str, str], out: TextIO, err: TextIO
+    url: str,
+    run: str | None,
+    as_of: str | None,
+    as_json: bool,
+    env: Mapping[str, str],
+    out: TextIO,
+    err: TextIO,
+    receipt_issuer: str = "",
+    allow_unsigned: bool = False,
 ) -> int:
-    """The ``fullsend explain`` command: read, judge, print; returns the exit code (0, 1 or 2)."""
+    """The ``fullsend explain`` command: read, judge, print; returns the exit code (0, 1 or 2).
+    ``receipt_issuer`` (``""``: the one the API's server implies) and ``allow_unsigned`` say how
+    receipts are checked, as the action's inputs of those names do (docs/rules.md "Receipt proof")."""
     try:
         item = parse_item_url(url)
         run_id = parse_run_id(run)
@@ -100,7 +112,8 @@ def run_explain(
         err.write(f"fullsend explain: {exc}\n")
         return ExitCode.BAD_INPUT
     forge = GitHubForge(item.repo, api, graphql_url(api, env), token, token, SystemClock(), READ_TIMEOUT_S)
-    reader = ExplainReader(item.repo, forge)
+    proofs = OfflineProofs(forge, item.repo.full_name, resolve_issuer(receipt_issuer, server_for_api(api)))
+    reader = ExplainReader(item.repo, forge, proofs, allow_unsigned)
     try:
         explanation = explain(reader, item.repo, item.number, run_id, instant)
     except ReadFailed as failed:

@@ -30,7 +30,8 @@ from fullsend.core.provenance.binding import (
     parse_title,
 )
 from fullsend.core.provenance.verdicts import Verdict
-from fullsend.core.receipt.marker import is_unedited, whole_body_receipt
+from fullsend.core.receipt.marker import is_unedited
+from fullsend.core.receipt.signed import receipt_claim
 from fullsend.core.receipt.status_comment import STATUS_MARKER, is_terminal, status_run_id, terminal_end_rule
 from fullsend.core.scalars import format_time
 
@@ -49,11 +50,11 @@ def inferred_self_logins(comments: Sequence[Comment]) -> list[str]:
 
 
 def receipt_reports(comments: Sequence[Comment]) -> list[ReceiptReport]:
-    """Every comment whose whole body is a receipt; ``counts`` only when unedited and by an App
-    (docs/architecture.md "Receipt reader")."""
+    """Every comment whose whole body is a receipt, signed or not; ``counts`` only when unedited and
+    by an App (docs/architecture.md "Receipt reader"; whether its proof holds is the run's verdict)."""
     out = []
     for c in comments:
-        marker = whole_body_receipt(c.body)
+        marker = receipt_claim(c.body)
         if marker is not None:
             unedited = is_unedited(c)
             out.append(

@@ -30,10 +30,13 @@ from fullsend.app.commands.explain.model import (
     SkipReport,
 )
 from fullsend.app.commands.explain.read import ExplainReader
+from fullsend.app.commands.proofs import OfflineProofs
 from fullsend.core.model import Comment, Job, Review, WorkflowRun
 from fullsend.core.provenance import verdicts as provenance
 from fullsend.core.provenance.verdicts import MyRun, Verdict
-from fullsend.core.receipt.marker import is_unedited, receipt_listing_run, whole_body_receipt
+from fullsend.core.receipt.marker import Marker, is_unedited
+from fullsend.core.receipt.proof.verify import RULE_KEYS_UNREACHABLE, RULE_UNSIGNED
+from fullsend.core.receipt.signed import SignedReceipt, receipt_claim, receipts_listing_run
 from fullsend.core.receipt.skips import (
     RULE_HEAD_REVIEWED,
     RULE_RECEIPT,
@@ -187,27 +190,39 @@ def _attempt_text(run: WorkflowRun) -> str:
     return str(run.run_attempt) if run.run_attempt > 0 else ""
 
 
-def receipt_skip(run: WorkflowRun, comments: Sequence[Comment]) -> SkipReport:
+def receipt_skip(
+    run: WorkflowRun,
+    comments: Sequence[Comment],
+    proofs: OfflineProofs | None = None,
+    item: int = 0,
+    allow_unsigned: bool = False,
+) -> SkipReport:
     """Would a queued run with this id skip on a receipt (docs/architecture.md "Receipt reader")?
 
     Explain cannot resolve the job token's login, so any App author of a receipt stands in for
-    it; the report names that author so it can be compared.  Edited receipts never count.
+    it; the report names that author so it can be compared.  Edited receipts never count; a
+    signed one counts when ``proofs`` finds its proof holds for ``run`` on ``item``, an unsigned
+    one only with ``allow_unsigned`` (docs/rules.md "Receipt proof"), each refusal naming its rule.
     """
     if is_manual_rerun(_attempt_text(run)):
         return SkipReport(
             RULE_RECEIPT, False, f"run attempt {run.run_attempt} is a manual re-run, which never skips on a receipt"
         )
+    refused: list[SkipReport] = []
     for login in _receipt_authors(comments):
-        found = receipt_listing_run(comments, login, run.id)
-        if found is not None:
-            return SkipReport(
-                RULE_RECEIPT,
-                True,
-                f"receipt comment {found.id} by {found.author} (unedited) lists run {run.id}",
-                found.id,
-                found.author,
-                False,
+        for comment, found in receipts_listing_run(comments, login, run.id):
+            why = _not_honoured(comment, found, run, proofs, item, allow_unsigned)
+            what = f"receipt comment {comment.id} by {comment.author} (unedited"
+            if why is None:
+                signed = ", its proof holds" if isinstance(found, SignedReceipt) else ", unsigned"
+                return SkipReport(
+                    RULE_RECEIPT, True, f"{what}{signed}) lists run {run.id}", comment.id, comment.author, False
+                )
+            refused.append(
+                SkipReport(RULE_RECEIPT, False, f"{what}) lists run {run.id}, but {why}", comment.id, comment.author)
             )
+    if refused:
+        return refused[0]
     listing = [c for c in comments if _lists(c, run.id)]
     edited = [c for c in listing if c.author_is_app and not is_unedited(c)]
     if edited:
@@ -236,8 +251,27 @@ def receipt_skip(run: WorkflowRun, comments: Sequence[Comment]) -> SkipReport:
     return SkipReport(RULE_RECEIPT, False, f"no receipt lists run {run.id}")
 
 
+def _not_honoured(
+    comment: Comment,
+    found: Marker | SignedReceipt,
+    run: WorkflowRun,
+    proofs: OfflineProofs | None,
+    item: int,
+    allow_unsigned: bool,
+) -> str | None:
+    """Why a receipt listing ``run`` does not count, ending in its rule id; ``None`` when it does."""
+    if not isinstance(found, SignedReceipt):
+        if allow_unsigned:
+            return None
+        return f"it is unsigned, and any workflow of the repository could have written it [{RULE_UNSIGNED}]"
+    if proofs is None:
+        return f"its proof was not checked [{RULE_KEYS_UNREACHABLE}]"
+    verdict = proofs.verdict(found, comment, item, run)
+    return None if verdict.ok else f"its proof fails: {verdict.why} [{verdict.rule_id}]"
+
+
 def _lists(comment: Comment, run_id: int) -> bool:
-    marker = whole_body_receipt(comment.body)
+    marker = receipt_claim(comment.body)
     return marker is not None and marker.lists(run_id)
 
 
@@ -245,7 +279,7 @@ def _receipt_authors(comments: Iterable[Comment]) -> list[str]:
     """App authors of whole-body receipts, in first-seen order."""
     seen: dict[str, str] = {}
     for c in comments:
-        if c.author_is_app and c.author and whole_body_receipt(c.body) is not None:
+        if c.author_is_app and c.author and receipt_claim(c.body) is not None:
             seen.setdefault(c.author.lower(), c.author)
     return list(seen.values())
 

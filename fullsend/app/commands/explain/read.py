@@ -18,6 +18,7 @@ from typing import NoReturn, TypeVar
 from urllib.parse import quote
 
 from fullsend.app.commands.explain.model import CallReport
+from fullsend.app.commands.proofs import OfflineProofs
 from fullsend.core.model import Comment, Issue, Job, PullRequest, Repo, Review, WorkflowRun
 from fullsend.core.scalars import created_query, format_time
 from fullsend.errors import ForgeError, NotFoundError
@@ -59,9 +60,13 @@ class ExplainReader:
     ``forge`` serves ``repo`` with one read token as both the job and the role credential.
     """
 
-    def __init__(self, repo: Repo, forge: Forge) -> None:
+    def __init__(
+        self, repo: Repo, forge: Forge, proofs: OfflineProofs | None = None, allow_unsigned: bool = False
+    ) -> None:
         self.repo = repo
         self.forge = forge
+        #: How a receipt's proof is checked (docs/rules.md "Receipt proof"): ``None`` checks none.
+        self.proofs, self.allow_unsigned = proofs, allow_unsigned
         self.calls: list[CallReport] = []
         self._jobs: dict[int, tuple[list[Job] | None, ForgeError | None]] = {}
 

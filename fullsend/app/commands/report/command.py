@@ -1,4 +1,5 @@
-"""``fullsend report <repository> [--since DATE] [--json] [--receipt-login LOGIN]``.
+"""``fullsend report <repository> [--since DATE] [--json] [--receipt-login LOGIN] [--receipt-issuer URL]
+[--allow-unsigned-receipts]``.
 
 The command of docs/architecture.md "Report"; ``<repository>`` is ``owner/repo`` or its URL.
 
@@ -11,6 +12,9 @@ the queued run's reader would refuse, per rule id.
   pull requests and Actions.  API base: ``GITHUB_API_URL``, else the URL's host's API
   (``https://api.github.com`` for ``owner/repo``); GraphQL: ``GITHUB_GRAPHQL_URL``, else derived.
 * ``--since``: a date (``2026-11-01``) or an RFC 3339 time; default 30 days ago.
+* Receipts count as the queued run counts them (docs/rules.md "Receipt proof"): a signed one by
+  its proof, checked against ``--receipt-issuer`` (default: the issuer the API's server implies),
+  an unsigned one only with ``--allow-unsigned-receipts``.
 * Exit codes: 0 the report was printed · 1 a read failed (one line on standard error, no
   report) · 2 bad arguments, no token, or a repository GitHub answers 404 for.
 """
@@ -26,12 +30,17 @@ from urllib.parse import urlsplit
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.commands.explain.command import graphql_url
+from fullsend.app.commands.proofs import OfflineProofs
 from fullsend.app.commands.report.read import read_repository
 from fullsend.app.commands.report.render import render_json, render_text, report_document
 from fullsend.app.commands.steer import GITHUB_COM_HOSTS, shown_url
 from fullsend.context import api_url_problem
-from fullsend.core.model import Repo
-from fullsend.core.report.tally import tally
+from fullsend.core.model import Repo, WorkflowRun
+from fullsend.core.receipt.marker import Marker
+from fullsend.core.receipt.proof.issuer import resolve_issuer, server_for_api
+from fullsend.core.receipt.proof.verify import RULE_UNSIGNED
+from fullsend.core.receipt.signed import SignedReceipt
+from fullsend.core.report.tally import ItemComment, Judge, tally
 from fullsend.core.scalars import parse_time
 from fullsend.errors import ExitCode, ForgeError, NotFoundError
 
@@ -112,8 +121,12 @@ def run_report(
     env: Mapping[str, str],
     out: TextIO,
     err: TextIO,
+    receipt_issuer: str = "",
+    allow_unsigned: bool = False,
 ) -> int:
-    """The ``fullsend report`` command: read, count, print; returns the exit code (0, 1 or 2)."""
+    """The ``fullsend report`` command: read, count, print; returns the exit code (0, 1 or 2).
+    ``receipt_issuer`` (``""``: the one the API's server implies) and ``allow_unsigned`` say how
+    receipts are checked, as the action's inputs of those names do."""
     now = SystemClock().now().astimezone(UTC)
     try:
         repo, api = parse_repository(repository, env)
@@ -138,13 +151,27 @@ def run_report(
             f"fullsend report: a read failed at {api}: {exc}; no report is printed, since its counts would be short\n"
         )
         return ExitCode.FAILED
-    document = report_document(
-        repo.full_name,
-        start,
-        now,
-        receipt_login.strip(),
-        tally(reads.comments, reads.runs, receipt_login.strip()),
-        reads.notes,
+    proofs = OfflineProofs(forge, repo.full_name, resolve_issuer(receipt_issuer, server_for_api(api)))
+    counted = tally(
+        reads.comments, reads.runs, receipt_login.strip(), receipt_judge(proofs, reads.runs, allow_unsigned)
     )
+    document = report_document(repo.full_name, start, now, receipt_login.strip(), counted, reads.notes + proofs.notes)
     out.write(render_json(document) if as_json else render_text(document))
     return ExitCode.OK
+
+
+def receipt_judge(proofs: OfflineProofs, runs: Mapping[int, WorkflowRun], allow_unsigned: bool) -> Judge:
+    """The report's ``judge``: a signed receipt counts when its proof holds for the first run it
+    lists whose record is known (none known: it counts, and its runs show as ``no-run-record``);
+    an unsigned one only when ``allow_unsigned``."""
+
+    def judge(ic: ItemComment, found: Marker | SignedReceipt) -> str | None:
+        if not isinstance(found, SignedReceipt):
+            return None if allow_unsigned else RULE_UNSIGNED
+        reader = next((runs[i] for i in found.marker.consumed if i in runs), None)
+        if reader is None:
+            return None
+        verdict = proofs.verdict(found, ic.comment, ic.number, reader)
+        return None if verdict.ok else verdict.rule_id
+
+    return judge

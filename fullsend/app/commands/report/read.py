@@ -13,7 +13,8 @@ from datetime import datetime, timedelta
 
 from fullsend.core.identity import Identity, from_rest, same_identity
 from fullsend.core.model import WorkflowRun
-from fullsend.core.receipt.marker import Marker, whole_body_receipt
+from fullsend.core.receipt.marker import Marker
+from fullsend.core.receipt.signed import receipt_claim
 from fullsend.core.report.tally import ItemComment
 from fullsend.errors import ForgeError, NotFoundError
 from fullsend.ports import Forge
@@ -59,7 +60,7 @@ def _receipts(comments: Sequence[ItemComment], writer: Identity) -> list[tuple[i
     spend the report's read budgets."""
     out = []
     for ic in comments:
-        marker = whole_body_receipt(ic.comment.body)
+        marker = receipt_claim(ic.comment.body)
         if marker is not None and same_identity(from_rest(ic.comment.author, ic.comment.author_type), writer):
             out.append((ic.number, marker))
     return out
