@@ -6,6 +6,7 @@ what the Route job calls; the act lock is hash-pinned and installed by .ci/run."
 from __future__ import annotations
 
 import io
+import os
 import re
 import shlex
 import subprocess
@@ -124,6 +125,22 @@ def test_workdir_installs_the_examples_as_act_parses_them(tmp_path: Path) -> Non
     assert agent.stat().st_mode & 0o111
     again = subprocess.run([str(TOOLS / "workdir.sh"), str(work)], capture_output=True, text=True, timeout=60)
     assert again.returncode == 0, again.stderr  # its own work directory is remade
+
+
+def test_workdir_holds_no_file_a_scan_would_find_the_simulators_tokens_in(tmp_path: Path) -> None:
+    from fullsend.adapters.confinement.reach import scan_for_secrets
+    from fullsend.simulator.fixtures import JOB_TOKEN, OIDC_REQUEST_TOKEN
+
+    proc = subprocess.run(
+        [str(TOOLS / "workdir.sh"), str(tmp_path / "work")], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    work = Path(proc.stdout.strip().splitlines()[-1])
+    assert JOB_TOKEN in (REPO_ROOT / "README.md").read_text()  # the checkout spells it ...
+    assert not (work / "README.md").exists()  # ... so its copy is left out
+    tokens = {"job token": JOB_TOKEN, "OIDC request token": OIDC_REQUEST_TOKEN}
+    scan = scan_for_secrets([work], tokens, os.getuid(), os.getgid())
+    assert (scan.found, scan.complete) == ((), True)
 
 
 def test_workdir_refuses_a_directory_it_did_not_make(tmp_path: Path) -> None:

@@ -12,6 +12,9 @@
 #   - a git repository (.git) holding the scripted agent, `.git/fullsend-scripted-agent`, and later
 #     its log: the workflows' own checkouts rewrite the work tree (act --bind shares it between
 #     jobs, where GitHub gives each job a fresh one), and only .git outlives them;
+#   - none of the checkout's files that spell the simulator's job token or OIDC request token (its
+#     docs, tests and fixtures): a repository never holds its job's tokens, and the action refuses a
+#     receipt when its agent could read one in the workspace (docs/rules.md#token-in-reach);
 #   - examples/harness/review.yaml as .fullsend/harness/review.yaml, polling every 2 s instead
 #     of 30 s so that a local run takes seconds (the harness is the adopting repository's own
 #     configuration, not part of the workflows).
@@ -39,6 +42,19 @@ if git -C "$repo" rev-parse --git-dir >/dev/null 2>&1; then
 else
   tar -C "$repo" --exclude='./.venv*' --exclude='./.git' -cf - . | tar -C "$dir" -xf -
 fi
+# The simulator's public tokens, as fullsend/simulator/fixtures.py defines them.
+mapfile -t tokens < <(sed -nE 's/^(JOB_TOKEN|OIDC_REQUEST_TOKEN) = "([^"]+)"$/\2/p' "$repo/fullsend/simulator/fixtures.py")
+if [[ ${#tokens[@]} -ne 2 ]]; then
+  echo "workdir: fullsend/simulator/fixtures.py no longer defines JOB_TOKEN and OIDC_REQUEST_TOKEN; update tools/act/workdir.sh" >&2
+  exit 2
+fi
+grep -rlZF "${tokens[@]/#/-e}" "$dir" | xargs -0 -r rm -f --
+for needed in action.yml examples/fullsend.yml examples/reusable-dispatch.yml examples/harness/review.yaml; do
+  if [[ ! -f "$dir/$needed" ]]; then
+    echo "workdir: $needed spells one of the simulator's tokens; it must not" >&2
+    exit 2
+  fi
+done
 touch "$dir/$marker"
 git init -q "$dir"
 cp "$repo/tools/act/scripted-agent" "$dir/.git/fullsend-scripted-agent"
