@@ -179,7 +179,7 @@ def _hides_token(text: str) -> bool:
     """True when a structural token shows at a line start once ``text`` is folded or read bare.
 
     The readings: NFKC, as written without its marks (a stray U+0308 before a heading that a
-    fullwidth ``ｅ`` follows, which folding would glue into ``contexte``), the
+    fullwidth ``e`` (U+FF45) follows, which folding would glue into ``contexte``), the
     :func:`unmarked_view` and the :func:`reader_view`.
     """
     marks_dropped = text if text.isascii() else _marks_pattern().sub("", text)
