@@ -22,6 +22,19 @@ from tests.support.tools import missing_tool
 IMAGES_TIMEOUT_S = 480
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The adopter-path plays after the other act plays (a stable reorder, the same on every
+    xdist worker): the act group runs on one worker, one play after another, and the release the
+    adopter plays pin is the last image .ci/run builds in the background."""
+    adopter = [item for item in items if "/tests/act/adopter/" in item.path.as_posix()]
+    others = [item for item in items if "/tests/act/" in item.path.as_posix() and item not in adopter]
+    if not adopter or not others:
+        return
+    rest = [item for item in items if item not in adopter]
+    at = rest.index(others[-1]) + 1
+    items[:] = rest[:at] + adopter + rest[at:]
+
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     if TIMINGS:
         terminalreporter.section("act timings")
