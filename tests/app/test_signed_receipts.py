@@ -213,4 +213,5 @@ def test_the_receipts_token_is_refused_by_a_relying_party_of_another_audience(si
     assert relying_party_claims(receipt.proof, sim.issuer.url, "fullsend-mint", keys, sim.issuer.now()) is None
     audience = receipt_audience("org/repo", fix.pr, fix.my_run_id, [QUEUED], fix.head)
     assert relying_party_claims(receipt.proof, sim.issuer.url, audience, keys, sim.issuer.now()) is not None
-    assert shim_workflow_ref(sim) and DISPATCH_JOB_REF  # the identity the token names (see the fixtures)
+    claims = relying_party_claims(receipt.proof, sim.issuer.url, audience, keys, sim.issuer.now())
+    assert (claims["workflow_ref"], claims["job_workflow_ref"]) == (shim_workflow_ref(sim), DISPATCH_JOB_REF)

@@ -69,6 +69,8 @@ CASES: list[tuple[str, list[str], dict[str, str], str]] = [
     ("explain-not-a-url", ["explain", "ftp://example.com/x"], {}, "'ftp://example.com/x'"),
     ("explain-run", ["explain", PR_URL, "--run", "abc"], {}, "'abc'"),
     ("explain-as-of", ["explain", PR_URL, "--as-of", "yesterday"], {}, "'yesterday'"),
+    ("explain-issuer", ["explain", PR_URL, "--receipt-issuer", "ftp://user@x"], {}, "'ftp://user@x'"),
+    ("report-issuer", ["report", "org/repo", "--receipt-issuer", "http://issuer.example"], {}, "http://issuer"),
     ("serve-port-high", ["simulator", "serve", "--port", "99999"], {}, "'99999'"),
     ("serve-port-negative", ["simulator", "serve", "--port", "-1"], {}, "'-1'"),
     ("serve-port-word", ["simulator", "serve", "--port", "http"], {}, "'http'"),

@@ -1,6 +1,6 @@
 """The harness ``steer:`` block, as
 loaded from a file and merged with the inputs, decides whether the receipt check runs at all —
-driven through ``app.action.receipt.check_receipt`` and the GitHub adapter against the simulator."""
+driven through ``app.action.skip.receipt.check_receipt`` and the GitHub adapter against the simulator."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Only the stage jobs may request GitHub's OIDC token (``id-token: write``): OIDC tokens carry no
 job claim, so any step of any job that can request one could sign a receipt (docs/architecture.md
-"Signed receipts", "Who can sign").  Route never has it; the shim's calling job grants it only as
+"Signed receipts", its "Boundaries").  Route never has it; the shim's calling job grants it only as
 the ceiling the called stage jobs need (GitHub refuses a called job that asks for more than its
 caller grants) and runs no step of its own.  No written workflow sets ``allow_unsigned_receipts``.
 """

@@ -117,6 +117,12 @@ def _embedded(page: str, which: str) -> str:
     return found.group(1) + "\n"
 
 
+def test_neither_app_may_change_workflow_files() -> None:
+    # whoever can push workflow changes to a pull request's branch can sign its receipts (SECURITY.md)
+    for manifest in (MANIFEST, REVIEW_MANIFEST):
+        assert "workflows" not in manifest["default_permissions"], manifest["name"]
+
+
 def test_the_creation_page_sends_each_manifest_byte_for_byte() -> None:
     page = (REPO_ROOT / "docs" / "create-app.html").read_text(encoding="utf-8")
     assert _embedded(page, "author") == (REPO_ROOT / "app-manifest.json").read_text(encoding="utf-8")

@@ -1,14 +1,11 @@
-"""The GitHub adapter: REST and GraphQL over the one HTTP client (``client``).
-
-Implements ``fullsend.ports.Forge`` over two credentials (docs/architecture.md "GitHub
-access"): the job token for Actions reads and receipts, the role token for work-item reads
-and the agent's own posts.  Every answer is checked at this seam (``wire``) and returned as a
-frozen ``fullsend.core.model`` record (``records``); a malformed one is a ``MalformedResponse``
-naming the endpoint and the field.  Every request goes through its token's rate-limit policy
-(``ratelimit``), waiting within the bound the caller chose with :meth:`GitHubForge.bounded`.
-No HTTP library's object leaves this package.  Base URLs come from ``GITHUB_API_URL`` /
-``GITHUB_GRAPHQL_URL``.
-"""
+"""The GitHub adapter: REST and GraphQL over the one HTTP client (``client``), implementing
+``fullsend.ports.Forge`` over two credentials (docs/architecture.md "GitHub access"): the job token
+for Actions reads and receipts, the role token for work-item reads and the agent's own posts.
+Every answer is checked here (``wire``) and returned as a frozen ``fullsend.core.model`` record
+(``records``); a malformed one is a ``MalformedResponse`` naming the endpoint and the field.  Every
+request waits within its token's rate-limit policy (``ratelimit``) and the caller's bound
+(:meth:`GitHubForge.bounded`).  No HTTP library's object leaves this package.  Base URLs come from
+``GITHUB_API_URL`` / ``GITHUB_GRAPHQL_URL``."""
 
 from __future__ import annotations
 
@@ -331,14 +328,11 @@ class GitHubForge(LoginResolution):
         return records.comparison_record(self._get(wire.Comparison, "role", path, {"per_page": 1}))
 
     def receipt_view(self, number: int) -> tuple[str, list[Comment]]:
-        """The job token's login and every comment of the item with GraphQL's ``lastEditedAt``, in
-        one request per 100 comments (docs/rules.md#receipt-lists-my-run).  The viewer login read
-        alongside is used only for an installation token (``ghs_``: an App, spelled ``name[bot]``);
-        another token's kind is resolved as :meth:`viewer_login` does, so a person named like the
-        App never passes for it.  The role token's login, which the reader needs next, is resolved
-        beside the first page (both at once: one round trip; a failure there is the reader's to
-        meet when it asks for it).  Raises ``ForgeError`` when GraphQL cannot answer (the caller
-        falls back to REST and its strict edited rule)."""
+        """The job token's login and every comment of the item with GraphQL's ``lastEditedAt``, one
+        request per 100 comments (docs/rules.md#receipt-lists-my-run).  The viewer login read alongside
+        counts only for an installation token (``ghs_``, spelled ``name[bot]``; others resolve as
+        :meth:`viewer_login` does).  The role token's login is resolved beside the first page (one round
+        trip; its failure is met later).  Raises ``ForgeError`` when GraphQL cannot answer."""
         comments: list[Comment] = []
         cursor, login = "", ""
         for page in range(LIST_PAGES_MAX):
@@ -355,8 +349,7 @@ class GitHubForge(LoginResolution):
         return self._logins["job"], comments
 
     def _role_login_quietly(self) -> None:
-        """Resolve the role token's login now (kept by :meth:`viewer_login`); a failure is left
-        for the caller's own call to meet."""
+        """Resolve the role token's login now (kept by :meth:`viewer_login`); a failure is met later."""
         if self._tokens["role"] != self._tokens["job"]:
             try:
                 self.viewer_login("role")

@@ -30,6 +30,20 @@ def port_number(text: str) -> int:
     return int(value)
 
 
+def issuer_url(text: str) -> str:
+    """``--receipt-issuer``: an issuer URL the action's input ``receipt_issuer`` would accept
+    (``https://``, or ``http://`` on loopback, no ``user@``), without a trailing ``/``.  Raises
+    ``ArgumentTypeError``."""
+    from fullsend.core.tokens.policy import mint_url_allowed
+
+    value = text.strip()
+    if value and not mint_url_allowed(value):
+        raise argparse.ArgumentTypeError(
+            f"must be an https:// URL (http:// only for localhost or 127.0.0.1), with no user@ part, got {text!r}"
+        )
+    return value.rstrip("/")
+
+
 def turn_seconds(text: str) -> float:
     """``--turn-seconds``: a number of seconds from 1 to 60.  Raises ``ArgumentTypeError``."""
     try:
@@ -84,6 +98,7 @@ RECEIPT_PROOF_ARGS = (
         "--receipt-issuer",
         metavar="URL",
         default="",
+        type=issuer_url,
         help="the OIDC issuer that signs receipts (default: the one the API's server implies, e.g. "
         "https://token.actions.githubusercontent.com)",
     ),

@@ -60,8 +60,8 @@ class PreflightFacts:
     workspace: str = ""
     #: The signed receipt (docs/rules.md "Receipt proof"): the issuer (configured or implied),
     #: ``GITHUB_WORKFLOW_REF``, the default branch the event names, and whether unsigned receipts
-    #: count (``allow_unsigned_receipts``).  ``proof_reads``: this reader may read the proof (the
-    #: fast skip may not: a signed receipt listing the run is the full path's to verify).
+    #: count (``allow_unsigned_receipts``).  ``proof_reads``: this reader reads the proof (the action,
+    #: its fast skip included, always does; a replay of the policy without an issuer turns it off).
     receipt_issuer: str = ""
     workflow_ref: str = ""
     default_branch: str = ""

@@ -95,8 +95,8 @@ def _honoured(
 ) -> tuple[Comment, Marker | SignedReceipt] | None:
     """The first receipt of ``listing`` that counts, with its form: a signed one whose proof
     holds, or an unsigned one where ``allow_unsigned_receipts`` says so; each other one says why in
-    one line (docs/rules.md "Receipt proof").  Raises ``ProofNotHere`` for a signed one the fast
-    skip cannot check, ``CheckFailed`` when this run's record cannot be read."""
+    one line (docs/rules.md "Receipt proof").  Raises ``ProofNotHere`` for a signed one a reader
+    without proof reads cannot check (a replay), ``CheckFailed`` when this run's record cannot be read."""
     for comment, found in listing:
         if isinstance(found, SignedReceipt):
             if proof is None:

@@ -8,7 +8,8 @@ when a signed receipt lists this run, so a run without one never waits on the ke
 the keys do not name makes it read them once more, at most once per run; keys it cannot read are
 warned about once per run and honour no signed receipt.  The token in a receipt is checked here
 and sent nowhere.  Standard library, core and the ports only (the fast skip loads the receipt
-reader; it never starts these reads: ``PreflightFacts.proof_reads``).
+reader and starts these reads as the full path does; only a replay of the policy without an
+issuer turns them off, ``PreflightFacts.proof_reads``).
 """
 
 from __future__ import annotations

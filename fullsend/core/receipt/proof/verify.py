@@ -116,8 +116,12 @@ def ref_key(workflow_ref: str) -> str:
 
 
 def shim_workflow_refs(repository: str, shim_path: str, refs: Iterable[str]) -> frozenset[str]:
-    """``owner/repo/<shim_path>@<ref>`` for each non-empty ref, as :func:`ref_key` compares them."""
-    return frozenset(ref_key(f"{repository}/{shim_path}@{ref}") for ref in refs if ref)
+    """``owner/repo/<shim_path>@<ref>`` for each non-empty ref, as :func:`ref_key` compares them.
+
+    A run record's ``path`` may carry a ref (GitHub's documented example reads
+    ``.github/workflows/build.yml@main``): only the part before ``@`` is the path."""
+    path = shim_path.partition("@")[0]
+    return frozenset(ref_key(f"{repository}/{path}@{ref}") for ref in refs if ref)
 
 
 def run_context(
@@ -149,6 +153,22 @@ def chain_matches(job_workflow_ref: str, chain: Sequence[ReferencedWorkflow]) ->
         if wanted == ref_key(entry.path) or (at and entry.ref and wanted == ref_key(f"{file}@{entry.ref}")):
             return True
     return False
+
+
+def local_dispatch_matches(job_workflow_ref: str, workflow_ref: str, ctx: ProofContext) -> bool:
+    """Whether a dispatch in the reader's own repository (``uses: ./…``) signed: a local reusable
+    workflow runs at its caller's ref, which follows the event (``refs/pull/<n>/merge`` for a review,
+    the default branch for a comment), so the writer's and the reader's refs may differ.  Holds when
+    ``job_workflow_ref`` is in ``ctx.repository``, at the same ref as the writer's shim
+    (``workflow_ref``, already one the reader's shim runs from), and names the file of an entry of
+    the reader's chain in its own repository."""
+    file, _, ref = job_workflow_ref.rpartition("@")
+    if not file or ref != workflow_ref.rpartition("@")[2]:
+        return False
+    own = f"{ctx.repository.lower()}/"
+    if not ref_key(file).startswith(own):
+        return False
+    return any(ref_key(entry.path.rpartition("@")[0] or entry.path) == ref_key(file) for entry in ctx.chain)
 
 
 def _shape(token: str) -> Jwt | str:
@@ -205,7 +225,8 @@ def _claims(receipt: SignedReceipt, jwt: Jwt, ctx: ProofContext) -> ProofVerdict
             RULE_PROOF_WORKFLOW,
             f"it was issued to workflow {claims['workflow_ref'][:200]!r}, not this shim at a ref it runs from",
         )
-    if not chain_matches(claims["job_workflow_ref"], ctx.chain):
+    dispatch = claims["job_workflow_ref"]
+    if not (chain_matches(dispatch, ctx.chain) or local_dispatch_matches(dispatch, claims["workflow_ref"], ctx)):
         return _fail(
             RULE_PROOF_DISPATCH,
             f"it was issued to a job of {claims['job_workflow_ref'][:200]!r}, not of this run's dispatch workflow",

@@ -179,6 +179,36 @@ def test_chain_entries_match_by_path_or_by_their_file_and_ref():
     assert not v.chain_matches("fullsend-ai/steer-action/.github/workflows/dispatch.yml@v1", ())
 
 
+LOCAL_DISPATCH = "org/repo/.github/workflows/fullsend-dispatch.yml"
+
+
+def test_a_local_dispatch_signs_at_its_callers_ref_though_the_readers_event_differs():
+    # a Fix run started by a review (refs/pull/7/merge) writes; the queued issue_comment run reads
+    refs = v.shim_workflow_refs(REPO, ".github/workflows/fullsend.yml", ["refs/heads/main", "refs/pull/7/merge"])
+    reader_chain = (ReferencedWorkflow(f"{LOCAL_DISPATCH}@refs/heads/main", "refs/heads/main", "2a10" * 10),)
+    ctx = context(workflow_refs=refs, chain=reader_chain)
+    at_merge = "org/repo/.github/workflows/fullsend.yml@refs/pull/7/merge"
+    assert verdict(receipt(workflow_ref=at_merge, job_workflow_ref=f"{LOCAL_DISPATCH}@refs/pull/7/merge"), ctx).ok
+    refused = [
+        f"{LOCAL_DISPATCH}@refs/heads/evil",  # a ref neither the writer's shim's nor a chain entry's
+        "org/repo/.github/workflows/other.yml@refs/pull/7/merge",  # a file not in the chain
+        "org/other/.github/workflows/fullsend-dispatch.yml@refs/pull/7/merge",  # another repository
+    ]
+    for job_workflow_ref in refused:
+        rec = receipt(workflow_ref=at_merge, job_workflow_ref=job_workflow_ref)
+        assert verdict(rec, ctx).rule_id == v.RULE_PROOF_DISPATCH, job_workflow_ref
+    # a dispatch hosted elsewhere keeps the exact chain entry
+    hosted = receipt(job_workflow_ref="fullsend-ai/steer-action/.github/workflows/dispatch.yml@refs/pull/7/merge")
+    assert verdict(hosted, context(workflow_refs=refs)).rule_id == v.RULE_PROOF_DISPATCH
+
+
+def test_a_run_records_path_with_a_ref_names_the_shim_by_its_path_alone():
+    # GitHub's documented "Get a workflow run" example: "path": ".github/workflows/build.yml@main"
+    written = v.shim_workflow_refs(REPO, ".github/workflows/fullsend.yml@main", ["refs/heads/main"])
+    assert written == v.shim_workflow_refs(REPO, ".github/workflows/fullsend.yml", ["refs/heads/main"])
+    assert verdict(receipt(), context(workflow_refs=written)).ok
+
+
 def test_issued_late_allows_the_stated_leeway():
     leeway = timedelta(seconds=v.ISSUED_LEEWAY_S)
     assert verdict(receipt(issued=CREATED + leeway)).ok
