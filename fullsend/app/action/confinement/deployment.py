@@ -8,7 +8,7 @@ Nothing a workflow sets — no input, no environment variable — changes it.
 Another deployment is composed in code, by a caller that imports the package and calls
 ``fullsend.__main__.main`` or ``run_action`` with it: the test suite's entry (outside the package)
 and ``fullsend demo`` (in its own process), both against the simulator
-(docs/architecture.md "The one seam").  The action re-executes itself twice (the secrets'
+(docs/architecture.md "Child isolation").  The action re-executes itself twice (the secrets'
 re-exec, the agent stage's hand-off); both run :meth:`Deployment.reexec_argv`, the entry the
 process was started from, so a composed deployment carries through.
 
