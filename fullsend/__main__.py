@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from fullsend.adapters.gha import Console, in_runner
+from fullsend.app.action.confinement.deployment import SHIPPED, Deployment
 from fullsend.errors import ConfigError, ExitCode, InputError
 
 if TYPE_CHECKING:  # argparse is imported by the commands that parse: `fullsend run` has nothing to parse
@@ -27,9 +28,10 @@ if TYPE_CHECKING:  # argparse is imported by the commands that parse: `fullsend 
 ACTION_COMMANDS = ("run", "route")
 
 
-def _run(console: Console) -> int:
+def _run(console: Console, deployment: Deployment) -> int:
     """``fullsend run``: hold SIGTERM/SIGINT, move the runner's secrets out of this process's
-    environment (a re-exec), install the cancellation handlers, then run the action.
+    environment (a re-exec of ``deployment``'s entry), install the cancellation handlers, then
+    run the action.
 
     The re-execution comes before the application is imported, so the first process loads only
     this module, ``fullsend.adapters.secrets``, the handoff reader and the signal holder
@@ -43,10 +45,10 @@ def _run(console: Console) -> int:
     block_signals()  # first: a signal from here on is held, across the re-exec, until install()
     from fullsend.adapters.confinement.capdrop import own_process
     from fullsend.adapters.secrets import reexec_without_secrets, take_secrets
-    from fullsend.app.action.confinement.handoff import HandoffError, bootstrap_argv, take_handoff
+    from fullsend.app.action.confinement.handoff import HandoffError, take_handoff
 
     try:
-        reexec_without_secrets(bootstrap_argv())
+        reexec_without_secrets(deployment.reexec_argv())
     except OSError as exc:
         console.warning(f"Could not move the runner's secrets out of the environment ({exc.strerror}); going on")
     own_process()  # `fullsend run`'s entry: the action's own process, never a host running it in-process
@@ -67,13 +69,13 @@ def _run(console: Console) -> int:
             return fast.exit_code
     from fullsend.app.action.lifecycle import run_action
 
-    return run_action(console, environ, cancellation=cancellation, fast=fast, handoff=handoff)
+    return run_action(console, environ, cancellation=cancellation, fast=fast, handoff=handoff, deployment=deployment)
 
 
-def _dispatch(args: argparse.Namespace, console: Console) -> int:
+def _dispatch(args: argparse.Namespace, console: Console, deployment: Deployment) -> int:
     """Run the parsed subcommand; returns its exit code (errors propagate to :func:`main`)."""
     if args.command == "run":
-        return _run(console)
+        return _run(console, deployment)
     if args.command == "demo":
         from fullsend.app.commands.demo import run_demo
 
@@ -192,12 +194,14 @@ def _image_argv() -> list[str] | None:
     return [command] if command in ACTION_COMMANDS else None
 
 
-def main(argv: Sequence[str] | None = None, *, image: bool = False) -> int:
+def main(argv: Sequence[str] | None = None, *, image: bool = False, deployment: Deployment = SHIPPED) -> int:
     """Parse ``argv`` and run one subcommand; returns the process exit code (never raises).
 
     ``image``: the container's entrypoint (``entrypoint.py``), which may start with SIGTERM and
     SIGINT held: the command line is :func:`_image_argv`, and a command other than ``run`` lets
-    the signals in once its handlers are set."""
+    the signals in once its handlers are set.  ``deployment``: what ``fullsend run`` runs
+    (``fullsend.app.action.confinement.deployment``); this package's entries never pass one, so
+    they run ``SHIPPED``."""
     if image:
         argv = _image_argv()
         if argv is None:
@@ -221,7 +225,7 @@ def main(argv: Sequence[str] | None = None, *, image: bool = False) -> int:
     if previous:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, (signal.SIGINT, signal.SIGTERM))  # held by the entrypoint
     try:
-        return _dispatch(args, console)
+        return _dispatch(args, console, deployment)
     except InputError as exc:
         where = f" (Outside a workflow this input is INPUT_{exc.input_name.upper()}; see 'fullsend run --help'.)"
         _report(console, command, str(exc) + (where if console.plain else ""), "Invalid input")

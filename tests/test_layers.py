@@ -7,7 +7,7 @@ and fails with the offending module and import named. The rule:
   ``fullsend.core`` itself; no reads of the environment or the clock.
 - ``fullsend.adapters`` never imports ``fullsend.app`` or ``fullsend.simulator``.
 - ``fullsend.simulator`` never imports ``fullsend.app``; only ``fullsend/app/commands`` imports the
-  simulator (and the one documented test seam of ``app/action/confinement/children.py``).
+  simulator.
 - No two modules of ``core``, ``adapters`` or ``app`` import each other.
 - No import loop between sibling folders of a layer; ``adapters/sandbox`` never imports
   ``adapters/runtimes`` and ``app/watch`` never imports ``app/action``.
@@ -314,17 +314,10 @@ def test_the_sibling_walker_sees_folders_not_modules():
     assert all(_folder(a) == a and _folder(b) == b for a, b in arrows)
 
 
-#: The one documented test seam that names the simulator outside the commands
-#: (docs/rules.md#token-in-reach): the simulator's own job token on loopback.
-SIMULATOR_SEAM = PKG / "app" / "action" / "confinement" / "children.py"
-
-
 def test_only_the_commands_import_the_simulator():
     """``fullsend demo`` and ``fullsend simulator serve`` are the simulator's callers in the package."""
     others = [
-        p
-        for p in _modules(PKG)
-        if (PKG / "app" / "commands") not in p.parents and (PKG / "simulator") not in p.parents and p != SIMULATOR_SEAM
+        p for p in _modules(PKG) if (PKG / "app" / "commands") not in p.parents and (PKG / "simulator") not in p.parents
     ]
     _assert_none(_offending(others, lambda n: _is_under(n, "fullsend.simulator")))
 

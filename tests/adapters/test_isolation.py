@@ -22,7 +22,7 @@ ENV = {"PATH": "/usr/bin:/bin"}
 def user() -> isolation.ChildUser:
     if os.geteuid() != 0 or shutil.which("setpriv") is None:
         missing_tool("root and setpriv (util-linux)", "run the tests as root on Linux (apt-get install -y util-linux)")
-    child, why = isolation.resolve_child_user({"FULLSEND_TEST_HOOKS": "1", "FULLSEND_TEST_CHILD_UID": str(CHILD_UID)})
+    child, why = isolation.resolve_child_user(CHILD_UID)
     assert child is not None, why
     return child
 
@@ -39,8 +39,12 @@ def test_a_child_runs_under_its_uid_without_capabilities_or_new_privileges(user)
     assert status["NoNewPrivs"] == "1"
 
 
-def test_the_uid_hook_without_the_test_mode_flag_does_nothing(user):
-    child, why = isolation.resolve_child_user({"FULLSEND_TEST_CHILD_UID": str(CHILD_UID)})
+def test_no_environment_variable_names_the_child_user(user, monkeypatch):
+    """Only a deployment composed in code gives a uid (docs/rules.md#token-in-reach): the old test
+    hooks, set in the environment, change nothing."""
+    monkeypatch.setenv("FULLSEND_TEST_HOOKS", "1")
+    monkeypatch.setenv("FULLSEND_TEST_CHILD_UID", str(CHILD_UID))
+    child, why = isolation.resolve_child_user()
     if child is None:  # this machine has no fullsend-agent user
         assert why == "the image has no user fullsend-agent (the action's Dockerfile creates it)"
     else:
@@ -83,7 +87,7 @@ import subprocess, sys
 from fullsend.adapters.confinement import isolation
 assert isolation.become_subreaper()
 uid = int(sys.argv[1])
-user, why = isolation.resolve_child_user({"FULLSEND_TEST_HOOKS": "1", "FULLSEND_TEST_CHILD_UID": str(uid)})
+user, why = isolation.resolve_child_user(uid)
 out = subprocess.run(user.argv(["sh", "-c", "setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $!"]),
                      capture_output=True, text=True, check=True).stdout.strip()
 print(out, flush=True)

@@ -143,15 +143,15 @@ def test_a_link_is_never_followed(tmp_path):
     assert scan_for_secrets([root], {"job token": TOKEN}, CHILD, CHILD).found == ()
 
 
-def test_on_the_simulator_seam_only_encoded_spellings_count(tmp_path):
+def test_for_a_public_job_token_only_encoded_spellings_count(tmp_path):
     root = _tree(tmp_path)
     raw, basic = root / "README.md", root / "header"
     raw.write_text(f"-s GITHUB_TOKEN={TOKEN}\n")
     basic.write_text(base64.b64encode(f"x-access-token:{TOKEN}".encode()).decode())
     for path in (raw, basic):
         path.chmod(0o644)
-    seam = scan_for_secrets([root], {"job token": TOKEN}, CHILD, CHILD, encoded_only=True)
-    assert seam.found == ((str(basic), "job token"),)
+    public = scan_for_secrets([root], {"job token": TOKEN}, CHILD, CHILD, encoded_only=True)
+    assert public.found == ((str(basic), "job token"),)
     assert len(scan_for_secrets([root], {"job token": TOKEN}, CHILD, CHILD).found) == 2
 
 

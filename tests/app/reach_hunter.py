@@ -94,7 +94,7 @@ def ancestors():
         except OSError:
             break
         chain.append(pid)
-        if b"entrypoint.py" in cmdline or b"fullsend.__main__ import main" in cmdline:
+        if any(mark in cmdline for mark in (b"entrypoint.py", b"sim_entry", b"fullsend.__main__ import main")):
             return chain
         pid = parent
     report["mem"]["error"] = "no ancestor is the action"

@@ -29,7 +29,7 @@ import pytest
 from fullsend.core.scalars import format_time
 from fullsend.simulator.fixtures import StandardScenario, add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.support.action_run import REPO_ROOT, parse_outputs, runner_env
+from tests.support.action_run import REPO_ROOT, SIM_ENTRY, parse_outputs, runner_env
 
 COMMENTS = r"/issues/\d+/comments$"
 LISTING = r"/actions/workflows/fullsend\.yml/runs"
@@ -108,7 +108,7 @@ def test_a_signal_at_any_phase_cancels_the_run_cleanly(tmp_path, phase, signum):
         env = runner_env(tmp_path, sim, fix, inputs={"poll_interval_seconds": "1" if phase.steered else "60"})
         env["SCRIPTED_AGENT_TURN_S"] = phase.turn_s
         proc = subprocess.Popen(
-            [sys.executable, str(REPO_ROOT / "entrypoint.py")],
+            [sys.executable, str(SIM_ENTRY)],
             env=env,
             cwd=env["GITHUB_WORKSPACE"],
             stdout=subprocess.PIPE,
@@ -154,7 +154,7 @@ def test_a_signal_during_the_pre_script_ends_the_script_too(tmp_path):
         fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         env = runner_env(tmp_path, sim, fix, inputs={"pre_script": f"touch {started}; sleep 60.{os.getpid()}"})
         proc = subprocess.Popen(
-            [sys.executable, str(REPO_ROOT / "entrypoint.py")],
+            [sys.executable, str(SIM_ENTRY)],
             env=env,
             cwd=env["GITHUB_WORKSPACE"],
             stdout=subprocess.PIPE,
@@ -190,7 +190,7 @@ def test_a_signal_sent_before_the_action_has_imported_anything_still_ends_it_cle
         fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
         env = runner_env(tmp_path, sim, fix, inputs={})
         proc = subprocess.Popen(
-            [sys.executable, str(REPO_ROOT / "entrypoint.py")],
+            [sys.executable, str(SIM_ENTRY)],
             env=env,
             cwd=env["GITHUB_WORKSPACE"],
             stdout=subprocess.PIPE,

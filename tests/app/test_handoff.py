@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from fullsend.app.action.confinement import handoff as stage
+from fullsend.app.action.confinement.deployment import SHIPPED
 from fullsend.app.action.confinement.handoff import (
     HANDOFF_KEY,
     Handoff,
@@ -118,7 +119,7 @@ def test_the_stage_masks_the_job_token_it_never_held():
 def test_the_stage_never_takes_a_module_from_the_working_directory(tmp_path):
     """``-c`` alone would put the working directory (the workspace) ahead of the standard library."""
     (tmp_path / "json.py").write_text("raise SystemExit('the workspace json module was imported')\n")
-    argv = stage.bootstrap_argv()
+    argv = SHIPPED.reexec_argv()
     probe = [*argv[:-1], "import sys, json; print(json.__file__)"]
     import subprocess
     import sys
@@ -142,7 +143,7 @@ def test_the_signals_are_held_at_the_exec_and_let_in_again_when_it_fails(monkeyp
     signal.pthread_sigmask(signal.SIG_UNBLOCK, (signal.SIGTERM, signal.SIGINT))
     before = set(os.listdir("/proc/self/fd"))
     with pytest.raises(OSError):
-        stage.hand_off({"PATH": "/usr/bin"}, {"INPUT_ROLE_TOKEN": ROLE})
+        stage.hand_off(SHIPPED.reexec_argv(), {"PATH": "/usr/bin"}, {"INPUT_ROLE_TOKEN": ROLE})
     assert held and {signal.SIGTERM, signal.SIGINT} <= held[0]
     blocked = signal.pthread_sigmask(signal.SIG_BLOCK, ())
     assert signal.SIGTERM not in blocked and signal.SIGINT not in blocked

@@ -5,7 +5,8 @@ they inherited, the workspace, ``HOME`` and the temp dirs, and try to write ever
 file.  They find nothing and change no output; afterwards every file they created belongs to the
 workspace's owner.  (The same hunt runs in the real container: tests/container.)
 
-The child uid comes from the isolation test hook (this machine has no ``fullsend-agent`` user);
+The child uid comes from the suite's entry, ``tests/support/sim_entry.py`` (this machine has no
+``fullsend-agent`` user; the image's entry has no way to name one);
 the run's directories live in a fresh directory the child uid can traverse.
 """
 
@@ -28,8 +29,9 @@ from fullsend.core.scalars import format_time
 from fullsend.simulator.fixtures import oidc_request_token, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
 from tests.doubles.hostile_agent import HUNTER, hunt_env
-from tests.support.action_run import run_entrypoint, runner_env
+from tests.support.action_run import SIM_ENTRY, run_entrypoint, runner_env
 from tests.support.child_uid import worker_child_uid
+from tests.support.sim_entry import CHILD_UID_ENV
 from tests.support.tools import missing_tool
 
 pytestmark = pytest.mark.timeout(240)
@@ -59,11 +61,15 @@ def run_dir():
 
 
 def readable_package(run_dir: Path) -> Path:
-    """A copy of the ``fullsend`` package and ``entrypoint.py`` under ``run_dir`` (mode 755);
-    returns the folder to put on PYTHONPATH (the entrypoint there runs the copy)."""
+    """A copy of the ``fullsend`` package, ``entrypoint.py`` and the suite's entry
+    (``tests/support/sim_entry.py``) under ``run_dir`` (mode 755); returns the folder to put on
+    PYTHONPATH (either entry there runs the copy)."""
     folder = run_dir / "pythonpath"
     shutil.copytree(REPO_ROOT / "fullsend", folder / "fullsend", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(REPO_ROOT / "entrypoint.py", folder / "entrypoint.py")
+    (folder / "tests" / "support").mkdir(parents=True)
+    for name in ("__init__.py", "support/__init__.py", "support/sim_entry.py"):
+        shutil.copy(REPO_ROOT / "tests" / name, folder / "tests" / name)
     return folder
 
 
@@ -102,8 +108,7 @@ def test_a_hostile_agent_and_post_script_under_their_own_uid_find_no_secret_and_
                 "GITHUB_TOKEN": job_token,
                 "GH_TOKEN": job_token,
                 "ACTIONS_RUNTIME_TOKEN": runtime_token,
-                "FULLSEND_TEST_HOOKS": "1",
-                "FULLSEND_TEST_CHILD_UID": str(CHILD_UID),
+                CHILD_UID_ENV: str(CHILD_UID),
                 "SCRIPTED_AGENT_LOG": str(reports / "agent.log"),
                 "SCRIPTED_AGENT_TURN_S": "0.5",
                 "PYTHONPATH": str(readable_package(run_dir)),
@@ -179,7 +184,7 @@ def _deploy(kind: str, env: dict[str, str], run_dir: Path, job_token: str, oidc_
     temp.mkdir(mode=0o755)
     env["RUNNER_TEMP"] = str(temp)
     if kind not in SHARED:
-        env.update({"FULLSEND_TEST_HOOKS": "1", "FULLSEND_TEST_CHILD_UID": str(CHILD_UID)})
+        env[CHILD_UID_ENV] = str(CHILD_UID)  # the suite's entry (tests/support/sim_entry.py) reads it
     else:
         env["INPUT_ALLOW_SHARED_UID"] = "true"  # without it the action refuses (the test below)
     header = "AUTHORIZATION: basic " + base64.b64encode(f"x-access-token:{job_token}".encode()).decode()
@@ -254,7 +259,8 @@ def test_a_receipt_only_when_the_hostile_agent_could_not_reach_the_job_token(run
         if kind == "checkout-v4-hook":
             env["HUNT_PLANT_HOOK"] = str(workspace / ".git")
         env.update(hunt_env({"job token": job_token, "OIDC request token": oidc_token}, str(reports), []))
-        run = run_entrypoint(env, run_dir, launcher=_launcher(kind, run_dir, env), entrypoint=package / "entrypoint.py")
+        entry = package / ("entrypoint.py" if kind in SHARED else SIM_ENTRY.relative_to(REPO_ROOT))
+        run = run_entrypoint(env, run_dir, launcher=_launcher(kind, run_dir, env), entrypoint=entry)
         by_job = [c["body"] for c in sim.comments(fix.pr) if c["user"]["login"] == fix.job_login]
     assert run.exit_code == 0, run.stdout + run.stderr
     assert run.outputs["steers"] == "1", run.stdout  # the follow-up run was absorbed in every deployment

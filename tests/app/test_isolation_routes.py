@@ -3,15 +3,16 @@ refusal before any child, or in a run whose planted code finds no token.
 
 1. A non-root action started from a shell step that stays (``sh -c "python … run; echo step-done"``)
    with ``GITHUB_TOKEN`` in the shell's environment: an agent of the action's uid could read the
-   shell's ``/proc/<pid>/environ``.  Refused, whether or not the simulator's seam is asked for.
+   shell's ``/proc/<pid>/environ``.  Refused.
 2. Root without the child user, started through ``capsh --drop=cap_sys_ptrace``, from a package on a
    writable path with a template the agent could rewrite: refused before any child without
    ``allow_shared_uid``; with it the planted template runs in the agent stage, which holds no token.
 3. A cloud credential file carrying the OIDC request token: removed before the agent starts
    (``tests/app/test_hostile_agent.py``, deployment ``gha-creds``).
 
-The simulator's own job token is used, as the routes did: a run started the way a runner starts
-it gets no seam (docs/rules.md#token-in-reach).  Needs root and util-linux's setpriv (and libcap's
+Every route runs the image's ``entrypoint.py`` (the shipped deployment) with the simulator's own
+job token on loopback and the old test hooks set in the environment: the action's own entry has
+no way to relax the check (docs/rules.md#token-in-reach).  Needs root and util-linux's setpriv (and libcap's
 capsh for route 2).
 """
 
@@ -54,7 +55,8 @@ with open(os.environ["ROUTE_REPORT"], "w") as fh:
 def _env(run_dir: Path, sim: GitHubSimulator, **inputs: str) -> dict[str, str]:
     fix = standard_pr_scenario(sim, created_at=format_time(datetime.now(UTC) - timedelta(seconds=60)))
     env = runner_env(run_dir, sim, fix, inputs=inputs or None)
-    del env["FULLSEND_TEST_HOOKS"]  # as a runner starts it: no test hook, so no seam
+    # A workflow may set any variable: the old test hooks (issue 44 removed them) change nothing.
+    env.update({"FULLSEND_TEST_HOOKS": "1", "FULLSEND_TEST_CHILD_UID": str(CHILD_UID)})
     Path(env["HOME"]).mkdir(exist_ok=True)
     return env
 
@@ -63,12 +65,9 @@ def _errors(stdout: str) -> list[str]:
     return [line for line in stdout.splitlines() if line.startswith("::error")]
 
 
-@pytest.mark.parametrize("seam", [False, True], ids=["as-a-runner-starts-it", "with-the-simulators-seam"])
-def test_route_1_a_non_root_action_under_a_shell_holding_the_token_is_refused(run_dir, seam):
+def test_route_1_a_non_root_action_under_a_shell_holding_the_token_is_refused(run_dir):
     with GitHubSimulator() as sim:
         env = _env(run_dir, sim)
-        if seam:
-            env["FULLSEND_TEST_HOOKS"] = "1"
         env["GITHUB_TOKEN"] = env["INPUT_GITHUB_TOKEN"]  # as many run: steps hold it
         package = readable_package(run_dir)
         # the system interpreter under the child uid, this venv's packages on its path (as test_hostile_agent)

@@ -16,7 +16,7 @@ import pytest
 from fullsend.core.scalars import format_time
 from fullsend.simulator.fixtures import add_comment_follow_up, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.support.action_run import REPO_ROOT, parse_outputs, run_entrypoint, runner_env
+from tests.support.action_run import SIM_ENTRY, parse_outputs, run_entrypoint, runner_env
 
 COMMAND = "/fs-review please re-check the migration"
 
@@ -134,7 +134,7 @@ def test_sigterm_settles_stops_the_agent_and_posts_no_receipt(sim, tmp_path):
     env = runner_env(tmp_path, sim, fix)
     env["SCRIPTED_AGENT_TURN_S"] = "60"
     proc = subprocess.Popen(
-        [sys.executable, str(REPO_ROOT / "entrypoint.py")],
+        [sys.executable, str(SIM_ENTRY)],
         env=env,
         cwd=env["GITHUB_WORKSPACE"],
         stdout=subprocess.PIPE,

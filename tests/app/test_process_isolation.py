@@ -17,7 +17,7 @@ import pytest
 from fullsend.core.scalars import format_time
 from fullsend.simulator.fixtures import standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.support.action_run import REPO_ROOT, run_entrypoint, runner_env
+from tests.support.action_run import SIM_ENTRY, run_entrypoint, runner_env
 
 SNOOPING_AGENT = """#!{python}
 import json, os, sys
@@ -87,7 +87,7 @@ def test_a_step_env_copy_of_the_job_token_under_any_name_leaves_the_action_envir
         env.update(step_env)
         env.update({"SCRIPTED_AGENT_TURN_S": "3", "SCRIPTED_AGENT_ENV_DUMP": str(tmp_path / "agent-env.json")})
         proc = subprocess.Popen(
-            [sys.executable, str(REPO_ROOT / "entrypoint.py")],
+            [sys.executable, str(SIM_ENTRY)],
             env=env,
             cwd=env["GITHUB_WORKSPACE"],
             stdout=subprocess.PIPE,

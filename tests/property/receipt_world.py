@@ -134,7 +134,7 @@ class _RunFacts:
     acked_steers: int = 0
     usage: AgentUsage = field(default_factory=AgentUsage)
     earlier: list[Any] = field(default_factory=list)  # one iteration: no validation retry
-    # The job token proven out of the agent's reach (docs/rules.md#token-in-reach), as on the seam.
+    # The job token proven out of the agent's reach (docs/rules.md#token-in-reach), as in the simulator's deployment.
     children: Any = field(default_factory=lambda: SimpleNamespace(reach=ReachVerdict(True), user=None))
     known_secrets: tuple[str, ...] = ()  # what the final message is masked with (none in this world)
     withheld_forms: tuple[tuple[int, str], ...] = ()  # not an agent stage: nothing masked by hash

@@ -17,6 +17,10 @@ from fullsend.simulator.fixtures import StandardScenario, oidc_request_token, sh
 from fullsend.simulator.server import GitHubSimulator
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+#: The suite's entry: the action with the simulator's deployment (receipts without a child user
+#: for the simulator's public job token; docs/rules.md#token-in-reach).  ``entrypoint.py`` is the
+#: image's, which always runs the shipped deployment.
+SIM_ENTRY = REPO_ROOT / "tests" / "support" / "sim_entry.py"
 
 
 @dataclass
@@ -88,8 +92,6 @@ def runner_env(
             "GITHUB_REPOSITORY": "org/repo",
             "GITHUB_RUN_ID": str(run_id or fix.my_run_id),
             "GITHUB_RUN_ATTEMPT": "1",
-            # the simulator's seam (docs/rules.md#token-in-reach): receipts without a child user
-            "FULLSEND_TEST_HOOKS": "1",
             "GITHUB_WORKFLOW_REF": shim_workflow_ref(sim),
             # the stage job's id-token: write: the simulator's token service signs its receipt
             "ACTIONS_ID_TOKEN_REQUEST_URL": sim.oidc_request_url,
@@ -149,11 +151,12 @@ def run_entrypoint(
     tmp: Path,
     timeout_s: float = 120,
     launcher: Sequence[str] = (sys.executable,),
-    entrypoint: Path = REPO_ROOT / "entrypoint.py",
+    entrypoint: Path = SIM_ENTRY,
 ) -> ActionRun:
-    """Run ``python entrypoint.py`` as the container would, and collect what it wrote.
+    """Run the entrypoint as the container would, and collect what it wrote.
     ``launcher``: the argv that runs the entrypoint (e.g. ``setpriv … /usr/bin/python3``);
-    ``entrypoint``: which one (the package beside it is the one that runs)."""
+    ``entrypoint``: which one (default :data:`SIM_ENTRY`; the image's ``entrypoint.py`` runs the
+    shipped deployment; the package beside it is the one that runs)."""
     proc = subprocess.run(
         [*launcher, str(entrypoint)],
         env=env,

@@ -1,4 +1,4 @@
-"""The child uid a test hands the action through its isolation test hook (``FULLSEND_TEST_CHILD_UID``).
+"""The child uid a test composes into the action's deployment (``tests/support/sim_entry.py``).
 
 The action ends every process of its child uid when a run ends (docs/architecture.md "Process
 isolation"), so two runs that share a uid and a PID namespace end each other's agents.  The suite

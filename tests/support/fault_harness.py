@@ -32,6 +32,7 @@ from fullsend.core.receipt.signed import receipt_claim
 from fullsend.core.scalars import format_time
 from fullsend.simulator.fixtures import StandardScenario, oidc_request_token, shim_workflow_ref, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
+from tests.support.sim_entry import simulated
 
 CLIENT_TIMEOUT_S = 3  # the adapter's per-attempt HTTP timeout in these tests (default 15 s)
 HANG_S = 5.0  # a hanging request outlasts the client's timeout
@@ -94,7 +95,6 @@ def runner_env(
             "GITHUB_REPOSITORY": "org/repo",
             "GITHUB_RUN_ID": str(run_id),
             "GITHUB_RUN_ATTEMPT": "1",
-            "FULLSEND_TEST_HOOKS": "1",  # the simulator's seam (docs/rules.md#token-in-reach)
             "GITHUB_WORKFLOW_REF": shim_workflow_ref(sim),
             "ACTIONS_ID_TOKEN_REQUEST_URL": sim.oidc_request_url,  # the stage job signs its receipt
             "ACTIONS_ID_TOKEN_REQUEST_TOKEN": oidc_request_token(sim, run_id),
@@ -173,7 +173,7 @@ def run_in_process(env: dict[str, str], tmp: Path) -> ActionResult:
     saved = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)}
     stream, timeline, clock = io.StringIO(), Timeline(), FastClock()
     try:
-        code = run_module.run_action(Console(stream), env, timeline, clock)
+        code = run_module.run_action(Console(stream), env, timeline, clock, deployment=simulated(env))
     finally:
         for sig, handler in saved.items():
             signal.signal(sig, handler)

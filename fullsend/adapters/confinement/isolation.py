@@ -16,9 +16,9 @@ back, every process of the child uid is killed (``end_processes_of``), so nothin
 race the walk, which never follows a symbolic link.
 
 Isolation needs root (to change uid and owners) and ``setpriv``; without them the action says
-once why, and the children run as the action's own user, as before.  Test hook (like the local
-sandbox's): with ``FULLSEND_TEST_HOOKS=1`` and ``FULLSEND_TEST_CHILD_UID=<uid>``, that numeric uid
-(and the same gid) is the child user, for hosts whose ``/etc/passwd`` has no ``fullsend-agent``.
+once why, and the children run as the action's own user, as before.  A deployment composed in
+code (``fullsend.app.action.confinement.deployment``, never an input) may name a numeric uid (and
+the same gid) as the child user, for hosts whose ``/etc/passwd`` has no ``fullsend-agent``.
 """
 
 from __future__ import annotations
@@ -30,14 +30,12 @@ import shutil
 import signal
 import subprocess
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 #: The child user the Dockerfile creates (the uid is fixed there, above every runner account).
 CHILD_USER = "fullsend-agent"
-TEST_HOOKS_ENV = "FULLSEND_TEST_HOOKS"
-TEST_CHILD_UID_ENV = "FULLSEND_TEST_CHILD_UID"
 _SYSTEM_PATH = "/usr/bin:/bin:/usr/sbin:/sbin"
 _PROBE_TIMEOUT_S = 10.0
 _KILL_ROUNDS = 50
@@ -69,8 +67,9 @@ class ChildUser:
         ]
 
 
-def resolve_child_user(environ: Mapping[str, str]) -> tuple[ChildUser | None, str]:
+def resolve_child_user(given_uid: int | None = None) -> tuple[ChildUser | None, str]:
     """``(user, "")`` when children can run under their own uid, else ``(None, why not)``.
+    ``given_uid``: that uid (and gid) is the child user, else the system's ``fullsend-agent``.
 
     Probes ``setpriv`` once with the real flags, so a runtime that refuses them (for example no
     ``CAP_SETPCAP`` to empty the bounding set) turns isolation off with its reason.
@@ -80,9 +79,8 @@ def resolve_child_user(environ: Mapping[str, str]) -> tuple[ChildUser | None, st
     setpriv = shutil.which("setpriv", path=_SYSTEM_PATH)
     if not setpriv:
         return None, "setpriv (util-linux) is not installed in the image"
-    hook = environ.get(TEST_CHILD_UID_ENV, "")
-    if environ.get(TEST_HOOKS_ENV) == "1" and hook.isdigit():
-        user = ChildUser(int(hook), int(hook), "", setpriv)
+    if given_uid is not None:
+        user = ChildUser(given_uid, given_uid, "", setpriv)
     else:
         try:
             entry = pwd.getpwnam(CHILD_USER)

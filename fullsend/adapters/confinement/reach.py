@@ -63,8 +63,8 @@ def scan_for_secrets(
 ) -> ScanResult:
     """Search every file ``uid``/``gid`` can read under ``roots`` for ``secrets`` (name -> value).
 
-    ``encoded_only``: the raw spelling is not searched (the simulator seam, whose tokens are
-    public and written raw in this project's own files; docs/rules.md#token-in-reach).
+    ``encoded_only``: the raw spelling is not searched (a deployment's public job token, the
+    simulator's, written raw in this project's own files; docs/rules.md#token-in-reach).
 
     Returns a ``ScanResult``; never raises (an unreadable entry is one the child cannot read
     either, or is skipped when the action itself cannot open it).

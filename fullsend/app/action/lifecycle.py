@@ -17,6 +17,7 @@ from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.gha import Console, console_log
 from fullsend.adapters.github.forge import GitHubForge
 from fullsend.app.action.cancel import Cancellation, RunCancelled
+from fullsend.app.action.confinement.deployment import SHIPPED, Deployment
 from fullsend.app.action.finish import RunOutcome, conclude, item_url, quoted_lines, skip_outcome
 from fullsend.app.action.outputs import ActionOutcome, status_word
 from fullsend.app.action.plan import RunPlan, build_plan
@@ -62,6 +63,7 @@ class _Progress:
     restricted: bool = False  # a fork pull request or a Dependabot run (no status comment, no receipt)
     fast: FastResult | None = None  # the fast skip's forge, its pre-flight done or stopped by a signal
     handoff: Handoff | None = None  # set in the agent stage (docs/architecture.md "Agent stage")
+    deployment: Deployment = SHIPPED  # chosen at the composition root (confinement/deployment.py)
 
 
 def run_action(
@@ -72,6 +74,7 @@ def run_action(
     cancellation: Cancellation | None = None,
     fast: FastResult | None = None,
     handoff: Handoff | None = None,
+    deployment: Deployment = SHIPPED,
 ) -> int:
     """Run the action; returns the exit code.  Raises ``InputError``/``ConfigError`` (exit 2; also an
     unsupported agent CLI).
@@ -83,7 +86,8 @@ def run_action(
     ``fast``: what ``fullsend run``'s fast skip left (docs/architecture.md "Fast skip"): its forge,
     which this run goes on with, and whether its pre-flight is done.  ``handoff``: this process
     is the agent stage, which starts where the first process handed off (docs/architecture.md
-    "Agent stage").
+    "Agent stage").  ``deployment``: how the action is put together (``SHIPPED`` unless a caller
+    composed another in code: ``fullsend.app.action.confinement.deployment``).
     """
     env = dict(os.environ if environ is None else environ)
     cancel, clock, timeline = cancellation or Cancellation(), clock or SystemClock(), timeline or Timeline()
@@ -98,7 +102,7 @@ def run_action(
             log("warning", f"{diag.field}: {diag.message} [{diag.rule}]")
         for event in handoff.events if handoff is not None else ():
             timeline.add(event.at, event.kind, event.text, event.rule_id, event.run_ids)
-        progress = _Progress(plan, timeline, clock, log, cancel, fast=fast, handoff=handoff)
+        progress = _Progress(plan, timeline, clock, log, cancel, fast=fast, handoff=handoff, deployment=deployment)
         if cancel.requested.is_set() and fast is not None and fast.forge is not None:
             _reach_the_preflight(progress)
         try:
@@ -211,9 +215,9 @@ def _work(
     tokens, forge, facts = reached
     from fullsend.app.action.confinement.handoff import handoff_due, start_agent_stage
 
-    if handoff_due(p.plan, tokens, env):
+    if handoff_due(p.plan, tokens, env, p.deployment):
         events = p.timeline.events
-        error = start_agent_stage(p.plan, env, tokens, started_at, p.restricted, events, p.log)
+        error = start_agent_stage(p.plan, env, tokens, started_at, p.restricted, events, p.log, p.deployment)
         return RunOutcome(ActionOutcome.FAILED, ExitCode.FAILED, error=error)
     p.run = run = ActionRun(
         p.plan,
@@ -227,6 +231,7 @@ def _work(
         started_at,
         cancellation=p.cancel,
         withheld_forms=p.handoff.withheld_forms if p.handoff else (),
+        deployment=p.deployment,
     )
     p.cancel.on_cancel(run.cancel)
     run.check_isolation()  # an agent that would share our uid: ConfigError (exit 2) unless allowed

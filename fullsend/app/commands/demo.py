@@ -26,6 +26,7 @@ from typing import Any
 
 from fullsend.adapters.clock import SystemClock
 from fullsend.adapters.gha import Console
+from fullsend.app.action.confinement.deployment import Deployment
 from fullsend.app.action.lifecycle import run_action
 from fullsend.app.timeline import Event, Timeline
 from fullsend.core.scalars import format_time
@@ -76,7 +77,6 @@ def _env(tmp: Path, sim: GitHubSimulator, fix: StandardScenario, run_id: int, tu
             "GITHUB_REPOSITORY": "org/repo",
             "GITHUB_RUN_ID": str(run_id),
             "GITHUB_RUN_ATTEMPT": "1",
-            "FULLSEND_TEST_HOOKS": "1",  # the simulator's seam (docs/rules.md#token-in-reach)
             "GITHUB_WORKFLOW_REF": shim_workflow_ref(sim),
             "GITHUB_JOB": "review",
             "GITHUB_EVENT_NAME": "issue_comment",
@@ -222,6 +222,12 @@ def print_status_versions(sim: GitHubSimulator, fix: StandardScenario) -> None:
         print(f"  {n}. " + "\n     ".join(shown))
 
 
+def _deployment(fix: StandardScenario) -> Deployment:
+    """The demo's own deployment, composed here and never by an input: the simulator's job token is
+    public, so its runs may post a receipt without a child user (docs/rules.md#token-in-reach)."""
+    return Deployment(public_job_token=fix.job_token)
+
+
 def _run_a(
     sim: GitHubSimulator, fix: StandardScenario, tmp: Path, turn_s: float, clock: Clock, story: _Story
 ) -> tuple[int, dict[str, Any]]:
@@ -230,7 +236,8 @@ def _run_a(
     added: dict[str, Any] = {}
     t0, timeline = clock.now(), Timeline()
     _arm_comment(sim, timeline, clock, added)
-    code = run_action(Console(io.StringIO()), _env(tmp, sim, fix, fix.my_run_id, turn_s), timeline)
+    env = _env(tmp, sim, fix, fix.my_run_id, turn_s)
+    code = run_action(Console(io.StringIO()), env, timeline, deployment=_deployment(fix))
     if "thread" in added:
         added["thread"].join()
     print_timeline(timeline, t0, story)
@@ -272,7 +279,8 @@ def run_demo(turn_s: float = 3.0, clock: Clock | None = None) -> int:
         print(f"\nRun B ({QUEUED_RUN_ID}), the run the comment started, had waited behind run A; now it starts:")
         (tmp / "b").mkdir()
         t0, timeline = clock.now(), Timeline()
-        code_b = run_action(Console(io.StringIO()), _env(tmp / "b", sim, fix, QUEUED_RUN_ID, turn_s), timeline)
+        env = _env(tmp / "b", sim, fix, QUEUED_RUN_ID, turn_s)
+        code_b = run_action(Console(io.StringIO()), env, timeline, deployment=_deployment(fix))
         print_timeline(timeline, t0, story)
         if code != ExitCode.OK or code_b != ExitCode.OK:
             print(f"\nRun A exited {code} and run B exited {code_b}; expected 0 for both.")

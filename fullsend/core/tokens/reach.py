@@ -77,11 +77,11 @@ class ReachVerdict:
     why: str = ""
 
 
-def reach_verdict(isolation_why: str, seam: bool, scan: ScanResult) -> ReachVerdict:
-    """Receipts stay on only when isolation is active (``isolation_why == ""``) or the test seam
-    holds, and the scan was complete and found nothing.  A finding names the file, the cause
-    and the fix."""
-    if isolation_why and not seam:
+def reach_verdict(isolation_why: str, public_token_run: bool, scan: ScanResult) -> ReachVerdict:
+    """Receipts stay on only when isolation is active (``isolation_why == ""``) or the run holds
+    a composed deployment's public job token (``Deployment.public_token_run``), and the scan was
+    complete and found nothing.  A finding names the file, the cause and the fix."""
+    if isolation_why and not public_token_run:
         return ReachVerdict(
             False,
             f"the agent shares the action's uid ({isolation_why}), so it could write what "

@@ -23,7 +23,8 @@ from fullsend.app.action.agent.outcome import agent_ok, run_outcome
 from fullsend.app.action.agent.scripts import ScriptResult, run_script
 from fullsend.app.action.agent.session import IterationResult, IterationSetup, run_facts_env, run_iteration
 from fullsend.app.action.cancel import Cancellation
-from fullsend.app.action.confinement.children import Children, reach_secrets, simulator_seam
+from fullsend.app.action.confinement.children import Children, reach_secrets
+from fullsend.app.action.confinement.deployment import SHIPPED, Deployment
 from fullsend.app.action.confinement.handoff import holds_withheld, withheld_values
 from fullsend.app.action.confinement.shared_uid import check_isolation
 from fullsend.app.action.finish import AgentUsage, RunOutcome
@@ -61,6 +62,7 @@ class ActionRun:
         started_at: datetime,
         cancellation: Cancellation | None = None,
         withheld_forms: tuple[tuple[int, str], ...] = (),
+        deployment: Deployment = SHIPPED,
     ) -> None:
         self.plan, self.tokens, self.forge, self.clock = plan, tokens, forge, clock
         self.console, self.log, self.timeline, self.started_at = console, log, timeline, started_at
@@ -77,7 +79,8 @@ class ActionRun:
             self.env.get("HOME", ""),
             log,
             secrets=reach_secrets(tokens.job, environ),
-            seam=simulator_seam(environ.get("GITHUB_API_URL", ""), tokens.job, environ),
+            child_uid=deployment.child_uid,
+            public_token_run=deployment.public_token_run(environ.get("GITHUB_API_URL", ""), tokens.job),
         )
         self.env.update(run_facts_env(started_at, plan.env_head_sha))
         self.agent_env = agent_provider_env(

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from fullsend.adapters.confinement.credentials import remove_credentials, remove_token_files
 from fullsend.adapters.confinement.isolation import (
@@ -31,7 +30,6 @@ from fullsend.ports import Log
 
 #: A tree handed to the child user must lie at least this deep (never ``/``, ``/tmp`` or ``/root``).
 _MIN_TREE_DEPTH = 2
-_LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
 class Children:
@@ -44,12 +42,15 @@ class Children:
         home: str,
         log: Log,
         secrets: Mapping[str, str] | None = None,
-        seam: bool = False,
+        *,
+        child_uid: int | None = None,
+        public_token_run: bool = False,
     ) -> None:
         self.user: ChildUser | None
-        self.user, why = resolve_child_user(environ)
+        self.user, why = resolve_child_user(child_uid)
         self._trees = [tree for tree in (workspace, Path(home) if home else None) if tree is not None]
-        self._secrets, self.seam = dict(secrets or {}), seam
+        #: The run holds its deployment's public job token on loopback (``Deployment.public_token_run``).
+        self._secrets, self.public_token_run = dict(secrets or {}), public_token_run
         self._scan_roots = scan_roots(environ, workspace, home)
         #: Whether a receipt may be posted (docs/rules.md#token-in-reach); decided in ``open``.
         self.reach = ReachVerdict(False, "the run's children were never started")
@@ -109,13 +110,12 @@ class Children:
     def _prove_out_of_reach(self) -> ReachVerdict:
         """Isolation active and no child-readable file holding a secret, else no receipt (one warning)."""
         uid, gid = (self.user.uid, self.user.gid) if self.user is not None else (os.geteuid(), os.getegid())
-        shared = bool(self.isolation_why) and not self.seam
+        public = self.public_token_run
+        shared = bool(self.isolation_why) and not public
         scan = (
-            ScanResult()
-            if shared
-            else scan_for_secrets(self._scan_roots, self._secrets, uid, gid, encoded_only=self.seam)
+            ScanResult() if shared else scan_for_secrets(self._scan_roots, self._secrets, uid, gid, encoded_only=public)
         )
-        verdict = reach_verdict(self.isolation_why, self.seam, scan)
+        verdict = reach_verdict(self.isolation_why, public, scan)
         if not verdict.ok:
             self._log(self._level(), f"No steer receipt for this run: {verdict.why} [{RULE_TOKEN_IN_REACH}]")
         return verdict
@@ -174,10 +174,11 @@ def scan_roots(environ: Mapping[str, str], workspace: Path, home: str) -> list[P
     return [workspace, *([Path(home)] if home else []), *([Path(temp)] if temp else [])]
 
 
-def children_share_uid(environ: Mapping[str, str], workspace: Path) -> bool:
+def children_share_uid(child_uid: int | None, workspace: Path) -> bool:
     """Whether ``Children`` would run the children under the action's own uid (no child user, or a
-    workspace too close to ``/`` to hand over); probes ``setpriv`` as ``Children`` does."""
-    return resolve_child_user(environ)[0] is None or not _deep_enough(workspace)
+    workspace too close to ``/`` to hand over); probes ``setpriv`` as ``Children`` does
+    (``child_uid``: the deployment's, ``None`` for the system's user)."""
+    return resolve_child_user(child_uid)[0] is None or not _deep_enough(workspace)
 
 
 def _level(environ: Mapping[str, str]) -> str:
@@ -194,19 +195,6 @@ def reach_secrets(job_token: str, environ: Mapping[str, str]) -> dict[str, str]:
         "runtime token": environ.get("ACTIONS_RUNTIME_TOKEN", ""),
     }
     return {name: value for name, value in found.items() if value}
-
-
-def simulator_seam(api_url: str, job_token: str, environ: Mapping[str, str]) -> bool:
-    """The one test seam of docs/rules.md#token-in-reach: True only when a test asks for it
-    (``FULLSEND_TEST_HOOKS=1``), the API is the simulator's on loopback AND the job token is the
-    simulator's own fixed, public token — a triple no runner has; receipts then need no per-uid
-    isolation (the file scan and the ancestor check still apply).  A run the way a runner starts it
-    never gets it, even against the simulator with its token (issue 45's routes)."""
-    from fullsend.adapters.confinement.isolation import TEST_HOOKS_ENV
-    from fullsend.simulator.fixtures import JOB_TOKEN
-
-    host = (urlsplit(api_url).hostname or "") if api_url else ""
-    return environ.get(TEST_HOOKS_ENV) == "1" and host in _LOOPBACK and job_token == JOB_TOKEN
 
 
 def _deep_enough(tree: Path) -> bool:

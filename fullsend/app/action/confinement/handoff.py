@@ -22,16 +22,15 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Iterable, Mapping, MutableMapping
+from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-import fullsend
 from fullsend.app.timeline import Event
 
 if TYPE_CHECKING:  # records only: this module imports the standard library at load time
+    from fullsend.app.action.confinement.deployment import Deployment
     from fullsend.app.action.plan import RunPlan
     from fullsend.app.action.tokens import Tokens
     from fullsend.ports import Log
@@ -135,22 +134,6 @@ def take_handoff(secrets: MutableMapping[str, str]) -> Handoff | None:
     return None if text is None else decode(text)
 
 
-def bootstrap_argv() -> list[str]:
-    """The interpreter arguments that run ``fullsend run`` from this package, wherever it lies.
-
-    ``-P``: no current directory on ``sys.path`` (``-c`` would put the workspace, which a pull
-    request or an earlier step writes, ahead of the standard library); ``-s``: no user
-    site-packages (``HOME`` is handed to the agent)."""
-    package_parent = str(Path(fullsend.__file__).resolve().parents[1])  # the folder holding the package
-    return [
-        "-P",
-        "-s",
-        "-c",
-        f"import sys; sys.path.insert(0, {package_parent!r}); "
-        "from fullsend.__main__ import main; sys.exit(main(['run']))",
-    ]
-
-
 def stage_secrets(
     environ: Mapping[str, str], process_env: Mapping[str, str], job_token: str, role_token: str, handoff: Handoff
 ) -> tuple[dict[str, str], dict[str, str]]:
@@ -178,9 +161,10 @@ def stage_secrets(
     return stage_env, moved
 
 
-def hand_off(stage_env: Mapping[str, str], secrets: Mapping[str, str]) -> NoReturn:
-    """Execute the agent stage with ``stage_env`` and ``secrets`` (:func:`stage_secrets`).
-    Signals are held from here until the stage installs its handlers.  Raises ``OSError``."""
+def hand_off(argv: Sequence[str], stage_env: Mapping[str, str], secrets: Mapping[str, str]) -> NoReturn:
+    """Execute the agent stage (interpreter arguments ``argv``: ``Deployment.reexec_argv``) with
+    ``stage_env`` and ``secrets`` (:func:`stage_secrets`).  Signals are held from here until the
+    stage installs its handlers.  Raises ``OSError``."""
     from fullsend.adapters.secrets import exec_with_secrets
     from fullsend.app.action.cancel import SIGNALS, block_signals
 
@@ -188,27 +172,28 @@ def hand_off(stage_env: Mapping[str, str], secrets: Mapping[str, str]) -> NoRetu
     sys.stdout.flush()
     sys.stderr.flush()
     try:
-        exec_with_secrets(bootstrap_argv(), stage_env, secrets)
+        exec_with_secrets(argv, stage_env, secrets)
     except OSError:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, SIGNALS)
         raise
 
 
 # ---- the first process's side ----------------------------------------------------------------
-def handoff_due(plan: RunPlan, tokens: Tokens, env: Mapping[str, str]) -> bool:
+def handoff_due(plan: RunPlan, tokens: Tokens, env: Mapping[str, str], deployment: Deployment) -> bool:
     """The action's own process, in GitHub Actions, holding a job token that is not the
-    simulator's or a runner credential that mints one, about to start children of its own uid
-    as ``allow_shared_uid`` allows (docs/architecture.md "Agent stage")."""
+    deployment's public one (``Deployment.public_token_run``) or a runner credential that mints
+    one, about to start children of its own uid as ``allow_shared_uid`` allows
+    (docs/architecture.md "Agent stage")."""
     from fullsend.adapters.confinement import capdrop
-    from fullsend.app.action.confinement.children import children_share_uid, simulator_seam
+    from fullsend.app.action.confinement.children import children_share_uid
 
     return (
         capdrop.applies()
         and plan.ctx.actions
         and plan.inputs.allow_shared_uid
         and holds_withheld(tokens.job, env)
-        and not simulator_seam(plan.ctx.api_url, tokens.job, env)
-        and children_share_uid(env, plan.ctx.workspace)
+        and not deployment.public_token_run(plan.ctx.api_url, tokens.job)
+        and children_share_uid(deployment.child_uid, plan.ctx.workspace)
     )
 
 
@@ -220,11 +205,12 @@ def start_agent_stage(
     restricted: bool,
     events: Iterable[Event],
     log: Log,
+    deployment: Deployment,
 ) -> str:
     """Remove the checkout's credential while the job token is known, then execute the agent
-    stage (``events``: the timeline so far).  Returns only when it could not be started, with
-    the error to fail the run with (no child started).  Raises ``ConfigError`` (exit 2) when a
-    process above the action holds the job token."""
+    stage (``events``: the timeline so far; ``deployment``: the entry it re-executes).  Returns
+    only when it could not be started, with the error to fail the run with (no child started).
+    Raises ``ConfigError`` (exit 2) when a process above the action holds the job token."""
     from fullsend.app.action.confinement.children import reach_secrets, remove_checkout_credential, scan_roots
 
     workspace = plan.ctx.workspace
@@ -237,7 +223,7 @@ def start_agent_stage(
         started_at, tokens.minted, tokens.expires_at, restricted, tuple(events), withheld_forms(tokens.job)
     )
     try:
-        hand_off(*stage_secrets(env, os.environ, tokens.job, tokens.role, handoff))
+        hand_off(deployment.reexec_argv(), *stage_secrets(env, os.environ, tokens.job, tokens.role, handoff))
     except OSError as exc:
         return (
             f"the agent stage could not be started ({exc.strerror or exc}), and the agent may not run in a "

@@ -28,8 +28,9 @@ def check_isolation(
     secrets: Mapping[str, str] | None = None,
 ) -> None:
     """Refuse, in GitHub Actions, an agent that would share the action's uid unless the input
-    ``allow_shared_uid`` allows it (docs/adopting.md "Which deployments give receipts"); the
-    simulator seam and runs by hand pass.  Sharing the uid, seam or not, a process above the
+    ``allow_shared_uid`` allows it (docs/adopting.md "Which deployments give receipts"); a run
+    holding its deployment's public job token (``Children.public_token_run``) and runs by hand
+    pass.  Sharing the uid, whatever the deployment, a process above the
     action that holds one of ``secrets`` (name -> value: ``children.reach_secrets``) is refused
     (docs/rules.md#token-in-reach).  ``holds_withheld``: this process holds the job token or the
     OIDC request token.  ``notice(text, rule_id)`` adds a timeline row.  Raises ``ConfigError``
@@ -38,7 +39,7 @@ def check_isolation(
         _limit_capabilities(log)
     if children.user is None and plan.ctx.actions and secrets:
         refuse_an_ancestor_holding(secrets)  # an agent of this uid could read that environment
-    if children.user is not None or children.seam or not plan.ctx.actions:
+    if children.user is not None or children.public_token_run or not plan.ctx.actions:
         return
     if plan.inputs.allow_shared_uid and capdrop.applies() and holds_withheld:
         raise ConfigError(
