@@ -4,8 +4,9 @@
 
 GitHub sends SIGINT, waits 7.5 s, sends SIGTERM, waits 2.5 s more and kills; the action means to
 have written its outputs, its summary and the status comment's ``Cancelled`` by then.  This runs
-the action through ``entrypoint.py`` against the simulator on 127.0.0.1 (as
-``tests/app/test_cancellation.py`` does, which checks what a cancelled run leaves), holds it in a
+the action through the test suite's entry (``tests/support/sim_entry.py``: ``entrypoint.py``'s
+start with the simulator's deployment, since this host has no child user) against the simulator
+on 127.0.0.1 (as ``tests/app/test_cancellation.py`` does, which checks what a cancelled run leaves), holds it in a
 phase by delaying the simulator's answer to that phase's request (the pre-flight's receipt view,
 the start comment), sends SIGTERM and measures the wall time to exit and the CPU time the action
 spent after the signal (``/proc/<pid>/stat`` at the signal, the reaped child's usage at exit).
@@ -36,7 +37,7 @@ from bench._goals import goal_line  # noqa: E402
 from fullsend.core.scalars import format_time  # noqa: E402
 from fullsend.simulator.fixtures import standard_pr_scenario  # noqa: E402
 from fullsend.simulator.server import GitHubSimulator  # noqa: E402
-from tests.support.action_run import REPO_ROOT, runner_env  # noqa: E402
+from tests.support.action_run import SIM_ENTRY, runner_env  # noqa: E402
 
 GOAL_S = 7.0  # issue 19: a cancelled run ends within 7 s
 #: phase -> (method, path, credential) of the request the simulator holds the action at.
@@ -64,7 +65,7 @@ def one_cancel(phase: str, tmp: Path) -> tuple[float, float]:
             lambda _sim: (reached.set(), release.wait(30)),
         )
         env = runner_env(tmp, sim, fix, inputs={"poll_interval_seconds": "60"})
-        cmd = [sys.executable, str(REPO_ROOT / "entrypoint.py")]
+        cmd = [sys.executable, str(SIM_ENTRY)]  # the image's entry, with the simulator's deployment
         proc = subprocess.Popen(
             cmd, env=env, cwd=env["GITHUB_WORKSPACE"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
