@@ -34,6 +34,7 @@ from tests.support.runner_container import (
     container_env,
     record,
     run_container,
+    signing_env,
 )
 
 # Building the images on a fresh machine (base, then npm installs) takes minutes, not seconds.
@@ -84,6 +85,7 @@ def _play(image: str, root: Path, sim: GitHubSimulator, fix, run_id: int, runtim
             "agent_cli": agent,
             "prompt": "Review the pull request.",
             "poll_interval_seconds": "1",
+            "receipt_issuer": sim.issuer.url,  # the simulator plays GitHub's OIDC issuer
             **RUNTIMES[runtime],
         },
     )
@@ -96,6 +98,7 @@ def _play(image: str, root: Path, sim: GitHubSimulator, fix, run_id: int, runtim
         inputs=inputs,
         event=_event(sim, fix.pr),
         step_env=step_env,
+        id_token=signing_env(sim, run_id),  # the stage job's id-token: write, to sign its receipt
     )
     return run_container(image, dirs, env)
 

@@ -15,10 +15,16 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from fullsend.core.receipt.marker import receipt_body
-from fullsend.simulator.fixtures import standard_pr_scenario
+from fullsend.simulator.fixtures import add_follow_up_run, genuine_receipt, standard_pr_scenario
 from fullsend.simulator.server import GitHubSimulator
-from tests.support.runner_container import RunnerDirs, action_inputs, container_env, record, run_container
+from tests.support.runner_container import (
+    RunnerDirs,
+    action_inputs,
+    container_env,
+    record,
+    run_container,
+    signing_env,
+)
 
 pytestmark = [
     pytest.mark.slow,
@@ -42,7 +48,9 @@ def test_the_released_image_pulled_by_digest_skips_the_queued_run(released, tmp_
     run, requests = _queued_run(released.slim, tmp_path)
     assert run.exit_code == 0, run.stdout + run.stderr
     assert run.outputs["outcome"] == "skipped" and run.outputs["skip_reason"] == "receipt"
-    assert requests <= 3
+    # the receipt view, the role token's login, and the proof's two reads beside them (the issuer's
+    # keys, this run's record): bench/skip_requests.py's "GraphQL, 3 comments, listed" row
+    assert requests <= 4
     record("released image: podman run -> exit of the receipt skip", f"{run.finished_at - run.started_at:.2f} s")
 
 
@@ -50,10 +58,18 @@ def _queued_run(reference: str, tmp_path):
     """The receipt skip's queued run from ``reference``; returns it and the requests it made."""
     with GitHubSimulator() as sim:
         fix = standard_pr_scenario(sim)
-        sim.add_comment(fix.pr, receipt_body([QUEUED_RUN_ID], fix.head), fix.job_login)
+        add_follow_up_run(sim, run_id=QUEUED_RUN_ID)  # its record: the shim and dispatch a proof must name
+        signed = genuine_receipt(sim, [QUEUED_RUN_ID], fix.head, writer_run_id=fix.my_run_id, item=fix.pr)
+        sim.add_comment(fix.pr, signed, fix.job_login)
         dirs = RunnerDirs.create(tmp_path / "queued")
         inputs = action_inputs(
-            fix.job_token, {"role_token": fix.role_token, "stage": "review", "prompt": "Review the pull request."}
+            fix.job_token,
+            {
+                "role_token": fix.role_token,
+                "stage": "review",
+                "prompt": "Review the pull request.",
+                "receipt_issuer": sim.issuer.url,  # the simulator plays GitHub's OIDC issuer
+            },
         )
         env = container_env(
             dirs,
@@ -61,8 +77,9 @@ def _queued_run(reference: str, tmp_path):
             graphql_url=sim.graphql_url,
             run_id=QUEUED_RUN_ID,
             inputs=inputs,
-            event={"action": "created", "issue": {"number": fix.pr}},
+            event={"action": "created", "issue": {"number": fix.pr}, "repository": {"default_branch": "main"}},
             step_env={},
+            id_token=signing_env(sim, QUEUED_RUN_ID),  # a stage job's: GITHUB_WORKFLOW_REF names its shim
         )
         run = run_container(reference, dirs, env)
         return run, sim.request_count()

@@ -22,6 +22,8 @@ from typing import Any
 
 import yaml
 
+from fullsend.simulator.fixtures import oidc_request_token, shim_workflow_ref
+from fullsend.simulator.server import GitHubSimulator
 from tests.container.runner_commands import parse_output_file
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -122,9 +124,11 @@ def container_env(
     inputs: Mapping[str, str],
     event: dict[str, Any],
     step_env: Mapping[str, str],
+    id_token: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """The environment the runner gives the container: default ``GITHUB_*`` variables with
-    container paths, ``HOME``, every ``INPUT_*``, and the step's own ``env:`` (``step_env``)."""
+    container paths, ``HOME``, every ``INPUT_*``, the job's ``id-token: write`` variables
+    (``id_token``, see :func:`signing_env`) and the step's own ``env:`` (``step_env``)."""
     (dirs.workflow / "event.json").write_text(json.dumps(event))
     env = {
         "GITHUB_ACTIONS": "true",
@@ -145,8 +149,20 @@ def container_env(
         "GITHUB_STEP_SUMMARY": f"{CONTAINER_FILE_COMMANDS}/{dirs.summary_file.name}",
     }
     env.update(input_env(inputs))
+    env.update(id_token or {})
     env.update(step_env)
     return env
+
+
+def signing_env(sim: GitHubSimulator, run_id: int) -> dict[str, str]:
+    """What a stage job with ``id-token: write`` has on a runner, against the simulator's OIDC
+    issuer: ``ACTIONS_ID_TOKEN_REQUEST_URL`` and ``_TOKEN`` for run ``run_id``, and the shim's
+    ``GITHUB_WORKFLOW_REF`` (the receipt's proof names them)."""
+    return {
+        "ACTIONS_ID_TOKEN_REQUEST_URL": sim.oidc_request_url,
+        "ACTIONS_ID_TOKEN_REQUEST_TOKEN": oidc_request_token(sim, run_id),
+        "GITHUB_WORKFLOW_REF": shim_workflow_ref(sim),
+    }
 
 
 @dataclass
